@@ -1,0 +1,77 @@
+/**
+ * @file rawgen.h
+ * @brief Raw-frame traffic generator and sink (link-layer payloads).
+ *
+ * Sends frames whose payload starts with a NALP byte (RFC 4944: not a
+ * LoWPAN frame) followed by a small header (magic, sender id, sequence
+ * number) and a pattern derived from them, so the sink can check every
+ * received byte. Intervals are periodic with uniform jitter or exponential
+ * (Poisson traffic), drawn from the node's PRNG.
+ *
+ * Payload layout (big-endian):
+ *
+ *     0      1      2        6        10
+ *     +------+------+--------+--------+-----------------+
+ *     | 0x00 | 'w'  | sender |  seq   | pattern ...     |
+ *     +------+------+--------+--------+-----------------+
+ */
+#ifndef WREN_APPS_RAWGEN_H
+#define WREN_APPS_RAWGEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/module.h"
+#include "core/timer.h"
+#include "net/netreg.h"
+
+#define WREN_RAWGEN_HDR_LEN 10
+
+enum wren_rawgen_timing {
+    WREN_RAWGEN_JITTER = 0,   /**< interval * U(0.5, 1.5) */
+    WREN_RAWGEN_POISSON,      /**< exponential with mean interval */
+    WREN_RAWGEN_PERIODIC,     /**< exactly every interval */
+};
+
+struct wren_rawgen_stats {
+    uint32_t sent;            /**< frames handed to the interface */
+    uint32_t send_nobuf;      /**< not sent: packet buffer full */
+    uint32_t send_queue;      /**< not sent: message queue full */
+    uint32_t received;        /**< valid frames received */
+    uint32_t rx_bytes;
+    uint32_t rx_bad;          /**< frames whose content did not check */
+    uint32_t rx_foreign;      /**< payloads of another format */
+};
+
+struct wren_rawgen {
+    struct wren_module module;        /**< first */
+    struct wren_node *node;
+    struct wren_netreg_entry reg;
+    struct wren_timer timer;
+    uint8_t netif_id;
+    uint8_t timing;                   /**< enum wren_rawgen_timing */
+    uint8_t dst[8];                   /**< link destination, network order */
+    uint8_t dst_len;                  /**< 0: broadcast */
+    uint16_t payload_len;             /**< >= WREN_RAWGEN_HDR_LEN */
+    uint32_t interval_us;             /**< 0: sink only */
+    uint32_t count;                   /**< frames to send, 0: unlimited */
+    uint32_t seq;
+    struct wren_rawgen_stats stats;
+};
+
+/**
+ * @brief Start a generator on interface @p netif_id of @p node; it also
+ *        counts every raw frame the node receives.
+ * @param[in] interval_us  mean interval; 0 makes it a sink only
+ * @param[in] start_us     delay of the first frame
+ * @return 0 or -errno.
+ */
+int wren_rawgen_start(struct wren_node *node, struct wren_rawgen *g, uint8_t netif_id,
+                      const uint8_t *dst, uint8_t dst_len, uint16_t payload_len,
+                      uint32_t interval_us, uint8_t timing, uint32_t count,
+                      uint64_t start_us);
+
+/** @brief Stop sending (the sink keeps counting). */
+void wren_rawgen_stop(struct wren_rawgen *g);
+
+#endif

@@ -1,0 +1,39 @@
+/**
+ * @file config.h
+ * @brief Compile-time sizes of the node core. Each default works; override
+ *        with -D on the compiler command line.
+ */
+#ifndef WREN_CORE_CONFIG_H
+#define WREN_CORE_CONFIG_H
+
+/** Message slots in a node's scheduler queue, shared by all priorities. */
+#ifndef CONFIG_WREN_SCHED_QUEUE_LEN
+#define CONFIG_WREN_SCHED_QUEUE_LEN 16
+#endif
+
+/** Scheduler priority levels; 0 is the most urgent. */
+#ifndef CONFIG_WREN_SCHED_PRIOS
+#define CONFIG_WREN_SCHED_PRIOS 3
+#endif
+
+/** Default packet buffer arena in bytes (a node may be given another size). */
+#ifndef CONFIG_WREN_PKTBUF_SIZE
+#define CONFIG_WREN_PKTBUF_SIZE 6144
+#endif
+
+/** Packets an interface queues while its device is busy. */
+#ifndef CONFIG_WREN_NETIF_TXQ_LEN
+#define CONFIG_WREN_NETIF_TXQ_LEN 4
+#endif
+
+/** Most snips a transmitted packet may have before the link layer merges it. */
+#ifndef CONFIG_WREN_NETIF_MAX_SNIPS
+#define CONFIG_WREN_NETIF_MAX_SNIPS 8
+#endif
+
+_Static_assert(CONFIG_WREN_SCHED_QUEUE_LEN > 0 && CONFIG_WREN_SCHED_QUEUE_LEN < 255,
+               "scheduler queue indices are 8 bits");
+_Static_assert(CONFIG_WREN_SCHED_PRIOS > 0 && CONFIG_WREN_SCHED_PRIOS <= 8,
+               "1..8 priority levels");
+
+#endif

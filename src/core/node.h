@@ -1,0 +1,69 @@
+/**
+ * @file node.h
+ * @brief A node: everything one device's stack owns, in one object.
+ *
+ * There are no mutable globals in wren. A device has one statically
+ * allocated node; the simulator has thousands in one process. The node owns
+ * its packet buffer, scheduler queue, protocol registry, interfaces and
+ * application threads, and reaches time only through its runtime.
+ */
+#ifndef WREN_CORE_NODE_H
+#define WREN_CORE_NODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/rt.h"
+#include "core/sched.h"
+#include "net/netreg.h"
+#include "pktbuf/pktbuf.h"
+
+struct wren_netif;
+struct wren_thread;
+
+struct wren_node {
+    const struct wren_rt_ops *rt_ops;
+    void *rt;
+    struct wren_sched sched;
+    struct wren_pktbuf pktbuf;
+    struct wren_netreg netreg;
+    struct wren_netif *netifs;       /**< interfaces, in order of addition */
+    struct wren_thread *run_head;    /**< ready application threads */
+    struct wren_thread *run_tail;
+    struct wren_thread *current;     /**< thread now running, or NULL */
+    uint64_t rng;                    /**< per-node PRNG state */
+    uint32_t id;                     /**< runtime-assigned identifier */
+    uint8_t next_netif_id;
+    uint8_t rt_flags;                /**< runtime's bookkeeping */
+    void *rt_link;                   /**< runtime's bookkeeping */
+};
+
+/**
+ * @brief Set up @p node with an empty stack.
+ * @param[in] arena       packet buffer memory, owned by the caller, 8-byte aligned
+ * @param[in] arena_size  its size in bytes
+ * @param[in] seed        seed of the node's PRNG (the sim derives it from the scenario seed)
+ */
+void wren_node_init(struct wren_node *node, const struct wren_rt_ops *ops, void *rt,
+                    void *arena, size_t arena_size, uint32_t id, uint64_t seed);
+
+/**
+ * @brief Run the node until it has nothing to do: deliver every queued
+ *        message, then let each ready thread run until it blocks, repeating
+ *        while either produced more work. Called by the runtime.
+ */
+void wren_node_run(struct wren_node *node);
+
+/** @brief The node's clock, microseconds. */
+static inline uint64_t wren_node_now(const struct wren_node *node)
+{
+    return node->rt_ops->now(node->rt);
+}
+
+/** @brief Next 32 bits of the node's PRNG (xorshift64*, deterministic per seed). */
+uint32_t wren_node_random(struct wren_node *node);
+
+/** @brief Uniform random number in [0, n) (n > 0). */
+uint32_t wren_node_random_below(struct wren_node *node, uint32_t n);
+
+#endif

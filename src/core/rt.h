@@ -1,0 +1,29 @@
+/**
+ * @file rt.h
+ * @brief The contract between a node and the runtime that drives it.
+ *
+ * A runtime (sim, host, cortex-m) owns the clock and the timer queue and
+ * decides when a node runs. A node never reads wall-clock time or sleeps: it
+ * asks its runtime through these operations. The sim runtime implements
+ * them on a virtual clock shared by thousands of nodes.
+ */
+#ifndef WREN_CORE_RT_H
+#define WREN_CORE_RT_H
+
+#include <stdint.h>
+
+struct wren_node;
+struct wren_timer;
+
+struct wren_rt_ops {
+    /** @brief Current time in microseconds, monotonic, 64 bit. */
+    uint64_t (*now)(void *rt);
+    /** @brief Arm @p t at t->deadline (re-arms if already armed). */
+    void (*timer_arm)(void *rt, struct wren_timer *t);
+    /** @brief Disarm @p t; a no-op if it is not armed. */
+    void (*timer_disarm)(void *rt, struct wren_timer *t);
+    /** @brief @p node has queued messages or ready threads: run it soon. */
+    void (*node_pending)(void *rt, struct wren_node *node);
+};
+
+#endif

@@ -1,0 +1,82 @@
+#include "core/sched.h"
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "core/module.h"
+#include "core/node.h"
+
+#define SLOT_NONE 0xffu
+
+void wren_sched_init(struct wren_sched *s)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_SCHED_QUEUE_LEN; i++) {
+        s->slot[i].next = (uint8_t)(i + 1 < CONFIG_WREN_SCHED_QUEUE_LEN ? i + 1 : SLOT_NONE);
+    }
+    for (unsigned p = 0; p < CONFIG_WREN_SCHED_PRIOS; p++) {
+        s->head[p] = SLOT_NONE;
+        s->tail[p] = SLOT_NONE;
+    }
+    s->free = 0;
+    s->used = 0;
+    s->high_water = 0;
+    s->full_drops = 0;
+}
+
+int wren_sched_post(struct wren_node *node, struct wren_module *dst,
+                    const struct wren_msg *msg)
+{
+    struct wren_sched *s = &node->sched;
+    uint8_t i = s->free;
+    if (i == SLOT_NONE) {
+        s->full_drops++;
+        return -ENOBUFS;
+    }
+    s->free = s->slot[i].next;
+    s->slot[i].msg = *msg;
+    s->slot[i].dst = dst;
+    s->slot[i].next = SLOT_NONE;
+
+    unsigned p = dst->prio < CONFIG_WREN_SCHED_PRIOS ? dst->prio : CONFIG_WREN_SCHED_PRIOS - 1;
+    bool was_idle = s->used == 0;
+    if (s->tail[p] == SLOT_NONE) {
+        s->head[p] = i;
+    } else {
+        s->slot[s->tail[p]].next = i;
+    }
+    s->tail[p] = i;
+    if (++s->used > s->high_water) {
+        s->high_water = s->used;
+    }
+    if (was_idle && node->current == NULL) {
+        node->rt_ops->node_pending(node->rt, node);
+    }
+    return 0;
+}
+
+unsigned wren_sched_run(struct wren_node *node)
+{
+    struct wren_sched *s = &node->sched;
+    unsigned n = 0;
+    while (s->used) {
+        unsigned p = 0;
+        while (s->head[p] == SLOT_NONE) {
+            p++;
+        }
+        uint8_t i = s->head[p];
+        struct wren_sched_slot *slot = &s->slot[i];
+        s->head[p] = slot->next;
+        if (s->head[p] == SLOT_NONE) {
+            s->tail[p] = SLOT_NONE;
+        }
+        /* copy out before freeing the slot: the handler may post again */
+        struct wren_msg msg = slot->msg;
+        struct wren_module *dst = slot->dst;
+        slot->next = s->free;
+        s->free = i;
+        s->used--;
+        dst->ops->handle(node, dst, &msg);
+        n++;
+    }
+    return n;
+}

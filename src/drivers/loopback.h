@@ -1,0 +1,46 @@
+/**
+ * @file loopback.h
+ * @brief Loopback and L2-reflector netdevs (for tests and micro-benchmarks).
+ *
+ * The loopback device hands every frame it is given straight back as a
+ * received frame. The reflector does the same for 802.15.4 frames but
+ * swaps source and destination (addresses and PAN IDs), so the frame comes
+ * back as if a peer had echoed it: it crosses the whole stack both ways, as
+ * in the RIOT paper's micro-benchmarks. Both complete at once, with no
+ * airtime: they measure the stack, not a channel.
+ */
+#ifndef WREN_DRIVERS_LOOPBACK_H
+#define WREN_DRIVERS_LOOPBACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/netdev.h"
+
+/** Largest frame the loopback devices hold. */
+#ifndef CONFIG_WREN_LOOPBACK_MTU
+#define CONFIG_WREN_LOOPBACK_MTU 1280
+#endif
+
+struct wren_loopback {
+    struct wren_netdev netdev;   /**< first */
+    uint16_t mtu;                /**< largest frame accepted */
+    uint16_t device_type;        /**< what WREN_NETOPT_DEVICE_TYPE reports */
+    bool reflect;                /**< swap 802.15.4 addresses on the way back */
+    uint8_t pending;
+    uint16_t len;
+    uint8_t addr[8];             /**< what ADDRESS / ADDRESS_LONG report */
+    uint16_t pan;
+    uint32_t frames;             /**< frames looped */
+    uint32_t reflect_errors;     /**< frames the reflector could not parse */
+    uint8_t buf[CONFIG_WREN_LOOPBACK_MTU];
+};
+
+/** @brief Set up a loopback device that reports @p device_type and carries
+ *         frames up to @p mtu bytes. */
+void wren_loopback_setup(struct wren_loopback *lo, uint16_t device_type, uint16_t mtu);
+
+/** @brief Set up an 802.15.4 L2 reflector (mtu 125: a PSDU without FCS). */
+void wren_reflector_setup(struct wren_loopback *lo);
+
+#endif

@@ -1,0 +1,315 @@
+#include "link/ieee802154_link.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "wire/ieee802154.h"
+
+#define MAX_PSDU 127
+#define MAX_MHR 23 /* FCF, seq, two PANs, two extended addresses */
+
+static struct wren_ieee802154_netif *to_nif(struct wren_netif *netif)
+{
+    return (struct wren_ieee802154_netif *)netif;
+}
+
+static void link_init(struct wren_netif *netif)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_netdev *dev = netif->dev;
+    uint16_t pan;
+    if (dev->driver->get(dev, WREN_NETOPT_NID, &pan, sizeof(pan)) == sizeof(pan)) {
+        nif->pan = pan;
+    } else {
+        nif->pan = WREN_IEEE802154_DEFAULT_PAN;
+    }
+    if (dev->driver->get(dev, WREN_NETOPT_ADDRESS, nif->short_addr, 2) != 2) {
+        memset(nif->short_addr, 0xff, 2);
+    }
+    if (dev->driver->get(dev, WREN_NETOPT_ADDRESS_LONG, nif->long_addr, 8) != 8) {
+        memset(nif->long_addr, 0, 8);
+    }
+    /* a node without a usable short address speaks with its EUI-64 */
+    uint16_t s = get_be16(nif->short_addr);
+    nif->src_len = s >= 0xfffe ? 8 : 2;
+    nif->seq = (uint8_t)wren_node_random(netif->node);
+}
+
+static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_node *node = netif->node;
+    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+
+    struct ieee802154_hdr h;
+    memset(&h, 0, sizeof(h));
+    h.type = IEEE802154_TYPE_DATA;
+    h.version = IEEE802154_VERSION_2006;
+    h.panid_comp = true;
+    h.dst_pan = nif->pan;
+    h.src_pan = nif->pan;
+    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
+    if (bcast) {
+        h.dst_mode = IEEE802154_ADDR_SHORT;
+        put_be16(h.dst_addr, IEEE802154_BROADCAST);
+    } else if (nh->dst_len == 2 || nh->dst_len == 8) {
+        h.dst_mode = nh->dst_len == 2 ? IEEE802154_ADDR_SHORT : IEEE802154_ADDR_EXT;
+        memcpy(h.dst_addr, nh->dst, nh->dst_len);
+        h.ack_req = nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK);
+    } else {
+        goto drop_bad;
+    }
+    if (nif->src_len == 2) {
+        h.src_mode = IEEE802154_ADDR_SHORT;
+        memcpy(h.src_addr, nif->short_addr, 2);
+    } else {
+        h.src_mode = IEEE802154_ADDR_EXT;
+        memcpy(h.src_addr, nif->long_addr, 8);
+    }
+    h.seq = nif->seq;
+
+    uint8_t mhr[MAX_MHR];
+    int hlen = ieee802154_hdr_emit(&h, mhr, sizeof(mhr));
+    if (hlen < 0) {
+        goto drop_bad;
+    }
+    size_t plen = wren_pkt_len(pkt->next);
+    if ((size_t)hlen + plen + IEEE802154_FCS_LEN > MAX_PSDU) {
+        goto drop_bad;
+    }
+
+    /* scatter list: our header, then every snip after the netif header */
+    struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
+    iol[0].base = mhr;
+    iol[0].len = (size_t)hlen;
+    iol[0].next = NULL;
+    unsigned n = 1;
+    for (struct wren_snip *s = pkt->next; s; s = s->next) {
+        if (n == CONFIG_WREN_NETIF_MAX_SNIPS + 1) {
+            /* too many pieces: flatten the payload first */
+            if (wren_pktbuf_merge(&node->pktbuf, &pkt->next) < 0) {
+                goto drop_bad;
+            }
+            n = 1;
+            s = pkt->next;
+        }
+        iol[n].base = s->data;
+        iol[n].len = s->size;
+        iol[n].next = NULL;
+        iol[n - 1].next = &iol[n];
+        n++;
+    }
+    int res = netif->dev->driver->send(netif->dev, iol);
+    if (res == -EBUSY) {
+        return -EBUSY;
+    }
+    if (res < 0) {
+        netif->stats.tx_drop_dev++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return res;
+    }
+    nif->seq++;
+    netif->stats.tx_frames++;
+    netif->stats.tx_bytes += (uint32_t)res;
+    wren_pktbuf_release(&node->pktbuf, pkt);
+    return 0;
+
+drop_bad:
+    netif->stats.tx_drop_bad++;
+    wren_pktbuf_release(&node->pktbuf, pkt);
+    return -EINVAL;
+}
+
+static bool for_us(const struct wren_ieee802154_netif *nif, const struct ieee802154_hdr *h)
+{
+    if (ieee802154_has_dst_pan(h) && h->dst_pan != nif->pan &&
+        h->dst_pan != IEEE802154_BROADCAST) {
+        return false;
+    }
+    switch (h->dst_mode) {
+    case IEEE802154_ADDR_SHORT:
+        return get_be16(h->dst_addr) == IEEE802154_BROADCAST ||
+               memcmp(h->dst_addr, nif->short_addr, 2) == 0;
+    case IEEE802154_ADDR_EXT:
+        return memcmp(h->dst_addr, nif->long_addr, 8) == 0;
+    default:
+        /* no destination: only for a PAN coordinator; we are not one */
+        return false;
+    }
+}
+
+static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
+                      const struct wren_netdev_rx_info *info)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_node *node = netif->node;
+    struct ieee802154_frame f;
+    uint32_t *reason;
+
+    int res = ieee802154_parse(pkt->data, pkt->size, &f);
+    if (res < 0) {
+        reason = res == -IEEE802154_ERR_FRAME_TYPE ? &netif->stats.rx_drop_unsupported
+                                                   : &netif->stats.rx_drop_malformed;
+        goto drop;
+    }
+    if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.security) {
+        reason = &netif->stats.rx_drop_unsupported;
+        goto drop;
+    }
+    if (!nif->promiscuous && !for_us(nif, &f.hdr)) {
+        reason = &netif->stats.rx_drop_not_for_us;
+        goto drop;
+    }
+    size_t hlen = (size_t)(f.payload - pkt->data);
+    size_t plen = f.payload_len;
+    struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
+    if (mhr == NULL) {
+        reason = &netif->stats.rx_drop_nobuf;
+        goto drop;
+    }
+    if (pkt->size > plen) {
+        /* trailing bytes (IEs handled above, MIC never here) are not payload */
+        wren_pktbuf_realloc_data(&node->pktbuf, pkt, plen);
+    }
+    struct wren_snip *nh_snip = wren_pktbuf_add(&node->pktbuf, NULL, NULL,
+                                                sizeof(struct wren_netif_hdr),
+                                                WREN_NETTYPE_NETIF);
+    if (nh_snip == NULL) {
+        reason = &netif->stats.rx_drop_nobuf;
+        goto drop;
+    }
+    mhr->next = nh_snip;
+    struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
+    memset(nh, 0, sizeof(*nh));
+    nh->src_len = (uint8_t)ieee802154_addr_len(f.hdr.src_mode);
+    nh->dst_len = (uint8_t)ieee802154_addr_len(f.hdr.dst_mode);
+    memcpy(nh->src, f.hdr.src_addr, nh->src_len);
+    memcpy(nh->dst, f.hdr.dst_addr, nh->dst_len);
+    if (nh->dst_len == 2 && get_be16(nh->dst) == IEEE802154_BROADCAST) {
+        nh->flags |= WREN_NETIF_HDR_BROADCAST;
+    }
+    nh->if_id = netif->id;
+    nh->rssi = info->rssi;
+    nh->lqi = info->lqi;
+
+    /* RFC 4944 5.1: a first byte 00xxxxxx is "not a LoWPAN frame" */
+    uint8_t type = (pkt->size && (pkt->data[0] & 0xc0) != 0) ? WREN_NETTYPE_SIXLOWPAN
+                                                            : WREN_NETTYPE_UNDEF;
+    size_t len = pkt->size;
+    if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
+        netif->stats.rx_drop_no_receiver++;
+        return;
+    }
+    netif->stats.rx_frames++;
+    netif->stats.rx_bytes += (uint32_t)len;
+    return;
+
+drop:
+    (*reason)++;
+    wren_pktbuf_release(&node->pktbuf, pkt);
+}
+
+static int put_val(void *val, size_t max, const void *src, size_t len)
+{
+    if (max < len) {
+        return -EOVERFLOW;
+    }
+    memcpy(val, src, len);
+    return (int)len;
+}
+
+static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    uint16_t v16;
+    uint8_t b;
+    switch (opt) {
+    case WREN_NETOPT_ADDRESS:
+        return put_val(val, max, nif->short_addr, 2);
+    case WREN_NETOPT_ADDRESS_LONG:
+        return put_val(val, max, nif->long_addr, 8);
+    case WREN_NETOPT_NID:
+        return put_val(val, max, &nif->pan, 2);
+    case WREN_NETOPT_ADDR_LEN:
+        v16 = nif->src_len;
+        return put_val(val, max, &v16, 2);
+    case WREN_NETOPT_ACK_REQ:
+        b = nif->ack_req;
+        return put_val(val, max, &b, 1);
+    case WREN_NETOPT_PROMISCUOUS:
+        b = nif->promiscuous;
+        return put_val(val, max, &b, 1);
+    case WREN_NETOPT_MAX_PDU_SIZE:
+        /* payload room with short addresses and a compressed PAN ID */
+        v16 = MAX_PSDU - IEEE802154_FCS_LEN - 9;
+        return put_val(val, max, &v16, 2);
+    default:
+        return -ENOTSUP;
+    }
+}
+
+static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_netdev *dev = netif->dev;
+    switch (opt) {
+    case WREN_NETOPT_ADDRESS:
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(nif->short_addr, val, 2);
+        break;
+    case WREN_NETOPT_ADDRESS_LONG:
+        if (len != 8) {
+            return -EINVAL;
+        }
+        memcpy(nif->long_addr, val, 8);
+        break;
+    case WREN_NETOPT_NID:
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(&nif->pan, val, 2);
+        break;
+    case WREN_NETOPT_ADDR_LEN: {
+        uint16_t v;
+        if (len != 2 || (memcpy(&v, val, 2), v != 2 && v != 8)) {
+            return -EINVAL;
+        }
+        nif->src_len = (uint8_t)v;
+        return 0;
+    }
+    case WREN_NETOPT_ACK_REQ:
+    case WREN_NETOPT_PROMISCUOUS:
+        if (len != 1) {
+            return -EINVAL;
+        }
+        *(opt == WREN_NETOPT_ACK_REQ ? &nif->ack_req : &nif->promiscuous) =
+            *(const uint8_t *)val != 0;
+        return 0;
+    default:
+        return -ENOTSUP;
+    }
+    /* addresses and PAN also go to the radio, for hardware filtering */
+    int res = dev->driver->set(dev, opt, val, len);
+    return res == -ENOTSUP ? 0 : res;
+}
+
+const struct wren_netif_link_ops wren_ieee802154_link = {
+    .init = link_init,
+    .send = link_send,
+    .recv = link_recv,
+    .get = link_get,
+    .set = link_set,
+};
+
+int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_netif *nif,
+                              struct wren_netdev *dev)
+{
+    return wren_netif_add(node, &nif->netif, dev, &wren_ieee802154_link);
+}

@@ -1,0 +1,258 @@
+#include "net/netif.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+
+static void netif_try_send(struct wren_netif *netif, struct wren_snip *pkt)
+{
+    int res = netif->link->send(netif, pkt);
+    if (res == -EBUSY) {
+        /* the device is busy after all: queue at the front, keep order */
+        if (netif->txq_len == CONFIG_WREN_NETIF_TXQ_LEN) {
+            netif->stats.tx_drop_queue++;
+            wren_pktbuf_release(&netif->node->pktbuf, pkt);
+            return;
+        }
+        netif->txq_head = (uint8_t)((netif->txq_head + CONFIG_WREN_NETIF_TXQ_LEN - 1) %
+                                    CONFIG_WREN_NETIF_TXQ_LEN);
+        netif->txq[netif->txq_head] = pkt;
+        netif->txq_len++;
+        netif->tx_busy = true;
+    } else if (res == 0) {
+        netif->tx_busy = true;
+    }
+}
+
+static void netif_send(struct wren_netif *netif, struct wren_snip *pkt)
+{
+    if (pkt == NULL || pkt->type != WREN_NETTYPE_NETIF ||
+        pkt->size < sizeof(struct wren_netif_hdr)) {
+        netif->stats.tx_drop_bad++;
+        wren_pktbuf_release(&netif->node->pktbuf, pkt);
+        return;
+    }
+    if (!netif->tx_busy) {
+        netif_try_send(netif, pkt);
+        return;
+    }
+    if (netif->txq_len == CONFIG_WREN_NETIF_TXQ_LEN) {
+        netif->stats.tx_drop_queue++;
+        wren_pktbuf_release(&netif->node->pktbuf, pkt);
+        return;
+    }
+    netif->txq[(netif->txq_head + netif->txq_len) % CONFIG_WREN_NETIF_TXQ_LEN] = pkt;
+    netif->txq_len++;
+}
+
+void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
+{
+    switch (ev) {
+    case WREN_NETDEV_EV_TX_COMPLETE:
+        netif->stats.tx_ok++;
+        break;
+    case WREN_NETDEV_EV_TX_NOACK:
+        netif->stats.tx_noack++;
+        break;
+    default:
+        netif->stats.tx_busy++;
+        break;
+    }
+    netif->tx_busy = false;
+    while (!netif->tx_busy && netif->txq_len) {
+        struct wren_snip *pkt = netif->txq[netif->txq_head];
+        netif->txq_head = (uint8_t)((netif->txq_head + 1) % CONFIG_WREN_NETIF_TXQ_LEN);
+        netif->txq_len--;
+        netif_try_send(netif, pkt);
+    }
+}
+
+static void netif_rx(struct wren_netif *netif)
+{
+    struct wren_netdev *dev = netif->dev;
+    struct wren_node *node = netif->node;
+    int size = dev->driver->recv(dev, NULL, 0, NULL);
+    if (size <= 0) {
+        return;
+    }
+    struct wren_snip *pkt = wren_pktbuf_add(&node->pktbuf, NULL, NULL, (size_t)size,
+                                            WREN_NETTYPE_UNDEF);
+    if (pkt == NULL) {
+        dev->driver->recv(dev, NULL, (size_t)size, NULL);
+        netif->stats.rx_drop_nobuf++;
+        return;
+    }
+    struct wren_netdev_rx_info info = { 0 };
+    int n = dev->driver->recv(dev, pkt->data, (size_t)size, &info);
+    if (n <= 0) {
+        netif->stats.rx_drop_malformed++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
+    if (n < size) {
+        wren_pktbuf_realloc_data(&node->pktbuf, pkt, (size_t)n);
+    }
+    netif->link->recv(netif, pkt, &info);
+}
+
+static void netif_event(struct wren_netdev *dev, enum wren_netdev_event ev)
+{
+    struct wren_netif *netif = dev->context;
+    switch (ev) {
+    case WREN_NETDEV_EV_ISR: {
+        struct wren_msg msg = { .type = WREN_MSG_ISR, .ptr = dev };
+        /* a full queue loses the interrupt; the device keeps the frame and
+         * raises the next one */
+        if (wren_sched_post(netif->node, &netif->module, &msg) < 0) {
+            netif->stats.rx_drop_queue++;
+        }
+        break;
+    }
+    case WREN_NETDEV_EV_RX_COMPLETE:
+        netif_rx(netif);
+        break;
+    case WREN_NETDEV_EV_TX_COMPLETE:
+    case WREN_NETDEV_EV_TX_NOACK:
+    case WREN_NETDEV_EV_TX_MEDIUM_BUSY:
+        wren_netif_tx_done(netif, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+static void netif_handle(struct wren_node *node, struct wren_module *self,
+                         const struct wren_msg *msg)
+{
+    (void)node;
+    struct wren_netif *netif = (struct wren_netif *)self;
+    switch (msg->type) {
+    case WREN_MSG_SND:
+        netif_send(netif, msg->ptr);
+        break;
+    case WREN_MSG_ISR:
+        netif->dev->driver->isr(netif->dev);
+        break;
+    case WREN_MSG_RCV:
+        /* an interface has nothing above to take packets from below */
+        wren_pktbuf_release(&node->pktbuf, msg->ptr);
+        break;
+    default:
+        break;
+    }
+}
+
+static int netif_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                     uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_netif *netif = (struct wren_netif *)self;
+    switch (opt) {
+    case WREN_NETOPT_STATS:
+        if (max < sizeof(netif->stats)) {
+            return -EOVERFLOW;
+        }
+        memcpy(val, &netif->stats, sizeof(netif->stats));
+        return sizeof(netif->stats);
+    case WREN_NETOPT_TX_QUEUE_LEN:
+        if (max < sizeof(uint16_t)) {
+            return -EOVERFLOW;
+        }
+        *(uint16_t *)val = netif->txq_len;
+        return sizeof(uint16_t);
+    default:
+        break;
+    }
+    int res = netif->link->get ? netif->link->get(netif, opt, val, max) : -ENOTSUP;
+    if (res == -ENOTSUP) {
+        res = netif->dev->driver->get(netif->dev, opt, val, max);
+    }
+    return res;
+}
+
+static int netif_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                     uint16_t ctx, const void *val, size_t len)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_netif *netif = (struct wren_netif *)self;
+    int res = netif->link->set ? netif->link->set(netif, opt, val, len) : -ENOTSUP;
+    if (res == -ENOTSUP) {
+        res = netif->dev->driver->set(netif->dev, opt, val, len);
+    }
+    return res;
+}
+
+static const struct wren_module_ops netif_ops = {
+    .name = "netif",
+    .handle = netif_handle,
+    .get = netif_get,
+    .set = netif_set,
+};
+
+int wren_netif_add(struct wren_node *node, struct wren_netif *netif,
+                   struct wren_netdev *dev, const struct wren_netif_link_ops *link)
+{
+    memset(netif, 0, sizeof(*netif));
+    netif->module.ops = &netif_ops;
+    netif->module.prio = WREN_PRIO_LINK;
+    netif->node = node;
+    netif->dev = dev;
+    netif->link = link;
+    dev->context = netif;
+    dev->event_cb = netif_event;
+    int res = dev->driver->init(dev);
+    if (res < 0) {
+        return res;
+    }
+    netif->id = node->next_netif_id++;
+    struct wren_netif **pp = &node->netifs;
+    while (*pp) {
+        pp = &(*pp)->next;
+    }
+    *pp = netif;
+    if (link->init) {
+        link->init(netif);
+    }
+    return netif->id;
+}
+
+struct wren_netif *wren_netif_get(struct wren_node *node, uint8_t id)
+{
+    for (struct wren_netif *n = node->netifs; n; n = n->next) {
+        if (n->id == id) {
+            return n;
+        }
+    }
+    return NULL;
+}
+
+struct wren_snip *wren_netif_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
+                                     const uint8_t *src, uint8_t src_len,
+                                     const uint8_t *dst, uint8_t dst_len)
+{
+    if (src_len > WREN_NETIF_L2ADDR_MAX || dst_len > WREN_NETIF_L2ADDR_MAX) {
+        return NULL;
+    }
+    struct wren_snip *s = wren_pktbuf_add(pb, pkt, NULL, sizeof(struct wren_netif_hdr),
+                                          WREN_NETTYPE_NETIF);
+    if (s == NULL) {
+        return NULL;
+    }
+    struct wren_netif_hdr *h = wren_netif_hdr(s);
+    memset(h, 0, sizeof(*h));
+    if (src_len) {
+        memcpy(h->src, src, src_len);
+    }
+    if (dst_len) {
+        memcpy(h->dst, dst, dst_len);
+    }
+    h->src_len = src_len;
+    h->dst_len = dst_len;
+    return s;
+}

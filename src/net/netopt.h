@@ -1,0 +1,49 @@
+/**
+ * @file netopt.h
+ * @brief Option keys for GET/SET, shared by netdev drivers and modules.
+ *
+ * Each key documents its value type. Multi-byte integers are in host byte
+ * order; addresses are in network (big-endian) order. A driver or module
+ * that does not know a key answers -ENOTSUP.
+ */
+#ifndef WREN_NET_NETOPT_H
+#define WREN_NET_NETOPT_H
+
+#include <stdint.h>
+
+enum wren_netopt {
+    WREN_NETOPT_CHANNEL = 1,     /**< uint16_t radio channel */
+    WREN_NETOPT_ADDRESS,         /**< uint8_t[2] short address (802.15.4) */
+    WREN_NETOPT_ADDRESS_LONG,    /**< uint8_t[8] EUI-64 (802.15.4) */
+    WREN_NETOPT_ADDR_LEN,        /**< uint16_t source address length used for TX (2 or 8) */
+    WREN_NETOPT_NID,             /**< uint16_t PAN ID */
+    WREN_NETOPT_TX_POWER,        /**< int16_t dBm */
+    WREN_NETOPT_MAX_PDU_SIZE,    /**< uint16_t largest payload a frame can carry */
+    WREN_NETOPT_CCA_BEFORE_TX,   /**< uint8_t bool: radio does a CCA before each TX */
+    WREN_NETOPT_ACK_REQ,         /**< uint8_t bool: request ACKs for unicast */
+    WREN_NETOPT_PROMISCUOUS,     /**< uint8_t bool: accept frames for any address */
+    WREN_NETOPT_STATE,           /**< uint8_t enum wren_netopt_state */
+    WREN_NETOPT_RADIO_TIME,      /**< struct wren_radio_time */
+    WREN_NETOPT_DEVICE_TYPE,     /**< uint16_t enum wren_netdev_type */
+    WREN_NETOPT_STATS,           /**< struct wren_netif_stats (netif) */
+    WREN_NETOPT_IS_WIRED,        /**< uint8_t bool */
+    WREN_NETOPT_RSSI_LAST,       /**< int16_t RSSI of the last received frame, dBm */
+    WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
+};
+
+enum wren_netopt_state {
+    WREN_NETOPT_STATE_OFF = 0,   /**< powered down */
+    WREN_NETOPT_STATE_IDLE,      /**< listening */
+    WREN_NETOPT_STATE_RX,        /**< receiving a frame */
+    WREN_NETOPT_STATE_TX,        /**< transmitting */
+};
+
+/** Time a radio spent in each state since it was initialised, us. */
+struct wren_radio_time {
+    uint64_t off;
+    uint64_t listen;
+    uint64_t rx;
+    uint64_t tx;
+};
+
+#endif

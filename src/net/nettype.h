@@ -1,0 +1,22 @@
+/**
+ * @file nettype.h
+ * @brief Protocol types: what a snip holds and what netreg demultiplexes on.
+ */
+#ifndef WREN_NET_NETTYPE_H
+#define WREN_NET_NETTYPE_H
+
+enum wren_nettype {
+    WREN_NETTYPE_UNDEF = 0,    /**< payload of no known protocol (raw) */
+    WREN_NETTYPE_NETIF,        /**< struct wren_netif_hdr: per-packet link info */
+    WREN_NETTYPE_IEEE802154,   /**< an 802.15.4 MAC header */
+    WREN_NETTYPE_ETHERNET,     /**< an Ethernet header */
+    WREN_NETTYPE_SIXLOWPAN,    /**< a 6LoWPAN frame or header */
+    WREN_NETTYPE_IPV6,
+    WREN_NETTYPE_IPV6_EXT,
+    WREN_NETTYPE_ICMPV6,
+    WREN_NETTYPE_UDP,
+    WREN_NETTYPE_TCP,
+    WREN_NETTYPE_NUMOF
+};
+
+#endif

@@ -1,0 +1,530 @@
+#include "sim/medium.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "wire/ieee802154.h"
+
+#define PEND_TX 0x01
+#define PEND_RX 0x02
+
+/* ---- state and time accounting ---------------------------------------- */
+
+static uint64_t now_of(const struct wren_sim_radio *r)
+{
+    return r->medium->world->now;
+}
+
+void wren_sim_radio_sync_time(struct wren_sim_radio *r)
+{
+    uint64_t now = now_of(r);
+    r->time_in[r->state] += now - r->state_since;
+    r->state_since = now;
+}
+
+static void set_state(struct wren_sim_radio *r, uint8_t state)
+{
+    if (r->state != state) {
+        wren_sim_radio_sync_time(r);
+        r->state = state;
+    }
+}
+
+static void raise_isr(struct wren_sim_radio *r, uint8_t what)
+{
+    r->pending |= what;
+    if (r->netdev.event_cb) {
+        r->netdev.event_cb(&r->netdev, WREN_NETDEV_EV_ISR);
+    }
+}
+
+/* ---- the channel ------------------------------------------------------- */
+
+static void frame_starts(struct wren_sim_radio *tx)
+{
+    struct wren_medium *m = tx->medium;
+    for (uint32_t i = 0; i < tx->n_links; i++) {
+        const struct wren_sim_link *l = &tx->links[i];
+        struct wren_sim_radio *rx = m->radios[l->to];
+        if (rx->channel != tx->channel) {
+            continue;
+        }
+        rx->audible++;
+        if (rx->state == WREN_NETOPT_STATE_OFF) {
+            if (l->prr) {
+                rx->stats.rx_while_off++;
+            }
+        } else if (rx->tx_phase >= SIM_TX_TURNAROUND) {
+            if (l->prr) {
+                rx->stats.rx_while_tx++;
+            }
+        } else if (rx->rx_from) {
+            /* overlap: the frame being received is lost, and so is this one */
+            rx->rx_corrupt = true;
+            if (l->prr) {
+                rx->stats.rx_collisions++;
+            }
+        } else if (rx->audible > 1) {
+            /* something else is already on the air here */
+            if (l->prr) {
+                rx->stats.rx_collisions++;
+            }
+        } else if (l->prr) {
+            rx->rx_from = tx;
+            rx->rx_corrupt = false;
+            set_state(rx, WREN_NETOPT_STATE_RX);
+        }
+    }
+}
+
+static void deliver(struct wren_sim_radio *rx, const struct wren_sim_radio *tx,
+                    const struct wren_sim_link *l)
+{
+    if (rx->rx_ready) {
+        rx->stats.rx_overrun++;
+        return;
+    }
+    memcpy(rx->rx_buf, tx->tx_buf, tx->tx_len);
+    rx->rx_len = tx->tx_len;
+    rx->rx_rssi = l->rssi;
+    rx->rx_lqi = (uint8_t)(l->prr >> 8);
+    rx->rx_ready = true;
+    rx->stats.rx_frames++;
+    raise_isr(rx, PEND_RX);
+}
+
+static void frame_ends(struct wren_sim_radio *tx)
+{
+    struct wren_medium *m = tx->medium;
+    uint64_t now = m->world->now;
+    for (uint32_t i = 0; i < tx->n_links; i++) {
+        const struct wren_sim_link *l = &tx->links[i];
+        struct wren_sim_radio *rx = m->radios[l->to];
+        if (rx->channel != tx->channel) {
+            continue;
+        }
+        if (--rx->audible == 0) {
+            rx->quiet_since = now;
+        }
+        if (rx->rx_from != tx) {
+            continue;
+        }
+        rx->rx_from = NULL;
+        set_state(rx, WREN_NETOPT_STATE_IDLE);
+        if (rx->rx_corrupt) {
+            rx->stats.rx_collisions++;
+        } else if (l->prr == UINT16_MAX ||
+                   wren_world_random_unit(m->world) * 65535.0 < (double)l->prr) {
+            deliver(rx, tx, l);
+        } else {
+            rx->stats.rx_link_loss++;
+        }
+    }
+}
+
+static void tx_timer_cb(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_sim_radio *r = arg;
+    struct wren_world *w = r->medium->world;
+    switch (r->tx_phase) {
+    case SIM_TX_CCA:
+        if (r->audible > 0 || r->quiet_since > r->cca_start) {
+            r->stats.cca_busy++;
+            r->tx_phase = SIM_TX_IDLE;
+            r->tx_result = WREN_NETDEV_EV_TX_MEDIUM_BUSY;
+            raise_isr(r, PEND_TX);
+            return;
+        }
+        r->tx_phase = SIM_TX_TURNAROUND;
+        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_TURNAROUND_US);
+        return;
+    case SIM_TX_TURNAROUND:
+        if (r->rx_from) {
+            /* half-duplex: starting to send abandons the reception */
+            r->rx_from = NULL;
+            r->stats.rx_while_tx++;
+        }
+        r->tx_phase = SIM_TX_ON_AIR;
+        set_state(r, WREN_NETOPT_STATE_TX);
+        r->stats.tx_frames++;
+        r->stats.tx_bytes += r->tx_len;
+        wren_pcap_write(&r->medium->pcap, w->now, r->tx_buf, r->tx_len);
+        frame_starts(r);
+        wren_world_timer_set(w, &r->tx_timer, w->now + wren_phy_airtime_us(r->tx_len));
+        return;
+    case SIM_TX_ON_AIR:
+        frame_ends(r);
+        r->tx_phase = SIM_TX_IDLE;
+        set_state(r, WREN_NETOPT_STATE_IDLE);
+        r->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
+        raise_isr(r, PEND_TX);
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- the netdev driver ------------------------------------------------- */
+
+static struct wren_sim_radio *radio_of(struct wren_netdev *dev)
+{
+    return (struct wren_sim_radio *)dev;
+}
+
+static int radio_init(struct wren_netdev *dev)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    set_state(r, WREN_NETOPT_STATE_IDLE);
+    return 0;
+}
+
+static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    struct wren_world *w = r->medium->world;
+    if (r->state == WREN_NETOPT_STATE_OFF) {
+        return -ENETDOWN;
+    }
+    if (r->tx_phase != SIM_TX_IDLE || (r->pending & PEND_TX)) {
+        return -EBUSY;
+    }
+    size_t len = wren_iolist_size(iol);
+    if (len + IEEE802154_FCS_LEN > WREN_PHY_MAX_PSDU) {
+        return -EMSGSIZE;
+    }
+    size_t off = 0;
+    for (; iol; iol = iol->next) {
+        if (iol->len) {
+            memcpy(r->tx_buf + off, iol->base, iol->len);
+        }
+        off += iol->len;
+    }
+    /* the radio appends the FCS, as real transceivers do */
+    put_le16(r->tx_buf + len, ieee802154_fcs(r->tx_buf, len));
+    r->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
+    if (r->cca_before_tx) {
+        r->tx_phase = SIM_TX_CCA;
+        r->cca_start = w->now;
+        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_CCA_US);
+    } else {
+        r->tx_phase = SIM_TX_TURNAROUND;
+        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_TURNAROUND_US);
+    }
+    return (int)len;
+}
+
+static int radio_recv(struct wren_netdev *dev, void *buf, size_t len,
+                      struct wren_netdev_rx_info *info)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    if (!r->rx_ready) {
+        return 0;
+    }
+    /* the radio checked and strips the FCS */
+    size_t flen = r->rx_len - IEEE802154_FCS_LEN;
+    if (buf == NULL) {
+        if (len) {
+            r->rx_ready = false;
+        }
+        return len ? 0 : (int)flen;
+    }
+    r->rx_ready = false;
+    if (len < flen) {
+        return -ENOBUFS;
+    }
+    memcpy(buf, r->rx_buf, flen);
+    if (info) {
+        info->rssi = r->rx_rssi;
+        info->lqi = r->rx_lqi;
+    }
+    return (int)flen;
+}
+
+static void radio_isr(struct wren_netdev *dev)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    uint8_t p = r->pending;
+    r->pending = 0;
+    if (p & PEND_TX) {
+        dev->event_cb(dev, (enum wren_netdev_event)r->tx_result);
+    }
+    if ((p & PEND_RX) && r->rx_ready) {
+        dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
+        if (r->rx_ready) {
+            /* the stack did not take it: free the buffer */
+            r->rx_ready = false;
+        }
+    }
+}
+
+static int put_val(void *val, size_t max, const void *src, size_t len)
+{
+    if (max < len) {
+        return -EOVERFLOW;
+    }
+    memcpy(val, src, len);
+    return (int)len;
+}
+
+static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    uint16_t v16;
+    uint8_t b;
+    switch (opt) {
+    case WREN_NETOPT_CHANNEL:
+        return put_val(val, max, &r->channel, 2);
+    case WREN_NETOPT_ADDRESS:
+        return put_val(val, max, r->short_addr, 2);
+    case WREN_NETOPT_ADDRESS_LONG:
+        return put_val(val, max, r->long_addr, 8);
+    case WREN_NETOPT_NID:
+        return put_val(val, max, &r->pan, 2);
+    case WREN_NETOPT_TX_POWER:
+        return put_val(val, max, &r->tx_power, 2);
+    case WREN_NETOPT_MAX_PDU_SIZE:
+        v16 = WREN_PHY_MAX_PSDU - IEEE802154_FCS_LEN;
+        return put_val(val, max, &v16, 2);
+    case WREN_NETOPT_CCA_BEFORE_TX:
+        b = r->cca_before_tx;
+        return put_val(val, max, &b, 1);
+    case WREN_NETOPT_STATE:
+        return put_val(val, max, &r->state, 1);
+    case WREN_NETOPT_DEVICE_TYPE:
+        v16 = WREN_NETDEV_TYPE_IEEE802154;
+        return put_val(val, max, &v16, 2);
+    case WREN_NETOPT_RSSI_LAST:
+        return put_val(val, max, &r->rx_rssi, 2);
+    case WREN_NETOPT_RADIO_TIME: {
+        wren_sim_radio_sync_time(r);
+        struct wren_radio_time t = {
+            .off = r->time_in[WREN_NETOPT_STATE_OFF],
+            .listen = r->time_in[WREN_NETOPT_STATE_IDLE],
+            .rx = r->time_in[WREN_NETOPT_STATE_RX],
+            .tx = r->time_in[WREN_NETOPT_STATE_TX],
+        };
+        return put_val(val, max, &t, sizeof(t));
+    }
+    default:
+        return -ENOTSUP;
+    }
+}
+
+static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_sim_radio *r = radio_of(dev);
+    switch (opt) {
+    case WREN_NETOPT_CHANNEL: {
+        uint16_t ch;
+        if (len != 2 || (memcpy(&ch, val, 2), ch < 11 || ch > 26)) {
+            return -EINVAL;
+        }
+        if (r->rx_from || r->tx_phase >= SIM_TX_TURNAROUND) {
+            return -EBUSY;
+        }
+        /* what this radio hears is per channel: recount on the new one */
+        r->channel = ch;
+        r->audible = 0;
+        for (uint32_t i = 0; i < r->medium->n_radios; i++) {
+            struct wren_sim_radio *o = r->medium->radios[i];
+            if (o == r || o->tx_phase != SIM_TX_ON_AIR || o->channel != ch) {
+                continue;
+            }
+            for (uint32_t k = 0; k < o->n_links; k++) {
+                if (o->links[k].to == r->index) {
+                    r->audible++;
+                }
+            }
+        }
+        return 0;
+    }
+    case WREN_NETOPT_ADDRESS:
+        return len == 2 ? (memcpy(r->short_addr, val, 2), 0) : -EINVAL;
+    case WREN_NETOPT_ADDRESS_LONG:
+        return len == 8 ? (memcpy(r->long_addr, val, 8), 0) : -EINVAL;
+    case WREN_NETOPT_NID:
+        return len == 2 ? (memcpy(&r->pan, val, 2), 0) : -EINVAL;
+    case WREN_NETOPT_TX_POWER:
+        return len == 2 ? (memcpy(&r->tx_power, val, 2), 0) : -EINVAL;
+    case WREN_NETOPT_CCA_BEFORE_TX:
+        if (len != 1) {
+            return -EINVAL;
+        }
+        r->cca_before_tx = *(const uint8_t *)val != 0;
+        return 0;
+    case WREN_NETOPT_STATE: {
+        uint8_t s;
+        if (len != 1 || (memcpy(&s, val, 1), s > WREN_NETOPT_STATE_IDLE)) {
+            return -EINVAL;
+        }
+        if (r->tx_phase != SIM_TX_IDLE) {
+            return -EBUSY;
+        }
+        if (s == WREN_NETOPT_STATE_OFF && r->rx_from) {
+            r->rx_from = NULL;
+        }
+        set_state(r, s);
+        return 0;
+    }
+    default:
+        return -ENOTSUP;
+    }
+}
+
+static const struct wren_netdev_driver sim_radio_driver = {
+    .init = radio_init,
+    .send = radio_send,
+    .recv = radio_recv,
+    .isr = radio_isr,
+    .get = radio_get,
+    .set = radio_set,
+};
+
+/* ---- topology ---------------------------------------------------------- */
+
+void wren_medium_init(struct wren_medium *m, struct wren_world *w)
+{
+    memset(m, 0, sizeof(*m));
+    m->world = w;
+    m->range_prr = UINT16_MAX;
+}
+
+void wren_medium_destroy(struct wren_medium *m)
+{
+    for (uint32_t i = 0; i < m->n_radios; i++) {
+        free(m->radios[i]->links);
+        m->radios[i]->links = NULL;
+        m->radios[i]->n_links = m->radios[i]->cap_links = 0;
+    }
+    free(m->radios);
+    m->radios = NULL;
+    m->n_radios = m->cap_radios = 0;
+    wren_pcap_close(&m->pcap);
+}
+
+void wren_medium_set_range(struct wren_medium *m, double range, double prr)
+{
+    m->range = range;
+    m->range_prr = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
+}
+
+static int16_t rssi_at(double d)
+{
+    /* log-distance path loss from 0 dBm: -40 dBm at 1 m, exponent 3 */
+    double rssi = -40.0 - 30.0 * log10(d < 1.0 ? 1.0 : d);
+    return (int16_t)lround(rssi < -100 ? -100 : rssi);
+}
+
+static struct wren_sim_link *find_link(struct wren_sim_radio *r, uint32_t to)
+{
+    for (uint32_t i = 0; i < r->n_links; i++) {
+        if (r->links[i].to == to) {
+            return &r->links[i];
+        }
+    }
+    return NULL;
+}
+
+static int put_link(struct wren_sim_radio *from, uint32_t to, uint16_t prr, int16_t rssi)
+{
+    if (from->tx_phase == SIM_TX_ON_AIR) {
+        return -EBUSY; /* links of a frame on the air must not change under it */
+    }
+    struct wren_sim_link *l = find_link(from, to);
+    if (l == NULL) {
+        if (from->n_links == from->cap_links) {
+            uint32_t cap = from->cap_links ? from->cap_links * 2 : 8;
+            struct wren_sim_link *n = realloc(from->links, cap * sizeof(*n));
+            if (n == NULL) {
+                return -ENOMEM;
+            }
+            from->links = n;
+            from->cap_links = cap;
+        }
+        l = &from->links[from->n_links++];
+        l->to = to;
+    }
+    l->prr = prr;
+    l->rssi = rssi;
+    return 0;
+}
+
+int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, double x,
+                          double y, double z)
+{
+    if (m->n_radios == m->cap_radios) {
+        uint32_t cap = m->cap_radios ? m->cap_radios * 2 : 64;
+        struct wren_sim_radio **n = realloc(m->radios, cap * sizeof(*n));
+        if (n == NULL) {
+            return -ENOMEM;
+        }
+        m->radios = n;
+        m->cap_radios = cap;
+    }
+    memset(r, 0, sizeof(*r));
+    r->netdev.driver = &sim_radio_driver;
+    r->medium = m;
+    r->index = m->n_radios;
+    r->x = x;
+    r->y = y;
+    r->z = z;
+    r->channel = 26;
+    r->pan = 0x0023;
+    r->state = WREN_NETOPT_STATE_OFF;
+    r->state_since = m->world->now;
+    uint32_t id = r->index;
+    put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
+    r->long_addr[0] = 0x02; /* locally administered */
+    put_be32(r->long_addr + 4, id);
+    wren_timer_init(&r->tx_timer, tx_timer_cb, r);
+    m->radios[m->n_radios++] = r;
+
+    if (m->range > 0) {
+        for (uint32_t i = 0; i < r->index; i++) {
+            struct wren_sim_radio *o = m->radios[i];
+            double dx = o->x - x, dy = o->y - y, dz = o->z - z;
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            if (d <= m->range) {
+                int16_t rssi = rssi_at(d);
+                if (put_link(o, r->index, m->range_prr, rssi) < 0 ||
+                    put_link(r, i, m->range_prr, rssi) < 0) {
+                    return -ENOMEM;
+                }
+            }
+        }
+    }
+    return (int)r->index;
+}
+
+int wren_medium_set_link(struct wren_medium *m, uint32_t from, uint32_t to, double prr)
+{
+    if (from >= m->n_radios || to >= m->n_radios || from == to) {
+        return -EINVAL;
+    }
+    struct wren_sim_radio *a = m->radios[from], *b = m->radios[to];
+    double dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
+    uint16_t p = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
+    return put_link(a, to, p, rssi_at(sqrt(dx * dx + dy * dy + dz * dz)));
+}
+
+void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to)
+{
+    if (from >= m->n_radios) {
+        return;
+    }
+    struct wren_sim_radio *r = m->radios[from];
+    struct wren_sim_link *l = find_link(r, to);
+    if (l && r->tx_phase != SIM_TX_ON_AIR) {
+        *l = r->links[--r->n_links];
+    }
+}
+
+int wren_medium_open_pcap(struct wren_medium *m, const char *path)
+{
+    wren_pcap_close(&m->pcap);
+    return wren_pcap_open(&m->pcap, path, WREN_PCAP_LINKTYPE_IEEE802154_FCS);
+}

@@ -1,0 +1,150 @@
+/**
+ * @file medium.h
+ * @brief The simulated 802.15.4 radio channel and the sim radio driver.
+ *
+ * PHY model (O-QPSK, 2.4 GHz): 250 kbit/s, 32 us per octet, 6 octets of
+ * SHR+PHR before a PSDU of at most 127 octets. Radios are half-duplex.
+ * Every directed link carries a packet reception ratio (PRR); a link with
+ * PRR 0 still carries energy (it interferes and makes CCA busy) but never
+ * delivers. A receiver locks onto a frame only if it is listening and hears
+ * nothing else when the frame starts; any overlap with another audible
+ * transmission destroys the frame (no capture effect), so hidden terminals
+ * arise from the topology alone. A delivered frame survives the link with
+ * probability PRR, drawn from the world's PRNG at the end of the frame.
+ *
+ * TX timing: optional CCA (8 symbols, busy if anything audible was on the
+ * air during it), then the RX-to-TX turnaround (12 symbols), then the
+ * frame. Only radios on the transmitter's channel are affected.
+ *
+ * The sim radio is a netdev like any hardware radio: the stack above it
+ * cannot tell the difference.
+ */
+#ifndef WREN_SIM_MEDIUM_H
+#define WREN_SIM_MEDIUM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/timer.h"
+#include "net/netdev.h"
+#include "net/netopt.h"
+#include "sim/pcap.h"
+#include "sim/world.h"
+
+#define WREN_PHY_OCTET_US 32u
+#define WREN_PHY_SYMBOL_US 16u
+#define WREN_PHY_SHR_PHR_OCTETS 6u
+#define WREN_PHY_MAX_PSDU 127u
+#define WREN_PHY_CCA_US (8u * WREN_PHY_SYMBOL_US)
+#define WREN_PHY_TURNAROUND_US (12u * WREN_PHY_SYMBOL_US)
+
+/** @brief Time on air of a PSDU of @p psdu_len octets (with SHR and PHR), us. */
+static inline uint32_t wren_phy_airtime_us(unsigned psdu_len)
+{
+    return (WREN_PHY_SHR_PHR_OCTETS + psdu_len) * WREN_PHY_OCTET_US;
+}
+
+struct wren_sim_link {
+    uint32_t to;     /**< index of the receiving radio */
+    uint16_t prr;    /**< reception ratio, 0..65535 for 0..1 */
+    int16_t rssi;    /**< dBm at the receiver */
+};
+
+struct wren_sim_radio_stats {
+    uint64_t tx_frames;      /**< frames put on the air */
+    uint64_t tx_bytes;       /**< PSDU octets put on the air */
+    uint64_t rx_frames;      /**< frames delivered to the driver */
+    uint64_t rx_collisions;  /**< frames destroyed by an overlapping transmission */
+    uint64_t rx_link_loss;   /**< frames lost to the link's PRR draw */
+    uint64_t rx_while_tx;    /**< frames missed because the radio was sending */
+    uint64_t rx_while_off;   /**< frames missed because the radio was off */
+    uint64_t rx_overrun;     /**< frames lost because the last was not read yet */
+    uint64_t cca_busy;       /**< CCAs that found the channel busy */
+};
+
+enum wren_sim_tx_phase {
+    SIM_TX_IDLE = 0,
+    SIM_TX_CCA,
+    SIM_TX_TURNAROUND,
+    SIM_TX_ON_AIR,
+};
+
+struct wren_medium;
+
+struct wren_sim_radio {
+    struct wren_netdev netdev;           /**< first: the radio is a netdev */
+    struct wren_medium *medium;
+    uint32_t index;
+    double x, y, z;
+    uint16_t channel;
+    uint16_t pan;
+    uint8_t short_addr[2];
+    uint8_t long_addr[8];
+    int16_t tx_power;
+    bool cca_before_tx;
+    uint8_t state;                       /**< enum wren_netopt_state */
+    uint8_t tx_phase;                    /**< enum wren_sim_tx_phase */
+    uint8_t tx_len;                      /**< PSDU length, FCS included */
+    uint8_t rx_len;
+    bool rx_ready;                       /**< a frame waits for recv() */
+    bool rx_corrupt;                     /**< the locked frame was hit */
+    uint8_t pending;                     /**< events for isr() */
+    uint8_t tx_result;                   /**< event to report for the last TX */
+    int16_t rx_rssi;
+    uint8_t rx_lqi;
+    uint16_t audible;                    /**< transmissions heard right now */
+    struct wren_sim_radio *rx_from;      /**< transmitter locked onto */
+    uint64_t cca_start;
+    uint64_t quiet_since;                /**< when audible last fell to 0 */
+    uint64_t state_since;
+    uint64_t time_in[4];                 /**< per enum wren_netopt_state, us */
+    struct wren_timer tx_timer;
+    struct wren_sim_link *links;         /**< radios that hear this one */
+    uint32_t n_links;
+    uint32_t cap_links;
+    struct wren_sim_radio_stats stats;
+    uint8_t tx_buf[WREN_PHY_MAX_PSDU];
+    uint8_t rx_buf[WREN_PHY_MAX_PSDU];
+};
+
+struct wren_medium {
+    struct wren_world *world;
+    struct wren_sim_radio **radios;
+    uint32_t n_radios;
+    uint32_t cap_radios;
+    double range;           /**< distance model: links within range (0: explicit only) */
+    uint16_t range_prr;     /**< PRR of distance-model links */
+    struct wren_pcap pcap;
+};
+
+/** @brief Start an empty medium in @p world. */
+void wren_medium_init(struct wren_medium *m, struct wren_world *w);
+/** @brief Free link tables, close the capture. Radios belong to the caller. */
+void wren_medium_destroy(struct wren_medium *m);
+
+/** @brief Use the distance model: every pair within @p range metres gets
+ *         links with reception ratio @p prr (applies to radios added later). */
+void wren_medium_set_range(struct wren_medium *m, double range, double prr);
+
+/**
+ * @brief Put @p r on the medium at (x, y, z), with addresses derived from
+ *        its index: short address = index, EUI-64 02:00:00:00:<index BE>.
+ * @return the radio's index, or -ENOMEM.
+ */
+int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, double x,
+                          double y, double z);
+
+/** @brief Set (or add) the directed link @p from -> @p to. prr 0 = interferes only.
+ *  @return 0, -EINVAL for unknown radios, -ENOMEM. */
+int wren_medium_set_link(struct wren_medium *m, uint32_t from, uint32_t to, double prr);
+
+/** @brief Remove the directed link @p from -> @p to, if any. */
+void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to);
+
+/** @brief Write every frame put on the air to @p path. @return 0 or -errno. */
+int wren_medium_open_pcap(struct wren_medium *m, const char *path);
+
+/** @brief Bring radio-state time accounting up to now (before reading it). */
+void wren_sim_radio_sync_time(struct wren_sim_radio *r);
+
+#endif

@@ -1,0 +1,267 @@
+#include "sim/sim.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "net/netapi.h"
+
+struct wren_sim *wren_sim_new(uint64_t seed)
+{
+    struct wren_sim *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->seed = seed;
+    wren_world_init(&s->world, seed);
+    wren_medium_init(&s->medium, &s->world);
+    return s;
+}
+
+void wren_sim_free(struct wren_sim *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    wren_medium_destroy(&s->medium);
+    wren_world_destroy(&s->world);
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        free(s->nodes[i]->arena);
+        free(s->nodes[i]);
+    }
+    free(s->nodes);
+    free(s);
+}
+
+void wren_sim_set_range(struct wren_sim *s, double range, double prr)
+{
+    wren_medium_set_range(&s->medium, range, prr);
+}
+
+int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size)
+{
+    if (s->n_nodes == s->cap_nodes) {
+        uint32_t cap = s->cap_nodes ? s->cap_nodes * 2 : 64;
+        struct wren_sim_node **n = realloc(s->nodes, cap * sizeof(*n));
+        if (n == NULL) {
+            return -ENOMEM;
+        }
+        s->nodes = n;
+        s->cap_nodes = cap;
+    }
+    size_t arena_size = pktbuf_size ? pktbuf_size : CONFIG_WREN_PKTBUF_SIZE;
+    struct wren_sim_node *sn = calloc(1, sizeof(*sn));
+    uint8_t *arena = aligned_alloc(PKTBUF_ALIGN, (arena_size + PKTBUF_ALIGN - 1) &
+                                                     ~(size_t)(PKTBUF_ALIGN - 1));
+    if (sn == NULL || arena == NULL) {
+        free(sn);
+        free(arena);
+        return -ENOMEM;
+    }
+    sn->arena = arena;
+    sn->arena_size = arena_size;
+    uint32_t id = s->n_nodes;
+    wren_node_init(&sn->node, &wren_world_rt_ops, &s->world, arena, arena_size, id, s->seed);
+    int res = wren_medium_add_radio(&s->medium, &sn->radio, x, y, z);
+    if (res < 0) {
+        free(arena);
+        free(sn);
+        return res;
+    }
+    res = wren_ieee802154_netif_add(&sn->node, &sn->netif, &sn->radio.netdev);
+    if (res < 0) {
+        free(arena);
+        free(sn);
+        return res;
+    }
+    s->nodes[s->n_nodes++] = sn;
+    s->bytes += sizeof(*sn) + arena_size;
+    return (int)id;
+}
+
+static struct wren_sim_node *get(struct wren_sim *s, uint32_t id)
+{
+    return id < s->n_nodes ? s->nodes[id] : NULL;
+}
+
+int wren_sim_set_link(struct wren_sim *s, uint32_t from, uint32_t to, double prr)
+{
+    return wren_medium_set_link(&s->medium, from, to, prr);
+}
+
+int wren_sim_remove_link(struct wren_sim *s, uint32_t from, uint32_t to)
+{
+    if (from >= s->n_nodes || to >= s->n_nodes) {
+        return -EINVAL;
+    }
+    wren_medium_remove_link(&s->medium, from, to);
+    return 0;
+}
+
+int wren_sim_netopt_set(struct wren_sim *s, uint32_t id, uint16_t opt, const void *val,
+                        size_t len)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    return wren_netapi_set(&sn->node, &sn->netif.netif.module, opt, 0, val, len);
+}
+
+int wren_sim_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val, size_t max)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    return wren_netapi_get(&sn->node, &sn->netif.netif.module, opt, 0, val, max);
+}
+
+int wren_sim_open_pcap(struct wren_sim *s, const char *path)
+{
+    return wren_medium_open_pcap(&s->medium, path);
+}
+
+int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t payload_len,
+                    uint32_t interval_us, uint8_t timing, uint32_t count, uint64_t start_us)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL || sn->app_on || (dst >= 0 && get(s, (uint32_t)dst) == NULL)) {
+        return -EINVAL;
+    }
+    uint8_t addr[2];
+    uint8_t alen = 0;
+    if (dst >= 0) {
+        /* the destination's short address, asked of its interface */
+        struct wren_sim_node *d = get(s, (uint32_t)dst);
+        if (wren_netapi_get(&d->node, &d->netif.netif.module, WREN_NETOPT_ADDRESS, 0, addr,
+                            sizeof(addr)) != 2) {
+            return -EINVAL;
+        }
+        alen = 2;
+    }
+    int res = wren_rawgen_start(&sn->node, &sn->app, sn->netif.netif.id, addr, alen,
+                                payload_len, interval_us, timing, count, start_us);
+    if (res == 0) {
+        sn->app_on = 1;
+    }
+    return res;
+}
+
+void wren_sim_run(struct wren_sim *s, uint64_t until_us)
+{
+    wren_world_run_until(&s->world, until_us);
+}
+
+uint64_t wren_sim_now(const struct wren_sim *s)
+{
+    return s->world.now;
+}
+
+uint32_t wren_sim_node_count(const struct wren_sim *s)
+{
+    return s->n_nodes;
+}
+
+uint64_t wren_sim_events(const struct wren_sim *s)
+{
+    return s->world.fired;
+}
+
+int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint64_t *values,
+                      int max)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    struct wren_sim_radio *r = &sn->radio;
+    wren_sim_radio_sync_time(r);
+    const struct wren_netif_stats *ns = &sn->netif.netif.stats;
+    const struct wren_rawgen_stats *as = &sn->app.stats;
+    const struct wren_pktbuf_stats *ps = &sn->node.pktbuf.stats;
+#define C(name, val) { name, (uint64_t)(val) }
+    const struct {
+        const char *name;
+        uint64_t val;
+    } c[] = {
+        C("radio.tx_frames", r->stats.tx_frames),
+        C("radio.tx_bytes", r->stats.tx_bytes),
+        C("radio.rx_frames", r->stats.rx_frames),
+        C("radio.rx_collisions", r->stats.rx_collisions),
+        C("radio.rx_link_loss", r->stats.rx_link_loss),
+        C("radio.rx_while_tx", r->stats.rx_while_tx),
+        C("radio.rx_while_off", r->stats.rx_while_off),
+        C("radio.rx_overrun", r->stats.rx_overrun),
+        C("radio.cca_busy", r->stats.cca_busy),
+        C("radio.time_off_us", r->time_in[WREN_NETOPT_STATE_OFF]),
+        C("radio.time_listen_us", r->time_in[WREN_NETOPT_STATE_IDLE]),
+        C("radio.time_rx_us", r->time_in[WREN_NETOPT_STATE_RX]),
+        C("radio.time_tx_us", r->time_in[WREN_NETOPT_STATE_TX]),
+        C("netif.tx_frames", ns->tx_frames),
+        C("netif.tx_bytes", ns->tx_bytes),
+        C("netif.tx_ok", ns->tx_ok),
+        C("netif.tx_noack", ns->tx_noack),
+        C("netif.tx_busy", ns->tx_busy),
+        C("netif.tx_drop_queue", ns->tx_drop_queue),
+        C("netif.tx_drop_bad", ns->tx_drop_bad),
+        C("netif.tx_drop_dev", ns->tx_drop_dev),
+        C("netif.rx_frames", ns->rx_frames),
+        C("netif.rx_bytes", ns->rx_bytes),
+        C("netif.rx_drop_nobuf", ns->rx_drop_nobuf),
+        C("netif.rx_drop_malformed", ns->rx_drop_malformed),
+        C("netif.rx_drop_unsupported", ns->rx_drop_unsupported),
+        C("netif.rx_drop_not_for_us", ns->rx_drop_not_for_us),
+        C("netif.rx_drop_no_receiver", ns->rx_drop_no_receiver),
+        C("netif.rx_drop_queue", ns->rx_drop_queue),
+        C("app.sent", as->sent),
+        C("app.send_nobuf", as->send_nobuf),
+        C("app.send_queue", as->send_queue),
+        C("app.received", as->received),
+        C("app.rx_bytes", as->rx_bytes),
+        C("app.rx_bad", as->rx_bad),
+        C("app.rx_foreign", as->rx_foreign),
+        C("pktbuf.in_use", ps->in_use),
+        C("pktbuf.high_water", ps->high_water),
+        C("pktbuf.alloc_fail", ps->alloc_fail),
+        C("sched.high_water", sn->node.sched.high_water),
+        C("sched.full_drops", sn->node.sched.full_drops),
+    };
+#undef C
+    int n = (int)(sizeof(c) / sizeof(c[0]));
+    for (int i = 0; i < n && i < max; i++) {
+        names[i] = c[i].name;
+        values[i] = c[i].val;
+    }
+    return n;
+}
+
+size_t wren_sim_bytes_per_node(const struct wren_sim *s)
+{
+    if (s->n_nodes == 0) {
+        return 0;
+    }
+    size_t links = 0;
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        links += s->nodes[i]->radio.cap_links * sizeof(struct wren_sim_link);
+    }
+    return (s->bytes + links) / s->n_nodes + sizeof(void *) * 2;
+}
+
+struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id)
+{
+    struct wren_sim_node *sn = get(s, id);
+    return sn ? &sn->node : NULL;
+}
+
+int wren_sim_pktbufs_clean(const struct wren_sim *s)
+{
+    for (uint32_t i = 0; i < s->n_nodes; i++) {
+        const struct wren_pktbuf *pb = &s->nodes[i]->node.pktbuf;
+        if (!wren_pktbuf_is_empty(pb) || !wren_pktbuf_is_sane(pb)) {
+            return 0;
+        }
+    }
+    return 1;
+}

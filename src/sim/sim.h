@@ -1,0 +1,114 @@
+/**
+ * @file sim.h
+ * @brief The simulator as a library: build a network of full wren nodes on
+ *        one simulated 802.15.4 medium, run it, read every counter.
+ *
+ * This is the C API the Python front end drives through ctypes, and what C
+ * tests and benchmarks use. Each simulated node is a complete node
+ * (struct wren_node) with its own packet buffer, an 802.15.4 interface over
+ * a sim radio, and a raw traffic generator/sink.
+ *
+ *     struct wren_sim *s = wren_sim_new(42);
+ *     wren_sim_set_range(s, 15.0, 1.0);
+ *     for (i = 0; i < 25; i++) wren_sim_add_node(s, 10.0 * (i % 5), 10.0 * (i / 5), 0, 0);
+ *     wren_sim_rawgen(s, 0, -1, 40, 100000, WREN_RAWGEN_JITTER, 0, 0);
+ *     wren_sim_run(s, 10 * 1000000);
+ *     wren_sim_free(s);
+ */
+#ifndef WREN_SIM_SIM_H
+#define WREN_SIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apps/rawgen.h"
+#include "core/node.h"
+#include "link/ieee802154_link.h"
+#include "sim/medium.h"
+#include "sim/world.h"
+
+struct wren_sim_node {
+    struct wren_node node;
+    struct wren_ieee802154_netif netif;
+    struct wren_sim_radio radio;
+    struct wren_rawgen app;
+    uint8_t app_on;
+    uint8_t *arena;
+    size_t arena_size;
+};
+
+struct wren_sim {
+    struct wren_world world;
+    struct wren_medium medium;
+    struct wren_sim_node **nodes;
+    uint32_t n_nodes;
+    uint32_t cap_nodes;
+    uint64_t seed;
+    size_t bytes;           /**< bytes allocated for nodes so far */
+};
+
+/** @brief A new, empty simulation. @return NULL if out of memory. */
+struct wren_sim *wren_sim_new(uint64_t seed);
+/** @brief Free the simulation and every node. */
+void wren_sim_free(struct wren_sim *s);
+
+/** @brief Links between all nodes within @p range metres, with reception
+ *         ratio @p prr; call before adding nodes. 0 disables the model. */
+void wren_sim_set_range(struct wren_sim *s, double range, double prr);
+
+/**
+ * @brief Add a node at (x, y, z) with a @p pktbuf_size byte packet buffer
+ *        (0: the default, 6 KiB). The radio listens on channel 26.
+ * @return the node id (0, 1, ...), or -errno.
+ */
+int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size);
+
+/** @brief Set the directed link @p from -> @p to (prr 0: interferes only). */
+int wren_sim_set_link(struct wren_sim *s, uint32_t from, uint32_t to, double prr);
+/** @brief Remove the directed link @p from -> @p to. */
+int wren_sim_remove_link(struct wren_sim *s, uint32_t from, uint32_t to);
+
+/** @brief SET @p opt on node @p id's interface (through netapi). */
+int wren_sim_netopt_set(struct wren_sim *s, uint32_t id, uint16_t opt, const void *val,
+                        size_t len);
+/** @brief GET @p opt from node @p id's interface (through netapi). */
+int wren_sim_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val,
+                        size_t max);
+
+/** @brief Capture every frame on the air to @p path (pcap, LINKTYPE 195). */
+int wren_sim_open_pcap(struct wren_sim *s, const char *path);
+
+/**
+ * @brief Start raw traffic from node @p id to node @p dst (-1: broadcast).
+ * @return 0 or -errno.
+ */
+int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t payload_len,
+                    uint32_t interval_us, uint8_t timing, uint32_t count, uint64_t start_us);
+
+/** @brief Run until virtual time @p until_us. */
+void wren_sim_run(struct wren_sim *s, uint64_t until_us);
+/** @brief Virtual time, us. */
+uint64_t wren_sim_now(const struct wren_sim *s);
+/** @brief Number of nodes. */
+uint32_t wren_sim_node_count(const struct wren_sim *s);
+/** @brief Timers fired so far (a measure of work done). */
+uint64_t wren_sim_events(const struct wren_sim *s);
+
+/**
+ * @brief Counters of node @p id as (name, value) pairs.
+ * @param[out] names   static strings, valid for the program's life
+ * @return the number of counters (may exceed @p max; only @p max are written).
+ */
+int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint64_t *values,
+                      int max);
+
+/** @brief Bytes allocated per node (node state, arena, link tables). */
+size_t wren_sim_bytes_per_node(const struct wren_sim *s);
+
+/** @brief The node object of @p id (for C tests), or NULL. */
+struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id);
+
+/** @brief Whether every node's packet buffer is empty and consistent. */
+int wren_sim_pktbufs_clean(const struct wren_sim *s);
+
+#endif
