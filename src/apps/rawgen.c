@@ -46,7 +46,7 @@ static void send_one(struct wren_rawgen *g)
         return;
     }
     uint8_t *p = pl->data;
-    p[0] = 0x00; /* NALP */
+    p[0] = WREN_RAWGEN_NALP;
     p[1] = MAGIC;
     put_be32(p + 2, node->id);
     put_be32(p + 6, g->seq);
@@ -83,7 +83,7 @@ static void rawgen_rx(struct wren_rawgen *g, struct wren_snip *pkt)
 {
     const uint8_t *p = pkt->data;
     size_t n = pkt->size;
-    if (n < WREN_RAWGEN_HDR_LEN || p[0] != 0x00 || p[1] != MAGIC) {
+    if (n < WREN_RAWGEN_HDR_LEN || p[0] != WREN_RAWGEN_NALP || p[1] != MAGIC) {
         g->stats.rx_foreign++;
         return;
     }
@@ -143,7 +143,9 @@ int wren_rawgen_start(struct wren_node *node, struct wren_rawgen *g, uint8_t net
         return res;
     }
     if (interval_us) {
-        wren_timer_set(node, &g->timer, start_us);
+        /* first frame at a random point of the first interval, so that
+         * nodes started together do not send together */
+        wren_timer_set(node, &g->timer, start_us + wren_node_random_below(node, interval_us));
     }
     return 0;
 }

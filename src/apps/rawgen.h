@@ -12,7 +12,7 @@
  *
  *     0      1      2        6        10
  *     +------+------+--------+--------+-----------------+
- *     | 0x00 | 'w'  | sender |  seq   | pattern ...     |
+ *     | 0x3f | 'w'  | sender |  seq   | pattern ...     |
  *     +------+------+--------+--------+-----------------+
  */
 #ifndef WREN_APPS_RAWGEN_H
@@ -26,6 +26,11 @@
 #include "net/netreg.h"
 
 #define WREN_RAWGEN_HDR_LEN 10
+
+/** First payload byte: a NALP dispatch (00xxxxxx) whose low bits no other
+ *  802.15.4 protocol that Wireshark guesses at (LwMesh, ZigBee) accepts, so
+ *  captures dissect as plain data. */
+#define WREN_RAWGEN_NALP 0x3f
 
 enum wren_rawgen_timing {
     WREN_RAWGEN_JITTER = 0,   /**< interval * U(0.5, 1.5) */

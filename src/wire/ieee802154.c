@@ -348,7 +348,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
 {
     struct ieee802154_hdr *h = &f->hdr;
     struct cur c = {(uint8_t *)(uintptr_t)b, 0, len, true, false}; /* read only */
-    size_t pos, end, n;
+    size_t pos, end, n, list_end;
     bool opaque = false;
     int rc;
 
@@ -362,26 +362,25 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
         return ERR(TRUNCATED);
     end = len - n;
     f->mic = b + end;
-
+    /* 7.4.1: the IE lists. Pointers are never NULL, even if empty. */
+    f->hdr_ie = b + pos;
     if (h->ie_present) {
-        size_t list_end;
-        f->hdr_ie = b + pos;
         rc = ie_walk(b, &pos, end, 0, &list_end);
         if (rc < 0)
             return rc;
         f->hdr_ie_len = list_end - (size_t)(f->hdr_ie - b);
-        if (rc == 0x7e) {
-            f->payload_ie = b + pos;
-            if (h->security) { /* encrypted: left opaque */
-                opaque = true;
-                pos = list_end = end;
-            } else {
-                rc = ie_walk(b, &pos, end, 1, &list_end);
-                if (rc < 0)
-                    return rc;
-            }
-            f->payload_ie_len = list_end - (size_t)(f->payload_ie - b);
+    }
+    f->payload_ie = b + pos;
+    if (rc == 0x7e) { /* HT1 */
+        if (h->security) { /* encrypted: left opaque */
+            opaque = true;
+            pos = list_end = end;
+        } else {
+            rc = ie_walk(b, &pos, end, 1, &list_end);
+            if (rc < 0)
+                return rc;
         }
+        f->payload_ie_len = list_end - (size_t)(f->payload_ie - b);
     }
     if (h->type == IEEE802154_TYPE_CMD && !opaque) {
         if (pos >= end)

@@ -1,0 +1,1 @@
+"""wren's Python front end: scenarios, benchmarks, size reports, tests."""

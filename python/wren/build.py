@@ -1,0 +1,48 @@
+"""Configure and build the C trees with CMake (incremental)."""
+import os
+import shutil
+import subprocess
+import sys
+
+from . import paths
+
+
+def _gen():
+    return ["-G", "Ninja"] if shutil.which("ninja") else []
+
+
+def cmake_build(tree, *options, quiet=True, env=None):
+    """Configure @tree (once) with @options and build it; raise on failure."""
+    tree.mkdir(parents=True, exist_ok=True)
+    if not (tree / "CMakeCache.txt").exists():
+        cmd = ["cmake", "-S", str(paths.ROOT), "-B", str(tree), *_gen(), *options]
+        _run(cmd, quiet, env)
+    _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2)], quiet, env)
+    return tree
+
+
+def _run(cmd, quiet, env):
+    res = subprocess.run(cmd, capture_output=quiet, text=True,
+                         env={**os.environ, **(env or {})})
+    if res.returncode != 0:
+        if quiet:
+            sys.stderr.write(res.stdout + res.stderr)
+        raise SystemExit(f"wren: build failed: {' '.join(cmd)}")
+
+
+def host():
+    return cmake_build(paths.BUILD, "-DCMAKE_BUILD_TYPE=RelWithDebInfo")
+
+
+def sanitize():
+    return cmake_build(paths.BUILD_ASAN, "-DCMAKE_BUILD_TYPE=Debug", "-DWREN_SANITIZE=ON")
+
+
+def fuzz():
+    return cmake_build(paths.BUILD_FUZZ, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DWREN_FUZZ=ON",
+                       env={"CC": "clang"})
+
+
+def arm():
+    return cmake_build(paths.BUILD_ARM, "-DCMAKE_BUILD_TYPE=MinSizeRel",
+                       f"-DCMAKE_TOOLCHAIN_FILE={paths.ROOT / 'cmake/arm-cortex-m3.cmake'}")

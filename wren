@@ -1,0 +1,6 @@
+#!/bin/sh
+# wren's one command: ./wren demo | test | sim | bench | size | build (./wren -h)
+set -e
+ROOT=$(cd "$(dirname "$0")" && pwd)
+"$ROOT/scripts/bootstrap.sh" "${1:-demo}"
+PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" exec "$ROOT/.venv/bin/python" -m wren.cli "$@"
