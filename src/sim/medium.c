@@ -523,6 +523,32 @@ void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to)
     }
 }
 
+int wren_medium_inject(struct wren_medium *m, uint32_t index, const uint8_t *psdu, size_t len)
+{
+    if (index >= m->n_radios) {
+        return -EINVAL;
+    }
+    if (len > WREN_PHY_MAX_PSDU) {
+        return -EMSGSIZE;
+    }
+    struct wren_sim_radio *r = m->radios[index];
+    if (r->rx_ready) {
+        return -EBUSY;
+    }
+    if (ieee802154_fcs_check(psdu, len) < 0) {
+        r->stats.rx_bad_fcs++;
+        return 0;
+    }
+    memcpy(r->rx_buf, psdu, len);
+    r->rx_len = (uint8_t)len;
+    r->rx_rssi = -50;
+    r->rx_lqi = 255;
+    r->rx_ready = true;
+    r->stats.rx_frames++;
+    raise_isr(r, PEND_RX);
+    return 0;
+}
+
 int wren_medium_open_pcap(struct wren_medium *m, const char *path)
 {
     wren_pcap_close(&m->pcap);

@@ -60,6 +60,7 @@ struct wren_sim_radio_stats {
     uint64_t rx_while_off;   /**< frames missed because the radio was off */
     uint64_t rx_overrun;     /**< frames lost because the last was not read yet */
     uint64_t cca_busy;       /**< CCAs that found the channel busy */
+    uint64_t rx_bad_fcs;     /**< injected frames whose FCS did not check */
 };
 
 enum wren_sim_tx_phase {
@@ -143,6 +144,14 @@ void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to);
 
 /** @brief Write every frame put on the air to @p path. @return 0 or -errno. */
 int wren_medium_open_pcap(struct wren_medium *m, const char *path);
+
+/**
+ * @brief Hand radio @p index a frame as if it had just been received
+ *        (@p psdu includes the FCS). For adversarial tests: the radio checks
+ *        the FCS like hardware does and the stack sees whatever is left.
+ * @return 0, -EINVAL, -EMSGSIZE, -EBUSY if a frame is still unread.
+ */
+int wren_medium_inject(struct wren_medium *m, uint32_t index, const uint8_t *psdu, size_t len);
 
 /** @brief Bring radio-state time accounting up to now (before reading it). */
 void wren_sim_radio_sync_time(struct wren_sim_radio *r);

@@ -149,6 +149,11 @@ int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t paylo
     return res;
 }
 
+int wren_sim_inject(struct wren_sim *s, uint32_t id, const uint8_t *psdu, size_t len)
+{
+    return wren_medium_inject(&s->medium, id, psdu, len);
+}
+
 void wren_sim_run(struct wren_sim *s, uint64_t until_us)
 {
     wren_world_run_until(&s->world, until_us);
@@ -195,6 +200,7 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("radio.rx_while_off", r->stats.rx_while_off),
         C("radio.rx_overrun", r->stats.rx_overrun),
         C("radio.cca_busy", r->stats.cca_busy),
+        C("radio.rx_bad_fcs", r->stats.rx_bad_fcs),
         C("radio.time_off_us", r->time_in[WREN_NETOPT_STATE_OFF]),
         C("radio.time_listen_us", r->time_in[WREN_NETOPT_STATE_IDLE]),
         C("radio.time_rx_us", r->time_in[WREN_NETOPT_STATE_RX]),

@@ -85,6 +85,10 @@ int wren_sim_open_pcap(struct wren_sim *s, const char *path);
 int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t payload_len,
                     uint32_t interval_us, uint8_t timing, uint32_t count, uint64_t start_us);
 
+/** @brief Make node @p id's radio receive @p psdu (with FCS) now; see
+ *         wren_medium_inject(). */
+int wren_sim_inject(struct wren_sim *s, uint32_t id, const uint8_t *psdu, size_t len);
+
 /** @brief Run until virtual time @p until_us. */
 void wren_sim_run(struct wren_sim *s, uint64_t until_us);
 /** @brief Virtual time, us. */

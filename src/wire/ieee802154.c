@@ -111,11 +111,11 @@ static void cur_bytes(struct cur *c, uint8_t *v, size_t n, bool rev)
     uint8_t *p = cur_take(c, n);
 
     for (size_t i = 0; p && i < n; i++) {
-        uint8_t *x = v ? v + (rev ? n - 1 - i : i) : NULL;
+        size_t j = rev ? n - 1 - i : i;
         if (c->rd)
-            *x = p[i];
+            v[j] = p[i];
         else
-            p[i] = x ? *x : 0;
+            p[i] = v ? v[j] : 0;
     }
 }
 
@@ -415,11 +415,15 @@ int ieee802154_fcs_check(const uint8_t *psdu, size_t len)
 
 const char *ieee802154_strerror(int err)
 {
-    static const char *const msg[] = {
-        "ok", "truncated", "frame type", "version", "address mode",
-        "PAN ID", "IE", "security", "FCS", "no space",
-    };
+    /* One string, names separated by NULs: no pointer table in ROM. */
+    static const char names[] = "ok\0truncated\0frame type\0version\0address mode\0"
+                                "PAN ID\0IE\0security\0FCS\0no space\0";
     unsigned e = err < 0 ? 0u - (unsigned)err : (unsigned)err;
+    const char *s = names;
 
-    return e < sizeof(msg) / sizeof(msg[0]) ? msg[e] : "?";
+    if (e > IEEE802154_ERR_NOBUFS)
+        return "?";
+    while (e--)
+        s += strlen(s) + 1;
+    return s;
 }

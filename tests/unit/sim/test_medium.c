@@ -1,0 +1,397 @@
+/* Tests of the simulated medium through whole nodes: airtime, half duplex,
+ * hidden terminals, channels, link PRR, determinism of captures, injected
+ * malformed frames, radio time accounting, and scale. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "net/netopt.h"
+#include "sim/sim.h"
+#include "test.h"
+#include "wire/ieee802154.h"
+
+static uint64_t counter(struct wren_sim *s, uint32_t id, const char *name)
+{
+    const char *names[64];
+    uint64_t vals[64];
+    int n = wren_sim_counters(s, id, names, vals, 64);
+    for (int i = 0; i < n && i < 64; i++) {
+        if (strcmp(names[i], name) == 0) {
+            return vals[i];
+        }
+    }
+    fprintf(stderr, "no counter %s\n", name);
+    abort();
+}
+
+static void set_cca(struct wren_sim *s, uint32_t id, int on)
+{
+    uint8_t v = (uint8_t)on;
+    wren_sim_netopt_set(s, id, WREN_NETOPT_CCA_BEFORE_TX, &v, 1);
+}
+
+/* every test ends by letting traffic drain and checking every packet buffer */
+#define CHECK_DRAINED(s)                                            \
+    do {                                                            \
+        wren_sim_run((s), wren_sim_now(s) + 2000000);               \
+        CHECK(wren_sim_pktbufs_clean(s));                           \
+    } while (0)
+
+TEST(test_airtime__127_octet_psdu_is_4256us)
+{
+    CHECK_EQ(wren_phy_airtime_us(127), 4256);
+    struct wren_sim *s = wren_sim_new(1);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 1.0);
+    /* MHR with short addresses and PAN compression is 9 octets, FCS 2:
+     * a payload of 116 makes a 127-octet PSDU */
+    CHECK_EQ(wren_sim_rawgen(s, 0, 1, 116, 1000000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
+    CHECK_EQ(wren_sim_rawgen(s, 1, -1, 116, 0, 0, 0, 0), 0);
+    wren_sim_run(s, 2000000);
+    CHECK_EQ(counter(s, 0, "radio.tx_bytes"), 127);
+    CHECK_EQ(counter(s, 0, "radio.time_tx_us"), 4256);
+    CHECK_EQ(counter(s, 1, "radio.time_rx_us"), 4256);
+    CHECK_EQ(counter(s, 1, "app.received"), 1);
+    CHECK_EQ(counter(s, 1, "app.rx_bytes"), 116);
+    /* too long for one frame: dropped and counted, not truncated */
+    struct wren_sim *s2 = wren_sim_new(1);
+    wren_sim_add_node(s2, 0, 0, 0, 0);
+    CHECK_EQ(wren_sim_rawgen(s2, 0, -1, 117, 1000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
+    wren_sim_run(s2, 10000);
+    CHECK_EQ(counter(s2, 0, "netif.tx_drop_bad"), 1);
+    CHECK_EQ(counter(s2, 0, "radio.tx_frames"), 0);
+    CHECK_DRAINED(s);
+    CHECK_DRAINED(s2);
+    wren_sim_free(s);
+    wren_sim_free(s2);
+}
+
+TEST(test_time_accounting__states_sum_to_elapsed)
+{
+    struct wren_sim *s = wren_sim_new(3);
+    for (int i = 0; i < 4; i++) {
+        wren_sim_add_node(s, i, 0, 0, 0);
+    }
+    for (uint32_t a = 0; a < 4; a++) {
+        for (uint32_t b = 0; b < 4; b++) {
+            if (a != b) {
+                wren_sim_set_link(s, a, b, 1.0);
+            }
+        }
+        wren_sim_rawgen(s, a, -1, 50, 20000, WREN_RAWGEN_POISSON, 0, 0);
+    }
+    wren_sim_run(s, 5000000);
+    for (uint32_t a = 0; a < 4; a++) {
+        uint64_t sum = counter(s, a, "radio.time_off_us") + counter(s, a, "radio.time_listen_us") +
+                       counter(s, a, "radio.time_rx_us") + counter(s, a, "radio.time_tx_us");
+        CHECK_EQ(sum, 5000000);
+        CHECK_EQ(counter(s, a, "radio.time_tx_us"),
+                 32 * (counter(s, a, "radio.tx_bytes") + 6 * counter(s, a, "radio.tx_frames")));
+    }
+    /* netopt RADIO_TIME reads the same through netapi */
+    struct wren_radio_time rt;
+    CHECK_EQ(wren_sim_netopt_get(s, 0, WREN_NETOPT_RADIO_TIME, &rt, sizeof(rt)), sizeof(rt));
+    CHECK_EQ(rt.tx, counter(s, 0, "radio.time_tx_us"));
+    wren_sim_free(s);
+}
+
+/* A and C both reach B but not each other; both send to B. */
+static uint64_t hidden_terminal(int a_hears_c, uint64_t *sent)
+{
+    struct wren_sim *s = wren_sim_new(11);
+    wren_sim_add_node(s, 0, 0, 0, 0);  /* A */
+    wren_sim_add_node(s, 10, 0, 0, 0); /* B */
+    wren_sim_add_node(s, 20, 0, 0, 0); /* C */
+    wren_sim_set_link(s, 0, 1, 1.0);
+    wren_sim_set_link(s, 1, 0, 1.0);
+    wren_sim_set_link(s, 2, 1, 1.0);
+    wren_sim_set_link(s, 1, 2, 1.0);
+    if (a_hears_c) {
+        wren_sim_set_link(s, 0, 2, 1.0);
+        wren_sim_set_link(s, 2, 0, 1.0);
+    }
+    for (uint32_t i = 0; i < 3; i++) {
+        set_cca(s, i, 1);
+    }
+    wren_sim_rawgen(s, 0, 1, 100, 30000, WREN_RAWGEN_POISSON, 1000, 0);
+    wren_sim_rawgen(s, 2, 1, 100, 30000, WREN_RAWGEN_POISSON, 1000, 0);
+    wren_sim_rawgen(s, 1, -1, 100, 0, 0, 0, 0);
+    /* long enough for both generators to finish and the air to clear */
+    wren_sim_run(s, 60000000);
+    uint64_t coll = counter(s, 1, "radio.rx_collisions");
+    *sent = counter(s, 0, "radio.tx_frames") + counter(s, 2, "radio.tx_frames");
+    /* accounting at B: every frame A and C put on the air either arrived
+     * or was destroyed by an overlap (links are perfect) */
+    uint64_t rx = counter(s, 1, "radio.rx_frames");
+    if (rx + coll != *sent) {
+        printf("  B: rx %llu + collisions %llu != sent %llu\n", (unsigned long long)rx,
+               (unsigned long long)coll, (unsigned long long)*sent);
+        coll = UINT64_MAX;
+    }
+    wren_sim_run(s, wren_sim_now(s) + 1000000);
+    wren_sim_free(s);
+    return coll;
+}
+
+TEST(test_hidden_terminal__collisions_vanish_when_senders_hear_each_other)
+{
+    uint64_t sent_hidden, sent_heard;
+    uint64_t hidden = hidden_terminal(0, &sent_hidden);
+    uint64_t heard = hidden_terminal(1, &sent_heard);
+    printf("  hidden: %llu of %llu frames collided at B; heard: %llu of %llu\n",
+           (unsigned long long)hidden, (unsigned long long)sent_hidden,
+           (unsigned long long)heard, (unsigned long long)sent_heard);
+    CHECK(hidden != UINT64_MAX && heard != UINT64_MAX);
+    /* hidden: offered load ~2 x 3.6 ms / 30 ms, so about a quarter collide */
+    CHECK(hidden * 10 > sent_hidden);
+    /* heard: CCA defers one sender; what is left are the frames both
+     * senders start within the vulnerable window (CCA + turnaround, 320 us),
+     * about 2 x 0.32 ms / 30 ms of them */
+    CHECK(heard * 100 < sent_heard * 3);
+    CHECK(heard * 10 < hidden);
+}
+
+TEST(test_half_duplex__sender_misses_frames)
+{
+    struct wren_sim *s = wren_sim_new(5);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 1.0);
+    wren_sim_set_link(s, 1, 0, 1.0);
+    /* no CCA, both send at exactly the same periodic instants: nothing gets through */
+    wren_sim_rawgen(s, 0, 1, 50, 10000, WREN_RAWGEN_PERIODIC, 20, 10000);
+    wren_sim_rawgen(s, 1, 0, 50, 10000, WREN_RAWGEN_PERIODIC, 20, 10000);
+    wren_sim_run(s, 1000000);
+    uint64_t rx = counter(s, 0, "radio.rx_frames") + counter(s, 1, "radio.rx_frames");
+    uint64_t missed = counter(s, 0, "radio.rx_while_tx") + counter(s, 1, "radio.rx_while_tx");
+    uint64_t tx = counter(s, 0, "radio.tx_frames") + counter(s, 1, "radio.tx_frames");
+    CHECK_EQ(tx, 40);
+    CHECK_EQ(rx + missed, tx);
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
+TEST(test_channels__different_channels_do_not_hear)
+{
+    struct wren_sim *s = wren_sim_new(5);
+    for (int i = 0; i < 3; i++) {
+        wren_sim_add_node(s, i, 0, 0, 0);
+    }
+    for (uint32_t a = 0; a < 3; a++) {
+        for (uint32_t b = 0; b < 3; b++) {
+            if (a != b) {
+                wren_sim_set_link(s, a, b, 1.0);
+            }
+        }
+    }
+    uint16_t ch = 15;
+    CHECK_EQ(wren_sim_netopt_set(s, 2, WREN_NETOPT_CHANNEL, &ch, 2), 0);
+    ch = 27;
+    CHECK_EQ(wren_sim_netopt_set(s, 2, WREN_NETOPT_CHANNEL, &ch, 2), -EINVAL);
+    wren_sim_rawgen(s, 0, -1, 30, 50000, WREN_RAWGEN_PERIODIC, 10, 0);
+    wren_sim_rawgen(s, 1, -1, 30, 0, 0, 0, 0);
+    wren_sim_rawgen(s, 2, -1, 30, 0, 0, 0, 0);
+    wren_sim_run(s, 1000000);
+    CHECK_EQ(counter(s, 1, "app.received"), 10);
+    CHECK_EQ(counter(s, 2, "app.received"), 0);
+    CHECK_EQ(counter(s, 2, "radio.rx_frames"), 0);
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
+TEST(test_link_prr__delivery_ratio_follows_prr)
+{
+    struct wren_sim *s = wren_sim_new(9);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_add_node(s, 2, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 0.7);
+    wren_sim_set_link(s, 0, 2, 0.0); /* energy only */
+    wren_sim_rawgen(s, 0, -1, 30, 10000, WREN_RAWGEN_PERIODIC, 1000, 0);
+    wren_sim_rawgen(s, 1, -1, 30, 0, 0, 0, 0);
+    wren_sim_rawgen(s, 2, -1, 30, 0, 0, 0, 0);
+    wren_sim_run(s, 20000000);
+    uint64_t got = counter(s, 1, "app.received");
+    CHECK(got > 650 && got < 750);
+    CHECK_EQ(got + counter(s, 1, "radio.rx_link_loss"), 1000);
+    CHECK_EQ(counter(s, 2, "radio.rx_frames"), 0);
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
+static long capture(uint64_t seed, const char *path, uint8_t **data)
+{
+    struct wren_sim *s = wren_sim_new(seed);
+    wren_sim_set_range(s, 15.0, 0.9);
+    for (int i = 0; i < 16; i++) {
+        wren_sim_add_node(s, 10.0 * (i % 4), 10.0 * (i / 4), 0, 0);
+        set_cca(s, (uint32_t)i, 1);
+    }
+    wren_sim_open_pcap(s, path);
+    for (uint32_t i = 0; i < 16; i++) {
+        wren_sim_rawgen(s, i, (int32_t)((i + 1) % 16), 40, 50000, WREN_RAWGEN_POISSON, 0, 0);
+    }
+    wren_sim_run(s, 3000000);
+    wren_sim_free(s);
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    *data = malloc((size_t)n);
+    if (fread(*data, 1, (size_t)n, f) != (size_t)n) {
+        n = -1;
+    }
+    fclose(f);
+    remove(path);
+    return n;
+}
+
+TEST(test_determinism__same_seed_same_pcap_bytes)
+{
+    uint8_t *a, *b, *c;
+    long na = capture(1234, "/tmp/wren_det_a.pcap", &a);
+    long nb = capture(1234, "/tmp/wren_det_b.pcap", &b);
+    long nc = capture(4321, "/tmp/wren_det_c.pcap", &c);
+    int ok = na > 24 + 1000 && na == nb && memcmp(a, b, (size_t)na) == 0 &&
+             (na != nc || memcmp(a, c, (size_t)na) != 0);
+    /* pcap header: little-endian magic, LINKTYPE 195 */
+    ok = ok && get_le32(a) == 0xa1b2c3d4u && get_le32(a + 20) == 195;
+    free(a);
+    free(b);
+    free(c);
+    CHECK(ok);
+}
+
+static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t *pl,
+                         size_t plen)
+{
+    struct ieee802154_frame f;
+    memset(&f, 0, sizeof(f));
+    f.hdr.type = IEEE802154_TYPE_DATA;
+    f.hdr.version = IEEE802154_VERSION_2006;
+    f.hdr.dst_mode = IEEE802154_ADDR_SHORT;
+    f.hdr.src_mode = IEEE802154_ADDR_SHORT;
+    f.hdr.panid_comp = true;
+    f.hdr.dst_pan = pan;
+    put_be16(f.hdr.dst_addr, dst);
+    put_be16(f.hdr.src_addr, 0x0042);
+    f.payload = pl;
+    f.payload_len = plen;
+    int n = ieee802154_emit(&f, buf, 125);
+    put_le16(buf + n, ieee802154_fcs(buf, (size_t)n));
+    return (size_t)n + 2;
+}
+
+TEST(test_inject__malformed_frames_dropped_by_reason)
+{
+    struct wren_sim *s = wren_sim_new(2);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_rawgen(s, 0, -1, 30, 0, 0, 0, 0);
+    uint8_t f[127];
+    uint8_t pl[12] = { WREN_RAWGEN_NALP, 'w', 0, 0, 0, 9, 0, 0, 0, 1, 0, 0 };
+    pl[10] = (uint8_t)(9 * 31 + 1 * 7 + 10);
+    pl[11] = (uint8_t)(9 * 31 + 1 * 7 + 11);
+
+    /* a good one */
+    size_t n = make_frame(f, 0x0000, 0x0023, pl, sizeof(pl));
+    CHECK_EQ(wren_sim_inject(s, 0, f, n), 0);
+    wren_sim_run(s, 1);
+    CHECK_EQ(counter(s, 0, "app.received"), 1);
+    /* bad FCS: the radio drops it */
+    f[3] ^= 1;
+    CHECK_EQ(wren_sim_inject(s, 0, f, n), 0);
+    wren_sim_run(s, 2);
+    CHECK_EQ(counter(s, 0, "radio.rx_bad_fcs"), 1);
+    /* another PAN, another address */
+    n = make_frame(f, 0x0000, 0x0099, pl, sizeof(pl));
+    wren_sim_inject(s, 0, f, n);
+    wren_sim_run(s, 3);
+    n = make_frame(f, 0x0007, 0x0023, pl, sizeof(pl));
+    wren_sim_inject(s, 0, f, n);
+    wren_sim_run(s, 4);
+    CHECK_EQ(counter(s, 0, "netif.rx_drop_not_for_us"), 2);
+    /* truncated headers: every prefix of a good frame, with a valid FCS */
+    uint8_t good[127];
+    size_t gn = make_frame(good, 0xffff, 0x0023, pl, sizeof(pl));
+    uint64_t before = counter(s, 0, "netif.rx_drop_malformed");
+    for (size_t k = 1; k < 9; k++) {
+        memcpy(f, good, k);
+        put_le16(f + k, ieee802154_fcs(f, k));
+        CHECK_EQ(wren_sim_inject(s, 0, f, k + 2), 0);
+        wren_sim_run(s, 10 + k);
+    }
+    CHECK_EQ(counter(s, 0, "netif.rx_drop_malformed") - before, 8);
+    /* reserved frame version and address mode, an ACK, a MAC command */
+    memcpy(f, good, gn);
+    f[1] |= 0x30; /* version 3 */
+    put_le16(f + gn - 2, ieee802154_fcs(f, gn - 2));
+    wren_sim_inject(s, 0, f, gn);
+    wren_sim_run(s, 30);
+    memcpy(f, good, gn);
+    f[1] = (uint8_t)((f[1] & ~0x0c) | 0x04); /* dst mode 1 */
+    put_le16(f + gn - 2, ieee802154_fcs(f, gn - 2));
+    wren_sim_inject(s, 0, f, gn);
+    wren_sim_run(s, 31);
+    CHECK_EQ(counter(s, 0, "netif.rx_drop_malformed") - before, 10);
+    uint8_t ack[5] = { 0x02, 0x00, 0x17, 0, 0 };
+    put_le16(ack + 3, ieee802154_fcs(ack, 3));
+    wren_sim_inject(s, 0, ack, 5);
+    wren_sim_run(s, 32);
+    CHECK_EQ(counter(s, 0, "netif.rx_drop_unsupported"), 1);
+    /* a 6LoWPAN dispatch nobody is registered for */
+    uint8_t ipv6[3] = { 0x41, 0x60, 0x00 };
+    n = make_frame(f, 0xffff, 0x0023, ipv6, sizeof(ipv6));
+    wren_sim_inject(s, 0, f, n);
+    wren_sim_run(s, 33);
+    CHECK_EQ(counter(s, 0, "netif.rx_drop_no_receiver"), 1);
+    /* an unread frame blocks the next injection */
+    wren_sim_inject(s, 0, f, n);
+    CHECK_EQ(wren_sim_inject(s, 0, f, n), -EBUSY);
+    wren_sim_run(s, 40);
+    CHECK_EQ(counter(s, 0, "app.received"), 1);
+    CHECK_EQ(counter(s, 0, "app.rx_bad"), 0);
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
+TEST(test_scale__ten_thousand_nodes)
+{
+    struct wren_sim *s = wren_sim_new(77);
+    wren_sim_set_range(s, 12.0, 1.0);
+    uint32_t seed = 1;
+    for (int i = 0; i < 10000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double x = (seed >> 8) % 1000, y = (seed >> 4) % 1000;
+        CHECK_EQ(wren_sim_add_node(s, x, y, 0, 0), i);
+    }
+    CHECK_EQ(wren_sim_node_count(s), 10000);
+    for (uint32_t i = 0; i < 10000; i += 10) {
+        wren_sim_rawgen(s, i, -1, 20, 500000, WREN_RAWGEN_JITTER, 0, 0);
+    }
+    wren_sim_run(s, 2000000);
+    uint64_t tx = 0;
+    for (uint32_t i = 0; i < 10000; i += 10) {
+        tx += counter(s, i, "radio.tx_frames");
+    }
+    CHECK(tx >= 3000);
+    printf("  10000 nodes, %zu bytes per node\n", wren_sim_bytes_per_node(s));
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
+int main(void)
+{
+    RUN(test_airtime__127_octet_psdu_is_4256us);
+    RUN(test_time_accounting__states_sum_to_elapsed);
+    RUN(test_hidden_terminal__collisions_vanish_when_senders_hear_each_other);
+    RUN(test_half_duplex__sender_misses_frames);
+    RUN(test_channels__different_channels_do_not_hear);
+    RUN(test_link_prr__delivery_ratio_follows_prr);
+    RUN(test_determinism__same_seed_same_pcap_bytes);
+    RUN(test_inject__malformed_frames_dropped_by_reason);
+    RUN(test_scale__ten_thousand_nodes);
+    return test_summary();
+}
