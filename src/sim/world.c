@@ -5,92 +5,27 @@
 
 #define NODE_QUEUED 0x01
 
-static bool ev_before(const struct wren_world_event *a, const struct wren_world_event *b)
-{
-    return a->deadline < b->deadline || (a->deadline == b->deadline && a->seq < b->seq);
-}
-
-static void heap_place(struct wren_world *w, size_t i, struct wren_world_event ev)
-{
-    w->heap[i] = ev;
-    ev.timer->slot = (uint32_t)(i + 1);
-}
-
-static void heap_up(struct wren_world *w, size_t i)
-{
-    struct wren_world_event ev = w->heap[i];
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!ev_before(&ev, &w->heap[parent])) {
-            break;
-        }
-        heap_place(w, i, w->heap[parent]);
-        i = parent;
-    }
-    heap_place(w, i, ev);
-}
-
-static void heap_down(struct wren_world *w, size_t i)
-{
-    struct wren_world_event ev = w->heap[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= w->heap_len) {
-            break;
-        }
-        if (c + 1 < w->heap_len && ev_before(&w->heap[c + 1], &w->heap[c])) {
-            c++;
-        }
-        if (!ev_before(&w->heap[c], &ev)) {
-            break;
-        }
-        heap_place(w, i, w->heap[c]);
-        i = c;
-    }
-    heap_place(w, i, ev);
-}
-
-static void heap_remove(struct wren_world *w, size_t i)
-{
-    w->heap[i].timer->slot = 0;
-    w->heap_len--;
-    if (i == w->heap_len) {
-        return;
-    }
-    w->heap[i] = w->heap[w->heap_len];
-    w->heap[i].timer->slot = (uint32_t)(i + 1);
-    if (i > 0 && ev_before(&w->heap[i], &w->heap[(i - 1) / 2])) {
-        heap_up(w, i);
-    } else {
-        heap_down(w, i);
-    }
-}
-
 static void world_arm(void *rt, struct wren_timer *t)
 {
     struct wren_world *w = rt;
-    if (t->slot) {
-        heap_remove(w, t->slot - 1);
+    uint64_t when = t->deadline < w->now ? w->now : t->deadline;
+    if (wren_timerq_push(&w->timers, t, when) == 0) {
+        return;
     }
-    if (w->heap_len == w->heap_cap) {
-        size_t cap = w->heap_cap ? w->heap_cap * 2 : 256;
-        struct wren_world_event *h = realloc(w->heap, cap * sizeof(*h));
-        if (h == NULL) {
-            abort(); /* the simulator itself is out of memory */
-        }
-        w->heap = h;
-        w->heap_cap = cap;
+    /* full: grow the storage (the simulator may allocate; nodes may not) */
+    size_t cap = w->timers.cap ? w->timers.cap * 2 : 256;
+    struct wren_timerq_entry *v = realloc(w->timers.v, cap * sizeof(*v));
+    if (v == NULL) {
+        abort(); /* the simulator itself is out of memory */
     }
-    struct wren_world_event ev = { t->deadline < w->now ? w->now : t->deadline, w->seq++, t };
-    w->heap[w->heap_len++] = ev;
-    heap_up(w, w->heap_len - 1);
+    w->timers.v = v;
+    w->timers.cap = cap;
+    wren_timerq_push(&w->timers, t, when);
 }
 
 static void world_disarm(void *rt, struct wren_timer *t)
 {
-    if (t->slot) {
-        heap_remove(rt, t->slot - 1);
-    }
+    wren_timerq_remove(&((struct wren_world *)rt)->timers, t);
 }
 
 static uint64_t world_now(void *rt)
@@ -124,6 +59,7 @@ const struct wren_rt_ops wren_world_rt_ops = {
 void wren_world_init(struct wren_world *w, uint64_t seed)
 {
     memset(w, 0, sizeof(*w));
+    wren_timerq_init(&w->timers, NULL, 0);
     w->rng = seed ^ 0x6a09e667f3bcc909ull;
     if (w->rng == 0) {
         w->rng = 1;
@@ -132,12 +68,11 @@ void wren_world_init(struct wren_world *w, uint64_t seed)
 
 void wren_world_destroy(struct wren_world *w)
 {
-    for (size_t i = 0; i < w->heap_len; i++) {
-        w->heap[i].timer->slot = 0;
+    for (size_t i = 0; i < w->timers.len; i++) {
+        w->timers.v[i].timer->slot = 0;
     }
-    free(w->heap);
-    w->heap = NULL;
-    w->heap_len = w->heap_cap = 0;
+    free(w->timers.v);
+    wren_timerq_init(&w->timers, NULL, 0);
 }
 
 void wren_world_timer_set(struct wren_world *w, struct wren_timer *t, uint64_t when_us)
@@ -170,12 +105,12 @@ void wren_world_run_until(struct wren_world *w, uint64_t until_us)
 {
     for (;;) {
         run_ready(w);
-        if (w->heap_len == 0 || w->heap[0].deadline > until_us) {
+        uint64_t next = wren_timerq_next(&w->timers);
+        if (next > until_us) {
             break;
         }
-        struct wren_timer *t = w->heap[0].timer;
-        w->now = w->heap[0].deadline;
-        heap_remove(w, 0);
+        w->now = next;
+        struct wren_timer *t = wren_timerq_pop_due(&w->timers, next);
         w->fired++;
         wren_timer_expire(w, &wren_world_rt_ops, t);
     }
@@ -186,7 +121,7 @@ void wren_world_run_until(struct wren_world *w, uint64_t until_us)
 
 uint64_t wren_world_next_event(const struct wren_world *w)
 {
-    return w->heap_len ? w->heap[0].deadline : UINT64_MAX;
+    return wren_timerq_next(&w->timers);
 }
 
 uint64_t wren_world_random(struct wren_world *w)

@@ -17,19 +17,11 @@
 #include "core/node.h"
 #include "core/rt.h"
 #include "core/timer.h"
-
-struct wren_world_event {
-    uint64_t deadline;
-    uint64_t seq;
-    struct wren_timer *timer;
-};
+#include "core/timerq.h"
 
 struct wren_world {
     uint64_t now;               /**< virtual time, us */
-    uint64_t seq;               /**< arm order, breaks deadline ties */
-    struct wren_world_event *heap;
-    size_t heap_len;
-    size_t heap_cap;
+    struct wren_timerq timers;  /**< every armed timer of every node */
     struct wren_node *ready_head;
     struct wren_node *ready_tail;
     uint64_t fired;             /**< timers fired so far */

@@ -14,8 +14,8 @@
 
 #include "core/byteorder.h"
 
-/* 802.15.4-2015 7.4.2.17/18: HT1 (id 0x7e) and HT2 (id 0x7f) header
- * termination IEs; 7.4.3.3: payload termination IE (group 0xf). */
+/* 802.15.4-2015 7.4.2: HT1 (id 0x7e) and HT2 (id 0x7f) header termination
+ * IEs; 7.4.3: payload termination IE (group 0xf). Descriptors as on air. */
 #define IE_HT1 0x3f00u
 #define IE_HT2 0x3f80u
 #define IE_PT 0xf800u
@@ -248,6 +248,8 @@ static int frame_codec(const struct ieee802154_frame *f, struct cur *c)
     bool tail = cmd || f->payload_len;
     int rc = mhr_codec((struct ieee802154_hdr *)(uintptr_t)h, c);
 
+    /* Checking after the MHR is fine: the write pass only runs after a
+     * successful count pass. */
     if (rc < 0)
         return rc;
     if ((f->hdr_ie_len | f->payload_ie_len | f->payload_len) >> 16)
@@ -350,7 +352,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
     struct cur c = {(uint8_t *)(uintptr_t)b, 0, len, true, false}; /* read only */
     size_t pos, end, n, list_end;
     bool opaque = false;
-    int rc;
+    int rc, term = 0;
 
     memset(f, 0, sizeof(*f));
     rc = mhr_codec(h, &c);
@@ -365,13 +367,13 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
     /* 7.4.1: the IE lists. Pointers are never NULL, even if empty. */
     f->hdr_ie = b + pos;
     if (h->ie_present) {
-        rc = ie_walk(b, &pos, end, 0, &list_end);
-        if (rc < 0)
-            return rc;
+        term = ie_walk(b, &pos, end, 0, &list_end);
+        if (term < 0)
+            return term;
         f->hdr_ie_len = list_end - (size_t)(f->hdr_ie - b);
     }
     f->payload_ie = b + pos;
-    if (rc == 0x7e) { /* HT1 */
+    if (term == 0x7e) { /* HT1: payload IEs follow */
         if (h->security) { /* encrypted: left opaque */
             opaque = true;
             pos = list_end = end;

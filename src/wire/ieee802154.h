@@ -120,8 +120,9 @@ struct ieee802154_hdr {
 };
 
 /**
- * @brief A whole MPDU. Pointers refer into the parsed buffer (parse) or
- * are copied from (emit); the frame owns nothing.
+ * @brief A whole MPDU. Pointers refer into the parsed buffer (parse; never
+ * NULL there, even for empty ranges) or are copied from (emit; NULL is fine
+ * for an empty range); the frame owns nothing.
  *
  * hdr_ie is the header IE list without its HT1/HT2 termination IE;
  * payload_ie the payload IE list (after HT1) without its termination IE.
