@@ -1,0 +1,107 @@
+"""./wren test: build and run every test, stage by stage.
+
+Stages: C unit tests (ctest), Python tests (pytest), the same C and Python
+tests under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
+target for a short time, and the Cortex-M3 build run under qemu with its
+size report. Exits non-zero if any stage fails.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import build, paths
+
+
+def _run(cmd, env=None, cwd=None, timeout=None):
+    print(f"$ {' '.join(str(c) for c in cmd)}", flush=True)
+    res = subprocess.run([str(c) for c in cmd], env={**os.environ, **(env or {})},
+                         cwd=cwd, timeout=timeout)
+    return res.returncode == 0
+
+
+def stage_unit():
+    tree = build.host()
+    return _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"])
+
+
+def _pytest(env=None):
+    py = paths.ROOT / ".venv/bin/python"
+    return _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", paths.ROOT / "tests/py"],
+                env={"PYTHONPATH": str(paths.ROOT / "python"), **(env or {})})
+
+
+def stage_python():
+    build.host()
+    return _pytest()
+
+
+def stage_sanitizers():
+    tree = build.sanitize()
+    ok = _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"],
+              env={"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
+                   "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
+    # the Python tests again, with the sanitized library under the interpreter
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True).stdout.strip()
+    libubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], capture_output=True,
+                              text=True).stdout.strip()
+    ok &= _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
+                   "LD_PRELOAD": f"{libasan}:{libubsan}",
+                   # CPython itself is not leak-clean; the C tests above check leaks
+                   "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+                   "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+                   "WREN_SANITIZED": "1"})
+    return ok
+
+
+def stage_fuzz(seconds):
+    tree = build.fuzz()
+    ok = True
+    for target in sorted(Path(paths.ROOT / "fuzz").glob("fuzz_*.c")):
+        name = target.stem
+        corpus = paths.ROOT / "fuzz/corpus" / name.removeprefix("fuzz_")
+        with tempfile.TemporaryDirectory() as work:
+            dirs = [work] + ([corpus] if corpus.is_dir() else [])
+            ok &= _run([tree / name, f"-max_total_time={seconds}", "-print_final_stats=1",
+                        f"-artifact_prefix={work}/", *dirs],
+                       env={"ASAN_OPTIONS": "detect_leaks=1"})
+    return ok
+
+
+def stage_cortexm():
+    tree = build.arm()
+    elf = tree / "port/cortexm/wren_reflect.elf"
+    ok = _run(["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting-config",
+               "enable=on,target=native", "-kernel", elf], timeout=120) \
+        if shutil.which("qemu-system-arm") else True
+    if not shutil.which("qemu-system-arm"):
+        print("qemu-system-arm not installed: image built, not run")
+    from . import size
+    size.main(None)
+    return ok
+
+
+def main(args):
+    stages = [("C unit tests", stage_unit), ("Python tests", stage_python)]
+    if not args.quick:
+        stages += [("sanitizers (ASan+UBSan)", stage_sanitizers),
+                   ("fuzz targets", lambda: stage_fuzz(args.fuzz_seconds)),
+                   ("Cortex-M3 build, qemu run, size", stage_cortexm)]
+    results = []
+    for name, fn in stages:
+        print(f"\n=== {name} ===", flush=True)
+        t0 = time.monotonic()
+        try:
+            ok = fn()
+        except (subprocess.SubprocessError, SystemExit, OSError) as e:
+            print(f"{name}: {e}")
+            ok = False
+        results.append((name, ok, time.monotonic() - t0))
+    print("\n=== summary ===")
+    for name, ok, dt in results:
+        print(f"{'PASS' if ok else 'FAIL'}  {name}  ({dt:.0f} s)")
+    return 0 if all(ok for _, ok, _ in results) else 1

@@ -1,0 +1,58 @@
+"""The simulator library through its Python binding."""
+import pytest
+
+from wren import scenario
+
+
+def test_hidden_terminal_collisions_disappear_when_senders_hear(sim_factory):
+    def run(hear):
+        s = sim_factory(21)
+        for x in (0, 10, 20):
+            s.add_node(x, 0)
+        links = [(0, 1), (1, 0), (1, 2), (2, 1)] + ([(0, 2), (2, 0)] if hear else [])
+        for a, b in links:
+            s.set_link(a, b, 1.0)
+        for i in range(3):
+            s.set_cca(i, True)
+        s.rawgen(0, 1, size=100, interval_s=0.03, timing="poisson", count=500)
+        s.rawgen(2, 1, size=100, interval_s=0.03, timing="poisson", count=500)
+        s.rawgen(1, -1, size=100, interval_s=0)
+        s.run(40.0)
+        return s.counters(1)["radio.rx_collisions"]
+    hidden, heard = run(False), run(True)
+    assert hidden > 50
+    assert heard * 10 < hidden
+
+
+def test_explicit_links_and_removal(sim_factory):
+    s = sim_factory()
+    a, b = s.add_node(), s.add_node()
+    s.set_link(a, b, 1.0)
+    s.rawgen(a, b, size=20, interval_s=0.1, timing="periodic", count=5)
+    s.rawgen(b, -1, size=20, interval_s=0)
+    s.run(1.0)
+    assert s.counters(b)["app.received"] == 5
+    s.remove_link(a, b)
+    with pytest.raises(Exception):
+        s.set_link(a, 99, 1.0)
+
+
+def test_scenario_with_explicit_nodes_and_links(tmp_path, sim_factory):
+    sc = {
+        "name": "line", "seed": 4, "duration": 2.0,
+        "nodes": [{"x": 0}, {"x": 10}, {"x": 20}],
+        "links": [{"from": 0, "to": 1}, {"from": 1, "to": 2, "prr": 0.5}],
+        "radio": {"cca": True},
+        "apps": [{"nodes": [0, 2], "dst": 1, "size": 30, "interval": 0.05,
+                  "timing": "periodic", "count": 20},
+                 {"nodes": [1], "interval": 0}],
+    }
+    res = scenario.run(sc, progress=False)
+    c1 = res["nodes"][1]["counters"]
+    assert c1["app.received"] <= 40 and c1["app.received"] >= 25
+    assert res["totals"]["app.rx_bad"] == 0
+
+
+def test_bad_scenario_is_refused():
+    with pytest.raises(scenario.ScenarioError):
+        scenario.build({"name": "empty"})
