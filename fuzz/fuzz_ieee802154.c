@@ -16,10 +16,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define REQUIRE(cond)                                                                   \
-    do {                                                                                \
-        if (!(cond))                                                                    \
-            abort();                                                                    \
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 static int mem_eq(const uint8_t *a, const uint8_t *b, size_t n)

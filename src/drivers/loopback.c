@@ -142,11 +142,7 @@ static int lo_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
     default:
         return -ENOTSUP;
     }
-    if (max < n) {
-        return -EOVERFLOW;
-    }
-    memcpy(val, src, n);
-    return (int)n;
+    return wren_netopt_put(val, max, src, n);
 }
 
 static int lo_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len)

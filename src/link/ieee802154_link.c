@@ -214,15 +214,6 @@ drop:
     wren_pktbuf_release(&node->pktbuf, pkt);
 }
 
-static int put_val(void *val, size_t max, const void *src, size_t len)
-{
-    if (max < len) {
-        return -EOVERFLOW;
-    }
-    memcpy(val, src, len);
-    return (int)len;
-}
-
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
@@ -230,24 +221,24 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
     uint8_t b;
     switch (opt) {
     case WREN_NETOPT_ADDRESS:
-        return put_val(val, max, nif->short_addr, 2);
+        return wren_netopt_put(val, max, nif->short_addr, 2);
     case WREN_NETOPT_ADDRESS_LONG:
-        return put_val(val, max, nif->long_addr, 8);
+        return wren_netopt_put(val, max, nif->long_addr, 8);
     case WREN_NETOPT_NID:
-        return put_val(val, max, &nif->pan, 2);
+        return wren_netopt_put(val, max, &nif->pan, 2);
     case WREN_NETOPT_ADDR_LEN:
         v16 = nif->src_len;
-        return put_val(val, max, &v16, 2);
+        return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_ACK_REQ:
         b = nif->ack_req;
-        return put_val(val, max, &b, 1);
+        return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_PROMISCUOUS:
         b = nif->promiscuous;
-        return put_val(val, max, &b, 1);
+        return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_MAX_PDU_SIZE:
         /* payload room with short addresses and a compressed PAN ID */
         v16 = MAX_PSDU - IEEE802154_FCS_LEN - 9;
-        return put_val(val, max, &v16, 2);
+        return wren_netopt_put(val, max, &v16, 2);
     default:
         return -ENOTSUP;
     }

@@ -154,17 +154,11 @@ static int netif_get(struct wren_node *node, struct wren_module *self, uint16_t 
     struct wren_netif *netif = (struct wren_netif *)self;
     switch (opt) {
     case WREN_NETOPT_STATS:
-        if (max < sizeof(netif->stats)) {
-            return -EOVERFLOW;
-        }
-        memcpy(val, &netif->stats, sizeof(netif->stats));
-        return sizeof(netif->stats);
-    case WREN_NETOPT_TX_QUEUE_LEN:
-        if (max < sizeof(uint16_t)) {
-            return -EOVERFLOW;
-        }
-        *(uint16_t *)val = netif->txq_len;
-        return sizeof(uint16_t);
+        return wren_netopt_put(val, max, &netif->stats, sizeof(netif->stats));
+    case WREN_NETOPT_TX_QUEUE_LEN: {
+        uint16_t n = netif->txq_len;
+        return wren_netopt_put(val, max, &n, sizeof(n));
+    }
     default:
         break;
     }

@@ -9,7 +9,10 @@
 #ifndef WREN_NET_NETOPT_H
 #define WREN_NET_NETOPT_H
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum wren_netopt {
     WREN_NETOPT_CHANNEL = 1,     /**< uint16_t radio channel */
@@ -45,5 +48,18 @@ struct wren_radio_time {
     uint64_t rx;
     uint64_t tx;
 };
+
+/**
+ * @brief Answer a GET: copy @p len bytes of @p src into @p val.
+ * @return @p len, or -EOVERFLOW if @p max is smaller.
+ */
+static inline int wren_netopt_put(void *val, size_t max, const void *src, size_t len)
+{
+    if (max < len) {
+        return -EOVERFLOW;
+    }
+    memcpy(val, src, len);
+    return (int)len;
+}
 
 #endif

@@ -261,15 +261,6 @@ static void radio_isr(struct wren_netdev *dev)
     }
 }
 
-static int put_val(void *val, size_t max, const void *src, size_t len)
-{
-    if (max < len) {
-        return -EOVERFLOW;
-    }
-    memcpy(val, src, len);
-    return (int)len;
-}
-
 static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
 {
     struct wren_sim_radio *r = radio_of(dev);
@@ -277,28 +268,28 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
     uint8_t b;
     switch (opt) {
     case WREN_NETOPT_CHANNEL:
-        return put_val(val, max, &r->channel, 2);
+        return wren_netopt_put(val, max, &r->channel, 2);
     case WREN_NETOPT_ADDRESS:
-        return put_val(val, max, r->short_addr, 2);
+        return wren_netopt_put(val, max, r->short_addr, 2);
     case WREN_NETOPT_ADDRESS_LONG:
-        return put_val(val, max, r->long_addr, 8);
+        return wren_netopt_put(val, max, r->long_addr, 8);
     case WREN_NETOPT_NID:
-        return put_val(val, max, &r->pan, 2);
+        return wren_netopt_put(val, max, &r->pan, 2);
     case WREN_NETOPT_TX_POWER:
-        return put_val(val, max, &r->tx_power, 2);
+        return wren_netopt_put(val, max, &r->tx_power, 2);
     case WREN_NETOPT_MAX_PDU_SIZE:
         v16 = WREN_PHY_MAX_PSDU - IEEE802154_FCS_LEN;
-        return put_val(val, max, &v16, 2);
+        return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_CCA_BEFORE_TX:
         b = r->cca_before_tx;
-        return put_val(val, max, &b, 1);
+        return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_STATE:
-        return put_val(val, max, &r->state, 1);
+        return wren_netopt_put(val, max, &r->state, 1);
     case WREN_NETOPT_DEVICE_TYPE:
         v16 = WREN_NETDEV_TYPE_IEEE802154;
-        return put_val(val, max, &v16, 2);
+        return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_RSSI_LAST:
-        return put_val(val, max, &r->rx_rssi, 2);
+        return wren_netopt_put(val, max, &r->rx_rssi, 2);
     case WREN_NETOPT_RADIO_TIME: {
         wren_sim_radio_sync_time(r);
         struct wren_radio_time t = {
@@ -307,7 +298,7 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
             .rx = r->time_in[WREN_NETOPT_STATE_RX],
             .tx = r->time_in[WREN_NETOPT_STATE_TX],
         };
-        return put_val(val, max, &t, sizeof(t));
+        return wren_netopt_put(val, max, &t, sizeof(t));
     }
     default:
         return -ENOTSUP;

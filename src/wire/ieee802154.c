@@ -64,8 +64,7 @@ static int hdr_check(const struct ieee802154_hdr *h)
         return ERR(FRAME_TYPE);
     if (h->version > IEEE802154_VERSION_2015)
         return ERR(VERSION);
-    if ((h->dst_mode | h->src_mode) > IEEE802154_ADDR_EXT || h->dst_mode == 1 ||
-        h->src_mode == 1)
+    if ((h->dst_mode | h->src_mode) > IEEE802154_ADDR_EXT || h->dst_mode == 1 || h->src_mode == 1)
         return ERR(ADDR_MODE);
     /* 7.2.1.5: in versions 0/1 compression needs both addresses. */
     if (!is_v2(h) && h->panid_comp &&
@@ -148,10 +147,11 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
     int rc;
 
     /* 7.2.1: frame control; bits 8-9 are reserved before version 2. */
-    t = cur_le(c, (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 |
-                             h->ack_req << 5 | h->panid_comp << 6 |
-                             (v2 && h->seq_suppressed) << 8 | (v2 && h->ie_present) << 9 |
-                             h->dst_mode << 10 | h->version << 12 | h->src_mode << 14),
+    t = cur_le(c,
+               (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 | h->ack_req << 5 |
+                          h->panid_comp << 6 | (v2 && h->seq_suppressed) << 8 |
+                          (v2 && h->ie_present) << 9 | h->dst_mode << 10 | h->version << 12 |
+                          h->src_mode << 14),
                2);
     if (c->err)
         return ERR(TRUNCATED);
@@ -201,9 +201,9 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
 
     if (h->security) {
         /* 9.4.2: security control; bits 5-6 are reserved before v2. */
-        t = cur_le(c, (uint32_t)(h->sec_level | h->key_id_mode << 3 |
-                                 (v2 && h->fc_suppressed) << 5 |
-                                 (v2 && h->asn_in_nonce) << 6),
+        t = cur_le(c,
+                   (uint32_t)(h->sec_level | h->key_id_mode << 3 | (v2 && h->fc_suppressed) << 5 |
+                              (v2 && h->asn_in_nonce) << 6),
                    1);
         if (rd) {
             h->sec_level = t & 7;
@@ -314,8 +314,7 @@ int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len)
  * bit 1, length bits 0-10, group bits 11-14, terminated by group 0xf.
  * Returns the terminator's id/group or 0 if the list runs to end, setting
  * *list_end to the end of the list and *pos past the terminator. */
-static int ie_walk(const uint8_t *b, size_t *pos, size_t end, unsigned payload,
-                   size_t *list_end)
+static int ie_walk(const uint8_t *b, size_t *pos, size_t end, unsigned payload, size_t *list_end)
 {
     size_t p = *pos;
 
@@ -373,8 +372,9 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
         f->hdr_ie_len = list_end - (size_t)(f->hdr_ie - b);
     }
     f->payload_ie = b + pos;
-    if (term == 0x7e) { /* HT1: payload IEs follow */
-        if (h->security) { /* encrypted: left opaque */
+    if (term == 0x7e) {
+        /* HT1: payload IEs follow; encrypted in a secured frame, so opaque. */
+        if (h->security) {
             opaque = true;
             pos = list_end = end;
         } else {

@@ -110,11 +110,11 @@ struct ieee802154_hdr {
     uint8_t dst_addr[8]; /**< canonical order, see file comment */
     uint8_t src_addr[8];
     /* Auxiliary security header (802.15.4-2015 9.4), used if security. */
-    uint8_t sec_level;     /**< 0..7; MIC length from level & 3 */
-    uint8_t key_id_mode;   /**< 0..3: key identifier of 0/1/5/9 bytes */
-    bool fc_suppressed;    /**< v2: no frame counter */
-    bool asn_in_nonce;     /**< v2: ASN used in the nonce */
-    uint8_t key_index;     /**< key id modes 1..3 */
+    uint8_t sec_level;   /**< 0..7; MIC length from level & 3 */
+    uint8_t key_id_mode; /**< 0..3: key identifier of 0/1/5/9 bytes */
+    bool fc_suppressed;  /**< v2: no frame counter */
+    bool asn_in_nonce;   /**< v2: ASN used in the nonce */
+    uint8_t key_index;   /**< key id modes 1..3 */
     uint32_t frame_counter;
     uint8_t key_source[8]; /**< wire order; 4 (mode 2) or 8 (mode 3) bytes */
 };

@@ -56,3 +56,15 @@ def test_scenario_with_explicit_nodes_and_links(tmp_path, sim_factory):
 def test_bad_scenario_is_refused():
     with pytest.raises(scenario.ScenarioError):
         scenario.build({"name": "empty"})
+
+
+def test_hidden_terminal_scenarios_through_the_front_end():
+    from conftest import ROOT
+    res = {}
+    for name in ("hidden_terminal", "exposed_terminal"):
+        sc = scenario.load(ROOT / f"scenarios/{name}.toml")
+        r = scenario.run(sc, progress=False)
+        res[name] = r["nodes"][1]["counters"]["radio.rx_collisions"]
+        assert r["pktbuf_in_use"] == 0
+    assert res["hidden_terminal"] > 100
+    assert res["exposed_terminal"] * 10 < res["hidden_terminal"]

@@ -13,6 +13,8 @@
 #define TRUNC (-IEEE802154_ERR_TRUNCATED)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Canonical frames, one wire field per line. */
+/* clang-format off */
 /* 2006 data frame, short addresses, PAN ID compression, payload "hi". */
 static const uint8_t data_2006[] = {
     0x41, 0x98,             /* FCF: data, comp, dst short, v1, src short */
@@ -91,6 +93,7 @@ static const uint8_t secured_2015_ht1[] = {
 static const uint8_t beacon_2003[] = {
     0x00, 0x80, 0x99, 0x34, 0x12, 0x01, 0x00, 0xff, 0xcf, 0x00, 0x00,
 };
+/* clang-format on */
 
 /* ---- FCS ------------------------------------------------------------ */
 
@@ -232,11 +235,13 @@ TEST(test_ieee802154_parse__enh_ack)
 
 TEST(test_ieee802154_parse__enh_ack_seq_suppressed_ext_dst)
 {
+    /* clang-format off */
     static const uint8_t frame[] = {
         0x42, 0x2f, /* ACK, comp, seq suppressed, IE, dst ext, v2 */
         0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00,
         0x02, 0x0f, 0x10, 0x00,
     };
+    /* clang-format on */
     struct ieee802154_frame f;
 
     CHECK_EQ(ieee802154_parse(frame, sizeof(frame), &f), 0);
@@ -581,6 +586,7 @@ TEST(test_ieee802154_parse__ie_empty_lists)
 TEST(test_ieee802154_has_pan__table_7_2)
 {
     /* {dst mode, src mode, comp, dst PAN, src PAN} for version 2. */
+    /* clang-format off */
     static const uint8_t t[][5] = {
         {0, 0, 0, 0, 0}, {0, 0, 1, 1, 0}, {2, 0, 0, 1, 0}, {3, 0, 0, 1, 0},
         {2, 0, 1, 0, 0}, {3, 0, 1, 0, 0}, {0, 2, 0, 0, 1}, {0, 3, 0, 0, 1},
@@ -588,6 +594,7 @@ TEST(test_ieee802154_has_pan__table_7_2)
         {2, 2, 0, 1, 1}, {2, 3, 0, 1, 1}, {3, 2, 0, 1, 1}, {2, 3, 1, 1, 0},
         {3, 2, 1, 1, 0}, {2, 2, 1, 1, 0},
     };
+    /* clang-format on */
     struct ieee802154_hdr h;
 
     for (size_t i = 0; i < ARRAY_LEN(t); i++) {
@@ -603,10 +610,12 @@ TEST(test_ieee802154_has_pan__table_7_2)
 
 TEST(test_ieee802154_has_pan__classic_rule)
 {
+    /* clang-format off */
     static const uint8_t t[][5] = {
         {0, 0, 0, 0, 0}, {2, 0, 0, 1, 0}, {0, 3, 0, 0, 1}, {3, 3, 0, 1, 1},
         {2, 3, 0, 1, 1}, {3, 3, 1, 1, 0}, {2, 2, 1, 1, 0},
     };
+    /* clang-format on */
     struct ieee802154_hdr h;
 
     for (uint8_t v = 0; v < 2; v++) {
@@ -625,11 +634,13 @@ TEST(test_ieee802154_has_pan__classic_rule)
 TEST(test_ieee802154_parse__v2_pan_ids_from_table)
 {
     /* ext/ext, comp=0: only the destination PAN ID is on the wire. */
+    /* clang-format off */
     static const uint8_t frame[] = {
         0x01, 0xec, 0x01, 0x34, 0x12, /* dst PAN */
         0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00,
         0x04, 0x03, 0x02, 0x01, 0x00, 0x4b, 0x12, 0x02, 0xaa,
     };
+    /* clang-format on */
     /* none/none, comp=1: a destination PAN ID alone. */
     static const uint8_t pan_only[] = {0x41, 0x20, 0x01, 0xff, 0xff};
     struct ieee802154_frame f;
