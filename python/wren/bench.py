@@ -79,6 +79,43 @@ def bench_sim_speed_1k_busy():
                   "(Poisson), CCA on; issue #2 target: >= 10x real time", target=10)
 
 
+def callgrind_instructions(argv):
+    """Instructions a program executes, counted by valgrind's callgrind."""
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    if not shutil.which("valgrind"):
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        res = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg",
+                              *map(str, argv)], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(res.stderr[-2000:])
+        m = re.search(r"Collected : (\d+)", res.stderr)
+        return int(m.group(1))
+
+
+def bench_l2_reflector():
+    """Instructions per frame through a node and the L2 reflector and back."""
+    from . import paths
+    exe = paths.BUILD / "bench_reflector"
+    recs = []
+    for payload in (20, 100):
+        a = callgrind_instructions([exe, 1000, payload])
+        b = callgrind_instructions([exe, 2000, payload])
+        if a is None:
+            print("  valgrind not installed: skipped")
+            return []
+        per = (b - a) / 1000
+        print(f"  {payload}-byte payload: {per:.0f} instructions per frame round trip "
+              f"(callgrind, x86-64)")
+        recs.append(_record(f"l2_reflector_{payload}B_instructions", round(per), "instructions",
+                            "lower", None,
+                            "app -> 802.15.4 link -> L2 reflector -> netif -> link -> app"))
+    return recs
+
+
 def bench_size():
     from . import size
     return size.records()
@@ -88,6 +125,7 @@ BENCHES = {
     "sim_bytes_per_node": bench_sim_bytes_per_node,
     "sim_speed_1k_idle": bench_sim_speed_1k_idle,
     "sim_speed_1k_busy": bench_sim_speed_1k_busy,
+    "l2_reflector": bench_l2_reflector,
     "size": bench_size,
 }
 
