@@ -21,10 +21,13 @@ static void setup(void)
     wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 7);
 }
 
-static void teardown(void)
-{
-    wren_world_destroy(&world);
-}
+/* every test ends with an empty, consistent packet buffer */
+#define teardown()                                                      \
+    do {                                                                \
+        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                      \
+        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                       \
+        wren_world_destroy(&world);                                     \
+    } while (0)
 
 /* a module that logs what it handles */
 struct logmod {
