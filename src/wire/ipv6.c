@@ -1,0 +1,91 @@
+#include "wire/ipv6.h"
+
+#include <string.h>
+
+#include "core/byteorder.h"
+
+/* RFC 8200 section 3: version, traffic class, flow label, payload length,
+ * next header, hop limit, source, destination */
+int ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h)
+{
+    if (len < IPV6_HDR_LEN) {
+        return -IPV6_ERR_TRUNCATED;
+    }
+    uint32_t w = get_be32(buf);
+    if ((w >> 28) != 6) {
+        return -IPV6_ERR_VERSION;
+    }
+    h->tc = (uint8_t)(w >> 20);
+    h->flow = w & 0xfffff;
+    h->payload_len = get_be16(buf + 4);
+    h->next = buf[6];
+    h->hop_limit = buf[7];
+    memcpy(h->src, buf + 8, 16);
+    memcpy(h->dst, buf + 24, 16);
+    return 0;
+}
+
+void ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf)
+{
+    put_be32(buf, 6u << 28 | (uint32_t)h->tc << 20 | (h->flow & 0xfffff));
+    put_be16(buf + 4, h->payload_len);
+    buf[6] = h->next;
+    buf[7] = h->hop_limit;
+    memcpy(buf + 8, h->src, 16);
+    memcpy(buf + 24, h->dst, 16);
+}
+
+bool ipv6_addr_is_unspecified(const uint8_t *a)
+{
+    for (int i = 0; i < 16; i++) {
+        if (a[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ipv6_addr_is_loopback(const uint8_t *a)
+{
+    for (int i = 0; i < 15; i++) {
+        if (a[i]) {
+            return false;
+        }
+    }
+    return a[15] == 1;
+}
+
+bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
+{
+    if (bits > 128) {
+        bits = 128;
+    }
+    unsigned bytes = bits / 8;
+    if (memcmp(a, b, bytes) != 0) {
+        return false;
+    }
+    unsigned rest = bits % 8;
+    if (rest == 0) {
+        return true;
+    }
+    uint8_t mask = (uint8_t)(0xff << (8 - rest));
+    return ((a[bytes] ^ b[bytes]) & mask) == 0;
+}
+
+unsigned ipv6_prefix_common(const uint8_t *a, const uint8_t *b)
+{
+    unsigned n = 0;
+    for (int i = 0; i < 16; i++) {
+        uint8_t x = a[i] ^ b[i];
+        if (x == 0) {
+            n += 8;
+            continue;
+        }
+        while (!(x & 0x80)) {
+            x = (uint8_t)(x << 1);
+            n++;
+        }
+        return n;
+    }
+    return n;
+}
