@@ -21,9 +21,11 @@
 #define CONFIG_WREN_PKTBUF_SIZE 6144
 #endif
 
-/** Packets an interface queues while its device is busy. */
+/** Packets an interface queues while its device is busy (a 1,280-byte
+ *  datagram is 12 fragments on 802.15.4). The queue is linked through the
+ *  packets' netif headers, so its length costs no RAM. */
 #ifndef CONFIG_WREN_NETIF_TXQ_LEN
-#define CONFIG_WREN_NETIF_TXQ_LEN 4
+#define CONFIG_WREN_NETIF_TXQ_LEN 16
 #endif
 
 /** Most snips a transmitted packet may have before the link layer merges it. */

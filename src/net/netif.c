@@ -8,20 +8,56 @@
 #include "net/netopt.h"
 #include "net/nettype.h"
 
+/* Queue @p pkt (a netif header first) at the tail, or at the head to retry
+ * it first. Its netif header carries the link; a shared one is copied. */
+static void txq_put(struct wren_netif *netif, struct wren_snip *pkt, bool front)
+{
+    struct wren_pktbuf *pb = &netif->node->pktbuf;
+    struct wren_snip *head = pkt;
+    if (netif->txq_len >= CONFIG_WREN_NETIF_TXQ_LEN ||
+        wren_pktbuf_write_path(pb, &pkt, &head) < 0) {
+        netif->stats.tx_drop_queue++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    if (front) {
+        nh->q_next = netif->txq_head;
+        netif->txq_head = pkt;
+        if (netif->txq_tail == NULL) {
+            netif->txq_tail = pkt;
+        }
+    } else {
+        nh->q_next = NULL;
+        if (netif->txq_tail) {
+            wren_netif_hdr(netif->txq_tail)->q_next = pkt;
+        } else {
+            netif->txq_head = pkt;
+        }
+        netif->txq_tail = pkt;
+    }
+    netif->txq_len++;
+}
+
+static struct wren_snip *txq_get(struct wren_netif *netif)
+{
+    struct wren_snip *pkt = netif->txq_head;
+    if (pkt) {
+        netif->txq_head = wren_netif_hdr(pkt)->q_next;
+        if (netif->txq_head == NULL) {
+            netif->txq_tail = NULL;
+        }
+        netif->txq_len--;
+    }
+    return pkt;
+}
+
 static void netif_try_send(struct wren_netif *netif, struct wren_snip *pkt)
 {
     int res = netif->link->send(netif, pkt);
     if (res == -EBUSY) {
-        /* the device is busy after all: queue at the front, keep order */
-        if (netif->txq_len == CONFIG_WREN_NETIF_TXQ_LEN) {
-            netif->stats.tx_drop_queue++;
-            wren_pktbuf_release(&netif->node->pktbuf, pkt);
-            return;
-        }
-        netif->txq_head = (uint8_t)((netif->txq_head + CONFIG_WREN_NETIF_TXQ_LEN - 1) %
-                                    CONFIG_WREN_NETIF_TXQ_LEN);
-        netif->txq[netif->txq_head] = pkt;
-        netif->txq_len++;
+        /* the device is busy after all: retry this one first */
+        txq_put(netif, pkt, true);
         netif->tx_busy = true;
     } else if (res == 0) {
         netif->tx_busy = true;
@@ -38,15 +74,9 @@ static void netif_send(struct wren_netif *netif, struct wren_snip *pkt)
     }
     if (!netif->tx_busy) {
         netif_try_send(netif, pkt);
-        return;
+    } else {
+        txq_put(netif, pkt, false);
     }
-    if (netif->txq_len == CONFIG_WREN_NETIF_TXQ_LEN) {
-        netif->stats.tx_drop_queue++;
-        wren_pktbuf_release(&netif->node->pktbuf, pkt);
-        return;
-    }
-    netif->txq[(netif->txq_head + netif->txq_len) % CONFIG_WREN_NETIF_TXQ_LEN] = pkt;
-    netif->txq_len++;
 }
 
 void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
@@ -64,10 +94,7 @@ void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
     }
     netif->tx_busy = false;
     while (!netif->tx_busy && netif->txq_len) {
-        struct wren_snip *pkt = netif->txq[netif->txq_head];
-        netif->txq_head = (uint8_t)((netif->txq_head + 1) % CONFIG_WREN_NETIF_TXQ_LEN);
-        netif->txq_len--;
-        netif_try_send(netif, pkt);
+        netif_try_send(netif, txq_get(netif));
     }
 }
 

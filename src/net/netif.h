@@ -47,6 +47,7 @@ struct wren_netif_hdr {
     uint8_t flags;
     int16_t rssi;
     uint8_t lqi;
+    struct wren_snip *q_next;  /**< the interface's send queue link (TX only) */
 };
 
 /** Counters of an interface; every drop has a reason. */
@@ -92,8 +93,8 @@ struct wren_netif {
     struct wren_node *node;
     struct wren_netdev *dev;
     const struct wren_netif_link_ops *link;
-    struct wren_snip *txq[CONFIG_WREN_NETIF_TXQ_LEN];
-    uint8_t txq_head;
+    struct wren_snip *txq_head;        /**< send queue, linked via netif headers */
+    struct wren_snip *txq_tail;
     uint8_t txq_len;
     uint8_t id;                        /**< 1-based, unique in the node */
     bool tx_busy;                      /**< a frame is with the device */

@@ -57,7 +57,7 @@ struct wren_netreg_entry *wren_netreg_lookup(struct wren_node *node, uint8_t typ
     }
     struct wren_netreg_entry *e = prev ? prev->next : node->netreg.head[type];
     for (; e; e = e->next) {
-        if (e->demux == demux || e->demux == WREN_NETREG_DEMUX_ALL) {
+        if (e->demux == demux) {
             return e;
         }
     }

@@ -15,7 +15,13 @@
 
 #include "net/nettype.h"
 
-/** Demux context that matches every packet of a type. */
+/**
+ * Demux context of the module that handles a whole protocol (the UDP module
+ * registers (UDP, ALL); a socket on port 5683 registers (UDP, 5683)).
+ * Matching is exact: a layer dispatching to (UDP, 5683) reaches only the
+ * socket, and one dispatching to (UDP, ALL) only the protocol module, so a
+ * module never receives the packets it hands on.
+ */
 #define WREN_NETREG_DEMUX_ALL UINT32_MAX
 
 struct wren_module;
@@ -47,8 +53,7 @@ void wren_netreg_unregister(struct wren_node *node, uint8_t type,
                             struct wren_netreg_entry *entry);
 
 /**
- * @brief First entry for (type, demux) after @p prev (NULL: from the start).
- *        Entries registered with WREN_NETREG_DEMUX_ALL match any demux.
+ * @brief First entry for exactly (type, demux) after @p prev (NULL: from the start).
  */
 struct wren_netreg_entry *wren_netreg_lookup(struct wren_node *node, uint8_t type,
                                              uint32_t demux,
