@@ -127,6 +127,12 @@ static inline struct wren_netif_hdr *wren_netif_hdr(struct wren_snip *s)
     return (struct wren_netif_hdr *)(void *)s->data;
 }
 
+/** @brief The interface id a netif header names. */
+static inline uint8_t wren_netif_hdr_if(struct wren_snip *s)
+{
+    return wren_netif_hdr(s)->if_id;
+}
+
 /** @brief Tell @p netif the device finished a frame (called from the link
  *         layer or driver event path): counts, then sends the next queued. */
 void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev);

@@ -32,6 +32,23 @@ enum wren_netopt {
     WREN_NETOPT_IS_WIRED,        /**< uint8_t bool */
     WREN_NETOPT_RSSI_LAST,       /**< int16_t RSSI of the last received frame, dBm */
     WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
+
+    /* IPv6 module options; ctx is the interface id where one is needed */
+    WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;
+                                        SET: add one struct wren_ipv6_addr */
+    WREN_NETOPT_IPV6_ADDR_REMOVE,  /**< SET: uint8_t[16] address to remove from ctx */
+    WREN_NETOPT_IPV6_GROUP_JOIN,   /**< SET: uint8_t[16] multicast group on ctx */
+    WREN_NETOPT_IPV6_GROUP_LEAVE,  /**< SET: uint8_t[16] multicast group on ctx */
+    WREN_NETOPT_IPV6_SRC_SELECT,   /**< GET: in: uint8_t[16] destination; out:
+                                        uint8_t[16] source (RFC 6724), ctx 0 = any */
+    WREN_NETOPT_IPV6_FORWARDING,   /**< uint8_t bool: route between interfaces */
+    WREN_NETOPT_IPV6_ROUTE_ADD,    /**< SET: struct wren_fib_entry */
+    WREN_NETOPT_IPV6_ROUTE_DEL,    /**< SET: struct wren_fib_entry (prefix, len) */
+    WREN_NETOPT_IPV6_ROUTES,       /**< GET: struct wren_fib_entry[] */
+    WREN_NETOPT_IPV6_STATS,        /**< GET: struct wren_ipv6_stats */
+    WREN_NETOPT_IPV6_MTU,          /**< uint16_t link MTU of interface ctx */
+    WREN_NETOPT_HOP_LIMIT,         /**< uint8_t default hop limit of interface ctx */
+    WREN_NETOPT_IPV6_NETIF_ADD,    /**< SET: uint8_t interface id to run IPv6 on */
 };
 
 enum wren_netopt_state {

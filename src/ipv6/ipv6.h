@@ -1,0 +1,148 @@
+/**
+ * @file ipv6.h
+ * @brief The IPv6 layer (RFC 8200): addresses per interface, source
+ *        selection, a FIB with longest-prefix match, forwarding between
+ *        interfaces, multicast reception, loopback, and demultiplexing to
+ *        the upper layers.
+ *
+ * Registered as (WREN_NETTYPE_IPV6, ALL). It takes:
+ * - SND: a packet [netif header]? -> [IPv6 header, 40 bytes] -> upper
+ *   layers. The optional netif header pins the interface. Zero fields of
+ *   the header are filled in: an unspecified source (selected), hop limit
+ *   0 (the interface's default), the payload length (always computed).
+ * - RCV: a packet whose first snip holds the datagram from its fixed
+ *   header on, followed by link headers and the netif header.
+ *
+ * Received datagrams for this node go up, with the IPv6 header marked as
+ * its own snip, to (protocol type, ALL) — UDP, ICMPv6, TCP — and to raw
+ * sockets registered as (WREN_NETTYPE_IPV6, next header). Packets for
+ * others are forwarded when forwarding is on. ICMPv6 errors are asked of
+ * the ICMPv6 module with a WREN_MSG_ICMPV6_ERROR message.
+ */
+#ifndef WREN_IPV6_IPV6_H
+#define WREN_IPV6_IPV6_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/module.h"
+#include "ipv6/fib.h"
+#include "net/netreg.h"
+#include "pktbuf/pktbuf.h"
+
+#ifndef CONFIG_WREN_IPV6_IFS
+#define CONFIG_WREN_IPV6_IFS 2       /**< interfaces IPv6 runs on */
+#endif
+#ifndef CONFIG_WREN_IPV6_ADDRS
+#define CONFIG_WREN_IPV6_ADDRS 3     /**< unicast addresses per interface */
+#endif
+#ifndef CONFIG_WREN_IPV6_GROUPS
+#define CONFIG_WREN_IPV6_GROUPS 2    /**< joined groups besides all-nodes and solicited-node */
+#endif
+#define WREN_IPV6_DEFAULT_HOP_LIMIT 64
+
+/** Ask the ICMPv6 module for an error about the packet the message carries;
+ *  msg.arg is the pointer (parameter problem) or MTU (packet too big). */
+#define WREN_MSG_ICMPV6_ERROR(type, code) ((uint16_t)(0x5800u | (type) << 4 | (code)))
+#define WREN_MSG_IS_ICMPV6_ERROR(t) (((t) & 0xff00u) == 0x5800u)
+
+enum wren_ipv6_addr_state {
+    WREN_IPV6_ADDR_UNUSED = 0,
+    WREN_IPV6_ADDR_TENTATIVE,   /**< DAD not finished: not used as a source */
+    WREN_IPV6_ADDR_VALID,
+};
+
+struct wren_ipv6_addr {
+    uint8_t addr[16];
+    uint8_t prefix_len;
+    uint8_t state;              /**< enum wren_ipv6_addr_state */
+};
+
+enum {
+    WREN_IPV6_IF_SIXLO = 0x01,  /**< 6LoWPAN below: send through the 6LoWPAN module */
+};
+
+struct wren_ipv6_if {
+    uint8_t if_id;              /**< 0: slot unused */
+    uint8_t flags;
+    uint8_t hop_limit;
+    uint8_t l2len;
+    uint16_t mtu;
+    uint8_t l2addr[8];          /**< the address the interface sends from */
+    struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
+    uint8_t groups[CONFIG_WREN_IPV6_GROUPS][16];
+};
+
+struct wren_ipv6_stats {
+    uint32_t rx_pkts;
+    uint32_t rx_delivered;
+    uint32_t rx_forwarded;
+    uint32_t rx_drop_hdr;        /**< truncated header or wrong version */
+    uint32_t rx_drop_len;        /**< payload length beyond the bytes present */
+    uint32_t rx_drop_src;        /**< multicast or otherwise impossible source */
+    uint32_t rx_drop_not_for_us; /**< not ours and not forwarded */
+    uint32_t rx_drop_hop_limit;  /**< hop limit exhausted while forwarding */
+    uint32_t rx_drop_no_route;   /**< nowhere to forward */
+    uint32_t rx_drop_ext;        /**< bad or unsupported extension header */
+    uint32_t rx_drop_no_receiver; /**< no upper layer for the next header */
+    uint32_t rx_drop_nobuf;
+    uint32_t tx_pkts;
+    uint32_t tx_loopback;
+    uint32_t tx_drop_bad;        /**< malformed request from above */
+    uint32_t tx_drop_no_route;
+    uint32_t tx_drop_no_src;     /**< no source address for the destination */
+    uint32_t tx_drop_too_big;    /**< larger than the link MTU */
+    uint32_t tx_drop_nobuf;
+};
+
+struct wren_ipv6 {
+    struct wren_module module;   /**< first */
+    struct wren_netreg_entry reg;
+    struct wren_node *node;
+    bool forwarding;
+    struct wren_ipv6_if ifs[CONFIG_WREN_IPV6_IFS];
+    struct wren_fib fib;
+    struct wren_ipv6_stats stats;
+};
+
+/** @brief Start the IPv6 layer of @p node (registers it in netreg). */
+int wren_ipv6_init(struct wren_node *node, struct wren_ipv6 *ip);
+
+/**
+ * @brief Run IPv6 on interface @p if_id: learns its link address and MTU
+ *        through netapi GET and gives it a link-local address whose
+ *        interface identifier comes from that link address (RFC 4944 /
+ *        RFC 6282 3.2.2 for 802.15.4).
+ * @return 0, -ENOSPC, -ENODEV.
+ */
+int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id);
+
+/** @brief Add an address to interface @p if_id. @return 0, -ENOSPC, -ENODEV, -EINVAL. */
+int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
+                       uint8_t prefix_len, uint8_t state);
+
+/** @brief Pick a source address for @p dst (RFC 6724, simplified: a usable
+ *         address of the same scope, on the outgoing interface if known,
+ *         with the longest common prefix). @return 0 or -EADDRNOTAVAIL. */
+int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst,
+                         uint8_t *src);
+
+/** @brief Whether @p addr is one of this node's unicast addresses. */
+bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr);
+
+/**
+ * @brief Prepend an IPv6 header snip to @p pkt (TX), fields as given; zero
+ *        source, hop limit or payload length are filled in by the layer.
+ * @return the new head, or NULL (pkt untouched) if the buffer is full.
+ */
+struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
+                                    const uint8_t *src, const uint8_t *dst, uint8_t next);
+
+/** @brief Interface identifier from a link-layer address (2 or 8 bytes). */
+void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len);
+
+/** @brief The link-layer address an interface identifier encodes (the
+ *         inverse of wren_ipv6_iid_from_l2). @return its length (2 or 8). */
+uint8_t wren_ipv6_l2_from_iid(const uint8_t *iid, uint8_t *l2);
+
+#endif

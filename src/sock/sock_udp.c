@@ -1,0 +1,207 @@
+#include "sock/sock_udp.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "core/thread.h"
+#include "ipv6/ipv6.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "udp/udp.h"
+#include "wire/ipv6.h"
+
+static void q_drop_all(struct wren_sock_udp *s)
+{
+    while (s->q_len) {
+        wren_pktbuf_release(&s->node->pktbuf, s->q[s->q_head]);
+        s->q_head = (uint8_t)((s->q_head + 1) % CONFIG_WREN_SOCK_UDP_QUEUE);
+        s->q_len--;
+    }
+}
+
+static void sock_handle(struct wren_node *node, struct wren_module *self,
+                        const struct wren_msg *msg)
+{
+    struct wren_sock_udp *s = (struct wren_sock_udp *)self;
+    struct wren_snip *pkt = msg->ptr;
+    if (msg->type != WREN_MSG_RCV) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
+    if (s->has_remote && ips && us &&
+        ((!ipv6_addr_is_unspecified(s->remote.addr) && memcmp(ips->data + 8, s->remote.addr, 16)) ||
+         get_be16(us->data) != s->remote.port)) {
+        s->rx_drop_filter++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
+    if (s->q_len == CONFIG_WREN_SOCK_UDP_QUEUE) {
+        s->rx_drop_queue++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
+    s->q[(s->q_head + s->q_len) % CONFIG_WREN_SOCK_UDP_QUEUE] = pkt;
+    s->q_len++;
+    if (s->waiter) {
+        wren_thread_wakeup(s->waiter, 0);
+    }
+    if (s->cb) {
+        s->cb(s, WREN_SOCK_EV_RECV, s->cb_arg);
+    }
+}
+
+static const struct wren_module_ops sock_ops = { .name = "sock_udp", .handle = sock_handle };
+
+int wren_sock_udp_create(struct wren_node *node, struct wren_sock_udp *sock,
+                         const struct wren_sock_udp_ep *local,
+                         const struct wren_sock_udp_ep *remote)
+{
+    memset(sock, 0, sizeof(*sock));
+    sock->module.ops = &sock_ops;
+    sock->module.prio = WREN_PRIO_APP;
+    sock->node = node;
+    if (local) {
+        sock->local = *local;
+    }
+    if (remote) {
+        if (remote->port == 0) {
+            return -EINVAL;
+        }
+        sock->remote = *remote;
+        sock->has_remote = 1;
+    }
+    if (sock->local.port == 0) {
+        /* an ephemeral port nobody uses, from the node's PRNG */
+        for (int tries = 0; tries < 64 && sock->local.port == 0; tries++) {
+            uint16_t p = (uint16_t)(WREN_SOCK_EPHEMERAL + wren_node_random_below(node, 16384));
+            if (wren_netreg_count(node, WREN_NETTYPE_UDP, p) == 0) {
+                sock->local.port = p;
+            }
+        }
+        if (sock->local.port == 0) {
+            return -EADDRINUSE;
+        }
+    } else if (wren_netreg_count(node, WREN_NETTYPE_UDP, sock->local.port)) {
+        return -EADDRINUSE;
+    }
+    return wren_netreg_register(node, WREN_NETTYPE_UDP, sock->local.port, &sock->module,
+                                &sock->reg);
+}
+
+void wren_sock_udp_close(struct wren_sock_udp *sock)
+{
+    wren_netreg_unregister(sock->node, WREN_NETTYPE_UDP, &sock->reg);
+    q_drop_all(sock);
+    if (sock->waiter) {
+        wren_thread_wakeup(sock->waiter, -EBADF);
+    }
+}
+
+void wren_sock_udp_set_cb(struct wren_sock_udp *sock, wren_sock_udp_cb cb, void *arg)
+{
+    sock->cb = cb;
+    sock->cb_arg = arg;
+}
+
+ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t len,
+                           const struct wren_sock_udp_ep *remote)
+{
+    struct wren_node *node = sock->node;
+    struct wren_pktbuf *pb = &node->pktbuf;
+    if (remote == NULL) {
+        if (!sock->has_remote) {
+            return -ENOTCONN;
+        }
+        remote = &sock->remote;
+    }
+    if (remote->port == 0 || ipv6_addr_is_unspecified(remote->addr) ||
+        len > UINT16_MAX - 8u) {
+        return -EINVAL;
+    }
+    struct wren_snip *pkt = wren_pktbuf_add(pb, NULL, data, len, WREN_NETTYPE_UNDEF);
+    if (len && pkt == NULL) {
+        return -ENOBUFS;
+    }
+    struct wren_snip *u = wren_udp_hdr_add(pb, pkt, sock->local.port, remote->port);
+    if (u == NULL) {
+        wren_pktbuf_release(pb, pkt);
+        return -ENOBUFS;
+    }
+    const uint8_t *src = ipv6_addr_is_unspecified(sock->local.addr) ? NULL : sock->local.addr;
+    struct wren_snip *ip = wren_ipv6_hdr_add(pb, u, src, remote->addr, IPV6_NH_UDP);
+    if (ip == NULL) {
+        wren_pktbuf_release(pb, u);
+        return -ENOBUFS;
+    }
+    uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
+    if (netif) {
+        struct wren_snip *nh = wren_netif_hdr_add(pb, ip, NULL, 0, NULL, 0);
+        if (nh == NULL) {
+            wren_pktbuf_release(pb, ip);
+            return -ENOBUFS;
+        }
+        wren_netif_hdr(nh)->if_id = netif;
+        ip = nh;
+    }
+    if (wren_netapi_dispatch(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, ip) == 0) {
+        return -ENOBUFS;
+    }
+    return (ssize_t)len;
+}
+
+ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
+                           uint64_t timeout_us, struct wren_sock_udp_ep *remote)
+{
+    struct wren_node *node = sock->node;
+    uint64_t deadline = timeout_us == WREN_SOCK_FOREVER ? UINT64_MAX
+                                                        : wren_node_now(node) + timeout_us;
+    while (sock->q_len == 0) {
+        if (timeout_us == 0) {
+            return -EAGAIN;
+        }
+        struct wren_thread *self = wren_thread_self(node);
+        if (self == NULL) {
+            return -EDEADLK;
+        }
+        uint64_t now = wren_node_now(node);
+        if (now >= deadline) {
+            return -ETIMEDOUT;
+        }
+        sock->waiter = self;
+        int res = wren_thread_block(node, deadline == UINT64_MAX ? WREN_THREAD_FOREVER
+                                                                 : deadline - now);
+        sock->waiter = NULL;
+        if (res < 0 && res != -ETIMEDOUT) {
+            return res;
+        }
+    }
+    struct wren_snip *pkt = sock->q[sock->q_head];
+    sock->q_head = (uint8_t)((sock->q_head + 1) % CONFIG_WREN_SOCK_UDP_QUEUE);
+    sock->q_len--;
+    ssize_t res;
+    if (pkt->size > max) {
+        res = -ENOBUFS;
+    } else {
+        if (pkt->size) {
+            memcpy(buf, pkt->data, pkt->size);
+        }
+        res = pkt->size;
+        if (remote) {
+            struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+            struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
+            struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+            memset(remote, 0, sizeof(*remote));
+            if (ips) {
+                memcpy(remote->addr, ips->data + 8, 16);
+            }
+            remote->port = us ? get_be16(us->data) : 0;
+            remote->netif = nh ? wren_netif_hdr_if(nh) : 0;
+        }
+    }
+    wren_pktbuf_release(&node->pktbuf, pkt);
+    return res;
+}

@@ -1,0 +1,191 @@
+#include "udp/udp.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "ipv6/ipv6.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "wire/icmpv6_types.h"
+#include "wire/inet_csum.h"
+#include "wire/ipv6.h"
+#include "wire/udp.h"
+
+/* checksum over the pseudo-header of @p ip and every snip from @p s on */
+static uint16_t csum(const uint8_t *ip, const struct wren_snip *s, size_t len)
+{
+    struct inet_csum c;
+    inet_csum_init(&c);
+    inet_csum_pseudo(&c, ip + 8, ip + 24, (uint32_t)len, IPV6_NH_UDP);
+    for (; s; s = s->next) {
+        inet_csum_update(&c, s->data, s->size);
+    }
+    return inet_csum_final(&c);
+}
+
+static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
+{
+    struct wren_node *node = udp->node;
+    struct wren_pktbuf *pb = &node->pktbuf;
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    struct udp_hdr h;
+    udp->stats.rx++;
+    if (ips == NULL || ips->size < IPV6_HDR_LEN || udp_hdr_parse(pkt->data, pkt->size, &h) < 0) {
+        udp->stats.rx_drop_hdr++;
+        goto drop;
+    }
+    {
+        struct inet_csum c;
+        inet_csum_init(&c);
+        inet_csum_pseudo(&c, ips->data + 8, ips->data + 24, h.len, IPV6_NH_UDP);
+        inet_csum_update(&c, pkt->data, h.len);
+        if (h.csum == 0 || inet_csum_final(&c) != 0) {
+            udp->stats.rx_drop_csum++;
+            goto drop;
+        }
+    }
+    if (pkt->users > 1) {
+        /* shared with a raw socket: mark our own copy */
+        struct wren_snip *p = pkt;
+        if (wren_pktbuf_write_path(pb, &pkt, &p) < 0) {
+            goto drop;
+        }
+    }
+    if (pkt->size > h.len) {
+        /* bytes after the UDP length are not part of the datagram */
+        wren_pktbuf_realloc_data(pb, pkt, h.len);
+    }
+    if (wren_pktbuf_mark(pb, pkt, UDP_HDR_LEN, WREN_NETTYPE_UDP) == NULL) {
+        goto drop;
+    }
+    pkt->type = WREN_NETTYPE_UNDEF;
+    if (wren_netreg_count(node, WREN_NETTYPE_UDP, h.dst_port) == 0) {
+        udp->stats.rx_drop_no_port++;
+        if (!ipv6_addr_is_multicast(ips->data + 24)) {
+            struct wren_netreg_entry *e =
+                wren_netreg_lookup(node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL, NULL);
+            struct wren_msg msg = {
+                .type = WREN_MSG_ICMPV6_ERROR(ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_PORT),
+                .ptr = pkt,
+            };
+            if (e && wren_sched_post(node, e->module, &msg) == 0) {
+                return;
+            }
+        }
+        goto drop;
+    }
+    wren_netapi_dispatch(node, WREN_NETTYPE_UDP, h.dst_port, WREN_MSG_RCV, pkt);
+    return;
+
+drop:
+    wren_pktbuf_release(pb, pkt);
+}
+
+static void udp_send(struct wren_udp *udp, struct wren_snip *pkt)
+{
+    struct wren_node *node = udp->node;
+    struct wren_pktbuf *pb = &node->pktbuf;
+    struct wren_snip *ips = pkt;
+    uint8_t if_id = 0;
+    if (ips && ips->type == WREN_NETTYPE_NETIF) {
+        if_id = wren_netif_hdr_if(ips);
+        ips = ips->next;
+    }
+    struct wren_snip *us = ips ? ips->next : NULL;
+    if (ips == NULL || ips->type != WREN_NETTYPE_IPV6 || ips->size != IPV6_HDR_LEN || us == NULL ||
+        us->type != WREN_NETTYPE_UDP || us->size != UDP_HDR_LEN) {
+        udp->stats.tx_drop_bad++;
+        goto drop;
+    }
+    size_t len = wren_pkt_len(us);
+    if (len > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &us) < 0) {
+        udp->stats.tx_drop_bad++;
+        goto drop;
+    }
+    ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6); /* the path may have been copied */
+    if (ipv6_addr_is_unspecified(ips->data + 8)) {
+        struct wren_netreg_entry *e =
+            wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+        uint8_t addr[16];
+        memcpy(addr, ips->data + 24, 16);
+        if (ipv6_addr_is_loopback(addr)) {
+            /* loopback: the source is the destination */
+        } else if (e == NULL || wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_SRC_SELECT,
+                                                if_id, addr, sizeof(addr)) != 16) {
+            udp->stats.tx_drop_no_src++;
+            goto drop;
+        }
+        memcpy(ips->data + 8, addr, 16);
+    }
+    uint8_t *u = us->data;
+    u[4] = (uint8_t)(len >> 8);
+    u[5] = (uint8_t)len;
+    u[6] = u[7] = 0;
+    uint16_t c = csum(ips->data, us, len);
+    if (c == 0) {
+        c = 0xffff; /* RFC 768: a computed zero is sent as all ones */
+    }
+    u[6] = (uint8_t)(c >> 8);
+    u[7] = (uint8_t)c;
+    udp->stats.tx++;
+    wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, pkt);
+    return;
+
+drop:
+    wren_pktbuf_release(pb, pkt);
+}
+
+static void udp_handle(struct wren_node *node, struct wren_module *self,
+                       const struct wren_msg *msg)
+{
+    struct wren_udp *udp = (struct wren_udp *)self;
+    if (msg->type == WREN_MSG_RCV) {
+        udp_receive(udp, msg->ptr);
+    } else if (msg->type == WREN_MSG_SND) {
+        udp_send(udp, msg->ptr);
+    } else if (msg->ptr) {
+        wren_pktbuf_release(&node->pktbuf, msg->ptr);
+    }
+}
+
+static int udp_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                   uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_udp *udp = (struct wren_udp *)self;
+    if (opt == WREN_NETOPT_STATS) {
+        return wren_netopt_put(val, max, &udp->stats, sizeof(udp->stats));
+    }
+    return -ENOTSUP;
+}
+
+static const struct wren_module_ops udp_ops = {
+    .name = "udp",
+    .handle = udp_handle,
+    .get = udp_get,
+};
+
+int wren_udp_init(struct wren_node *node, struct wren_udp *udp)
+{
+    memset(udp, 0, sizeof(*udp));
+    udp->module.ops = &udp_ops;
+    udp->module.prio = WREN_PRIO_NET;
+    udp->node = node;
+    return wren_netreg_register(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, &udp->module,
+                                &udp->reg);
+}
+
+struct wren_snip *wren_udp_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
+                                   uint16_t src_port, uint16_t dst_port)
+{
+    struct wren_snip *s = wren_pktbuf_add(pb, pkt, NULL, UDP_HDR_LEN, WREN_NETTYPE_UDP);
+    if (s) {
+        struct udp_hdr h = { src_port, dst_port, 0, 0 };
+        udp_hdr_emit(&h, s->data);
+    }
+    return s;
+}

@@ -1,0 +1,151 @@
+#include "wire/ipv6_ext.h"
+
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "wire/ipv6.h"
+
+/* RFC 8200 4.2: options are TLVs; Pad1 is a lone zero byte, every other
+ * option has a length byte and that many bytes of data. */
+int ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ipv6_ext_opt *o)
+{
+    size_t p = *pos;
+    while (p < hdr_len) {
+        uint8_t t = hdr[p];
+        if (t == IPV6_OPT_PAD1) {
+            p++;
+            continue;
+        }
+        if (hdr_len - p < 2 || hdr_len - p - 2 < hdr[p + 1]) {
+            *pos = p;
+            return -IPV6_EXT_ERR_OPT;
+        }
+        size_t start = p;
+        p += 2u + hdr[p + 1];
+        if (t != IPV6_OPT_PADN) {
+            o->type = t;
+            o->len = hdr[start + 1];
+            o->off = (uint16_t)start;
+            *pos = p;
+            return 1;
+        }
+    }
+    *pos = p;
+    return 0;
+}
+
+static bool is_known(uint8_t type, const uint8_t *known, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (known[i] == type) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+                  size_t n_known, struct ipv6_ext *e)
+{
+    size_t off = 0, err_off = 0;
+    unsigned n = 0;
+    int err;
+
+    memset(e, 0, sizeof(*e));
+    if (len > 0xffff) {
+        len = 0xffff; /* offsets are 16-bit; no jumbograms */
+    }
+    for (;;) {
+        if (next != IPV6_NH_HOPOPT && next != IPV6_NH_DSTOPTS && next != IPV6_NH_ROUTING &&
+            next != IPV6_NH_FRAGMENT) {
+            break; /* upper layer or a header we do not walk: the caller's */
+        }
+        err_off = off;
+        if (n == CONFIG_IPV6_EXT_MAX_HDRS) {
+            err = IPV6_EXT_ERR_CHAIN;
+            goto fail;
+        }
+        /* RFC 8200 4.1: hop-by-hop only right after the fixed header */
+        if (next == IPV6_NH_HOPOPT && off != 0) {
+            err_off = e->last_off;
+            err = IPV6_EXT_ERR_HBH;
+            goto fail;
+        }
+        /* every header we walk is at least 8 bytes; the fragment header is
+         * exactly 8, the others (Hdr Ext Len + 1) * 8 */
+        const uint8_t *h = data + off;
+        err = IPV6_EXT_ERR_TRUNCATED;
+        if (len - off < 8) {
+            goto fail;
+        }
+        size_t hl = next == IPV6_NH_FRAGMENT ? 8 : (size_t)(h[1] + 1) * 8;
+        if (len - off < hl) {
+            err_off = off + 1; /* Hdr Ext Len claims more than there is */
+            goto fail;
+        }
+        bool stop = false;
+        if (next == IPV6_NH_HOPOPT) {
+            e->flags |= IPV6_EXT_F_HBH;
+        }
+        switch (next) {
+        case IPV6_NH_HOPOPT:
+        case IPV6_NH_DSTOPTS: {
+            /* RFC 8200 4.2: the top two bits of an unrecognised option's
+             * type say what to do; report the first that is not "skip" */
+            struct ipv6_ext_opt o;
+            size_t pos = 2;
+            int rc;
+            while ((rc = ipv6_ext_opt_next(h, hl, &pos, &o)) > 0) {
+                if (!e->opt_off && (o.type >> 6) != IPV6_OPT_ACT_SKIP &&
+                    !is_known(o.type, known, n_known)) {
+                    e->opt_off = (uint16_t)(off + o.off);
+                }
+            }
+            if (rc < 0) {
+                err_off = off + pos;
+                err = IPV6_EXT_ERR_OPT;
+                goto fail;
+            }
+            break;
+        }
+        case IPV6_NH_ROUTING:
+            /* RFC 8200 4.4: with segments left == 0 a routing header of any
+             * type is ignored; otherwise this node must process it first */
+            e->flags |= IPV6_EXT_F_RH;
+            e->rh_off = (uint16_t)off;
+            e->rh_type = h[2];
+            e->rh_segs_left = h[3];
+            if (h[3] != 0) {
+                /* RFC 5095 3: RH0 is an unrecognised routing type */
+                if (h[2] == 0) {
+                    err_off = off + 2;
+                    err = IPV6_EXT_ERR_RH0;
+                    goto fail;
+                }
+                stop = true;
+            }
+            break;
+        default: /* fragment, RFC 8200 4.5: offset (13 bits), res, M; id */
+            e->flags |= IPV6_EXT_F_FRAG;
+            e->frag_hdr_off = (uint16_t)off;
+            e->frag_offset = get_be16(h + 2) & 0xfff8;
+            e->frag_more = h[3] & 1;
+            e->frag_id = get_be32(h + 4);
+            stop = true;
+            break;
+        }
+        e->last_off = (uint16_t)off;
+        next = h[0];
+        off += hl;
+        n++;
+        if (stop) {
+            break;
+        }
+    }
+    e->next = next;
+    e->off = (uint16_t)off;
+    return 0;
+fail:
+    e->err_off = (uint16_t)err_off;
+    return -err;
+}

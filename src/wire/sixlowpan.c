@@ -1,0 +1,468 @@
+#include "wire/sixlowpan.h"
+
+#include <string.h>
+
+#include "core/byteorder.h"
+
+/* Bounded reader (STYLE.md): a short read sets the sticky flag and yields
+ * zeros, so the parser checks once at the end and never reads past len. */
+struct rd {
+    const uint8_t *p;
+    size_t left;
+    bool err;
+};
+
+static const uint8_t rd_zeros[16];
+
+static inline const uint8_t *rd_take(struct rd *r, size_t n)
+{
+    if (r->left < n) {
+        r->err = true;
+        r->left = 0;
+        return rd_zeros;
+    }
+    const uint8_t *p = r->p;
+    r->p += n;
+    r->left -= n;
+    return p;
+}
+
+static inline uint8_t rd_u8(struct rd *r)
+{
+    return *rd_take(r, 1);
+}
+
+static inline uint16_t rd_be16(struct rd *r)
+{
+    return get_be16(rd_take(r, 2));
+}
+
+/* A UDP port: 16 bits inline, or 0xF0 and 8 bits inline (RFC 6282 4.3.3). */
+static uint16_t rd_port(struct rd *r, unsigned short_form)
+{
+    return short_form ? (uint16_t)(0xf000u | rd_u8(r)) : rd_be16(r);
+}
+
+/* ---- RFC 4944 5.3: fragment headers ------------------------------------ */
+
+int sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *f)
+{
+    if (len == 0)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+    unsigned d = buf[0] & 0xf8u;
+    size_t hl = d == 0xc0 ? SIXLOWPAN_FRAG1_LEN : SIXLOWPAN_FRAGN_LEN;
+    if (d != 0xc0 && d != 0xe0)
+        return -SIXLOWPAN_ERR_DISPATCH;
+    if (len < hl)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+    f->first = d == 0xc0;
+    f->size = get_be16(buf) & 0x7ffu;
+    f->tag = get_be16(buf + 2);
+    f->offset = f->first ? 0 : (uint16_t)(buf[4] << 3);
+    if (f->size < IPV6_HDR_LEN)
+        return -SIXLOWPAN_ERR_FRAG_SIZE;
+    return (int)hl;
+}
+
+int sixlowpan_frag_emit(const struct sixlowpan_frag *f, uint8_t *buf, size_t len)
+{
+    size_t hl = sixlowpan_frag_len(f);
+    if (f->size < IPV6_HDR_LEN || f->size > SIXLOWPAN_FRAG_MAX_SIZE)
+        return -SIXLOWPAN_ERR_FRAG_SIZE;
+    if ((f->offset & 7u) || f->offset > 255u * 8 || (f->first && f->offset))
+        return -SIXLOWPAN_ERR_FRAG_OFFSET;
+    if (len < hl)
+        return -SIXLOWPAN_ERR_NOBUFS;
+    put_be16(buf, (uint16_t)((f->first ? 0xc000u : 0xe000u) | f->size));
+    put_be16(buf + 2, f->tag);
+    if (!f->first)
+        buf[4] = (uint8_t)(f->offset >> 3);
+    return (int)hl;
+}
+
+/* ---- RFC 6282 3.1.1: address modes -------------------------------------
+ *
+ * An address mode is the 3 or 4 IPHC bits that describe one address, read
+ * straight from the second IPHC byte: (SAC,SAM) for the source and
+ * (M,DAC,DAM) for the destination, i.e. M<<3 | AC<<2 | AM. The source
+ * never has M.
+ *
+ * Each mode carries its inline bytes in at most two runs of the address;
+ * a run is pos<<4 | (len-1), 0 for none. The rest of the address comes
+ * from a template: the link-local prefix, 0000:00ff:fe00:XXXX, the
+ * link-layer address or a context prefix.
+ */
+#define AM_M 8u /* multicast destination */
+#define AM_C 4u /* address context (SAC/DAC) */
+
+static const uint8_t addr_runs[16][2] = {
+    {0x0f, 0},    /* 0000  128 bits inline */
+    {0x87, 0},    /* 0001  fe80::IID, 64 bits */
+    {0xe1, 0},    /* 0010  fe80::ff:fe00:XXXX */
+    {0, 0},       /* 0011  fe80::IID from L2 */
+    {0, 0},       /* 0100  src ::, dst reserved */
+    {0x87, 0},    /* 0101  ctx + 64 bits */
+    {0xe1, 0},    /* 0110  ctx + ff:fe00:XXXX */
+    {0, 0},       /* 0111  ctx + IID from L2 */
+    {0x0f, 0},    /* 1000  multicast, 128 bits */
+    {0x10, 0xb4}, /* 1001  ffXX::00XX:XXXX:XXXX */
+    {0x10, 0xd2}, /* 1010  ffXX::00XX:XXXX */
+    {0xf0, 0},    /* 1011  ff02::00XX */
+    {0x11, 0xc3}, /* 1100  ffXX:XXLL:PPPP:PPPP:PPPP:PPPP:XXXX:XXXX (RFC 3306) */
+    {0, 0},       /* 1101..1111 reserved */
+    {0, 0},
+    {0, 0},
+};
+
+static unsigned runs_len(unsigned mode)
+{
+    unsigned r0 = addr_runs[mode][0], r1 = addr_runs[mode][1];
+    return (r0 ? (r0 & 15u) + 1 : 0) + (r1 ? (r1 & 15u) + 1 : 0);
+}
+
+/* Copy the inline bytes of a mode between the wire (inl) and the address. */
+static void runs_put(unsigned mode, uint8_t *a, const uint8_t *inl)
+{
+    for (unsigned i = 0; i < 2 && addr_runs[mode][i]; i++) {
+        unsigned r = addr_runs[mode][i], n = (r & 15u) + 1;
+        memcpy(a + (r >> 4), inl, n);
+        inl += n;
+    }
+}
+
+static void runs_get(unsigned mode, const uint8_t *a, uint8_t *inl)
+{
+    for (unsigned i = 0; i < 2 && addr_runs[mode][i]; i++) {
+        unsigned r = addr_runs[mode][i], n = (r & 15u) + 1;
+        memcpy(inl, a + (r >> 4), n);
+        inl += n;
+    }
+}
+
+static unsigned ctx_plen(const struct sixlowpan_ctx *c)
+{
+    return c->prefix_len > 128 ? 128u : c->prefix_len;
+}
+
+/* Overwrite the first bits bits of a with those of p. */
+static void pfx_overlay(uint8_t *a, const uint8_t *p, unsigned bits)
+{
+    unsigned n = bits >> 3;
+    memcpy(a, p, n);
+    if (bits & 7u) {
+        unsigned m = 0xff00u >> (bits & 7u);
+        a[n] = (uint8_t)((a[n] & ~m) | (p[n] & m));
+    }
+}
+
+/* The address a mode stands for, given its inline bytes (RFC 6282 3.1.1,
+ * IIDs from link-layer addresses 3.2.2). Context bits are applied last:
+ * they win over inline and derived bits. false: no usable L2 address. */
+static bool addr_build(unsigned mode, const uint8_t *inl, const struct sixlowpan_ctx *c,
+                       const uint8_t *l2, size_t l2len, uint8_t *a)
+{
+    unsigned am = mode & 3u;
+
+    memset(a, 0, 16);
+    if (mode & AM_M) {
+        a[0] = 0xff;
+        a[1] = mode == (AM_M | 3u) ? 0x02 : 0;
+        if (mode & AM_C) {
+            unsigned plen = ctx_plen(c);
+            a[3] = (uint8_t)plen;
+            pfx_overlay(a + 4, c->prefix, plen > 64 ? 64 : plen);
+        }
+        runs_put(mode, a, inl);
+        return true;
+    }
+    if (am == 0) { /* 128 bits inline, or :: */
+        runs_put(mode, a, inl);
+        return true;
+    }
+    if (am == 3) {
+        if (l2 && l2len == 8) {
+            memcpy(a + 8, l2, 8);
+            a[8] ^= 0x02; /* EUI-64 -> IID: invert the U/L bit */
+        } else if (l2 && l2len == 2) {
+            a[14] = l2[0];
+            a[15] = l2[1];
+        } else {
+            return false;
+        }
+    }
+    if (am >= 2 && (am == 2 || l2len == 2)) {
+        a[11] = 0xff;
+        a[12] = 0xfe;
+    }
+    runs_put(mode, a, inl);
+    if (mode & AM_C) {
+        pfx_overlay(a, c->prefix, ctx_plen(c));
+    } else {
+        a[0] = 0xfe;
+        a[1] = 0x80;
+    }
+    return true;
+}
+
+static const struct sixlowpan_ctx *ctx_get(const struct sixlowpan_ctx *ctx, unsigned i)
+{
+    return ctx && ctx[i].valid ? &ctx[i] : NULL;
+}
+
+/* ---- RFC 6282 3.1, 4.3: decompression ----------------------------------- */
+
+int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
+                         const struct sixlowpan_ctx *ctx, struct sixlowpan_iphc *out)
+{
+    static const uint8_t hlim[4] = {0, 1, 64, 255};
+    struct rd r = {buf, len, false};
+    const struct sixlowpan_ctx *sc = NULL, *dc = NULL;
+    const uint8_t *p;
+    unsigned b0, b1, smode, dmode, sci = 0, dci = 0, tcw = 0;
+    uint32_t flow = 0;
+    bool ok;
+
+    if (len < 1)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+    if ((buf[0] & 0xe0u) != 0x60)
+        return -SIXLOWPAN_ERR_DISPATCH;
+    p = rd_take(&r, 2);
+    b0 = p[0];
+    b1 = p[1];
+    if (b1 & 0x80u) {
+        unsigned cid = rd_u8(&r);
+        sci = cid >> 4;
+        dci = cid & 15u;
+    }
+    if (r.err)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+
+    smode = (b1 >> 4) & 7u;
+    dmode = b1 & 15u;
+    if (dmode == AM_C || dmode > (AM_M | AM_C))
+        return -SIXLOWPAN_ERR_RESERVED;
+    if (smode > AM_C && !(sc = ctx_get(ctx, sci)))
+        return -SIXLOWPAN_ERR_CONTEXT;
+    if ((dmode & AM_C) && !(dc = ctx_get(ctx, dci)))
+        return -SIXLOWPAN_ERR_CONTEXT;
+
+    /* TF: ECN and DSCP are swapped on the wire (ECN first) */
+    switch ((b0 >> 3) & 3u) {
+    case 0: /* ECN DSCP | rsv(4) flow(20) */
+        p = rd_take(&r, 4);
+        tcw = p[0];
+        flow = get_be32(p) & 0xfffffu;
+        break;
+    case 1: /* ECN rsv(2) flow(20) */
+        p = rd_take(&r, 3);
+        tcw = p[0] & 0xc0u;
+        flow = (uint32_t)(p[0] & 0x0fu) << 16 | get_be16(p + 1);
+        break;
+    case 2: /* ECN DSCP */
+        tcw = rd_u8(&r);
+        break;
+    default:
+        break;
+    }
+    out->ip.tc = (uint8_t)(tcw << 2 | tcw >> 6);
+    out->ip.flow = flow;
+    out->ip.payload_len = 0;
+    out->ip.next = (b0 & 4u) ? IPV6_NH_UDP : rd_u8(&r);
+    out->ip.hop_limit = (b0 & 3u) ? hlim[b0 & 3u] : rd_u8(&r);
+
+    p = rd_take(&r, runs_len(smode));
+    ok = addr_build(smode, p, sc, l2 ? l2->src : NULL, l2 ? l2->src_len : 0, out->ip.src);
+    p = rd_take(&r, runs_len(dmode));
+    ok &= addr_build(dmode, p, dc, l2 ? l2->dst : NULL, l2 ? l2->dst_len : 0, out->ip.dst);
+
+    memset(&out->uh, 0, sizeof(out->uh));
+    out->udp = false;
+    out->udp_csum_elided = false;
+    if (b0 & 4u) {
+        unsigned nhc = rd_u8(&r);
+        if (r.err)
+            return -SIXLOWPAN_ERR_TRUNCATED;
+        if ((nhc & 0xf8u) != 0xf0)
+            return -SIXLOWPAN_ERR_NHC;
+        out->udp = true;
+        if ((nhc & 3u) == 3) { /* 0xF0Bx ports, 4 bits each */
+            unsigned x = rd_u8(&r);
+            out->uh.src_port = (uint16_t)(0xf0b0u | x >> 4);
+            out->uh.dst_port = (uint16_t)(0xf0b0u | (x & 15u));
+        } else { /* PP=10: src 0xF0xx; PP=01: dst 0xF0xx */
+            out->uh.src_port = rd_port(&r, nhc & 2u);
+            out->uh.dst_port = rd_port(&r, nhc & 1u);
+        }
+        if (nhc & 4u)
+            out->udp_csum_elided = true;
+        else
+            out->uh.csum = rd_be16(&r);
+    }
+    if (r.err)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+    if (!ok)
+        return -SIXLOWPAN_ERR_L2ADDR;
+    out->hdr_len = len - r.left;
+    return 0;
+}
+
+/* ---- compression --------------------------------------------------------- */
+
+/* Whether mode can carry a: take the inline bytes from a, rebuild the address
+ * as the decompressor would, and compare. Round trips by construction. */
+static bool addr_try(unsigned mode, const uint8_t *a, const struct sixlowpan_ctx *c,
+                     const uint8_t *l2, size_t l2len, uint8_t *inl)
+{
+    uint8_t b[16];
+    runs_get(mode, a, inl);
+    return addr_build(mode, inl, c, l2, l2len, b) && memcmp(a, b, 16) == 0;
+}
+
+static uint8_t *put_port(uint8_t *w, uint16_t port, unsigned short_form)
+{
+    if (short_form) {
+        *w = (uint8_t)port;
+        return w + 1;
+    }
+    put_be16(w, port);
+    return w + 2;
+}
+
+/* The shortest mode for a; its inline bytes go to inl, a context to *ci. */
+static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan_ctx *ctx,
+                              const uint8_t *l2, size_t l2len, uint8_t *inl, unsigned *ci)
+{
+    static const uint8_t ll_prefix[8] = {0xfe, 0x80};
+    const struct sixlowpan_ctx *best = NULL;
+    unsigned am, i;
+
+    if (dst && a[0] == 0xff) {
+        for (am = 3; am >= 1; am--)
+            if (addr_try(AM_M | am, a, NULL, l2, l2len, inl))
+                return AM_M | am;
+        for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
+            if (ctx[i].valid && ctx[i].compress &&
+                addr_try(AM_M | AM_C, a, &ctx[i], l2, l2len, inl)) {
+                *ci = i;
+                return AM_M | AM_C;
+            }
+        }
+        runs_get(AM_M, a, inl);
+        return AM_M;
+    }
+    if (!dst && ipv6_addr_is_unspecified(a))
+        return AM_C; /* SAC=1 SAM=00 */
+    for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
+        const struct sixlowpan_ctx *c = &ctx[i];
+        if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
+            ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
+            best = c;
+    }
+    bool ll = memcmp(a, ll_prefix, 8) == 0;
+    for (am = 3; am >= 1; am--) {
+        if (ll && addr_try(am, a, NULL, l2, l2len, inl))
+            return am;
+        if (best && addr_try(AM_C | am, a, best, l2, l2len, inl)) {
+            *ci = (unsigned)(best - ctx);
+            return AM_C | am;
+        }
+    }
+    runs_get(0, a, inl);
+    return 0;
+}
+
+int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
+                        const struct sixlowpan_l2 *l2, const struct sixlowpan_ctx *ctx,
+                        uint8_t *buf, size_t len)
+{
+    uint8_t t[SIXLOWPAN_IPHC_MAX_LEN], sinl[16], dinl[16];
+    uint8_t *w = t + 2;
+    unsigned sci = 0, dci = 0, smode, dmode, b0 = 0x60;
+    uint32_t flow = ip->flow & 0xfffffu;
+    unsigned tcw = (unsigned)(ip->tc << 6 | ip->tc >> 2) & 0xffu; /* ECN first */
+    bool udp = uh && ip->next == IPV6_NH_UDP;
+
+    smode = addr_compress(ip->src, false, ctx, l2 ? l2->src : NULL, l2 ? l2->src_len : 0, sinl,
+                          &sci);
+    dmode = addr_compress(ip->dst, true, ctx, l2 ? l2->dst : NULL, l2 ? l2->dst_len : 0, dinl,
+                          &dci);
+    if (sci | dci)
+        *w++ = (uint8_t)(sci << 4 | dci);
+
+    /* RFC 6282 3.1.1 TF */
+    if (flow == 0) {
+        if (tcw == 0) {
+            b0 |= 3u << 3;
+        } else {
+            b0 |= 2u << 3;
+            *w++ = (uint8_t)tcw;
+        }
+    } else if ((tcw & 0x3fu) == 0) { /* DSCP 0: ECN + flow label */
+        b0 |= 1u << 3;
+        *w++ = (uint8_t)(tcw | flow >> 16);
+        put_be16(w, (uint16_t)flow);
+        w += 2;
+    } else {
+        put_be32(w, (uint32_t)tcw << 24 | flow);
+        w += 4;
+    }
+    if (udp)
+        b0 |= 4u;
+    else
+        *w++ = ip->next;
+    switch (ip->hop_limit) {
+    case 1: b0 |= 1u; break;
+    case 64: b0 |= 2u; break;
+    case 255: b0 |= 3u; break;
+    default: *w++ = ip->hop_limit; break;
+    }
+    t[0] = (uint8_t)b0;
+    t[1] = (uint8_t)((sci | dci ? 0x80u : 0) | smode << 4 | dmode);
+    memcpy(w, sinl, runs_len(smode));
+    w += runs_len(smode);
+    memcpy(w, dinl, runs_len(dmode));
+    w += runs_len(dmode);
+
+    if (udp) { /* RFC 6282 4.3.3; the checksum is always carried */
+        uint16_t sp = uh->src_port, dp = uh->dst_port;
+        if ((sp & 0xfff0u) == 0xf0b0 && (dp & 0xfff0u) == 0xf0b0) {
+            *w++ = 0xf3;
+            *w++ = (uint8_t)((sp & 15u) << 4 | (dp & 15u));
+        } else {
+            unsigned nhc = 0xf0;
+            if ((dp & 0xff00u) == 0xf000)
+                nhc |= 1u;
+            else if ((sp & 0xff00u) == 0xf000)
+                nhc |= 2u;
+            *w++ = (uint8_t)nhc;
+            w = put_port(w, sp, nhc & 2u);
+            w = put_port(w, dp, nhc & 1u);
+        }
+        put_be16(w, uh->csum);
+        w += 2;
+    }
+
+    size_t n = (size_t)(w - t);
+    if (buf) {
+        if (len < n)
+            return -SIXLOWPAN_ERR_NOBUFS;
+        memcpy(buf, t, n);
+    }
+    return (int)n;
+}
+
+const char *sixlowpan_strerror(int err)
+{
+    /* One string, names separated by NULs: no pointer table in ROM. */
+    static const char names[] = "ok\0truncated\0dispatch\0fragment size\0fragment offset\0"
+                                "unknown context\0reserved address mode\0link-layer address\0"
+                                "unsupported NHC\0no space\0";
+    unsigned e = err < 0 ? 0u - (unsigned)err : (unsigned)err;
+    const char *s = names;
+
+    if (e > SIXLOWPAN_ERR_NOBUFS)
+        return "?";
+    while (e--)
+        s += strlen(s) + 1;
+    return s;
+}
