@@ -423,6 +423,22 @@ size_t wren_pkt_copy(const struct wren_snip *pkt, void *buf, size_t max)
     return n;
 }
 
+size_t wren_pkt_copy_from(const struct wren_snip *pkt, size_t off, void *buf, size_t n)
+{
+    size_t done = 0;
+    for (; pkt && done < n; pkt = pkt->next) {
+        if (off >= pkt->size) {
+            off -= pkt->size;
+            continue;
+        }
+        size_t k = pkt->size - off < n - done ? pkt->size - off : n - done;
+        memcpy((uint8_t *)buf + done, pkt->data + off, k);
+        done += k;
+        off = 0;
+    }
+    return done;
+}
+
 bool wren_pktbuf_is_sane(const struct wren_pktbuf *pb)
 {
     size_t free_bytes = 0;

@@ -140,6 +140,10 @@ struct wren_snip *wren_pkt_search(struct wren_snip *pkt, uint8_t type);
 /** @brief Copy the data of @p pkt into @p buf; return bytes copied (at most @p max). */
 size_t wren_pkt_copy(const struct wren_snip *pkt, void *buf, size_t max);
 
+/** @brief Copy up to @p n bytes of @p pkt's data, starting @p off bytes in,
+ *         into @p buf; return the bytes copied. */
+size_t wren_pkt_copy_from(const struct wren_snip *pkt, size_t off, void *buf, size_t n);
+
 /** @brief Whether nothing is allocated. */
 static inline bool wren_pktbuf_is_empty(const struct wren_pktbuf *pb)
 {

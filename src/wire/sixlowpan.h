@@ -82,8 +82,10 @@ enum sixlowpan_dispatch {
 #define SIXLOWPAN_FRAGN_LEN 5             /**< FRAGN header bytes */
 #define SIXLOWPAN_FRAG_MAX_SIZE 2047      /**< datagram_size is 11 bits */
 #define SIXLOWPAN_CTX_COUNT 16            /**< entries in a context table */
-/** Longest header sixlowpan_iphc_emit() writes (IPHC+CID+TF+NH+HLIM+addrs+NHC). */
-#define SIXLOWPAN_IPHC_MAX_LEN 48
+/** Longest header sixlowpan_iphc_emit() writes: IPHC 2, TF 4, HLIM 1, two
+ *  inline addresses 32, UDP NHC 7 (a CID byte comes only with a context,
+ *  which shortens an address by at least 8). */
+#define SIXLOWPAN_IPHC_MAX_LEN 46
 
 /**
  * @brief Classify the first byte of a 6LoWPAN payload (RFC 4944 5.1,

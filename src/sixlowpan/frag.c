@@ -1,0 +1,276 @@
+/* 6LoWPAN fragmentation (RFC 4944 section 5.3) and reassembly. */
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/nettype.h"
+#include "sixlowpan/sixlowpan_priv.h"
+#include "wire/inet_csum.h"
+#include "wire/ipv6.h"
+#include "wire/udp.h"
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* One fragment: a copy of the netif header, then [frag hdr | head | data]. */
+static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
+                     const struct wren_netif_hdr *nh, const struct sixlowpan_frag *f,
+                     const uint8_t *head, size_t hlen, const struct wren_snip *payload,
+                     size_t off, size_t n)
+{
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
+    size_t flen = sixlowpan_frag_len(f);
+    struct wren_snip *d = wren_pktbuf_add(pb, NULL, NULL, flen + hlen + n, WREN_NETTYPE_SIXLOWPAN);
+    if (d == NULL) {
+        return -ENOBUFS;
+    }
+    sixlowpan_frag_emit(f, d->data, flen);
+    if (hlen) {
+        memcpy(d->data + flen, head, hlen);
+    }
+    wren_pkt_copy_from(payload, off, d->data + flen + hlen, n);
+    struct wren_snip *h = wren_pktbuf_add(pb, d, nh, sizeof(*nh), WREN_NETTYPE_NETIF);
+    if (h == NULL) {
+        wren_pktbuf_release(pb, d);
+        return -ENOBUFS;
+    }
+    lp->stats.tx_frags++;
+    return wren_netapi_send(lp->node, &netif->module, h);
+}
+
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+                         size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
+                         size_t dgram_size)
+{
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
+    struct wren_netif_hdr nh = *wren_netif_hdr(nhs);
+    struct wren_netif *netif = wren_netif_get(lp->node, nh.if_id);
+    size_t room = sixlowpan_frame_room(&nh);
+    size_t plen = wren_pkt_len(payload);
+    /* FRAG1 carries the compressed headers and as much payload as keeps the
+     * uncompressed length covered a multiple of 8 */
+    size_t first = room - SIXLOWPAN_FRAG1_LEN - hlen;
+    first -= (uncomp_hdr + first) % 8;
+    if (netif == NULL || room < SIXLOWPAN_FRAG1_LEN + hlen + 8 || first > plen) {
+        lp->stats.tx_drop_bad++;
+        goto out;
+    }
+    struct sixlowpan_frag f = { .size = (uint16_t)dgram_size, .tag = lp->next_tag++, .first = true };
+    if (send_frag(lp, netif, &nh, &f, iphc, hlen, payload, 0, first) < 0) {
+        lp->stats.tx_drop_nobuf++;
+        goto out;
+    }
+    size_t chunk = (room - SIXLOWPAN_FRAGN_LEN) & ~(size_t)7;
+    f.first = false;
+    for (size_t off = first; off < plen; off += chunk) {
+        size_t n = plen - off < chunk ? plen - off : chunk;
+        f.offset = (uint16_t)(uncomp_hdr + off);
+        if (send_frag(lp, netif, &nh, &f, NULL, 0, payload, off, n) < 0) {
+            lp->stats.tx_drop_nobuf++;
+            break;
+        }
+    }
+out:
+    wren_pktbuf_release(pb, nhs);
+    wren_pktbuf_release(pb, payload);
+}
+
+/* ---- reassembly --------------------------------------------------------- */
+
+static void slot_free(struct wren_sixlowpan *lp, struct wren_sixlowpan_reass *r)
+{
+    wren_pktbuf_release(&lp->node->pktbuf, r->dg);
+    r->dg = NULL;
+}
+
+void sixlowpan_reass_gc(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_sixlowpan *lp = arg;
+    uint64_t now = wren_node_now(lp->node);
+    uint64_t next = UINT64_MAX;
+    for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
+        struct wren_sixlowpan_reass *r = &lp->reass[i];
+        if (r->dg == NULL) {
+            continue;
+        }
+        if (r->deadline <= now) {
+            lp->stats.frag_timeout++;
+            slot_free(lp, r);
+        } else if (r->deadline < next) {
+            next = r->deadline;
+        }
+    }
+    if (next != UINT64_MAX) {
+        wren_timer_set_abs(lp->node, &lp->gc, next);
+    }
+}
+
+static struct wren_sixlowpan_reass *slot_find(struct wren_sixlowpan *lp,
+                                              const struct wren_netif_hdr *nh, uint16_t tag)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
+        struct wren_sixlowpan_reass *r = &lp->reass[i];
+        if (r->dg && r->tag == tag && r->src_len == nh->src_len && r->dst_len == nh->dst_len &&
+            memcmp(r->src, nh->src, nh->src_len) == 0 && memcmp(r->dst, nh->dst, nh->dst_len) == 0) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
+                                             const struct wren_netif_hdr *nh,
+                                             const struct sixlowpan_frag *f)
+{
+    struct wren_sixlowpan_reass *r = NULL;
+    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
+        r = lp->reass[i].dg == NULL ? &lp->reass[i] : NULL;
+    }
+    if (r == NULL) {
+        lp->stats.frag_drop_full++;
+        return NULL;
+    }
+    r->dg = wren_pktbuf_add(&lp->node->pktbuf, NULL, NULL, f->size, WREN_NETTYPE_IPV6);
+    if (r->dg == NULL) {
+        lp->stats.rx_drop_nobuf++;
+        return NULL;
+    }
+    r->tag = f->tag;
+    r->size = f->size;
+    r->got = 0;
+    r->udp_csum = false;
+    memcpy(r->src, nh->src, nh->src_len);
+    memcpy(r->dst, nh->dst, nh->dst_len);
+    r->src_len = nh->src_len;
+    r->dst_len = nh->dst_len;
+    memset(r->map, 0, sizeof(r->map));
+    r->deadline = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
+    if (!wren_timer_armed(&lp->gc) || lp->gc.deadline > r->deadline) {
+        wren_timer_set_abs(lp->node, &lp->gc, r->deadline);
+    }
+    return r;
+}
+
+/* How much of units [from, to) is already received: 0 none, 1 all, 2 some. */
+static int coverage(const struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
+{
+    unsigned have = 0;
+    for (unsigned u = from; u < to; u++) {
+        have += (r->map[u / 8] >> (u % 8)) & 1;
+    }
+    return have == 0 ? 0 : have == to - from ? 1 : 2;
+}
+
+void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
+    struct wren_netif_hdr *nh = wren_netif_hdr(wren_pkt_search(pkt, WREN_NETTYPE_NETIF));
+    struct sixlowpan_frag f;
+    lp->stats.frag_rx++;
+    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f);
+    if (flen < 0) {
+        lp->stats.frag_drop_hdr++;
+        goto drop;
+    }
+    flen = (int)sixlowpan_frag_len(&f);
+    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM || f.size < IPV6_HDR_LEN) {
+        lp->stats.frag_drop_size++;
+        goto drop;
+    }
+    struct wren_sixlowpan_reass *r = slot_find(lp, nh, f.tag);
+    if (r && r->size != f.size) {
+        /* the same tag with another size: neither can be trusted */
+        lp->stats.frag_drop_size++;
+        slot_free(lp, r);
+        goto drop;
+    }
+    const uint8_t *data = pkt->data + flen;
+    size_t dlen = pkt->size - (size_t)flen;
+    uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
+    size_t hdr_len = 0;
+    struct sixlowpan_iphc res = { 0 };
+    if (f.first) {
+        if (dlen && sixlowpan_dispatch(data[0]) == SIXLOWPAN_DISPATCH_IPHC) {
+            int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
+            if (u < 0) {
+                lp->stats.rx_drop_iphc++;
+                goto drop;
+            }
+            hdr_len = (size_t)u;
+            data += res.hdr_len;
+            dlen -= res.hdr_len;
+        } else if (dlen && data[0] == SIXLOWPAN_DISPATCH_IPV6_BYTE) {
+            data++;
+            dlen--;
+        } else {
+            lp->stats.rx_drop_dispatch++;
+            goto drop;
+        }
+    }
+    size_t off = f.offset;
+    size_t covered = hdr_len + dlen;
+    if (off + covered > f.size) {
+        lp->stats.frag_drop_range++;
+        goto drop;
+    }
+    if (covered == 0 || ((off + covered) % 8 && off + covered != f.size)) {
+        /* every fragment but the last ends on an 8-octet boundary */
+        lp->stats.frag_drop_size++;
+        goto drop;
+    }
+    if (r == NULL && (r = slot_new(lp, nh, &f)) == NULL) {
+        goto drop;
+    }
+    unsigned from = (unsigned)(off / 8), to = (unsigned)((off + covered + 7) / 8);
+    switch (coverage(r, from, to)) {
+    case 1:
+        lp->stats.frag_drop_dup++;
+        goto drop;
+    case 2:
+        /* RFC 4944 5.3: overlapping fragments discard the datagram */
+        lp->stats.frag_drop_overlap++;
+        slot_free(lp, r);
+        goto drop;
+    default:
+        break;
+    }
+    for (unsigned u = from; u < to; u++) {
+        r->map[u / 8] |= (uint8_t)(1u << (u % 8));
+    }
+    memcpy(r->dg->data + off, hdr, hdr_len);
+    memcpy(r->dg->data + off + hdr_len, data, dlen);
+    if (f.first && res.udp && res.udp_csum_elided) {
+        r->udp_csum = true;
+    }
+    r->got = (uint16_t)(r->got + covered);
+    if (r->got < r->size) {
+        goto drop; /* this frame is consumed; the datagram waits for more */
+    }
+    /* complete: the datagram goes up with this frame's link headers */
+    struct wren_snip *dg = r->dg;
+    r->dg = NULL;
+    if (r->udp_csum) {
+        struct inet_csum c;
+        uint8_t *d = dg->data;
+        inet_csum_init(&c);
+        inet_csum_pseudo(&c, d + 8, d + 24, (uint32_t)(dg->size - IPV6_HDR_LEN), IPV6_NH_UDP);
+        inet_csum_update(&c, d + IPV6_HDR_LEN, dg->size - IPV6_HDR_LEN);
+        uint16_t cs = inet_csum_final(&c);
+        cs = cs ? cs : 0xffff;
+        d[IPV6_HDR_LEN + 6] = (uint8_t)(cs >> 8);
+        d[IPV6_HDR_LEN + 7] = (uint8_t)cs;
+    }
+    lp->stats.frag_reassembled++;
+    if (pkt->next) {
+        wren_pktbuf_hold(pb, pkt->next, 1);
+    }
+    dg->next = pkt->next;
+    wren_pktbuf_release(pb, pkt);
+    sixlowpan_deliver(lp, dg);
+    return;
+
+drop:
+    wren_pktbuf_release(pb, pkt);
+}

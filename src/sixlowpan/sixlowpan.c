@@ -1,0 +1,274 @@
+/* 6LoWPAN module: compression on the way down, decompression on the way up;
+ * fragmentation and reassembly live in frag.c. */
+#include "sixlowpan/sixlowpan.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "sixlowpan/sixlowpan_priv.h"
+#include "wire/inet_csum.h"
+#include "wire/ipv6.h"
+#include "wire/udp.h"
+
+static void l2_of(const struct wren_netif_hdr *nh, struct sixlowpan_l2 *l2)
+{
+    l2->src = nh->src;
+    l2->src_len = nh->src_len;
+    l2->dst = nh->dst;
+    l2->dst_len = nh->dst_len;
+}
+
+int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
+                         const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
+                         struct sixlowpan_iphc *res)
+{
+    struct sixlowpan_l2 l2;
+    l2_of(nh, &l2);
+    if (sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) < 0) {
+        return -1;
+    }
+    size_t uncomp = IPV6_HDR_LEN + (res->udp ? UDP_HDR_LEN : 0);
+    size_t total = dgram_size ? dgram_size : uncomp + (len - res->hdr_len);
+    if (total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+        return -1;
+    }
+    res->ip.payload_len = (uint16_t)(total - IPV6_HDR_LEN);
+    ipv6_hdr_emit(&res->ip, out);
+    if (res->udp) {
+        res->uh.len = res->ip.payload_len;
+        udp_hdr_emit(&res->uh, out + IPV6_HDR_LEN);
+    }
+    return (int)uncomp;
+}
+
+void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt)
+{
+    pkt->type = WREN_NETTYPE_IPV6;
+    if (wren_netapi_dispatch(lp->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV,
+                             pkt) == 0) {
+        lp->stats.rx_drop_dispatch++;
+    }
+}
+
+/* Replace the frame snip (head of pkt) by @p dg, keeping the headers after it. */
+static struct wren_snip *swap_head(struct wren_pktbuf *pb, struct wren_snip *pkt,
+                                   struct wren_snip *dg)
+{
+    struct wren_snip *rest = pkt->next;
+    if (rest) {
+        wren_pktbuf_hold(pb, rest, 1);
+    }
+    dg->next = rest;
+    wren_pktbuf_release(pb, pkt);
+    return dg;
+}
+
+/* RFC 6282 4.3.2: an elided UDP checksum is recomputed on decompression */
+static void udp_fill_csum(uint8_t *dg, size_t len)
+{
+    struct inet_csum c;
+    inet_csum_init(&c);
+    inet_csum_pseudo(&c, dg + 8, dg + 24, (uint32_t)(len - IPV6_HDR_LEN), IPV6_NH_UDP);
+    dg[IPV6_HDR_LEN + 6] = dg[IPV6_HDR_LEN + 7] = 0;
+    inet_csum_update(&c, dg + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
+    uint16_t cs = inet_csum_final(&c);
+    if (cs == 0) {
+        cs = 0xffff;
+    }
+    dg[IPV6_HDR_LEN + 6] = (uint8_t)(cs >> 8);
+    dg[IPV6_HDR_LEN + 7] = (uint8_t)cs;
+}
+
+static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
+    struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    lp->stats.rx_frames++;
+    if (nhs == NULL || pkt->size == 0) {
+        lp->stats.rx_drop_dispatch++;
+        goto drop;
+    }
+    switch (sixlowpan_dispatch(pkt->data[0])) {
+    case SIXLOWPAN_DISPATCH_IPV6: {
+        /* uncompressed: the datagram follows the dispatch byte */
+        if (pkt->users > 1) {
+            struct wren_snip *p = pkt;
+            if (wren_pktbuf_write_path(pb, &pkt, &p) < 0) {
+                lp->stats.rx_drop_nobuf++;
+                goto drop;
+            }
+        }
+        wren_pktbuf_trim_front(pb, pkt, 1);
+        sixlowpan_deliver(lp, pkt);
+        return;
+    }
+    case SIXLOWPAN_DISPATCH_IPHC: {
+        struct sixlowpan_iphc res;
+        uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
+        int uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr,
+                                          &res);
+        if (uncomp < 0) {
+            lp->stats.rx_drop_iphc++;
+            goto drop;
+        }
+        size_t rest = pkt->size - res.hdr_len;
+        struct wren_snip *dg = wren_pktbuf_add(pb, NULL, NULL, (size_t)uncomp + rest,
+                                               WREN_NETTYPE_IPV6);
+        if (dg == NULL) {
+            lp->stats.rx_drop_nobuf++;
+            goto drop;
+        }
+        memcpy(dg->data, hdr, (size_t)uncomp);
+        if (rest) {
+            memcpy(dg->data + uncomp, pkt->data + res.hdr_len, rest);
+        }
+        if (res.udp && res.udp_csum_elided) {
+            udp_fill_csum(dg->data, dg->size);
+        }
+        lp->stats.rx_iphc++;
+        sixlowpan_deliver(lp, swap_head(pb, pkt, dg));
+        return;
+    }
+    case SIXLOWPAN_DISPATCH_FRAG1:
+    case SIXLOWPAN_DISPATCH_FRAGN:
+        sixlowpan_reass_rx(lp, pkt);
+        return;
+    default:
+        lp->stats.rx_drop_dispatch++;
+        goto drop;
+    }
+
+drop:
+    wren_pktbuf_release(pb, pkt);
+}
+
+static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
+{
+    struct wren_node *node = lp->node;
+    struct wren_pktbuf *pb = &node->pktbuf;
+    struct wren_snip *ips = pkt ? pkt->next : NULL;
+    struct ipv6_hdr ip;
+    if (pkt == NULL || pkt->type != WREN_NETTYPE_NETIF || ips == NULL ||
+        ips->type != WREN_NETTYPE_IPV6 || ips->size != IPV6_HDR_LEN ||
+        ipv6_hdr_parse(ips->data, ips->size, &ip) < 0) {
+        lp->stats.tx_drop_bad++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    struct wren_snip *us = ips->next;
+    struct udp_hdr uh;
+    bool udp = ip.next == IPV6_NH_UDP && us && us->type == WREN_NETTYPE_UDP &&
+               us->size == UDP_HDR_LEN && udp_hdr_parse(us->data, us->size, &uh) == 0;
+    struct wren_snip *payload = udp ? us->next : us;
+    size_t uncomp = IPV6_HDR_LEN + (udp ? UDP_HDR_LEN : 0);
+    size_t dgram_size = IPV6_HDR_LEN + (size_t)ip.payload_len;
+
+    struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    struct sixlowpan_l2 l2;
+    l2_of(nh, &l2);
+    uint8_t iphc[SIXLOWPAN_IPHC_MAX_LEN];
+    int hlen = sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, lp->ctx, iphc, sizeof(iphc));
+    if (hlen < 0 || dgram_size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM ||
+        wren_pkt_len(payload) + uncomp != dgram_size) {
+        lp->stats.tx_drop_bad++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    /* the compressed packet: [netif] -> [iphc] -> payload; the uncompressed
+     * header snips go */
+    struct wren_snip *hold = payload;
+    if (hold) {
+        wren_pktbuf_hold(pb, hold, 1);
+    }
+    struct wren_snip *nhs = pkt;
+    struct wren_snip *after = pkt->next;
+    if (wren_pktbuf_write_path(pb, &pkt, &nhs) < 0) {
+        lp->stats.tx_drop_nobuf++;
+        wren_pktbuf_release(pb, pkt);
+        wren_pktbuf_release(pb, hold);
+        return;
+    }
+    after = nhs->next;
+    nhs->next = NULL;
+    wren_pktbuf_release(pb, after); /* the IPv6 and UDP headers; payload kept by hold */
+    lp->stats.tx_datagrams++;
+
+    size_t plen = wren_pkt_len(payload);
+    if ((size_t)hlen + plen <= sixlowpan_frame_room(wren_netif_hdr(nhs))) {
+        struct wren_snip *c = wren_pktbuf_add(pb, payload, iphc, (size_t)hlen,
+                                              WREN_NETTYPE_SIXLOWPAN);
+        if (c == NULL) {
+            lp->stats.tx_drop_nobuf++;
+            wren_pktbuf_release(pb, nhs);
+            wren_pktbuf_release(pb, payload);
+            return;
+        }
+        nhs->next = c;
+        struct wren_netif *netif = wren_netif_get(node, wren_netif_hdr(nhs)->if_id);
+        if (netif == NULL) {
+            lp->stats.tx_drop_bad++;
+            wren_pktbuf_release(pb, nhs);
+            return;
+        }
+        wren_netapi_send(node, &netif->module, nhs);
+        return;
+    }
+    sixlowpan_frag_send(lp, nhs, iphc, (size_t)hlen, uncomp, payload, dgram_size);
+}
+
+static void sixlowpan_handle(struct wren_node *node, struct wren_module *self,
+                             const struct wren_msg *msg)
+{
+    struct wren_sixlowpan *lp = (struct wren_sixlowpan *)self;
+    if (msg->type == WREN_MSG_RCV) {
+        receive(lp, msg->ptr);
+    } else if (msg->type == WREN_MSG_SND) {
+        send(lp, msg->ptr);
+    } else if (msg->ptr) {
+        wren_pktbuf_release(&node->pktbuf, msg->ptr);
+    }
+}
+
+static int sixlowpan_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                         uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_sixlowpan *lp = (struct wren_sixlowpan *)self;
+    if (opt == WREN_NETOPT_STATS) {
+        return wren_netopt_put(val, max, &lp->stats, sizeof(lp->stats));
+    }
+    return -ENOTSUP;
+}
+
+static const struct wren_module_ops sixlowpan_ops = {
+    .name = "6lowpan",
+    .handle = sixlowpan_handle,
+    .get = sixlowpan_get,
+};
+
+int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp)
+{
+    memset(lp, 0, sizeof(*lp));
+    lp->module.ops = &sixlowpan_ops;
+    lp->module.prio = WREN_PRIO_NET;
+    lp->node = node;
+    lp->next_tag = (uint16_t)wren_node_random(node);
+    wren_timer_init(&lp->gc, sixlowpan_reass_gc, lp);
+    return wren_netreg_register(node, WREN_NETTYPE_SIXLOWPAN, WREN_NETREG_DEMUX_ALL,
+                                &lp->module, &lp->reg);
+}
+
+int wren_sixlowpan_ctx_set(struct wren_sixlowpan *lp, uint8_t cid, const struct sixlowpan_ctx *ctx)
+{
+    if (cid >= SIXLOWPAN_CTX_COUNT || ctx->prefix_len > 128) {
+        return -EINVAL;
+    }
+    lp->ctx[cid] = *ctx;
+    return 0;
+}

@@ -1,0 +1,98 @@
+/**
+ * @file sixlowpan.h
+ * @brief The 6LoWPAN adaptation layer (RFC 4944, RFC 6282) between IPv6 and
+ *        802.15.4 interfaces: header compression, fragmentation and
+ *        reassembly.
+ *
+ * Registered as (WREN_NETTYPE_SIXLOWPAN, ALL).
+ * - SND (from IPv6): [netif] -> [IPv6 header, 40] -> [UDP header, 8]? ->
+ *   payload. Compresses the headers (IPHC, UDP NHC, contexts marked for
+ *   compression), and sends one frame, or FRAG1 + FRAGNs when the datagram
+ *   does not fit the frame, to the interface the netif header names.
+ * - RCV (from an interface): [frame payload] -> [MAC header] -> [netif].
+ *   Decompresses IPHC or strips the uncompressed-IPv6 dispatch, reassembles
+ *   fragments, and hands whole datagrams to (WREN_NETTYPE_IPV6, ALL).
+ *
+ * Reassembly keeps CONFIG_WREN_SIXLOWPAN_REASS_SLOTS datagrams at once, each
+ * at most CONFIG_WREN_SIXLOWPAN_MAX_DGRAM bytes, for at most
+ * CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS. Overlapping fragments discard the
+ * datagram (RFC 4944 5.3); duplicates, fragments beyond the datagram, a
+ * size that disagrees with the datagram's, and every other oddity are
+ * dropped and counted; nothing is ever written outside the datagram.
+ */
+#ifndef WREN_SIXLOWPAN_SIXLOWPAN_H
+#define WREN_SIXLOWPAN_SIXLOWPAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/module.h"
+#include "core/timer.h"
+#include "net/netreg.h"
+#include "wire/sixlowpan.h"
+
+#ifndef CONFIG_WREN_SIXLOWPAN_REASS_SLOTS
+#define CONFIG_WREN_SIXLOWPAN_REASS_SLOTS 2
+#endif
+#ifndef CONFIG_WREN_SIXLOWPAN_MAX_DGRAM
+#define CONFIG_WREN_SIXLOWPAN_MAX_DGRAM 1280
+#endif
+#ifndef CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS
+#define CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS 10000
+#endif
+
+struct wren_sixlowpan_stats {
+    uint32_t rx_frames;
+    uint32_t rx_iphc;
+    uint32_t rx_drop_dispatch;   /**< mesh, broadcast, unknown dispatches */
+    uint32_t rx_drop_iphc;       /**< header that does not decompress */
+    uint32_t rx_drop_nobuf;
+    uint32_t frag_rx;            /**< fragments received */
+    uint32_t frag_reassembled;   /**< datagrams completed */
+    uint32_t frag_drop_overlap;  /**< datagrams discarded for overlapping fragments */
+    uint32_t frag_drop_dup;      /**< fragments received twice */
+    uint32_t frag_drop_range;    /**< fragment beyond the datagram size */
+    uint32_t frag_drop_size;     /**< size disagreeing with the datagram's, too big,
+                                      or a fragment not a multiple of 8 */
+    uint32_t frag_drop_full;     /**< no reassembly slot free */
+    uint32_t frag_drop_hdr;      /**< fragment header that does not parse */
+    uint32_t frag_timeout;       /**< datagrams that never completed */
+    uint32_t tx_datagrams;
+    uint32_t tx_frags;           /**< fragments sent */
+    uint32_t tx_drop_bad;        /**< malformed request from IPv6 */
+    uint32_t tx_drop_nobuf;
+};
+
+struct wren_sixlowpan_reass {
+    struct wren_snip *dg;        /**< the datagram being filled; NULL: slot free */
+    uint64_t deadline;
+    uint16_t tag;
+    uint16_t size;
+    uint16_t got;                /**< bytes received so far */
+    uint8_t src[8];
+    uint8_t dst[8];
+    uint8_t src_len;
+    uint8_t dst_len;
+    bool udp_csum;               /**< the UDP checksum was elided: compute at the end */
+    uint8_t map[(CONFIG_WREN_SIXLOWPAN_MAX_DGRAM + 63) / 64]; /**< 8-byte units received */
+};
+
+struct wren_sixlowpan {
+    struct wren_module module;   /**< first */
+    struct wren_netreg_entry reg;
+    struct wren_node *node;
+    uint16_t next_tag;
+    struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
+    struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
+    struct wren_timer gc;
+    struct wren_sixlowpan_stats stats;
+};
+
+/** @brief Start the 6LoWPAN layer of @p node. */
+int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp);
+
+/** @brief Set compression context @p cid (0..15). @return 0 or -EINVAL. */
+int wren_sixlowpan_ctx_set(struct wren_sixlowpan *lp, uint8_t cid,
+                           const struct sixlowpan_ctx *ctx);
+
+#endif

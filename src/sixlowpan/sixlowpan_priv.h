@@ -1,0 +1,40 @@
+/* Inside the 6LoWPAN module: shared by sixlowpan.c and frag.c. */
+#ifndef WREN_SIXLOWPAN_PRIV_H
+#define WREN_SIXLOWPAN_PRIV_H
+
+#include "net/netif.h"
+#include "sixlowpan/sixlowpan.h"
+
+/* Largest 802.15.4 payload for these link addresses: a 127-octet PSDU less
+ * the FCS and a 2006 MAC header with a compressed PAN ID. */
+static inline size_t sixlowpan_frame_room(const struct wren_netif_hdr *nh)
+{
+    size_t dst = nh->dst_len ? nh->dst_len : 2;
+    return 127 - 2 - 5 - dst - nh->src_len;
+}
+
+/* Decompress the IPHC header in buf (len bytes, the rest of the frame or
+ * FRAG1 after it) into out: the IPv6 header and, with UDP NHC, the UDP
+ * header, for a datagram of dgram_size bytes (0: this frame is the whole
+ * datagram). Returns the uncompressed header length (40 or 48) and fills
+ * *res, or -1 on a bad header. */
+int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
+                         const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
+                         struct sixlowpan_iphc *res);
+
+/* Send [iphc bytes][payload] as FRAG1 + FRAGNs; consumes payload (the
+ * chain after the compressed headers) and the netif header snip. */
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+                         size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
+                         size_t dgram_size);
+
+/* A received FRAG1 or FRAGN frame: [frame] -> [MAC header] -> [netif]. */
+void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt);
+
+/* Free every reassembly slot whose time is up; re-arm the timer. */
+void sixlowpan_reass_gc(struct wren_timer *t, void *arg);
+
+/* Hand a datagram up to IPv6. */
+void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt);
+
+#endif
