@@ -43,6 +43,9 @@ def load(path=None):
                                       POINTER(c_uint64), c_int]),
         "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
         "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
+        "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
+        "wren_sim_shell_output": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
+        "wren_sim_inject": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
@@ -140,8 +143,28 @@ class Sim:
     def pktbufs_clean(self):
         return bool(self.lib.wren_sim_pktbufs_clean(self.h))
 
+    def shell(self, node, line):
+        """Run a shell command on @node; return (result, output so far)."""
+        res = self.lib.wren_sim_shell(self.h, node, line.encode())
+        return res, self.output(node)
+
+    def output(self, node):
+        """Take the shell output @node has collected."""
+        chunks = []
+        buf = ctypes.create_string_buffer(65536)
+        while True:
+            n = self.lib.wren_sim_shell_output(self.h, node, buf, len(buf))
+            if n <= 0:
+                break
+            chunks.append(buf.raw[:n].decode(errors="replace"))
+        return "".join(chunks)
+
+    def inject(self, node, psdu):
+        """Make @node's radio receive @psdu (an 802.15.4 frame with its FCS)."""
+        return self.lib.wren_sim_inject(self.h, node, bytes(psdu), len(psdu))
+
     def counters(self, node):
-        n = 64
+        n = 256
         names = (c_char_p * n)()
         values = (c_uint64 * n)()
         k = _check(self.lib.wren_sim_counters(self.h, node, names, values, n), "counters")

@@ -297,13 +297,19 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct 
     const uint8_t *next_hop = h->dst;
     struct wren_ipv6_if *ifc = NULL;
     const struct wren_fib_entry *r = NULL;
-    if (pinned) {
-        ifc = if_get(ip, pinned);
-    } else if (!ipv6_addr_is_multicast(h->dst) && (r = wren_fib_lookup(&ip->fib, h->dst))) {
+    if (!ipv6_addr_is_multicast(h->dst) && !ipv6_addr_is_link_local(h->dst)) {
+        r = wren_fib_lookup(&ip->fib, h->dst);
+        if (r && pinned && r->if_id != pinned) {
+            r = NULL; /* the pinned interface wins; its destination is on-link */
+        }
+    }
+    if (r) {
         ifc = if_get(ip, r->if_id);
         if (!ipv6_addr_is_unspecified(r->next_hop)) {
             next_hop = r->next_hop;
         }
+    } else if (pinned) {
+        ifc = if_get(ip, pinned);
     } else if (ipv6_addr_is_multicast(h->dst) || ipv6_addr_is_link_local(h->dst)) {
         /* link scope without a pinned interface: the first one */
         for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {

@@ -28,6 +28,7 @@ void wren_sim_free(struct wren_sim *s)
     wren_world_destroy(&s->world);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i]->arena);
+        free(s->nodes[i]->out);
         free(s->nodes[i]);
     }
     free(s->nodes);
@@ -37,6 +38,40 @@ void wren_sim_free(struct wren_sim *s)
 void wren_sim_set_range(struct wren_sim *s, double range, double prr)
 {
     wren_medium_set_range(&s->medium, range, prr);
+}
+
+/* Collect shell output (in the simulator, memory may grow). */
+static void out_cb(void *ctx, const char *str)
+{
+    struct wren_sim_node *sn = ctx;
+    size_t n = strlen(str);
+    if (sn->out_len + n + 1 > sn->out_cap) {
+        size_t cap = (sn->out_len + n + 1) * 2;
+        char *o = realloc(sn->out, cap);
+        if (o == NULL) {
+            return;
+        }
+        sn->out = o;
+        sn->out_cap = cap;
+    }
+    memcpy(sn->out + sn->out_len, str, n + 1);
+    sn->out_len += n;
+}
+
+/* The IP half: 6LoWPAN, IPv6 on the 802.15.4 interface, ICMPv6, UDP, shell. */
+static int stack_init(struct wren_sim_node *sn)
+{
+    struct wren_node *node = &sn->node;
+    int res;
+    if ((res = wren_sixlowpan_init(node, &sn->sixlowpan)) < 0 ||
+        (res = wren_ipv6_init(node, &sn->ipv6)) < 0 ||
+        (res = wren_icmpv6_init(node, &sn->icmpv6)) < 0 ||
+        (res = wren_udp_init(node, &sn->udp)) < 0 ||
+        (res = wren_ipv6_netif_add(&sn->ipv6, sn->netif.netif.id)) < 0) {
+        return res;
+    }
+    wren_shell_init(&sn->shell, node, out_cb, sn);
+    return 0;
 }
 
 int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size)
@@ -70,6 +105,9 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     res = wren_ieee802154_netif_add(&sn->node, &sn->netif, &sn->radio.netdev);
+    if (res >= 0) {
+        res = stack_init(sn);
+    }
     if (res < 0) {
         free(arena);
         free(sn);
@@ -154,6 +192,34 @@ int wren_sim_inject(struct wren_sim *s, uint32_t id, const uint8_t *psdu, size_t
     return wren_medium_inject(&s->medium, id, psdu, len);
 }
 
+int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    int res = wren_shell_exec(&sn->shell, line);
+    /* what the command queued runs now, at the same virtual instant */
+    wren_world_run_until(&s->world, s->world.now);
+    return res;
+}
+
+int wren_sim_shell_output(struct wren_sim *s, uint32_t id, char *buf, size_t max)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL || max == 0) {
+        return -EINVAL;
+    }
+    size_t n = sn->out_len < max - 1 ? sn->out_len : max - 1;
+    if (n) {
+        memcpy(buf, sn->out, n);
+        memmove(sn->out, sn->out + n, sn->out_len - n + 1);
+        sn->out_len -= n;
+    }
+    buf[n] = 0;
+    return (int)n;
+}
+
 void wren_sim_run(struct wren_sim *s, uint64_t until_us)
 {
     wren_world_run_until(&s->world, until_us);
@@ -186,6 +252,10 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     const struct wren_netif_stats *ns = &sn->netif.netif.stats;
     const struct wren_rawgen_stats *as = &sn->app.stats;
     const struct wren_pktbuf_stats *ps = &sn->node.pktbuf.stats;
+    const struct wren_sixlowpan_stats *ls = &sn->sixlowpan.stats;
+    const struct wren_ipv6_stats *is = &sn->ipv6.stats;
+    const struct wren_icmpv6_stats *cs = &sn->icmpv6.stats;
+    const struct wren_udp_stats *us = &sn->udp.stats;
 #define C(name, val) { name, (uint64_t)(val) }
     const struct {
         const char *name;
@@ -221,6 +291,56 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("netif.rx_drop_not_for_us", ns->rx_drop_not_for_us),
         C("netif.rx_drop_no_receiver", ns->rx_drop_no_receiver),
         C("netif.rx_drop_queue", ns->rx_drop_queue),
+        C("6lowpan.rx_frames", ls->rx_frames),
+        C("6lowpan.rx_iphc", ls->rx_iphc),
+        C("6lowpan.rx_drop_dispatch", ls->rx_drop_dispatch),
+        C("6lowpan.rx_drop_iphc", ls->rx_drop_iphc),
+        C("6lowpan.rx_drop_nobuf", ls->rx_drop_nobuf),
+        C("6lowpan.frag_rx", ls->frag_rx),
+        C("6lowpan.frag_reassembled", ls->frag_reassembled),
+        C("6lowpan.frag_drop_overlap", ls->frag_drop_overlap),
+        C("6lowpan.frag_drop_dup", ls->frag_drop_dup),
+        C("6lowpan.frag_drop_range", ls->frag_drop_range),
+        C("6lowpan.frag_drop_size", ls->frag_drop_size),
+        C("6lowpan.frag_drop_full", ls->frag_drop_full),
+        C("6lowpan.frag_drop_hdr", ls->frag_drop_hdr),
+        C("6lowpan.frag_timeout", ls->frag_timeout),
+        C("6lowpan.tx_datagrams", ls->tx_datagrams),
+        C("6lowpan.tx_frags", ls->tx_frags),
+        C("6lowpan.tx_drop_bad", ls->tx_drop_bad),
+        C("6lowpan.tx_drop_nobuf", ls->tx_drop_nobuf),
+        C("ipv6.rx_pkts", is->rx_pkts),
+        C("ipv6.rx_delivered", is->rx_delivered),
+        C("ipv6.rx_forwarded", is->rx_forwarded),
+        C("ipv6.rx_drop_hdr", is->rx_drop_hdr),
+        C("ipv6.rx_drop_len", is->rx_drop_len),
+        C("ipv6.rx_drop_src", is->rx_drop_src),
+        C("ipv6.rx_drop_not_for_us", is->rx_drop_not_for_us),
+        C("ipv6.rx_drop_hop_limit", is->rx_drop_hop_limit),
+        C("ipv6.rx_drop_no_route", is->rx_drop_no_route),
+        C("ipv6.rx_drop_ext", is->rx_drop_ext),
+        C("ipv6.rx_drop_no_receiver", is->rx_drop_no_receiver),
+        C("ipv6.rx_drop_nobuf", is->rx_drop_nobuf),
+        C("ipv6.tx_pkts", is->tx_pkts),
+        C("ipv6.tx_loopback", is->tx_loopback),
+        C("ipv6.tx_drop_bad", is->tx_drop_bad),
+        C("ipv6.tx_drop_no_route", is->tx_drop_no_route),
+        C("ipv6.tx_drop_no_src", is->tx_drop_no_src),
+        C("ipv6.tx_drop_too_big", is->tx_drop_too_big),
+        C("ipv6.tx_drop_nobuf", is->tx_drop_nobuf),
+        C("icmpv6.rx", cs->rx),
+        C("icmpv6.rx_drop_short", cs->rx_drop_short),
+        C("icmpv6.rx_drop_csum", cs->rx_drop_csum),
+        C("icmpv6.rx_echo_req", cs->rx_echo_req),
+        C("icmpv6.rx_errors", cs->rx_errors),
+        C("icmpv6.tx_echo_reply", cs->tx_echo_reply),
+        C("icmpv6.tx_errors", cs->tx_errors),
+        C("icmpv6.err_rate_limited", cs->err_rate_limited),
+        C("udp.rx", us->rx),
+        C("udp.rx_drop_hdr", us->rx_drop_hdr),
+        C("udp.rx_drop_csum", us->rx_drop_csum),
+        C("udp.rx_drop_no_port", us->rx_drop_no_port),
+        C("udp.tx", us->tx),
         C("app.sent", as->sent),
         C("app.send_nobuf", as->send_nobuf),
         C("app.send_queue", as->send_queue),

@@ -23,6 +23,11 @@
 
 #include "apps/rawgen.h"
 #include "core/node.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/ipv6.h"
+#include "shell/shell.h"
+#include "sixlowpan/sixlowpan.h"
+#include "udp/udp.h"
 #include "link/ieee802154_link.h"
 #include "sim/medium.h"
 #include "sim/world.h"
@@ -31,10 +36,18 @@ struct wren_sim_node {
     struct wren_node node;
     struct wren_ieee802154_netif netif;
     struct wren_sim_radio radio;
+    struct wren_sixlowpan sixlowpan;
+    struct wren_ipv6 ipv6;
+    struct wren_icmpv6 icmpv6;
+    struct wren_udp udp;
+    struct wren_shell shell;
     struct wren_rawgen app;
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
+    char *out;              /**< shell output not yet collected */
+    size_t out_len;
+    size_t out_cap;
 };
 
 struct wren_sim {
@@ -88,6 +101,21 @@ int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t paylo
 /** @brief Make node @p id's radio receive @p psdu (with FCS) now; see
  *         wren_medium_inject(). */
 int wren_sim_inject(struct wren_sim *s, uint32_t id, const uint8_t *psdu, size_t len);
+
+/**
+ * @brief Run shell command @p line on node @p id (see wren_shell_exec);
+ *        its output, and later output of what it started (ping replies),
+ *        collects in the node's output buffer.
+ * @return the command's result (0 or -errno).
+ */
+int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line);
+
+/**
+ * @brief Take node @p id's collected shell output: copies at most @p max - 1
+ *        bytes and a NUL into @p buf and removes them from the buffer.
+ * @return bytes copied, or -EINVAL.
+ */
+int wren_sim_shell_output(struct wren_sim *s, uint32_t id, char *buf, size_t max);
 
 /** @brief Run until virtual time @p until_us. */
 void wren_sim_run(struct wren_sim *s, uint64_t until_us);

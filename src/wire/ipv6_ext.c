@@ -34,6 +34,10 @@ int ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ip
     return 0;
 }
 
+/* each header is at most 2048 bytes: every offset fits the 16-bit fields */
+_Static_assert(CONFIG_IPV6_EXT_MAX_HDRS >= 1 && CONFIG_IPV6_EXT_MAX_HDRS * 2048 < 0xffff,
+               "CONFIG_IPV6_EXT_MAX_HDRS out of range");
+
 static bool is_known(uint8_t type, const uint8_t *known, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -52,9 +56,6 @@ int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *
     int err;
 
     memset(e, 0, sizeof(*e));
-    if (len > 0xffff) {
-        len = 0xffff; /* offsets are 16-bit; no jumbograms */
-    }
     for (;;) {
         if (next != IPV6_NH_HOPOPT && next != IPV6_NH_DSTOPTS && next != IPV6_NH_ROUTING &&
             next != IPV6_NH_FRAGMENT) {

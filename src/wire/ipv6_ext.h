@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Most extension headers walked in one call; one more is an error. */
+/** Most extension headers walked in one call; one more is an error (1..31). */
 #ifndef CONFIG_IPV6_EXT_MAX_HDRS
 #define CONFIG_IPV6_EXT_MAX_HDRS 8
 #endif
@@ -114,7 +114,7 @@ struct ipv6_ext_opt {
  * @brief Walk the extension headers (RFC 8200 section 4).
  * @param[in]  next     Next Header of the fixed header.
  * @param[in]  data     The bytes after the fixed header.
- * @param[in]  len      Bytes in @p data (only the first 65535 are looked at).
+ * @param[in]  len      Bytes in @p data.
  * @param[in]  known    Option types (other than Pad1/PadN) that the caller
  *                      recognises; NULL if none.
  * @param[in]  n_known  Entries in @p known.

@@ -14,10 +14,10 @@
 
 static uint64_t counter(struct wren_sim *s, uint32_t id, const char *name)
 {
-    const char *names[64];
-    uint64_t vals[64];
-    int n = wren_sim_counters(s, id, names, vals, 64);
-    for (int i = 0; i < n && i < 64; i++) {
+    const char *names[160];
+    uint64_t vals[160];
+    int n = wren_sim_counters(s, id, names, vals, 160);
+    for (int i = 0; i < n && i < 160; i++) {
         if (strcmp(names[i], name) == 0) {
             return vals[i];
         }
@@ -341,12 +341,17 @@ TEST(test_inject__malformed_frames_dropped_by_reason)
     wren_sim_inject(s, 0, ack, 5);
     wren_sim_run(s, 32);
     CHECK_EQ(counter(s, 0, "netif.rx_drop_unsupported"), 1);
-    /* a 6LoWPAN dispatch nobody is registered for */
+    /* 6LoWPAN frames: an uncompressed IPv6 header cut short, a mesh header */
     uint8_t ipv6[3] = { 0x41, 0x60, 0x00 };
     n = make_frame(f, 0xffff, 0x0023, ipv6, sizeof(ipv6));
     wren_sim_inject(s, 0, f, n);
     wren_sim_run(s, 33);
-    CHECK_EQ(counter(s, 0, "netif.rx_drop_no_receiver"), 1);
+    CHECK_EQ(counter(s, 0, "ipv6.rx_drop_hdr"), 1);
+    uint8_t mesh[4] = { 0x80, 0x01, 0x02, 0x03 };
+    n = make_frame(f, 0xffff, 0x0023, mesh, sizeof(mesh));
+    wren_sim_inject(s, 0, f, n);
+    wren_sim_run(s, 34);
+    CHECK_EQ(counter(s, 0, "6lowpan.rx_drop_dispatch"), 1);
     /* an unread frame blocks the next injection */
     wren_sim_inject(s, 0, f, n);
     CHECK_EQ(wren_sim_inject(s, 0, f, n), -EBUSY);

@@ -1,0 +1,440 @@
+#include "shell/shell.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/addr_str.h"
+#include "ipv6/ipv6.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "sixlowpan/sixlowpan.h"
+#include "udp/udp.h"
+
+#define MAX_ARGS 12
+
+static void sh_printf(struct wren_shell *sh, const char *fmt, ...)
+{
+    char buf[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (sh->out) {
+        sh->out(sh->out_ctx, buf);
+    }
+}
+
+static struct wren_module *layer(struct wren_shell *sh, uint8_t type)
+{
+    struct wren_netreg_entry *e = wren_netreg_lookup(sh->node, type, WREN_NETREG_DEMUX_ALL, NULL);
+    return e ? e->module : NULL;
+}
+
+static int err(struct wren_shell *sh, int e, const char *what)
+{
+    sh_printf(sh, "error: %s (%s)\n", what, strerror(-e));
+    return e;
+}
+
+static int parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof(tmp), "%s", s);
+    char *slash = strchr(tmp, '/');
+    *len = 128;
+    if (slash) {
+        *slash = 0;
+        char *end;
+        long l = strtol(slash + 1, &end, 10);
+        if (*end || l < 0 || l > 128) {
+            return -EINVAL;
+        }
+        *len = (uint8_t)l;
+    }
+    return wren_ipv6_addr_from_str(addr, tmp);
+}
+
+static long num(const char *s, long lo, long hi, int *bad)
+{
+    char *end;
+    long v = strtol(s, &end, 0);
+    if (*s == 0 || *end || v < lo || v > hi) {
+        *bad = 1;
+    }
+    return v;
+}
+
+/* ---- ifconfig ------------------------------------------------------------ */
+
+static void show_if(struct wren_shell *sh, struct wren_netif *netif)
+{
+    struct wren_node *node = sh->node;
+    struct wren_module *m = &netif->module;
+    uint8_t s[2] = { 0 }, l[8] = { 0 };
+    uint16_t pan = 0, ch = 0;
+    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, 2);
+    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, l, 8);
+    wren_netapi_get(node, m, WREN_NETOPT_NID, 0, &pan, 2);
+    wren_netapi_get(node, m, WREN_NETOPT_CHANNEL, 0, &ch, 2);
+    sh_printf(sh, "Iface %u  HWaddr: %02x:%02x  Long HWaddr: %02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x\n",
+              netif->id, s[0], s[1], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
+    sh_printf(sh, "          Channel: %u  PAN: 0x%04x\n", ch, pan);
+    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
+    if (ip && wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) > 0) {
+        uint16_t mtu = 0;
+        wren_netapi_get(node, ip, WREN_NETOPT_IPV6_MTU, netif->id, &mtu, 2);
+        sh_printf(sh, "          MTU: %u\n", mtu);
+        for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+            if (addrs[i].state) {
+                char a[WREN_IPV6_ADDR_STRLEN];
+                sh_printf(sh, "          inet6 addr: %s/%u  scope: %s%s\n",
+                          wren_ipv6_addr_to_str(a, addrs[i].addr), addrs[i].prefix_len,
+                          ipv6_addr_is_link_local(addrs[i].addr) ? "link" : "global",
+                          addrs[i].state == WREN_IPV6_ADDR_TENTATIVE ? " TENTATIVE" : "");
+            }
+        }
+    }
+    const struct wren_netif_stats *st = &netif->stats;
+    struct wren_netif_stats stats;
+    if (wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &stats, sizeof(stats)) == sizeof(stats)) {
+        st = &stats;
+    }
+    sh_printf(sh, "          RX packets %lu bytes %lu  TX packets %lu bytes %lu (ok %lu, no-ack %lu, busy %lu)\n",
+              (unsigned long)st->rx_frames, (unsigned long)st->rx_bytes,
+              (unsigned long)st->tx_frames, (unsigned long)st->tx_bytes, (unsigned long)st->tx_ok,
+              (unsigned long)st->tx_noack, (unsigned long)st->tx_busy);
+    sh_printf(sh, "          drops: rx nobuf %lu malformed %lu unsupported %lu not-for-us %lu "
+                  "no-receiver %lu; tx queue %lu bad %lu device %lu\n",
+              (unsigned long)st->rx_drop_nobuf, (unsigned long)st->rx_drop_malformed,
+              (unsigned long)st->rx_drop_unsupported, (unsigned long)st->rx_drop_not_for_us,
+              (unsigned long)st->rx_drop_no_receiver, (unsigned long)st->tx_drop_queue,
+              (unsigned long)st->tx_drop_bad, (unsigned long)st->tx_drop_dev);
+}
+
+static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_node *node = sh->node;
+    if (argc == 1) {
+        for (struct wren_netif *n = node->netifs; n; n = n->next) {
+            show_if(sh, n);
+        }
+        return 0;
+    }
+    int bad = 0;
+    uint8_t id = (uint8_t)num(argv[1], 1, 255, &bad);
+    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    if (bad || argc < 4 || ip == NULL) {
+        sh_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR]\n");
+        return -EINVAL;
+    }
+    struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
+    if (parse_prefix(argv[3], a.addr, &a.prefix_len) < 0) {
+        return err(sh, -EINVAL, "bad address");
+    }
+    int res;
+    if (strcmp(argv[2], "add") == 0) {
+        if (a.prefix_len == 128 && strchr(argv[3], '/') == NULL) {
+            a.prefix_len = 64;
+        }
+        res = wren_netapi_set(node, ip, WREN_NETOPT_IPV6_ADDR, id, &a, sizeof(a));
+    } else if (strcmp(argv[2], "del") == 0) {
+        res = wren_netapi_set(node, ip, WREN_NETOPT_IPV6_ADDR_REMOVE, id, a.addr, 16);
+    } else {
+        res = -EINVAL;
+    }
+    return res < 0 ? err(sh, res, "ifconfig") : 0;
+}
+
+/* ---- fib ----------------------------------------------------------------- */
+
+static int cmd_fib(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_node *node = sh->node;
+    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    if (ip == NULL) {
+        return err(sh, -ENODEV, "no IPv6");
+    }
+    if (argc == 1) {
+        struct wren_fib_entry r[CONFIG_WREN_FIB_ENTRIES];
+        int n = wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ROUTES, 0, r, sizeof(r));
+        sh_printf(sh, "%-28s %-28s %s\n", "Destination", "Next hop", "Iface");
+        for (int i = 0; n > 0 && i < CONFIG_WREN_FIB_ENTRIES; i++) {
+            if (r[i].if_id) {
+                char p[WREN_IPV6_ADDR_STRLEN + 4], h[WREN_IPV6_ADDR_STRLEN];
+                char a[WREN_IPV6_ADDR_STRLEN];
+                snprintf(p, sizeof(p), "%s/%u", wren_ipv6_addr_to_str(a, r[i].prefix),
+                         r[i].prefix_len);
+                sh_printf(sh, "%-28s %-28s %u\n", r[i].prefix_len ? p : "default",
+                          ipv6_addr_is_unspecified(r[i].next_hop)
+                              ? "on-link"
+                              : wren_ipv6_addr_to_str(h, r[i].next_hop),
+                          r[i].if_id);
+            }
+        }
+        return 0;
+    }
+    struct wren_fib_entry r = { 0 };
+    int bad = 0;
+    if (argc < 3 || (strcmp(argv[2], "default") ? parse_prefix(argv[2], r.prefix, &r.prefix_len) < 0
+                                                : (r.prefix_len = 0, 0))) {
+        bad = 1;
+    }
+    for (int i = 3; !bad && i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "via") == 0) {
+            bad = wren_ipv6_addr_from_str(r.next_hop, argv[i + 1]) < 0;
+        } else if (strcmp(argv[i], "dev") == 0) {
+            r.if_id = (uint8_t)num(argv[i + 1], 1, 255, &bad);
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
+        sh_printf(sh, "usage: fib [add PREFIX/LEN|default [via NEXTHOP] dev IF | del PREFIX/LEN]\n");
+        return -EINVAL;
+    }
+    if (r.if_id == 0 && node->netifs) {
+        r.if_id = node->netifs->id;
+    }
+    int res = wren_netapi_set(node, ip, strcmp(argv[1], "add") == 0 ? WREN_NETOPT_IPV6_ROUTE_ADD
+                                                                     : WREN_NETOPT_IPV6_ROUTE_DEL,
+                              0, &r, sizeof(r));
+    return res < 0 ? err(sh, res, "fib") : 0;
+}
+
+static int cmd_forward(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    if (ip == NULL || argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
+        sh_printf(sh, "usage: forward on|off\n");
+        return -EINVAL;
+    }
+    uint8_t on = strcmp(argv[1], "on") == 0;
+    return wren_netapi_set(sh->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &on, 1);
+}
+
+/* ---- ping, udp ------------------------------------------------------------ */
+
+static int cmd_ping(struct wren_shell *sh, int argc, char **argv)
+{
+    uint8_t dst[16];
+    long count = 3, size = 56, interval = 1000;
+    int bad = argc < 2 || wren_ipv6_addr_from_str(dst, argv[1]) < 0;
+    for (int i = 2; !bad && i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-c") == 0) {
+            count = num(argv[i + 1], 1, 65535, &bad);
+        } else if (strcmp(argv[i], "-s") == 0) {
+            size = num(argv[i + 1], 0, 1232, &bad);
+        } else if (strcmp(argv[i], "-i") == 0) {
+            interval = num(argv[i + 1], 1, 3600000, &bad);
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad || (argc % 2) != 0) {
+        sh_printf(sh, "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]\n");
+        return -EINVAL;
+    }
+    char a[WREN_IPV6_ADDR_STRLEN];
+    int res = wren_ping_start(sh->node, &sh->ping, dst, (uint16_t)count, (uint16_t)size,
+                              (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
+    if (res < 0) {
+        return err(sh, res, "ping");
+    }
+    sh_printf(sh, "PING %s %ld data bytes\n", wren_ipv6_addr_to_str(a, dst), size);
+    return 0;
+}
+
+static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    if (argc >= 3 && strcmp(argv[1], "server") == 0) {
+        if (strcmp(argv[2], "start") == 0 && argc >= 4) {
+            uint8_t mode = argc >= 5 && strcmp(argv[4], "sink") == 0 ? WREN_UDP_SINK : WREN_UDP_ECHO;
+            uint16_t port = (uint16_t)num(argv[3], 1, 65535, &bad);
+            if (!bad) {
+                int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
+                if (res < 0) {
+                    return err(sh, res, "udp server");
+                }
+                sh_printf(sh, "udp server on port %u (%s)\n", port,
+                          mode == WREN_UDP_SINK ? "sink" : "echo");
+                return 0;
+            }
+        } else if (strcmp(argv[2], "stop") == 0) {
+            wren_udp_server_stop(&sh->server);
+            return 0;
+        } else if (strcmp(argv[2], "stats") == 0) {
+            const struct wren_udp_server *s = &sh->server;
+            sh_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
+                          "queue_drops %lu\n",
+                      (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
+                      (unsigned long)s->bytes, (unsigned long)s->size_sum,
+                      (unsigned long)s->sock.rx_drop_queue);
+            return 0;
+        }
+    } else if (argc >= 5 && strcmp(argv[1], "send") == 0) {
+        struct wren_sock_udp_ep dst = { 0 };
+        bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
+        dst.port = (uint16_t)num(argv[3], 1, 65535, &bad);
+        char *dash = strchr(argv[4], '-');
+        if (dash) {
+            *dash = 0;
+        }
+        long lo = num(argv[4], 0, 1232, &bad);
+        long hi = dash ? num(dash + 1, lo, 1232, &bad) : lo;
+        long count = argc >= 6 ? num(argv[5], 1, 1000000, &bad) : 1;
+        long interval = argc >= 7 ? num(argv[6], 0, 3600000, &bad) : 1000;
+        if (!bad) {
+            int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo,
+                                            (uint16_t)hi, (uint32_t)count,
+                                            (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
+            return res < 0 ? err(sh, res, "udp send") : 0;
+        }
+    }
+    sh_printf(sh, "usage: udp server start PORT [echo|sink] | udp server stop|stats |\n"
+                  "       udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS]\n");
+    return -EINVAL;
+}
+
+/* ---- pktbuf, stats --------------------------------------------------------- */
+
+static int cmd_pktbuf(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    const struct wren_pktbuf_stats *s = &sh->node->pktbuf.stats;
+    sh_printf(sh, "packet buffer: %lu bytes, %lu in use (%lu snips), high water %lu, "
+                  "allocation failures %lu\n",
+              (unsigned long)s->size, (unsigned long)s->in_use, (unsigned long)s->snips,
+              (unsigned long)s->high_water, (unsigned long)s->alloc_fail);
+    return 0;
+}
+
+static int cmd_stats(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    struct wren_node *node = sh->node;
+    struct wren_module *m;
+    if ((m = layer(sh, WREN_NETTYPE_SIXLOWPAN))) {
+        struct wren_sixlowpan_stats s;
+        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
+        sh_printf(sh, "6lowpan: rx %lu iphc %lu frags %lu reassembled %lu; drops: dispatch %lu "
+                      "iphc %lu nobuf %lu overlap %lu dup %lu range %lu size %lu full %lu "
+                      "timeout %lu; tx %lu frags %lu\n",
+                  (unsigned long)s.rx_frames, (unsigned long)s.rx_iphc, (unsigned long)s.frag_rx,
+                  (unsigned long)s.frag_reassembled, (unsigned long)s.rx_drop_dispatch,
+                  (unsigned long)s.rx_drop_iphc, (unsigned long)s.rx_drop_nobuf,
+                  (unsigned long)s.frag_drop_overlap, (unsigned long)s.frag_drop_dup,
+                  (unsigned long)s.frag_drop_range, (unsigned long)s.frag_drop_size,
+                  (unsigned long)s.frag_drop_full, (unsigned long)s.frag_timeout,
+                  (unsigned long)s.tx_datagrams, (unsigned long)s.tx_frags);
+    }
+    if ((m = layer(sh, WREN_NETTYPE_IPV6))) {
+        struct wren_ipv6_stats s;
+        wren_netapi_get(node, m, WREN_NETOPT_IPV6_STATS, 0, &s, sizeof(s));
+        sh_printf(sh, "ipv6: rx %lu delivered %lu forwarded %lu; drops: hdr %lu len %lu "
+                      "not-for-us %lu hop-limit %lu no-route %lu ext %lu no-receiver %lu; "
+                      "tx %lu loopback %lu no-route %lu no-src %lu\n",
+                  (unsigned long)s.rx_pkts, (unsigned long)s.rx_delivered,
+                  (unsigned long)s.rx_forwarded, (unsigned long)s.rx_drop_hdr,
+                  (unsigned long)s.rx_drop_len, (unsigned long)s.rx_drop_not_for_us,
+                  (unsigned long)s.rx_drop_hop_limit, (unsigned long)s.rx_drop_no_route,
+                  (unsigned long)s.rx_drop_ext, (unsigned long)s.rx_drop_no_receiver,
+                  (unsigned long)s.tx_pkts, (unsigned long)s.tx_loopback,
+                  (unsigned long)s.tx_drop_no_route, (unsigned long)s.tx_drop_no_src);
+    }
+    if ((m = layer(sh, WREN_NETTYPE_ICMPV6))) {
+        struct wren_icmpv6_stats s;
+        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
+        sh_printf(sh, "icmpv6: rx %lu echo-req %lu errors %lu; drops: short %lu csum %lu; "
+                      "tx echo-reply %lu errors %lu (suppressed %lu, rate-limited %lu)\n",
+                  (unsigned long)s.rx, (unsigned long)s.rx_echo_req, (unsigned long)s.rx_errors,
+                  (unsigned long)s.rx_drop_short, (unsigned long)s.rx_drop_csum,
+                  (unsigned long)s.tx_echo_reply, (unsigned long)s.tx_errors,
+                  (unsigned long)s.err_suppressed, (unsigned long)s.err_rate_limited);
+    }
+    if ((m = layer(sh, WREN_NETTYPE_UDP))) {
+        struct wren_udp_stats s;
+        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
+        sh_printf(sh, "udp: rx %lu; drops: hdr %lu csum %lu no-port %lu; tx %lu\n",
+                  (unsigned long)s.rx, (unsigned long)s.rx_drop_hdr, (unsigned long)s.rx_drop_csum,
+                  (unsigned long)s.rx_drop_no_port, (unsigned long)s.tx);
+    }
+    return 0;
+}
+
+struct command {
+    const char *name;
+    int (*fn)(struct wren_shell *sh, int argc, char **argv);
+    const char *help;
+};
+
+static int cmd_help(struct wren_shell *sh, int argc, char **argv);
+
+static const struct command commands[] = {
+    { "help", cmd_help, "list commands" },
+    { "ifconfig", cmd_ifconfig, "interfaces, addresses, counters; IF add|del ADDR[/LEN]" },
+    { "fib", cmd_fib, "routes; add PREFIX/LEN|default [via NEXTHOP] dev IF; del PREFIX/LEN" },
+    { "forward", cmd_forward, "forward on|off: route between interfaces" },
+    { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },
+    { "udp", cmd_udp, "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]" },
+    { "pktbuf", cmd_pktbuf, "packet buffer usage" },
+    { "stats", cmd_stats, "counters of every layer" },
+};
+
+static int cmd_help(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        sh_printf(sh, "%-9s %s\n", commands[i].name, commands[i].help);
+    }
+    return 0;
+}
+
+void wren_shell_init(struct wren_shell *sh, struct wren_node *node, wren_out_fn out, void *ctx)
+{
+    memset(sh, 0, sizeof(*sh));
+    sh->node = node;
+    sh->out = out;
+    sh->out_ctx = ctx;
+}
+
+int wren_shell_exec(struct wren_shell *sh, const char *line)
+{
+    char buf[160];
+    char *argv[MAX_ARGS];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "%s", line);
+    /* split on blanks in place (strtok keeps hidden global state) */
+    for (char *p = buf; *p && argc < MAX_ARGS;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            *p++ = 0;
+        }
+        if (*p) {
+            argv[argc++] = p;
+        }
+        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            p++;
+        }
+    }
+    if (argc == 0) {
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (strcmp(argv[0], commands[i].name) == 0) {
+            return commands[i].fn(sh, argc, argv);
+        }
+    }
+    sh_printf(sh, "%s: command not found (try help)\n", argv[0]);
+    return -ENOENT;
+}
