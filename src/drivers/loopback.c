@@ -45,32 +45,66 @@ static int reflect(struct wren_loopback *lo)
     return ieee802154_hdr_emit(&h, lo->buf, (size_t)len) < 0 ? -EINVAL : 0;
 }
 
-static int lo_send(struct wren_netdev *dev, const struct wren_iolist *iol)
+static size_t gather(uint8_t *dst, const struct wren_iolist *iol)
 {
-    struct wren_loopback *lo = lo_of(dev);
-    if (lo->pending) {
-        return -EBUSY;
-    }
-    size_t len = wren_iolist_size(iol);
-    if (len > lo->mtu) {
-        return -EMSGSIZE;
-    }
     size_t off = 0;
     for (; iol; iol = iol->next) {
         if (iol->len) {
-            memcpy(lo->buf + off, iol->base, iol->len);
+            memcpy(dst + off, iol->base, iol->len);
         }
         off += iol->len;
     }
-    lo->len = (uint16_t)len;
-    lo->pending = PEND_TX | PEND_RX;
-    if (lo->reflect && reflect(lo) < 0) {
-        lo->reflect_errors++;
-        lo->pending = PEND_TX;
+    return off;
+}
+
+static int lo_send(struct wren_netdev *dev, const struct wren_iolist *iol)
+{
+    struct wren_loopback *lo = lo_of(dev);
+    struct wren_loopback *to = lo->peer ? lo->peer : lo;
+    if ((lo->pending & PEND_TX) || lo->held || (to == lo && (lo->pending & PEND_RX))) {
+        return -EBUSY;
+    }
+    size_t len = wren_iolist_size(iol);
+    if (len > lo->mtu || len > to->mtu) {
+        return -EMSGSIZE;
     }
     lo->frames++;
+    if (to != lo && (to->pending & PEND_RX)) {
+        /* the peer has not read its last frame: this one waits here */
+        lo->held_len = (uint16_t)gather(lo->hold, iol);
+        lo->held = true;
+        return (int)len;
+    }
+    to->len = (uint16_t)gather(to->buf, iol);
+    to->pending |= PEND_RX;
+    to->rx_seq++;
+    if (lo->reflect && reflect(lo) < 0) {
+        lo->reflect_errors++;
+        to->pending &= (uint8_t)~PEND_RX;
+    }
+    lo->pending |= PEND_TX;
     dev->event_cb(dev, WREN_NETDEV_EV_ISR);
+    if (to != lo && (to->pending & PEND_RX)) {
+        to->netdev.event_cb(&to->netdev, WREN_NETDEV_EV_ISR);
+    }
     return (int)len;
+}
+
+/* The receiving end of a pair has freed its buffer: take the peer's held frame. */
+static void lo_rx_freed(struct wren_loopback *lo)
+{
+    struct wren_loopback *from = lo->peer;
+    if (from == NULL || !from->held) {
+        return;
+    }
+    memcpy(lo->buf, from->hold, from->held_len);
+    lo->len = from->held_len;
+    lo->pending |= PEND_RX;
+    lo->rx_seq++;
+    from->held = false;
+    from->pending |= PEND_TX;
+    lo->netdev.event_cb(&lo->netdev, WREN_NETDEV_EV_ISR);
+    from->netdev.event_cb(&from->netdev, WREN_NETDEV_EV_ISR);
 }
 
 static int lo_recv(struct wren_netdev *dev, void *buf, size_t len,
@@ -80,35 +114,41 @@ static int lo_recv(struct wren_netdev *dev, void *buf, size_t len,
     if (!(lo->pending & PEND_RX)) {
         return 0;
     }
-    if (buf == NULL) {
-        if (len) {
-            lo->pending &= (uint8_t)~PEND_RX;
-            return 0;
-        }
+    if (buf == NULL && len == 0) {
         return lo->len;
     }
+    int res = lo->len;
+    if (buf && len < lo->len) {
+        res = -ENOBUFS;
+    } else if (buf) {
+        memcpy(buf, lo->buf, lo->len);
+        if (info) {
+            info->rssi = 0;
+            info->lqi = 255;
+        }
+    } else {
+        res = 0; /* dropped unread */
+    }
     lo->pending &= (uint8_t)~PEND_RX;
-    if (len < lo->len) {
-        return -ENOBUFS;
-    }
-    memcpy(buf, lo->buf, lo->len);
-    if (info) {
-        info->rssi = 0;
-        info->lqi = 255;
-    }
-    return lo->len;
+    lo_rx_freed(lo);
+    return res;
 }
 
 static void lo_isr(struct wren_netdev *dev)
 {
     struct wren_loopback *lo = lo_of(dev);
+    /* receive before completing, so the next send cannot overwrite */
+    if (lo->pending & PEND_RX) {
+        uint16_t seq = lo->rx_seq;
+        dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
+        if ((lo->pending & PEND_RX) && lo->rx_seq == seq) {
+            /* the stack did not read it: drop it */
+            lo->pending &= (uint8_t)~PEND_RX;
+            lo_rx_freed(lo);
+        }
+    }
     if (lo->pending & PEND_TX) {
         lo->pending &= (uint8_t)~PEND_TX;
-        /* receive before completing, so the next send cannot overwrite */
-        if (lo->pending & PEND_RX) {
-            dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
-            lo->pending &= (uint8_t)~PEND_RX;
-        }
         dev->event_cb(dev, WREN_NETDEV_EV_TX_COMPLETE);
     }
 }
@@ -174,6 +214,13 @@ void wren_loopback_setup(struct wren_loopback *lo, uint16_t device_type, uint16_
      * the short address */
     static const uint8_t eui[8] = { 0x02, 0, 0, 0xff, 0xfe, 0, 0x00, 0x01 };
     memcpy(lo->addr, eui, 8);
+}
+
+void wren_loopback_pair(struct wren_loopback *a, struct wren_loopback *b)
+{
+    a->peer = b;
+    b->peer = a;
+    b->addr[7] = 2;
 }
 
 void wren_reflector_setup(struct wren_loopback *lo)

@@ -1,0 +1,147 @@
+/* UDP micro-benchmarks, as in the RIOT paper's figures 4 and 5.
+ *
+ *   bench_udp loopback SIZE N  N datagrams of SIZE bytes sent and received
+ *                              through sock_udp over the IPv6 loopback (::1)
+ *   bench_udp pipe SIZE N      the same between two nodes whose 802.15.4
+ *                              interfaces are joined by a wire (a pair of
+ *                              loopback devices): socket, UDP, IPv6, 6LoWPAN
+ *                              (fragmenting above ~100 bytes), link layer and
+ *                              interface on both sides
+ *   bench_udp linux SIZE N     the Linux kernel's UDP over ::1, for scale
+ *
+ * Prints "<mode> <size> <n> <received> <seconds>". Under callgrind, two
+ * values of N give the instructions of one datagram without start-up. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/node.h"
+#include "drivers/loopback.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/ipv6.h"
+#include "link/ieee802154_link.h"
+#include "sim/world.h"
+#include "sixlowpan/sixlowpan.h"
+#include "sock/sock_udp.h"
+#include "udp/udp.h"
+
+struct bnode {
+    struct wren_node node;
+    _Alignas(8) uint8_t arena[CONFIG_WREN_PKTBUF_SIZE];
+    struct wren_ipv6 ip;
+    struct wren_icmpv6 icmp;
+    struct wren_udp udp;
+    struct wren_sixlowpan lp;
+    struct wren_ieee802154_netif nif;
+    struct wren_loopback dev;
+    struct wren_sock_udp sock;
+};
+
+static struct wren_world world;
+static struct bnode a, b;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void bnode_init(struct bnode *n, uint32_t id, int link)
+{
+    wren_node_init(&n->node, &wren_world_rt_ops, &world, n->arena, sizeof(n->arena), id, 1);
+    wren_ipv6_init(&n->node, &n->ip);
+    wren_icmpv6_init(&n->node, &n->icmp);
+    wren_udp_init(&n->node, &n->udp);
+    if (link) {
+        wren_sixlowpan_init(&n->node, &n->lp);
+        wren_ieee802154_netif_add(&n->node, &n->nif, &n->dev.netdev);
+        wren_ipv6_netif_add(&n->ip, n->nif.netif.id);
+        /* 2001:db8::ff:fe00:<short address>, the prefix on-link */
+        uint8_t g[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+        memcpy(g + 8, n->ip.ifs[0].addrs[0].addr + 8, 8);
+        wren_ipv6_addr_add(&n->ip, n->nif.netif.id, g, 64, WREN_IPV6_ADDR_VALID);
+        struct wren_fib_entry r = { .prefix = { 0x20, 0x01, 0x0d, 0xb8 }, .prefix_len = 64,
+                                    .if_id = n->nif.netif.id };
+        wren_fib_add(&n->ip.fib, &r);
+    }
+    struct wren_sock_udp_ep l = { .port = 7000 };
+    wren_sock_udp_create(&n->node, &n->sock, &l, NULL);
+}
+
+static unsigned long run_wren(int pipe, size_t size, unsigned long n)
+{
+    wren_world_init(&world, 1);
+    if (pipe) {
+        wren_loopback_setup(&a.dev, WREN_NETDEV_TYPE_IEEE802154, 125);
+        wren_loopback_setup(&b.dev, WREN_NETDEV_TYPE_IEEE802154, 125);
+        wren_loopback_pair(&a.dev, &b.dev);
+    }
+    bnode_init(&a, 1, pipe);
+    struct bnode *rx = &a;
+    struct wren_sock_udp_ep to = { .port = 7000 };
+    if (pipe) {
+        bnode_init(&b, 2, 1);
+        rx = &b;
+        memcpy(to.addr, b.ip.ifs[0].addrs[1].addr, 16);
+    } else {
+        to.addr[15] = 1;
+    }
+    static uint8_t data[1300], buf[1300];
+    memset(data, 0x5a, sizeof(data));
+    unsigned long got = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        wren_sock_udp_send(&a.sock, data, size, &to);
+        wren_world_run_until(&world, world.now);
+        got += wren_sock_udp_recv(&rx->sock, buf, sizeof(buf), 0, NULL) == (ssize_t)size;
+    }
+    if (!wren_pktbuf_is_empty(&a.node.pktbuf) || !wren_pktbuf_is_empty(&rx->node.pktbuf)) {
+        fprintf(stderr, "packet buffer not empty\n");
+        return 0;
+    }
+    return got;
+}
+
+static unsigned long run_linux(size_t size, unsigned long n)
+{
+    int rxs = socket(AF_INET6, SOCK_DGRAM, 0), txs = socket(AF_INET6, SOCK_DGRAM, 0);
+    struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+    socklen_t al = sizeof(sa);
+    if (rxs < 0 || txs < 0 || bind(rxs, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        getsockname(rxs, (struct sockaddr *)&sa, &al) < 0) {
+        perror("socket");
+        exit(2);
+    }
+    static uint8_t data[1300], buf[1300];
+    unsigned long got = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        sendto(txs, data, size, 0, (struct sockaddr *)&sa, sizeof(sa));
+        got += recv(rxs, buf, sizeof(buf), 0) == (ssize_t)size;
+    }
+    close(rxs);
+    close(txs);
+    return got;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: bench_udp loopback|pipe|linux SIZE N\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    size_t size = strtoul(argv[2], NULL, 10);
+    unsigned long n = strtoul(argv[3], NULL, 10);
+    double t0 = now_s();
+    unsigned long got = strcmp(mode, "linux") == 0 ? run_linux(size, n)
+                                                   : run_wren(strcmp(mode, "pipe") == 0, size, n);
+    double dt = now_s() - t0;
+    printf("%s %zu %lu %lu %.6f\n", mode, size, n, got, dt);
+    return got == n ? 0 : 1;
+}
