@@ -80,15 +80,13 @@ static void one(const uint8_t *data, size_t size, const struct sixlowpan_l2 *l2,
     REQUIRE(h.udp || (h.uh.src_port == 0 && h.uh.dst_port == 0 && h.uh.csum == 0));
 
     /* a prefix of the header never decodes */
-    REQUIRE(sixlowpan_iphc_parse(data, h.hdr_len - 1, l2, table, &g) ==
-            -SIXLOWPAN_ERR_TRUNCATED);
+    REQUIRE(sixlowpan_iphc_parse(data, h.hdr_len - 1, l2, table, &g) == -SIXLOWPAN_ERR_TRUNCATED);
 
     const struct udp_hdr *uh = h.udp ? &h.uh : NULL;
     n = sixlowpan_iphc_emit(&h.ip, uh, l2, table, NULL, 0);
     REQUIRE(n >= 2 && n <= SIXLOWPAN_IPHC_MAX_LEN);
     memset(e, 0xa5, sizeof(e));
-    REQUIRE(sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n - 1) ==
-            -SIXLOWPAN_ERR_NOBUFS);
+    REQUIRE(sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n - 1) == -SIXLOWPAN_ERR_NOBUFS);
     for (size_t i = 0; i < sizeof(e); i++)
         REQUIRE(e[i] == 0xa5);
     REQUIRE(sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n) == n);

@@ -57,8 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(sixlowpan_frag_parse(b, (size_t)n, &g) == n);
     REQUIRE(g.first == f.first && g.size == f.size && g.tag == f.tag && g.offset == f.offset);
 
-    if (f.first && size > (size_t)rc &&
-        sixlowpan_dispatch(data[rc]) == SIXLOWPAN_DISPATCH_IPHC) {
+    if (f.first && size > (size_t)rc && sixlowpan_dispatch(data[rc]) == SIXLOWPAN_DISPATCH_IPHC) {
         rc = sixlowpan_iphc_parse(data + rc, size - (size_t)rc, &l2, NULL, &h);
         REQUIRE(rc <= 0 && rc >= -SIXLOWPAN_ERR_NOBUFS);
     }

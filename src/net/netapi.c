@@ -30,16 +30,23 @@ int wren_netapi_receive(struct wren_node *node, struct wren_module *module,
 int wren_netapi_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
                          uint16_t msg_type, struct wren_snip *pkt)
 {
-    unsigned n = wren_netreg_count(node, type, demux);
-    if (n == 0) {
+    struct wren_netreg_entry *first = wren_netreg_lookup(node, type, demux, NULL);
+    if (first == NULL) {
         wren_pktbuf_release(&node->pktbuf, pkt);
         return 0;
     }
-    if (n > 1) {
-        wren_pktbuf_hold(&node->pktbuf, pkt, n - 1);
+    struct wren_netreg_entry *e = wren_netreg_lookup(node, type, demux, first);
+    if (e == NULL) {
+        /* the common case: one receiver, no extra reference */
+        post_pkt(node, first->module, msg_type, pkt);
+        return 1;
     }
-    for (struct wren_netreg_entry *e = wren_netreg_lookup(node, type, demux, NULL); e;
-         e = wren_netreg_lookup(node, type, demux, e)) {
+    unsigned n = 2;
+    while ((e = wren_netreg_lookup(node, type, demux, e)) != NULL) {
+        n++;
+    }
+    wren_pktbuf_hold(&node->pktbuf, pkt, n - 1);
+    for (e = first; e; e = wren_netreg_lookup(node, type, demux, e)) {
         post_pkt(node, e->module, msg_type, pkt);
     }
     return (int)n;

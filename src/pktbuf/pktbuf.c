@@ -159,10 +159,24 @@ static void free_data(struct wren_pktbuf *pb, struct wren_snip *s)
     s->size = 0;
 }
 
+#define DESC ROUND_UP(sizeof(struct wren_snip))
+
 static void free_snip(struct wren_pktbuf *pb, struct wren_snip *s)
 {
-    free_data(pb, s);
-    arena_free(pb, off_of(pb, s), ROUND_UP(sizeof(*s)));
+    size_t off = off_of(pb, s);
+    if (s->size && s->data) {
+        size_t doff = off_of(pb, s->data);
+        size_t start = ROUND_DOWN(doff);
+        size_t end = ROUND_UP(doff + s->size);
+        if (start == off + DESC) {
+            /* data still right behind its descriptor: one free */
+            arena_free(pb, off, end - off);
+            pb->stats.snips--;
+            return;
+        }
+        arena_free(pb, start, end - start);
+    }
+    arena_free(pb, off, DESC);
     pb->stats.snips--;
 }
 
@@ -173,17 +187,14 @@ struct wren_snip *wren_pktbuf_add(struct wren_pktbuf *pb, struct wren_snip *next
         pb->stats.alloc_fail++;
         return NULL;
     }
-    struct wren_snip *s = arena_alloc(pb, sizeof(*s));
+    /* descriptor and data in one allocation, the data right behind */
+    struct wren_snip *s = arena_alloc(pb, DESC + size);
     if (s == NULL) {
         return NULL;
     }
     s->data = NULL;
     if (size) {
-        s->data = arena_alloc(pb, size);
-        if (s->data == NULL) {
-            arena_free(pb, off_of(pb, s), ROUND_UP(sizeof(*s)));
-            return NULL;
-        }
+        s->data = (uint8_t *)s + DESC;
         if (data) {
             memcpy(s->data, data, size);
         }

@@ -30,15 +30,14 @@ static const struct sixlowpan_ctx *wire_args(struct sixlowpan_l2 *l2, const uint
     return ctx;
 }
 
-int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2src,
-                           size_t l2src_len, const uint8_t *l2dst, size_t l2dst_len,
-                           const uint8_t *ctx_prefixes, const uint8_t *ctx_lens, uint8_t *out,
-                           size_t out_max)
+int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2src, size_t l2src_len,
+                           const uint8_t *l2dst, size_t l2dst_len, const uint8_t *ctx_prefixes,
+                           const uint8_t *ctx_lens, uint8_t *out, size_t out_max)
 {
     struct sixlowpan_ctx table[SIXLOWPAN_CTX_COUNT];
     struct sixlowpan_l2 l2;
-    const struct sixlowpan_ctx *ctx = wire_args(&l2, l2src, l2src_len, l2dst, l2dst_len,
-                                                ctx_prefixes, ctx_lens, table);
+    const struct sixlowpan_ctx *ctx =
+        wire_args(&l2, l2src, l2src_len, l2dst, l2dst_len, ctx_prefixes, ctx_lens, table);
     struct sixlowpan_iphc h;
     int rc = sixlowpan_iphc_parse(in, in_len, &l2, ctx, &h);
     if (rc < 0)
@@ -75,15 +74,14 @@ int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2sr
     return (int)(hl + data_len);
 }
 
-int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2src,
-                           size_t l2src_len, const uint8_t *l2dst, size_t l2dst_len,
-                           const uint8_t *ctx_prefixes, const uint8_t *ctx_lens, uint8_t *out,
-                           size_t out_max)
+int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2src, size_t l2src_len,
+                           const uint8_t *l2dst, size_t l2dst_len, const uint8_t *ctx_prefixes,
+                           const uint8_t *ctx_lens, uint8_t *out, size_t out_max)
 {
     struct sixlowpan_ctx table[SIXLOWPAN_CTX_COUNT];
     struct sixlowpan_l2 l2;
-    const struct sixlowpan_ctx *ctx = wire_args(&l2, l2src, l2src_len, l2dst, l2dst_len,
-                                                ctx_prefixes, ctx_lens, table);
+    const struct sixlowpan_ctx *ctx =
+        wire_args(&l2, l2src, l2src_len, l2dst, l2dst_len, ctx_prefixes, ctx_lens, table);
     struct ipv6_hdr ip;
     struct udp_hdr uh;
     bool udp = false;
@@ -92,8 +90,7 @@ int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2sr
         return -SIXLOWPAN_ERR_TRUNCATED;
     const uint8_t *data = in + IPV6_HDR_LEN;
     size_t data_len = ip.payload_len;
-    if (ip.next == IPV6_NH_UDP && udp_hdr_parse(data, data_len, &uh) == 0 &&
-        uh.len == data_len) {
+    if (ip.next == IPV6_NH_UDP && udp_hdr_parse(data, data_len, &uh) == 0 && uh.len == data_len) {
         udp = true; /* the NHC elides the UDP length: only if it is implied */
         data += UDP_HDR_LEN;
         data_len -= UDP_HDR_LEN;

@@ -31,10 +31,9 @@
  * @param[out] out Output buffer of @p out_max bytes.
  * @return Bytes written to @p out, or a negative error.
  */
-int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2src,
-                           size_t l2src_len, const uint8_t *l2dst, size_t l2dst_len,
-                           const uint8_t *ctx_prefixes, const uint8_t *ctx_lens, uint8_t *out,
-                           size_t out_max);
+int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2src, size_t l2src_len,
+                           const uint8_t *l2dst, size_t l2dst_len, const uint8_t *ctx_prefixes,
+                           const uint8_t *ctx_lens, uint8_t *out, size_t out_max);
 
 /**
  * @brief Compress an uncompressed IPv6 packet to IPHC (+ UDP NHC).
@@ -46,9 +45,8 @@ int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2sr
  * @param[out] out Output buffer of @p out_max bytes.
  * @return Bytes written to @p out, or a negative error.
  */
-int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2src,
-                           size_t l2src_len, const uint8_t *l2dst, size_t l2dst_len,
-                           const uint8_t *ctx_prefixes, const uint8_t *ctx_lens, uint8_t *out,
-                           size_t out_max);
+int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2src, size_t l2src_len,
+                           const uint8_t *l2dst, size_t l2dst_len, const uint8_t *ctx_prefixes,
+                           const uint8_t *ctx_lens, uint8_t *out, size_t out_max);
 
 #endif

@@ -387,23 +387,32 @@ int icmpv6_opt_mtu_emit(uint32_t mtu, uint8_t *buf, size_t len)
     return 8;
 }
 
+/* ARO, 6CO and ABRO share a shape (RFC 6775 4.1-4.3): four bytes of fields,
+ * a 16-bit lifetime at offset 6, then @p n bytes of EUI-64/ROVR, prefix or
+ * address at 8, zero-padded to @p units. */
+static int opt_emit_rfc6775(uint8_t type, unsigned units, const uint8_t f[4], uint16_t lifetime,
+                            const uint8_t *v, size_t n, uint8_t *buf, size_t len)
+{
+    uint8_t *p = opt_begin(type, units, buf, len);
+    if (!p) {
+        return -ICMPV6_ERR_NOBUFS;
+    }
+    memcpy(p + 2, f, 4);
+    put_be16(p + 6, lifetime);
+    if (n) {
+        memcpy(p + 8, v, n);
+    }
+    return (int)units * 8;
+}
+
 int icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len)
 {
     unsigned rl = aro->rovr_len;
     if ((rl & 7) || rl < 8 || rl > 32) {
         return -ICMPV6_ERR_INVAL;
     }
-    uint8_t *p = opt_begin(ICMPV6_OPT_ARO, 1 + rl / 8, buf, len);
-    if (!p) {
-        return -ICMPV6_ERR_NOBUFS;
-    }
-    p[2] = aro->status;
-    p[3] = aro->opaque;
-    p[4] = aro->flags;
-    p[5] = aro->tid;
-    put_be16(p + 6, aro->lifetime);
-    memcpy(p + 8, aro->rovr, rl);
-    return 8 + (int)rl;
+    const uint8_t f[4] = { aro->status, aro->opaque, aro->flags, aro->tid };
+    return opt_emit_rfc6775(ICMPV6_OPT_ARO, 1 + rl / 8, f, aro->lifetime, aro->rovr, rl, buf, len);
 }
 
 int icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len)
@@ -411,29 +420,15 @@ int icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len)
     if (c->ctx_len > 128) {
         return -ICMPV6_ERR_PREFIX_LEN;
     }
-    unsigned units = c->ctx_len > 64 ? 3 : 2;
-    uint8_t *p = opt_begin(ICMPV6_OPT_6CO, units, buf, len);
-    if (!p) {
-        return -ICMPV6_ERR_NOBUFS;
-    }
-    p[2] = c->ctx_len;
-    p[3] = c->flags;
-    put_be16(p + 6, c->lifetime);
-    if (c->ctx_len) {
-        memcpy(p + 8, c->prefix, (c->ctx_len + 7u) / 8);
-    }
-    return (int)units * 8;
+    const uint8_t f[4] = { c->ctx_len, c->flags, 0, 0 };
+    return opt_emit_rfc6775(ICMPV6_OPT_6CO, c->ctx_len > 64 ? 3 : 2, f, c->lifetime, c->prefix,
+                            (c->ctx_len + 7u) / 8, buf, len);
 }
 
 int icmpv6_opt_abro_emit(const struct icmpv6_abro *a, uint8_t *buf, size_t len)
 {
-    uint8_t *p = opt_begin(ICMPV6_OPT_ABRO, 3, buf, len);
-    if (!p) {
-        return -ICMPV6_ERR_NOBUFS;
-    }
-    put_be16(p + 2, (uint16_t)a->version);
-    put_be16(p + 4, (uint16_t)(a->version >> 16));
-    put_be16(p + 6, a->lifetime);
-    memcpy(p + 8, a->addr, 16);
-    return 24;
+    /* version low, then version high */
+    const uint8_t f[4] = { (uint8_t)(a->version >> 8), (uint8_t)a->version,
+                           (uint8_t)(a->version >> 24), (uint8_t)(a->version >> 16) };
+    return opt_emit_rfc6775(ICMPV6_OPT_ABRO, 3, f, a->lifetime, a->addr, 16, buf, len);
 }

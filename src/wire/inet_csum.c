@@ -1,5 +1,21 @@
 #include "wire/inet_csum.h"
 
+#include <string.h>
+
+/* RFC 1071 section 2: the ones' complement sum may be taken over wider
+ * words and in either byte order; summing the data as native words into 64
+ * bits and folding (then swapping, on a little-endian host) at the end gives
+ * the same checksum in a fraction of the instructions. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1
+#else
+#define HOST_LE 0
+#endif
+
+/* a byte at an even (resp. odd) offset of the data, as a native 16-bit half */
+#define EVEN_BYTE(b) (HOST_LE ? (uint64_t)(b) : (uint64_t)(b) << 8)
+#define ODD_BYTE(b) (HOST_LE ? (uint64_t)(b) << 8 : (uint64_t)(b))
+
 void inet_csum_init(struct inet_csum *c)
 {
     c->sum = 0;
@@ -8,22 +24,28 @@ void inet_csum_init(struct inet_csum *c)
 
 void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 {
-    uint32_t sum = c->sum;
+    uint64_t sum = c->sum;
     size_t i = 0;
     if (c->odd && len) {
-        sum += buf[0]; /* low half of the word begun by the previous piece */
+        sum += ODD_BYTE(buf[0]); /* completes the word begun by the last piece */
         i = 1;
         c->odd = false;
     }
-    for (; i + 1 < len; i += 2) {
-        sum += (uint32_t)(buf[i] << 8 | buf[i + 1]);
-        /* fold now and then: no overflow for pieces of any length */
-        if (sum & 0x80000000u) {
-            sum = (sum & 0xffff) + (sum >> 16);
-        }
+    /* from here the data is at an even offset of the checksummed stream:
+     * whole 32-bit words fold like pairs of 16-bit ones */
+    for (; i + 4 <= len; i += 4) {
+        uint32_t w;
+        memcpy(&w, buf + i, 4);
+        sum += w;
+    }
+    if (i + 2 <= len) {
+        uint16_t w;
+        memcpy(&w, buf + i, 2);
+        sum += w;
+        i += 2;
     }
     if (i < len) {
-        sum += (uint32_t)buf[i] << 8;
+        sum += EVEN_BYTE(buf[i]);
         c->odd = true;
     }
     c->sum = sum;
@@ -41,9 +63,13 @@ void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *ds
 
 uint16_t inet_csum_final(const struct inet_csum *c)
 {
-    uint32_t sum = c->sum;
+    uint64_t sum = c->sum;
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
     }
-    return (uint16_t)~sum;
+    uint16_t s = (uint16_t)sum;
+    if (HOST_LE) {
+        s = (uint16_t)(s << 8 | s >> 8);
+    }
+    return (uint16_t)~s;
 }

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 struct inet_csum {
-    uint32_t sum;
+    uint64_t sum;   /**< in the host's byte order; folded and swapped at the end */
     bool odd;       /**< an odd number of bytes has been added so far */
 };
 

@@ -35,24 +35,24 @@ void ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf)
     memcpy(buf + 24, h->dst, 16);
 }
 
+/* the address as four words, for whole-address tests */
+static void words(const uint8_t *a, uint32_t *w)
+{
+    memcpy(w, a, 16);
+}
+
 bool ipv6_addr_is_unspecified(const uint8_t *a)
 {
-    for (int i = 0; i < 16; i++) {
-        if (a[i]) {
-            return false;
-        }
-    }
-    return true;
+    uint32_t w[4];
+    words(a, w);
+    return (w[0] | w[1] | w[2] | w[3]) == 0;
 }
 
 bool ipv6_addr_is_loopback(const uint8_t *a)
 {
-    for (int i = 0; i < 15; i++) {
-        if (a[i]) {
-            return false;
-        }
-    }
-    return a[15] == 1;
+    uint32_t w[4];
+    words(a, w);
+    return (w[0] | w[1] | w[2]) == 0 && a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] == 1;
 }
 
 bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)

@@ -109,16 +109,11 @@ static const uint8_t addr_runs[16][2] = {
     {0x10, 0xd2}, /* 1010  ffXX::00XX:XXXX */
     {0xf0, 0},    /* 1011  ff02::00XX */
     {0x11, 0xc3}, /* 1100  ffXX:XXLL:PPPP:PPPP:PPPP:PPPP:XXXX:XXXX (RFC 3306) */
-    {0, 0},       /* 1101..1111 reserved */
-    {0, 0},
-    {0, 0},
+                  /* 1101..1111 reserved: no runs */
 };
 
-static unsigned runs_len(unsigned mode)
-{
-    unsigned r0 = addr_runs[mode][0], r1 = addr_runs[mode][1];
-    return (r0 ? (r0 & 15u) + 1 : 0) + (r1 ? (r1 & 15u) + 1 : 0);
-}
+/* Inline bytes per mode: the sum of its runs. */
+static const uint8_t addr_len[16] = {16, 8, 2, 0, 0, 8, 2, 0, 16, 6, 4, 1, 6, 0, 0, 0};
 
 /* Copy the inline bytes of a mode between the wire (inl) and the address. */
 static void runs_put(unsigned mode, uint8_t *a, const uint8_t *inl)
@@ -209,6 +204,8 @@ static const struct sixlowpan_ctx *ctx_get(const struct sixlowpan_ctx *ctx, unsi
     return ctx && ctx[i].valid ? &ctx[i] : NULL;
 }
 
+static const struct sixlowpan_l2 no_l2;
+
 /* ---- RFC 6282 3.1, 4.3: decompression ----------------------------------- */
 
 int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
@@ -222,6 +219,8 @@ int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_
     uint32_t flow = 0;
     bool ok;
 
+    if (!l2)
+        l2 = &no_l2;
     if (len < 1)
         return -SIXLOWPAN_ERR_TRUNCATED;
     if ((buf[0] & 0xe0u) != 0x60)
@@ -270,10 +269,10 @@ int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_
     out->ip.next = (b0 & 4u) ? IPV6_NH_UDP : rd_u8(&r);
     out->ip.hop_limit = (b0 & 3u) ? hlim[b0 & 3u] : rd_u8(&r);
 
-    p = rd_take(&r, runs_len(smode));
-    ok = addr_build(smode, p, sc, l2 ? l2->src : NULL, l2 ? l2->src_len : 0, out->ip.src);
-    p = rd_take(&r, runs_len(dmode));
-    ok &= addr_build(dmode, p, dc, l2 ? l2->dst : NULL, l2 ? l2->dst_len : 0, out->ip.dst);
+    p = rd_take(&r, addr_len[smode]);
+    ok = addr_build(smode, p, sc, l2->src, l2->src_len, out->ip.src);
+    p = rd_take(&r, addr_len[dmode]);
+    ok &= addr_build(dmode, p, dc, l2->dst, l2->dst_len, out->ip.dst);
 
     memset(&out->uh, 0, sizeof(out->uh));
     out->udp = false;
@@ -382,10 +381,11 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
     unsigned tcw = (unsigned)(ip->tc << 6 | ip->tc >> 2) & 0xffu; /* ECN first */
     bool udp = uh && ip->next == IPV6_NH_UDP;
 
-    smode = addr_compress(ip->src, false, ctx, l2 ? l2->src : NULL, l2 ? l2->src_len : 0, sinl,
-                          &sci);
-    dmode = addr_compress(ip->dst, true, ctx, l2 ? l2->dst : NULL, l2 ? l2->dst_len : 0, dinl,
-                          &dci);
+    if (!l2)
+        l2 = &no_l2;
+
+    smode = addr_compress(ip->src, false, ctx, l2->src, l2->src_len, sinl, &sci);
+    dmode = addr_compress(ip->dst, true, ctx, l2->dst, l2->dst_len, dinl, &dci);
     if (sci | dci)
         *w++ = (uint8_t)(sci << 4 | dci);
 
@@ -411,17 +411,25 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
     else
         *w++ = ip->next;
     switch (ip->hop_limit) {
-    case 1: b0 |= 1u; break;
-    case 64: b0 |= 2u; break;
-    case 255: b0 |= 3u; break;
-    default: *w++ = ip->hop_limit; break;
+    case 1:
+        b0 |= 1u;
+        break;
+    case 64:
+        b0 |= 2u;
+        break;
+    case 255:
+        b0 |= 3u;
+        break;
+    default:
+        *w++ = ip->hop_limit;
+        break;
     }
     t[0] = (uint8_t)b0;
     t[1] = (uint8_t)((sci | dci ? 0x80u : 0) | smode << 4 | dmode);
-    memcpy(w, sinl, runs_len(smode));
-    w += runs_len(smode);
-    memcpy(w, dinl, runs_len(dmode));
-    w += runs_len(dmode);
+    memcpy(w, sinl, addr_len[smode]);
+    w += addr_len[smode];
+    memcpy(w, dinl, addr_len[dmode]);
+    w += addr_len[dmode];
 
     if (udp) { /* RFC 6282 4.3.3; the checksum is always carried */
         uint16_t sp = uh->src_port, dp = uh->dst_port;

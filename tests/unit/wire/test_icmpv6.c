@@ -587,6 +587,28 @@ TEST(test_icmpv6_parse__unknown_type_generic)
     CHECK_EQ(m.data_len, 2);
     CHECK_EQ(icmpv6_parse(b, 4, &m), 0);
     CHECK_EQ(m.data_len, 0);
+    /* unassigned error type 0, MLD (130-132), router renumbering (138) */
+    static const uint8_t generic[] = { 0, 5, 127, 130, 131, 132, 138, 156, 159 };
+    for (size_t i = 0; i < sizeof(generic); i++) {
+        uint8_t g[6] = { generic[i], 0, 0, 0, 1, 2 };
+        CHECK_EQ(icmpv6_parse(g, sizeof(g), &m), 0);
+        CHECK(m.data == g + 4);
+        CHECK_EQ(m.data_len, 2);
+    }
+}
+
+TEST(test_icmpv6_emit__unknown_type_generic)
+{
+    static const uint8_t body[3] = { 7, 8, 9 };
+    static const uint8_t want[7] = { 130, 1, 0, 0, 7, 8, 9 };
+    uint8_t out[8];
+    struct icmpv6_msg m = { .type = 130, .code = 1, .data = body, .data_len = 3 };
+    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 7);
+    CHECK_MEM(out, want, 7);
+    CHECK_EQ(icmpv6_emit(&m, out, 6), -ICMPV6_ERR_NOBUFS);
+    /* an unassigned error type quotes what fits after its 4-byte header */
+    m.type = 0;
+    CHECK_EQ(icmpv6_emit(&m, out, 6), 6);
 }
 
 TEST(test_icmpv6_parse__shorter_than_header)
@@ -1253,6 +1275,7 @@ int main(void)
     RUN(test_icmpv6_parse__dar_code_suffix_sizes);
     RUN(test_icmpv6_parse__dar_unknown_code_suffix);
     RUN(test_icmpv6_parse__unknown_type_generic);
+    RUN(test_icmpv6_emit__unknown_type_generic);
     RUN(test_icmpv6_parse__shorter_than_header);
     RUN(test_icmpv6_parse__each_truncation_below_type_minimum);
     RUN(test_icmpv6_parse__every_capture_truncated);

@@ -40,8 +40,8 @@ static void ctx_reset(void)
     ctx[3].prefix_len = 64;
     memcpy(ctx[9].prefix, pfx_mc, 8);
     ctx[9].prefix_len = 64;
-    static const uint8_t p5[12] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0x00, 0x01,
-                                   0x00, 0x02, 0x00, 0x03};
+    static const uint8_t p5[12] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
+                                   0x00, 0x01, 0x00, 0x02, 0x00, 0x03};
     memcpy(ctx[5].prefix, p5, sizeof(p5));
     ctx[5].prefix_len = 96;
     ctx[7].prefix[0] = 0xfd;
@@ -207,8 +207,8 @@ TEST(test_sixlowpan_frag_emit__round_trip_all_sizes_offsets)
     struct sixlowpan_frag f, g;
 
     for (unsigned size = 40; size <= SIXLOWPAN_FRAG_MAX_SIZE; size++) {
-        f = (struct sixlowpan_frag){.size = (uint16_t)size, .tag = (uint16_t)(size * 31),
-                                    .first = true};
+        f = (struct sixlowpan_frag){
+            .size = (uint16_t)size, .tag = (uint16_t)(size * 31), .first = true};
         CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), 4);
         CHECK_EQ(sixlowpan_frag_parse(b, 4, &g), 4);
         CHECK(g.first && g.size == f.size && g.tag == f.tag && g.offset == 0);
@@ -336,8 +336,8 @@ TEST(test_sixlowpan_iphc_emit__tf01_multicast_8bit)
     struct ipv6_hdr ip = {.tc = 0x02, .flow = 0x12345, .next = IPV6_NH_UDP, .hop_limit = 1};
     struct udp_hdr uh = {.src_port = 5683, .dst_port = 5683, .csum = 0x0102};
     struct sixlowpan_l2 l2 = {short_a, 2, short_b, 2};
-    static const uint8_t want[] = {0x6d, 0x1b, 0x81, 0x23, 0x45, 0, 0, 0, 0, 0, 0, 0, 1,
-                                   0x1a, 0xf0, 0x16, 0x33, 0x16, 0x33, 0x01, 0x02};
+    static const uint8_t want[] = {0x6d, 0x1b, 0x81, 0x23, 0x45, 0,    0,    0,    0,    0,   0,
+                                   0,    1,    0x1a, 0xf0, 0x16, 0x33, 0x16, 0x33, 0x01, 0x02};
 
     ctx_reset();
     set_addr(ip.src, "fe800000000000000000000000000001");
@@ -351,8 +351,8 @@ TEST(test_sixlowpan_iphc_emit__tf00_unspecified_src_inline_dst)
     struct ipv6_hdr ip = {.tc = 0xb9, .flow = 0xabcde, .next = IPV6_NH_TCP, .hop_limit = 17};
     struct sixlowpan_l2 l2 = {eui_a, 8, eui_b, 8};
     static const uint8_t want[] = {0x60, 0x40, 0x6e, 0x0a, 0xbc, 0xde, 0x06, 0x11,
-                                   0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
-                                   0,    0,    0,    0,    0, 0, 0, 1};
+                                   0x20, 0x01, 0x0d, 0xb8, 0,    0,    0,    0,
+                                   0,    0,    0,    0,    0,    0,    0,    1};
 
     ctx_reset();
     set_addr(ip.dst, "20010db8000000000000000000000001");
@@ -677,28 +677,50 @@ static void mode_addr(uint8_t *a, unsigned mode, bool dst, const uint8_t *l2, si
 
     memset(a, 0, 16);
     switch (mode) {
-    case 0: set_addr(a, "20010db899990000000100020003ab04"); break;
-    case 1: set_addr(a, "fe80000000000000123456789abcdef0"); break;
-    case 2: set_addr(a, "fe80000000000000000000fffe00abcd"); break;
+    case 0:
+        set_addr(a, "20010db899990000000100020003ab04");
+        break;
+    case 1:
+        set_addr(a, "fe80000000000000123456789abcdef0");
+        break;
+    case 2:
+        set_addr(a, "fe80000000000000000000fffe00abcd");
+        break;
     case 3:
         a[0] = 0xfe;
         a[1] = 0x80;
         iid_from_l2(iid, l2, l2len);
         memcpy(a + 8, iid, 8);
         break;
-    case 4: break; /* :: */
-    case 5: set_addr(a, "0000000000000000123456789abcdef0"); break;
-    case 6: set_addr(a, "0000000000000000000000fffe00abcd"); break;
+    case 4:
+        break; /* :: */
+    case 5:
+        set_addr(a, "0000000000000000123456789abcdef0");
+        break;
+    case 6:
+        set_addr(a, "0000000000000000000000fffe00abcd");
+        break;
     case 7:
         iid_from_l2(iid, l2, l2len);
         memcpy(a + 8, iid, 8);
         break;
-    case 8: set_addr(a, "ff0e0001000000000000000000000001"); break;
-    case 9: set_addr(a, "ff05000000000000000000abcdef1234"); break;
-    case 10: set_addr(a, "ff050000000000000000000000abcdef"); break;
-    case 11: set_addr(a, "ff02000000000000000000000000001a"); break;
-    case 12: set_addr(a, "ff3e004020010db8beef000012345678"); break;
-    default: break;
+    case 8:
+        set_addr(a, "ff0e0001000000000000000000000001");
+        break;
+    case 9:
+        set_addr(a, "ff05000000000000000000abcdef1234");
+        break;
+    case 10:
+        set_addr(a, "ff050000000000000000000000abcdef");
+        break;
+    case 11:
+        set_addr(a, "ff02000000000000000000000000001a");
+        break;
+    case 12:
+        set_addr(a, "ff3e004020010db8beef000012345678");
+        break;
+    default:
+        break;
     }
     if (mode >= 5 && mode <= 7)
         memcpy(a, dst ? pfx_dst : pfx_src, 8);
@@ -727,23 +749,23 @@ struct nh_shape {
 };
 
 static const struct nh_shape nh_shapes[] = {
-    {IPV6_NH_ICMPV6, false, 0, 0, 0},
-    {IPV6_NH_UDP, false, 0, 0, 0},
-    {IPV6_NH_ICMPV6, true, 1, 2, 0},
-    {IPV6_NH_UDP, true, 1234, 5683, 7},     /* PP=00 */
-    {IPV6_NH_UDP, true, 1234, 0xf012, 6},   /* PP=01 */
-    {IPV6_NH_UDP, true, 0xf034, 5683, 6},   /* PP=10 */
-    {IPV6_NH_UDP, true, 0xf0b1, 0xf0bf, 4}, /* PP=11 */
+    {IPV6_NH_ICMPV6, false, 0, 0, 0},       {IPV6_NH_UDP, false, 0, 0, 0},
+    {IPV6_NH_ICMPV6, true, 1, 2, 0},        {IPV6_NH_UDP, true, 1234, 5683, 7}, /* PP=00 */
+    {IPV6_NH_UDP, true, 1234, 0xf012, 6},                                       /* PP=01 */
+    {IPV6_NH_UDP, true, 0xf034, 5683, 6},                                       /* PP=10 */
+    {IPV6_NH_UDP, true, 0xf0b1, 0xf0bf, 4},                                     /* PP=11 */
 };
 
-static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm,
-                            size_t sl, size_t dl, unsigned nhi)
+static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm, size_t sl,
+                            size_t dl, unsigned nhi)
 {
     const uint8_t *ls = sl == 8 ? eui_a : short_a, *ld = dl == 8 ? eui_b : short_b;
     struct sixlowpan_l2 l2 = {ls, (uint8_t)sl, ld, (uint8_t)dl};
     const struct nh_shape *nh = &nh_shapes[nhi];
-    struct ipv6_hdr ip = {.tc = tf_shapes[tfi].tc, .flow = tf_shapes[tfi].flow,
-                          .next = nh->next, .hop_limit = hl_values[hli]};
+    struct ipv6_hdr ip = {.tc = tf_shapes[tfi].tc,
+                          .flow = tf_shapes[tfi].flow,
+                          .next = nh->next,
+                          .hop_limit = hl_values[hli]};
     struct udp_hdr uh = {.src_port = nh->sp, .dst_port = nh->dp, .csum = 0x5a5a};
     uint8_t b[SIXLOWPAN_IPHC_MAX_LEN + 4];
     struct sixlowpan_iphc h;
@@ -804,8 +826,8 @@ TEST(test_sixlowpan_iphc__round_trip_every_mode)
                             for (unsigned nhi = 0; nhi < ARRAY_LEN(nh_shapes); nhi++) {
                                 one_combination(tfi, hli, sm, dmodes[di], sl, dl, nhi);
                                 if (test_current_failed) {
-                                    printf("  tf %u hlim %u sam %u dam %u l2 %zu/%zu nh %u\n",
-                                           tfi, hli, sm, dmodes[di], sl, dl, nhi);
+                                    printf("  tf %u hlim %u sam %u dam %u l2 %zu/%zu nh %u\n", tfi,
+                                           hli, sm, dmodes[di], sl, dl, nhi);
                                     return;
                                 }
                                 count++;
