@@ -44,21 +44,21 @@ static void same_msg(const struct icmpv6_msg *a, const struct icmpv6_msg *b)
     case ICMPV6_ECHO_REPLY:
         REQUIRE(a->echo.id == b->echo.id && a->echo.seq == b->echo.seq);
         break;
-    case ICMPV6_DST_UNREACH:
+    case ICMPV6_DEST_UNREACH:
     case ICMPV6_PKT_TOO_BIG:
     case ICMPV6_TIME_EXCEEDED:
     case ICMPV6_PARAM_PROBLEM:
         REQUIRE(a->param == b->param);
         break;
-    case ICMPV6_RA:
+    case ICMPV6_ND_RA:
         REQUIRE(a->ra.cur_hop_limit == b->ra.cur_hop_limit && a->ra.flags == b->ra.flags);
         REQUIRE(a->ra.router_lifetime == b->ra.router_lifetime);
         REQUIRE(a->ra.reachable_time == b->ra.reachable_time);
         REQUIRE(a->ra.retrans_timer == b->ra.retrans_timer);
         break;
-    case ICMPV6_NS:
-    case ICMPV6_NA:
-    case ICMPV6_REDIRECT:
+    case ICMPV6_ND_NS:
+    case ICMPV6_ND_NA:
+    case ICMPV6_ND_REDIRECT:
         REQUIRE(a->nd.flags == b->nd.flags && mem_eq(a->nd.target, b->nd.target, 16));
         REQUIRE((a->nd.dst == NULL) == (b->nd.dst == NULL));
         if (a->nd.dst)
@@ -214,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(m.data >= data + 4 && m.data + m.data_len == data + size);
     REQUIRE(icmpv6_len(&m) == (int)size);
 
-    if (m.type >= ICMPV6_RS && m.type <= ICMPV6_REDIRECT)
+    if (m.type >= ICMPV6_ND_RS && m.type <= ICMPV6_ND_REDIRECT)
         check_opts(m.data, m.data_len);
 
     /* emit into exactly size bytes: the input with checksum and reserved
@@ -225,12 +225,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(want, data, size);
     put_be16(want + 2, 0);
     switch (m.type) {
-    case ICMPV6_RS:
-    case ICMPV6_NS:
-    case ICMPV6_REDIRECT:
+    case ICMPV6_ND_RS:
+    case ICMPV6_ND_NS:
+    case ICMPV6_ND_REDIRECT:
         memset(want + 4, 0, 4);
         break;
-    case ICMPV6_NA:
+    case ICMPV6_ND_NA:
         memset(want + 5, 0, 3);
         break;
     default:

@@ -116,6 +116,160 @@ def bench_l2_reflector():
     return recs
 
 
+LAYERS = [
+    ("sock", ("sock/",)),
+    ("udp", ("src/udp/", "wire/udp.c")),
+    ("ipv6", ("src/ipv6/", "wire/ipv6")),
+    ("icmpv6", ("src/icmpv6/", "wire/icmpv6")),
+    ("6lowpan", ("src/sixlowpan/", "wire/sixlowpan")),
+    ("checksum", ("inet_csum",)),
+    ("802.15.4", ("src/link/", "wire/ieee802154")),
+    ("netif+device", ("src/net/netif", "src/drivers/")),
+    ("netapi/sched", ("src/net/netapi", "src/net/netreg", "src/core/")),
+    ("pktbuf", ("src/pktbuf/",)),
+]
+
+
+def _callgrind(argv, out):
+    import re
+    import subprocess
+    res = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                          *map(str, argv)], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(res.stdout + res.stderr[-2000:])
+    return int(re.search(r"Collected : (\d+)", res.stderr).group(1))
+
+
+def _functions(out, inclusive=False):
+    """{(file, function): instructions} from a callgrind output file."""
+    import re
+    import subprocess
+    txt = subprocess.run(["callgrind_annotate", f"--inclusive={'yes' if inclusive else 'no'}",
+                          "--threshold=100", out], capture_output=True, text=True).stdout
+    funcs = {}
+    for line in txt.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S+?):(\S+)", line)
+        if m:
+            # the same function may be listed by absolute and relative path
+            path = re.sub(r"^.*?/(src|bench|port)/", r"\1/", m.group(2))
+            key = (path, m.group(3))
+            funcs[key] = max(funcs.get(key, 0), int(m.group(1).replace(",", "")))
+    return funcs
+
+
+def udp_per_datagram(mode, size, n=500):
+    """Instructions per datagram (and per layer) for bench_udp MODE SIZE:
+    the difference of two callgrind runs, N and 2N datagrams."""
+    import tempfile
+    from . import paths
+    exe = paths.BUILD / "bench_udp"
+    with tempfile.TemporaryDirectory() as d:
+        a = _callgrind([exe, mode, size, n], f"{d}/a")
+        b = _callgrind([exe, mode, size, 2 * n], f"{d}/b")
+        fa, fb = _functions(f"{d}/a"), _functions(f"{d}/b")
+        ia, ib = _functions(f"{d}/a", True), _functions(f"{d}/b", True)
+    layers = {name: 0.0 for name, _ in LAYERS}
+    layers["other"] = 0.0
+    for key in set(fa) | set(fb):
+        delta = (fb.get(key, 0) - fa.get(key, 0)) / n
+        for name, pats in LAYERS:
+            if any(p in key[0] for p in pats):
+                layers[name] += delta
+                break
+        else:
+            layers["other"] += delta
+    incl = {}
+    for k in set(ia) | set(ib):
+        # a function also appears under headers it inlined: keep its own file's figure
+        incl[k[1]] = max(incl.get(k[1], 0), (ib.get(k, 0) - ia.get(k, 0)) / n)
+    return (b - a) / n, layers, incl
+
+
+def bench_udp_loopback():
+    recs = []
+    for size in (20, 1000):
+        total, layers, _ = udp_per_datagram("loopback", size)
+        parts = ", ".join(f"{k} {v:.0f}" for k, v in layers.items() if round(v))
+        print(f"  {size}-byte UDP over the IPv6 loopback, sock_udp send + receive: {total:.0f} "
+              f"instructions (callgrind, x86-64): {parts}")
+        if size == 20:
+            recs.append(_record("udp_loopback_20B_instructions", round(total), "instructions",
+                                "lower", 2500, "RIOT GNRC on native64: ~24,000 (issue #3)"))
+        else:
+            recs.append(_record("udp_loopback_1000B_instructions", round(total), "instructions",
+                                "lower", None, "1,000-byte datagram, same path"))
+    return recs
+
+
+def bench_udp_pps():
+    import subprocess
+    from . import paths
+    exe = paths.BUILD / "bench_udp"
+    n = 300000
+
+    def pps(mode):
+        out = subprocess.run([str(exe), mode, "20", str(n)], capture_output=True, text=True,
+                             check=True).stdout.split()
+        return n / float(out[4])
+    # interleaved, best of three each, in the same run
+    w, l = [], []
+    for _ in range(3):
+        w.append(pps("loopback"))
+        l.append(pps("linux"))
+    ratio = max(w) / max(l)
+    print(f"  20-byte datagrams: wren {max(w):,.0f}/s over its IPv6 loopback, Linux "
+          f"{max(l):,.0f}/s over ::1 (send+receive in one thread) -> ratio {ratio:.1f}")
+    return [_record("udp_loopback_pps_vs_linux", round(ratio, 2), "ratio", "higher", 2,
+                    "wren sock_udp over its loopback vs the Linux kernel's UDP over ::1, "
+                    "same machine, same run")]
+
+
+def bench_sixlo_frag():
+    total, layers, incl = udp_per_datagram("pipe", 1000, n=200)
+    frag = incl.get("sixlowpan_frag_send", 0) + incl.get("sixlowpan_reass_rx", 0)
+    print(f"  1,000-byte UDP between two nodes over 6LoWPAN: {total:.0f} instructions per "
+          f"datagram; 6LoWPAN fragmentation + reassembly {frag:.0f}")
+    return [_record("sixlo_frag_reass_1000B_instructions", round(frag), "instructions", "lower",
+                    15000, "6LoWPAN fragmentation and reassembly of a 1,000-byte datagram")]
+
+
+def bench_udp_goodput():
+    """Instructions per datagram against payload size, over the loopback and
+    between two nodes over 6LoWPAN (fragmentation steps show), and a plot."""
+    from . import paths
+    sizes = list(range(0, 1233, 48)) + [1232]
+    rows = {"loopback": [], "pipe": []}
+    for mode in rows:
+        for size in sizes:
+            total, _, _ = udp_per_datagram(mode, size, n=100)
+            rows[mode].append(total)
+    paths.OUT.mkdir(exist_ok=True)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for mode, label in (("loopback", "IPv6 loopback"), ("pipe", "two nodes over 6LoWPAN")):
+        ax[0].plot(sizes, rows[mode], marker=".", label=label)
+        ax[1].plot(sizes, [s * 1000 / t for s, t in zip(sizes, rows[mode])], marker=".",
+                   label=label)
+    ax[0].set_xlabel("UDP payload (bytes)")
+    ax[0].set_ylabel("instructions per datagram (x86-64)")
+    ax[1].set_xlabel("UDP payload (bytes)")
+    ax[1].set_ylabel("goodput (payload bytes per 1,000 instructions)")
+    for a in ax:
+        a.grid(True, alpha=0.3)
+        a.legend()
+    fig.tight_layout()
+    png = paths.OUT / "udp_goodput.png"
+    fig.savefig(png, dpi=100)
+    print(f"  plot: {png}")
+    for mode in rows:
+        print(f"  {mode}: " + ", ".join(f"{s}B {t:.0f}" for s, t in zip(sizes, rows[mode])
+                                        if s in (0, 96, 192, 480, 960, 1232)))
+    return [_record("udp_pipe_1232B_instructions", round(rows["pipe"][-1]), "instructions",
+                    "lower", None, "1,232-byte datagram between two nodes over 6LoWPAN")]
+
+
 def bench_size():
     from . import size
     return size.records()
@@ -126,6 +280,10 @@ BENCHES = {
     "sim_speed_1k_idle": bench_sim_speed_1k_idle,
     "sim_speed_1k_busy": bench_sim_speed_1k_busy,
     "l2_reflector": bench_l2_reflector,
+    "udp_loopback": bench_udp_loopback,
+    "udp_pps": bench_udp_pps,
+    "sixlo_frag": bench_sixlo_frag,
+    "udp_goodput": bench_udp_goodput,
     "size": bench_size,
 }
 

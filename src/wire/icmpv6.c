@@ -14,12 +14,12 @@ static int fixed_len(uint8_t type, uint8_t code)
     static const uint8_t nd_len[] = { 8, 16, 24, 24, 40 };
 
     /* RFC 4443 3.1-3.4, 4.1-4.2: unused / MTU / pointer, or id and seq */
-    if ((type >= ICMPV6_DST_UNREACH && type <= ICMPV6_PARAM_PROBLEM) ||
+    if ((type >= ICMPV6_DEST_UNREACH && type <= ICMPV6_PARAM_PROBLEM) ||
         type == ICMPV6_ECHO_REQUEST || type == ICMPV6_ECHO_REPLY) {
         return 8;
     }
-    if (type >= ICMPV6_RS && type <= ICMPV6_REDIRECT) {
-        return nd_len[type - ICMPV6_RS];
+    if (type >= ICMPV6_ND_RS && type <= ICMPV6_ND_REDIRECT) {
+        return nd_len[type - ICMPV6_ND_RS];
     }
     /* RFC 6775 4.4, RFC 8505 4.2: status, TID, lifetime, EUI-64 or ROVR
      * (size from the code suffix), registered address */
@@ -56,27 +56,27 @@ int icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m)
         m->echo.id = get_be16(p);
         m->echo.seq = get_be16(p + 2);
         break;
-    case ICMPV6_DST_UNREACH:
+    case ICMPV6_DEST_UNREACH:
     case ICMPV6_PKT_TOO_BIG:
     case ICMPV6_TIME_EXCEEDED:
     case ICMPV6_PARAM_PROBLEM:
         m->param = get_be32(p);
         break;
-    case ICMPV6_RA:
+    case ICMPV6_ND_RA:
         m->ra.cur_hop_limit = p[0];
         m->ra.flags = p[1];
         m->ra.router_lifetime = get_be16(p + 2);
         m->ra.reachable_time = get_be32(p + 4);
         m->ra.retrans_timer = get_be32(p + 8);
         break;
-    case ICMPV6_NS:
-    case ICMPV6_NA:
-    case ICMPV6_REDIRECT:
+    case ICMPV6_ND_NS:
+    case ICMPV6_ND_NA:
+    case ICMPV6_ND_REDIRECT:
         m->nd.target = p + 4;
-        if (m->type == ICMPV6_NA) {
+        if (m->type == ICMPV6_ND_NA) {
             m->nd.flags = p[0];
         }
-        if (m->type == ICMPV6_REDIRECT) {
+        if (m->type == ICMPV6_ND_REDIRECT) {
             m->nd.dst = p + 20;
         }
         break;
@@ -137,28 +137,28 @@ int icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
         put_be16(p, m->echo.id);
         put_be16(p + 2, m->echo.seq);
         break;
-    case ICMPV6_DST_UNREACH:
+    case ICMPV6_DEST_UNREACH:
     case ICMPV6_PKT_TOO_BIG:
     case ICMPV6_TIME_EXCEEDED:
     case ICMPV6_PARAM_PROBLEM:
         put_be32(p, m->param);
         break;
-    case ICMPV6_RS:
+    case ICMPV6_ND_RS:
         put_be32(p, 0);
         break;
-    case ICMPV6_RA:
+    case ICMPV6_ND_RA:
         p[0] = m->ra.cur_hop_limit;
         p[1] = m->ra.flags;
         put_be16(p + 2, m->ra.router_lifetime);
         put_be32(p + 4, m->ra.reachable_time);
         put_be32(p + 8, m->ra.retrans_timer);
         break;
-    case ICMPV6_NS:
-    case ICMPV6_NA:
-    case ICMPV6_REDIRECT:
+    case ICMPV6_ND_NS:
+    case ICMPV6_ND_NA:
+    case ICMPV6_ND_REDIRECT:
         /* memmove: the addresses may already sit in place */
         memmove(p + 4, m->nd.target, 16);
-        if (m->type == ICMPV6_REDIRECT) {
+        if (m->type == ICMPV6_ND_REDIRECT) {
             memmove(p + 20, m->nd.dst, 16);
         }
         put_be32(p, (uint32_t)m->nd.flags << 24);

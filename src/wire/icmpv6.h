@@ -30,7 +30,7 @@
  *   struct icmpv6_msg m;
  *   if (icmpv6_csum_check(ip.src, ip.dst, p, n) < 0 || icmpv6_parse(p, n, &m) < 0)
  *       goto drop;
- *   if (m.type == ICMPV6_NS) {
+ *   if (m.type == ICMPV6_ND_NS) {
  *       struct icmpv6_opt_iter it;
  *       struct icmpv6_opt o;
  *       int rc;
@@ -44,7 +44,7 @@
  *
  * Send (a neighbor solicitation with SLLAO and ARO):
  * @code
- *   struct icmpv6_msg m = { .type = ICMPV6_NS, .nd.target = addr };
+ *   struct icmpv6_msg m = { .type = ICMPV6_ND_NS, .nd.target = addr };
  *   int n = icmpv6_emit(&m, buf, len);                          // 24
  *   n += icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, buf + n, len - n);
  *   n += icmpv6_opt_aro_emit(&aro, buf + n, len - n);
@@ -58,6 +58,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wire/icmpv6_types.h"
 
 /** Errors, returned negated (-ICMPV6_ERR_x). */
 enum icmpv6_err {
@@ -73,40 +75,21 @@ enum icmpv6_err {
     ICMPV6_ERR_NOBUFS,        /**< emit: output buffer too small */
 };
 
-/** Message types. 0-127 are errors, 128-255 informational (RFC 4443 2.1). */
-enum {
-    ICMPV6_DST_UNREACH = 1,
-    ICMPV6_PKT_TOO_BIG = 2,
-    ICMPV6_TIME_EXCEEDED = 3,
-    ICMPV6_PARAM_PROBLEM = 4,
-    ICMPV6_ECHO_REQUEST = 128,
-    ICMPV6_ECHO_REPLY = 129,
-    ICMPV6_RS = 133,       /**< router solicitation */
-    ICMPV6_RA = 134,       /**< router advertisement */
-    ICMPV6_NS = 135,       /**< neighbor solicitation */
-    ICMPV6_NA = 136,       /**< neighbor advertisement */
-    ICMPV6_REDIRECT = 137,
-    ICMPV6_DAR = 157,      /**< duplicate address request (RFC 6775 4.4, RFC 8505 4.2) */
-    ICMPV6_DAC = 158,      /**< duplicate address confirmation */
-};
+/*
+ * Message types and the common codes come from wire/icmpv6_types.h:
+ * ICMPV6_DEST_UNREACH, _PKT_TOO_BIG, _TIME_EXCEEDED, _PARAM_PROBLEM (errors,
+ * below 128), ICMPV6_ECHO_REQUEST/_REPLY, ICMPV6_ND_RS/_RA/_NS/_NA/_REDIRECT,
+ * ICMPV6_DAR/_DAC, ICMPV6_UNREACH_*, ICMPV6_PARAM_*.
+ */
 
-/** Codes of the error messages (RFC 4443 3, RFC 6554, RFC 7112). */
-enum {
-    ICMPV6_UNREACH_NO_ROUTE = 0,
-    ICMPV6_UNREACH_ADMIN = 1,
-    ICMPV6_UNREACH_SCOPE = 2,
-    ICMPV6_UNREACH_ADDR = 3,
-    ICMPV6_UNREACH_PORT = 4,
-    ICMPV6_UNREACH_POLICY = 5,
-    ICMPV6_UNREACH_REJECT = 6,
-    ICMPV6_UNREACH_SRH = 7,       /**< error in source routing header */
-    ICMPV6_TIME_HOP_LIMIT = 0,
-    ICMPV6_TIME_REASSEMBLY = 1,
-    ICMPV6_PARAM_HEADER = 0,      /**< erroneous header field */
-    ICMPV6_PARAM_NEXT_HEADER = 1, /**< unrecognised Next Header */
-    ICMPV6_PARAM_OPTION = 2,      /**< unrecognised IPv6 option */
-    ICMPV6_PARAM_CHAIN = 3,       /**< first fragment lacks the header chain */
-};
+/* Codes not (yet) in icmpv6_types.h (RFC 4443 3, RFC 6554, RFC 7112). */
+#define ICMPV6_UNREACH_SCOPE 2
+#define ICMPV6_UNREACH_POLICY 5
+#define ICMPV6_UNREACH_REJECT 6
+#define ICMPV6_UNREACH_SRH 7    /**< error in source routing header */
+#define ICMPV6_TIME_HOP_LIMIT 0
+#define ICMPV6_TIME_REASSEMBLY 1
+#define ICMPV6_PARAM_CHAIN 3    /**< first fragment lacks the header chain */
 
 /** Most bytes of an error message: it must fit the minimum MTU (RFC 4443
  *  2.4 (c)) behind a bare IPv6 header. Subtract any extension headers. */

@@ -115,22 +115,19 @@ static const uint8_t addr_runs[16][2] = {
 /* Inline bytes per mode: the sum of its runs. */
 static const uint8_t addr_len[16] = {16, 8, 2, 0, 0, 8, 2, 0, 16, 6, 4, 1, 6, 0, 0, 0};
 
-/* Copy the inline bytes of a mode between the wire (inl) and the address. */
-static void runs_put(unsigned mode, uint8_t *a, const uint8_t *inl)
+/* Move a mode's inline bytes: from the wire (src) into the address (dst)
+ * if to_addr, else from the address (src) to the wire (dst). */
+static void runs_copy(unsigned mode, uint8_t *dst, const uint8_t *src, bool to_addr)
 {
     for (unsigned i = 0; i < 2 && addr_runs[mode][i]; i++) {
         unsigned r = addr_runs[mode][i], n = (r & 15u) + 1;
-        memcpy(a + (r >> 4), inl, n);
-        inl += n;
-    }
-}
-
-static void runs_get(unsigned mode, const uint8_t *a, uint8_t *inl)
-{
-    for (unsigned i = 0; i < 2 && addr_runs[mode][i]; i++) {
-        unsigned r = addr_runs[mode][i], n = (r & 15u) + 1;
-        memcpy(inl, a + (r >> 4), n);
-        inl += n;
+        if (to_addr) {
+            memcpy(dst + (r >> 4), src, n);
+            src += n;
+        } else {
+            memcpy(dst, src + (r >> 4), n);
+            dst += n;
+        }
     }
 }
 
@@ -167,11 +164,11 @@ static bool addr_build(unsigned mode, const uint8_t *inl, const struct sixlowpan
             a[3] = (uint8_t)plen;
             pfx_overlay(a + 4, c->prefix, plen > 64 ? 64 : plen);
         }
-        runs_put(mode, a, inl);
+        runs_copy(mode, a, inl, true);
         return true;
     }
     if (am == 0) { /* 128 bits inline, or :: */
-        runs_put(mode, a, inl);
+        runs_copy(mode, a, inl, true);
         return true;
     }
     if (am == 3) {
@@ -189,7 +186,7 @@ static bool addr_build(unsigned mode, const uint8_t *inl, const struct sixlowpan
         a[11] = 0xff;
         a[12] = 0xfe;
     }
-    runs_put(mode, a, inl);
+    runs_copy(mode, a, inl, true);
     if (mode & AM_C) {
         pfx_overlay(a, c->prefix, ctx_plen(c));
     } else {
@@ -206,16 +203,18 @@ static const struct sixlowpan_ctx *ctx_get(const struct sixlowpan_ctx *ctx, unsi
 
 static const struct sixlowpan_l2 no_l2;
 
+/* HLIM=01/10/11 (RFC 6282 3.1.1) */
+static const uint8_t hlim[4] = {0, 1, 64, 255};
+
 /* ---- RFC 6282 3.1, 4.3: decompression ----------------------------------- */
 
 int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
                          const struct sixlowpan_ctx *ctx, struct sixlowpan_iphc *out)
 {
-    static const uint8_t hlim[4] = {0, 1, 64, 255};
     struct rd r = {buf, len, false};
     const struct sixlowpan_ctx *sc = NULL, *dc = NULL;
     const uint8_t *p;
-    unsigned b0, b1, smode, dmode, sci = 0, dci = 0, tcw = 0;
+    unsigned b0, b1, smode, dmode, sci = 0, dci = 0, tcw = 0, tf;
     uint32_t flow = 0;
     bool ok;
 
@@ -245,23 +244,17 @@ int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_
     if ((dmode & AM_C) && !(dc = ctx_get(ctx, dci)))
         return -SIXLOWPAN_ERR_CONTEXT;
 
-    /* TF: ECN and DSCP are swapped on the wire (ECN first) */
-    switch ((b0 >> 3) & 3u) {
-    case 0: /* ECN DSCP | rsv(4) flow(20) */
-        p = rd_take(&r, 4);
-        tcw = p[0];
-        flow = get_be32(p) & 0xfffffu;
-        break;
-    case 1: /* ECN rsv(2) flow(20) */
-        p = rd_take(&r, 3);
-        tcw = p[0] & 0xc0u;
-        flow = (uint32_t)(p[0] & 0x0fu) << 16 | get_be16(p + 1);
-        break;
-    case 2: /* ECN DSCP */
-        tcw = rd_u8(&r);
-        break;
-    default:
-        break;
+    /* TF (RFC 6282 3.1.1): ECN and DSCP swapped on the wire (ECN first).
+     * 00: ECN DSCP | rsv(4) flow(20); 01: ECN rsv(2) flow(20); 10: ECN DSCP */
+    tf = (b0 >> 3) & 3u;
+    if (tf != 3) {
+        static const uint8_t tf_len[3] = {4, 3, 1};
+        p = rd_take(&r, tf_len[tf]);
+        tcw = tf == 1 ? p[0] & 0xc0u : p[0];
+        if (tf < 2) {
+            unsigned k = tf == 0; /* the flow label starts after ECN+DSCP */
+            flow = (uint32_t)(p[k] & 0x0fu) << 16 | get_be16(p + k + 1);
+        }
     }
     out->ip.tc = (uint8_t)(tcw << 2 | tcw >> 6);
     out->ip.flow = flow;
@@ -313,7 +306,7 @@ static bool addr_try(unsigned mode, const uint8_t *a, const struct sixlowpan_ctx
                      const uint8_t *l2, size_t l2len, uint8_t *inl)
 {
     uint8_t b[16];
-    runs_get(mode, a, inl);
+    runs_copy(mode, inl, a, false);
     return addr_build(mode, inl, c, l2, l2len, b) && memcmp(a, b, 16) == 0;
 }
 
@@ -346,7 +339,7 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
                 return AM_M | AM_C;
             }
         }
-        runs_get(AM_M, a, inl);
+        runs_copy(AM_M, inl, a, false);
         return AM_M;
     }
     if (!dst && ipv6_addr_is_unspecified(a))
@@ -366,7 +359,7 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
             return AM_C | am;
         }
     }
-    runs_get(0, a, inl);
+    runs_copy(0, inl, a, false);
     return 0;
 }
 
@@ -376,7 +369,7 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
 {
     uint8_t t[SIXLOWPAN_IPHC_MAX_LEN], sinl[16], dinl[16];
     uint8_t *w = t + 2;
-    unsigned sci = 0, dci = 0, smode, dmode, b0 = 0x60;
+    unsigned sci = 0, dci = 0, smode, dmode, b0 = 0x60, tf, i;
     uint32_t flow = ip->flow & 0xfffffu;
     unsigned tcw = (unsigned)(ip->tc << 6 | ip->tc >> 2) & 0xffu; /* ECN first */
     bool udp = uh && ip->next == IPV6_NH_UDP;
@@ -391,39 +384,30 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
 
     /* RFC 6282 3.1.1 TF */
     if (flow == 0) {
-        if (tcw == 0) {
-            b0 |= 3u << 3;
-        } else {
-            b0 |= 2u << 3;
+        tf = tcw ? 2 : 3;
+        if (tcw)
             *w++ = (uint8_t)tcw;
+    } else {
+        tf = (tcw & 0x3fu) ? 0 : 1; /* DSCP 0: ECN shares the flow label byte */
+        if (tf == 0) {
+            *w++ = (uint8_t)tcw;
+            tcw = 0;
         }
-    } else if ((tcw & 0x3fu) == 0) { /* DSCP 0: ECN + flow label */
-        b0 |= 1u << 3;
         *w++ = (uint8_t)(tcw | flow >> 16);
         put_be16(w, (uint16_t)flow);
         w += 2;
-    } else {
-        put_be32(w, (uint32_t)tcw << 24 | flow);
-        w += 4;
     }
+    b0 |= tf << 3;
     if (udp)
         b0 |= 4u;
     else
         *w++ = ip->next;
-    switch (ip->hop_limit) {
-    case 1:
-        b0 |= 1u;
-        break;
-    case 64:
-        b0 |= 2u;
-        break;
-    case 255:
-        b0 |= 3u;
-        break;
-    default:
+    i = 3;
+    while (i && hlim[i] != ip->hop_limit)
+        i--;
+    b0 |= i;
+    if (!i)
         *w++ = ip->hop_limit;
-        break;
-    }
     t[0] = (uint8_t)b0;
     t[1] = (uint8_t)((sci | dci ? 0x80u : 0) | smode << 4 | dmode);
     memcpy(w, sinl, addr_len[smode]);

@@ -334,7 +334,7 @@ TEST(test_icmpv6_parse__router_solicitation_with_sllao)
     struct icmpv6_lladdr ll;
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
     CHECK_EQ(icmpv6_parse(MSG(rs_pkt), MSG_LEN(rs_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_RS);
+    CHECK_EQ(m.type, ICMPV6_ND_RS);
     CHECK_EQ(m.data_len, 8);
     CHECK_EQ(opts_of(&m, o, 8), 1);
     CHECK_EQ(o[0].type, ICMPV6_OPT_SLLAO);
@@ -351,7 +351,7 @@ TEST(test_icmpv6_parse__router_advertisement)
     struct icmpv6_pio pio;
     uint32_t mtu;
     CHECK_EQ(icmpv6_parse(MSG(ra_pkt), MSG_LEN(ra_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_RA);
+    CHECK_EQ(m.type, ICMPV6_ND_RA);
     CHECK_EQ(m.ra.cur_hop_limit, 64);
     CHECK_EQ(m.ra.flags, ICMPV6_RA_M | 0x08); /* scapy's default Prf: high */
     CHECK_EQ(m.ra.router_lifetime, 1800);
@@ -418,7 +418,7 @@ TEST(test_icmpv6_parse__neighbor_solicitation_with_aro)
     struct icmpv6_lladdr ll;
     struct icmpv6_aro aro;
     CHECK_EQ(icmpv6_parse(MSG(ns_aro_pkt), MSG_LEN(ns_aro_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_NS);
+    CHECK_EQ(m.type, ICMPV6_ND_NS);
     CHECK_EQ(m.nd.flags, 0);
     CHECK_MEM(m.nd.target, node_addr, 16);
     CHECK(m.nd.dst == NULL);
@@ -442,7 +442,7 @@ TEST(test_icmpv6_parse__neighbor_advertisement_flags)
     struct icmpv6_opt o[8];
     struct icmpv6_lladdr ll;
     CHECK_EQ(icmpv6_parse(MSG(na_pkt), MSG_LEN(na_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_NA);
+    CHECK_EQ(m.type, ICMPV6_ND_NA);
     CHECK_EQ(m.nd.flags, ICMPV6_NA_R | ICMPV6_NA_S | ICMPV6_NA_O);
     CHECK_MEM(m.nd.target, node_addr, 16);
     CHECK_EQ(opts_of(&m, o, 8), 1);
@@ -472,7 +472,7 @@ TEST(test_icmpv6_parse__redirect)
 {
     struct icmpv6_msg m;
     CHECK_EQ(icmpv6_parse(MSG(redirect_pkt), MSG_LEN(redirect_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_REDIRECT);
+    CHECK_EQ(m.type, ICMPV6_ND_REDIRECT);
     CHECK_EQ(m.nd.target[0], 0xfe);
     CHECK_EQ(m.nd.target[15], 3);
     CHECK_EQ(m.nd.dst[0], 0x20);
@@ -484,7 +484,7 @@ TEST(test_icmpv6_parse__dest_unreachable_quotes_invoking_packet)
 {
     struct icmpv6_msg m;
     CHECK_EQ(icmpv6_parse(MSG(unreach_pkt), MSG_LEN(unreach_pkt), &m), 0);
-    CHECK_EQ(m.type, ICMPV6_DST_UNREACH);
+    CHECK_EQ(m.type, ICMPV6_DEST_UNREACH);
     CHECK_EQ(m.code, ICMPV6_UNREACH_PORT);
     CHECK_EQ(m.param, 0);
     CHECK_EQ(m.data_len, 53);
@@ -505,7 +505,7 @@ TEST(test_icmpv6_parse__parameter_problem_pointer)
     struct icmpv6_msg m;
     CHECK_EQ(icmpv6_parse(MSG(pp_pkt), MSG_LEN(pp_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_PARAM_PROBLEM);
-    CHECK_EQ(m.code, ICMPV6_PARAM_NEXT_HEADER);
+    CHECK_EQ(m.code, ICMPV6_PARAM_NEXT_HDR);
     CHECK_EQ(m.param, 6);
 }
 
@@ -626,10 +626,10 @@ TEST(test_icmpv6_parse__each_truncation_below_type_minimum)
         uint8_t type;
         size_t min;
     } mins[] = {
-        { ICMPV6_DST_UNREACH, 8 }, { ICMPV6_PKT_TOO_BIG, 8 }, { ICMPV6_TIME_EXCEEDED, 8 },
+        { ICMPV6_DEST_UNREACH, 8 }, { ICMPV6_PKT_TOO_BIG, 8 }, { ICMPV6_TIME_EXCEEDED, 8 },
         { ICMPV6_PARAM_PROBLEM, 8 }, { ICMPV6_ECHO_REQUEST, 8 }, { ICMPV6_ECHO_REPLY, 8 },
-        { ICMPV6_RS, 8 }, { ICMPV6_RA, 16 }, { ICMPV6_NS, 24 }, { ICMPV6_NA, 24 },
-        { ICMPV6_REDIRECT, 40 }, { ICMPV6_DAR, 32 }, { ICMPV6_DAC, 32 }, { 255, 4 },
+        { ICMPV6_ND_RS, 8 }, { ICMPV6_ND_RA, 16 }, { ICMPV6_ND_NS, 24 }, { ICMPV6_ND_NA, 24 },
+        { ICMPV6_ND_REDIRECT, 40 }, { ICMPV6_DAR, 32 }, { ICMPV6_DAC, 32 }, { 255, 4 },
     };
     for (size_t i = 0; i < sizeof(mins) / sizeof(mins[0]); i++) {
         uint8_t *b = malloc(mins[i].min); /* exact size: ASan sees any overread */
@@ -932,9 +932,9 @@ TEST(test_icmpv6_error_emit__matches_captures)
         uint8_t type, code;
         uint32_t param;
     } cases[] = {
-        { unreach_pkt, sizeof(unreach_pkt), ICMPV6_DST_UNREACH, ICMPV6_UNREACH_PORT, 0 },
+        { unreach_pkt, sizeof(unreach_pkt), ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_PORT, 0 },
         { ptb_pkt, sizeof(ptb_pkt), ICMPV6_PKT_TOO_BIG, 0, 1280 },
-        { pp_pkt, sizeof(pp_pkt), ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_NEXT_HEADER, 6 },
+        { pp_pkt, sizeof(pp_pkt), ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_NEXT_HDR, 6 },
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint8_t out[128];
@@ -966,8 +966,8 @@ TEST(test_icmpv6_error_emit__quote_cut_to_budget)
                           ICMPV6_ERROR_MAX_LEN - 8);
     CHECK_EQ(n, 1232);
     /* a budget of exactly the header quotes nothing */
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_DST_UNREACH, 0, 0, inv, sizeof(inv), out, 8), 8);
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_DST_UNREACH, 0, 0, inv, sizeof(inv), out, 7),
+    CHECK_EQ(icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 8), 8);
+    CHECK_EQ(icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 7),
              -ICMPV6_ERR_NOBUFS);
     /* a short invoking packet is quoted whole */
     CHECK_EQ(icmpv6_error_emit(ICMPV6_TIME_EXCEEDED, 0, 0, inv, 3, out, 1240), 11);
@@ -989,7 +989,7 @@ TEST(test_icmpv6_error_emit__quote_overlapping_buffer)
 TEST(test_icmpv6_emit__ns_with_options_matches_capture)
 {
     uint8_t out[128];
-    struct icmpv6_msg m = { .type = ICMPV6_NS, .nd.target = node_addr };
+    struct icmpv6_msg m = { .type = ICMPV6_ND_NS, .nd.target = node_addr };
     struct icmpv6_aro aro = { .lifetime = 10, .rovr = eui64, .rovr_len = 8 };
     int n = icmpv6_emit(&m, out, sizeof(out));
     CHECK_EQ(n, 24);
@@ -1007,7 +1007,7 @@ TEST(test_icmpv6_emit__ns_with_options_matches_capture)
 TEST(test_icmpv6_emit__na_earo_matches_capture)
 {
     uint8_t out[128];
-    struct icmpv6_msg m = { .type = ICMPV6_NA,
+    struct icmpv6_msg m = { .type = ICMPV6_ND_NA,
                             .nd = { .flags = ICMPV6_NA_S | ICMPV6_NA_O, .target = node_addr } };
     struct icmpv6_aro aro = { .status = ICMPV6_ARO_DUPLICATE,
                               .flags = ICMPV6_ARO_T | ICMPV6_ARO_R,
@@ -1026,7 +1026,7 @@ TEST(test_icmpv6_emit__ra_6lowpan_matches_capture)
 {
     uint8_t out[256];
     static const uint8_t short_addr[2] = { 0x12, 0x34 };
-    struct icmpv6_msg m = { .type = ICMPV6_RA,
+    struct icmpv6_msg m = { .type = ICMPV6_ND_RA,
                             .ra = { .cur_hop_limit = 64, .flags = 0x08,
                                     .router_lifetime = 0xffff } };
     struct icmpv6_pio pio = { .prefix_len = 64, .flags = ICMPV6_PIO_A, .valid = 0xffffffff,
@@ -1052,7 +1052,7 @@ TEST(test_icmpv6_emit__ra_with_mtu_matches_capture)
 {
     uint8_t out[128];
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
-    struct icmpv6_msg m = { .type = ICMPV6_RA,
+    struct icmpv6_msg m = { .type = ICMPV6_ND_RA,
                             .ra = { 64, ICMPV6_RA_M | 0x08, 1800, 30000, 1000 } };
     struct icmpv6_pio pio = { 64, ICMPV6_PIO_L | ICMPV6_PIO_A, 86400, 14400, prefix1 };
     int n = icmpv6_emit(&m, out, sizeof(out));
@@ -1080,7 +1080,7 @@ TEST(test_icmpv6_emit__dar_rovr_len_mismatch)
 TEST(test_icmpv6_emit__rs_reserved_zero)
 {
     uint8_t out[8];
-    struct icmpv6_msg m = { .type = ICMPV6_RS, .param = 0xffffffff }; /* stale union */
+    struct icmpv6_msg m = { .type = ICMPV6_ND_RS, .param = 0xffffffff }; /* stale union */
     memset(out, 0xff, sizeof(out));
     CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 8);
     CHECK_EQ(get_be32(out + 4), 0);
@@ -1089,7 +1089,7 @@ TEST(test_icmpv6_emit__rs_reserved_zero)
 TEST(test_icmpv6_len__matches_emit)
 {
     uint8_t out[64];
-    struct icmpv6_msg m = { .type = ICMPV6_REDIRECT, .nd = { 0, node_addr, br_addr },
+    struct icmpv6_msg m = { .type = ICMPV6_ND_REDIRECT, .nd = { 0, node_addr, br_addr },
                             .data = eui64, .data_len = 8 };
     CHECK_EQ(icmpv6_len(&m), 48);
     CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 48);
