@@ -22,30 +22,36 @@ void inet_csum_init(struct inet_csum *c)
     c->odd = false;
 }
 
+/* add with end-around carry: a 64-bit ones' complement accumulator */
+static inline uint64_t add1c(uint64_t sum, uint64_t v)
+{
+    sum += v;
+    return sum + (sum < v);
+}
+
 void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 {
     uint64_t sum = c->sum;
     size_t i = 0;
     if (c->odd && len) {
-        sum += ODD_BYTE(buf[0]); /* completes the word begun by the last piece */
+        sum = add1c(sum, ODD_BYTE(buf[0])); /* completes the word begun by the last piece */
         i = 1;
         c->odd = false;
     }
     /* from here the data is at an even offset of the checksummed stream:
-     * whole 32-bit words fold like pairs of 16-bit ones */
-    for (; i + 4 <= len; i += 4) {
-        uint32_t w;
-        memcpy(&w, buf + i, 4);
-        sum += w;
+     * whole 64-bit words fold like groups of 16-bit ones */
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, buf + i, 8);
+        sum = add1c(sum, w);
     }
-    if (i + 2 <= len) {
+    for (; i + 2 <= len; i += 2) {
         uint16_t w;
         memcpy(&w, buf + i, 2);
-        sum += w;
-        i += 2;
+        sum = add1c(sum, w);
     }
     if (i < len) {
-        sum += EVEN_BYTE(buf[i]);
+        sum = add1c(sum, EVEN_BYTE(buf[i]));
         c->odd = true;
     }
     c->sum = sum;
@@ -64,6 +70,7 @@ void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *ds
 uint16_t inet_csum_final(const struct inet_csum *c)
 {
     uint64_t sum = c->sum;
+    sum = (sum & 0xffffffffu) + (sum >> 32);
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
     }
