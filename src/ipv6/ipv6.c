@@ -10,6 +10,7 @@
 #include "net/nettype.h"
 #include "wire/icmpv6_types.h"
 #include "wire/ipv6.h"
+#include "wire/ipv6_ext.h"
 
 static struct wren_ipv6_if *if_get(struct wren_ipv6 *ip, uint8_t if_id)
 {
@@ -473,6 +474,65 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, struct ipv6_hdr
     route_out(ip, hdr, h, 0, true);
 }
 
+/* RFC 8200 section 4: walk the extension headers of a datagram for us.
+ * Returns 1 to go on (*nh, *ext_len set), 0 if the packet went to ICMPv6 for
+ * a parameter problem, -1 to drop it (counted). */
+static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct ipv6_hdr *h,
+                    uint8_t *nh, size_t *ext_len)
+{
+    struct ipv6_ext e;
+    const uint8_t *data = pkt->data + IPV6_HDR_LEN;
+    int res = ipv6_ext_walk(h->next, data, h->payload_len, NULL, 0, &e);
+    ip->stats.rx_drop_ext++;
+    switch (res) {
+    case 0:
+        break;
+    case -IPV6_EXT_ERR_TRUNCATED:
+    case -IPV6_EXT_ERR_OPT:
+    case -IPV6_EXT_ERR_RH0:
+        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
+                   (uint16_t)(IPV6_HDR_LEN + e.err_off));
+        return 0;
+    case -IPV6_EXT_ERR_HBH:
+        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_NEXT_HDR,
+                   (uint16_t)(IPV6_HDR_LEN + e.err_off));
+        return 0;
+    default:
+        return -1;
+    }
+    if (e.opt_off) {
+        /* an option we do not know whose type asks for more than a skip */
+        switch (data[e.opt_off] >> 6) {
+        case IPV6_OPT_ACT_ICMP_UCAST:
+            if (ipv6_addr_is_multicast(h->dst)) {
+                return -1;
+            }
+            /* fall through */
+        case IPV6_OPT_ACT_ICMP:
+            icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_OPTION,
+                       (uint16_t)(IPV6_HDR_LEN + e.opt_off));
+            return 0;
+        default:
+            return -1;
+        }
+    }
+    if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
+        /* a routing header we would have to process: no source routing here */
+        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
+                   (uint16_t)(IPV6_HDR_LEN + e.rh_off + 2));
+        return 0;
+    }
+    if ((e.flags & IPV6_EXT_F_FRAG) && (e.frag_offset || e.frag_more)) {
+        /* IPv6 fragments are not reassembled (6LoWPAN carries 1280 bytes
+         * without them): a clean, counted drop */
+        return -1;
+    }
+    ip->stats.rx_drop_ext--;
+    *nh = e.next;
+    *ext_len = e.off;
+    return 1;
+}
+
 static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_node *node = ip->node;
@@ -515,14 +575,19 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
         goto drop;
     }
     uint8_t nh = h.next;
-    size_t hlen = IPV6_HDR_LEN;
+    size_t ext_len = 0;
     if (nh == IPV6_NH_HOPOPT || nh == IPV6_NH_ROUTING || nh == IPV6_NH_DSTOPTS ||
         nh == IPV6_NH_FRAGMENT) {
-        /* extension headers: walked by the extension header module */
-        ip->stats.rx_drop_ext++;
-        goto drop;
+        int res = walk_ext(ip, pkt, &h, &nh, &ext_len);
+        if (res <= 0) {
+            if (res < 0) {
+                goto drop;
+            }
+            return; /* handed to ICMPv6 for an error */
+        }
     }
-    if (wren_pktbuf_mark(pb, pkt, hlen, WREN_NETTYPE_IPV6) == NULL) {
+    if (wren_pktbuf_mark(pb, pkt, IPV6_HDR_LEN, WREN_NETTYPE_IPV6) == NULL ||
+        (ext_len && wren_pktbuf_mark(pb, pkt, ext_len, WREN_NETTYPE_IPV6_EXT) == NULL)) {
         ip->stats.rx_drop_nobuf++;
         goto drop;
     }

@@ -232,6 +232,80 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
     TEARDOWN();
 }
 
+/* A datagram ::1 -> ::1 with extension headers @p ext (ending with next
+ * header UDP in their chain) before a UDP datagram to port 5000. */
+static size_t ext_dg(uint8_t *b, uint8_t first, const uint8_t *ext, size_t elen)
+{
+    size_t n = udp_dg(b, 10, 5000);
+    uint8_t udp_part[64];
+    memcpy(udp_part, b + 40, n - 40);
+    memcpy(b + 40, ext, elen);
+    memcpy(b + 40 + elen, udp_part, n - 40);
+    b[6] = first;
+    b[4] = 0;
+    b[5] = (uint8_t)(n - 40 + elen);
+    return n + elen;
+}
+
+TEST(test_ipv6__extension_headers)
+{
+    setup();
+    static struct raw r;
+    memset(&r, 0, sizeof(r));
+    r.module.ops = &raw_ops;
+    r.module.prio = WREN_PRIO_APP;
+    wren_netreg_register(&node, WREN_NETTYPE_IPV6, IPV6_NH_ICMPV6, &r.module, &r.reg);
+    struct wren_sock_udp s;
+    struct wren_sock_udp_ep l = { .port = 5000 };
+    wren_sock_udp_create(&node, &s, &l, NULL);
+    uint8_t b[200];
+    /* hop-by-hop with PadN, then UDP: delivered */
+    const uint8_t hbh[8] = { IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0 };
+    inject(b, ext_dg(b, IPV6_NH_HOPOPT, hbh, 8));
+    CHECK_EQ(s.q_len, 1);
+    /* destination options with an unknown option "discard + ICMP" (10xxxxxx) */
+    const uint8_t dst_opt[8] = { IPV6_NH_UDP, 0, 0x85, 4, 0, 0, 0, 0 };
+    inject(b, ext_dg(b, IPV6_NH_DSTOPTS, dst_opt, 8));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(s.q_len, 1);
+    CHECK_EQ(r.errors, 1);
+    CHECK_EQ(r.last_type, ICMPV6_PARAM_PROBLEM);
+    CHECK_EQ(r.last_code, ICMPV6_PARAM_OPTION);
+    /* an unknown option "skip" (00xxxxxx): delivered */
+    const uint8_t skip_opt[8] = { IPV6_NH_UDP, 0, 0x05, 4, 0, 0, 0, 0 };
+    inject(b, ext_dg(b, IPV6_NH_DSTOPTS, skip_opt, 8));
+    CHECK_EQ(s.q_len, 2);
+    wren_sock_udp_close(&s);
+    wren_sock_udp_create(&node, &s, &l, NULL);
+    /* routing header type 0 with segments left: parameter problem (RFC 5095) */
+    uint8_t rh0[24] = { IPV6_NH_UDP, 2, 0, 1 };
+    inject(b, ext_dg(b, IPV6_NH_ROUTING, rh0, 24));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(r.errors, 2);
+    CHECK_EQ(r.last_code, ICMPV6_PARAM_HDR);
+    /* hop-by-hop after another header: parameter problem code 1 */
+    const uint8_t two[16] = { IPV6_NH_HOPOPT, 0, 1, 4, 0, 0, 0, 0, IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0 };
+    inject(b, ext_dg(b, IPV6_NH_DSTOPTS, two, 16));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(r.errors, 3);
+    CHECK_EQ(r.last_code, ICMPV6_PARAM_NEXT_HDR);
+    /* a header running past the datagram */
+    const uint8_t longh[8] = { IPV6_NH_UDP, 9, 1, 4, 0, 0, 0, 0 };
+    inject(b, ext_dg(b, IPV6_NH_DSTOPTS, longh, 8));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(r.errors, 4);
+    /* a real fragment (M=1): dropped, counted; an atomic fragment: delivered */
+    uint32_t before = ip.stats.rx_drop_ext;
+    const uint8_t frag[8] = { IPV6_NH_UDP, 0, 0, 1, 0, 0, 0, 7 };
+    inject(b, ext_dg(b, IPV6_NH_FRAGMENT, frag, 8));
+    CHECK_EQ(ip.stats.rx_drop_ext, before + 1);
+    const uint8_t atomic[8] = { IPV6_NH_UDP, 0, 0, 0, 0, 0, 0, 7 };
+    inject(b, ext_dg(b, IPV6_NH_FRAGMENT, atomic, 8));
+    CHECK_EQ(s.q_len, 1);
+    wren_sock_udp_close(&s);
+    TEARDOWN();
+}
+
 TEST(test_ipv6__addresses_source_selection_routes)
 {
     setup();
@@ -275,6 +349,7 @@ int main(void)
     RUN(test_udp__loopback_all_sizes_through_sock);
     RUN(test_icmpv6__echo_to_loopback_and_port_unreachable);
     RUN(test_ipv6__malformed_datagrams_dropped_by_reason);
+    RUN(test_ipv6__extension_headers);
     RUN(test_ipv6__addresses_source_selection_routes);
     return test_summary();
 }
