@@ -1,6 +1,8 @@
 /**
  * @file instance.h
- * @brief The statically allocated node of a Cortex-M image.
+ * @brief The statically allocated node of a Cortex-M image, one global per
+ *        module so that the linker map shows each module's RAM; images link
+ *        only the ones they use (--gc-sections).
  */
 #ifndef WREN_PORT_INSTANCE_H
 #define WREN_PORT_INSTANCE_H
@@ -8,17 +10,26 @@
 #include "core/config.h"
 #include "core/node.h"
 #include "drivers/loopback.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/ipv6.h"
 #include "link/ieee802154_link.h"
 #include "rt_cortexm.h"
+#include "sixlowpan/sixlowpan.h"
+#include "sock/sock_udp.h"
+#include "udp/udp.h"
 
-struct wren_instance {
-    struct wren_rt_cortexm rt;
-    struct wren_node node;
-    struct wren_ieee802154_netif netif;
-    struct wren_loopback radio;   /**< the L2 reflector stands in for a radio */
-};
+extern struct wren_rt_cortexm wren_inst_rt;
+extern struct wren_node wren_inst_node;
+extern uint8_t wren_inst_arena[CONFIG_WREN_PKTBUF_SIZE];
+extern struct wren_loopback wren_inst_dev;  /**< stands in for a radio */
+extern struct wren_ieee802154_netif wren_inst_netif;
+extern struct wren_sixlowpan wren_inst_sixlowpan;
+extern struct wren_ipv6 wren_inst_ipv6;
+extern struct wren_icmpv6 wren_inst_icmpv6;
+extern struct wren_udp wren_inst_udp;
 
-extern struct wren_instance wren_instance;
-extern uint8_t wren_instance_arena[CONFIG_WREN_PKTBUF_SIZE];
+/** @brief Bring up the runtime, the node and the 802.15.4 interface on the
+ *         stand-in device. @return 0 or -errno. */
+int wren_inst_init(int reflect);
 
 #endif

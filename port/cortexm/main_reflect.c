@@ -44,8 +44,8 @@ static const struct wren_module_ops sink_ops = { .name = "sink", .handle = sink_
 
 static void send_frames(void *arg)
 {
-    struct wren_instance *in = arg;
-    struct wren_node *node = &in->node;
+    (void)arg;
+    struct wren_node *node = &wren_inst_node;
     const uint8_t peer[2] = { 0x00, 0x02 };
     for (unsigned n = 0; n < FRAMES; n++) {
         size_t len = 2 + n * 5;
@@ -62,33 +62,28 @@ static void send_frames(void *arg)
             wren_pktbuf_release(&node->pktbuf, pl);
             continue;
         }
-        wren_netapi_send(node, &in->netif.netif.module, pkt);
+        wren_netapi_send(node, &wren_inst_netif.netif.module, pkt);
         wren_thread_sleep(node, 10000);
     }
 }
 
 int main(void)
 {
-    struct wren_instance *in = &wren_instance;
-    wren_rt_cortexm_init(&in->rt, NULL);
-    wren_node_init(&in->node, &wren_rt_cortexm_ops, &in->rt, wren_instance_arena,
-                   sizeof(wren_instance_arena), 1, 1);
-    wren_reflector_setup(&in->radio);
-    if (wren_ieee802154_netif_add(&in->node, &in->netif, &in->radio.netdev) < 0) {
+    struct wren_node *node = &wren_inst_node;
+    if (wren_inst_init(1) < 0) {
         return 2;
     }
     sink.module.ops = &sink_ops;
     sink.module.prio = WREN_PRIO_APP;
-    wren_netreg_register(&in->node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &sink.module,
-                         &sink.reg);
-    wren_thread_start(&in->node, &sender, sender_stack, sizeof(sender_stack), send_frames, in,
+    wren_netreg_register(node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &sink.module, &sink.reg);
+    wren_thread_start(node, &sender, sender_stack, sizeof(sender_stack), send_frames, NULL,
                       "sender");
-    wren_rt_cortexm_run_until(&in->rt, 10000000);
-    int clean = wren_pktbuf_is_empty(&in->node.pktbuf) && wren_pktbuf_is_sane(&in->node.pktbuf);
+    wren_rt_cortexm_run_until(&wren_inst_rt, 10000000);
+    int clean = wren_pktbuf_is_empty(&node->pktbuf) && wren_pktbuf_is_sane(&node->pktbuf);
     printf("wren cortex-m3: %u/%u frames reflected intact, %u bad, t=%lu us, pktbuf %s, "
            "high water %lu bytes\n",
-           sink.received, FRAMES, sink.bad, (unsigned long)in->rt.now,
-           clean ? "empty" : "NOT EMPTY", (unsigned long)in->node.pktbuf.stats.high_water);
+           sink.received, FRAMES, sink.bad, (unsigned long)wren_inst_rt.now,
+           clean ? "empty" : "NOT EMPTY", (unsigned long)node->pktbuf.stats.high_water);
     return sink.received == FRAMES && sink.bad == 0 && clean && sender.state == WREN_THREAD_DONE
                ? 0
                : 1;

@@ -201,6 +201,20 @@ def bench_udp_loopback():
     return recs
 
 
+def bench_udp_loopback_m3():
+    from . import qemu_bench
+    res = qemu_bench.run()
+    if res is None:
+        print("  qemu-system-arm not installed: skipped")
+        return []
+    total, mods = res
+    parts = ", ".join(f"{k} {v:.0f}" for k, v in mods.items())
+    print(f"  20-byte UDP over the IPv6 loopback on a Cortex-M3 (qemu mps2-an385, every guest "
+          f"instruction traced): {total:.0f} instructions per datagram: {parts}")
+    return [_record("udp_loopback_20B_instructions_cortex_m3", round(total), "instructions",
+                    "lower", None, "the same benchmark, arm-none-eabi-gcc -Os, Cortex-M3")]
+
+
 def bench_udp_pps():
     import subprocess
     from . import paths
@@ -281,6 +295,7 @@ BENCHES = {
     "sim_speed_1k_busy": bench_sim_speed_1k_busy,
     "l2_reflector": bench_l2_reflector,
     "udp_loopback": bench_udp_loopback,
+    "udp_loopback_m3": bench_udp_loopback_m3,
     "udp_pps": bench_udp_pps,
     "sixlo_frag": bench_sixlo_frag,
     "udp_goodput": bench_udp_goodput,

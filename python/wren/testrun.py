@@ -74,12 +74,15 @@ def stage_fuzz(seconds):
 
 def stage_cortexm():
     tree = build.arm()
-    elf = tree / "port/cortexm/wren_reflect.elf"
-    ok = _run(["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting-config",
-               "enable=on,target=native", "-kernel", elf], timeout=120) \
-        if shutil.which("qemu-system-arm") else True
-    if not shutil.which("qemu-system-arm"):
-        print("qemu-system-arm not installed: image built, not run")
+    ok = True
+    for image in ("reflect", "ip6lo", "udp"):
+        elf = tree / f"port/cortexm/wren_{image}.elf"
+        if shutil.which("qemu-system-arm"):
+            ok &= _run(["qemu-system-arm", "-M", "mps2-an385", "-nographic",
+                        "-semihosting-config", "enable=on,target=native", "-kernel", elf],
+                       timeout=120)
+        else:
+            print(f"qemu-system-arm not installed: {elf.name} built, not run")
     from . import size
     size.main(None)
     return ok

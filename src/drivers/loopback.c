@@ -223,6 +223,22 @@ void wren_loopback_pair(struct wren_loopback *a, struct wren_loopback *b)
     b->addr[7] = 2;
 }
 
+int wren_loopback_inject(struct wren_loopback *lo, const void *frame, size_t len)
+{
+    if (lo->pending & PEND_RX) {
+        return -EBUSY;
+    }
+    if (len > lo->mtu) {
+        return -EMSGSIZE;
+    }
+    memcpy(lo->buf, frame, len);
+    lo->len = (uint16_t)len;
+    lo->pending |= PEND_RX;
+    lo->rx_seq++;
+    lo->netdev.event_cb(&lo->netdev, WREN_NETDEV_EV_ISR);
+    return 0;
+}
+
 void wren_reflector_setup(struct wren_loopback *lo)
 {
     wren_loopback_setup(lo, WREN_NETDEV_TYPE_IEEE802154, 125);

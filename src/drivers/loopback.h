@@ -54,6 +54,10 @@ void wren_loopback_setup(struct wren_loopback *lo, uint16_t device_type, uint16_
  *         address (the last byte of @p b's EUI-64 and short address is 2). */
 void wren_loopback_pair(struct wren_loopback *a, struct wren_loopback *b);
 
+/** @brief Hand @p lo a frame as if it had been received (tests, images).
+ *  @return 0, -EBUSY (a frame is unread), -EMSGSIZE. */
+int wren_loopback_inject(struct wren_loopback *lo, const void *frame, size_t len);
+
 /** @brief Set up an 802.15.4 L2 reflector (mtu 125: a PSDU without FCS). */
 void wren_reflector_setup(struct wren_loopback *lo);
 

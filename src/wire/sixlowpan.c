@@ -117,7 +117,7 @@ static const uint8_t addr_len[16] = {16, 8, 2, 0, 0, 8, 2, 0, 16, 6, 4, 1, 6, 0,
 
 /* Move a mode's inline bytes: from the wire (src) into the address (dst)
  * if to_addr, else from the address (src) to the wire (dst). */
-static void runs_copy(unsigned mode, uint8_t *dst, const uint8_t *src, bool to_addr)
+static inline void runs_copy(unsigned mode, uint8_t *dst, const uint8_t *src, bool to_addr)
 {
     for (unsigned i = 0; i < 2 && addr_runs[mode][i]; i++) {
         unsigned r = addr_runs[mode][i], n = (r & 15u) + 1;
@@ -324,7 +324,6 @@ static uint8_t *put_port(uint8_t *w, uint16_t port, unsigned short_form)
 static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan_ctx *ctx,
                               const uint8_t *l2, size_t l2len, uint8_t *inl, unsigned *ci)
 {
-    static const uint8_t ll_prefix[8] = {0xfe, 0x80};
     const struct sixlowpan_ctx *best = NULL;
     unsigned am, i;
 
@@ -342,15 +341,19 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
         runs_copy(AM_M, inl, a, false);
         return AM_M;
     }
-    if (!dst && ipv6_addr_is_unspecified(a))
-        return AM_C; /* SAC=1 SAM=00 */
-    for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
-        const struct sixlowpan_ctx *c = &ctx[i];
-        if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
-            ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
-            best = c;
+    /* fe80::/64 always compresses statelessly (at worst to 64 bits): no
+     * context needs to be looked at */
+    bool ll = get_be32(a) == 0xfe800000u && get_be32(a + 4) == 0;
+    if (!ll) {
+        if (!dst && ipv6_addr_is_unspecified(a))
+            return AM_C; /* SAC=1 SAM=00 */
+        for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
+            const struct sixlowpan_ctx *c = &ctx[i];
+            if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
+                ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
+                best = c;
+        }
     }
-    bool ll = memcmp(a, ll_prefix, 8) == 0;
     for (am = 3; am >= 1; am--) {
         if (ll && addr_try(am, a, NULL, l2, l2len, inl))
             return am;

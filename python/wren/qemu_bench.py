@@ -1,0 +1,56 @@
+"""The UDP loopback benchmark on an emulated Cortex-M3 (qemu mps2-an385):
+every guest instruction between the image's two bench_mark() calls is
+traced (-singlestep -d exec,nochain), counted, and charged to a module
+through the linker map (each function is its own .text section)."""
+import collections
+import re
+import shutil
+import subprocess
+import tempfile
+
+from . import build, size
+
+IMAGE = "udp"
+MEASURED = 10  # datagrams between the marks (port/cortexm/main_udp.c)
+
+
+def _function_modules(tree):
+    mapping = {}
+    for obj, sec, kind, _ in size.parse_map((tree / f"port/cortexm/wren_{IMAGE}.map").read_text()):
+        if kind == "rom" and sec.startswith(".text."):
+            mapping[sec[len(".text."):]] = size._module_of(obj, sec) or "other (libc, runtime)"
+    return mapping
+
+
+def run():
+    """Instructions per datagram on the Cortex-M3 and their split by module,
+    or None when qemu is not installed."""
+    if not shutil.which("qemu-system-arm"):
+        return None
+    tree = build.arm()
+    elf = tree / f"port/cortexm/wren_{IMAGE}.elf"
+    with tempfile.TemporaryDirectory() as d:
+        log = f"{d}/exec.log"
+        subprocess.run(["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting-config",
+                        "enable=on,target=native", "-singlestep", "-d", "exec,nochain", "-D", log,
+                        "-kernel", str(elf)], check=True, capture_output=True, timeout=300)
+        counts = collections.Counter()
+        marks = 0
+        last = None
+        with open(log, errors="replace") as f:
+            for line in f:
+                if not line.startswith("Trace"):
+                    continue
+                m = re.search(r"\] (\S+)\s*$", line)
+                fn = m.group(1) if m else "?"
+                if fn == "bench_mark" and last != "bench_mark":
+                    marks += 1
+                last = fn
+                if marks == 1 and fn != "bench_mark":
+                    counts[fn] += 1
+    mods = _function_modules(tree)
+    per_module = collections.Counter()
+    for fn, n in counts.items():
+        per_module[mods.get(fn, "other (libc, runtime)")] += n
+    total = sum(counts.values()) / MEASURED
+    return total, {k: v / MEASURED for k, v in per_module.most_common()}
