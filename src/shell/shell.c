@@ -277,7 +277,7 @@ static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
                           "queue_drops %lu\n",
                       (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
                       (unsigned long)s->bytes, (unsigned long)s->size_sum,
-                      (unsigned long)s->sock.rx_drop_queue);
+                      (unsigned long)s->sock.rx.drops);
             return 0;
         }
     } else if (argc >= 5 && strcmp(argv[1], "send") == 0) {

@@ -12,15 +12,6 @@
 #include "udp/udp.h"
 #include "wire/ipv6.h"
 
-static void q_drop_all(struct wren_sock_udp *s)
-{
-    while (s->q_len) {
-        wren_pktbuf_release(&s->node->pktbuf, s->q[s->q_head]);
-        s->q_head = (uint8_t)((s->q_head + 1) % CONFIG_WREN_SOCK_UDP_QUEUE);
-        s->q_len--;
-    }
-}
-
 static void sock_handle(struct wren_node *node, struct wren_module *self,
                         const struct wren_msg *msg)
 {
@@ -39,15 +30,8 @@ static void sock_handle(struct wren_node *node, struct wren_module *self,
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
-    if (s->q_len == CONFIG_WREN_SOCK_UDP_QUEUE) {
-        s->rx_drop_queue++;
-        wren_pktbuf_release(&node->pktbuf, pkt);
+    if (wren_sock_q_put(node, &s->rx, pkt) < 0) {
         return;
-    }
-    s->q[(s->q_head + s->q_len) % CONFIG_WREN_SOCK_UDP_QUEUE] = pkt;
-    s->q_len++;
-    if (s->waiter) {
-        wren_thread_wakeup(s->waiter, 0);
     }
     if (s->cb) {
         s->cb(s, WREN_SOCK_EV_RECV, s->cb_arg);
@@ -95,10 +79,7 @@ int wren_sock_udp_create(struct wren_node *node, struct wren_sock_udp *sock,
 void wren_sock_udp_close(struct wren_sock_udp *sock)
 {
     wren_netreg_unregister(sock->node, WREN_NETTYPE_UDP, &sock->reg);
-    q_drop_all(sock);
-    if (sock->waiter) {
-        wren_thread_wakeup(sock->waiter, -EBADF);
-    }
+    wren_sock_q_close(sock->node, &sock->rx);
 }
 
 void wren_sock_udp_set_cb(struct wren_sock_udp *sock, wren_sock_udp_cb cb, void *arg)
@@ -157,31 +138,11 @@ ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
                            uint64_t timeout_us, struct wren_sock_udp_ep *remote)
 {
     struct wren_node *node = sock->node;
-    uint64_t deadline = timeout_us == WREN_SOCK_FOREVER ? UINT64_MAX
-                                                        : wren_node_now(node) + timeout_us;
-    while (sock->q_len == 0) {
-        if (timeout_us == 0) {
-            return -EAGAIN;
-        }
-        struct wren_thread *self = wren_thread_self(node);
-        if (self == NULL) {
-            return -EDEADLK;
-        }
-        uint64_t now = wren_node_now(node);
-        if (now >= deadline) {
-            return -ETIMEDOUT;
-        }
-        sock->waiter = self;
-        int res = wren_thread_block(node, deadline == UINT64_MAX ? WREN_THREAD_FOREVER
-                                                                 : deadline - now);
-        sock->waiter = NULL;
-        if (res < 0 && res != -ETIMEDOUT) {
-            return res;
-        }
+    int err = 0;
+    struct wren_snip *pkt = wren_sock_q_get(node, &sock->rx, timeout_us, &err);
+    if (pkt == NULL) {
+        return err;
     }
-    struct wren_snip *pkt = sock->q[sock->q_head];
-    sock->q_head = (uint8_t)((sock->q_head + 1) % CONFIG_WREN_SOCK_UDP_QUEUE);
-    sock->q_len--;
     ssize_t res;
     if (pkt->size > max) {
         res = -ENOBUFS;

@@ -12,8 +12,8 @@
  *     if (n >= 0) wren_sock_udp_send(&s, buf, (size_t)n, &from);
  *
  * A socket is a module registered as (WREN_NETTYPE_UDP, local port). It
- * keeps up to CONFIG_WREN_SOCK_UDP_QUEUE received datagrams; more are
- * dropped and counted.
+ * keeps up to CONFIG_WREN_SOCK_QUEUE received datagrams; more are dropped
+ * and counted (rx.drops).
  */
 #ifndef WREN_SOCK_SOCK_UDP_H
 #define WREN_SOCK_SOCK_UDP_H
@@ -24,10 +24,7 @@
 
 #include "core/module.h"
 #include "net/netreg.h"
-
-#ifndef CONFIG_WREN_SOCK_UDP_QUEUE
-#define CONFIG_WREN_SOCK_UDP_QUEUE 2
-#endif
+#include "sock/sock_q.h"
 
 /** Timeout values: 0 = do not wait, WREN_SOCK_FOREVER = wait forever. */
 #define WREN_SOCK_FOREVER UINT64_MAX
@@ -53,14 +50,10 @@ struct wren_sock_udp {
     struct wren_node *node;
     struct wren_sock_udp_ep local;
     struct wren_sock_udp_ep remote;
-    struct wren_snip *q[CONFIG_WREN_SOCK_UDP_QUEUE];
-    uint8_t q_head;
-    uint8_t q_len;
+    struct wren_sock_q rx;
     uint8_t has_remote;
-    struct wren_thread *waiter;
     wren_sock_udp_cb cb;
     void *cb_arg;
-    uint32_t rx_drop_queue;      /**< datagrams dropped: queue full */
     uint32_t rx_drop_filter;     /**< datagrams not from the connected remote */
 };
 

@@ -10,6 +10,7 @@
 #include "ipv6/ipv6.h"
 #include "net/netapi.h"
 #include "sim/world.h"
+#include "sock/sock_ip.h"
 #include "sock/sock_udp.h"
 #include "test.h"
 #include "udp/udp.h"
@@ -156,6 +157,53 @@ TEST(test_icmpv6__echo_to_loopback_and_port_unreachable)
     TEARDOWN();
 }
 
+struct rawping {
+    struct wren_sock_ip s;
+    int replies;
+    ssize_t last;
+};
+
+static void rawping_thread(void *arg)
+{
+    struct rawping *c = arg;
+    struct wren_sock_ip_ep to = { .addr = { [15] = 1 } };
+    for (int i = 0; i < 3; i++) {
+        uint8_t req[16] = { ICMPV6_ECHO_REQUEST, 0, 0, 0, 0, 7, 0, (uint8_t)i, 'w', 'r', 'e', 'n' };
+        if (wren_sock_ip_send(&c->s, req, sizeof(req), &to) != (ssize_t)sizeof(req)) {
+            return;
+        }
+        /* the socket sees its own request too (it is raw ICMPv6), then the reply */
+        for (int k = 0; k < 2; k++) {
+            uint8_t buf[64];
+            struct wren_sock_ip_ep from;
+            ssize_t n = wren_sock_ip_recv(&c->s, buf, sizeof(buf), 100000, &from);
+            if (n == (ssize_t)sizeof(req) && buf[0] == ICMPV6_ECHO_REPLY && buf[7] == i &&
+                memcmp(buf + 8, "wren", 4) == 0 && from.addr[15] == 1) {
+                c->replies++;
+            }
+        }
+    }
+    uint8_t buf[64];
+    c->last = wren_sock_ip_recv(&c->s, buf, sizeof(buf), 50000, NULL);
+}
+
+TEST(test_sock_ip__raw_icmpv6_echo_from_a_thread)
+{
+    setup();
+    static struct rawping c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(wren_sock_ip_create(&node, &c.s, NULL, IPV6_NH_ICMPV6), 0);
+    static uint8_t stack[32 * 1024];
+    static struct wren_thread t;
+    wren_thread_start(&node, &t, stack, sizeof(stack), rawping_thread, &c, "rawping");
+    wren_world_run_until(&world, 2000000);
+    CHECK_EQ(c.replies, 3);
+    CHECK_EQ(c.last, -ETIMEDOUT);
+    CHECK_EQ(icmp.stats.tx_echo_reply, 3);
+    wren_sock_ip_close(&c.s);
+    TEARDOWN();
+}
+
 /* Hand the IPv6 layer a received datagram built by hand. */
 static void inject(const uint8_t *dg, size_t len)
 {
@@ -193,7 +241,7 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
     uint8_t b[200];
     size_t n = udp_dg(b, 20, 5000);
     inject(b, n);
-    CHECK_EQ(s.q_len, 1); /* the good one arrived */
+    CHECK_EQ(s.rx.len, 1); /* the good one arrived */
     inject(b, 39);                      /* truncated fixed header */
     CHECK_EQ(ip.stats.rx_drop_hdr, 1);
     b[0] = 0x40;                        /* version 4 */
@@ -227,7 +275,7 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
     CHECK_EQ(ip.stats.rx_drop_no_receiver, 1);
     n = udp_dg(b, 20, 5000);
     inject(b, n);
-    CHECK_EQ(s.q_len, 2);               /* and the node still works */
+    CHECK_EQ(s.rx.len, 2);               /* and the node still works */
     wren_sock_udp_close(&s);
     TEARDOWN();
 }
@@ -262,19 +310,19 @@ TEST(test_ipv6__extension_headers)
     /* hop-by-hop with PadN, then UDP: delivered */
     const uint8_t hbh[8] = { IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_HOPOPT, hbh, 8));
-    CHECK_EQ(s.q_len, 1);
+    CHECK_EQ(s.rx.len, 1);
     /* destination options with an unknown option "discard + ICMP" (10xxxxxx) */
     const uint8_t dst_opt[8] = { IPV6_NH_UDP, 0, 0x85, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, dst_opt, 8));
     wren_world_run_until(&world, world.now + 10);
-    CHECK_EQ(s.q_len, 1);
+    CHECK_EQ(s.rx.len, 1);
     CHECK_EQ(r.errors, 1);
     CHECK_EQ(r.last_type, ICMPV6_PARAM_PROBLEM);
     CHECK_EQ(r.last_code, ICMPV6_PARAM_OPTION);
     /* an unknown option "skip" (00xxxxxx): delivered */
     const uint8_t skip_opt[8] = { IPV6_NH_UDP, 0, 0x05, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, skip_opt, 8));
-    CHECK_EQ(s.q_len, 2);
+    CHECK_EQ(s.rx.len, 2);
     wren_sock_udp_close(&s);
     wren_sock_udp_create(&node, &s, &l, NULL);
     /* routing header type 0 with segments left: parameter problem (RFC 5095) */
@@ -301,7 +349,7 @@ TEST(test_ipv6__extension_headers)
     CHECK_EQ(ip.stats.rx_drop_ext, before + 1);
     const uint8_t atomic[8] = { IPV6_NH_UDP, 0, 0, 0, 0, 0, 0, 7 };
     inject(b, ext_dg(b, IPV6_NH_FRAGMENT, atomic, 8));
-    CHECK_EQ(s.q_len, 1);
+    CHECK_EQ(s.rx.len, 1);
     wren_sock_udp_close(&s);
     TEARDOWN();
 }
@@ -348,6 +396,7 @@ int main(void)
 {
     RUN(test_udp__loopback_all_sizes_through_sock);
     RUN(test_icmpv6__echo_to_loopback_and_port_unreachable);
+    RUN(test_sock_ip__raw_icmpv6_echo_from_a_thread);
     RUN(test_ipv6__malformed_datagrams_dropped_by_reason);
     RUN(test_ipv6__extension_headers);
     RUN(test_ipv6__addresses_source_selection_routes);
