@@ -276,16 +276,27 @@ static void to_link(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, struct wren_
 }
 
 /* Link destination of @p next_hop on @p ifc; returns its length (0: broadcast). */
-static uint8_t resolve(const struct wren_ipv6_if *ifc, const uint8_t *next_hop, uint8_t *l2,
-                       uint8_t *flags)
+static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
+                       const uint8_t *next_hop, uint8_t *l2, uint8_t *flags)
 {
-    (void)ifc;
     if (ipv6_addr_is_multicast(next_hop)) {
         *flags |= WREN_NETIF_HDR_BROADCAST | WREN_NETIF_HDR_MULTICAST;
         return 0;
     }
+    /* the neighbor cache first (neighbor discovery answers through GET) */
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, NULL);
+    if (e) {
+        uint8_t q[16];
+        memcpy(q, next_hop, 16);
+        int n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_NIB_L2, ifc->if_id, q, sizeof(q));
+        if (n == 2 || n == 8) {
+            memcpy(l2, q, (size_t)n);
+            return (uint8_t)n;
+        }
+    }
     /* 6LoWPAN links: addresses carry the link address in their IID
-     * (RFC 6775 section 5.2); the neighbor cache comes with ND */
+     * (RFC 6775 section 5.2) */
     return wren_ipv6_l2_from_iid(next_hop + 8, l2);
 }
 
@@ -339,7 +350,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct 
     }
     uint8_t l2[8];
     uint8_t flags = 0;
-    uint8_t l2len = resolve(ifc, next_hop, l2, &flags);
+    uint8_t l2len = resolve(ip, ifc, next_hop, l2, &flags);
     struct wren_snip *nh = wren_netif_hdr_add(&node->pktbuf, pkt, ifc->l2addr, ifc->l2len, l2, l2len);
     if (nh == NULL) {
         ip->stats.tx_drop_nobuf++;

@@ -49,6 +49,11 @@ enum wren_netopt {
     WREN_NETOPT_IPV6_MTU,          /**< uint16_t link MTU of interface ctx */
     WREN_NETOPT_HOP_LIMIT,         /**< uint8_t default hop limit of interface ctx */
     WREN_NETOPT_IPV6_NETIF_ADD,    /**< SET: uint8_t interface id to run IPv6 on */
+
+    /* 6LoWPAN and neighbor discovery */
+    WREN_NETOPT_SIXLOWPAN_CTX = 0x180, /**< SET/GET: struct sixlowpan_ctx of context id ctx */
+    WREN_NETOPT_NIB_L2,            /**< GET: in: uint8_t[16] neighbor on interface ctx;
+                                        out: its link-layer address; -ENOENT if unknown */
 };
 
 enum wren_netopt_state {

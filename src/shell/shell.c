@@ -14,6 +14,7 @@
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
+#include "nib/nib.h"
 #include "sixlowpan/sixlowpan.h"
 #include "udp/udp.h"
 
@@ -372,6 +373,79 @@ static int cmd_stats(struct wren_shell *sh, int argc, char **argv)
     return 0;
 }
 
+/* ---- nib ----------------------------------------------------------------- */
+
+static struct wren_nib *nib_of(struct wren_shell *sh)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, NULL);
+    return e ? (struct wren_nib *)e->module : NULL;
+}
+
+static int cmd_nib(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_nib *nib = nib_of(sh);
+    if (nib == NULL) {
+        return err(sh, -ENODEV, "no neighbor discovery");
+    }
+    if (argc == 1 || strcmp(argv[1], "show") == 0) {
+        static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
+        uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
+        sh_printf(sh, "role: %s\n", nib->router ? "router" : "host");
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
+            const struct wren_nib_neighbor *n = &nib->nc[i];
+            if (n->state) {
+                char a[WREN_IPV6_ADDR_STRLEN], l[24] = "";
+                for (unsigned k = 0, o = 0; k < n->l2len && k < 8; k++) {
+                    o += (unsigned)snprintf(l + o, sizeof(l) - o, k ? ":%02x" : "%02x", n->l2[k]);
+                }
+                sh_printf(sh, "neighbor %s lladdr %s %s", wren_ipv6_addr_to_str(a, n->ip), l,
+                          st[n->state]);
+                if (n->state >= WREN_NIB_ROUTER) {
+                    sh_printf(sh, " expires %lus", (unsigned long)(n->expires_s - now));
+                }
+                sh_printf(sh, "\n");
+            }
+        }
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
+            if (nib->prefixes[i].len) {
+                char a[WREN_IPV6_ADDR_STRLEN];
+                sh_printf(sh, "prefix %s/%u %s\n", wren_ipv6_addr_to_str(a, nib->prefixes[i].prefix),
+                          nib->prefixes[i].len, nib->prefixes[i].own ? "advertised" : "learned");
+            }
+        }
+        const struct wren_nib_stats *s = &nib->stats;
+        sh_printf(sh, "rx rs %lu ra %lu ns %lu na %lu invalid %lu; tx rs %lu ra %lu ns %lu na %lu; "
+                      "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu; "
+                      "registrations ok %lu failed %lu\n",
+                  (unsigned long)s->rx_rs, (unsigned long)s->rx_ra, (unsigned long)s->rx_ns,
+                  (unsigned long)s->rx_na, (unsigned long)s->rx_invalid, (unsigned long)s->tx_rs,
+                  (unsigned long)s->tx_ra, (unsigned long)s->tx_ns, (unsigned long)s->tx_na,
+                  (unsigned long)s->nc_replaced, (unsigned long)s->nc_full,
+                  (unsigned long)s->aro_ok, (unsigned long)s->aro_dup, (unsigned long)s->aro_full,
+                  (unsigned long)s->reg_ok, (unsigned long)s->reg_failed);
+        return 0;
+    }
+    if (strcmp(argv[1], "rs") == 0) {
+        wren_nib_solicit(nib);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "prefix") == 0 && strcmp(argv[2], "add") == 0) {
+        uint8_t p[16], len;
+        int bad = parse_prefix(argv[3], p, &len) < 0;
+        long cid = 16;
+        if (argc >= 6 && strcmp(argv[4], "ctx") == 0) {
+            cid = num(argv[5], 0, 15, &bad);
+        }
+        if (!bad) {
+            int res = wren_nib_prefix_add(nib, p, len, (uint8_t)cid);
+            return res < 0 ? err(sh, res, "nib prefix") : 0;
+        }
+    }
+    sh_printf(sh, "usage: nib [show] | nib rs | nib prefix add PREFIX/LEN [ctx CID]\n");
+    return -EINVAL;
+}
+
 struct command {
     const char *name;
     int (*fn)(struct wren_shell *sh, int argc, char **argv);
@@ -387,6 +461,7 @@ static const struct command commands[] = {
     { "forward", cmd_forward, "forward on|off: route between interfaces" },
     { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },
     { "udp", cmd_udp, "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]" },
+    { "nib", cmd_nib, "neighbors, routers, prefixes; nib rs; nib prefix add PREFIX/LEN [ctx CID]" },
     { "pktbuf", cmd_pktbuf, "packet buffer usage" },
     { "stats", cmd_stats, "counters of every layer" },
 };

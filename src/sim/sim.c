@@ -67,7 +67,8 @@ static int stack_init(struct wren_sim_node *sn)
         (res = wren_ipv6_init(node, &sn->ipv6)) < 0 ||
         (res = wren_icmpv6_init(node, &sn->icmpv6)) < 0 ||
         (res = wren_udp_init(node, &sn->udp)) < 0 ||
-        (res = wren_ipv6_netif_add(&sn->ipv6, sn->netif.netif.id)) < 0) {
+        (res = wren_ipv6_netif_add(&sn->ipv6, sn->netif.netif.id)) < 0 ||
+        (res = wren_nib_init(node, &sn->nib, sn->netif.netif.id)) < 0) {
         return res;
     }
     wren_shell_init(&sn->shell, node, out_cb, sn);

@@ -25,6 +25,7 @@
 #include "core/node.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
+#include "nib/nib.h"
 #include "shell/shell.h"
 #include "sixlowpan/sixlowpan.h"
 #include "udp/udp.h"
@@ -40,6 +41,7 @@ struct wren_sim_node {
     struct wren_ipv6 ipv6;
     struct wren_icmpv6 icmpv6;
     struct wren_udp udp;
+    struct wren_nib nib;
     struct wren_shell shell;
     struct wren_rawgen app;
     uint8_t app_on;

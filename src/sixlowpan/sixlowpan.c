@@ -243,6 +243,25 @@ static int sixlowpan_get(struct wren_node *node, struct wren_module *self, uint1
     if (opt == WREN_NETOPT_STATS) {
         return wren_netopt_put(val, max, &lp->stats, sizeof(lp->stats));
     }
+    if (opt == WREN_NETOPT_SIXLOWPAN_CTX && ctx < SIXLOWPAN_CTX_COUNT) {
+        return wren_netopt_put(val, max, &lp->ctx[ctx], sizeof(lp->ctx[ctx]));
+    }
+    return -ENOTSUP;
+}
+
+static int sixlowpan_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                         uint16_t ctx, const void *val, size_t len)
+{
+    (void)node;
+    struct wren_sixlowpan *lp = (struct wren_sixlowpan *)self;
+    if (opt == WREN_NETOPT_SIXLOWPAN_CTX) {
+        struct sixlowpan_ctx c;
+        if (len != sizeof(c) || ctx > 255) {
+            return -EINVAL;
+        }
+        memcpy(&c, val, sizeof(c));
+        return wren_sixlowpan_ctx_set(lp, (uint8_t)ctx, &c);
+    }
     return -ENOTSUP;
 }
 
@@ -250,6 +269,7 @@ static const struct wren_module_ops sixlowpan_ops = {
     .name = "6lowpan",
     .handle = sixlowpan_handle,
     .get = sixlowpan_get,
+    .set = sixlowpan_set,
 };
 
 int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp)

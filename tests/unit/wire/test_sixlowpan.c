@@ -408,8 +408,7 @@ TEST(test_sixlowpan_iphc__context_prefix_not_byte_aligned)
     uint8_t b[SIXLOWPAN_IPHC_MAX_LEN];
     int n;
 
-    ctx_reset();
-    memset(ctx, 0, sizeof(ctx));
+    memset(ctx, 0, sizeof(ctx)); /* only this context */
     set_addr(ctx[2].prefix, "20010db80001001fffffffffffffffff"); /* garbage after /60 */
     ctx[2].prefix_len = 60;
     ctx[2].valid = ctx[2].compress = true;

@@ -1,0 +1,571 @@
+#include "nib/nib.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/ipv6.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "sixlowpan/sixlowpan.h"
+#include "wire/icmpv6.h"
+#include "wire/ipv6.h"
+
+#define RS_INTERVAL_S 4         /* RFC 4861 10: RTR_SOLICITATION_INTERVAL */
+#define MAX_RS 3                /* MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
+#define RS_MAX_INTERVAL_S 60    /* RFC 6775 5.3: MAX_RTR_SOLICITATION_INTERVAL */
+#define ND_BUF 160
+
+static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
+
+static uint32_t now_s(const struct wren_nib *nib)
+{
+    return (uint32_t)(wren_node_now(nib->node) / 1000000u);
+}
+
+static struct wren_module *layer(struct wren_nib *nib, uint8_t type)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(nib->node, type, WREN_NETREG_DEMUX_ALL, NULL);
+    return e ? e->module : NULL;
+}
+
+/* ---- neighbor cache ------------------------------------------------------ */
+
+static struct wren_nib_neighbor *nc_find(struct wren_nib *nib, const uint8_t *ip)
+{
+    uint32_t now = now_s(nib);
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
+        struct wren_nib_neighbor *n = &nib->nc[i];
+        if (n->state >= WREN_NIB_ROUTER && n->expires_s <= now) {
+            n->state = WREN_NIB_FREE; /* lifetime over */
+        }
+        if (n->state && memcmp(n->ip, ip, 16) == 0) {
+            return n;
+        }
+    }
+    return NULL;
+}
+
+/* A slot for a new entry of @p state: a free one, else (for protected states)
+ * or always the least recently used unprotected one. */
+static struct wren_nib_neighbor *nc_slot(struct wren_nib *nib)
+{
+    struct wren_nib_neighbor *lru = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
+        struct wren_nib_neighbor *n = &nib->nc[i];
+        if (n->state == WREN_NIB_FREE) {
+            return n;
+        }
+        if (n->state < WREN_NIB_ROUTER && (lru == NULL || n->used_s < lru->used_s)) {
+            lru = n;
+        }
+    }
+    if (lru == NULL) {
+        nib->stats.nc_full++;
+        return NULL;
+    }
+    nib->stats.nc_replaced++;
+    return lru;
+}
+
+static struct wren_nib_neighbor *nc_update(struct wren_nib *nib, const uint8_t *ip,
+                                           const uint8_t *l2, uint8_t l2len, uint8_t state)
+{
+    struct wren_nib_neighbor *n = nc_find(nib, ip);
+    if (n == NULL) {
+        if ((n = nc_slot(nib)) == NULL) {
+            return NULL;
+        }
+        memset(n, 0, sizeof(*n));
+        memcpy(n->ip, ip, 16);
+        n->state = state;
+    } else if (n->state < state || (n->state < WREN_NIB_ROUTER && state < WREN_NIB_ROUTER)) {
+        n->state = state;
+    }
+    if (l2len && l2len <= 8) {
+        memcpy(n->l2, l2, l2len);
+        n->l2len = l2len;
+    }
+    n->used_s = now_s(nib);
+    return n;
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+static void send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst, uint8_t *m,
+                    size_t len)
+{
+    /* RFC 4861: every ND message goes out with hop limit 255 */
+    wren_icmpv6_send(nib->node, src, dst, 255, nib->if_id, m, len);
+}
+
+static size_t put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
+{
+    int n = icmpv6_opt_lladdr_emit(type, nib->l2, nib->l2len, b, room);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static bool own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t *state)
+{
+    struct wren_ipv6_addr a[CONFIG_WREN_IPV6_ADDRS];
+    struct wren_module *ip = layer(nib, WREN_NETTYPE_IPV6);
+    if (ip == NULL ||
+        wren_netapi_get(nib->node, ip, WREN_NETOPT_IPV6_ADDR, nib->if_id, a, sizeof(a)) <= 0) {
+        return false;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+        if (a[i].state && ipv6_addr_is_link_local(a[i].addr) != global) {
+            memcpy(out, a[i].addr, 16);
+            if (state) {
+                *state = a[i].state;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+void wren_nib_solicit(struct wren_nib *nib)
+{
+    uint8_t m[ND_BUF] = { ICMPV6_ND_RS };
+    size_t n = 8 + put_sllao(nib, ICMPV6_OPT_SLLAO, m + 8, sizeof(m) - 8);
+    uint8_t ll[16];
+    if (!own_addr(nib, ll, false, NULL)) {
+        return;
+    }
+    send_nd(nib, ll, all_routers, m, n);
+    nib->stats.tx_rs++;
+    nib->rs_sent++;
+    nib->next_rs_s = now_s(nib) + (nib->rs_sent < MAX_RS ? RS_INTERVAL_S : RS_MAX_INTERVAL_S);
+}
+
+static void send_ra(struct wren_nib *nib, const uint8_t *dst)
+{
+    uint8_t m[ND_BUF] = { ICMPV6_ND_RA };
+    m[4] = WREN_IPV6_DEFAULT_HOP_LIMIT;
+    put_be16(m + 6, 1800); /* router lifetime, s */
+    size_t n = 16;
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
+        const struct wren_nib_prefix *p = &nib->prefixes[i];
+        if (p->len && p->own) {
+            /* RFC 6775 5.4: prefixes are not on-link on a route-over 6LoWPAN */
+            struct icmpv6_pio pio = { .prefix_len = p->len, .flags = ICMPV6_PIO_A,
+                                      .valid = 86400, .preferred = 14400, .prefix = p->prefix };
+            int k = icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
+            n += k > 0 ? (size_t)k : 0;
+        }
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
+        const struct wren_nib_ctx *c = &nib->ctxs[i];
+        if (c->len) {
+            struct icmpv6_6co co = { .ctx_len = c->len, .flags = (uint8_t)(ICMPV6_6CO_C | c->cid),
+                                     .lifetime = 60, .prefix = c->prefix };
+            int k = icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
+            n += k > 0 ? (size_t)k : 0;
+        }
+    }
+    n += put_sllao(nib, ICMPV6_OPT_SLLAO, m + n, sizeof(m) - n);
+    uint8_t ll[16];
+    if (own_addr(nib, ll, false, NULL)) {
+        send_nd(nib, ll, dst, m, n);
+        nib->stats.tx_ra++;
+    }
+}
+
+static void send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *target,
+                    uint8_t flags, const struct icmpv6_aro *aro)
+{
+    uint8_t m[ND_BUF] = { ICMPV6_ND_NA };
+    m[4] = (uint8_t)(flags | (nib->router ? ICMPV6_NA_R : 0));
+    memcpy(m + 8, target, 16);
+    size_t n = 24 + put_sllao(nib, ICMPV6_OPT_TLLAO, m + 24, sizeof(m) - 24);
+    if (aro) {
+        int k = icmpv6_opt_aro_emit(aro, m + n, sizeof(m) - n);
+        n += k > 0 ? (size_t)k : 0;
+    }
+    send_nd(nib, NULL, dst, m, n);
+    nib->stats.tx_na++;
+}
+
+/* host: register every global address with the default router (RFC 6775 5.5) */
+static void register_addrs(struct wren_nib *nib)
+{
+    struct wren_nib_neighbor *r = NULL;
+    uint32_t now = now_s(nib);
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
+        if (nib->nc[i].state == WREN_NIB_ROUTER && nib->nc[i].expires_s > now) {
+            r = &nib->nc[i];
+        }
+    }
+    uint8_t addr[16];
+    if (r == NULL || !own_addr(nib, addr, true, NULL)) {
+        return;
+    }
+    uint8_t m[ND_BUF] = { ICMPV6_ND_NS };
+    memcpy(m + 8, addr, 16);
+    size_t n = 24 + put_sllao(nib, ICMPV6_OPT_SLLAO, m + 24, sizeof(m) - 24);
+    struct icmpv6_aro aro = { .lifetime = CONFIG_WREN_NIB_ARO_LIFETIME_MIN, .rovr = nib->eui64,
+                              .rovr_len = 8 };
+    int k = icmpv6_opt_aro_emit(&aro, m + n, sizeof(m) - n);
+    n += k > 0 ? (size_t)k : 0;
+    send_nd(nib, addr, r->ip, m, n);
+    nib->stats.tx_ns++;
+    nib->next_reg_s = now + 5; /* retry unless the NA comes */
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+struct nd_opts {
+    struct icmpv6_lladdr sllao, tllao;
+    struct icmpv6_aro aro;
+    bool has_sllao, has_tllao, has_aro;
+};
+
+static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd_opts *o,
+                     const uint8_t *ip)
+{
+    memset(o, 0, sizeof(*o));
+    struct icmpv6_opt_iter it;
+    struct icmpv6_opt opt;
+    int res;
+    icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while ((res = icmpv6_opt_next(&it, &opt)) > 0) {
+        switch (opt.type) {
+        case ICMPV6_OPT_SLLAO:
+            o->has_sllao = icmpv6_opt_lladdr_parse(&opt, 2, &o->sllao) == 0;
+            break;
+        case ICMPV6_OPT_TLLAO:
+            o->has_tllao = icmpv6_opt_lladdr_parse(&opt, 2, &o->tllao) == 0;
+            break;
+        case ICMPV6_OPT_ARO:
+            o->has_aro = icmpv6_opt_aro_parse(&opt, &o->aro) == 0;
+            break;
+        case ICMPV6_OPT_PIO:
+            if (m->type == ICMPV6_ND_RA) {
+                struct icmpv6_pio pio;
+                if (icmpv6_opt_pio_parse(&opt, &pio) == 0 && (pio.flags & ICMPV6_PIO_A) &&
+                    pio.prefix_len == 64 && !ipv6_addr_is_link_local(pio.prefix) && pio.valid) {
+                    /* RFC 4862 5.5.3: an address from the prefix and our IID */
+                    struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
+                    memcpy(a.addr, pio.prefix, 8);
+                    wren_ipv6_iid_from_l2(a.addr + 8, nib->l2, nib->l2len);
+                    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+                    uint8_t cur[16], st = 0;
+                    bool have = own_addr(nib, cur, true, &st) && memcmp(cur, a.addr, 16) == 0;
+                    if (ipm && !have) {
+                        wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a,
+                                        sizeof(a));
+                    }
+                }
+            }
+            break;
+        case 34: /* 6CO */
+            if (m->type == ICMPV6_ND_RA) {
+                struct icmpv6_6co co;
+                struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
+                if (icmpv6_opt_6co_parse(&opt, &co) == 0 && lp) {
+                    struct sixlowpan_ctx c = { .prefix_len = co.ctx_len, .valid = co.lifetime != 0,
+                                               .compress = (co.flags & ICMPV6_6CO_C) != 0 };
+                    memcpy(c.prefix, co.prefix, co.ctx_len > 64 ? 16 : 8);
+                    wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX,
+                                    co.flags & ICMPV6_6CO_CID_MASK, &c, sizeof(c));
+                }
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    (void)ip;
+    return res;
+}
+
+static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+{
+    struct nd_opts o;
+    if (read_opts(nib, m, &o, ip) < 0 || (ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
+        nib->stats.rx_invalid++;
+        return;
+    }
+    nib->stats.rx_rs++;
+    if (!nib->router) {
+        return;
+    }
+    if (o.has_sllao) {
+        nc_update(nib, ip + 8, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
+    }
+    send_ra(nib, ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
+}
+
+static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+{
+    if (!ipv6_addr_is_link_local(ip + 8)) {
+        nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
+        return;
+    }
+    struct nd_opts o;
+    if (nib->router) {
+        nib->stats.rx_ra++;
+        return;
+    }
+    if (read_opts(nib, m, &o, ip) < 0) {
+        nib->stats.rx_invalid++;
+        return;
+    }
+    nib->stats.rx_ra++;
+    uint8_t l2[8];
+    uint8_t l2len = o.has_sllao ? o.sllao.len : wren_ipv6_l2_from_iid(ip + 16, l2);
+    struct wren_nib_neighbor *r = nc_update(nib, ip + 8, o.has_sllao ? o.sllao.addr : l2, l2len,
+                                            m->ra.router_lifetime ? WREN_NIB_ROUTER : WREN_NIB_STALE);
+    if (r && m->ra.router_lifetime) {
+        r->state = WREN_NIB_ROUTER;
+        r->expires_s = now_s(nib) + m->ra.router_lifetime;
+        struct wren_fib_entry d = { .prefix_len = 0, .if_id = nib->if_id };
+        memcpy(d.next_hop, ip + 8, 16);
+        struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+        if (ipm) {
+            wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d, sizeof(d));
+        }
+    }
+    nib->next_rs_s = UINT32_MAX; /* solicited enough */
+    register_addrs(nib);
+}
+
+static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+{
+    struct nd_opts o;
+    if (read_opts(nib, m, &o, ip) < 0 || ipv6_addr_is_multicast(m->nd.target)) {
+        nib->stats.rx_invalid++;
+        return;
+    }
+    nib->stats.rx_ns++;
+    const uint8_t *src = ip + 8;
+    if (o.has_aro && nib->router && o.has_sllao && !ipv6_addr_is_unspecified(src)) {
+        /* RFC 6775 6.5: a registration */
+        struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
+        struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
+        if (n && n->state == WREN_NIB_REGISTERED && memcmp(n->eui64, o.aro.rovr, 8) != 0) {
+            a.status = ICMPV6_ARO_DUPLICATE;
+            nib->stats.aro_dup++;
+        } else if ((n = nc_update(nib, m->nd.target, o.sllao.addr, o.sllao.len,
+                                  WREN_NIB_REGISTERED)) == NULL) {
+            a.status = 2; /* neighbor cache full */
+            nib->stats.aro_full++;
+        } else {
+            n->state = o.aro.lifetime ? WREN_NIB_REGISTERED : WREN_NIB_STALE;
+            memcpy(n->eui64, o.aro.rovr, 8);
+            n->expires_s = now_s(nib) + (uint32_t)o.aro.lifetime * 60u;
+            nib->stats.aro_ok++;
+        }
+        send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
+        return;
+    }
+    if (o.has_sllao && !ipv6_addr_is_unspecified(src)) {
+        nc_update(nib, src, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
+    }
+    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+    uint8_t me[16];
+    memcpy(me, m->nd.target, 16);
+    if (ipm && (own_addr(nib, me, false, NULL) || own_addr(nib, me, true, NULL)) &&
+        memcmp(me, m->nd.target, 16) == 0) {
+        send_na(nib, ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
+                (uint8_t)(ICMPV6_NA_O | (ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
+    }
+}
+
+static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+{
+    struct nd_opts o;
+    if (read_opts(nib, m, &o, ip) < 0 || ipv6_addr_is_multicast(m->nd.target)) {
+        nib->stats.rx_invalid++;
+        return;
+    }
+    nib->stats.rx_na++;
+    if (o.has_aro && !nib->router) {
+        uint8_t addr[16];
+        struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+        if (ipm && own_addr(nib, addr, true, NULL) && memcmp(addr, m->nd.target, 16) == 0) {
+            if (o.aro.status == ICMPV6_ARO_SUCCESS) {
+                struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_VALID };
+                memcpy(a.addr, addr, 16);
+                wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a, sizeof(a));
+                nib->next_reg_s = now_s(nib) + (uint32_t)o.aro.lifetime * 45u; /* 3/4 of it */
+                nib->stats.reg_ok++;
+            } else if (o.aro.status == ICMPV6_ARO_DUPLICATE) {
+                wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR_REMOVE, nib->if_id, addr, 16);
+                nib->stats.reg_failed++;
+            } else {
+                nib->stats.reg_failed++;
+            }
+        }
+        return;
+    }
+    /* RFC 4861 7.2.5: an advertisement only updates an entry we have */
+    struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
+    if (n && o.has_tllao) {
+        memcpy(n->l2, o.tllao.addr, o.tllao.len);
+        n->l2len = o.tllao.len;
+        if ((m->nd.flags & ICMPV6_NA_S) && n->state == WREN_NIB_STALE) {
+            n->state = WREN_NIB_REACHABLE;
+        }
+    }
+}
+
+static void nib_handle(struct wren_node *node, struct wren_module *self,
+                       const struct wren_msg *msg)
+{
+    struct wren_nib *nib = (struct wren_nib *)self;
+    struct wren_snip *pkt = msg->ptr;
+    struct wren_snip *ips = pkt ? wren_pkt_search(pkt, WREN_NETTYPE_IPV6) : NULL;
+    struct wren_snip *nhs = pkt ? wren_pkt_search(pkt, WREN_NETTYPE_NETIF) : NULL;
+    struct icmpv6_msg m;
+    if (msg->type == WREN_MSG_RCV && ips && ips->size >= IPV6_HDR_LEN &&
+        (!nhs || wren_netif_hdr_if(nhs) == nib->if_id)) {
+        /* RFC 4861 6.1 / 7.1: hop limit 255 (never forwarded), code 0 */
+        if (ips->data[7] != 255 || icmpv6_parse(pkt->data, pkt->size, &m) < 0 || m.code != 0) {
+            nib->stats.rx_invalid++;
+        } else if (m.type == ICMPV6_ND_RS) {
+            on_rs(nib, ips->data, &m);
+        } else if (m.type == ICMPV6_ND_RA) {
+            on_ra(nib, ips->data, &m);
+        } else if (m.type == ICMPV6_ND_NS) {
+            on_ns(nib, ips->data, &m);
+        } else if (m.type == ICMPV6_ND_NA) {
+            on_na(nib, ips->data, &m);
+        }
+    }
+    if (pkt) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+    }
+}
+
+static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                   uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    struct wren_nib *nib = (struct wren_nib *)self;
+    if (opt == WREN_NETOPT_NIB_L2) {
+        if (max < 16 || (ctx && ctx != nib->if_id)) {
+            return -EINVAL;
+        }
+        struct wren_nib_neighbor *n = nc_find(nib, val);
+        if (n == NULL || n->l2len == 0) {
+            return -ENOENT;
+        }
+        n->used_s = now_s(nib);
+        memcpy(val, n->l2, n->l2len);
+        return n->l2len;
+    }
+    if (opt == WREN_NETOPT_STATS) {
+        return wren_netopt_put(val, max, &nib->stats, sizeof(nib->stats));
+    }
+    return -ENOTSUP;
+}
+
+static const struct wren_module_ops nib_ops = {
+    .name = "nib",
+    .handle = nib_handle,
+    .get = nib_get,
+};
+
+static void nib_tick(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_nib *nib = arg;
+    uint32_t now = now_s(nib);
+    if (!nib->router && nib->rs_sent && now >= nib->next_rs_s) {
+        wren_nib_solicit(nib);
+    }
+    if (!nib->router && nib->next_reg_s && now >= nib->next_reg_s) {
+        register_addrs(nib);
+    }
+}
+
+int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
+{
+    memset(nib, 0, sizeof(*nib));
+    nib->module.ops = &nib_ops;
+    nib->module.prio = WREN_PRIO_NET;
+    nib->node = node;
+    nib->if_id = if_id;
+    struct wren_netif *netif = wren_netif_get(node, if_id);
+    if (netif == NULL) {
+        return -ENODEV;
+    }
+    uint16_t alen = 2;
+    wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, &alen, sizeof(alen));
+    int n = wren_netapi_get(node, &netif->module,
+                            alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
+                            nib->l2, sizeof(nib->l2));
+    nib->l2len = n > 0 ? (uint8_t)n : 0;
+    wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDRESS_LONG, 0, nib->eui64, 8);
+    static const uint8_t types[4] = { ICMPV6_ND_RS, ICMPV6_ND_RA, ICMPV6_ND_NS, ICMPV6_ND_NA };
+    for (unsigned i = 0; i < 4; i++) {
+        int res = wren_netreg_register(node, WREN_NETTYPE_ICMPV6, types[i], &nib->module,
+                                       &nib->reg[i]);
+        if (res < 0) {
+            return res;
+        }
+    }
+    wren_timer_init(&nib->timer, nib_tick, nib);
+    wren_timer_set_periodic(node, &nib->timer, 1000000);
+    return 0;
+}
+
+int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid)
+{
+    if (len == 0 || len > 64) {
+        return -EINVAL;
+    }
+    struct wren_nib_prefix *p = NULL;
+    for (unsigned i = 0; p == NULL && i < CONFIG_WREN_NIB_PREFIXES; i++) {
+        p = nib->prefixes[i].len == 0 ? &nib->prefixes[i] : NULL;
+    }
+    if (p == NULL) {
+        return -ENOSPC;
+    }
+    memset(p->prefix, 0, 16);
+    memcpy(p->prefix, prefix, (len + 7) / 8);
+    p->len = len;
+    p->own = true;
+    nib->router = true;
+    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+    if (ipm == NULL) {
+        return -ENODEV;
+    }
+    uint8_t fwd = 1;
+    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    /* routers listen to all-routers, where hosts solicit */
+    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id, all_routers, 16);
+    struct wren_ipv6_addr a = { .prefix_len = len, .state = WREN_IPV6_ADDR_VALID };
+    memcpy(a.addr, p->prefix, 8);
+    wren_ipv6_iid_from_l2(a.addr + 8, nib->l2, nib->l2len);
+    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a, sizeof(a));
+    struct wren_fib_entry r = { .prefix_len = len, .if_id = nib->if_id };
+    memcpy(r.prefix, p->prefix, 16);
+    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r, sizeof(r));
+    if (cid < SIXLOWPAN_CTX_COUNT) {
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
+            struct wren_nib_ctx *c = &nib->ctxs[i];
+            if (c->len == 0) {
+                memcpy(c->prefix, p->prefix, 16);
+                c->len = len;
+                c->cid = cid;
+                struct sixlowpan_ctx sc = { .prefix_len = len, .valid = true, .compress = true };
+                memcpy(sc.prefix, p->prefix, 16);
+                struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
+                if (lp) {
+                    wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &sc, sizeof(sc));
+                }
+                break;
+            }
+        }
+    }
+    return 0;
+}

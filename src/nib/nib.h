@@ -1,0 +1,120 @@
+/**
+ * @file nib.h
+ * @brief Neighbor discovery for 6LoWPAN links (RFC 4861, RFC 4862, RFC 6775):
+ *        the neighbor cache, default routers, prefixes and SLAAC, address
+ *        registration (ARO), and context distribution (6CO).
+ *
+ * One interface per NIB. As a host it solicits routers (RS with SLLAO),
+ * takes the first valid RA's router as default route, forms addresses from
+ * its prefixes (tentative), registers them with the router (NS with ARO)
+ * — registration is duplicate address detection on 6LoWPAN links (RFC 6775
+ * 5.5) — and installs the advertised contexts. As a router (once it has a
+ * prefix to advertise) it answers RS with a unicast RA (PIO, 6CO, SLLAO)
+ * and registrations with NA+ARO: success, duplicate (another owner), or
+ * cache full.
+ *
+ * The neighbor cache is bounded and cannot be flushed by unsolicited
+ * traffic: entries learned from solicitations only ever replace other such
+ * entries (least recently used first); registered entries and routers stay
+ * until their lifetime ends. Unsolicited NAs never create entries.
+ *
+ * Registered as (WREN_NETTYPE_ICMPV6, 133..136); the IPv6 layer asks it for
+ * link addresses with GET WREN_NETOPT_NIB_L2.
+ */
+#ifndef WREN_NIB_NIB_H
+#define WREN_NIB_NIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/module.h"
+#include "core/timer.h"
+#include "net/netreg.h"
+
+#ifndef CONFIG_WREN_NIB_NEIGHBORS
+#define CONFIG_WREN_NIB_NEIGHBORS 8
+#endif
+#ifndef CONFIG_WREN_NIB_PREFIXES
+#define CONFIG_WREN_NIB_PREFIXES 2
+#endif
+#ifndef CONFIG_WREN_NIB_CONTEXTS
+#define CONFIG_WREN_NIB_CONTEXTS 2   /**< contexts a router advertises */
+#endif
+/** Registration lifetime hosts ask for, minutes. */
+#ifndef CONFIG_WREN_NIB_ARO_LIFETIME_MIN
+#define CONFIG_WREN_NIB_ARO_LIFETIME_MIN 15
+#endif
+
+enum wren_nib_state {
+    WREN_NIB_FREE = 0,
+    WREN_NIB_STALE,         /**< learned from a solicitation: may be replaced */
+    WREN_NIB_REACHABLE,     /**< confirmed by a solicited advertisement */
+    WREN_NIB_ROUTER,        /**< a default router */
+    WREN_NIB_REGISTERED,    /**< registered by its owner (ARO): kept until it expires */
+};
+
+struct wren_nib_neighbor {
+    uint8_t ip[16];
+    uint8_t l2[8];
+    uint8_t eui64[8];       /**< registered: the owner */
+    uint8_t l2len;
+    uint8_t state;          /**< enum wren_nib_state */
+    uint32_t expires_s;     /**< routers and registered entries */
+    uint32_t used_s;        /**< last use, for LRU */
+};
+
+struct wren_nib_prefix {
+    uint8_t prefix[16];
+    uint8_t len;            /**< 0: unused */
+    bool own;               /**< a router's configured prefix, advertised */
+    uint32_t expires_s;     /**< learned prefixes */
+};
+
+struct wren_nib_ctx {
+    uint8_t prefix[16];
+    uint8_t len;            /**< 0: unused */
+    uint8_t cid;
+};
+
+struct wren_nib_stats {
+    uint32_t rx_rs, rx_ra, rx_ns, rx_na;
+    uint32_t rx_invalid;    /**< failed RFC 4861 validation (hop limit, code, options) */
+    uint32_t tx_rs, tx_ra, tx_ns, tx_na;
+    uint32_t nc_replaced;   /**< solicitation-learned entries replaced (LRU) */
+    uint32_t nc_full;       /**< entries refused: the cache held only protected ones */
+    uint32_t aro_ok, aro_dup, aro_full;  /**< registrations answered (router) */
+    uint32_t reg_ok, reg_failed;         /**< own registrations (host) */
+};
+
+struct wren_nib {
+    struct wren_module module;   /**< first */
+    struct wren_netreg_entry reg[4];
+    struct wren_node *node;
+    struct wren_timer timer;
+    uint8_t if_id;
+    bool router;                 /**< advertising (has an own prefix) */
+    uint8_t rs_sent;
+    uint32_t next_rs_s;
+    uint32_t next_reg_s;         /**< host: when to (re-)register */
+    uint8_t l2[8];               /**< the interface's link address */
+    uint8_t l2len;
+    uint8_t eui64[8];
+    struct wren_nib_neighbor nc[CONFIG_WREN_NIB_NEIGHBORS];
+    struct wren_nib_prefix prefixes[CONFIG_WREN_NIB_PREFIXES];
+    struct wren_nib_ctx ctxs[CONFIG_WREN_NIB_CONTEXTS];
+    struct wren_nib_stats stats;
+};
+
+/** @brief Start neighbor discovery on interface @p if_id of @p node (after
+ *         the IPv6 layer runs on it). A host starts soliciting routers. */
+int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id);
+
+/** @brief Become a router advertising @p prefix / @p len (and compressing it
+ *         with context @p cid if @p cid < 16); configures the router's own
+ *         address in it and an on-link route. @return 0 or -errno. */
+int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid);
+
+/** @brief Send a router solicitation now (host). */
+void wren_nib_solicit(struct wren_nib *nib);
+
+#endif
