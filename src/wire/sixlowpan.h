@@ -206,6 +206,11 @@ struct sixlowpan_iphc {
  * Every inline field is bounds-checked before it is read. After success the
  * payload (after the UDP header, or after the IPv6 header if !udp) starts
  * at buf + hdr_len. ip.next is 17 when udp is set.
+ *
+ * Errors come in the order of the bytes that reveal them: a reserved mode
+ * or an unknown context (IPHC and CID bytes) before a truncated inline
+ * field, a non-UDP NHC before truncation after it; a missing link-layer
+ * address is reported only for an otherwise complete header.
  * @param[in]  buf Bytes starting with the IPHC dispatch.
  * @param[in]  len Bytes in @p buf.
  * @param[in]  l2  Link-layer addresses, for SAM/DAM=11; may be NULL.
