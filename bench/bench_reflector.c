@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     static _Alignas(8) uint8_t arena[CONFIG_WREN_PKTBUF_SIZE];
     static struct wren_ieee802154_netif nif;
     static struct wren_loopback refl;
-    static struct sink sink = { .module = { &sink_ops, WREN_PRIO_APP } };
+    static struct sink sink = { .module = { .ops = &sink_ops, .prio = WREN_PRIO_APP } };
     wren_world_init(&world, 1);
     wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
     wren_reflector_setup(&refl);

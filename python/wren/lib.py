@@ -9,7 +9,14 @@ from . import paths
 NETOPT_CHANNEL = 1
 NETOPT_ADDRESS = 2
 NETOPT_CCA_BEFORE_TX = 8
+NETOPT_ACK_REQ = 9
 NETOPT_STATE = 11
+NETOPT_CSMA = 0x80
+NETOPT_CSMA_MIN_BE = 0x81
+NETOPT_CSMA_MAX_BE = 0x82
+NETOPT_CSMA_MAX_BACKOFFS = 0x83
+NETOPT_MAX_RETRIES = 0x84
+NETOPT_RETRY_DELAY = 0x85
 
 TIMING = {"jitter": 0, "poisson": 1, "periodic": 2}
 
@@ -109,7 +116,19 @@ class Sim:
         _check(self.lib.wren_sim_netopt_set(self.h, node, opt, ctypes.byref(v), 2), "netopt set")
 
     def set_cca(self, node, on):
-        self.set_opt_u8(node, NETOPT_CCA_BEFORE_TX, 1 if on else 0)
+        """CSMA-CA (with its clear channel assessments) on or off."""
+        self.set_opt_u8(node, NETOPT_CSMA, 1 if on else 0)
+
+    def set_mac(self, node, csma=None, ack=None, retries=None, retry_delay_ms=None,
+                min_be=None, max_be=None, max_backoffs=None):
+        """802.15.4 MAC parameters of @node (None: leave as is)."""
+        for opt, val in ((NETOPT_CSMA, csma), (NETOPT_ACK_REQ, ack),
+                         (NETOPT_MAX_RETRIES, retries), (NETOPT_CSMA_MAX_BE, max_be),
+                         (NETOPT_CSMA_MIN_BE, min_be), (NETOPT_CSMA_MAX_BACKOFFS, max_backoffs)):
+            if val is not None:
+                self.set_opt_u8(node, opt, int(val))
+        if retry_delay_ms is not None:
+            self.set_opt_u16(node, NETOPT_RETRY_DELAY, int(retry_delay_ms))
 
     def set_channel(self, node, channel):
         self.set_opt_u16(node, NETOPT_CHANNEL, channel)

@@ -79,8 +79,12 @@ def build(sc, seed=None, pcap=None):
         sim.set_link(a, b, prr)
         if link.get("both", True):
             sim.set_link(b, a, prr)
+    mac = sc.get("mac", {})
     for node in range(n):
-        sim.set_cca(node, bool(radio.get("cca", True)))
+        sim.set_mac(node, csma=mac.get("csma", radio.get("cca", True)), ack=mac.get("ack"),
+                    retries=mac.get("retries"), retry_delay_ms=mac.get("retry_delay_ms"),
+                    min_be=mac.get("min_be"), max_be=mac.get("max_be"),
+                    max_backoffs=mac.get("max_backoffs"))
         if "channel" in radio:
             sim.set_channel(node, int(radio["channel"]))
     for app in sc.get("apps", []):

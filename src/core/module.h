@@ -32,7 +32,9 @@ struct wren_module_ops {
 
 struct wren_module {
     const struct wren_module_ops *ops;
-    uint8_t prio; /**< enum wren_prio */
+    struct wren_module *sig_next; /**< the scheduler's list of signalled modules */
+    uint8_t prio;                 /**< enum wren_prio */
+    uint8_t signalled;            /**< a WREN_MSG_SIGNAL is pending */
 };
 
 #endif

@@ -19,6 +19,7 @@ void wren_sched_init(struct wren_sched *s)
     }
     s->free = 0;
     s->used = 0;
+    s->sig_head = s->sig_tail = NULL;
     s->high_water = 0;
     s->full_drops = 0;
 }
@@ -38,7 +39,7 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
     s->slot[i].next = SLOT_NONE;
 
     unsigned p = dst->prio < CONFIG_WREN_SCHED_PRIOS ? dst->prio : CONFIG_WREN_SCHED_PRIOS - 1;
-    bool was_idle = s->used == 0;
+    bool was_idle = s->used == 0 && s->sig_head == NULL;
     if (s->tail[p] == SLOT_NONE) {
         s->head[p] = i;
     } else {
@@ -54,11 +55,44 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
     return 0;
 }
 
+void wren_sched_signal(struct wren_node *node, struct wren_module *dst)
+{
+    struct wren_sched *s = &node->sched;
+    if (dst->signalled) {
+        return;
+    }
+    dst->signalled = 1;
+    dst->sig_next = NULL;
+    bool was_idle = s->used == 0 && s->sig_head == NULL;
+    if (s->sig_tail) {
+        s->sig_tail->sig_next = dst;
+    } else {
+        s->sig_head = dst;
+    }
+    s->sig_tail = dst;
+    if (was_idle && node->current == NULL) {
+        node->rt_ops->node_pending(node->rt, node);
+    }
+}
+
 unsigned wren_sched_run(struct wren_node *node)
 {
     struct wren_sched *s = &node->sched;
     unsigned n = 0;
-    while (s->used) {
+    while (s->used || s->sig_head) {
+        if (s->sig_head) {
+            /* signals first: they are interrupts */
+            struct wren_module *m = s->sig_head;
+            s->sig_head = m->sig_next;
+            if (s->sig_head == NULL) {
+                s->sig_tail = NULL;
+            }
+            m->signalled = 0;
+            struct wren_msg sig = { .type = WREN_MSG_SIGNAL };
+            m->ops->handle(node, m, &sig);
+            n++;
+            continue;
+        }
         unsigned p = 0;
         while (s->head[p] == SLOT_NONE) {
             p++;

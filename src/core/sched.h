@@ -22,7 +22,7 @@ struct wren_module;
 enum wren_msg_type {
     WREN_MSG_SND = 1, /**< packet going down the stack (ptr: packet) */
     WREN_MSG_RCV,     /**< packet going up the stack (ptr: packet) */
-    WREN_MSG_ISR,     /**< a netdev raised an interrupt (ptr: netdev) */
+    WREN_MSG_SIGNAL,  /**< the module was signalled (wren_sched_signal) */
     WREN_MSG_USER = 0x100, /**< first type free for modules */
 };
 
@@ -50,6 +50,8 @@ struct wren_sched {
     struct wren_sched_slot slot[CONFIG_WREN_SCHED_QUEUE_LEN];
     uint8_t head[CONFIG_WREN_SCHED_PRIOS];
     uint8_t tail[CONFIG_WREN_SCHED_PRIOS];
+    struct wren_module *sig_head; /**< signalled modules, in order */
+    struct wren_module *sig_tail;
     uint8_t free;          /**< free list head */
     uint8_t used;          /**< slots in use */
     uint8_t high_water;    /**< most slots ever in use */
@@ -66,6 +68,13 @@ void wren_sched_init(struct wren_sched *s);
  */
 int wren_sched_post(struct wren_node *node, struct wren_module *dst,
                     const struct wren_msg *msg);
+
+/**
+ * @brief Signal @p dst: it gets one WREN_MSG_SIGNAL before any queued
+ *        message, however many times it is signalled until then. Never
+ *        fails, so an interrupt can never be lost to a full queue.
+ */
+void wren_sched_signal(struct wren_node *node, struct wren_module *dst);
 
 /**
  * @brief Deliver queued messages, most urgent first, until the queue is empty.

@@ -179,6 +179,13 @@ static int lo_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
         src = &lo->pan;
         n = 2;
         break;
+    case WREN_NETOPT_IS_WIRED: {
+        /* a wire, not a channel: no CSMA, no ACKs, no interframe space */
+        static const uint8_t yes = 1;
+        src = &yes;
+        n = 1;
+        break;
+    }
     default:
         return -ENOTSUP;
     }

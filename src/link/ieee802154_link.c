@@ -8,6 +8,7 @@
 #include "net/netapi.h"
 #include "net/netopt.h"
 #include "net/nettype.h"
+#include "link/mac_priv.h"
 #include "wire/ieee802154.h"
 
 #define MAX_PSDU 127
@@ -38,6 +39,8 @@ static void link_init(struct wren_netif *netif)
     uint16_t s = get_be16(nif->short_addr);
     nif->src_len = s >= 0xfffe ? 8 : 2;
     nif->seq = (uint8_t)wren_node_random(netif->node);
+    nif->ack_req = true;
+    wren_mac_init(nif); /* may switch ACKs off again for a wire */
 }
 
 static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
@@ -82,41 +85,20 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
     if ((size_t)hlen + plen + IEEE802154_FCS_LEN > MAX_PSDU) {
         goto drop_bad;
     }
-
-    /* scatter list: our header, then every snip after the netif header */
-    struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
-    iol[0].base = mhr;
-    iol[0].len = (size_t)hlen;
-    iol[0].next = NULL;
-    unsigned n = 1;
-    for (struct wren_snip *s = pkt->next; s; s = s->next) {
-        if (n == CONFIG_WREN_NETIF_MAX_SNIPS + 1) {
-            /* too many pieces: flatten the payload first */
-            if (wren_pktbuf_merge(&node->pktbuf, &pkt->next) < 0) {
-                goto drop_bad;
-            }
-            n = 1;
-            s = pkt->next;
-        }
-        iol[n].base = s->data;
-        iol[n].len = s->size;
-        iol[n].next = NULL;
-        iol[n - 1].next = &iol[n];
-        n++;
+    if (nif->mac.phase) {
+        return -EBUSY; /* the MAC is still busy with the last frame */
     }
-    int res = netif->dev->driver->send(netif->dev, iol);
-    if (res == -EBUSY) {
-        return -EBUSY;
+    /* too many pieces for one scatter list: flatten the payload first */
+    unsigned pieces = 0;
+    for (struct wren_snip *sn = pkt->next; sn; sn = sn->next) {
+        pieces++;
     }
-    if (res < 0) {
-        netif->stats.tx_drop_dev++;
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return res;
+    if (pieces > CONFIG_WREN_NETIF_MAX_SNIPS && wren_pktbuf_merge(&node->pktbuf, &pkt->next) < 0) {
+        goto drop_bad;
     }
-    nif->seq++;
     netif->stats.tx_frames++;
-    netif->stats.tx_bytes += (uint32_t)res;
-    wren_pktbuf_release(&node->pktbuf, pkt);
+    netif->stats.tx_bytes += (uint32_t)((size_t)hlen + plen);
+    wren_mac_send(nif, pkt, mhr, (uint8_t)hlen, nif->seq++, h.ack_req);
     return 0;
 
 drop_bad:
@@ -157,13 +139,25 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
                                                    : &netif->stats.rx_drop_malformed;
         goto drop;
     }
+    if (f.hdr.type == IEEE802154_TYPE_ACK) {
+        wren_mac_rx(nif, &f, false);
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
     if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.security) {
         reason = &netif->stats.rx_drop_unsupported;
         goto drop;
     }
-    if (!nif->promiscuous && !for_us(nif, &f.hdr)) {
+    bool mine = for_us(nif, &f.hdr);
+    if (!nif->promiscuous && !mine) {
         reason = &netif->stats.rx_drop_not_for_us;
         goto drop;
+    }
+    bool unicast = mine && !(f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
+                             get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST);
+    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
     }
     size_t hlen = (size_t)(f.payload - pkt->data);
     size_t plen = f.payload_len;
@@ -217,6 +211,10 @@ drop:
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+    int mres = wren_mac_get(nif, opt, val, max);
+    if (mres != -ENOTSUP) {
+        return mres;
+    }
     uint16_t v16;
     uint8_t b;
     switch (opt) {
@@ -235,6 +233,9 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
     case WREN_NETOPT_PROMISCUOUS:
         b = nif->promiscuous;
         return wren_netopt_put(val, max, &b, 1);
+    case WREN_NETOPT_IS_WIRED:
+        b = nif->mac.wired;
+        return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_MAX_PDU_SIZE:
         /* payload room with short addresses and a compressed PAN ID */
         v16 = MAX_PSDU - IEEE802154_FCS_LEN - 9;
@@ -247,6 +248,10 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+    int mres = wren_mac_set(nif, opt, val, len);
+    if (mres != -ENOTSUP) {
+        return mres;
+    }
     struct wren_netdev *dev = netif->dev;
     switch (opt) {
     case WREN_NETOPT_ADDRESS:
@@ -295,6 +300,7 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
     .send = link_send,
     .recv = link_recv,
+    .tx_event = wren_mac_tx_event,
     .get = link_get,
     .set = link_set,
 };

@@ -130,22 +130,21 @@ static void netif_event(struct wren_netdev *dev, enum wren_netdev_event ev)
 {
     struct wren_netif *netif = dev->context;
     switch (ev) {
-    case WREN_NETDEV_EV_ISR: {
-        struct wren_msg msg = { .type = WREN_MSG_ISR, .ptr = dev };
-        /* a full queue loses the interrupt; the device keeps the frame and
-         * raises the next one */
-        if (wren_sched_post(netif->node, &netif->module, &msg) < 0) {
-            netif->stats.rx_drop_queue++;
-        }
+    case WREN_NETDEV_EV_ISR:
+        /* a signal, not a queued message: an interrupt is never lost */
+        wren_sched_signal(netif->node, &netif->module);
         break;
-    }
     case WREN_NETDEV_EV_RX_COMPLETE:
         netif_rx(netif);
         break;
     case WREN_NETDEV_EV_TX_COMPLETE:
     case WREN_NETDEV_EV_TX_NOACK:
     case WREN_NETDEV_EV_TX_MEDIUM_BUSY:
-        wren_netif_tx_done(netif, ev);
+        if (netif->link->tx_event) {
+            netif->link->tx_event(netif, ev);
+        } else {
+            wren_netif_tx_done(netif, ev);
+        }
         break;
     default:
         break;
@@ -161,7 +160,7 @@ static void netif_handle(struct wren_node *node, struct wren_module *self,
     case WREN_MSG_SND:
         netif_send(netif, msg->ptr);
         break;
-    case WREN_MSG_ISR:
+    case WREN_MSG_SIGNAL:
         netif->dev->driver->isr(netif->dev);
         break;
     case WREN_MSG_RCV:

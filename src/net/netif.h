@@ -82,6 +82,11 @@ struct wren_netif_link_ops {
      *  header and dispatch the payload. Owns @p pkt. */
     void (*recv)(struct wren_netif *netif, struct wren_snip *pkt,
                  const struct wren_netdev_rx_info *info);
+    /** The device finished a transmission (TX_COMPLETE, TX_NOACK,
+     *  TX_MEDIUM_BUSY). A link with a MAC of its own (retries, ACKs) takes
+     *  these and calls wren_netif_tx_done() when its frame is done; without
+     *  this operation each event ends the frame. */
+    void (*tx_event)(struct wren_netif *netif, enum wren_netdev_event ev);
     /** Link-level options; -ENOTSUP to fall through to the device. */
     int (*get)(struct wren_netif *netif, uint16_t opt, void *val, size_t max);
     int (*set)(struct wren_netif *netif, uint16_t opt, const void *val, size_t len);

@@ -33,6 +33,15 @@ enum wren_netopt {
     WREN_NETOPT_RSSI_LAST,       /**< int16_t RSSI of the last received frame, dBm */
     WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
 
+    /* 802.15.4 MAC (CSMA-CA, acknowledgements, retries) */
+    WREN_NETOPT_CSMA = 0x80,       /**< uint8_t bool: unslotted CSMA-CA before each frame */
+    WREN_NETOPT_CSMA_MIN_BE,       /**< uint8_t macMinBE (0..max) */
+    WREN_NETOPT_CSMA_MAX_BE,       /**< uint8_t macMaxBE (3..8) */
+    WREN_NETOPT_CSMA_MAX_BACKOFFS, /**< uint8_t macMaxCSMABackoffs (0..5) */
+    WREN_NETOPT_MAX_RETRIES,       /**< uint8_t macMaxFrameRetries (0..7) */
+    WREN_NETOPT_RETRY_DELAY,       /**< uint16_t ms: retries wait a random 0..this long */
+    WREN_NETOPT_MAC_STATS,         /**< GET: struct wren_mac_stats */
+
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;
                                         SET: add one struct wren_ipv6_addr */

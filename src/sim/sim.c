@@ -257,6 +257,7 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     const struct wren_ipv6_stats *is = &sn->ipv6.stats;
     const struct wren_icmpv6_stats *cs = &sn->icmpv6.stats;
     const struct wren_udp_stats *us = &sn->udp.stats;
+    const struct wren_mac_stats *ms = &sn->netif.mac.stats;
 #define C(name, val) { name, (uint64_t)(val) }
     const struct {
         const char *name;
@@ -276,6 +277,17 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("radio.time_listen_us", r->time_in[WREN_NETOPT_STATE_IDLE]),
         C("radio.time_rx_us", r->time_in[WREN_NETOPT_STATE_RX]),
         C("radio.time_tx_us", r->time_in[WREN_NETOPT_STATE_TX]),
+        C("mac.tx_attempts", ms->tx_attempts),
+        C("mac.tx_retries", ms->tx_retries),
+        C("mac.tx_ok", ms->tx_ok),
+        C("mac.tx_noack", ms->tx_noack),
+        C("mac.tx_caf", ms->tx_caf),
+        C("mac.cca_busy", ms->cca_busy),
+        C("mac.ack_rx", ms->ack_rx),
+        C("mac.ack_tx", ms->ack_tx),
+        C("mac.ack_tx_busy", ms->ack_tx_busy),
+        C("mac.rx_dup", ms->rx_dup),
+        C("mac.rx_ack_stray", ms->rx_ack_stray),
         C("netif.tx_frames", ns->tx_frames),
         C("netif.tx_bytes", ns->tx_bytes),
         C("netif.tx_ok", ns->tx_ok),

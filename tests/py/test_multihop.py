@@ -79,12 +79,17 @@ def test_tshark_dissects_every_frame_as_6lowpan(tmp_path, sim_factory):
     s.run(s.now + 10)
     s.close()
     rows = tshark_fields(pcap, "frame.protocols", "wpan.fcs_ok", "_ws.expert", "_ws.malformed",
-                         "udp.checksum.status", "icmpv6.checksum.status",
+                         "udp.checksum.status", "icmpv6.checksum.status", "wpan.frame_type",
                          extra=["-o", "udp.check_checksum:TRUE"])
     assert len(rows) > 300
     whole = 0  # frames where tshark sees a whole (or reassembled) datagram
-    for proto, fcs_ok, expert, malformed, udp_ck, icmp_ck in rows:
+    acks = 0
+    for proto, fcs_ok, expert, malformed, udp_ck, icmp_ck, ftype in rows:
         assert fcs_ok == "1"
+        assert malformed == "" and expert == "", proto
+        if ftype == "0x0002":
+            acks += 1  # the MAC's acknowledgements
+            continue
         assert "6lowpan" in proto, proto
         assert malformed == "", proto
         assert expert == "", (proto, expert)
@@ -95,3 +100,4 @@ def test_tshark_dissects_every_frame_as_6lowpan(tmp_path, sim_factory):
             whole += 1
             assert udp_ck == "1" or icmp_ck == "1", proto
     assert whole > 40
+    assert acks > 300

@@ -53,9 +53,9 @@ TEST(test_sched__priorities_then_fifo)
 {
     setup();
     char log[64] = "";
-    struct logmod app = { { &log_ops, WREN_PRIO_APP }, 'a', log };
-    struct logmod net = { { &log_ops, WREN_PRIO_NET }, 'n', log };
-    struct logmod link = { { &log_ops, WREN_PRIO_LINK }, 'l', log };
+    struct logmod app = { { .ops = &log_ops, .prio = WREN_PRIO_APP }, 'a', log };
+    struct logmod net = { { .ops = &log_ops, .prio = WREN_PRIO_NET }, 'n', log };
+    struct logmod link = { { .ops = &log_ops, .prio = WREN_PRIO_LINK }, 'l', log };
     struct wren_msg m = { .type = WREN_MSG_USER };
     m.arg = 1; wren_sched_post(&node, &app.module, &m);
     m.arg = 2; wren_sched_post(&node, &net.module, &m);
@@ -72,7 +72,7 @@ TEST(test_sched__full_queue_refuses_and_counts)
 {
     setup();
     char log[128] = "";
-    struct logmod app = { { &log_ops, WREN_PRIO_APP }, 'a', log };
+    struct logmod app = { { .ops = &log_ops, .prio = WREN_PRIO_APP }, 'a', log };
     struct wren_msg m = { .type = WREN_MSG_USER };
     for (int i = 0; i < CONFIG_WREN_SCHED_QUEUE_LEN; i++) {
         CHECK_EQ(wren_sched_post(&node, &app.module, &m), 0);

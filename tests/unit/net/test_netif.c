@@ -84,7 +84,7 @@ static struct wren_snip *raw_packet(size_t len, const uint8_t *dst, uint8_t dst_
 TEST(test_reflector__frame_comes_back_to_every_receiver)
 {
     setup(1);
-    struct sink a = { { &sink_ops, WREN_PRIO_APP } }, b = { { &sink_ops, WREN_PRIO_APP } };
+    struct sink a = { { .ops = &sink_ops, .prio = WREN_PRIO_APP } }, b = { { .ops = &sink_ops, .prio = WREN_PRIO_APP } };
     CHECK_EQ(wren_netreg_register(&node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &a.module,
                                   &a.reg), 0);
     CHECK_EQ(wren_netreg_register(&node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &b.module,
@@ -118,7 +118,7 @@ TEST(test_reflector__frame_comes_back_to_every_receiver)
 TEST(test_loopback__broadcast_returns_unicast_to_other_is_filtered)
 {
     setup(0);
-    struct sink a = { { &sink_ops, WREN_PRIO_APP } };
+    struct sink a = { { .ops = &sink_ops, .prio = WREN_PRIO_APP } };
     wren_netreg_register(&node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &a.module, &a.reg);
     wren_netapi_send(&node, &nif.netif.module, raw_packet(20, NULL, 0));
     const uint8_t other[2] = { 0x00, 0x09 };
@@ -137,7 +137,7 @@ TEST(test_loopback__broadcast_returns_unicast_to_other_is_filtered)
 TEST(test_netif__send_queue_bounded_and_counted)
 {
     setup(1);
-    struct sink a = { { &sink_ops, WREN_PRIO_APP } };
+    struct sink a = { { .ops = &sink_ops, .prio = WREN_PRIO_APP } };
     wren_netreg_register(&node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &a.module, &a.reg);
     const uint8_t peer[2] = { 0x00, 0x02 };
     /* handed over all at once (straight to the handler, as queued SND
