@@ -25,7 +25,7 @@
 
 /** Counters of the MAC; every attempt and every failure has one. */
 struct wren_mac_stats {
-    uint32_t tx_attempts;      /**< frames handed to the radio (each try) */
+    uint32_t tx_attempts;      /**< our frames put on the air (each try) */
     uint32_t tx_retries;       /**< retransmissions after a missing ACK */
     uint32_t tx_ok;            /**< frames done: acknowledged, or sent without ACK request */
     uint32_t tx_noack;         /**< frames given up after macMaxFrameRetries */

@@ -80,7 +80,6 @@ static void transmit(struct wren_ieee802154_netif *nif)
         finish(nif, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
         return;
     }
-    m->stats.tx_attempts++;
     m->phase = MAC_SENDING;
 }
 
@@ -209,6 +208,7 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
         backoff(nif);
         return;
     case WREN_NETDEV_EV_TX_COMPLETE:
+        m->stats.tx_attempts++;
         if (m->ack_req) {
             m->phase = MAC_WAIT_ACK;
             wren_timer_set(node, &m->timer, ACK_WAIT_US);

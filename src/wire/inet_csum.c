@@ -3,18 +3,23 @@
 #include <string.h>
 
 /* RFC 1071 section 2: the ones' complement sum may be taken over wider
- * words and in either byte order; summing the data as native words into 64
- * bits and folding (then swapping, on a little-endian host) at the end gives
- * the same checksum in a fraction of the instructions. */
+ * words and in either byte order; summing the data as native words (as wide
+ * as a register: 32 or 64 bits) and folding (then swapping, on a
+ * little-endian host) at the end gives the same checksum in a fraction of
+ * the instructions. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_LE 1
 #else
 #define HOST_LE 0
 #endif
 
-/* a byte at an even (resp. odd) offset of the data, as a native 16-bit half */
-#define EVEN_BYTE(b) (HOST_LE ? (uint64_t)(b) : (uint64_t)(b) << 8)
-#define ODD_BYTE(b) (HOST_LE ? (uint64_t)(b) << 8 : (uint64_t)(b))
+typedef uintptr_t word;
+
+/* a 16-bit wire (big-endian) value as the native half it is summed as */
+static word native16(uint16_t v)
+{
+    return HOST_LE ? (word)(v >> 8 | (v & 0xff) << 8) : v;
+}
 
 void inet_csum_init(struct inet_csum *c)
 {
@@ -22,8 +27,8 @@ void inet_csum_init(struct inet_csum *c)
     c->odd = false;
 }
 
-/* add with end-around carry: a 64-bit ones' complement accumulator */
-static inline uint64_t add1c(uint64_t sum, uint64_t v)
+/* add with end-around carry: a ones' complement accumulator */
+static inline word add1c(word sum, word v)
 {
     sum += v;
     return sum + (sum < v);
@@ -31,18 +36,19 @@ static inline uint64_t add1c(uint64_t sum, uint64_t v)
 
 void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 {
-    uint64_t sum = c->sum;
+    word sum = c->sum;
     size_t i = 0;
     if (c->odd && len) {
-        sum = add1c(sum, ODD_BYTE(buf[0])); /* completes the word begun by the last piece */
+        /* completes the 16-bit word begun by the last piece: its low byte */
+        sum = add1c(sum, native16(buf[0]));
         i = 1;
         c->odd = false;
     }
     /* from here the data is at an even offset of the checksummed stream:
-     * whole 64-bit words fold like groups of 16-bit ones */
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, buf + i, 8);
+     * whole native words fold like groups of 16-bit ones */
+    for (; i + sizeof(word) <= len; i += sizeof(word)) {
+        word w;
+        memcpy(&w, buf + i, sizeof(w));
         sum = add1c(sum, w);
     }
     for (; i + 2 <= len; i += 2) {
@@ -51,7 +57,8 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
         sum = add1c(sum, w);
     }
     if (i < len) {
-        sum = add1c(sum, EVEN_BYTE(buf[i]));
+        /* an odd byte: the high byte of a 16-bit word */
+        sum = add1c(sum, native16((uint16_t)(buf[i] << 8)));
         c->odd = true;
     }
     c->sum = sum;
@@ -60,23 +67,20 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
                       uint32_t upper_len, uint8_t next)
 {
-    uint8_t tail[8] = { (uint8_t)(upper_len >> 24), (uint8_t)(upper_len >> 16),
-                        (uint8_t)(upper_len >> 8), (uint8_t)upper_len, 0, 0, 0, next };
     inet_csum_update(c, src, 16);
     inet_csum_update(c, dst, 16);
-    inet_csum_update(c, tail, sizeof(tail));
+    /* the 32-bit length and the next header (after three zero bytes) as
+     * 16-bit words */
+    c->sum = add1c(c->sum, native16((uint16_t)(upper_len >> 16)) + native16((uint16_t)upper_len) +
+                               native16(next));
 }
 
 uint16_t inet_csum_final(const struct inet_csum *c)
 {
-    uint64_t sum = c->sum;
-    sum = (sum & 0xffffffffu) + (sum >> 32);
+    word sum = c->sum;
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
     }
-    uint16_t s = (uint16_t)sum;
-    if (HOST_LE) {
-        s = (uint16_t)(s << 8 | s >> 8);
-    }
+    uint16_t s = (uint16_t)native16((uint16_t)sum);
     return (uint16_t)~s;
 }

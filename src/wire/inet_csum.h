@@ -19,7 +19,8 @@
 #include <stdint.h>
 
 struct inet_csum {
-    uint64_t sum;   /**< in the host's byte order; folded and swapped at the end */
+    uintptr_t sum;  /**< a register-wide sum in the host's byte order; folded
+                         and swapped at the end */
     bool odd;       /**< an odd number of bytes has been added so far */
 };
 
