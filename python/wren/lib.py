@@ -17,6 +17,8 @@ NETOPT_CSMA_MAX_BE = 0x82
 NETOPT_CSMA_MAX_BACKOFFS = 0x83
 NETOPT_MAX_RETRIES = 0x84
 NETOPT_RETRY_DELAY = 0x85
+NETOPT_MAC_PARENT = 0x87
+NETOPT_MAC_POLL = 0x88
 
 TIMING = {"jitter": 0, "poisson": 1, "periodic": 2}
 
@@ -114,6 +116,18 @@ class Sim:
     def set_opt_u16(self, node, opt, value):
         v = c_uint16(value)
         _check(self.lib.wren_sim_netopt_set(self.h, node, opt, ctypes.byref(v), 2), "netopt set")
+
+    def set_opt_bytes(self, node, opt, data):
+        buf = (c_uint8 * len(data)).from_buffer_copy(bytes(data))
+        _check(self.lib.wren_sim_netopt_set(self.h, node, opt, buf, len(data)), "netopt set")
+
+    def set_sleepy(self, node, parent, poll_ms, max_poll_ms=None):
+        """Make @node a sleepy end device polling node @parent (its short
+        address is its id) every @poll_ms (adaptive up to @max_poll_ms)."""
+        import struct
+        self.set_opt_bytes(node, NETOPT_MAC_PARENT, struct.pack(">H", parent))
+        self.set_opt_bytes(node, NETOPT_MAC_POLL,
+                           struct.pack("=II", poll_ms, max_poll_ms or poll_ms))
 
     def set_cca(self, node, on):
         """CSMA-CA (with its clear channel assessments) on or off."""

@@ -23,6 +23,7 @@ SUMMARY_COLUMNS = [
     ("app_sent", "app.sent"),
     ("app_rcvd", "app.received"),
     ("drops", None),
+    ("duty%", None),
 ]
 
 
@@ -144,6 +145,13 @@ def run(sc, seed=None, duration=None, pcap=None, progress=True):
     return result
 
 
+def duty(c):
+    """The radio's duty cycle: the fraction of time it was on."""
+    on = c["radio.time_listen_us"] + c["radio.time_rx_us"] + c["radio.time_tx_us"]
+    total = on + c["radio.time_off_us"]
+    return on / total if total else 0.0
+
+
 def drops(c):
     return sum(v for k, v in c.items() if k.startswith("netif.") and "drop" in k)
 
@@ -156,10 +164,12 @@ def summary(result, out=sys.stdout):
         c = nd["counters"]
         row = []
         for name, key in SUMMARY_COLUMNS:
-            row.append(nd["id"] if name == "node" else drops(c) if name == "drops" else c[key])
+            row.append(nd["id"] if name == "node" else drops(c) if name == "drops"
+                       else f"{duty(c) * 100:.1f}" if name == "duty%" else c[key])
         rows.append(row)
     t = result["totals"]
-    rows.append(["total"] + [t[key] if key else drops(t) for name, key in SUMMARY_COLUMNS[1:]])
+    rows.append(["total"] + [t[key] if key else drops(t) if name == "drops" else ""
+                             for name, key in SUMMARY_COLUMNS[1:]])
     widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     print(fmt.format(*hdr), file=out)

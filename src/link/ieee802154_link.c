@@ -43,29 +43,26 @@ static void link_init(struct wren_netif *netif)
     wren_mac_init(nif); /* may switch ACKs off again for a wire */
 }
 
-static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
+int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
+                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf)
 {
-    struct wren_ieee802154_netif *nif = to_nif(netif);
-    struct wren_node *node = netif->node;
-    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
-
     struct ieee802154_hdr h;
     memset(&h, 0, sizeof(h));
-    h.type = IEEE802154_TYPE_DATA;
+    h.type = type;
     h.version = IEEE802154_VERSION_2006;
     h.panid_comp = true;
     h.dst_pan = nif->pan;
     h.src_pan = nif->pan;
-    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
-    if (bcast) {
+    h.frame_pending = fp;
+    if (dst_len == 0) {
         h.dst_mode = IEEE802154_ADDR_SHORT;
         put_be16(h.dst_addr, IEEE802154_BROADCAST);
-    } else if (nh->dst_len == 2 || nh->dst_len == 8) {
-        h.dst_mode = nh->dst_len == 2 ? IEEE802154_ADDR_SHORT : IEEE802154_ADDR_EXT;
-        memcpy(h.dst_addr, nh->dst, nh->dst_len);
-        h.ack_req = nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK);
+    } else if (dst_len == 2 || dst_len == 8) {
+        h.dst_mode = dst_len == 2 ? IEEE802154_ADDR_SHORT : IEEE802154_ADDR_EXT;
+        memcpy(h.dst_addr, dst, dst_len);
+        h.ack_req = ack_req;
     } else {
-        goto drop_bad;
+        return -1;
     }
     if (nif->src_len == 2) {
         h.src_mode = IEEE802154_ADDR_SHORT;
@@ -74,19 +71,25 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         h.src_mode = IEEE802154_ADDR_EXT;
         memcpy(h.src_addr, nif->long_addr, 8);
     }
-    h.seq = nif->seq;
+    h.seq = seq;
+    int n = ieee802154_hdr_emit(&h, buf, MAX_MHR);
+    return n < 0 ? -1 : n;
+}
 
-    uint8_t mhr[MAX_MHR];
-    int hlen = ieee802154_hdr_emit(&h, mhr, sizeof(mhr));
-    if (hlen < 0) {
-        goto drop_bad;
-    }
+static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_node *node = netif->node;
+    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
     size_t plen = wren_pkt_len(pkt->next);
-    if ((size_t)hlen + plen + IEEE802154_FCS_LEN > MAX_PSDU) {
-        goto drop_bad;
-    }
-    if (nif->mac.phase) {
-        return -EBUSY; /* the MAC is still busy with the last frame */
+    /* the longest header we could put in front: extended addresses */
+    size_t hlen = 3 + 2 + (bcast ? 2 : nh->dst_len) + nif->src_len;
+    if ((!bcast && nh->dst_len != 2 && nh->dst_len != 8) ||
+        hlen + plen + IEEE802154_FCS_LEN > MAX_PSDU) {
+        netif->stats.tx_drop_bad++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -EINVAL;
     }
     /* too many pieces for one scatter list: flatten the payload first */
     unsigned pieces = 0;
@@ -94,17 +97,16 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         pieces++;
     }
     if (pieces > CONFIG_WREN_NETIF_MAX_SNIPS && wren_pktbuf_merge(&node->pktbuf, &pkt->next) < 0) {
-        goto drop_bad;
+        netif->stats.tx_drop_bad++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -EINVAL;
     }
-    netif->stats.tx_frames++;
-    netif->stats.tx_bytes += (uint32_t)((size_t)hlen + plen);
-    wren_mac_send(nif, pkt, mhr, (uint8_t)hlen, nif->seq++, h.ack_req);
-    return 0;
-
-drop_bad:
-    netif->stats.tx_drop_bad++;
-    wren_pktbuf_release(&node->pktbuf, pkt);
-    return -EINVAL;
+    int res = wren_mac_submit(nif, pkt);
+    if (res >= 0) {
+        netif->stats.tx_frames++;
+        netif->stats.tx_bytes += (uint32_t)(hlen + plen);
+    }
+    return res;
 }
 
 static bool for_us(const struct wren_ieee802154_netif *nif, const struct ieee802154_hdr *h)
@@ -144,11 +146,20 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
-    if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.security) {
+    if ((f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD) ||
+        f.hdr.security) {
         reason = &netif->stats.rx_drop_unsupported;
         goto drop;
     }
     bool mine = for_us(nif, &f.hdr);
+    if (f.hdr.type == IEEE802154_TYPE_CMD) {
+        /* MAC commands (data requests) are the MAC's; others we do not use */
+        if (!mine || wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
+            netif->stats.rx_drop_unsupported++;
+        }
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
     if (!nif->promiscuous && !mine) {
         reason = &netif->stats.rx_drop_not_for_us;
         goto drop;

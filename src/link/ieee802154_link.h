@@ -36,6 +36,30 @@ struct wren_mac_stats {
     uint32_t ack_tx_busy;      /**< ACKs not sent: the radio was busy */
     uint32_t rx_dup;           /**< duplicate data frames (same source and sequence) */
     uint32_t rx_ack_stray;     /**< ACKs nobody waited for */
+    uint32_t polls;            /**< data requests sent (sleepy node) */
+    uint32_t polls_rx;         /**< data requests received (parent) */
+    uint32_t indirect_queued;  /**< frames held for sleepy children */
+    uint32_t indirect_sent;    /**< of those, sent when the child polled */
+    uint32_t indirect_drop;    /**< dropped: over a child's quota, or expired */
+};
+
+#ifndef CONFIG_WREN_MAC_CHILDREN
+#define CONFIG_WREN_MAC_CHILDREN 4       /**< sleepy children a parent holds frames for */
+#endif
+#ifndef CONFIG_WREN_MAC_CHILD_QUOTA
+#define CONFIG_WREN_MAC_CHILD_QUOTA 4    /**< frames held per child */
+#endif
+#ifndef CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S
+#define CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S 30 /**< a child silent this long loses its frames */
+#endif
+
+struct wren_mac_child {
+    uint8_t addr[8];
+    uint8_t len;               /**< 0: unused */
+    uint8_t queued;
+    uint32_t last_poll_s;
+    struct wren_snip *head;    /**< frames for it, linked through netif headers */
+    struct wren_snip *tail;
 };
 
 /** Unslotted CSMA-CA, ACKs and retries (802.15.4-2015 6.2.5.1, 6.7.4). */
@@ -61,6 +85,21 @@ struct wren_mac {
         uint8_t seq;
     } seen[4];                 /**< last (source, sequence) per recent neighbor */
     uint8_t seen_next;
+    uint8_t job;               /**< what the frame in progress is (interface, indirect, poll) */
+    bool ack_fp;               /**< frame pending bit of the last ACK */
+    bool frame_fp;             /**< frame pending bit to set on the frame in progress */
+    /* sleepy node: radio off between polls of its parent */
+    uint32_t poll_min_ms, poll_max_ms, poll_ms;
+    uint8_t parent[8];
+    uint8_t parent_len;
+    bool polling;              /**< a poll exchange is under way: stay on */
+    bool radio_off;
+    struct wren_timer poll_timer;
+    /* parent: frames held for sleepy children until they poll */
+    struct wren_mac_child children[CONFIG_WREN_MAC_CHILDREN];
+    uint8_t serve;             /**< child (index + 1) whose poll asked for a frame */
+    struct wren_timer child_timer; /**< expires frames of children that went silent */
+    bool netif_waiting;        /**< the interface was told to wait for the MAC */
     struct wren_mac_stats stats;
 };
 

@@ -20,15 +20,38 @@
 #define MAX_SIFS_FRAME 18u                   /* aMaxSIFSFrameSize */
 
 enum { MAC_IDLE = 0, MAC_BACKOFF, MAC_SENDING, MAC_WAIT_ACK, MAC_RETRY_WAIT };
+enum { JOB_NETIF = 0, JOB_INDIRECT, JOB_POLL };
+
+#define POLL_LISTEN_US 100000u  /* how long a sleepy node waits for a pending frame */
+
+static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wren_snip *pkt,
+                      const uint8_t *dst, uint8_t dst_len, bool ack_req, bool fp);
+static void after_job(struct wren_ieee802154_netif *nif, uint8_t job);
+static void poll_timer_cb(struct wren_timer *t, void *arg);
+static void child_expire(struct wren_timer *t, void *arg);
 
 static struct wren_node *node_of(struct wren_ieee802154_netif *nif)
 {
     return nif->netif.node;
 }
 
+static void radio_on(struct wren_ieee802154_netif *nif, bool on)
+{
+    struct wren_mac *m = &nif->mac;
+    if (m->radio_off == !on) {
+        return;
+    }
+    struct wren_netdev *dev = nif->netif.dev;
+    uint8_t st = on ? WREN_NETOPT_STATE_IDLE : WREN_NETOPT_STATE_OFF;
+    if (dev->driver->set(dev, WREN_NETOPT_STATE, &st, 1) == 0) {
+        m->radio_off = !on;
+    }
+}
+
 static void finish(struct wren_ieee802154_netif *nif, enum wren_netdev_event ev)
 {
     struct wren_mac *m = &nif->mac;
+    uint8_t job = m->job;
     wren_timer_cancel(node_of(nif), &m->timer);
     wren_pktbuf_release(&node_of(nif)->pktbuf, m->pkt);
     m->pkt = NULL;
@@ -40,7 +63,19 @@ static void finish(struct wren_ieee802154_netif *nif, enum wren_netdev_event ev)
     } else {
         m->stats.tx_caf++;
     }
-    wren_netif_tx_done(&nif->netif, ev);
+    if (job == JOB_NETIF) {
+        wren_netif_tx_done(&nif->netif, ev);
+    } else if (job == JOB_POLL) {
+        /* the parent's ACK says whether a frame waits for us */
+        m->polling = ev == WREN_NETDEV_EV_TX_COMPLETE && m->ack_fp;
+        if (m->polling) {
+            wren_timer_set(node_of(nif), &m->poll_timer, POLL_LISTEN_US);
+        } else if (m->poll_ms < m->poll_max_ms) {
+            /* adaptive polling: nothing came, wait twice as long */
+            m->poll_ms = m->poll_ms * 2 > m->poll_max_ms ? m->poll_max_ms : m->poll_ms * 2;
+        }
+    }
+    after_job(nif, job);
 }
 
 /* Earliest moment the radio may be asked to send: the previous frame's end
@@ -61,10 +96,12 @@ static void transmit(struct wren_ieee802154_netif *nif)
     struct wren_netdev *dev = nif->netif.dev;
     uint8_t cca = m->csma;
     dev->driver->set(dev, WREN_NETOPT_CCA_BEFORE_TX, &cca, 1);
+    radio_on(nif, true);
     struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
     iol[0] = (struct wren_iolist){ .base = m->mhr, .len = m->mhr_len };
     unsigned n = 1;
-    for (struct wren_snip *s = m->pkt->next; s && n <= CONFIG_WREN_NETIF_MAX_SNIPS; s = s->next) {
+    for (struct wren_snip *s = m->pkt ? m->pkt->next : NULL; s && n <= CONFIG_WREN_NETIF_MAX_SNIPS;
+         s = s->next) {
         iol[n] = (struct wren_iolist){ .base = s->data, .len = s->size };
         iol[n - 1].next = &iol[n];
         n++;
@@ -157,6 +194,8 @@ void wren_mac_init(struct wren_ieee802154_netif *nif)
     m->max_backoffs = 4;
     m->max_retries = 3;
     wren_timer_init(&m->timer, mac_timer, nif);
+    wren_timer_init(&m->poll_timer, poll_timer_cb, nif);
+    wren_timer_init(&m->child_timer, child_expire, nif);
     struct wren_netdev *dev = nif->netif.dev;
     uint8_t wired = 0;
     if (dev->driver->get(dev, WREN_NETOPT_IS_WIRED, &wired, 1) == 1 && wired) {
@@ -167,18 +206,225 @@ void wren_mac_init(struct wren_ieee802154_netif *nif)
     }
 }
 
-void wren_mac_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt, const uint8_t *mhr,
-                   uint8_t mhr_len, uint8_t seq, bool ack_req)
+static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wren_snip *pkt,
+                      const uint8_t *dst, uint8_t dst_len, bool ack_req, bool fp)
 {
     struct wren_mac *m = &nif->mac;
+    uint8_t seq = nif->seq++;
+    int n = wren_link_mhr(nif, job == JOB_POLL ? IEEE802154_TYPE_CMD : IEEE802154_TYPE_DATA, dst,
+                          dst_len, ack_req, fp, seq, m->mhr);
+    if (n < 0) {
+        wren_pktbuf_release(&node_of(nif)->pktbuf, pkt);
+        return;
+    }
+    if (job == JOB_POLL) {
+        m->mhr[n++] = IEEE802154_CMD_DATA_REQ;
+        m->stats.polls++;
+    }
+    m->job = job;
     m->pkt = pkt;
-    memcpy(m->mhr, mhr, mhr_len);
-    m->mhr_len = mhr_len;
+    m->mhr_len = (uint8_t)n;
     m->seq = seq;
-    m->ack_req = ack_req;
+    m->ack_req = ack_req && dst_len;
+    m->ack_fp = false;
     m->tries = 0;
-    m->psdu_len = (uint8_t)(mhr_len + wren_pkt_len(pkt->next) + 2);
+    m->psdu_len = (uint8_t)(n + (pkt ? wren_pkt_len(pkt->next) : 0) + 2);
     attempt(nif);
+}
+
+static struct wren_mac_child *child_of(struct wren_mac *m, const uint8_t *addr, uint8_t len)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_MAC_CHILDREN; i++) {
+        struct wren_mac_child *c = &m->children[i];
+        if (c->len == len && len && memcmp(c->addr, addr, len) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static void child_drop_all(struct wren_ieee802154_netif *nif, struct wren_mac_child *c)
+{
+    while (c->head) {
+        struct wren_snip *p = c->head;
+        c->head = wren_netif_hdr(p)->q_next;
+        nif->mac.stats.indirect_drop++;
+        wren_pktbuf_release(&node_of(nif)->pktbuf, p);
+    }
+    c->tail = NULL;
+    c->queued = 0;
+}
+
+/* Children silent for CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S lose their frames
+ * (a dead child never holds more than its quota, and not for ever). */
+static void child_expire(struct wren_timer *t, void *arg)
+{
+    struct wren_ieee802154_netif *nif = arg;
+    struct wren_mac *m = &nif->mac;
+    uint32_t now_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+    bool held = false;
+    for (unsigned i = 0; i < CONFIG_WREN_MAC_CHILDREN; i++) {
+        struct wren_mac_child *c = &m->children[i];
+        if (c->len && now_s - c->last_poll_s > CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S) {
+            child_drop_all(nif, c);
+            c->len = 0;
+        }
+        held |= c->queued != 0;
+    }
+    if (held) {
+        wren_timer_set(node_of(nif), t, (uint64_t)CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S * 500000u);
+    }
+}
+
+/* Send the next frame held for the child that polled, if the MAC is free. */
+static void serve_child(struct wren_ieee802154_netif *nif)
+{
+    struct wren_mac *m = &nif->mac;
+    if (m->phase != MAC_IDLE || m->serve == 0) {
+        return;
+    }
+    struct wren_mac_child *c = &m->children[m->serve - 1];
+    m->serve = 0;
+    struct wren_snip *p = c->head;
+    if (p == NULL) {
+        return;
+    }
+    c->head = wren_netif_hdr(p)->q_next;
+    if (c->head == NULL) {
+        c->tail = NULL;
+    }
+    c->queued--;
+    m->stats.indirect_sent++;
+    /* the frame pending bit tells the child to poll again */
+    start_job(nif, JOB_INDIRECT, p, c->addr, c->len, true, c->queued != 0);
+}
+
+static void after_job(struct wren_ieee802154_netif *nif, uint8_t job)
+{
+    struct wren_mac *m = &nif->mac;
+    serve_child(nif);
+    if (m->phase == MAC_IDLE && job != JOB_NETIF && m->netif_waiting) {
+        m->netif_waiting = false;
+        wren_netif_tx_resume(&nif->netif);
+    }
+    if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
+        radio_on(nif, false); /* sleepy: off until the next poll or frame */
+    }
+}
+
+static void poll_parent(struct wren_ieee802154_netif *nif)
+{
+    struct wren_mac *m = &nif->mac;
+    if (m->phase != MAC_IDLE) {
+        return; /* busy sending: the next tick polls */
+    }
+    start_job(nif, JOB_POLL, NULL, m->parent, m->parent_len, true, false);
+}
+
+static void poll_timer_cb(struct wren_timer *t, void *arg)
+{
+    struct wren_ieee802154_netif *nif = arg;
+    struct wren_mac *m = &nif->mac;
+    if (m->poll_max_ms == 0) {
+        return;
+    }
+    if (m->polling) {
+        /* the announced frame did not come */
+        m->polling = false;
+        after_job(nif, JOB_POLL);
+    } else {
+        poll_parent(nif);
+    }
+    if (!m->polling) {
+        wren_timer_set(node_of(nif), t, (uint64_t)m->poll_ms * 1000u);
+    }
+}
+
+int wren_mac_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
+{
+    struct wren_mac *m = &nif->mac;
+    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
+    struct wren_mac_child *c = bcast ? NULL : child_of(m, nh->dst, nh->dst_len);
+    if (c) {
+        /* indirect transmission (802.15.4-2015 6.7.3): held until it polls */
+        uint32_t now_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+        if (now_s - c->last_poll_s > CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S) {
+            child_drop_all(nif, c);
+            c->len = 0; /* silent too long: no longer a child */
+        } else if (c->queued >= CONFIG_WREN_MAC_CHILD_QUOTA) {
+            m->stats.indirect_drop++;
+            wren_pktbuf_release(&node_of(nif)->pktbuf, pkt);
+            return 1;
+        } else {
+            struct wren_snip *head = pkt;
+            if (wren_pktbuf_write_path(&node_of(nif)->pktbuf, &pkt, &head) < 0) {
+                m->stats.indirect_drop++;
+                wren_pktbuf_release(&node_of(nif)->pktbuf, pkt);
+                return 1;
+            }
+            wren_netif_hdr(pkt)->q_next = NULL;
+            if (c->tail) {
+                wren_netif_hdr(c->tail)->q_next = pkt;
+            } else {
+                c->head = pkt;
+            }
+            c->tail = pkt;
+            c->queued++;
+            m->stats.indirect_queued++;
+            if (!wren_timer_armed(&m->child_timer)) {
+                wren_timer_set(node_of(nif), &m->child_timer,
+                               (uint64_t)CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S * 500000u);
+            }
+            return 1;
+        }
+    }
+    if (m->phase != MAC_IDLE) {
+        m->netif_waiting = true;
+        return -EBUSY;
+    }
+    uint8_t dst[8];
+    uint8_t dst_len = bcast ? 0 : nh->dst_len;
+    memcpy(dst, nh->dst, dst_len);
+    start_job(nif, JOB_NETIF, pkt, dst, dst_len,
+              nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK), false);
+    return 0;
+}
+
+/* A sleepy child asked for its frames: remember it, and serve it. */
+static bool on_data_request(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f)
+{
+    struct wren_mac *m = &nif->mac;
+    uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
+    struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
+    m->stats.polls_rx++;
+    if (c == NULL) {
+        for (unsigned i = 0; c == NULL && i < CONFIG_WREN_MAC_CHILDREN; i++) {
+            c = m->children[i].len == 0 ? &m->children[i] : NULL;
+        }
+        if (c == NULL) {
+            /* full: take over the longest-silent child without frames */
+            for (unsigned i = 0; i < CONFIG_WREN_MAC_CHILDREN; i++) {
+                struct wren_mac_child *o = &m->children[i];
+                if (o->queued == 0 && (c == NULL || o->last_poll_s < c->last_poll_s)) {
+                    c = o;
+                }
+            }
+        }
+        if (c == NULL) {
+            return false;
+        }
+        memset(c, 0, sizeof(*c));
+        memcpy(c->addr, f->hdr.src_addr, len);
+        c->len = len;
+    }
+    c->last_poll_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+    if (c->queued) {
+        m->serve = (uint8_t)(c - m->children + 1);
+        serve_child(nif);
+        return true;
+    }
+    return false;
 }
 
 void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
@@ -192,8 +438,12 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
         m->last_psdu = m->phase == MAC_SENDING ? m->psdu_len : 5;
     }
     if (m->phase != MAC_SENDING && !(m->phase == MAC_BACKOFF && ev == WREN_NETDEV_EV_TX_MEDIUM_BUSY &&
-                                     m->pkt)) {
-        return; /* the completion of an ACK we sent */
+                                     (m->pkt || m->job == JOB_POLL))) {
+        /* the completion of an ACK we sent */
+        if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
+            radio_on(nif, false);
+        }
+        return;
     }
     switch (ev) {
     case WREN_NETDEV_EV_TX_MEDIUM_BUSY:
@@ -222,12 +472,13 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
     }
 }
 
-static void send_ack(struct wren_ieee802154_netif *nif, uint8_t seq)
+static void send_ack(struct wren_ieee802154_netif *nif, uint8_t seq, bool fp)
 {
     struct wren_netdev *dev = nif->netif.dev;
     /* 6.7.4.2: an Imm-Ack, aTurnaroundTime after the frame (the radio's
-     * RX-to-TX turnaround), without CCA */
-    uint8_t ack[3] = { IEEE802154_TYPE_ACK, 0, seq };
+     * RX-to-TX turnaround), without CCA; frame pending set when a sleepy
+     * child's data request finds frames waiting */
+    uint8_t ack[3] = { (uint8_t)(IEEE802154_TYPE_ACK | (fp ? 0x10 : 0)), 0, seq };
     struct wren_iolist iol = { .base = ack, .len = sizeof(ack) };
     uint8_t off = 0;
     dev->driver->set(dev, WREN_NETOPT_CCA_BEFORE_TX, &off, 1);
@@ -245,16 +496,48 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
     if (f->hdr.type == IEEE802154_TYPE_ACK) {
         if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
             m->stats.ack_rx++;
+            m->ack_fp = f->hdr.frame_pending;
             finish(nif, WREN_NETDEV_EV_TX_COMPLETE);
         } else {
             m->stats.rx_ack_stray++;
         }
         return WREN_MAC_RX_CONSUMED;
     }
+    if (f->hdr.type == IEEE802154_TYPE_CMD) {
+        if (f->cmd_id != IEEE802154_CMD_DATA_REQ || !for_us_unicast) {
+            return WREN_MAC_RX_DELIVER; /* not ours to handle */
+        }
+        /* the ACK must know whether frames wait: decide before sending it */
+        uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
+        struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
+        if (f->hdr.ack_req) {
+            send_ack(nif, f->hdr.seq, c && c->queued);
+        }
+        on_data_request(nif, f);
+        return WREN_MAC_RX_CONSUMED;
+    }
+    if (m->polling && for_us_unicast) {
+        /* the frame we polled for: another poll if more wait */
+        wren_timer_cancel(node_of(nif), &m->poll_timer);
+        m->polling = false;
+        if (m->poll_ms > m->poll_min_ms) {
+            m->poll_ms = m->poll_ms / 2 < m->poll_min_ms ? m->poll_min_ms : m->poll_ms / 2;
+        }
+        if (f->hdr.frame_pending) {
+            m->polling = true;
+            wren_timer_set(node_of(nif), &m->poll_timer, 0);
+        } else {
+            wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
+        }
+    }
     if (!for_us_unicast || !f->hdr.ack_req) {
+        if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
+            radio_on(nif, false);
+        }
         return WREN_MAC_RX_DELIVER;
     }
-    send_ack(nif, f->hdr.seq);
+    /* (a sleepy node sleeps again once this ACK is out: see tx_event) */
+    send_ack(nif, f->hdr.seq, false);
     /* a retransmission of what we already took (our ACK was lost) */
     uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
     for (unsigned i = 0; i < 4; i++) {
@@ -294,6 +577,12 @@ int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, siz
         return wren_netopt_put(val, max, &m->retry_delay_ms, 2);
     case WREN_NETOPT_MAC_STATS:
         return wren_netopt_put(val, max, &m->stats, sizeof(m->stats));
+    case WREN_NETOPT_MAC_PARENT:
+        return wren_netopt_put(val, max, m->parent, m->parent_len);
+    case WREN_NETOPT_MAC_POLL: {
+        uint32_t v[2] = { m->poll_min_ms, m->poll_max_ms };
+        return wren_netopt_put(val, max, v, sizeof(v));
+    }
     default:
         return -ENOTSUP;
     }
@@ -302,6 +591,36 @@ int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, siz
 int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_mac *m = &nif->mac;
+    if (opt == WREN_NETOPT_MAC_PARENT) {
+        if (len != 2 && len != 8) {
+            return -EINVAL;
+        }
+        memcpy(m->parent, val, len);
+        m->parent_len = (uint8_t)len;
+        return 0;
+    }
+    if (opt == WREN_NETOPT_MAC_POLL) {
+        uint32_t v[2];
+        if (len != sizeof(v) || (memcpy(v, val, sizeof(v)), v[0] > v[1]) ||
+            (v[1] && (v[0] == 0 || m->parent_len == 0))) {
+            return -EINVAL;
+        }
+        m->poll_min_ms = v[0];
+        m->poll_max_ms = v[1];
+        m->poll_ms = v[0];
+        m->polling = false;
+        if (v[1]) {
+            /* a sleepy node: the radio sleeps between polls */
+            if (m->phase == MAC_IDLE) {
+                radio_on(nif, false);
+            }
+            wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
+        } else {
+            wren_timer_cancel(node_of(nif), &m->poll_timer);
+            radio_on(nif, true);
+        }
+        return 0;
+    }
     if (opt == WREN_NETOPT_RETRY_DELAY) {
         if (len != 2) {
             return -EINVAL;

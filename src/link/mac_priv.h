@@ -6,11 +6,16 @@
 #include "wire/ieee802154.h"
 
 void wren_mac_init(struct wren_ieee802154_netif *nif);
-/* Take @p pkt (netif header, then the payload snips) whose MAC header is
- * @p mhr and send it with CSMA-CA, ACK and retries as configured; the
- * interface hears of the outcome through wren_netif_tx_done(). */
-void wren_mac_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt, const uint8_t *mhr,
-                   uint8_t mhr_len, uint8_t seq, bool ack_req);
+/* Take @p pkt (netif header, then the payload snips) from the interface:
+ * send it with CSMA-CA, ACK and retries as configured (0: the interface
+ * hears of the outcome through wren_netif_tx_done()), hold it for a sleepy
+ * child (1), or refuse it while busy (-EBUSY). */
+int wren_mac_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt);
+
+/* Build the MAC header of a frame from us to @p dst (dst_len 0: broadcast)
+ * into @p buf (at least 23 bytes); return its length or -1 (in link.c). */
+int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
+                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf);
 void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev);
 
 enum wren_mac_rx {

@@ -64,6 +64,14 @@ static void netif_try_send(struct wren_netif *netif, struct wren_snip *pkt)
     }
 }
 
+void wren_netif_tx_resume(struct wren_netif *netif)
+{
+    netif->tx_busy = false;
+    while (!netif->tx_busy && netif->txq_len) {
+        netif_try_send(netif, txq_get(netif));
+    }
+}
+
 static void netif_send(struct wren_netif *netif, struct wren_snip *pkt)
 {
     if (pkt == NULL || pkt->type != WREN_NETTYPE_NETIF ||
@@ -92,10 +100,7 @@ void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
         netif->stats.tx_busy++;
         break;
     }
-    netif->tx_busy = false;
-    while (!netif->tx_busy && netif->txq_len) {
-        netif_try_send(netif, txq_get(netif));
-    }
+    wren_netif_tx_resume(netif);
 }
 
 static void netif_rx(struct wren_netif *netif)

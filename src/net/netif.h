@@ -75,8 +75,10 @@ struct wren_netif_link_ops {
     /** Set defaults and read the device's addresses. */
     void (*init)(struct wren_netif *netif);
     /** Frame @p pkt (netif header first) and hand it to the device.
-     *  Owns @p pkt. @return 0, or -EBUSY (then the caller still owns it and
-     *  queues it), or another -errno after having dropped it. */
+     *  Owns @p pkt. @return 0 (sending: wren_netif_tx_done() follows), 1
+     *  (taken over, e.g. held for a sleepy neighbor: no event follows), or
+     *  -EBUSY (then the caller still owns it and queues it), or another
+     *  -errno after having dropped it. */
     int (*send)(struct wren_netif *netif, struct wren_snip *pkt);
     /** Parse the frame in @p pkt (one snip), mark the header, add the netif
      *  header and dispatch the payload. Owns @p pkt. */
@@ -137,6 +139,10 @@ static inline uint8_t wren_netif_hdr_if(struct wren_snip *s)
 {
     return wren_netif_hdr(s)->if_id;
 }
+
+/** @brief The link layer, busy with frames of its own, can take the
+ *         interface's next frame again (no frame of the interface ended). */
+void wren_netif_tx_resume(struct wren_netif *netif);
 
 /** @brief Tell @p netif the device finished a frame (called from the link
  *         layer or driver event path): counts, then sends the next queued. */

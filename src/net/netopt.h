@@ -41,6 +41,9 @@ enum wren_netopt {
     WREN_NETOPT_MAX_RETRIES,       /**< uint8_t macMaxFrameRetries (0..7) */
     WREN_NETOPT_RETRY_DELAY,       /**< uint16_t ms: retries wait a random 0..this long */
     WREN_NETOPT_MAC_STATS,         /**< GET: struct wren_mac_stats */
+    WREN_NETOPT_MAC_PARENT,        /**< uint8_t[2 or 8]: the parent a sleepy node polls */
+    WREN_NETOPT_MAC_POLL,          /**< uint32_t[2] ms: poll interval min, max (0: always on;
+                                        min == max: fixed; else adaptive) */
 
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;

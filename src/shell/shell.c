@@ -14,6 +14,7 @@
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
+#include "link/ieee802154_link.h"
 #include "nib/nib.h"
 #include "sixlowpan/sixlowpan.h"
 #include "udp/udp.h"
@@ -102,6 +103,27 @@ static void show_if(struct wren_shell *sh, struct wren_netif *netif)
                           addrs[i].state == WREN_IPV6_ADDR_TENTATIVE ? " TENTATIVE" : "");
             }
         }
+    }
+    struct wren_radio_time rt;
+    if (wren_netapi_get(node, m, WREN_NETOPT_RADIO_TIME, 0, &rt, sizeof(rt)) == sizeof(rt)) {
+        uint64_t on = rt.listen + rt.rx + rt.tx, all = on + rt.off;
+        unsigned long permille = all ? (unsigned long)(on * 1000u / all) : 0;
+        sh_printf(sh, "          Radio: off %lu ms, listen %lu ms, rx %lu ms, tx %lu ms; "
+                      "duty cycle %lu.%lu%%\n",
+                  (unsigned long)(rt.off / 1000), (unsigned long)(rt.listen / 1000),
+                  (unsigned long)(rt.rx / 1000), (unsigned long)(rt.tx / 1000), permille / 10,
+                  permille % 10);
+    }
+    struct wren_mac_stats ms;
+    if (wren_netapi_get(node, m, WREN_NETOPT_MAC_STATS, 0, &ms, sizeof(ms)) == sizeof(ms)) {
+        sh_printf(sh, "          MAC: on air %lu, retries %lu, no-ack %lu, channel busy %lu "
+                      "(CCA busy %lu), ACKs rx %lu tx %lu, duplicates %lu, polls %lu, "
+                      "indirect %lu sent %lu dropped %lu\n",
+                  (unsigned long)ms.tx_attempts, (unsigned long)ms.tx_retries,
+                  (unsigned long)ms.tx_noack, (unsigned long)ms.tx_caf, (unsigned long)ms.cca_busy,
+                  (unsigned long)ms.ack_rx, (unsigned long)ms.ack_tx, (unsigned long)ms.rx_dup,
+                  (unsigned long)ms.polls, (unsigned long)ms.indirect_queued,
+                  (unsigned long)ms.indirect_sent, (unsigned long)ms.indirect_drop);
     }
     const struct wren_netif_stats *st = &netif->stats;
     struct wren_netif_stats stats;

@@ -67,3 +67,61 @@ def test_counters_add_up_with_the_capture(tmp_path, sim_factory):
     # B acknowledged what it heard, and those ACKs are on the air
     assert acks == c[1]["mac.ack_tx"]
     assert c[1]["app.received"] + c[1]["mac.rx_dup"] <= c[1]["mac.ack_tx"]
+
+
+def radio_on_us(c):
+    return c["radio.time_listen_us"] + c["radio.time_rx_us"] + c["radio.time_tx_us"]
+
+
+def test_sleepy_child_gets_every_datagram_and_sleeps(sim_factory):
+    s = sim_factory(9)
+    s.add_node(0, 0)      # parent
+    s.add_node(10, 0)     # sleepy child
+    s.set_link(0, 1)
+    s.set_link(1, 0)
+    s.set_sleepy(1, parent=0, poll_ms=1000)
+    assert s.shell(1, "udp server start 50123 sink")[0] == 0
+    s.run(2.0)
+    # 100 datagrams down to the child, one every 1.5 s: each waits at the
+    # parent until the child's next poll
+    assert s.shell(0, "udp send fe80::ff:fe00:1 50123 20 100 1500")[0] == 0
+    s.run(s.now + 100 * 1.5 + 5)
+    out = s.shell(1, "udp server stats")[1]
+    assert "received 100 bad 0" in out, out
+    p = s.counters(0)
+    assert p["mac.indirect_queued"] == 100 and p["mac.indirect_sent"] == 100
+    assert p["mac.indirect_drop"] == 0
+    # idle: polls only, the radio off in between
+    before, t0 = s.counters(1), s.now
+    s.run(s.now + 60)
+    after = s.counters(1)
+    duty = (radio_on_us(after) - radio_on_us(before)) / ((s.now - t0) * 1e6)
+    assert after["mac.polls"] - before["mac.polls"] >= 59
+    assert duty < 0.02, duty
+
+
+def test_adaptive_polling_and_a_dead_child(sim_factory):
+    s = sim_factory(10)
+    s.add_node(0, 0)
+    s.add_node(10, 0)
+    s.set_link(0, 1)
+    s.set_link(1, 0)
+    s.set_sleepy(1, parent=0, poll_ms=250, max_poll_ms=4000)
+    s.shell(1, "udp server start 50123 sink")
+    s.run(60.0)
+    idle_polls = s.counters(1)["mac.polls"]
+    assert idle_polls < 60 / 0.25 / 4       # backed off towards 4 s when idle
+    before = s.counters(1)["mac.polls"]
+    s.shell(0, "udp send fe80::ff:fe00:1 50123 20 20 1000")
+    s.run(s.now + 25)
+    assert "received 20 bad 0" in s.shell(1, "udp server stats")[1]
+    # traffic halves the interval: far more polls than 25 s of idling at 4 s
+    assert s.counters(1)["mac.polls"] - before > 25 / 4 * 2
+    # the child dies: the parent holds no more than its quota, then drops
+    s.remove_link(0, 1)
+    s.remove_link(1, 0)
+    s.shell(0, "udp send fe80::ff:fe00:1 50123 20 50 100")
+    s.run(s.now + 60)
+    p = s.counters(0)
+    assert p["mac.indirect_drop"] >= 40
+    assert p["pktbuf.in_use"] <= 4 * 200
