@@ -7,7 +7,10 @@ The node's state lives in one global per module (port/cortexm/instance.c),
 so RAM is charged by module too; the packet buffer arena is shown apart.
 
 Images (port/cortexm/main_*.c):
-  ip6lo    802.15.4 + 6LoWPAN + IPv6 + ICMPv6 echo: the smallest IP node
+  ip6lo    802.15.4 + 6LoWPAN + IPv6 + ICMPv6 echo: the smallest IP node, for a
+           radio doing CSMA-CA and ACKs in hardware (CONFIG_WREN_MAC_SOFT=0)
+  ip6lo_softmac  the same with the software MAC (CSMA-CA, ACKs, retries,
+           indirect transmission)
   udp      IPv6 + ICMPv6 + UDP + sock_udp over the loopback
   reflect  the foundation: node, netif, 802.15.4 link, threads
 """
@@ -131,6 +134,10 @@ def records_and_print(out=print):
     udp_rom = udp["UDP"]["rom"] + udp["sock"]["rom"]
     out(f"{'IPv6 node (ip6lo image, stack only)':<{w}}{rom:>10}{ram:>7}")
     out(f"{'packet buffer arena (apart)':<{w}}{'':>10}{arena:>7}")
+    soft, _ = image_report("ip6lo_softmac")
+    soft_rom = sum(soft[m]["rom"] for m in STACK_IP6LO)
+    soft_ram = sum(soft[m]["ram"] for m in STACK_IP6LO)
+    out(f"{'  the same with the software MAC':<{w}}{soft_rom:>10}{soft_ram:>7}")
     out(f"UDP + sock_udp add {udp_rom} bytes of ROM")
     return [
         {"name": "rom_ip6lo_bytes", "value": rom, "unit": "bytes", "better": "lower",

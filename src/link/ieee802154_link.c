@@ -40,7 +40,9 @@ static void link_init(struct wren_netif *netif)
     nif->src_len = s >= 0xfffe ? 8 : 2;
     nif->seq = (uint8_t)wren_node_random(netif->node);
     nif->ack_req = true;
-    wren_mac_init(nif); /* may switch ACKs off again for a wire */
+    if (CONFIG_WREN_MAC_SOFT) {
+        wren_mac_init(nif); /* may switch ACKs off again for a wire */
+    }
 }
 
 int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
@@ -76,6 +78,38 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
     return n < 0 ? -1 : n;
 }
 
+/* Without the software MAC: the frame goes straight to the radio, which
+ * does CSMA-CA and ACKs itself and ends the frame with its TX event. */
+static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
+{
+    struct wren_netdev *dev = nif->netif.dev;
+    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
+    uint8_t mhr[MAX_MHR];
+    int hlen = wren_link_mhr(nif, IEEE802154_TYPE_DATA, nh->dst, bcast ? 0 : nh->dst_len,
+                             nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK), false, nif->seq,
+                             mhr);
+    struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
+    iol[0] = (struct wren_iolist){ .base = mhr, .len = (size_t)hlen };
+    unsigned n = 1;
+    for (struct wren_snip *s = pkt->next; s && n <= CONFIG_WREN_NETIF_MAX_SNIPS; s = s->next) {
+        iol[n] = (struct wren_iolist){ .base = s->data, .len = s->size };
+        iol[n - 1].next = &iol[n];
+        n++;
+    }
+    int res = hlen < 0 ? -EINVAL : dev->driver->send(dev, iol);
+    if (res == -EBUSY) {
+        return -EBUSY;
+    }
+    wren_pktbuf_release(&nif->netif.node->pktbuf, pkt);
+    if (res < 0) {
+        nif->netif.stats.tx_drop_dev++;
+        return res;
+    }
+    nif->seq++;
+    return 0;
+}
+
 static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
@@ -101,7 +135,7 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -EINVAL;
     }
-    int res = wren_mac_submit(nif, pkt);
+    int res = CONFIG_WREN_MAC_SOFT ? wren_mac_submit(nif, pkt) : hw_send(nif, pkt);
     if (res >= 0) {
         netif->stats.tx_frames++;
         netif->stats.tx_bytes += (uint32_t)(hlen + plen);
@@ -142,7 +176,11 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         goto drop;
     }
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
-        wren_mac_rx(nif, &f, false);
+        if (CONFIG_WREN_MAC_SOFT) {
+            wren_mac_rx(nif, &f, false);
+        } else {
+            netif->stats.rx_drop_unsupported++; /* the radio's business */
+        }
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
@@ -154,7 +192,8 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     bool mine = for_us(nif, &f.hdr);
     if (f.hdr.type == IEEE802154_TYPE_CMD) {
         /* MAC commands (data requests) are the MAC's; others we do not use */
-        if (!mine || wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
+        if (!CONFIG_WREN_MAC_SOFT || !mine ||
+            wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
             netif->stats.rx_drop_unsupported++;
         }
         wren_pktbuf_release(&node->pktbuf, pkt);
@@ -166,7 +205,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     bool unicast = mine && !(f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
                              get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST);
-    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
+    if (CONFIG_WREN_MAC_SOFT && wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
@@ -222,7 +261,7 @@ drop:
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
-    int mres = wren_mac_get(nif, opt, val, max);
+    int mres = CONFIG_WREN_MAC_SOFT ? wren_mac_get(nif, opt, val, max) : -ENOTSUP;
     if (mres != -ENOTSUP) {
         return mres;
     }
@@ -245,7 +284,7 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
         b = nif->promiscuous;
         return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_IS_WIRED:
-        b = nif->mac.wired;
+        b = CONFIG_WREN_MAC_SOFT && nif->mac.wired;
         return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_MAX_PDU_SIZE:
         /* payload room with short addresses and a compressed PAN ID */
@@ -259,7 +298,7 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
-    int mres = wren_mac_set(nif, opt, val, len);
+    int mres = CONFIG_WREN_MAC_SOFT ? wren_mac_set(nif, opt, val, len) : -ENOTSUP;
     if (mres != -ENOTSUP) {
         return mres;
     }
@@ -311,7 +350,7 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
     .send = link_send,
     .recv = link_recv,
-    .tx_event = wren_mac_tx_event,
+    .tx_event = CONFIG_WREN_MAC_SOFT ? wren_mac_tx_event : NULL,
     .get = link_get,
     .set = link_set,
 };

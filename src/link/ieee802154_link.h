@@ -20,6 +20,15 @@
 #include "core/timer.h"
 #include "net/netif.h"
 
+/**
+ * The software MAC (CSMA-CA, ACKs, retries, indirect transmission). 0 for
+ * radios that do CSMA-CA and ACKs in hardware (most 802.15.4 transceivers):
+ * frames then go straight to the device, whose TX events end them.
+ */
+#ifndef CONFIG_WREN_MAC_SOFT
+#define CONFIG_WREN_MAC_SOFT 1
+#endif
+
 /** Default PAN ID when the device does not report one. */
 #define WREN_IEEE802154_DEFAULT_PAN 0x0023
 
