@@ -108,8 +108,10 @@ static void transmit(struct wren_ieee802154_netif *nif)
     }
     int res = dev->driver->send(dev, iol);
     if (res == -EBUSY) {
-        /* the radio is busy (an ACK of ours goes out): like a busy channel */
-        wren_mac_tx_event(&nif->netif, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
+        /* the radio is still busy with an ACK of ours: not the channel's
+         * fault, try again one backoff period later */
+        m->phase = MAC_BACKOFF;
+        wren_timer_set(node_of(nif), &m->timer, UNIT_BACKOFF_US);
         return;
     }
     if (res < 0) {
@@ -437,8 +439,7 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
         m->last_tx_end = wren_node_now(node);
         m->last_psdu = m->phase == MAC_SENDING ? m->psdu_len : 5;
     }
-    if (m->phase != MAC_SENDING && !(m->phase == MAC_BACKOFF && ev == WREN_NETDEV_EV_TX_MEDIUM_BUSY &&
-                                     (m->pkt || m->job == JOB_POLL))) {
+    if (m->phase != MAC_SENDING) {
         /* the completion of an ACK we sent */
         if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
             radio_on(nif, false);
@@ -523,11 +524,10 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
         if (m->poll_ms > m->poll_min_ms) {
             m->poll_ms = m->poll_ms / 2 < m->poll_min_ms ? m->poll_min_ms : m->poll_ms / 2;
         }
+        wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
         if (f->hdr.frame_pending) {
-            m->polling = true;
-            wren_timer_set(node_of(nif), &m->poll_timer, 0);
-        } else {
-            wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
+            /* more waits at the parent: ask again right away */
+            poll_parent(nif);
         }
     }
     if (!for_us_unicast || !f->hdr.ack_req) {
