@@ -490,6 +490,22 @@ static void send_ack(struct wren_ieee802154_netif *nif, uint8_t seq, bool fp)
     nif->mac.stats.ack_tx++;
 }
 
+/* A frame for us arrived while a sleepy node listened after a poll. */
+static void polled_frame(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f)
+{
+    struct wren_mac *m = &nif->mac;
+    wren_timer_cancel(node_of(nif), &m->poll_timer);
+    m->polling = false;
+    if (m->poll_ms > m->poll_min_ms) {
+        m->poll_ms = m->poll_ms / 2 < m->poll_min_ms ? m->poll_min_ms : m->poll_ms / 2;
+    }
+    wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
+    if (f->hdr.frame_pending) {
+        /* more waits at the parent: ask again (after our ACK is out) */
+        poll_parent(nif);
+    }
+}
+
 enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f,
                              bool for_us_unicast)
 {
@@ -517,20 +533,10 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
         on_data_request(nif, f);
         return WREN_MAC_RX_CONSUMED;
     }
-    if (m->polling && for_us_unicast) {
-        /* the frame we polled for: another poll if more wait */
-        wren_timer_cancel(node_of(nif), &m->poll_timer);
-        m->polling = false;
-        if (m->poll_ms > m->poll_min_ms) {
-            m->poll_ms = m->poll_ms / 2 < m->poll_min_ms ? m->poll_min_ms : m->poll_ms / 2;
-        }
-        wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
-        if (f->hdr.frame_pending) {
-            /* more waits at the parent: ask again right away */
-            poll_parent(nif);
-        }
-    }
     if (!for_us_unicast || !f->hdr.ack_req) {
+        if (m->polling && for_us_unicast) {
+            polled_frame(nif, f);
+        }
         if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
             radio_on(nif, false);
         }
@@ -538,6 +544,9 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
     }
     /* (a sleepy node sleeps again once this ACK is out: see tx_event) */
     send_ack(nif, f->hdr.seq, false);
+    if (m->polling) {
+        polled_frame(nif, f);
+    }
     /* a retransmission of what we already took (our ACK was lost) */
     uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
     for (unsigned i = 0; i < 4; i++) {

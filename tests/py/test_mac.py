@@ -135,12 +135,12 @@ def test_frames_pending_are_fetched_in_one_wakeup(sim_factory):
     s.set_link(1, 0)
     s.set_sleepy(1, parent=0, poll_ms=5000)
     s.shell(1, "udp server start 50123 sink")
-    s.run(1.0)
+    s.run(6.0)   # the parent learns of its sleepy child from its first poll
     # four datagrams wait at the parent before the child's next poll
     s.shell(0, "udp send fe80::ff:fe00:1 50123 20 4 100")
-    s.run(4.5)
+    s.run(9.5)
     polls = s.counters(1)["mac.polls"]
-    s.run(6.0)   # one poll at 5 s: frame pending chains the rest
+    s.run(11.0)  # one poll at 10 s: frame pending chains the rest
     assert "received 4 bad 0" in s.shell(1, "udp server stats")[1]
     assert s.counters(1)["mac.polls"] - polls <= 5
     assert s.counters(0)["mac.indirect_sent"] == 4
