@@ -105,16 +105,41 @@ def build(sc, seed=None, pcap=None):
     return sim, seed
 
 
+def _commands(sc, n):
+    """[(time, node, command)] from the [[shell]] tables, in time order."""
+    out = []
+    for i, c in enumerate(sc.get("shell", [])):
+        if "cmd" not in c:
+            raise ScenarioError(f"[[shell]] entry {i} has no cmd")
+        cmds = c["cmd"] if isinstance(c["cmd"], list) else [c["cmd"]]
+        for node in _node_list(c.get("nodes", c.get("node")), n):
+            for cmd in cmds:
+                line = cmd.format(id=node, prev=node - 1, next=node + 1)
+                out.append((float(c.get("at", 0.0)), i, node, line))
+    out.sort()
+    return [(t, node, cmd) for t, _, node, cmd in out]
+
+
 def run(sc, seed=None, duration=None, pcap=None, progress=True):
     """Build and run a scenario; return its result as a dict."""
     sim, seed = build(sc, seed, pcap)
     duration = float(sc.get("duration", 10.0) if duration is None else duration)
+    commands = _commands(sc, sim.node_count)
+    shell_out = {i: [] for i in range(sim.node_count)}
+    failed = []
     t0 = time.monotonic()
     step = max(duration / 100.0, 0.001)
     shown = False
     t = 0.0
     while t < duration:
         t = min(duration, t + step)
+        while commands and commands[0][0] <= t:
+            at, node, cmd = commands.pop(0)
+            sim.run(at)
+            res, out = sim.shell(node, cmd)
+            shell_out[node].append(f"> {cmd}\n{out}")
+            if res != 0:
+                failed.append({"node": node, "at": at, "cmd": cmd, "result": res})
         sim.run(t)
         wall = time.monotonic() - t0
         if progress and wall > 2.0:
@@ -124,7 +149,10 @@ def run(sc, seed=None, duration=None, pcap=None, progress=True):
     if shown:
         print(file=sys.stderr)
     wall = time.monotonic() - t0
-    nodes = [{"id": i, "counters": sim.counters(i)} for i in range(sim.node_count)]
+    for i in range(sim.node_count):
+        shell_out[i].append(sim.output(i))
+    nodes = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
+             for i in range(sim.node_count)]
     totals = {}
     for nd in nodes:
         for k, v in nd["counters"].items():
@@ -138,6 +166,7 @@ def run(sc, seed=None, duration=None, pcap=None, progress=True):
         "events": sim.events,
         "pcap": str(pcap) if pcap else None,
         "pktbuf_in_use": sum(nd["counters"]["pktbuf.in_use"] for nd in nodes),
+        "failed_commands": failed,
         "totals": totals,
         "nodes": nodes,
     }
@@ -184,6 +213,9 @@ def summary(result, out=sys.stdout):
           f"app frames sent {sent}, delivered {t['app.received']}", file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
+    for f in result.get("failed_commands", []):
+        print(f"command failed on node {f['node']} at {f['at']:g} s: {f['cmd']} "
+              f"({f['result']})", file=out)
     if result["pktbuf_in_use"]:
         print(f"packets still in flight at the end: {result['pktbuf_in_use']} bytes of "
               f"packet buffer in use", file=out)

@@ -68,3 +68,15 @@ def test_hidden_terminal_scenarios_through_the_front_end():
         assert r["pktbuf_in_use"] == 0
     assert res["hidden_terminal"] > 100
     assert res["exposed_terminal"] * 10 < res["hidden_terminal"]
+
+
+def test_scenario_shell_commands_run_ip_over_five_hops():
+    from conftest import ROOT
+    sc = scenario.load(ROOT / "scenarios/ip_line.toml")
+    r = scenario.run(sc, progress=False)
+    assert r["failed_commands"] == []
+    out0 = r["nodes"][0]["shell"]
+    assert out0.count("3 packets transmitted, 3 received, 0% packet loss") == 3, out0
+    assert "1008 bytes from 2001:db8::105" in out0
+    assert "received 40 bad 0" in r["nodes"][5]["shell"]
+    assert r["totals"]["6lowpan.frag_reassembled"] > 0
