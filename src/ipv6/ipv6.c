@@ -3,19 +3,21 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/byteorder.h"
 #include "core/node.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
 #include "net/nettype.h"
 #include "wire/icmpv6_types.h"
+#include "wire/inet_csum.h"
 #include "wire/ipv6.h"
 #include "wire/ipv6_ext.h"
 
 static struct wren_ipv6_if *if_get(struct wren_ipv6 *ip, uint8_t if_id)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id == if_id && if_id) {
+    for (unsigned i = 0; if_id && i < CONFIG_WREN_IPV6_IFS; i++) {
+        if (ip->ifs[i].if_id == if_id) {
             return &ip->ifs[i];
         }
     }
@@ -24,16 +26,25 @@ static struct wren_ipv6_if *if_get(struct wren_ipv6 *ip, uint8_t if_id)
 
 /* ---- addresses --------------------------------------------------------- */
 
+/* RFC 6282 section 3.2.2: the IID of a short address, 0000:00ff:fe00:XXXX */
+static const uint8_t short_iid[6] = { 0, 0, 0, 0xff, 0xfe, 0 };
+
 void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len)
 {
     if (l2len == 8) {
         /* RFC 4944 section 6: the EUI-64 with the U/L bit inverted */
         memcpy(iid, l2, 8);
         iid[0] ^= 0x02;
+    } else if (l2len == 6) {
+        /* RFC 4291 appendix A / RFC 2464 4: EUI-48 -> EUI-64 (ff:fe in the
+         * middle), U/L bit inverted */
+        memcpy(iid, l2, 3);
+        iid[3] = 0xff;
+        iid[4] = 0xfe;
+        memcpy(iid + 5, l2 + 3, 3);
+        iid[0] ^= 0x02;
     } else {
-        /* RFC 6282 section 3.2.2: 0000:00ff:fe00:XXXX */
-        static const uint8_t pre[6] = { 0, 0, 0, 0xff, 0xfe, 0 };
-        memcpy(iid, pre, 6);
+        memcpy(iid, short_iid, 6);
         iid[6] = l2len == 2 ? l2[0] : 0;
         iid[7] = l2len == 2 ? l2[1] : 0;
     }
@@ -41,8 +52,7 @@ void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len)
 
 uint8_t wren_ipv6_l2_from_iid(const uint8_t *iid, uint8_t *l2)
 {
-    static const uint8_t pre[6] = { 0, 0, 0, 0xff, 0xfe, 0 };
-    if (memcmp(iid, pre, 6) == 0) {
+    if (memcmp(iid, short_iid, 6) == 0) {
         l2[0] = iid[6];
         l2[1] = iid[7];
         return 2;
@@ -50,6 +60,17 @@ uint8_t wren_ipv6_l2_from_iid(const uint8_t *iid, uint8_t *l2)
     memcpy(l2, iid, 8);
     l2[0] ^= 0x02;
     return 8;
+}
+
+/* The slot of @p ifc holding @p addr, or -1. */
+static int addr_index(const struct wren_ipv6_if *ifc, const uint8_t *addr)
+{
+    for (int i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+        if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr, addr, 16) == 0) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
@@ -63,49 +84,39 @@ int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
         state == WREN_IPV6_ADDR_UNUSED) {
         return -EINVAL;
     }
-    struct wren_ipv6_addr *free_slot = NULL;
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-        struct wren_ipv6_addr *a = &ifc->addrs[i];
-        if (a->state && memcmp(a->addr, addr, 16) == 0) {
-            free_slot = a; /* update in place */
-            break;
-        }
-        if (!a->state && !free_slot) {
-            free_slot = a;
-        }
+    /* update in place, else the first free slot */
+    int i = addr_index(ifc, addr);
+    for (int k = 0; i < 0 && k < CONFIG_WREN_IPV6_ADDRS; k++) {
+        i = ifc->addrs[k].state ? -1 : k;
     }
-    if (free_slot == NULL) {
+    if (i < 0) {
         return -ENOSPC;
     }
-    memcpy(free_slot->addr, addr, 16);
-    free_slot->prefix_len = prefix_len;
-    free_slot->state = state;
+    struct wren_ipv6_addr *a = &ifc->addrs[i];
+    ipv6_addr_copy(a->addr, addr);
+    a->prefix_len = prefix_len;
+    a->state = state;
     return 0;
 }
 
-static int addr_remove(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr)
+static int addr_remove(struct wren_ipv6_if *ifc, const uint8_t *addr)
 {
-    struct wren_ipv6_if *ifc = if_get(ip, if_id);
     if (ifc == NULL) {
         return -ENODEV;
     }
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-        if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr, addr, 16) == 0) {
-            memset(&ifc->addrs[i], 0, sizeof(ifc->addrs[i]));
-            return 0;
-        }
+    int i = addr_index(ifc, addr);
+    if (i < 0) {
+        return -ENOENT;
     }
-    return -ENOENT;
+    memset(&ifc->addrs[i], 0, sizeof(ifc->addrs[i]));
+    return 0;
 }
 
 bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr)
 {
     for (unsigned k = 0; k < CONFIG_WREN_IPV6_IFS; k++) {
-        const struct wren_ipv6_if *ifc = &ip->ifs[k];
-        for (unsigned i = 0; ifc->if_id && i < CONFIG_WREN_IPV6_ADDRS; i++) {
-            if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr, addr, 16) == 0) {
-                return true;
-            }
+        if (ip->ifs[k].if_id && addr_index(&ip->ifs[k], addr) >= 0) {
+            return true;
         }
     }
     return false;
@@ -114,15 +125,17 @@ bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr)
 /* ff02::1, solicited-node groups of our addresses (RFC 4291 2.7.1), joined groups */
 static bool in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
 {
-    static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
-    static const uint8_t sol_pre[13] = { 0xff, 0x02, [11] = 1, [12] = 0xff };
-    if (memcmp(g, all_nodes, 16) == 0) {
-        return true;
-    }
-    if (memcmp(g, sol_pre, 13) == 0) {
-        for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-            if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr + 13, g + 13, 3) == 0) {
-                return true;
+    /* ff02::1 and ff02::1:ffXX:XXXX share their first 11 bytes */
+    static const uint8_t ll_pre[11] = { 0xff, 0x02 };
+    if (memcmp(g, ll_pre, 11) == 0) {
+        if (g[11] == 0 && get_be32(g + 12) == 1) {
+            return true; /* all nodes */
+        }
+        if (g[11] == 1 && g[12] == 0xff) {
+            for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+                if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr + 13, g + 13, 3) == 0) {
+                    return true;
+                }
             }
         }
     }
@@ -134,15 +147,15 @@ static bool in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
     return false;
 }
 
-static int group_set(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *g, bool join)
+static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
 {
-    struct wren_ipv6_if *ifc = if_get(ip, if_id);
     if (ifc == NULL) {
         return -ENODEV;
     }
     if (!ipv6_addr_is_multicast(g)) {
         return -EINVAL;
     }
+    /* join: the first free slot (::); leave: the group's slot */
     static const uint8_t none[16];
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
         if (memcmp(ifc->groups[i], join ? none : g, 16) == 0) {
@@ -194,7 +207,7 @@ int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_
     if (best == NULL) {
         return -EADDRNOTAVAIL;
     }
-    memcpy(src, best->addr, 16);
+    ipv6_addr_copy(src, best->addr);
     return 0;
 }
 
@@ -214,27 +227,27 @@ static uint8_t nettype_of(uint8_t nh)
     }
 }
 
-/* Deliver to the protocol module and to raw sockets of next header @p nh.
- * Returns how many got it (0: released). */
-static int deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt)
+/* Deliver to raw sockets of next header @p nh and to the protocol module.
+ * Returns false if nobody takes it (then it is released). */
+static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt)
 {
     uint8_t type = nettype_of(nh);
-    unsigned n1 = type != WREN_NETTYPE_UNDEF ? wren_netreg_count(node, type, WREN_NETREG_DEMUX_ALL) : 0;
-    unsigned n2 = wren_netreg_count(node, WREN_NETTYPE_IPV6, nh);
-    if (n1 + n2 == 0) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return 0;
-    }
-    if (n2) {
-        if (n1) {
+    bool proto = type != WREN_NETTYPE_UNDEF &&
+                 wren_netreg_lookup(node, type, WREN_NETREG_DEMUX_ALL, NULL) != NULL;
+    bool raw = wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) != NULL;
+    if (raw) {
+        if (proto) {
             wren_pktbuf_hold(&node->pktbuf, pkt, 1);
         }
         wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, nh, WREN_MSG_RCV, pkt);
     }
-    if (n1) {
+    if (proto) {
         wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt);
+    } else if (!raw) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return false;
     }
-    return (int)(n1 + n2);
+    return true;
 }
 
 static void icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type, uint8_t code,
@@ -242,12 +255,8 @@ static void icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type
 {
     struct wren_netreg_entry *e =
         wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL, NULL);
-    if (e == NULL) {
-        wren_pktbuf_release(&ip->node->pktbuf, pkt);
-        return;
-    }
     struct wren_msg msg = { .type = WREN_MSG_ICMPV6_ERROR(type, code), .arg = param, .ptr = pkt };
-    if (wren_sched_post(ip->node, e->module, &msg) < 0) {
+    if (e == NULL || wren_sched_post(ip->node, e->module, &msg) < 0) {
         wren_pktbuf_release(&ip->node->pktbuf, pkt);
     }
 }
@@ -275,7 +284,8 @@ static void to_link(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, struct wren_
     wren_netapi_send(node, &netif->module, pkt);
 }
 
-/* Link destination of @p next_hop on @p ifc; returns its length (0: broadcast). */
+/* Link destination of @p next_hop on @p ifc into @p l2 (16 bytes of room);
+ * returns its length (0: broadcast). */
 static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
                        const uint8_t *next_hop, uint8_t *l2, uint8_t *flags)
 {
@@ -283,37 +293,56 @@ static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
         *flags |= WREN_NETIF_HDR_BROADCAST | WREN_NETIF_HDR_MULTICAST;
         return 0;
     }
-    /* the neighbor cache first (neighbor discovery answers through GET) */
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, NULL);
-    if (e) {
-        uint8_t q[16];
-        memcpy(q, next_hop, 16);
-        int n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_NIB_L2, ifc->if_id, q, sizeof(q));
-        if (n == 2 || n == 8) {
-            memcpy(l2, q, (size_t)n);
+    /* the neighbor cache first (neighbor discovery answers through GET, in
+     * place; the module running it on this interface knows) */
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
+        ipv6_addr_copy(l2, next_hop);
+        int n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_NIB_L2, ifc->if_id, l2, 16);
+        if (n == 2 || n == 6 || n == 8) {
             return (uint8_t)n;
         }
+    }
+    if (ifc->flags & WREN_IPV6_IF_ND) {
+        return 0; /* Ethernet: unresolved, neighbor discovery solicits it (nd_hold) */
     }
     /* 6LoWPAN links: addresses carry the link address in their IID
      * (RFC 6775 section 5.2) */
     return wren_ipv6_l2_from_iid(next_hop + 8, l2);
 }
 
-/* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
- * removed), out of the right interface; @p pinned is 0 or a forced interface. */
-static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct ipv6_hdr *h,
-                      uint8_t pinned, bool forwarded)
+/* RFC 4861 7.2.2: hand @p pkt (netif header first) to the neighbor
+ * discovery module of its interface, which holds it until @p next_hop
+ * answers a solicitation. */
+static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop,
+                    struct wren_snip *pkt)
 {
-    struct wren_node *node = ip->node;
-    const uint8_t *next_hop = h->dst;
-    struct wren_ipv6_if *ifc = NULL;
-    const struct wren_fib_entry *r = NULL;
-    if (!ipv6_addr_is_multicast(h->dst) && !ipv6_addr_is_link_local(h->dst)) {
-        r = wren_fib_lookup(&ip->fib, h->dst);
-        if (r && pinned && r->if_id != pinned) {
-            r = NULL; /* the pinned interface wins; its destination is on-link */
+    struct wren_nib_hold h = { .pkt = pkt };
+    ipv6_addr_copy(h.next_hop, next_hop);
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
+        if (wren_netapi_set(ip->node, e->module, WREN_NETOPT_NIB_HOLD, if_id, &h, sizeof(h)) ==
+            0) {
+            ip->stats.tx_pkts++;
+            return;
         }
+    }
+    ip->stats.tx_drop_no_route++;
+    wren_pktbuf_release(&ip->node->pktbuf, pkt);
+}
+
+/* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
+ * removed), out of the right interface; @p pinned is 0 or a forced interface.
+ * A forwarded packet that cannot go gets an ICMPv6 error instead. */
+static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned, bool forwarded)
+{
+    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
+    const uint8_t *next_hop = dst;
+    struct wren_ipv6_if *ifc = NULL;
+    bool link_scope = ipv6_addr_is_multicast(dst) || ipv6_addr_is_link_local(dst);
+    const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
+    if (r && pinned && r->if_id != pinned) {
+        r = NULL; /* the pinned interface wins; its destination is on-link */
     }
     if (r) {
         ifc = if_get(ip, r->if_id);
@@ -322,7 +351,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct 
         }
     } else if (pinned) {
         ifc = if_get(ip, pinned);
-    } else if (ipv6_addr_is_multicast(h->dst) || ipv6_addr_is_link_local(h->dst)) {
+    } else if (link_scope) {
         /* link scope without a pinned interface: the first one */
         for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
             ifc = ip->ifs[i].if_id ? &ip->ifs[i] : NULL;
@@ -332,134 +361,137 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct 
         if (forwarded) {
             ip->stats.rx_drop_no_route++;
             icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_NO_ROUTE, 0);
-        } else {
-            ip->stats.tx_drop_no_route++;
-            wren_pktbuf_release(&node->pktbuf, pkt);
+            return;
         }
-        return;
+        ip->stats.tx_drop_no_route++;
+        goto drop;
     }
-    size_t len = wren_pkt_len(pkt);
-    if (len > ifc->mtu) {
+    if (wren_pkt_len(pkt) > ifc->mtu) {
         if (forwarded) {
             icmp_error(ip, pkt, ICMPV6_PKT_TOO_BIG, 0, ifc->mtu);
-        } else {
-            ip->stats.tx_drop_too_big++;
-            wren_pktbuf_release(&node->pktbuf, pkt);
+            return;
         }
-        return;
+        ip->stats.tx_drop_too_big++;
+        goto drop;
     }
-    uint8_t l2[8];
+    uint8_t l2[16];
     uint8_t flags = 0;
     uint8_t l2len = resolve(ip, ifc, next_hop, l2, &flags);
-    struct wren_snip *nh = wren_netif_hdr_add(&node->pktbuf, pkt, ifc->l2addr, ifc->l2len, l2, l2len);
+    struct wren_snip *nh =
+        wren_netif_hdr_add(&ip->node->pktbuf, pkt, ifc->l2addr, ifc->l2len, l2, l2len);
     if (nh == NULL) {
         ip->stats.tx_drop_nobuf++;
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return;
+        goto drop;
     }
     wren_netif_hdr(nh)->flags = flags;
     wren_netif_hdr(nh)->if_id = ifc->if_id;
+    if (l2len == 0 && flags == 0) {
+        nd_hold(ip, ifc->if_id, next_hop, nh);
+        return;
+    }
     to_link(ip, ifc, nh);
+    return;
+
+drop:
+    wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
 static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
 
 static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
-    struct wren_node *node = ip->node;
-    struct wren_pktbuf *pb = &node->pktbuf;
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
     if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
         pinned = wren_netif_hdr(pkt)->if_id;
         wren_pktbuf_remove_snip(pb, &pkt, pkt);
     }
-    struct ipv6_hdr h;
     if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
-        ipv6_hdr_parse(pkt->data, pkt->size, &h) < 0 || (pinned && !if_get(ip, pinned))) {
+        (pkt->data[0] >> 4) != 6 || (pinned && !if_get(ip, pinned))) {
         ip->stats.tx_drop_bad++;
-        wren_pktbuf_release(pb, pkt);
-        return;
+        goto drop;
     }
     size_t plen = wren_pkt_len(pkt->next);
     struct wren_snip *hs = pkt;
     if (plen > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
         ip->stats.tx_drop_bad++;
-        wren_pktbuf_release(pb, pkt);
-        return;
+        goto drop;
     }
-    h.payload_len = (uint16_t)plen;
-    bool local = ipv6_addr_is_loopback(h.dst) || wren_ipv6_is_own(ip, h.dst);
-    if (ipv6_addr_is_unspecified(h.src)) {
+    /* fill in the header in place: payload length, source, hop limit */
+    uint8_t *h = hs->data;
+    uint8_t *src = h + IPV6_OFF_SRC, *dst = h + IPV6_OFF_DST;
+    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
+    bool local = ipv6_addr_is_loopback(dst) || wren_ipv6_is_own(ip, dst);
+    if (ipv6_addr_is_unspecified(src)) {
         if (local) {
-            memcpy(h.src, h.dst, 16);
-        } else if (wren_ipv6_select_src(ip, pinned, h.dst, h.src) < 0) {
+            ipv6_addr_copy(src, dst);
+        } else if (wren_ipv6_select_src(ip, pinned, dst, src) < 0) {
             ip->stats.tx_drop_no_src++;
-            wren_pktbuf_release(pb, pkt);
-            return;
+            goto drop;
         }
     }
-    if (h.hop_limit == 0) {
+    if (h[IPV6_OFF_HOP_LIMIT] == 0) {
         struct wren_ipv6_if *ifc = if_get(ip, pinned);
-        h.hop_limit = ifc ? ifc->hop_limit : WREN_IPV6_DEFAULT_HOP_LIMIT;
+        h[IPV6_OFF_HOP_LIMIT] = ifc ? ifc->hop_limit : WREN_IPV6_DEFAULT_HOP_LIMIT;
     }
-    ipv6_hdr_emit(&h, hs->data);
-    if (local) {
-        /* loopback: the datagram turns around in one piece, as if received */
-        ip->stats.tx_loopback++;
-        if (wren_pktbuf_merge(pb, &pkt) < 0) {
-            ip->stats.tx_drop_nobuf++;
-            wren_pktbuf_release(pb, pkt);
-            return;
-        }
-        receive(ip, pkt);
+    if (!local) {
+        route_out(ip, pkt, pinned, false);
         return;
     }
-    route_out(ip, pkt, &h, pinned, false);
+    /* loopback: the datagram turns around in one piece, as if received */
+    ip->stats.tx_loopback++;
+    if (wren_pktbuf_merge(pb, &pkt) < 0) {
+        ip->stats.tx_drop_nobuf++;
+        goto drop;
+    }
+    receive(ip, pkt);
+    return;
+
+drop:
+    wren_pktbuf_release(pb, pkt);
 }
 
 /* ---- receive ------------------------------------------------------------- */
 
-static bool for_us(struct wren_ipv6 *ip, const struct ipv6_hdr *h, uint8_t if_id)
+static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
 {
-    if (ipv6_addr_is_multicast(h->dst)) {
-        struct wren_ipv6_if *ifc = if_get(ip, if_id);
-        if (ifc) {
-            return in_group(ifc, h->dst);
-        }
-        /* looped back: any interface's membership counts */
-        for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
-            if (ip->ifs[i].if_id && in_group(&ip->ifs[i], h->dst)) {
-                return true;
-            }
-        }
-        return false;
+    if (!ipv6_addr_is_multicast(dst)) {
+        return (if_id == 0 && ipv6_addr_is_loopback(dst)) || wren_ipv6_is_own(ip, dst);
     }
-    return wren_ipv6_is_own(ip, h->dst) || (if_id == 0 && ipv6_addr_is_loopback(h->dst));
+    struct wren_ipv6_if *ifc = if_get(ip, if_id);
+    if (ifc) {
+        return in_group(ifc, dst);
+    }
+    /* looped back: any interface's membership counts */
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
+        if (ip->ifs[i].if_id && in_group(&ip->ifs[i], dst)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Forward a received datagram (first snip: the whole datagram). */
-static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, struct ipv6_hdr *h)
+static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
-    if (h->hop_limit <= 1) {
+    if (pkt->data[IPV6_OFF_HOP_LIMIT] <= 1) {
         ip->stats.rx_drop_hop_limit++;
         icmp_error(ip, pkt, ICMPV6_TIME_EXCEEDED, 0, 0);
         return;
     }
     /* keep only the datagram: drop link headers and the netif header */
-    struct wren_snip *rest = pkt->next;
     struct wren_snip *dg = pkt;
     if (wren_pktbuf_write_path(pb, &pkt, &dg) < 0) {
         ip->stats.rx_drop_nobuf++;
         wren_pktbuf_release(pb, pkt);
         return;
     }
-    rest = dg->next;
+    wren_pktbuf_release(pb, dg->next);
     dg->next = NULL;
-    wren_pktbuf_release(pb, rest);
+    dg->data[IPV6_OFF_HOP_LIMIT]--;
+    uint8_t next = dg->data[IPV6_OFF_NEXT];
     /* TX layout: the 40-byte header as its own snip, then the payload */
-    h->hop_limit--;
-    ipv6_hdr_emit(h, dg->data);
     struct wren_snip *hdr = wren_pktbuf_mark(pb, dg, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);
     if (hdr == NULL) {
         ip->stats.rx_drop_nobuf++;
@@ -469,7 +501,7 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, struct ipv6_hdr
     dg->next = NULL;
     hdr->next = dg;
     dg->type = WREN_NETTYPE_UNDEF;
-    if (h->next == IPV6_NH_UDP && dg->size >= 8) {
+    if (next == IPV6_NH_UDP && dg->size >= 8) {
         /* a UDP header of its own lets 6LoWPAN compress it */
         struct wren_snip *uh = wren_pktbuf_mark(pb, dg, 8, WREN_NETTYPE_UDP);
         if (uh) {
@@ -482,83 +514,84 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, struct ipv6_hdr
         }
     }
     ip->stats.rx_forwarded++;
-    route_out(ip, hdr, h, 0, true);
+    route_out(ip, hdr, 0, true);
 }
 
 /* RFC 8200 section 4: walk the extension headers of a datagram for us.
  * Returns 1 to go on (*nh, *ext_len set), 0 if the packet went to ICMPv6 for
  * a parameter problem, -1 to drop it (counted). */
-static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, const struct ipv6_hdr *h,
-                    uint8_t *nh, size_t *ext_len)
+static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint8_t *nh,
+                    size_t *ext_len)
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    int res = ipv6_ext_walk(h->next, data, h->payload_len, NULL, 0, &e);
-    ip->stats.rx_drop_ext++;
+    int res = ipv6_ext_walk(*nh, data, plen, NULL, 0, &e);
+    uint8_t code = ICMPV6_PARAM_HDR;
+    uint16_t ptr = e.err_off;
     switch (res) {
     case 0:
         break;
+    case -IPV6_EXT_ERR_HBH:
+        code = ICMPV6_PARAM_NEXT_HDR;
+        /* fall through */
     case -IPV6_EXT_ERR_TRUNCATED:
     case -IPV6_EXT_ERR_OPT:
     case -IPV6_EXT_ERR_RH0:
-        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
-                   (uint16_t)(IPV6_HDR_LEN + e.err_off));
-        return 0;
-    case -IPV6_EXT_ERR_HBH:
-        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_NEXT_HDR,
-                   (uint16_t)(IPV6_HDR_LEN + e.err_off));
-        return 0;
+        goto param_problem;
     default:
-        return -1;
+        goto drop;
     }
     if (e.opt_off) {
         /* an option we do not know whose type asks for more than a skip */
-        switch (data[e.opt_off] >> 6) {
-        case IPV6_OPT_ACT_ICMP_UCAST:
-            if (ipv6_addr_is_multicast(h->dst)) {
-                return -1;
-            }
-            /* fall through */
-        case IPV6_OPT_ACT_ICMP:
-            icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_OPTION,
-                       (uint16_t)(IPV6_HDR_LEN + e.opt_off));
-            return 0;
-        default:
-            return -1;
+        unsigned act = data[e.opt_off] >> 6;
+        if (act < IPV6_OPT_ACT_ICMP ||
+            (act == IPV6_OPT_ACT_ICMP_UCAST && ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST))) {
+            goto drop;
         }
+        code = ICMPV6_PARAM_OPTION;
+        ptr = e.opt_off;
+        goto param_problem;
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
         /* a routing header we would have to process: no source routing here */
-        icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
-                   (uint16_t)(IPV6_HDR_LEN + e.rh_off + 2));
-        return 0;
+        ptr = (uint16_t)(e.rh_off + 2);
+        goto param_problem;
     }
     if ((e.flags & IPV6_EXT_F_FRAG) && (e.frag_offset || e.frag_more)) {
         /* IPv6 fragments are not reassembled (6LoWPAN carries 1280 bytes
          * without them): a clean, counted drop */
-        return -1;
+        goto drop;
     }
-    ip->stats.rx_drop_ext--;
     *nh = e.next;
     *ext_len = e.off;
     return 1;
+
+param_problem:
+    ip->stats.rx_drop_ext++;
+    icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, code, (uint16_t)(IPV6_HDR_LEN + ptr));
+    return 0;
+drop:
+    ip->stats.rx_drop_ext++;
+    return -1;
 }
 
 static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_node *node = ip->node;
     struct wren_pktbuf *pb = &node->pktbuf;
-    struct ipv6_hdr h;
     ip->stats.rx_pkts++;
-    if (pkt->size < IPV6_HDR_LEN || ipv6_hdr_parse(pkt->data, pkt->size, &h) < 0) {
+    /* RFC 8200 section 3: the version, then a payload length within the bytes */
+    if (pkt->size < IPV6_HDR_LEN || (pkt->data[0] >> 4) != 6) {
         ip->stats.rx_drop_hdr++;
         goto drop;
     }
-    if ((size_t)h.payload_len + IPV6_HDR_LEN > pkt->size) {
+    uint16_t plen = get_be16(pkt->data + IPV6_OFF_PAYLOAD_LEN);
+    size_t len = IPV6_HDR_LEN + (size_t)plen;
+    if (len > pkt->size) {
         ip->stats.rx_drop_len++;
         goto drop;
     }
-    if (ipv6_addr_is_multicast(h.src)) {
+    if (ipv6_addr_is_multicast(pkt->data + IPV6_OFF_SRC)) {
         ip->stats.rx_drop_src++;
         goto drop;
     }
@@ -572,28 +605,29 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
             goto drop;
         }
     }
-    if (pkt->size > (size_t)h.payload_len + IPV6_HDR_LEN) {
+    if (pkt->size > len) {
         /* link padding after the datagram */
-        wren_pktbuf_realloc_data(pb, pkt, (size_t)h.payload_len + IPV6_HDR_LEN);
+        wren_pktbuf_realloc_data(pb, pkt, len);
     }
-    if (!for_us(ip, &h, if_id)) {
-        if (ip->forwarding && !ipv6_addr_is_multicast(h.dst) && !ipv6_addr_is_link_local(h.dst) &&
+    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
+    if (!for_us(ip, dst, if_id)) {
+        if (ip->forwarding && !ipv6_addr_is_multicast(dst) && !ipv6_addr_is_link_local(dst) &&
             if_id) {
-            forward(ip, pkt, &h);
+            forward(ip, pkt);
             return;
         }
         ip->stats.rx_drop_not_for_us++;
         goto drop;
     }
-    uint8_t nh = h.next;
+    uint8_t nh = pkt->data[IPV6_OFF_NEXT];
     size_t ext_len = 0;
     if (nh == IPV6_NH_HOPOPT || nh == IPV6_NH_ROUTING || nh == IPV6_NH_DSTOPTS ||
         nh == IPV6_NH_FRAGMENT) {
-        int res = walk_ext(ip, pkt, &h, &nh, &ext_len);
-        if (res <= 0) {
-            if (res < 0) {
-                goto drop;
-            }
+        int res = walk_ext(ip, pkt, plen, &nh, &ext_len);
+        if (res < 0) {
+            goto drop;
+        }
+        if (res == 0) {
             return; /* handed to ICMPv6 for an error */
         }
     }
@@ -603,7 +637,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
         goto drop;
     }
     pkt->type = nettype_of(nh);
-    if (deliver_up(node, nh, pkt) == 0) {
+    if (!deliver_up(node, nh, pkt)) {
         ip->stats.rx_drop_no_receiver++;
         return;
     }
@@ -641,37 +675,52 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
     (void)node;
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
     struct wren_ipv6_if *ifc = if_get(ip, (uint8_t)ctx);
+    uint8_t fwd = ip->forwarding;
+    const void *v;  /* the value; NULL: needs an interface ctx does not name */
+    size_t len;
     switch (opt) {
     case WREN_NETOPT_IPV6_ADDR:
-        if (ifc == NULL) {
-            return -ENODEV;
-        }
-        return wren_netopt_put(val, max, ifc->addrs, sizeof(ifc->addrs));
+        v = ifc ? ifc->addrs : NULL;
+        len = sizeof(ifc->addrs);
+        break;
     case WREN_NETOPT_IPV6_SRC_SELECT: {
         if (max < 16) {
             return -EOVERFLOW;
         }
         uint8_t dst[16];
-        memcpy(dst, val, 16);
+        ipv6_addr_copy(dst, val);
         int res = wren_ipv6_select_src(ip, (uint8_t)ctx, dst, val);
         return res < 0 ? res : 16;
     }
-    case WREN_NETOPT_IPV6_FORWARDING: {
-        uint8_t b = ip->forwarding;
-        return wren_netopt_put(val, max, &b, 1);
-    }
+    case WREN_NETOPT_IPV6_FORWARDING:
+        v = &fwd;
+        len = 1;
+        break;
     case WREN_NETOPT_IPV6_ROUTES:
-        return wren_netopt_put(val, max, ip->fib.e, sizeof(ip->fib.e));
+        v = ip->fib.e;
+        len = sizeof(ip->fib.e);
+        break;
     case WREN_NETOPT_IPV6_STATS:
-        return wren_netopt_put(val, max, &ip->stats, sizeof(ip->stats));
+        v = &ip->stats;
+        len = sizeof(ip->stats);
+        break;
     case WREN_NETOPT_IPV6_MTU:
-        return ifc ? wren_netopt_put(val, max, &ifc->mtu, 2) : -ENODEV;
+        v = ifc ? &ifc->mtu : NULL;
+        len = sizeof(ifc->mtu);
+        break;
     case WREN_NETOPT_HOP_LIMIT:
-        return ifc ? wren_netopt_put(val, max, &ifc->hop_limit, 1) : -ENODEV;
+        v = ifc ? &ifc->hop_limit : NULL;
+        len = sizeof(ifc->hop_limit);
+        break;
     default:
         return -ENOTSUP;
     }
+    return v ? wren_netopt_put(val, max, v, len) : -ENODEV;
 }
+
+/* values of bytes only: SET may read them in place, at any alignment */
+_Static_assert(_Alignof(struct wren_ipv6_addr) == 1 && _Alignof(struct wren_fib_entry) == 1,
+               "option structs of bytes");
 
 static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
                     uint16_t ctx, const void *val, size_t len)
@@ -679,54 +728,55 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     (void)node;
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
     struct wren_ipv6_if *ifc = if_get(ip, (uint8_t)ctx);
+    const uint8_t *b = val;
     switch (opt) {
     case WREN_NETOPT_IPV6_NETIF_ADD:
-        return len == 1 ? wren_ipv6_netif_add(ip, *(const uint8_t *)val) : -EINVAL;
+        return len == 1 ? wren_ipv6_netif_add(ip, b[0]) : -EINVAL;
     case WREN_NETOPT_IPV6_ADDR: {
-        struct wren_ipv6_addr a;
-        if (len != sizeof(a)) {
+        const struct wren_ipv6_addr *a = val;
+        if (len != sizeof(*a)) {
             return -EINVAL;
         }
-        memcpy(&a, val, sizeof(a));
-        return wren_ipv6_addr_add(ip, (uint8_t)ctx, a.addr, a.prefix_len, a.state);
+        return wren_ipv6_addr_add(ip, (uint8_t)ctx, a->addr, a->prefix_len, a->state);
     }
     case WREN_NETOPT_IPV6_ADDR_REMOVE:
-        return len == 16 ? addr_remove(ip, (uint8_t)ctx, val) : -EINVAL;
+        return len == 16 ? addr_remove(ifc, val) : -EINVAL;
     case WREN_NETOPT_IPV6_GROUP_JOIN:
     case WREN_NETOPT_IPV6_GROUP_LEAVE:
-        return len == 16 ? group_set(ip, (uint8_t)ctx, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN)
-                         : -EINVAL;
+        return len == 16 ? group_set(ifc, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN) : -EINVAL;
     case WREN_NETOPT_IPV6_FORWARDING:
         if (len != 1) {
             return -EINVAL;
         }
-        ip->forwarding = *(const uint8_t *)val != 0;
+        ip->forwarding = b[0] != 0;
         return 0;
     case WREN_NETOPT_IPV6_ROUTE_ADD:
     case WREN_NETOPT_IPV6_ROUTE_DEL: {
-        struct wren_fib_entry r;
-        if (len != sizeof(r)) {
+        const struct wren_fib_entry *r = val;
+        if (len != sizeof(*r)) {
             return -EINVAL;
         }
-        memcpy(&r, val, sizeof(r));
         if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
-            return wren_fib_del(&ip->fib, r.prefix, r.prefix_len);
+            return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
         }
-        return if_get(ip, r.if_id) ? wren_fib_add(&ip->fib, &r) : -ENODEV;
+        return if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
     }
     case WREN_NETOPT_IPV6_MTU: {
-        uint16_t mtu;
-        if (ifc == NULL || len != 2 || (memcpy(&mtu, val, 2), mtu < IPV6_MIN_MTU)) {
+        uint16_t mtu = 0;
+        if (len == 2) {
+            memcpy(&mtu, val, 2);
+        }
+        if (ifc == NULL || mtu < IPV6_MIN_MTU) {
             return ifc ? -EINVAL : -ENODEV;
         }
         ifc->mtu = mtu;
         return 0;
     }
     case WREN_NETOPT_HOP_LIMIT:
-        if (ifc == NULL || len != 1 || *(const uint8_t *)val == 0) {
+        if (ifc == NULL || len != 1 || b[0] == 0) {
             return ifc ? -EINVAL : -ENODEV;
         }
-        ifc->hop_limit = *(const uint8_t *)val;
+        ifc->hop_limit = b[0];
         return 0;
     default:
         return -ENOTSUP;
@@ -773,6 +823,12 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     wren_netapi_get(node, &netif->module, WREN_NETOPT_DEVICE_TYPE, 0, &type, sizeof(type));
     if (type == WREN_NETDEV_TYPE_IEEE802154) {
         ifc->flags |= WREN_IPV6_IF_SIXLO;
+    } else if (type == WREN_NETDEV_TYPE_ETHERNET) {
+        /* RFC 2464: the link's MTU; next hops resolved by NS/NA */
+        ifc->flags |= WREN_IPV6_IF_ND;
+        uint16_t mtu = 0;
+        wren_netapi_get(node, &netif->module, WREN_NETOPT_MAX_PDU_SIZE, 0, &mtu, sizeof(mtu));
+        ifc->mtu = mtu > IPV6_MIN_MTU ? mtu : IPV6_MIN_MTU;
     }
     wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, &alen, sizeof(alen));
     int n = wren_netapi_get(node, &netif->module,
@@ -784,18 +840,46 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     return wren_ipv6_addr_add(ip, if_id, ll, 64, WREN_IPV6_ADDR_VALID);
 }
 
+uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t next,
+                              const struct wren_snip *s, size_t len)
+{
+    struct inet_csum c;
+    inet_csum_init(&c);
+    inet_csum_pseudo(&c, src, dst, (uint32_t)len, next);
+    for (size_t left = len; s && left; s = s->next) {
+        size_t n = s->size < left ? s->size : left;
+        inet_csum_update(&c, s->data, n);
+        left -= n;
+    }
+    return inet_csum_final(&c);
+}
+
 struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
-                                    const uint8_t *src, const uint8_t *dst, uint8_t next)
+                                    const uint8_t *src, const uint8_t *dst, uint8_t next,
+                                    uint8_t if_id)
 {
     struct wren_snip *s = wren_pktbuf_add(pb, pkt, NULL, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);
     if (s == NULL) {
         return NULL;
     }
-    struct ipv6_hdr h = { .next = next };
+    /* version 6, all else zero but the next header and the addresses */
+    uint8_t *h = s->data;
+    memset(h, 0, IPV6_HDR_LEN);
+    h[0] = 6 << 4;
+    h[IPV6_OFF_NEXT] = next;
     if (src) {
-        memcpy(h.src, src, 16);
+        ipv6_addr_copy(h + IPV6_OFF_SRC, src);
     }
-    memcpy(h.dst, dst, 16);
-    ipv6_hdr_emit(&h, s->data);
+    ipv6_addr_copy(h + IPV6_OFF_DST, dst);
+    if (if_id) {
+        struct wren_snip *nh = wren_netif_hdr_add(pb, s, NULL, 0, NULL, 0);
+        if (nh == NULL) {
+            s->next = NULL; /* pkt stays the caller's */
+            wren_pktbuf_release(pb, s);
+            return NULL;
+        }
+        wren_netif_hdr(nh)->if_id = if_id;
+        s = nh;
+    }
     return s;
 }

@@ -60,6 +60,8 @@ struct wren_ipv6_addr {
 
 enum {
     WREN_IPV6_IF_SIXLO = 0x01,  /**< 6LoWPAN below: send through the 6LoWPAN module */
+    WREN_IPV6_IF_ND = 0x02,     /**< Ethernet: unresolved next hops go to neighbor
+                                     discovery (SET WREN_NETOPT_NIB_HOLD), never to the IID */
 };
 
 struct wren_ipv6_if {
@@ -133,12 +135,26 @@ bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr);
 /**
  * @brief Prepend an IPv6 header snip to @p pkt (TX), fields as given; zero
  *        source, hop limit or payload length are filled in by the layer.
+ *        With @p if_id (not 0) a netif header in front pins the interface.
  * @return the new head, or NULL (pkt untouched) if the buffer is full.
  */
 struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
-                                    const uint8_t *src, const uint8_t *dst, uint8_t next);
+                                    const uint8_t *src, const uint8_t *dst, uint8_t next,
+                                    uint8_t if_id);
 
-/** @brief Interface identifier from a link-layer address (2 or 8 bytes). */
+/**
+ * @brief The upper-layer checksum (RFC 8200 section 8.1) of @p len bytes of
+ *        the packet from snip @p s on, over the pseudo-header of @p src, @p dst
+ *        and next header @p next. In RX order the datagram's snips are
+ *        followed by the IPv6 header: only @p len bytes are summed.
+ * @return the ones' complement sum to store; 0 when it verifies data that
+ *         include their checksum.
+ */
+uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t next,
+                              const struct wren_snip *s, size_t len);
+
+/** @brief Interface identifier from a link-layer address: 2 (802.15.4
+ *         short), 6 (EUI-48, RFC 4291 appendix A) or 8 bytes (EUI-64). */
 void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len);
 
 /** @brief The link-layer address an interface identifier encodes (the

@@ -16,9 +16,11 @@
 
 enum wren_netopt {
     WREN_NETOPT_CHANNEL = 1,     /**< uint16_t radio channel */
-    WREN_NETOPT_ADDRESS,         /**< uint8_t[2] short address (802.15.4) */
+    WREN_NETOPT_ADDRESS,         /**< uint8_t[2] short address (802.15.4), uint8_t[6] MAC
+                                      (Ethernet) */
     WREN_NETOPT_ADDRESS_LONG,    /**< uint8_t[8] EUI-64 (802.15.4) */
-    WREN_NETOPT_ADDR_LEN,        /**< uint16_t source address length used for TX (2 or 8) */
+    WREN_NETOPT_ADDR_LEN,        /**< uint16_t source address length used for TX (2 or 8;
+                                      6 on Ethernet) */
     WREN_NETOPT_NID,             /**< uint16_t PAN ID */
     WREN_NETOPT_TX_POWER,        /**< int16_t dBm */
     WREN_NETOPT_MAX_PDU_SIZE,    /**< uint16_t largest payload a frame can carry */
@@ -66,6 +68,18 @@ enum wren_netopt {
     WREN_NETOPT_SIXLOWPAN_CTX = 0x180, /**< SET/GET: struct sixlowpan_ctx of context id ctx */
     WREN_NETOPT_NIB_L2,            /**< GET: in: uint8_t[16] neighbor on interface ctx;
                                         out: its link-layer address; -ENOENT if unknown */
+    WREN_NETOPT_NIB_HOLD,          /**< SET: struct wren_nib_hold on interface ctx: resolve
+                                        the next hop (classic ND, RFC 4861 7.2.2) and send
+                                        the packet when it answers. 0: the module took the
+                                        packet; -errno: refused, the caller still owns it */
+};
+
+struct wren_snip;
+
+/** Value of SET WREN_NETOPT_NIB_HOLD. */
+struct wren_nib_hold {
+    uint8_t next_hop[16];        /**< the neighbor to resolve */
+    struct wren_snip *pkt;       /**< netif header (if_id set, no destination) first */
 };
 
 enum wren_netopt_state {

@@ -79,8 +79,15 @@ static void show_if(struct wren_shell *sh, struct wren_netif *netif)
 {
     struct wren_node *node = sh->node;
     struct wren_module *m = &netif->module;
-    uint8_t s[2] = { 0 }, l[8] = { 0 };
-    uint16_t pan = 0, ch = 0;
+    uint8_t s[8] = { 0 }, l[8] = { 0 };
+    uint16_t pan = 0, ch = 0, type = 0;
+    wren_netapi_get(node, m, WREN_NETOPT_DEVICE_TYPE, 0, &type, 2);
+    if (type == WREN_NETDEV_TYPE_ETHERNET &&
+        wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, sizeof(s)) == 6) {
+        sh_printf(sh, "Iface %u  Ethernet HWaddr: %02x:%02x:%02x:%02x:%02x:%02x\n", netif->id,
+                  s[0], s[1], s[2], s[3], s[4], s[5]);
+        goto addresses;
+    }
     wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, 2);
     wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, l, 8);
     wren_netapi_get(node, m, WREN_NETOPT_NID, 0, &pan, 2);
@@ -88,6 +95,7 @@ static void show_if(struct wren_shell *sh, struct wren_netif *netif)
     sh_printf(sh, "Iface %u  HWaddr: %02x:%02x  Long HWaddr: %02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x\n",
               netif->id, s[0], s[1], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
     sh_printf(sh, "          Channel: %u  PAN: 0x%04x\n", ch, pan);
+addresses:;
     struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
     struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
     if (ip && wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) > 0) {
@@ -399,9 +407,14 @@ static int cmd_stats(struct wren_shell *sh, int argc, char **argv)
 
 static struct wren_nib *nib_of(struct wren_shell *sh)
 {
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, NULL);
-    return e ? (struct wren_nib *)e->module : NULL;
+    /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another module) */
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, e))) {
+        if (strcmp(e->module->ops->name, "nib") == 0) {
+            return (struct wren_nib *)e->module;
+        }
+    }
+    return NULL;
 }
 
 static int cmd_nib(struct wren_shell *sh, int argc, char **argv)

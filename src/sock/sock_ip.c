@@ -59,7 +59,8 @@ ssize_t wren_sock_ip_send(struct wren_sock_ip *sock, const void *data, size_t le
         return -EINVAL;
     }
     uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
-    const uint8_t *src = ipv6_addr_is_unspecified(sock->local.addr) ? NULL : sock->local.addr;
+    /* an unspecified local address leaves the source to the layers below */
+    const uint8_t *src = sock->local.addr;
     if (sock->proto == IPV6_NH_ICMPV6) {
         /* ICMPv6 carries a checksum over the pseudo-header: the ICMPv6 layer
          * fills it in (and picks the source) */
@@ -71,19 +72,10 @@ ssize_t wren_sock_ip_send(struct wren_sock_ip *sock, const void *data, size_t le
     if (len && pl == NULL) {
         return -ENOBUFS;
     }
-    struct wren_snip *ip = wren_ipv6_hdr_add(pb, pl, src, remote->addr, sock->proto);
+    struct wren_snip *ip = wren_ipv6_hdr_add(pb, pl, src, remote->addr, sock->proto, netif);
     if (ip == NULL) {
         wren_pktbuf_release(pb, pl);
         return -ENOBUFS;
-    }
-    if (netif) {
-        struct wren_snip *nh = wren_netif_hdr_add(pb, ip, NULL, 0, NULL, 0);
-        if (nh == NULL) {
-            wren_pktbuf_release(pb, ip);
-            return -ENOBUFS;
-        }
-        wren_netif_hdr(nh)->if_id = netif;
-        ip = nh;
     }
     return wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, ip)
                ? (ssize_t)len
@@ -119,7 +111,7 @@ ssize_t wren_sock_ip_recv(struct wren_sock_ip *sock, void *buf, size_t max, uint
             struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
             memset(remote, 0, sizeof(*remote));
             if (ips) {
-                memcpy(remote->addr, ips->data + 8, 16);
+                ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
             }
             remote->netif = nh ? wren_netif_hdr_if(nh) : 0;
         }

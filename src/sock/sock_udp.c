@@ -12,6 +12,21 @@
 #include "udp/udp.h"
 #include "wire/ipv6.h"
 
+/* Whether @p pkt may be queued on @p s: if connected, only what comes from
+ * its remote (address :: = any). */
+static bool from_remote(const struct wren_sock_udp *s, struct wren_snip *pkt)
+{
+    if (!s->has_remote) {
+        return true;
+    }
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
+    return ips == NULL || us == NULL ||
+           ((ipv6_addr_is_unspecified(s->remote.addr) ||
+             memcmp(ips->data + IPV6_OFF_SRC, s->remote.addr, 16) == 0) &&
+            get_be16(us->data) == s->remote.port);
+}
+
 static void sock_handle(struct wren_node *node, struct wren_module *self,
                         const struct wren_msg *msg)
 {
@@ -21,19 +36,12 @@ static void sock_handle(struct wren_node *node, struct wren_module *self,
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
-    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
-    struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
-    if (s->has_remote && ips && us &&
-        ((!ipv6_addr_is_unspecified(s->remote.addr) && memcmp(ips->data + 8, s->remote.addr, 16)) ||
-         get_be16(us->data) != s->remote.port)) {
+    if (!from_remote(s, pkt)) {
         s->rx_drop_filter++;
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
-    if (wren_sock_q_put(node, &s->rx, pkt) < 0) {
-        return;
-    }
-    if (s->cb) {
+    if (wren_sock_q_put(node, &s->rx, pkt) == 0 && s->cb) {
         s->cb(s, WREN_SOCK_EV_RECV, s->cb_arg);
     }
 }
@@ -112,21 +120,13 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
         wren_pktbuf_release(pb, pkt);
         return -ENOBUFS;
     }
-    const uint8_t *src = ipv6_addr_is_unspecified(sock->local.addr) ? NULL : sock->local.addr;
-    struct wren_snip *ip = wren_ipv6_hdr_add(pb, u, src, remote->addr, IPV6_NH_UDP);
+    uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
+    /* an unspecified local address leaves the source to the layers below */
+    struct wren_snip *ip =
+        wren_ipv6_hdr_add(pb, u, sock->local.addr, remote->addr, IPV6_NH_UDP, netif);
     if (ip == NULL) {
         wren_pktbuf_release(pb, u);
         return -ENOBUFS;
-    }
-    uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
-    if (netif) {
-        struct wren_snip *nh = wren_netif_hdr_add(pb, ip, NULL, 0, NULL, 0);
-        if (nh == NULL) {
-            wren_pktbuf_release(pb, ip);
-            return -ENOBUFS;
-        }
-        wren_netif_hdr(nh)->if_id = netif;
-        ip = nh;
     }
     if (wren_netapi_dispatch(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, ip) == 0) {
         return -ENOBUFS;
@@ -157,7 +157,7 @@ ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
             struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
             memset(remote, 0, sizeof(*remote));
             if (ips) {
-                memcpy(remote->addr, ips->data + 8, 16);
+                ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
             }
             remote->port = us ? get_be16(us->data) : 0;
             remote->netif = nh ? wren_netif_hdr_if(nh) : 0;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/byteorder.h"
 #include "core/node.h"
 #include "ipv6/ipv6.h"
 #include "net/netapi.h"
@@ -10,20 +11,13 @@
 #include "net/netopt.h"
 #include "net/nettype.h"
 #include "wire/icmpv6_types.h"
-#include "wire/inet_csum.h"
 #include "wire/ipv6.h"
 #include "wire/udp.h"
 
-/* checksum over the pseudo-header of @p ip and every snip from @p s on */
+/* the checksum of @p len bytes from @p s on, the pseudo-header from @p ip */
 static uint16_t csum(const uint8_t *ip, const struct wren_snip *s, size_t len)
 {
-    struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, ip + 8, ip + 24, (uint32_t)len, IPV6_NH_UDP);
-    for (; s; s = s->next) {
-        inet_csum_update(&c, s->data, s->size);
-    }
-    return inet_csum_final(&c);
+    return wren_ipv6_upper_csum(ip + IPV6_OFF_SRC, ip + IPV6_OFF_DST, IPV6_NH_UDP, s, len);
 }
 
 static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
@@ -37,15 +31,9 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
         udp->stats.rx_drop_hdr++;
         goto drop;
     }
-    {
-        struct inet_csum c;
-        inet_csum_init(&c);
-        inet_csum_pseudo(&c, ips->data + 8, ips->data + 24, h.len, IPV6_NH_UDP);
-        inet_csum_update(&c, pkt->data, h.len);
-        if (h.csum == 0 || inet_csum_final(&c) != 0) {
-            udp->stats.rx_drop_csum++;
-            goto drop;
-        }
+    if (h.csum == 0 || csum(ips->data, pkt, h.len) != 0) {
+        udp->stats.rx_drop_csum++;
+        goto drop;
     }
     if (pkt->users > 1) {
         /* shared with a raw socket: mark our own copy */
@@ -62,20 +50,15 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
         goto drop;
     }
     pkt->type = WREN_NETTYPE_UNDEF;
-    if (wren_netreg_count(node, WREN_NETTYPE_UDP, h.dst_port) == 0) {
+    if (wren_netreg_lookup(node, WREN_NETTYPE_UDP, h.dst_port, NULL) == NULL) {
         udp->stats.rx_drop_no_port++;
-        if (!ipv6_addr_is_multicast(ips->data + 24)) {
-            struct wren_netreg_entry *e =
-                wren_netreg_lookup(node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL, NULL);
-            struct wren_msg msg = {
-                .type = WREN_MSG_ICMPV6_ERROR(ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_PORT),
-                .ptr = pkt,
-            };
-            if (e && wren_sched_post(node, e->module, &msg) == 0) {
-                return;
-            }
+        if (ipv6_addr_is_multicast(ips->data + IPV6_OFF_DST)) {
+            goto drop;
         }
-        goto drop;
+        /* to the ICMPv6 module (released if there is none) */
+        wren_netapi_dispatch(node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL,
+                             WREN_MSG_ICMPV6_ERROR(ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_PORT), pkt);
+        return;
     }
     wren_netapi_dispatch(node, WREN_NETTYPE_UDP, h.dst_port, WREN_MSG_RCV, pkt);
     return;
@@ -105,31 +88,29 @@ static void udp_send(struct wren_udp *udp, struct wren_snip *pkt)
         udp->stats.tx_drop_bad++;
         goto drop;
     }
-    ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6); /* the path may have been copied */
-    if (ipv6_addr_is_unspecified(ips->data + 8)) {
-        struct wren_netreg_entry *e =
-            wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
-        uint8_t addr[16];
-        memcpy(addr, ips->data + 24, 16);
-        if (ipv6_addr_is_loopback(addr)) {
-            /* loopback: the source is the destination */
-        } else if (e == NULL || wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_SRC_SELECT,
-                                                if_id, addr, sizeof(addr)) != 16) {
-            udp->stats.tx_drop_no_src++;
-            goto drop;
+    /* the path may have been copied: the IPv6 header is again the snip before us */
+    ips = pkt->type == WREN_NETTYPE_NETIF ? pkt->next : pkt;
+    uint8_t *src = ips->data + IPV6_OFF_SRC, *dst = ips->data + IPV6_OFF_DST;
+    if (ipv6_addr_is_unspecified(src)) {
+        /* loopback: the source is the destination; else the IPv6 layer's
+         * choice (asked in place: the packet is dropped if none) */
+        ipv6_addr_copy(src, dst);
+        if (!ipv6_addr_is_loopback(dst)) {
+            struct wren_netreg_entry *e =
+                wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+            if (e == NULL || wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_SRC_SELECT, if_id,
+                                             src, 16) != 16) {
+                udp->stats.tx_drop_no_src++;
+                goto drop;
+            }
         }
-        memcpy(ips->data + 8, addr, 16);
     }
     uint8_t *u = us->data;
-    u[4] = (uint8_t)(len >> 8);
-    u[5] = (uint8_t)len;
+    put_be16(u + 4, (uint16_t)len);
     u[6] = u[7] = 0;
     uint16_t c = csum(ips->data, us, len);
-    if (c == 0) {
-        c = 0xffff; /* RFC 768: a computed zero is sent as all ones */
-    }
-    u[6] = (uint8_t)(c >> 8);
-    u[7] = (uint8_t)c;
+    /* RFC 768: a computed zero is sent as all ones */
+    put_be16(u + 6, c ? c : 0xffff);
     udp->stats.tx++;
     wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, pkt);
     return;
@@ -184,8 +165,10 @@ struct wren_snip *wren_udp_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt
 {
     struct wren_snip *s = wren_pktbuf_add(pb, pkt, NULL, UDP_HDR_LEN, WREN_NETTYPE_UDP);
     if (s) {
-        struct udp_hdr h = { src_port, dst_port, 0, 0 };
-        udp_hdr_emit(&h, s->data);
+        /* the length and checksum are the layer's */
+        put_be16(s->data, src_port);
+        put_be16(s->data + 2, dst_port);
+        memset(s->data + 4, 0, 4);
     }
     return s;
 }

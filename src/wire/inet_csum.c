@@ -15,10 +15,12 @@
 
 typedef uintptr_t word;
 
-/* a 16-bit wire (big-endian) value as the native half it is summed as */
-static word native16(uint16_t v)
+/* A sum of big-endian 16-bit wire words as the native sum counts it. On a
+ * little-endian host each word is byte-swapped, and a swap is, modulo 0xffff,
+ * a multiplication by 256: so a shift serves for sums of words too. */
+static word from_wire(word v)
 {
-    return HOST_LE ? (word)(v >> 8 | (v & 0xff) << 8) : v;
+    return HOST_LE ? v << 8 : v;
 }
 
 void inet_csum_init(struct inet_csum *c)
@@ -40,7 +42,7 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
     size_t i = 0;
     if (c->odd && len) {
         /* completes the 16-bit word begun by the last piece: its low byte */
-        sum = add1c(sum, native16(buf[0]));
+        sum = add1c(sum, from_wire(buf[0]));
         i = 1;
         c->odd = false;
     }
@@ -58,7 +60,7 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
     }
     if (i < len) {
         /* an odd byte: the high byte of a 16-bit word */
-        sum = add1c(sum, native16((uint16_t)(buf[i] << 8)));
+        sum = add1c(sum, from_wire((word)buf[i] << 8));
         c->odd = true;
     }
     c->sum = sum;
@@ -67,20 +69,29 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
                       uint32_t upper_len, uint8_t next)
 {
-    inet_csum_update(c, src, 16);
-    inet_csum_update(c, dst, 16);
+    /* at an even offset: the addresses are whole native words */
+    word sum = c->sum;
+    for (size_t i = 0; i < 16; i += sizeof(word)) {
+        word s, d;
+        memcpy(&s, src + i, sizeof(s));
+        memcpy(&d, dst + i, sizeof(d));
+        sum = add1c(add1c(sum, s), d);
+    }
     /* the 32-bit length and the next header (after three zero bytes) as
      * 16-bit words */
-    c->sum = add1c(c->sum, native16((uint16_t)(upper_len >> 16)) + native16((uint16_t)upper_len) +
-                               native16(next));
+    c->sum = add1c(sum, from_wire((upper_len >> 16) + (upper_len & 0xffff) + next));
 }
 
 uint16_t inet_csum_final(const struct inet_csum *c)
 {
     word sum = c->sum;
+    sum = (sum & 0xffffffffu) + (sum >> 16 >> 16); /* a 64-bit sum to 33 bits */
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
     }
-    uint16_t s = (uint16_t)native16((uint16_t)sum);
+    uint16_t s = (uint16_t)sum;
+    if (HOST_LE) {
+        s = (uint16_t)(s << 8 | s >> 8);
+    }
     return (uint16_t)~s;
 }

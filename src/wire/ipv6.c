@@ -20,8 +20,8 @@ int ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h)
     h->payload_len = get_be16(buf + 4);
     h->next = buf[6];
     h->hop_limit = buf[7];
-    memcpy(h->src, buf + 8, 16);
-    memcpy(h->dst, buf + 24, 16);
+    ipv6_addr_copy(h->src, buf + 8);
+    ipv6_addr_copy(h->dst, buf + 24);
     return 0;
 }
 
@@ -31,28 +31,31 @@ void ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf)
     put_be16(buf + 4, h->payload_len);
     buf[6] = h->next;
     buf[7] = h->hop_limit;
-    memcpy(buf + 8, h->src, 16);
-    memcpy(buf + 24, h->dst, 16);
+    ipv6_addr_copy(buf + 8, h->src);
+    ipv6_addr_copy(buf + 24, h->dst);
 }
 
-/* the address as four words, for whole-address tests */
-static void words(const uint8_t *a, uint32_t *w)
+void ipv6_addr_copy(uint8_t *dst, const uint8_t *src)
 {
-    memcpy(w, a, 16);
+    memcpy(dst, src, 16);
+}
+
+/* word @p i of an address (any alignment), for whole-address tests */
+static uint32_t word(const uint8_t *a, unsigned i)
+{
+    uint32_t w;
+    memcpy(&w, a + 4 * i, 4);
+    return w;
 }
 
 bool ipv6_addr_is_unspecified(const uint8_t *a)
 {
-    uint32_t w[4];
-    words(a, w);
-    return (w[0] | w[1] | w[2] | w[3]) == 0;
+    return (word(a, 0) | word(a, 1) | word(a, 2) | word(a, 3)) == 0;
 }
 
 bool ipv6_addr_is_loopback(const uint8_t *a)
 {
-    uint32_t w[4];
-    words(a, w);
-    return (w[0] | w[1] | w[2]) == 0 && a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] == 1;
+    return (word(a, 0) | word(a, 1) | word(a, 2)) == 0 && get_be32(a + 12) == 1;
 }
 
 bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)

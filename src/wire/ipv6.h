@@ -13,6 +13,13 @@
 #define IPV6_HDR_LEN 40
 #define IPV6_MIN_MTU 1280
 
+/* fixed-header fields, for code that reads or updates a header in place */
+#define IPV6_OFF_PAYLOAD_LEN 4
+#define IPV6_OFF_NEXT 6
+#define IPV6_OFF_HOP_LIMIT 7
+#define IPV6_OFF_SRC 8
+#define IPV6_OFF_DST 24
+
 /* next header values */
 #define IPV6_NH_HOPOPT 0
 #define IPV6_NH_TCP 6
@@ -63,6 +70,8 @@ static inline bool ipv6_addr_is_link_local(const uint8_t *a)
     return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
+/** @brief Copy address @p src to @p dst (a call: smaller than an inline copy). */
+void ipv6_addr_copy(uint8_t *dst, const uint8_t *src);
 bool ipv6_addr_is_unspecified(const uint8_t *a);
 bool ipv6_addr_is_loopback(const uint8_t *a);
 /** @brief Whether the first @p bits bits of @p a and @p b are equal. */

@@ -1,0 +1,441 @@
+/*
+ * wren-node: one wren node as a Linux process, on real time.
+ *
+ *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT] [--channel C]
+ *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof]
+ *
+ * Interfaces: an Ethernet interface over a TAP device (IPv6 with classic
+ * neighbor discovery, so Linux's own tools reach it) and/or an 802.15.4
+ * interface over ZEP (6LoWPAN, 6LoWPAN-ND; run wren-zep-hub for several
+ * processes to share a channel). The node id gives the addresses: MAC
+ * 02:57:52 and the id (24 bits) on Ethernet; short address id and EUI-64
+ * 02:00:00:00 and the id (32 bits) on 802.15.4, as in the simulator.
+ *
+ * The shell reads lines from stdin (or --script FILE): every command of the
+ * node's shell (`help`), plus `nd` (the Ethernet neighbor cache), `sleep MS`
+ * (pause reading commands, for scripts) and `exit`. SIGINT/SIGTERM end it
+ * cleanly; so does the end of the input with --exit-on-eof.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/node.h"
+#include "core/timer.h"
+#include "drivers/tap.h"
+#include "drivers/zep.h"
+#include "host/rt_host.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/addr_str.h"
+#include "ipv6/ipv6.h"
+#include "link/ethernet_link.h"
+#include "link/ieee802154_link.h"
+#include "nib/nd_eth.h"
+#include "nib/nib.h"
+#include "shell/shell.h"
+#include "sixlowpan/sixlowpan.h"
+#include "udp/udp.h"
+
+#define ARENA_MAX (256u * 1024u)
+#define LINE_MAX_LEN 256
+
+/* The process's one node and everything around it. */
+struct app {
+    struct wren_host host;
+    struct wren_node node;
+    struct wren_tap tap;
+    struct wren_ethernet_netif eth;
+    struct wren_nd_eth nd;
+    struct wren_zep zep;
+    struct wren_ieee802154_netif lowpan_if;
+    struct wren_sixlowpan sixlowpan;
+    struct wren_nib nib;
+    struct wren_ipv6 ipv6;
+    struct wren_icmpv6 icmpv6;
+    struct wren_udp udp;
+    struct wren_shell shell;
+    bool has_tap, has_zep;
+    /* the console */
+    struct wren_host_fd in;
+    char buf[4 * LINE_MAX_LEN];
+    size_t len;
+    bool eof, exit_on_eof, sleeping;
+    struct wren_timer sleep_timer;
+};
+
+static struct app app;
+static _Alignas(8) uint8_t arena[ARENA_MAX];
+
+static void out(void *ctx, const char *s)
+{
+    (void)ctx;
+    fputs(s, stdout);
+    fflush(stdout);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT] "
+               "[--channel C]\n"
+               "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof]\n"
+               "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
+               "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
+               "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754)\n"
+               "  --id N         node id (1..65535): link addresses and ZEP device id\n"
+               "  --channel C    802.15.4 channel for ZEP (11..26, default 26)\n"
+               "  --pktbuf BYTES packet buffer size (default 65536)\n"
+               "  --script FILE  read commands from FILE instead of stdin\n"
+               "  --exit-on-eof  exit when the commands run out\n");
+}
+
+/* ---- program commands ------------------------------------------------------ */
+
+static void show_nd(struct app *a)
+{
+    static const char *const st[] = {"-", "INCOMPLETE", "REACHABLE", "STALE", "DELAY", "PROBE"};
+    char s[400], ip[WREN_IPV6_ADDR_STRLEN];
+    if (!a->has_tap) {
+        out(NULL, "no Ethernet interface\n");
+        return;
+    }
+    const uint8_t *m = a->nd.mac;
+    snprintf(s, sizeof(s), "Iface %u  MAC %02x:%02x:%02x:%02x:%02x:%02x\n", a->nd.if_id, m[0], m[1],
+             m[2], m[3], m[4], m[5]);
+    out(NULL, s);
+    for (unsigned i = 0; i < CONFIG_WREN_ND_ETH_NEIGHBORS; i++) {
+        const struct wren_nd_eth_neighbor *n = &a->nd.nc[i];
+        if (n->state) {
+            snprintf(s, sizeof(s), "neighbor %s lladdr %02x:%02x:%02x:%02x:%02x:%02x %s%s\n",
+                     wren_ipv6_addr_to_str(ip, n->ip), n->mac[0], n->mac[1], n->mac[2], n->mac[3],
+                     n->mac[4], n->mac[5], st[n->state], n->held ? " (1 held)" : "");
+            out(NULL, s);
+        }
+    }
+    const struct wren_nd_eth_stats *c = &a->nd.stats;
+    snprintf(s, sizeof(s),
+             "rx ns %lu na %lu invalid %lu; tx ns %lu na %lu fail %lu; resolved %lu failed %lu; "
+             "held replaced %lu dropped %lu; cache replaced %lu full %lu; probes failed %lu; "
+             "dad ok %lu dup %lu; conflicts %lu\n",
+             (unsigned long)c->rx_ns, (unsigned long)c->rx_na, (unsigned long)c->rx_invalid,
+             (unsigned long)c->tx_ns, (unsigned long)c->tx_na, (unsigned long)c->tx_fail,
+             (unsigned long)c->res_ok, (unsigned long)c->res_failed,
+             (unsigned long)c->held_replaced, (unsigned long)c->held_dropped,
+             (unsigned long)c->nc_replaced, (unsigned long)c->nc_full,
+             (unsigned long)c->probe_failed, (unsigned long)c->dad_ok, (unsigned long)c->dad_dup,
+             (unsigned long)c->addr_conflict);
+    out(NULL, s);
+    snprintf(s, sizeof(s), "tap %s: rx %lu (errors %lu) tx %lu (errors %lu)\n", a->tap.name,
+             (unsigned long)a->tap.stats.rx_frames, (unsigned long)a->tap.stats.rx_errors,
+             (unsigned long)a->tap.stats.tx_frames, (unsigned long)a->tap.stats.tx_errors);
+    out(NULL, s);
+}
+
+static void show_zep(struct app *a)
+{
+    char s[400];
+    const struct wren_zep_stats *z = &a->zep.stats;
+    if (!a->has_zep) {
+        out(NULL, "no ZEP interface\n");
+        return;
+    }
+    snprintf(s, sizeof(s),
+             "zep channel %u device %u: rx packets %lu frames %lu; drops: malformed %lu acks %lu "
+             "other-channel %lu bad-fcs %lu; tx %lu (errors %lu)\n",
+             a->zep.channel, a->zep.device_id, (unsigned long)z->rx_packets,
+             (unsigned long)z->rx_frames, (unsigned long)z->rx_malformed, (unsigned long)z->rx_acks,
+             (unsigned long)z->rx_other_channel, (unsigned long)z->rx_bad_fcs,
+             (unsigned long)z->tx_frames, (unsigned long)z->tx_errors);
+    out(NULL, s);
+}
+
+static void console_drain(struct app *a);
+
+static void sleep_done(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct app *a = arg;
+    a->sleeping = false;
+    console_drain(a);
+}
+
+/* Run one line: a program command, else the node's shell. */
+static void exec_line(struct app *a, char *line)
+{
+    char *p = line + strspn(line, " \t\r");
+    char *end = p + strlen(p);
+    while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) {
+        *--end = 0;
+    }
+    if (*p == 0 || *p == '#') {
+        return;
+    }
+    if (strcmp(p, "exit") == 0 || strcmp(p, "quit") == 0) {
+        wren_host_stop(&a->host);
+        return;
+    }
+    if (strncmp(p, "sleep", 5) == 0 && (p[5] == ' ' || p[5] == 0)) {
+        char *e;
+        long ms = strtol(p + 5, &e, 10);
+        if (ms < 0 || *e) {
+            out(NULL, "usage: sleep MS\n");
+            return;
+        }
+        a->sleeping = true;
+        wren_timer_set(&a->node, &a->sleep_timer, (uint64_t)ms * 1000u);
+        return;
+    }
+    if (strcmp(p, "nd") == 0) {
+        show_nd(a);
+        return;
+    }
+    if (strcmp(p, "zep") == 0) {
+        show_zep(a);
+        return;
+    }
+    wren_shell_exec(&a->shell, p);
+    if (strcmp(p, "help") == 0) {
+        out(NULL, "nd        Ethernet neighbor cache and counters\n"
+                  "zep       ZEP radio counters\n"
+                  "sleep     sleep MS: wait before reading the next command\n"
+                  "exit      leave (also: end of input with --exit-on-eof, SIGINT, SIGTERM)\n");
+    }
+}
+
+/* Run every complete line buffered, unless a sleep holds them back. */
+static void console_drain(struct app *a)
+{
+    while (!a->sleeping && !a->host.stop) {
+        char *nl = memchr(a->buf, '\n', a->len);
+        if (nl == NULL && a->eof && a->len) {
+            nl = a->buf + a->len; /* a last line without newline */
+            if (a->len == sizeof(a->buf)) {
+                a->len--;
+                nl--;
+            }
+        }
+        if (nl == NULL) {
+            break;
+        }
+        *nl = 0;
+        size_t used = (size_t)(nl - a->buf) + (nl < a->buf + a->len ? 1 : 0);
+        char line[sizeof(a->buf)];
+        memcpy(line, a->buf, (size_t)(nl - a->buf) + 1);
+        memmove(a->buf, a->buf + used, a->len - used);
+        a->len -= used;
+        exec_line(a, line);
+    }
+    if (a->len == sizeof(a->buf) && memchr(a->buf, '\n', a->len) == NULL) {
+        out(NULL, "error: line too long, dropped\n");
+        a->len = 0;
+    }
+    /* read more only when there is room */
+    a->in.events = (!a->eof && a->len < sizeof(a->buf)) ? POLLIN : 0;
+    if (a->eof && a->len == 0 && !a->sleeping && a->exit_on_eof) {
+        wren_host_stop(&a->host);
+    }
+}
+
+static void console_readable(struct wren_host_fd *hfd, short revents)
+{
+    struct app *a = hfd->arg;
+    (void)revents;
+    ssize_t n = read(hfd->fd, a->buf + a->len, sizeof(a->buf) - a->len);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        return;
+    }
+    if (n <= 0) {
+        a->eof = true;
+    } else {
+        a->len += (size_t)n;
+    }
+    console_drain(a);
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int parse_zep(const char *spec, unsigned *lport, char *rhost, size_t rhost_len,
+                     unsigned *rport)
+{
+    /* LPORT:RPORT, LPORT:HOST:RPORT, LPORT:[V6ADDR]:RPORT */
+    char tmp[128];
+    snprintf(tmp, sizeof(tmp), "%s", spec);
+    char *first = strchr(tmp, ':');
+    char *last = strrchr(tmp, ':');
+    if (first == NULL) {
+        return -1;
+    }
+    *first = 0;
+    *last = 0;
+    char *e1, *e2;
+    unsigned long lp = strtoul(tmp, &e1, 10), rp = strtoul(last + 1, &e2, 10);
+    if (*e1 || *e2 || lp > 65535 || rp == 0 || rp > 65535) {
+        return -1;
+    }
+    const char *h = first == last ? "127.0.0.1" : first + 1;
+    size_t hl = strlen(h);
+    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+        snprintf(rhost, rhost_len, "%.*s", (int)(hl - 2), h + 1);
+    } else {
+        snprintf(rhost, rhost_len, "%s", h);
+    }
+    *lport = (unsigned)lp;
+    *rport = (unsigned)rp;
+    return 0;
+}
+
+static int die(const char *what, int res)
+{
+    fprintf(stderr, "wren-node: %s (%s)\n", what, strerror(-res));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"id", required_argument, NULL, 'i'},
+        {"tap", required_argument, NULL, 't'},
+        {"zep", required_argument, NULL, 'z'},
+        {"channel", required_argument, NULL, 'c'},
+        {"pktbuf", required_argument, NULL, 'p'},
+        {"script", required_argument, NULL, 's'},
+        {"exit-on-eof", no_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct app *a = &app;
+    const char *tap_name = NULL, *zep_spec = NULL, *script = NULL;
+    unsigned long id = 1, channel = 26, pktbuf = 65536;
+    int c;
+    char *e;
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:eh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            id = strtoul(optarg, &e, 0);
+            if (*e || id == 0 || id > 65535) {
+                fprintf(stderr, "wren-node: --id wants 1..65535\n");
+                return 2;
+            }
+            break;
+        case 't':
+            tap_name = optarg;
+            break;
+        case 'z':
+            zep_spec = optarg;
+            break;
+        case 'c':
+            channel = strtoul(optarg, &e, 0);
+            if (*e || channel < 11 || channel > 26) {
+                fprintf(stderr, "wren-node: --channel wants 11..26\n");
+                return 2;
+            }
+            break;
+        case 'p':
+            pktbuf = strtoul(optarg, &e, 0);
+            if (*e || pktbuf < 2048 || pktbuf > ARENA_MAX) {
+                fprintf(stderr, "wren-node: --pktbuf wants 2048..%u\n", ARENA_MAX);
+                return 2;
+            }
+            break;
+        case 's':
+            script = optarg;
+            break;
+        case 'e':
+            a->exit_on_eof = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc || (!tap_name && !zep_spec)) {
+        usage(stderr);
+        if (!tap_name && !zep_spec) {
+            fprintf(stderr, "wren-node: give at least one interface (--tap or --zep)\n");
+        }
+        return 2;
+    }
+    int in_fd = 0;
+    if (script && (in_fd = open(script, O_RDONLY | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "wren-node: cannot read %s: %s\n", script, strerror(errno));
+        return 1;
+    }
+    int res = wren_host_init(&a->host);
+    if (res < 0) {
+        return die("cannot set up the event loop", res);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+    wren_node_init(&a->node, &wren_host_rt_ops, &a->host, arena, pktbuf & ~7ul, (uint32_t)id, seed);
+    wren_host_set_node(&a->host, &a->node);
+    char why[200];
+    int eth_id = 0, lowpan_id = 0;
+    if (tap_name) {
+        const uint8_t mac[6] = {0x02,       0x57, 0x52, (uint8_t)(id >> 16), (uint8_t)(id >> 8),
+                                (uint8_t)id};
+        if (wren_tap_open(&a->tap, &a->host, tap_name, mac, why, sizeof(why)) < 0) {
+            fprintf(stderr, "wren-node: %s\n", why);
+            return 1;
+        }
+        if ((eth_id = wren_ethernet_netif_add(&a->node, &a->eth, &a->tap.netdev)) < 0) {
+            return die("cannot add the Ethernet interface", eth_id);
+        }
+        a->has_tap = true;
+    }
+    if (zep_spec) {
+        unsigned lport, rport;
+        char rhost[64];
+        if (parse_zep(zep_spec, &lport, rhost, sizeof(rhost), &rport) < 0) {
+            fprintf(stderr, "wren-node: --zep wants LPORT:[RHOST:]RPORT, not '%s'\n", zep_spec);
+            return 2;
+        }
+        if (wren_zep_open(&a->zep, &a->host, (uint16_t)lport, rhost, (uint16_t)rport, (uint16_t)id,
+                          why, sizeof(why)) < 0) {
+            fprintf(stderr, "wren-node: %s\n", why);
+            return 1;
+        }
+        a->zep.channel = (uint16_t)channel;
+        if ((lowpan_id = wren_ieee802154_netif_add(&a->node, &a->lowpan_if, &a->zep.netdev)) < 0) {
+            return die("cannot add the 802.15.4 interface", lowpan_id);
+        }
+        a->has_zep = true;
+    }
+    /* the IP half, as the simulator assembles it */
+    struct wren_node *node = &a->node;
+    if ((a->has_zep && (res = wren_sixlowpan_init(node, &a->sixlowpan)) < 0) ||
+        (res = wren_ipv6_init(node, &a->ipv6)) < 0 ||
+        (res = wren_icmpv6_init(node, &a->icmpv6)) < 0 ||
+        (res = wren_udp_init(node, &a->udp)) < 0 ||
+        (a->has_zep && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)lowpan_id)) < 0 ||
+                        (res = wren_nib_init(node, &a->nib, (uint8_t)lowpan_id)) < 0)) ||
+        (a->has_tap && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)eth_id)) < 0 ||
+                        (res = wren_nd_eth_init(node, &a->nd, (uint8_t)eth_id)) < 0))) {
+        return die("cannot start the IP stack", res);
+    }
+    wren_shell_init(&a->shell, node, out, NULL);
+    wren_timer_init(&a->sleep_timer, sleep_done, a);
+    a->in = (struct wren_host_fd){.fd = in_fd, .events = POLLIN, .cb = console_readable, .arg = a};
+    wren_host_fd_add(&a->host, &a->in);
+
+    int sig = wren_host_run(&a->host);
+    (void)sig;
+    wren_timer_cancel(node, &a->sleep_timer);
+    if (a->has_tap) {
+        wren_tap_close(&a->tap);
+    }
+    if (a->has_zep) {
+        wren_zep_close(&a->zep);
+    }
+    wren_host_fini(&a->host);
+    return 0;
+}

@@ -1,0 +1,130 @@
+/**
+ * @file nd_eth.h
+ * @brief Classic neighbor discovery for one Ethernet interface (RFC 4861
+ *        address resolution and neighbor unreachability detection, RFC 4862
+ *        duplicate address detection). The 6LoWPAN flavour (RS/RA, ARO) is
+ *        nib.h's; this module never touches 6LoWPAN interfaces.
+ *
+ * Address resolution (RFC 4861 7.2): the IPv6 layer asks GET
+ * WREN_NETOPT_NIB_L2 for a next hop's MAC; when the cache has none it hands
+ * the packet over with SET WREN_NETOPT_NIB_HOLD. The module keeps at most
+ * one packet per neighbor (a newer one replaces it: held_replaced), sends a
+ * multicast NS with our SLLAO to the solicited-node group, retransmits every
+ * RetransTimer (1 s) up to MAX_MULTICAST_SOLICIT (3) times and then gives up
+ * (res_failed, the packet dropped). A solicited NA with a TLLAO completes the
+ * entry and sends the held packet. Entries are REACHABLE for ReachableTime
+ * (30 s) after a solicited NA, then STALE; a STALE entry that is used goes
+ * to DELAY and, 5 s later, to PROBE (unicast NS, 3 tries) unless confirmed.
+ *
+ * Answers (RFC 4861 7.2.4): an NS whose target is one of our *valid*
+ * addresses gets an NA (solicited, override, TLLAO); to ff02::1 if the NS
+ * came from :: (someone's DAD), else unicast. Solicitations for any other
+ * target — among them the kernel's DAD probe for the kernel's own address —
+ * get nothing. An NS with a source and SLLAO creates or updates a STALE
+ * entry (at most replacing the least recently used resolved entry);
+ * unsolicited NAs never create entries.
+ *
+ * Duplicate address detection (RFC 4862 5.4): at start, every address of
+ * the interface becomes tentative; after a random delay of up to 1 s an NS
+ * from :: without options goes to its solicited-node group, and if no NA for
+ * it and no NS from :: for it arrives within 1 s the address becomes valid
+ * (dad_ok); otherwise it is removed (dad_dup). Tentative addresses are never
+ * answered for. Use wren_nd_eth_addr_add() for addresses configured later.
+ *
+ * Registered as (WREN_NETTYPE_ICMPV6, 135) and (WREN_NETTYPE_ICMPV6, 136);
+ * messages of other interfaces are ignored, so it coexists with a 6LoWPAN
+ * NIB on another interface.
+ *
+ *     int id = wren_ethernet_netif_add(node, &eth, &tap.netdev);
+ *     wren_ipv6_netif_add(&ipv6, (uint8_t)id);     // gives it fe80::IID
+ *     wren_nd_eth_init(node, &nd, (uint8_t)id);    // makes it tentative, runs DAD
+ */
+#ifndef WREN_NIB_ND_ETH_H
+#define WREN_NIB_ND_ETH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/module.h"
+#include "core/timer.h"
+#include "ipv6/ipv6.h"
+#include "net/netreg.h"
+#include "pktbuf/pktbuf.h"
+
+/** Neighbor cache entries. */
+#ifndef CONFIG_WREN_ND_ETH_NEIGHBORS
+#define CONFIG_WREN_ND_ETH_NEIGHBORS 8
+#endif
+
+/** Neighbor states (RFC 4861 7.3.2). */
+enum wren_nd_eth_state {
+    WREN_ND_FREE = 0,
+    WREN_ND_INCOMPLETE, /**< solicited, no answer yet: holds a packet */
+    WREN_ND_REACHABLE,  /**< confirmed within ReachableTime */
+    WREN_ND_STALE,      /**< usable, unconfirmed */
+    WREN_ND_DELAY,      /**< used while stale: probe unless confirmed soon */
+    WREN_ND_PROBE,      /**< unicast solicitations under way */
+};
+
+struct wren_nd_eth_neighbor {
+    uint8_t ip[16];
+    uint8_t mac[6];
+    uint8_t state;          /**< enum wren_nd_eth_state */
+    uint8_t probes;         /**< solicitations sent in this round */
+    uint64_t deadline;      /**< us: next retransmission / probe / end of REACHABLE */
+    uint64_t used;          /**< us: last use, for LRU replacement */
+    struct wren_snip *held; /**< the packet waiting for resolution (netif header first) */
+};
+
+/** An address under duplicate address detection. */
+struct wren_nd_eth_dad {
+    uint8_t addr[16];
+    uint8_t prefix_len;
+    uint8_t phase;     /**< 0: idle, 1: waiting to send, 2: waiting for answers */
+    uint64_t deadline; /**< us */
+};
+
+struct wren_nd_eth_stats {
+    uint32_t rx_ns, rx_na;
+    uint32_t rx_invalid; /**< failed RFC 4861 7.1 validation */
+    uint32_t tx_ns, tx_na;
+    uint32_t tx_fail;       /**< messages that could not be sent (no source, no buffer) */
+    uint32_t res_ok;        /**< resolutions completed */
+    uint32_t res_failed;    /**< resolutions given up after 3 solicitations */
+    uint32_t held_replaced; /**< held packets replaced by newer ones */
+    uint32_t held_dropped;  /**< held packets dropped (failed, replaced, cache full) */
+    uint32_t nc_replaced;   /**< resolved entries replaced (LRU) */
+    uint32_t nc_full;       /**< new entries refused: every entry busy resolving */
+    uint32_t probe_failed;  /**< entries removed after unanswered probes */
+    uint32_t dad_ok, dad_dup;
+    uint32_t addr_conflict; /**< NAs from others for one of our valid addresses */
+};
+
+struct wren_nd_eth {
+    struct wren_module module; /**< first */
+    struct wren_netreg_entry reg[2];
+    struct wren_node *node;
+    struct wren_timer timer;
+    uint8_t if_id;
+    uint8_t mac[6];
+    struct wren_nd_eth_neighbor nc[CONFIG_WREN_ND_ETH_NEIGHBORS];
+    struct wren_nd_eth_dad dad[CONFIG_WREN_IPV6_ADDRS];
+    struct wren_nd_eth_stats stats;
+};
+
+/**
+ * @brief Run neighbor discovery on Ethernet interface @p if_id (after the
+ *        IPv6 layer runs on it): registers for NS/NA and starts DAD for the
+ *        interface's addresses.
+ * @return 0, -ENODEV (no such interface or no IPv6 layer), or a netreg error.
+ */
+int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_id);
+
+/**
+ * @brief Add @p addr / @p prefix_len to the interface as tentative and run
+ *        DAD for it; it becomes valid after 1 s without a conflict.
+ * @return 0, -ENOSPC, or the IPv6 layer's error.
+ */
+int wren_nd_eth_addr_add(struct wren_nd_eth *nd, const uint8_t *addr, uint8_t prefix_len);
+
+#endif

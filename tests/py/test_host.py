@@ -1,0 +1,434 @@
+"""The host runtime against real Linux: wren-node on a TAP interface in a
+network namespace (Linux ping -6 and UDP sockets on the kernel side), its
+error messages, and two wren-node processes on ZEP through wren-zep-hub,
+captured and dissected by tshark.
+
+Needs root (network namespaces, TAP devices) and iproute2; each test runs in
+a namespace of its own, removed afterwards with every process it started,
+also when the test fails. Timeouts only guard against hangs: nothing here
+asserts on wall-clock time.
+"""
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import tshark_fields
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("WREN_BUILD", ROOT / "build"))
+NODE = BUILD / "wren-node"
+HUB = BUILD / "wren-zep-hub"
+
+WREN_LL = "fe80::57:52ff:fe00:1"   # --id 1 on Ethernet: MAC 02:57:52:00:00:01
+WREN_MAC = "02:57:52:00:00:01"
+KERNEL_LL = "fe80::1"
+
+_counter = itertools.count()
+
+
+def _why_not():
+    if not sys.platform.startswith("linux"):
+        return "Linux only (TAP, network namespaces)"
+    if os.geteuid() != 0:
+        return "needs root: network namespaces and TAP devices"
+    if shutil.which("ip") is None:
+        return "iproute2 ('ip') is not installed"
+    if not NODE.exists() or not HUB.exists():
+        return f"build wren-node and wren-zep-hub first ({BUILD})"
+    probe = f"wren-probe-{os.getpid()}"
+    res = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if res.returncode != 0:
+        return f"'ip netns' is unavailable: {res.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    return None
+
+
+@pytest.fixture(scope="module")
+def host_ok():
+    why = _why_not()
+    if why:
+        pytest.skip(why)
+
+
+class Netns:
+    """A network namespace and the processes started in it."""
+
+    def __init__(self, name):
+        self.name = name
+        self.procs = []
+
+    def ip(self, *args, check=True):
+        return subprocess.run(["ip", "-n", self.name, *args], capture_output=True, text=True,
+                              check=check, timeout=30)
+
+    def run(self, *cmd, check=False, timeout=60):
+        return subprocess.run(["ip", "netns", "exec", self.name, *map(str, cmd)],
+                              capture_output=True, text=True, check=check, timeout=timeout)
+
+    def popen(self, *cmd, **kw):
+        # ip netns exec execs the command: the child's pid is the program's
+        p = subprocess.Popen(["ip", "netns", "exec", self.name, *map(str, cmd)], **kw)
+        self.procs.append(p)
+        return p
+
+    def stop_all(self):
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            for f in (p.stdin, p.stdout, p.stderr):
+                if f:
+                    f.close()
+
+
+@pytest.fixture
+def netns(host_ok):
+    name = f"wren-{os.getpid()}-{next(_counter)}"
+    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True)
+    ns = Netns(name)
+    try:
+        ns.ip("link", "set", "lo", "up")
+        yield ns
+    finally:
+        ns.stop_all()
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+@pytest.fixture
+def tapns(netns):
+    """A namespace with a persistent TAP interface tap0, up."""
+    netns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
+    netns.ip("link", "set", "tap0", "up")
+    return netns
+
+
+class WrenNode:
+    """A wren-node process driven through its shell on stdin."""
+
+    def __init__(self, ns, *args):
+        self.p = ns.popen(NODE, *args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = []
+        self.cv = threading.Condition()
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            with self.cv:
+                self.lines.append(line)
+                self.cv.notify_all()
+
+    def run(self, cmd, until, timeout=20.0):
+        """Send @cmd; return the output from then on up to the first line
+        matching the regex @until."""
+        with self.cv:
+            mark = len(self.lines)
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        deadline = time.monotonic() + timeout
+        rx = re.compile(until)
+        with self.cv:
+            while True:
+                for i in range(mark, len(self.lines)):
+                    if rx.search(self.lines[i]):
+                        return "".join(self.lines[mark:i + 1])
+                left = deadline - time.monotonic()
+                if left <= 0 or self.p.poll() is not None:
+                    raise AssertionError(f"no {until!r} after {cmd!r}; output:\n" +
+                                         "".join(self.lines[mark:]) + self.stderr_now())
+                self.cv.wait(min(left, 0.5))
+
+    def stderr_now(self):
+        return "" if self.p.poll() is None else self.p.stderr.read()
+
+    def wait_valid(self, addr, timeout=15.0):
+        """Wait until DAD made @addr valid (no longer TENTATIVE)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.run("ifconfig", r"drops:")
+            if re.search(rf"inet6 addr: {re.escape(addr)}/\d+  scope: \w+\n", out):
+                return
+            assert time.monotonic() < deadline, f"{addr} never became valid:\n{out}"
+            time.sleep(0.2)
+
+    def pktbuf_empty(self):
+        # quiescent: give in-flight work (a reply, a retransmission) a moment
+        for _ in range(50):
+            out = self.run("pktbuf", r"packet buffer:")
+            if re.search(r", 0 in use \(0 snips\)", out):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def exit(self):
+        self.p.stdin.write("exit\n")
+        self.p.stdin.flush()
+        return self.p.wait(10)
+
+
+def kernel_addr_ready(ns, addr, timeout=10.0):
+    """Wait for the kernel's DAD on @addr; return the address line."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = ns.ip("-6", "addr", "show", "dev", "tap0").stdout
+        line = next((ln for ln in out.splitlines() if f"inet6 {addr}/" in ln), "")
+        if line and "tentative" not in line:
+            return line
+        assert time.monotonic() < deadline, f"kernel address {addr} stuck:\n{out}"
+        time.sleep(0.1)
+
+
+def need(tool):
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+
+
+@pytest.fixture
+def tap_node(tapns):
+    """wren-node --id 1 on tap0, its link-local valid, and the kernel's
+    fe80::1 configured (with the kernel's own DAD) on the other side."""
+    node = WrenNode(tapns, "--tap", "tap0", "--id", "1")
+    node.wait_valid(WREN_LL)
+    tapns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
+    kernel_addr_ready(tapns, KERNEL_LL)
+    yield tapns, node
+    assert node.pktbuf_empty(), "wren-node's packet buffer is not empty at the end"
+    assert node.exit() == 0
+
+
+def test_tap_ping_both_ways(tap_node):
+    need("ping")
+    ns, node = tap_node
+    # we never answered the kernel's DAD probes: none of its addresses failed
+    addrs = ns.ip("-6", "addr", "show", "dev", "tap0").stdout
+    assert "dadfailed" not in addrs, addrs
+    # Linux -> wren, by link-local with the interface, small and large
+    for size in (56, 1400):
+        res = ns.run("ping", "-6", "-c", "3", "-i", "0.2", "-W", "3", "-s", size,
+                     f"{WREN_LL}%tap0")
+        assert res.returncode == 0 and " 3 received" in res.stdout, res.stdout + res.stderr
+    neigh = ns.ip("-6", "neigh", "show", "dev", "tap0").stdout
+    assert f"{WREN_LL} lladdr {WREN_MAC}" in neigh, neigh
+    # wren -> Linux
+    out = node.run(f"ping {KERNEL_LL} -c 3 -i 200", r"packets transmitted")
+    assert "3 packets transmitted, 3 received, 0% packet loss" in out, out
+    out = node.run("nd", r"^tap tap0:")
+    assert re.search(rf"neighbor {KERNEL_LL} lladdr [0-9a-f:]{{17}} ", out), out
+    assert "dad ok 1 dup 0" in out, out
+
+
+UDP_CLIENT = r"""
+import json, os, socket, sys
+dst, port, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split(",")]
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.settimeout(5)
+bad = []
+for n in sizes:
+    d = os.urandom(n)
+    s.sendto(d, (dst, port))
+    r, _ = s.recvfrom(4096)
+    if r != d:
+        bad.append(n)
+print(json.dumps({"n": len(sizes), "bad": bad}))
+"""
+
+UDP_SINK = r"""
+import json, socket, sys
+port, count = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", port))
+s.settimeout(20)
+print("ready", flush=True)
+sizes, bad = [], []
+while len(sizes) < count:
+    d, _ = s.recvfrom(4096)
+    n = len(d)
+    sizes.append(n)
+    if d != bytes((i * 31 + n) & 0xff for i in range(n)):
+        bad.append(n)
+print(json.dumps({"sizes": sizes, "bad": bad}), flush=True)
+"""
+
+
+def test_tap_udp_mixed_sizes_both_ways(tap_node):
+    ns, node = tap_node
+    node.run("udp server start 7777 echo", r"udp server on port 7777")
+    # Linux -> wren -> Linux: random bytes, every size class up to 1,232
+    sizes = [0, 1, 2, 7, 8, 9, 63, 64, 65, 127, 128, 500, 1000, 1023, 1024, 1231, 1232]
+    res = ns.run(sys.executable, "-c", UDP_CLIENT, f"{WREN_LL}%tap0", 7777,
+                 ",".join(map(str, sizes)))
+    assert res.returncode == 0, res.stderr
+    r = json.loads(res.stdout)
+    assert r == {"n": len(sizes), "bad": []}, r
+    out = node.run("udp server stats", r"udp server:")
+    assert f"received {len(sizes)} bad 0 echoed {len(sizes)}" in out, out
+    # wren -> Linux: the shell's patterned datagrams, checked byte by byte
+    runs = [(0, 3), (62, 66), (1000, 1001), (1229, 1232)]
+    count = sum(hi - lo + 1 for lo, hi in runs)
+    sink = ns.popen(sys.executable, "-c", UDP_SINK, 9999, count, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True)
+    assert sink.stdout.readline().strip() == "ready"
+    for lo, hi in runs:
+        n = hi - lo + 1
+        out = node.run(f"udp send {KERNEL_LL} 9999 {lo}-{hi} {n} 20", r"udp: sent")
+        assert f"udp: sent {n} datagrams, 0 failed" in out, out
+    got = json.loads(sink.stdout.readline())
+    assert sink.wait(10) == 0
+    want = [s for lo, hi in runs for s in range(lo, hi + 1)]
+    assert sorted(got["sizes"]) == want and got["bad"] == [], got
+
+
+def _one_line_error(res):
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode != 0, res
+    assert len(lines) == 1, res.stderr
+    return lines[0]
+
+
+def test_tap_errors_name_the_cause(tapns):
+    # not root: no CAP_NET_ADMIN to attach to the TAP
+    res = tapns.run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    NODE, "--tap", "tap0", "--exit-on-eof", timeout=20)
+    line = _one_line_error(res)
+    assert "permission denied" in line and "CAP_NET_ADMIN" in line, line
+    # the TAP in use by another process
+    first = WrenNode(tapns, "--tap", "tap0", "--id", "1")
+    first.run("help", r"^exit ")
+    res = tapns.run(NODE, "--tap", "tap0", "--id", "2", "--exit-on-eof", timeout=20)
+    line = _one_line_error(res)
+    assert "interface tap0 is in use by another process" in line, line
+    # a name that is not a TAP
+    res = tapns.run(NODE, "--tap", "lo", "--exit-on-eof", timeout=20)
+    assert "not a TAP" in _one_line_error(res)
+    assert first.pktbuf_empty()
+    assert first.exit() == 0
+
+
+def test_tap_sigterm_exits_cleanly(tapns):
+    node = WrenNode(tapns, "--tap", "tap0")
+    node.run("help", r"^exit ")
+    node.p.terminate()
+    assert node.p.wait(10) == 0
+    # and the TAP is free again for the next process
+    again = WrenNode(tapns, "--tap", "tap0")
+    again.run("help", r"^exit ")
+    assert again.exit() == 0
+
+
+def test_script_and_exit_on_eof(tapns, tmp_path):
+    script = tmp_path / "cmds"
+    script.write_text("# a comment\nhelp\nsleep 10\npktbuf\n")
+    res = tapns.run(NODE, "--tap", "tap0", "--script", script, "--exit-on-eof", timeout=20)
+    assert res.returncode == 0, res.stderr
+    assert "ifconfig" in res.stdout and "sleep" in res.stdout
+    assert re.search(r"packet buffer: \d+ bytes, 0 in use", res.stdout), res.stdout
+    # and from a pipe
+    res = subprocess.run(["ip", "netns", "exec", tapns.name, str(NODE), "--tap", "tap0",
+                          "--exit-on-eof"], input="pktbuf", capture_output=True, text=True,
+                         timeout=20)
+    assert res.returncode == 0 and "packet buffer:" in res.stdout, res
+
+
+PROBE_PORT = 17999
+
+
+class Capture:
+    """tshark on lo into a file, printing a summary line per packet, so the
+    test can tell when the capture has caught up: it sends probe datagrams
+    (to PROBE_PORT, which the capture filter also takes, each from a source
+    port of its own) until tshark has printed the last one."""
+
+    def __init__(self, ns, pcap):
+        self.ns = ns
+        self.p = ns.popen("tshark", "-i", "lo", "-f", f"udp port 17754 or udp port {PROBE_PORT}",
+                          "-w", pcap, "-P", "-l", stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "HOME": "/tmp"})
+        self.lines = []
+        self.probes = 0
+        self.cv = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            with self.cv:
+                self.lines.append(line)
+                self.cv.notify_all()
+
+    def sync(self, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            sport = 30000 + self.probes
+            self.probes += 1
+            self.ns.run(sys.executable, "-c",
+                        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                        f"s.bind(('127.0.0.1', {sport})); "
+                        f"s.sendto(b'probe', ('127.0.0.1', {PROBE_PORT}))", check=True)
+            rx = re.compile(rf"\b{sport}\b.*\b{PROBE_PORT}\b")
+            with self.cv:
+                if self.cv.wait_for(lambda: any(rx.search(x) for x in self.lines), timeout=0.5):
+                    return
+        raise AssertionError("the capture never caught up with the probes")
+
+    def stop(self):
+        self.sync()
+        self.p.send_signal(2)
+        return self.p.wait(20)
+
+
+def test_zep_two_nodes_ping_and_tshark(netns, tmp_path):
+    need("tshark")
+    pcap = tmp_path / "zep.pcapng"
+    os.chmod(tmp_path, 0o777)  # dumpcap may drop privileges to write
+    cap = Capture(netns, pcap)
+    cap.sync()  # it runs once it has seen a probe (tshark announces itself early)
+    hub = netns.popen(HUB, "--port", 17754, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True)
+    assert "listening" in hub.stdout.readline()
+    a = WrenNode(netns, "--zep", "17801:127.0.0.1:17754", "--id", "1")
+    b = WrenNode(netns, "--zep", "17802:17754", "--id", "2")
+    for n in (a, b):
+        n.run("help", r"^exit ")
+    # 300 bytes: three fragments each way
+    out = a.run("ping fe80::ff:fe00:2 -c 3 -i 100 -s 300", r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    out = b.run("ping fe80::ff:fe00:1 -c 3 -i 100", r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    for n in (a, b):
+        out = n.run("zep", r"^zep ")
+        assert re.search(r"bad-fcs 0;.*\(errors 0\)", out) and "malformed 0" in out, out
+        assert n.pktbuf_empty()
+        assert n.exit() == 0
+    assert cap.stop() == 0  # after a last probe: everything before it is in the file
+    zep = ("-Y", "udp.port == 17754")
+    rows = tshark_fields(pcap, "frame.protocols", "zep.version", "wpan.fcs_ok", "_ws.malformed",
+                         extra=zep)
+    assert rows and all(r[1] == "2" and r[3] == "" for r in rows), rows  # v2, none malformed
+    data = [r for r in rows if ":wpan" in r[0]]
+    assert len(data) >= 2 * (6 * 3 + 6), len(data)   # every frame twice: to and from the hub
+    assert all(r[2] == "1" for r in data), data      # FCS good: CRC mode
+    # what the nodes sent (not the hub's copies, whose equal fragments would
+    # look like duplicates to reassembly): 6LoWPAN down to ICMPv6, with the
+    # 300-byte echoes reassembled
+    rows = tshark_fields(pcap, "frame.protocols", "icmpv6.type", "6lowpan.reassembled.in",
+                         "_ws.malformed", extra=("-2", "-R", "udp.dstport == 17754"))
+    icmp = [r for r in rows if r[0].endswith("6lowpan:ipv6:icmpv6:data")]
+    assert [r[1] for r in icmp].count("128") == 6, rows
+    assert [r[1] for r in icmp].count("129") == 6, rows
+    assert all(r[3] == "" for r in rows), rows
+    # three fragments each: the first two point at the frame that completes it
+    assert sum(1 for r in rows if r[2]) == 6 * 2, rows
