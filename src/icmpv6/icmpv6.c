@@ -130,34 +130,68 @@ static void quote(uint8_t *q, size_t qlen, size_t off, const struct wren_snip *s
     }
 }
 
-/* The error for @p pkt (RX order: ... -> [ipv6] -> ...). */
+#define MAX_PIECES 8
+
+static bool is_datagram(uint8_t type)
+{
+    return type != WREN_NETTYPE_NETIF && type != WREN_NETTYPE_IEEE802154 &&
+           type != WREN_NETTYPE_ETHERNET;
+}
+
+/* The invoking datagram's pieces in wire order. In RX order the IPv6 header
+ * snip comes after the layers above it (payload first); in TX order (a
+ * datagram being forwarded) it comes first and they follow; or one snip
+ * holds the whole datagram. Link and interface headers are not part of it.
+ * Returns the number of pieces (0: no IPv6 header found). */
+static unsigned pieces(struct wren_snip *pkt, const struct wren_snip **out)
+{
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    unsigned n = 0;
+    if (ips == NULL) {
+        ips = pkt; /* an untyped whole datagram */
+    }
+    out[n++] = ips;
+    if (ips != pkt) {
+        unsigned k = 0;
+        for (const struct wren_snip *s = pkt; s != ips && k < MAX_PIECES - 1; s = s->next) {
+            out[1 + k++] = s;
+        }
+        for (unsigned i = 0; i < k / 2; i++) { /* RX order is the reverse of the wire's */
+            const struct wren_snip *t = out[1 + i];
+            out[1 + i] = out[k - i];
+            out[k - i] = t;
+        }
+        n += k;
+    } else {
+        for (const struct wren_snip *s = ips->next; s && is_datagram(s->type) && n < MAX_PIECES;
+             s = s->next) {
+            out[n++] = s;
+        }
+    }
+    return out[0]->size >= IPV6_HDR_LEN ? n : 0;
+}
+
+/* The error for @p pkt (as a layer had it, in RX or TX order). */
 static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t type,
                        uint8_t code, uint16_t param)
 {
     struct wren_node *node = icmp->node;
-    /* the invoking datagram: its IPv6 header snip and everything before it
-     * (in RX order the payload comes first), or one whole-datagram snip */
-    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
-    /* the upper-layer type byte after the fixed header: known in a snip of
-     * its own or in an untyped whole datagram (not in one typed IPv6, so no
-     * error goes out about an ICMPv6 datagram that arrives so) */
-    const uint8_t *upper = NULL;
-    if (ips == NULL) {
-        ips = pkt;
-        upper = pkt->size > IPV6_HDR_LEN ? pkt->data + IPV6_HDR_LEN : NULL;
-    }
-    size_t len = ips->size; /* of the invoking datagram */
-    for (struct wren_snip *s = pkt; s != ips; s = s->next) {
-        len += s->size;
-        if (s->next == ips && s->size) {
-            upper = s->data;
-        }
-    }
-    const uint8_t *ip = ips->data;
-    if (ips->size < IPV6_HDR_LEN) {
+    const struct wren_snip *pc[MAX_PIECES];
+    unsigned n = pieces(pkt, pc);
+    if (n == 0) {
         icmp->stats.err_suppressed++;
         return;
     }
+    const struct wren_snip *ips = pc[0];
+    size_t len = 0;
+    for (unsigned i = 0; i < n; i++) {
+        len += pc[i]->size;
+    }
+    /* the first byte after the fixed header: the invoking message's type */
+    const uint8_t *upper = ips->size > IPV6_HDR_LEN ? ips->data + IPV6_HDR_LEN
+                           : n > 1 && pc[1]->size ? pc[1]->data
+                                                  : NULL;
+    const uint8_t *ip = ips->data;
     /* RFC 4443 2.4 (e): not about errors, not to/from multicast/unspecified
      * (packet-too-big and unrecognised options excepted for multicast) */
     bool mcast_ok = type == ICMPV6_PKT_TOO_BIG ||
@@ -183,12 +217,9 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
     b[0] = type;
     b[1] = code;
     put_be32(b + 4, param);
-    /* quote: the header, then the layers above in wire order (reverse of RX
-     * order), so the first snip of pkt comes last */
-    quote(b + ICMPV6_HDR_LEN, qlen, 0, ips);
-    for (struct wren_snip *s = pkt; s != ips; s = s->next) {
-        len -= s->size;
-        quote(b + ICMPV6_HDR_LEN, qlen, len, s);
+    /* quote the datagram in wire order, as much as fits */
+    for (unsigned i = 0, off = 0; i < n; off += pc[i]->size, i++) {
+        quote(b + ICMPV6_HDR_LEN, qlen, off, pc[i]);
     }
     if (answer(node, pkt, ip, body) == 0) {
         icmp->stats.tx_errors++;

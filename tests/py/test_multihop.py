@@ -101,3 +101,28 @@ def test_tshark_dissects_every_frame_as_6lowpan(tmp_path, sim_factory):
             assert udp_ck == "1" or icmp_ck == "1", proto
     assert whole > 40
     assert acks > 300
+
+
+def test_routing_loop_ends_in_time_exceeded(sim_factory):
+    """A ping caught in a routing loop between nodes 1 and 2 runs out of hop
+    limit; the router where it dies sends Time Exceeded back to node 0
+    (quoting the echo request, so ICMPv6 may answer about it)."""
+    s = sim_factory(4)
+    for i in range(3):
+        s.add_node(10.0 * i, 0)
+    for a, b in ((0, 1), (1, 0), (1, 2), (2, 1)):
+        s.set_link(a, b)
+    for i in range(3):
+        s.shell(i, f"ifconfig 1 add {addr(i)}/64")
+        s.shell(i, "forward on")
+    s.shell(0, "fib add 2001:db8::9/128 via fe80::ff:fe00:1 dev 1")
+    s.shell(1, "fib add 2001:db8::9/128 via fe80::ff:fe00:2 dev 1")
+    s.shell(2, "fib add 2001:db8::9/128 via fe80::ff:fe00:1 dev 1")
+    s.shell(1, f"fib add {addr(0)}/128 via fe80::ff:fe00:0 dev 1")
+    s.shell(2, f"fib add {addr(0)}/128 via fe80::ff:fe00:1 dev 1")
+    s.shell(0, "ping 2001:db8::9 -c 1 -s 16")
+    s.run(s.now + 5)
+    c = [s.counters(i) for i in range(3)]
+    assert c[1]["ipv6.rx_drop_hop_limit"] + c[2]["ipv6.rx_drop_hop_limit"] == 1
+    assert c[1]["icmpv6.tx_errors"] + c[2]["icmpv6.tx_errors"] == 1
+    assert c[0]["icmpv6.rx_errors"] == 1
