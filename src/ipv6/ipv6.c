@@ -854,6 +854,18 @@ uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t ne
     return inet_csum_final(&c);
 }
 
+void wren_ipv6_hdr_init(uint8_t *h, const uint8_t *src, const uint8_t *dst, uint8_t next)
+{
+    /* version 6, all else zero but the next header and the addresses */
+    memset(h, 0, IPV6_HDR_LEN);
+    h[0] = 6 << 4;
+    h[IPV6_OFF_NEXT] = next;
+    if (src) {
+        ipv6_addr_copy(h + IPV6_OFF_SRC, src);
+    }
+    ipv6_addr_copy(h + IPV6_OFF_DST, dst);
+}
+
 struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
                                     const uint8_t *src, const uint8_t *dst, uint8_t next,
                                     uint8_t if_id)
@@ -862,15 +874,7 @@ struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pk
     if (s == NULL) {
         return NULL;
     }
-    /* version 6, all else zero but the next header and the addresses */
-    uint8_t *h = s->data;
-    memset(h, 0, IPV6_HDR_LEN);
-    h[0] = 6 << 4;
-    h[IPV6_OFF_NEXT] = next;
-    if (src) {
-        ipv6_addr_copy(h + IPV6_OFF_SRC, src);
-    }
-    ipv6_addr_copy(h + IPV6_OFF_DST, dst);
+    wren_ipv6_hdr_init(s->data, src, dst, next);
     if (if_id) {
         struct wren_snip *nh = wren_netif_hdr_add(pb, s, NULL, 0, NULL, 0);
         if (nh == NULL) {

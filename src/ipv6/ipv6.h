@@ -153,6 +153,11 @@ struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pk
 uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t next,
                               const struct wren_snip *s, size_t len);
 
+/** @brief Write a 40-byte IPv6 header at @p h: version 6, next header
+ *         @p next, the addresses (@p src NULL: unspecified), all else zero
+ *         for the layer to fill in. */
+void wren_ipv6_hdr_init(uint8_t *h, const uint8_t *src, const uint8_t *dst, uint8_t next);
+
 /** @brief Interface identifier from a link-layer address: 2 (802.15.4
  *         short), 6 (EUI-48, RFC 4291 appendix A) or 8 bytes (EUI-64). */
 void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len);

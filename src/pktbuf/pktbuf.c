@@ -35,6 +35,8 @@ _Static_assert(_Alignof(struct wren_snip) <= PKTBUF_ALIGN, "snips are aligned");
 #define ROUND_UP(n) (((n) + PKTBUF_ALIGN - 1) & ~(size_t)(PKTBUF_ALIGN - 1))
 #define ROUND_DOWN(n) ((n) & ~(size_t)(PKTBUF_ALIGN - 1))
 
+#define DESC ROUND_UP(sizeof(struct wren_snip))
+
 static struct blk blk_get(const struct wren_pktbuf *pb, size_t off)
 {
     struct blk b;
@@ -58,6 +60,8 @@ void wren_pktbuf_init(struct wren_pktbuf *pb, void *arena, size_t size)
     size = ROUND_DOWN(size);
     pb->arena = arena;
     pb->size = (wren_pktbuf_off_t)size;
+    pb->desc_cache = NULL;
+    pb->desc_cached = 0;
     memset(&pb->stats, 0, sizeof(pb->stats));
     pb->stats.size = (uint32_t)size;
     if (size) {
@@ -69,7 +73,62 @@ void wren_pktbuf_init(struct wren_pktbuf *pb, void *arena, size_t size)
     }
 }
 
+static void arena_free(struct wren_pktbuf *pb, size_t off, size_t n);
+static void *list_alloc(struct wren_pktbuf *pb, size_t size);
+
 static void *arena_alloc(struct wren_pktbuf *pb, size_t size)
+{
+    void *p = list_alloc(pb, size);
+    if (p == NULL && pb->desc_cached) {
+        /* short of space: the descriptors kept aside go back first */
+        while (pb->desc_cache) {
+            uint8_t *d = pb->desc_cache;
+            UNPOISON(d, DESC);
+            memcpy(&pb->desc_cache, d, sizeof(void *));
+            pb->desc_cached--;
+            pb->stats.in_use += DESC;
+            arena_free(pb, (size_t)(d - pb->arena), DESC);
+        }
+        p = list_alloc(pb, size);
+    }
+    if (p == NULL) {
+        pb->stats.alloc_fail++;
+    }
+    return p;
+}
+
+/* a descriptor alone: from the cache if one is there */
+static void *desc_alloc(struct wren_pktbuf *pb)
+{
+    uint8_t *d = pb->desc_cache;
+    if (d == NULL) {
+        return arena_alloc(pb, DESC);
+    }
+    UNPOISON(d, DESC);
+    memcpy(&pb->desc_cache, d, sizeof(void *));
+    pb->desc_cached--;
+    pb->stats.in_use += DESC;
+    if (pb->stats.in_use > pb->stats.high_water) {
+        pb->stats.high_water = pb->stats.in_use;
+    }
+    return d;
+}
+
+static void desc_free(struct wren_pktbuf *pb, size_t off)
+{
+    if (pb->desc_cached >= PKTBUF_DESC_CACHE) {
+        arena_free(pb, off, DESC);
+        return;
+    }
+    uint8_t *d = pb->arena + off;
+    memcpy(d, &pb->desc_cache, sizeof(void *));
+    POISON(d + sizeof(void *), DESC - sizeof(void *));
+    pb->desc_cache = d;
+    pb->desc_cached++;
+    pb->stats.in_use -= DESC;
+}
+
+static void *list_alloc(struct wren_pktbuf *pb, size_t size)
 {
     size_t n = ROUND_UP(size);
     size_t prev = pb->size;
@@ -100,7 +159,6 @@ static void *arena_alloc(struct wren_pktbuf *pb, size_t size)
         prev = off;
         off = b.next;
     }
-    pb->stats.alloc_fail++;
     return NULL;
 }
 
@@ -159,8 +217,6 @@ static void free_data(struct wren_pktbuf *pb, struct wren_snip *s)
     s->size = 0;
 }
 
-#define DESC ROUND_UP(sizeof(struct wren_snip))
-
 static void free_snip(struct wren_pktbuf *pb, struct wren_snip *s)
 {
     size_t off = off_of(pb, s);
@@ -176,7 +232,7 @@ static void free_snip(struct wren_pktbuf *pb, struct wren_snip *s)
         }
         arena_free(pb, start, end - start);
     }
-    arena_free(pb, off, DESC);
+    desc_free(pb, off);
     pb->stats.snips--;
 }
 
@@ -188,7 +244,7 @@ struct wren_snip *wren_pktbuf_add(struct wren_pktbuf *pb, struct wren_snip *next
         return NULL;
     }
     /* descriptor and data in one allocation, the data right behind */
-    struct wren_snip *s = arena_alloc(pb, DESC + size);
+    struct wren_snip *s = size ? arena_alloc(pb, DESC + size) : desc_alloc(pb);
     if (s == NULL) {
         return NULL;
     }
@@ -205,6 +261,43 @@ struct wren_snip *wren_pktbuf_add(struct wren_pktbuf *pb, struct wren_snip *next
     s->type = type;
     pb->stats.snips++;
     return s;
+}
+
+struct wren_snip *wren_pktbuf_add_chain(struct wren_pktbuf *pb, unsigned n,
+                                        const uint16_t *sizes, const uint8_t *types,
+                                        struct wren_snip *next)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i + 1 < n && sizes[i] % PKTBUF_ALIGN) {
+            return NULL; /* a cut inside a unit could not be freed on its own */
+        }
+        total += sizes[i];
+    }
+    uint8_t *block = n ? arena_alloc(pb, n * DESC + total) : NULL;
+    if (block == NULL) {
+        return NULL;
+    }
+    /* [desc 0 .. desc n-1][data 0][data 1]...: each snip owns its own units */
+    uint8_t *data = block + n * DESC;
+    struct wren_snip *first = NULL, *prev = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        struct wren_snip *sn = (struct wren_snip *)(void *)(block + i * DESC);
+        sn->data = sizes[i] ? data : NULL;
+        sn->size = sizes[i];
+        sn->users = 1;
+        sn->type = types[i];
+        data += sizes[i];
+        if (prev) {
+            prev->next = sn;
+        } else {
+            first = sn;
+        }
+        prev = sn;
+    }
+    prev->next = next;
+    pb->stats.snips += n;
+    return first;
 }
 
 struct wren_snip *wren_pktbuf_mark(struct wren_pktbuf *pb, struct wren_snip *pkt,
@@ -298,13 +391,44 @@ void wren_pktbuf_hold(struct wren_pktbuf *pb, struct wren_snip *pkt, unsigned n)
 
 void wren_pktbuf_release(struct wren_pktbuf *pb, struct wren_snip *pkt)
 {
+    /* data freed along a packet is often end to end (headers split off one
+     * frame or built in one chain): join such ranges into one free */
+    size_t ps = 0, pe = 0;
+    bool have = false;
     while (pkt) {
         struct wren_snip *next = pkt->next;
         assert(pkt->users > 0);
         if (--pkt->users == 0) {
-            free_snip(pb, pkt);
+            size_t doff = off_of(pb, pkt);
+            if (pkt->size && pkt->data) {
+                size_t off = off_of(pb, pkt->data);
+                size_t start = ROUND_DOWN(off), end = ROUND_UP(off + pkt->size);
+                if (start == doff + DESC) {
+                    start = doff; /* the descriptor goes with its data */
+                    doff = SIZE_MAX;
+                }
+                if (have && start == pe) {
+                    pe = end;
+                } else if (have && end == ps) {
+                    ps = start;
+                } else {
+                    if (have) {
+                        arena_free(pb, ps, pe - ps);
+                    }
+                    ps = start;
+                    pe = end;
+                    have = true;
+                }
+            }
+            if (doff != SIZE_MAX) {
+                desc_free(pb, doff);
+            }
+            pb->stats.snips--;
         }
         pkt = next;
+    }
+    if (have) {
+        arena_free(pb, ps, pe - ps);
     }
 }
 
@@ -351,6 +475,22 @@ int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt)
 {
     struct wren_snip *head = *pkt;
     if (head == NULL || (head->next == NULL && head->users == 1)) {
+        return 0;
+    }
+    /* a chain whose data already lie end to end (wren_pktbuf_add_chain)
+     * merges in place: the head takes the data, the others' descriptors go */
+    bool contiguous = head->users == 1 && head->data;
+    for (struct wren_snip *sn = head; contiguous && sn->next; sn = sn->next) {
+        contiguous = sn->next->users == 1 && sn->next->data == sn->data + sn->size;
+    }
+    if (contiguous) {
+        while (head->next) {
+            struct wren_snip *sn = head->next;
+            head->size = (uint16_t)(head->size + sn->size);
+            head->next = sn->next;
+            desc_free(pb, off_of(pb, sn));
+            pb->stats.snips--;
+        }
         return 0;
     }
     size_t total = wren_pkt_len(head);
@@ -474,5 +614,13 @@ bool wren_pktbuf_is_sane(const struct wren_pktbuf *pb)
         free_bytes += b.size;
         off = b.next;
     }
-    return off == pb->size && free_bytes + pb->stats.in_use == pb->size;
+    size_t cached = 0;
+    for (const uint8_t *d = pb->desc_cache; d && cached <= PKTBUF_DESC_CACHE * DESC;) {
+        cached += DESC;
+        const uint8_t *nx;
+        memcpy(&nx, d, sizeof(nx));
+        d = nx;
+    }
+    return off == pb->size && cached == (size_t)pb->desc_cached * DESC &&
+           free_bytes + cached + pb->stats.in_use == pb->size;
 }

@@ -63,10 +63,16 @@ struct wren_pktbuf_stats {
     uint32_t size;          /**< arena size */
 };
 
+/** Freed snip descriptors kept aside for reuse (header snips come and go
+ *  with every packet); given back to the free list when space runs short. */
+#define PKTBUF_DESC_CACHE 4
+
 struct wren_pktbuf {
     uint8_t *arena;
     wren_pktbuf_off_t size;
     wren_pktbuf_off_t free_head;  /**< offset of the first free block, size if none */
+    void *desc_cache;             /**< freed descriptors, linked through their first word */
+    uint8_t desc_cached;
     struct wren_pktbuf_stats stats;
 };
 
@@ -81,6 +87,18 @@ void wren_pktbuf_init(struct wren_pktbuf *pb, void *arena, size_t size);
  */
 struct wren_snip *wren_pktbuf_add(struct wren_pktbuf *pb, struct wren_snip *next,
                                   const void *data, size_t size, uint8_t type);
+
+/**
+ * @brief Allocate @p n snips at once, linked in order, whose data are
+ *        contiguous in memory (one arena allocation): headers built in front
+ *        of a payload. All sizes but the last must be whole units
+ *        (PKTBUF_ALIGN), so each snip still owns and frees its own part;
+ *        wren_pktbuf_merge() of such a chain needs no copy.
+ * @return the first snip (the last one's next is @p next), or NULL.
+ */
+struct wren_snip *wren_pktbuf_add_chain(struct wren_pktbuf *pb, unsigned n,
+                                        const uint16_t *sizes, const uint8_t *types,
+                                        struct wren_snip *next);
 
 /**
  * @brief Split the first @p size bytes off @p pkt's data into a new snip

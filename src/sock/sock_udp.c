@@ -10,6 +10,7 @@
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "udp/udp.h"
+#include "wire/udp.h"
 #include "wire/ipv6.h"
 
 /* Whether @p pkt may be queued on @p s: if connected, only what comes from
@@ -111,22 +112,31 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
         len > UINT16_MAX - 8u) {
         return -EINVAL;
     }
-    struct wren_snip *pkt = wren_pktbuf_add(pb, NULL, data, len, WREN_NETTYPE_UNDEF);
-    if (len && pkt == NULL) {
+    /* IPv6 header, UDP header and payload in one allocation, end to end */
+    static const uint8_t types[3] = { WREN_NETTYPE_IPV6, WREN_NETTYPE_UDP, WREN_NETTYPE_UNDEF };
+    const uint16_t sizes[3] = { IPV6_HDR_LEN, UDP_HDR_LEN, (uint16_t)len };
+    struct wren_snip *ip = wren_pktbuf_add_chain(pb, len ? 3 : 2, sizes, types, NULL);
+    if (ip == NULL) {
         return -ENOBUFS;
     }
-    struct wren_snip *u = wren_udp_hdr_add(pb, pkt, sock->local.port, remote->port);
-    if (u == NULL) {
-        wren_pktbuf_release(pb, pkt);
-        return -ENOBUFS;
+    /* an unspecified local address leaves the source to the layers below */
+    wren_ipv6_hdr_init(ip->data, sock->local.addr, remote->addr, IPV6_NH_UDP);
+    uint8_t *u = ip->next->data;
+    put_be16(u, sock->local.port);
+    put_be16(u + 2, remote->port);
+    memset(u + 4, 0, 4); /* length and checksum: the UDP layer's */
+    if (len) {
+        memcpy(ip->next->next->data, data, len);
     }
     uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
-    /* an unspecified local address leaves the source to the layers below */
-    struct wren_snip *ip =
-        wren_ipv6_hdr_add(pb, u, sock->local.addr, remote->addr, IPV6_NH_UDP, netif);
-    if (ip == NULL) {
-        wren_pktbuf_release(pb, u);
-        return -ENOBUFS;
+    if (netif) {
+        struct wren_snip *nh = wren_netif_hdr_add(pb, ip, NULL, 0, NULL, 0);
+        if (nh == NULL) {
+            wren_pktbuf_release(pb, ip);
+            return -ENOBUFS;
+        }
+        wren_netif_hdr(nh)->if_id = netif;
+        ip = nh;
     }
     if (wren_netapi_dispatch(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, ip) == 0) {
         return -ENOBUFS;
