@@ -55,6 +55,10 @@ def load(path=None):
         "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
         "wren_sim_shell_output": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
         "wren_sim_inject": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
+        "wren_sim_zep_bridge": (c_int, [c_void_p, c_double, c_double, c_double, c_uint16,
+                                        c_char_p, c_uint16]),
+        "wren_sim_run_realtime": (c_int, [c_void_p, c_uint64]),
+        "wren_sim_zep_stats": (c_int, [c_void_p, POINTER(c_uint64)]),
     }
     for name, (res, args) in sig.items():
         fn = getattr(lib, name)
@@ -157,6 +161,25 @@ class Sim:
 
     def run(self, until_s):
         self.lib.wren_sim_run(self.h, int(round(until_s * 1e6)))
+
+    def zep_bridge(self, local_port, remote_port, remote_host="127.0.0.1", x=0.0, y=0.0,
+                   z=0.0):
+        """A radio at (x, y, z) that exchanges frames with live processes over
+        ZEP (after the nodes: returns its radio index for set_link)."""
+        return _check(self.lib.wren_sim_zep_bridge(self.h, x, y, z, local_port,
+                                                   remote_host.encode(), remote_port),
+                      "zep_bridge")
+
+    def run_realtime(self, seconds):
+        """Run @seconds of wall-clock time, virtual time at wall-clock pace."""
+        self.lib.wren_sim_run_realtime(self.h, int(round(seconds * 1e6)))
+
+    def zep_stats(self):
+        out = (c_uint64 * 8)()
+        _check(self.lib.wren_sim_zep_stats(self.h, out), "zep_stats")
+        names = ("to_zep", "to_zep_errors", "from_zep", "rx_malformed", "rx_other",
+                 "rx_bad_fcs", "queue_drops", "tx_busy")
+        return dict(zip(names, out))
 
     @property
     def now(self):

@@ -18,7 +18,7 @@
 #define RS_INTERVAL_S 4         /* RFC 4861 10: RTR_SOLICITATION_INTERVAL */
 #define MAX_RS 3                /* MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
 #define RS_MAX_INTERVAL_S 60    /* RFC 6775 5.3: MAX_RTR_SOLICITATION_INTERVAL */
-#define ND_BUF 160
+#define ND_BUF 200
 
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
@@ -161,6 +161,7 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
             n += k > 0 ? (size_t)k : 0;
         }
     }
+    uint16_t own_cids = 0;
     for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
         const struct wren_nib_ctx *c = &nib->ctxs[i];
         if (c->len) {
@@ -168,7 +169,31 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
                                      .lifetime = 60, .prefix = c->prefix };
             int k = icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
             n += k > 0 ? (size_t)k : 0;
+            own_cids |= (uint16_t)(1u << c->cid);
         }
+    }
+    /* RFC 6775 7.2: a router relays the contexts it learned (on another
+     * interface) from the border router, so the whole LoWPAN shares them */
+    struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
+    for (uint16_t cid = 0; lp && cid < SIXLOWPAN_CTX_COUNT; cid++) {
+        struct sixlowpan_ctx c;
+        if (!(own_cids & (1u << cid)) &&
+            wren_netapi_get(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &c, sizeof(c)) ==
+                (int)sizeof(c) &&
+            c.valid) {
+            struct icmpv6_6co co = { .ctx_len = c.prefix_len,
+                                     .flags = (uint8_t)((c.compress ? ICMPV6_6CO_C : 0) | cid),
+                                     .lifetime = 60, .prefix = c.prefix };
+            int k = icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
+            n += k > 0 ? (size_t)k : 0;
+        }
+    }
+    uint8_t gaddr[16];
+    if (nib->border_router && own_addr(nib, gaddr, true, NULL)) {
+        /* RFC 6775 4.3: the authoritative border router and its version */
+        struct icmpv6_abro abro = { .version = nib->abro_version, .lifetime = 0, .addr = gaddr };
+        int k = icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
+        n += k > 0 ? (size_t)k : 0;
     }
     n += put_sllao(nib, ICMPV6_OPT_SLLAO, m + n, sizeof(m) - n);
     uint8_t ll[16];
@@ -515,6 +540,16 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     }
     wren_timer_init(&nib->timer, nib_tick, nib);
     wren_timer_set_periodic(node, &nib->timer, 1000000);
+    return 0;
+}
+
+int wren_nib_border_router(struct wren_nib *nib, uint32_t version)
+{
+    if (!nib->router) {
+        return -EINVAL;
+    }
+    nib->border_router = true;
+    nib->abro_version = version;
     return 0;
 }
 

@@ -9,9 +9,13 @@
  * its prefixes (tentative), registers them with the router (NS with ARO)
  * — registration is duplicate address detection on 6LoWPAN links (RFC 6775
  * 5.5) — and installs the advertised contexts. As a router (once it has a
- * prefix to advertise) it answers RS with a unicast RA (PIO, 6CO, SLLAO)
- * and registrations with NA+ARO: success, duplicate (another owner), or
- * cache full.
+ * prefix to advertise) it answers RS with a unicast RA (PIO, 6CO, SLLAO,
+ * and ABRO on a border router) and registrations with NA+ARO: success,
+ * duplicate (another owner), or cache full. A router's RAs carry every
+ * context the node's 6LoWPAN layer holds, its own and those learned on
+ * another interface from a border router, so that a router between two
+ * links (a 6LR) passes the border router's contexts on (RFC 6775 7.2): in
+ * a route-over LoWPAN every node must compress with the same contexts.
  *
  * The neighbor cache is bounded and cannot be flushed by unsolicited
  * traffic: entries learned from solicitations only ever replace other such
@@ -93,6 +97,8 @@ struct wren_nib {
     struct wren_timer timer;
     uint8_t if_id;
     bool router;                 /**< advertising (has an own prefix) */
+    bool border_router;          /**< authoritative (6LBR): RAs carry an ABRO */
+    uint32_t abro_version;
     uint8_t rs_sent;
     uint32_t next_rs_s;
     uint32_t next_reg_s;         /**< host: when to (re-)register */
@@ -113,6 +119,14 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id);
  *         with context @p cid if @p cid < 16); configures the router's own
  *         address in it and an on-link route. @return 0 or -errno. */
 int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid);
+
+/**
+ * @brief Make a router the authoritative border router (6LBR, RFC 6775) of
+ *        its prefixes: its RAs then carry an ABRO (RFC 6775 4.3) with its
+ *        global address on this interface and @p version.
+ * @return 0, or -EINVAL if it has no prefix of its own yet.
+ */
+int wren_nib_border_router(struct wren_nib *nib, uint32_t version);
 
 /** @brief Send a router solicitation now (host). */
 void wren_nib_solicit(struct wren_nib *nib);

@@ -405,12 +405,14 @@ static int cmd_stats(struct wren_shell *sh, int argc, char **argv)
 
 /* ---- nib ----------------------------------------------------------------- */
 
-static struct wren_nib *nib_of(struct wren_shell *sh)
+static struct wren_nib *nib_of(struct wren_shell *sh, long if_id)
 {
-    /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another module) */
+    /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another
+     * module): of interface @p if_id, or the first one (0) */
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, e))) {
-        if (strcmp(e->module->ops->name, "nib") == 0) {
+        if (strcmp(e->module->ops->name, "nib") == 0 &&
+            (if_id == 0 || ((struct wren_nib *)e->module)->if_id == if_id)) {
             return (struct wren_nib *)e->module;
         }
     }
@@ -419,14 +421,27 @@ static struct wren_nib *nib_of(struct wren_shell *sh)
 
 static int cmd_nib(struct wren_shell *sh, int argc, char **argv)
 {
-    struct wren_nib *nib = nib_of(sh);
+    /* nib IF ...: the NIB of interface IF (a node with two 6LoWPAN links) */
+    long if_id = 0;
+    if (argc >= 2 && argv[1][0] >= '1' && argv[1][0] <= '9') {
+        int bad = 0;
+        if_id = num(argv[1], 1, 255, &bad);
+        if (bad) {
+            sh_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
+            return -EINVAL;
+        }
+        argc--;
+        argv++;
+    }
+    struct wren_nib *nib = nib_of(sh, if_id);
     if (nib == NULL) {
         return err(sh, -ENODEV, "no neighbor discovery");
     }
     if (argc == 1 || strcmp(argv[1], "show") == 0) {
         static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
         uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
-        sh_printf(sh, "role: %s\n", nib->router ? "router" : "host");
+        sh_printf(sh, "iface %u role: %s\n", nib->if_id,
+                  nib->border_router ? "border router" : nib->router ? "router" : "host");
         for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
             const struct wren_nib_neighbor *n = &nib->nc[i];
             if (n->state) {
@@ -477,7 +492,7 @@ static int cmd_nib(struct wren_shell *sh, int argc, char **argv)
             return res < 0 ? err(sh, res, "nib prefix") : 0;
         }
     }
-    sh_printf(sh, "usage: nib [show] | nib rs | nib prefix add PREFIX/LEN [ctx CID]\n");
+    sh_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
     return -EINVAL;
 }
 
@@ -496,7 +511,7 @@ static const struct command commands[] = {
     { "forward", cmd_forward, "forward on|off: route between interfaces" },
     { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },
     { "udp", cmd_udp, "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]" },
-    { "nib", cmd_nib, "neighbors, routers, prefixes; nib rs; nib prefix add PREFIX/LEN [ctx CID]" },
+    { "nib", cmd_nib, "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]" },
     { "pktbuf", cmd_pktbuf, "packet buffer usage" },
     { "stats", cmd_stats, "counters of every layer" },
 };

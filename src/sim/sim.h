@@ -52,6 +52,8 @@ struct wren_sim_node {
     size_t out_cap;
 };
 
+struct wren_sim_zep;
+
 struct wren_sim {
     struct wren_world world;
     struct wren_medium medium;
@@ -60,6 +62,7 @@ struct wren_sim {
     uint32_t cap_nodes;
     uint64_t seed;
     size_t bytes;           /**< bytes allocated for nodes so far */
+    struct wren_sim_zep *zep; /**< the bridge to live processes, or NULL */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
@@ -141,6 +144,31 @@ size_t wren_sim_bytes_per_node(const struct wren_sim *s);
 
 /** @brief The node object of @p id (for C tests), or NULL. */
 struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id);
+
+/**
+ * @brief Bridge the medium to live processes over ZEP (src/sim/zep_bridge.h):
+ *        a radio at (x, y, z) that sends what it hears to @p remote_host :
+ *        @p remote_port as ZEP and puts on the air what arrives on UDP
+ *        @p local_port. Add it after the nodes: it takes the next radio index
+ *        (returned; use it with wren_sim_set_link), and nodes cannot be added
+ *        after it (-EBUSY). Run the simulation with wren_sim_run_realtime().
+ * @return the bridge's radio index, or -errno (-EEXIST: one bridge already).
+ */
+int wren_sim_zep_bridge(struct wren_sim *s, double x, double y, double z, uint16_t local_port,
+                        const char *remote_host, uint16_t remote_port);
+
+/**
+ * @brief Run for @p duration_us of wall-clock time with virtual time kept
+ *        at wall-clock pace, taking frames from the ZEP bridge (if any) as
+ *        they arrive. The only sim entry point that reads a clock: runs are
+ *        not reproducible. @return 0.
+ */
+int wren_sim_run_realtime(struct wren_sim *s, uint64_t duration_us);
+
+/** @brief The bridge's counters (to_zep, to_zep_errors, from_zep,
+ *         rx_malformed, rx_other, rx_bad_fcs, queue_drops, tx_busy) into
+ *         @p out[8]. @return 8, or -ENODEV without a bridge. */
+int wren_sim_zep_stats(struct wren_sim *s, uint64_t *out);
 
 /** @brief Whether every node's packet buffer is empty and consistent. */
 int wren_sim_pktbufs_clean(const struct wren_sim *s);

@@ -432,3 +432,130 @@ def test_zep_two_nodes_ping_and_tshark(netns, tmp_path):
     assert all(r[3] == "" for r in rows), rows
     # three fragments each: the first two point at the frame that completes it
     assert sum(1 for r in rows if r[2]) == 6 * 2, rows
+
+
+# ---- border router: Linux -> TAP -> BR -> ZEP -> R -> ZEP -> N -------------
+#
+# Two radio links on one hub: link A on channel 25 (BR and R), link B on
+# channel 26 (R and N). The hub forwards every frame to every process; a ZEP
+# radio drops frames of other channels (counted as other-channel), as a radio
+# tuned elsewhere would. R has a radio on each channel, so N and the BR never
+# hear each other: everything between them goes through R. R is a host on
+# link A (it registers its address with the BR) and the router of a prefix of
+# its own on link B; the BR routes that prefix via R (a static route: wren
+# has no RPL).
+
+BR_PREFIX = "2001:db8:0:1::"      # advertised by the BR on link A
+R_PREFIX = "2001:db8:0:2::"       # advertised by R on link B
+LINUX_GLOBAL = "2001:db8:ff::1"   # the Linux host's address on tap0
+R_ADDR_A = "2001:db8:0:1:0:ff:fe00:2"
+N_ADDR = "2001:db8:0:2:0:ff:fe00:3"
+BR_LL_ETH = WREN_LL               # --id 1 on the TAP
+
+
+def quiet(node, cmd):
+    """Run a command that prints nothing when it succeeds."""
+    out = node.run(f"{cmd}\npktbuf", r"^packet buffer:")
+    assert not re.search(r"^(usage|error)", out, re.M), out
+
+
+def test_border_router_two_hops(tapns, tmp_path):
+    need("tshark")
+    need("ping")
+    ns = tapns
+    pcap = tmp_path / "br.pcapng"
+    os.chmod(tmp_path, 0o777)
+    cap = Capture(ns, pcap)
+    cap.sync()
+    hub = ns.popen(HUB, "--port", 17754, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   text=True)
+    assert "listening" in hub.stdout.readline()
+    br = WrenNode(ns, "--tap", "tap0", "--zep", "17801:17754@25", "--id", "1",
+                  "--border-router", f"{BR_PREFIX}/64", "--default-via", KERNEL_LL)
+    r = WrenNode(ns, "--zep", "17802:17754@25", "--zep", "17803:17754@26", "--id", "2")
+    n = WrenNode(ns, "--zep", "17804:17754@26", "--id", "3")
+    for x in (br, r, n):
+        x.run("help", r"^exit ")
+    out = br.run("nib", r"^rx rs")
+    assert "iface 2 role: border router" in out and f"prefix {BR_PREFIX}/64 advertised" in out, out
+    # R: router of its own prefix on link B (no context: the BR assigns
+    # those), host on link A
+    quiet(r, f"nib 2 prefix add {R_PREFIX}/64")
+    quiet(r, "nib 1 rs")
+    r.wait_valid(R_ADDR_A)                       # registered with the BR (ARO)
+    out = r.run("fib", r"^default")
+    assert "default                      fe80::ff:fe00:1              1" in out, out
+    quiet(br, f"fib add {R_PREFIX}/64 via fe80::ff:fe00:2 dev 2")
+    quiet(n, "nib rs")
+    n.wait_valid(N_ADDR)                         # registered with R
+    out = n.run("fib", r"^default")
+    assert "fe80::ff:fe00:2" in out, out
+    # the Linux side: an address, the wren prefixes via the BR
+    ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
+    ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
+    kernel_addr_ready(ns, KERNEL_LL)
+    kernel_addr_ready(ns, LINUX_GLOBAL)
+    ns.ip("-6", "route", "add", "2001:db8::/48", "via", BR_LL_ETH, "dev", "tap0")
+    # Linux -> N (three hops from Linux: BR, R, N), one frame and fragmented
+    for size in (56, 500):
+        res = ns.run("ping", "-6", "-c", "3", "-i", "0.2", "-W", "3", "-s", size, N_ADDR)
+        assert res.returncode == 0 and " 3 received" in res.stdout, res.stdout + res.stderr
+    # N -> Linux
+    out = n.run(f"ping {LINUX_GLOBAL} -c 3 -i 200 -s 300", r"packets transmitted")
+    assert "3 packets transmitted, 3 received, 0% packet loss" in out, out
+    # UDP Linux -> N -> Linux (echo)
+    n.run("udp server start 7777 echo", r"udp server on port 7777")
+    sizes = [0, 1, 8, 63, 64, 100, 127, 300, 500, 1000, 1232]
+    res = ns.run(sys.executable, "-c", UDP_CLIENT, N_ADDR, 7777, ",".join(map(str, sizes)))
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == {"n": len(sizes), "bad": []}, res.stdout
+    out = n.run("udp server stats", r"udp server:")
+    assert f"received {len(sizes)} bad 0 echoed {len(sizes)}" in out, out
+    # UDP N -> Linux, patterned, checked byte by byte
+    runs = [(0, 2), (90, 92), (1230, 1232)]
+    count = sum(hi - lo + 1 for lo, hi in runs)
+    sink = ns.popen(sys.executable, "-c", UDP_SINK, 9999, count, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True)
+    assert sink.stdout.readline().strip() == "ready"
+    for lo, hi in runs:
+        k = hi - lo + 1
+        out = n.run(f"udp send {LINUX_GLOBAL} 9999 {lo}-{hi} {k} 50", r"udp: sent")
+        assert f"udp: sent {k} datagrams, 0 failed" in out, out
+    got = json.loads(sink.stdout.readline())
+    assert sink.wait(10) == 0
+    assert sorted(got["sizes"]) == [s for lo, hi in runs for s in range(lo, hi + 1)], got
+    assert got["bad"] == [], got
+    # N and the BR never heard each other: only R bridges the channels
+    out = n.run("nib", r"^rx rs")
+    assert "fe80::ff:fe00:1 " not in out, out
+    for x in (br, r, n):
+        out = x.run("zep", r"^zep ")
+        assert "malformed 0" in out and "bad-fcs 0" in out and "(errors 0)" in out, out
+    for x in (n, r, br):
+        assert x.pktbuf_empty()
+        assert x.exit() == 0
+    assert cap.stop() == 0
+    # every ZEP packet dissected, none malformed; what the nodes sent
+    # (not the hub's copies) decodes down to IPv6 and its payload
+    rows = tshark_fields(pcap, "frame.protocols", "zep.channel_id", "wpan.fcs_ok",
+                         "_ws.malformed", "icmpv6.type", "icmpv6.opt.type", "ipv6.dst",
+                         extra=("-2", "-R", "udp.dstport == 17754",
+                                # the datagrams carry random bytes: data, not
+                                # whatever a heuristic or the other (random)
+                                # port's dissector would make of them
+                                "-d", "udp.port==7777,data", "-d", "udp.port==9999,data"))
+    assert rows and all(x[3] == "" for x in rows), [x for x in rows if x[3]]
+    data = [x for x in rows if ":wpan" in x[0]]
+    assert data and all(x[2] == "1" for x in data), data
+    assert all(":6lowpan:ipv6" in x[0] for x in data if x[5] or x[4]), data
+    assert any("6lowpan:ipv6:udp" in x[0] for x in data), "no UDP over 6LoWPAN captured"
+    # the BR's RA (channel 25): PIO 3, 6CO 34, ABRO 35, SLLAO 1; R's (26)
+    # relays the BR's context and carries no ABRO
+    ras = [x for x in data if x[4] == "134"]
+    br_ra = [x for x in ras if x[1] == "25"]
+    r_ra = [x for x in ras if x[1] == "26"]
+    assert br_ra and set(br_ra[0][5].split(",")) == {"3", "34", "35", "1"}, ras
+    assert r_ra and set(r_ra[0][5].split(",")) == {"3", "34", "1"}, ras
+    # traffic between Linux and N went over both channels
+    chans = {x[1] for x in data if N_ADDR in x[6] or LINUX_GLOBAL in x[6]}
+    assert chans == {"25", "26"}, chans

@@ -1,13 +1,15 @@
 /*
  * wren-node: one wren node as a Linux process, on real time.
  *
- *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT] [--channel C]
+ *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
+ *             [--border-router PREFIX/LEN] [--default-via ADDR]
  *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof]
  *
  * Interfaces: an Ethernet interface over a TAP device (IPv6 with classic
  * neighbor discovery, so Linux's own tools reach it) and/or an 802.15.4
  * interface over ZEP (6LoWPAN, 6LoWPAN-ND; run wren-zep-hub for several
- * processes to share a channel). The node id gives the addresses: MAC
+ * processes to share a channel; give --zep twice, on two channels, for a
+ * router between two radio links). The node id gives the addresses: MAC
  * 02:57:52 and the id (24 bits) on Ethernet; short address id and EUI-64
  * 02:00:00:00 and the id (32 bits) on 802.15.4, as in the simulator.
  *
@@ -15,6 +17,14 @@
  * node's shell (`help`), plus `nd` (the Ethernet neighbor cache), `sleep MS`
  * (pause reading commands, for scripts) and `exit`. SIGINT/SIGTERM end it
  * cleanly; so does the end of the input with --exit-on-eof.
+ *
+ * Border router (--border-router PREFIX/LEN, with --tap and --zep): the
+ * node forwards between the TAP and the (first) 802.15.4 interface and is
+ * the 6LoWPAN border router of PREFIX there: its RAs carry the prefix
+ * (PIO), the prefix as context 0 (6CO) and an ABRO; it takes registrations
+ * (ARO). The Linux side routes PREFIX via the node's TAP link-local
+ * address; --default-via ADDR gives the node a default route through ADDR
+ * (the Linux host's link-local address on the TAP) for its replies.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +47,8 @@
 #include "ipv6/ipv6.h"
 #include "link/ethernet_link.h"
 #include "link/ieee802154_link.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
 #include "shell/shell.h"
@@ -45,6 +57,7 @@
 
 #define ARENA_MAX (256u * 1024u)
 #define LINE_MAX_LEN 256
+#define MAX_ZEP 2 /* 802.15.4 interfaces (CONFIG_WREN_IPV6_IFS: 2 with IPv6) */
 
 /* The process's one node and everything around it. */
 struct app {
@@ -53,15 +66,16 @@ struct app {
     struct wren_tap tap;
     struct wren_ethernet_netif eth;
     struct wren_nd_eth nd;
-    struct wren_zep zep;
-    struct wren_ieee802154_netif lowpan_if;
+    struct wren_zep zep[MAX_ZEP];
+    struct wren_ieee802154_netif lowpan_if[MAX_ZEP];
     struct wren_sixlowpan sixlowpan;
-    struct wren_nib nib;
+    struct wren_nib nib[MAX_ZEP];
     struct wren_ipv6 ipv6;
     struct wren_icmpv6 icmpv6;
     struct wren_udp udp;
     struct wren_shell shell;
-    bool has_tap, has_zep;
+    bool has_tap;
+    unsigned n_zep;
     /* the console */
     struct wren_host_fd in;
     char buf[4 * LINE_MAX_LEN];
@@ -82,14 +96,25 @@ static void out(void *ctx, const char *s)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT] "
+    fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... "
                "[--channel C]\n"
+               "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
                "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof]\n"
                "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
                "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
-               "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754)\n"
+               "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754),\n"
+               "                 on channel CH if given; twice for two radio links (a router)\n"
                "  --id N         node id (1..65535): link addresses and ZEP device id\n"
-               "  --channel C    802.15.4 channel for ZEP (11..26, default 26)\n"
+               "  --channel C    802.15.4 channel for ZEP without @CH (11..26, default 26)\n"
+               "  --border-router PREFIX/LEN\n"
+               "                 6LoWPAN border router (needs --tap and --zep): forward between\n"
+               "                 them, advertise PREFIX on the first ZEP link (RA with PIO,\n"
+               "                 6CO as context 0, ABRO), take address registrations (ARO);\n"
+               "                 on Linux: ip -6 route add PREFIX via <this node's TAP\n"
+               "                 link-local> dev IFNAME\n"
+               "  --default-via ADDR\n"
+               "                 default route through ADDR on the TAP (e.g. the Linux\n"
+               "                 host's link-local address there)\n"
                "  --pktbuf BYTES packet buffer size (default 65536)\n"
                "  --script FILE  read commands from FILE instead of stdin\n"
                "  --exit-on-eof  exit when the commands run out\n");
@@ -140,19 +165,23 @@ static void show_nd(struct app *a)
 static void show_zep(struct app *a)
 {
     char s[400];
-    const struct wren_zep_stats *z = &a->zep.stats;
-    if (!a->has_zep) {
+    if (a->n_zep == 0) {
         out(NULL, "no ZEP interface\n");
         return;
     }
-    snprintf(s, sizeof(s),
-             "zep channel %u device %u: rx packets %lu frames %lu; drops: malformed %lu acks %lu "
-             "other-channel %lu bad-fcs %lu; tx %lu (errors %lu)\n",
-             a->zep.channel, a->zep.device_id, (unsigned long)z->rx_packets,
-             (unsigned long)z->rx_frames, (unsigned long)z->rx_malformed, (unsigned long)z->rx_acks,
-             (unsigned long)z->rx_other_channel, (unsigned long)z->rx_bad_fcs,
-             (unsigned long)z->tx_frames, (unsigned long)z->tx_errors);
-    out(NULL, s);
+    for (unsigned i = 0; i < a->n_zep; i++) {
+        const struct wren_zep *zp = &a->zep[i];
+        const struct wren_zep_stats *z = &zp->stats;
+        snprintf(s, sizeof(s),
+                 "zep channel %u device %u: rx packets %lu frames %lu; drops: malformed %lu acks "
+                 "%lu other-channel %lu bad-fcs %lu; tx %lu (errors %lu)\n",
+                 zp->channel, zp->device_id, (unsigned long)z->rx_packets,
+                 (unsigned long)z->rx_frames, (unsigned long)z->rx_malformed,
+                 (unsigned long)z->rx_acks, (unsigned long)z->rx_other_channel,
+                 (unsigned long)z->rx_bad_fcs, (unsigned long)z->tx_frames,
+                 (unsigned long)z->tx_errors);
+        out(NULL, s);
+    }
 }
 
 static void console_drain(struct app *a);
@@ -261,11 +290,20 @@ static void console_readable(struct wren_host_fd *hfd, short revents)
 /* ---- setup ------------------------------------------------------------------ */
 
 static int parse_zep(const char *spec, unsigned *lport, char *rhost, size_t rhost_len,
-                     unsigned *rport)
+                     unsigned *rport, unsigned long *channel)
 {
-    /* LPORT:RPORT, LPORT:HOST:RPORT, LPORT:[V6ADDR]:RPORT */
+    /* LPORT:RPORT, LPORT:HOST:RPORT, LPORT:[V6ADDR]:RPORT, each with @CH */
     char tmp[128];
     snprintf(tmp, sizeof(tmp), "%s", spec);
+    char *at = strchr(tmp, '@');
+    if (at) {
+        char *ec;
+        *at = 0;
+        *channel = strtoul(at + 1, &ec, 10);
+        if (*ec || *channel < 11 || *channel > 26) {
+            return -1;
+        }
+    }
     char *first = strchr(tmp, ':');
     char *last = strrchr(tmp, ':');
     if (first == NULL) {
@@ -306,15 +344,19 @@ int main(int argc, char **argv)
         {"pktbuf", required_argument, NULL, 'p'},
         {"script", required_argument, NULL, 's'},
         {"exit-on-eof", no_argument, NULL, 'e'},
+        {"border-router", required_argument, NULL, 'b'},
+        {"default-via", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct app *a = &app;
-    const char *tap_name = NULL, *zep_spec = NULL, *script = NULL;
+    const char *tap_name = NULL, *zep_spec[MAX_ZEP] = {NULL}, *script = NULL;
+    const char *br_spec = NULL, *via_spec = NULL;
+    unsigned n_zep_spec = 0;
     unsigned long id = 1, channel = 26, pktbuf = 65536;
     int c;
     char *e;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:eh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
             id = strtoul(optarg, &e, 0);
@@ -327,7 +369,17 @@ int main(int argc, char **argv)
             tap_name = optarg;
             break;
         case 'z':
-            zep_spec = optarg;
+            if (n_zep_spec == MAX_ZEP) {
+                fprintf(stderr, "wren-node: at most %u --zep interfaces\n", MAX_ZEP);
+                return 2;
+            }
+            zep_spec[n_zep_spec++] = optarg;
+            break;
+        case 'b':
+            br_spec = optarg;
+            break;
+        case 'd':
+            via_spec = optarg;
             break;
         case 'c':
             channel = strtoul(optarg, &e, 0);
@@ -357,11 +409,41 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (optind < argc || (!tap_name && !zep_spec)) {
+    if (optind < argc || (!tap_name && !n_zep_spec)) {
         usage(stderr);
-        if (!tap_name && !zep_spec) {
+        if (!tap_name && !n_zep_spec) {
             fprintf(stderr, "wren-node: give at least one interface (--tap or --zep)\n");
         }
+        return 2;
+    }
+    if (tap_name && n_zep_spec > 1) {
+        fprintf(stderr, "wren-node: IPv6 runs on two interfaces: --tap and one --zep, or two "
+                        "--zep\n");
+        return 2;
+    }
+    uint8_t br_prefix[16], br_len = 0, via[16];
+    if (br_spec) {
+        char tmp[64];
+        snprintf(tmp, sizeof(tmp), "%s", br_spec);
+        char *slash = strchr(tmp, '/'), *el = NULL;
+        unsigned long l = slash ? strtoul(slash + 1, &el, 10) : 0;
+        if (slash) {
+            *slash = 0;
+        }
+        if (!slash || *el || l == 0 || l > 64 || wren_ipv6_addr_from_str(br_prefix, tmp) < 0) {
+            fprintf(stderr, "wren-node: --border-router wants PREFIX/LEN (LEN 1..64; 64 for "
+                            "SLAAC), not '%s'\n",
+                    br_spec);
+            return 2;
+        }
+        br_len = (uint8_t)l;
+        if (!tap_name || !n_zep_spec) {
+            fprintf(stderr, "wren-node: --border-router needs --tap and --zep\n");
+            return 2;
+        }
+    }
+    if (via_spec && (!tap_name || wren_ipv6_addr_from_str(via, via_spec) < 0)) {
+        fprintf(stderr, "wren-node: --default-via wants an IPv6 address on the TAP (and --tap)\n");
         return 2;
     }
     int in_fd = 0;
@@ -379,7 +461,7 @@ int main(int argc, char **argv)
     wren_node_init(&a->node, &wren_host_rt_ops, &a->host, arena, pktbuf & ~7ul, (uint32_t)id, seed);
     wren_host_set_node(&a->host, &a->node);
     char why[200];
-    int eth_id = 0, lowpan_id = 0;
+    int eth_id = 0;
     if (tap_name) {
         const uint8_t mac[6] = {0x02,       0x57, 0x52, (uint8_t)(id >> 16), (uint8_t)(id >> 8),
                                 (uint8_t)id};
@@ -392,35 +474,60 @@ int main(int argc, char **argv)
         }
         a->has_tap = true;
     }
-    if (zep_spec) {
+    int lowpan_id[MAX_ZEP] = {0};
+    for (unsigned i = 0; i < n_zep_spec; i++) {
         unsigned lport, rport;
+        unsigned long ch = channel;
         char rhost[64];
-        if (parse_zep(zep_spec, &lport, rhost, sizeof(rhost), &rport) < 0) {
-            fprintf(stderr, "wren-node: --zep wants LPORT:[RHOST:]RPORT, not '%s'\n", zep_spec);
+        if (parse_zep(zep_spec[i], &lport, rhost, sizeof(rhost), &rport, &ch) < 0) {
+            fprintf(stderr, "wren-node: --zep wants LPORT:[RHOST:]RPORT[@CH], not '%s'\n",
+                    zep_spec[i]);
             return 2;
         }
-        if (wren_zep_open(&a->zep, &a->host, (uint16_t)lport, rhost, (uint16_t)rport, (uint16_t)id,
-                          why, sizeof(why)) < 0) {
+        if (wren_zep_open(&a->zep[i], &a->host, (uint16_t)lport, rhost, (uint16_t)rport,
+                          (uint16_t)id, why, sizeof(why)) < 0) {
             fprintf(stderr, "wren-node: %s\n", why);
             return 1;
         }
-        a->zep.channel = (uint16_t)channel;
-        if ((lowpan_id = wren_ieee802154_netif_add(&a->node, &a->lowpan_if, &a->zep.netdev)) < 0) {
-            return die("cannot add the 802.15.4 interface", lowpan_id);
+        a->zep[i].channel = (uint16_t)ch;
+        if ((lowpan_id[i] = wren_ieee802154_netif_add(&a->node, &a->lowpan_if[i],
+                                                      &a->zep[i].netdev)) < 0) {
+            return die("cannot add the 802.15.4 interface", lowpan_id[i]);
         }
-        a->has_zep = true;
+        a->n_zep++;
     }
     /* the IP half, as the simulator assembles it */
     struct wren_node *node = &a->node;
-    if ((a->has_zep && (res = wren_sixlowpan_init(node, &a->sixlowpan)) < 0) ||
+    if ((a->n_zep && (res = wren_sixlowpan_init(node, &a->sixlowpan)) < 0) ||
         (res = wren_ipv6_init(node, &a->ipv6)) < 0 ||
         (res = wren_icmpv6_init(node, &a->icmpv6)) < 0 ||
-        (res = wren_udp_init(node, &a->udp)) < 0 ||
-        (a->has_zep && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)lowpan_id)) < 0 ||
-                        (res = wren_nib_init(node, &a->nib, (uint8_t)lowpan_id)) < 0)) ||
-        (a->has_tap && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)eth_id)) < 0 ||
-                        (res = wren_nd_eth_init(node, &a->nd, (uint8_t)eth_id)) < 0))) {
+        (res = wren_udp_init(node, &a->udp)) < 0) {
         return die("cannot start the IP stack", res);
+    }
+    for (unsigned i = 0; i < a->n_zep; i++) {
+        if ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)lowpan_id[i])) < 0 ||
+            (res = wren_nib_init(node, &a->nib[i], (uint8_t)lowpan_id[i])) < 0) {
+            return die("cannot start the IP stack", res);
+        }
+    }
+    if (a->has_tap && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)eth_id)) < 0 ||
+                       (res = wren_nd_eth_init(node, &a->nd, (uint8_t)eth_id)) < 0)) {
+        return die("cannot start the IP stack", res);
+    }
+    if (br_len) {
+        /* the 6LBR: prefix and context 0 on the 6LoWPAN link, ABRO, forwarding */
+        if ((res = wren_nib_prefix_add(&a->nib[0], br_prefix, br_len, 0)) < 0 ||
+            (res = wren_nib_border_router(&a->nib[0], 1)) < 0) {
+            return die("cannot become a border router", res);
+        }
+    }
+    if (via_spec) {
+        struct wren_fib_entry d = {.prefix_len = 0, .if_id = (uint8_t)eth_id};
+        memcpy(d.next_hop, via, 16);
+        if ((res = wren_netapi_set(node, &a->ipv6.module, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d,
+                                   sizeof(d))) < 0) {
+            return die("cannot add the default route", res);
+        }
     }
     wren_shell_init(&a->shell, node, out, NULL);
     wren_timer_init(&a->sleep_timer, sleep_done, a);
@@ -433,8 +540,8 @@ int main(int argc, char **argv)
     if (a->has_tap) {
         wren_tap_close(&a->tap);
     }
-    if (a->has_zep) {
-        wren_zep_close(&a->zep);
+    for (unsigned i = 0; i < a->n_zep; i++) {
+        wren_zep_close(&a->zep[i]);
     }
     wren_host_fini(&a->host);
     return 0;

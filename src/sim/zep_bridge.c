@@ -1,0 +1,213 @@
+/* Bridge between the simulated medium and ZEP (Linux only: UDP sockets). */
+#if defined(__linux__)
+#define _GNU_SOURCE
+
+#include "sim/zep_bridge.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/byteorder.h"
+#include "wire/ieee802154.h"
+#include "wire/zep.h"
+
+#define NTP_UNIX_OFFSET 2208988800u
+
+static struct wren_sim_zep *bridge_of(struct wren_netdev *dev)
+{
+    return (struct wren_sim_zep *)dev; /* the radio, and its netdev, come first */
+}
+
+/* the next queued frame on the air, if the radio is free */
+static void tx_next(struct wren_sim_zep *z)
+{
+    struct wren_netdev *dev = &z->radio.netdev;
+    while (z->q_count && z->radio.tx_phase == SIM_TX_IDLE) {
+        struct wren_iolist iol = { .next = NULL, .base = z->q[z->q_head],
+                                   .len = z->q_len[z->q_head] };
+        int res = dev->driver->send(dev, &iol);
+        if (res == -EBUSY) {
+            return; /* a TX event is still pending: it calls us again */
+        }
+        z->q_head = (z->q_head + 1) % WREN_SIM_ZEP_QUEUE;
+        z->q_count--;
+        if (res >= 0) {
+            z->stats.from_zep++;
+            return;
+        }
+    }
+}
+
+/* a frame the medium delivered to the bridge: out as ZEP */
+static void to_zep(struct wren_sim_zep *z)
+{
+    struct wren_netdev *dev = &z->radio.netdev;
+    uint8_t buf[ZEP_V2_HDR_LEN + WREN_PHY_MAX_PSDU];
+    int n = dev->driver->recv(dev, buf + ZEP_V2_HDR_LEN, WREN_PHY_MAX_PSDU - IEEE802154_FCS_LEN,
+                              NULL);
+    if (n <= 0) {
+        return;
+    }
+    put_le16(buf + ZEP_V2_HDR_LEN + n, ieee802154_fcs(buf + ZEP_V2_HDR_LEN, (size_t)n));
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct zep_hdr h = {
+        .type = ZEP_TYPE_DATA,
+        .channel = (uint8_t)z->radio.channel,
+        .device_id = z->device_id,
+        .crc_mode = 1,
+        .lqi = 255,
+        .ts_sec = (uint32_t)((uint64_t)ts.tv_sec + NTP_UNIX_OFFSET),
+        .ts_frac = (uint32_t)(((uint64_t)ts.tv_nsec << 32) / 1000000000u),
+        .seq = z->seq++,
+        .len = (uint8_t)(n + IEEE802154_FCS_LEN),
+    };
+    zep_emit(&h, buf, ZEP_V2_HDR_LEN);
+    ssize_t s = sendto(z->fd, buf, ZEP_V2_HDR_LEN + h.len, 0,
+                       (const struct sockaddr *)z->remote, z->remote_len);
+    if (s == (ssize_t)(ZEP_V2_HDR_LEN + h.len)) {
+        z->stats.to_zep++;
+    } else {
+        z->stats.to_zep_errors++;
+    }
+}
+
+/* The radio's events, handled at once (the bridge has no node to defer to). */
+static void bridge_event(struct wren_netdev *dev, enum wren_netdev_event ev)
+{
+    struct wren_sim_zep *z = bridge_of(dev);
+    switch (ev) {
+    case WREN_NETDEV_EV_ISR:
+        dev->driver->isr(dev);
+        break;
+    case WREN_NETDEV_EV_RX_COMPLETE:
+        to_zep(z);
+        break;
+    case WREN_NETDEV_EV_TX_MEDIUM_BUSY:
+        z->stats.tx_busy++;
+        tx_next(z);
+        break;
+    case WREN_NETDEV_EV_TX_COMPLETE:
+    case WREN_NETDEV_EV_TX_NOACK:
+        tx_next(z);
+        break;
+    default:
+        break;
+    }
+}
+
+int wren_sim_zep_poll(struct wren_sim_zep *z)
+{
+    int taken = 0;
+    if (z->fd < 0) {
+        return 0;
+    }
+    for (;;) {
+        uint8_t buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU + 16];
+        ssize_t n = recv(z->fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n < 0) {
+            break;
+        }
+        struct zep_frame f;
+        if (zep_parse(buf, (size_t)n, &f) < 0) {
+            z->stats.rx_malformed++;
+            continue;
+        }
+        if (f.hdr.type != ZEP_TYPE_DATA || f.hdr.channel != z->radio.channel) {
+            z->stats.rx_other++;
+            continue;
+        }
+        if (f.hdr.len < IEEE802154_FCS_LEN + 3) {
+            z->stats.rx_malformed++;
+            continue;
+        }
+        if (f.hdr.crc_mode && ieee802154_fcs_check(f.psdu, f.hdr.len) < 0) {
+            z->stats.rx_bad_fcs++;
+            continue;
+        }
+        if (z->q_count == WREN_SIM_ZEP_QUEUE) {
+            z->stats.queue_drops++;
+            continue;
+        }
+        unsigned tail = (z->q_head + z->q_count) % WREN_SIM_ZEP_QUEUE;
+        z->q_len[tail] = (uint8_t)(f.hdr.len - IEEE802154_FCS_LEN); /* the radio adds it */
+        memcpy(z->q[tail], f.psdu, z->q_len[tail]);
+        z->q_count++;
+        taken++;
+    }
+    tx_next(z);
+    return taken;
+}
+
+int wren_sim_zep_open(struct wren_sim_zep *z, struct wren_medium *m, double x, double y,
+                      double z_, uint16_t local_port, const char *remote_host,
+                      uint16_t remote_port, uint16_t dev_id)
+{
+    memset(z, 0, sizeof(*z));
+    z->fd = -1;
+    z->device_id = dev_id;
+    struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV };
+    struct addrinfo *ai = NULL;
+    char port[8];
+    snprintf(port, sizeof(port), "%u", remote_port);
+    if (getaddrinfo(remote_host, port, &hints, &ai) != 0 || ai == NULL ||
+        ai->ai_addrlen > sizeof(z->remote)) {
+        if (ai) {
+            freeaddrinfo(ai);
+        }
+        return -EINVAL;
+    }
+    memcpy(z->remote, ai->ai_addr, ai->ai_addrlen);
+    z->remote_len = (uint32_t)ai->ai_addrlen;
+    int family = ai->ai_family;
+    freeaddrinfo(ai);
+    int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    int res;
+    if (family == AF_INET6) {
+        struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(local_port),
+                                  .sin6_addr = IN6ADDR_ANY_INIT };
+        res = bind(fd, (struct sockaddr *)&a, sizeof(a));
+    } else {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(local_port),
+                                 .sin_addr.s_addr = htonl(INADDR_ANY) };
+        res = bind(fd, (struct sockaddr *)&a, sizeof(a));
+    }
+    if (res < 0) {
+        res = -errno;
+        close(fd);
+        return res;
+    }
+    int idx = wren_medium_add_radio(m, &z->radio, x, y, z_);
+    if (idx < 0) {
+        close(fd);
+        return idx;
+    }
+    z->fd = fd;
+    z->radio.netdev.event_cb = bridge_event;
+    z->radio.netdev.driver->init(&z->radio.netdev); /* listening */
+    /* introduce ourselves to a dispatcher, as wren-node does */
+    struct zep_hdr hello = { .type = ZEP_TYPE_ACK };
+    uint8_t b[ZEP_V2_ACK_LEN];
+    zep_emit(&hello, b, sizeof(b));
+    sendto(fd, b, sizeof(b), 0, (const struct sockaddr *)z->remote, z->remote_len);
+    return idx;
+}
+
+void wren_sim_zep_close(struct wren_sim_zep *z)
+{
+    if (z->fd >= 0) {
+        close(z->fd);
+        z->fd = -1;
+    }
+}
+
+#endif /* __linux__ */

@@ -1,0 +1,78 @@
+/**
+ * @file zep_bridge.h
+ * @brief A bridge between the simulated medium and live processes: a "live"
+ *        radio on the medium whose frames travel as ZEP v2 over UDP.
+ *
+ * The bridge is a sim radio without a node: it sits at a position on the
+ * medium like any radio (links from the range model or wren_sim_set_link by
+ * its index), and
+ * - every frame the simulated network delivers to it (a frame on the air
+ *   near it that it received intact) goes out as one ZEP data packet (CRC
+ *   mode, its channel) to the remote address: a wren-zep-hub or a
+ *   wren-node's ZEP port;
+ * - every ZEP data packet it receives on its channel with a good FCS is put
+ *   on the air from its position (queued while it is sending; a full queue
+ *   drops, counted).
+ *
+ * Live processes run on wall-clock time, so a simulation with a bridge must
+ * be run with wren_sim_run_realtime(), which keeps virtual time at wall-clock
+ * pace and polls the socket. Nothing of this touches a simulation without a
+ * bridge: wren_sim_run() never reads the clock or a socket (a bridged sim
+ * run that way simply hears nothing from outside).
+ *
+ *     int idx = wren_sim_zep_bridge(s, 0, 0, 0, 17760, "127.0.0.1", 17754);
+ *     wren_sim_run_realtime(s, 10 * 1000000);   // 10 s of wall-clock time
+ *
+ * Linux only (UDP sockets, poll).
+ */
+#ifndef WREN_SIM_ZEP_BRIDGE_H
+#define WREN_SIM_ZEP_BRIDGE_H
+
+#include <stdint.h>
+
+#include "sim/medium.h"
+
+#define WREN_SIM_ZEP_QUEUE 16 /**< frames from outside waiting for the air */
+
+struct wren_sim_zep_stats {
+    uint64_t to_zep;          /**< frames from the medium sent as ZEP */
+    uint64_t to_zep_errors;   /**< sendto() failed */
+    uint64_t from_zep;        /**< frames from ZEP put on the air */
+    uint64_t rx_malformed;    /**< not ZEP v2 data, or too short */
+    uint64_t rx_other;        /**< acknowledgements, other channels */
+    uint64_t rx_bad_fcs;
+    uint64_t queue_drops;     /**< queue full */
+    uint64_t tx_busy;         /**< CCA failures: the frame is lost */
+};
+
+struct wren_sim_zep {
+    struct wren_sim_radio radio; /**< on the medium */
+    int fd;
+    uint8_t remote[128];         /**< struct sockaddr_storage */
+    uint32_t remote_len;
+    uint32_t seq;
+    uint16_t device_id;
+    uint8_t q_len[WREN_SIM_ZEP_QUEUE];
+    uint8_t q[WREN_SIM_ZEP_QUEUE][WREN_PHY_MAX_PSDU];
+    unsigned q_head, q_count;
+    struct wren_sim_zep_stats stats;
+};
+
+/**
+ * @brief Put a bridge radio on @p m at (x, y, z), bound to UDP @p local_port,
+ *        sending to @p remote_host : @p remote_port, ZEP device id @p dev_id.
+ *        It takes the next radio index.
+ * @return the radio index, or -errno (-EADDRINUSE: port taken).
+ */
+int wren_sim_zep_open(struct wren_sim_zep *z, struct wren_medium *m, double x, double y,
+                      double z_, uint16_t local_port, const char *remote_host,
+                      uint16_t remote_port, uint16_t dev_id);
+
+/** @brief Read every datagram waiting on the socket and put the frames on
+ *         the air at the current virtual time. @return frames taken. */
+int wren_sim_zep_poll(struct wren_sim_zep *z);
+
+/** @brief Close the socket (the radio stays on the medium, silent). */
+void wren_sim_zep_close(struct wren_sim_zep *z);
+
+#endif

@@ -1,0 +1,160 @@
+"""The simulator bridged to a live process: a simulated network (node 0, a
+6LoWPAN router, and node 1 behind it, out of the bridge's range) and one
+wren-node process on ZEP, joined by the sim's ZEP bridge radio (placed next
+to node 0), the simulation running at wall-clock pace. Runs as any user
+(UDP on the loopback); ports are picked free at run time.
+"""
+import re
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from wren.lib import Sim
+from test_host import NODE, WrenNode
+
+PREFIX = "2001:db8:5::"
+LIVE_ID = 100
+LIVE_GLOBAL = "2001:db8:5::ff:fe00:64"
+SIM1_GLOBAL = "2001:db8:5::ff:fe00:1"
+
+
+def free_udp_ports(n):
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+class Local:
+    """Processes on this host (WrenNode's namespace stand-in)."""
+
+    def __init__(self):
+        self.procs = []
+
+    def popen(self, *cmd, **kw):
+        p = subprocess.Popen([str(c) for c in cmd], **kw)
+        self.procs.append(p)
+        return p
+
+    def stop_all(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            for f in (p.stdin, p.stdout, p.stderr):
+                if f:
+                    f.close()
+
+
+class Pacer:
+    """Runs the simulation at wall-clock pace in a thread, in short slices;
+    the test touches the sim only between slices (under the lock)."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.lock = threading.Lock()
+        self.stop = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        while not self.stop:
+            with self.lock:
+                self.sim.run_realtime(0.02)
+            time.sleep(0)  # let the test take the lock
+
+    def shell(self, node, cmd):
+        with self.lock:
+            res, _ = self.sim.shell(node, cmd)
+        assert res == 0, cmd
+
+    def wait_output(self, node, regex, timeout=20.0):
+        got = ""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                got += self.sim.output(node)
+            if re.search(regex, got):
+                return got
+            time.sleep(0.1)
+        raise AssertionError(f"node {node}: no {regex!r} in:\n{got}")
+
+    def close(self):
+        self.stop = True
+        self.t.join(10)
+
+
+@pytest.fixture
+def bridged():
+    if not NODE.exists():
+        pytest.skip(f"build wren-node first ({NODE})")
+    bridge_port, live_port = free_udp_ports(2)
+    sim = Sim(seed=3)
+    sim.set_range(15.0, 1.0)
+    for x in (0.0, 10.0):
+        sim.add_node(x, 0.0)
+    for n in (0, 1):
+        sim.set_mac(n, ack=False)  # the bridge does not acknowledge for the live side
+    bridge = sim.zep_bridge(bridge_port, live_port, x=-10.0)  # hears node 0 only
+    assert bridge == 2
+    local = Local()
+    live = WrenNode(local, "--zep", f"{live_port}:127.0.0.1:{bridge_port}", "--id", LIVE_ID)
+    live.run("help", r"^exit ")
+    pacer = Pacer(sim)
+    try:
+        yield sim, pacer, live
+    finally:
+        pacer.close()
+        local.stop_all()
+        sim.close()
+
+
+def test_sim_and_live_node_ping(bridged):
+    sim, pacer, live = bridged
+    pacer.shell(0, f"nib prefix add {PREFIX}/64 ctx 0")
+    pacer.shell(1, "nib rs")
+    live.run("nib rs\nzep", r"^zep ")
+    live.wait_valid(LIVE_GLOBAL)           # registered with simulated node 0
+    out = live.run("nib", r"^rx rs")
+    assert re.search(r"neighbor fe80::ff:fe00:0 lladdr 00:00 ROUTER", out), out
+    # simulated -> live: from the router, and from node 1 two hops away
+    pacer.shell(0, f"ping {LIVE_GLOBAL} -c 3 -i 200")
+    out = pacer.wait_output(0, r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    pacer.shell(1, f"ping {LIVE_GLOBAL} -c 3 -i 200 -s 200")
+    out = pacer.wait_output(1, r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    # live -> simulated, across the router
+    out = live.run(f"ping {SIM1_GLOBAL} -c 3 -i 200 -s 100", r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    out = live.run("zep", r"^zep ")
+    assert "malformed 0" in out and "bad-fcs 0" in out and "(errors 0)" in out, out
+    assert live.pktbuf_empty()
+    assert live.exit() == 0
+    with pacer.lock:
+        st = sim.zep_stats()
+        sim.run_realtime(0.5)
+        clean = sim.pktbufs_clean()
+    assert st["to_zep"] > 0 and st["from_zep"] > 0, st
+    assert st["to_zep_errors"] == st["rx_malformed"] == st["rx_bad_fcs"] == 0, st
+    assert st["queue_drops"] == 0, st
+    assert clean, "a simulated node's packet buffer is not empty"
+
+
+def test_sim_without_bridge_never_waits():
+    # the deterministic path is untouched: run() does not pace or poll
+    sim = Sim(seed=3)
+    sim.add_node(0, 0)
+    t = time.monotonic()
+    sim.run(60.0)
+    assert time.monotonic() - t < 5.0
+    assert sim.now == 60.0
+    with pytest.raises(Exception):
+        sim.zep_stats()
+    sim.close()
