@@ -20,10 +20,13 @@
 #define MAX_SOLICIT 3             /* MAX_MULTICAST_SOLICIT = MAX_UNICAST_SOLICIT */
 #define DAD_MAX_DELAY_US 1000000u /* MAX_RTR_SOLICITATION_DELAY before the first probe */
 #define ND_MSG_LEN 32             /* NS/NA with an 8-byte link-layer address option */
+#define RS_INTERVAL_US 4000000u   /* RTR_SOLICITATION_INTERVAL */
+#define MAX_RS 3                  /* MAX_RTR_SOLICITATIONS */
 
 enum { DAD_IDLE = 0, DAD_DELAY, DAD_WAIT };
 
 static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+static const uint8_t all_routers[16] = {0xff, 0x02, [15] = 2};
 
 static struct wren_module *ipv6_module(struct wren_nd_eth *nd)
 {
@@ -76,6 +79,9 @@ static void rearm(struct wren_nd_eth *nd)
             next = nd->dad[i].deadline;
         }
     }
+    if (nd->rs_deadline && nd->rs_deadline < next) {
+        next = nd->rs_deadline;
+    }
     if (next == UINT64_MAX) {
         wren_timer_cancel(nd->node, &nd->timer);
     } else {
@@ -116,6 +122,22 @@ static void send_na(struct wren_nd_eth *nd, const uint8_t *dst, const uint8_t *t
     } else {
         nd->stats.tx_fail++;
     }
+}
+
+/* RFC 4861 6.3.7: an RS with our SLLAO to all-routers, from the link-local
+ * address; the next one RTR_SOLICITATION_INTERVAL later, MAX_RTR_SOLICITATIONS
+ * in all (an RA stops them). */
+static void send_rs(struct wren_nd_eth *nd, uint64_t now)
+{
+    uint8_t m[16] = {ICMPV6_ND_RS};
+    icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, nd->mac, 6, m + 8, 8);
+    if (wren_icmpv6_send(nd->node, NULL, all_routers, 255, nd->if_id, m, sizeof(m)) == 0) {
+        nd->stats.tx_rs++;
+    } else {
+        nd->stats.tx_fail++;
+    }
+    nd->rs_sent++;
+    nd->rs_deadline = nd->rs_sent < MAX_RS ? now + RS_INTERVAL_US : 0;
 }
 
 /* RFC 4862 5.4.2: an NS from the unspecified address, without options. It
@@ -231,6 +253,21 @@ static void nc_learn(struct wren_nd_eth *nd, struct wren_nd_eth_neighbor *n, con
     n->deadline = state == WREN_ND_REACHABLE ? now + REACHABLE_US : 0;
     n->used = now;
     send_held(nd, n);
+}
+
+/* A neighbor announced @p mac for @p ip (an NS's or RA's SLLAO): create a
+ * STALE entry, or make an existing one STALE if the address is new to it
+ * (RFC 4861 7.2.3, 6.3.4). */
+static void nc_saw(struct wren_nd_eth *nd, const uint8_t *ip, const uint8_t *mac)
+{
+    struct wren_nd_eth_neighbor *n = nc_find(nd, ip);
+    if (n == NULL && (n = nc_slot(nd)) != NULL) {
+        memcpy(n->ip, ip, 16);
+        n->state = WREN_ND_STALE;
+    }
+    if (n && (n->state == WREN_ND_INCOMPLETE || memcmp(n->mac, mac, 6) != 0)) {
+        nc_learn(nd, n, mac, WREN_ND_STALE);
+    }
 }
 
 /* The link address of a neighbor we can send to (NUD on use: RFC 4861 7.3.3). */
@@ -352,6 +389,10 @@ static void dad_tick(struct wren_nd_eth *nd, struct wren_nd_eth_dad *d, uint64_t
     memcpy(a.addr, d->addr, 16);
     if (ip && wren_netapi_set(nd->node, ip, WREN_NETOPT_IPV6_ADDR, nd->if_id, &a, sizeof(a)) >= 0) {
         nd->stats.dad_ok++;
+        /* RFC 4861 6.3.7: solicit routers once we have a source for it */
+        if (ipv6_addr_is_link_local(d->addr) && !nd->ra_seen && nd->rs_sent == 0) {
+            nd->rs_deadline = now;
+        }
     }
     d->phase = DAD_IDLE;
 }
@@ -365,6 +406,9 @@ static void nd_tick(struct wren_timer *t, void *arg)
         if (nd->dad[i].phase != DAD_IDLE && nd->dad[i].deadline <= now) {
             dad_tick(nd, &nd->dad[i], now);
         }
+    }
+    if (nd->rs_deadline && nd->rs_deadline <= now) {
+        send_rs(nd, now);
     }
     for (unsigned i = 0; i < CONFIG_WREN_ND_ETH_NEIGHBORS; i++) {
         struct wren_nd_eth_neighbor *n = &nd->nc[i];
@@ -446,14 +490,7 @@ static void on_ns(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
         return; /* not ours (the kernel's DAD probe for its own address, say) */
     }
     if (!from_unspec && has) {
-        struct wren_nd_eth_neighbor *n = nc_find(nd, src);
-        if (n == NULL && (n = nc_slot(nd)) != NULL) {
-            memcpy(n->ip, src, 16);
-            n->state = WREN_ND_STALE;
-        }
-        if (n && (n->state == WREN_ND_INCOMPLETE || memcmp(n->mac, mac, 6) != 0)) {
-            nc_learn(nd, n, mac, WREN_ND_STALE);
-        }
+        nc_saw(nd, src, mac);
     }
     send_na(nd, from_unspec ? all_nodes : src, m->nd.target,
             (uint8_t)(ICMPV6_NA_O | (from_unspec ? 0 : ICMPV6_NA_S)));
@@ -512,6 +549,102 @@ static void on_na(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
     rearm(nd);
 }
 
+/* A route for the IPv6 layer's FIB: add (or replace) or delete. */
+static void route_set(struct wren_nd_eth *nd, const uint8_t *prefix, uint8_t len,
+                      const uint8_t *next_hop, bool add)
+{
+    struct wren_module *ip = ipv6_module(nd);
+    struct wren_fib_entry r = {.prefix_len = len, .if_id = nd->if_id};
+    if (prefix) {
+        memcpy(r.prefix, prefix, 16);
+    }
+    if (next_hop) {
+        memcpy(r.next_hop, next_hop, 16);
+    }
+    int res = ip ? wren_netapi_set(nd->node, ip,
+                                   add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL, 0,
+                                   &r, sizeof(r))
+                 : -ENODEV;
+    if (add && res < 0) {
+        nd->stats.route_failed++;
+    }
+}
+
+/* RFC 4862 5.5.3: one prefix information option */
+static void on_pio(struct wren_nd_eth *nd, const struct icmpv6_opt *o)
+{
+    struct icmpv6_pio pio;
+    if (icmpv6_opt_pio_parse(o, &pio) < 0) {
+        nd->stats.pio_ignored++;
+        return;
+    }
+    if (ipv6_addr_is_link_local(pio.prefix)) {
+        if (pio.flags & ICMPV6_PIO_A) {
+            nd->stats.pio_ignored++;
+        }
+        return; /* RFC 4861 6.3.4, RFC 4862 5.5.3 b */
+    }
+    if ((pio.flags & ICMPV6_PIO_L) && pio.prefix_len > 0) {
+        /* RFC 4861 6.3.4: on-link while valid */
+        route_set(nd, pio.prefix, pio.prefix_len, NULL, pio.valid != 0);
+    }
+    if (!(pio.flags & ICMPV6_PIO_A)) {
+        return;
+    }
+    if (pio.prefix_len != 64 || pio.valid == 0 || pio.preferred > pio.valid) {
+        nd->stats.pio_ignored++; /* our IIDs are 64 bits; 5.5.3 c */
+        return;
+    }
+    uint8_t addr[16];
+    memcpy(addr, pio.prefix, 8);
+    wren_ipv6_iid_from_l2(addr + 8, nd->mac, 6);
+    if (own_state(nd, addr) != WREN_IPV6_ADDR_UNUSED) {
+        return; /* already formed (valid or under DAD) */
+    }
+    if (dad_start(nd, addr, 64) == 0) {
+        nd->stats.slaac_added++;
+    } else {
+        nd->stats.slaac_failed++;
+    }
+}
+
+/* RFC 4861 6.1.2 and 6.3.4 (hop limit and code checked by the caller) */
+static void on_ra(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv6_msg *m)
+{
+    const uint8_t *src = iph + IPV6_OFF_SRC;
+    const uint8_t *mac = NULL;
+    int has = find_lladdr(m, ICMPV6_OPT_SLLAO, &mac); /* also validates every option */
+    if (!ipv6_addr_is_link_local(src) || has < 0) {
+        nd->stats.rx_ra_invalid++;
+        return;
+    }
+    nd->stats.rx_ra++;
+    nd->ra_seen = true;
+    if (nd->rs_deadline) {
+        nd->rs_deadline = 0; /* solicited enough */
+        rearm(nd);
+    }
+    if (has) {
+        nc_saw(nd, src, mac);
+    }
+    static const uint8_t any[16];
+    if (m->ra.router_lifetime) {
+        route_set(nd, any, 0, src, true);
+        memcpy(nd->router, src, 16);
+    } else if (memcmp(nd->router, src, 16) == 0) {
+        route_set(nd, any, 0, NULL, false); /* our default router retires */
+        memset(nd->router, 0, 16);
+    }
+    struct icmpv6_opt_iter it;
+    struct icmpv6_opt o;
+    icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while (icmpv6_opt_next(&it, &o) > 0) {
+        if (o.type == ICMPV6_OPT_PIO) {
+            on_pio(nd, &o);
+        }
+    }
+}
+
 static void nd_handle(struct wren_node *node, struct wren_module *self, const struct wren_msg *msg)
 {
     struct wren_nd_eth *nd = (struct wren_nd_eth *)self;
@@ -529,6 +662,8 @@ static void nd_handle(struct wren_node *node, struct wren_module *self, const st
             on_ns(nd, ips->data, &m);
         } else if (m.type == ICMPV6_ND_NA) {
             on_na(nd, ips->data, &m);
+        } else if (m.type == ICMPV6_ND_RA) {
+            on_ra(nd, ips->data, &m);
         }
     }
     if (pkt) {
@@ -595,8 +730,8 @@ int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_
         wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDRESS, 0, nd->mac, 6) != 6) {
         return -ENODEV;
     }
-    static const uint8_t types[2] = {ICMPV6_ND_NS, ICMPV6_ND_NA};
-    for (unsigned i = 0; i < 2; i++) {
+    static const uint8_t types[3] = {ICMPV6_ND_RA, ICMPV6_ND_NS, ICMPV6_ND_NA};
+    for (unsigned i = 0; i < 3; i++) {
         int res =
             wren_netreg_register(node, WREN_NETTYPE_ICMPV6, types[i], &nd->module, &nd->reg[i]);
         if (res < 0) {

@@ -31,7 +31,27 @@
  * (dad_ok); otherwise it is removed (dad_dup). Tentative addresses are never
  * answered for. Use wren_nd_eth_addr_add() for addresses configured later.
  *
- * Registered as (WREN_NETTYPE_ICMPV6, 135) and (WREN_NETTYPE_ICMPV6, 136);
+ * Stateless address autoconfiguration (RFC 4862 5.5, host side): once the
+ * link-local address is valid, a Router Solicitation with our SLLAO goes to
+ * ff02::2, up to MAX_RTR_SOLICITATIONS (3) times RTR_SOLICITATION_INTERVAL
+ * (4 s) apart, until a Router Advertisement arrives. A valid RA (RFC 4861
+ * 6.1.2: hop limit 255, code 0, link-local source, well-formed options)
+ * - with an SLLAO, creates or updates the router's neighbor entry (STALE
+ *   when new or changed, RFC 4861 6.3.4);
+ * - with a non-zero router lifetime, makes the router the default route
+ *   (FIB ::/0 via its link-local address on this interface); a zero
+ *   lifetime from the current default router removes that route;
+ * - for every PIO with the L flag and a non-zero valid lifetime, adds the
+ *   prefix as on-link (FIB prefix/len, no next hop);
+ * - for every PIO with the A flag, prefix length 64, a non-zero valid
+ *   lifetime and a preferred lifetime not above it, adds prefix + the
+ *   interface's IID (that of the link-local address) as tentative and runs
+ *   DAD on it, unless the address is already configured. A-flagged PIOs
+ *   that do not qualify are counted (pio_ignored).
+ * Lifetimes are not aged: addresses and routes stay until replaced or
+ * withdrawn by a later RA.
+ *
+ * Registered as (WREN_NETTYPE_ICMPV6, 134), (..., 135) and (..., 136);
  * messages of other interfaces are ignored, so it coexists with a 6LoWPAN
  * NIB on another interface.
  *
@@ -98,24 +118,36 @@ struct wren_nd_eth_stats {
     uint32_t probe_failed;  /**< entries removed after unanswered probes */
     uint32_t dad_ok, dad_dup;
     uint32_t addr_conflict; /**< NAs from others for one of our valid addresses */
+    uint32_t tx_rs;         /**< router solicitations sent */
+    uint32_t rx_ra;         /**< valid router advertisements taken */
+    uint32_t rx_ra_invalid; /**< RAs dropped: not from a link-local source, bad options */
+    uint32_t pio_ignored;   /**< A-flagged PIOs unusable for SLAAC (length, lifetimes) */
+    uint32_t slaac_added;   /**< addresses formed from a PIO (then under DAD) */
+    uint32_t slaac_failed;  /**< addresses that could not be added (no room) */
+    uint32_t route_failed;  /**< default or on-link routes the FIB refused */
 };
 
 struct wren_nd_eth {
     struct wren_module module; /**< first */
-    struct wren_netreg_entry reg[2];
+    struct wren_netreg_entry reg[3];
     struct wren_node *node;
     struct wren_timer timer;
     uint8_t if_id;
     uint8_t mac[6];
     struct wren_nd_eth_neighbor nc[CONFIG_WREN_ND_ETH_NEIGHBORS];
     struct wren_nd_eth_dad dad[CONFIG_WREN_IPV6_ADDRS];
+    uint8_t rs_sent;      /**< router solicitations sent so far */
+    bool ra_seen;         /**< a valid RA arrived: solicit no more */
+    uint64_t rs_deadline; /**< us: next solicitation; 0: none planned */
+    uint8_t router[16];   /**< the default router (link-local), :: if none */
     struct wren_nd_eth_stats stats;
 };
 
 /**
  * @brief Run neighbor discovery on Ethernet interface @p if_id (after the
- *        IPv6 layer runs on it): registers for NS/NA and starts DAD for the
- *        interface's addresses.
+ *        IPv6 layer runs on it): registers for RA/NS/NA and starts DAD for
+ *        the interface's addresses; router solicitation follows once the
+ *        link-local address is valid.
  * @return 0, -ENODEV (no such interface or no IPv6 layer), or a netreg error.
  */
 int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_id);

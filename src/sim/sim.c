@@ -37,11 +37,12 @@ void wren_sim_free(struct wren_sim *s)
 #if defined(__linux__)
     if (s->zep) {
         wren_sim_zep_close(s->zep);
-        free(s->zep);
     }
 #endif
+    /* the medium still lists the bridge's radio: free the bridge after it */
     wren_medium_destroy(&s->medium);
     wren_world_destroy(&s->world);
+    free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i]->arena);
         free(s->nodes[i]->out);

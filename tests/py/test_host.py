@@ -231,6 +231,76 @@ def test_tap_ping_both_ways(tap_node):
     assert "dad ok 1 dup 0" in out, out
 
 
+SLAAC_PREFIX = "2001:db8:77::"
+WREN_GLOBAL = "2001:db8:77:0:57:52ff:fe00:1"  # the prefix + the IID of WREN_LL
+KERNEL_GLOBAL = "2001:db8:77::1"
+
+RADVD_CONF = """interface tap0 {
+    AdvSendAdvert on;
+    MinRtrAdvInterval 3;
+    MaxRtrAdvInterval 4;
+    prefix %s/64 {
+        AdvOnLink on;
+        AdvAutonomous on;
+    };
+};
+"""
+
+
+@pytest.fixture
+def radvd_node(tap_node, tmp_path):
+    """tap_node, with radvd advertising SLAAC_PREFIX on the kernel's side of
+    tap0 (a router there: forwarding on) and the kernel holding
+    KERNEL_GLOBAL in that prefix."""
+    if shutil.which("radvd") is None:
+        pytest.skip("radvd is not installed (apt-get install radvd; scripts/bootstrap.sh test "
+                    "installs it)")
+    ns, node = tap_node
+    ns.run("sysctl", "-qw", "net.ipv6.conf.all.forwarding=1", check=True)
+    ns.ip("-6", "addr", "add", f"{KERNEL_GLOBAL}/64", "dev", "tap0")
+    kernel_addr_ready(ns, KERNEL_GLOBAL)
+    conf = tmp_path / "radvd.conf"
+    conf.write_text(RADVD_CONF % SLAAC_PREFIX)
+    conf.chmod(0o644)
+    radvd = ns.popen("radvd", "--nodaemon", "-C", conf, "-p", tmp_path / "radvd.pid",
+                     "-m", "stderr", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     text=True)
+    try:
+        yield ns, node, radvd
+    finally:
+        if radvd.poll() is None:
+            radvd.terminate()
+            try:
+                radvd.wait(5)
+            except subprocess.TimeoutExpired:
+                radvd.kill()
+                radvd.wait()
+
+
+def test_tap_slaac_from_radvd(radvd_node):
+    need("ping")
+    ns, node, radvd = radvd_node
+    # wren forms its address from radvd's prefix and runs DAD on it
+    try:
+        node.wait_valid(WREN_GLOBAL, timeout=30.0)
+    except AssertionError:
+        radvd.terminate()
+        raise AssertionError("no SLAAC address; radvd said:\n" + radvd.communicate(timeout=5)[1])
+    out = node.run("nd", r"^tap tap0:")
+    assert re.search(r"router fe80::[0-9a-f:]+; rx ra [1-9]\d* invalid 0; tx rs [1-3]; "
+                     r"slaac added 1 failed 0, prefixes ignored 0; routes refused 0", out), out
+    assert "dad ok 2 dup 0;" in out, out  # link-local and global
+    # Linux -> wren by the global address (and by link-local still)
+    res = ns.run("ping", "-6", "-c", "3", "-i", "0.2", "-W", "3", WREN_GLOBAL)
+    assert res.returncode == 0 and " 3 received" in res.stdout, res.stdout + res.stderr
+    res = ns.run("ping", "-6", "-c", "3", "-i", "0.2", "-W", "3", f"{WREN_LL}%tap0")
+    assert res.returncode == 0 and " 3 received" in res.stdout, res.stdout + res.stderr
+    # wren -> Linux's global address
+    out = node.run(f"ping {KERNEL_GLOBAL} -c 3 -i 200", r"packets transmitted")
+    assert "3 packets transmitted, 3 received, 0% packet loss" in out, out
+    assert radvd.poll() is None, "radvd died"
+
+
 UDP_CLIENT = r"""
 import json, os, socket, sys
 dst, port, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3].split(",")]

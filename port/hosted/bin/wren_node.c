@@ -156,6 +156,15 @@ static void show_nd(struct app *a)
              (unsigned long)c->probe_failed, (unsigned long)c->dad_ok, (unsigned long)c->dad_dup,
              (unsigned long)c->addr_conflict);
     out(NULL, s);
+    snprintf(s, sizeof(s),
+             "router %s; rx ra %lu invalid %lu; tx rs %lu; slaac added %lu failed %lu, "
+             "prefixes ignored %lu; routes refused %lu\n",
+             ipv6_addr_is_unspecified(a->nd.router) ? "none"
+                                                    : wren_ipv6_addr_to_str(ip, a->nd.router),
+             (unsigned long)c->rx_ra, (unsigned long)c->rx_ra_invalid, (unsigned long)c->tx_rs,
+             (unsigned long)c->slaac_added, (unsigned long)c->slaac_failed,
+             (unsigned long)c->pio_ignored, (unsigned long)c->route_failed);
+    out(NULL, s);
     snprintf(s, sizeof(s), "tap %s: rx %lu (errors %lu) tx %lu (errors %lu)\n", a->tap.name,
              (unsigned long)a->tap.stats.rx_frames, (unsigned long)a->tap.stats.rx_errors,
              (unsigned long)a->tap.stats.tx_frames, (unsigned long)a->tap.stats.tx_errors);
