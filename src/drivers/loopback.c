@@ -114,23 +114,13 @@ static int lo_recv(struct wren_netdev *dev, void *buf, size_t len,
     if (!(lo->pending & PEND_RX)) {
         return 0;
     }
-    if (buf == NULL && len == 0) {
-        return lo->len;
+    bool taken;
+    int res = wren_netdev_recv_held(lo->buf, lo->len, 0, 255, buf, len, info,
+                                    &taken);
+    if (taken) {
+        lo->pending &= (uint8_t)~PEND_RX;
+        lo_rx_freed(lo);
     }
-    int res = lo->len;
-    if (buf && len < lo->len) {
-        res = -ENOBUFS;
-    } else if (buf) {
-        memcpy(buf, lo->buf, lo->len);
-        if (info) {
-            info->rssi = 0;
-            info->lqi = 255;
-        }
-    } else {
-        res = 0; /* dropped unread */
-    }
-    lo->pending &= (uint8_t)~PEND_RX;
-    lo_rx_freed(lo);
     return res;
 }
 

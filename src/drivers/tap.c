@@ -69,24 +69,12 @@ static int tap_recv(struct wren_netdev *dev, void *buf, size_t len,
     if (!tap->rx_pending) {
         return 0;
     }
-    if (buf == NULL) {
-        if (len == 0) {
-            return tap->rx_len;
-        }
-        rx_resume(tap); /* dropped unread */
-        return 0;
+    bool taken;
+    int res = wren_netdev_recv_held(tap->rx_buf, tap->rx_len, 0, 255,
+                                    buf, len, info, &taken);
+    if (taken) {
+        rx_resume(tap);
     }
-    int res = tap->rx_len;
-    if (len < tap->rx_len) {
-        res = -ENOBUFS;
-    } else {
-        memcpy(buf, tap->rx_buf, tap->rx_len);
-        if (info) {
-            info->rssi = 0;
-            info->lqi = 255;
-        }
-    }
-    rx_resume(tap);
     return res;
 }
 

@@ -93,24 +93,12 @@ static int zep_recv(struct wren_netdev *dev, void *buf, size_t len,
     if (!zep->rx_pending) {
         return 0;
     }
-    if (buf == NULL) {
-        if (len == 0) {
-            return zep->rx_len;
-        }
+    bool taken;
+    int res = wren_netdev_recv_held(zep->rx_buf, zep->rx_len, 0, zep->rx_lqi,
+                                    buf, len, info, &taken);
+    if (taken) {
         rx_resume(zep);
-        return 0;
     }
-    int res = zep->rx_len;
-    if (len < zep->rx_len) {
-        res = -ENOBUFS;
-    } else {
-        memcpy(buf, zep->rx_buf, zep->rx_len);
-        if (info) {
-            info->rssi = 0;
-            info->lqi = zep->rx_lqi;
-        }
-    }
-    rx_resume(zep);
     return res;
 }
 

@@ -18,8 +18,11 @@
 #ifndef WREN_NET_NETDEV_H
 #define WREN_NET_NETDEV_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct wren_iolist {
     const struct wren_iolist *next;
@@ -85,5 +88,32 @@ struct wren_netdev {
     void (*event_cb)(struct wren_netdev *dev, enum wren_netdev_event ev);
     void *context; /**< the stack's: the interface using this device */
 };
+
+/**
+ * The recv() contract (see the file comment) for a driver holding one
+ * received frame of @p flen bytes at @p frame, reported with @p rssi and
+ * @p lqi. Sets *@p taken when the call consumed the frame (read or dropped),
+ * so the driver can free its slot. @return what recv() returns.
+ */
+static inline int wren_netdev_recv_held(const void *frame, size_t flen,
+                                        int16_t rssi, uint8_t lqi,
+                                        void *buf, size_t len,
+                                        struct wren_netdev_rx_info *info,
+                                        bool *taken)
+{
+    *taken = (buf != NULL || len != 0);
+    if (buf == NULL) {
+        return len ? 0 : (int)flen;
+    }
+    if (len < flen) {
+        return -ENOBUFS;
+    }
+    memcpy(buf, frame, flen);
+    if (info) {
+        info->rssi = rssi;
+        info->lqi = lqi;
+    }
+    return (int)flen;
+}
 
 #endif

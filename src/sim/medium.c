@@ -225,23 +225,14 @@ static int radio_recv(struct wren_netdev *dev, void *buf, size_t len,
         return 0;
     }
     /* the radio checked and strips the FCS */
-    size_t flen = r->rx_len - IEEE802154_FCS_LEN;
-    if (buf == NULL) {
-        if (len) {
-            r->rx_ready = false;
-        }
-        return len ? 0 : (int)flen;
+    bool taken;
+    int res = wren_netdev_recv_held(r->rx_buf, r->rx_len - IEEE802154_FCS_LEN,
+                                    r->rx_rssi, r->rx_lqi, buf, len, info,
+                                    &taken);
+    if (taken) {
+        r->rx_ready = false;
     }
-    r->rx_ready = false;
-    if (len < flen) {
-        return -ENOBUFS;
-    }
-    memcpy(buf, r->rx_buf, flen);
-    if (info) {
-        info->rssi = r->rx_rssi;
-        info->lqi = r->rx_lqi;
-    }
-    return (int)flen;
+    return res;
 }
 
 static void radio_isr(struct wren_netdev *dev)
