@@ -1,0 +1,762 @@
+/* Segment arrival (RFC 9293 3.10.7), with RFC 5961's checks, the ACK
+ * clock's congestion control (RFC 5681, RFC 6582), the SACK scoreboard
+ * (RFC 2018, RFC 6675), timestamps (RFC 7323) and ECN (RFC 3168). */
+#include <errno.h>
+#include <string.h>
+
+#include "ipv6/ipv6.h"
+#include "net/netif.h"
+#include "net/nettype.h"
+#include "tcp/tcp_priv.h"
+#include "wire/ipv6.h"
+
+static uint32_t smss_of(const struct wren_tcp_conn *c)
+{
+    uint32_t optlen = (c->flags & TF_TS) ? 12 : 0;
+    return c->mss > optlen ? c->mss - optlen : 1;
+}
+
+/* RFC 5961 7: challenge ACKs, a few per second for the whole layer */
+static void challenge_ack(struct wren_tcp_conn *c)
+{
+    struct wren_tcp *tcp = c->tcp;
+    uint32_t sec = tcp_now_ms(tcp) / 1000;
+    if (sec != tcp->challenge_sec) {
+        tcp->challenge_sec = sec;
+        tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S;
+    }
+    if (tcp->challenge_left == 0) {
+        tcp->stats.challenge_limited++;
+        return;
+    }
+    tcp->challenge_left--;
+    tcp->stats.challenge_acks++;
+    tcp_send_ack(c);
+}
+
+/* RFC 6298 2.2-2.3 with a sample of @p ms milliseconds */
+static void rtt_sample(struct wren_tcp_conn *c, uint32_t ms)
+{
+    uint32_t r = ms * 1000;
+    if (c->srtt_us == 0 && c->rttvar_us == 0) {
+        c->srtt_us = r;
+        c->rttvar_us = r / 2;
+    } else {
+        uint32_t d = c->srtt_us > r ? c->srtt_us - r : r - c->srtt_us;
+        c->rttvar_us = c->rttvar_us - c->rttvar_us / 4 + d / 4;
+        c->srtt_us = c->srtt_us - c->srtt_us / 8 + r / 8;
+    }
+    uint32_t var = 4 * c->rttvar_us > 1000 ? 4 * c->rttvar_us : 1000;
+    uint32_t rto = (c->srtt_us + var + 999) / 1000;
+    c->rto_ms = rto < CONFIG_WREN_TCP_RTO_MIN_MS   ? CONFIG_WREN_TCP_RTO_MIN_MS
+                : rto > CONFIG_WREN_TCP_RTO_MAX_MS ? CONFIG_WREN_TCP_RTO_MAX_MS
+                                                   : rto;
+}
+
+/* copy @p n payload bytes (from @p skip on) into the receive ring at @p off */
+static void copy_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t skip,
+                    uint32_t off, uint32_t n)
+{
+    struct wren_tcp_ring *r = &c->rcv;
+    uint32_t p = (uint32_t)r->head + off;
+    p = p >= r->size ? p - r->size : p;
+    uint32_t first = r->size - p < n ? r->size - p : n;
+    wren_pkt_copy_from(seg->pkt, seg->off + skip, r->buf + p, first);
+    wren_pkt_copy_from(seg->pkt, seg->off + skip + first, r->buf, n - first);
+}
+
+/* options of a SYN or SYN-ACK: MSS, SACK, timestamps (window scale is
+ * never offered, so an offer of the peer's is declined by silence) */
+static void syn_options(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    uint32_t mss = seg->o.has_mss ? seg->o.mss : TCP_DEFAULT_MSS_V6;
+    mss = mss < c->rcv_mss ? mss : c->rcv_mss;
+    c->mss = (uint16_t)(mss < 32 ? 32 : mss);
+    if ((c->opts & WREN_TCP_OPT_SACK) && seg->o.sack_ok) {
+        c->flags |= TF_SACK;
+    }
+    if ((c->opts & WREN_TCP_OPT_TS) && seg->o.has_ts) {
+        c->flags |= TF_TS;
+        c->ts_recent = seg->o.ts_val;
+    }
+}
+
+/* RFC 2018 / RFC 6675: merge the segment's SACK blocks into the scoreboard */
+static void sack_update(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    for (unsigned i = 0; i < seg->o.n_sack; i++) {
+        uint32_t l = seg->o.sack[i][0], r = seg->o.sack[i][1];
+        if (tcp_seq_lt(l, c->snd_una)) {
+            l = c->snd_una;
+        }
+        if (!tcp_seq_lt(l, r) || tcp_seq_gt(r, c->snd_max)) {
+            continue; /* empty, below SND.UNA (D-SACK), or beyond what was sent */
+        }
+        /* insert in order, then merge neighbours */
+        unsigned n = c->n_sack, at = 0;
+        while (at < n && tcp_seq_lt(c->sack[at][0], l)) {
+            at++;
+        }
+        if (n == CONFIG_WREN_TCP_SACK_BLOCKS) {
+            if (at == n) {
+                continue; /* full: keep the lower blocks, they matter first */
+            }
+            n--;
+        }
+        memmove(&c->sack[at + 1], &c->sack[at], (n - at) * sizeof(c->sack[0]));
+        c->sack[at][0] = l;
+        c->sack[at][1] = r;
+        n++;
+        unsigned w = 0;
+        for (unsigned k = 1; k < n; k++) {
+            if (tcp_seq_le(c->sack[k][0], c->sack[w][1])) {
+                if (tcp_seq_gt(c->sack[k][1], c->sack[w][1])) {
+                    c->sack[w][1] = c->sack[k][1];
+                }
+            } else {
+                w++;
+                c->sack[w][0] = c->sack[k][0];
+                c->sack[w][1] = c->sack[k][1];
+            }
+        }
+        c->n_sack = (uint8_t)(w + 1);
+    }
+}
+
+static void sack_prune(struct wren_tcp_conn *c)
+{
+    unsigned w = 0;
+    for (unsigned k = 0; k < c->n_sack; k++) {
+        if (tcp_seq_gt(c->sack[k][1], c->snd_una)) {
+            c->sack[w][0] = tcp_seq_lt(c->sack[k][0], c->snd_una) ? c->snd_una : c->sack[k][0];
+            c->sack[w][1] = c->sack[k][1];
+            w++;
+        }
+    }
+    c->n_sack = (uint8_t)w;
+}
+
+/* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
+static void enter_recovery(struct wren_tcp_conn *c)
+{
+    uint32_t smss = smss_of(c);
+    uint32_t flight = c->snd_max - c->snd_una;
+    c->recover = c->snd_max;
+    c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
+    c->flags |= TF_RECOVERY;
+    c->flags &= (uint16_t)~TF_RTT;
+    c->tcp->stats.fast_rexmt++;
+    uint32_t data_end = c->snd_una + c->snd.len;
+    uint32_t n = data_end - c->snd_una;
+    n = n < smss ? n : smss;
+    if (c->flags & TF_SACK) {
+        c->cwnd = c->ssthresh;
+        for (unsigned i = 0; i < c->n_sack; i++) {
+            if (tcp_seq_gt(c->sack[i][0], c->snd_una) && c->sack[i][0] - c->snd_una < n) {
+                n = c->sack[i][0] - c->snd_una;
+                break;
+            }
+        }
+    } else {
+        c->cwnd = c->ssthresh + 3 * smss;
+    }
+    if (n) {
+        tcp_xmit(c, c->snd_una, n, 0);
+    }
+    c->high_rxt = c->snd_una + n;
+    tcp_rexmt_arm(c, c->rto_ms);
+}
+
+/* a new cumulative ACK of @p acked bytes (RFC 5681 3.1, RFC 6582 3.2) */
+static void cc_ack(struct wren_tcp_conn *c, uint32_t acked)
+{
+    uint32_t smss = smss_of(c);
+    if (c->flags & TF_RECOVERY) {
+        if (tcp_seq_ge(c->snd_una, c->recover)) {
+            /* full ACK: leave recovery */
+            uint32_t flight = c->snd_max - c->snd_una;
+            c->cwnd = c->ssthresh < flight + smss ? c->ssthresh : flight + smss;
+            c->flags &= (uint16_t)~TF_RECOVERY;
+            c->dupacks = 0;
+        } else if (!(c->flags & TF_SACK)) {
+            /* partial ACK: resend the next hole, deflate */
+            uint32_t n = c->snd.len < smss ? c->snd.len : smss;
+            if (n) {
+                tcp_xmit(c, c->snd_una, n, 0);
+            }
+            c->cwnd = c->cwnd > acked ? c->cwnd - acked : smss;
+            if (acked >= smss) {
+                c->cwnd += smss;
+            }
+        } else if (tcp_seq_lt(c->high_rxt, c->snd_una)) {
+            c->high_rxt = c->snd_una;
+        }
+        return;
+    }
+    c->dupacks = 0;
+    if (c->cwnd < c->ssthresh) {
+        c->cwnd += acked < smss ? acked : smss;
+    } else {
+        uint32_t inc = smss * smss / c->cwnd;
+        c->cwnd += inc ? inc : 1;
+    }
+    uint32_t cap = 4u * 0xffff;
+    c->cwnd = c->cwnd > cap ? cap : c->cwnd;
+}
+
+/* in-sequence or out-of-order data of @p seg from @p seq (trimmed) */
+static void data_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t seq,
+                    uint32_t skip, uint32_t n)
+{
+    struct wren_tcp *tcp = c->tcp;
+    uint32_t off = seq - c->rcv_nxt;
+    copy_in(c, seg, skip, c->rcv.len + off, n);
+    if (off) {
+        tcp_bits_set(&c->rcv, c->rcv_bitmap, c->rcv.len + off, n);
+        c->sack_rx_last = seq;
+        tcp->stats.rx_ooo_segs++;
+        c->flags |= TF_ACKNOW; /* a duplicate ACK at once (RFC 5681 4.2) */
+        return;
+    }
+    tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, n);
+    c->rcv.len = (uint16_t)(c->rcv.len + n);
+    c->rcv_nxt += n;
+    uint32_t space = (uint32_t)(c->rcv.size - c->rcv.len);
+    uint32_t run = tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len, space, true);
+    if (run) {
+        /* a hole filled: the queued bytes join in place */
+        tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, run);
+        c->rcv.len = (uint16_t)(c->rcv.len + run);
+        c->rcv_nxt += run;
+        c->flags |= TF_ACKNOW;
+    }
+    if (run || tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len,
+                            (uint32_t)(c->rcv.size - c->rcv.len), false) <
+                   (uint32_t)(c->rcv.size - c->rcv.len)) {
+        c->flags |= TF_ACKNOW; /* still holes: keep the sender informed */
+    }
+    /* delayed ACK (RFC 9293 3.8.6.3, RFC 5681 4.2): every second full segment */
+    if (n >= smss_of(c) || c->unacked_segs) {
+        c->unacked_segs++;
+    }
+    if (c->unacked_segs >= 2 || (c->opts & WREN_TCP_OPT_NO_DELACK)) {
+        c->flags |= TF_ACKNOW;
+    } else if (!(c->flags & (TF_ACKNOW | TF_DELACK))) {
+        c->t_delack = tcp_now_ms(tcp) + CONFIG_WREN_TCP_DELACK_MS;
+        c->flags |= TF_DELACK;
+    }
+}
+
+static void established(struct wren_tcp_conn *c)
+{
+    c->state = WREN_TCP_ESTABLISHED;
+    c->retries = 0;
+    c->flags &= (uint16_t)~TF_REXMT;
+    tcp_cc_init(c);
+    if (c->listener && !(c->flags & TF_HELD)) {
+        c->flags |= TF_NOTIFY;
+        if (c->listener->cb) {
+            c->listener->cb(c->listener, c->listener->cb_arg);
+        }
+    }
+    tcp_event(c, WREN_TCP_EV_CONNECTED);
+}
+
+static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    const struct tcp_hdr *h = &seg->h;
+    bool ack = (h->flags & TCP_ACK) != 0;
+    if (ack && !tcp_seq_between(h->ack, c->iss + 1, c->snd_max + 1)) {
+        tcp_send_reset(c->tcp, seg);
+        return;
+    }
+    if (h->flags & TCP_RST) {
+        if (ack) {
+            c->tcp->stats.rx_rst++;
+            tcp_closed(c, -ECONNREFUSED);
+        }
+        return;
+    }
+    if (!(h->flags & TCP_SYN)) {
+        return;
+    }
+    c->irs = h->seq;
+    c->rcv_nxt = c->rcv_adv = h->seq + 1;
+    syn_options(c, seg);
+    if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == TCP_ECE) {
+        c->flags |= TF_ECN;
+    }
+    c->snd_wnd = c->max_snd_wnd = h->window;
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = h->ack;
+    if (!ack) {
+        /* simultaneous open (3.5, figure 7): answer with SYN-ACK */
+        c->state = WREN_TCP_SYN_RECEIVED;
+        c->flags &= (uint16_t)~TF_ECN;
+        c->snd_nxt = c->snd_max = c->iss;
+        c->flags &= (uint16_t)~TF_REXMT;
+        tcp_output(c);
+        return;
+    }
+    c->snd_una = h->ack;
+    if ((c->flags & TF_TS) && seg->o.ts_ecr) {
+        uint32_t now;
+        tcp_ts_now(c, &now);
+        rtt_sample(c, now - seg->o.ts_ecr);
+    }
+    established(c);
+    if (c->state != WREN_TCP_ESTABLISHED) {
+        return; /* the callback closed it */
+    }
+    tcp_keepalive_arm(c);
+    c->flags |= TF_ACKNOW;
+    tcp_output(c);
+}
+
+/* the acceptability test of RFC 9293 3.10.7.4 (first) */
+static bool acceptable(const struct wren_tcp_conn *c, uint32_t seq, uint32_t seglen,
+                       uint32_t wnd)
+{
+    if (seglen == 0) {
+        return wnd == 0 ? seq == c->rcv_nxt : tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd);
+    }
+    if (wnd == 0) {
+        return false;
+    }
+    return tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd) ||
+           tcp_seq_between(seq + seglen - 1, c->rcv_nxt, c->rcv_nxt + wnd);
+}
+
+static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
+    if (c->state == WREN_TCP_SYN_SENT) {
+        syn_sent_input(c, seg);
+        return;
+    }
+    if (c->state == WREN_TCP_SYN_RECEIVED && (h->flags & TCP_SYN) && !(h->flags & TCP_ACK) &&
+        h->seq == c->irs) {
+        /* the peer's SYN again: our SYN-ACK was lost */
+        c->snd_nxt = c->snd_max = c->iss;
+        tcp_output(c);
+        return;
+    }
+    /* PAWS (RFC 7323 5.3) */
+    if ((c->flags & TF_TS) && seg->o.has_ts && !(h->flags & TCP_RST) &&
+        tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
+        tcp->stats.rx_drop_paws++;
+        c->flags |= TF_ACKNOW;
+        tcp_output(c);
+        return;
+    }
+    uint32_t wnd = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    uint32_t seglen = seg->len + ((h->flags & TCP_SYN) ? 1 : 0) + ((h->flags & TCP_FIN) ? 1 : 0);
+    if (!acceptable(c, h->seq, seglen, wnd)) {
+        tcp->stats.rx_drop_seq++;
+        if (!(h->flags & TCP_RST)) {
+            c->flags |= TF_ACKNOW;
+            tcp_output(c);
+        }
+        return;
+    }
+    if (h->flags & TCP_RST) {
+        /* RFC 5961 3.2: only an exact RST resets; others get a challenge */
+        if (h->seq != c->rcv_nxt) {
+            challenge_ack(c);
+            return;
+        }
+        tcp->stats.rx_rst++;
+        tcp_closed(c, c->state == WREN_TCP_SYN_RECEIVED ? -ECONNREFUSED : -ECONNRESET);
+        return;
+    }
+    if (h->flags & TCP_SYN) {
+        challenge_ack(c); /* RFC 5961 4.2: any SYN in a synchronized state */
+        return;
+    }
+    if (!(h->flags & TCP_ACK)) {
+        return;
+    }
+    /* trim to the window (3.10.7.4, first check's trimming) */
+    uint32_t seq = h->seq, skip = 0, n = seg->len;
+    bool fin = (h->flags & TCP_FIN) != 0;
+    if (tcp_seq_lt(seq, c->rcv_nxt)) {
+        uint32_t d = c->rcv_nxt - seq;
+        if (d >= n) {
+            tcp->stats.rx_dup_bytes += n;
+            skip = n;
+            n = 0;
+            if (fin && d > seg->len) {
+                fin = false; /* a FIN we have already */
+                c->flags |= TF_ACKNOW;
+            }
+        } else {
+            tcp->stats.rx_dup_bytes += d;
+            skip = d;
+            n -= d;
+        }
+        seq = c->rcv_nxt;
+        c->flags |= TF_ACKNOW;
+    }
+    if (n > wnd - (seq - c->rcv_nxt)) {
+        n = wnd - (seq - c->rcv_nxt);
+        fin = false;
+    }
+
+    /* the ACK field */
+    if (c->state == WREN_TCP_SYN_RECEIVED) {
+        if (!tcp_seq_between(h->ack, c->snd_una + 1, c->snd_max + 1)) {
+            tcp_send_reset(tcp, seg);
+            return;
+        }
+        c->snd_wnd = c->max_snd_wnd = h->window;
+        c->snd_wl1 = h->seq;
+        c->snd_wl2 = h->ack;
+        c->snd_una = c->iss + 1; /* the SYN */
+        if ((c->flags & TF_TS) && seg->o.ts_ecr) {
+            uint32_t now;
+            tcp_ts_now(c, &now);
+            rtt_sample(c, now - seg->o.ts_ecr);
+        }
+        established(c);
+        if (c->state != WREN_TCP_ESTABLISHED) {
+            return;
+        }
+        tcp_keepalive_arm(c);
+        if (c->flags & TF_FIN_Q) {
+            c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
+        }
+    }
+    if (tcp_seq_gt(h->ack, c->snd_max)) {
+        tcp->stats.rx_drop_ack++; /* acknowledges what was never sent */
+        c->flags |= TF_ACKNOW;
+        tcp_output(c);
+        return;
+    }
+    if (tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
+        tcp->stats.rx_drop_ack++; /* RFC 5961 5.2: too old */
+        challenge_ack(c);
+        return;
+    }
+    if ((c->flags & TF_TS) && seg->o.has_ts && tcp_seq_le(h->seq, c->rcv_nxt) &&
+        tcp_seq_ge(seg->o.ts_val, c->ts_recent)) {
+        c->ts_recent = seg->o.ts_val; /* RFC 7323 4.3 */
+    }
+    if (c->flags & TF_ECN) {
+        if (h->flags & TCP_CWR) {
+            c->flags &= (uint16_t)~TF_ECE;
+        }
+        if (seg->ecn == 3 && seg->len) {
+            tcp->stats.ecn_ce_rx++;
+            c->flags |= TF_ECE | TF_ACKNOW;
+        }
+    }
+    uint32_t data_end = c->snd_una + c->snd.len;
+    bool fin_acked = false;
+    bool window_was_zero = c->snd_wnd == 0;
+    if (tcp_seq_gt(h->ack, c->snd_una)) {
+        uint32_t acked = h->ack - c->snd_una;
+        uint32_t data_acked = acked;
+        if ((c->flags & TF_FIN_Q) && tcp_seq_gt(h->ack, data_end)) {
+            data_acked = data_end - c->snd_una;
+            fin_acked = true;
+        }
+        if (data_acked > c->snd.len) {
+            data_acked = c->snd.len;
+        }
+        /* RTT (RFC 7323 4.1 with timestamps, else one timed segment with Karn) */
+        if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
+            uint32_t now;
+            tcp_ts_now(c, &now);
+            if (now - seg->o.ts_ecr < 600000u) {
+                rtt_sample(c, now - seg->o.ts_ecr);
+            }
+        } else if ((c->flags & TF_RTT) && tcp_seq_gt(h->ack, c->rtt_seq)) {
+            rtt_sample(c, tcp_now_ms(tcp) - c->rtt_start_ms);
+            c->flags &= (uint16_t)~TF_RTT;
+        }
+        tcp_ring_consume(&c->snd, data_acked);
+        c->snd_una = h->ack;
+        if (tcp_seq_lt(c->snd_nxt, c->snd_una)) {
+            c->snd_nxt = c->snd_una;
+        }
+        c->retries = 0;
+        sack_prune(c);
+        cc_ack(c, acked);
+        if (c->snd_una == c->snd_max) {
+            tcp_keepalive_arm(c);
+        } else {
+            tcp_rexmt_arm(c, c->rto_ms);
+        }
+        if (data_acked && !(c->flags & TF_FIN_Q)) {
+            tcp_event(c, WREN_TCP_EV_SEND);
+            if (c->state == WREN_TCP_CLOSED) {
+                return;
+            }
+        }
+    } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
+               (h->window == c->snd_wnd || seg->o.n_sack)) {
+        /* a duplicate ACK (RFC 5681 2) */
+        if (c->flags & TF_SACK) {
+            sack_update(c, seg);
+        }
+        c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
+        if (!(c->flags & TF_RECOVERY)) {
+            bool lost = (c->flags & TF_SACK) &&
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss_of(c);
+            if ((c->dupacks >= 3 || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
+                enter_recovery(c);
+            }
+        } else if (!(c->flags & TF_SACK)) {
+            c->cwnd += smss_of(c); /* inflate by the segment that left */
+        }
+    }
+    if ((c->flags & TF_SACK) && seg->o.n_sack) {
+        sack_update(c, seg);
+    }
+    /* the send window (3.10.7.4, fifth check) */
+    if (tcp_seq_lt(c->snd_wl1, h->seq) ||
+        (c->snd_wl1 == h->seq && tcp_seq_le(c->snd_wl2, h->ack))) {
+        c->snd_wnd = h->window;
+        c->snd_wl1 = h->seq;
+        c->snd_wl2 = h->ack;
+        if (h->window > c->max_snd_wnd) {
+            c->max_snd_wnd = h->window;
+        }
+        if (window_was_zero && c->snd_wnd && (c->flags & TF_PERSIST)) {
+            c->flags &= (uint16_t) ~(TF_PERSIST | TF_REXMT);
+            c->retries = 0;
+            if (c->snd_una != c->snd_max) {
+                tcp_rexmt_arm(c, c->rto_ms);
+            }
+        }
+    }
+    /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
+    if ((c->flags & TF_ECN) && (h->flags & TCP_ECE) && !(c->flags & TF_RECOVERY) &&
+        tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
+        uint32_t smss = smss_of(c), flight = c->snd_max - c->snd_una;
+        c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
+        c->cwnd = c->ssthresh;
+        c->ecn_recover = c->snd_max;
+        c->flags |= TF_CWR;
+        tcp->stats.ecn_reductions++;
+    }
+    if (fin_acked) {
+        switch (c->state) {
+        case WREN_TCP_FIN_WAIT_1:
+            c->state = WREN_TCP_FIN_WAIT_2;
+            break;
+        case WREN_TCP_CLOSING:
+            tcp_time_wait(c);
+            return;
+        case WREN_TCP_LAST_ACK:
+            tcp_closed(c, 0);
+            return;
+        default:
+            break;
+        }
+    }
+    /* segment text */
+    uint8_t st = c->state;
+    if (n && (st == WREN_TCP_ESTABLISHED || st == WREN_TCP_FIN_WAIT_1 ||
+              st == WREN_TCP_FIN_WAIT_2)) {
+        data_in(c, seg, seq, skip, n);
+        if (seq == c->rcv_nxt - n || tcp_seq_ge(c->rcv_nxt, seq + n)) {
+            tcp_event(c, WREN_TCP_EV_RECV);
+            if (c->state == WREN_TCP_CLOSED) {
+                return;
+            }
+        }
+    }
+    /* FIN (eighth check): only in sequence; an early one is sent again */
+    if (fin && seq + n == c->rcv_nxt && !(c->flags & TF_RCV_FIN)) {
+        c->rcv_nxt++;
+        c->flags |= TF_RCV_FIN | TF_ACKNOW;
+        switch (c->state) {
+        case WREN_TCP_ESTABLISHED:
+            c->state = WREN_TCP_CLOSE_WAIT;
+            break;
+        case WREN_TCP_FIN_WAIT_1:
+            c->state = WREN_TCP_CLOSING;
+            break;
+        case WREN_TCP_FIN_WAIT_2:
+            tcp_send_ack(c);
+            tcp_time_wait(c);
+            return;
+        default:
+            break;
+        }
+        tcp_event(c, WREN_TCP_EV_RECV);
+        if (c->state == WREN_TCP_CLOSED) {
+            return;
+        }
+    } else if (fin && (c->flags & TF_RCV_FIN)) {
+        c->flags |= TF_ACKNOW; /* a retransmitted FIN */
+    }
+    tcp_output(c);
+}
+
+/* a SYN for listener @p l: a pool entry becomes SYN-RECEIVED */
+static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
+                         const struct tcp_seg *seg)
+{
+    const struct tcp_hdr *h = &seg->h;
+    if (h->flags & TCP_RST) {
+        return;
+    }
+    if (h->flags & TCP_ACK) {
+        tcp_send_reset(tcp, seg);
+        return;
+    }
+    if (!(h->flags & TCP_SYN) || (h->flags & TCP_FIN)) {
+        return;
+    }
+    struct wren_tcp_conn *c = NULL;
+    for (unsigned i = 0; i < l->n && c == NULL; i++) {
+        struct wren_tcp_conn *p = l->conns[i];
+        if (p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
+            c = p;
+        }
+    }
+    if (c == NULL) {
+        /* the oldest half-open one (the list is newest first) gives way */
+        for (struct wren_tcp_conn *p = tcp->conns; p; p = p->next) {
+            if (p->listener == l && p->state == WREN_TCP_SYN_RECEIVED && !(p->flags & TF_HELD)) {
+                c = p;
+            }
+        }
+        if (c == NULL) {
+            tcp->stats.syn_drop_pool++;
+            return;
+        }
+        tcp->stats.syn_evicted++;
+        tcp_closed(c, 0);
+    }
+    tcp_conn_clear(c);
+    memcpy(c->laddr, seg->dst, 16);
+    memcpy(c->raddr, seg->src, 16);
+    c->lport = h->dst_port;
+    c->rport = h->src_port;
+    c->if_id = seg->if_id;
+    c->cb = NULL;
+    c->cb_arg = NULL;
+    /* conn_start's work, through connect's path */
+    c->tcp = tcp;
+    c->next = tcp->conns;
+    tcp->conns = c;
+    c->rto_ms = CONFIG_WREN_TCP_RTO_INIT_MS;
+    c->srtt_us = c->rttvar_us = 0;
+    c->retries = 0;
+    c->iss = tcp_isn(tcp, c->laddr, c->lport, c->raddr, c->rport);
+    c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+    c->irs = h->seq;
+    c->rcv_nxt = c->rcv_adv = h->seq + 1;
+    c->ts_recent = 0;
+    syn_options(c, seg);
+    c->ts_offset = tcp_isn(tcp, c->raddr, 0, c->laddr, 0);
+    if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR)) {
+        c->flags |= TF_ECN;
+    }
+    c->snd_wnd = c->max_snd_wnd = h->window;
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = c->iss;
+    c->state = WREN_TCP_SYN_RECEIVED;
+    tcp_output(c);
+}
+
+/* a segment for a connection in TIME-WAIT; false if it may start a new one */
+static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct tcp_seg *seg)
+{
+    const struct tcp_hdr *h = &seg->h;
+    if (h->flags & TCP_RST) {
+        return true; /* RFC 1337: no assassination */
+    }
+    if ((h->flags & TCP_SYN) && !(h->flags & TCP_ACK) && tcp_seq_gt(h->seq, w->rcv_nxt)) {
+        w->lport = 0; /* a new incarnation (RFC 9293 3.6.1) */
+        return false;
+    }
+    if (h->flags & TCP_FIN) {
+        w->expires_ms = tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
+    }
+    struct tcp_hdr a = { .src_port = w->lport, .dst_port = w->rport, .seq = w->snd_nxt,
+                         .ack = w->rcv_nxt, .flags = TCP_ACK };
+    struct tcp_opts o = { 0 };
+    if (w->ts_ok) {
+        o.has_ts = true;
+        o.ts_val = tcp_now_ms(tcp) + w->ts_offset;
+        o.ts_ecr = w->ts_recent;
+    }
+    tcp_emit_raw(tcp, w->laddr, w->raddr, w->if_id, &a, &o);
+    return true;
+}
+
+void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &tcp->node->pktbuf;
+    struct tcp_seg seg;
+    tcp->stats.rx_segs++;
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    if (ips == NULL || ips->size < IPV6_HDR_LEN) {
+        tcp->stats.rx_drop_hdr++;
+        goto drop;
+    }
+    size_t len = 0;
+    for (struct wren_snip *s = pkt; s != ips; s = s->next) {
+        len += s->size;
+    }
+    seg.src = ips->data + IPV6_OFF_SRC;
+    seg.dst = ips->data + IPV6_OFF_DST;
+    seg.ecn = (uint8_t)((ips->data[1] >> 4) & 3);
+    struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    seg.if_id = nh ? wren_netif_hdr_if(nh) : 0;
+    if (len < TCP_HDR_LEN ||
+        wren_ipv6_upper_csum(seg.src, seg.dst, IPV6_NH_TCP, pkt, len) != 0) {
+        tcp->stats.rx_drop_csum++;
+        goto drop;
+    }
+    uint8_t hb[TCP_HDR_MAX_LEN];
+    size_t hn = len < sizeof(hb) ? len : sizeof(hb);
+    wren_pkt_copy_from(pkt, 0, hb, hn);
+    int hl = tcp_hdr_parse(hb, hn, &seg.h, &seg.o);
+    if (hl < 0 || ipv6_addr_is_multicast(seg.dst) || ipv6_addr_is_multicast(seg.src) ||
+        seg.h.src_port == 0 || seg.h.dst_port == 0) {
+        tcp->stats.rx_drop_hdr++;
+        goto drop;
+    }
+    if (!(seg.h.flags & TCP_ACK)) {
+        seg.o.ts_ecr = 0; /* RFC 7323 3.2: TSecr without ACK means nothing */
+    }
+    seg.pkt = pkt;
+    seg.off = (uint32_t)hl;
+    seg.len = (uint32_t)(len - (size_t)hl);
+
+    for (struct wren_tcp_conn *c = tcp->conns; c; c = c->next) {
+        if (c->lport == seg.h.dst_port && c->rport == seg.h.src_port &&
+            !memcmp(c->raddr, seg.src, 16) && !memcmp(c->laddr, seg.dst, 16)) {
+            conn_input(c, &seg);
+            goto drop;
+        }
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
+        struct wren_tcp_tw *w = &tcp->tw[i];
+        if (w->lport && w->lport == seg.h.dst_port && w->rport == seg.h.src_port &&
+            !memcmp(w->raddr, seg.src, 16) && !memcmp(w->laddr, seg.dst, 16)) {
+            if (tw_input(tcp, w, &seg)) {
+                goto drop;
+            }
+            break;
+        }
+    }
+    for (struct wren_tcp_listener *l = tcp->listeners; l; l = l->next) {
+        if (l->lport == seg.h.dst_port &&
+            (ipv6_addr_is_unspecified(l->laddr) || !memcmp(l->laddr, seg.dst, 16)) &&
+            (l->if_id == 0 || l->if_id == seg.if_id)) {
+            listen_input(tcp, l, &seg);
+            goto drop;
+        }
+    }
+    tcp->stats.rx_drop_no_conn++;
+    tcp_send_reset(tcp, &seg);
+drop:
+    wren_pktbuf_release(pb, pkt);
+}
