@@ -22,10 +22,11 @@
 #endif
 
 /** Packets an interface queues while its device is busy (a 1,280-byte
- *  datagram is 12 fragments on 802.15.4). The queue is linked through the
- *  packets' netif headers, so its length costs no RAM. */
+ *  datagram is 12 fragments on 802.15.4; a TCP window of four 5-frame
+ *  segments is 20, with ACKs). The queue is linked through the packets' netif
+ *  headers, so its length costs no RAM: the packet buffer is the limit. */
 #ifndef CONFIG_WREN_NETIF_TXQ_LEN
-#define CONFIG_WREN_NETIF_TXQ_LEN 16
+#define CONFIG_WREN_NETIF_TXQ_LEN 24
 #endif
 
 /** Most snips a transmitted packet may have before the link layer merges it. */

@@ -17,6 +17,8 @@
 #include "link/ieee802154_link.h"
 #include "nib/nib.h"
 #include "sixlowpan/sixlowpan.h"
+#include "apps/tcp_app.h"
+#include "tcp/tcp.h"
 #include "udp/udp.h"
 
 #define MAX_ARGS 12
@@ -335,6 +337,133 @@ static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
     return -EINVAL;
 }
 
+
+/* ---- tcp ------------------------------------------------------------------- */
+
+static void tcp_conn_line(struct wren_shell *sh, const char *name, const struct wren_tcp_app_conn *ac)
+{
+    const struct wren_tcp_conn *c = &ac->c;
+    char a[WREN_IPV6_ADDR_STRLEN];
+    sh_printf(sh, "%s: %s [%s]:%u -> %u; sent %llu/%llu received %llu bad %llu goodput %.1f kbit/s\n",
+              name, wren_tcp_state_name(c->state), wren_ipv6_addr_to_str(a, c->raddr), c->rport,
+              c->lport, (unsigned long long)ac->sent, (unsigned long long)ac->to_send,
+              (unsigned long long)ac->received, (unsigned long long)ac->bad,
+              wren_tcp_app_goodput(ac) / 1000.0);
+    sh_printf(sh, "  mss %u cwnd %lu ssthresh %lu srtt %lu ms rto %lu ms wnd %u err %d\n", c->mss,
+              (unsigned long)c->cwnd, (unsigned long)c->ssthresh,
+              (unsigned long)(c->srtt_us / 1000), (unsigned long)c->rto_ms, c->snd_wnd,
+              ac->last_err ? ac->last_err : c->err);
+}
+
+/* connection options: [mss N] [nosack] [nots] [ecn] [nodelay] [nodelack] [keepalive] */
+static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
+{
+    int bad = 0;
+    uint8_t o = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS;
+    for (int i = from; i < argc; i++) {
+        if (strcmp(argv[i], "mss") == 0 && i + 1 < argc) {
+            sh->tcp->mss = (uint16_t)num(argv[++i], 1, 1220, &bad);
+        } else if (strcmp(argv[i], "nosack") == 0) {
+            o &= (uint8_t)~WREN_TCP_OPT_SACK;
+        } else if (strcmp(argv[i], "nots") == 0) {
+            o &= (uint8_t)~WREN_TCP_OPT_TS;
+        } else if (strcmp(argv[i], "ecn") == 0) {
+            o |= WREN_TCP_OPT_ECN;
+        } else if (strcmp(argv[i], "nodelay") == 0) {
+            o |= WREN_TCP_OPT_NODELAY;
+        } else if (strcmp(argv[i], "nodelack") == 0) {
+            o |= WREN_TCP_OPT_NO_DELACK;
+        } else if (strcmp(argv[i], "keepalive") == 0) {
+            o |= WREN_TCP_OPT_KEEPALIVE;
+        } else {
+            bad = 1;
+        }
+    }
+    sh->tcp->opts = o;
+    return bad ? -EINVAL : 0;
+}
+
+static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    struct wren_tcp_app *app = sh->tcp;
+    if (app == NULL) {
+        return err(sh, -ENOTSUP, "tcp: no TCP application on this node");
+    }
+    const char *sub = argc >= 2 ? argv[1] : "";
+    bool srv = argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
+    if (strcmp(sub, "listen") == 0 && argc >= 3) {
+        uint16_t port = (uint16_t)num(argv[2], 1, 65535, &bad);
+        int from = 3;
+        uint8_t mode = WREN_TCP_APP_SINK;
+        if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
+            mode = strcmp(argv[3], "echo") == 0 ? WREN_TCP_APP_ECHO : WREN_TCP_APP_SINK;
+            from = 4;
+        }
+        if (!bad && tcp_opts(sh, argc, argv, from) == 0) {
+            int res = wren_tcp_app_listen(app, port, mode);
+            if (res < 0) {
+                return err(sh, res, "tcp listen");
+            }
+            sh_printf(sh, "tcp: listening on port %u (%s)\n", port,
+                      mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
+            return 0;
+        }
+    } else if (strcmp(sub, "unlisten") == 0) {
+        wren_tcp_app_unlisten(app);
+        return 0;
+    } else if (strcmp(sub, "connect") == 0 && argc >= 4) {
+        uint8_t addr[16];
+        bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
+        uint16_t port = (uint16_t)num(argv[3], 1, 65535, &bad);
+        if (!bad && tcp_opts(sh, argc, argv, 4) == 0) {
+            int res = wren_tcp_app_connect(app, addr, port);
+            return res < 0 ? err(sh, res, "tcp connect") : 0;
+        }
+    } else if (strcmp(sub, "send") == 0 && argc >= 3) {
+        long n = num(argv[2], 0, 2000000000L, &bad);
+        bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
+        if (!bad) {
+            int res = wren_tcp_app_send(app, srv, (uint64_t)n, close);
+            return res < 0 ? err(sh, res, "tcp send") : 0;
+        }
+    } else if (strcmp(sub, "close") == 0) {
+        int res = wren_tcp_app_close(app, srv);
+        return res < 0 ? err(sh, res, "tcp close") : 0;
+    } else if (strcmp(sub, "stats") == 0) {
+        const struct wren_tcp_stats *t = &app->tcp->stats;
+        sh_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
+                      "ooo %lu dup-bytes %lu rst %lu\n",
+                  (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
+                  (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
+                  (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
+                  (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
+                  (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_rst);
+        sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
+                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu); "
+                      "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu\n",
+                  (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
+                  (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
+                  (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
+                  (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
+                  (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
+                  (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
+                  (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
+                  (unsigned long)t->conn_timeouts);
+        if (app->cli.in_use) {
+            tcp_conn_line(sh, "client", &app->cli);
+        }
+        if (app->srv.in_use) {
+            tcp_conn_line(sh, "server", &app->srv);
+        }
+        return 0;
+    }
+    sh_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
+                  "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
+                  "       OPTS: mss N, nosack, nots, ecn, nodelay, nodelack, keepalive\n");
+    return -EINVAL;
+}
+
 /* ---- pktbuf, stats --------------------------------------------------------- */
 
 static int cmd_pktbuf(struct wren_shell *sh, int argc, char **argv)
@@ -511,6 +640,7 @@ static const struct command commands[] = {
     { "forward", cmd_forward, "forward on|off: route between interfaces" },
     { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },
     { "udp", cmd_udp, "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]" },
+    { "tcp", cmd_tcp, "tcp listen|connect|send|close|unlisten|stats (tcp help)" },
     { "nib", cmd_nib, "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]" },
     { "pktbuf", cmd_pktbuf, "packet buffer usage" },
     { "stats", cmd_stats, "counters of every layer" },
@@ -532,6 +662,11 @@ void wren_shell_init(struct wren_shell *sh, struct wren_node *node, wren_out_fn 
     sh->node = node;
     sh->out = out;
     sh->out_ctx = ctx;
+}
+
+void wren_shell_set_tcp(struct wren_shell *sh, struct wren_tcp_app *app)
+{
+    sh->tcp = app;
 }
 
 int wren_shell_exec(struct wren_shell *sh, const char *line)

@@ -15,6 +15,7 @@
 #include "apps/udp_app.h"
 
 struct wren_node;
+struct wren_tcp_app;
 
 struct wren_shell {
     struct wren_node *node;
@@ -23,10 +24,15 @@ struct wren_shell {
     struct wren_ping ping;
     struct wren_udp_server server;
     struct wren_udp_sender sender;
+    struct wren_tcp_app *tcp;    /**< the `tcp` command's application, if given */
 };
 
 /** @brief Prepare a shell for @p node writing to @p out. */
 void wren_shell_init(struct wren_shell *sh, struct wren_node *node, wren_out_fn out, void *ctx);
+
+/** @brief Give the shell a TCP application for its `tcp` command (the
+ *         runtime owns its memory; a simulator allocates it on first use). */
+void wren_shell_set_tcp(struct wren_shell *sh, struct wren_tcp_app *app);
 
 /** @brief Run one command line. @return 0, or -errno (the error is also printed). */
 int wren_shell_exec(struct wren_shell *sh, const char *line);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/tcp_app.h"
 #include "core/byteorder.h"
 #include "net/netapi.h"
 
@@ -46,6 +47,7 @@ void wren_sim_free(struct wren_sim *s)
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i]->arena);
         free(s->nodes[i]->out);
+        free(s->nodes[i]->tcp_app);
         free(s->nodes[i]);
     }
     free(s->nodes);
@@ -84,6 +86,7 @@ static int stack_init(struct wren_sim_node *sn)
         (res = wren_ipv6_init(node, &sn->ipv6)) < 0 ||
         (res = wren_icmpv6_init(node, &sn->icmpv6)) < 0 ||
         (res = wren_udp_init(node, &sn->udp)) < 0 ||
+        (res = wren_tcp_init(node, &sn->tcp)) < 0 ||
         (res = wren_ipv6_netif_add(&sn->ipv6, sn->netif.netif.id)) < 0 ||
         (res = wren_nib_init(node, &sn->nib, sn->netif.netif.id)) < 0) {
         return res;
@@ -218,6 +221,16 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
     struct wren_sim_node *sn = get(s, id);
     if (sn == NULL) {
         return -EINVAL;
+    }
+    if (sn->tcp_app == NULL && strncmp(line, "tcp", 3) == 0) {
+        /* the TCP application's buffers only for nodes that use it */
+        sn->tcp_app = calloc(1, sizeof(*sn->tcp_app));
+        if (sn->tcp_app == NULL) {
+            return -ENOMEM;
+        }
+        wren_tcp_app_init(sn->tcp_app, &sn->node, out_cb, sn);
+        wren_shell_set_tcp(&sn->shell, sn->tcp_app);
+        s->bytes += sizeof(*sn->tcp_app);
     }
     int res = wren_shell_exec(&sn->shell, line);
     /* what the command queued runs now, at the same virtual instant */
@@ -410,6 +423,7 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("6lowpan.frag_drop_full", ls->frag_drop_full),
         C("6lowpan.frag_drop_hdr", ls->frag_drop_hdr),
         C("6lowpan.frag_timeout", ls->frag_timeout),
+        C("6lowpan.frag_superseded", ls->frag_superseded),
         C("6lowpan.tx_datagrams", ls->tx_datagrams),
         C("6lowpan.tx_frags", ls->tx_frags),
         C("6lowpan.tx_drop_bad", ls->tx_drop_bad),

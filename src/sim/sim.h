@@ -28,6 +28,7 @@
 #include "nib/nib.h"
 #include "shell/shell.h"
 #include "sixlowpan/sixlowpan.h"
+#include "tcp/tcp.h"
 #include "udp/udp.h"
 #include "link/ieee802154_link.h"
 #include "sim/medium.h"
@@ -41,9 +42,11 @@ struct wren_sim_node {
     struct wren_ipv6 ipv6;
     struct wren_icmpv6 icmpv6;
     struct wren_udp udp;
+    struct wren_tcp tcp;
     struct wren_nib nib;
     struct wren_shell shell;
     struct wren_rawgen app;
+    struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;

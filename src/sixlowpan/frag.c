@@ -128,6 +128,19 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         r = lp->reass[i].dg == NULL ? &lp->reass[i] : NULL;
     }
+    /* began (deadline - timeout) at least SUPERSEDE_MS ago */
+    uint64_t limit = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
+    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
+        struct wren_sixlowpan_reass *o = &lp->reass[i];
+        if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= limit &&
+            o->src_len == nh->src_len &&
+            o->dst_len == nh->dst_len && memcmp(o->src, nh->src, nh->src_len) == 0 &&
+            memcmp(o->dst, nh->dst, nh->dst_len) == 0) {
+            lp->stats.frag_superseded++;
+            slot_free(lp, o);
+            r = o;
+        }
+    }
     if (r == NULL) {
         lp->stats.frag_drop_full++;
         return NULL;

@@ -37,6 +37,13 @@
 #ifndef CONFIG_WREN_SIXLOWPAN_MAX_DGRAM
 #define CONFIG_WREN_SIXLOWPAN_MAX_DGRAM 1280
 #endif
+/** A sender's fragments never interleave: a new datagram from the same
+ *  link-layer source and destination at least this long after an
+ *  unfinished one began means that one lost a fragment; its slot is reused
+ *  (a burst of first fragments still meets the slot limit). */
+#ifndef CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS
+#define CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS 50
+#endif
 #ifndef CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS
 #define CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS 10000
 #endif
@@ -57,6 +64,7 @@ struct wren_sixlowpan_stats {
     uint32_t frag_drop_full;     /**< no reassembly slot free */
     uint32_t frag_drop_hdr;      /**< fragment header that does not parse */
     uint32_t frag_timeout;       /**< datagrams that never completed */
+    uint32_t frag_superseded;    /**< unfinished datagrams given up for their sender's next one */
     uint32_t tx_datagrams;
     uint32_t tx_frags;           /**< fragments sent */
     uint32_t tx_drop_bad;        /**< malformed request from IPv6 */

@@ -801,9 +801,17 @@ int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
     tcp->module.ops = &tcp_ops;
     tcp->module.prio = WREN_PRIO_NET;
     tcp->node = node;
-    for (unsigned i = 0; i < sizeof(tcp->isn_key); i += 4) {
-        put_be32(tcp->isn_key + i, wren_node_random(node));
-    }
+    /* the secret from the node's seed, without drawing from its PRNG (the
+     * other layers' random sequences stay as they were without TCP) */
+    uint8_t seed[12];
+    memcpy(seed, &node->rng, 8);
+    put_be32(seed + 8, node->id);
+    static const uint8_t k0[16] = "wren-tcp-isn-key";
+    uint64_t a = wren_siphash24(k0, seed, sizeof(seed));
+    seed[11] ^= 0x5a;
+    uint64_t b = wren_siphash24(k0, seed, sizeof(seed));
+    memcpy(tcp->isn_key, &a, 8);
+    memcpy(tcp->isn_key + 8, &b, 8);
     wren_timer_init(&tcp->tw_timer, tw_timer_cb, tcp);
     return wren_netreg_register(node, WREN_NETTYPE_TCP, WREN_NETREG_DEMUX_ALL, &tcp->module,
                                 &tcp->reg);

@@ -53,6 +53,8 @@
 #include "nib/nib.h"
 #include "shell/shell.h"
 #include "sixlowpan/sixlowpan.h"
+#include "apps/tcp_app.h"
+#include "tcp/tcp.h"
 #include "udp/udp.h"
 
 #define ARENA_MAX (256u * 1024u)
@@ -73,6 +75,8 @@ struct app {
     struct wren_ipv6 ipv6;
     struct wren_icmpv6 icmpv6;
     struct wren_udp udp;
+    struct wren_tcp tcp;
+    struct wren_tcp_app tcp_app;
     struct wren_shell shell;
     bool has_tap;
     unsigned n_zep;
@@ -510,7 +514,7 @@ int main(int argc, char **argv)
     if ((a->n_zep && (res = wren_sixlowpan_init(node, &a->sixlowpan)) < 0) ||
         (res = wren_ipv6_init(node, &a->ipv6)) < 0 ||
         (res = wren_icmpv6_init(node, &a->icmpv6)) < 0 ||
-        (res = wren_udp_init(node, &a->udp)) < 0) {
+        (res = wren_udp_init(node, &a->udp)) < 0 || (res = wren_tcp_init(node, &a->tcp)) < 0) {
         return die("cannot start the IP stack", res);
     }
     for (unsigned i = 0; i < a->n_zep; i++) {
@@ -539,6 +543,8 @@ int main(int argc, char **argv)
         }
     }
     wren_shell_init(&a->shell, node, out, NULL);
+    wren_tcp_app_init(&a->tcp_app, node, out, NULL);
+    wren_shell_set_tcp(&a->shell, &a->tcp_app);
     wren_timer_init(&a->sleep_timer, sleep_done, a);
     a->in = (struct wren_host_fd){.fd = in_fd, .events = POLLIN, .cb = console_readable, .arg = a};
     wren_host_fd_add(&a->host, &a->in);
