@@ -10,12 +10,6 @@
 #include "tcp/tcp_priv.h"
 #include "wire/ipv6.h"
 
-static uint32_t smss_of(const struct wren_tcp_conn *c)
-{
-    uint32_t optlen = (c->flags & TF_TS) ? 12 : 0;
-    return c->mss > optlen ? c->mss - optlen : 1;
-}
-
 /* RFC 5961 7: challenge ACKs, a few per second for the whole layer */
 static void challenge_ack(struct wren_tcp_conn *c)
 {
@@ -139,7 +133,7 @@ static void sack_prune(struct wren_tcp_conn *c)
 /* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
 static void enter_recovery(struct wren_tcp_conn *c)
 {
-    uint32_t smss = smss_of(c);
+    uint32_t smss = tcp_smss(c);
     uint32_t flight = c->snd_max - c->snd_una;
     c->recover = c->snd_max;
     c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
@@ -170,7 +164,7 @@ static void enter_recovery(struct wren_tcp_conn *c)
 /* a new cumulative ACK of @p acked bytes (RFC 5681 3.1, RFC 6582 3.2) */
 static void cc_ack(struct wren_tcp_conn *c, uint32_t acked)
 {
-    uint32_t smss = smss_of(c);
+    uint32_t smss = tcp_smss(c);
     if (c->flags & TF_RECOVERY) {
         if (tcp_seq_ge(c->snd_una, c->recover)) {
             /* full ACK: leave recovery */
@@ -236,7 +230,7 @@ static void data_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t
         c->flags |= TF_ACKNOW; /* still holes: keep the sender informed */
     }
     /* delayed ACK (RFC 9293 3.8.6.3, RFC 5681 4.2): every second full segment */
-    if (n >= smss_of(c) || c->unacked_segs) {
+    if (n >= tcp_smss(c) || c->unacked_segs) {
         c->unacked_segs++;
     }
     if (c->unacked_segs >= 2 || (c->opts & WREN_TCP_OPT_NO_DELACK)) {
@@ -503,12 +497,12 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         if (!(c->flags & TF_RECOVERY)) {
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss_of(c);
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * tcp_smss(c);
             if ((c->dupacks >= 3 || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
         } else if (!(c->flags & TF_SACK)) {
-            c->cwnd += smss_of(c); /* inflate by the segment that left */
+            c->cwnd += tcp_smss(c); /* inflate by the segment that left */
         }
     }
     if ((c->flags & TF_SACK) && seg->o.n_sack) {
@@ -534,7 +528,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
     if ((c->flags & TF_ECN) && (h->flags & TCP_ECE) && !(c->flags & TF_RECOVERY) &&
         tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
-        uint32_t smss = smss_of(c), flight = c->snd_max - c->snd_una;
+        uint32_t smss = tcp_smss(c), flight = c->snd_max - c->snd_una;
         c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
         c->cwnd = c->ssthresh;
         c->ecn_recover = c->snd_max;

@@ -59,6 +59,9 @@ void tcp_send_ack(struct wren_tcp_conn *c);
 int tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
                  const struct tcp_hdr *h, const struct tcp_opts *o);
 void tcp_keepalive_arm(struct wren_tcp_conn *c);
+void tcp_conn_timer_cb(struct wren_timer *t, void *arg);
+/* data bytes a segment carries: the MSS less the options every segment has */
+uint32_t tcp_smss(const struct wren_tcp_conn *c);
 void tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg);
 void tcp_timer_update(struct wren_tcp_conn *c);
 void tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
