@@ -13,6 +13,7 @@ Images (port/cortexm/main_*.c):
            indirect transmission)
   udp      IPv6 + ICMPv6 + UDP + sock_udp over the loopback
   reflect  the foundation: node, netif, 802.15.4 link, threads
+  tcp      IPv6 + ICMPv6 + TCP over the loopback: a client and a listener
 """
 import json
 import re
@@ -34,6 +35,8 @@ MODULES = [
     ("ICMPv6/NDP", ["src/icmpv6", "src/wire/icmpv6.c"], ["wren_inst_icmpv6"]),
     ("UDP", ["src/udp", "src/wire/udp.c"], ["wren_inst_udp"]),
     ("sock", ["src/sock"], ["wren_inst_sock_srv", "wren_inst_sock_cli"]),
+    ("TCP", ["src/tcp", "src/wire/tcp.c", "src/core/siphash.c"],
+     ["wren_inst_tcp", "wren_inst_tcp_lis", "wren_inst_tcp_conn"]),
 ]
 STACK_IP6LO = ("core (node, sched, timers, threads)", "pktbuf", "netapi/netreg/netif",
                "802.15.4 (frames + link)", "6LoWPAN", "IPv6", "ICMPv6/NDP")
@@ -96,6 +99,10 @@ def _module_of(obj, sec):
             return name
     if obj.startswith(("instance", "main_")):
         return "arena" if sec.endswith("." + ARENA) else None
+    # a file named on its own belongs to its module even inside another's folder
+    for name, srcs, globs in MODULES:
+        if any(Path(f).name == obj and f.endswith(".c") for f in srcs):
+            return name
     for name, srcs, globs in MODULES:
         if obj in _files(srcs):
             return name
@@ -120,6 +127,20 @@ def image_report(image):
     return mods, arena
 
 
+def tcp_conn_bytes():
+    """sizeof(struct wren_tcp_conn) on the Cortex-M3: half the size of the
+    image's array of two connections, from the ELF's symbol table."""
+    import subprocess
+    elf = build.arm() / "port/cortexm/wren_tcp.elf"
+    syms = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True,
+                          text=True, check=True).stdout
+    for line in syms.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] == "wren_inst_tcp_conn":
+            return int(parts[1], 16) // 2
+    raise RuntimeError("wren_inst_tcp_conn not in wren_tcp.elf")
+
+
 def records_and_print(out=print):
     ip6lo, arena = image_report("ip6lo")
     udp, _ = image_report("udp")
@@ -139,6 +160,11 @@ def records_and_print(out=print):
     soft_ram = sum(soft[m]["ram"] for m in STACK_IP6LO)
     out(f"{'  the same with the software MAC':<{w}}{soft_rom:>10}{soft_ram:>7}")
     out(f"UDP + sock_udp add {udp_rom} bytes of ROM")
+    tcp, _ = image_report("tcp")
+    tcp_rom = tcp["TCP"]["rom"]
+    conn = tcp_conn_bytes()
+    out(f"TCP adds {tcp_rom} bytes of ROM (the TCP paper's TCPlp: 19,972); "
+        f"a connection's protocol state is {conn} bytes besides its buffers")
     return [
         {"name": "rom_ip6lo_bytes", "value": rom, "unit": "bytes", "better": "lower",
          "target": 11264, "anchor": "RIOT GNRC modules for the same set: 18.5 KB (issue #3)"},
@@ -146,6 +172,10 @@ def records_and_print(out=print):
          "target": 1536, "anchor": "GNRC: about 3.6 KiB, mostly per-layer thread stacks"},
         {"name": "rom_udp_sock_bytes", "value": udp_rom, "unit": "bytes", "better": "lower",
          "target": 2048, "anchor": "UDP and sock_udp on top of the IPv6 node"},
+        {"name": "rom_tcp_bytes", "value": tcp_rom, "unit": "bytes", "better": "lower",
+         "target": 12288, "anchor": "TCPlp (the TCP paper, table 1 features): 19,972 bytes"},
+        {"name": "tcp_conn_state_bytes", "value": conn, "unit": "bytes", "better": "lower",
+         "target": 256, "anchor": "TCPlp: 364 bytes per active connection"},
     ]
 
 

@@ -62,7 +62,7 @@
 #define CONFIG_WREN_TCP_RTO_MIN_MS 200
 #endif
 #ifndef CONFIG_WREN_TCP_RTO_MAX_MS
-#define CONFIG_WREN_TCP_RTO_MAX_MS 60000
+#define CONFIG_WREN_TCP_RTO_MAX_MS 60000 /* at most 65,535 (16 bits) */
 #endif
 /** Initial RTO before any RTT sample (RFC 6298 2.1). */
 #ifndef CONFIG_WREN_TCP_RTO_INIT_MS
@@ -84,9 +84,10 @@
 #ifndef CONFIG_WREN_TCP_TIMEWAIT_SLOTS
 #define CONFIG_WREN_TCP_TIMEWAIT_SLOTS 4
 #endif
-/** SACK blocks the sender's scoreboard holds. */
+/** SACK blocks the sender's scoreboard holds (a peer with timestamps
+ *  reports at most three per segment). */
 #ifndef CONFIG_WREN_TCP_SACK_BLOCKS
-#define CONFIG_WREN_TCP_SACK_BLOCKS 4
+#define CONFIG_WREN_TCP_SACK_BLOCKS 3
 #endif
 /** Challenge ACKs per second, per layer (RFC 5961 7). */
 #ifndef CONFIG_WREN_TCP_CHALLENGE_PER_S
@@ -189,6 +190,7 @@ struct wren_tcp_conn {
     uint8_t laddr[16], raddr[16];
     uint16_t lport, rport;
     uint16_t flags;               /**< TF_x, inside the layer */
+    uint16_t rto_ms;              /**< retransmission timeout before backoff */
     uint8_t if_id;
     uint8_t state;                /**< enum wren_tcp_state */
     uint8_t opts;                 /**< WREN_TCP_OPT_x wanted */
@@ -205,7 +207,7 @@ struct wren_tcp_conn {
     uint16_t mss;                 /**< send MSS (peer's option, our limit) */
     uint16_t rcv_mss;             /**< MSS we announce */
     /* receive sequence space */
-    uint32_t irs, rcv_nxt, rcv_adv; /**< rcv_adv: right edge announced */
+    uint32_t rcv_nxt, rcv_adv;    /**< rcv_adv: right edge announced */
     uint32_t sack_rx_last;        /**< start of the latest out-of-order segment */
     /* congestion control */
     uint32_t cwnd, ssthresh, recover;
@@ -213,10 +215,15 @@ struct wren_tcp_conn {
     uint32_t ecn_recover;         /**< no new ECE reduction before this is acked */
     uint32_t sack[CONFIG_WREN_TCP_SACK_BLOCKS][2]; /**< scoreboard: SACKed [l, r) */
     /* RTT */
-    uint32_t srtt_us, rttvar_us, rto_ms;
-    uint32_t rtt_seq;             /**< timed segment without timestamps */
-    uint32_t rtt_start_ms;
-    uint32_t ts_recent, ts_offset;
+    uint32_t srtt_us, rttvar_us;
+    union {
+        struct {                  /* with timestamps (and before the handshake ends) */
+            uint32_t ts_recent, ts_offset;
+        };
+        struct {                  /* without: one timed segment at a time */
+            uint32_t rtt_seq, rtt_start_ms;
+        };
+    };
 };
 
 /** A listening endpoint: a port, and a pool of connections to accept into. */

@@ -42,9 +42,9 @@ static void rtt_sample(struct wren_tcp_conn *c, uint32_t ms)
     }
     uint32_t var = 4 * c->rttvar_us > 1000 ? 4 * c->rttvar_us : 1000;
     uint32_t rto = (c->srtt_us + var + 999) / 1000;
-    c->rto_ms = rto < CONFIG_WREN_TCP_RTO_MIN_MS   ? CONFIG_WREN_TCP_RTO_MIN_MS
-                : rto > CONFIG_WREN_TCP_RTO_MAX_MS ? CONFIG_WREN_TCP_RTO_MAX_MS
-                                                   : rto;
+    c->rto_ms = (uint16_t)(rto < CONFIG_WREN_TCP_RTO_MIN_MS   ? CONFIG_WREN_TCP_RTO_MIN_MS
+                           : rto > CONFIG_WREN_TCP_RTO_MAX_MS ? CONFIG_WREN_TCP_RTO_MAX_MS
+                                                              : rto);
 }
 
 /* copy @p n payload bytes (from @p skip on) into the receive ring at @p off */
@@ -274,7 +274,6 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
     if (!(h->flags & TCP_SYN)) {
         return;
     }
-    c->irs = h->seq;
     c->rcv_nxt = c->rcv_adv = h->seq + 1;
     syn_options(c, seg);
     if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == TCP_ECE) {
@@ -330,7 +329,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         return;
     }
     if (c->state == WREN_TCP_SYN_RECEIVED && (h->flags & TCP_SYN) && !(h->flags & TCP_ACK) &&
-        h->seq == c->irs) {
+        h->seq == c->rcv_nxt - 1) {
         /* the peer's SYN again: our SYN-ACK was lost */
         c->snd_nxt = c->snd_max = c->iss;
         tcp_output(c);
@@ -643,7 +642,6 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     c->retries = 0;
     c->iss = tcp_isn(tcp, c->laddr, c->lport, c->raddr, c->rport);
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
-    c->irs = h->seq;
     c->rcv_nxt = c->rcv_adv = h->seq + 1;
     c->ts_recent = 0;
     syn_options(c, seg);
