@@ -36,6 +36,7 @@ def load(path=None):
         "wren_sim_new": (c_void_p, [c_uint64]),
         "wren_sim_free": (None, [c_void_p]),
         "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
+        "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
         "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
         "wren_sim_set_link": (c_int, [c_void_p, c_uint32, c_uint32, c_double]),
         "wren_sim_remove_link": (c_int, [c_void_p, c_uint32, c_uint32]),
@@ -103,6 +104,12 @@ class Sim:
 
     def set_range(self, range_m, prr=1.0):
         self.lib.wren_sim_set_range(self.h, range_m, prr)
+
+    def set_proc_delay(self, us, node=-1):
+        """Per-frame processing delay of @node's radio (-1: every node, and
+        nodes added later): @us per full 127-octet frame, pro rata for shorter
+        ones, before each attempt; ACKs take none. 0 turns it off."""
+        _check(self.lib.wren_sim_set_proc_delay(self.h, node, int(us)), "set_proc_delay")
 
     def add_node(self, x=0.0, y=0.0, z=0.0, pktbuf=0):
         return _check(self.lib.wren_sim_add_node(self.h, x, y, z, pktbuf), "add_node")

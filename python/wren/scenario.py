@@ -70,11 +70,17 @@ def build(sc, seed=None, pcap=None):
     radio = sc.get("radio", {})
     if "range" in radio:
         sim.set_range(float(radio["range"]), float(radio.get("prr", 1.0)))
+    if "proc_delay_us" in radio:
+        sim.set_proc_delay(int(radio["proc_delay_us"]))
     pktbuf = int(sc.get("pktbuf", 0))
     pos = _positions(sc)
     for x, y, z in pos:
         sim.add_node(x, y, z, pktbuf)
     n = len(pos)
+    explicit = sc.get("nodes", []) if "grid" not in sc and "random" not in sc else []
+    for i, nd in enumerate(explicit):
+        if "proc_delay_us" in nd:
+            sim.set_proc_delay(int(nd["proc_delay_us"]), i)
     for link in sc.get("links", []):
         a, b, prr = int(link["from"]), int(link["to"]), float(link.get("prr", 1.0))
         sim.set_link(a, b, prr)

@@ -17,9 +17,105 @@
 
 #include "net/netopt.h"
 
+#define HOLD_DEFAULT_MS 5u
+
 static struct wren_tap *tap_of(struct wren_netdev *dev)
 {
     return (struct wren_tap *)dev;
+}
+
+/* ---- fault injection ------------------------------------------------------ */
+
+/* splitmix64, reduced to 0..9999 (1/100 %) */
+static uint32_t fault_draw(struct wren_tap_fault_dir *d)
+{
+    uint64_t z = (d->prng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (uint32_t)((z >> 32) % 10000u);
+}
+
+enum fate { FATE_PASS, FATE_DROP, FATE_HOLD };
+
+static enum fate fault_fate(struct wren_tap *tap, struct wren_tap_fault_dir *d)
+{
+    const struct wren_netopt_faults *f = &tap->faults;
+    if (f->loss && fault_draw(d) < f->loss) {
+        return FATE_DROP;
+    }
+    /* one frame held per direction; holding needs the node's timers */
+    if (f->reorder && !d->held && tap->host->node && fault_draw(d) < f->reorder) {
+        return FATE_HOLD;
+    }
+    return FATE_PASS;
+}
+
+static void hold(struct wren_tap *tap, struct wren_tap_fault_dir *d)
+{
+    unsigned ms = tap->faults.hold_ms ? tap->faults.hold_ms : HOLD_DEFAULT_MS;
+    d->held = true;
+    wren_timer_set(tap->host->node, &d->timer, (uint64_t)ms * 1000u);
+}
+
+static void tx_write(struct wren_tap *tap, const struct iovec *iov, int n, size_t len)
+{
+    /* a wire, not a queue: a frame the kernel does not take is lost */
+    ssize_t w = writev(tap->hfd.fd, iov, n);
+    if (w != (ssize_t)len) {
+        tap->stats.tx_errors++;
+    } else {
+        tap->stats.tx_frames++;
+    }
+}
+
+static void tx_write_held(struct wren_tap *tap)
+{
+    struct iovec iov = { .iov_base = tap->ftx.buf, .iov_len = tap->ftx.len };
+    tap->ftx.held = false;
+    tx_write(tap, &iov, 1, tap->ftx.len);
+}
+
+static void tx_hold_expired(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_tap *tap = arg;
+    if (tap->ftx.held) {
+        tap->fault_stats.tx_held_timeout++;
+        tx_write_held(tap);
+    }
+}
+
+static void rx_hold_expired(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_tap *tap = arg;
+    if (!tap->frx.held || tap->frx.release) {
+        return;
+    }
+    tap->fault_stats.rx_held_timeout++;
+    tap->frx.release = true;
+    tap->hfd.events = 0;
+    if (!tap->rx_pending) {
+        /* the ISR path hands it over (else rx_resume, after the current one) */
+        tap->netdev.event_cb(&tap->netdev, WREN_NETDEV_EV_ISR);
+    }
+}
+
+int wren_tap_set_faults(struct wren_tap *tap, const struct wren_netopt_faults *f)
+{
+    if (f->loss > 10000 || f->reorder > 10000) {
+        return -EINVAL;
+    }
+    uint64_t seed = f->seed ? f->seed : tap->faults.seed;
+    if (f->seed) {
+        tap->frx.prng = f->seed ^ 0x7278u; /* "rx" */
+        tap->ftx.prng = f->seed ^ 0x7478u; /* "tx" */
+    }
+    tap->faults = *f;
+    tap->faults.seed = seed;
+    tap->faults.reserved = 0;
+    return 0;
 }
 
 static int tap_init(struct wren_netdev *dev)
@@ -44,12 +140,32 @@ static int tap_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     if (len > WREN_TAP_FRAME_MAX) {
         return -EMSGSIZE;
     }
-    /* a wire, not a queue: a frame the kernel does not take is lost */
-    ssize_t w = writev(tap->hfd.fd, iov, n);
-    if (w != (ssize_t)len) {
-        tap->stats.tx_errors++;
-    } else {
-        tap->stats.tx_frames++;
+    struct wren_tap_fault_dir *d = &tap->ftx;
+    switch (fault_fate(tap, d)) {
+    case FATE_DROP:
+        tap->fault_stats.tx_dropped++;
+        break;
+    case FATE_HOLD: {
+        size_t off = 0;
+        for (int i = 0; i < n; i++) {
+            if (iov[i].iov_len) {
+                memcpy(d->buf + off, iov[i].iov_base, iov[i].iov_len);
+            }
+            off += iov[i].iov_len;
+        }
+        d->len = (uint16_t)len;
+        hold(tap, d);
+        break;
+    }
+    default:
+        tx_write(tap, iov, n, len);
+        if (d->held) {
+            /* this one overtook the held frame, which follows it now */
+            wren_timer_cancel(tap->host->node, &d->timer);
+            tap->fault_stats.tx_reordered++;
+            tx_write_held(tap);
+        }
+        break;
     }
     tap->tx_done = true;
     dev->event_cb(dev, WREN_NETDEV_EV_ISR);
@@ -59,7 +175,13 @@ static int tap_send(struct wren_netdev *dev, const struct wren_iolist *iol)
 static void rx_resume(struct wren_tap *tap)
 {
     tap->rx_pending = false;
-    tap->hfd.events = POLLIN;
+    if (tap->frx.release) {
+        /* a held frame is due: the ISR path hands it over before we read on */
+        tap->hfd.events = 0;
+        tap->netdev.event_cb(&tap->netdev, WREN_NETDEV_EV_ISR);
+    } else {
+        tap->hfd.events = POLLIN;
+    }
 }
 
 static int tap_recv(struct wren_netdev *dev, void *buf, size_t len,
@@ -81,6 +203,13 @@ static int tap_recv(struct wren_netdev *dev, void *buf, size_t len,
 static void tap_isr(struct wren_netdev *dev)
 {
     struct wren_tap *tap = tap_of(dev);
+    if (!tap->rx_pending && tap->frx.release) {
+        struct wren_tap_fault_dir *d = &tap->frx;
+        memcpy(tap->rx_buf, d->buf, d->len);
+        tap->rx_len = d->len;
+        tap->rx_pending = true;
+        d->held = d->release = false;
+    }
     if (tap->rx_pending) {
         dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
         if (tap->rx_pending) {
@@ -114,6 +243,10 @@ static int tap_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
     case WREN_NETOPT_IS_WIRED:
         b = 1;
         return wren_netopt_put(val, max, &b, 1);
+    case WREN_NETOPT_FAULTS:
+        return wren_netopt_put(val, max, &tap->faults, sizeof(tap->faults));
+    case WREN_NETOPT_FAULT_STATS:
+        return wren_netopt_put(val, max, &tap->fault_stats, sizeof(tap->fault_stats));
     default:
         return -ENOTSUP;
     }
@@ -128,6 +261,14 @@ static int tap_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_
         }
         memcpy(tap->mac, val, 6);
         return 0;
+    }
+    if (opt == WREN_NETOPT_FAULTS) {
+        struct wren_netopt_faults f;
+        if (len != sizeof(f)) {
+            return -EINVAL;
+        }
+        memcpy(&f, val, sizeof(f));
+        return wren_tap_set_faults(tap, &f);
     }
     return -ENOTSUP;
 }
@@ -146,7 +287,7 @@ static void tap_readable(struct wren_host_fd *hfd, short revents)
 {
     struct wren_tap *tap = hfd->arg;
     (void)revents;
-    if (tap->rx_pending) {
+    if (tap->rx_pending || tap->frx.release) {
         hfd->events = 0;
         return;
     }
@@ -158,6 +299,25 @@ static void tap_readable(struct wren_host_fd *hfd, short revents)
         return;
     }
     tap->stats.rx_frames++;
+    struct wren_tap_fault_dir *d = &tap->frx;
+    switch (fault_fate(tap, d)) {
+    case FATE_DROP:
+        tap->fault_stats.rx_dropped++;
+        return; /* and read on */
+    case FATE_HOLD:
+        memcpy(d->buf, tap->rx_buf, (size_t)n);
+        d->len = (uint16_t)n;
+        hold(tap, d);
+        return;
+    default:
+        break;
+    }
+    if (d->held) {
+        /* this one overtakes the held frame, which follows it */
+        wren_timer_cancel(tap->host->node, &d->timer);
+        d->release = true;
+        tap->fault_stats.rx_reordered++;
+    }
     tap->rx_len = (uint16_t)n;
     tap->rx_pending = true;
     hfd->events = 0; /* until the stack has read this one */
@@ -228,19 +388,38 @@ int wren_tap_open(struct wren_tap *tap, struct wren_host *host, const char *name
         close(fd);
         return fail(why, why_len, e, name);
     }
+    int res = wren_tap_attach(tap, host, fd, name, mac);
+    if (res < 0) {
+        snprintf(why, why_len, "too many interfaces (CONFIG_WREN_HOST_FDS)");
+    }
+    return res;
+}
+
+int wren_tap_attach(struct wren_tap *tap, struct wren_host *host, int fd, const char *name,
+                    const uint8_t *mac)
+{
+    memset(tap, 0, sizeof(*tap));
+    tap->netdev.driver = &tap_driver;
+    tap->host = host;
+    snprintf(tap->name, sizeof(tap->name), "%s", name);
+    memcpy(tap->mac, mac, 6);
+    wren_timer_init(&tap->frx.timer, rx_hold_expired, tap);
+    wren_timer_init(&tap->ftx.timer, tx_hold_expired, tap);
     tap->hfd = (struct wren_host_fd){.fd = fd, .events = POLLIN, .cb = tap_readable, .arg = tap};
     int res = wren_host_fd_add(host, &tap->hfd);
     if (res < 0) {
         close(fd);
         tap->hfd.fd = -1;
-        snprintf(why, why_len, "too many interfaces (CONFIG_WREN_HOST_FDS)");
-        return res;
     }
-    return 0;
+    return res;
 }
 
 void wren_tap_close(struct wren_tap *tap)
 {
+    if (tap->host && tap->host->node) {
+        wren_timer_cancel(tap->host->node, &tap->frx.timer);
+        wren_timer_cancel(tap->host->node, &tap->ftx.timer);
+    }
     if (tap->hfd.fd >= 0) {
         wren_host_fd_remove(tap->host, &tap->hfd);
         close(tap->hfd.fd);

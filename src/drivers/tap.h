@@ -10,6 +10,19 @@
  * meanwhile the descriptor is not polled, so the kernel queues the next
  * ones. Sends are written at once and complete through the ISR path.
  *
+ * Fault injection (off by default; for tests, as this kernel has no netem):
+ * each frame read from the TAP and each frame sent to it is, independently,
+ * dropped with probability `loss`, else held back with probability
+ * `reorder` and delivered right after the next frame in the same direction
+ * (reordered), or alone after `hold_ms` if no next frame comes. One frame
+ * per direction can be held; a frame arriving while one is held passes
+ * first and takes the held one with it. Draws come from two PRNGs of the
+ * device's own (one per direction) seeded from `seed`: the same seed and
+ * the same frames in the same order give the same faults. Set with
+ * wren_tap_set_faults() or SET WREN_NETOPT_FAULTS; counters through GET
+ * WREN_NETOPT_FAULT_STATS (the shell's ifconfig shows them). Held-frame
+ * timeouts need the host's node (wren_host_set_node) to be set.
+ *
  *     static struct wren_tap tap;
  *     char why[160];
  *     if (wren_tap_open(&tap, &host, "tap0", mac, why, sizeof(why)) < 0) {
@@ -24,17 +37,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/timer.h"
 #include "host/rt_host.h"
 #include "net/netdev.h"
+#include "net/netopt.h"
 
 /** Largest frame: a 1500-byte payload and the 14-byte header (no VLAN tags). */
 #define WREN_TAP_FRAME_MAX 1514
 
 struct wren_tap_stats {
-    uint32_t rx_frames;
+    uint32_t rx_frames; /**< frames read (before fault injection) */
     uint32_t rx_errors; /**< read() failed */
-    uint32_t tx_frames;
+    uint32_t tx_frames; /**< frames written (after fault injection) */
     uint32_t tx_errors; /**< write() failed or was short: the frame is lost */
+};
+
+/** One direction of the fault injector. */
+struct wren_tap_fault_dir {
+    uint64_t prng;
+    bool held;      /**< a frame waits in buf */
+    bool release;   /**< rx: deliver it once the current frame is taken */
+    uint16_t len;
+    struct wren_timer timer; /**< hold_ms after the frame was held */
+    uint8_t buf[WREN_TAP_FRAME_MAX];
 };
 
 struct wren_tap {
@@ -47,6 +72,9 @@ struct wren_tap {
     bool tx_done;    /**< a frame went out: report TX_COMPLETE */
     uint16_t rx_len;
     struct wren_tap_stats stats;
+    struct wren_netopt_faults faults;
+    struct wren_netopt_fault_stats fault_stats;
+    struct wren_tap_fault_dir frx, ftx; /**< from and to the TAP */
     uint8_t rx_buf[WREN_TAP_FRAME_MAX];
 };
 
@@ -60,6 +88,21 @@ struct wren_tap {
  */
 int wren_tap_open(struct wren_tap *tap, struct wren_host *host, const char *name,
                   const uint8_t *mac, char *why, size_t why_len);
+
+/**
+ * @brief Use an open descriptor @p fd instead of a TAP device (for tests:
+ *        anything that keeps frame boundaries, e.g. a SOCK_SEQPACKET
+ *        socketpair); the device owns and closes it.
+ * @return 0, or -ENOSPC when the host watches too many descriptors.
+ */
+int wren_tap_attach(struct wren_tap *tap, struct wren_host *host, int fd, const char *name,
+                    const uint8_t *mac);
+
+/**
+ * @brief Set the fault injector (see above; all zero: off).
+ * @return 0, or -EINVAL for a probability above 10000 (100 %).
+ */
+int wren_tap_set_faults(struct wren_tap *tap, const struct wren_netopt_faults *f);
 
 /** @brief Stop watching and close the interface. */
 void wren_tap_close(struct wren_tap *tap);

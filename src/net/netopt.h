@@ -35,6 +35,10 @@ enum wren_netopt {
     WREN_NETOPT_RSSI_LAST,       /**< int16_t RSSI of the last received frame, dBm */
     WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
 
+    /* fault injection in drivers that offer it (the TAP driver), for tests */
+    WREN_NETOPT_FAULTS = 0x60,   /**< struct wren_netopt_faults */
+    WREN_NETOPT_FAULT_STATS,     /**< GET: struct wren_netopt_fault_stats */
+
     /* 802.15.4 MAC (CSMA-CA, acknowledgements, retries) */
     WREN_NETOPT_CSMA = 0x80,       /**< uint8_t bool: unslotted CSMA-CA before each frame */
     WREN_NETOPT_CSMA_MIN_BE,       /**< uint8_t macMinBE (0..max) */
@@ -95,6 +99,27 @@ struct wren_radio_time {
     uint64_t listen;
     uint64_t rx;
     uint64_t tx;
+};
+
+/** Value of WREN_NETOPT_FAULTS: what happens to each frame, drawn per frame
+ *  and per direction (to and from the device) from a PRNG seeded by @c seed. */
+struct wren_netopt_faults {
+    uint64_t seed;       /**< SET: 0 keeps the PRNGs' state, else reseeds them */
+    uint16_t loss;       /**< frames dropped, in 1/100 % (0..10000) */
+    uint16_t reorder;    /**< frames held back and sent after the next one, 1/100 % */
+    uint16_t hold_ms;    /**< a held frame goes alone after this (0: 5 ms) */
+    uint16_t reserved;
+};
+
+/** Value of GET WREN_NETOPT_FAULT_STATS: rx is from the device to the stack,
+ *  tx from the stack to the device. */
+struct wren_netopt_fault_stats {
+    uint32_t rx_dropped;
+    uint32_t rx_reordered;    /**< held frames a later one overtook */
+    uint32_t rx_held_timeout; /**< held frames that went alone, after hold_ms */
+    uint32_t tx_dropped;
+    uint32_t tx_reordered;
+    uint32_t tx_held_timeout;
 };
 
 /**

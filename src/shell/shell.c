@@ -77,6 +77,27 @@ static long num(const char *s, long lo, long hi, int *bad)
 
 /* ---- ifconfig ------------------------------------------------------------ */
 
+/* "5", "2.5", "0.25" percent -> 1/100 % (0..10000), or -1 */
+static long pct_hundredths(const char *s)
+{
+    long v = 0;
+    int frac = -1;
+    for (; *s; s++) {
+        if (*s == '.' && frac < 0) {
+            frac = 0;
+        } else if (*s >= '0' && *s <= '9' && frac < 2 && v <= 10000) {
+            v = v * 10 + (*s - '0');
+            frac += frac >= 0;
+        } else {
+            return -1;
+        }
+    }
+    for (int i = frac < 0 ? 0 : frac; i < 2; i++) {
+        v *= 10;
+    }
+    return v <= 10000 ? v : -1;
+}
+
 static void show_if(struct wren_shell *sh, struct wren_netif *netif)
 {
     struct wren_node *node = sh->node;
@@ -135,6 +156,19 @@ addresses:;
                   (unsigned long)ms.polls, (unsigned long)ms.indirect_queued,
                   (unsigned long)ms.indirect_sent, (unsigned long)ms.indirect_drop);
     }
+    struct wren_netopt_faults fc;
+    struct wren_netopt_fault_stats fs;
+    if (wren_netapi_get(node, m, WREN_NETOPT_FAULTS, 0, &fc, sizeof(fc)) == sizeof(fc) &&
+        wren_netapi_get(node, m, WREN_NETOPT_FAULT_STATS, 0, &fs, sizeof(fs)) == sizeof(fs)) {
+        sh_printf(sh, "          Faults: loss %u.%02u%% reorder %u.%02u%% hold %u ms; rx dropped "
+                      "%lu reordered %lu held-timeout %lu; tx dropped %lu reordered %lu "
+                      "held-timeout %lu\n",
+                  fc.loss / 100u, fc.loss % 100u, fc.reorder / 100u, fc.reorder % 100u,
+                  fc.hold_ms ? fc.hold_ms : 5u, (unsigned long)fs.rx_dropped,
+                  (unsigned long)fs.rx_reordered, (unsigned long)fs.rx_held_timeout,
+                  (unsigned long)fs.tx_dropped, (unsigned long)fs.tx_reordered,
+                  (unsigned long)fs.tx_held_timeout);
+    }
     const struct wren_netif_stats *st = &netif->stats;
     struct wren_netif_stats stats;
     if (wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &stats, sizeof(stats)) == sizeof(stats)) {
@@ -163,9 +197,23 @@ static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
     }
     int bad = 0;
     uint8_t id = (uint8_t)num(argv[1], 1, 255, &bad);
+    if (!bad && argc >= 5 && argc <= 6 && strcmp(argv[2], "faults") == 0) {
+        /* IF faults LOSS% REORDER% [HOLD_MS]: the device's fault injector */
+        struct wren_netif *nif = wren_netif_get(node, id);
+        long loss = pct_hundredths(argv[3]), reorder = pct_hundredths(argv[4]);
+        long hold = argc == 6 ? num(argv[5], 1, 60000, &bad) : 0;
+        if (nif == NULL || loss < 0 || reorder < 0 || bad) {
+            return err(sh, -EINVAL, "ifconfig IF faults LOSS% REORDER% [HOLD_MS]");
+        }
+        struct wren_netopt_faults f = { .loss = (uint16_t)loss, .reorder = (uint16_t)reorder,
+                                        .hold_ms = (uint16_t)hold };
+        int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_FAULTS, 0, &f, sizeof(f));
+        return res < 0 ? err(sh, res, "ifconfig faults") : 0;
+    }
     struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
     if (bad || argc < 4 || ip == NULL) {
-        sh_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR]\n");
+        sh_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
+                      "IF faults LOSS%% REORDER%% [HOLD_MS]]\n");
         return -EINVAL;
     }
     struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
@@ -635,7 +683,8 @@ static int cmd_help(struct wren_shell *sh, int argc, char **argv);
 
 static const struct command commands[] = {
     { "help", cmd_help, "list commands" },
-    { "ifconfig", cmd_ifconfig, "interfaces, addresses, counters; IF add|del ADDR[/LEN]" },
+    { "ifconfig", cmd_ifconfig,
+      "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]" },
     { "fib", cmd_fib, "routes; add PREFIX/LEN|default [via NEXTHOP] dev IF; del PREFIX/LEN" },
     { "forward", cmd_forward, "forward on|off: route between interfaces" },
     { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },

@@ -43,6 +43,17 @@ static void raise_isr(struct wren_sim_radio *r, uint8_t what)
 
 /* ---- the channel ------------------------------------------------------- */
 
+/* what the radio puts on the air: the uploaded frame or its own ACK */
+static const uint8_t *air_buf(const struct wren_sim_radio *r)
+{
+    return r->air_ack ? r->ack_buf : r->tx_buf;
+}
+
+static uint8_t air_len(const struct wren_sim_radio *r)
+{
+    return r->air_ack ? (uint8_t)sizeof(r->ack_buf) : r->tx_len;
+}
+
 static void frame_starts(struct wren_sim_radio *tx)
 {
     struct wren_medium *m = tx->medium;
@@ -87,8 +98,8 @@ static void deliver(struct wren_sim_radio *rx, const struct wren_sim_radio *tx,
         rx->stats.rx_overrun++;
         return;
     }
-    memcpy(rx->rx_buf, tx->tx_buf, tx->tx_len);
-    rx->rx_len = tx->tx_len;
+    memcpy(rx->rx_buf, air_buf(tx), air_len(tx));
+    rx->rx_len = air_len(tx);
     rx->rx_rssi = l->rssi;
     rx->rx_lqi = (uint8_t)(l->prr >> 8);
     rx->rx_ready = true;
@@ -125,6 +136,34 @@ static void frame_ends(struct wren_sim_radio *tx)
     }
 }
 
+/* from the frame (or ACK) in the radio to CCA or turnaround */
+static void tx_start(struct wren_sim_radio *r, bool ack, bool cca)
+{
+    struct wren_world *w = r->medium->world;
+    r->air_ack = ack;
+    if (cca) {
+        r->tx_phase = SIM_TX_CCA;
+        r->cca_start = w->now;
+        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_CCA_US);
+    } else {
+        r->tx_phase = SIM_TX_TURNAROUND;
+        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_TURNAROUND_US);
+    }
+}
+
+/* the end of the processing delay: the frame is in the radio */
+static void proc_timer_cb(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_sim_radio *r = arg;
+    if (r->tx_phase != SIM_TX_IDLE) {
+        r->proc_phase = SIM_PROC_WAIT; /* our ACK is going out: after it */
+        return;
+    }
+    r->proc_phase = SIM_PROC_IDLE;
+    tx_start(r, false, r->tx_cca);
+}
+
 static void tx_timer_cb(struct wren_timer *t, void *arg)
 {
     (void)t;
@@ -151,17 +190,25 @@ static void tx_timer_cb(struct wren_timer *t, void *arg)
         r->tx_phase = SIM_TX_ON_AIR;
         set_state(r, WREN_NETOPT_STATE_TX);
         r->stats.tx_frames++;
-        r->stats.tx_bytes += r->tx_len;
-        wren_pcap_write(&r->medium->pcap, w->now, r->tx_buf, r->tx_len);
+        r->stats.tx_bytes += air_len(r);
+        wren_pcap_write(&r->medium->pcap, w->now, air_buf(r), air_len(r));
         frame_starts(r);
-        wren_world_timer_set(w, &r->tx_timer, w->now + wren_phy_airtime_us(r->tx_len));
+        wren_world_timer_set(w, &r->tx_timer, w->now + wren_phy_airtime_us(air_len(r)));
         return;
     case SIM_TX_ON_AIR:
         frame_ends(r);
         r->tx_phase = SIM_TX_IDLE;
         set_state(r, WREN_NETOPT_STATE_IDLE);
-        r->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
-        raise_isr(r, PEND_TX);
+        if (!r->ack_silent) {
+            r->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
+            raise_isr(r, PEND_TX);
+        }
+        r->ack_silent = false;
+        if (r->proc_phase == SIM_PROC_WAIT) {
+            /* the frame uploaded meanwhile goes now */
+            r->proc_phase = SIM_PROC_IDLE;
+            tx_start(r, false, r->tx_cca);
+        }
         return;
     default:
         return;
@@ -189,31 +236,45 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     if (r->state == WREN_NETOPT_STATE_OFF) {
         return -ENETDOWN;
     }
-    if (r->tx_phase != SIM_TX_IDLE || (r->pending & PEND_TX)) {
+    size_t len = wren_iolist_size(iol);
+    /* an Imm-Ack is the radio's own frame: no upload, and it may go out
+     * while another frame is being uploaded */
+    bool ack = len + IEEE802154_FCS_LEN == sizeof(r->ack_buf) && iol->len &&
+               (((const uint8_t *)iol->base)[0] & 0x07) == IEEE802154_TYPE_ACK;
+    if (r->tx_phase != SIM_TX_IDLE || (r->pending & PEND_TX) ||
+        (!ack && r->proc_phase != SIM_PROC_IDLE)) {
         return -EBUSY;
     }
-    size_t len = wren_iolist_size(iol);
     if (len + IEEE802154_FCS_LEN > WREN_PHY_MAX_PSDU) {
         return -EMSGSIZE;
     }
+    uint8_t *buf = ack ? r->ack_buf : r->tx_buf;
     size_t off = 0;
     for (; iol; iol = iol->next) {
         if (iol->len) {
-            memcpy(r->tx_buf + off, iol->base, iol->len);
+            memcpy(buf + off, iol->base, iol->len);
         }
         off += iol->len;
     }
     /* the radio appends the FCS, as real transceivers do */
-    put_le16(r->tx_buf + len, ieee802154_fcs(r->tx_buf, len));
-    r->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
-    if (r->cca_before_tx) {
-        r->tx_phase = SIM_TX_CCA;
-        r->cca_start = w->now;
-        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_CCA_US);
-    } else {
-        r->tx_phase = SIM_TX_TURNAROUND;
-        wren_world_timer_set(w, &r->tx_timer, w->now + WREN_PHY_TURNAROUND_US);
+    put_le16(buf + len, ieee802154_fcs(buf, len));
+    if (ack) {
+        r->ack_silent = r->proc_phase != SIM_PROC_IDLE;
+        r->stats.ack_during_proc += r->ack_silent;
+        tx_start(r, true, r->cca_before_tx);
+        return (int)len;
     }
+    r->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
+    r->tx_cca = r->cca_before_tx; /* an ACK during the upload may change it */
+    if (r->proc_delay_us) {
+        /* the upload: proc_delay_us for a full frame, pro rata below */
+        uint64_t d = (uint64_t)r->proc_delay_us * r->tx_len / WREN_PHY_MAX_PSDU;
+        r->stats.proc_us += d;
+        r->proc_phase = SIM_PROC_BUSY;
+        wren_world_timer_set(w, &r->proc_timer, w->now + d);
+        return (int)len;
+    }
+    tx_start(r, false, r->tx_cca);
     return (int)len;
 }
 
@@ -343,7 +404,7 @@ static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, siz
         if (len != 1 || (memcpy(&s, val, 1), s > WREN_NETOPT_STATE_IDLE)) {
             return -EINVAL;
         }
-        if (r->tx_phase != SIM_TX_IDLE) {
+        if (r->tx_phase != SIM_TX_IDLE || r->proc_phase != SIM_PROC_IDLE) {
             return -EBUSY;
         }
         if (s == WREN_NETOPT_STATE_OFF && r->rx_from) {
@@ -392,6 +453,11 @@ void wren_medium_set_range(struct wren_medium *m, double range, double prr)
 {
     m->range = range;
     m->range_prr = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
+}
+
+void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us)
+{
+    m->proc_delay_us = us;
 }
 
 static int16_t rssi_at(double d)
@@ -462,7 +528,9 @@ int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, doubl
     put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
     r->long_addr[0] = 0x02; /* locally administered */
     put_be32(r->long_addr + 4, id);
+    r->proc_delay_us = m->proc_delay_us;
     wren_timer_init(&r->tx_timer, tx_timer_cb, r);
+    wren_timer_init(&r->proc_timer, proc_timer_cb, r);
     m->radios[m->n_radios++] = r;
 
     if (m->range > 0) {

@@ -12,9 +12,24 @@
  * arise from the topology alone. A delivered frame survives the link with
  * probability PRR, drawn from the world's PRNG at the end of the frame.
  *
- * TX timing: optional CCA (8 symbols, busy if anything audible was on the
- * air during it), then the RX-to-TX turnaround (12 symbols), then the
- * frame. Only radios on the transmitter's channel are affected.
+ * TX timing: an optional per-frame processing delay (below), then an
+ * optional CCA (8 symbols, busy if anything audible was on the air during
+ * it), then the RX-to-TX turnaround (12 symbols), then the frame. Only
+ * radios on the transmitter's channel are affected.
+ *
+ * Processing delay: real platforms spend time moving a frame over the bus
+ * to the radio before it can go out (the TCP paper measured 8.2 ms per full
+ * frame instead of 4.1 ms on air). A radio with proc_delay_us > 0 spends
+ * proc_delay_us * PSDU / 127 (PSDU with FCS; a full frame costs exactly
+ * proc_delay_us) after each send() of a frame before its CCA or turnaround.
+ * It applies per send(), so per attempt: every CSMA attempt and every
+ * retransmission uploads the frame again, as the MAC hands the radio the
+ * frame again each time. During the delay the radio keeps listening (the
+ * time counts as listen or rx: it is on) and refuses other frames (-EBUSY),
+ * but acknowledgement frames are the hardware's own: they take no delay and
+ * may go out during another frame's upload, without a TX event (the MAC is
+ * waiting for its frame's outcome, not the ACK's); the uploaded frame then
+ * starts when the ACK has ended. Default 0: no delay.
  *
  * The sim radio is a netdev like any hardware radio: the stack above it
  * cannot tell the difference.
@@ -61,6 +76,8 @@ struct wren_sim_radio_stats {
     uint64_t rx_overrun;     /**< frames lost because the last was not read yet */
     uint64_t cca_busy;       /**< CCAs that found the channel busy */
     uint64_t rx_bad_fcs;     /**< injected frames whose FCS did not check */
+    uint64_t proc_us;        /**< time spent in the per-frame processing delay */
+    uint64_t ack_during_proc; /**< ACKs sent while a frame was being uploaded */
 };
 
 enum wren_sim_tx_phase {
@@ -68,6 +85,14 @@ enum wren_sim_tx_phase {
     SIM_TX_CCA,
     SIM_TX_TURNAROUND,
     SIM_TX_ON_AIR,
+};
+
+/** The processing delay before a frame, beside tx_phase (an ACK may be on
+ *  the air meanwhile). */
+enum wren_sim_proc_phase {
+    SIM_PROC_IDLE = 0,
+    SIM_PROC_BUSY,   /**< the frame is being uploaded */
+    SIM_PROC_WAIT,   /**< uploaded; waits for the radio's ACK to end */
 };
 
 struct wren_medium;
@@ -83,6 +108,10 @@ struct wren_sim_radio {
     uint8_t long_addr[8];
     int16_t tx_power;
     bool cca_before_tx;
+    bool tx_cca;                         /**< CCA for the frame in tx_buf */
+    bool air_ack;                        /**< ack_buf, not tx_buf, is on the air */
+    bool ack_silent;                     /**< no TX event for that ACK */
+    uint8_t proc_phase;                  /**< enum wren_sim_proc_phase */
     uint8_t state;                       /**< enum wren_netopt_state */
     uint8_t tx_phase;                    /**< enum wren_sim_tx_phase */
     uint8_t tx_len;                      /**< PSDU length, FCS included */
@@ -99,13 +128,16 @@ struct wren_sim_radio {
     uint64_t quiet_since;                /**< when audible last fell to 0 */
     uint64_t state_since;
     uint64_t time_in[4];                 /**< per enum wren_netopt_state, us */
+    uint32_t proc_delay_us;              /**< per full 127-octet frame; 0: none */
     struct wren_timer tx_timer;
+    struct wren_timer proc_timer;
     struct wren_sim_link *links;         /**< radios that hear this one */
     uint32_t n_links;
     uint32_t cap_links;
     struct wren_sim_radio_stats stats;
     uint8_t tx_buf[WREN_PHY_MAX_PSDU];
     uint8_t rx_buf[WREN_PHY_MAX_PSDU];
+    uint8_t ack_buf[5];                  /**< Imm-Ack, sent without delay */
 };
 
 struct wren_medium {
@@ -115,6 +147,7 @@ struct wren_medium {
     uint32_t cap_radios;
     double range;           /**< distance model: links within range (0: explicit only) */
     uint16_t range_prr;     /**< PRR of distance-model links */
+    uint32_t proc_delay_us; /**< processing delay of radios added later */
     struct wren_pcap pcap;
 };
 
@@ -126,6 +159,11 @@ void wren_medium_destroy(struct wren_medium *m);
 /** @brief Use the distance model: every pair within @p range metres gets
  *         links with reception ratio @p prr (applies to radios added later). */
 void wren_medium_set_range(struct wren_medium *m, double range, double prr);
+
+/** @brief Per-frame processing delay (see above) of radios added later:
+ *         @p us per 127-octet PSDU, proportionally less for shorter frames;
+ *         0 turns it off. A radio's own is its proc_delay_us field. */
+void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us);
 
 /**
  * @brief Put @p r on the medium at (x, y, z), with addresses derived from

@@ -147,6 +147,23 @@ static struct wren_sim_node *get(struct wren_sim *s, uint32_t id)
     return id < s->n_nodes ? s->nodes[id] : NULL;
 }
 
+int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
+{
+    if (id < 0) {
+        wren_medium_set_proc_delay(&s->medium, us);
+        for (uint32_t i = 0; i < s->n_nodes; i++) {
+            s->nodes[i]->radio.proc_delay_us = us;
+        }
+        return 0;
+    }
+    struct wren_sim_node *sn = get(s, (uint32_t)id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    sn->radio.proc_delay_us = us;
+    return 0;
+}
+
 int wren_sim_set_link(struct wren_sim *s, uint32_t from, uint32_t to, double prr)
 {
     return wren_medium_set_link(&s->medium, from, to, prr);
@@ -377,6 +394,8 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("radio.time_listen_us", r->time_in[WREN_NETOPT_STATE_IDLE]),
         C("radio.time_rx_us", r->time_in[WREN_NETOPT_STATE_RX]),
         C("radio.time_tx_us", r->time_in[WREN_NETOPT_STATE_TX]),
+        C("radio.proc_us", r->stats.proc_us),
+        C("radio.ack_during_proc", r->stats.ack_during_proc),
         C("mac.tx_attempts", ms->tx_attempts),
         C("mac.tx_retries", ms->tx_retries),
         C("mac.tx_ok", ms->tx_ok),

@@ -78,6 +78,18 @@ void wren_sim_free(struct wren_sim *s);
 void wren_sim_set_range(struct wren_sim *s, double range, double prr);
 
 /**
+ * @brief Per-frame processing delay of node @p id's radio (src/sim/medium.h):
+ *        before each frame it sends (each CSMA attempt and retransmission
+ *        again; not its ACKs) the radio spends @p us * PSDU / 127, a full
+ *        127-octet PSDU exactly @p us, busy but listening. @p id -1: every
+ *        node so far and every node added later. 0 (the default) turns it
+ *        off. The TCP paper's hardware: 8.2 ms per full frame, 4.1 ms of it
+ *        on air, so @p us = 4100 (the counter radio.proc_us sums the delays).
+ * @return 0 or -EINVAL for an unknown node.
+ */
+int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
+
+/**
  * @brief Add a node at (x, y, z) with a @p pktbuf_size byte packet buffer
  *        (0: the default, 6 KiB). The radio listens on channel 26.
  * @return the node id (0, 1, ...), or -errno.

@@ -192,6 +192,7 @@ int wren_sim_zep_open(struct wren_sim_zep *z, struct wren_medium *m, double x, d
         return idx;
     }
     z->fd = fd;
+    z->radio.proc_delay_us = 0; /* live processes had their own delays */
     z->radio.netdev.event_cb = bridge_event;
     z->radio.netdev.driver->init(&z->radio.netdev); /* listening */
     /* introduce ourselves to a dispatcher, as wren-node does */

@@ -362,6 +362,130 @@ def test_tap_udp_mixed_sizes_both_ways(tap_node):
     assert sorted(got["sizes"]) == want and got["bad"] == [], got
 
 
+
+def _faulty_node(ns, *args):
+    """wren-node --id 1 on tap0 with fault flags @args; its link-local valid
+    and the kernel's fe80::1 ready."""
+    node = WrenNode(ns, "--tap", "tap0", "--id", "1", *args)
+    node.wait_valid(WREN_LL)
+    ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
+    kernel_addr_ready(ns, KERNEL_LL)
+    return node
+
+
+def _fault_counters(node):
+    """(frames read, frames written, {rx,tx}_{dropped,reordered}) from `nd`
+    and `ifconfig`."""
+    out = node.run("nd", r"^tap tap0:")
+    m = re.search(r"tap tap0: rx (\d+) \(errors 0\) tx (\d+) \(errors 0\); faults: rx dropped "
+                  r"(\d+) reordered (\d+), tx dropped (\d+) reordered (\d+)", out)
+    assert m, out
+    rx, tx, *f = map(int, m.groups())
+    c = dict(zip(("rx_dropped", "rx_reordered", "tx_dropped", "tx_reordered"), f))
+    out = node.run("ifconfig", r"drops:")
+    m = re.search(r"Faults: loss [\d.]+% reorder [\d.]+% hold \d+ ms; rx dropped (\d+) "
+                  r"reordered (\d+) held-timeout \d+; tx dropped (\d+) reordered (\d+)", out)
+    assert m, out
+    assert list(map(int, m.groups())) == f, out  # the shell and `nd` agree
+    return rx, tx, c
+
+
+def _kernel_tap_packets(ns):
+    st = json.loads(ns.ip("-s", "-j", "link", "show", "tap0").stdout)[0]["stats64"]
+    return st["tx"]["packets"], st["rx"]["packets"]
+
+
+def test_tap_fault_injection_loss(tapns):
+    """--tap-loss 20: Linux's ping sees about 1 - 0.8 * 0.8 = 36 % loss, and
+    what wren counts agrees with ping, ICMPv6 and the kernel's counters."""
+    need("ping")
+    ns = tapns
+    node = _faulty_node(ns, "--tap-loss", "20", "--tap-seed", "42")
+    k_tx0, k_rx0 = _kernel_tap_packets(ns)
+    rx0, tx0, c0 = _fault_counters(node)
+    res = ns.run("ping", "-6", "-c", "50", "-i", "0.05", "-W", "1", f"{WREN_LL}%tap0",
+                 timeout=120)
+    m = re.search(r"50 packets transmitted, (\d+) received", res.stdout)
+    assert m, res.stdout + res.stderr
+    replies = int(m.group(1))
+    time.sleep(1.5)  # stragglers: the last replies, neighbor probes
+    rx1, tx1, c1 = _fault_counters(node)
+    k_tx1, k_rx1 = _kernel_tap_packets(ns)
+    out = node.run("stats", r"^icmpv6:")
+    echo_req = int(re.search(r"icmpv6: rx \d+ echo-req (\d+)", out).group(1))
+    rx, tx = rx1 - rx0, tx1 - tx0
+    rx_drop = c1["rx_dropped"] - c0["rx_dropped"]
+    tx_drop = c1["tx_dropped"] - c0["tx_dropped"]
+    lost = 50 - replies
+    assert 8 <= lost <= 30, res.stdout
+    # every frame the kernel sent was read, every frame written arrived
+    # (give or take frames crossing while the counters were read)
+    assert abs((k_tx1 - k_tx0) - rx) <= 3, (k_tx0, k_tx1, rx)
+    assert abs((k_rx1 - k_rx0) - tx) <= 3, (k_rx0, k_rx1, tx)
+    # the requests lost are among wren's RX drops, the rest of them were other
+    # frames (neighbor discovery); and likewise for replies
+    assert 50 - echo_req <= rx_drop <= 50 - echo_req + (rx - 50), (echo_req, rx_drop, rx)
+    assert echo_req - replies <= tx_drop + 2, (echo_req, replies, tx_drop)
+    assert 0.08 <= rx_drop / rx <= 0.35, (rx_drop, rx)
+    assert 0.08 <= tx_drop / (tx + tx_drop) <= 0.35, (tx_drop, tx)
+    assert c1["rx_reordered"] == c1["tx_reordered"] == 0
+    assert node.pktbuf_empty()
+    assert node.exit() == 0
+
+
+UDP_BURSTS = r"""
+import json, socket, sys, time
+dst, port, bursts, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.settimeout(3)
+order, seq = [], 0
+for b in range(bursts):
+    want = set()
+    for i in range(size):
+        s.sendto(seq.to_bytes(4, "big") * 8, (dst, port))
+        want.add(seq)
+        seq += 1
+    try:
+        while want:
+            d, _ = s.recvfrom(4096)
+            n = int.from_bytes(d[:4], "big")
+            order.append(n)
+            want.discard(n)
+    except socket.timeout:
+        pass
+print(json.dumps({"sent": seq, "order": order}))
+"""
+
+
+def test_tap_fault_injection_reorder(tapns):
+    """--tap-reorder 30: bursts of UDP datagrams to wren's echo server come
+    back out of order, all of them, as many swapped as wren counts."""
+    need("ping")
+    ns = tapns
+    node = _faulty_node(ns, "--tap-reorder", "30", "--tap-seed", "7")
+    node.run("udp server start 7777 echo", r"udp server on port 7777")
+    # neighbors resolved both ways first; a held frame goes alone after 5 ms
+    res = ns.run("ping", "-6", "-c", "5", "-i", "0.05", "-W", "2", f"{WREN_LL}%tap0")
+    assert " 5 received" in res.stdout, res.stdout + res.stderr
+    _, _, c0 = _fault_counters(node)
+    res = ns.run(sys.executable, "-c", UDP_BURSTS, f"{WREN_LL}%tap0", 7777, 20, 10,
+                 timeout=120)
+    assert res.returncode == 0, res.stderr
+    r = json.loads(res.stdout)
+    order = r["order"]
+    assert sorted(order) == list(range(r["sent"])) == list(range(200)), order  # none lost
+    inversions = sum(1 for a, b in zip(order, order[1:]) if a > b)
+    _, _, c1 = _fault_counters(node)
+    swapped = sum(c1[k] - c0[k] for k in ("rx_reordered", "tx_reordered"))
+    assert c1["rx_dropped"] == c1["tx_dropped"] == 0
+    assert inversions > 0 and swapped > 0, (order, c1)
+    # a frame overtaken in one direction may be overtaken back in the other
+    assert inversions <= swapped, (inversions, swapped)
+    out = node.run("udp server stats", r"udp server:")
+    assert "received 200 bad 0 echoed 200" in out, out
+    assert node.pktbuf_empty()
+    assert node.exit() == 0
+
 def _one_line_error(res):
     lines = res.stderr.strip().splitlines()
     assert res.returncode != 0, res

@@ -80,3 +80,35 @@ def test_scenario_shell_commands_run_ip_over_five_hops():
     assert "1008 bytes from 2001:db8::105" in out0
     assert "received 40 bad 0" in r["nodes"][5]["shell"]
     assert r["totals"]["6lowpan.frag_reassembled"] > 0
+
+
+def test_proc_delay_from_the_scenario_radio_table_and_per_node():
+    """[radio] proc_delay_us for every node, a [[nodes]] entry's own beside
+    it: node 0 (4100 us per full frame) spends it per frame, pro rata to
+    its length; node 1 (0) none; and the run takes longer than without."""
+    def run(delay):
+        radio = {"cca": True}
+        if delay is not None:
+            radio["proc_delay_us"] = delay
+        sc = {
+            "name": "proc", "seed": 3, "duration": 3.0,
+            "nodes": [{"x": 0}, {"x": 10, "proc_delay_us": 0}],
+            "links": [{"from": 0, "to": 1}],
+            "radio": radio,
+            "apps": [{"nodes": [0], "dst": 1, "size": 116, "interval": 0.001,
+                      "timing": "periodic", "count": 100},
+                     {"nodes": [1], "interval": 0}],
+        }
+        r = scenario.run(sc, progress=False)
+        assert r["pktbuf_in_use"] == 0
+        return r["nodes"][0]["counters"], r["nodes"][1]["counters"]
+    c0, c1 = run(4100)
+    assert c1["app.received"] + c0["netif.tx_drop_queue"] == 100
+    assert c0["radio.proc_us"] == 4100 * c0["mac.tx_attempts"]
+    assert c1["radio.proc_us"] == 0 and c1["mac.ack_tx"] > 0
+    on = sum(c0[k] for k in ("radio.time_listen_us", "radio.time_rx_us", "radio.time_tx_us"))
+    assert on + c0["radio.time_off_us"] == 3_000_000
+    b0, b1 = run(None)
+    assert b0["radio.proc_us"] == 0
+    # 4.1 ms more per frame: fewer frames get through the same queue
+    assert b1["app.received"] > c1["app.received"]

@@ -3,6 +3,7 @@
  *
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
+ *             [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] [--tap-seed N]
  *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof]
  *
  * Interfaces: an Ethernet interface over a TAP device (IPv6 with classic
@@ -25,6 +26,13 @@
  * (ARO). The Linux side routes PREFIX via the node's TAP link-local
  * address; --default-via ADDR gives the node a default route through ADDR
  * (the Linux host's link-local address on the TAP) for its replies.
+ *
+ * Faults on the TAP (for tests; this kernel has no netem): --tap-loss drops
+ * that percentage of the frames in each direction, --tap-reorder holds that
+ * percentage back until the next frame in the same direction has gone (or
+ * --tap-hold-ms, default 5, has passed), from a PRNG seeded by --tap-seed
+ * (default: the node id). The shell's `ifconfig` shows the counters and
+ * `ifconfig IF faults LOSS REORDER [MS]` changes the rates at run time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,6 +111,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... "
                "[--channel C]\n"
                "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
+               "                 [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] "
+               "[--tap-seed N]\n"
                "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof]\n"
                "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
                "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
@@ -119,6 +129,13 @@ static void usage(FILE *f)
                "  --default-via ADDR\n"
                "                 default route through ADDR on the TAP (e.g. the Linux\n"
                "                 host's link-local address there)\n"
+               "  --tap-loss PCT drop PCT %% of the TAP's frames, each direction (e.g. 5, 0.5)\n"
+               "  --tap-reorder PCT\n"
+               "                 hold PCT %% of the TAP's frames back until the next one in the\n"
+               "                 same direction has gone (or --tap-hold-ms has passed)\n"
+               "  --tap-hold-ms MS\n"
+               "                 longest hold of a reordered frame (default 5)\n"
+               "  --tap-seed N   seed of the fault injector's PRNG (default: the node id)\n"
                "  --pktbuf BYTES packet buffer size (default 65536)\n"
                "  --script FILE  read commands from FILE instead of stdin\n"
                "  --exit-on-eof  exit when the commands run out\n");
@@ -169,9 +186,15 @@ static void show_nd(struct app *a)
              (unsigned long)c->slaac_added, (unsigned long)c->slaac_failed,
              (unsigned long)c->pio_ignored, (unsigned long)c->route_failed);
     out(NULL, s);
-    snprintf(s, sizeof(s), "tap %s: rx %lu (errors %lu) tx %lu (errors %lu)\n", a->tap.name,
-             (unsigned long)a->tap.stats.rx_frames, (unsigned long)a->tap.stats.rx_errors,
-             (unsigned long)a->tap.stats.tx_frames, (unsigned long)a->tap.stats.tx_errors);
+    const struct wren_netopt_fault_stats *f = &a->tap.fault_stats;
+    snprintf(s, sizeof(s),
+             "tap %s: rx %lu (errors %lu) tx %lu (errors %lu); faults: rx dropped %lu reordered "
+             "%lu, tx dropped %lu reordered %lu\n",
+             a->tap.name, (unsigned long)a->tap.stats.rx_frames,
+             (unsigned long)a->tap.stats.rx_errors, (unsigned long)a->tap.stats.tx_frames,
+             (unsigned long)a->tap.stats.tx_errors, (unsigned long)f->rx_dropped,
+             (unsigned long)f->rx_reordered, (unsigned long)f->tx_dropped,
+             (unsigned long)f->tx_reordered);
     out(NULL, s);
 }
 
@@ -359,6 +382,10 @@ int main(int argc, char **argv)
         {"exit-on-eof", no_argument, NULL, 'e'},
         {"border-router", required_argument, NULL, 'b'},
         {"default-via", required_argument, NULL, 'd'},
+        {"tap-loss", required_argument, NULL, 'L'},
+        {"tap-reorder", required_argument, NULL, 'R'},
+        {"tap-hold-ms", required_argument, NULL, 'H'},
+        {"tap-seed", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -367,9 +394,11 @@ int main(int argc, char **argv)
     const char *br_spec = NULL, *via_spec = NULL;
     unsigned n_zep_spec = 0;
     unsigned long id = 1, channel = 26, pktbuf = 65536;
+    struct wren_netopt_faults faults = {0};
+    bool tap_seed_given = false;
     int c;
     char *e;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
             id = strtoul(optarg, &e, 0);
@@ -393,6 +422,32 @@ int main(int argc, char **argv)
             break;
         case 'd':
             via_spec = optarg;
+            break;
+        case 'L':
+        case 'R': {
+            double pct = strtod(optarg, &e);
+            if (*e || e == optarg || !(pct >= 0 && pct <= 100)) {
+                fprintf(stderr, "wren-node: --tap-%s wants a percentage 0..100\n",
+                        c == 'L' ? "loss" : "reorder");
+                return 2;
+            }
+            *(c == 'L' ? &faults.loss : &faults.reorder) = (uint16_t)(pct * 100.0 + 0.5);
+            break;
+        }
+        case 'H':
+            faults.hold_ms = (uint16_t)strtoul(optarg, &e, 0);
+            if (*e || faults.hold_ms == 0 || strtoul(optarg, NULL, 0) > 60000) {
+                fprintf(stderr, "wren-node: --tap-hold-ms wants 1..60000\n");
+                return 2;
+            }
+            break;
+        case 'S':
+            faults.seed = strtoull(optarg, &e, 0);
+            if (*e || faults.seed == 0) {
+                fprintf(stderr, "wren-node: --tap-seed wants a number above 0\n");
+                return 2;
+            }
+            tap_seed_given = true;
             break;
         case 'c':
             channel = strtoul(optarg, &e, 0);
@@ -455,6 +510,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if ((faults.loss || faults.reorder || faults.hold_ms || tap_seed_given) && !tap_name) {
+        fprintf(stderr, "wren-node: --tap-loss, --tap-reorder, --tap-hold-ms and --tap-seed "
+                        "need --tap\n");
+        return 2;
+    }
     if (via_spec && (!tap_name || wren_ipv6_addr_from_str(via, via_spec) < 0)) {
         fprintf(stderr, "wren-node: --default-via wants an IPv6 address on the TAP (and --tap)\n");
         return 2;
@@ -482,6 +542,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "wren-node: %s\n", why);
             return 1;
         }
+        if (!tap_seed_given) {
+            faults.seed = id;
+        }
+        wren_tap_set_faults(&a->tap, &faults);
         if ((eth_id = wren_ethernet_netif_add(&a->node, &a->eth, &a->tap.netdev)) < 0) {
             return die("cannot add the Ethernet interface", eth_id);
         }

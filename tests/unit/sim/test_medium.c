@@ -276,6 +276,123 @@ TEST(test_determinism__same_seed_same_pcap_bytes)
     CHECK(ok);
 }
 
+/* ---- per-frame processing delay ---------------------------------------- */
+
+/* Start times (us) of the data frames (not ACKs) node 0 put on the air,
+ * read back from a capture of a run: node 0 sends @p n back-to-back unicast
+ * frames of @p payload octets to node 1, CSMA with one CCA and no random
+ * backoff, ACKs on, the radio's processing delay @p proc_us. */
+static int data_frame_starts(uint32_t proc_us, uint16_t payload, int n, uint64_t *t,
+                             uint8_t **cap, long *cap_len)
+{
+    const char *path = "/tmp/wren_proc_delay.pcap";
+    struct wren_sim *s = wren_sim_new(5);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 1.0);
+    wren_sim_set_link(s, 1, 0, 1.0);
+    uint8_t zero = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        wren_sim_netopt_set(s, i, WREN_NETOPT_CSMA_MIN_BE, &zero, 1);
+        wren_sim_netopt_set(s, i, WREN_NETOPT_CSMA_MAX_BE, &zero, 1);
+    }
+    if (wren_sim_set_proc_delay(s, -1, proc_us) != 0 ||
+        wren_sim_set_proc_delay(s, 7, 1) != -EINVAL) {
+        return -1;
+    }
+    wren_sim_open_pcap(s, path);
+    /* all queued at once: each frame goes as soon as the last is acknowledged */
+    wren_sim_rawgen(s, 0, 1, payload, 1, WREN_RAWGEN_PERIODIC, (uint32_t)n, 0);
+    wren_sim_rawgen(s, 1, -1, payload, 0, 0, 0, 0);
+    wren_sim_run(s, 2000000);
+    int ok = counter(s, 1, "app.received") == (uint64_t)n &&
+             counter(s, 0, "mac.tx_retries") == 0 && wren_sim_pktbufs_clean(s) &&
+             counter(s, 0, "radio.proc_us") ==
+                 (uint64_t)n * proc_us * (payload + 11u) / 127u;
+    wren_sim_free(s);
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    uint8_t *d = malloc((size_t)len);
+    if (fread(d, 1, (size_t)len, f) != (size_t)len) {
+        ok = 0;
+    }
+    fclose(f);
+    remove(path);
+    int k = 0;
+    for (long off = 24; off + 16 <= len && k < n;) {
+        uint32_t incl = get_le32(d + off + 8);
+        uint64_t ts = (uint64_t)get_le32(d + off) * 1000000u + get_le32(d + off + 4);
+        if (incl > 5) { /* not an ACK */
+            t[k++] = ts;
+        }
+        off += 16 + incl;
+    }
+    *cap = d;
+    *cap_len = len;
+    return ok && k == n ? 0 : -1;
+}
+
+TEST(test_proc_delay__gap_between_frames_grows_by_the_delay)
+{
+    uint64_t t0[4], t1[4], t2[4];
+    uint8_t *c0, *c1, *c2;
+    long n0, n1, n2;
+    /* 116 octets of payload: a full 127-octet PSDU costs exactly the delay */
+    CHECK_EQ(data_frame_starts(0, 116, 4, t0, &c0, &n0), 0);
+    CHECK_EQ(data_frame_starts(4100, 116, 4, t1, &c1, &n1), 0);
+    for (int i = 1; i < 4; i++) {
+        CHECK_EQ(t1[i] - t1[i - 1], t0[i] - t0[i - 1] + 4100);
+    }
+    /* the first frame too is delayed (from the same send) */
+    CHECK_EQ(t1[0], t0[0] + 4100);
+    /* the same bytes on the air, only later; a run repeats exactly */
+    CHECK_EQ(n0, n1);
+    CHECK_EQ(data_frame_starts(4100, 116, 4, t2, &c2, &n2), 0);
+    CHECK(n1 == n2 && memcmp(c1, c2, (size_t)n1) == 0);
+    free(c0);
+    free(c1);
+    free(c2);
+    /* a 64-octet PSDU (53 octets of payload) costs 64/127 of it */
+    CHECK_EQ(data_frame_starts(0, 53, 3, t0, &c0, &n0), 0);
+    CHECK_EQ(data_frame_starts(8200, 53, 3, t1, &c1, &n1), 0);
+    free(c0);
+    free(c1);
+    CHECK_EQ((t1[2] - t1[1]) - (t0[2] - t0[1]), 8200u * 64u / 127u);
+}
+
+TEST(test_proc_delay__acks_go_out_during_an_upload)
+{
+    /* both nodes send to each other all the time: frames arrive while the
+     * receiver uploads its own, and are acknowledged at once all the same */
+    struct wren_sim *s = wren_sim_new(8);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 1.0);
+    wren_sim_set_link(s, 1, 0, 1.0);
+    wren_sim_set_proc_delay(s, -1, 4100);
+    wren_sim_rawgen(s, 0, 1, 100, 30000, WREN_RAWGEN_POISSON, 300, 0);
+    wren_sim_rawgen(s, 1, 0, 100, 30000, WREN_RAWGEN_POISSON, 300, 0);
+    wren_sim_run(s, 10000000);
+    uint64_t acks = counter(s, 0, "mac.ack_tx") + counter(s, 1, "mac.ack_tx");
+    /* (busy ACKs come only from frames ending in a CCA or turnaround) */
+    CHECK(counter(s, 0, "mac.ack_tx_busy") + counter(s, 1, "mac.ack_tx_busy") <= 3);
+    CHECK_EQ(counter(s, 0, "mac.tx_noack") + counter(s, 1, "mac.tx_noack"), 0);
+    CHECK(counter(s, 0, "radio.ack_during_proc") + counter(s, 1, "radio.ack_during_proc") >= 20);
+    CHECK_EQ(counter(s, 0, "app.received") + counter(s, 1, "app.received"), 600);
+    CHECK(acks >= 600);
+    /* radio time still sums to the elapsed time; the delay is time on */
+    for (uint32_t a = 0; a < 2; a++) {
+        uint64_t sum = counter(s, a, "radio.time_off_us") + counter(s, a, "radio.time_listen_us") +
+                       counter(s, a, "radio.time_rx_us") + counter(s, a, "radio.time_tx_us");
+        CHECK_EQ(sum, 10000000);
+        CHECK(counter(s, a, "radio.proc_us") >= 300u * 4100u * 111u / 127u);
+    }
+    CHECK_DRAINED(s);
+    wren_sim_free(s);
+}
+
 static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t *pl,
                          size_t plen)
 {
@@ -407,6 +524,8 @@ int main(void)
     RUN(test_channels__different_channels_do_not_hear);
     RUN(test_link_prr__delivery_ratio_follows_prr);
     RUN(test_determinism__same_seed_same_pcap_bytes);
+    RUN(test_proc_delay__gap_between_frames_grows_by_the_delay);
+    RUN(test_proc_delay__acks_go_out_during_an_upload);
     RUN(test_inject__malformed_frames_dropped_by_reason);
     RUN(test_scale__ten_thousand_nodes);
     return test_summary();
