@@ -14,7 +14,7 @@ static void pump(struct wren_tcp_app_conn *ac)
         for (uint32_t k = 0; k < n; k++) {
             buf[k] = wren_tcp_app_pattern(ac->sent + k);
         }
-        ssize_t r = wren_tcp_send(&ac->c, buf, n);
+        ssize_t r = wren_tcp_send_more(&ac->c, buf, n);
         if (r <= 0) {
             if (r < 0) {
                 ac->last_err = (int)r;
@@ -23,6 +23,7 @@ static void pump(struct wren_tcp_app_conn *ac)
         }
         ac->sent += (uint64_t)r;
     }
+    wren_tcp_send(&ac->c, NULL, 0); /* now send what was queued */
     if (ac->sent == ac->to_send && ac->close_when_sent) {
         ac->close_when_sent = false;
         wren_tcp_shutdown(&ac->c);

@@ -412,7 +412,7 @@ void wren_tcp_unlisten(struct wren_tcp_listener *l)
     }
 }
 
-ssize_t wren_tcp_send(struct wren_tcp_conn *c, const void *data, size_t len)
+static ssize_t queue(struct wren_tcp_conn *c, const void *data, size_t len, bool push)
 {
     if (c->state != WREN_TCP_ESTABLISHED && c->state != WREN_TCP_CLOSE_WAIT) {
         if (c->state == WREN_TCP_CLOSED && c->err) {
@@ -431,9 +431,21 @@ ssize_t wren_tcp_send(struct wren_tcp_conn *c, const void *data, size_t len)
     if (n) {
         tcp_ring_write(&c->snd, c->snd.len, data, (uint32_t)n);
         c->snd.len = (uint16_t)(c->snd.len + n);
+    }
+    if (push && (n || len == 0)) {
         tcp_output(c);
     }
     return (ssize_t)n;
+}
+
+ssize_t wren_tcp_send(struct wren_tcp_conn *c, const void *data, size_t len)
+{
+    return queue(c, data, len, true);
+}
+
+ssize_t wren_tcp_send_more(struct wren_tcp_conn *c, const void *data, size_t len)
+{
+    return queue(c, data, len, false);
 }
 
 ssize_t wren_tcp_recv(struct wren_tcp_conn *c, void *buf, size_t max)

@@ -309,12 +309,20 @@ struct wren_tcp_conn *wren_tcp_accept(struct wren_tcp_listener *l);
 void wren_tcp_unlisten(struct wren_tcp_listener *l);
 
 /**
- * @brief Queue up to @p len bytes for sending.
+ * @brief Queue up to @p len bytes for sending, and send what the windows
+ *        allow.
  * @return bytes taken (maybe fewer: the buffer is full; 0 if nothing fits),
  *         -ENOTCONN (not yet or no longer sending), -EPIPE (closed for
  *         sending), or conn->err.
  */
 ssize_t wren_tcp_send(struct wren_tcp_conn *c, const void *data, size_t len);
+
+/**
+ * @brief As wren_tcp_send(), but more follows at once: nothing is sent yet
+ *        (so a writer filling the buffer in pieces does not send a small
+ *        first segment). End with wren_tcp_send(), with @p len 0 if need be.
+ */
+ssize_t wren_tcp_send_more(struct wren_tcp_conn *c, const void *data, size_t len);
 
 /**
  * @brief Read up to @p max bytes.

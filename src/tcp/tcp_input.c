@@ -301,7 +301,9 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
     if (c->state != WREN_TCP_ESTABLISHED) {
         return; /* the callback closed it */
     }
-    tcp_keepalive_arm(c);
+    if (c->snd_una == c->snd_max) {
+        tcp_keepalive_arm(c); /* (unless the callback already sent data) */
+    }
     c->flags |= TF_ACKNOW;
     tcp_output(c);
 }
@@ -415,7 +417,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         if (c->state != WREN_TCP_ESTABLISHED) {
             return;
         }
-        tcp_keepalive_arm(c);
+        if (c->snd_una == c->snd_max) {
+            tcp_keepalive_arm(c);
+        }
         if (c->flags & TF_FIN_Q) {
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
         }
@@ -488,7 +492,8 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             }
         }
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
-               (h->window == c->snd_wnd || seg->o.n_sack)) {
+               h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
+        /* (a zero window answers a window probe: not a duplicate ACK) */
         /* a duplicate ACK (RFC 5681 2) */
         if (c->flags & TF_SACK) {
             sack_update(c, seg);
@@ -693,7 +698,8 @@ void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
         goto drop;
     }
     size_t len = 0;
-    for (struct wren_snip *s = pkt; s != ips; s = s->next) {
+    /* RX order: the segment's snips, extension headers, the IPv6 header */
+    for (struct wren_snip *s = pkt; s != ips && s->type != WREN_NETTYPE_IPV6_EXT; s = s->next) {
         len += s->size;
     }
     seg.src = ips->data + IPV6_OFF_SRC;

@@ -541,6 +541,9 @@ static void persist_expired(struct wren_tcp_conn *c)
         /* one byte beyond the window; the ACK tells the window (3.8.6.1) */
         tcp->stats.persist_probes++;
         tcp_xmit(c, c->snd_nxt, 1, 0);
+        if (c->snd_max == c->snd_nxt) {
+            c->snd_max = c->snd_nxt + 1; /* sent: an ACK of it is acceptable */
+        }
         if (c->retries < 16) {
             c->retries++;
         }
