@@ -591,6 +591,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     } else if (fin && (c->flags & TF_RCV_FIN)) {
         c->flags |= TF_ACKNOW; /* a retransmitted FIN */
     }
+    if (c->flags & TF_KEEP) {
+        tcp_keepalive_arm(c); /* the peer is alive: idle time starts again */
+    }
     tcp_output(c);
 }
 

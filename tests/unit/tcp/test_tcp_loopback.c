@@ -192,6 +192,62 @@ TEST(test_tcp__abort_resets_the_peer)
     TEARDOWN();
 }
 
+TEST(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone)
+{
+    setup();
+    pair_init();
+    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
+    wren_tcp_set_opts(&cli.c, WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS | WREN_TCP_OPT_KEEPALIVE);
+    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&world, world.now + 1000000);
+    CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
+    /* five idle hours: a probe every two hours, each answered */
+    wren_world_run_until(&world, world.now + 5ull * 3600 * 1000000);
+    CHECK_EQ(tcp.stats.keepalive_probes, 2);
+    CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
+    CHECK_EQ(cli.closed, 0);
+    /* the peer forgets the connection without a word: the next probe gets a RST */
+    wren_tcp_release(&srv.c);
+    wren_world_run_until(&world, world.now + 3ull * 3600 * 1000000);
+    CHECK_EQ(cli.closed, 1);
+    CHECK_EQ(cli.c.err, -ECONNRESET);
+    wren_tcp_unlisten(&lis);
+    TEARDOWN();
+}
+
+TEST(test_tcp__simultaneous_open)
+{
+    setup();
+    pair_init();
+    /* both sides connect to each other's port at the same instant */
+    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 2000, 1000, 0), 0);
+    wren_tcp_set_cb(&srv.c, ep_cb, &srv);
+    CHECK_EQ(wren_tcp_connect(&tcp, &srv.c, lo, 1000, 2000, 0), 0);
+    cli.to_send = 5000;
+    srv.to_send = 7000;
+    wren_world_run_until(&world, world.now + 5000000);
+    CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
+    CHECK_EQ(srv.c.state, WREN_TCP_ESTABLISHED);
+    CHECK_EQ(cli.events[0], 1);
+    CHECK_EQ(srv.events[0], 1);
+    CHECK_EQ(cli.received, 7000);
+    CHECK_EQ(srv.received, 5000);
+    CHECK_EQ(cli.bad + srv.bad, 0);
+    /* simultaneous close: both FIN-WAIT-1 -> CLOSING -> TIME-WAIT */
+    wren_tcp_shutdown(&cli.c);
+    wren_tcp_shutdown(&srv.c);
+    wren_world_run_until(&world, world.now + 1000000);
+    CHECK_EQ(cli.closed, 1);
+    CHECK_EQ(srv.closed, 1);
+    int tw = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
+        tw += tcp.tw[i].lport != 0;
+    }
+    CHECK_EQ(tw, 2);
+    TEARDOWN();
+}
+
 TEST(test_tcp__conn_state_fits_256_bytes_on_32_bit)
 {
     /* the issue's limit is for a 32-bit MCU; on a 64-bit host pointers and
@@ -208,6 +264,8 @@ int main(void)
     RUN(test_tcp__loopback_bulk_both_ways_and_close);
     RUN(test_tcp__connect_to_closed_port_is_refused);
     RUN(test_tcp__abort_resets_the_peer);
+    RUN(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone);
+    RUN(test_tcp__simultaneous_open);
     RUN(test_tcp__conn_state_fits_256_bytes_on_32_bit);
     return test_summary();
 }
