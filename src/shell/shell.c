@@ -481,12 +481,13 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
     } else if (strcmp(sub, "stats") == 0) {
         const struct wren_tcp_stats *t = &app->tcp->stats;
         sh_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
-                      "ooo %lu dup-bytes %lu rst %lu\n",
+                      "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
                   (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
                   (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
                   (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
                   (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
-                  (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_rst);
+                  (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
+                  (unsigned long)t->rx_rst);
         sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
                       "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu); "
                       "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu\n",

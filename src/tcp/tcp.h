@@ -152,6 +152,7 @@ struct wren_tcp_stats {
     uint32_t rx_drop_paws;      /**< old timestamp (RFC 7323 5) */
     uint32_t rx_ooo_segs;       /**< kept out of order */
     uint32_t rx_dup_bytes;      /**< bytes received twice */
+    uint32_t rx_dup_acks;       /**< duplicate ACKs (RFC 5681 2) */
     uint32_t rx_rst;            /**< resets that closed a connection */
     uint32_t challenge_acks;    /**< RFC 5961 challenge ACKs sent */
     uint32_t challenge_limited; /**< ... not sent: over the rate limit */

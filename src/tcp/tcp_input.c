@@ -130,6 +130,23 @@ static void sack_prune(struct wren_tcp_conn *c)
     c->n_sack = (uint8_t)w;
 }
 
+/* DupThresh: 3, or less with a small window when nothing new can be sent
+ * (early retransmit, RFC 5827): with 2 KiB buffers a window is often four
+ * segments or fewer, and a loss would otherwise wait for the RTO */
+static uint32_t dupthresh(const struct wren_tcp_conn *c)
+{
+    uint32_t smss = tcp_smss(c);
+    uint32_t flight = c->snd_max - c->snd_una;
+    uint32_t data_end = c->snd_una + c->snd.len;
+    uint32_t wnd_end = c->snd_una + c->snd_wnd;
+    bool can_send = tcp_seq_lt(c->snd_max, data_end) && tcp_seq_lt(c->snd_max, wnd_end);
+    if (flight >= 4 * smss || can_send) {
+        return 3;
+    }
+    uint32_t segs = (flight + smss - 1) / smss;
+    return segs > 2 ? segs - 1 : 1;
+}
+
 /* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
 static void enter_recovery(struct wren_tcp_conn *c)
 {
@@ -499,10 +516,12 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             sack_update(c, seg);
         }
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
+        tcp->stats.rx_dup_acks++;
         if (!(c->flags & TF_RECOVERY)) {
+            uint32_t thresh = dupthresh(c);
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * tcp_smss(c);
-            if ((c->dupacks >= 3 || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > (thresh - 1) * tcp_smss(c);
+            if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
         } else if (!(c->flags & TF_SACK)) {
