@@ -281,7 +281,7 @@ static bool port_used(struct wren_tcp *tcp, uint16_t port)
     return false;
 }
 
-static void conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c)
+void tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c)
 {
     c->tcp = tcp;
     c->next = tcp->conns;
@@ -343,7 +343,7 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
     c->if_id = if_id;
     tcp_conn_clear(c);
     c->listener = NULL;
-    conn_start(tcp, c);
+    tcp_conn_start(tcp, c);
     c->state = WREN_TCP_SYN_SENT;
     tcp_output(c);
     return 0;

@@ -660,19 +660,9 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     c->if_id = seg->if_id;
     c->cb = NULL;
     c->cb_arg = NULL;
-    /* conn_start's work, through connect's path */
-    c->tcp = tcp;
-    c->next = tcp->conns;
-    tcp->conns = c;
-    c->rto_ms = CONFIG_WREN_TCP_RTO_INIT_MS;
-    c->srtt_us = c->rttvar_us = 0;
-    c->retries = 0;
-    c->iss = tcp_isn(tcp, c->laddr, c->lport, c->raddr, c->rport);
-    c->snd_una = c->snd_nxt = c->snd_max = c->iss;
+    tcp_conn_start(tcp, c);
     c->rcv_nxt = c->rcv_adv = h->seq + 1;
-    c->ts_recent = 0;
     syn_options(c, seg);
-    c->ts_offset = tcp_isn(tcp, c->raddr, 0, c->laddr, 0);
     if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR)) {
         c->flags |= TF_ECN;
     }

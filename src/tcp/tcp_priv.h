@@ -67,6 +67,8 @@ void tcp_timer_update(struct wren_tcp_conn *c);
 void tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
 void tcp_closed(struct wren_tcp_conn *c, int err);
 void tcp_conn_clear(struct wren_tcp_conn *c);
+/* link @p c into the layer with a fresh ISN, RTO and send sequence space */
+void tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
 void tcp_event(struct wren_tcp_conn *c, unsigned ev);
 uint32_t tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
                  const uint8_t *raddr, uint16_t rport);
