@@ -8,8 +8,14 @@
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
 #include "sim/world.h"
+#include "core/byteorder.h"
+#include "net/netapi.h"
+#include "net/nettype.h"
 #include "tcp/tcp.h"
+#include "tcp/tcp_priv.h"
 #include "test.h"
+#include "wire/ipv6.h"
+#include "wire/tcp.h"
 
 static struct wren_world world;
 static struct wren_node node;
@@ -248,6 +254,70 @@ TEST(test_tcp__simultaneous_open)
     TEARDOWN();
 }
 
+/* deliver a segment from [::1]:sport to [::1]:dport straight to the TCP
+ * layer, as the IPv6 layer would (RX order: segment, then IPv6 header),
+ * with the IP ECN field @p ecn */
+static void inject(const struct tcp_hdr *h, const struct tcp_opts *o, const uint8_t *data,
+                   size_t len, uint8_t ecn)
+{
+    uint8_t seg[TCP_HDR_MAX_LEN + 64];
+    int hl = tcp_hdr_emit(h, o, seg, sizeof(seg));
+    memcpy(seg + hl, data, len);
+    put_be16(seg + TCP_OFF_CSUM, tcp_csum(lo, lo, seg, (size_t)hl + len));
+    struct wren_snip *iph = wren_pktbuf_add(&node.pktbuf, NULL, NULL, IPV6_HDR_LEN,
+                                           WREN_NETTYPE_IPV6);
+    wren_ipv6_hdr_init(iph->data, lo, lo, IPV6_NH_TCP);
+    iph->data[1] = (uint8_t)(iph->data[1] | (ecn << 4));
+    struct wren_snip *pkt = wren_pktbuf_add(&node.pktbuf, iph, seg, (size_t)hl + len,
+                                            WREN_NETTYPE_TCP);
+    wren_netapi_receive(&node, &tcp.module, pkt);
+}
+
+TEST(test_tcp__ecn_negotiated_echoed_and_answered_once)
+{
+    setup();
+    pair_init();
+    uint8_t ecn = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS | WREN_TCP_OPT_ECN;
+    wren_tcp_set_opts(&srv.c, ecn);
+    wren_tcp_set_opts(&cli.c, ecn);
+    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
+    cli.to_send = 5000;
+    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&world, world.now + 2000000);
+    CHECK(cli.c.flags & TF_ECN);
+    CHECK(srv.c.flags & TF_ECN);
+    CHECK_EQ(srv.received, 5000);
+    /* a router on the way marked a segment CE: here ten bytes the client
+     * will send later anyway (stream bytes 6000..6009), out of order */
+    uint8_t data[10];
+    for (unsigned k = 0; k < 10; k++) {
+        data[k] = pattern(6000 + k);
+    }
+    struct tcp_hdr h = { .src_port = cli.c.lport, .dst_port = 80, .seq = srv.c.rcv_nxt + 1000,
+                         .ack = srv.c.snd_nxt, .flags = TCP_ACK, .window = 2048 };
+    struct tcp_opts o = { .has_ts = true, .ts_val = srv.c.ts_recent, .ts_ecr = 0 };
+    inject(&h, &o, data, sizeof(data), 3);
+    wren_world_run_until(&world, world.now + 500000);
+    CHECK_EQ(tcp.stats.ecn_ce_rx, 1);
+    CHECK(srv.c.flags & TF_ECE);       /* echoing until CWR */
+    uint32_t cwnd = cli.c.cwnd;
+    cli.to_send += 3000;
+    pump(&cli);
+    wren_world_run_until(&world, world.now + 2000000);
+    CHECK_EQ(tcp.stats.ecn_reductions, 1);  /* once, though several ACKs carried ECE */
+    CHECK(cli.c.ssthresh < 65535);
+    CHECK(!(srv.c.flags & TF_ECE));    /* CWR arrived */
+    CHECK_EQ(srv.received, 8000);
+    CHECK_EQ(srv.bad, 0);
+    (void)cwnd;
+    wren_tcp_abort(&cli.c);
+    wren_world_run_until(&world, world.now + 100000);
+    wren_tcp_release(&srv.c);
+    wren_tcp_unlisten(&lis);
+    TEARDOWN();
+}
+
 TEST(test_tcp__conn_state_fits_256_bytes_on_32_bit)
 {
     /* the issue's limit is for a 32-bit MCU; on a 64-bit host pointers and
@@ -266,6 +336,7 @@ int main(void)
     RUN(test_tcp__abort_resets_the_peer);
     RUN(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone);
     RUN(test_tcp__simultaneous_open);
+    RUN(test_tcp__ecn_negotiated_echoed_and_answered_once);
     RUN(test_tcp__conn_state_fits_256_bytes_on_32_bit);
     return test_summary();
 }
