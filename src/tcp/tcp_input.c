@@ -325,12 +325,14 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
     tcp_output(c);
 }
 
-/* the acceptability test of RFC 9293 3.10.7.4 (first) */
+/* the acceptability test of RFC 9293 3.10.7.4 (first), but an empty
+ * segment may sit at the window's right edge, as BSD and Linux accept it:
+ * the peer's ACK after a lost segment that filled our window */
 static bool acceptable(const struct wren_tcp_conn *c, uint32_t seq, uint32_t seglen,
                        uint32_t wnd)
 {
     if (seglen == 0) {
-        return wnd == 0 ? seq == c->rcv_nxt : tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd);
+        return tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd + 1);
     }
     if (wnd == 0) {
         return false;
@@ -364,7 +366,17 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     }
     uint32_t wnd = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t seglen = seg->len + ((h->flags & TCP_SYN) ? 1 : 0) + ((h->flags & TCP_FIN) ? 1 : 0);
-    if (!acceptable(c, h->seq, seglen, wnd)) {
+    /* an old duplicate (data we have, as in Linux's tail loss probes, or
+     * the sequence number before RCV.NXT of its zero-window probes) may
+     * carry a new ACK: like BSD, keep it for that if it is recent (the
+     * trimming below empties it); an empty one only if its ACK is new (it
+     * must not count as a duplicate ACK) */
+    bool old_dup = tcp_seq_lt(h->seq, c->rcv_nxt) &&
+                   (h->flags & (TCP_ACK | TCP_SYN | TCP_RST)) == TCP_ACK &&
+                   tcp_seq_le(h->seq + seglen, c->rcv_nxt) &&
+                   c->rcv_nxt - (h->seq + seglen) <= c->rcv.size &&
+                   (seglen || tcp_seq_gt(h->ack, c->snd_una));
+    if (!old_dup && !acceptable(c, h->seq, seglen, wnd)) {
         tcp->stats.rx_drop_seq++;
         if (!(h->flags & TCP_RST)) {
             c->flags |= TF_ACKNOW;

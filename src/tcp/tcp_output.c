@@ -460,8 +460,12 @@ void tcp_output(struct wren_tcp_conn *c)
                 break;
             }
         } else if (n < smss && !fin && c->snd_nxt != c->snd_una &&
-                   !(c->opts & WREN_TCP_OPT_NODELAY)) {
-            break; /* Nagle: a small segment waits for the outstanding ones */
+                   !(c->opts & WREN_TCP_OPT_NODELAY) && c->snd.len < c->snd.size) {
+            /* Nagle: a small segment waits for the outstanding ones, unless
+             * the send buffer is full: no write can join it before an ACK,
+             * and a peer's delayed ACK of the one segment out would stall
+             * us (a 2 KiB buffer is under two segments of 1,220 bytes) */
+            break;
         }
         bool new_data = c->snd_nxt == c->snd_max;
         uint8_t fl = (uint8_t)((n && n == left ? TCP_PSH : 0) | (fin ? TCP_FIN : 0));
