@@ -243,7 +243,8 @@ struct timeouts {
     uint64_t accept_waited;
     int refused, refused_again;
     int connect_res, connect2_res, connect2_nowait;
-    uint64_t connect2_waited;
+    uint64_t connect2_waited, connect3_waited;
+    int connect3_res;
     ssize_t read_nowait, read_timeout;
     uint64_t read_waited;
     int done;
@@ -277,6 +278,10 @@ static void timeouts_client(void *arg)
     t0 = wren_node_now(&node);
     t->connect2_res = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, 300000);
     t->connect2_waited = wren_node_now(&node) - t0;
+    /* waiting forever: the TCP layer gives up after its SYN retries */
+    t0 = wren_node_now(&node);
+    t->connect3_res = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, WREN_SOCK_FOREVER);
+    t->connect3_waited = wren_node_now(&node) - t0;
     /* take the pending one; both ends close at once (simultaneous close) */
     t->accepted = wren_sock_tcp_accept(&s.q, &c, 0);
     if (t->accepted == 0) {
@@ -296,7 +301,7 @@ TEST(test_sock_tcp__timeouts_and_refusal)
     struct wren_sock_tcp_ep local = { .port = 7 };
     CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
     start(0, timeouts_client, &t);
-    run_ms(5000);
+    run_ms(100000);
     CHECK_EQ(t.accept_nowait, -EAGAIN);
     CHECK_EQ(t.accept_timeout, -ETIMEDOUT);
     CHECK_EQ(t.accept_waited, 100000);
@@ -309,7 +314,10 @@ TEST(test_sock_tcp__timeouts_and_refusal)
     CHECK_EQ(t.connect2_nowait, -EINPROGRESS);
     CHECK_EQ(t.connect2_res, -ETIMEDOUT);
     CHECK_EQ(t.connect2_waited, 300000);
-    CHECK(tcp.stats.syn_drop_pool >= 2);
+    CHECK_EQ(t.connect3_res, -ETIMEDOUT);
+    CHECK(t.connect3_waited >= 60000000); /* 1 + 2 + ... + 32 s of backoff */
+    CHECK_EQ(tcp.stats.conn_timeouts, 1);
+    CHECK(tcp.stats.syn_drop_pool >= 2 + CONFIG_WREN_TCP_SYN_RETRIES);
     CHECK_EQ(s.cli2.flags, 0);
     CHECK_EQ(t.accepted, 0);
     CHECK_EQ(t.done, 0); /* still in accept */
