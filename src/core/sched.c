@@ -21,6 +21,7 @@ void wren_sched_init(struct wren_sched *s)
     s->used = 0;
     s->sig_head = s->sig_tail = NULL;
     s->high_water = 0;
+    s->running = 0;
     s->full_drops = 0;
 }
 
@@ -33,13 +34,13 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
         s->full_drops++;
         return -ENOBUFS;
     }
-    s->free = s->slot[i].next;
-    s->slot[i].msg = *msg;
-    s->slot[i].dst = dst;
-    s->slot[i].next = SLOT_NONE;
+    struct wren_sched_slot *slot = &s->slot[i];
+    s->free = slot->next;
+    slot->msg = *msg;
+    slot->dst = dst;
+    slot->next = SLOT_NONE;
 
     unsigned p = dst->prio < CONFIG_WREN_SCHED_PRIOS ? dst->prio : CONFIG_WREN_SCHED_PRIOS - 1;
-    bool was_idle = s->used == 0 && s->sig_head == NULL;
     if (s->tail[p] == SLOT_NONE) {
         s->head[p] = i;
     } else {
@@ -49,7 +50,9 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
     if (++s->used > s->high_water) {
         s->high_water = s->used;
     }
-    if (was_idle && node->current == NULL) {
+    /* the first message of an idle node wakes the runtime; a post from a
+     * handler or a thread happens while the node runs anyway */
+    if (s->used == 1 && !s->running && s->sig_head == NULL && node->current == NULL) {
         node->rt_ops->node_pending(node->rt, node);
     }
     return 0;
@@ -79,6 +82,7 @@ unsigned wren_sched_run(struct wren_node *node)
 {
     struct wren_sched *s = &node->sched;
     unsigned n = 0;
+    s->running = 1;
     while (s->used || s->sig_head) {
         if (s->sig_head) {
             /* signals first: they are interrupts */
@@ -112,5 +116,6 @@ unsigned wren_sched_run(struct wren_node *node)
         dst->ops->handle(node, dst, &msg);
         n++;
     }
+    s->running = 0;
     return n;
 }

@@ -55,6 +55,8 @@ struct wren_sched {
     uint8_t free;          /**< free list head */
     uint8_t used;          /**< slots in use */
     uint8_t high_water;    /**< most slots ever in use */
+    uint8_t running;       /**< wren_sched_run() is delivering: posts need not
+                                tell the runtime, the run goes on until empty */
     uint32_t full_drops;   /**< posts refused because the queue was full */
 };
 
