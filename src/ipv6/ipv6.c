@@ -227,25 +227,31 @@ static uint8_t nettype_of(uint8_t nh)
     }
 }
 
-/* Deliver to raw sockets of next header @p nh and to the protocol module.
- * Returns false if nobody takes it (then it is released). */
-static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt)
+/* Deliver to raw sockets of next header @p nh and to the protocol module
+ * (with @p flags: WREN_NETAPI_CSUM_OK or 0). Returns false if nobody takes
+ * it (then it is released). */
+static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt, uint16_t flags)
 {
     uint8_t type = nettype_of(nh);
+    struct wren_msg msg = { .type = WREN_MSG_RCV, .arg = flags, .ptr = pkt };
+    if (wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) == NULL) {
+        /* no raw socket: the protocol module alone, one walk */
+        if (type == WREN_NETTYPE_UNDEF || wren_netapi_try_dispatch(node, type,
+                                                                   WREN_NETREG_DEMUX_ALL,
+                                                                   &msg) == 0) {
+            wren_pktbuf_release(&node->pktbuf, pkt);
+            return false;
+        }
+        return true;
+    }
     bool proto = type != WREN_NETTYPE_UNDEF &&
                  wren_netreg_lookup(node, type, WREN_NETREG_DEMUX_ALL, NULL) != NULL;
-    bool raw = wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) != NULL;
-    if (raw) {
-        if (proto) {
-            wren_pktbuf_hold(&node->pktbuf, pkt, 1);
-        }
-        wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, nh, WREN_MSG_RCV, pkt);
-    }
     if (proto) {
-        wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt);
-    } else if (!raw) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return false;
+        wren_pktbuf_hold(&node->pktbuf, pkt, 1);
+    }
+    wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, nh, WREN_MSG_RCV, pkt);
+    if (proto) {
+        wren_netapi_try_dispatch(node, type, WREN_NETREG_DEMUX_ALL, &msg);
     }
     return true;
 }
@@ -396,9 +402,10 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags);
 
-static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
+/* @p flags: the SND's arg (WREN_NETAPI_CSUM_OK or 0), kept for loopback */
+static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
@@ -444,7 +451,7 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         ip->stats.tx_drop_nobuf++;
         goto drop;
     }
-    receive(ip, pkt);
+    receive(ip, pkt, flags & WREN_NETAPI_CSUM_OK);
     return;
 
 drop:
@@ -575,7 +582,7 @@ drop:
     return -1;
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
 {
     struct wren_node *node = ip->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -637,7 +644,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
         goto drop;
     }
     pkt->type = nettype_of(nh);
-    if (!deliver_up(node, nh, pkt)) {
+    if (!deliver_up(node, nh, pkt, flags)) {
         ip->stats.rx_drop_no_receiver++;
         return;
     }
@@ -656,10 +663,10 @@ static void ipv6_handle(struct wren_node *node, struct wren_module *self,
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
     switch (msg->type) {
     case WREN_MSG_SND:
-        send(ip, msg->ptr);
+        send(ip, msg->ptr, msg->arg);
         break;
     case WREN_MSG_RCV:
-        receive(ip, msg->ptr);
+        receive(ip, msg->ptr, 0);
         break;
     default:
         if (msg->ptr) {
