@@ -11,7 +11,7 @@
 void wren_sched_init(struct wren_sched *s)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SCHED_QUEUE_LEN; i++) {
-        s->slot[i].next = (uint8_t)(i + 1 < CONFIG_WREN_SCHED_QUEUE_LEN ? i + 1 : SLOT_NONE);
+        s->next[i] = (uint8_t)(i + 1 < CONFIG_WREN_SCHED_QUEUE_LEN ? i + 1 : SLOT_NONE);
     }
     for (unsigned p = 0; p < CONFIG_WREN_SCHED_PRIOS; p++) {
         s->head[p] = SLOT_NONE;
@@ -35,16 +35,16 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
         return -ENOBUFS;
     }
     struct wren_sched_slot *slot = &s->slot[i];
-    s->free = slot->next;
+    s->free = s->next[i];
     slot->msg = *msg;
     slot->dst = dst;
-    slot->next = SLOT_NONE;
+    s->next[i] = SLOT_NONE;
 
     unsigned p = dst->prio < CONFIG_WREN_SCHED_PRIOS ? dst->prio : CONFIG_WREN_SCHED_PRIOS - 1;
     if (s->tail[p] == SLOT_NONE) {
         s->head[p] = i;
     } else {
-        s->slot[s->tail[p]].next = i;
+        s->next[s->tail[p]] = i;
     }
     s->tail[p] = i;
     if (++s->used > s->high_water) {
@@ -103,14 +103,14 @@ unsigned wren_sched_run(struct wren_node *node)
         }
         uint8_t i = s->head[p];
         struct wren_sched_slot *slot = &s->slot[i];
-        s->head[p] = slot->next;
+        s->head[p] = s->next[i];
         if (s->head[p] == SLOT_NONE) {
             s->tail[p] = SLOT_NONE;
         }
         /* copy out before freeing the slot: the handler may post again */
         struct wren_msg msg = slot->msg;
         struct wren_module *dst = slot->dst;
-        slot->next = s->free;
+        s->next[i] = s->free;
         s->free = i;
         s->used--;
         dst->ops->handle(node, dst, &msg);
