@@ -139,11 +139,13 @@ static bool in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
             }
         }
     }
+#if CONFIG_WREN_IPV6_GROUPS
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
         if (memcmp(ifc->groups[i], g, 16) == 0) {
             return true;
         }
     }
+#endif
     return false;
 }
 
@@ -155,6 +157,10 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
     if (!ipv6_addr_is_multicast(g)) {
         return -EINVAL;
     }
+#if !CONFIG_WREN_IPV6_GROUPS
+    (void)join;
+    return -ENOTSUP;
+#else
     /* join: the first free slot (::); leave: the group's slot */
     static const uint8_t none[16];
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
@@ -164,6 +170,7 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
         }
     }
     return join ? -ENOSPC : -ENOENT;
+#endif
 }
 
 static unsigned scope_of(const uint8_t *a)
@@ -309,7 +316,7 @@ static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
             return (uint8_t)n;
         }
     }
-    if (ifc->flags & WREN_IPV6_IF_ND) {
+    if (CONFIG_WREN_IPV6_ETHERNET && (ifc->flags & WREN_IPV6_IF_ND)) {
         return 0; /* Ethernet: unresolved, neighbor discovery solicits it (nd_hold) */
     }
     /* 6LoWPAN links: addresses carry the link address in their IID
@@ -364,7 +371,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         }
     }
     if (ifc == NULL) {
-        if (forwarded) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
             ip->stats.rx_drop_no_route++;
             icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_NO_ROUTE, 0);
             return;
@@ -373,7 +380,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         goto drop;
     }
     if (wren_pkt_len(pkt) > ifc->mtu) {
-        if (forwarded) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
             icmp_error(ip, pkt, ICMPV6_PKT_TOO_BIG, 0, ifc->mtu);
             return;
         }
@@ -391,7 +398,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     }
     wren_netif_hdr(nh)->flags = flags;
     wren_netif_hdr(nh)->if_id = ifc->if_id;
-    if (l2len == 0 && flags == 0) {
+    if (CONFIG_WREN_IPV6_ETHERNET && l2len == 0 && flags == 0) {
         nd_hold(ip, ifc->if_id, next_hop, nh);
         return;
     }
@@ -618,8 +625,8 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
     }
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     if (!for_us(ip, dst, if_id)) {
-        if (ip->forwarding && !ipv6_addr_is_multicast(dst) && !ipv6_addr_is_link_local(dst) &&
-            if_id) {
+        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !ipv6_addr_is_multicast(dst) &&
+            !ipv6_addr_is_link_local(dst) && if_id) {
             forward(ip, pkt);
             return;
         }
@@ -752,6 +759,9 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     case WREN_NETOPT_IPV6_GROUP_LEAVE:
         return len == 16 ? group_set(ifc, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN) : -EINVAL;
     case WREN_NETOPT_IPV6_FORWARDING:
+        if (!CONFIG_WREN_IPV6_ROUTER) {
+            return -ENOTSUP;
+        }
         if (len != 1) {
             return -EINVAL;
         }
@@ -831,6 +841,10 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     if (type == WREN_NETDEV_TYPE_IEEE802154) {
         ifc->flags |= WREN_IPV6_IF_SIXLO;
     } else if (type == WREN_NETDEV_TYPE_ETHERNET) {
+        if (!CONFIG_WREN_IPV6_ETHERNET) {
+            ifc->if_id = 0; /* the slot stays free */
+            return -ENOTSUP;
+        }
         /* RFC 2464: the link's MTU; next hops resolved by NS/NA */
         ifc->flags |= WREN_IPV6_IF_ND;
         uint16_t mtu = 0;
