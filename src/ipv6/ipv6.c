@@ -418,7 +418,7 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
     uint8_t pinned = 0;
     if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
         pinned = wren_netif_hdr(pkt)->if_id;
-        wren_pktbuf_remove_snip(pb, &pkt, pkt);
+        pkt = wren_pktbuf_release_head(pb, pkt);
     }
     if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
         (pkt->data[0] >> 4) != 6 || (pinned && !if_get(ip, pinned))) {

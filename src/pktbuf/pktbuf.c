@@ -534,30 +534,38 @@ int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt)
     return 0;
 }
 
+struct wren_snip *wren_pktbuf_release_head(struct wren_pktbuf *pb, struct wren_snip *pkt)
+{
+    /* the head's next is not touched: another holder may share it */
+    struct wren_snip *rest = pkt->next;
+    assert(pkt->users > 0);
+    if (--pkt->users == 0) {
+        free_snip(pb, pkt);
+    }
+    return rest;
+}
+
 void wren_pktbuf_remove_snip(struct wren_pktbuf *pb, struct wren_snip **pkt,
                              struct wren_snip *snip)
 {
     if (*pkt == snip) {
-        *pkt = snip->next;
-    } else {
-        struct wren_snip *prev = *pkt;
-        while (prev && prev->next != snip) {
-            prev = prev->next;
-        }
-        if (prev == NULL) {
-            return;
-        }
-        /* unlinking rewrites prev->next: prev must be ours alone; if it
-         * cannot be copied, keep the snip rather than corrupt a sharer */
-        if (wren_pktbuf_write_path(pb, pkt, &prev) != 0) {
-            return;
-        }
-        prev->next = snip->next;
+        *pkt = wren_pktbuf_release_head(pb, snip);
+        return;
     }
-    assert(snip->users > 0);
-    if (--snip->users == 0) {
-        free_snip(pb, snip);
+    struct wren_snip *prev = *pkt;
+    while (prev && prev->next != snip) {
+        prev = prev->next;
     }
+    if (prev == NULL) {
+        return;
+    }
+    /* unlinking rewrites prev->next: prev must be ours alone; if it
+     * cannot be copied, keep the snip rather than corrupt a sharer */
+    if (wren_pktbuf_write_path(pb, pkt, &prev) != 0) {
+        return;
+    }
+    prev->next = snip->next;
+    wren_pktbuf_release_head(pb, snip);
 }
 
 struct wren_snip *wren_pkt_reverse(struct wren_snip *pkt)

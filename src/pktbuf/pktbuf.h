@@ -142,6 +142,10 @@ int wren_pktbuf_write_path(struct wren_pktbuf *pb, struct wren_snip **pkt,
  */
 int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt);
 
+/** @brief Release the first snip of @p pkt alone (a netif header, say)
+ *         and return the rest, which stays the caller's. */
+struct wren_snip *wren_pktbuf_release_head(struct wren_pktbuf *pb, struct wren_snip *pkt);
+
 /** @brief Unlink @p snip from *pkt and release it (it must be in the list). */
 void wren_pktbuf_remove_snip(struct wren_pktbuf *pb, struct wren_snip **pkt,
                              struct wren_snip *snip);

@@ -302,7 +302,13 @@ TEST(test_remove_snip__head_and_middle)
     CHECK(pkt == a && a->next == c);
     wren_pktbuf_remove_snip(&pb, &pkt, a);
     CHECK(pkt == c);
-    wren_pktbuf_release(&pb, pkt);
+    /* a shared head: the other holder keeps it and its link */
+    struct wren_snip *h = wren_pktbuf_add(&pb, pkt, "h", 1, 4);
+    wren_pktbuf_hold(&pb, h, 1);
+    CHECK(wren_pktbuf_release_head(&pb, h) == c);
+    CHECK(h->users == 1 && h->next == c && c->users == 2);
+    wren_pktbuf_release(&pb, h);
+    wren_pktbuf_release(&pb, c);
     CHECK_CLEAN();
 }
 
