@@ -177,8 +177,11 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
 
     int res = ieee802154_parse(pkt->data, pkt->size, &f);
     if (res < 0) {
-        reason = res == -IEEE802154_ERR_FRAME_TYPE ? &netif->stats.rx_drop_unsupported
-                                                   : &netif->stats.rx_drop_malformed;
+        /* frames of a kind this build leaves out are unsupported, not malformed */
+        bool unsupported = res == -IEEE802154_ERR_FRAME_TYPE ||
+                           (!CONFIG_WREN_IEEE802154_2015 && res == -IEEE802154_ERR_VERSION) ||
+                           (!CONFIG_WREN_IEEE802154_SECURITY && res == -IEEE802154_ERR_SECURITY);
+        reason = unsupported ? &netif->stats.rx_drop_unsupported : &netif->stats.rx_drop_malformed;
         goto drop;
     }
     if (f.hdr.type == IEEE802154_TYPE_ACK) {

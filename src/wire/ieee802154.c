@@ -24,7 +24,7 @@
 
 static bool is_v2(const struct ieee802154_hdr *h)
 {
-    return h->version >= IEEE802154_VERSION_2015;
+    return CONFIG_WREN_IEEE802154_2015 && h->version >= IEEE802154_VERSION_2015;
 }
 
 static bool both_ext(const struct ieee802154_hdr *h)
@@ -62,7 +62,8 @@ static int hdr_check(const struct ieee802154_hdr *h)
 {
     if (h->type > IEEE802154_TYPE_CMD)
         return ERR(FRAME_TYPE);
-    if (h->version > IEEE802154_VERSION_2015)
+    if (h->version > (CONFIG_WREN_IEEE802154_2015 ? IEEE802154_VERSION_2015
+                                                  : IEEE802154_VERSION_2006))
         return ERR(VERSION);
     if ((h->dst_mode | h->src_mode) > IEEE802154_ADDR_EXT || h->dst_mode == 1 || h->src_mode == 1)
         return ERR(ADDR_MODE);
@@ -71,8 +72,8 @@ static int hdr_check(const struct ieee802154_hdr *h)
         (h->dst_mode == IEEE802154_ADDR_NONE || h->src_mode == IEEE802154_ADDR_NONE))
         return ERR(PANID);
     /* 2003 security has no auxiliary header: not supported. */
-    if (h->security &&
-        (h->version == IEEE802154_VERSION_2003 || h->sec_level > 7 || h->key_id_mode > 3))
+    if (h->security && (!CONFIG_WREN_IEEE802154_SECURITY || h->version == IEEE802154_VERSION_2003 ||
+                        h->sec_level > 7 || h->key_id_mode > 3))
         return ERR(SECURITY);
     return 0;
 }
@@ -199,7 +200,7 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
             h->dst_pan = h->src_pan;
     }
 
-    if (h->security) {
+    if (CONFIG_WREN_IEEE802154_SECURITY && h->security) {
         /* 9.4.2: security control; bits 5-6 are reserved before v2. */
         t = cur_le(c,
                    (uint32_t)(h->sec_level | h->key_id_mode << 3 | (v2 && h->fc_suppressed) << 5 |
@@ -365,7 +366,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
     f->mic = b + end;
     /* 7.4.1: the IE lists. Pointers are never NULL, even if empty. */
     f->hdr_ie = b + pos;
-    if (h->ie_present) {
+    if (is_v2(h) && h->ie_present) {
         term = ie_walk(b, &pos, end, 0, &list_end);
         if (term < 0)
             return term;
