@@ -273,13 +273,14 @@ static int frame_codec(const struct ieee802154_frame *f, struct cur *c)
     return 0;
 }
 
-/* Count, then write only if it fits. */
-static int build(const void *x, uint8_t *buf, size_t len, bool frame)
+/* Count, then write only if it fits. The codec comes as a pointer so that
+ * an image emitting only headers carries no frame codec (IEs, payload). */
+static int build(int (*codec)(void *, struct cur *), const void *x, uint8_t *buf, size_t len)
 {
     struct cur c = {NULL, 0, SIZE_MAX, false, false};
 
     for (;;) {
-        int rc = frame ? frame_codec(x, &c) : mhr_codec((void *)(uintptr_t)x, &c);
+        int rc = codec((void *)(uintptr_t)x, &c);
         if (rc < 0 || !buf || c.w)
             return rc < 0 ? rc : (int)c.pos;
         if (c.pos > len)
@@ -290,24 +291,34 @@ static int build(const void *x, uint8_t *buf, size_t len, bool frame)
     }
 }
 
+static int hdr_codec(void *h, struct cur *c)
+{
+    return mhr_codec(h, c);
+}
+
+static int whole_codec(void *f, struct cur *c)
+{
+    return frame_codec(f, c);
+}
+
 int ieee802154_hdr_len(const struct ieee802154_hdr *h)
 {
-    return build(h, NULL, 0, false);
+    return build(hdr_codec, h, NULL, 0);
 }
 
 int ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len)
 {
-    return build(h, buf, len, false);
+    return build(hdr_codec, h, buf, len);
 }
 
 int ieee802154_len(const struct ieee802154_frame *f)
 {
-    return build(f, NULL, 0, true);
+    return build(whole_codec, f, NULL, 0);
 }
 
 int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len)
 {
-    return build(f, buf, len, true);
+    return build(whole_codec, f, buf, len);
 }
 
 /* Walk one IE list in [*pos, end). Header IEs (payload == 0): type bit 0,
