@@ -43,6 +43,9 @@
 #define CONFIG_WREN_IPV6_GROUPS 2
 #endif
 #define WREN_IPV6_DEFAULT_HOP_LIMIT 64
+_Static_assert(CONFIG_WREN_IPV6_IFS >= 1 && CONFIG_WREN_IPV6_ADDRS >= 1,
+               "an interface and its link-local address at least");
+_Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
 
 /**
  * A router's features: forwarding between interfaces (and the ICMPv6 errors
