@@ -79,7 +79,7 @@ static void *list_alloc(struct wren_pktbuf *pb, size_t size);
 static void *arena_alloc(struct wren_pktbuf *pb, size_t size)
 {
     void *p = list_alloc(pb, size);
-    if (p == NULL && pb->desc_cached) {
+    if (PKTBUF_DESC_CACHE && p == NULL && pb->desc_cached) {
         /* short of space: the descriptors kept aside go back first */
         while (pb->desc_cache) {
             uint8_t *d = pb->desc_cache;
@@ -118,7 +118,7 @@ static void note_high_water(struct wren_pktbuf *pb)
 /* a descriptor alone: from the cache if one is there */
 static void *desc_alloc(struct wren_pktbuf *pb)
 {
-    if (pb->desc_cache == NULL) {
+    if (!PKTBUF_DESC_CACHE || pb->desc_cache == NULL) {
         return arena_alloc(pb, DESC);
     }
     uint8_t *d = desc_pop(pb);
@@ -128,7 +128,7 @@ static void *desc_alloc(struct wren_pktbuf *pb)
 
 static void desc_free(struct wren_pktbuf *pb, size_t off)
 {
-    if (pb->desc_cached >= PKTBUF_DESC_CACHE) {
+    if (pb->desc_cached + 1 > PKTBUF_DESC_CACHE) { /* full, or no cache at all */
         arena_free(pb, off, DESC);
         return;
     }
@@ -292,7 +292,7 @@ struct wren_snip *wren_pktbuf_add_chain(struct wren_pktbuf *pb, unsigned n,
     /* descriptors kept aside are used first: the rest and the data are one
      * allocation, [desc k .. desc n-1][data 0][data 1]..., each snip owning
      * its own units */
-    unsigned k = pb->desc_cached < n ? pb->desc_cached : n;
+    unsigned k = !PKTBUF_DESC_CACHE ? 0 : pb->desc_cached < n ? pb->desc_cached : n;
     size_t need = (n - k) * DESC + total;
     uint8_t *block = need ? list_alloc(pb, need) : NULL;
     if (need && block == NULL) {
