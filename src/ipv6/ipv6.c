@@ -621,7 +621,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
     }
     if (pkt->size > len) {
         /* link padding after the datagram */
-        wren_pktbuf_realloc_data(pb, pkt, len);
+        wren_pktbuf_trim_back(pb, pkt, len);
     }
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     if (!for_us(ip, dst, if_id)) {

@@ -234,7 +234,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     if (pkt->size > plen) {
         /* trailing bytes (IEs handled above, MIC never here) are not payload */
-        wren_pktbuf_realloc_data(&node->pktbuf, pkt, plen);
+        wren_pktbuf_trim_back(&node->pktbuf, pkt, plen);
     }
     struct wren_snip *nh_snip = wren_pktbuf_add(&node->pktbuf, NULL, NULL,
                                                 sizeof(struct wren_netif_hdr),

@@ -381,21 +381,29 @@ void wren_pktbuf_trim_front(struct wren_pktbuf *pb, struct wren_snip *snip, size
     snip->size = (uint16_t)(snip->size - n);
 }
 
+int wren_pktbuf_trim_back(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size)
+{
+    if (snip->users != 1) {
+        return -EINVAL;
+    }
+    if (size == 0) {
+        free_data(pb, snip);
+    } else if (size < snip->size) {
+        size_t off = off_of(pb, snip->data);
+        size_t keep = ROUND_UP(off + size);
+        arena_free(pb, keep, ROUND_UP(off + snip->size) - keep);
+        snip->size = (uint16_t)size;
+    }
+    return 0;
+}
+
 int wren_pktbuf_realloc_data(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size)
 {
     if (snip->users != 1 || size > UINT16_MAX) {
         return -EINVAL;
     }
-    if (size == 0) {
-        free_data(pb, snip);
-        return 0;
-    }
-    if (snip->data && size <= snip->size) {
-        size_t off = off_of(pb, snip->data);
-        size_t keep = ROUND_UP(off + size);
-        arena_free(pb, keep, ROUND_UP(off + snip->size) - keep);
-        snip->size = (uint16_t)size;
-        return 0;
+    if (size == 0 || (snip->data && size <= snip->size)) {
+        return wren_pktbuf_trim_back(pb, snip, size);
     }
     uint8_t *data = arena_alloc(pb, size);
     if (data == NULL) {

@@ -117,6 +117,14 @@ struct wren_snip *wren_pktbuf_mark(struct wren_pktbuf *pb, struct wren_snip *pkt
 void wren_pktbuf_trim_front(struct wren_pktbuf *pb, struct wren_snip *snip, size_t n);
 
 /**
+ * @brief Keep only the first @p size bytes of @p snip's data, freeing the
+ *        units beyond them (padding, a trailer); a @p size at or above the
+ *        current one changes nothing.
+ * @return 0, or -EINVAL if @p snip is shared.
+ */
+int wren_pktbuf_trim_back(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size);
+
+/**
  * @brief Resize @p snip's data in place: shrinking always works; growing
  *        works if the arena has room (the data may move).
  * @return 0, -ENOBUFS, or -EINVAL if @p snip is shared.

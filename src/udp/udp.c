@@ -46,7 +46,7 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t fl
     }
     if (pkt->size > h.len) {
         /* bytes after the UDP length are not part of the datagram */
-        wren_pktbuf_realloc_data(pb, pkt, h.len);
+        wren_pktbuf_trim_back(pb, pkt, h.len);
     }
     if (wren_pktbuf_mark(pb, pkt, UDP_HDR_LEN, WREN_NETTYPE_UDP) == NULL) {
         goto drop;

@@ -291,6 +291,28 @@ TEST(test_realloc_and_trim__shrink_grow_front)
     CHECK_CLEAN();
 }
 
+TEST(test_trim_back__keeps_the_front_frees_the_rest)
+{
+    setup();
+    struct wren_snip *s = wren_pktbuf_add(&pb, NULL, "0123456789abcdefghij", 20, 0);
+    uint32_t used = pb.stats.in_use;
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 30), 0); /* beyond: nothing changes */
+    CHECK_EQ(s->size, 20);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 3), 0);
+    CHECK_EQ(s->size, 3);
+    CHECK_MEM(s->data, "012", 3);
+    CHECK(pb.stats.in_use < used); /* whole units behind the data went back */
+    wren_pktbuf_hold(&pb, s, 1);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 1), -EINVAL); /* shared: untouched */
+    CHECK_EQ(s->size, 3);
+    wren_pktbuf_release(&pb, s);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 0), 0);
+    CHECK(s->size == 0 && s->data == NULL);
+    CHECK(wren_pktbuf_is_sane(&pb));
+    wren_pktbuf_release(&pb, s);
+    CHECK_CLEAN();
+}
+
 TEST(test_remove_snip__head_and_middle)
 {
     setup();
@@ -431,6 +453,7 @@ int main(void)
     RUN(test_merge__concatenates_in_order);
     RUN(test_merge__shared_packet_leaves_other_holder_intact);
     RUN(test_realloc_and_trim__shrink_grow_front);
+    RUN(test_trim_back__keeps_the_front_frees_the_rest);
     RUN(test_remove_snip__head_and_middle);
     RUN(test_reverse__rx_to_tx_order);
     RUN(test_random_workload__no_corruption_no_leak);
