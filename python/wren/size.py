@@ -48,7 +48,9 @@ _rest = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)")
 
 
 def _kind(section):
-    if section.startswith((".text", ".rodata", ".ARM")):
+    # .ARM.exidx/.ARM.extab (unwind tables) are loaded; .ARM.attributes is
+    # build metadata the linker never puts in flash
+    if section.startswith((".text", ".rodata", ".ARM.exidx", ".ARM.extab")):
         return "rom"
     if section.startswith(".data"):
         return "data"
