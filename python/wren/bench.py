@@ -364,3 +364,22 @@ def main(args):
         Path(args.json).write_text(json.dumps(records, indent=1))
         print(f"records: {args.json}")
     return 0
+
+
+def bench_tcp_sizes():
+    """sizeof of each TCP structure on this host, and the connection's
+    protocol state on the Cortex-M3 (the issue's limit: 256 bytes)."""
+    import subprocess
+    from . import paths, size
+    out = subprocess.run([str(paths.BUILD / "bench_tcp_sizes")], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        name, n = line.split()
+        print(f"  {name.replace('_', ' ', 1):<34} {n:>6} bytes (x86-64)")
+    conn = size.tcp_conn_bytes()
+    print(f"  struct wren_tcp_conn on Cortex-M3 {conn:>6} bytes")
+    return [_record("tcp_conn_state_bytes", conn, "bytes", "lower", 256,
+                    "Cortex-M3; TCPlp: 364 bytes per active connection")]
+
+
+BENCHES["tcp_sizes"] = bench_tcp_sizes

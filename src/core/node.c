@@ -28,7 +28,7 @@ void wren_node_run(struct wren_node *node)
 {
     for (;;) {
         wren_sched_run(node);
-        if (node->run_head == NULL) {
+        if (!CONFIG_WREN_THREADS || node->run_head == NULL) {
             break;
         }
         wren_thread_run_ready(node);

@@ -11,7 +11,7 @@
 void wren_sched_init(struct wren_sched *s)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SCHED_QUEUE_LEN; i++) {
-        s->slot[i].next = (uint8_t)(i + 1 < CONFIG_WREN_SCHED_QUEUE_LEN ? i + 1 : SLOT_NONE);
+        s->next[i] = (uint8_t)(i + 1 < CONFIG_WREN_SCHED_QUEUE_LEN ? i + 1 : SLOT_NONE);
     }
     for (unsigned p = 0; p < CONFIG_WREN_SCHED_PRIOS; p++) {
         s->head[p] = SLOT_NONE;
@@ -21,6 +21,7 @@ void wren_sched_init(struct wren_sched *s)
     s->used = 0;
     s->sig_head = s->sig_tail = NULL;
     s->high_water = 0;
+    s->running = 0;
     s->full_drops = 0;
 }
 
@@ -33,23 +34,25 @@ int wren_sched_post(struct wren_node *node, struct wren_module *dst,
         s->full_drops++;
         return -ENOBUFS;
     }
-    s->free = s->slot[i].next;
-    s->slot[i].msg = *msg;
-    s->slot[i].dst = dst;
-    s->slot[i].next = SLOT_NONE;
+    struct wren_sched_slot *slot = &s->slot[i];
+    s->free = s->next[i];
+    slot->msg = *msg;
+    slot->dst = dst;
+    s->next[i] = SLOT_NONE;
 
     unsigned p = dst->prio < CONFIG_WREN_SCHED_PRIOS ? dst->prio : CONFIG_WREN_SCHED_PRIOS - 1;
-    bool was_idle = s->used == 0 && s->sig_head == NULL;
     if (s->tail[p] == SLOT_NONE) {
         s->head[p] = i;
     } else {
-        s->slot[s->tail[p]].next = i;
+        s->next[s->tail[p]] = i;
     }
     s->tail[p] = i;
     if (++s->used > s->high_water) {
         s->high_water = s->used;
     }
-    if (was_idle && node->current == NULL) {
+    /* the first message of an idle node wakes the runtime; a post from a
+     * handler or a thread happens while the node runs anyway */
+    if (s->used == 1 && !s->running && s->sig_head == NULL && node->current == NULL) {
         node->rt_ops->node_pending(node->rt, node);
     }
     return 0;
@@ -79,6 +82,7 @@ unsigned wren_sched_run(struct wren_node *node)
 {
     struct wren_sched *s = &node->sched;
     unsigned n = 0;
+    s->running = 1;
     while (s->used || s->sig_head) {
         if (s->sig_head) {
             /* signals first: they are interrupts */
@@ -99,18 +103,19 @@ unsigned wren_sched_run(struct wren_node *node)
         }
         uint8_t i = s->head[p];
         struct wren_sched_slot *slot = &s->slot[i];
-        s->head[p] = slot->next;
+        s->head[p] = s->next[i];
         if (s->head[p] == SLOT_NONE) {
             s->tail[p] = SLOT_NONE;
         }
         /* copy out before freeing the slot: the handler may post again */
         struct wren_msg msg = slot->msg;
         struct wren_module *dst = slot->dst;
-        slot->next = s->free;
+        s->next[i] = s->free;
         s->free = i;
         s->used--;
         dst->ops->handle(node, dst, &msg);
         n++;
     }
+    s->running = 0;
     return n;
 }

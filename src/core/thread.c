@@ -35,6 +35,9 @@ int wren_thread_start(struct wren_node *node, struct wren_thread *t, void *stack
                       size_t stack_size, void (*fn)(void *), void *arg,
                       const char *name)
 {
+    if (!CONFIG_WREN_THREADS) {
+        return -ENOTSUP;
+    }
     if (stack_size < THREAD_MIN_STACK) {
         return -EINVAL;
     }

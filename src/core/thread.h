@@ -24,6 +24,13 @@
 #include "core/node.h"
 #include "core/timer.h"
 
+/** Application threads. 0 for images whose applications are all message
+ *  handlers: wren_thread_start() then fails with -ENOTSUP and the node never
+ *  looks for ready threads. */
+#ifndef CONFIG_WREN_THREADS
+#define CONFIG_WREN_THREADS 1
+#endif
+
 /** Timeout value meaning "wait forever". */
 #define WREN_THREAD_FOREVER UINT64_MAX
 
@@ -49,7 +56,8 @@ struct wren_thread {
 /**
  * @brief Start @p fn(arg) in thread @p t on @p stack; it first runs after
  *        the node's queued messages.
- * @return 0, or -EINVAL if the stack is too small.
+ * @return 0, -EINVAL if the stack is too small, -ENOTSUP without
+ *         CONFIG_WREN_THREADS.
  */
 int wren_thread_start(struct wren_node *node, struct wren_thread *t, void *stack,
                       size_t stack_size, void (*fn)(void *), void *arg,

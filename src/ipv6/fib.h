@@ -12,6 +12,7 @@
 #ifndef CONFIG_WREN_FIB_ENTRIES
 #define CONFIG_WREN_FIB_ENTRIES 4
 #endif
+_Static_assert(CONFIG_WREN_FIB_ENTRIES >= 1, "a default route at least");
 
 struct wren_fib_entry {
     uint8_t prefix[16];

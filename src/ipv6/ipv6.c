@@ -139,11 +139,13 @@ static bool in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
             }
         }
     }
+#if CONFIG_WREN_IPV6_GROUPS
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
         if (memcmp(ifc->groups[i], g, 16) == 0) {
             return true;
         }
     }
+#endif
     return false;
 }
 
@@ -155,6 +157,10 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
     if (!ipv6_addr_is_multicast(g)) {
         return -EINVAL;
     }
+#if !CONFIG_WREN_IPV6_GROUPS
+    (void)join;
+    return -ENOTSUP;
+#else
     /* join: the first free slot (::); leave: the group's slot */
     static const uint8_t none[16];
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
@@ -164,6 +170,7 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
         }
     }
     return join ? -ENOSPC : -ENOENT;
+#endif
 }
 
 static unsigned scope_of(const uint8_t *a)
@@ -227,25 +234,31 @@ static uint8_t nettype_of(uint8_t nh)
     }
 }
 
-/* Deliver to raw sockets of next header @p nh and to the protocol module.
- * Returns false if nobody takes it (then it is released). */
-static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt)
+/* Deliver to raw sockets of next header @p nh and to the protocol module
+ * (with @p flags: WREN_NETAPI_CSUM_OK or 0). Returns false if nobody takes
+ * it (then it is released). */
+static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt, uint16_t flags)
 {
     uint8_t type = nettype_of(nh);
+    struct wren_msg msg = { .type = WREN_MSG_RCV, .arg = flags, .ptr = pkt };
+    if (wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) == NULL) {
+        /* no raw socket: the protocol module alone, one walk */
+        if (type == WREN_NETTYPE_UNDEF || wren_netapi_try_dispatch(node, type,
+                                                                   WREN_NETREG_DEMUX_ALL,
+                                                                   &msg) == 0) {
+            wren_pktbuf_release(&node->pktbuf, pkt);
+            return false;
+        }
+        return true;
+    }
     bool proto = type != WREN_NETTYPE_UNDEF &&
                  wren_netreg_lookup(node, type, WREN_NETREG_DEMUX_ALL, NULL) != NULL;
-    bool raw = wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) != NULL;
-    if (raw) {
-        if (proto) {
-            wren_pktbuf_hold(&node->pktbuf, pkt, 1);
-        }
-        wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, nh, WREN_MSG_RCV, pkt);
-    }
     if (proto) {
-        wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt);
-    } else if (!raw) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return false;
+        wren_pktbuf_hold(&node->pktbuf, pkt, 1);
+    }
+    wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, nh, WREN_MSG_RCV, pkt);
+    if (proto) {
+        wren_netapi_try_dispatch(node, type, WREN_NETREG_DEMUX_ALL, &msg);
     }
     return true;
 }
@@ -303,7 +316,7 @@ static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
             return (uint8_t)n;
         }
     }
-    if (ifc->flags & WREN_IPV6_IF_ND) {
+    if (CONFIG_WREN_IPV6_ETHERNET && (ifc->flags & WREN_IPV6_IF_ND)) {
         return 0; /* Ethernet: unresolved, neighbor discovery solicits it (nd_hold) */
     }
     /* 6LoWPAN links: addresses carry the link address in their IID
@@ -358,7 +371,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         }
     }
     if (ifc == NULL) {
-        if (forwarded) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
             ip->stats.rx_drop_no_route++;
             icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_NO_ROUTE, 0);
             return;
@@ -367,7 +380,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         goto drop;
     }
     if (wren_pkt_len(pkt) > ifc->mtu) {
-        if (forwarded) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
             icmp_error(ip, pkt, ICMPV6_PKT_TOO_BIG, 0, ifc->mtu);
             return;
         }
@@ -385,7 +398,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     }
     wren_netif_hdr(nh)->flags = flags;
     wren_netif_hdr(nh)->if_id = ifc->if_id;
-    if (l2len == 0 && flags == 0) {
+    if (CONFIG_WREN_IPV6_ETHERNET && l2len == 0 && flags == 0) {
         nd_hold(ip, ifc->if_id, next_hop, nh);
         return;
     }
@@ -396,15 +409,16 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags);
 
-static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
+/* @p flags: the SND's arg (WREN_NETAPI_CSUM_OK or 0), kept for loopback */
+static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
     if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
         pinned = wren_netif_hdr(pkt)->if_id;
-        wren_pktbuf_remove_snip(pb, &pkt, pkt);
+        pkt = wren_pktbuf_release_head(pb, pkt);
     }
     if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
         (pkt->data[0] >> 4) != 6 || (pinned && !if_get(ip, pinned))) {
@@ -444,7 +458,7 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         ip->stats.tx_drop_nobuf++;
         goto drop;
     }
-    receive(ip, pkt);
+    receive(ip, pkt, flags & WREN_NETAPI_CSUM_OK);
     return;
 
 drop:
@@ -575,7 +589,7 @@ drop:
     return -1;
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
 {
     struct wren_node *node = ip->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -607,12 +621,12 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
     }
     if (pkt->size > len) {
         /* link padding after the datagram */
-        wren_pktbuf_realloc_data(pb, pkt, len);
+        wren_pktbuf_trim_back(pb, pkt, len);
     }
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     if (!for_us(ip, dst, if_id)) {
-        if (ip->forwarding && !ipv6_addr_is_multicast(dst) && !ipv6_addr_is_link_local(dst) &&
-            if_id) {
+        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !ipv6_addr_is_multicast(dst) &&
+            !ipv6_addr_is_link_local(dst) && if_id) {
             forward(ip, pkt);
             return;
         }
@@ -637,7 +651,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
         goto drop;
     }
     pkt->type = nettype_of(nh);
-    if (!deliver_up(node, nh, pkt)) {
+    if (!deliver_up(node, nh, pkt, flags)) {
         ip->stats.rx_drop_no_receiver++;
         return;
     }
@@ -656,10 +670,10 @@ static void ipv6_handle(struct wren_node *node, struct wren_module *self,
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
     switch (msg->type) {
     case WREN_MSG_SND:
-        send(ip, msg->ptr);
+        send(ip, msg->ptr, msg->arg);
         break;
     case WREN_MSG_RCV:
-        receive(ip, msg->ptr);
+        receive(ip, msg->ptr, 0);
         break;
     default:
         if (msg->ptr) {
@@ -745,6 +759,9 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     case WREN_NETOPT_IPV6_GROUP_LEAVE:
         return len == 16 ? group_set(ifc, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN) : -EINVAL;
     case WREN_NETOPT_IPV6_FORWARDING:
+        if (!CONFIG_WREN_IPV6_ROUTER) {
+            return -ENOTSUP;
+        }
         if (len != 1) {
             return -EINVAL;
         }
@@ -824,6 +841,10 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     if (type == WREN_NETDEV_TYPE_IEEE802154) {
         ifc->flags |= WREN_IPV6_IF_SIXLO;
     } else if (type == WREN_NETDEV_TYPE_ETHERNET) {
+        if (!CONFIG_WREN_IPV6_ETHERNET) {
+            ifc->if_id = 0; /* the slot stays free */
+            return -ENOTSUP;
+        }
         /* RFC 2464: the link's MTU; next hops resolved by NS/NA */
         ifc->flags |= WREN_IPV6_IF_ND;
         uint16_t mtu = 0;

@@ -37,9 +37,38 @@
 #define CONFIG_WREN_IPV6_ADDRS 3     /**< unicast addresses per interface */
 #endif
 #ifndef CONFIG_WREN_IPV6_GROUPS
-#define CONFIG_WREN_IPV6_GROUPS 2    /**< joined groups besides all-nodes and solicited-node */
+/** Groups an interface may join besides all-nodes and the solicited-node
+ *  groups of its addresses, which are always received. 0: none (a host
+ *  needs none; GROUP_JOIN answers -ENOTSUP). */
+#define CONFIG_WREN_IPV6_GROUPS 2
 #endif
 #define WREN_IPV6_DEFAULT_HOP_LIMIT 64
+_Static_assert(CONFIG_WREN_IPV6_IFS >= 1 && CONFIG_WREN_IPV6_ADDRS >= 1,
+               "an interface and its link-local address at least");
+_Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
+
+/**
+ * A router's features: forwarding between interfaces (and the ICMPv6 errors
+ * about datagrams it cannot forward: time exceeded, packet too big, no
+ * route), WREN_NETOPT_IPV6_FORWARDING. 0 builds a host, which never
+ * forwards: SET WREN_NETOPT_IPV6_FORWARDING answers -ENOTSUP and datagrams
+ * for others are dropped (rx_drop_not_for_us).
+ */
+#ifndef CONFIG_WREN_IPV6_ROUTER
+#define CONFIG_WREN_IPV6_ROUTER 1
+#endif
+
+/**
+ * Links whose next hops need address resolution by neighbor discovery
+ * (Ethernet, RFC 2464 and RFC 4861 7.2: unresolved packets are handed to
+ * the ND module with SET WREN_NETOPT_NIB_HOLD; the MTU comes from the
+ * device). 0: IPv6 runs on 6LoWPAN links only, whose addresses carry the
+ * link address (RFC 6775 5.2); wren_ipv6_netif_add() refuses an Ethernet
+ * device with -ENOTSUP.
+ */
+#ifndef CONFIG_WREN_IPV6_ETHERNET
+#define CONFIG_WREN_IPV6_ETHERNET 1
+#endif
 
 /** Ask the ICMPv6 module for an error about the packet the message carries;
  *  msg.arg is the pointer (parameter problem) or MTU (packet too big). */
@@ -72,7 +101,9 @@ struct wren_ipv6_if {
     uint16_t mtu;
     uint8_t l2addr[8];          /**< the address the interface sends from */
     struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
+#if CONFIG_WREN_IPV6_GROUPS
     uint8_t groups[CONFIG_WREN_IPV6_GROUPS][16];
+#endif
 };
 
 struct wren_ipv6_stats {
@@ -115,7 +146,8 @@ int wren_ipv6_init(struct wren_node *node, struct wren_ipv6 *ip);
  *        through netapi GET and gives it a link-local address whose
  *        interface identifier comes from that link address (RFC 4944 /
  *        RFC 6282 3.2.2 for 802.15.4).
- * @return 0, -ENOSPC, -ENODEV.
+ * @return 0, -ENOSPC, -ENODEV, -ENOTSUP (an Ethernet device without
+ *         CONFIG_WREN_IPV6_ETHERNET).
  */
 int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id);
 

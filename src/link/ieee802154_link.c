@@ -40,9 +40,9 @@ static void link_init(struct wren_netif *netif)
     nif->src_len = s >= 0xfffe ? 8 : 2;
     nif->seq = (uint8_t)wren_node_random(netif->node);
     nif->ack_req = true;
-    if (CONFIG_WREN_MAC_SOFT) {
-        wren_mac_init(nif); /* may switch ACKs off again for a wire */
-    }
+#if CONFIG_WREN_MAC_SOFT
+    wren_mac_init(nif); /* may switch ACKs off again for a wire */
+#endif
 }
 
 int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
@@ -78,6 +78,7 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
     return n < 0 ? -1 : n;
 }
 
+#if !CONFIG_WREN_MAC_SOFT
 /* Without the software MAC: the frame goes straight to the radio, which
  * does CSMA-CA and ACKs itself and ends the frame with its TX event. */
 static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
@@ -109,6 +110,7 @@ static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
     nif->seq++;
     return 0;
 }
+#endif
 
 static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
 {
@@ -135,7 +137,11 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -EINVAL;
     }
-    int res = CONFIG_WREN_MAC_SOFT ? wren_mac_submit(nif, pkt) : hw_send(nif, pkt);
+#if CONFIG_WREN_MAC_SOFT
+    int res = wren_mac_submit(nif, pkt);
+#else
+    int res = hw_send(nif, pkt);
+#endif
     if (res >= 0) {
         netif->stats.tx_frames++;
         netif->stats.tx_bytes += (uint32_t)(hlen + plen);
@@ -171,16 +177,19 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
 
     int res = ieee802154_parse(pkt->data, pkt->size, &f);
     if (res < 0) {
-        reason = res == -IEEE802154_ERR_FRAME_TYPE ? &netif->stats.rx_drop_unsupported
-                                                   : &netif->stats.rx_drop_malformed;
+        /* frames of a kind this build leaves out are unsupported, not malformed */
+        bool unsupported = res == -IEEE802154_ERR_FRAME_TYPE ||
+                           (!CONFIG_WREN_IEEE802154_2015 && res == -IEEE802154_ERR_VERSION) ||
+                           (!CONFIG_WREN_IEEE802154_SECURITY && res == -IEEE802154_ERR_SECURITY);
+        reason = unsupported ? &netif->stats.rx_drop_unsupported : &netif->stats.rx_drop_malformed;
         goto drop;
     }
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
-        if (CONFIG_WREN_MAC_SOFT) {
-            wren_mac_rx(nif, &f, false);
-        } else {
-            netif->stats.rx_drop_unsupported++; /* the radio's business */
-        }
+#if CONFIG_WREN_MAC_SOFT
+        wren_mac_rx(nif, &f, false);
+#else
+        netif->stats.rx_drop_unsupported++; /* the radio's business */
+#endif
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
@@ -192,10 +201,13 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     bool mine = for_us(nif, &f.hdr);
     if (f.hdr.type == IEEE802154_TYPE_CMD) {
         /* MAC commands (data requests) are the MAC's; others we do not use */
-        if (!CONFIG_WREN_MAC_SOFT || !mine ||
-            wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
+#if CONFIG_WREN_MAC_SOFT
+        if (!mine || wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
             netif->stats.rx_drop_unsupported++;
         }
+#else
+        netif->stats.rx_drop_unsupported++;
+#endif
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
@@ -205,10 +217,14 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     bool unicast = mine && !(f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
                              get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST);
-    if (CONFIG_WREN_MAC_SOFT && wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
+#if CONFIG_WREN_MAC_SOFT
+    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
+#else
+    (void)unicast;
+#endif
     size_t hlen = (size_t)(f.payload - pkt->data);
     size_t plen = f.payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
@@ -218,7 +234,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     if (pkt->size > plen) {
         /* trailing bytes (IEs handled above, MIC never here) are not payload */
-        wren_pktbuf_realloc_data(&node->pktbuf, pkt, plen);
+        wren_pktbuf_trim_back(&node->pktbuf, pkt, plen);
     }
     struct wren_snip *nh_snip = wren_pktbuf_add(&node->pktbuf, NULL, NULL,
                                                 sizeof(struct wren_netif_hdr),
@@ -261,10 +277,12 @@ drop:
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
-    int mres = CONFIG_WREN_MAC_SOFT ? wren_mac_get(nif, opt, val, max) : -ENOTSUP;
+#if CONFIG_WREN_MAC_SOFT
+    int mres = wren_mac_get(nif, opt, val, max);
     if (mres != -ENOTSUP) {
         return mres;
     }
+#endif
     uint16_t v16;
     uint8_t b;
     switch (opt) {
@@ -284,7 +302,11 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
         b = nif->promiscuous;
         return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_IS_WIRED:
-        b = CONFIG_WREN_MAC_SOFT && nif->mac.wired;
+#if CONFIG_WREN_MAC_SOFT
+        b = nif->mac.wired;
+#else
+        b = 0; /* the radio's MAC decides; it is a radio */
+#endif
         return wren_netopt_put(val, max, &b, 1);
     case WREN_NETOPT_MAX_PDU_SIZE:
         /* payload room with short addresses and a compressed PAN ID */
@@ -298,10 +320,12 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
-    int mres = CONFIG_WREN_MAC_SOFT ? wren_mac_set(nif, opt, val, len) : -ENOTSUP;
+#if CONFIG_WREN_MAC_SOFT
+    int mres = wren_mac_set(nif, opt, val, len);
     if (mres != -ENOTSUP) {
         return mres;
     }
+#endif
     struct wren_netdev *dev = netif->dev;
     switch (opt) {
     case WREN_NETOPT_ADDRESS:
@@ -350,7 +374,9 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
     .send = link_send,
     .recv = link_recv,
-    .tx_event = CONFIG_WREN_MAC_SOFT ? wren_mac_tx_event : NULL,
+#if CONFIG_WREN_MAC_SOFT
+    .tx_event = wren_mac_tx_event,
+#endif
     .get = link_get,
     .set = link_set,
 };

@@ -114,7 +114,9 @@ struct wren_mac {
 
 struct wren_ieee802154_netif {
     struct wren_netif netif;   /**< first */
-    struct wren_mac mac;
+#if CONFIG_WREN_MAC_SOFT
+    struct wren_mac mac;       /**< absent when the radio does it (400 bytes on Cortex-M3) */
+#endif
     uint16_t pan;
     uint8_t short_addr[2];     /**< network order */
     uint8_t long_addr[8];      /**< EUI-64, network order */

@@ -10,6 +10,8 @@
 #include "link/mac_priv.h"
 #include "net/netopt.h"
 
+#if CONFIG_WREN_MAC_SOFT /* else the radio does all of this: nothing here */
+
 #define SYMBOL_US 16u
 #define UNIT_BACKOFF_US (20u * SYMBOL_US)    /* aUnitBackoffPeriod */
 #define CCA_US (8u * SYMBOL_US)
@@ -673,3 +675,5 @@ int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *va
         return -ENOTSUP;
     }
 }
+
+#endif /* CONFIG_WREN_MAC_SOFT */

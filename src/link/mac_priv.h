@@ -5,6 +5,13 @@
 #include "link/ieee802154_link.h"
 #include "wire/ieee802154.h"
 
+/* Build the MAC header of a frame from us to @p dst (dst_len 0: broadcast)
+ * into @p buf (at least 23 bytes); return its length or -1 (in link.c). */
+int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
+                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf);
+
+#if CONFIG_WREN_MAC_SOFT
+
 void wren_mac_init(struct wren_ieee802154_netif *nif);
 /* Take @p pkt (netif header, then the payload snips) from the interface:
  * send it with CSMA-CA, ACK and retries as configured (0: the interface
@@ -12,10 +19,6 @@ void wren_mac_init(struct wren_ieee802154_netif *nif);
  * child (1), or refuse it while busy (-EBUSY). */
 int wren_mac_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt);
 
-/* Build the MAC header of a frame from us to @p dst (dst_len 0: broadcast)
- * into @p buf (at least 23 bytes); return its length or -1 (in link.c). */
-int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
-                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf);
 void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev);
 
 enum wren_mac_rx {
@@ -29,5 +32,7 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
 
 int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max);
 int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len);
+
+#endif /* CONFIG_WREN_MAC_SOFT */
 
 #endif

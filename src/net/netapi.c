@@ -27,29 +27,55 @@ int wren_netapi_receive(struct wren_node *node, struct wren_module *module,
     return post_pkt(node, module, WREN_MSG_RCV, pkt);
 }
 
-int wren_netapi_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
-                         uint16_t msg_type, struct wren_snip *pkt)
+/* The first entry for @p demux from @p e on (one list per type). */
+static inline struct wren_netreg_entry *match(struct wren_netreg_entry *e, uint32_t demux)
 {
-    struct wren_netreg_entry *first = wren_netreg_lookup(node, type, demux, NULL);
-    if (first == NULL) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
+    while (e && e->demux != demux) {
+        e = e->next;
+    }
+    return e;
+}
+
+int wren_netapi_try_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
+                             const struct wren_msg *msg)
+{
+    if (type >= WREN_NETTYPE_NUMOF) {
         return 0;
     }
-    struct wren_netreg_entry *e = wren_netreg_lookup(node, type, demux, first);
+    struct wren_netreg_entry *first = match(node->netreg.head[type], demux);
+    if (first == NULL) {
+        return 0;
+    }
+    struct wren_netreg_entry *e = match(first->next, demux);
     if (e == NULL) {
-        /* the common case: one receiver, no extra reference */
-        post_pkt(node, first->module, msg_type, pkt);
+        /* the common case: one receiver, no extra reference, one walk */
+        if (wren_sched_post(node, first->module, msg) < 0) {
+            wren_pktbuf_release(&node->pktbuf, msg->ptr);
+        }
         return 1;
     }
     unsigned n = 2;
-    while ((e = wren_netreg_lookup(node, type, demux, e)) != NULL) {
+    while ((e = match(e->next, demux)) != NULL) {
         n++;
     }
-    wren_pktbuf_hold(&node->pktbuf, pkt, n - 1);
-    for (e = first; e; e = wren_netreg_lookup(node, type, demux, e)) {
-        post_pkt(node, e->module, msg_type, pkt);
+    wren_pktbuf_hold(&node->pktbuf, msg->ptr, n - 1);
+    for (e = first; e; e = match(e->next, demux)) {
+        if (wren_sched_post(node, e->module, msg) < 0) {
+            wren_pktbuf_release(&node->pktbuf, msg->ptr);
+        }
     }
     return (int)n;
+}
+
+int wren_netapi_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
+                         uint16_t msg_type, struct wren_snip *pkt)
+{
+    struct wren_msg msg = { .type = msg_type, .ptr = pkt };
+    int n = wren_netapi_try_dispatch(node, type, demux, &msg);
+    if (n == 0) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+    }
+    return n;
 }
 
 int wren_netapi_get(struct wren_node *node, struct wren_module *module, uint16_t opt,

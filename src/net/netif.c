@@ -126,7 +126,7 @@ static void netif_rx(struct wren_netif *netif)
         return;
     }
     if (n < size) {
-        wren_pktbuf_realloc_data(&node->pktbuf, pkt, (size_t)n);
+        wren_pktbuf_trim_back(&node->pktbuf, pkt, (size_t)n);
     }
     netif->link->recv(netif, pkt, &info);
 }

@@ -79,7 +79,7 @@ static void *list_alloc(struct wren_pktbuf *pb, size_t size);
 static void *arena_alloc(struct wren_pktbuf *pb, size_t size)
 {
     void *p = list_alloc(pb, size);
-    if (p == NULL && pb->desc_cached) {
+    if (PKTBUF_DESC_CACHE && p == NULL && pb->desc_cached) {
         /* short of space: the descriptors kept aside go back first */
         while (pb->desc_cache) {
             uint8_t *d = pb->desc_cache;
@@ -97,26 +97,38 @@ static void *arena_alloc(struct wren_pktbuf *pb, size_t size)
     return p;
 }
 
-/* a descriptor alone: from the cache if one is there */
-static void *desc_alloc(struct wren_pktbuf *pb)
+/* a descriptor from the cache (there must be one) */
+static uint8_t *desc_pop(struct wren_pktbuf *pb)
 {
     uint8_t *d = pb->desc_cache;
-    if (d == NULL) {
-        return arena_alloc(pb, DESC);
-    }
     UNPOISON(d, DESC);
     memcpy(&pb->desc_cache, d, sizeof(void *));
     pb->desc_cached--;
     pb->stats.in_use += DESC;
+    return d;
+}
+
+static void note_high_water(struct wren_pktbuf *pb)
+{
     if (pb->stats.in_use > pb->stats.high_water) {
         pb->stats.high_water = pb->stats.in_use;
     }
+}
+
+/* a descriptor alone: from the cache if one is there */
+static void *desc_alloc(struct wren_pktbuf *pb)
+{
+    if (!PKTBUF_DESC_CACHE || pb->desc_cache == NULL) {
+        return arena_alloc(pb, DESC);
+    }
+    uint8_t *d = desc_pop(pb);
+    note_high_water(pb);
     return d;
 }
 
 static void desc_free(struct wren_pktbuf *pb, size_t off)
 {
-    if (pb->desc_cached >= PKTBUF_DESC_CACHE) {
+    if (pb->desc_cached + 1 > PKTBUF_DESC_CACHE) { /* full, or no cache at all */
         arena_free(pb, off, DESC);
         return;
     }
@@ -274,20 +286,35 @@ struct wren_snip *wren_pktbuf_add_chain(struct wren_pktbuf *pb, unsigned n,
         }
         total += sizes[i];
     }
-    uint8_t *block = n ? arena_alloc(pb, n * DESC + total) : NULL;
-    if (block == NULL) {
+    if (n == 0) {
         return NULL;
     }
-    /* [desc 0 .. desc n-1][data 0][data 1]...: each snip owns its own units */
-    uint8_t *data = block + n * DESC;
+    /* descriptors kept aside are used first: the rest and the data are one
+     * allocation, [desc k .. desc n-1][data 0][data 1]..., each snip owning
+     * its own units */
+    unsigned k = !PKTBUF_DESC_CACHE ? 0 : pb->desc_cached < n ? pb->desc_cached : n;
+    size_t need = (n - k) * DESC + total;
+    uint8_t *block = need ? list_alloc(pb, need) : NULL;
+    if (need && block == NULL) {
+        k = 0; /* arena_alloc may give the cached descriptors back to make room */
+        block = arena_alloc(pb, n * DESC + total);
+        if (block == NULL) {
+            return NULL;
+        }
+    }
+    uint8_t *data = block ? block + (n - k) * DESC : NULL;
     struct wren_snip *first = NULL, *prev = NULL;
     for (unsigned i = 0; i < n; i++) {
-        struct wren_snip *sn = (struct wren_snip *)(void *)(block + i * DESC);
-        sn->data = sizes[i] ? data : NULL;
+        struct wren_snip *sn =
+            (struct wren_snip *)(void *)(i < k ? desc_pop(pb) : block + (i - k) * DESC);
+        sn->data = NULL;
+        if (sizes[i]) {
+            sn->data = data;
+            data += sizes[i];
+        }
         sn->size = sizes[i];
         sn->users = 1;
         sn->type = types[i];
-        data += sizes[i];
         if (prev) {
             prev->next = sn;
         } else {
@@ -295,6 +322,7 @@ struct wren_snip *wren_pktbuf_add_chain(struct wren_pktbuf *pb, unsigned n,
         }
         prev = sn;
     }
+    note_high_water(pb);
     prev->next = next;
     pb->stats.snips += n;
     return first;
@@ -312,14 +340,16 @@ struct wren_snip *wren_pktbuf_mark(struct wren_pktbuf *pb, struct wren_snip *pkt
     struct wren_snip *hdr;
     if (whole || aligned_cut || size == 0) {
         /* split in place: the header keeps the units before the cut */
-        hdr = wren_pktbuf_add(pb, pkt->next, NULL, 0, type);
+        hdr = desc_alloc(pb);
         if (hdr == NULL) {
             return NULL;
         }
-        if (size) {
-            hdr->data = pkt->data;
-            hdr->size = (uint16_t)size;
-        }
+        hdr->next = pkt->next;
+        hdr->data = size ? pkt->data : NULL;
+        hdr->size = (uint16_t)size;
+        hdr->users = 1;
+        hdr->type = type;
+        pb->stats.snips++;
         pkt->data = pkt->size == size ? NULL : pkt->data + size;
         pkt->size = (uint16_t)(pkt->size - size);
     } else {
@@ -351,21 +381,29 @@ void wren_pktbuf_trim_front(struct wren_pktbuf *pb, struct wren_snip *snip, size
     snip->size = (uint16_t)(snip->size - n);
 }
 
+int wren_pktbuf_trim_back(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size)
+{
+    if (snip->users != 1) {
+        return -EINVAL;
+    }
+    if (size == 0) {
+        free_data(pb, snip);
+    } else if (size < snip->size) {
+        size_t off = off_of(pb, snip->data);
+        size_t keep = ROUND_UP(off + size);
+        arena_free(pb, keep, ROUND_UP(off + snip->size) - keep);
+        snip->size = (uint16_t)size;
+    }
+    return 0;
+}
+
 int wren_pktbuf_realloc_data(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size)
 {
     if (snip->users != 1 || size > UINT16_MAX) {
         return -EINVAL;
     }
-    if (size == 0) {
-        free_data(pb, snip);
-        return 0;
-    }
-    if (snip->data && size <= snip->size) {
-        size_t off = off_of(pb, snip->data);
-        size_t keep = ROUND_UP(off + size);
-        arena_free(pb, keep, ROUND_UP(off + snip->size) - keep);
-        snip->size = (uint16_t)size;
-        return 0;
+    if (size == 0 || (snip->data && size <= snip->size)) {
+        return wren_pktbuf_trim_back(pb, snip, size);
     }
     uint8_t *data = arena_alloc(pb, size);
     if (data == NULL) {
@@ -504,30 +542,38 @@ int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt)
     return 0;
 }
 
+struct wren_snip *wren_pktbuf_release_head(struct wren_pktbuf *pb, struct wren_snip *pkt)
+{
+    /* the head's next is not touched: another holder may share it */
+    struct wren_snip *rest = pkt->next;
+    assert(pkt->users > 0);
+    if (--pkt->users == 0) {
+        free_snip(pb, pkt);
+    }
+    return rest;
+}
+
 void wren_pktbuf_remove_snip(struct wren_pktbuf *pb, struct wren_snip **pkt,
                              struct wren_snip *snip)
 {
     if (*pkt == snip) {
-        *pkt = snip->next;
-    } else {
-        struct wren_snip *prev = *pkt;
-        while (prev && prev->next != snip) {
-            prev = prev->next;
-        }
-        if (prev == NULL) {
-            return;
-        }
-        /* unlinking rewrites prev->next: prev must be ours alone; if it
-         * cannot be copied, keep the snip rather than corrupt a sharer */
-        if (wren_pktbuf_write_path(pb, pkt, &prev) != 0) {
-            return;
-        }
-        prev->next = snip->next;
+        *pkt = wren_pktbuf_release_head(pb, snip);
+        return;
     }
-    assert(snip->users > 0);
-    if (--snip->users == 0) {
-        free_snip(pb, snip);
+    struct wren_snip *prev = *pkt;
+    while (prev && prev->next != snip) {
+        prev = prev->next;
     }
+    if (prev == NULL) {
+        return;
+    }
+    /* unlinking rewrites prev->next: prev must be ours alone; if it
+     * cannot be copied, keep the snip rather than corrupt a sharer */
+    if (wren_pktbuf_write_path(pb, pkt, &prev) != 0) {
+        return;
+    }
+    prev->next = snip->next;
+    wren_pktbuf_release_head(pb, snip);
 }
 
 struct wren_snip *wren_pkt_reverse(struct wren_snip *pkt)

@@ -64,8 +64,13 @@ struct wren_pktbuf_stats {
 };
 
 /** Freed snip descriptors kept aside for reuse (header snips come and go
- *  with every packet); given back to the free list when space runs short. */
-#define PKTBUF_DESC_CACHE 4
+ *  with every packet); given back to the free list when space runs short.
+ *  A speed feature: 0 leaves the cache out (every descriptor comes from and
+ *  goes back to the free list) for the smallest images. */
+#ifndef CONFIG_WREN_PKTBUF_DESC_CACHE
+#define CONFIG_WREN_PKTBUF_DESC_CACHE 4
+#endif
+#define PKTBUF_DESC_CACHE CONFIG_WREN_PKTBUF_DESC_CACHE
 
 struct wren_pktbuf {
     uint8_t *arena;
@@ -112,6 +117,14 @@ struct wren_snip *wren_pktbuf_mark(struct wren_pktbuf *pb, struct wren_snip *pkt
 void wren_pktbuf_trim_front(struct wren_pktbuf *pb, struct wren_snip *snip, size_t n);
 
 /**
+ * @brief Keep only the first @p size bytes of @p snip's data, freeing the
+ *        units beyond them (padding, a trailer); a @p size at or above the
+ *        current one changes nothing.
+ * @return 0, or -EINVAL if @p snip is shared.
+ */
+int wren_pktbuf_trim_back(struct wren_pktbuf *pb, struct wren_snip *snip, size_t size);
+
+/**
  * @brief Resize @p snip's data in place: shrinking always works; growing
  *        works if the arena has room (the data may move).
  * @return 0, -ENOBUFS, or -EINVAL if @p snip is shared.
@@ -141,6 +154,10 @@ int wren_pktbuf_write_path(struct wren_pktbuf *pb, struct wren_snip **pkt,
  * @return 0, or -ENOBUFS (then *pkt is unchanged).
  */
 int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt);
+
+/** @brief Release the first snip of @p pkt alone (a netif header, say)
+ *         and return the rest, which stays the caller's. */
+struct wren_snip *wren_pktbuf_release_head(struct wren_pktbuf *pb, struct wren_snip *pkt);
 
 /** @brief Unlink @p snip from *pkt and release it (it must be in the list). */
 void wren_pktbuf_remove_snip(struct wren_pktbuf *pb, struct wren_snip **pkt,

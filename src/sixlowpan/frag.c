@@ -7,7 +7,6 @@
 #include "net/netif.h"
 #include "net/nettype.h"
 #include "sixlowpan/sixlowpan_priv.h"
-#include "wire/inet_csum.h"
 #include "wire/ipv6.h"
 #include "wire/udp.h"
 
@@ -264,24 +263,8 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     /* complete: the datagram goes up with this frame's link headers */
     struct wren_snip *dg = r->dg;
     r->dg = NULL;
-    if (r->udp_csum) {
-        struct inet_csum c;
-        uint8_t *d = dg->data;
-        inet_csum_init(&c);
-        inet_csum_pseudo(&c, d + 8, d + 24, (uint32_t)(dg->size - IPV6_HDR_LEN), IPV6_NH_UDP);
-        inet_csum_update(&c, d + IPV6_HDR_LEN, dg->size - IPV6_HDR_LEN);
-        uint16_t cs = inet_csum_final(&c);
-        cs = cs ? cs : 0xffff;
-        d[IPV6_HDR_LEN + 6] = (uint8_t)(cs >> 8);
-        d[IPV6_HDR_LEN + 7] = (uint8_t)cs;
-    }
     lp->stats.frag_reassembled++;
-    if (pkt->next) {
-        wren_pktbuf_hold(pb, pkt->next, 1);
-    }
-    dg->next = pkt->next;
-    wren_pktbuf_release(pb, pkt);
-    sixlowpan_deliver(lp, dg);
+    sixlowpan_deliver(lp, pkt, dg, r->udp_csum);
     return;
 
 drop:

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/byteorder.h"
 #include "core/node.h"
 #include "net/netapi.h"
 #include "net/netif.h"
@@ -46,28 +47,6 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
     return (int)uncomp;
 }
 
-void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt)
-{
-    pkt->type = WREN_NETTYPE_IPV6;
-    if (wren_netapi_dispatch(lp->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV,
-                             pkt) == 0) {
-        lp->stats.rx_drop_dispatch++;
-    }
-}
-
-/* Replace the frame snip (head of pkt) by @p dg, keeping the headers after it. */
-static struct wren_snip *swap_head(struct wren_pktbuf *pb, struct wren_snip *pkt,
-                                   struct wren_snip *dg)
-{
-    struct wren_snip *rest = pkt->next;
-    if (rest) {
-        wren_pktbuf_hold(pb, rest, 1);
-    }
-    dg->next = rest;
-    wren_pktbuf_release(pb, pkt);
-    return dg;
-}
-
 /* RFC 6282 4.3.2: an elided UDP checksum is recomputed on decompression */
 static void udp_fill_csum(uint8_t *dg, size_t len)
 {
@@ -77,11 +56,29 @@ static void udp_fill_csum(uint8_t *dg, size_t len)
     dg[IPV6_HDR_LEN + 6] = dg[IPV6_HDR_LEN + 7] = 0;
     inet_csum_update(&c, dg + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
     uint16_t cs = inet_csum_final(&c);
-    if (cs == 0) {
-        cs = 0xffff;
+    put_be16(dg + IPV6_HDR_LEN + 6, cs ? cs : 0xffff);
+}
+
+void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
+                       bool udp_csum)
+{
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
+    if (dg != pkt) {
+        struct wren_snip *rest = pkt->next;
+        if (rest) {
+            wren_pktbuf_hold(pb, rest, 1);
+        }
+        dg->next = rest;
+        wren_pktbuf_release(pb, pkt);
     }
-    dg[IPV6_HDR_LEN + 6] = (uint8_t)(cs >> 8);
-    dg[IPV6_HDR_LEN + 7] = (uint8_t)cs;
+    if (udp_csum) {
+        udp_fill_csum(dg->data, dg->size);
+    }
+    dg->type = WREN_NETTYPE_IPV6;
+    if (wren_netapi_dispatch(lp->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV,
+                             dg) == 0) {
+        lp->stats.rx_drop_dispatch++;
+    }
 }
 
 static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
@@ -104,7 +101,7 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
             }
         }
         wren_pktbuf_trim_front(pb, pkt, 1);
-        sixlowpan_deliver(lp, pkt);
+        sixlowpan_deliver(lp, pkt, pkt, false);
         return;
     }
     case SIXLOWPAN_DISPATCH_IPHC: {
@@ -127,11 +124,8 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         if (rest) {
             memcpy(dg->data + uncomp, pkt->data + res.hdr_len, rest);
         }
-        if (res.udp && res.udp_csum_elided) {
-            udp_fill_csum(dg->data, dg->size);
-        }
         lp->stats.rx_iphc++;
-        sixlowpan_deliver(lp, swap_head(pb, pkt, dg));
+        sixlowpan_deliver(lp, pkt, dg, res.udp && res.udp_csum_elided);
         return;
     }
     case SIXLOWPAN_DISPATCH_FRAG1:

@@ -47,6 +47,8 @@
 #ifndef CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS
 #define CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS 10000
 #endif
+_Static_assert(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS >= 1,
+               "a datagram in reassembly at least: 1,280-byte datagrams come in fragments");
 
 struct wren_sixlowpan_stats {
     uint32_t rx_frames;

@@ -34,7 +34,10 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt);
 /* Free every reassembly slot whose time is up; re-arm the timer. */
 void sixlowpan_reass_gc(struct wren_timer *t, void *arg);
 
-/* Hand a datagram up to IPv6. */
-void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt);
+/* Hand datagram @p dg up to IPv6 in place of the frame snip at the head of
+ * @p pkt, keeping the link and netif headers behind it (pkt is consumed).
+ * @p udp_csum: the UDP checksum was elided (RFC 6282 4.3.2): compute it. */
+void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
+                       bool udp_csum);
 
 #endif

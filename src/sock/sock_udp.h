@@ -24,12 +24,8 @@
 
 #include "core/module.h"
 #include "net/netreg.h"
+#include "sock/sock.h"
 #include "sock/sock_q.h"
-
-/** Timeout values: 0 = do not wait, WREN_SOCK_FOREVER = wait forever. */
-#define WREN_SOCK_FOREVER UINT64_MAX
-/** First ephemeral port (RFC 6335). */
-#define WREN_SOCK_EPHEMERAL 49152
 
 struct wren_sock_udp_ep {
     uint8_t addr[16];   /**< :: = any */

@@ -497,6 +497,10 @@ int wren_tcp_shutdown(struct wren_tcp_conn *c)
         tcp_closed(c, 0);
         return 0;
     case WREN_TCP_SYN_RECEIVED:
+        /* the FIN waits for the handshake (3.10.4): input moves to
+         * FIN-WAIT-1 once the ACK of our SYN is in */
+        c->flags |= TF_FIN_Q;
+        return 0;
     case WREN_TCP_ESTABLISHED:
         c->state = WREN_TCP_FIN_WAIT_1;
         break;

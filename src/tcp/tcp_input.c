@@ -208,7 +208,7 @@ static void cc_ack(struct wren_tcp_conn *c, uint32_t acked)
     if (c->cwnd < c->ssthresh) {
         c->cwnd += acked < smss ? acked : smss;
     } else {
-        uint32_t inc = smss * smss / c->cwnd;
+        uint32_t inc = smss * smss / (c->cwnd ? c->cwnd : 1);
         c->cwnd += inc ? inc : 1;
     }
     uint32_t cap = 4u * 0xffff;

@@ -20,7 +20,7 @@ static uint16_t csum(const uint8_t *ip, const struct wren_snip *s, size_t len)
     return wren_ipv6_upper_csum(ip + IPV6_OFF_SRC, ip + IPV6_OFF_DST, IPV6_NH_UDP, s, len);
 }
 
-static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
+static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t flags)
 {
     struct wren_node *node = udp->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -31,7 +31,9 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
         udp->stats.rx_drop_hdr++;
         goto drop;
     }
-    if (h.csum == 0 || csum(ips->data, pkt, h.len) != 0) {
+    /* zero is never sent over IPv6 (RFC 8200 8.1); a datagram this node
+     * checksummed and looped back to itself needs no second sum */
+    if (h.csum == 0 || (!(flags & WREN_NETAPI_CSUM_OK) && csum(ips->data, pkt, h.len) != 0)) {
         udp->stats.rx_drop_csum++;
         goto drop;
     }
@@ -44,13 +46,14 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
     }
     if (pkt->size > h.len) {
         /* bytes after the UDP length are not part of the datagram */
-        wren_pktbuf_realloc_data(pb, pkt, h.len);
+        wren_pktbuf_trim_back(pb, pkt, h.len);
     }
     if (wren_pktbuf_mark(pb, pkt, UDP_HDR_LEN, WREN_NETTYPE_UDP) == NULL) {
         goto drop;
     }
     pkt->type = WREN_NETTYPE_UNDEF;
-    if (wren_netreg_lookup(node, WREN_NETTYPE_UDP, h.dst_port, NULL) == NULL) {
+    struct wren_msg m = { .type = WREN_MSG_RCV, .ptr = pkt };
+    if (wren_netapi_try_dispatch(node, WREN_NETTYPE_UDP, h.dst_port, &m) == 0) {
         udp->stats.rx_drop_no_port++;
         if (ipv6_addr_is_multicast(ips->data + IPV6_OFF_DST)) {
             goto drop;
@@ -58,9 +61,7 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
         /* to the ICMPv6 module (released if there is none) */
         wren_netapi_dispatch(node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL,
                              WREN_MSG_ICMPV6_ERROR(ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_PORT), pkt);
-        return;
     }
-    wren_netapi_dispatch(node, WREN_NETTYPE_UDP, h.dst_port, WREN_MSG_RCV, pkt);
     return;
 
 drop:
@@ -112,7 +113,10 @@ static void udp_send(struct wren_udp *udp, struct wren_snip *pkt)
     /* RFC 768: a computed zero is sent as all ones */
     put_be16(u + 6, c ? c : 0xffff);
     udp->stats.tx++;
-    wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_SND, pkt);
+    struct wren_msg m = { .type = WREN_MSG_SND, .arg = WREN_NETAPI_CSUM_OK, .ptr = pkt };
+    if (wren_netapi_try_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &m) == 0) {
+        goto drop;
+    }
     return;
 
 drop:
@@ -124,7 +128,7 @@ static void udp_handle(struct wren_node *node, struct wren_module *self,
 {
     struct wren_udp *udp = (struct wren_udp *)self;
     if (msg->type == WREN_MSG_RCV) {
-        udp_receive(udp, msg->ptr);
+        udp_receive(udp, msg->ptr, msg->arg);
     } else if (msg->type == WREN_MSG_SND) {
         udp_send(udp, msg->ptr);
     } else if (msg->ptr) {

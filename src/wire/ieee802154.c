@@ -24,7 +24,7 @@
 
 static bool is_v2(const struct ieee802154_hdr *h)
 {
-    return h->version >= IEEE802154_VERSION_2015;
+    return CONFIG_WREN_IEEE802154_2015 && h->version >= IEEE802154_VERSION_2015;
 }
 
 static bool both_ext(const struct ieee802154_hdr *h)
@@ -62,7 +62,8 @@ static int hdr_check(const struct ieee802154_hdr *h)
 {
     if (h->type > IEEE802154_TYPE_CMD)
         return ERR(FRAME_TYPE);
-    if (h->version > IEEE802154_VERSION_2015)
+    if (h->version > (CONFIG_WREN_IEEE802154_2015 ? IEEE802154_VERSION_2015
+                                                  : IEEE802154_VERSION_2006))
         return ERR(VERSION);
     if ((h->dst_mode | h->src_mode) > IEEE802154_ADDR_EXT || h->dst_mode == 1 || h->src_mode == 1)
         return ERR(ADDR_MODE);
@@ -71,8 +72,8 @@ static int hdr_check(const struct ieee802154_hdr *h)
         (h->dst_mode == IEEE802154_ADDR_NONE || h->src_mode == IEEE802154_ADDR_NONE))
         return ERR(PANID);
     /* 2003 security has no auxiliary header: not supported. */
-    if (h->security &&
-        (h->version == IEEE802154_VERSION_2003 || h->sec_level > 7 || h->key_id_mode > 3))
+    if (h->security && (!CONFIG_WREN_IEEE802154_SECURITY || h->version == IEEE802154_VERSION_2003 ||
+                        h->sec_level > 7 || h->key_id_mode > 3))
         return ERR(SECURITY);
     return 0;
 }
@@ -199,7 +200,7 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
             h->dst_pan = h->src_pan;
     }
 
-    if (h->security) {
+    if (CONFIG_WREN_IEEE802154_SECURITY && h->security) {
         /* 9.4.2: security control; bits 5-6 are reserved before v2. */
         t = cur_le(c,
                    (uint32_t)(h->sec_level | h->key_id_mode << 3 | (v2 && h->fc_suppressed) << 5 |
@@ -272,13 +273,14 @@ static int frame_codec(const struct ieee802154_frame *f, struct cur *c)
     return 0;
 }
 
-/* Count, then write only if it fits. */
-static int build(const void *x, uint8_t *buf, size_t len, bool frame)
+/* Count, then write only if it fits. The codec comes as a pointer so that
+ * an image emitting only headers carries no frame codec (IEs, payload). */
+static int build(int (*codec)(void *, struct cur *), const void *x, uint8_t *buf, size_t len)
 {
     struct cur c = {NULL, 0, SIZE_MAX, false, false};
 
     for (;;) {
-        int rc = frame ? frame_codec(x, &c) : mhr_codec((void *)(uintptr_t)x, &c);
+        int rc = codec((void *)(uintptr_t)x, &c);
         if (rc < 0 || !buf || c.w)
             return rc < 0 ? rc : (int)c.pos;
         if (c.pos > len)
@@ -289,24 +291,34 @@ static int build(const void *x, uint8_t *buf, size_t len, bool frame)
     }
 }
 
+static int hdr_codec(void *h, struct cur *c)
+{
+    return mhr_codec(h, c);
+}
+
+static int whole_codec(void *f, struct cur *c)
+{
+    return frame_codec(f, c);
+}
+
 int ieee802154_hdr_len(const struct ieee802154_hdr *h)
 {
-    return build(h, NULL, 0, false);
+    return build(hdr_codec, h, NULL, 0);
 }
 
 int ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len)
 {
-    return build(h, buf, len, false);
+    return build(hdr_codec, h, buf, len);
 }
 
 int ieee802154_len(const struct ieee802154_frame *f)
 {
-    return build(f, NULL, 0, true);
+    return build(whole_codec, f, NULL, 0);
 }
 
 int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len)
 {
-    return build(f, buf, len, true);
+    return build(whole_codec, f, buf, len);
 }
 
 /* Walk one IE list in [*pos, end). Header IEs (payload == 0): type bit 0,
@@ -365,7 +377,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
     f->mic = b + end;
     /* 7.4.1: the IE lists. Pointers are never NULL, even if empty. */
     f->hdr_ie = b + pos;
-    if (h->ie_present) {
+    if (is_v2(h) && h->ie_present) {
         term = ie_walk(b, &pos, end, 0, &list_end);
         if (term < 0)
             return term;

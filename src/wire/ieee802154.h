@@ -49,11 +49,13 @@
 enum ieee802154_err {
     IEEE802154_ERR_TRUNCATED = 1, /**< frame shorter than its fields imply */
     IEEE802154_ERR_FRAME_TYPE,    /**< frame type 4..7 (unsupported/reserved) */
-    IEEE802154_ERR_VERSION,       /**< frame version 3 (reserved) */
+    IEEE802154_ERR_VERSION,       /**< frame version 3 (reserved), or 2 without
+                                       CONFIG_WREN_IEEE802154_2015 */
     IEEE802154_ERR_ADDR_MODE,     /**< addressing mode 1 (reserved) */
     IEEE802154_ERR_PANID,         /**< PAN ID compression without 2 addresses */
     IEEE802154_ERR_IE,            /**< malformed IE list or IEs without v2 */
-    IEEE802154_ERR_SECURITY,      /**< 2003 security or bad aux. header repr */
+    IEEE802154_ERR_SECURITY,      /**< 2003 security or bad aux. header repr, or
+                                       any without CONFIG_WREN_IEEE802154_SECURITY */
     IEEE802154_ERR_FCS,           /**< frame check sequence mismatch */
     IEEE802154_ERR_NOBUFS,        /**< output buffer too small */
 };
@@ -72,6 +74,25 @@ enum {
     IEEE802154_ADDR_SHORT = 2,
     IEEE802154_ADDR_EXT = 3,
 };
+
+/**
+ * 802.15.4-2015 (version 2) frames: information elements, sequence number
+ * suppression, its PAN ID compression table. 0 for nodes on 2003/2006
+ * networks: version 2 frames then parse as IEEE802154_ERR_VERSION and
+ * cannot be emitted, like the reserved version 3.
+ */
+#ifndef CONFIG_WREN_IEEE802154_2015
+#define CONFIG_WREN_IEEE802154_2015 1
+#endif
+
+/**
+ * The auxiliary security header and MIC of secured frames (parsed, never
+ * processed: wren's link layer drops secured frames). 0: a secured frame
+ * parses as IEEE802154_ERR_SECURITY and cannot be emitted.
+ */
+#ifndef CONFIG_WREN_IEEE802154_SECURITY
+#define CONFIG_WREN_IEEE802154_SECURITY 1
+#endif
 
 /** Frame versions (FCF bits 12-13); 3 is reserved. */
 enum {
@@ -161,7 +182,7 @@ static inline size_t ieee802154_addr_len(uint8_t mode)
 static inline size_t ieee802154_mic_len(const struct ieee802154_hdr *h)
 {
     unsigned l = h->sec_level & 3u;
-    return h->security && l ? (size_t)2 << l : 0;
+    return CONFIG_WREN_IEEE802154_SECURITY && h->security && l ? (size_t)2 << l : 0;
 }
 
 /**

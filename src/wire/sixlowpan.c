@@ -198,7 +198,7 @@ static bool addr_build(unsigned mode, const uint8_t *inl, const struct sixlowpan
 
 static const struct sixlowpan_ctx *ctx_get(const struct sixlowpan_ctx *ctx, unsigned i)
 {
-    return ctx && ctx[i].valid ? &ctx[i] : NULL;
+    return ctx && i < SIXLOWPAN_CTX_COUNT && ctx[i].valid ? &ctx[i] : NULL;
 }
 
 static const struct sixlowpan_l2 no_l2;

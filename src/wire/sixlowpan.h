@@ -81,7 +81,15 @@ enum sixlowpan_dispatch {
 #define SIXLOWPAN_FRAG1_LEN 4             /**< FRAG1 header bytes */
 #define SIXLOWPAN_FRAGN_LEN 5             /**< FRAGN header bytes */
 #define SIXLOWPAN_FRAG_MAX_SIZE 2047      /**< datagram_size is 11 bits */
-#define SIXLOWPAN_CTX_COUNT 16            /**< entries in a context table */
+/** Contexts a node keeps, CIDs 0..n-1 (RFC 6282 has 16; each costs 19
+ *  bytes). A frame naming a CID beyond the table does not decompress, as
+ *  with any context not (yet) valid. */
+#ifndef CONFIG_WREN_SIXLOWPAN_CTXS
+#define CONFIG_WREN_SIXLOWPAN_CTXS 16
+#endif
+_Static_assert(CONFIG_WREN_SIXLOWPAN_CTXS >= 1 && CONFIG_WREN_SIXLOWPAN_CTXS <= 16,
+               "1..16 6LoWPAN contexts");
+#define SIXLOWPAN_CTX_COUNT CONFIG_WREN_SIXLOWPAN_CTXS /**< entries in a context table */
 /** Longest header sixlowpan_iphc_emit() writes: IPHC 2, TF 4, HLIM 1, two
  *  inline addresses 32, UDP NHC 7 (a CID byte comes only with a context,
  *  which shortens an address by at least 8). */

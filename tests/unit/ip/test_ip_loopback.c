@@ -280,6 +280,39 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
     TEARDOWN();
 }
 
+/* UDP trusts the checksum of a looped-back datagram only when it computed
+ * it itself (WREN_NETAPI_CSUM_OK): one sent raw through sock_ip is verified. */
+TEST(test_udp__loopback_raw_datagram_checksum_still_verified)
+{
+    setup();
+    struct wren_sock_udp s;
+    struct wren_sock_udp_ep l = { .port = 5000 };
+    CHECK_EQ(wren_sock_udp_create(&node, &s, &l, NULL), 0);
+    struct wren_sock_ip raw;
+    CHECK_EQ(wren_sock_ip_create(&node, &raw, NULL, IPV6_NH_UDP), 0);
+    uint8_t b[200];
+    size_t n = udp_dg(b, 12, 5000); /* ::1 -> ::1, a valid checksum */
+    struct wren_sock_ip_ep to = { .addr = { [15] = 1 } };
+    CHECK_EQ(wren_sock_ip_send(&raw, b + 40, n - 40, &to), (ssize_t)(n - 40));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(s.rx.len, 1);
+    CHECK_EQ(udp.stats.rx_drop_csum, 0);
+    b[47] ^= 0x10;                      /* a wrong checksum */
+    CHECK_EQ(wren_sock_ip_send(&raw, b + 40, n - 40, &to), (ssize_t)(n - 40));
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(s.rx.len, 1);
+    CHECK_EQ(udp.stats.rx_drop_csum, 1);
+    /* sock_udp's own datagram is checksummed by UDP and trusted */
+    struct wren_sock_udp_ep dst = { .addr = { [15] = 1 }, .port = 5000 };
+    CHECK_EQ(wren_sock_udp_send(&s, "x", 1, &dst), 1);
+    wren_world_run_until(&world, world.now + 10);
+    CHECK_EQ(s.rx.len, 2);
+    CHECK_EQ(udp.stats.rx_drop_csum, 1);
+    wren_sock_ip_close(&raw);
+    wren_sock_udp_close(&s);
+    TEARDOWN();
+}
+
 /* A datagram ::1 -> ::1 with extension headers @p ext (ending with next
  * header UDP in their chain) before a UDP datagram to port 5000. */
 static size_t ext_dg(uint8_t *b, uint8_t first, const uint8_t *ext, size_t elen)
@@ -398,6 +431,7 @@ int main(void)
     RUN(test_icmpv6__echo_to_loopback_and_port_unreachable);
     RUN(test_sock_ip__raw_icmpv6_echo_from_a_thread);
     RUN(test_ipv6__malformed_datagrams_dropped_by_reason);
+    RUN(test_udp__loopback_raw_datagram_checksum_still_verified);
     RUN(test_ipv6__extension_headers);
     RUN(test_ipv6__addresses_source_selection_routes);
     return test_summary();

@@ -1,6 +1,7 @@
 /* Unit tests of the packet buffer: allocation, marking, sharing,
  * copy-on-write, merge, exhaustion and a randomised fragmentation workload. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,60 @@ TEST(test_release__every_snip_of_shared_packets)
     CHECK_CLEAN();
 }
 
+TEST(test_add_chain__contiguous_with_and_without_cached_descriptors)
+{
+    setup();
+    static const uint8_t types[3] = { WREN_NETTYPE_IPV6, WREN_NETTYPE_UDP, WREN_NETTYPE_UNDEF };
+    const uint16_t sizes[3] = { 40, 8, 20 };
+    for (int round = 0; round < 3; round++) {
+        /* round 0: an empty cache; later rounds find descriptors kept aside */
+        struct wren_snip *p = wren_pktbuf_add_chain(&pb, 3, sizes, types, NULL);
+        CHECK(p && p->next && p->next->next && p->next->next->next == NULL);
+        CHECK(p->next->data == p->data + 40 && p->next->next->data == p->data + 48);
+        CHECK_EQ(p->type, WREN_NETTYPE_IPV6);
+        CHECK_EQ(p->next->next->type, WREN_NETTYPE_UNDEF);
+        memset(p->data, 0x11 * (round + 1), 68);
+        CHECK_EQ(pb.stats.snips, 3);
+        /* merges in place, then splits again without copying */
+        CHECK_EQ(wren_pktbuf_merge(&pb, &p), 0);
+        CHECK(p->next == NULL && p->size == 68);
+        struct wren_snip *h = wren_pktbuf_mark(&pb, p, 40, WREN_NETTYPE_IPV6);
+        CHECK(h && h->data + 40 == p->data);
+        CHECK(wren_pktbuf_mark(&pb, p, 8, WREN_NETTYPE_UDP) != NULL);
+        CHECK(wren_pktbuf_is_sane(&pb));
+        wren_pktbuf_release(&pb, p);
+        CHECK_CLEAN();
+    }
+    /* too little room for the data beside the cached descriptors: they go
+     * back to the free list and the chain is allocated as one block, or
+     * refused and counted */
+    size_t desc = (sizeof(struct wren_snip) + PKTBUF_ALIGN - 1) & ~(size_t)(PKTBUF_ALIGN - 1);
+    struct wren_snip *e[PKTBUF_DESC_CACHE] = { 0 };
+    for (int i = 0; i < PKTBUF_DESC_CACHE; i++) {
+        e[i] = wren_pktbuf_add(&pb, i ? e[i - 1] : NULL, NULL, 0, 0);
+    }
+    wren_pktbuf_release(&pb, e[PKTBUF_DESC_CACHE - 1]);
+    unsigned cached = pb.desc_cached;
+    CHECK_EQ(cached, PKTBUF_DESC_CACHE);
+    struct wren_snip *big =
+        wren_pktbuf_add(&pb, NULL, NULL, ARENA - cached * desc - desc - (72 - PKTBUF_ALIGN), 0);
+    CHECK(big);
+    uint32_t fails = pb.stats.alloc_fail;
+    struct wren_snip *p = wren_pktbuf_add_chain(&pb, 3, sizes, types, NULL);
+    CHECK_EQ(pb.desc_cached, 0);
+    CHECK(p != NULL || pb.stats.alloc_fail == fails + 1);
+    CHECK(wren_pktbuf_is_sane(&pb));
+    wren_pktbuf_release(&pb, p);
+    wren_pktbuf_release(&pb, big);
+    CHECK_CLEAN();
+    /* a chain of empty snips needs no data */
+    const uint16_t zero[2] = { 0, 0 };
+    p = wren_pktbuf_add_chain(&pb, 2, zero, types, NULL);
+    CHECK(p && p->data == NULL && p->next->data == NULL);
+    wren_pktbuf_release(&pb, p);
+    CHECK_CLEAN();
+}
+
 TEST(test_merge__concatenates_in_order)
 {
     setup();
@@ -236,6 +291,28 @@ TEST(test_realloc_and_trim__shrink_grow_front)
     CHECK_CLEAN();
 }
 
+TEST(test_trim_back__keeps_the_front_frees_the_rest)
+{
+    setup();
+    struct wren_snip *s = wren_pktbuf_add(&pb, NULL, "0123456789abcdefghij", 20, 0);
+    uint32_t used = pb.stats.in_use;
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 30), 0); /* beyond: nothing changes */
+    CHECK_EQ(s->size, 20);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 3), 0);
+    CHECK_EQ(s->size, 3);
+    CHECK_MEM(s->data, "012", 3);
+    CHECK(pb.stats.in_use < used); /* whole units behind the data went back */
+    wren_pktbuf_hold(&pb, s, 1);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 1), -EINVAL); /* shared: untouched */
+    CHECK_EQ(s->size, 3);
+    wren_pktbuf_release(&pb, s);
+    CHECK_EQ(wren_pktbuf_trim_back(&pb, s, 0), 0);
+    CHECK(s->size == 0 && s->data == NULL);
+    CHECK(wren_pktbuf_is_sane(&pb));
+    wren_pktbuf_release(&pb, s);
+    CHECK_CLEAN();
+}
+
 TEST(test_remove_snip__head_and_middle)
 {
     setup();
@@ -247,7 +324,13 @@ TEST(test_remove_snip__head_and_middle)
     CHECK(pkt == a && a->next == c);
     wren_pktbuf_remove_snip(&pb, &pkt, a);
     CHECK(pkt == c);
-    wren_pktbuf_release(&pb, pkt);
+    /* a shared head: the other holder keeps it and its link */
+    struct wren_snip *h = wren_pktbuf_add(&pb, pkt, "h", 1, 4);
+    wren_pktbuf_hold(&pb, h, 1);
+    CHECK(wren_pktbuf_release_head(&pb, h) == c);
+    CHECK(h->users == 1 && h->next == c && c->users == 2);
+    wren_pktbuf_release(&pb, h);
+    wren_pktbuf_release(&pb, c);
     CHECK_CLEAN();
 }
 
@@ -288,13 +371,32 @@ TEST(test_random_workload__no_corruption_no_leak)
         int i = (int)rnd(SLOTS);
         if (live[i] == NULL) {
             size_t n = 1 + rnd(rnd(4) == 0 ? 1200 : 120);
-            live[i] = wren_pktbuf_add(&pb, NULL, NULL, n, 0);
+            bool chain = n > 16 && rnd(3) == 0;
+            if (chain) {
+                /* headers and payload in one block, as sockets build them */
+                static const uint8_t types[3] = { 2, 3, 0 };
+                uint16_t a = (uint16_t)(8 * rnd((uint32_t)n / 16)), b = 8;
+                const uint16_t sizes[3] = { a, b, (uint16_t)(n - a - b) };
+                live[i] = wren_pktbuf_add_chain(&pb, 3, sizes, types, NULL);
+            } else {
+                live[i] = wren_pktbuf_add(&pb, NULL, NULL, n, 0);
+            }
             if (live[i] == NULL) {
                 fails++;
                 continue;
             }
             tag[i] = (uint8_t)rnd(256);
-            memset(live[i]->data, tag[i], n);
+            for (struct wren_snip *s = live[i]; s; s = s->next) {
+                if (s->size) {
+                    memset(s->data, tag[i], s->size);
+                }
+            }
+            if (chain) {
+                if (rnd(2)) {
+                    CHECK(wren_pktbuf_merge(&pb, &live[i]) == 0);
+                }
+                continue;
+            }
             if (n > 8 && rnd(2)) {
                 CHECK(wren_pktbuf_mark(&pb, live[i], rnd((uint32_t)n), 1) != NULL ||
                       pb.stats.alloc_fail > 0);
@@ -347,9 +449,11 @@ int main(void)
     RUN(test_write_path__two_holders_copy_on_write);
     RUN(test_write_path__failure_leaves_valid_packet);
     RUN(test_release__every_snip_of_shared_packets);
+    RUN(test_add_chain__contiguous_with_and_without_cached_descriptors);
     RUN(test_merge__concatenates_in_order);
     RUN(test_merge__shared_packet_leaves_other_holder_intact);
     RUN(test_realloc_and_trim__shrink_grow_front);
+    RUN(test_trim_back__keeps_the_front_frees_the_rest);
     RUN(test_remove_snip__head_and_middle);
     RUN(test_reverse__rx_to_tx_order);
     RUN(test_random_workload__no_corruption_no_leak);
