@@ -480,6 +480,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     uint32_t data_end = c->snd_una + c->snd.len;
     bool fin_acked = false;
     bool window_was_zero = c->snd_wnd == 0;
+    bool send_ev = false;
     if (tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
         uint32_t data_acked = acked;
@@ -514,12 +515,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         } else {
             tcp_rexmt_arm(c, c->rto_ms);
         }
-        if (data_acked && !(c->flags & TF_FIN_Q)) {
-            tcp_event(c, WREN_TCP_EV_SEND);
-            if (c->state == WREN_TCP_CLOSED) {
-                return;
-            }
-        }
+        /* (the event waits for the window update below: a writer must
+         * not send into the old window from the new SND.UNA) */
+        send_ev = data_acked && !(c->flags & TF_FIN_Q);
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
                h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
         /* (a zero window answers a window probe: not a duplicate ACK) */
@@ -569,6 +567,12 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->ecn_recover = c->snd_max;
         c->flags |= TF_CWR;
         tcp->stats.ecn_reductions++;
+    }
+    if (send_ev) {
+        tcp_event(c, WREN_TCP_EV_SEND);
+        if (c->state == WREN_TCP_CLOSED) {
+            return;
+        }
     }
     if (fin_acked) {
         switch (c->state) {

@@ -224,7 +224,8 @@ def fault_counters(node):
 TCP_FIELDS = ("ipv6.src", "tcp.srcport", "tcp.dstport", "tcp.flags.syn", "tcp.flags.ack",
               "tcp.options.mss_val", "tcp.options.sack_perm", "tcp.options.timestamp.tsval",
               "tcp.options.wscale.shift", "tcp.options.sack_le", "tcp.checksum.status",
-              "tcp.checksum", "tcp.checksum_calculated",
+              "tcp.checksum", "tcp.checksum_calculated", "tcp.stream", "tcp.seq", "tcp.ack",
+              "tcp.len", "tcp.flags.reset",
               "tcp.window_size_value", "tcp.analysis.retransmission", "_ws.malformed")
 
 
@@ -266,6 +267,20 @@ def check_capture(cap, lossy, wren_is_server):
     assert max(linux_wnd) <= 65535 and max(linux_wnd) > 4096, max(linux_wnd)
     # wren announces at most its 2 KiB buffer
     assert max(int(x["tcp.window_size_value"]) for x in r if wren(x)) <= 2048
+    # wren sends only into Linux's window: no byte beyond the highest right
+    # edge (ACK + window, relative numbers) Linux announced before it (a
+    # zero-window probe is one byte beyond)
+    edge, beyond = {}, []
+    for x in r:
+        st = x["tcp.stream"]
+        if not wren(x) and x["tcp.flags.ack"] == "1" and x["tcp.flags.reset"] == "0":
+            e = int(x["tcp.ack"]) + int(x["tcp.window_size_value"])
+            edge[st] = max(edge.get(st, 0), e)
+        elif wren(x) and int(x["tcp.len"]) > 0:
+            end = int(x["tcp.seq"]) + int(x["tcp.len"])
+            if end > edge.get(st, 0) + (int(x["tcp.len"]) == 1):
+                beyond.append(x)
+    assert not beyond, beyond[:3]
     sack = {"wren": sum(1 for x in r if wren(x) and x["tcp.options.sack_le"]),
             "linux": sum(1 for x in r if not wren(x) and x["tcp.options.sack_le"])}
     rexmt = {"wren": sum(1 for x in r if wren(x) and x["tcp.analysis.retransmission"]),

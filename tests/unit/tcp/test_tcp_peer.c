@@ -3,8 +3,9 @@
  * cases are what Linux does that a wren peer does not (found by
  * tests/py/test_tcp_linux.py): tail loss probes and zero-window probes whose
  * sequence numbers are old but whose ACK is new, an ACK at the right edge
- * of our window after a lost segment filled it, a window-scale offer, and a
- * delayed ACK for one segment. */
+ * of our window after a lost segment filled it, a window-scale offer, a
+ * delayed ACK for one segment, and a window that shrinks as the right edge
+ * stays (a slow reader). */
 #include <string.h>
 
 #include "core/byteorder.h"
@@ -233,11 +234,49 @@ TEST(test_tcp_peer__ack_at_the_right_edge_is_taken)
     close_conn();
 }
 
+/* the application writes whatever fits whenever there is room */
+static void writer_cb(struct wren_tcp_conn *c, unsigned ev, void *arg)
+{
+    (void)arg;
+    static uint8_t buf[2048];
+    if (ev & WREN_TCP_EV_SEND) {
+        wren_tcp_send(c, buf, wren_tcp_writable(c));
+    }
+}
+
+TEST(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window)
+{
+    open_conn();
+    wren_tcp_set_cb(&conn, writer_cb, NULL);
+    /* the peer's reader is slow: its window is 2,048 from here */
+    uint32_t una = conn.snd_una, edge = una + 2048;
+    struct tcp_hdr h = { .src_port = 5000, .dst_port = 80, .seq = peer_seq, .ack = una,
+                         .flags = TCP_ACK, .window = 2048 };
+    struct tcp_opts o = ts_opt();
+    inject(&h, &o, 0);
+    send_bytes(2048);
+    CHECK_EQ(conn.snd_max, edge);
+    /* it acknowledges the first segment and keeps its right edge: the
+     * writer fills the buffer again, but nothing fits yet */
+    peer.n = 0;
+    h.ack = una + 1208;
+    h.window = 840;
+    o = ts_opt();
+    inject(&h, &o, 0);
+    for (unsigned i = 0; i < peer.n; i++) {
+        CHECK(tcp_seq_le(peer.h[i].seq + peer.len[i], edge));
+    }
+    CHECK_EQ(conn.snd_max, edge);
+    CHECK_EQ(wren_tcp_writable(&conn), 0);
+    close_conn();
+}
+
 int main(void)
 {
     RUN(test_tcp_peer__nagle_sends_the_rest_of_a_full_buffer);
     RUN(test_tcp_peer__old_duplicate_with_a_new_ack_is_taken);
     RUN(test_tcp_peer__zero_window_probe_ack_is_taken);
     RUN(test_tcp_peer__ack_at_the_right_edge_is_taken);
+    RUN(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window);
     return test_summary();
 }
