@@ -301,7 +301,9 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
     if (c->state != WREN_TCP_ESTABLISHED) {
         return; /* the callback closed it */
     }
-    tcp_keepalive_arm(c);
+    if (c->snd_una == c->snd_max) {
+        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
+    }
     c->flags |= TF_ACKNOW;
     tcp_output(c);
 }
@@ -415,7 +417,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         if (c->state != WREN_TCP_ESTABLISHED) {
             return;
         }
-        tcp_keepalive_arm(c);
+        if (c->snd_una == c->snd_max) {
+            tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
+        }
         if (c->flags & TF_FIN_Q) {
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
         }
