@@ -451,6 +451,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     uint32_t data_end = c->snd_una + c->snd.len;
     bool fin_acked = false;
     bool window_was_zero = c->snd_wnd == 0;
+    bool room = false; /* data acknowledged: tell the application after the window update */
     if (tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
         uint32_t data_acked = acked;
@@ -485,12 +486,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         } else {
             tcp_rexmt_arm(c, c->rto_ms);
         }
-        if (data_acked && !(c->flags & TF_FIN_Q)) {
-            tcp_event(c, WREN_TCP_EV_SEND);
-            if (c->state == WREN_TCP_CLOSED) {
-                return;
-            }
-        }
+        room = data_acked && !(c->flags & TF_FIN_Q);
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
                (h->window == c->snd_wnd || seg->o.n_sack)) {
         /* a duplicate ACK (RFC 5681 2) */
@@ -499,9 +495,19 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         }
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         if (!(c->flags & TF_RECOVERY)) {
+            uint32_t smss = tcp_smss(c);
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * tcp_smss(c);
-            if ((c->dupacks >= 3 || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
+            /* RFC 5827 early retransmit: under four segments out and no new
+             * one allowed by the receiver, oseg - 1 duplicates suffice */
+            uint32_t oseg = (c->snd_max - c->snd_una + smss - 1) / smss;
+            unsigned thresh = 3;
+            if (oseg >= 2 && oseg < 4 &&
+                (c->snd_una + c->snd.len == c->snd_max ||
+                 tcp_seq_gt(c->snd_max + smss, c->snd_una + c->snd_wnd))) {
+                thresh = oseg - 1;
+            }
+            if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
         } else if (!(c->flags & TF_SACK)) {
@@ -526,6 +532,13 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             if (c->snd_una != c->snd_max) {
                 tcp_rexmt_arm(c, c->rto_ms);
             }
+        }
+    }
+    if (room) {
+        /* only now: what the application sends must see this ACK's window */
+        tcp_event(c, WREN_TCP_EV_SEND);
+        if (c->state == WREN_TCP_CLOSED) {
+            return;
         }
     }
     /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
