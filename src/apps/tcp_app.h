@@ -23,9 +23,10 @@
 #define CONFIG_WREN_TCP_APP_BUF 4096 /**< room for the send and receive buffer of each connection */
 #endif
 #ifndef CONFIG_WREN_TCP_APP_WND
-#define CONFIG_WREN_TCP_APP_WND 2048 /**< bytes of that room a connection uses unless told otherwise */
+/** Bytes of that room a connection uses unless told otherwise (`wnd`). */
+#define CONFIG_WREN_TCP_APP_WND 2048
 #endif
-_Static_assert(CONFIG_WREN_TCP_APP_WND <= CONFIG_WREN_TCP_APP_BUF, "TCP app window beyond its buffers");
+_Static_assert(CONFIG_WREN_TCP_APP_WND <= CONFIG_WREN_TCP_APP_BUF, "TCP app window too large");
 
 enum wren_tcp_app_mode {
     WREN_TCP_APP_SINK = 1, /**< read and check the pattern */

@@ -511,8 +511,8 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
     }
     sh_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
                   "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
-                  "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn, nodelay,\n"
-                  "             nodelack, keepalive\n");
+                  "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn,\n"
+                  "             nodelay, nodelack, keepalive\n");
     return -EINVAL;
 }
 

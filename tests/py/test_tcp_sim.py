@@ -186,3 +186,50 @@ def test_tshark_dissects_tcp_transfer(tmp_path, sim_factory):
     assert (syn, synack) == (1, 1)
     assert segments > 60
     assert payload >= 20000
+
+
+def test_window_option_limits_the_window_and_a_one_segment_window_needs_no_retransmission(
+        sim_factory):
+    # `wnd 488`: one 500-byte MSS segment (488 data bytes with timestamps) at
+    # a time; every segment must wait for the window update of the one
+    # before, and none may go beyond the window (no RTO on a lossless link)
+    s = line(sim_factory, 1)
+    assert s.shell(1, f"tcp listen {PORT} sink mss 500 wnd 488")[0] == 0
+    assert s.shell(0, f"tcp connect {addr(1)} {PORT} mss 500 wnd 488")[0] == 0
+    assert s.shell(0, "tcp send 20000 close")[0] == 0
+    s.run(s.now + 20)
+    cli, srv = s.shell(0, "tcp stats")[1], s.shell(1, "tcp stats")[1]
+    check_exact_size = conn(srv, "server")
+    assert check_exact_size[0] == "CLOSED" and check_exact_size[2:] == (20000, 0), srv
+    assert re.search(r"rexmt 0 .*rto 0 ", cli), cli
+    assert re.search(r"client: .*\n.*wnd 488 ", cli), cli  # the peer's window, as announced
+    assert s.shell(0, "tcp connect ::1 1 wnd 63")[0] != 0  # under the 64-byte minimum
+
+
+def test_a_lost_fragment_drops_the_rest_of_its_datagram(sim_factory):
+    # node 1 never acknowledges (PRR 0 towards it): the FRAG1 of a 1,000-byte
+    # datagram fails after its retries, and its FRAGNs are not sent at all
+    s = sim_factory(1)
+    s.add_node(0, 0)
+    s.add_node(10, 0)
+    s.set_link(0, 1, 0.0)
+    s.set_link(1, 0)
+    s.set_mac(0, csma=True)
+    s.shell(0, "udp send fe80::ff:fe00:1 50123 1000 1")
+    s.run(s.now + 2)
+    c = s.counters(0)
+    assert c["6lowpan.tx_frags"] == 10
+    assert c["netif.tx_noack"] == 1 and c["netif.tx_frames"] == 1
+    assert c["netif.tx_drop_frag"] == 9
+    assert c["mac.tx_attempts"] == 4  # the FRAG1 and its three retries, nothing more
+
+
+def test_tcp_line_scenario_transfers_byte_exact():
+    from wren import scenario
+    from conftest import ROOT
+    res = scenario.run(scenario.load(ROOT / "scenarios/tcp_line.toml"), progress=False)
+    assert res["failed_commands"] == []
+    assert res["pktbuf_in_use"] == 0
+    sink = conn(res["nodes"][3]["shell"], "server")
+    assert sink[0] == "CLOSED" and sink[2:] == (SIZE, 0), res["nodes"][3]["shell"]
+    assert conn(res["nodes"][0]["shell"], "client")[0] == "CLOSED"
