@@ -500,12 +500,10 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
                         tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
             /* RFC 5827 early retransmit: under four segments out and no new
              * one allowed by the receiver, oseg - 1 duplicates suffice */
-            uint32_t oseg = (c->snd_max - c->snd_una + smss - 1) / smss;
+            uint32_t out = c->snd_max - c->snd_una;
             unsigned thresh = 3;
-            if (oseg >= 2 && oseg < 4 &&
-                (c->snd_una + c->snd.len == c->snd_max ||
-                 tcp_seq_gt(c->snd_max + smss, c->snd_una + c->snd_wnd))) {
-                thresh = oseg - 1;
+            if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
+                thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
             }
             if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
