@@ -17,7 +17,9 @@ static void txq_put(struct wren_netif *netif, struct wren_snip *pkt, bool front)
     if (netif->txq_len >= CONFIG_WREN_NETIF_TXQ_LEN ||
         wren_pktbuf_write_path(pb, &pkt, &head) < 0) {
         netif->stats.tx_drop_queue++;
-        netif->txq_drop_cont = true;
+        if (!front) {
+            netif->txq_drop_cont = true; /* arrivals are in order: its followers come next */
+        }
         wren_pktbuf_release(pb, pkt);
         return;
     }
@@ -119,7 +121,6 @@ void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
             netif->stats.tx_drop_frag++;
             wren_pktbuf_release(&netif->node->pktbuf, txq_get(netif));
         }
-        netif->txq_drop_cont = true; /* and those still on their way */
     }
     wren_netif_tx_resume(netif);
 }
