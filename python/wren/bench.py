@@ -554,6 +554,7 @@ def bench_tcp_goodput_window():
     _tcp_plot("tcp_goodput_window.png", ws, [
         ("no processing delay", [r["goodput"] for r in res[0]], "o-"),
         ("model B, no delay", [r["model"] for r in res[0]], "C0:"),
+        ("bound, no delay", [r["bound"] for r in res[0]], "k--"),
         ("8.2 ms per frame", [r["goodput"] for r in res[TCP_PROC_US]], "s-"),
         ("model B, 8.2 ms", [r["model"] for r in res[TCP_PROC_US]], "C1:"),
         ("bound, 8.2 ms per frame", [r["bound"] for r in res[TCP_PROC_US]], "k:"),
