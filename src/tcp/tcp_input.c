@@ -130,23 +130,6 @@ static void sack_prune(struct wren_tcp_conn *c)
     c->n_sack = (uint8_t)w;
 }
 
-/* DupThresh: 3, or less with a small window when nothing new can be sent
- * (early retransmit, RFC 5827): with 2 KiB buffers a window is often four
- * segments or fewer, and a loss would otherwise wait for the RTO */
-static uint32_t dupthresh(const struct wren_tcp_conn *c)
-{
-    uint32_t smss = tcp_smss(c);
-    uint32_t flight = c->snd_max - c->snd_una;
-    uint32_t data_end = c->snd_una + c->snd.len;
-    uint32_t wnd_end = c->snd_una + c->snd_wnd;
-    bool can_send = tcp_seq_lt(c->snd_max, data_end) && tcp_seq_lt(c->snd_max, wnd_end);
-    if (flight >= 4 * smss || can_send) {
-        return 3;
-    }
-    uint32_t segs = (flight + smss - 1) / smss;
-    return segs > 2 ? segs - 1 : 1;
-}
-
 /* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
 static void enter_recovery(struct wren_tcp_conn *c)
 {
@@ -319,7 +302,7 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return; /* the callback closed it */
     }
     if (c->snd_una == c->snd_max) {
-        tcp_keepalive_arm(c); /* (unless the callback already sent data) */
+        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
     }
     c->flags |= TF_ACKNOW;
     tcp_output(c);
@@ -435,7 +418,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             return;
         }
         if (c->snd_una == c->snd_max) {
-            tcp_keepalive_arm(c);
+            tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
         }
         if (c->flags & TF_FIN_Q) {
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
@@ -468,6 +451,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     uint32_t data_end = c->snd_una + c->snd.len;
     bool fin_acked = false;
     bool window_was_zero = c->snd_wnd == 0;
+    bool room = false; /* data acknowledged: tell the application after the window update */
     if (tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
         uint32_t data_acked = acked;
@@ -502,12 +486,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         } else {
             tcp_rexmt_arm(c, c->rto_ms);
         }
-        if (data_acked && !(c->flags & TF_FIN_Q)) {
-            tcp_event(c, WREN_TCP_EV_SEND);
-            if (c->state == WREN_TCP_CLOSED) {
-                return;
-            }
-        }
+        room = data_acked && !(c->flags & TF_FIN_Q);
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
                h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
         /* (a zero window answers a window probe: not a duplicate ACK) */
@@ -518,9 +497,16 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         tcp->stats.rx_dup_acks++;
         if (!(c->flags & TF_RECOVERY)) {
-            uint32_t thresh = dupthresh(c);
+            uint32_t smss = tcp_smss(c);
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > (thresh - 1) * tcp_smss(c);
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
+            /* RFC 5827 early retransmit: under four segments out and no new
+             * one allowed by the receiver, oseg - 1 duplicates suffice */
+            uint32_t out = c->snd_max - c->snd_una;
+            unsigned thresh = 3;
+            if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
+                thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
+            }
             if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
@@ -546,6 +532,13 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             if (c->snd_una != c->snd_max) {
                 tcp_rexmt_arm(c, c->rto_ms);
             }
+        }
+    }
+    if (room) {
+        /* only now: what the application sends must see this ACK's window */
+        tcp_event(c, WREN_TCP_EV_SEND);
+        if (c->state == WREN_TCP_CLOSED) {
+            return;
         }
     }
     /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */

@@ -436,8 +436,14 @@ void tcp_output(struct wren_tcp_conn *c)
     uint32_t data_end = c->snd_una + c->snd.len;
     /* after our FIN is acknowledged (FIN-WAIT-2) only ACKs go out */
     bool fin_q = (c->flags & TF_FIN_Q) != 0 && c->state != WREN_TCP_FIN_WAIT_2;
+    /* RFC 3042 limited transmit: a new segment for each of the first two
+     * duplicate ACKs, so that a small window still yields three */
+    uint32_t cwnd = c->cwnd;
+    if (!(c->flags & TF_RECOVERY) && c->dupacks && c->dupacks < 3) {
+        cwnd += c->dupacks * smss;
+    }
     for (int guard = 0; guard < 64; guard++) {
-        uint32_t wnd = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
+        uint32_t wnd = c->snd_wnd < cwnd ? c->snd_wnd : cwnd;
         if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
             break; /* the pipe decides (above) */
         }
