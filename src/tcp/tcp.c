@@ -219,6 +219,7 @@ int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
     memcpy(tcp->isn_key, &a, 8);
     memcpy(tcp->isn_key + 8, &b, 8);
     wren_timer_init(&tcp->tw_timer, tw_timer_cb, tcp);
+    tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S; /* second 0's budget too */
     return wren_netreg_register(node, WREN_NETTYPE_TCP, WREN_NETREG_DEMUX_ALL, &tcp->module,
                                 &tcp->reg);
 }
@@ -485,6 +486,10 @@ int wren_tcp_shutdown(struct wren_tcp_conn *c)
         tcp_closed(c, 0);
         return 0;
     case WREN_TCP_SYN_RECEIVED:
+        /* the FIN waits for the handshake: the ACK of our SYN makes the
+         * connection established (congestion state and all), then
+         * FIN-WAIT-1 (tcp_input.c) */
+        break;
     case WREN_TCP_ESTABLISHED:
         c->state = WREN_TCP_FIN_WAIT_1;
         break;
