@@ -10,22 +10,47 @@
 #include "tcp/tcp_priv.h"
 #include "wire/ipv6.h"
 
-/* RFC 5961 7: challenge ACKs, a few per second for the whole layer */
-static void challenge_ack(struct wren_tcp_conn *c)
+/* RFC 5961 7: ACKs to invalid segments, a few per second for the whole layer */
+static bool ack_budget(struct wren_tcp *tcp)
 {
-    struct wren_tcp *tcp = c->tcp;
     uint32_t sec = tcp_now_ms(tcp) / 1000;
     if (sec != tcp->challenge_sec) {
         tcp->challenge_sec = sec;
         tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S;
     }
     if (tcp->challenge_left == 0) {
+        return false;
+    }
+    tcp->challenge_left--;
+    return true;
+}
+
+static void challenge_ack(struct wren_tcp_conn *c)
+{
+    struct wren_tcp *tcp = c->tcp;
+    if (!ack_budget(tcp)) {
         tcp->stats.challenge_limited++;
         return;
     }
-    tcp->challenge_left--;
     tcp->stats.challenge_acks++;
     tcp_send_ack(c);
+}
+
+/* The ACK that answers an unacceptable segment, one acknowledging unsent
+ * data (RFC 9293 3.10.7.4) or an old timestamp (RFC 7323 5.3). Two
+ * endpoints that disagree about the sequence space (a spoofed segment moved
+ * one of them on) would answer each other's ACKs for ever, at once: an ACK
+ * that answers a bare ACK takes from the challenge-ACK budget, which breaks
+ * the loop. Segments with data, SYN or FIN (retransmissions, window probes)
+ * are always answered. */
+static void invalid_seg_ack(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    if (seg->len == 0 && !(seg->h.flags & (TCP_SYN | TCP_FIN)) && !ack_budget(c->tcp)) {
+        c->tcp->stats.ack_limited++;
+        return;
+    }
+    c->flags |= TF_ACKNOW;
+    tcp_output(c);
 }
 
 /* RFC 6298 2.2-2.3 with a sample of @p ms milliseconds */
@@ -341,8 +366,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     if ((c->flags & TF_TS) && seg->o.has_ts && !(h->flags & TCP_RST) &&
         tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
         tcp->stats.rx_drop_paws++;
-        c->flags |= TF_ACKNOW;
-        tcp_output(c);
+        invalid_seg_ack(c, seg);
         return;
     }
     uint32_t wnd = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
@@ -350,8 +374,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     if (!acceptable(c, h->seq, seglen, wnd)) {
         tcp->stats.rx_drop_seq++;
         if (!(h->flags & TCP_RST)) {
-            c->flags |= TF_ACKNOW;
-            tcp_output(c);
+            invalid_seg_ack(c, seg);
         }
         return;
     }
@@ -426,8 +449,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     }
     if (tcp_seq_gt(h->ack, c->snd_max)) {
         tcp->stats.rx_drop_ack++; /* acknowledges what was never sent */
-        c->flags |= TF_ACKNOW;
-        tcp_output(c);
+        invalid_seg_ack(c, seg);
         return;
     }
     if (tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
@@ -679,6 +701,9 @@ static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct t
     }
     if (h->flags & TCP_FIN) {
         w->expires_ms = tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
+    } else if (seg->len == 0 && !(h->flags & TCP_SYN) && !ack_budget(tcp)) {
+        tcp->stats.ack_limited++; /* a bare ACK: an answer could start an ACK loop */
+        return true;
     }
     struct tcp_hdr a = { .src_port = w->lport, .dst_port = w->rport, .seq = w->snd_nxt,
                          .ack = w->rcv_nxt, .flags = TCP_ACK };

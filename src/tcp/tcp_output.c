@@ -502,10 +502,21 @@ void tcp_output(struct wren_tcp_conn *c)
     tcp_timer_update(c);
 }
 
+static void persist_expired(struct wren_tcp_conn *c);
+
 /* RTO expiry (RFC 6298 5.4-5.7, RFC 5681 3.1 eq. 4) */
 static void rto_expired(struct wren_tcp_conn *c)
 {
     struct wren_tcp *tcp = c->tcp;
+    if (tcp_synchronized(c->state) && c->snd_wnd == 0 && c->snd.len) {
+        /* the window closed with data in flight: nothing may be resent, so
+         * the retransmission becomes a zero-window probe (RFC 9293 3.8.6.1),
+         * and a peer that answers it is not given up */
+        c->snd_nxt = c->snd_una;
+        c->flags &= (uint16_t)~TF_RTT;
+        persist_expired(c);
+        return;
+    }
     unsigned max = tcp_synchronized(c->state) ? CONFIG_WREN_TCP_MAX_RETRIES
                                               : CONFIG_WREN_TCP_SYN_RETRIES;
     if (c->retries >= max) {
