@@ -331,6 +331,305 @@ def bench_size():
     return size.records()
 
 
+# ---- TCP over simulated 802.15.4 (the TCP paper's sections 6 and 7) ---------
+
+TCP_SIZE = 102400     # bytes per bulk transfer
+TCP_PROC_US = 4100    # us of upload per full frame before its CCA: with the 4.3 ms on air,
+                      # the paper's 8.2 ms per frame
+TCP_RETRY_DELAY = 40  # ms, the paper's link retry delay d
+TCP_SEEDS = (1, 2, 3, 4, 5)  # each figure is the mean of transfers with these seeds
+US_OCTET = 32.0       # O-QPSK 250 kbit/s
+TURNAROUND_US = 192.0
+ACK_US = (6 + 5) * US_OCTET  # SHR+PHR and a 5-octet PSDU
+
+
+def _tcp_addr(i):
+    # Thread-like mesh-local addresses: a /64 shared as 6LoWPAN context 0 and
+    # an IID from the short address (as OpenThread's RLOCs in the paper)
+    return f"2001:db8::ff:fe00:{i:x}"
+
+
+def _tcp_line(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, seed=1):
+    """A line of hops+1 nodes, 10 m apart, each hearing only its neighbours,
+    static routes both ways; returns the Sim."""
+    n = hops + 1
+    s = Sim(seed)
+    if proc_us:
+        s.set_proc_delay(proc_us)
+    for i in range(n):
+        s.add_node(10.0 * i, 0)
+    for i in range(n - 1):
+        s.set_link(i, i + 1)
+        s.set_link(i + 1, i)
+    for i in range(n):
+        # the 802.15.4 defaults (CSMA-CA, macMinBE 3, macMaxBE 5,
+        # macMaxCSMABackoffs 4, macMaxFrameRetries 3) and the retry delay
+        s.set_mac(i, csma=True, ack=True, retry_delay_ms=retry_delay_ms)
+        s.shell(i, "nib prefix add 2001:db8::/64 ctx 0")
+        if i > 0:
+            s.shell(i, f"fib add {_tcp_addr(0)}/128 via fe80::ff:fe00:{i - 1:x} dev 1")
+        if i < n - 1:
+            s.shell(i, f"fib add {_tcp_addr(n - 1)}/128 via fe80::ff:fe00:{i + 1:x} dev 1")
+    return s
+
+
+def _tcp_conn(stats, name):
+    import re
+    m = re.search(rf"{name}: (\S+) .*?sent (\d+)/\d+ received (\d+) bad (\d+) goodput ([\d.]+)"
+                  rf" kbit/s\s+mss (\d+) cwnd (\d+) ssthresh (\d+) srtt (\d+) ms", stats)
+    keys = ("state", "sent", "received", "bad", "goodput", "mss", "cwnd", "ssthresh", "srtt")
+    return dict(zip(keys, [m.group(1)] + [float(x) for x in m.groups()[1:]])) if m else None
+
+
+def _tcp_layer(stats):
+    import re
+    m = re.search(r"tcp: tx (\d+) rexmt (\d+) .*?rto (\d+) fast-rexmt (\d+)", stats)
+    return dict(zip(("tx", "rexmt", "rto", "fast"), map(int, m.groups())))
+
+
+def _frames_us(frames, psdu_octets):
+    """@frames frames of @psdu_octets in all, back to back: SHR+PHR+PSDU on
+    air, the turnaround, the Imm-Ack, and LIFS (every frame here is over 18
+    octets)."""
+    per_frame = 6 * US_OCTET + TURNAROUND_US + ACK_US + 40 * 16.0
+    return frames * per_frame + psdu_octets * US_OCTET
+
+
+def tcp_transfer(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None, wnd=None,
+                 size=TCP_SIZE, seed=1, limit_s=1200):
+    """One bulk transfer from node 0 to node @hops; its figures."""
+    opts = (f" mss {mss}" if mss else "") + (f" wnd {wnd}" if wnd else "")
+    s = _tcp_line(hops, proc_us, retry_delay_ms, seed=seed)
+    s.shell(hops, f"tcp listen 5001 sink{opts}")
+    s.shell(0, f"tcp connect {_tcp_addr(hops)} 5001{opts}")
+    s.shell(0, f"tcp send {size} close")
+    end = s.now + limit_s
+    while s.now < end:
+        s.run(s.now + 5)
+        cs, ss = s.shell(0, "tcp stats")[1], s.shell(hops, "tcp stats")[1]
+        cli, srv = _tcp_conn(cs, "client"), _tcp_conn(ss, "server")
+        if cli["state"] == "CLOSED" and srv["state"] == "CLOSED":
+            break
+    layer = _tcp_layer(cs)
+    ok = srv["received"] == size and srv["bad"] == 0
+    smss = cli["mss"] - 12  # timestamps on every segment
+    data_segs = -(-size // smss)
+    sent = data_segs + layer["rexmt"]
+    p = layer["rexmt"] / sent
+    w = (wnd or 2048) / smss
+    rtt = cli["srtt"] / 1000.0
+    model = smss * 8 / rtt / (1 / w + 2 * p) / 1000 if rtt else 0
+    # the PHY bound of 6.4 for the frames this transfer sent (retries not
+    # counted): both ends' frames back to back, and the sender's upload of
+    # each of its frames (the receiver uploads its ACKs meanwhile)
+    c0, c1 = s.counters(0), s.counters(hops)
+    psdu0 = c0["netif.tx_bytes"] + 2 * c0["netif.tx_frames"]  # + FCS
+    psdu1 = c1["netif.tx_bytes"] + 2 * c1["netif.tx_frames"]
+    us = (_frames_us(c0["netif.tx_frames"], psdu0) + _frames_us(c1["netif.tx_frames"], psdu1)
+          + psdu0 * proc_us / 127.0)
+    phy_1hop = size * 8 / us * 1000  # kbit/s over one hop
+    # ... and with what unslotted CSMA-CA must add before each frame: the mean
+    # random backoff (macMinBE 3: 3.5 unit periods), CCA and RX-to-TX
+    # turnaround, of which LIFS (already counted) overlaps the start
+    frames = c0["netif.tx_frames"] + c1["netif.tx_frames"]
+    csma_us = frames * (3.5 * 20 * 16.0 + 8 * 16.0 + TURNAROUND_US - 40 * 16.0)
+    mac_1hop = size * 8 / (us + csma_us) * 1000
+    s.close()
+    return {"hops": hops, "ok": ok, "goodput": srv["goodput"], "srtt_ms": cli["srtt"],
+            "rexmt": layer["rexmt"], "rto": layer["rto"], "fast": layer["fast"], "p": p,
+            "w": w, "model": model, "smss": smss, "bound": phy_1hop / min(hops, 3),
+            "bound_csma": mac_1hop / min(hops, 3)}
+
+
+def tcp_transfer_mean(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None, wnd=None,
+                      seeds=TCP_SEEDS):
+    """tcp_transfer's figures averaged over @seeds (ok: all byte-exact)."""
+    rs = [tcp_transfer(hops, proc_us, retry_delay_ms, mss, wnd, seed=sd) for sd in seeds]
+    out = {k: sum(r[k] for r in rs) / len(rs) for k in rs[0] if k != "ok"}
+    out["ok"] = all(r["ok"] for r in rs)
+    out["min"] = min(r["goodput"] for r in rs)
+    out["max"] = max(r["goodput"] for r in rs)
+    return out
+
+
+def tcp_frames_per_segment(mss, hops=1):
+    """802.15.4 frames a full segment of MSS @mss takes from node 0 (with
+    timestamps) over a line of @hops: counted by 6LoWPAN's fragmenter."""
+    s = _tcp_line(hops)
+    s.shell(hops, f"tcp listen 5001 sink mss {mss}")
+    s.shell(0, f"tcp connect {_tcp_addr(hops)} 5001 mss {mss}")
+    s.run(s.now + 2)
+    before = s.counters(0)
+    s.shell(0, f"tcp send {mss - 12}")
+    s.run(s.now + 2)
+    after = s.counters(0)
+    s.close()
+    frags = after["6lowpan.tx_frags"] - before["6lowpan.tx_frags"]
+    dgrams = after["6lowpan.tx_datagrams"] - before["6lowpan.tx_datagrams"]
+    assert dgrams >= 1, (mss, dgrams)  # (more: a retransmission of the same segment)
+    return frags // dgrams or 1
+
+
+def tcp_mss_for_frames(k, hops=1):
+    """The largest MSS whose full segments take @k frames (binary search)."""
+    lo, hi = 13, 1000  # the app writes at most 1,024 bytes at once
+    if tcp_frames_per_segment(lo, hops) > k:
+        return None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if tcp_frames_per_segment(mid, hops) <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _tcp_plot(name, xs, series, xlabel, title):
+    from . import paths
+    paths.OUT.mkdir(exist_ok=True)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, ys, style in series:
+        ax.plot(xs, ys, style, label=label)
+    ax.set_xticks(xs)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("goodput (kbit/s)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    png = paths.OUT / name
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    print(f"  plot: {png}")
+
+
+def _tcp_row(label, r):
+    print(f"  {label:<24} goodput {r['goodput']:6.1f} kbit/s ({r['min']:.1f}..{r['max']:.1f})  "
+          f"bound {r['bound']:6.1f}  model B {r['model']:6.1f}  (srtt {r['srtt_ms']:.0f} ms, "
+          f"p {r['p']:.3f}, w {r['w']:.1f}; per transfer rexmt {r['rexmt']:.1f} "
+          f"rto {r['rto']:.1f} fast {r['fast']:.1f})" + ("" if r["ok"] else "  NOT BYTE-EXACT"))
+
+
+def bench_tcp_goodput_mss():
+    """Paper fig. 4: one hop, MSS of 1..8 frames, default 2 KiB buffers."""
+    print(f"  one hop, {TCP_SIZE} bytes, buffers 2,048 bytes; MAC defaults, retry delay "
+          f"{TCP_RETRY_DELAY} ms; bound: the same frames back to back (6.4)")
+    ks = list(range(1, 9))
+    msss = [tcp_mss_for_frames(k) for k in ks]
+    print("  MSS for k frames: " + ", ".join(f"{k}:{m}" for k, m in zip(ks, msss)))
+    res = {}
+    for proc in (0, TCP_PROC_US):
+        res[proc] = []
+        for k, m in zip(ks, msss):
+            r = tcp_transfer_mean(1, proc, mss=m)
+            res[proc].append(r)
+            _tcp_row(f"{k} frames (MSS {m}){' 8.2ms' if proc else ''}", r)
+    _tcp_plot("tcp_goodput_mss.png", ks, [
+        ("no processing delay", [r["goodput"] for r in res[0]], "o-"),
+        ("bound, no delay", [r["bound"] for r in res[0]], "k--"),
+        ("8.2 ms per frame", [r["goodput"] for r in res[TCP_PROC_US]], "s-"),
+        ("bound, 8.2 ms per frame", [r["bound"] for r in res[TCP_PROC_US]], "k:"),
+    ], "MSS (802.15.4 frames per segment)", "TCP goodput vs MSS, one hop (simulated)")
+    return []
+
+
+def bench_tcp_goodput_window():
+    """Paper fig. 5: one hop, MSS of 5 frames, window (both buffers) of 1..8 segments."""
+    mss = tcp_mss_for_frames(5)
+    smss = mss - 12
+    print(f"  one hop, MSS {mss} (5 frames, {smss} data bytes per segment), send and receive "
+          f"buffer = window of w segments (`wnd`); bound: the same frames back to back")
+    ws = list(range(1, 9))
+    res = {}
+    for proc in (0, TCP_PROC_US):
+        res[proc] = []
+        for w in ws:
+            r = tcp_transfer_mean(1, proc, mss=mss, wnd=w * smss)
+            res[proc].append(r)
+            _tcp_row(f"w {w} ({w * smss} B){' 8.2ms' if proc else ''}", r)
+    _tcp_plot("tcp_goodput_window.png", ws, [
+        ("no processing delay", [r["goodput"] for r in res[0]], "o-"),
+        ("model B, no delay", [r["model"] for r in res[0]], "C0:"),
+        ("bound, no delay", [r["bound"] for r in res[0]], "k--"),
+        ("8.2 ms per frame", [r["goodput"] for r in res[TCP_PROC_US]], "s-"),
+        ("model B, 8.2 ms", [r["model"] for r in res[TCP_PROC_US]], "C1:"),
+        ("bound, 8.2 ms per frame", [r["bound"] for r in res[TCP_PROC_US]], "k:"),
+    ], "window (segments of 5 frames)", "TCP goodput vs window, one hop (simulated)")
+    return []
+
+
+def bench_tcp_goodput_hops():
+    """Paper 7.2: 1..4 hops, MSS 5 frames, 2 KiB buffers, retry delay 40 ms,
+    beside the bound B/hops (B/3 from three hops on) and model B. Four hops
+    again with a window of six segments: the paper enlarged it for its
+    four-hop figure."""
+    print(f"  line of 1..4 hops (nodes two apart are hidden terminals), {TCP_SIZE} bytes, "
+          f"buffers 2,048 bytes, retry delay {TCP_RETRY_DELAY} ms, MSS of 5 frames on the path; "
+          f"mean of seeds {TCP_SEEDS[0]}..{TCP_SEEDS[-1]} (min..max)")
+    records = []
+    res = {0: [], TCP_PROC_US: []}
+    paper = {1: 64.1, 2: 28.3, 3: 19.5, 4: 17.5}
+    for proc in (0, TCP_PROC_US):
+        for hops in (1, 2, 3, 4):
+            mss = tcp_mss_for_frames(5, hops)
+            r = tcp_transfer_mean(hops, proc, mss=mss)
+            res[proc].append(r)
+            _tcp_row(f"{hops} hop{'s' if hops > 1 else ' '} (MSS {mss}){' 8.2ms' if proc else ''}",
+                     r)
+    mss4 = tcp_mss_for_frames(5, 4)
+    wnd4 = 6 * (mss4 - 12)
+    r4 = tcp_transfer_mean(4, TCP_PROC_US, mss=mss4, wnd=wnd4)
+    _tcp_row(f"4 hops wnd {wnd4} 8.2ms", r4)
+    for hops in (1, 2, 3):
+        r = res[TCP_PROC_US][hops - 1]
+        records.append(_record(
+            f"tcp_goodput_hops{hops}_8ms_kbps", round(r["goodput"], 1), "kbit/s", "higher",
+            75 if hops == 1 else paper[hops],
+            f"{hops} hop(s), 8.2 ms per frame, MSS 5 frames, 2 KiB buffers, retry delay 40 ms, "
+            f"mean of {len(TCP_SEEDS)} seeds; paper {paper[hops]}"))
+    records.append(_record(
+        "tcp_goodput_hops4_8ms_kbps", round(r4["goodput"], 1), "kbit/s", "higher", paper[4],
+        f"4 hops, 8.2 ms per frame, MSS 5 frames, window {wnd4} bytes (6 segments; the paper "
+        f"enlarged its window for 4 hops; with 2 KiB: {res[TCP_PROC_US][3]['goodput']:.1f}), "
+        f"retry delay 40 ms, mean of {len(TCP_SEEDS)} seeds; paper {paper[4]}"))
+    hs = [1, 2, 3, 4]
+    _tcp_plot("tcp_goodput_hops.png", hs, [
+        ("no processing delay", [r["goodput"] for r in res[0]], "o-"),
+        ("bound B/min(h,3), no delay", [r["bound"] for r in res[0]], "k--"),
+        ("model B, no delay", [r["model"] for r in res[0]], "C0:"),
+        ("8.2 ms per frame", [r["goodput"] for r in res[TCP_PROC_US]], "s-"),
+        ("bound, 8.2 ms", [r["bound"] for r in res[TCP_PROC_US]], "k:"),
+        ("model B, 8.2 ms", [r["model"] for r in res[TCP_PROC_US]], "C1:"),
+        ("8.2 ms, 4 hops, window 6 segments", [None, None, None, r4["goodput"]], "C1^"),
+        ("paper (OpenThread, 8.2 ms)", [paper[h] for h in hs], "rx"),
+    ], "hops", "TCP goodput vs hops (simulated line)")
+    return records
+
+
+def bench_tcp_goodput_1hop_vs_bound():
+    """One hop without the processing delay (and without the retry delay,
+    which only matters after a collision): goodput as a fraction of the PHY
+    bound of the same frames (and ACK segments) back to back."""
+    mss = tcp_mss_for_frames(5)
+    r = tcp_transfer_mean(1, 0, retry_delay_ms=0, mss=mss)
+    _tcp_row(f"1 hop, MSS {mss}", r)
+    print(f"  fraction of the bound: {r['goodput'] / r['bound']:.3f}; the bound with the mean "
+          f"CSMA-CA backoff, CCA and turnaround before each frame is {r['bound_csma']:.1f} "
+          f"kbit/s, of which this is {r['goodput'] / r['bound_csma']:.3f}")
+    return [_record("tcp_goodput_1hop_vs_bound", round(r["goodput"] / r["bound"], 4),
+                    "fraction of bound", "higher", 0.9,
+                    f"one hop, MSS {mss} (5 frames), no processing delay; bound: the frames of "
+                    f"the data and ACK segments back to back with turnaround, Imm-Ack and LIFS"),
+            _record("tcp_goodput_1hop_vs_csma_bound", round(r["goodput"] / r["bound_csma"], 4),
+                    "fraction of bound", "higher", None,
+                    "the same bound plus each frame's mean CSMA-CA backoff, CCA and turnaround "
+                    "(standard MAC defaults): what is left is TCP's own overhead")]
+
+
 BENCHES = {
     "sim_bytes_per_node": bench_sim_bytes_per_node,
     "sim_speed_1k_idle": bench_sim_speed_1k_idle,
@@ -343,6 +642,10 @@ BENCHES = {
     "udp_goodput": bench_udp_goodput,
     "goodput_1hop": bench_goodput_1hop,
     "size": bench_size,
+    "tcp_goodput_mss": bench_tcp_goodput_mss,
+    "tcp_goodput_window": bench_tcp_goodput_window,
+    "tcp_goodput_hops": bench_tcp_goodput_hops,
+    "tcp_goodput_1hop_vs_bound": bench_tcp_goodput_1hop_vs_bound,
 }
 
 

@@ -7,7 +7,9 @@
 
 static void pump(struct wren_tcp_app_conn *ac)
 {
-    uint8_t buf[256];
+    /* larger than a segment: the first write of a transfer is not sent
+     * alone as a small segment (nothing is outstanding yet, so Nagle lets it go) */
+    uint8_t buf[1024];
     while (ac->sent < ac->to_send) {
         uint64_t left = ac->to_send - ac->sent;
         uint32_t n = left < sizeof(buf) ? (uint32_t)left : (uint32_t)sizeof(buf);
@@ -32,7 +34,8 @@ static void pump(struct wren_tcp_app_conn *ac)
 
 static void drain(struct wren_tcp_app_conn *ac)
 {
-    uint8_t buf[256];
+    /* what a segment brings, at once: one window update for all of it */
+    uint8_t buf[1024];
     uint64_t now = wren_node_now(ac->app->node);
     for (;;) {
         size_t max = sizeof(buf);
@@ -104,7 +107,7 @@ static void conn_cb(struct wren_tcp_conn *c, unsigned ev, void *arg)
 
 static void conn_prepare(struct wren_tcp_app *app, struct wren_tcp_app_conn *ac, uint8_t mode)
 {
-    wren_tcp_conn_init(&ac->c, ac->snd, sizeof(ac->snd), ac->rcv, ac->bm, sizeof(ac->rcv));
+    wren_tcp_conn_init(&ac->c, ac->snd, app->wnd, ac->rcv, ac->bm, app->wnd);
     ac->app = app;
     ac->mode = mode;
     ac->close_when_sent = false;
@@ -126,6 +129,7 @@ int wren_tcp_app_init(struct wren_tcp_app *app, struct wren_node *node, wren_out
     app->out_ctx = out_ctx;
     app->opts = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS;
     app->mss = CONFIG_WREN_TCP_MSS;
+    app->wnd = CONFIG_WREN_TCP_APP_WND;
     return app->tcp ? 0 : -ENODEV;
 }
 

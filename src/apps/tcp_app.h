@@ -20,8 +20,13 @@
 #include "tcp/tcp.h"
 
 #ifndef CONFIG_WREN_TCP_APP_BUF
-#define CONFIG_WREN_TCP_APP_BUF 2048 /**< send and receive buffer of each connection */
+#define CONFIG_WREN_TCP_APP_BUF 4096 /**< room for the send and receive buffer of each connection */
 #endif
+#ifndef CONFIG_WREN_TCP_APP_WND
+/** Bytes of that room a connection uses unless told otherwise (`wnd`). */
+#define CONFIG_WREN_TCP_APP_WND 2048
+#endif
+_Static_assert(CONFIG_WREN_TCP_APP_WND <= CONFIG_WREN_TCP_APP_BUF, "TCP app window too large");
 
 enum wren_tcp_app_mode {
     WREN_TCP_APP_SINK = 1, /**< read and check the pattern */
@@ -53,6 +58,8 @@ struct wren_tcp_app {
     uint8_t lis_mode;
     uint8_t opts;            /**< WREN_TCP_OPT_x for new connections */
     uint16_t mss;            /**< MSS for new connections */
+    uint16_t wnd;            /**< send and receive buffer size of new connections (the
+                                  largest window they announce and keep in flight) */
     struct wren_tcp_app_conn srv; /**< the accepted connection */
     struct wren_tcp_app_conn cli; /**< the active one */
     wren_out_fn out;

@@ -17,6 +17,9 @@ static void txq_put(struct wren_netif *netif, struct wren_snip *pkt, bool front)
     if (netif->txq_len >= CONFIG_WREN_NETIF_TXQ_LEN ||
         wren_pktbuf_write_path(pb, &pkt, &head) < 0) {
         netif->stats.tx_drop_queue++;
+        if (!front) {
+            netif->txq_drop_cont = true; /* arrivals are in order: its followers come next */
+        }
         wren_pktbuf_release(pb, pkt);
         return;
     }
@@ -80,6 +83,15 @@ static void netif_send(struct wren_netif *netif, struct wren_snip *pkt)
         wren_pktbuf_release(&netif->node->pktbuf, pkt);
         return;
     }
+    if (wren_netif_hdr(pkt)->flags & WREN_NETIF_HDR_FRAG_CONT) {
+        if (netif->txq_drop_cont) {
+            netif->stats.tx_drop_frag++; /* its datagram lost a fragment already */
+            wren_pktbuf_release(&netif->node->pktbuf, pkt);
+            return;
+        }
+    } else {
+        netif->txq_drop_cont = false;
+    }
     if (!netif->tx_busy) {
         netif_try_send(netif, pkt);
     } else {
@@ -99,6 +111,16 @@ void wren_netif_tx_done(struct wren_netif *netif, enum wren_netdev_event ev)
     default:
         netif->stats.tx_busy++;
         break;
+    }
+    if (ev != WREN_NETDEV_EV_TX_COMPLETE) {
+        /* a lost fragment loses its datagram: the rest of it, queued right
+         * behind (6LoWPAN queues a datagram's fragments together), would only
+         * take air time and a reassembly slot downstream */
+        while (netif->txq_head &&
+               (wren_netif_hdr(netif->txq_head)->flags & WREN_NETIF_HDR_FRAG_CONT)) {
+            netif->stats.tx_drop_frag++;
+            wren_pktbuf_release(&netif->node->pktbuf, txq_get(netif));
+        }
     }
     wren_netif_tx_resume(netif);
 }

@@ -35,6 +35,8 @@ enum {
     WREN_NETIF_HDR_BROADCAST = 0x01, /**< to / received as link broadcast */
     WREN_NETIF_HDR_MULTICAST = 0x02,
     WREN_NETIF_HDR_NO_ACK = 0x04,    /**< do not ask for a link-layer ACK */
+    WREN_NETIF_HDR_FRAG_CONT = 0x08, /**< TX: a later fragment of a datagram (6LoWPAN FRAGN);
+                                          worthless once an earlier one is lost */
 };
 
 /** Data of a WREN_NETTYPE_NETIF snip. Addresses in network byte order. */
@@ -60,6 +62,8 @@ struct wren_netif_stats {
     uint32_t tx_drop_queue;   /**< send queue full */
     uint32_t tx_drop_bad;     /**< packet without usable netif header or too long */
     uint32_t tx_drop_dev;     /**< device refused the frame */
+    uint32_t tx_drop_frag;    /**< later fragments not sent: an earlier one of the same
+                                   datagram failed or found the queue full */
     uint32_t rx_frames;       /**< frames accepted and passed up */
     uint32_t rx_bytes;
     uint32_t rx_drop_nobuf;   /**< packet buffer exhausted */
@@ -105,6 +109,8 @@ struct wren_netif {
     uint8_t txq_len;
     uint8_t id;                        /**< 1-based, unique in the node */
     bool tx_busy;                      /**< a frame is with the device */
+    bool txq_drop_cont;                /**< the last packet queued was dropped: drop the
+                                            fragments that follow it (FRAG_CONT) too */
     struct wren_netif_stats stats;
 };
 

@@ -179,11 +179,12 @@ addresses:;
               (unsigned long)st->tx_frames, (unsigned long)st->tx_bytes, (unsigned long)st->tx_ok,
               (unsigned long)st->tx_noack, (unsigned long)st->tx_busy);
     sh_printf(sh, "          drops: rx nobuf %lu malformed %lu unsupported %lu not-for-us %lu "
-                  "no-receiver %lu; tx queue %lu bad %lu device %lu\n",
+                  "no-receiver %lu; tx queue %lu bad %lu device %lu frag %lu\n",
               (unsigned long)st->rx_drop_nobuf, (unsigned long)st->rx_drop_malformed,
               (unsigned long)st->rx_drop_unsupported, (unsigned long)st->rx_drop_not_for_us,
               (unsigned long)st->rx_drop_no_receiver, (unsigned long)st->tx_drop_queue,
-              (unsigned long)st->tx_drop_bad, (unsigned long)st->tx_drop_dev);
+              (unsigned long)st->tx_drop_bad, (unsigned long)st->tx_drop_dev,
+              (unsigned long)st->tx_drop_frag);
 }
 
 static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
@@ -403,7 +404,7 @@ static void tcp_conn_line(struct wren_shell *sh, const char *name, const struct 
               ac->last_err ? ac->last_err : c->err);
 }
 
-/* connection options: [mss N] [nosack] [nots] [ecn] [nodelay] [nodelack] [keepalive] */
+/* connection options: [mss N] [wnd BYTES] [nosack] [nots] [ecn] [nodelay] [nodelack] [keepalive] */
 static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
 {
     int bad = 0;
@@ -411,6 +412,8 @@ static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
     for (int i = from; i < argc; i++) {
         if (strcmp(argv[i], "mss") == 0 && i + 1 < argc) {
             sh->tcp->mss = (uint16_t)num(argv[++i], 1, 1220, &bad);
+        } else if (strcmp(argv[i], "wnd") == 0 && i + 1 < argc) {
+            sh->tcp->wnd = (uint16_t)num(argv[++i], 64, CONFIG_WREN_TCP_APP_BUF, &bad);
         } else if (strcmp(argv[i], "nosack") == 0) {
             o &= (uint8_t)~WREN_TCP_OPT_SACK;
         } else if (strcmp(argv[i], "nots") == 0) {
@@ -489,13 +492,14 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
                   (unsigned long)t->rx_rst);
         sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
-                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu); "
+                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) acks-limited %lu; "
                       "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu\n",
                   (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
                   (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
                   (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
                   (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
                   (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
+                  (unsigned long)t->ack_limited,
                   (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
                   (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
                   (unsigned long)t->conn_timeouts);
@@ -509,7 +513,8 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
     }
     sh_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
                   "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
-                  "       OPTS: mss N, nosack, nots, ecn, nodelay, nodelack, keepalive\n");
+                  "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn,\n"
+                  "             nodelay, nodelack, keepalive\n");
     return -EINVAL;
 }
 

@@ -420,6 +420,7 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
         C("netif.tx_drop_queue", ns->tx_drop_queue),
         C("netif.tx_drop_bad", ns->tx_drop_bad),
         C("netif.tx_drop_dev", ns->tx_drop_dev),
+        C("netif.tx_drop_frag", ns->tx_drop_frag),
         C("netif.rx_frames", ns->rx_frames),
         C("netif.rx_bytes", ns->rx_bytes),
         C("netif.rx_drop_nobuf", ns->rx_drop_nobuf),

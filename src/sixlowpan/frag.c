@@ -34,6 +34,9 @@ static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
         wren_pktbuf_release(pb, d);
         return -ENOBUFS;
     }
+    if (!f->first) {
+        wren_netif_hdr(h)->flags |= WREN_NETIF_HDR_FRAG_CONT;
+    }
     lp->stats.tx_frags++;
     return wren_netapi_send(lp->node, &netif->module, h);
 }

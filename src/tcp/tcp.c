@@ -219,6 +219,7 @@ int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
     memcpy(tcp->isn_key, &a, 8);
     memcpy(tcp->isn_key + 8, &b, 8);
     wren_timer_init(&tcp->tw_timer, tw_timer_cb, tcp);
+    tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S; /* second 0's budget too */
     return wren_netreg_register(node, WREN_NETTYPE_TCP, WREN_NETREG_DEMUX_ALL, &tcp->module,
                                 &tcp->reg);
 }

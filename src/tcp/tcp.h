@@ -156,6 +156,8 @@ struct wren_tcp_stats {
     uint32_t rx_rst;            /**< resets that closed a connection */
     uint32_t challenge_acks;    /**< RFC 5961 challenge ACKs sent */
     uint32_t challenge_limited; /**< ... not sent: over the rate limit */
+    uint32_t ack_limited;       /**< ACKs to unacceptable bare ACKs not sent: over
+                                     the same limit (breaks ACK loops) */
     uint32_t syn_drop_pool;     /**< SYNs refused: listener pool exhausted */
     uint32_t syn_evicted;       /**< half-open connections reused for a newer SYN */
     uint32_t tx_segs;

@@ -10,22 +10,47 @@
 #include "tcp/tcp_priv.h"
 #include "wire/ipv6.h"
 
-/* RFC 5961 7: challenge ACKs, a few per second for the whole layer */
-static void challenge_ack(struct wren_tcp_conn *c)
+/* RFC 5961 7: ACKs to invalid segments, a few per second for the whole layer */
+static bool ack_budget(struct wren_tcp *tcp)
 {
-    struct wren_tcp *tcp = c->tcp;
     uint32_t sec = tcp_now_ms(tcp) / 1000;
     if (sec != tcp->challenge_sec) {
         tcp->challenge_sec = sec;
         tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S;
     }
     if (tcp->challenge_left == 0) {
+        return false;
+    }
+    tcp->challenge_left--;
+    return true;
+}
+
+static void challenge_ack(struct wren_tcp_conn *c)
+{
+    struct wren_tcp *tcp = c->tcp;
+    if (!ack_budget(tcp)) {
         tcp->stats.challenge_limited++;
         return;
     }
-    tcp->challenge_left--;
     tcp->stats.challenge_acks++;
     tcp_send_ack(c);
+}
+
+/* The ACK that answers an unacceptable segment, one acknowledging unsent
+ * data (RFC 9293 3.10.7.4) or an old timestamp (RFC 7323 5.3). Two
+ * endpoints that disagree about the sequence space (a spoofed segment moved
+ * one of them on) would answer each other's ACKs for ever, at once: an ACK
+ * that answers a bare ACK takes from the challenge-ACK budget, which breaks
+ * the loop. Segments with data, SYN or FIN (retransmissions, window probes)
+ * are always answered. */
+static void invalid_seg_ack(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    if (seg->len == 0 && !(seg->h.flags & (TCP_SYN | TCP_FIN)) && !ack_budget(c->tcp)) {
+        c->tcp->stats.ack_limited++;
+        return;
+    }
+    c->flags |= TF_ACKNOW;
+    tcp_output(c);
 }
 
 /* RFC 6298 2.2-2.3 with a sample of @p ms milliseconds */
@@ -128,23 +153,6 @@ static void sack_prune(struct wren_tcp_conn *c)
         }
     }
     c->n_sack = (uint8_t)w;
-}
-
-/* DupThresh: 3, or less with a small window when nothing new can be sent
- * (early retransmit, RFC 5827): with 2 KiB buffers a window is often four
- * segments or fewer, and a loss would otherwise wait for the RTO */
-static uint32_t dupthresh(const struct wren_tcp_conn *c)
-{
-    uint32_t smss = tcp_smss(c);
-    uint32_t flight = c->snd_max - c->snd_una;
-    uint32_t data_end = c->snd_una + c->snd.len;
-    uint32_t wnd_end = c->snd_una + c->snd_wnd;
-    bool can_send = tcp_seq_lt(c->snd_max, data_end) && tcp_seq_lt(c->snd_max, wnd_end);
-    if (flight >= 4 * smss || can_send) {
-        return 3;
-    }
-    uint32_t segs = (flight + smss - 1) / smss;
-    return segs > 2 ? segs - 1 : 1;
 }
 
 /* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
@@ -319,7 +327,7 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return; /* the callback closed it */
     }
     if (c->snd_una == c->snd_max) {
-        tcp_keepalive_arm(c); /* (unless the callback already sent data) */
+        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
     }
     c->flags |= TF_ACKNOW;
     tcp_output(c);
@@ -360,8 +368,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     if ((c->flags & TF_TS) && seg->o.has_ts && !(h->flags & TCP_RST) &&
         tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
         tcp->stats.rx_drop_paws++;
-        c->flags |= TF_ACKNOW;
-        tcp_output(c);
+        invalid_seg_ack(c, seg);
         return;
     }
     uint32_t wnd = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
@@ -379,8 +386,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     if (!old_dup && !acceptable(c, h->seq, seglen, wnd)) {
         tcp->stats.rx_drop_seq++;
         if (!(h->flags & TCP_RST)) {
-            c->flags |= TF_ACKNOW;
-            tcp_output(c);
+            invalid_seg_ack(c, seg);
         }
         return;
     }
@@ -447,7 +453,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             return;
         }
         if (c->snd_una == c->snd_max) {
-            tcp_keepalive_arm(c);
+            tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
         }
         if (c->flags & TF_FIN_Q) {
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
@@ -455,8 +461,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     }
     if (tcp_seq_gt(h->ack, c->snd_max)) {
         tcp->stats.rx_drop_ack++; /* acknowledges what was never sent */
-        c->flags |= TF_ACKNOW;
-        tcp_output(c);
+        invalid_seg_ack(c, seg);
         return;
     }
     if (tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
@@ -480,7 +485,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     uint32_t data_end = c->snd_una + c->snd.len;
     bool fin_acked = false;
     bool window_was_zero = c->snd_wnd == 0;
-    bool send_ev = false;
+    bool room = false; /* data acknowledged: tell the application after the window update */
     if (tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
         uint32_t data_acked = acked;
@@ -515,9 +520,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         } else {
             tcp_rexmt_arm(c, c->rto_ms);
         }
-        /* (the event waits for the window update below: a writer must
-         * not send into the old window from the new SND.UNA) */
-        send_ev = data_acked && !(c->flags & TF_FIN_Q);
+        room = data_acked && !(c->flags & TF_FIN_Q);
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
                h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
         /* (a zero window answers a window probe: not a duplicate ACK) */
@@ -528,9 +531,16 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         tcp->stats.rx_dup_acks++;
         if (!(c->flags & TF_RECOVERY)) {
-            uint32_t thresh = dupthresh(c);
+            uint32_t smss = tcp_smss(c);
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > (thresh - 1) * tcp_smss(c);
+                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
+            /* RFC 5827 early retransmit: under four segments out and no new
+             * one allowed by the receiver, oseg - 1 duplicates suffice */
+            uint32_t out = c->snd_max - c->snd_una;
+            unsigned thresh = 3;
+            if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
+                thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
+            }
             if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
@@ -558,6 +568,13 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             }
         }
     }
+    if (room) {
+        /* only now: what the application sends must see this ACK's window */
+        tcp_event(c, WREN_TCP_EV_SEND);
+        if (c->state == WREN_TCP_CLOSED) {
+            return;
+        }
+    }
     /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
     if ((c->flags & TF_ECN) && (h->flags & TCP_ECE) && !(c->flags & TF_RECOVERY) &&
         tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
@@ -567,12 +584,6 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->ecn_recover = c->snd_max;
         c->flags |= TF_CWR;
         tcp->stats.ecn_reductions++;
-    }
-    if (send_ev) {
-        tcp_event(c, WREN_TCP_EV_SEND);
-        if (c->state == WREN_TCP_CLOSED) {
-            return;
-        }
     }
     if (fin_acked) {
         switch (c->state) {
@@ -702,6 +713,9 @@ static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct t
     }
     if (h->flags & TCP_FIN) {
         w->expires_ms = tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
+    } else if (seg->len == 0 && !(h->flags & TCP_SYN) && !ack_budget(tcp)) {
+        tcp->stats.ack_limited++; /* a bare ACK: an answer could start an ACK loop */
+        return true;
     }
     struct tcp_hdr a = { .src_port = w->lport, .dst_port = w->rport, .seq = w->snd_nxt,
                          .ack = w->rcv_nxt, .flags = TCP_ACK };

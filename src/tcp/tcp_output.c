@@ -436,8 +436,14 @@ void tcp_output(struct wren_tcp_conn *c)
     uint32_t data_end = c->snd_una + c->snd.len;
     /* after our FIN is acknowledged (FIN-WAIT-2) only ACKs go out */
     bool fin_q = (c->flags & TF_FIN_Q) != 0 && c->state != WREN_TCP_FIN_WAIT_2;
+    /* RFC 3042 limited transmit: a new segment for each of the first two
+     * duplicate ACKs, so that a small window still yields three */
+    uint32_t cwnd = c->cwnd;
+    if (!(c->flags & TF_RECOVERY) && c->dupacks && c->dupacks < 3) {
+        cwnd += c->dupacks * smss;
+    }
     for (int guard = 0; guard < 64; guard++) {
-        uint32_t wnd = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
+        uint32_t wnd = c->snd_wnd < cwnd ? c->snd_wnd : cwnd;
         if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
             break; /* the pipe decides (above) */
         }
@@ -500,10 +506,21 @@ void tcp_output(struct wren_tcp_conn *c)
     tcp_timer_update(c);
 }
 
+static void persist_expired(struct wren_tcp_conn *c);
+
 /* RTO expiry (RFC 6298 5.4-5.7, RFC 5681 3.1 eq. 4) */
 static void rto_expired(struct wren_tcp_conn *c)
 {
     struct wren_tcp *tcp = c->tcp;
+    if (tcp_synchronized(c->state) && c->snd_wnd == 0 && c->snd.len) {
+        /* the window closed with data in flight: nothing may be resent, so
+         * the retransmission becomes a zero-window probe (RFC 9293 3.8.6.1),
+         * and a peer that answers it is not given up */
+        c->snd_nxt = c->snd_una;
+        c->flags &= (uint16_t)~TF_RTT;
+        persist_expired(c);
+        return;
+    }
     unsigned max = tcp_synchronized(c->state) ? CONFIG_WREN_TCP_MAX_RETRIES
                                               : CONFIG_WREN_TCP_SYN_RETRIES;
     if (c->retries >= max) {
