@@ -8,7 +8,8 @@ each clean and again with 5 % loss and 5 % reordering injected by wren's TAP
 driver in both directions. A capture of the TAP (an AF_PACKET socket of the
 test's, written as pcap) is dissected by tshark: SACK-permitted, timestamps
 and MSS in both SYN and SYN-ACK, Linux's window-scale offer declined, SACK
-blocks on the wire in the lossy runs, every checksum good.
+blocks on the wire in the lossy runs, no wren data beyond Linux's window,
+every checksum good.
 
 Needs root (namespaces, TAP); the fixtures and helpers are test_host.py's,
 so WREN_BUILD selects the wren-node under test (./wren test runs this file
