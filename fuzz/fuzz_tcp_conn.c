@@ -193,7 +193,7 @@ static void segment(struct fz *f, struct rd *r)
         h.seq = u32(r);
     } else {
         int16_t d = (int16_t)u16(r);
-        uint32_t base = seq_mode == 1 ? c->rcv_nxt : seq_mode == 2 ? c->rcv_adv : c->irs;
+        uint32_t base = seq_mode == 1 ? c->rcv_nxt : seq_mode == 2 ? c->rcv_adv : c->iss;
         h.seq = base + (uint32_t)(int32_t)d;
     }
     if (ack_mode == 0 || c == NULL) {
