@@ -493,7 +493,7 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->rx_rst);
         sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
                       "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) acks-limited %lu; "
-                      "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu\n",
+                      "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu user-timeouts %lu\n",
                   (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
                   (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
                   (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
@@ -502,7 +502,7 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->ack_limited,
                   (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
                   (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
-                  (unsigned long)t->conn_timeouts);
+                  (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
         if (app->cli.in_use) {
             tcp_conn_line(sh, "client", &app->cli);
         }

@@ -219,6 +219,7 @@ int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
     memcpy(tcp->isn_key, &a, 8);
     memcpy(tcp->isn_key + 8, &b, 8);
     wren_timer_init(&tcp->tw_timer, tw_timer_cb, tcp);
+    tcp->user_timeout_ms = CONFIG_WREN_TCP_USER_TIMEOUT_MS;
     tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S; /* second 0's budget too */
     return wren_netreg_register(node, WREN_NETTYPE_TCP, WREN_NETREG_DEMUX_ALL, &tcp->module,
                                 &tcp->reg);
@@ -429,6 +430,9 @@ static ssize_t queue(struct wren_tcp_conn *c, const void *data, size_t len, bool
     }
     size_t room = (size_t)(c->snd.size - c->snd.len);
     size_t n = len < room ? len : room;
+    if (n && c->snd.len == 0) {
+        c->progress_ms = tcp_now_ms(c->tcp); /* data begins to wait */
+    }
     if (n) {
         tcp_ring_write(&c->snd, c->snd.len, data, (uint32_t)n);
         c->snd.len = (uint16_t)(c->snd.len + n);
@@ -550,6 +554,11 @@ void wren_tcp_release(struct wren_tcp_conn *c)
     if (c->listener == NULL) {
         c->tcp = NULL;
     }
+}
+
+void wren_tcp_set_user_timeout(struct wren_tcp *tcp, uint32_t ms)
+{
+    tcp->user_timeout_ms = ms;
 }
 
 const char *wren_tcp_state_name(uint8_t state)

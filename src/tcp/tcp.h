@@ -76,6 +76,13 @@
 #ifndef CONFIG_WREN_TCP_SYN_RETRIES
 #define CONFIG_WREN_TCP_SYN_RETRIES 5
 #endif
+/** User timeout (RFC 9293 3.8.3, RFC 5482), ms: a connection with data
+ *  to deliver that makes no progress for this long (a silent peer, or a
+ *  zero window held forever) is aborted with -ETIMEDOUT; 0 = never.
+ *  wren_tcp_set_user_timeout() changes it at run time. */
+#ifndef CONFIG_WREN_TCP_USER_TIMEOUT_MS
+#define CONFIG_WREN_TCP_USER_TIMEOUT_MS 1200000u
+#endif
 /** TIME-WAIT duration, ms (2 MSL; Linux uses 60 s). */
 #ifndef CONFIG_WREN_TCP_TIME_WAIT_MS
 #define CONFIG_WREN_TCP_TIME_WAIT_MS 60000
@@ -173,6 +180,7 @@ struct wren_tcp_stats {
     uint32_t ecn_reductions;    /**< window reductions for ECE */
     uint32_t timewait_evicted;  /**< TIME-WAIT entries reused early */
     uint32_t conn_timeouts;     /**< connections given up (retries exhausted) */
+    uint32_t user_timeouts;     /**< connections aborted by the user timeout */
 };
 
 /** One connection's protocol state (RFC 9293 3.3.1 and the RFCs above):
@@ -219,6 +227,7 @@ struct wren_tcp_conn {
     uint32_t sack[CONFIG_WREN_TCP_SACK_BLOCKS][2]; /**< scoreboard: SACKed [l, r) */
     /* RTT */
     uint32_t srtt_us, rttvar_us;
+    uint32_t progress_ms;         /**< last time SND.UNA moved (or data began to wait) */
     union {
         struct {                  /* with timestamps (and before the handshake ends) */
             uint32_t ts_recent, ts_offset;
@@ -258,6 +267,7 @@ struct wren_tcp {
         uint8_t if_id, ts_ok;
     } tw[CONFIG_WREN_TCP_TIMEWAIT_SLOTS];
     uint8_t isn_key[16];          /**< RFC 6528 secret */
+    uint32_t user_timeout_ms;     /**< CONFIG_WREN_TCP_USER_TIMEOUT_MS unless set */
     uint32_t challenge_sec;       /**< second of the challenge-ACK budget */
     uint16_t challenge_left;
     struct wren_tcp_stats stats;
@@ -357,6 +367,9 @@ void wren_tcp_set_opts(struct wren_tcp_conn *c, uint8_t opts);
 
 /** @brief Set the MSS @p c announces (and uses at most): 1..1,220 bytes. */
 void wren_tcp_set_mss(struct wren_tcp_conn *c, uint16_t mss);
+
+/** @brief Set the user timeout of @p tcp's connections, ms (0: none). */
+void wren_tcp_set_user_timeout(struct wren_tcp *tcp, uint32_t ms);
 
 /** @brief The state's name ("ESTABLISHED", ...). */
 const char *wren_tcp_state_name(uint8_t state);

@@ -270,6 +270,7 @@ static void established(struct wren_tcp_conn *c)
 {
     c->state = WREN_TCP_ESTABLISHED;
     c->retries = 0;
+    c->progress_ms = tcp_now_ms(c->tcp);
     c->flags &= (uint16_t)~TF_REXMT;
     tcp_cc_init(c);
     if (c->listener && !(c->flags & TF_HELD)) {
@@ -509,6 +510,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         }
         tcp_ring_consume(&c->snd, data_acked);
         c->snd_una = h->ack;
+        c->progress_ms = tcp_now_ms(tcp);
         if (tcp_seq_lt(c->snd_nxt, c->snd_una)) {
             c->snd_nxt = c->snd_una;
         }

@@ -603,6 +603,19 @@ void tcp_conn_timer_cb(struct wren_timer *t, void *arg)
         tcp_output(c);
     }
     if ((c->flags & TF_REXMT) && (int32_t)(c->t_rexmt - now) <= 0) {
+        uint32_t ut = c->tcp->user_timeout_ms;
+        if (ut && tcp_synchronized(c->state) && !(c->flags & TF_KEEP) &&
+            (c->snd.len || c->snd_una != c->snd_max) && now - c->progress_ms >= ut) {
+            /* RFC 9293 3.10.8: no progress within the user timeout */
+            struct tcp_hdr h = { .src_port = c->lport, .dst_port = c->rport,
+                                 .seq = c->snd_nxt, .flags = TCP_RST };
+            if (tcp_emit_raw(c->tcp, c->laddr, c->raddr, c->if_id, &h, NULL) == 0) {
+                c->tcp->stats.tx_rst++;
+            }
+            c->tcp->stats.user_timeouts++;
+            tcp_closed(c, -ETIMEDOUT);
+            return;
+        }
         if (c->flags & TF_PERSIST) {
             persist_expired(c);
         } else if (c->flags & TF_KEEP) {

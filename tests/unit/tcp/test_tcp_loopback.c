@@ -254,6 +254,48 @@ TEST(test_tcp__simultaneous_open)
     TEARDOWN();
 }
 
+static void no_read_cb(struct wren_tcp_conn *c, unsigned ev, void *arg)
+{
+    (void)c;
+    struct ep *e = arg;
+    if (ev & WREN_TCP_EV_CLOSED) {
+        e->closed++;
+    }
+}
+
+static void accept_no_read(struct wren_tcp_listener *l, void *arg)
+{
+    (void)arg;
+    struct wren_tcp_conn *c = wren_tcp_accept(l);
+    if (c) {
+        wren_tcp_set_cb(c, no_read_cb, &srv);
+    }
+}
+
+TEST(test_tcp__user_timeout_ends_a_zero_window_held_forever)
+{
+    setup();
+    pair_init();
+    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen_set_cb(&lis, accept_no_read, NULL);
+    cli.to_send = 10000; /* more than the receiver's buffer and our own */
+    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
+    /* the receiver never reads: zero window, probed; 19 minutes is not enough */
+    wren_world_run_until(&world, world.now + 19ull * 60 * 1000000);
+    CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
+    CHECK(tcp.stats.persist_probes > 10);
+    CHECK_EQ(tcp.stats.user_timeouts, 0);
+    wren_world_run_until(&world, world.now + 3ull * 60 * 1000000);
+    CHECK_EQ(tcp.stats.user_timeouts, 1);
+    CHECK_EQ(cli.closed, 1);
+    CHECK_EQ(cli.c.err, -ETIMEDOUT);
+    CHECK_EQ(srv.closed, 1);          /* the RST reached the peer */
+    CHECK_EQ(srv.c.err, -ECONNRESET);
+    wren_tcp_release(&srv.c);
+    wren_tcp_unlisten(&lis);
+    TEARDOWN();
+}
+
 /* deliver a segment from [::1]:sport to [::1]:dport straight to the TCP
  * layer, as the IPv6 layer would (RX order: segment, then IPv6 header),
  * with the IP ECN field @p ecn */
@@ -337,6 +379,7 @@ int main(void)
     RUN(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone);
     RUN(test_tcp__simultaneous_open);
     RUN(test_tcp__ecn_negotiated_echoed_and_answered_once);
+    RUN(test_tcp__user_timeout_ends_a_zero_window_held_forever);
     RUN(test_tcp__conn_state_fits_256_bytes_on_32_bit);
     return test_summary();
 }
