@@ -75,8 +75,7 @@ static void unlink_conn(struct wren_tcp_conn *c)
 static void conn_reset_state(struct wren_tcp_conn *c)
 {
     wren_timer_cancel(c->tcp->node, &c->timer);
-    c->snd.head = c->snd.len = 0;
-    memset(c->rcv_bitmap, 0, ((size_t)c->rcv.size + 7) / 8);
+    c->snd.head = c->snd.len = 0; /* (the bitmap is cleared at the next open) */
     c->flags &= TF_HELD | TF_RCV_FIN;
     c->state = WREN_TCP_CLOSED;
 }
@@ -209,15 +208,14 @@ int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
     tcp->node = node;
     /* the secret from the node's seed, without drawing from its PRNG (the
      * other layers' random sequences stay as they were without TCP) */
-    uint8_t seed[12];
-    memcpy(seed, &node->rng, 8);
-    put_be32(seed + 8, node->id);
     static const uint8_t k0[16] = "wren-tcp-isn-key";
-    uint64_t a = wren_siphash24(k0, seed, sizeof(seed));
-    seed[11] ^= 0x5a;
-    uint64_t b = wren_siphash24(k0, seed, sizeof(seed));
-    memcpy(tcp->isn_key, &a, 8);
-    memcpy(tcp->isn_key + 8, &b, 8);
+    uint8_t seed[9];
+    memcpy(seed, &node->rng, 8);
+    for (unsigned i = 0; i < 2; i++) {
+        seed[8] = (uint8_t)i;
+        uint64_t k = wren_siphash24(k0, seed, sizeof(seed));
+        memcpy(tcp->isn_key + 8 * i, &k, 8);
+    }
     wren_timer_init(&tcp->tw_timer, tw_timer_cb, tcp);
     tcp->user_timeout_ms = CONFIG_WREN_TCP_USER_TIMEOUT_MS;
     tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S; /* second 0's budget too */
@@ -529,11 +527,7 @@ void wren_tcp_abort(struct wren_tcp_conn *c)
         return;
     }
     if (c->state != WREN_TCP_SYN_SENT) {
-        struct tcp_hdr h = { .src_port = c->lport, .dst_port = c->rport, .seq = c->snd_nxt,
-                             .flags = TCP_RST };
-        if (tcp_emit_raw(c->tcp, c->laddr, c->raddr, c->if_id, &h, NULL) == 0) {
-            c->tcp->stats.tx_rst++;
-        }
+        tcp_send_rst(c);
     }
     unlink_conn(c);
     conn_reset_state(c);

@@ -266,6 +266,18 @@ static void data_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t
     }
 }
 
+/* an RTT sample from the echoed timestamp (RFC 7323 4.1), if any */
+static void ts_rtt(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
+        uint32_t now;
+        tcp_ts_now(c, &now);
+        if (now - seg->o.ts_ecr < 600000u) {
+            rtt_sample(c, now - seg->o.ts_ecr);
+        }
+    }
+}
+
 static void established(struct wren_tcp_conn *c)
 {
     c->state = WREN_TCP_ESTABLISHED;
@@ -280,6 +292,21 @@ static void established(struct wren_tcp_conn *c)
         }
     }
     tcp_event(c, WREN_TCP_EV_CONNECTED);
+}
+
+/* our SYN is acknowledged: RTT, ESTABLISHED, the callback; false if the
+ * callback closed the connection */
+static bool handshake_done(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    ts_rtt(c, seg);
+    established(c);
+    if (c->state != WREN_TCP_ESTABLISHED) {
+        return false;
+    }
+    if (c->snd_una == c->snd_max) {
+        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
+    }
+    return true;
 }
 
 static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
@@ -318,17 +345,8 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return;
     }
     c->snd_una = h->ack;
-    if ((c->flags & TF_TS) && seg->o.ts_ecr) {
-        uint32_t now;
-        tcp_ts_now(c, &now);
-        rtt_sample(c, now - seg->o.ts_ecr);
-    }
-    established(c);
-    if (c->state != WREN_TCP_ESTABLISHED) {
+    if (!handshake_done(c, seg)) {
         return; /* the callback closed it */
-    }
-    if (c->snd_una == c->snd_max) {
-        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
     }
     c->flags |= TF_ACKNOW;
     tcp_output(c);
@@ -444,17 +462,8 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->snd_wl1 = h->seq;
         c->snd_wl2 = h->ack;
         c->snd_una = c->iss + 1; /* the SYN */
-        if ((c->flags & TF_TS) && seg->o.ts_ecr) {
-            uint32_t now;
-            tcp_ts_now(c, &now);
-            rtt_sample(c, now - seg->o.ts_ecr);
-        }
-        established(c);
-        if (c->state != WREN_TCP_ESTABLISHED) {
+        if (!handshake_done(c, seg)) {
             return;
-        }
-        if (c->snd_una == c->snd_max) {
-            tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
         }
         if (c->flags & TF_FIN_Q) {
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
@@ -499,11 +508,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         }
         /* RTT (RFC 7323 4.1 with timestamps, else one timed segment with Karn) */
         if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
-            uint32_t now;
-            tcp_ts_now(c, &now);
-            if (now - seg->o.ts_ecr < 600000u) {
-                rtt_sample(c, now - seg->o.ts_ecr);
-            }
+            ts_rtt(c, seg);
         } else if ((c->flags & TF_RTT) && tcp_seq_gt(h->ack, c->rtt_seq)) {
             rtt_sample(c, tcp_now_ms(tcp) - c->rtt_start_ms);
             c->flags &= (uint16_t)~TF_RTT;

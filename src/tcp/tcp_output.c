@@ -127,40 +127,32 @@ nobufs:
 static void sack_blocks(struct wren_tcp_conn *c, struct tcp_opts *o, unsigned max)
 {
     uint32_t space = (uint32_t)(c->rcv.size - c->rcv.len);
-    uint32_t off = 0;
     uint32_t latest = c->sack_rx_last - c->rcv_nxt;
-    unsigned n = 0;
-    bool latest_done = false;
-    uint32_t blocks[8][2];
-    unsigned nb = 0;
-    while (off < space && nb < 8) {
+    unsigned n = 1; /* slot 0 is the latest segment's run */
+    bool first = false;
+    for (uint32_t off = 0; off < space;) {
         off += tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, false);
         if (off >= space) {
             break;
         }
         uint32_t run = tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, true);
-        blocks[nb][0] = off;
-        blocks[nb][1] = off + run;
-        nb++;
+        unsigned k = n;
+        if (!first && latest - off < run) {
+            k = 0;
+            first = true;
+        } else if (n < max) {
+            n++;
+        }
+        if (k < max) {
+            o->sack[k][0] = c->rcv_nxt + off;
+            o->sack[k][1] = c->rcv_nxt + off + run;
+        }
         off += run;
     }
-    for (unsigned i = 0; i < nb; i++) {
-        if (latest >= blocks[i][0] && latest < blocks[i][1]) {
-            o->sack[n][0] = c->rcv_nxt + blocks[i][0];
-            o->sack[n][1] = c->rcv_nxt + blocks[i][1];
-            n++;
-            latest_done = true;
-            blocks[i][1] = blocks[i][0]; /* used */
-            break;
-        }
-    }
-    (void)latest_done;
-    for (unsigned i = 0; i < nb && n < max; i++) {
-        if (blocks[i][1] != blocks[i][0]) {
-            o->sack[n][0] = c->rcv_nxt + blocks[i][0];
-            o->sack[n][1] = c->rcv_nxt + blocks[i][1];
-            n++;
-        }
+    if (!first) {
+        /* no run holds it any more (filled since): the others in order */
+        n--;
+        memmove(o->sack[0], o->sack[1], n * sizeof(o->sack[0]));
     }
     o->n_sack = (uint8_t)n;
 }
@@ -237,6 +229,15 @@ int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
         }
     }
     return 0;
+}
+
+void tcp_send_rst(struct wren_tcp_conn *c)
+{
+    struct tcp_hdr h = { .src_port = c->lport, .dst_port = c->rport, .seq = c->snd_nxt,
+                         .flags = TCP_RST };
+    if (emit(c->tcp, c->laddr, c->raddr, c->if_id, &h, NULL, NULL, 0, 0, 0) == 0) {
+        c->tcp->stats.tx_rst++;
+    }
 }
 
 int tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
@@ -607,11 +608,7 @@ void tcp_conn_timer_cb(struct wren_timer *t, void *arg)
         if (ut && tcp_synchronized(c->state) && !(c->flags & TF_KEEP) &&
             (c->snd.len || c->snd_una != c->snd_max) && now - c->progress_ms >= ut) {
             /* RFC 9293 3.10.8: no progress within the user timeout */
-            struct tcp_hdr h = { .src_port = c->lport, .dst_port = c->rport,
-                                 .seq = c->snd_nxt, .flags = TCP_RST };
-            if (tcp_emit_raw(c->tcp, c->laddr, c->raddr, c->if_id, &h, NULL) == 0) {
-                c->tcp->stats.tx_rst++;
-            }
+            tcp_send_rst(c);
             c->tcp->stats.user_timeouts++;
             tcp_closed(c, -ETIMEDOUT);
             return;

@@ -56,6 +56,8 @@ struct tcp_seg {
 void tcp_output(struct wren_tcp_conn *c);
 int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
 void tcp_send_ack(struct wren_tcp_conn *c);
+/* a RST for @p c at SND.NXT (abort, user timeout) */
+void tcp_send_rst(struct wren_tcp_conn *c);
 int tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
                  const struct tcp_hdr *h, const struct tcp_opts *o);
 void tcp_keepalive_arm(struct wren_tcp_conn *c);
