@@ -25,7 +25,7 @@
 
 static void sh_printf(struct wren_shell *sh, const char *fmt, ...)
 {
-    char buf[192];
+    char buf[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -491,15 +491,18 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
                   (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
                   (unsigned long)t->rx_rst);
+        /* (sh_printf's lines are at most 255 characters) */
         sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
-                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) acks-limited %lu; "
-                      "syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu user-timeouts %lu\n",
+                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
+                      "acks-limited %lu\n",
                   (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
                   (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
                   (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
                   (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
                   (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
-                  (unsigned long)t->ack_limited,
+                  (unsigned long)t->ack_limited);
+        sh_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
+                      "user-timeouts %lu\n",
                   (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
                   (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
                   (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
