@@ -12,19 +12,23 @@
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* One fragment: a copy of the netif header, then [frag hdr | head | data]. */
+/* One frame: a copy of the netif header, then [frag hdr | head | data];
+ * no fragment header if f is NULL. */
 static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
                      const struct wren_netif_hdr *nh, const struct sixlowpan_frag *f,
                      const uint8_t *head, size_t hlen, const struct wren_snip *payload,
                      size_t off, size_t n)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
-    size_t flen = sixlowpan_frag_len(f);
+    size_t flen = f ? sixlowpan_frag_len(f) : 0;
     struct wren_snip *d = wren_pktbuf_add(pb, NULL, NULL, flen + hlen + n, WREN_NETTYPE_SIXLOWPAN);
     if (d == NULL) {
         return -ENOBUFS;
     }
-    sixlowpan_frag_emit(f, d->data, flen);
+    if (f) {
+        sixlowpan_frag_emit(f, d->data, flen);
+        lp->stats.tx_frags++;
+    }
     if (hlen) {
         memcpy(d->data + flen, head, hlen);
     }
@@ -34,16 +38,14 @@ static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
         wren_pktbuf_release(pb, d);
         return -ENOBUFS;
     }
-    lp->stats.tx_frags++;
     return wren_netapi_send(lp->node, &netif->module, h);
 }
 
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size)
 {
-    struct wren_pktbuf *pb = &lp->node->pktbuf;
-    struct wren_netif_hdr nh = *wren_netif_hdr(nhs);
+    struct wren_netif_hdr nh = *wren_netif_hdr(pkt);
     struct wren_netif *netif = wren_netif_get(lp->node, nh.if_id);
     size_t room = sixlowpan_frame_room(&nh);
     size_t plen = wren_pkt_len(payload);
@@ -51,12 +53,22 @@ void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const
      * uncompressed length covered a multiple of 8 */
     size_t first = room - SIXLOWPAN_FRAG1_LEN - hlen;
     first -= (uncomp_hdr + first) % 8;
-    if (netif == NULL || room < SIXLOWPAN_FRAG1_LEN + hlen + 8 || first > plen) {
+    struct sixlowpan_frag f = { .size = (uint16_t)dgram_size, .tag = lp->next_tag, .first = true };
+    const struct sixlowpan_frag *fp = &f;
+    if (netif == NULL) {
         lp->stats.tx_drop_bad++;
         goto out;
     }
-    struct sixlowpan_frag f = { .size = (uint16_t)dgram_size, .tag = lp->next_tag++, .first = true };
-    if (send_frag(lp, netif, &nh, &f, iphc, hlen, payload, 0, first) < 0) {
+    if (hlen + plen <= room) {
+        fp = NULL; /* one frame, no fragment header */
+        first = plen;
+    } else if (room < SIXLOWPAN_FRAG1_LEN + hlen + 8 || first > plen) {
+        lp->stats.tx_drop_bad++;
+        goto out;
+    } else {
+        lp->next_tag++;
+    }
+    if (send_frag(lp, netif, &nh, fp, iphc, hlen, payload, 0, first) < 0) {
         lp->stats.tx_drop_nobuf++;
         goto out;
     }
@@ -71,8 +83,7 @@ void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const
         }
     }
 out:
-    wren_pktbuf_release(pb, nhs);
-    wren_pktbuf_release(pb, payload);
+    wren_pktbuf_release(&lp->node->pktbuf, pkt);
 }
 
 /* ---- reassembly --------------------------------------------------------- */

@@ -22,9 +22,11 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res);
 
-/* Send [iphc bytes][payload] as FRAG1 + FRAGNs; consumes payload (the
- * chain after the compressed headers) and the netif header snip. */
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+/* Send [iphc bytes][payload] in one frame if it fits, else as FRAG1 +
+ * FRAGNs; each frame is a copy. Consumes @p pkt, the whole datagram
+ * [netif] -> [IPv6] (-> [UDP]) -> payload, of which @p payload is the tail
+ * after the compressed headers. */
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size);
 
