@@ -117,13 +117,19 @@ void sixlowpan_reass_gc(struct wren_timer *t, void *arg)
     }
 }
 
+/* Whether slot r holds a datagram between the link addresses of nh. */
+static bool same_peers(const struct wren_sixlowpan_reass *r, const struct wren_netif_hdr *nh)
+{
+    return r->src_len == nh->src_len && r->dst_len == nh->dst_len &&
+           memcmp(r->src, nh->src, nh->src_len) == 0 && memcmp(r->dst, nh->dst, nh->dst_len) == 0;
+}
+
 static struct wren_sixlowpan_reass *slot_find(struct wren_sixlowpan *lp,
                                               const struct wren_netif_hdr *nh, uint16_t tag)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         struct wren_sixlowpan_reass *r = &lp->reass[i];
-        if (r->dg && r->tag == tag && r->src_len == nh->src_len && r->dst_len == nh->dst_len &&
-            memcmp(r->src, nh->src, nh->src_len) == 0 && memcmp(r->dst, nh->dst, nh->dst_len) == 0) {
+        if (r->dg && r->tag == tag && same_peers(r, nh)) {
             return r;
         }
     }
@@ -138,14 +144,14 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         r = lp->reass[i].dg == NULL ? &lp->reass[i] : NULL;
     }
-    /* began (deadline - timeout) at least SUPERSEDE_MS ago */
-    uint64_t limit = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
+    /* the deadline of a datagram begun now; an older one of the same peers
+     * began (deadline - timeout) at least SUPERSEDE_MS ago */
+    uint64_t deadline =
+        wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         struct wren_sixlowpan_reass *o = &lp->reass[i];
-        if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= limit &&
-            o->src_len == nh->src_len &&
-            o->dst_len == nh->dst_len && memcmp(o->src, nh->src, nh->src_len) == 0 &&
-            memcmp(o->dst, nh->dst, nh->dst_len) == 0) {
+        if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= deadline &&
+            same_peers(o, nh)) {
             lp->stats.frag_superseded++;
             slot_free(lp, o);
             r = o;
@@ -169,19 +175,22 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     r->src_len = nh->src_len;
     r->dst_len = nh->dst_len;
     memset(r->map, 0, sizeof(r->map));
-    r->deadline = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
-    if (!wren_timer_armed(&lp->gc) || lp->gc.deadline > r->deadline) {
-        wren_timer_set_abs(lp->node, &lp->gc, r->deadline);
+    r->deadline = deadline;
+    if (!wren_timer_armed(&lp->gc) || lp->gc.deadline > deadline) {
+        wren_timer_set_abs(lp->node, &lp->gc, deadline);
     }
     return r;
 }
 
-/* How much of units [from, to) is already received: 0 none, 1 all, 2 some. */
-static int coverage(const struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
+/* Mark units [from, to) received; returns how much of them already was:
+ * 0 none, 1 all, 2 some (then the map no longer matters: the slot goes). */
+static int coverage(struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
 {
     unsigned have = 0;
     for (unsigned u = from; u < to; u++) {
-        have += (r->map[u / 8] >> (u % 8)) & 1;
+        uint8_t bit = (uint8_t)(1u << (u % 8));
+        have += (r->map[u / 8] & bit) != 0;
+        r->map[u / 8] |= bit;
     }
     return have == 0 ? 0 : have == to - from ? 1 : 2;
 }
@@ -258,9 +267,6 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         goto drop;
     default:
         break;
-    }
-    for (unsigned u = from; u < to; u++) {
-        r->map[u / 8] |= (uint8_t)(1u << (u % 8));
     }
     memcpy(r->dg->data + off, hdr, hdr_len);
     memcpy(r->dg->data + off + hdr_len, data, dlen);
