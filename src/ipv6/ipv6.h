@@ -130,12 +130,12 @@ struct wren_ipv6_stats {
 
 struct wren_ipv6 {
     struct wren_module module;   /**< first */
-    struct wren_netreg_entry reg;
     struct wren_node *node;
+    struct wren_ipv6_stats stats; /**< near the start: short instructions count */
+    struct wren_netreg_entry reg;
     bool forwarding;
     struct wren_ipv6_if ifs[CONFIG_WREN_IPV6_IFS];
     struct wren_fib fib;
-    struct wren_ipv6_stats stats;
 };
 
 /** @brief Start the IPv6 layer of @p node (registers it in netreg). */

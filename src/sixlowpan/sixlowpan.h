@@ -89,13 +89,13 @@ struct wren_sixlowpan_reass {
 
 struct wren_sixlowpan {
     struct wren_module module;   /**< first */
-    struct wren_netreg_entry reg;
     struct wren_node *node;
+    struct wren_sixlowpan_stats stats; /**< near the start: short instructions count */
+    struct wren_netreg_entry reg;
     uint16_t next_tag;
     struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
     struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
     struct wren_timer gc;
-    struct wren_sixlowpan_stats stats;
 };
 
 /** @brief Start the 6LoWPAN layer of @p node. */
