@@ -222,24 +222,15 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     size_t dlen = pkt->size - (size_t)flen;
     uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
     size_t hdr_len = 0;
-    struct sixlowpan_iphc res = { 0 };
+    struct sixlowpan_iphc res; /* set if f.first */
     if (f.first) {
-        if (dlen && sixlowpan_dispatch(data[0]) == SIXLOWPAN_DISPATCH_IPHC) {
-            int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
-            if (u < 0) {
-                lp->stats.rx_drop_iphc++;
-                goto drop;
-            }
-            hdr_len = (size_t)u;
-            data += res.hdr_len;
-            dlen -= res.hdr_len;
-        } else if (dlen && data[0] == SIXLOWPAN_DISPATCH_IPV6_BYTE) {
-            data++;
-            dlen--;
-        } else {
-            lp->stats.rx_drop_dispatch++;
-            goto drop;
+        int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
+        if (u < 0) {
+            goto drop; /* counted */
         }
+        hdr_len = (size_t)u;
+        data += res.hdr_len;
+        dlen -= res.hdr_len;
     }
     size_t off = f.offset;
     size_t covered = hdr_len + dlen;

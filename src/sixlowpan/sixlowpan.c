@@ -28,14 +28,23 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res)
 {
+    if (len && buf[0] == SIXLOWPAN_DISPATCH_IPV6_BYTE) {
+        /* uncompressed: the datagram follows the dispatch byte */
+        res->udp = false;
+        res->hdr_len = 1;
+        return 0;
+    }
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
-    if (sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) < 0) {
+    int e = len ? sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) : -SIXLOWPAN_ERR_DISPATCH;
+    if (e == -SIXLOWPAN_ERR_DISPATCH) {
+        lp->stats.rx_drop_dispatch++;
         return -1;
     }
     size_t uncomp = IPV6_HDR_LEN + (res->udp ? UDP_HDR_LEN : 0);
     size_t total = dgram_size ? dgram_size : uncomp + (len - res->hdr_len);
-    if (total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+    if (e < 0 || total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+        lp->stats.rx_drop_iphc++;
         return -1;
     }
     res->ip.payload_len = (uint16_t)(total - IPV6_HDR_LEN);
@@ -63,14 +72,12 @@ void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct 
                        bool udp_csum)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
-    if (dg != pkt) {
-        struct wren_snip *rest = pkt->next;
-        if (rest) {
-            wren_pktbuf_hold(pb, rest, 1);
-        }
-        dg->next = rest;
-        wren_pktbuf_release(pb, pkt);
+    struct wren_snip *rest = pkt->next;
+    if (rest) {
+        wren_pktbuf_hold(pb, rest, 1);
     }
+    dg->next = rest;
+    wren_pktbuf_release(pb, pkt);
     if (udp_csum) {
         udp_fill_csum(dg->data, dg->size);
     }
@@ -95,21 +102,13 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         sixlowpan_reass_rx(lp, pkt);
         return;
     }
-    if (d != SIXLOWPAN_DISPATCH_IPHC && d != SIXLOWPAN_DISPATCH_IPV6) {
-        lp->stats.rx_drop_dispatch++;
-        goto drop;
-    }
     /* the datagram goes up as one new snip: the decompressed headers (none
      * after an uncompressed dispatch), then the rest of the frame */
-    struct sixlowpan_iphc res = { .hdr_len = 1 };
+    struct sixlowpan_iphc res;
     uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
-    int uncomp = 0;
-    if (d == SIXLOWPAN_DISPATCH_IPHC) {
-        uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr, &res);
-        if (uncomp < 0) {
-            lp->stats.rx_drop_iphc++;
-            goto drop;
-        }
+    int uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr, &res);
+    if (uncomp < 0) {
+        goto drop; /* counted */
     }
     size_t rest = pkt->size - res.hdr_len;
     struct wren_snip *dg = wren_pktbuf_add(pb, NULL, NULL, (size_t)uncomp + rest,
