@@ -79,11 +79,11 @@ struct wren_sixlowpan_reass {
     uint16_t tag;
     uint16_t size;
     uint16_t got;                /**< bytes received so far */
-    uint8_t src[8];
-    uint8_t dst[8];
     uint8_t src_len;
     uint8_t dst_len;
     bool udp_csum;               /**< the UDP checksum was elided: compute at the end */
+    uint8_t src[8];
+    uint8_t dst[8];
     uint8_t map[(CONFIG_WREN_SIXLOWPAN_MAX_DGRAM + 63) / 64]; /**< 8-byte units received */
 };
 
