@@ -201,13 +201,12 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct wren_netif_hdr *nh = wren_netif_hdr(wren_pkt_search(pkt, WREN_NETTYPE_NETIF));
     struct sixlowpan_frag f;
     lp->stats.frag_rx++;
-    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f);
+    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f); /* size >= 40 if it parsed */
     if (flen < 0) {
         lp->stats.frag_drop_hdr++;
         goto drop;
     }
-    flen = (int)sixlowpan_frag_len(&f);
-    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM || f.size < IPV6_HDR_LEN) {
+    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM) {
         lp->stats.frag_drop_size++;
         goto drop;
     }
