@@ -22,10 +22,10 @@ struct wren_netif;
 struct wren_thread;
 
 struct wren_node {
+    struct wren_pktbuf pktbuf;       /**< first: &node->pktbuf is node, no arithmetic */
     const struct wren_rt_ops *rt_ops;
     void *rt;
     struct wren_sched sched;
-    struct wren_pktbuf pktbuf;
     struct wren_netreg netreg;
     struct wren_netif *netifs;       /**< interfaces, in order of addition */
     struct wren_thread *run_head;    /**< ready application threads */

@@ -46,20 +46,21 @@ struct wren_sched_slot {
 };
 
 struct wren_sched {
-    struct wren_sched_slot slot[CONFIG_WREN_SCHED_QUEUE_LEN];
-    /** index of the slot after each slot (0xff: none); apart from the slots
-     *  so that a slot has no padding (12 bytes on 32-bit targets) */
-    uint8_t next[CONFIG_WREN_SCHED_QUEUE_LEN];
-    uint8_t head[CONFIG_WREN_SCHED_PRIOS];
-    uint8_t tail[CONFIG_WREN_SCHED_PRIOS];
+    /* the small fields first: short offsets make short instructions */
     struct wren_module *sig_head; /**< signalled modules, in order */
     struct wren_module *sig_tail;
+    uint32_t full_drops;   /**< posts refused because the queue was full */
     uint8_t free;          /**< free list head */
     uint8_t used;          /**< slots in use */
     uint8_t high_water;    /**< most slots ever in use */
     uint8_t running;       /**< wren_sched_run() is delivering: posts need not
                                 tell the runtime, the run goes on until empty */
-    uint32_t full_drops;   /**< posts refused because the queue was full */
+    uint8_t head[CONFIG_WREN_SCHED_PRIOS];
+    uint8_t tail[CONFIG_WREN_SCHED_PRIOS];
+    /** index of the slot after each slot (0xff: none); apart from the slots
+     *  so that a slot has no padding (12 bytes on 32-bit targets) */
+    uint8_t next[CONFIG_WREN_SCHED_QUEUE_LEN];
+    struct wren_sched_slot slot[CONFIG_WREN_SCHED_QUEUE_LEN];
 };
 
 /** @brief Empty the queue. */

@@ -162,7 +162,8 @@ static unsigned pieces(struct wren_snip *pkt, const struct wren_snip **out)
             out[k - i] = t;
         }
         n += k;
-    } else {
+    } else if (CONFIG_WREN_IPV6_ROUTER) {
+        /* TX order: only a router's forwarded datagrams come back this way */
         for (const struct wren_snip *s = ips->next; s && is_datagram(s->type) && n < MAX_PIECES;
              s = s->next) {
             out[n++] = s;

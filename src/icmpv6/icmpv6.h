@@ -45,11 +45,11 @@ struct wren_icmpv6_stats {
 
 struct wren_icmpv6 {
     struct wren_module module;   /**< first */
-    struct wren_netreg_entry reg;
     struct wren_node *node;
+    struct wren_icmpv6_stats stats; /**< near the start: short instructions count */
+    struct wren_netreg_entry reg;
     uint32_t tokens_milli;       /**< token bucket, thousandths of a message */
     uint64_t last_refill;
-    struct wren_icmpv6_stats stats;
 };
 
 /** @brief Start the ICMPv6 layer of @p node. */

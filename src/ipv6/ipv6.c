@@ -35,9 +35,9 @@ void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len)
         /* RFC 4944 section 6: the EUI-64 with the U/L bit inverted */
         memcpy(iid, l2, 8);
         iid[0] ^= 0x02;
-    } else if (l2len == 6) {
+    } else if (CONFIG_WREN_IPV6_ETHERNET && l2len == 6) {
         /* RFC 4291 appendix A / RFC 2464 4: EUI-48 -> EUI-64 (ff:fe in the
-         * middle), U/L bit inverted */
+         * middle), U/L bit inverted (Ethernet links only) */
         memcpy(iid, l2, 3);
         iid[3] = 0xff;
         iid[4] = 0xfe;

@@ -64,7 +64,7 @@ _Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
  * the ND module with SET WREN_NETOPT_NIB_HOLD; the MTU comes from the
  * device). 0: IPv6 runs on 6LoWPAN links only, whose addresses carry the
  * link address (RFC 6775 5.2); wren_ipv6_netif_add() refuses an Ethernet
- * device with -ENOTSUP.
+ * device with -ENOTSUP, and no IID is made from an EUI-48.
  */
 #ifndef CONFIG_WREN_IPV6_ETHERNET
 #define CONFIG_WREN_IPV6_ETHERNET 1
@@ -130,12 +130,12 @@ struct wren_ipv6_stats {
 
 struct wren_ipv6 {
     struct wren_module module;   /**< first */
-    struct wren_netreg_entry reg;
     struct wren_node *node;
+    struct wren_ipv6_stats stats; /**< near the start: short instructions count */
+    struct wren_netreg_entry reg;
     bool forwarding;
     struct wren_ipv6_if ifs[CONFIG_WREN_IPV6_IFS];
     struct wren_fib fib;
-    struct wren_ipv6_stats stats;
 };
 
 /** @brief Start the IPv6 layer of @p node (registers it in netreg). */
@@ -191,7 +191,8 @@ uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t ne
 void wren_ipv6_hdr_init(uint8_t *h, const uint8_t *src, const uint8_t *dst, uint8_t next);
 
 /** @brief Interface identifier from a link-layer address: 2 (802.15.4
- *         short), 6 (EUI-48, RFC 4291 appendix A) or 8 bytes (EUI-64). */
+ *         short), 6 (EUI-48, RFC 4291 appendix A; with
+ *         CONFIG_WREN_IPV6_ETHERNET only) or 8 bytes (EUI-64). */
 void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len);
 
 /** @brief The link-layer address an interface identifier encodes (the

@@ -126,13 +126,6 @@ struct wren_netopt_fault_stats {
  * @brief Answer a GET: copy @p len bytes of @p src into @p val.
  * @return @p len, or -EOVERFLOW if @p max is smaller.
  */
-static inline int wren_netopt_put(void *val, size_t max, const void *src, size_t len)
-{
-    if (max < len) {
-        return -EOVERFLOW;
-    }
-    memcpy(val, src, len);
-    return (int)len;
-}
+int wren_netopt_put(void *val, size_t max, const void *src, size_t len);
 
 #endif

@@ -229,25 +229,6 @@ static void free_data(struct wren_pktbuf *pb, struct wren_snip *s)
     s->size = 0;
 }
 
-static void free_snip(struct wren_pktbuf *pb, struct wren_snip *s)
-{
-    size_t off = off_of(pb, s);
-    if (s->size && s->data) {
-        size_t doff = off_of(pb, s->data);
-        size_t start = ROUND_DOWN(doff);
-        size_t end = ROUND_UP(doff + s->size);
-        if (start == off + DESC) {
-            /* data still right behind its descriptor: one free */
-            arena_free(pb, off, end - off);
-            pb->stats.snips--;
-            return;
-        }
-        arena_free(pb, start, end - start);
-    }
-    desc_free(pb, off);
-    pb->stats.snips--;
-}
-
 struct wren_snip *wren_pktbuf_add(struct wren_pktbuf *pb, struct wren_snip *next,
                                   const void *data, size_t size, uint8_t type)
 {
@@ -536,7 +517,7 @@ int wren_pktbuf_merge(struct wren_pktbuf *pb, struct wren_snip **pkt)
     if (m == NULL) {
         return -ENOBUFS;
     }
-    wren_pkt_copy(head, m->data, total);
+    wren_pkt_copy_from(head, 0, m->data, total);
     wren_pktbuf_release(pb, head);
     *pkt = m;
     return 0;
@@ -547,8 +528,11 @@ struct wren_snip *wren_pktbuf_release_head(struct wren_pktbuf *pb, struct wren_s
     /* the head's next is not touched: another holder may share it */
     struct wren_snip *rest = pkt->next;
     assert(pkt->users > 0);
-    if (--pkt->users == 0) {
-        free_snip(pb, pkt);
+    if (pkt->users > 1) {
+        pkt->users--;
+    } else {
+        pkt->next = NULL; /* ours alone: cut it off and free it alone */
+        wren_pktbuf_release(pb, pkt);
     }
     return rest;
 }
@@ -609,15 +593,7 @@ struct wren_snip *wren_pkt_search(struct wren_snip *pkt, uint8_t type)
 
 size_t wren_pkt_copy(const struct wren_snip *pkt, void *buf, size_t max)
 {
-    size_t n = 0;
-    for (; pkt && n < max; pkt = pkt->next) {
-        size_t k = pkt->size < max - n ? pkt->size : max - n;
-        if (k) {
-            memcpy((uint8_t *)buf + n, pkt->data, k);
-        }
-        n += k;
-    }
-    return n;
+    return wren_pkt_copy_from(pkt, 0, buf, max);
 }
 
 size_t wren_pkt_copy_from(const struct wren_snip *pkt, size_t off, void *buf, size_t n)

@@ -12,19 +12,23 @@
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* One fragment: a copy of the netif header, then [frag hdr | head | data]. */
+/* One frame: a copy of the netif header, then [frag hdr | head | data];
+ * no fragment header if f is NULL. */
 static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
                      const struct wren_netif_hdr *nh, const struct sixlowpan_frag *f,
                      const uint8_t *head, size_t hlen, const struct wren_snip *payload,
                      size_t off, size_t n)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
-    size_t flen = sixlowpan_frag_len(f);
+    size_t flen = f ? sixlowpan_frag_len(f) : 0;
     struct wren_snip *d = wren_pktbuf_add(pb, NULL, NULL, flen + hlen + n, WREN_NETTYPE_SIXLOWPAN);
     if (d == NULL) {
         return -ENOBUFS;
     }
-    sixlowpan_frag_emit(f, d->data, flen);
+    if (f) {
+        sixlowpan_frag_emit(f, d->data, flen);
+        lp->stats.tx_frags++;
+    }
     if (hlen) {
         memcpy(d->data + flen, head, hlen);
     }
@@ -34,19 +38,17 @@ static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
         wren_pktbuf_release(pb, d);
         return -ENOBUFS;
     }
-    if (!f->first) {
+    if (f && !f->first) {
         wren_netif_hdr(h)->flags |= WREN_NETIF_HDR_FRAG_CONT;
     }
-    lp->stats.tx_frags++;
     return wren_netapi_send(lp->node, &netif->module, h);
 }
 
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size)
 {
-    struct wren_pktbuf *pb = &lp->node->pktbuf;
-    struct wren_netif_hdr nh = *wren_netif_hdr(nhs);
+    struct wren_netif_hdr nh = *wren_netif_hdr(pkt);
     struct wren_netif *netif = wren_netif_get(lp->node, nh.if_id);
     size_t room = sixlowpan_frame_room(&nh);
     size_t plen = wren_pkt_len(payload);
@@ -54,12 +56,22 @@ void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const
      * uncompressed length covered a multiple of 8 */
     size_t first = room - SIXLOWPAN_FRAG1_LEN - hlen;
     first -= (uncomp_hdr + first) % 8;
-    if (netif == NULL || room < SIXLOWPAN_FRAG1_LEN + hlen + 8 || first > plen) {
+    struct sixlowpan_frag f = { .size = (uint16_t)dgram_size, .tag = lp->next_tag, .first = true };
+    const struct sixlowpan_frag *fp = &f;
+    if (netif == NULL) {
         lp->stats.tx_drop_bad++;
         goto out;
     }
-    struct sixlowpan_frag f = { .size = (uint16_t)dgram_size, .tag = lp->next_tag++, .first = true };
-    if (send_frag(lp, netif, &nh, &f, iphc, hlen, payload, 0, first) < 0) {
+    if (hlen + plen <= room) {
+        fp = NULL; /* one frame, no fragment header */
+        first = plen;
+    } else if (room < SIXLOWPAN_FRAG1_LEN + hlen + 8 || first > plen) {
+        lp->stats.tx_drop_bad++;
+        goto out;
+    } else {
+        lp->next_tag++;
+    }
+    if (send_frag(lp, netif, &nh, fp, iphc, hlen, payload, 0, first) < 0) {
         lp->stats.tx_drop_nobuf++;
         goto out;
     }
@@ -74,8 +86,7 @@ void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const
         }
     }
 out:
-    wren_pktbuf_release(pb, nhs);
-    wren_pktbuf_release(pb, payload);
+    wren_pktbuf_release(&lp->node->pktbuf, pkt);
 }
 
 /* ---- reassembly --------------------------------------------------------- */
@@ -109,13 +120,19 @@ void sixlowpan_reass_gc(struct wren_timer *t, void *arg)
     }
 }
 
+/* Whether slot r holds a datagram between the link addresses of nh. */
+static bool same_peers(const struct wren_sixlowpan_reass *r, const struct wren_netif_hdr *nh)
+{
+    return r->src_len == nh->src_len && r->dst_len == nh->dst_len &&
+           memcmp(r->src, nh->src, nh->src_len) == 0 && memcmp(r->dst, nh->dst, nh->dst_len) == 0;
+}
+
 static struct wren_sixlowpan_reass *slot_find(struct wren_sixlowpan *lp,
                                               const struct wren_netif_hdr *nh, uint16_t tag)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         struct wren_sixlowpan_reass *r = &lp->reass[i];
-        if (r->dg && r->tag == tag && r->src_len == nh->src_len && r->dst_len == nh->dst_len &&
-            memcmp(r->src, nh->src, nh->src_len) == 0 && memcmp(r->dst, nh->dst, nh->dst_len) == 0) {
+        if (r->dg && r->tag == tag && same_peers(r, nh)) {
             return r;
         }
     }
@@ -130,14 +147,14 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         r = lp->reass[i].dg == NULL ? &lp->reass[i] : NULL;
     }
-    /* began (deadline - timeout) at least SUPERSEDE_MS ago */
-    uint64_t limit = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
+    /* the deadline of a datagram begun now; an older one of the same peers
+     * began (deadline - timeout) at least SUPERSEDE_MS ago */
+    uint64_t deadline =
+        wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         struct wren_sixlowpan_reass *o = &lp->reass[i];
-        if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= limit &&
-            o->src_len == nh->src_len &&
-            o->dst_len == nh->dst_len && memcmp(o->src, nh->src, nh->src_len) == 0 &&
-            memcmp(o->dst, nh->dst, nh->dst_len) == 0) {
+        if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= deadline &&
+            same_peers(o, nh)) {
             lp->stats.frag_superseded++;
             slot_free(lp, o);
             r = o;
@@ -161,19 +178,22 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     r->src_len = nh->src_len;
     r->dst_len = nh->dst_len;
     memset(r->map, 0, sizeof(r->map));
-    r->deadline = wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
-    if (!wren_timer_armed(&lp->gc) || lp->gc.deadline > r->deadline) {
-        wren_timer_set_abs(lp->node, &lp->gc, r->deadline);
+    r->deadline = deadline;
+    if (!wren_timer_armed(&lp->gc) || lp->gc.deadline > deadline) {
+        wren_timer_set_abs(lp->node, &lp->gc, deadline);
     }
     return r;
 }
 
-/* How much of units [from, to) is already received: 0 none, 1 all, 2 some. */
-static int coverage(const struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
+/* Mark units [from, to) received; returns how much of them already was:
+ * 0 none, 1 all, 2 some (then the map no longer matters: the slot goes). */
+static int coverage(struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
 {
     unsigned have = 0;
     for (unsigned u = from; u < to; u++) {
-        have += (r->map[u / 8] >> (u % 8)) & 1;
+        uint8_t bit = (uint8_t)(1u << (u % 8));
+        have += (r->map[u / 8] & bit) != 0;
+        r->map[u / 8] |= bit;
     }
     return have == 0 ? 0 : have == to - from ? 1 : 2;
 }
@@ -184,13 +204,12 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct wren_netif_hdr *nh = wren_netif_hdr(wren_pkt_search(pkt, WREN_NETTYPE_NETIF));
     struct sixlowpan_frag f;
     lp->stats.frag_rx++;
-    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f);
+    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f); /* size >= 40 if it parsed */
     if (flen < 0) {
         lp->stats.frag_drop_hdr++;
         goto drop;
     }
-    flen = (int)sixlowpan_frag_len(&f);
-    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM || f.size < IPV6_HDR_LEN) {
+    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM) {
         lp->stats.frag_drop_size++;
         goto drop;
     }
@@ -205,24 +224,15 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     size_t dlen = pkt->size - (size_t)flen;
     uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
     size_t hdr_len = 0;
-    struct sixlowpan_iphc res = { 0 };
+    struct sixlowpan_iphc res; /* set if f.first */
     if (f.first) {
-        if (dlen && sixlowpan_dispatch(data[0]) == SIXLOWPAN_DISPATCH_IPHC) {
-            int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
-            if (u < 0) {
-                lp->stats.rx_drop_iphc++;
-                goto drop;
-            }
-            hdr_len = (size_t)u;
-            data += res.hdr_len;
-            dlen -= res.hdr_len;
-        } else if (dlen && data[0] == SIXLOWPAN_DISPATCH_IPV6_BYTE) {
-            data++;
-            dlen--;
-        } else {
-            lp->stats.rx_drop_dispatch++;
-            goto drop;
+        int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
+        if (u < 0) {
+            goto drop; /* counted */
         }
+        hdr_len = (size_t)u;
+        data += res.hdr_len;
+        dlen -= res.hdr_len;
     }
     size_t off = f.offset;
     size_t covered = hdr_len + dlen;
@@ -250,9 +260,6 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         goto drop;
     default:
         break;
-    }
-    for (unsigned u = from; u < to; u++) {
-        r->map[u / 8] |= (uint8_t)(1u << (u % 8));
     }
     memcpy(r->dg->data + off, hdr, hdr_len);
     memcpy(r->dg->data + off + hdr_len, data, dlen);

@@ -28,14 +28,23 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res)
 {
+    if (len && buf[0] == SIXLOWPAN_DISPATCH_IPV6_BYTE) {
+        /* uncompressed: the datagram follows the dispatch byte */
+        res->udp = false;
+        res->hdr_len = 1;
+        return 0;
+    }
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
-    if (sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) < 0) {
+    int e = len ? sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) : -SIXLOWPAN_ERR_DISPATCH;
+    if (e == -SIXLOWPAN_ERR_DISPATCH) {
+        lp->stats.rx_drop_dispatch++;
         return -1;
     }
     size_t uncomp = IPV6_HDR_LEN + (res->udp ? UDP_HDR_LEN : 0);
     size_t total = dgram_size ? dgram_size : uncomp + (len - res->hdr_len);
-    if (total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+    if (e < 0 || total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+        lp->stats.rx_drop_iphc++;
         return -1;
     }
     res->ip.payload_len = (uint16_t)(total - IPV6_HDR_LEN);
@@ -63,14 +72,12 @@ void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct 
                        bool udp_csum)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
-    if (dg != pkt) {
-        struct wren_snip *rest = pkt->next;
-        if (rest) {
-            wren_pktbuf_hold(pb, rest, 1);
-        }
-        dg->next = rest;
-        wren_pktbuf_release(pb, pkt);
+    struct wren_snip *rest = pkt->next;
+    if (rest) {
+        wren_pktbuf_hold(pb, rest, 1);
     }
+    dg->next = rest;
+    wren_pktbuf_release(pb, pkt);
     if (udp_csum) {
         udp_fill_csum(dg->data, dg->size);
     }
@@ -90,52 +97,35 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         lp->stats.rx_drop_dispatch++;
         goto drop;
     }
-    switch (sixlowpan_dispatch(pkt->data[0])) {
-    case SIXLOWPAN_DISPATCH_IPV6: {
-        /* uncompressed: the datagram follows the dispatch byte */
-        if (pkt->users > 1) {
-            struct wren_snip *p = pkt;
-            if (wren_pktbuf_write_path(pb, &pkt, &p) < 0) {
-                lp->stats.rx_drop_nobuf++;
-                goto drop;
-            }
-        }
-        wren_pktbuf_trim_front(pb, pkt, 1);
-        sixlowpan_deliver(lp, pkt, pkt, false);
-        return;
-    }
-    case SIXLOWPAN_DISPATCH_IPHC: {
-        struct sixlowpan_iphc res;
-        uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
-        int uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr,
-                                          &res);
-        if (uncomp < 0) {
-            lp->stats.rx_drop_iphc++;
-            goto drop;
-        }
-        size_t rest = pkt->size - res.hdr_len;
-        struct wren_snip *dg = wren_pktbuf_add(pb, NULL, NULL, (size_t)uncomp + rest,
-                                               WREN_NETTYPE_IPV6);
-        if (dg == NULL) {
-            lp->stats.rx_drop_nobuf++;
-            goto drop;
-        }
-        memcpy(dg->data, hdr, (size_t)uncomp);
-        if (rest) {
-            memcpy(dg->data + uncomp, pkt->data + res.hdr_len, rest);
-        }
-        lp->stats.rx_iphc++;
-        sixlowpan_deliver(lp, pkt, dg, res.udp && res.udp_csum_elided);
-        return;
-    }
-    case SIXLOWPAN_DISPATCH_FRAG1:
-    case SIXLOWPAN_DISPATCH_FRAGN:
+    enum sixlowpan_dispatch d = sixlowpan_dispatch(pkt->data[0]);
+    if (d == SIXLOWPAN_DISPATCH_FRAG1 || d == SIXLOWPAN_DISPATCH_FRAGN) {
         sixlowpan_reass_rx(lp, pkt);
         return;
-    default:
-        lp->stats.rx_drop_dispatch++;
+    }
+    /* the datagram goes up as one new snip: the decompressed headers (none
+     * after an uncompressed dispatch), then the rest of the frame */
+    struct sixlowpan_iphc res;
+    uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
+    int uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr, &res);
+    if (uncomp < 0) {
+        goto drop; /* counted */
+    }
+    size_t rest = pkt->size - res.hdr_len;
+    struct wren_snip *dg = wren_pktbuf_add(pb, NULL, NULL, (size_t)uncomp + rest,
+                                           WREN_NETTYPE_IPV6);
+    if (dg == NULL) {
+        lp->stats.rx_drop_nobuf++;
         goto drop;
     }
+    if (dg->size) { /* a 0-byte snip has no data pointer */
+        memcpy(dg->data, hdr, (size_t)uncomp);
+        memcpy(dg->data + uncomp, pkt->data + res.hdr_len, rest);
+    }
+    if (uncomp) {
+        lp->stats.rx_iphc++;
+    }
+    sixlowpan_deliver(lp, pkt, dg, res.udp && res.udp_csum_elided);
+    return;
 
 drop:
     wren_pktbuf_release(pb, pkt);
@@ -143,8 +133,7 @@ drop:
 
 static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
 {
-    struct wren_node *node = lp->node;
-    struct wren_pktbuf *pb = &node->pktbuf;
+    struct wren_pktbuf *pb = &lp->node->pktbuf;
     struct wren_snip *ips = pkt ? pkt->next : NULL;
     struct ipv6_hdr ip;
     if (pkt == NULL || pkt->type != WREN_NETTYPE_NETIF || ips == NULL ||
@@ -173,46 +162,8 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         wren_pktbuf_release(pb, pkt);
         return;
     }
-    /* the compressed packet: [netif] -> [iphc] -> payload; the uncompressed
-     * header snips go */
-    struct wren_snip *hold = payload;
-    if (hold) {
-        wren_pktbuf_hold(pb, hold, 1);
-    }
-    struct wren_snip *nhs = pkt;
-    struct wren_snip *after = pkt->next;
-    if (wren_pktbuf_write_path(pb, &pkt, &nhs) < 0) {
-        lp->stats.tx_drop_nobuf++;
-        wren_pktbuf_release(pb, pkt);
-        wren_pktbuf_release(pb, hold);
-        return;
-    }
-    after = nhs->next;
-    nhs->next = NULL;
-    wren_pktbuf_release(pb, after); /* the IPv6 and UDP headers; payload kept by hold */
     lp->stats.tx_datagrams++;
-
-    size_t plen = wren_pkt_len(payload);
-    if ((size_t)hlen + plen <= sixlowpan_frame_room(wren_netif_hdr(nhs))) {
-        struct wren_snip *c = wren_pktbuf_add(pb, payload, iphc, (size_t)hlen,
-                                              WREN_NETTYPE_SIXLOWPAN);
-        if (c == NULL) {
-            lp->stats.tx_drop_nobuf++;
-            wren_pktbuf_release(pb, nhs);
-            wren_pktbuf_release(pb, payload);
-            return;
-        }
-        nhs->next = c;
-        struct wren_netif *netif = wren_netif_get(node, wren_netif_hdr(nhs)->if_id);
-        if (netif == NULL) {
-            lp->stats.tx_drop_bad++;
-            wren_pktbuf_release(pb, nhs);
-            return;
-        }
-        wren_netapi_send(node, &netif->module, nhs);
-        return;
-    }
-    sixlowpan_frag_send(lp, nhs, iphc, (size_t)hlen, uncomp, payload, dgram_size);
+    sixlowpan_frag_send(lp, pkt, iphc, (size_t)hlen, uncomp, payload, dgram_size);
 }
 
 static void sixlowpan_handle(struct wren_node *node, struct wren_module *self,

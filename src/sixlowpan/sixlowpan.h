@@ -79,23 +79,23 @@ struct wren_sixlowpan_reass {
     uint16_t tag;
     uint16_t size;
     uint16_t got;                /**< bytes received so far */
-    uint8_t src[8];
-    uint8_t dst[8];
     uint8_t src_len;
     uint8_t dst_len;
     bool udp_csum;               /**< the UDP checksum was elided: compute at the end */
+    uint8_t src[8];
+    uint8_t dst[8];
     uint8_t map[(CONFIG_WREN_SIXLOWPAN_MAX_DGRAM + 63) / 64]; /**< 8-byte units received */
 };
 
 struct wren_sixlowpan {
     struct wren_module module;   /**< first */
-    struct wren_netreg_entry reg;
     struct wren_node *node;
+    struct wren_sixlowpan_stats stats; /**< near the start: short instructions count */
+    struct wren_netreg_entry reg;
     uint16_t next_tag;
     struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
     struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
     struct wren_timer gc;
-    struct wren_sixlowpan_stats stats;
 };
 
 /** @brief Start the 6LoWPAN layer of @p node. */

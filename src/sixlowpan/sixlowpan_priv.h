@@ -13,18 +13,21 @@ static inline size_t sixlowpan_frame_room(const struct wren_netif_hdr *nh)
     return 127 - 2 - 5 - dst - nh->src_len;
 }
 
-/* Decompress the IPHC header in buf (len bytes, the rest of the frame or
- * FRAG1 after it) into out: the IPv6 header and, with UDP NHC, the UDP
- * header, for a datagram of dgram_size bytes (0: this frame is the whole
- * datagram). Returns the uncompressed header length (40 or 48) and fills
- * *res, or -1 on a bad header. */
+/* The headers at the start of buf (len bytes, the rest of the frame or
+ * FRAG1 after it): an uncompressed dispatch, or IPHC decompressed into out
+ * (the IPv6 header and, with UDP NHC, the UDP header) for a datagram of
+ * dgram_size bytes (0: this frame is the whole datagram). Returns the
+ * uncompressed header length (0, 40 or 48) and fills *res (hdr_len: the
+ * bytes consumed; udp), or -1 on a bad dispatch or header, counted. */
 int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res);
 
-/* Send [iphc bytes][payload] as FRAG1 + FRAGNs; consumes payload (the
- * chain after the compressed headers) and the netif header snip. */
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *nhs, const uint8_t *iphc,
+/* Send [iphc bytes][payload] in one frame if it fits, else as FRAG1 +
+ * FRAGNs; each frame is a copy. Consumes @p pkt, the whole datagram
+ * [netif] -> [IPv6] (-> [UDP]) -> payload, of which @p payload is the tail
+ * after the compressed headers. */
+void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size);
 
