@@ -86,8 +86,9 @@ static void copy_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t
 
 /* options of a SYN or SYN-ACK: MSS, SACK, timestamps (window scale is
  * never offered, so an offer of the peer's is declined by silence) */
-static void syn_options(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+static void syn_options(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint8_t ecn_setup)
 {
+    const struct tcp_hdr *h = &seg->h;
     uint32_t mss = seg->o.has_mss ? seg->o.mss : TCP_DEFAULT_MSS_V6;
     mss = mss < c->rcv_mss ? mss : c->rcv_mss;
     c->mss = (uint16_t)(mss < 32 ? 32 : mss);
@@ -98,6 +99,14 @@ static void syn_options(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         c->flags |= TF_TS;
         c->ts_recent = seg->o.ts_val;
     }
+    /* RFC 3168 6.1.1: ECE+CWR on a SYN, ECE alone on a SYN-ACK */
+    if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == ecn_setup) {
+        c->flags |= TF_ECN;
+    }
+    c->rcv_nxt = c->rcv_adv = h->seq + 1;
+    c->snd_wnd = c->max_snd_wnd = h->window;
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = h->ack;
 }
 
 /* RFC 2018 / RFC 6675: merge the segment's SACK blocks into the scoreboard */
@@ -327,14 +336,7 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
     if (!(h->flags & TCP_SYN)) {
         return;
     }
-    c->rcv_nxt = c->rcv_adv = h->seq + 1;
-    syn_options(c, seg);
-    if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == TCP_ECE) {
-        c->flags |= TF_ECN;
-    }
-    c->snd_wnd = c->max_snd_wnd = h->window;
-    c->snd_wl1 = h->seq;
-    c->snd_wl2 = h->ack;
+    syn_options(c, seg, TCP_ECE);
     if (!ack) {
         /* simultaneous open (3.5, figure 7): answer with SYN-ACK */
         c->state = WREN_TCP_SYN_RECEIVED;
@@ -695,14 +697,7 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     c->cb = NULL;
     c->cb_arg = NULL;
     tcp_conn_start(tcp, c);
-    c->rcv_nxt = c->rcv_adv = h->seq + 1;
-    syn_options(c, seg);
-    if ((c->opts & WREN_TCP_OPT_ECN) && (h->flags & (TCP_ECE | TCP_CWR)) == (TCP_ECE | TCP_CWR)) {
-        c->flags |= TF_ECN;
-    }
-    c->snd_wnd = c->max_snd_wnd = h->window;
-    c->snd_wl1 = h->seq;
-    c->snd_wl2 = c->iss;
+    syn_options(c, seg, TCP_ECE | TCP_CWR);
     c->state = WREN_TCP_SYN_RECEIVED;
     tcp_output(c);
 }
