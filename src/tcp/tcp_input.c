@@ -497,6 +497,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     uint32_t data_end = c->snd_una + c->snd.len;
     bool fin_acked = false;
     bool window_was_zero = c->snd_wnd == 0;
+    if ((c->flags & TF_SACK) && seg->o.n_sack) {
+        sack_update(c, seg); /* once, before the ACK decides what is lost */
+    }
     bool room = false; /* data acknowledged: tell the application after the window update */
     if (tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
@@ -534,9 +537,6 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
                h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
         /* (a zero window answers a window probe: not a duplicate ACK) */
         /* a duplicate ACK (RFC 5681 2) */
-        if (c->flags & TF_SACK) {
-            sack_update(c, seg);
-        }
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         tcp->stats.rx_dup_acks++;
         if (!(c->flags & TF_RECOVERY)) {
@@ -556,9 +556,6 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         } else if (!(c->flags & TF_SACK)) {
             c->cwnd += tcp_smss(c); /* inflate by the segment that left */
         }
-    }
-    if ((c->flags & TF_SACK) && seg->o.n_sack) {
-        sack_update(c, seg);
     }
     /* the send window (3.10.7.4, fifth check) */
     if (tcp_seq_lt(c->snd_wl1, h->seq) ||
