@@ -4,7 +4,7 @@
  *        emitting.
  *
  * The input is one ICMPv6 message. If it parses: the tail lies inside the
- * input, icmpv6_len() is the input length, emitting into exactly that many
+ * input, wren_icmpv6_len() is the input length, emitting into exactly that many
  * bytes gives the input back (checksum and reserved fields zeroed), the
  * emitted message re-parses to the same fields, a shorter buffer is refused
  * (or, for errors, cuts the quote), and a filled-in checksum verifies. The
@@ -87,33 +87,33 @@ static void check_opt(const struct icmpv6_opt *o)
 #define REPARSE()                                                                                  \
     do {                                                                                           \
         REQUIRE(n > 0 && (size_t)n <= sizeof(out));                                                \
-        icmpv6_opt_iter_init(&it, out, (size_t)n);                                                 \
-        REQUIRE(icmpv6_opt_next(&it, &p) == 1);                                                    \
-        REQUIRE(icmpv6_opt_next(&it, &p) == 0);                                                    \
+        wren_icmpv6_opt_iter_init(&it, out, (size_t)n);                                                 \
+        REQUIRE(wren_icmpv6_opt_next(&it, &p) == 1);                                                    \
+        REQUIRE(wren_icmpv6_opt_next(&it, &p) == 0);                                                    \
     } while (0)
 
     for (uint8_t unit = 2; unit <= 6; unit += 4) {
         struct icmpv6_lladdr a, b;
-        int rc = icmpv6_opt_lladdr_parse(o, unit, &a);
+        int rc = wren_icmpv6_opt_lladdr_parse(o, unit, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE);
         if (rc == 0) {
             REQUIRE(a.len == (o->len == 1 ? unit : 8) && a.addr == o->p + 2);
-            n = icmpv6_opt_lladdr_emit(o->type, a.addr, a.len, out, sizeof(out));
+            n = wren_icmpv6_opt_lladdr_emit(o->type, a.addr, a.len, out, sizeof(out));
             REPARSE();
             REQUIRE(n == o->len * 8);
-            REQUIRE(icmpv6_opt_lladdr_parse(&p, unit, &b) == 0);
+            REQUIRE(wren_icmpv6_opt_lladdr_parse(&p, unit, &b) == 0);
             REQUIRE(b.len == a.len && mem_eq(a.addr, b.addr, a.len));
         }
     }
     {
         struct icmpv6_pio a, b;
-        int rc = icmpv6_opt_pio_parse(o, &a);
+        int rc = wren_icmpv6_opt_pio_parse(o, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE || rc == -ICMPV6_ERR_PREFIX_LEN);
         REQUIRE((rc == -ICMPV6_ERR_PREFIX_LEN) == (o->len == 4 && o->p[2] > 128));
         if (rc == 0) {
-            n = icmpv6_opt_pio_emit(&a, out, sizeof(out));
+            n = wren_icmpv6_opt_pio_emit(&a, out, sizeof(out));
             REPARSE();
-            REQUIRE(icmpv6_opt_pio_parse(&p, &b) == 0);
+            REQUIRE(wren_icmpv6_opt_pio_parse(&p, &b) == 0);
             REQUIRE(a.prefix_len == b.prefix_len && a.flags == b.flags);
             REQUIRE(a.valid == b.valid && a.preferred == b.preferred);
             REQUIRE(mem_eq(a.prefix, b.prefix, 16));
@@ -122,22 +122,22 @@ static void check_opt(const struct icmpv6_opt *o)
     }
     {
         uint32_t a, b;
-        int rc = icmpv6_opt_mtu_parse(o, &a);
+        int rc = wren_icmpv6_opt_mtu_parse(o, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE);
         if (rc == 0) {
-            n = icmpv6_opt_mtu_emit(a, out, sizeof(out));
+            n = wren_icmpv6_opt_mtu_emit(a, out, sizeof(out));
             REPARSE();
-            REQUIRE(icmpv6_opt_mtu_parse(&p, &b) == 0 && a == b);
+            REQUIRE(wren_icmpv6_opt_mtu_parse(&p, &b) == 0 && a == b);
         }
     }
     {
         struct icmpv6_aro a, b;
-        int rc = icmpv6_opt_aro_parse(o, &a);
+        int rc = wren_icmpv6_opt_aro_parse(o, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE);
         if (rc == 0) {
-            n = icmpv6_opt_aro_emit(&a, out, sizeof(out));
+            n = wren_icmpv6_opt_aro_emit(&a, out, sizeof(out));
             REPARSE();
-            REQUIRE(icmpv6_opt_aro_parse(&p, &b) == 0);
+            REQUIRE(wren_icmpv6_opt_aro_parse(&p, &b) == 0);
             REQUIRE(a.status == b.status && a.opaque == b.opaque && a.flags == b.flags);
             REQUIRE(a.tid == b.tid && a.lifetime == b.lifetime && a.rovr_len == b.rovr_len);
             REQUIRE(mem_eq(a.rovr, b.rovr, a.rovr_len));
@@ -146,25 +146,25 @@ static void check_opt(const struct icmpv6_opt *o)
     }
     {
         struct icmpv6_6co a, b;
-        int rc = icmpv6_opt_6co_parse(o, &a);
+        int rc = wren_icmpv6_opt_6co_parse(o, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE || rc == -ICMPV6_ERR_PREFIX_LEN);
         if (rc == 0) {
             REQUIRE(a.ctx_len <= (o->len - 1) * 64);
-            n = icmpv6_opt_6co_emit(&a, out, sizeof(out));
+            n = wren_icmpv6_opt_6co_emit(&a, out, sizeof(out));
             REPARSE();
-            REQUIRE(icmpv6_opt_6co_parse(&p, &b) == 0);
+            REQUIRE(wren_icmpv6_opt_6co_parse(&p, &b) == 0);
             REQUIRE(a.ctx_len == b.ctx_len && a.flags == b.flags && a.lifetime == b.lifetime);
             REQUIRE(mem_eq(a.prefix, b.prefix, (a.ctx_len + 7u) / 8));
         }
     }
     {
         struct icmpv6_abro a, b;
-        int rc = icmpv6_opt_abro_parse(o, &a);
+        int rc = wren_icmpv6_opt_abro_parse(o, &a);
         REQUIRE(rc == 0 || rc == -ICMPV6_ERR_OPT_SIZE);
         if (rc == 0) {
-            n = icmpv6_opt_abro_emit(&a, out, sizeof(out));
+            n = wren_icmpv6_opt_abro_emit(&a, out, sizeof(out));
             REPARSE();
-            REQUIRE(icmpv6_opt_abro_parse(&p, &b) == 0);
+            REQUIRE(wren_icmpv6_opt_abro_parse(&p, &b) == 0);
             REQUIRE(a.version == b.version && a.lifetime == b.lifetime);
             REQUIRE(mem_eq(a.addr, b.addr, 16) && mem_eq(out + 1, o->p + 1, 23));
         }
@@ -179,8 +179,8 @@ static void check_opts(const uint8_t *opts, size_t len)
     struct icmpv6_opt o;
     size_t used = 0;
     int rc;
-    icmpv6_opt_iter_init(&it, opts, len);
-    while ((rc = icmpv6_opt_next(&it, &o)) > 0) {
+    wren_icmpv6_opt_iter_init(&it, opts, len);
+    while ((rc = wren_icmpv6_opt_next(&it, &o)) > 0) {
         REQUIRE(o.p == opts + used && o.len >= 1 && used + o.len * 8u <= len);
         REQUIRE(o.type == o.p[0] && o.len == o.p[1]);
         used += o.len * 8u;
@@ -190,7 +190,7 @@ static void check_opts(const uint8_t *opts, size_t len)
         REQUIRE(used == len);
     } else {
         REQUIRE(rc == -ICMPV6_ERR_OPT_LEN || rc == -ICMPV6_ERR_OPT_TRUNCATED);
-        REQUIRE(icmpv6_opt_next(&it, &o) == rc); /* sticky */
+        REQUIRE(wren_icmpv6_opt_next(&it, &o) == rc); /* sticky */
         if (rc == -ICMPV6_ERR_OPT_LEN)
             REQUIRE(len - used >= 2 && opts[used + 1] == 0);
     }
@@ -200,19 +200,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct icmpv6_msg m, m2;
 
-    int rc = icmpv6_csum_check(src, dst, data, size);
+    int rc = wren_icmpv6_csum_check(src, dst, data, size);
     REQUIRE(rc == 0 || rc == -ICMPV6_ERR_CSUM || rc == -ICMPV6_ERR_TRUNCATED);
     REQUIRE((rc == -ICMPV6_ERR_TRUNCATED) == (size < 4));
 
     check_opts(data, size);
 
-    rc = icmpv6_parse(data, size, &m);
+    rc = wren_icmpv6_parse(data, size, &m);
     REQUIRE(rc == 0 || rc == -ICMPV6_ERR_TRUNCATED || rc == -ICMPV6_ERR_CODE);
     if (rc != 0)
         return 0;
     REQUIRE(m.type == data[0] && m.code == data[1] && m.csum == get_be16(data + 2));
     REQUIRE(m.data >= data + 4 && m.data + m.data_len == data + size);
-    REQUIRE(icmpv6_len(&m) == (int)size);
+    REQUIRE(wren_icmpv6_len(&m) == (int)size);
 
     if (m.type >= ICMPV6_ND_RS && m.type <= ICMPV6_ND_REDIRECT)
         check_opts(m.data, m.data_len);
@@ -236,20 +236,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default:
         break;
     }
-    REQUIRE(icmpv6_emit(&m, out, size) == (int)size);
+    REQUIRE(wren_icmpv6_emit(&m, out, size) == (int)size);
     REQUIRE(memcmp(out, want, size) == 0);
-    REQUIRE(icmpv6_parse(out, size, &m2) == 0);
+    REQUIRE(wren_icmpv6_parse(out, size, &m2) == 0);
     same_msg(&m, &m2);
 
     /* a checksum filled in verifies */
-    put_be16(out + 2, icmpv6_csum(src, dst, out, size));
-    REQUIRE(icmpv6_csum_check(src, dst, out, size) == 0);
+    put_be16(out + 2, wren_icmpv6_csum(src, dst, out, size));
+    REQUIRE(wren_icmpv6_csum_check(src, dst, out, size) == 0);
 
     /* short buffers: refused without writing, or (errors) the quote is cut */
     size_t fixed = size - m.data_len;
     for (size_t k = size; k-- > 0;) {
         memset(out, 0xa5, size);
-        int n = icmpv6_emit(&m, out, k);
+        int n = wren_icmpv6_emit(&m, out, k);
         if (m.type < 128 && k >= fixed) {
             REQUIRE(n == (int)k && memcmp(out, want, k) == 0);
         } else {
@@ -263,8 +263,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* in place: emit over a copy of the input itself */
     memcpy(out, data, size);
-    REQUIRE(icmpv6_parse(out, size, &m2) == 0);
-    REQUIRE(icmpv6_emit(&m2, out, size) == (int)size);
+    REQUIRE(wren_icmpv6_parse(out, size, &m2) == 0);
+    REQUIRE(wren_icmpv6_emit(&m2, out, size) == (int)size);
     REQUIRE(memcmp(out, want, size) == 0);
 
     free(out);

@@ -3,7 +3,7 @@
  * @brief libFuzzer target for the IEEE 802.15.4 frame parser.
  *
  * Parse the input; if it parses, emit the frame into a buffer of exactly
- * ieee802154_len() bytes, parse that again and require every field to
+ * wren_ieee802154_len() bytes, parse that again and require every field to
  * round-trip, and require a second emit to give identical bytes. Also runs
  * the FCS helpers on the input and on the emitted frame.
  */
@@ -60,54 +60,54 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc, n, hl;
 
     /* FCS helpers: never crash; an appended FCS always checks. */
-    rc = ieee802154_fcs_check(data, size);
+    rc = wren_ieee802154_fcs_check(data, size);
     REQUIRE(rc == 0 || rc == -IEEE802154_ERR_FCS || rc == -IEEE802154_ERR_TRUNCATED);
     REQUIRE((rc == -IEEE802154_ERR_TRUNCATED) == (size < 2));
 
-    rc = ieee802154_parse(data, size, &f);
+    rc = wren_ieee802154_parse(data, size, &f);
     REQUIRE(rc <= 0 && rc >= -IEEE802154_ERR_NOBUFS);
-    REQUIRE(ieee802154_strerror(rc) != NULL);
+    REQUIRE(wren_ieee802154_strerror(rc) != NULL);
     if (rc != 0)
         return 0;
 
     /* Everything the frame points at lies inside the input, in order. */
-    hl = ieee802154_hdr_len(&f.hdr);
+    hl = wren_ieee802154_hdr_len(&f.hdr);
     REQUIRE(hl >= 2 && (size_t)hl <= size);
     REQUIRE(f.hdr_ie >= data + hl && f.hdr_ie + f.hdr_ie_len <= data + size);
     REQUIRE(f.payload_ie >= f.hdr_ie + f.hdr_ie_len);
     REQUIRE(f.payload >= f.payload_ie + f.payload_ie_len);
     REQUIRE(f.mic == f.payload + f.payload_len);
-    REQUIRE(f.mic + ieee802154_mic_len(&f.hdr) == data + size);
+    REQUIRE(f.mic + wren_ieee802154_mic_len(&f.hdr) == data + size);
 
-    n = ieee802154_len(&f);
+    n = wren_ieee802154_len(&f);
     REQUIRE(n >= hl);
     buf = malloc((size_t)n + 2);
     buf2 = malloc((size_t)n + 2);
     REQUIRE(buf && buf2);
     if (n > 0)
-        REQUIRE(ieee802154_emit(&f, buf, (size_t)n - 1) == -IEEE802154_ERR_NOBUFS);
-    REQUIRE(ieee802154_emit(&f, buf, (size_t)n) == n);
-    REQUIRE(ieee802154_hdr_emit(&f.hdr, buf2, (size_t)n) == hl);
+        REQUIRE(wren_ieee802154_emit(&f, buf, (size_t)n - 1) == -IEEE802154_ERR_NOBUFS);
+    REQUIRE(wren_ieee802154_emit(&f, buf, (size_t)n) == n);
+    REQUIRE(wren_ieee802154_hdr_emit(&f.hdr, buf2, (size_t)n) == hl);
     REQUIRE(memcmp(buf, buf2, (size_t)hl) == 0);
 
-    REQUIRE(ieee802154_parse(buf, (size_t)n, &g) == 0);
+    REQUIRE(wren_ieee802154_parse(buf, (size_t)n, &g) == 0);
     same_hdr(&f.hdr, &g.hdr);
     REQUIRE(g.hdr_ie_len == f.hdr_ie_len && mem_eq(g.hdr_ie, f.hdr_ie, f.hdr_ie_len));
     REQUIRE(g.payload_ie_len == f.payload_ie_len &&
             mem_eq(g.payload_ie, f.payload_ie, f.payload_ie_len));
     REQUIRE(g.cmd_id == f.cmd_id);
     REQUIRE(g.payload_len == f.payload_len && mem_eq(g.payload, f.payload, f.payload_len));
-    REQUIRE(mem_eq(g.mic, f.mic, ieee802154_mic_len(&f.hdr)));
+    REQUIRE(mem_eq(g.mic, f.mic, wren_ieee802154_mic_len(&f.hdr)));
 
     /* Emit is a fixed point after one parse. */
-    REQUIRE(ieee802154_emit(&g, buf2, (size_t)n) == n);
+    REQUIRE(wren_ieee802154_emit(&g, buf2, (size_t)n) == n);
     REQUIRE(memcmp(buf, buf2, (size_t)n) == 0);
 
     /* FCS over the emitted frame. */
-    put_le16(buf + n, ieee802154_fcs(buf, (size_t)n));
-    REQUIRE(ieee802154_fcs_check(buf, (size_t)n + 2) == 0);
+    put_le16(buf + n, wren_ieee802154_fcs(buf, (size_t)n));
+    REQUIRE(wren_ieee802154_fcs_check(buf, (size_t)n + 2) == 0);
     buf[n] ^= 1;
-    REQUIRE(ieee802154_fcs_check(buf, (size_t)n + 2) == -IEEE802154_ERR_FCS);
+    REQUIRE(wren_ieee802154_fcs_check(buf, (size_t)n + 2) == -IEEE802154_ERR_FCS);
 
     free(buf);
     free(buf2);

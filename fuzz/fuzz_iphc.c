@@ -70,9 +70,9 @@ static void one(const uint8_t *data, size_t size, const struct sixlowpan_l2 *l2,
     uint8_t e[SIXLOWPAN_IPHC_MAX_LEN + 1], e2[SIXLOWPAN_IPHC_MAX_LEN];
     int rc, n;
 
-    rc = sixlowpan_iphc_parse(data, size, l2, table, &h);
+    rc = wren_sixlowpan_iphc_parse(data, size, l2, table, &h);
     REQUIRE(rc <= 0 && rc >= -SIXLOWPAN_ERR_NOBUFS);
-    REQUIRE(sixlowpan_strerror(rc) != NULL);
+    REQUIRE(wren_sixlowpan_strerror(rc) != NULL);
     if (rc)
         return;
     REQUIRE(h.hdr_len >= 2 && h.hdr_len <= size);
@@ -80,24 +80,24 @@ static void one(const uint8_t *data, size_t size, const struct sixlowpan_l2 *l2,
     REQUIRE(h.udp || (h.uh.src_port == 0 && h.uh.dst_port == 0 && h.uh.csum == 0));
 
     /* a prefix of the header never decodes */
-    REQUIRE(sixlowpan_iphc_parse(data, h.hdr_len - 1, l2, table, &g) == -SIXLOWPAN_ERR_TRUNCATED);
+    REQUIRE(wren_sixlowpan_iphc_parse(data, h.hdr_len - 1, l2, table, &g) == -SIXLOWPAN_ERR_TRUNCATED);
 
     const struct udp_hdr *uh = h.udp ? &h.uh : NULL;
-    n = sixlowpan_iphc_emit(&h.ip, uh, l2, table, NULL, 0);
+    n = wren_sixlowpan_iphc_emit(&h.ip, uh, l2, table, NULL, 0);
     REQUIRE(n >= 2 && n <= SIXLOWPAN_IPHC_MAX_LEN);
     memset(e, 0xa5, sizeof(e));
-    REQUIRE(sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n - 1) == -SIXLOWPAN_ERR_NOBUFS);
+    REQUIRE(wren_sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n - 1) == -SIXLOWPAN_ERR_NOBUFS);
     for (size_t i = 0; i < sizeof(e); i++)
         REQUIRE(e[i] == 0xa5);
-    REQUIRE(sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n) == n);
+    REQUIRE(wren_sixlowpan_iphc_emit(&h.ip, uh, l2, table, e, (size_t)n) == n);
     REQUIRE(e[n] == 0xa5);
 
-    REQUIRE(sixlowpan_iphc_parse(e, (size_t)n, l2, table, &g) == 0);
+    REQUIRE(wren_sixlowpan_iphc_parse(e, (size_t)n, l2, table, &g) == 0);
     REQUIRE(g.hdr_len == (size_t)n);
     same_hdr(&h, &g);
 
     /* emit is a fixed point after one parse */
-    REQUIRE(sixlowpan_iphc_emit(&g.ip, g.udp ? &g.uh : NULL, l2, table, e2, sizeof(e2)) == n);
+    REQUIRE(wren_sixlowpan_iphc_emit(&g.ip, g.udp ? &g.uh : NULL, l2, table, e2, sizeof(e2)) == n);
     REQUIRE(memcmp(e, e2, (size_t)n) == 0);
 }
 

@@ -51,7 +51,7 @@ static int walk_prefix(uint8_t next, const uint8_t *d, size_t n, size_t n_known,
     REQUIRE(c);
     if (n)
         memcpy(c, d, n);
-    int rc = ipv6_ext_walk(next, c, n, known_list, n_known, e);
+    int rc = wren_ipv6_ext_walk(next, c, n, known_list, n_known, e);
     free(c);
     return rc;
 }
@@ -65,7 +65,7 @@ static void check_opts(const uint8_t *d, size_t len)
     int rc;
     if (hl < 2)
         return;
-    while ((rc = ipv6_ext_opt_next(d, hl, &pos, &o)) > 0) {
+    while ((rc = wren_ipv6_ext_opt_next(d, hl, &pos, &o)) > 0) {
         REQUIRE(o.off >= last && (size_t)o.off + 2 + o.len == pos && pos <= hl);
         REQUIRE(o.type == d[o.off] && o.len == d[o.off + 1]);
         REQUIRE(o.type != IPV6_OPT_PAD1 && o.type != IPV6_OPT_PADN);

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             psdu[i] = data[off + i];
         }
         off += n;
-        put_le16(psdu + n, ieee802154_fcs(psdu, n));
+        put_le16(psdu + n, wren_ieee802154_fcs(psdu, n));
         wren_sim_inject(s, 0, psdu, n + 2);
         t += 1000;
         wren_sim_run(s, t);

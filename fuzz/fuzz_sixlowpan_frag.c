@@ -33,32 +33,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc, n;
 
     if (size == 0) {
-        REQUIRE(sixlowpan_frag_parse(data, size, &f) == -SIXLOWPAN_ERR_TRUNCATED);
+        REQUIRE(wren_sixlowpan_frag_parse(data, size, &f) == -SIXLOWPAN_ERR_TRUNCATED);
         return 0;
     }
-    enum sixlowpan_dispatch d = sixlowpan_dispatch(data[0]);
-    rc = sixlowpan_frag_parse(data, size, &f);
+    enum wren_sixlowpan_dispatch d = wren_sixlowpan_dispatch(data[0]);
+    rc = wren_sixlowpan_frag_parse(data, size, &f);
     REQUIRE(rc == 4 || rc == 5 || (rc < 0 && rc >= -SIXLOWPAN_ERR_NOBUFS));
     REQUIRE((rc == -SIXLOWPAN_ERR_DISPATCH) ==
             (d != SIXLOWPAN_DISPATCH_FRAG1 && d != SIXLOWPAN_DISPATCH_FRAGN));
     if (rc < 0)
         return 0;
-    REQUIRE((size_t)rc == sixlowpan_frag_len(&f) && (size_t)rc <= size);
+    REQUIRE((size_t)rc == wren_sixlowpan_frag_len(&f) && (size_t)rc <= size);
     REQUIRE(f.first == (d == SIXLOWPAN_DISPATCH_FRAG1));
     REQUIRE(f.size >= 40 && f.size <= SIXLOWPAN_FRAG_MAX_SIZE);
     REQUIRE(f.offset % 8 == 0 && f.offset <= 2040 && (!f.first || f.offset == 0));
 
     memset(b, 0x5a, sizeof(b));
-    REQUIRE(sixlowpan_frag_emit(&f, b, (size_t)rc - 1) == -SIXLOWPAN_ERR_NOBUFS);
+    REQUIRE(wren_sixlowpan_frag_emit(&f, b, (size_t)rc - 1) == -SIXLOWPAN_ERR_NOBUFS);
     REQUIRE(b[0] == 0x5a);
-    n = sixlowpan_frag_emit(&f, b, sizeof(b));
+    n = wren_sixlowpan_frag_emit(&f, b, sizeof(b));
     REQUIRE(n == rc);
     REQUIRE(memcmp(b, data, (size_t)n) == 0);
-    REQUIRE(sixlowpan_frag_parse(b, (size_t)n, &g) == n);
+    REQUIRE(wren_sixlowpan_frag_parse(b, (size_t)n, &g) == n);
     REQUIRE(g.first == f.first && g.size == f.size && g.tag == f.tag && g.offset == f.offset);
 
-    if (f.first && size > (size_t)rc && sixlowpan_dispatch(data[rc]) == SIXLOWPAN_DISPATCH_IPHC) {
-        rc = sixlowpan_iphc_parse(data + rc, size - (size_t)rc, &l2, NULL, &h);
+    if (f.first && size > (size_t)rc && wren_sixlowpan_dispatch(data[rc]) == SIXLOWPAN_DISPATCH_IPHC) {
+        rc = wren_sixlowpan_iphc_parse(data + rc, size - (size_t)rc, &l2, NULL, &h);
         REQUIRE(rc <= 0 && rc >= -SIXLOWPAN_ERR_NOBUFS);
     }
     return 0;

@@ -5,7 +5,7 @@
  * The input is one TCP segment. Parsed from an exact-size copy (ASan bounds),
  * the result must agree with the bytes and the error must be the one the
  * bytes call for; the header alone parses the same (nothing past it is
- * read). What parses is emitted into exactly tcp_hdr_len() bytes (one less
+ * read). What parses is emitted into exactly wren_tcp_hdr_len() bytes (one less
  * is refused) and re-parsed to the same fields; options that do not fit
  * 40 bytes in wren's layout (INVAL) lose SACK blocks until they do. The
  * checksum computed whole, verified, and summed in two pieces agree. The
@@ -36,7 +36,7 @@ static int parse_copy(const uint8_t *d, size_t n, struct tcp_hdr *h, struct tcp_
     REQUIRE(c);
     if (n)
         memcpy(c, d, n);
-    int rc = tcp_hdr_parse(c, n, h, o);
+    int rc = wren_tcp_hdr_parse(c, n, h, o);
     free(c);
     return rc;
 }
@@ -47,7 +47,7 @@ static int opts_parse_copy(const uint8_t *d, size_t n, struct tcp_opts *o)
     REQUIRE(c);
     if (n)
         memcpy(c, d, n);
-    int rc = tcp_opts_parse(c, n, o);
+    int rc = wren_tcp_opts_parse(c, n, o);
     free(c);
     return rc;
 }
@@ -84,31 +84,31 @@ static void check_opts_cleared(const struct tcp_opts *o)
 
 static void emit_round_trip(const struct tcp_hdr *h, struct tcp_opts *o)
 {
-    int n = tcp_hdr_len(o);
-    int ol = tcp_opts_len(o);
+    int n = wren_tcp_hdr_len(o);
+    int ol = wren_tcp_opts_len(o);
     if (n < 0) {
         /* only for options over 40 bytes: SACK blocks beside much else */
         REQUIRE(n == -TCP_ERR_INVAL && ol == -TCP_ERR_INVAL && o->n_sack > 0);
-        while (o->n_sack && tcp_hdr_len(o) < 0)
+        while (o->n_sack && wren_tcp_hdr_len(o) < 0)
             o->n_sack--;
-        n = tcp_hdr_len(o);
-        ol = tcp_opts_len(o);
+        n = wren_tcp_hdr_len(o);
+        ol = wren_tcp_opts_len(o);
     }
     REQUIRE(n >= TCP_HDR_LEN && n <= TCP_HDR_MAX_LEN && n % 4 == 0 && n == TCP_HDR_LEN + ol);
 
     uint8_t *b = malloc((size_t)n);
     REQUIRE(b);
-    REQUIRE(tcp_hdr_emit(h, o, b, (size_t)n - 1) == -TCP_ERR_NOBUFS);
-    REQUIRE(tcp_hdr_emit(h, o, b, (size_t)n) == n);
+    REQUIRE(wren_tcp_hdr_emit(h, o, b, (size_t)n - 1) == -TCP_ERR_NOBUFS);
+    REQUIRE(wren_tcp_hdr_emit(h, o, b, (size_t)n) == n);
     struct tcp_hdr h2;
     struct tcp_opts o2;
-    REQUIRE(tcp_hdr_parse(b, (size_t)n, &h2, &o2) == n);
+    REQUIRE(wren_tcp_hdr_parse(b, (size_t)n, &h2, &o2) == n);
     same_hdr(h, &h2);
     same_opts(o, &o2);
 
     /* the options alone */
     uint8_t ob[TCP_OPTS_MAX_LEN];
-    REQUIRE(tcp_opts_emit(o, ob, sizeof(ob)) == ol);
+    REQUIRE(wren_tcp_opts_emit(o, ob, sizeof(ob)) == ol);
     REQUIRE(memcmp(ob, b + TCP_HDR_LEN, (size_t)ol) == 0);
     free(b);
 }
@@ -116,25 +116,25 @@ static void emit_round_trip(const struct tcp_hdr *h, struct tcp_opts *o)
 static void check_csum(const uint8_t *d, size_t size)
 {
     if (size < TCP_HDR_LEN) {
-        REQUIRE(tcp_csum_check(src, dst, d, size) == -TCP_ERR_TRUNCATED);
+        REQUIRE(wren_tcp_csum_check(src, dst, d, size) == -TCP_ERR_TRUNCATED);
         return;
     }
     uint8_t *c = malloc(size);
     REQUIRE(c);
     memcpy(c, d, size);
-    uint16_t cs = tcp_csum(src, dst, c, size);
+    uint16_t cs = wren_tcp_csum(src, dst, c, size);
     put_be16(c + TCP_OFF_CSUM, cs);
-    REQUIRE(tcp_csum_check(src, dst, c, size) == 0);
-    REQUIRE(tcp_csum(src, dst, c, size) == cs);
+    REQUIRE(wren_tcp_csum_check(src, dst, c, size) == 0);
+    REQUIRE(wren_tcp_csum(src, dst, c, size) == cs);
 
     /* two pieces, with a zero checksum field */
     c[TCP_OFF_CSUM] = c[TCP_OFF_CSUM + 1] = 0;
     size_t cut = d[0] % (size + 1);
     struct inet_csum s;
-    tcp_csum_start(&s, src, dst, (uint32_t)size);
-    inet_csum_update(&s, c, cut);
-    inet_csum_update(&s, c + cut, size - cut);
-    REQUIRE(inet_csum_final(&s) == cs);
+    wren_tcp_csum_start(&s, src, dst, (uint32_t)size);
+    wren_inet_csum_update(&s, c, cut);
+    wren_inet_csum_update(&s, c + cut, size - cut);
+    REQUIRE(wren_inet_csum_final(&s) == cs);
     free(c);
 }
 
@@ -143,15 +143,15 @@ static void check_seq(const uint8_t *d, size_t size)
     if (size < 12)
         return;
     uint32_t a = get_be32(d), b = get_be32(d + 4), c = get_be32(d + 8);
-    REQUIRE(tcp_seq_lt(a, b) == tcp_seq_gt(b, a));
-    REQUIRE(tcp_seq_le(a, b) == tcp_seq_ge(b, a));
-    REQUIRE(tcp_seq_le(a, b) == (a == b || tcp_seq_lt(a, b)));
+    REQUIRE(wren_tcp_seq_lt(a, b) == wren_tcp_seq_gt(b, a));
+    REQUIRE(wren_tcp_seq_le(a, b) == wren_tcp_seq_ge(b, a));
+    REQUIRE(wren_tcp_seq_le(a, b) == (a == b || wren_tcp_seq_lt(a, b)));
     if (b - a != 0x80000000u && a != b)
-        REQUIRE(tcp_seq_lt(a, b) != tcp_seq_lt(b, a));
+        REQUIRE(wren_tcp_seq_lt(a, b) != wren_tcp_seq_lt(b, a));
     /* [a, c) holds b exactly when b is reached first walking up from a */
-    REQUIRE(tcp_seq_between(b, a, c) == (b - a < c - a));
-    if (tcp_seq_between(b, a, c))
-        REQUIRE(tcp_seq_ge(b, a) || c - a > 0x80000000u);
+    REQUIRE(wren_tcp_seq_between(b, a, c) == (b - a < c - a));
+    if (wren_tcp_seq_between(b, a, c))
+        REQUIRE(wren_tcp_seq_ge(b, a) || c - a > 0x80000000u);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -219,7 +219,7 @@ static void segment(struct fz *f, struct rd *r)
     }
     uint8_t pl = u8(r);
     size_t plen = (ecn & 0x80) ? (size_t)pl * 8 : pl;
-    tcp_hdr_emit(&h, NULL, seg, TCP_HDR_LEN);
+    wren_tcp_hdr_emit(&h, NULL, seg, TCP_HDR_LEN);
     seg[TCP_OFF_DOFF] = (uint8_t)((hl / 4) << 4);
     if (ob >= 41 * 5) {
         seg[TCP_OFF_DOFF] = (uint8_t)((ob & 0x0f) << 4); /* any data offset */
@@ -228,7 +228,7 @@ static void segment(struct fz *f, struct rd *r)
         seg[hl + i] = (uint8_t)(pl + i);
     }
     size_t len = hl + plen;
-    uint16_t cs = tcp_csum(src, dst, seg, len);
+    uint16_t cs = wren_tcp_csum(src, dst, seg, len);
     put_be16(seg + TCP_OFF_CSUM, bad_csum ? (uint16_t)(cs ^ 0x0101) : cs);
 
     struct wren_pktbuf *pb = &f->node.pktbuf;
@@ -311,7 +311,7 @@ static void app(struct fz *f, struct rd *r)
 
 static bool seq_le(uint32_t a, uint32_t b)
 {
-    return tcp_seq_le(a, b);
+    return wren_tcp_seq_le(a, b);
 }
 
 static void check_conn(const struct wren_tcp_conn *c)
@@ -332,13 +332,13 @@ static void check_conn(const struct wren_tcp_conn *c)
     /* what is in flight is the buffer's bytes, and a SYN and a FIN at most */
     REQUIRE(c->snd_max - c->snd_una <= (uint32_t)c->snd.len + 2);
     for (unsigned i = 0; i < c->n_sack; i++) {
-        REQUIRE(tcp_seq_lt(c->sack[i][0], c->sack[i][1]));
+        REQUIRE(wren_tcp_seq_lt(c->sack[i][0], c->sack[i][1]));
         REQUIRE(seq_le(c->snd_una, c->sack[i][0]) && seq_le(c->sack[i][1], c->snd_max));
     }
     if (c->state >= WREN_TCP_ESTABLISHED) {
         REQUIRE(c->cwnd > 0 && c->mss > 0); /* the congestion state was set up */
         /* the receive window never runs past the buffer's room */
-        REQUIRE(c->rcv_adv - c->rcv_nxt <= c->rcv.size || !tcp_seq_gt(c->rcv_adv, c->rcv_nxt));
+        REQUIRE(c->rcv_adv - c->rcv_nxt <= c->rcv.size || !wren_tcp_seq_gt(c->rcv_adv, c->rcv_nxt));
     }
 }
 

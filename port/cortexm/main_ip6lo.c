@@ -26,7 +26,7 @@ static size_t mhr(uint8_t *f)
     h.dst_pan = h.src_pan = 0x0023;
     put_be16(h.dst_addr, 0x0001);
     put_be16(h.src_addr, 0x0002);
-    return (size_t)ieee802154_hdr_emit(&h, f, 32);
+    return (size_t)wren_ieee802154_hdr_emit(&h, f, 32);
 }
 
 /* An echo request fe80::ff:fe00:2 -> fe80::ff:fe00:1 with @p n bytes of
@@ -39,7 +39,7 @@ static size_t echo_request(uint8_t *p, size_t n)
     const uint8_t self[16] = { 0xfe, 0x80, [11] = 0xff, [12] = 0xfe, [15] = 1 };
     memcpy(ip.src, peer, 16);
     memcpy(ip.dst, self, 16);
-    ipv6_hdr_emit(&ip, p);
+    wren_ipv6_hdr_emit(&ip, p);
     uint8_t *icmp = p + IPV6_HDR_LEN;
     memset(icmp, 0, 8);
     icmp[0] = ICMPV6_ECHO_REQUEST;
@@ -48,10 +48,10 @@ static size_t echo_request(uint8_t *p, size_t n)
         icmp[8 + i] = (uint8_t)i;
     }
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, peer, self, (uint32_t)(8 + n), IPV6_NH_ICMPV6);
-    inet_csum_update(&c, icmp, 8 + n);
-    put_be16(icmp + 2, inet_csum_final(&c));
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, peer, self, (uint32_t)(8 + n), IPV6_NH_ICMPV6);
+    wren_inet_csum_update(&c, icmp, 8 + n);
+    put_be16(icmp + 2, wren_inet_csum_final(&c));
     return IPV6_HDR_LEN + 8 + n;
 }
 
@@ -86,7 +86,7 @@ int main(void)
     for (size_t off = 0; off < len && !bad; off += 104) {
         struct sixlowpan_frag fr = { .size = (uint16_t)len, .tag = 7, .offset = (uint16_t)off,
                                      .first = off == 0 };
-        size_t n = h + (size_t)sixlowpan_frag_emit(&fr, f + h, sizeof(f) - h);
+        size_t n = h + (size_t)wren_sixlowpan_frag_emit(&fr, f + h, sizeof(f) - h);
         if (off == 0) {
             f[n++] = SIXLOWPAN_DISPATCH_IPV6_BYTE;
         }

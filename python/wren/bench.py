@@ -240,7 +240,7 @@ def bench_udp_pps():
 
 def bench_sixlo_frag():
     total, layers, incl = udp_per_datagram("pipe", 1000, n=200)
-    frag = incl.get("sixlowpan_frag_send", 0) + incl.get("sixlowpan_reass_rx", 0)
+    frag = incl.get("wren_sixlowpan_frag_send", 0) + incl.get("wren_sixlowpan_reass_rx", 0)
     print(f"  1,000-byte UDP between two nodes over 6LoWPAN: {total:.0f} instructions per "
           f"datagram; 6LoWPAN fragmentation + reassembly {frag:.0f}")
     return [_record("sixlo_frag_reass_1000B_instructions", round(frag), "instructions", "lower",

@@ -24,7 +24,7 @@ static int lo_init(struct wren_netdev *dev)
 static int reflect(struct wren_loopback *lo)
 {
     struct ieee802154_frame f;
-    if (ieee802154_parse(lo->buf, lo->len, &f) < 0) {
+    if (wren_ieee802154_parse(lo->buf, lo->len, &f) < 0) {
         return -EINVAL;
     }
     struct ieee802154_hdr h = f.hdr;
@@ -38,11 +38,11 @@ static int reflect(struct wren_loopback *lo)
     h.dst_pan = f.hdr.src_pan;
     h.src_pan = f.hdr.dst_pan;
     int old = (int)(f.payload - lo->buf);
-    int len = ieee802154_hdr_len(&h);
+    int len = wren_ieee802154_hdr_len(&h);
     if (len != old) {
         return -EINVAL; /* same modes swapped: the header keeps its length */
     }
-    return ieee802154_hdr_emit(&h, lo->buf, (size_t)len) < 0 ? -EINVAL : 0;
+    return wren_ieee802154_hdr_emit(&h, lo->buf, (size_t)len) < 0 ? -EINVAL : 0;
 }
 
 static size_t gather(uint8_t *dst, const struct wren_iolist *iol)

@@ -55,7 +55,7 @@ static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         off += iol->len;
     }
     /* the radio appends the FCS, as real transceivers do */
-    put_le16(psdu + len, ieee802154_fcs(psdu, len));
+    put_le16(psdu + len, wren_ieee802154_fcs(psdu, len));
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct zep_hdr h = {
@@ -69,7 +69,7 @@ static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         .seq = zep->seq++,
         .len = (uint8_t)(len + IEEE802154_FCS_LEN),
     };
-    zep_emit(&h, buf, ZEP_V2_HDR_LEN);
+    wren_zep_emit(&h, buf, ZEP_V2_HDR_LEN);
     if (zep_xmit(zep, buf, ZEP_V2_HDR_LEN + h.len) < 0) {
         zep->stats.tx_errors++; /* lost, as on the air */
     } else {
@@ -199,7 +199,7 @@ static void zep_readable(struct wren_host_fd *hfd, short revents)
     }
     zep->stats.rx_packets++;
     struct zep_frame f;
-    if (zep_parse(buf, (size_t)n, &f) < 0) {
+    if (wren_zep_parse(buf, (size_t)n, &f) < 0) {
         zep->stats.rx_malformed++;
         return;
     }
@@ -216,7 +216,7 @@ static void zep_readable(struct wren_host_fd *hfd, short revents)
         return;
     }
     /* CRC mode: the FCS is there to check; LQI mode: LQI and RSSI instead */
-    if (f.hdr.crc_mode && ieee802154_fcs_check(f.psdu, f.hdr.len) < 0) {
+    if (f.hdr.crc_mode && wren_ieee802154_fcs_check(f.psdu, f.hdr.len) < 0) {
         zep->stats.rx_bad_fcs++;
         return;
     }
@@ -299,7 +299,7 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
     /* introduce ourselves to a dispatcher */
     struct zep_hdr hello = {.type = ZEP_TYPE_ACK, .seq = 0};
     uint8_t b[ZEP_V2_ACK_LEN];
-    zep_emit(&hello, b, sizeof(b));
+    wren_zep_emit(&hello, b, sizeof(b));
     zep_xmit(zep, b, sizeof(b));
     return 0;
 }

@@ -32,10 +32,10 @@ static int send_msg(struct wren_node *node, const uint8_t *src_in, const uint8_t
                     uint8_t hop_limit, uint8_t if_id, struct wren_snip *body)
 {
     struct wren_pktbuf *pb = &node->pktbuf;
-    bool given = src_in && !ipv6_addr_is_unspecified(src_in);
+    bool given = src_in && !wren_ipv6_addr_is_unspecified(src_in);
     uint8_t src[16];
-    ipv6_addr_copy(src, given ? src_in : dst); /* loopback: the source is the destination */
-    if (!given && !ipv6_addr_is_loopback(dst)) {
+    wren_ipv6_addr_copy(src, given ? src_in : dst); /* loopback: the source is the destination */
+    if (!given && !wren_ipv6_addr_is_loopback(dst)) {
         struct wren_netreg_entry *e =
             wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
         if (e == NULL ||
@@ -84,7 +84,7 @@ static int answer(struct wren_node *node, struct wren_snip *pkt, const uint8_t *
                   struct wren_snip *body)
 {
     const uint8_t *to = ip + IPV6_OFF_DST;
-    return send_msg(node, ipv6_addr_is_multicast(to) ? NULL : to, ip + IPV6_OFF_SRC, 0,
+    return send_msg(node, wren_ipv6_addr_is_multicast(to) ? NULL : to, ip + IPV6_OFF_SRC, 0,
                     if_of(pkt), body);
 }
 
@@ -197,8 +197,8 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
      * (packet-too-big and unrecognised options excepted for multicast) */
     bool mcast_ok = type == ICMPV6_PKT_TOO_BIG ||
                     (type == ICMPV6_PARAM_PROBLEM && code == ICMPV6_PARAM_OPTION);
-    if (ipv6_addr_is_multicast(ip + IPV6_OFF_SRC) || ipv6_addr_is_unspecified(ip + IPV6_OFF_SRC) ||
-        (ipv6_addr_is_multicast(ip + IPV6_OFF_DST) && !mcast_ok) ||
+    if (wren_ipv6_addr_is_multicast(ip + IPV6_OFF_SRC) || wren_ipv6_addr_is_unspecified(ip + IPV6_OFF_SRC) ||
+        (wren_ipv6_addr_is_multicast(ip + IPV6_OFF_DST) && !mcast_ok) ||
         (ip[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && (upper == NULL || upper[0] < 128))) {
         icmp->stats.err_suppressed++;
         return;

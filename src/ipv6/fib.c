@@ -14,7 +14,7 @@ static struct wren_fib_entry *find(struct wren_fib *fib, const uint8_t *prefix, 
 {
     for (unsigned i = 0; i < CONFIG_WREN_FIB_ENTRIES; i++) {
         struct wren_fib_entry *e = &fib->e[i];
-        if (e->if_id && e->prefix_len == len && ipv6_prefix_equal(e->prefix, prefix, len)) {
+        if (e->if_id && e->prefix_len == len && wren_ipv6_prefix_equal(e->prefix, prefix, len)) {
             return e;
         }
     }
@@ -55,7 +55,7 @@ const struct wren_fib_entry *wren_fib_lookup(const struct wren_fib *fib, const u
     for (unsigned i = 0; i < CONFIG_WREN_FIB_ENTRIES; i++) {
         const struct wren_fib_entry *e = &fib->e[i];
         if (e->if_id && (best == NULL || e->prefix_len > best->prefix_len) &&
-            ipv6_prefix_equal(e->prefix, dst, e->prefix_len)) {
+            wren_ipv6_prefix_equal(e->prefix, dst, e->prefix_len)) {
             best = e;
         }
     }

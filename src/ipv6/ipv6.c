@@ -80,7 +80,7 @@ int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
     if (ifc == NULL) {
         return -ENODEV;
     }
-    if (prefix_len > 128 || ipv6_addr_is_multicast(addr) || ipv6_addr_is_unspecified(addr) ||
+    if (prefix_len > 128 || wren_ipv6_addr_is_multicast(addr) || wren_ipv6_addr_is_unspecified(addr) ||
         state == WREN_IPV6_ADDR_UNUSED) {
         return -EINVAL;
     }
@@ -93,7 +93,7 @@ int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
         return -ENOSPC;
     }
     struct wren_ipv6_addr *a = &ifc->addrs[i];
-    ipv6_addr_copy(a->addr, addr);
+    wren_ipv6_addr_copy(a->addr, addr);
     a->prefix_len = prefix_len;
     a->state = state;
     return 0;
@@ -154,7 +154,7 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
     if (ifc == NULL) {
         return -ENODEV;
     }
-    if (!ipv6_addr_is_multicast(g)) {
+    if (!wren_ipv6_addr_is_multicast(g)) {
         return -EINVAL;
     }
 #if !CONFIG_WREN_IPV6_GROUPS
@@ -175,10 +175,10 @@ static int group_set(struct wren_ipv6_if *ifc, const uint8_t *g, bool join)
 
 static unsigned scope_of(const uint8_t *a)
 {
-    if (ipv6_addr_is_multicast(a)) {
+    if (wren_ipv6_addr_is_multicast(a)) {
         return a[1] & 0x0f;
     }
-    if (ipv6_addr_is_link_local(a) || ipv6_addr_is_loopback(a)) {
+    if (wren_ipv6_addr_is_link_local(a) || wren_ipv6_addr_is_loopback(a)) {
         return 2;
     }
     return 14;
@@ -204,7 +204,7 @@ int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_
              * rule 8: longest matching prefix */
             unsigned s = scope_of(a->addr);
             unsigned score = (s >= dscope ? 256u : 0u) + (16u - (s > dscope ? s - dscope : 0u)) * 8u +
-                             (ipv6_addr_is_multicast(dst) ? 0 : ipv6_prefix_common(a->addr, dst) / 16);
+                             (wren_ipv6_addr_is_multicast(dst) ? 0 : wren_ipv6_prefix_common(a->addr, dst) / 16);
             if (best == NULL || score > best_score) {
                 best = a;
                 best_score = score;
@@ -214,7 +214,7 @@ int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_
     if (best == NULL) {
         return -EADDRNOTAVAIL;
     }
-    ipv6_addr_copy(src, best->addr);
+    wren_ipv6_addr_copy(src, best->addr);
     return 0;
 }
 
@@ -302,7 +302,7 @@ static void to_link(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, struct wren_
 static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
                        const uint8_t *next_hop, uint8_t *l2, uint8_t *flags)
 {
-    if (ipv6_addr_is_multicast(next_hop)) {
+    if (wren_ipv6_addr_is_multicast(next_hop)) {
         *flags |= WREN_NETIF_HDR_BROADCAST | WREN_NETIF_HDR_MULTICAST;
         return 0;
     }
@@ -310,7 +310,7 @@ static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
      * place; the module running it on this interface knows) */
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
-        ipv6_addr_copy(l2, next_hop);
+        wren_ipv6_addr_copy(l2, next_hop);
         int n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_NIB_L2, ifc->if_id, l2, 16);
         if (n == 2 || n == 6 || n == 8) {
             return (uint8_t)n;
@@ -331,7 +331,7 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
                     struct wren_snip *pkt)
 {
     struct wren_nib_hold h = { .pkt = pkt };
-    ipv6_addr_copy(h.next_hop, next_hop);
+    wren_ipv6_addr_copy(h.next_hop, next_hop);
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
         if (wren_netapi_set(ip->node, e->module, WREN_NETOPT_NIB_HOLD, if_id, &h, sizeof(h)) ==
@@ -352,14 +352,14 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     const uint8_t *next_hop = dst;
     struct wren_ipv6_if *ifc = NULL;
-    bool link_scope = ipv6_addr_is_multicast(dst) || ipv6_addr_is_link_local(dst);
+    bool link_scope = wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst);
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
     if (r && pinned && r->if_id != pinned) {
         r = NULL; /* the pinned interface wins; its destination is on-link */
     }
     if (r) {
         ifc = if_get(ip, r->if_id);
-        if (!ipv6_addr_is_unspecified(r->next_hop)) {
+        if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
             next_hop = r->next_hop;
         }
     } else if (pinned) {
@@ -435,10 +435,10 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
     uint8_t *h = hs->data;
     uint8_t *src = h + IPV6_OFF_SRC, *dst = h + IPV6_OFF_DST;
     put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
-    bool local = ipv6_addr_is_loopback(dst) || wren_ipv6_is_own(ip, dst);
-    if (ipv6_addr_is_unspecified(src)) {
+    bool local = wren_ipv6_addr_is_loopback(dst) || wren_ipv6_is_own(ip, dst);
+    if (wren_ipv6_addr_is_unspecified(src)) {
         if (local) {
-            ipv6_addr_copy(src, dst);
+            wren_ipv6_addr_copy(src, dst);
         } else if (wren_ipv6_select_src(ip, pinned, dst, src) < 0) {
             ip->stats.tx_drop_no_src++;
             goto drop;
@@ -469,8 +469,8 @@ drop:
 
 static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
 {
-    if (!ipv6_addr_is_multicast(dst)) {
-        return (if_id == 0 && ipv6_addr_is_loopback(dst)) || wren_ipv6_is_own(ip, dst);
+    if (!wren_ipv6_addr_is_multicast(dst)) {
+        return (if_id == 0 && wren_ipv6_addr_is_loopback(dst)) || wren_ipv6_is_own(ip, dst);
     }
     struct wren_ipv6_if *ifc = if_get(ip, if_id);
     if (ifc) {
@@ -539,7 +539,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    int res = ipv6_ext_walk(*nh, data, plen, NULL, 0, &e);
+    int res = wren_ipv6_ext_walk(*nh, data, plen, NULL, 0, &e);
     uint8_t code = ICMPV6_PARAM_HDR;
     uint16_t ptr = e.err_off;
     switch (res) {
@@ -559,7 +559,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         /* an option we do not know whose type asks for more than a skip */
         unsigned act = data[e.opt_off] >> 6;
         if (act < IPV6_OPT_ACT_ICMP ||
-            (act == IPV6_OPT_ACT_ICMP_UCAST && ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST))) {
+            (act == IPV6_OPT_ACT_ICMP_UCAST && wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST))) {
             goto drop;
         }
         code = ICMPV6_PARAM_OPTION;
@@ -605,7 +605,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
         ip->stats.rx_drop_len++;
         goto drop;
     }
-    if (ipv6_addr_is_multicast(pkt->data + IPV6_OFF_SRC)) {
+    if (wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_SRC)) {
         ip->stats.rx_drop_src++;
         goto drop;
     }
@@ -625,8 +625,8 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
     }
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     if (!for_us(ip, dst, if_id)) {
-        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !ipv6_addr_is_multicast(dst) &&
-            !ipv6_addr_is_link_local(dst) && if_id) {
+        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
+            !wren_ipv6_addr_is_link_local(dst) && if_id) {
             forward(ip, pkt);
             return;
         }
@@ -702,7 +702,7 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
             return -EOVERFLOW;
         }
         uint8_t dst[16];
-        ipv6_addr_copy(dst, val);
+        wren_ipv6_addr_copy(dst, val);
         int res = wren_ipv6_select_src(ip, (uint8_t)ctx, dst, val);
         return res < 0 ? res : 16;
     }
@@ -865,14 +865,14 @@ uint16_t wren_ipv6_upper_csum(const uint8_t *src, const uint8_t *dst, uint8_t ne
                               const struct wren_snip *s, size_t len)
 {
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, src, dst, (uint32_t)len, next);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, src, dst, (uint32_t)len, next);
     for (size_t left = len; s && left; s = s->next) {
         size_t n = s->size < left ? s->size : left;
-        inet_csum_update(&c, s->data, n);
+        wren_inet_csum_update(&c, s->data, n);
         left -= n;
     }
-    return inet_csum_final(&c);
+    return wren_inet_csum_final(&c);
 }
 
 void wren_ipv6_hdr_init(uint8_t *h, const uint8_t *src, const uint8_t *dst, uint8_t next)
@@ -882,9 +882,9 @@ void wren_ipv6_hdr_init(uint8_t *h, const uint8_t *src, const uint8_t *dst, uint
     h[0] = 6 << 4;
     h[IPV6_OFF_NEXT] = next;
     if (src) {
-        ipv6_addr_copy(h + IPV6_OFF_SRC, src);
+        wren_ipv6_addr_copy(h + IPV6_OFF_SRC, src);
     }
-    ipv6_addr_copy(h + IPV6_OFF_DST, dst);
+    wren_ipv6_addr_copy(h + IPV6_OFF_DST, dst);
 }
 
 struct wren_snip *wren_ipv6_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,

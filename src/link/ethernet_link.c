@@ -40,8 +40,8 @@ static void group_dst(const struct wren_snip *pkt, uint8_t *dst)
 {
     const struct wren_snip *ip = pkt->next;
     if (ip && ip->type == WREN_NETTYPE_IPV6 && ip->size >= IPV6_HDR_LEN &&
-        ipv6_addr_is_multicast(ip->data + IPV6_OFF_DST)) {
-        eth_mac_from_ipv6_mcast(dst, ip->data + IPV6_OFF_DST);
+        wren_ipv6_addr_is_multicast(ip->data + IPV6_OFF_DST)) {
+        wren_eth_mac_from_ipv6_mcast(dst, ip->data + IPV6_OFF_DST);
     } else {
         memcpy(dst, bcast, ETH_ADDR_LEN);
     }
@@ -78,7 +78,7 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         return -ENOBUFS;
     }
     uint8_t hdr[ETH_HDR_LEN];
-    eth_hdr_emit(&h, hdr);
+    wren_eth_hdr_emit(&h, hdr);
     struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
     iol[0] = (struct wren_iolist){.base = hdr, .len = ETH_HDR_LEN};
     unsigned n = 1;
@@ -109,7 +109,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     struct wren_node *node = netif->node;
     struct eth_hdr h;
     uint32_t *reason;
-    int res = eth_hdr_parse(pkt->data, pkt->size, &h);
+    int res = wren_eth_hdr_parse(pkt->data, pkt->size, &h);
     if (res < 0) {
         reason = res == -ETH_ERR_LENGTH ? &netif->stats.rx_drop_unsupported
                                         : &netif->stats.rx_drop_malformed;
@@ -119,12 +119,12 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         reason = &netif->stats.rx_drop_unsupported; /* ARP, IPv4, LLDP, ... */
         goto drop;
     }
-    bool group = eth_addr_is_group(h.dst);
+    bool group = wren_eth_addr_is_group(h.dst);
     if (!group && !nif->promiscuous && memcmp(h.dst, nif->mac, ETH_ADDR_LEN) != 0) {
         reason = &netif->stats.rx_drop_not_for_us;
         goto drop;
     }
-    if (eth_addr_is_group(h.src)) {
+    if (wren_eth_addr_is_group(h.src)) {
         reason = &netif->stats.rx_drop_malformed; /* a source is never a group */
         goto drop;
     }
@@ -200,7 +200,7 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
     switch (opt) {
     case WREN_NETOPT_ADDRESS: {
         const uint8_t *mac = val;
-        if (len != ETH_ADDR_LEN || eth_addr_is_group(mac)) {
+        if (len != ETH_ADDR_LEN || wren_eth_addr_is_group(mac)) {
             return -EINVAL;
         }
         memcpy(nif->mac, mac, ETH_ADDR_LEN);

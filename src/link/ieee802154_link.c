@@ -74,7 +74,7 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
         memcpy(h.src_addr, nif->long_addr, 8);
     }
     h.seq = seq;
-    int n = ieee802154_hdr_emit(&h, buf, MAX_MHR);
+    int n = wren_ieee802154_hdr_emit(&h, buf, MAX_MHR);
     return n < 0 ? -1 : n;
 }
 
@@ -151,7 +151,7 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
 
 static bool for_us(const struct wren_ieee802154_netif *nif, const struct ieee802154_hdr *h)
 {
-    if (ieee802154_has_dst_pan(h) && h->dst_pan != nif->pan &&
+    if (wren_ieee802154_has_dst_pan(h) && h->dst_pan != nif->pan &&
         h->dst_pan != IEEE802154_BROADCAST) {
         return false;
     }
@@ -175,7 +175,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     struct ieee802154_frame f;
     uint32_t *reason;
 
-    int res = ieee802154_parse(pkt->data, pkt->size, &f);
+    int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
     if (res < 0) {
         /* frames of a kind this build leaves out are unsupported, not malformed */
         bool unsupported = res == -IEEE802154_ERR_FRAME_TYPE ||
@@ -246,8 +246,8 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     mhr->next = nh_snip;
     struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
     memset(nh, 0, sizeof(*nh));
-    nh->src_len = (uint8_t)ieee802154_addr_len(f.hdr.src_mode);
-    nh->dst_len = (uint8_t)ieee802154_addr_len(f.hdr.dst_mode);
+    nh->src_len = (uint8_t)wren_ieee802154_addr_len(f.hdr.src_mode);
+    nh->dst_len = (uint8_t)wren_ieee802154_addr_len(f.hdr.dst_mode);
     memcpy(nh->src, f.hdr.src_addr, nh->src_len);
     memcpy(nh->dst, f.hdr.dst_addr, nh->dst_len);
     if (nh->dst_len == 2 && get_be16(nh->dst) == IEEE802154_BROADCAST) {

@@ -399,7 +399,7 @@ int wren_mac_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
 static bool on_data_request(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f)
 {
     struct wren_mac *m = &nif->mac;
-    uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
+    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
     struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
     m->stats.polls_rx++;
     if (c == NULL) {
@@ -527,7 +527,7 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
             return WREN_MAC_RX_DELIVER; /* not ours to handle */
         }
         /* the ACK must know whether frames wait: decide before sending it */
-        uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
+        uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
         struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
         if (f->hdr.ack_req) {
             send_ack(nif, f->hdr.seq, c && c->queued);
@@ -550,7 +550,7 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
         polled_frame(nif, f);
     }
     /* a retransmission of what we already took (our ACK was lost) */
-    uint8_t len = (uint8_t)ieee802154_addr_len(f->hdr.src_mode);
+    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
     for (unsigned i = 0; i < 4; i++) {
         if (m->seen[i].len == len && memcmp(m->seen[i].addr, f->hdr.src_addr, len) == 0) {
             if (m->seen[i].seq == f->hdr.seq) {

@@ -95,7 +95,7 @@ static void send_ns(struct wren_nd_eth *nd, const uint8_t *target, bool unicast)
 {
     uint8_t m[ND_MSG_LEN] = {ICMPV6_ND_NS};
     memcpy(m + 8, target, 16);
-    icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, nd->mac, 6, m + 24, 8);
+    wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, nd->mac, 6, m + 24, 8);
     uint8_t dst[16];
     if (unicast) {
         memcpy(dst, target, 16);
@@ -116,7 +116,7 @@ static void send_na(struct wren_nd_eth *nd, const uint8_t *dst, const uint8_t *t
     uint8_t m[ND_MSG_LEN] = {ICMPV6_ND_NA};
     m[4] = flags;
     memcpy(m + 8, target, 16);
-    icmpv6_opt_lladdr_emit(ICMPV6_OPT_TLLAO, nd->mac, 6, m + 24, 8);
+    wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_TLLAO, nd->mac, 6, m + 24, 8);
     if (wren_icmpv6_send(nd->node, target, dst, 255, nd->if_id, m, sizeof(m)) == 0) {
         nd->stats.tx_na++;
     } else {
@@ -130,7 +130,7 @@ static void send_na(struct wren_nd_eth *nd, const uint8_t *dst, const uint8_t *t
 static void send_rs(struct wren_nd_eth *nd, uint64_t now)
 {
     uint8_t m[16] = {ICMPV6_ND_RS};
-    icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, nd->mac, 6, m + 8, 8);
+    wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, nd->mac, 6, m + 8, 8);
     if (wren_icmpv6_send(nd->node, NULL, all_routers, 255, nd->if_id, m, sizeof(m)) == 0) {
         nd->stats.tx_rs++;
     } else {
@@ -151,7 +151,7 @@ static void send_dad_ns(struct wren_nd_eth *nd, const uint8_t *target)
     uint8_t dst[16], m[24] = {ICMPV6_ND_NS};
     solicited_node(dst, target);
     memcpy(m + 8, target, 16);
-    put_be16(m + 2, icmpv6_csum(unspec, dst, m, sizeof(m)));
+    put_be16(m + 2, wren_icmpv6_csum(unspec, dst, m, sizeof(m)));
     uint8_t h[IPV6_HDR_LEN] = {0x60};
     put_be16(h + 4, sizeof(m));
     h[6] = IPV6_NH_ICMPV6;
@@ -390,7 +390,7 @@ static void dad_tick(struct wren_nd_eth *nd, struct wren_nd_eth_dad *d, uint64_t
     if (ip && wren_netapi_set(nd->node, ip, WREN_NETOPT_IPV6_ADDR, nd->if_id, &a, sizeof(a)) >= 0) {
         nd->stats.dad_ok++;
         /* RFC 4861 6.3.7: solicit routers once we have a source for it */
-        if (ipv6_addr_is_link_local(d->addr) && !nd->ra_seen && nd->rs_sent == 0) {
+        if (wren_ipv6_addr_is_link_local(d->addr) && !nd->ra_seen && nd->rs_sent == 0) {
             nd->rs_deadline = now;
         }
     }
@@ -452,9 +452,9 @@ static int find_lladdr(const struct icmpv6_msg *m, uint8_t want, const uint8_t *
     struct icmpv6_opt o;
     struct icmpv6_lladdr ll;
     int res, found = 0;
-    icmpv6_opt_iter_init(&it, m->data, m->data_len);
-    while ((res = icmpv6_opt_next(&it, &o)) > 0) {
-        if (o.type == want && icmpv6_opt_lladdr_parse(&o, 6, &ll) == 0 && ll.len == 6) {
+    wren_icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while ((res = wren_icmpv6_opt_next(&it, &o)) > 0) {
+        if (o.type == want && wren_icmpv6_opt_lladdr_parse(&o, 6, &ll) == 0 && ll.len == 6) {
             *mac = ll.addr;
             found = 1;
         }
@@ -468,10 +468,10 @@ static void on_ns(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
     const uint8_t *src = iph + IPV6_OFF_SRC, *dst = iph + IPV6_OFF_DST;
     const uint8_t *mac = NULL;
     int has = find_lladdr(m, ICMPV6_OPT_SLLAO, &mac);
-    bool from_unspec = ipv6_addr_is_unspecified(src);
+    bool from_unspec = wren_ipv6_addr_is_unspecified(src);
     uint8_t sol[16];
     solicited_node(sol, m->nd.target);
-    if (has < 0 || ipv6_addr_is_multicast(m->nd.target) ||
+    if (has < 0 || wren_ipv6_addr_is_multicast(m->nd.target) ||
         (from_unspec && (has || memcmp(dst, sol, 16) != 0))) {
         nd->stats.rx_invalid++;
         return;
@@ -503,8 +503,8 @@ static void on_na(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
     int has = find_lladdr(m, ICMPV6_OPT_TLLAO, &mac);
     bool solicited = (m->nd.flags & ICMPV6_NA_S) != 0;
     bool override = (m->nd.flags & ICMPV6_NA_O) != 0;
-    if (has < 0 || ipv6_addr_is_multicast(m->nd.target) ||
-        (ipv6_addr_is_multicast(iph + IPV6_OFF_DST) && solicited)) {
+    if (has < 0 || wren_ipv6_addr_is_multicast(m->nd.target) ||
+        (wren_ipv6_addr_is_multicast(iph + IPV6_OFF_DST) && solicited)) {
         nd->stats.rx_invalid++;
         return;
     }
@@ -574,11 +574,11 @@ static void route_set(struct wren_nd_eth *nd, const uint8_t *prefix, uint8_t len
 static void on_pio(struct wren_nd_eth *nd, const struct icmpv6_opt *o)
 {
     struct icmpv6_pio pio;
-    if (icmpv6_opt_pio_parse(o, &pio) < 0) {
+    if (wren_icmpv6_opt_pio_parse(o, &pio) < 0) {
         nd->stats.pio_ignored++;
         return;
     }
-    if (ipv6_addr_is_link_local(pio.prefix)) {
+    if (wren_ipv6_addr_is_link_local(pio.prefix)) {
         if (pio.flags & ICMPV6_PIO_A) {
             nd->stats.pio_ignored++;
         }
@@ -614,7 +614,7 @@ static void on_ra(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
     const uint8_t *src = iph + IPV6_OFF_SRC;
     const uint8_t *mac = NULL;
     int has = find_lladdr(m, ICMPV6_OPT_SLLAO, &mac); /* also validates every option */
-    if (!ipv6_addr_is_link_local(src) || has < 0) {
+    if (!wren_ipv6_addr_is_link_local(src) || has < 0) {
         nd->stats.rx_ra_invalid++;
         return;
     }
@@ -637,8 +637,8 @@ static void on_ra(struct wren_nd_eth *nd, const uint8_t *iph, const struct icmpv
     }
     struct icmpv6_opt_iter it;
     struct icmpv6_opt o;
-    icmpv6_opt_iter_init(&it, m->data, m->data_len);
-    while (icmpv6_opt_next(&it, &o) > 0) {
+    wren_icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while (wren_icmpv6_opt_next(&it, &o) > 0) {
         if (o.type == ICMPV6_OPT_PIO) {
             on_pio(nd, &o);
         }
@@ -655,7 +655,7 @@ static void nd_handle(struct wren_node *node, struct wren_module *self, const st
     if (msg->type == WREN_MSG_RCV && ips && ips->size >= IPV6_HDR_LEN && nhs &&
         wren_netif_hdr_if(nhs) == nd->if_id) {
         /* RFC 4861 7.1: hop limit 255 (never forwarded), code 0 */
-        if (ips->data[IPV6_OFF_HOP_LIMIT] != 255 || icmpv6_parse(pkt->data, pkt->size, &m) < 0 ||
+        if (ips->data[IPV6_OFF_HOP_LIMIT] != 255 || wren_icmpv6_parse(pkt->data, pkt->size, &m) < 0 ||
             m.code != 0) {
             nd->stats.rx_invalid++;
         } else if (m.type == ICMPV6_ND_NS) {
@@ -752,7 +752,7 @@ int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_
 
 int wren_nd_eth_addr_add(struct wren_nd_eth *nd, const uint8_t *addr, uint8_t prefix_len)
 {
-    if (ipv6_addr_is_multicast(addr) || ipv6_addr_is_unspecified(addr)) {
+    if (wren_ipv6_addr_is_multicast(addr) || wren_ipv6_addr_is_unspecified(addr)) {
         return -EINVAL;
     }
     return dad_start(nd, addr, prefix_len);

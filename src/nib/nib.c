@@ -107,7 +107,7 @@ static void send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst
 
 static size_t put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
 {
-    int n = icmpv6_opt_lladdr_emit(type, nib->l2, nib->l2len, b, room);
+    int n = wren_icmpv6_opt_lladdr_emit(type, nib->l2, nib->l2len, b, room);
     return n > 0 ? (size_t)n : 0;
 }
 
@@ -120,7 +120,7 @@ static bool own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t *s
         return false;
     }
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-        if (a[i].state && ipv6_addr_is_link_local(a[i].addr) != global) {
+        if (a[i].state && wren_ipv6_addr_is_link_local(a[i].addr) != global) {
             memcpy(out, a[i].addr, 16);
             if (state) {
                 *state = a[i].state;
@@ -157,7 +157,7 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
             /* RFC 6775 5.4: prefixes are not on-link on a route-over 6LoWPAN */
             struct icmpv6_pio pio = { .prefix_len = p->len, .flags = ICMPV6_PIO_A,
                                       .valid = 86400, .preferred = 14400, .prefix = p->prefix };
-            int k = icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
+            int k = wren_icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
             n += k > 0 ? (size_t)k : 0;
         }
     }
@@ -167,7 +167,7 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
         if (c->len) {
             struct icmpv6_6co co = { .ctx_len = c->len, .flags = (uint8_t)(ICMPV6_6CO_C | c->cid),
                                      .lifetime = 60, .prefix = c->prefix };
-            int k = icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
+            int k = wren_icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
             n += k > 0 ? (size_t)k : 0;
             own_cids |= (uint16_t)(1u << c->cid);
         }
@@ -184,7 +184,7 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
             struct icmpv6_6co co = { .ctx_len = c.prefix_len,
                                      .flags = (uint8_t)((c.compress ? ICMPV6_6CO_C : 0) | cid),
                                      .lifetime = 60, .prefix = c.prefix };
-            int k = icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
+            int k = wren_icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
             n += k > 0 ? (size_t)k : 0;
         }
     }
@@ -192,7 +192,7 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
     if (nib->border_router && own_addr(nib, gaddr, true, NULL)) {
         /* RFC 6775 4.3: the authoritative border router and its version */
         struct icmpv6_abro abro = { .version = nib->abro_version, .lifetime = 0, .addr = gaddr };
-        int k = icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
+        int k = wren_icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
         n += k > 0 ? (size_t)k : 0;
     }
     n += put_sllao(nib, ICMPV6_OPT_SLLAO, m + n, sizeof(m) - n);
@@ -211,7 +211,7 @@ static void send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *tar
     memcpy(m + 8, target, 16);
     size_t n = 24 + put_sllao(nib, ICMPV6_OPT_TLLAO, m + 24, sizeof(m) - 24);
     if (aro) {
-        int k = icmpv6_opt_aro_emit(aro, m + n, sizeof(m) - n);
+        int k = wren_icmpv6_opt_aro_emit(aro, m + n, sizeof(m) - n);
         n += k > 0 ? (size_t)k : 0;
     }
     send_nd(nib, NULL, dst, m, n);
@@ -237,7 +237,7 @@ static void register_addrs(struct wren_nib *nib)
     size_t n = 24 + put_sllao(nib, ICMPV6_OPT_SLLAO, m + 24, sizeof(m) - 24);
     struct icmpv6_aro aro = { .lifetime = CONFIG_WREN_NIB_ARO_LIFETIME_MIN, .rovr = nib->eui64,
                               .rovr_len = 8 };
-    int k = icmpv6_opt_aro_emit(&aro, m + n, sizeof(m) - n);
+    int k = wren_icmpv6_opt_aro_emit(&aro, m + n, sizeof(m) - n);
     n += k > 0 ? (size_t)k : 0;
     send_nd(nib, addr, r->ip, m, n);
     nib->stats.tx_ns++;
@@ -259,23 +259,23 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
     struct icmpv6_opt_iter it;
     struct icmpv6_opt opt;
     int res;
-    icmpv6_opt_iter_init(&it, m->data, m->data_len);
-    while ((res = icmpv6_opt_next(&it, &opt)) > 0) {
+    wren_icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while ((res = wren_icmpv6_opt_next(&it, &opt)) > 0) {
         switch (opt.type) {
         case ICMPV6_OPT_SLLAO:
-            o->has_sllao = icmpv6_opt_lladdr_parse(&opt, 2, &o->sllao) == 0;
+            o->has_sllao = wren_icmpv6_opt_lladdr_parse(&opt, 2, &o->sllao) == 0;
             break;
         case ICMPV6_OPT_TLLAO:
-            o->has_tllao = icmpv6_opt_lladdr_parse(&opt, 2, &o->tllao) == 0;
+            o->has_tllao = wren_icmpv6_opt_lladdr_parse(&opt, 2, &o->tllao) == 0;
             break;
         case ICMPV6_OPT_ARO:
-            o->has_aro = icmpv6_opt_aro_parse(&opt, &o->aro) == 0;
+            o->has_aro = wren_icmpv6_opt_aro_parse(&opt, &o->aro) == 0;
             break;
         case ICMPV6_OPT_PIO:
             if (m->type == ICMPV6_ND_RA) {
                 struct icmpv6_pio pio;
-                if (icmpv6_opt_pio_parse(&opt, &pio) == 0 && (pio.flags & ICMPV6_PIO_A) &&
-                    pio.prefix_len == 64 && !ipv6_addr_is_link_local(pio.prefix) && pio.valid) {
+                if (wren_icmpv6_opt_pio_parse(&opt, &pio) == 0 && (pio.flags & ICMPV6_PIO_A) &&
+                    pio.prefix_len == 64 && !wren_ipv6_addr_is_link_local(pio.prefix) && pio.valid) {
                     /* RFC 4862 5.5.3: an address from the prefix and our IID */
                     struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
                     memcpy(a.addr, pio.prefix, 8);
@@ -294,7 +294,7 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
             if (m->type == ICMPV6_ND_RA) {
                 struct icmpv6_6co co;
                 struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
-                if (icmpv6_opt_6co_parse(&opt, &co) == 0 && lp) {
+                if (wren_icmpv6_opt_6co_parse(&opt, &co) == 0 && lp) {
                     struct sixlowpan_ctx c = { .prefix_len = co.ctx_len, .valid = co.lifetime != 0,
                                                .compress = (co.flags & ICMPV6_6CO_C) != 0 };
                     memcpy(c.prefix, co.prefix, co.ctx_len > 64 ? 16 : 8);
@@ -314,7 +314,7 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
 static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
 {
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || (ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
+    if (read_opts(nib, m, &o, ip) < 0 || (wren_ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -325,12 +325,12 @@ static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     if (o.has_sllao) {
         nc_update(nib, ip + 8, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
     }
-    send_ra(nib, ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
+    send_ra(nib, wren_ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
 }
 
 static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
 {
-    if (!ipv6_addr_is_link_local(ip + 8)) {
+    if (!wren_ipv6_addr_is_link_local(ip + 8)) {
         nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
         return;
     }
@@ -365,13 +365,13 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
 static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
 {
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || ipv6_addr_is_multicast(m->nd.target)) {
+    if (read_opts(nib, m, &o, ip) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
     }
     nib->stats.rx_ns++;
     const uint8_t *src = ip + 8;
-    if (o.has_aro && nib->router && o.has_sllao && !ipv6_addr_is_unspecified(src)) {
+    if (o.has_aro && nib->router && o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
         /* RFC 6775 6.5: a registration */
         struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
         struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
@@ -391,7 +391,7 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
         return;
     }
-    if (o.has_sllao && !ipv6_addr_is_unspecified(src)) {
+    if (o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
         nc_update(nib, src, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
     }
     struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
@@ -399,15 +399,15 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     memcpy(me, m->nd.target, 16);
     if (ipm && (own_addr(nib, me, false, NULL) || own_addr(nib, me, true, NULL)) &&
         memcmp(me, m->nd.target, 16) == 0) {
-        send_na(nib, ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
-                (uint8_t)(ICMPV6_NA_O | (ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
+        send_na(nib, wren_ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
+                (uint8_t)(ICMPV6_NA_O | (wren_ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
     }
 }
 
 static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
 {
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || ipv6_addr_is_multicast(m->nd.target)) {
+    if (read_opts(nib, m, &o, ip) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -453,7 +453,7 @@ static void nib_handle(struct wren_node *node, struct wren_module *self,
     if (msg->type == WREN_MSG_RCV && ips && ips->size >= IPV6_HDR_LEN &&
         (!nhs || wren_netif_hdr_if(nhs) == nib->if_id)) {
         /* RFC 4861 6.1 / 7.1: hop limit 255 (never forwarded), code 0 */
-        if (ips->data[7] != 255 || icmpv6_parse(pkt->data, pkt->size, &m) < 0 || m.code != 0) {
+        if (ips->data[7] != 255 || wren_icmpv6_parse(pkt->data, pkt->size, &m) < 0 || m.code != 0) {
             nib->stats.rx_invalid++;
         } else if (m.type == ICMPV6_ND_RS) {
             on_rs(nib, ips->data, &m);

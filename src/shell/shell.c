@@ -130,7 +130,7 @@ addresses:;
                 char a[WREN_IPV6_ADDR_STRLEN];
                 sh_printf(sh, "          inet6 addr: %s/%u  scope: %s%s\n",
                           wren_ipv6_addr_to_str(a, addrs[i].addr), addrs[i].prefix_len,
-                          ipv6_addr_is_link_local(addrs[i].addr) ? "link" : "global",
+                          wren_ipv6_addr_is_link_local(addrs[i].addr) ? "link" : "global",
                           addrs[i].state == WREN_IPV6_ADDR_TENTATIVE ? " TENTATIVE" : "");
             }
         }
@@ -255,7 +255,7 @@ static int cmd_fib(struct wren_shell *sh, int argc, char **argv)
                 snprintf(p, sizeof(p), "%s/%u", wren_ipv6_addr_to_str(a, r[i].prefix),
                          r[i].prefix_len);
                 sh_printf(sh, "%-28s %-28s %u\n", r[i].prefix_len ? p : "default",
-                          ipv6_addr_is_unspecified(r[i].next_hop)
+                          wren_ipv6_addr_is_unspecified(r[i].next_hop)
                               ? "on-link"
                               : wren_ipv6_addr_to_str(h, r[i].next_hop),
                           r[i].if_id);

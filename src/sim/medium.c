@@ -257,7 +257,7 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         off += iol->len;
     }
     /* the radio appends the FCS, as real transceivers do */
-    put_le16(buf + len, ieee802154_fcs(buf, len));
+    put_le16(buf + len, wren_ieee802154_fcs(buf, len));
     if (ack) {
         r->ack_silent = r->proc_phase != SIM_PROC_IDLE;
         r->stats.ack_during_proc += r->ack_silent;
@@ -585,7 +585,7 @@ int wren_medium_inject(struct wren_medium *m, uint32_t index, const uint8_t *psd
     if (r->rx_ready) {
         return -EBUSY;
     }
-    if (ieee802154_fcs_check(psdu, len) < 0) {
+    if (wren_ieee802154_fcs_check(psdu, len) < 0) {
         r->stats.rx_bad_fcs++;
         return 0;
     }

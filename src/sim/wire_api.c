@@ -39,7 +39,7 @@ int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2sr
     const struct sixlowpan_ctx *ctx =
         wire_args(&l2, l2src, l2src_len, l2dst, l2dst_len, ctx_prefixes, ctx_lens, table);
     struct sixlowpan_iphc h;
-    int rc = sixlowpan_iphc_parse(in, in_len, &l2, ctx, &h);
+    int rc = wren_sixlowpan_iphc_parse(in, in_len, &l2, ctx, &h);
     if (rc < 0)
         return rc;
 
@@ -51,23 +51,23 @@ int wren_wire_iphc_to_ipv6(const uint8_t *in, size_t in_len, const uint8_t *l2sr
         return -SIXLOWPAN_ERR_NOBUFS;
 
     h.ip.payload_len = (uint16_t)plen;
-    ipv6_hdr_emit(&h.ip, out);
+    wren_ipv6_hdr_emit(&h.ip, out);
     if (h.udp) {
         h.uh.len = (uint16_t)plen;
         if (h.udp_csum_elided) { /* RFC 6282 4.3.2: the decompressor computes it */
             struct inet_csum c;
             uint8_t uh[UDP_HDR_LEN];
             h.uh.csum = 0;
-            udp_hdr_emit(&h.uh, uh);
-            inet_csum_init(&c);
-            inet_csum_pseudo(&c, h.ip.src, h.ip.dst, (uint32_t)plen, IPV6_NH_UDP);
-            inet_csum_update(&c, uh, sizeof(uh));
-            inet_csum_update(&c, data, data_len);
-            h.uh.csum = inet_csum_final(&c);
+            wren_udp_hdr_emit(&h.uh, uh);
+            wren_inet_csum_init(&c);
+            wren_inet_csum_pseudo(&c, h.ip.src, h.ip.dst, (uint32_t)plen, IPV6_NH_UDP);
+            wren_inet_csum_update(&c, uh, sizeof(uh));
+            wren_inet_csum_update(&c, data, data_len);
+            h.uh.csum = wren_inet_csum_final(&c);
             if (h.uh.csum == 0)
                 h.uh.csum = 0xffff; /* RFC 768: a computed 0 is sent as all ones */
         }
-        udp_hdr_emit(&h.uh, out + IPV6_HDR_LEN);
+        wren_udp_hdr_emit(&h.uh, out + IPV6_HDR_LEN);
     }
     if (data_len)
         memcpy(out + hl, data, data_len);
@@ -86,16 +86,16 @@ int wren_wire_ipv6_to_iphc(const uint8_t *in, size_t in_len, const uint8_t *l2sr
     struct udp_hdr uh;
     bool udp = false;
 
-    if (ipv6_hdr_parse(in, in_len, &ip) < 0 || ip.payload_len > in_len - IPV6_HDR_LEN)
+    if (wren_ipv6_hdr_parse(in, in_len, &ip) < 0 || ip.payload_len > in_len - IPV6_HDR_LEN)
         return -SIXLOWPAN_ERR_TRUNCATED;
     const uint8_t *data = in + IPV6_HDR_LEN;
     size_t data_len = ip.payload_len;
-    if (ip.next == IPV6_NH_UDP && udp_hdr_parse(data, data_len, &uh) == 0 && uh.len == data_len) {
+    if (ip.next == IPV6_NH_UDP && wren_udp_hdr_parse(data, data_len, &uh) == 0 && uh.len == data_len) {
         udp = true; /* the NHC elides the UDP length: only if it is implied */
         data += UDP_HDR_LEN;
         data_len -= UDP_HDR_LEN;
     }
-    int n = sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, ctx, out, out_max);
+    int n = wren_sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, ctx, out, out_max);
     if (n < 0)
         return n;
     if (out_max - (size_t)n < data_len)

@@ -54,7 +54,7 @@ static void to_zep(struct wren_sim_zep *z)
     if (n <= 0) {
         return;
     }
-    put_le16(buf + ZEP_V2_HDR_LEN + n, ieee802154_fcs(buf + ZEP_V2_HDR_LEN, (size_t)n));
+    put_le16(buf + ZEP_V2_HDR_LEN + n, wren_ieee802154_fcs(buf + ZEP_V2_HDR_LEN, (size_t)n));
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct zep_hdr h = {
@@ -68,7 +68,7 @@ static void to_zep(struct wren_sim_zep *z)
         .seq = z->seq++,
         .len = (uint8_t)(n + IEEE802154_FCS_LEN),
     };
-    zep_emit(&h, buf, ZEP_V2_HDR_LEN);
+    wren_zep_emit(&h, buf, ZEP_V2_HDR_LEN);
     ssize_t s = sendto(z->fd, buf, ZEP_V2_HDR_LEN + h.len, 0,
                        (const struct sockaddr *)z->remote, z->remote_len);
     if (s == (ssize_t)(ZEP_V2_HDR_LEN + h.len)) {
@@ -115,7 +115,7 @@ int wren_sim_zep_poll(struct wren_sim_zep *z)
             break;
         }
         struct zep_frame f;
-        if (zep_parse(buf, (size_t)n, &f) < 0) {
+        if (wren_zep_parse(buf, (size_t)n, &f) < 0) {
             z->stats.rx_malformed++;
             continue;
         }
@@ -127,7 +127,7 @@ int wren_sim_zep_poll(struct wren_sim_zep *z)
             z->stats.rx_malformed++;
             continue;
         }
-        if (f.hdr.crc_mode && ieee802154_fcs_check(f.psdu, f.hdr.len) < 0) {
+        if (f.hdr.crc_mode && wren_ieee802154_fcs_check(f.psdu, f.hdr.len) < 0) {
             z->stats.rx_bad_fcs++;
             continue;
         }
@@ -198,7 +198,7 @@ int wren_sim_zep_open(struct wren_sim_zep *z, struct wren_medium *m, double x, d
     /* introduce ourselves to a dispatcher, as wren-node does */
     struct zep_hdr hello = { .type = ZEP_TYPE_ACK };
     uint8_t b[ZEP_V2_ACK_LEN];
-    zep_emit(&hello, b, sizeof(b));
+    wren_zep_emit(&hello, b, sizeof(b));
     sendto(fd, b, sizeof(b), 0, (const struct sockaddr *)z->remote, z->remote_len);
     return idx;
 }

@@ -20,13 +20,13 @@ static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
                      size_t off, size_t n)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
-    size_t flen = f ? sixlowpan_frag_len(f) : 0;
+    size_t flen = f ? wren_sixlowpan_frag_len(f) : 0;
     struct wren_snip *d = wren_pktbuf_add(pb, NULL, NULL, flen + hlen + n, WREN_NETTYPE_SIXLOWPAN);
     if (d == NULL) {
         return -ENOBUFS;
     }
     if (f) {
-        sixlowpan_frag_emit(f, d->data, flen);
+        wren_sixlowpan_frag_emit(f, d->data, flen);
         lp->stats.tx_frags++;
     }
     if (hlen) {
@@ -44,13 +44,13 @@ static int send_frag(struct wren_sixlowpan *lp, struct wren_netif *netif,
     return wren_netapi_send(lp->node, &netif->module, h);
 }
 
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
+void wren_sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size)
 {
     struct wren_netif_hdr nh = *wren_netif_hdr(pkt);
     struct wren_netif *netif = wren_netif_get(lp->node, nh.if_id);
-    size_t room = sixlowpan_frame_room(&nh);
+    size_t room = wren_sixlowpan_frame_room(&nh);
     size_t plen = wren_pkt_len(payload);
     /* FRAG1 carries the compressed headers and as much payload as keeps the
      * uncompressed length covered a multiple of 8 */
@@ -97,7 +97,7 @@ static void slot_free(struct wren_sixlowpan *lp, struct wren_sixlowpan_reass *r)
     r->dg = NULL;
 }
 
-void sixlowpan_reass_gc(struct wren_timer *t, void *arg)
+void wren_sixlowpan_reass_gc(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_sixlowpan *lp = arg;
@@ -198,13 +198,13 @@ static int coverage(struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
     return have == 0 ? 0 : have == to - from ? 1 : 2;
 }
 
-void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
+void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
     struct wren_netif_hdr *nh = wren_netif_hdr(wren_pkt_search(pkt, WREN_NETTYPE_NETIF));
     struct sixlowpan_frag f;
     lp->stats.frag_rx++;
-    int flen = sixlowpan_frag_parse(pkt->data, pkt->size, &f); /* size >= 40 if it parsed */
+    int flen = wren_sixlowpan_frag_parse(pkt->data, pkt->size, &f); /* size >= 40 if it parsed */
     if (flen < 0) {
         lp->stats.frag_drop_hdr++;
         goto drop;
@@ -226,7 +226,7 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     size_t hdr_len = 0;
     struct sixlowpan_iphc res; /* set if f.first */
     if (f.first) {
-        int u = sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
+        int u = wren_sixlowpan_decompress(lp, data, dlen, nh, f.size, hdr, &res);
         if (u < 0) {
             goto drop; /* counted */
         }
@@ -274,7 +274,7 @@ void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct wren_snip *dg = r->dg;
     r->dg = NULL;
     lp->stats.frag_reassembled++;
-    sixlowpan_deliver(lp, pkt, dg, r->udp_csum);
+    wren_sixlowpan_deliver(lp, pkt, dg, r->udp_csum);
     return;
 
 drop:

@@ -24,7 +24,7 @@ static void l2_of(const struct wren_netif_hdr *nh, struct sixlowpan_l2 *l2)
     l2->dst_len = nh->dst_len;
 }
 
-int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
+int wren_sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res)
 {
@@ -36,7 +36,7 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
     }
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
-    int e = len ? sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) : -SIXLOWPAN_ERR_DISPATCH;
+    int e = len ? wren_sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) : -SIXLOWPAN_ERR_DISPATCH;
     if (e == -SIXLOWPAN_ERR_DISPATCH) {
         lp->stats.rx_drop_dispatch++;
         return -1;
@@ -48,10 +48,10 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
         return -1;
     }
     res->ip.payload_len = (uint16_t)(total - IPV6_HDR_LEN);
-    ipv6_hdr_emit(&res->ip, out);
+    wren_ipv6_hdr_emit(&res->ip, out);
     if (res->udp) {
         res->uh.len = res->ip.payload_len;
-        udp_hdr_emit(&res->uh, out + IPV6_HDR_LEN);
+        wren_udp_hdr_emit(&res->uh, out + IPV6_HDR_LEN);
     }
     return (int)uncomp;
 }
@@ -60,15 +60,15 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
 static void udp_fill_csum(uint8_t *dg, size_t len)
 {
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, dg + 8, dg + 24, (uint32_t)(len - IPV6_HDR_LEN), IPV6_NH_UDP);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, dg + 8, dg + 24, (uint32_t)(len - IPV6_HDR_LEN), IPV6_NH_UDP);
     dg[IPV6_HDR_LEN + 6] = dg[IPV6_HDR_LEN + 7] = 0;
-    inet_csum_update(&c, dg + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
-    uint16_t cs = inet_csum_final(&c);
+    wren_inet_csum_update(&c, dg + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
+    uint16_t cs = wren_inet_csum_final(&c);
     put_be16(dg + IPV6_HDR_LEN + 6, cs ? cs : 0xffff);
 }
 
-void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
+void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
                        bool udp_csum)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
@@ -97,16 +97,16 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         lp->stats.rx_drop_dispatch++;
         goto drop;
     }
-    enum sixlowpan_dispatch d = sixlowpan_dispatch(pkt->data[0]);
+    enum wren_sixlowpan_dispatch d = wren_sixlowpan_dispatch(pkt->data[0]);
     if (d == SIXLOWPAN_DISPATCH_FRAG1 || d == SIXLOWPAN_DISPATCH_FRAGN) {
-        sixlowpan_reass_rx(lp, pkt);
+        wren_sixlowpan_reass_rx(lp, pkt);
         return;
     }
     /* the datagram goes up as one new snip: the decompressed headers (none
      * after an uncompressed dispatch), then the rest of the frame */
     struct sixlowpan_iphc res;
     uint8_t hdr[IPV6_HDR_LEN + UDP_HDR_LEN];
-    int uncomp = sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr, &res);
+    int uncomp = wren_sixlowpan_decompress(lp, pkt->data, pkt->size, wren_netif_hdr(nhs), 0, hdr, &res);
     if (uncomp < 0) {
         goto drop; /* counted */
     }
@@ -124,7 +124,7 @@ static void receive(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     if (uncomp) {
         lp->stats.rx_iphc++;
     }
-    sixlowpan_deliver(lp, pkt, dg, res.udp && res.udp_csum_elided);
+    wren_sixlowpan_deliver(lp, pkt, dg, res.udp && res.udp_csum_elided);
     return;
 
 drop:
@@ -138,7 +138,7 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct ipv6_hdr ip;
     if (pkt == NULL || pkt->type != WREN_NETTYPE_NETIF || ips == NULL ||
         ips->type != WREN_NETTYPE_IPV6 || ips->size != IPV6_HDR_LEN ||
-        ipv6_hdr_parse(ips->data, ips->size, &ip) < 0) {
+        wren_ipv6_hdr_parse(ips->data, ips->size, &ip) < 0) {
         lp->stats.tx_drop_bad++;
         wren_pktbuf_release(pb, pkt);
         return;
@@ -146,7 +146,7 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct wren_snip *us = ips->next;
     struct udp_hdr uh;
     bool udp = ip.next == IPV6_NH_UDP && us && us->type == WREN_NETTYPE_UDP &&
-               us->size == UDP_HDR_LEN && udp_hdr_parse(us->data, us->size, &uh) == 0;
+               us->size == UDP_HDR_LEN && wren_udp_hdr_parse(us->data, us->size, &uh) == 0;
     struct wren_snip *payload = udp ? us->next : us;
     size_t uncomp = IPV6_HDR_LEN + (udp ? UDP_HDR_LEN : 0);
     size_t dgram_size = IPV6_HDR_LEN + (size_t)ip.payload_len;
@@ -155,7 +155,7 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
     uint8_t iphc[SIXLOWPAN_IPHC_MAX_LEN];
-    int hlen = sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, lp->ctx, iphc, sizeof(iphc));
+    int hlen = wren_sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, lp->ctx, iphc, sizeof(iphc));
     if (hlen < 0 || dgram_size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM ||
         wren_pkt_len(payload) + uncomp != dgram_size) {
         lp->stats.tx_drop_bad++;
@@ -163,7 +163,7 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         return;
     }
     lp->stats.tx_datagrams++;
-    sixlowpan_frag_send(lp, pkt, iphc, (size_t)hlen, uncomp, payload, dgram_size);
+    wren_sixlowpan_frag_send(lp, pkt, iphc, (size_t)hlen, uncomp, payload, dgram_size);
 }
 
 static void sixlowpan_handle(struct wren_node *node, struct wren_module *self,
@@ -224,7 +224,7 @@ int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp)
     lp->module.prio = WREN_PRIO_NET;
     lp->node = node;
     lp->next_tag = (uint16_t)wren_node_random(node);
-    wren_timer_init(&lp->gc, sixlowpan_reass_gc, lp);
+    wren_timer_init(&lp->gc, wren_sixlowpan_reass_gc, lp);
     return wren_netreg_register(node, WREN_NETTYPE_SIXLOWPAN, WREN_NETREG_DEMUX_ALL,
                                 &lp->module, &lp->reg);
 }

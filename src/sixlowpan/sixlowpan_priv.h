@@ -7,7 +7,7 @@
 
 /* Largest 802.15.4 payload for these link addresses: a 127-octet PSDU less
  * the FCS and a 2006 MAC header with a compressed PAN ID. */
-static inline size_t sixlowpan_frame_room(const struct wren_netif_hdr *nh)
+static inline size_t wren_sixlowpan_frame_room(const struct wren_netif_hdr *nh)
 {
     size_t dst = nh->dst_len ? nh->dst_len : 2;
     return 127 - 2 - 5 - dst - nh->src_len;
@@ -19,7 +19,7 @@ static inline size_t sixlowpan_frame_room(const struct wren_netif_hdr *nh)
  * dgram_size bytes (0: this frame is the whole datagram). Returns the
  * uncompressed header length (0, 40 or 48) and fills *res (hdr_len: the
  * bytes consumed; udp), or -1 on a bad dispatch or header, counted. */
-int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
+int wren_sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t len,
                          const struct wren_netif_hdr *nh, size_t dgram_size, uint8_t *out,
                          struct sixlowpan_iphc *res);
 
@@ -27,20 +27,20 @@ int sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, size_t l
  * FRAGNs; each frame is a copy. Consumes @p pkt, the whole datagram
  * [netif] -> [IPv6] (-> [UDP]) -> payload, of which @p payload is the tail
  * after the compressed headers. */
-void sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
+void wren_sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, const uint8_t *iphc,
                          size_t hlen, size_t uncomp_hdr, struct wren_snip *payload,
                          size_t dgram_size);
 
 /* A received FRAG1 or FRAGN frame: [frame] -> [MAC header] -> [netif]. */
-void sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt);
+void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt);
 
 /* Free every reassembly slot whose time is up; re-arm the timer. */
-void sixlowpan_reass_gc(struct wren_timer *t, void *arg);
+void wren_sixlowpan_reass_gc(struct wren_timer *t, void *arg);
 
 /* Hand datagram @p dg up to IPv6 in place of the frame snip at the head of
  * @p pkt, keeping the link and netif headers behind it (pkt is consumed).
  * @p udp_csum: the UDP checksum was elided (RFC 6282 4.3.2): compute it. */
-void sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
+void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
                        bool udp_csum);
 
 #endif

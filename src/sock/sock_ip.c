@@ -55,7 +55,7 @@ ssize_t wren_sock_ip_send(struct wren_sock_ip *sock, const void *data, size_t le
                           const struct wren_sock_ip_ep *remote)
 {
     struct wren_node *node = sock->node;
-    if (remote == NULL || ipv6_addr_is_unspecified(remote->addr) || len > UINT16_MAX) {
+    if (remote == NULL || wren_ipv6_addr_is_unspecified(remote->addr) || len > UINT16_MAX) {
         return -EINVAL;
     }
     uint8_t netif = remote->netif ? remote->netif : sock->local.netif;
@@ -111,7 +111,7 @@ ssize_t wren_sock_ip_recv(struct wren_sock_ip *sock, void *buf, size_t max, uint
             struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
             memset(remote, 0, sizeof(*remote));
             if (ips) {
-                ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
+                wren_ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
             }
             remote->netif = nh ? wren_netif_hdr_if(nh) : 0;
         }

@@ -226,7 +226,7 @@ int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *que
         queue->conns[i] = &socks[i].conn;
     }
     int res = wren_tcp_listen(tcp, &queue->listener,
-                              ipv6_addr_is_unspecified(local->addr) ? NULL : local->addr,
+                              wren_ipv6_addr_is_unspecified(local->addr) ? NULL : local->addr,
                               local->port, queue->conns, n);
     if (res < 0) {
         for (unsigned i = 0; i < n; i++) {

@@ -23,7 +23,7 @@ static bool from_remote(const struct wren_sock_udp *s, struct wren_snip *pkt)
     struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
     struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
     return ips == NULL || us == NULL ||
-           ((ipv6_addr_is_unspecified(s->remote.addr) ||
+           ((wren_ipv6_addr_is_unspecified(s->remote.addr) ||
              memcmp(ips->data + IPV6_OFF_SRC, s->remote.addr, 16) == 0) &&
             get_be16(us->data) == s->remote.port);
 }
@@ -108,7 +108,7 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
         }
         remote = &sock->remote;
     }
-    if (remote->port == 0 || ipv6_addr_is_unspecified(remote->addr) ||
+    if (remote->port == 0 || wren_ipv6_addr_is_unspecified(remote->addr) ||
         len > UINT16_MAX - 8u) {
         return -EINVAL;
     }
@@ -167,7 +167,7 @@ ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
             struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
             memset(remote, 0, sizeof(*remote));
             if (ips) {
-                ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
+                wren_ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
             }
             remote->port = us ? get_be16(us->data) : 0;
             remote->netif = nh ? wren_netif_hdr_if(nh) : 0;

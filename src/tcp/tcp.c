@@ -1,6 +1,6 @@
 /* The TCP layer: the API, what to send and when (output, congestion
  * control's sending side, SACK-based retransmission), timers and TIME-WAIT.
- * Segment arrival is in tcp_input.c. */
+ * Segment arrival is in wren_tcp_input.c. */
 #include "tcp/tcp.h"
 
 #include <errno.h>
@@ -17,14 +17,14 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
-void tcp_event(struct wren_tcp_conn *c, unsigned ev)
+void wren_tcp_event(struct wren_tcp_conn *c, unsigned ev)
 {
     if (c->cb) {
         c->cb(c, ev, c->cb_arg);
     }
 }
 
-uint32_t tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
+uint32_t wren_tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
                  const uint8_t *raddr, uint16_t rport)
 {
     /* RFC 6528: ISN = M + F(localip, localport, remoteip, remoteport, key),
@@ -39,21 +39,21 @@ uint32_t tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
 }
 
 /* the timestamp clock (ms) of @p c; returns 1 for convenience */
-uint16_t tcp_ts_now(const struct wren_tcp_conn *c, uint32_t *ts)
+uint16_t wren_tcp_ts_now(const struct wren_tcp_conn *c, uint32_t *ts)
 {
-    *ts = tcp_now_ms(c->tcp) + c->ts_offset;
+    *ts = wren_tcp_now_ms(c->tcp) + c->ts_offset;
     return 1;
 }
 
 /* the window to announce (RFC 9293 3.8.6.2.2: receiver-side silly window
  * avoidance; the right edge never moves left) */
-uint32_t tcp_rcv_window(struct wren_tcp_conn *c)
+uint32_t wren_tcp_rcv_window(struct wren_tcp_conn *c)
 {
     uint32_t space = (uint32_t)(c->rcv.size - c->rcv.len);
     uint32_t edge = c->rcv_nxt + space;
-    uint32_t cur = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    uint32_t cur = wren_tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t step = c->rcv.size / 2 < c->rcv_mss ? c->rcv.size / 2 : c->rcv_mss;
-    if (tcp_seq_gt(edge, c->rcv_adv) && (edge - c->rcv_adv >= step || cur == 0 ||
+    if (wren_tcp_seq_gt(edge, c->rcv_adv) && (edge - c->rcv_adv >= step || cur == 0 ||
                                           space == c->rcv.size)) {
         cur = space;
     }
@@ -81,7 +81,7 @@ static void conn_reset_state(struct wren_tcp_conn *c)
 }
 
 /* a fresh start for a connection about to open */
-void tcp_conn_clear(struct wren_tcp_conn *c)
+void wren_tcp_conn_clear(struct wren_tcp_conn *c)
 {
     c->snd.head = c->snd.len = 0;
     c->rcv.head = c->rcv.len = 0;
@@ -93,7 +93,7 @@ void tcp_conn_clear(struct wren_tcp_conn *c)
     c->unacked_segs = 0;
 }
 
-void tcp_closed(struct wren_tcp_conn *c, int err)
+void wren_tcp_closed(struct wren_tcp_conn *c, int err)
 {
     unlink_conn(c);
     conn_reset_state(c);
@@ -101,14 +101,14 @@ void tcp_closed(struct wren_tcp_conn *c, int err)
     if (c->listener && !(c->flags & TF_HELD)) {
         return; /* never accepted: back to the pool, nobody to tell */
     }
-    tcp_event(c, WREN_TCP_EV_CLOSED);
+    wren_tcp_event(c, WREN_TCP_EV_CLOSED);
 }
 
 /* ---- TIME-WAIT ----------------------------------------------------------- */
 
 static void tw_timer_update(struct wren_tcp *tcp)
 {
-    uint32_t now = tcp_now_ms(tcp);
+    uint32_t now = wren_tcp_now_ms(tcp);
     int32_t first = INT32_MAX;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
         if (tcp->tw[i].lport) {
@@ -127,7 +127,7 @@ static void tw_timer_cb(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_tcp *tcp = arg;
-    uint32_t now = tcp_now_ms(tcp);
+    uint32_t now = wren_tcp_now_ms(tcp);
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
         if (tcp->tw[i].lport && (int32_t)(tcp->tw[i].expires_ms - now) <= 0) {
             tcp->tw[i].lport = 0;
@@ -137,7 +137,7 @@ static void tw_timer_cb(struct wren_timer *t, void *arg)
 }
 
 /* Move @p c into the layer's TIME-WAIT table and close it. */
-void tcp_time_wait(struct wren_tcp_conn *c)
+void wren_tcp_time_wait(struct wren_tcp_conn *c)
 {
     struct wren_tcp *tcp = c->tcp;
     unsigned slot = 0;
@@ -146,7 +146,7 @@ void tcp_time_wait(struct wren_tcp_conn *c)
             slot = i;
             break;
         }
-        if (tcp_seq_lt(tcp->tw[i].expires_ms, tcp->tw[slot].expires_ms)) {
+        if (wren_tcp_seq_lt(tcp->tw[i].expires_ms, tcp->tw[slot].expires_ms)) {
             slot = i;
         }
         if (i == CONFIG_WREN_TCP_TIMEWAIT_SLOTS - 1) {
@@ -164,9 +164,9 @@ void tcp_time_wait(struct wren_tcp_conn *c)
     w->ts_offset = c->ts_offset;
     w->ts_ok = (c->flags & TF_TS) != 0;
     w->if_id = c->if_id;
-    w->expires_ms = tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
+    w->expires_ms = wren_tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
     tw_timer_update(tcp);
-    tcp_closed(c, 0);
+    wren_tcp_closed(c, 0);
 }
 
 /* ---- the module --------------------------------------------------------- */
@@ -176,7 +176,7 @@ static void tcp_handle(struct wren_node *node, struct wren_module *self,
 {
     struct wren_tcp *tcp = (struct wren_tcp *)self;
     if (msg->type == WREN_MSG_RCV) {
-        tcp_input(tcp, msg->ptr);
+        wren_tcp_input(tcp, msg->ptr);
     } else if (msg->ptr) {
         wren_pktbuf_release(&node->pktbuf, msg->ptr);
     }
@@ -244,7 +244,7 @@ void wren_tcp_conn_init(struct wren_tcp_conn *c, uint8_t *snd, size_t snd_size, 
     memset(bitmap, 0, ((size_t)c->rcv.size + 7) / 8);
     c->opts = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS;
     c->rcv_mss = CONFIG_WREN_TCP_MSS;
-    wren_timer_init(&c->timer, tcp_conn_timer_cb, c);
+    wren_timer_init(&c->timer, wren_tcp_conn_timer_cb, c);
 }
 
 void wren_tcp_set_cb(struct wren_tcp_conn *c, wren_tcp_cb cb, void *arg)
@@ -257,7 +257,7 @@ void wren_tcp_set_opts(struct wren_tcp_conn *c, uint8_t opts)
 {
     c->opts = opts;
     if (c->tcp && c->state == WREN_TCP_ESTABLISHED && !(c->flags & TF_REXMT)) {
-        tcp_keepalive_arm(c);
+        wren_tcp_keepalive_arm(c);
     }
 }
 
@@ -281,7 +281,7 @@ static bool port_used(struct wren_tcp *tcp, uint16_t port)
     return false;
 }
 
-void tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c)
+void wren_tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c)
 {
     c->tcp = tcp;
     c->next = tcp->conns;
@@ -290,7 +290,7 @@ void tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c)
     c->srtt_us = c->rttvar_us = 0;
     c->retries = 0;
     c->err = 0;
-    c->iss = tcp_isn(tcp, c->laddr, c->lport, c->raddr, c->rport);
+    c->iss = wren_tcp_isn(tcp, c->laddr, c->lport, c->raddr, c->rport);
     c->snd_una = c->snd_nxt = c->snd_max = c->iss;
     c->mss = TCP_DEFAULT_MSS_V6 < c->rcv_mss ? TCP_DEFAULT_MSS_V6 : c->rcv_mss;
     c->ts_offset = (uint32_t)wren_siphash24(tcp->isn_key, c->raddr, 16);
@@ -304,7 +304,7 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
     if (c->state != WREN_TCP_CLOSED) {
         return -EISCONN;
     }
-    if (rport == 0 || ipv6_addr_is_multicast(raddr) || ipv6_addr_is_unspecified(raddr)) {
+    if (rport == 0 || wren_ipv6_addr_is_multicast(raddr) || wren_ipv6_addr_is_unspecified(raddr)) {
         return -EINVAL;
     }
     struct wren_node *node = tcp->node;
@@ -320,7 +320,7 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
         }
     }
     memcpy(c->raddr, raddr, 16);
-    if (ipv6_addr_is_loopback(raddr)) {
+    if (wren_ipv6_addr_is_loopback(raddr)) {
         memcpy(c->laddr, raddr, 16);
     } else {
         struct wren_netreg_entry *e =
@@ -341,11 +341,11 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
     c->lport = lport;
     c->rport = rport;
     c->if_id = if_id;
-    tcp_conn_clear(c);
+    wren_tcp_conn_clear(c);
     c->listener = NULL;
-    tcp_conn_start(tcp, c);
+    wren_tcp_conn_start(tcp, c);
     c->state = WREN_TCP_SYN_SENT;
-    tcp_output(c);
+    wren_tcp_output(c);
     return 0;
 }
 
@@ -429,14 +429,14 @@ static ssize_t queue(struct wren_tcp_conn *c, const void *data, size_t len, bool
     size_t room = (size_t)(c->snd.size - c->snd.len);
     size_t n = len < room ? len : room;
     if (n && c->snd.len == 0) {
-        c->progress_ms = tcp_now_ms(c->tcp); /* data begins to wait */
+        c->progress_ms = wren_tcp_now_ms(c->tcp); /* data begins to wait */
     }
     if (n) {
-        tcp_ring_write(&c->snd, c->snd.len, data, (uint32_t)n);
+        wren_tcp_ring_write(&c->snd, c->snd.len, data, (uint32_t)n);
         c->snd.len = (uint16_t)(c->snd.len + n);
     }
     if (push && (n || len == 0)) {
-        tcp_output(c);
+        wren_tcp_output(c);
     }
     return (ssize_t)n;
 }
@@ -455,15 +455,15 @@ ssize_t wren_tcp_recv(struct wren_tcp_conn *c, void *buf, size_t max)
 {
     if (c->rcv.len) {
         size_t n = max < c->rcv.len ? max : c->rcv.len;
-        tcp_ring_read(&c->rcv, 0, buf, (uint32_t)n);
-        tcp_ring_consume(&c->rcv, (uint32_t)n);
+        wren_tcp_ring_read(&c->rcv, 0, buf, (uint32_t)n);
+        wren_tcp_ring_consume(&c->rcv, (uint32_t)n);
         if (c->state != WREN_TCP_CLOSED && c->state != WREN_TCP_SYN_SENT) {
             /* a window update when the window opened by enough (3.8.6.2.2) */
             uint32_t edge = c->rcv_nxt + (uint32_t)(c->rcv.size - c->rcv.len);
             uint32_t step = c->rcv.size / 2 < 2u * c->rcv_mss ? c->rcv.size / 2 : 2u * c->rcv_mss;
-            if (!(c->flags & TF_RCV_FIN) && tcp_seq_ge(edge, c->rcv_adv + step)) {
+            if (!(c->flags & TF_RCV_FIN) && wren_tcp_seq_ge(edge, c->rcv_adv + step)) {
                 c->flags |= TF_ACKNOW;
-                tcp_output(c);
+                wren_tcp_output(c);
             }
         }
         return (ssize_t)n;
@@ -497,7 +497,7 @@ int wren_tcp_shutdown(struct wren_tcp_conn *c)
 {
     switch (c->state) {
     case WREN_TCP_SYN_SENT:
-        tcp_closed(c, 0);
+        wren_tcp_closed(c, 0);
         return 0;
     case WREN_TCP_SYN_RECEIVED:
         /* the FIN waits for the handshake (3.10.4): input moves to
@@ -517,7 +517,7 @@ int wren_tcp_shutdown(struct wren_tcp_conn *c)
     if (c->flags & TF_KEEP) {
         c->flags &= (uint16_t) ~(TF_KEEP | TF_REXMT);
     }
-    tcp_output(c);
+    wren_tcp_output(c);
     return 0;
 }
 
@@ -527,7 +527,7 @@ void wren_tcp_abort(struct wren_tcp_conn *c)
         return;
     }
     if (c->state != WREN_TCP_SYN_SENT) {
-        tcp_send_rst(c);
+        wren_tcp_send_rst(c);
     }
     unlink_conn(c);
     conn_reset_state(c);
@@ -543,7 +543,7 @@ void wren_tcp_release(struct wren_tcp_conn *c)
         unlink_conn(c);
         conn_reset_state(c);
     }
-    tcp_conn_clear(c);
+    wren_tcp_conn_clear(c);
     c->flags = 0;
     if (c->listener == NULL) {
         c->tcp = NULL;

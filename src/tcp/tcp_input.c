@@ -13,7 +13,7 @@
 /* RFC 5961 7: ACKs to invalid segments, a few per second for the whole layer */
 static bool ack_budget(struct wren_tcp *tcp)
 {
-    uint32_t sec = tcp_now_ms(tcp) / 1000;
+    uint32_t sec = wren_tcp_now_ms(tcp) / 1000;
     if (sec != tcp->challenge_sec) {
         tcp->challenge_sec = sec;
         tcp->challenge_left = CONFIG_WREN_TCP_CHALLENGE_PER_S;
@@ -33,7 +33,7 @@ static void challenge_ack(struct wren_tcp_conn *c)
         return;
     }
     tcp->stats.challenge_acks++;
-    tcp_send_ack(c);
+    wren_tcp_send_ack(c);
 }
 
 /* The ACK that answers an unacceptable segment, one acknowledging unsent
@@ -50,7 +50,7 @@ static void invalid_seg_ack(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return;
     }
     c->flags |= TF_ACKNOW;
-    tcp_output(c);
+    wren_tcp_output(c);
 }
 
 /* RFC 6298 2.2-2.3 with a sample of @p ms milliseconds */
@@ -114,15 +114,15 @@ static void sack_update(struct wren_tcp_conn *c, const struct tcp_seg *seg)
 {
     for (unsigned i = 0; i < seg->o.n_sack; i++) {
         uint32_t l = seg->o.sack[i][0], r = seg->o.sack[i][1];
-        if (tcp_seq_lt(l, c->snd_una)) {
+        if (wren_tcp_seq_lt(l, c->snd_una)) {
             l = c->snd_una;
         }
-        if (!tcp_seq_lt(l, r) || tcp_seq_gt(r, c->snd_max)) {
+        if (!wren_tcp_seq_lt(l, r) || wren_tcp_seq_gt(r, c->snd_max)) {
             continue; /* empty, below SND.UNA (D-SACK), or beyond what was sent */
         }
         /* insert in order, then merge neighbours */
         unsigned n = c->n_sack, at = 0;
-        while (at < n && tcp_seq_lt(c->sack[at][0], l)) {
+        while (at < n && wren_tcp_seq_lt(c->sack[at][0], l)) {
             at++;
         }
         if (n == CONFIG_WREN_TCP_SACK_BLOCKS) {
@@ -137,8 +137,8 @@ static void sack_update(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         n++;
         unsigned w = 0;
         for (unsigned k = 1; k < n; k++) {
-            if (tcp_seq_le(c->sack[k][0], c->sack[w][1])) {
-                if (tcp_seq_gt(c->sack[k][1], c->sack[w][1])) {
+            if (wren_tcp_seq_le(c->sack[k][0], c->sack[w][1])) {
+                if (wren_tcp_seq_gt(c->sack[k][1], c->sack[w][1])) {
                     c->sack[w][1] = c->sack[k][1];
                 }
             } else {
@@ -155,8 +155,8 @@ static void sack_prune(struct wren_tcp_conn *c)
 {
     unsigned w = 0;
     for (unsigned k = 0; k < c->n_sack; k++) {
-        if (tcp_seq_gt(c->sack[k][1], c->snd_una)) {
-            c->sack[w][0] = tcp_seq_lt(c->sack[k][0], c->snd_una) ? c->snd_una : c->sack[k][0];
+        if (wren_tcp_seq_gt(c->sack[k][1], c->snd_una)) {
+            c->sack[w][0] = wren_tcp_seq_lt(c->sack[k][0], c->snd_una) ? c->snd_una : c->sack[k][0];
             c->sack[w][1] = c->sack[k][1];
             w++;
         }
@@ -167,7 +167,7 @@ static void sack_prune(struct wren_tcp_conn *c)
 /* enter fast retransmit / fast recovery (RFC 5681 3.2, RFC 6582, RFC 6675 5) */
 static void enter_recovery(struct wren_tcp_conn *c)
 {
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     uint32_t flight = c->snd_max - c->snd_una;
     c->recover = c->snd_max;
     c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
@@ -180,7 +180,7 @@ static void enter_recovery(struct wren_tcp_conn *c)
     if (c->flags & TF_SACK) {
         c->cwnd = c->ssthresh;
         for (unsigned i = 0; i < c->n_sack; i++) {
-            if (tcp_seq_gt(c->sack[i][0], c->snd_una) && c->sack[i][0] - c->snd_una < n) {
+            if (wren_tcp_seq_gt(c->sack[i][0], c->snd_una) && c->sack[i][0] - c->snd_una < n) {
                 n = c->sack[i][0] - c->snd_una;
                 break;
             }
@@ -189,18 +189,18 @@ static void enter_recovery(struct wren_tcp_conn *c)
         c->cwnd = c->ssthresh + 3 * smss;
     }
     if (n) {
-        tcp_xmit(c, c->snd_una, n, 0);
+        wren_tcp_xmit(c, c->snd_una, n, 0);
     }
     c->high_rxt = c->snd_una + n;
-    tcp_rexmt_arm(c, c->rto_ms);
+    wren_tcp_rexmt_arm(c, c->rto_ms);
 }
 
 /* a new cumulative ACK of @p acked bytes (RFC 5681 3.1, RFC 6582 3.2) */
 static void cc_ack(struct wren_tcp_conn *c, uint32_t acked)
 {
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     if (c->flags & TF_RECOVERY) {
-        if (tcp_seq_ge(c->snd_una, c->recover)) {
+        if (wren_tcp_seq_ge(c->snd_una, c->recover)) {
             /* full ACK: leave recovery */
             uint32_t flight = c->snd_max - c->snd_una;
             c->cwnd = c->ssthresh < flight + smss ? c->ssthresh : flight + smss;
@@ -210,13 +210,13 @@ static void cc_ack(struct wren_tcp_conn *c, uint32_t acked)
             /* partial ACK: resend the next hole, deflate */
             uint32_t n = c->snd.len < smss ? c->snd.len : smss;
             if (n) {
-                tcp_xmit(c, c->snd_una, n, 0);
+                wren_tcp_xmit(c, c->snd_una, n, 0);
             }
             c->cwnd = c->cwnd > acked ? c->cwnd - acked : smss;
             if (acked >= smss) {
                 c->cwnd += smss;
             }
-        } else if (tcp_seq_lt(c->high_rxt, c->snd_una)) {
+        } else if (wren_tcp_seq_lt(c->high_rxt, c->snd_una)) {
             c->high_rxt = c->snd_una;
         }
         return;
@@ -240,37 +240,37 @@ static void data_in(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t
     uint32_t off = seq - c->rcv_nxt;
     copy_in(c, seg, skip, c->rcv.len + off, n);
     if (off) {
-        tcp_bits_set(&c->rcv, c->rcv_bitmap, c->rcv.len + off, n);
+        wren_tcp_bits_set(&c->rcv, c->rcv_bitmap, c->rcv.len + off, n);
         c->sack_rx_last = seq;
         tcp->stats.rx_ooo_segs++;
         c->flags |= TF_ACKNOW; /* a duplicate ACK at once (RFC 5681 4.2) */
         return;
     }
-    tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, n);
+    wren_tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, n);
     c->rcv.len = (uint16_t)(c->rcv.len + n);
     c->rcv_nxt += n;
     uint32_t space = (uint32_t)(c->rcv.size - c->rcv.len);
-    uint32_t run = tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len, space, true);
+    uint32_t run = wren_tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len, space, true);
     if (run) {
         /* a hole filled: the queued bytes join in place */
-        tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, run);
+        wren_tcp_bits_clear(&c->rcv, c->rcv_bitmap, c->rcv.len, run);
         c->rcv.len = (uint16_t)(c->rcv.len + run);
         c->rcv_nxt += run;
         c->flags |= TF_ACKNOW;
     }
-    if (run || tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len,
+    if (run || wren_tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len,
                             (uint32_t)(c->rcv.size - c->rcv.len), false) <
                    (uint32_t)(c->rcv.size - c->rcv.len)) {
         c->flags |= TF_ACKNOW; /* still holes: keep the sender informed */
     }
     /* delayed ACK (RFC 9293 3.8.6.3, RFC 5681 4.2): every second full segment */
-    if (n >= tcp_smss(c) || c->unacked_segs) {
+    if (n >= wren_tcp_smss(c) || c->unacked_segs) {
         c->unacked_segs++;
     }
     if (c->unacked_segs >= 2 || (c->opts & WREN_TCP_OPT_NO_DELACK)) {
         c->flags |= TF_ACKNOW;
     } else if (!(c->flags & (TF_ACKNOW | TF_DELACK))) {
-        c->t_delack = tcp_now_ms(tcp) + CONFIG_WREN_TCP_DELACK_MS;
+        c->t_delack = wren_tcp_now_ms(tcp) + CONFIG_WREN_TCP_DELACK_MS;
         c->flags |= TF_DELACK;
     }
 }
@@ -280,7 +280,7 @@ static void ts_rtt(struct wren_tcp_conn *c, const struct tcp_seg *seg)
 {
     if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
         uint32_t now;
-        tcp_ts_now(c, &now);
+        wren_tcp_ts_now(c, &now);
         if (now - seg->o.ts_ecr < 600000u) {
             rtt_sample(c, now - seg->o.ts_ecr);
         }
@@ -291,16 +291,16 @@ static void established(struct wren_tcp_conn *c)
 {
     c->state = WREN_TCP_ESTABLISHED;
     c->retries = 0;
-    c->progress_ms = tcp_now_ms(c->tcp);
+    c->progress_ms = wren_tcp_now_ms(c->tcp);
     c->flags &= (uint16_t)~TF_REXMT;
-    tcp_cc_init(c);
+    wren_tcp_cc_init(c);
     if (c->listener && !(c->flags & TF_HELD)) {
         c->flags |= TF_NOTIFY;
         if (c->listener->cb) {
             c->listener->cb(c->listener, c->listener->cb_arg);
         }
     }
-    tcp_event(c, WREN_TCP_EV_CONNECTED);
+    wren_tcp_event(c, WREN_TCP_EV_CONNECTED);
 }
 
 /* our SYN is acknowledged: RTT, ESTABLISHED, the callback; false if the
@@ -313,7 +313,7 @@ static bool handshake_done(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return false;
     }
     if (c->snd_una == c->snd_max) {
-        tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
+        wren_tcp_keepalive_arm(c); /* not over the RTO of data the callback sent */
     }
     return true;
 }
@@ -322,14 +322,14 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
 {
     const struct tcp_hdr *h = &seg->h;
     bool ack = (h->flags & TCP_ACK) != 0;
-    if (ack && !tcp_seq_between(h->ack, c->iss + 1, c->snd_max + 1)) {
-        tcp_send_reset(c->tcp, seg);
+    if (ack && !wren_tcp_seq_between(h->ack, c->iss + 1, c->snd_max + 1)) {
+        wren_tcp_send_reset(c->tcp, seg);
         return;
     }
     if (h->flags & TCP_RST) {
         if (ack) {
             c->tcp->stats.rx_rst++;
-            tcp_closed(c, -ECONNREFUSED);
+            wren_tcp_closed(c, -ECONNREFUSED);
         }
         return;
     }
@@ -343,7 +343,7 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         c->flags &= (uint16_t)~TF_ECN;
         c->snd_nxt = c->snd_max = c->iss;
         c->flags &= (uint16_t)~TF_REXMT;
-        tcp_output(c);
+        wren_tcp_output(c);
         return;
     }
     c->snd_una = h->ack;
@@ -351,7 +351,7 @@ static void syn_sent_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
         return; /* the callback closed it */
     }
     c->flags |= TF_ACKNOW;
-    tcp_output(c);
+    wren_tcp_output(c);
 }
 
 /* the acceptability test of RFC 9293 3.10.7.4 (first), but an empty
@@ -361,13 +361,13 @@ static bool acceptable(const struct wren_tcp_conn *c, uint32_t seq, uint32_t seg
                        uint32_t wnd)
 {
     if (seglen == 0) {
-        return tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd + 1);
+        return wren_tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd + 1);
     }
     if (wnd == 0) {
         return false;
     }
-    return tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd) ||
-           tcp_seq_between(seq + seglen - 1, c->rcv_nxt, c->rcv_nxt + wnd);
+    return wren_tcp_seq_between(seq, c->rcv_nxt, c->rcv_nxt + wnd) ||
+           wren_tcp_seq_between(seq + seglen - 1, c->rcv_nxt, c->rcv_nxt + wnd);
 }
 
 static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
@@ -382,28 +382,28 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         h->seq == c->rcv_nxt - 1) {
         /* the peer's SYN again: our SYN-ACK was lost */
         c->snd_nxt = c->snd_max = c->iss;
-        tcp_output(c);
+        wren_tcp_output(c);
         return;
     }
     /* PAWS (RFC 7323 5.3) */
     if ((c->flags & TF_TS) && seg->o.has_ts && !(h->flags & TCP_RST) &&
-        tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
+        wren_tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
         tcp->stats.rx_drop_paws++;
         invalid_seg_ack(c, seg);
         return;
     }
-    uint32_t wnd = tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    uint32_t wnd = wren_tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     uint32_t seglen = seg->len + ((h->flags & TCP_SYN) ? 1 : 0) + ((h->flags & TCP_FIN) ? 1 : 0);
     /* an old duplicate (data we have, as in Linux's tail loss probes, or
      * the sequence number before RCV.NXT of its zero-window probes) may
      * carry a new ACK: like BSD, keep it for that if it is recent (the
      * trimming below empties it); an empty one only if its ACK is new (it
      * must not count as a duplicate ACK) */
-    bool old_dup = tcp_seq_lt(h->seq, c->rcv_nxt) &&
+    bool old_dup = wren_tcp_seq_lt(h->seq, c->rcv_nxt) &&
                    (h->flags & (TCP_ACK | TCP_SYN | TCP_RST)) == TCP_ACK &&
-                   tcp_seq_le(h->seq + seglen, c->rcv_nxt) &&
+                   wren_tcp_seq_le(h->seq + seglen, c->rcv_nxt) &&
                    c->rcv_nxt - (h->seq + seglen) <= c->rcv.size &&
-                   (seglen || tcp_seq_gt(h->ack, c->snd_una));
+                   (seglen || wren_tcp_seq_gt(h->ack, c->snd_una));
     if (!old_dup && !acceptable(c, h->seq, seglen, wnd)) {
         tcp->stats.rx_drop_seq++;
         if (!(h->flags & TCP_RST)) {
@@ -418,7 +418,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             return;
         }
         tcp->stats.rx_rst++;
-        tcp_closed(c, c->state == WREN_TCP_SYN_RECEIVED ? -ECONNREFUSED : -ECONNRESET);
+        wren_tcp_closed(c, c->state == WREN_TCP_SYN_RECEIVED ? -ECONNREFUSED : -ECONNRESET);
         return;
     }
     if (h->flags & TCP_SYN) {
@@ -431,7 +431,7 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     /* trim to the window (3.10.7.4, first check's trimming) */
     uint32_t seq = h->seq, skip = 0, n = seg->len;
     bool fin = (h->flags & TCP_FIN) != 0;
-    if (tcp_seq_lt(seq, c->rcv_nxt)) {
+    if (wren_tcp_seq_lt(seq, c->rcv_nxt)) {
         uint32_t d = c->rcv_nxt - seq;
         if (d >= n) {
             tcp->stats.rx_dup_bytes += n;
@@ -456,8 +456,8 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
 
     /* the ACK field */
     if (c->state == WREN_TCP_SYN_RECEIVED) {
-        if (!tcp_seq_between(h->ack, c->snd_una + 1, c->snd_max + 1)) {
-            tcp_send_reset(tcp, seg);
+        if (!wren_tcp_seq_between(h->ack, c->snd_una + 1, c->snd_max + 1)) {
+            wren_tcp_send_reset(tcp, seg);
             return;
         }
         c->snd_wnd = c->max_snd_wnd = h->window;
@@ -471,18 +471,18 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
         }
     }
-    if (tcp_seq_gt(h->ack, c->snd_max)) {
+    if (wren_tcp_seq_gt(h->ack, c->snd_max)) {
         tcp->stats.rx_drop_ack++; /* acknowledges what was never sent */
         invalid_seg_ack(c, seg);
         return;
     }
-    if (tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
+    if (wren_tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
         tcp->stats.rx_drop_ack++; /* RFC 5961 5.2: too old */
         challenge_ack(c);
         return;
     }
-    if ((c->flags & TF_TS) && seg->o.has_ts && tcp_seq_le(h->seq, c->rcv_nxt) &&
-        tcp_seq_ge(seg->o.ts_val, c->ts_recent)) {
+    if ((c->flags & TF_TS) && seg->o.has_ts && wren_tcp_seq_le(h->seq, c->rcv_nxt) &&
+        wren_tcp_seq_ge(seg->o.ts_val, c->ts_recent)) {
         c->ts_recent = seg->o.ts_val; /* RFC 7323 4.3 */
     }
     if (c->flags & TF_ECN) {
@@ -501,10 +501,10 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         sack_update(c, seg); /* once, before the ACK decides what is lost */
     }
     bool room = false; /* data acknowledged: tell the application after the window update */
-    if (tcp_seq_gt(h->ack, c->snd_una)) {
+    if (wren_tcp_seq_gt(h->ack, c->snd_una)) {
         uint32_t acked = h->ack - c->snd_una;
         uint32_t data_acked = acked;
-        if ((c->flags & TF_FIN_Q) && tcp_seq_gt(h->ack, data_end)) {
+        if ((c->flags & TF_FIN_Q) && wren_tcp_seq_gt(h->ack, data_end)) {
             data_acked = data_end - c->snd_una;
             fin_acked = true;
         }
@@ -514,23 +514,23 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         /* RTT (RFC 7323 4.1 with timestamps, else one timed segment with Karn) */
         if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
             ts_rtt(c, seg);
-        } else if ((c->flags & TF_RTT) && tcp_seq_gt(h->ack, c->rtt_seq)) {
-            rtt_sample(c, tcp_now_ms(tcp) - c->rtt_start_ms);
+        } else if ((c->flags & TF_RTT) && wren_tcp_seq_gt(h->ack, c->rtt_seq)) {
+            rtt_sample(c, wren_tcp_now_ms(tcp) - c->rtt_start_ms);
             c->flags &= (uint16_t)~TF_RTT;
         }
-        tcp_ring_consume(&c->snd, data_acked);
+        wren_tcp_ring_consume(&c->snd, data_acked);
         c->snd_una = h->ack;
-        c->progress_ms = tcp_now_ms(tcp);
-        if (tcp_seq_lt(c->snd_nxt, c->snd_una)) {
+        c->progress_ms = wren_tcp_now_ms(tcp);
+        if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una)) {
             c->snd_nxt = c->snd_una;
         }
         c->retries = 0;
         sack_prune(c);
         cc_ack(c, acked);
         if (c->snd_una == c->snd_max) {
-            tcp_keepalive_arm(c);
+            wren_tcp_keepalive_arm(c);
         } else {
-            tcp_rexmt_arm(c, c->rto_ms);
+            wren_tcp_rexmt_arm(c, c->rto_ms);
         }
         room = data_acked && !(c->flags & TF_FIN_Q);
     } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
@@ -540,9 +540,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
         tcp->stats.rx_dup_acks++;
         if (!(c->flags & TF_RECOVERY)) {
-            uint32_t smss = tcp_smss(c);
+            uint32_t smss = wren_tcp_smss(c);
             bool lost = (c->flags & TF_SACK) &&
-                        tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
+                        wren_tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
             /* RFC 5827 early retransmit: under four segments out and no new
              * one allowed by the receiver, oseg - 1 duplicates suffice */
             uint32_t out = c->snd_max - c->snd_una;
@@ -550,16 +550,16 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
                 thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
             }
-            if ((c->dupacks >= thresh || lost) && tcp_seq_ge(c->snd_una, c->recover)) {
+            if ((c->dupacks >= thresh || lost) && wren_tcp_seq_ge(c->snd_una, c->recover)) {
                 enter_recovery(c);
             }
         } else if (!(c->flags & TF_SACK)) {
-            c->cwnd += tcp_smss(c); /* inflate by the segment that left */
+            c->cwnd += wren_tcp_smss(c); /* inflate by the segment that left */
         }
     }
     /* the send window (3.10.7.4, fifth check) */
-    if (tcp_seq_lt(c->snd_wl1, h->seq) ||
-        (c->snd_wl1 == h->seq && tcp_seq_le(c->snd_wl2, h->ack))) {
+    if (wren_tcp_seq_lt(c->snd_wl1, h->seq) ||
+        (c->snd_wl1 == h->seq && wren_tcp_seq_le(c->snd_wl2, h->ack))) {
         c->snd_wnd = h->window;
         c->snd_wl1 = h->seq;
         c->snd_wl2 = h->ack;
@@ -570,21 +570,21 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             c->flags &= (uint16_t) ~(TF_PERSIST | TF_REXMT);
             c->retries = 0;
             if (c->snd_una != c->snd_max) {
-                tcp_rexmt_arm(c, c->rto_ms);
+                wren_tcp_rexmt_arm(c, c->rto_ms);
             }
         }
     }
     if (room) {
         /* only now: what the application sends must see this ACK's window */
-        tcp_event(c, WREN_TCP_EV_SEND);
+        wren_tcp_event(c, WREN_TCP_EV_SEND);
         if (c->state == WREN_TCP_CLOSED) {
             return;
         }
     }
     /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
     if ((c->flags & TF_ECN) && (h->flags & TCP_ECE) && !(c->flags & TF_RECOVERY) &&
-        tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
-        uint32_t smss = tcp_smss(c), flight = c->snd_max - c->snd_una;
+        wren_tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
+        uint32_t smss = wren_tcp_smss(c), flight = c->snd_max - c->snd_una;
         c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
         c->cwnd = c->ssthresh;
         c->ecn_recover = c->snd_max;
@@ -597,10 +597,10 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             c->state = WREN_TCP_FIN_WAIT_2;
             break;
         case WREN_TCP_CLOSING:
-            tcp_time_wait(c);
+            wren_tcp_time_wait(c);
             return;
         case WREN_TCP_LAST_ACK:
-            tcp_closed(c, 0);
+            wren_tcp_closed(c, 0);
             return;
         default:
             break;
@@ -611,8 +611,8 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
     if (n && (st == WREN_TCP_ESTABLISHED || st == WREN_TCP_FIN_WAIT_1 ||
               st == WREN_TCP_FIN_WAIT_2)) {
         data_in(c, seg, seq, skip, n);
-        if (seq == c->rcv_nxt - n || tcp_seq_ge(c->rcv_nxt, seq + n)) {
-            tcp_event(c, WREN_TCP_EV_RECV);
+        if (seq == c->rcv_nxt - n || wren_tcp_seq_ge(c->rcv_nxt, seq + n)) {
+            wren_tcp_event(c, WREN_TCP_EV_RECV);
             if (c->state == WREN_TCP_CLOSED) {
                 return;
             }
@@ -630,13 +630,13 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             c->state = WREN_TCP_CLOSING;
             break;
         case WREN_TCP_FIN_WAIT_2:
-            tcp_send_ack(c);
-            tcp_time_wait(c);
+            wren_tcp_send_ack(c);
+            wren_tcp_time_wait(c);
             return;
         default:
             break;
         }
-        tcp_event(c, WREN_TCP_EV_RECV);
+        wren_tcp_event(c, WREN_TCP_EV_RECV);
         if (c->state == WREN_TCP_CLOSED) {
             return;
         }
@@ -644,9 +644,9 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->flags |= TF_ACKNOW; /* a retransmitted FIN */
     }
     if (c->flags & TF_KEEP) {
-        tcp_keepalive_arm(c); /* the peer is alive: idle time starts again */
+        wren_tcp_keepalive_arm(c); /* the peer is alive: idle time starts again */
     }
-    tcp_output(c);
+    wren_tcp_output(c);
 }
 
 /* a SYN for listener @p l: a pool entry becomes SYN-RECEIVED */
@@ -658,7 +658,7 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
         return;
     }
     if (h->flags & TCP_ACK) {
-        tcp_send_reset(tcp, seg);
+        wren_tcp_send_reset(tcp, seg);
         return;
     }
     if (!(h->flags & TCP_SYN) || (h->flags & TCP_FIN)) {
@@ -683,9 +683,9 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
             return;
         }
         tcp->stats.syn_evicted++;
-        tcp_closed(c, 0);
+        wren_tcp_closed(c, 0);
     }
-    tcp_conn_clear(c);
+    wren_tcp_conn_clear(c);
     memcpy(c->laddr, seg->dst, 16);
     memcpy(c->raddr, seg->src, 16);
     c->lport = h->dst_port;
@@ -693,10 +693,10 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     c->if_id = seg->if_id;
     c->cb = NULL;
     c->cb_arg = NULL;
-    tcp_conn_start(tcp, c);
+    wren_tcp_conn_start(tcp, c);
     syn_options(c, seg, TCP_ECE | TCP_CWR);
     c->state = WREN_TCP_SYN_RECEIVED;
-    tcp_output(c);
+    wren_tcp_output(c);
 }
 
 /* a segment for a connection in TIME-WAIT; false if it may start a new one */
@@ -706,12 +706,12 @@ static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct t
     if (h->flags & TCP_RST) {
         return true; /* RFC 1337: no assassination */
     }
-    if ((h->flags & TCP_SYN) && !(h->flags & TCP_ACK) && tcp_seq_gt(h->seq, w->rcv_nxt)) {
+    if ((h->flags & TCP_SYN) && !(h->flags & TCP_ACK) && wren_tcp_seq_gt(h->seq, w->rcv_nxt)) {
         w->lport = 0; /* a new incarnation (RFC 9293 3.6.1) */
         return false;
     }
     if (h->flags & TCP_FIN) {
-        w->expires_ms = tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
+        w->expires_ms = wren_tcp_now_ms(tcp) + CONFIG_WREN_TCP_TIME_WAIT_MS;
     } else if (seg->len == 0 && !(h->flags & TCP_SYN) && !ack_budget(tcp)) {
         tcp->stats.ack_limited++; /* a bare ACK: an answer could start an ACK loop */
         return true;
@@ -721,14 +721,14 @@ static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct t
     struct tcp_opts o = { 0 };
     if (w->ts_ok) {
         o.has_ts = true;
-        o.ts_val = tcp_now_ms(tcp) + w->ts_offset;
+        o.ts_val = wren_tcp_now_ms(tcp) + w->ts_offset;
         o.ts_ecr = w->ts_recent;
     }
-    tcp_emit_raw(tcp, w->laddr, w->raddr, w->if_id, &a, &o);
+    wren_tcp_emit_raw(tcp, w->laddr, w->raddr, w->if_id, &a, &o);
     return true;
 }
 
-void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
+void wren_tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &tcp->node->pktbuf;
     struct tcp_seg seg;
@@ -756,8 +756,8 @@ void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
     uint8_t hb[TCP_HDR_MAX_LEN];
     size_t hn = len < sizeof(hb) ? len : sizeof(hb);
     wren_pkt_copy_from(pkt, 0, hb, hn);
-    int hl = tcp_hdr_parse(hb, hn, &seg.h, &seg.o);
-    if (hl < 0 || ipv6_addr_is_multicast(seg.dst) || ipv6_addr_is_multicast(seg.src) ||
+    int hl = wren_tcp_hdr_parse(hb, hn, &seg.h, &seg.o);
+    if (hl < 0 || wren_ipv6_addr_is_multicast(seg.dst) || wren_ipv6_addr_is_multicast(seg.src) ||
         seg.h.src_port == 0 || seg.h.dst_port == 0) {
         tcp->stats.rx_drop_hdr++;
         goto drop;
@@ -788,14 +788,14 @@ void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
     }
     for (struct wren_tcp_listener *l = tcp->listeners; l; l = l->next) {
         if (l->lport == seg.h.dst_port &&
-            (ipv6_addr_is_unspecified(l->laddr) || !memcmp(l->laddr, seg.dst, 16)) &&
+            (wren_ipv6_addr_is_unspecified(l->laddr) || !memcmp(l->laddr, seg.dst, 16)) &&
             (l->if_id == 0 || l->if_id == seg.if_id)) {
             listen_input(tcp, l, &seg);
             goto drop;
         }
     }
     tcp->stats.rx_drop_no_conn++;
-    tcp_send_reset(tcp, &seg);
+    wren_tcp_send_reset(tcp, &seg);
 drop:
     wren_pktbuf_release(pb, pkt);
 }

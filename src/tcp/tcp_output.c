@@ -19,7 +19,7 @@ static bool tcp_synchronized(uint8_t st)
 
 /* ---- timers ------------------------------------------------------------ */
 
-void tcp_timer_update(struct wren_tcp_conn *c)
+void wren_tcp_timer_update(struct wren_tcp_conn *c)
 {
     struct wren_node *node = c->tcp->node;
     bool any = false;
@@ -28,7 +28,7 @@ void tcp_timer_update(struct wren_tcp_conn *c)
         when = c->t_rexmt;
         any = true;
     }
-    if ((c->flags & TF_DELACK) && (!any || tcp_seq_lt(c->t_delack, when))) {
+    if ((c->flags & TF_DELACK) && (!any || wren_tcp_seq_lt(c->t_delack, when))) {
         when = c->t_delack;
         any = true;
     }
@@ -41,12 +41,12 @@ void tcp_timer_update(struct wren_tcp_conn *c)
     wren_timer_set_abs(node, &c->timer, d <= 0 ? now : (now / 1000 + (uint64_t)d) * 1000);
 }
 
-void tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms)
+void wren_tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms)
 {
-    c->t_rexmt = tcp_now_ms(c->tcp) + ms;
+    c->t_rexmt = wren_tcp_now_ms(c->tcp) + ms;
     c->flags |= TF_REXMT;
     c->flags &= (uint16_t) ~(TF_PERSIST | TF_KEEP);
-    tcp_timer_update(c);
+    wren_tcp_timer_update(c);
 }
 
 static uint32_t backoff(const struct wren_tcp_conn *c)
@@ -58,16 +58,16 @@ static uint32_t backoff(const struct wren_tcp_conn *c)
     return rto > CONFIG_WREN_TCP_RTO_MAX_MS ? CONFIG_WREN_TCP_RTO_MAX_MS : rto;
 }
 
-void tcp_keepalive_arm(struct wren_tcp_conn *c)
+void wren_tcp_keepalive_arm(struct wren_tcp_conn *c)
 {
     if ((c->opts & WREN_TCP_OPT_KEEPALIVE) && c->state == WREN_TCP_ESTABLISHED) {
-        c->t_rexmt = tcp_now_ms(c->tcp) + TCP_KEEPALIVE_IDLE_MS;
+        c->t_rexmt = wren_tcp_now_ms(c->tcp) + TCP_KEEPALIVE_IDLE_MS;
         c->flags = (uint16_t)((c->flags | TF_REXMT | TF_KEEP) & ~TF_PERSIST);
     } else {
         c->flags &= (uint16_t) ~(TF_REXMT | TF_KEEP | TF_PERSIST);
     }
     c->retries = 0;
-    tcp_timer_update(c);
+    wren_tcp_timer_update(c);
 }
 
 /* ---- segments out --------------------------------------------------------- */
@@ -80,7 +80,7 @@ static int emit(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, ui
 {
     struct wren_pktbuf *pb = &tcp->node->pktbuf;
     struct wren_snip *payload = NULL;
-    int hl = tcp_hdr_len(o);
+    int hl = wren_tcp_hdr_len(o);
     if (hl < 0) {
         return -EINVAL;
     }
@@ -89,21 +89,21 @@ static int emit(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, ui
         if (payload == NULL) {
             goto nobufs;
         }
-        tcp_ring_read(&c->snd, data_off, payload->data, len);
+        wren_tcp_ring_read(&c->snd, data_off, payload->data, len);
     }
     struct wren_snip *hs = wren_pktbuf_add(pb, payload, NULL, (size_t)hl, WREN_NETTYPE_TCP);
     if (hs == NULL) {
         wren_pktbuf_release(pb, payload);
         goto nobufs;
     }
-    tcp_hdr_emit(h, o, hs->data, hs->size);
+    wren_tcp_hdr_emit(h, o, hs->data, hs->size);
     struct inet_csum cs;
-    tcp_csum_start(&cs, src, dst, (uint32_t)hl + len);
-    inet_csum_update(&cs, hs->data, (size_t)hl);
+    wren_tcp_csum_start(&cs, src, dst, (uint32_t)hl + len);
+    wren_inet_csum_update(&cs, hs->data, (size_t)hl);
     if (payload) {
-        inet_csum_update(&cs, payload->data, len);
+        wren_inet_csum_update(&cs, payload->data, len);
     }
-    put_be16(hs->data + TCP_OFF_CSUM, inet_csum_final(&cs));
+    put_be16(hs->data + TCP_OFF_CSUM, wren_inet_csum_final(&cs));
     struct wren_snip *pkt = wren_ipv6_hdr_add(pb, hs, src, dst, IPV6_NH_TCP, if_id);
     if (pkt == NULL) {
         wren_pktbuf_release(pb, hs);
@@ -131,11 +131,11 @@ static void sack_blocks(struct wren_tcp_conn *c, struct tcp_opts *o, unsigned ma
     unsigned n = 1; /* slot 0 is the latest segment's run */
     bool first = false;
     for (uint32_t off = 0; off < space;) {
-        off += tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, false);
+        off += wren_tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, false);
         if (off >= space) {
             break;
         }
-        uint32_t run = tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, true);
+        uint32_t run = wren_tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len + off, space - off, true);
         unsigned k = n;
         if (!first && latest - off < run) {
             k = 0;
@@ -171,20 +171,20 @@ static void fill_opts(struct wren_tcp_conn *c, uint8_t flags, struct tcp_opts *o
     } else {
         o->has_ts = (c->flags & TF_TS) != 0;
         if ((c->flags & TF_SACK) && c->rcv_bitmap &&
-            tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len,
+            wren_tcp_bits_run(&c->rcv, c->rcv_bitmap, c->rcv.len,
                          (uint32_t)(c->rcv.size - c->rcv.len), false) <
                 (uint32_t)(c->rcv.size - c->rcv.len)) {
             sack_blocks(c, o, o->has_ts ? 3 : 4);
         }
     }
     if (o->has_ts) {
-        tcp_ts_now(c, &o->ts_val);
+        wren_tcp_ts_now(c, &o->ts_val);
         o->ts_ecr = c->ts_recent;
     }
 }
 
 /* Send one segment of @p c: @p len data bytes from @p seq, @p flags. */
-int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
+int wren_tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
 {
     struct wren_tcp *tcp = c->tcp;
     struct tcp_opts o;
@@ -202,10 +202,10 @@ int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
             h.flags |= TCP_ECE;
         }
     }
-    uint32_t wnd = tcp_rcv_window(c);
+    uint32_t wnd = wren_tcp_rcv_window(c);
     h.window = (uint16_t)wnd;
     uint8_t ecn = 0;
-    bool rexmt = tcp_seq_lt(seq, c->snd_max);
+    bool rexmt = wren_tcp_seq_lt(seq, c->snd_max);
     if ((c->flags & TF_ECN) && len && !rexmt && !(flags & TCP_SYN)) {
         ecn = 2; /* ECT(0), RFC 3168 6.1.1; never on retransmissions or pure ACKs */
         if (c->flags & TF_CWR) {
@@ -224,14 +224,14 @@ int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags)
     if (h.flags & TCP_ACK) {
         c->flags &= (uint16_t) ~(TF_ACKNOW | TF_DELACK);
         c->unacked_segs = 0;
-        if (tcp_seq_gt(c->rcv_nxt + wnd, c->rcv_adv)) {
+        if (wren_tcp_seq_gt(c->rcv_nxt + wnd, c->rcv_adv)) {
             c->rcv_adv = c->rcv_nxt + wnd;
         }
     }
     return 0;
 }
 
-void tcp_send_rst(struct wren_tcp_conn *c)
+void wren_tcp_send_rst(struct wren_tcp_conn *c)
 {
     struct tcp_hdr h = { .src_port = c->lport, .dst_port = c->rport, .seq = c->snd_nxt,
                          .flags = TCP_RST };
@@ -240,20 +240,20 @@ void tcp_send_rst(struct wren_tcp_conn *c)
     }
 }
 
-int tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
+int wren_tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
                  const struct tcp_hdr *h, const struct tcp_opts *o)
 {
     return emit(tcp, src, dst, if_id, h, o, NULL, 0, 0, 0);
 }
 
-void tcp_send_ack(struct wren_tcp_conn *c)
+void wren_tcp_send_ack(struct wren_tcp_conn *c)
 {
-    tcp_xmit(c, c->snd_nxt, 0, 0);
-    tcp_timer_update(c);
+    wren_tcp_xmit(c, c->snd_nxt, 0, 0);
+    wren_tcp_timer_update(c);
 }
 
 /* RFC 9293 3.10.7.1: answer a segment that has no connection */
-void tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg)
+void wren_tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg)
 {
     if (seg->h.flags & TCP_RST) {
         return;
@@ -275,18 +275,18 @@ void tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg)
 /* ---- what to send --------------------------------------------------------- */
 
 /* SACKed bytes of [from, to) on the scoreboard */
-uint32_t tcp_sacked_bytes(const struct wren_tcp_conn *c, uint32_t from, uint32_t to)
+uint32_t wren_tcp_sacked_bytes(const struct wren_tcp_conn *c, uint32_t from, uint32_t to)
 {
     uint32_t n = 0;
     for (unsigned i = 0; i < c->n_sack; i++) {
         uint32_t l = c->sack[i][0], r = c->sack[i][1];
-        if (tcp_seq_lt(l, from)) {
+        if (wren_tcp_seq_lt(l, from)) {
             l = from;
         }
-        if (tcp_seq_gt(r, to)) {
+        if (wren_tcp_seq_gt(r, to)) {
             r = to;
         }
-        if (tcp_seq_lt(l, r)) {
+        if (wren_tcp_seq_lt(l, r)) {
             n += r - l;
         }
     }
@@ -311,13 +311,13 @@ static uint32_t lost_edge(const struct wren_tcp_conn *c)
 static uint32_t hole_at(const struct wren_tcp_conn *c, uint32_t from, uint32_t *len)
 {
     for (unsigned i = 0; i < c->n_sack; i++) {
-        if (tcp_seq_between(from, c->sack[i][0], c->sack[i][1])) {
+        if (wren_tcp_seq_between(from, c->sack[i][0], c->sack[i][1])) {
             from = c->sack[i][1];
         }
     }
     *len = 0;
     for (unsigned i = 0; i < c->n_sack; i++) {
-        if (tcp_seq_gt(c->sack[i][0], from)) {
+        if (wren_tcp_seq_gt(c->sack[i][0], from)) {
             *len = c->sack[i][0] - from;
             return from;
         }
@@ -329,17 +329,17 @@ static uint32_t hole_at(const struct wren_tcp_conn *c, uint32_t from, uint32_t *
 static uint32_t pipe_bytes(const struct wren_tcp_conn *c, uint32_t lost)
 {
     uint32_t out = c->snd_max - c->snd_una;
-    uint32_t sacked = tcp_sacked_bytes(c, c->snd_una, c->snd_max);
-    uint32_t from = tcp_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una;
+    uint32_t sacked = wren_tcp_sacked_bytes(c, c->snd_una, c->snd_max);
+    uint32_t from = wren_tcp_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una;
     uint32_t lost_unsent = 0;
-    if (tcp_seq_lt(from, lost)) {
-        lost_unsent = (lost - from) - tcp_sacked_bytes(c, from, lost);
+    if (wren_tcp_seq_lt(from, lost)) {
+        lost_unsent = (lost - from) - wren_tcp_sacked_bytes(c, from, lost);
     }
     return out - sacked - lost_unsent;
 }
 
 /* the data length of a segment from @p seq of @p c, options counted */
-uint32_t tcp_smss(const struct wren_tcp_conn *c)
+uint32_t wren_tcp_smss(const struct wren_tcp_conn *c)
 {
     uint32_t optlen = (c->flags & TF_TS) ? 12 : 0;
     return c->mss > optlen ? c->mss - optlen : 1;
@@ -349,7 +349,7 @@ uint32_t tcp_smss(const struct wren_tcp_conn *c)
 static void sack_recovery_output(struct wren_tcp_conn *c)
 {
     struct wren_tcp *tcp = c->tcp;
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     uint32_t data_end = c->snd_una + c->snd.len;
     for (int guard = 0; guard < 64; guard++) {
         uint32_t lost = lost_edge(c);
@@ -357,19 +357,19 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
         if (pipe + smss > c->cwnd) {
             break;
         }
-        uint32_t from = tcp_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una;
+        uint32_t from = wren_tcp_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una;
         uint32_t hlen;
         uint32_t s = hole_at(c, from, &hlen);
-        if (tcp_seq_lt(s, lost)) {
+        if (wren_tcp_seq_lt(s, lost)) {
             /* rule 1: a lost hole not yet retransmitted */
             uint32_t n = hlen < smss ? hlen : smss;
-            if (tcp_seq_gt(s + n, lost) && s + n != lost) {
+            if (wren_tcp_seq_gt(s + n, lost) && s + n != lost) {
                 n = lost - s;
             }
             if (n > data_end - s) {
                 n = data_end - s;
             }
-            if (n == 0 || tcp_xmit(c, s, n, TCP_PSH) < 0) {
+            if (n == 0 || wren_tcp_xmit(c, s, n, TCP_PSH) < 0) {
                 break;
             }
             c->high_rxt = s + n;
@@ -378,15 +378,15 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
         }
         /* rule 2: new data */
         uint32_t wnd_end = c->snd_una + c->snd_wnd;
-        if (tcp_seq_lt(c->snd_nxt, data_end) && tcp_seq_lt(c->snd_nxt, wnd_end)) {
+        if (wren_tcp_seq_lt(c->snd_nxt, data_end) && wren_tcp_seq_lt(c->snd_nxt, wnd_end)) {
             uint32_t n = data_end - c->snd_nxt;
             n = n < smss ? n : smss;
             n = n < wnd_end - c->snd_nxt ? n : wnd_end - c->snd_nxt;
-            if (tcp_xmit(c, c->snd_nxt, n, TCP_PSH) < 0) {
+            if (wren_tcp_xmit(c, c->snd_nxt, n, TCP_PSH) < 0) {
                 break;
             }
             c->snd_nxt += n;
-            if (tcp_seq_gt(c->snd_nxt, c->snd_max)) {
+            if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
                 c->snd_max = c->snd_nxt;
             }
             continue;
@@ -394,7 +394,7 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
         /* rule 3: a hole below the highest SACKed byte, not yet resent */
         if (hlen && c->n_sack) {
             uint32_t n = hlen < smss ? hlen : smss;
-            if (tcp_xmit(c, s, n, TCP_PSH) < 0) {
+            if (wren_tcp_xmit(c, s, n, TCP_PSH) < 0) {
                 break;
             }
             c->high_rxt = s + n;
@@ -405,7 +405,7 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
     }
 }
 
-void tcp_output(struct wren_tcp_conn *c)
+void wren_tcp_output(struct wren_tcp_conn *c)
 {
     uint8_t st = c->state;
     if (st == WREN_TCP_CLOSED || st == WREN_TCP_LISTEN) {
@@ -419,21 +419,21 @@ void tcp_output(struct wren_tcp_conn *c)
             } else if (st == WREN_TCP_SYN_RECEIVED && (c->flags & TF_ECN)) {
                 fl |= TCP_ECE;
             }
-            if (tcp_xmit(c, c->iss, 0, fl) == 0) {
+            if (wren_tcp_xmit(c, c->iss, 0, fl) == 0) {
                 c->snd_nxt = c->snd_max = c->iss + 1;
             }
             if (!(c->flags & TF_REXMT)) {
-                tcp_rexmt_arm(c, backoff(c));
+                wren_tcp_rexmt_arm(c, backoff(c));
             }
         } else if (c->flags & TF_ACKNOW) {
-            tcp_send_ack(c);
+            wren_tcp_send_ack(c);
         }
         return;
     }
     if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
         sack_recovery_output(c);
     }
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     uint32_t data_end = c->snd_una + c->snd.len;
     /* after our FIN is acknowledged (FIN-WAIT-2) only ACKs go out */
     bool fin_q = (c->flags & TF_FIN_Q) != 0 && c->state != WREN_TCP_FIN_WAIT_2;
@@ -449,14 +449,14 @@ void tcp_output(struct wren_tcp_conn *c)
             break; /* the pipe decides (above) */
         }
         uint32_t usable = 0;
-        if (tcp_seq_lt(c->snd_nxt, c->snd_una + wnd)) {
+        if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una + wnd)) {
             usable = c->snd_una + wnd - c->snd_nxt;
         }
-        uint32_t left = tcp_seq_lt(c->snd_nxt, data_end) ? data_end - c->snd_nxt : 0;
+        uint32_t left = wren_tcp_seq_lt(c->snd_nxt, data_end) ? data_end - c->snd_nxt : 0;
         uint32_t n = left < smss ? left : smss;
         n = n < usable ? n : usable;
         /* the FIN follows the last byte; it needs no window */
-        bool fin = fin_q && tcp_seq_le(c->snd_nxt, data_end) && c->snd_nxt + n == data_end;
+        bool fin = fin_q && wren_tcp_seq_le(c->snd_nxt, data_end) && c->snd_nxt + n == data_end;
         if (n == 0 && !fin) {
             break;
         }
@@ -476,35 +476,35 @@ void tcp_output(struct wren_tcp_conn *c)
         }
         bool new_data = c->snd_nxt == c->snd_max;
         uint8_t fl = (uint8_t)((n && n == left ? TCP_PSH : 0) | (fin ? TCP_FIN : 0));
-        if (tcp_xmit(c, c->snd_nxt, n, fl) < 0) {
+        if (wren_tcp_xmit(c, c->snd_nxt, n, fl) < 0) {
             break;
         }
         if (new_data && n && !(c->flags & (TF_TS | TF_RTT))) {
             c->rtt_seq = c->snd_nxt;
-            c->rtt_start_ms = tcp_now_ms(c->tcp);
+            c->rtt_start_ms = wren_tcp_now_ms(c->tcp);
             c->flags |= TF_RTT;
         }
         c->snd_nxt += n + (fin ? 1 : 0);
-        if (tcp_seq_gt(c->snd_nxt, c->snd_max)) {
+        if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
             c->snd_max = c->snd_nxt;
         }
         if (!(c->flags & TF_REXMT) || (c->flags & (TF_PERSIST | TF_KEEP))) {
-            tcp_rexmt_arm(c, backoff(c));
+            wren_tcp_rexmt_arm(c, backoff(c));
         }
         if (fin) {
             break;
         }
     }
     /* zero window with data waiting and nothing outstanding: persist */
-    if (c->snd_wnd == 0 && tcp_seq_lt(c->snd_nxt, data_end) && c->snd_una == c->snd_max &&
+    if (c->snd_wnd == 0 && wren_tcp_seq_lt(c->snd_nxt, data_end) && c->snd_una == c->snd_max &&
         !(c->flags & TF_PERSIST)) {
-        c->t_rexmt = tcp_now_ms(c->tcp) + backoff(c);
+        c->t_rexmt = wren_tcp_now_ms(c->tcp) + backoff(c);
         c->flags = (uint16_t)((c->flags | TF_REXMT | TF_PERSIST) & ~TF_KEEP);
     }
     if (c->flags & TF_ACKNOW) {
-        tcp_xmit(c, c->snd_nxt, 0, 0);
+        wren_tcp_xmit(c, c->snd_nxt, 0, 0);
     }
-    tcp_timer_update(c);
+    wren_tcp_timer_update(c);
 }
 
 static void persist_expired(struct wren_tcp_conn *c);
@@ -526,7 +526,7 @@ static void rto_expired(struct wren_tcp_conn *c)
                                               : CONFIG_WREN_TCP_SYN_RETRIES;
     if (c->retries >= max) {
         tcp->stats.conn_timeouts++;
-        tcp_closed(c, -ETIMEDOUT);
+        wren_tcp_closed(c, -ETIMEDOUT);
         return;
     }
     c->retries++;
@@ -537,11 +537,11 @@ static void rto_expired(struct wren_tcp_conn *c)
         if (c->state == WREN_TCP_SYN_SENT && c->retries >= 2) {
             c->opts &= (uint8_t)~WREN_TCP_OPT_ECN; /* RFC 3168 6.1.1.1: retry without ECN */
         }
-        tcp_output(c);
+        wren_tcp_output(c);
         return;
     }
     uint32_t flight = c->snd_max - c->snd_una;
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     c->ssthresh = flight / 2 > 2 * smss ? flight / 2 : 2 * smss;
     c->cwnd = smss;
     c->flags &= (uint16_t)~TF_RECOVERY;
@@ -550,8 +550,8 @@ static void rto_expired(struct wren_tcp_conn *c)
     c->recover = c->snd_max;
     c->high_rxt = c->snd_una;
     c->snd_nxt = c->snd_una;
-    tcp_rexmt_arm(c, backoff(c));
-    tcp_output(c);
+    wren_tcp_rexmt_arm(c, backoff(c));
+    wren_tcp_output(c);
 }
 
 static void persist_expired(struct wren_tcp_conn *c)
@@ -559,22 +559,22 @@ static void persist_expired(struct wren_tcp_conn *c)
     struct wren_tcp *tcp = c->tcp;
     uint32_t data_end = c->snd_una + c->snd.len;
     c->flags &= (uint16_t) ~(TF_REXMT | TF_PERSIST);
-    if (c->snd_wnd == 0 && tcp_seq_lt(c->snd_nxt, data_end)) {
+    if (c->snd_wnd == 0 && wren_tcp_seq_lt(c->snd_nxt, data_end)) {
         /* one byte beyond the window; the ACK tells the window (3.8.6.1) */
         tcp->stats.persist_probes++;
-        tcp_xmit(c, c->snd_nxt, 1, 0);
+        wren_tcp_xmit(c, c->snd_nxt, 1, 0);
         if (c->snd_max == c->snd_nxt) {
             c->snd_max = c->snd_nxt + 1; /* sent: an ACK of it is acceptable */
         }
         if (c->retries < 16) {
             c->retries++;
         }
-        c->t_rexmt = tcp_now_ms(tcp) + backoff(c);
+        c->t_rexmt = wren_tcp_now_ms(tcp) + backoff(c);
         c->flags |= TF_REXMT | TF_PERSIST;
         return;
     }
     c->retries = 0;
-    tcp_output(c);
+    wren_tcp_output(c);
 }
 
 static void keepalive_expired(struct wren_tcp_conn *c)
@@ -582,35 +582,35 @@ static void keepalive_expired(struct wren_tcp_conn *c)
     struct wren_tcp *tcp = c->tcp;
     if (c->retries >= TCP_KEEPALIVE_PROBES) {
         tcp->stats.conn_timeouts++;
-        tcp_closed(c, -ETIMEDOUT);
+        wren_tcp_closed(c, -ETIMEDOUT);
         return;
     }
     c->retries++;
     tcp->stats.keepalive_probes++;
     /* RFC 9293 3.8.4: SEG.SEQ = SND.NXT - 1, no data: the peer must ACK */
-    tcp_xmit(c, c->snd_nxt - 1, 0, 0);
-    c->t_rexmt = tcp_now_ms(tcp) + TCP_KEEPALIVE_INTVL_MS;
+    wren_tcp_xmit(c, c->snd_nxt - 1, 0, 0);
+    c->t_rexmt = wren_tcp_now_ms(tcp) + TCP_KEEPALIVE_INTVL_MS;
     c->flags |= TF_REXMT | TF_KEEP;
 }
 
-void tcp_conn_timer_cb(struct wren_timer *t, void *arg)
+void wren_tcp_conn_timer_cb(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_tcp_conn *c = arg;
-    uint32_t now = tcp_now_ms(c->tcp);
+    uint32_t now = wren_tcp_now_ms(c->tcp);
     if ((c->flags & TF_DELACK) && (int32_t)(c->t_delack - now) <= 0) {
         c->flags &= (uint16_t)~TF_DELACK;
         c->flags |= TF_ACKNOW;
-        tcp_output(c);
+        wren_tcp_output(c);
     }
     if ((c->flags & TF_REXMT) && (int32_t)(c->t_rexmt - now) <= 0) {
         uint32_t ut = c->tcp->user_timeout_ms;
         if (ut && tcp_synchronized(c->state) && !(c->flags & TF_KEEP) &&
             (c->snd.len || c->snd_una != c->snd_max) && now - c->progress_ms >= ut) {
             /* RFC 9293 3.10.8: no progress within the user timeout */
-            tcp_send_rst(c);
+            wren_tcp_send_rst(c);
             c->tcp->stats.user_timeouts++;
-            tcp_closed(c, -ETIMEDOUT);
+            wren_tcp_closed(c, -ETIMEDOUT);
             return;
         }
         if (c->flags & TF_PERSIST) {
@@ -623,14 +623,14 @@ void tcp_conn_timer_cb(struct wren_timer *t, void *arg)
         }
     }
     if (c->state != WREN_TCP_CLOSED) {
-        tcp_timer_update(c);
+        wren_tcp_timer_update(c);
     }
 }
 
 /* the initial window and RTO (RFC 5681 3.1, RFC 6298 2.1) */
-void tcp_cc_init(struct wren_tcp_conn *c)
+void wren_tcp_cc_init(struct wren_tcp_conn *c)
 {
-    uint32_t smss = tcp_smss(c);
+    uint32_t smss = wren_tcp_smss(c);
     c->cwnd = smss > 2190 ? 2 * smss : smss > 1095 ? 3 * smss : 4 * smss;
     c->ssthresh = 0xffff;
     c->dupacks = 0;

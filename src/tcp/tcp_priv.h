@@ -1,4 +1,4 @@
-/* Inside the TCP layer: what tcp.c (API, output, timers) and tcp_input.c
+/* Inside the TCP layer: what tcp.c (API, output, timers) and wren_tcp_input.c
  * (segment arrival) share. */
 #ifndef WREN_TCP_PRIV_H
 #define WREN_TCP_PRIV_H
@@ -35,7 +35,7 @@ enum {
 #define TCP_KEEPALIVE_PROBES 9
 #define TCP_DEFAULT_MSS_V6 1220 /* RFC 9293 3.7.1 / RFC 8200: without the option */
 
-static inline uint32_t tcp_now_ms(const struct wren_tcp *tcp)
+static inline uint32_t wren_tcp_now_ms(const struct wren_tcp *tcp)
 {
     return (uint32_t)(wren_node_now(tcp->node) / 1000);
 }
@@ -53,45 +53,45 @@ struct tcp_seg {
 };
 
 /* tcp.c */
-void tcp_output(struct wren_tcp_conn *c);
-int tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
-void tcp_send_ack(struct wren_tcp_conn *c);
+void wren_tcp_output(struct wren_tcp_conn *c);
+int wren_tcp_xmit(struct wren_tcp_conn *c, uint32_t seq, uint32_t len, uint8_t flags);
+void wren_tcp_send_ack(struct wren_tcp_conn *c);
 /* a RST for @p c at SND.NXT (abort, user timeout) */
-void tcp_send_rst(struct wren_tcp_conn *c);
-int tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
+void wren_tcp_send_rst(struct wren_tcp_conn *c);
+int wren_tcp_emit_raw(struct wren_tcp *tcp, const uint8_t *src, const uint8_t *dst, uint8_t if_id,
                  const struct tcp_hdr *h, const struct tcp_opts *o);
-void tcp_keepalive_arm(struct wren_tcp_conn *c);
-void tcp_conn_timer_cb(struct wren_timer *t, void *arg);
+void wren_tcp_keepalive_arm(struct wren_tcp_conn *c);
+void wren_tcp_conn_timer_cb(struct wren_timer *t, void *arg);
 /* data bytes a segment carries: the MSS less the options every segment has */
-uint32_t tcp_smss(const struct wren_tcp_conn *c);
-void tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg);
-void tcp_timer_update(struct wren_tcp_conn *c);
-void tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
-void tcp_closed(struct wren_tcp_conn *c, int err);
-void tcp_conn_clear(struct wren_tcp_conn *c);
+uint32_t wren_tcp_smss(const struct wren_tcp_conn *c);
+void wren_tcp_send_reset(struct wren_tcp *tcp, const struct tcp_seg *seg);
+void wren_tcp_timer_update(struct wren_tcp_conn *c);
+void wren_tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
+void wren_tcp_closed(struct wren_tcp_conn *c, int err);
+void wren_tcp_conn_clear(struct wren_tcp_conn *c);
 /* link @p c into the layer with a fresh ISN, RTO and send sequence space */
-void tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
-void tcp_event(struct wren_tcp_conn *c, unsigned ev);
-uint32_t tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
+void wren_tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
+void wren_tcp_event(struct wren_tcp_conn *c, unsigned ev);
+uint32_t wren_tcp_isn(struct wren_tcp *tcp, const uint8_t *laddr, uint16_t lport,
                  const uint8_t *raddr, uint16_t rport);
-void tcp_time_wait(struct wren_tcp_conn *c);
-void tcp_cc_init(struct wren_tcp_conn *c);
-uint32_t tcp_rcv_window(struct wren_tcp_conn *c);
-uint16_t tcp_ts_now(const struct wren_tcp_conn *c, uint32_t *ts);
-uint32_t tcp_sacked_bytes(const struct wren_tcp_conn *c, uint32_t from, uint32_t to);
+void wren_tcp_time_wait(struct wren_tcp_conn *c);
+void wren_tcp_cc_init(struct wren_tcp_conn *c);
+uint32_t wren_tcp_rcv_window(struct wren_tcp_conn *c);
+uint16_t wren_tcp_ts_now(const struct wren_tcp_conn *c, uint32_t *ts);
+uint32_t wren_tcp_sacked_bytes(const struct wren_tcp_conn *c, uint32_t from, uint32_t to);
 
-/* tcp_input.c */
-void tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt);
+/* wren_tcp_input.c */
+void wren_tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt);
 
 /* tcp_ring.c: the byte rings and the out-of-order bitmap */
-void tcp_ring_write(struct wren_tcp_ring *r, uint32_t off, const uint8_t *data, uint32_t n);
-void tcp_ring_read(const struct wren_tcp_ring *r, uint32_t off, uint8_t *out, uint32_t n);
-void tcp_ring_consume(struct wren_tcp_ring *r, uint32_t n);
+void wren_tcp_ring_write(struct wren_tcp_ring *r, uint32_t off, const uint8_t *data, uint32_t n);
+void wren_tcp_ring_read(const struct wren_tcp_ring *r, uint32_t off, uint8_t *out, uint32_t n);
+void wren_tcp_ring_consume(struct wren_tcp_ring *r, uint32_t n);
 /* bitmap bits of ring positions off .. off+n-1 (offsets from head) */
-void tcp_bits_set(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n);
-void tcp_bits_clear(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n);
+void wren_tcp_bits_set(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n);
+void wren_tcp_bits_clear(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n);
 /* length of the run of set bits (or clear if !set) from offset off, at most max */
-uint32_t tcp_bits_run(const struct wren_tcp_ring *r, const uint8_t *bm, uint32_t off,
+uint32_t wren_tcp_bits_run(const struct wren_tcp_ring *r, const uint8_t *bm, uint32_t off,
                       uint32_t max, bool set);
 
 #endif

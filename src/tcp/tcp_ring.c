@@ -10,7 +10,7 @@ static uint32_t pos(const struct wren_tcp_ring *r, uint32_t off)
     return p >= r->size ? p - r->size : p;
 }
 
-void tcp_ring_write(struct wren_tcp_ring *r, uint32_t off, const uint8_t *data, uint32_t n)
+void wren_tcp_ring_write(struct wren_tcp_ring *r, uint32_t off, const uint8_t *data, uint32_t n)
 {
     uint32_t p = pos(r, off);
     uint32_t first = r->size - p < n ? r->size - p : n;
@@ -18,7 +18,7 @@ void tcp_ring_write(struct wren_tcp_ring *r, uint32_t off, const uint8_t *data, 
     memcpy(r->buf, data + first, n - first);
 }
 
-void tcp_ring_read(const struct wren_tcp_ring *r, uint32_t off, uint8_t *out, uint32_t n)
+void wren_tcp_ring_read(const struct wren_tcp_ring *r, uint32_t off, uint8_t *out, uint32_t n)
 {
     uint32_t p = pos(r, off);
     uint32_t first = r->size - p < n ? r->size - p : n;
@@ -26,7 +26,7 @@ void tcp_ring_read(const struct wren_tcp_ring *r, uint32_t off, uint8_t *out, ui
     memcpy(out + first, r->buf, n - first);
 }
 
-void tcp_ring_consume(struct wren_tcp_ring *r, uint32_t n)
+void wren_tcp_ring_consume(struct wren_tcp_ring *r, uint32_t n)
 {
     r->head = (uint16_t)pos(r, n);
     r->len = (uint16_t)(r->len - n);
@@ -55,17 +55,17 @@ static void bits(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint3
     }
 }
 
-void tcp_bits_set(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n)
+void wren_tcp_bits_set(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n)
 {
     bits(r, bm, off, n, true);
 }
 
-void tcp_bits_clear(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n)
+void wren_tcp_bits_clear(const struct wren_tcp_ring *r, uint8_t *bm, uint32_t off, uint32_t n)
 {
     bits(r, bm, off, n, false);
 }
 
-uint32_t tcp_bits_run(const struct wren_tcp_ring *r, const uint8_t *bm, uint32_t off,
+uint32_t wren_tcp_bits_run(const struct wren_tcp_ring *r, const uint8_t *bm, uint32_t off,
                       uint32_t max, bool set)
 {
     uint32_t p = pos(r, off), n = 0;

@@ -27,7 +27,7 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t fl
     struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
     struct udp_hdr h;
     udp->stats.rx++;
-    if (ips == NULL || ips->size < IPV6_HDR_LEN || udp_hdr_parse(pkt->data, pkt->size, &h) < 0) {
+    if (ips == NULL || ips->size < IPV6_HDR_LEN || wren_udp_hdr_parse(pkt->data, pkt->size, &h) < 0) {
         udp->stats.rx_drop_hdr++;
         goto drop;
     }
@@ -55,7 +55,7 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t fl
     struct wren_msg m = { .type = WREN_MSG_RCV, .ptr = pkt };
     if (wren_netapi_try_dispatch(node, WREN_NETTYPE_UDP, h.dst_port, &m) == 0) {
         udp->stats.rx_drop_no_port++;
-        if (ipv6_addr_is_multicast(ips->data + IPV6_OFF_DST)) {
+        if (wren_ipv6_addr_is_multicast(ips->data + IPV6_OFF_DST)) {
             goto drop;
         }
         /* to the ICMPv6 module (released if there is none) */
@@ -92,11 +92,11 @@ static void udp_send(struct wren_udp *udp, struct wren_snip *pkt)
     /* the path may have been copied: the IPv6 header is again the snip before us */
     ips = pkt->type == WREN_NETTYPE_NETIF ? pkt->next : pkt;
     uint8_t *src = ips->data + IPV6_OFF_SRC, *dst = ips->data + IPV6_OFF_DST;
-    if (ipv6_addr_is_unspecified(src)) {
+    if (wren_ipv6_addr_is_unspecified(src)) {
         /* loopback: the source is the destination; else the IPv6 layer's
          * choice (asked in place: the packet is dropped if none) */
-        ipv6_addr_copy(src, dst);
-        if (!ipv6_addr_is_loopback(dst)) {
+        wren_ipv6_addr_copy(src, dst);
+        if (!wren_ipv6_addr_is_loopback(dst)) {
             struct wren_netreg_entry *e =
                 wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
             if (e == NULL || wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_SRC_SELECT, if_id,

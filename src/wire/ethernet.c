@@ -4,7 +4,7 @@
 
 #include "core/byteorder.h"
 
-int eth_hdr_parse(const uint8_t *buf, size_t len, struct eth_hdr *h)
+int wren_eth_hdr_parse(const uint8_t *buf, size_t len, struct eth_hdr *h)
 {
     if (len < ETH_HDR_LEN) {
         return -ETH_ERR_TRUNCATED;
@@ -19,14 +19,14 @@ int eth_hdr_parse(const uint8_t *buf, size_t len, struct eth_hdr *h)
     return 0;
 }
 
-void eth_hdr_emit(const struct eth_hdr *h, uint8_t *buf)
+void wren_eth_hdr_emit(const struct eth_hdr *h, uint8_t *buf)
 {
     memcpy(buf, h->dst, ETH_ADDR_LEN);
     memcpy(buf + ETH_ADDR_LEN, h->src, ETH_ADDR_LEN);
     put_be16(buf + 2 * ETH_ADDR_LEN, h->type);
 }
 
-void eth_mac_from_ipv6_mcast(uint8_t *mac, const uint8_t *group)
+void wren_eth_mac_from_ipv6_mcast(uint8_t *mac, const uint8_t *group)
 {
     mac[0] = 0x33;
     mac[1] = 0x33;

@@ -39,16 +39,16 @@ struct eth_hdr {
 };
 
 /** @brief Parse the header of @p buf. @return 0 or -ETH_ERR_x. */
-int eth_hdr_parse(const uint8_t *buf, size_t len, struct eth_hdr *h);
+int wren_eth_hdr_parse(const uint8_t *buf, size_t len, struct eth_hdr *h);
 
 /** @brief Write the 14-byte header. */
-void eth_hdr_emit(const struct eth_hdr *h, uint8_t *buf);
+void wren_eth_hdr_emit(const struct eth_hdr *h, uint8_t *buf);
 
 /** @brief RFC 2464 section 7: 33:33 and the group's last four bytes. */
-void eth_mac_from_ipv6_mcast(uint8_t *mac, const uint8_t *group);
+void wren_eth_mac_from_ipv6_mcast(uint8_t *mac, const uint8_t *group);
 
 /** @brief Group (multicast or broadcast) address: the I/G bit. */
-static inline bool eth_addr_is_group(const uint8_t *a)
+static inline bool wren_eth_addr_is_group(const uint8_t *a)
 {
     return (a[0] & 0x01) != 0;
 }

@@ -33,7 +33,7 @@ static int fixed_len(uint8_t type, uint8_t code)
     return 4; /* RFC 4443 2.1: type, code, checksum, body */
 }
 
-int icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m)
+int wren_icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m)
 {
     memset(m, 0, sizeof(*m));
     if (len < 4) {
@@ -97,13 +97,13 @@ int icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m)
     return 0;
 }
 
-int icmpv6_len(const struct icmpv6_msg *m)
+int wren_icmpv6_len(const struct icmpv6_msg *m)
 {
     int fl = fixed_len(m->type, m->code);
     return fl < 0 ? fl : fl + (int)m->data_len;
 }
 
-int icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
+int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
 {
     int fl = fixed_len(m->type, m->code);
     if (fl < 0) {
@@ -184,21 +184,21 @@ static uint16_t csum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg,
 {
     struct inet_csum c;
     size_t a = len < 2 ? len : 2;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, src, dst, (uint32_t)len, IPV6_NH_ICMPV6);
-    inet_csum_update(&c, msg, a);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, src, dst, (uint32_t)len, IPV6_NH_ICMPV6);
+    wren_inet_csum_update(&c, msg, a);
     if (len > a + gap) {
-        inet_csum_update(&c, msg + a + gap, len - a - gap);
+        wren_inet_csum_update(&c, msg + a + gap, len - a - gap);
     }
-    return inet_csum_final(&c);
+    return wren_inet_csum_final(&c);
 }
 
-uint16_t icmpv6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len)
+uint16_t wren_icmpv6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len)
 {
     return csum(src, dst, msg, len, 2);
 }
 
-int icmpv6_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len)
+int wren_icmpv6_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len)
 {
     if (len < 4) {
         return -ICMPV6_ERR_TRUNCATED;
@@ -210,7 +210,7 @@ int icmpv6_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *msg
 
 /* RFC 4861 4.6: type, length in units of 8 octets; length 0 is invalid
  * and, like an option past the end, invalidates the whole message */
-int icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o)
+int wren_icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o)
 {
     if (it->left == 0) {
         return 0;
@@ -240,7 +240,7 @@ static int opt_size(const struct icmpv6_opt *o, unsigned min, unsigned max)
 
 /* RFC 4861 4.6.1; RFC 4944 8: 802.15.4 short (2 bytes) or EUI-64 (8 bytes)
  * addresses, padded to 8 or 16 octets */
-int icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
+int wren_icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
                             struct icmpv6_lladdr *ll)
 {
     if (unit_len == 0 || unit_len > 6) {
@@ -256,7 +256,7 @@ int icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
 
 /* RFC 4861 4.6.2: prefix length, L|A|reserved, valid, preferred, reserved,
  * prefix */
-int icmpv6_opt_pio_parse(const struct icmpv6_opt *o, struct icmpv6_pio *pio)
+int wren_icmpv6_opt_pio_parse(const struct icmpv6_opt *o, struct icmpv6_pio *pio)
 {
     int rc = opt_size(o, 4, 4);
     if (rc) {
@@ -275,7 +275,7 @@ int icmpv6_opt_pio_parse(const struct icmpv6_opt *o, struct icmpv6_pio *pio)
 }
 
 /* RFC 4861 4.6.4: reserved (2), MTU (4) */
-int icmpv6_opt_mtu_parse(const struct icmpv6_opt *o, uint32_t *mtu)
+int wren_icmpv6_opt_mtu_parse(const struct icmpv6_opt *o, uint32_t *mtu)
 {
     int rc = opt_size(o, 1, 1);
     if (rc == 0) {
@@ -286,7 +286,7 @@ int icmpv6_opt_mtu_parse(const struct icmpv6_opt *o, uint32_t *mtu)
 
 /* RFC 6775 4.1 / RFC 8505 4.1: status, opaque, rsvd|I|R|T, TID, lifetime,
  * EUI-64 or ROVR of 64..256 bits */
-int icmpv6_opt_aro_parse(const struct icmpv6_opt *o, struct icmpv6_aro *aro)
+int wren_icmpv6_opt_aro_parse(const struct icmpv6_opt *o, struct icmpv6_aro *aro)
 {
     int rc = opt_size(o, 2, 5);
     if (rc == 0) {
@@ -303,7 +303,7 @@ int icmpv6_opt_aro_parse(const struct icmpv6_opt *o, struct icmpv6_aro *aro)
 }
 
 /* RFC 6775 4.2: context length, res|C|CID, reserved, lifetime, prefix */
-int icmpv6_opt_6co_parse(const struct icmpv6_opt *o, struct icmpv6_6co *c)
+int wren_icmpv6_opt_6co_parse(const struct icmpv6_opt *o, struct icmpv6_6co *c)
 {
     int rc = opt_size(o, 2, 3);
     if (rc) {
@@ -321,7 +321,7 @@ int icmpv6_opt_6co_parse(const struct icmpv6_opt *o, struct icmpv6_6co *c)
 }
 
 /* RFC 6775 4.3: version low, version high, lifetime, 6LBR address */
-int icmpv6_opt_abro_parse(const struct icmpv6_opt *o, struct icmpv6_abro *a)
+int wren_icmpv6_opt_abro_parse(const struct icmpv6_opt *o, struct icmpv6_abro *a)
 {
     int rc = opt_size(o, 3, 3);
     if (rc == 0) {
@@ -345,7 +345,7 @@ static uint8_t *opt_begin(uint8_t type, unsigned units, uint8_t *buf, size_t len
     return buf;
 }
 
-int icmpv6_opt_lladdr_emit(uint8_t type, const uint8_t *addr, size_t addr_len, uint8_t *buf,
+int wren_icmpv6_opt_lladdr_emit(uint8_t type, const uint8_t *addr, size_t addr_len, uint8_t *buf,
                            size_t len)
 {
     if (addr_len == 0 || addr_len > 14) {
@@ -360,7 +360,7 @@ int icmpv6_opt_lladdr_emit(uint8_t type, const uint8_t *addr, size_t addr_len, u
     return (int)units * 8;
 }
 
-int icmpv6_opt_pio_emit(const struct icmpv6_pio *pio, uint8_t *buf, size_t len)
+int wren_icmpv6_opt_pio_emit(const struct icmpv6_pio *pio, uint8_t *buf, size_t len)
 {
     if (pio->prefix_len > 128) {
         return -ICMPV6_ERR_PREFIX_LEN;
@@ -377,7 +377,7 @@ int icmpv6_opt_pio_emit(const struct icmpv6_pio *pio, uint8_t *buf, size_t len)
     return 32;
 }
 
-int icmpv6_opt_mtu_emit(uint32_t mtu, uint8_t *buf, size_t len)
+int wren_icmpv6_opt_mtu_emit(uint32_t mtu, uint8_t *buf, size_t len)
 {
     uint8_t *p = opt_begin(ICMPV6_OPT_MTU, 1, buf, len);
     if (!p) {
@@ -405,7 +405,7 @@ static int opt_emit_rfc6775(uint8_t type, unsigned units, const uint8_t f[4], ui
     return (int)units * 8;
 }
 
-int icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len)
+int wren_icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len)
 {
     unsigned rl = aro->rovr_len;
     if ((rl & 7) || rl < 8 || rl > 32) {
@@ -415,7 +415,7 @@ int icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len)
     return opt_emit_rfc6775(ICMPV6_OPT_ARO, 1 + rl / 8, f, aro->lifetime, aro->rovr, rl, buf, len);
 }
 
-int icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len)
+int wren_icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len)
 {
     if (c->ctx_len > 128) {
         return -ICMPV6_ERR_PREFIX_LEN;
@@ -425,7 +425,7 @@ int icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len)
                             (c->ctx_len + 7u) / 8, buf, len);
 }
 
-int icmpv6_opt_abro_emit(const struct icmpv6_abro *a, uint8_t *buf, size_t len)
+int wren_icmpv6_opt_abro_emit(const struct icmpv6_abro *a, uint8_t *buf, size_t len)
 {
     /* version low, then version high */
     const uint8_t f[4] = { (uint8_t)(a->version >> 8), (uint8_t)a->version,

@@ -19,7 +19,7 @@
  * @endverbatim
  *
  * ND options are type, length (units of 8 octets, never 0), value:
- * step through icmpv6_msg.data with icmpv6_opt_next() and read each with the
+ * step through icmpv6_msg.data with wren_icmpv6_opt_next() and read each with the
  * icmpv6_opt_*_parse() for its type.
  *
  * Pointers in the structs refer into the parsed buffer (parse) or are copied
@@ -28,15 +28,15 @@
  * Receive:
  * @code
  *   struct icmpv6_msg m;
- *   if (icmpv6_csum_check(ip.src, ip.dst, p, n) < 0 || icmpv6_parse(p, n, &m) < 0)
+ *   if (wren_icmpv6_csum_check(ip.src, ip.dst, p, n) < 0 || wren_icmpv6_parse(p, n, &m) < 0)
  *       goto drop;
  *   if (m.type == ICMPV6_ND_NS) {
  *       struct icmpv6_opt_iter it;
  *       struct icmpv6_opt o;
  *       int rc;
- *       icmpv6_opt_iter_init(&it, m.data, m.data_len);
- *       while ((rc = icmpv6_opt_next(&it, &o)) > 0)
- *           if (o.type == ICMPV6_OPT_ARO) ... icmpv6_opt_aro_parse(&o, &aro) ...
+ *       wren_icmpv6_opt_iter_init(&it, m.data, m.data_len);
+ *       while ((rc = wren_icmpv6_opt_next(&it, &o)) > 0)
+ *           if (o.type == ICMPV6_OPT_ARO) ... wren_icmpv6_opt_aro_parse(&o, &aro) ...
  *       if (rc < 0)
  *           goto drop;   // RFC 4861 4.6: a bad option invalidates the message
  *   }
@@ -45,10 +45,10 @@
  * Send (a neighbor solicitation with SLLAO and ARO):
  * @code
  *   struct icmpv6_msg m = { .type = ICMPV6_ND_NS, .nd.target = addr };
- *   int n = icmpv6_emit(&m, buf, len);                          // 24
- *   n += icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, buf + n, len - n);
- *   n += icmpv6_opt_aro_emit(&aro, buf + n, len - n);
- *   put_be16(buf + 2, icmpv6_csum(src, dst, buf, n));
+ *   int n = wren_icmpv6_emit(&m, buf, len);                          // 24
+ *   n += wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, buf + n, len - n);
+ *   n += wren_icmpv6_opt_aro_emit(&aro, buf + n, len - n);
+ *   put_be16(buf + 2, wren_icmpv6_csum(src, dst, buf, n));
  * @endcode
  * (check each return value for errors in real code).
  */
@@ -168,13 +168,13 @@ struct icmpv6_msg {
  *         40 (redirect), 32..56 (DAR/DAC, by ROVR size).
  * @return -ICMPV6_ERR_CODE for DAR/DAC with a code suffix above 4.
  */
-int icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m);
+int wren_icmpv6_parse(const uint8_t *buf, size_t len, struct icmpv6_msg *m);
 
 /**
- * @brief Bytes icmpv6_emit() writes given enough room (data not truncated).
+ * @brief Bytes wren_icmpv6_emit() writes given enough room (data not truncated).
  * @return Bytes, or -ICMPV6_ERR_CODE as for parse.
  */
-int icmpv6_len(const struct icmpv6_msg *m);
+int wren_icmpv6_len(const struct icmpv6_msg *m);
 
 /**
  * @brief Write a message with a zero checksum: header, fixed part, data.
@@ -185,7 +185,7 @@ int icmpv6_len(const struct icmpv6_msg *m);
  * types must fit whole. m->data may overlap @p buf (it is moved first), and
  * the address pointers may point at their own place in @p buf (emit in place,
  * e.g. turning an echo request into a reply).
- * Fill in the checksum last with icmpv6_csum(), after appending options.
+ * Fill in the checksum last with wren_icmpv6_csum(), after appending options.
  * @param[in]  m   Message; the union member of its type, data/data_len.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available in @p buf.
@@ -195,37 +195,37 @@ int icmpv6_len(const struct icmpv6_msg *m);
  * @return -ICMPV6_ERR_CODE as for parse; -ICMPV6_ERR_INVAL if dar.rovr_len
  *         does not match the code.
  */
-int icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len);
+int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len);
 
 /**
  * @brief Write an error message (types 1-4) quoting as much of the invoking
- *        packet as @p len allows: icmpv6_emit() of {type, code, param, data}.
+ *        packet as @p len allows: wren_icmpv6_emit() of {type, code, param, data}.
  * @param[in] param     Packet too big: the MTU; parameter problem: the
  *                      pointer; 0 otherwise.
  * @param[in] pkt       The invoking packet from its IPv6 header.
  * @param[in] len       The budget, at most ICMPV6_ERROR_MAX_LEN.
  * @return Bytes written (8 + what was quoted), -ICMPV6_ERR_NOBUFS if len < 8.
  */
-static inline int icmpv6_error_emit(uint8_t type, uint8_t code, uint32_t param,
+static inline int wren_icmpv6_error_emit(uint8_t type, uint8_t code, uint32_t param,
                                     const uint8_t *pkt, size_t pkt_len, uint8_t *buf,
                                     size_t len)
 {
     struct icmpv6_msg m = { .type = type, .code = code, .param = param, .data = pkt,
                             .data_len = pkt_len };
-    return icmpv6_emit(&m, buf, len);
+    return wren_icmpv6_emit(&m, buf, len);
 }
 
 /**
  * @brief Write an echo request or reply (RFC 4443 4.1, 4.2).
  * @return Bytes written (8 + data_len), -ICMPV6_ERR_NOBUFS.
  */
-static inline int icmpv6_echo_emit(uint8_t type, uint16_t id, uint16_t seq,
+static inline int wren_icmpv6_echo_emit(uint8_t type, uint16_t id, uint16_t seq,
                                    const uint8_t *data, size_t data_len, uint8_t *buf,
                                    size_t len)
 {
     struct icmpv6_msg m = { .type = type, .echo = { id, seq }, .data = data,
                             .data_len = data_len };
-    return icmpv6_emit(&m, buf, len);
+    return wren_icmpv6_emit(&m, buf, len);
 }
 
 /**
@@ -236,14 +236,14 @@ static inline int icmpv6_echo_emit(uint8_t type, uint16_t id, uint16_t seq,
  * @param[in] msg      The message; @p len bytes.
  * @return The value for bytes 2-3 (put_be16()).
  */
-uint16_t icmpv6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len);
+uint16_t wren_icmpv6_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len);
 
 /**
  * @brief Verify the checksum of a received message.
  * @return 0 if it verifies.
  * @return -ICMPV6_ERR_TRUNCATED if @p len < 4; -ICMPV6_ERR_CSUM otherwise.
  */
-int icmpv6_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len);
+int wren_icmpv6_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *msg, size_t len);
 
 /* ---- ND options (RFC 4861 4.6, RFC 6775 4) ---- */
 
@@ -279,7 +279,7 @@ enum {
 #define ICMPV6_6CO_C 0x10
 #define ICMPV6_6CO_CID_MASK 0x0f
 
-/** Where icmpv6_opt_next() is in a list of options. */
+/** Where wren_icmpv6_opt_next() is in a list of options. */
 struct icmpv6_opt_iter {
     const uint8_t *p;
     size_t left;
@@ -335,7 +335,7 @@ struct icmpv6_abro {
 };
 
 /** @brief Start stepping through @p len bytes of options at @p opts. */
-static inline void icmpv6_opt_iter_init(struct icmpv6_opt_iter *it, const uint8_t *opts,
+static inline void wren_icmpv6_opt_iter_init(struct icmpv6_opt_iter *it, const uint8_t *opts,
                                         size_t len)
 {
     it->p = opts;
@@ -351,10 +351,10 @@ static inline void icmpv6_opt_iter_init(struct icmpv6_opt_iter *it, const uint8_
  * @return -ICMPV6_ERR_OPT_TRUNCATED if the option (or its 2-byte header) runs
  *         past the end.
  */
-int icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o);
+int wren_icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o);
 
 /*
- * Typed option parsers. Each takes an option from icmpv6_opt_next() (of the
+ * Typed option parsers. Each takes an option from wren_icmpv6_opt_next() (of the
  * type it reads: the type is not checked) and returns 0, or
  * -ICMPV6_ERR_OPT_SIZE if the option length is not one the type allows.
  */
@@ -368,20 +368,20 @@ int icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o);
  * @return 0, -ICMPV6_ERR_OPT_SIZE (length not 1 or 2), -ICMPV6_ERR_INVAL
  *         (@p unit_len out of range).
  */
-int icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
+int wren_icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
                             struct icmpv6_lladdr *ll);
 /** @brief PIO: length 4. @return 0, -ICMPV6_ERR_OPT_SIZE, -ICMPV6_ERR_PREFIX_LEN (> 128). */
-int icmpv6_opt_pio_parse(const struct icmpv6_opt *o, struct icmpv6_pio *pio);
+int wren_icmpv6_opt_pio_parse(const struct icmpv6_opt *o, struct icmpv6_pio *pio);
 /** @brief MTU option: length 1. @return 0, -ICMPV6_ERR_OPT_SIZE. */
-int icmpv6_opt_mtu_parse(const struct icmpv6_opt *o, uint32_t *mtu);
+int wren_icmpv6_opt_mtu_parse(const struct icmpv6_opt *o, uint32_t *mtu);
 /** @brief ARO/EARO: length 2..5 (ROVR 8..32 bytes). @return 0, -ICMPV6_ERR_OPT_SIZE. */
-int icmpv6_opt_aro_parse(const struct icmpv6_opt *o, struct icmpv6_aro *aro);
+int wren_icmpv6_opt_aro_parse(const struct icmpv6_opt *o, struct icmpv6_aro *aro);
 /** @brief 6CO: length 2 or 3 (prefix field of 8 or 16 bytes).
  *  @return 0, -ICMPV6_ERR_OPT_SIZE, -ICMPV6_ERR_PREFIX_LEN (context length
  *          above 128 or above the prefix field). */
-int icmpv6_opt_6co_parse(const struct icmpv6_opt *o, struct icmpv6_6co *c);
+int wren_icmpv6_opt_6co_parse(const struct icmpv6_opt *o, struct icmpv6_6co *c);
 /** @brief ABRO: length 3. @return 0, -ICMPV6_ERR_OPT_SIZE. */
-int icmpv6_opt_abro_parse(const struct icmpv6_opt *o, struct icmpv6_abro *a);
+int wren_icmpv6_opt_abro_parse(const struct icmpv6_opt *o, struct icmpv6_abro *a);
 
 /*
  * Option emitters. Each writes one whole option, reserved fields and padding
@@ -392,19 +392,19 @@ int icmpv6_opt_abro_parse(const struct icmpv6_opt *o, struct icmpv6_abro *a);
 
 /** @brief SLLAO (type ICMPV6_OPT_SLLAO) or TLLAO: @p addr_len 1..14 bytes,
  *         zero-padded to 8 or 16. @return 8 or 16, -ICMPV6_ERR_INVAL, -NOBUFS. */
-int icmpv6_opt_lladdr_emit(uint8_t type, const uint8_t *addr, size_t addr_len, uint8_t *buf,
+int wren_icmpv6_opt_lladdr_emit(uint8_t type, const uint8_t *addr, size_t addr_len, uint8_t *buf,
                            size_t len);
 /** @brief PIO. @return 32, -ICMPV6_ERR_PREFIX_LEN (> 128), -ICMPV6_ERR_NOBUFS. */
-int icmpv6_opt_pio_emit(const struct icmpv6_pio *pio, uint8_t *buf, size_t len);
+int wren_icmpv6_opt_pio_emit(const struct icmpv6_pio *pio, uint8_t *buf, size_t len);
 /** @brief MTU option. @return 8, -ICMPV6_ERR_NOBUFS. */
-int icmpv6_opt_mtu_emit(uint32_t mtu, uint8_t *buf, size_t len);
+int wren_icmpv6_opt_mtu_emit(uint32_t mtu, uint8_t *buf, size_t len);
 /** @brief ARO/EARO. @return 16..40, -ICMPV6_ERR_INVAL (rovr_len not 8/16/24/32),
  *         -ICMPV6_ERR_NOBUFS. */
-int icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len);
+int wren_icmpv6_opt_aro_emit(const struct icmpv6_aro *aro, uint8_t *buf, size_t len);
 /** @brief 6CO: length 2 if ctx_len <= 64, else 3; the prefix beyond ctx_len
  *         bytes is zero. @return 16 or 24, -ICMPV6_ERR_PREFIX_LEN, -NOBUFS. */
-int icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len);
+int wren_icmpv6_opt_6co_emit(const struct icmpv6_6co *c, uint8_t *buf, size_t len);
 /** @brief ABRO. @return 24, -ICMPV6_ERR_NOBUFS. */
-int icmpv6_opt_abro_emit(const struct icmpv6_abro *a, uint8_t *buf, size_t len);
+int wren_icmpv6_opt_abro_emit(const struct icmpv6_abro *a, uint8_t *buf, size_t len);
 
 #endif

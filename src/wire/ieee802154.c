@@ -47,12 +47,12 @@ static unsigned pans(const struct ieee802154_hdr *h)
     return d ? nc : s ? nc << 1 : !nc;
 }
 
-bool ieee802154_has_dst_pan(const struct ieee802154_hdr *h)
+bool wren_ieee802154_has_dst_pan(const struct ieee802154_hdr *h)
 {
     return pans(h) & 1;
 }
 
-bool ieee802154_has_src_pan(const struct ieee802154_hdr *h)
+bool wren_ieee802154_has_src_pan(const struct ieee802154_hdr *h)
 {
     return pans(h) >> 1;
 }
@@ -186,13 +186,13 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
         if (rd)
             h->dst_pan = (uint16_t)t;
     }
-    cur_bytes(c, h->dst_addr, ieee802154_addr_len(h->dst_mode), true);
+    cur_bytes(c, h->dst_addr, wren_ieee802154_addr_len(h->dst_mode), true);
     if (p & 2) {
         t = cur_le(c, h->src_pan, 2);
         if (rd)
             h->src_pan = (uint16_t)t;
     }
-    cur_bytes(c, h->src_addr, ieee802154_addr_len(h->src_mode), true);
+    cur_bytes(c, h->src_addr, wren_ieee802154_addr_len(h->src_mode), true);
     if (rd) { /* an absent PAN ID is the other one (intra-PAN) */
         if (!(p & 2))
             h->src_pan = h->dst_pan;
@@ -269,7 +269,7 @@ static int frame_codec(const struct ieee802154_frame *f, struct cur *c)
     if (cmd)
         cur_le(c, f->cmd_id, 1);
     cur_put(c, f->payload, f->payload_len);
-    cur_put(c, f->mic, ieee802154_mic_len(h));
+    cur_put(c, f->mic, wren_ieee802154_mic_len(h));
     return 0;
 }
 
@@ -301,22 +301,22 @@ static int whole_codec(void *f, struct cur *c)
     return frame_codec(f, c);
 }
 
-int ieee802154_hdr_len(const struct ieee802154_hdr *h)
+int wren_ieee802154_hdr_len(const struct ieee802154_hdr *h)
 {
     return build(hdr_codec, h, NULL, 0);
 }
 
-int ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len)
+int wren_ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len)
 {
     return build(hdr_codec, h, buf, len);
 }
 
-int ieee802154_len(const struct ieee802154_frame *f)
+int wren_ieee802154_len(const struct ieee802154_frame *f)
 {
     return build(whole_codec, f, NULL, 0);
 }
 
-int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len)
+int wren_ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len)
 {
     return build(whole_codec, f, buf, len);
 }
@@ -357,7 +357,7 @@ static int ie_walk(const uint8_t *b, size_t *pos, size_t end, unsigned payload, 
     return 0;
 }
 
-int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
+int wren_ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
 {
     struct ieee802154_hdr *h = &f->hdr;
     struct cur c = {(uint8_t *)(uintptr_t)b, 0, len, true, false}; /* read only */
@@ -370,7 +370,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
     if (rc)
         return rc;
     pos = c.pos;
-    n = ieee802154_mic_len(h);
+    n = wren_ieee802154_mic_len(h);
     if (len - pos < n)
         return ERR(TRUNCATED);
     end = len - n;
@@ -407,7 +407,7 @@ int ieee802154_parse(const uint8_t *b, size_t len, struct ieee802154_frame *f)
 }
 
 /* 7.2.10: CRC-16/KERMIT, bitwise to save ROM. */
-uint16_t ieee802154_fcs(const uint8_t *buf, size_t len)
+uint16_t wren_ieee802154_fcs(const uint8_t *buf, size_t len)
 {
     uint16_t crc = 0;
 
@@ -420,14 +420,14 @@ uint16_t ieee802154_fcs(const uint8_t *buf, size_t len)
 }
 
 /* A reflected CRC without final XOR leaves 0 over data + its LE CRC. */
-int ieee802154_fcs_check(const uint8_t *psdu, size_t len)
+int wren_ieee802154_fcs_check(const uint8_t *psdu, size_t len)
 {
     if (len < IEEE802154_FCS_LEN)
         return ERR(TRUNCATED);
-    return ieee802154_fcs(psdu, len) ? ERR(FCS) : 0;
+    return wren_ieee802154_fcs(psdu, len) ? ERR(FCS) : 0;
 }
 
-const char *ieee802154_strerror(int err)
+const char *wren_ieee802154_strerror(int err)
 {
     /* One string, names separated by NULs: no pointer table in ROM. */
     static const char names[] = "ok\0truncated\0frame type\0version\0address mode\0"

@@ -28,14 +28,14 @@
  * Usage:
  * @code
  *   struct ieee802154_frame f;
- *   if (ieee802154_fcs_check(psdu, psdu_len) < 0 ||
- *       ieee802154_parse(psdu, psdu_len - 2, &f) < 0)
+ *   if (wren_ieee802154_fcs_check(psdu, psdu_len) < 0 ||
+ *       wren_ieee802154_parse(psdu, psdu_len - 2, &f) < 0)
  *       goto drop;
  *   // f.payload points into psdu: f.payload_len bytes
  *
- *   int n = ieee802154_emit(&f, buf, sizeof(buf) - 2);
+ *   int n = wren_ieee802154_emit(&f, buf, sizeof(buf) - 2);
  *   if (n >= 0)
- *       put_le16(buf + n, ieee802154_fcs(buf, (size_t)n));
+ *       put_le16(buf + n, wren_ieee802154_fcs(buf, (size_t)n));
  * @endcode
  */
 #ifndef WREN_WIRE_IEEE802154_H
@@ -160,7 +160,7 @@ struct ieee802154_frame {
     size_t payload_ie_len;
     const uint8_t *payload; /**< MAC payload after the command id */
     size_t payload_len;
-    const uint8_t *mic; /**< ieee802154_mic_len() bytes; emit: NULL = 0s */
+    const uint8_t *mic; /**< wren_ieee802154_mic_len() bytes; emit: NULL = 0s */
     uint8_t cmd_id;     /**< MAC command frames only */
 };
 
@@ -169,7 +169,7 @@ struct ieee802154_frame {
  * @param[in] mode IEEE802154_ADDR_*.
  * @return 0, 2 or 8 (0 for reserved modes).
  */
-static inline size_t ieee802154_addr_len(uint8_t mode)
+static inline size_t wren_ieee802154_addr_len(uint8_t mode)
 {
     return mode == IEEE802154_ADDR_EXT ? 8 : mode == IEEE802154_ADDR_SHORT ? 2 : 0;
 }
@@ -179,7 +179,7 @@ static inline size_t ieee802154_addr_len(uint8_t mode)
  * @param[in] h Header.
  * @return MIC bytes at the end of the MPDU; 0 if security is off.
  */
-static inline size_t ieee802154_mic_len(const struct ieee802154_hdr *h)
+static inline size_t wren_ieee802154_mic_len(const struct ieee802154_hdr *h)
 {
     unsigned l = h->sec_level & 3u;
     return CONFIG_WREN_IEEE802154_SECURITY && h->security && l ? (size_t)2 << l : 0;
@@ -193,7 +193,7 @@ static inline size_t ieee802154_mic_len(const struct ieee802154_hdr *h)
  * @param[in] h Header (modes, version, panid_comp).
  * @return true if the frame carries a destination PAN ID.
  */
-bool ieee802154_has_dst_pan(const struct ieee802154_hdr *h);
+bool wren_ieee802154_has_dst_pan(const struct ieee802154_hdr *h);
 
 /**
  * @brief Whether the source PAN ID field is present.
@@ -203,7 +203,7 @@ bool ieee802154_has_dst_pan(const struct ieee802154_hdr *h);
  * @param[in] h Header.
  * @return true if the frame carries a source PAN ID.
  */
-bool ieee802154_has_src_pan(const struct ieee802154_hdr *h);
+bool wren_ieee802154_has_src_pan(const struct ieee802154_hdr *h);
 
 /**
  * @brief Parse an MPDU (without FCS).
@@ -222,7 +222,7 @@ bool ieee802154_has_src_pan(const struct ieee802154_hdr *h);
  *         has the wrong type for its list, or a termination IE has content.
  * @return -IEEE802154_ERR_SECURITY for a secured version 0 (2003) frame.
  */
-int ieee802154_parse(const uint8_t *mpdu, size_t len, struct ieee802154_frame *f);
+int wren_ieee802154_parse(const uint8_t *mpdu, size_t len, struct ieee802154_frame *f);
 
 /**
  * @brief Length of the MHR described by @p h, auxiliary security header
@@ -233,30 +233,30 @@ int ieee802154_parse(const uint8_t *mpdu, size_t len, struct ieee802154_frame *f
  *         parse; -IEEE802154_ERR_SECURITY if security is set with version 0,
  *         sec_level > 7 or key_id_mode > 3.
  */
-int ieee802154_hdr_len(const struct ieee802154_hdr *h);
+int wren_ieee802154_hdr_len(const struct ieee802154_hdr *h);
 
 /**
  * @brief Write the MHR described by @p h.
  * @param[in]  h   Header.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available in @p buf.
- * @return Bytes written (== ieee802154_hdr_len()).
+ * @return Bytes written (== wren_ieee802154_hdr_len()).
  * @return -IEEE802154_ERR_NOBUFS if @p len is too small.
- * @return The errors of ieee802154_hdr_len().
+ * @return The errors of wren_ieee802154_hdr_len().
  */
-int ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len);
+int wren_ieee802154_hdr_emit(const struct ieee802154_hdr *h, uint8_t *buf, size_t len);
 
 /**
- * @brief Length of the MPDU (without FCS) that ieee802154_emit() writes.
+ * @brief Length of the MPDU (without FCS) that wren_ieee802154_emit() writes.
  * @param[in] f Frame.
  * @return Bytes.
- * @return The errors of ieee802154_hdr_len().
+ * @return The errors of wren_ieee802154_hdr_len().
  * @return -IEEE802154_ERR_IE if IE lists are given but the header is not
  *         version 2 with ie_present, or a secured frame has both payload
  *         IEs and a payload.
  * @return -IEEE802154_ERR_NOBUFS if a list or payload is 64 KiB or more.
  */
-int ieee802154_len(const struct ieee802154_frame *f);
+int wren_ieee802154_len(const struct ieee802154_frame *f);
 
 /**
  * @brief Write a whole MPDU without FCS: MHR, header IEs, HT1 + payload
@@ -265,11 +265,11 @@ int ieee802154_len(const struct ieee802154_frame *f);
  * @param[in]  f   Frame.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available in @p buf.
- * @return Bytes written (== ieee802154_len()).
+ * @return Bytes written (== wren_ieee802154_len()).
  * @return -IEEE802154_ERR_NOBUFS if @p len is too small.
- * @return The errors of ieee802154_len().
+ * @return The errors of wren_ieee802154_len().
  */
-int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len);
+int wren_ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len);
 
 /**
  * @brief Frame check sequence: CRC-16/KERMIT (ITU-T polynomial 0x1021,
@@ -278,7 +278,7 @@ int ieee802154_emit(const struct ieee802154_frame *f, uint8_t *buf, size_t len);
  * @param[in] len Byte count.
  * @return The CRC, to store with put_le16().
  */
-uint16_t ieee802154_fcs(const uint8_t *buf, size_t len);
+uint16_t wren_ieee802154_fcs(const uint8_t *buf, size_t len);
 
 /**
  * @brief Check the FCS at the end of a PSDU.
@@ -288,13 +288,13 @@ uint16_t ieee802154_fcs(const uint8_t *buf, size_t len);
  * @return -IEEE802154_ERR_TRUNCATED if @p len < 2.
  * @return -IEEE802154_ERR_FCS on mismatch.
  */
-int ieee802154_fcs_check(const uint8_t *psdu, size_t len);
+int wren_ieee802154_fcs_check(const uint8_t *psdu, size_t len);
 
 /**
  * @brief Name of an error code.
  * @param[in] err An error code, negated or not.
  * @return A static string ("ok" for 0, "?" for unknown values).
  */
-const char *ieee802154_strerror(int err);
+const char *wren_ieee802154_strerror(int err);
 
 #endif

@@ -23,7 +23,7 @@ static word from_wire(word v)
     return HOST_LE ? v << 8 : v;
 }
 
-void inet_csum_init(struct inet_csum *c)
+void wren_inet_csum_init(struct inet_csum *c)
 {
     c->sum = 0;
     c->odd = false;
@@ -36,7 +36,7 @@ static inline word add1c(word sum, word v)
     return sum + (sum < v);
 }
 
-void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
+void wren_inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
 {
     word sum = c->sum;
     size_t i = 0;
@@ -66,7 +66,7 @@ void inet_csum_update(struct inet_csum *c, const uint8_t *buf, size_t len)
     c->sum = sum;
 }
 
-void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
+void wren_inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
                       uint32_t upper_len, uint8_t next)
 {
     /* at an even offset: the addresses are whole native words */
@@ -82,7 +82,7 @@ void inet_csum_pseudo(struct inet_csum *c, const uint8_t *src, const uint8_t *ds
     c->sum = add1c(sum, from_wire((upper_len >> 16) + (upper_len & 0xffff) + next));
 }
 
-uint16_t inet_csum_final(const struct inet_csum *c)
+uint16_t wren_inet_csum_final(const struct inet_csum *c)
 {
     word sum = c->sum;
     sum = (sum & 0xffffffffu) + (sum >> 16 >> 16); /* a 64-bit sum to 33 bits */

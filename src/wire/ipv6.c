@@ -6,7 +6,7 @@
 
 /* RFC 8200 section 3: version, traffic class, flow label, payload length,
  * next header, hop limit, source, destination */
-int ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h)
+int wren_ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h)
 {
     if (len < IPV6_HDR_LEN) {
         return -IPV6_ERR_TRUNCATED;
@@ -20,22 +20,22 @@ int ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h)
     h->payload_len = get_be16(buf + 4);
     h->next = buf[6];
     h->hop_limit = buf[7];
-    ipv6_addr_copy(h->src, buf + 8);
-    ipv6_addr_copy(h->dst, buf + 24);
+    wren_ipv6_addr_copy(h->src, buf + 8);
+    wren_ipv6_addr_copy(h->dst, buf + 24);
     return 0;
 }
 
-void ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf)
+void wren_ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf)
 {
     put_be32(buf, 6u << 28 | (uint32_t)h->tc << 20 | (h->flow & 0xfffff));
     put_be16(buf + 4, h->payload_len);
     buf[6] = h->next;
     buf[7] = h->hop_limit;
-    ipv6_addr_copy(buf + 8, h->src);
-    ipv6_addr_copy(buf + 24, h->dst);
+    wren_ipv6_addr_copy(buf + 8, h->src);
+    wren_ipv6_addr_copy(buf + 24, h->dst);
 }
 
-void ipv6_addr_copy(uint8_t *dst, const uint8_t *src)
+void wren_ipv6_addr_copy(uint8_t *dst, const uint8_t *src)
 {
     memcpy(dst, src, 16);
 }
@@ -48,17 +48,17 @@ static uint32_t word(const uint8_t *a, unsigned i)
     return w;
 }
 
-bool ipv6_addr_is_unspecified(const uint8_t *a)
+bool wren_ipv6_addr_is_unspecified(const uint8_t *a)
 {
     return (word(a, 0) | word(a, 1) | word(a, 2) | word(a, 3)) == 0;
 }
 
-bool ipv6_addr_is_loopback(const uint8_t *a)
+bool wren_ipv6_addr_is_loopback(const uint8_t *a)
 {
     return (word(a, 0) | word(a, 1) | word(a, 2)) == 0 && get_be32(a + 12) == 1;
 }
 
-bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
+bool wren_ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
 {
     if (bits > 128) {
         bits = 128;
@@ -75,7 +75,7 @@ bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
     return ((a[bytes] ^ b[bytes]) & mask) == 0;
 }
 
-unsigned ipv6_prefix_common(const uint8_t *a, const uint8_t *b)
+unsigned wren_ipv6_prefix_common(const uint8_t *a, const uint8_t *b)
 {
     unsigned n = 0;
     for (int i = 0; i < 16; i++) {

@@ -54,29 +54,29 @@ enum ipv6_err {
  * @return 0, -IPV6_ERR_TRUNCATED (len < 40), -IPV6_ERR_VERSION. The payload
  *         length is not checked against @p len: that is the caller's policy.
  */
-int ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h);
+int wren_ipv6_hdr_parse(const uint8_t *buf, size_t len, struct ipv6_hdr *h);
 
 /** @brief Write the 40-byte fixed header of @p h to @p buf. */
-void ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf);
+void wren_ipv6_hdr_emit(const struct ipv6_hdr *h, uint8_t *buf);
 
 /* address helpers (a = 16 bytes, network order) */
-static inline bool ipv6_addr_is_multicast(const uint8_t *a)
+static inline bool wren_ipv6_addr_is_multicast(const uint8_t *a)
 {
     return a[0] == 0xff;
 }
 
-static inline bool ipv6_addr_is_link_local(const uint8_t *a)
+static inline bool wren_ipv6_addr_is_link_local(const uint8_t *a)
 {
     return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
 /** @brief Copy address @p src to @p dst (a call: smaller than an inline copy). */
-void ipv6_addr_copy(uint8_t *dst, const uint8_t *src);
-bool ipv6_addr_is_unspecified(const uint8_t *a);
-bool ipv6_addr_is_loopback(const uint8_t *a);
+void wren_ipv6_addr_copy(uint8_t *dst, const uint8_t *src);
+bool wren_ipv6_addr_is_unspecified(const uint8_t *a);
+bool wren_ipv6_addr_is_loopback(const uint8_t *a);
 /** @brief Whether the first @p bits bits of @p a and @p b are equal. */
-bool ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits);
+bool wren_ipv6_prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits);
 /** @brief Number of leading bits @p a and @p b share (0..128). */
-unsigned ipv6_prefix_common(const uint8_t *a, const uint8_t *b);
+unsigned wren_ipv6_prefix_common(const uint8_t *a, const uint8_t *b);
 
 #endif

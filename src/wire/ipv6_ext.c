@@ -7,7 +7,7 @@
 
 /* RFC 8200 4.2: options are TLVs; Pad1 is a lone zero byte, every other
  * option has a length byte and that many bytes of data. */
-int ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ipv6_ext_opt *o)
+int wren_ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ipv6_ext_opt *o)
 {
     size_t p = *pos;
     while (p < hdr_len) {
@@ -48,7 +48,7 @@ static bool is_known(uint8_t type, const uint8_t *known, size_t n)
     return false;
 }
 
-int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+int wren_ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
                   size_t n_known, struct ipv6_ext *e)
 {
     size_t off = 0, err_off = 0;
@@ -96,7 +96,7 @@ int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *
             struct ipv6_ext_opt o;
             size_t pos = 2;
             int rc;
-            while ((rc = ipv6_ext_opt_next(h, hl, &pos, &o)) > 0) {
+            while ((rc = wren_ipv6_ext_opt_next(h, hl, &pos, &o)) > 0) {
                 if (!e->opt_off && (o.type >> 6) != IPV6_OPT_ACT_SKIP &&
                     !is_known(o.type, known, n_known)) {
                     e->opt_off = (uint16_t)(off + o.off);

@@ -31,7 +31,7 @@
  * Usage:
  * @code
  *   struct ipv6_ext e;
- *   int rc = ipv6_ext_walk(h.next, pkt + 40, plen, NULL, 0, &e);
+ *   int rc = wren_ipv6_ext_walk(h.next, pkt + 40, plen, NULL, 0, &e);
  *   if (rc == -IPV6_EXT_ERR_RH0)
  *       send_param_problem(0, 40 + e.err_off);
  *   else if (rc < 0)
@@ -122,7 +122,7 @@ struct ipv6_ext_opt {
  * @return 0: e->next/e->off say where the walk stopped.
  * @return -IPV6_EXT_ERR_x, see enum ipv6_ext_err.
  */
-int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+int wren_ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
                   size_t n_known, struct ipv6_ext *e);
 
 /**
@@ -135,6 +135,6 @@ int ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *
  * @return 1 with @p o, 0 at the end of the header.
  * @return -IPV6_EXT_ERR_OPT if an option runs past the header (*pos is left at it).
  */
-int ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ipv6_ext_opt *o);
+int wren_ipv6_ext_opt_next(const uint8_t *hdr, size_t hdr_len, size_t *pos, struct ipv6_ext_opt *o);
 
 #endif

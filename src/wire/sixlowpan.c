@@ -45,7 +45,7 @@ static uint16_t rd_port(struct rd *r, unsigned short_form)
 
 /* ---- RFC 4944 5.3: fragment headers ------------------------------------ */
 
-int sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *f)
+int wren_sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *f)
 {
     if (len == 0)
         return -SIXLOWPAN_ERR_TRUNCATED;
@@ -64,9 +64,9 @@ int sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *
     return (int)hl;
 }
 
-int sixlowpan_frag_emit(const struct sixlowpan_frag *f, uint8_t *buf, size_t len)
+int wren_sixlowpan_frag_emit(const struct sixlowpan_frag *f, uint8_t *buf, size_t len)
 {
-    size_t hl = sixlowpan_frag_len(f);
+    size_t hl = wren_sixlowpan_frag_len(f);
     if (f->size < IPV6_HDR_LEN || f->size > SIXLOWPAN_FRAG_MAX_SIZE)
         return -SIXLOWPAN_ERR_FRAG_SIZE;
     if ((f->offset & 7u) || f->offset > 255u * 8 || (f->first && f->offset))
@@ -208,7 +208,7 @@ static const uint8_t hlim[4] = {0, 1, 64, 255};
 
 /* ---- RFC 6282 3.1, 4.3: decompression ----------------------------------- */
 
-int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
+int wren_sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
                          const struct sixlowpan_ctx *ctx, struct sixlowpan_iphc *out)
 {
     struct rd r = {buf, len, false};
@@ -345,12 +345,12 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
      * context needs to be looked at */
     bool ll = get_be32(a) == 0xfe800000u && get_be32(a + 4) == 0;
     if (!ll) {
-        if (!dst && ipv6_addr_is_unspecified(a))
+        if (!dst && wren_ipv6_addr_is_unspecified(a))
             return AM_C; /* SAC=1 SAM=00 */
         for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
             const struct sixlowpan_ctx *c = &ctx[i];
             if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
-                ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
+                wren_ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
                 best = c;
         }
     }
@@ -366,7 +366,7 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
     return 0;
 }
 
-int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
+int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
                         const struct sixlowpan_l2 *l2, const struct sixlowpan_ctx *ctx,
                         uint8_t *buf, size_t len)
 {
@@ -446,7 +446,7 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
     return (int)n;
 }
 
-const char *sixlowpan_strerror(int err)
+const char *wren_sixlowpan_strerror(int err)
 {
     /* One string, names separated by NULs: no pointer table in ROM. */
     static const char names[] = "ok\0truncated\0dispatch\0fragment size\0fragment offset\0"

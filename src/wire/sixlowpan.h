@@ -31,13 +31,13 @@
  * @code
  *   struct sixlowpan_l2 l2 = {f.hdr.src_addr, 8, f.hdr.dst_addr, 2};
  *   struct sixlowpan_iphc h;
- *   if (sixlowpan_iphc_parse(p, n, &l2, ctx, &h) < 0)
+ *   if (wren_sixlowpan_iphc_parse(p, n, &l2, ctx, &h) < 0)
  *       goto drop;
  *   size_t ulen = n - h.hdr_len + (h.udp ? UDP_HDR_LEN : 0);
  *   h.ip.payload_len = (uint16_t)ulen;        // caller's job, see above
  *   h.uh.len = (uint16_t)ulen;
  *
- *   int k = sixlowpan_iphc_emit(&ip, &uh, &l2, ctx, out, sizeof(out));
+ *   int k = wren_sixlowpan_iphc_emit(&ip, &uh, &l2, ctx, out, sizeof(out));
  *   if (k < 0)
  *       goto drop;  // out holds nothing usable
  * @endcode
@@ -67,7 +67,7 @@ enum sixlowpan_err {
 };
 
 /** Dispatch classes of the first byte of a 6LoWPAN frame payload. */
-enum sixlowpan_dispatch {
+enum wren_sixlowpan_dispatch {
     SIXLOWPAN_DISPATCH_NALP,        /**< 00xxxxxx: not a LoWPAN frame */
     SIXLOWPAN_DISPATCH_IPV6,        /**< 01000001: uncompressed IPv6 */
     SIXLOWPAN_DISPATCH_IPHC,        /**< 011xxxxx: LOWPAN_IPHC */
@@ -90,7 +90,7 @@ enum sixlowpan_dispatch {
 _Static_assert(CONFIG_WREN_SIXLOWPAN_CTXS >= 1 && CONFIG_WREN_SIXLOWPAN_CTXS <= 16,
                "1..16 6LoWPAN contexts");
 #define SIXLOWPAN_CTX_COUNT CONFIG_WREN_SIXLOWPAN_CTXS /**< entries in a context table */
-/** Longest header sixlowpan_iphc_emit() writes: IPHC 2, TF 4, HLIM 1, two
+/** Longest header wren_sixlowpan_iphc_emit() writes: IPHC 2, TF 4, HLIM 1, two
  *  inline addresses 32, UDP NHC 7 (a CID byte comes only with a context,
  *  which shortens an address by at least 8). */
 #define SIXLOWPAN_IPHC_MAX_LEN 46
@@ -102,7 +102,7 @@ _Static_assert(CONFIG_WREN_SIXLOWPAN_CTXS >= 1 && CONFIG_WREN_SIXLOWPAN_CTXS <= 
  * @param[in] b First byte.
  * @return The dispatch class.
  */
-static inline enum sixlowpan_dispatch sixlowpan_dispatch(uint8_t b)
+static inline enum wren_sixlowpan_dispatch wren_sixlowpan_dispatch(uint8_t b)
 {
     if (b < 0x40)
         return SIXLOWPAN_DISPATCH_NALP;
@@ -151,14 +151,14 @@ struct sixlowpan_frag {
  * @return -SIXLOWPAN_ERR_FRAG_SIZE if datagram_size is below 40 (the IPv6
  *         header alone is 40 bytes), for FRAG1 and FRAGN alike.
  */
-int sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *f);
+int wren_sixlowpan_frag_parse(const uint8_t *buf, size_t len, struct sixlowpan_frag *f);
 
 /**
- * @brief Length of the header sixlowpan_frag_emit() writes.
+ * @brief Length of the header wren_sixlowpan_frag_emit() writes.
  * @param[in] f Header.
  * @return SIXLOWPAN_FRAG1_LEN or SIXLOWPAN_FRAGN_LEN.
  */
-static inline size_t sixlowpan_frag_len(const struct sixlowpan_frag *f)
+static inline size_t wren_sixlowpan_frag_len(const struct sixlowpan_frag *f)
 {
     return f->first ? SIXLOWPAN_FRAG1_LEN : SIXLOWPAN_FRAGN_LEN;
 }
@@ -168,13 +168,13 @@ static inline size_t sixlowpan_frag_len(const struct sixlowpan_frag *f)
  * @param[in]  f   Header.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available in @p buf.
- * @return Bytes written (== sixlowpan_frag_len()).
+ * @return Bytes written (== wren_sixlowpan_frag_len()).
  * @return -SIXLOWPAN_ERR_FRAG_SIZE if size is below 40 or above 2047.
  * @return -SIXLOWPAN_ERR_FRAG_OFFSET if a FRAG1 has a non-zero offset or a
  *         FRAGN offset is not a multiple of 8 or above 2040.
  * @return -SIXLOWPAN_ERR_NOBUFS if @p len is too small.
  */
-int sixlowpan_frag_emit(const struct sixlowpan_frag *f, uint8_t *buf, size_t len);
+int wren_sixlowpan_frag_emit(const struct sixlowpan_frag *f, uint8_t *buf, size_t len);
 
 /**
  * @brief One compression context (RFC 6282 3.1.1, distributed by RFC 6775).
@@ -237,7 +237,7 @@ struct sixlowpan_iphc {
  * @return -SIXLOWPAN_ERR_NHC if NH=1 and the NHC is not UDP (extension
  *         header NHC is not supported).
  */
-int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
+int wren_sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
                          const struct sixlowpan_ctx *ctx, struct sixlowpan_iphc *out);
 
 /**
@@ -260,7 +260,7 @@ int sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_
  * @return Bytes written (at most SIXLOWPAN_IPHC_MAX_LEN).
  * @return -SIXLOWPAN_ERR_NOBUFS if @p len is too small.
  */
-int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
+int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
                         const struct sixlowpan_l2 *l2, const struct sixlowpan_ctx *ctx,
                         uint8_t *buf, size_t len);
 
@@ -269,6 +269,6 @@ int sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
  * @param[in] err An error code, negated or not.
  * @return A static string ("ok" for 0, "?" for unknown values).
  */
-const char *sixlowpan_strerror(int err);
+const char *wren_sixlowpan_strerror(int err);
 
 #endif

@@ -44,7 +44,7 @@ static const uint8_t opt_fixed_len[TCP_OPT_TS + 1] = {
 
 /* RFC 9293 3.1, 3.2: kind; for all kinds but EOL and NOP a length that
  * counts kind and length bytes (MUST-68); unknown kinds skipped (MUST-6). */
-int tcp_opts_parse(const uint8_t *opts, size_t len, struct tcp_opts *o)
+int wren_tcp_opts_parse(const uint8_t *opts, size_t len, struct tcp_opts *o)
 {
     struct rd r = { opts, len, false };
     memset(o, 0, sizeof(*o));
@@ -111,7 +111,7 @@ int tcp_opts_parse(const uint8_t *opts, size_t len, struct tcp_opts *o)
 }
 
 /* RFC 9293 3.1 */
-int tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_opts *o)
+int wren_tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_opts *o)
 {
     if (len < TCP_HDR_LEN) {
         return -TCP_ERR_TRUNCATED;
@@ -132,11 +132,11 @@ int tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_
     h->window = get_be16(buf + TCP_OFF_WINDOW);
     h->csum = get_be16(buf + TCP_OFF_CSUM);
     h->urg = get_be16(buf + TCP_OFF_URG);
-    int rc = tcp_opts_parse(buf + TCP_HDR_LEN, hl - TCP_HDR_LEN, o);
+    int rc = wren_tcp_opts_parse(buf + TCP_HDR_LEN, hl - TCP_HDR_LEN, o);
     return rc < 0 ? rc : (int)hl;
 }
 
-int tcp_opts_len(const struct tcp_opts *o)
+int wren_tcp_opts_len(const struct tcp_opts *o)
 {
     if (!o) {
         return 0;
@@ -157,9 +157,9 @@ static uint8_t *put32(uint8_t *p, uint32_t v)
 /* Every option starts a 32-bit word (NOPs in front), as Linux's
  * tcp_options_write() lays them out; SACK-permitted takes the NOPs before
  * the timestamps. */
-int tcp_opts_emit(const struct tcp_opts *o, uint8_t *buf, size_t len)
+int wren_tcp_opts_emit(const struct tcp_opts *o, uint8_t *buf, size_t len)
 {
-    int n = tcp_opts_len(o);
+    int n = wren_tcp_opts_len(o);
     if (n <= 0) {
         return n;
     }
@@ -190,16 +190,16 @@ int tcp_opts_emit(const struct tcp_opts *o, uint8_t *buf, size_t len)
     return n;
 }
 
-int tcp_hdr_len(const struct tcp_opts *o)
+int wren_tcp_hdr_len(const struct tcp_opts *o)
 {
-    int n = tcp_opts_len(o);
+    int n = wren_tcp_opts_len(o);
     return n < 0 ? n : TCP_HDR_LEN + n;
 }
 
 /* RFC 9293 3.1 */
-int tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf, size_t len)
+int wren_tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf, size_t len)
 {
-    int n = tcp_hdr_len(o);
+    int n = wren_tcp_hdr_len(o);
     if (n < 0) {
         return n;
     }
@@ -215,7 +215,7 @@ int tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf
     put_be16(buf + TCP_OFF_WINDOW, h->window);
     put_be16(buf + TCP_OFF_CSUM, h->csum);
     put_be16(buf + TCP_OFF_URG, h->urg);
-    tcp_opts_emit(o, buf + TCP_HDR_LEN, (size_t)n - TCP_HDR_LEN);
+    wren_tcp_opts_emit(o, buf + TCP_HDR_LEN, (size_t)n - TCP_HDR_LEN);
     return n;
 }
 
@@ -226,20 +226,20 @@ static uint16_t csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg,
 {
     struct inet_csum c;
     size_t a = len < TCP_OFF_CSUM ? len : TCP_OFF_CSUM;
-    tcp_csum_start(&c, src, dst, (uint32_t)len);
-    inet_csum_update(&c, seg, a);
+    wren_tcp_csum_start(&c, src, dst, (uint32_t)len);
+    wren_inet_csum_update(&c, seg, a);
     if (len > a + gap) {
-        inet_csum_update(&c, seg + a + gap, len - a - gap);
+        wren_inet_csum_update(&c, seg + a + gap, len - a - gap);
     }
-    return inet_csum_final(&c);
+    return wren_inet_csum_final(&c);
 }
 
-uint16_t tcp_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len)
+uint16_t wren_tcp_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len)
 {
     return csum(src, dst, seg, len, 2);
 }
 
-int tcp_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len)
+int wren_tcp_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len)
 {
     if (len < TCP_HDR_LEN) {
         return -TCP_ERR_TRUNCATED;

@@ -28,9 +28,9 @@
  * @code
  *   struct tcp_hdr h;
  *   struct tcp_opts o;
- *   if (tcp_csum_check(ip.src, ip.dst, seg, n) < 0)
+ *   if (wren_tcp_csum_check(ip.src, ip.dst, seg, n) < 0)
  *       goto drop;
- *   int hl = tcp_hdr_parse(seg, n, &h, &o);
+ *   int hl = wren_tcp_hdr_parse(seg, n, &h, &o);
  *   if (hl < 0)
  *       goto drop;   // RFC 9293 3.1 (MUST-7): a malformed option is reason enough
  *   // payload: seg + hl, n - hl bytes
@@ -42,25 +42,25 @@
  *                        .flags = TCP_SYN | TCP_ACK, .window = 2048 };
  *   struct tcp_opts o = { .has_mss = true, .mss = 1220, .sack_ok = true,
  *                         .has_ts = true, .ts_val = now, .ts_ecr = peer_ts };
- *   int hl = tcp_hdr_emit(&h, &o, buf, len);   // 36: MSS, SACK-permitted, timestamps
- *   put_be16(buf + TCP_OFF_CSUM, tcp_csum(src, dst, buf, (size_t)hl + payload_len));
+ *   int hl = wren_tcp_hdr_emit(&h, &o, buf, len);   // 36: MSS, SACK-permitted, timestamps
+ *   put_be16(buf + TCP_OFF_CSUM, wren_tcp_csum(src, dst, buf, (size_t)hl + payload_len));
  * @endcode
  *
  * Send, scattered (the header in one buffer, the payload in others): sum
  * the pseudo-header with the whole segment length, then every piece in
- * order, the header with a zero checksum field (as tcp_hdr_emit() writes it
+ * order, the header with a zero checksum field (as wren_tcp_hdr_emit() writes it
  * when h.csum is 0). Pieces may have any length: inet_csum carries an odd
  * byte over to the next one.
  * @code
  *   struct inet_csum c;
- *   tcp_csum_start(&c, src, dst, (uint32_t)(hl + payload_len));
- *   inet_csum_update(&c, hdr, (size_t)hl);
+ *   wren_tcp_csum_start(&c, src, dst, (uint32_t)(hl + payload_len));
+ *   wren_inet_csum_update(&c, hdr, (size_t)hl);
  *   for (piece = payload; piece; piece = piece->next)
- *       inet_csum_update(&c, piece->data, piece->size);
- *   put_be16(hdr + TCP_OFF_CSUM, inet_csum_final(&c));
+ *       wren_inet_csum_update(&c, piece->data, piece->size);
+ *   put_be16(hdr + TCP_OFF_CSUM, wren_inet_csum_final(&c));
  * @endcode
  * To verify a scattered segment, do the same with the checksum field as
- * received: inet_csum_final() is 0 when it verifies.
+ * received: wren_inet_csum_final() is 0 when it verifies.
  */
 #ifndef WREN_WIRE_TCP_H
 #define WREN_WIRE_TCP_H
@@ -134,7 +134,7 @@ struct tcp_hdr {
     uint8_t rsvd;    /**< the 4 reserved bits (low nibble), as received; sent
                           as given (0 per RFC 9293) */
     uint16_t window; /**< as on the wire: not scaled */
-    uint16_t csum;   /**< as received; emit writes it as given (0 before tcp_csum()) */
+    uint16_t csum;   /**< as received; emit writes it as given (0 before wren_tcp_csum()) */
     uint16_t urg;    /**< urgent pointer, as received: meaningful only with
                           TCP_URG, and may point beyond the segment */
 };
@@ -167,9 +167,9 @@ struct tcp_opts {
  * @return The header length in bytes (20..60): the payload starts there.
  * @return -TCP_ERR_TRUNCATED, -TCP_ERR_DOFF, -TCP_ERR_DOFF_LEN for the header;
  *         -TCP_ERR_OPT_LEN, _OPT_TRUNCATED, _OPT_SIZE, _OPT_SACK as
- *         tcp_opts_parse().
+ *         wren_tcp_opts_parse().
  */
-int tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_opts *o);
+int wren_tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_opts *o);
 
 /**
  * @brief Parse an option list (RFC 9293 3.2): kinds other than EOL and NOP
@@ -187,17 +187,17 @@ int tcp_hdr_parse(const uint8_t *buf, size_t len, struct tcp_hdr *h, struct tcp_
  *         timestamps of the wrong length.
  * @return -TCP_ERR_OPT_SACK for a SACK length not 2 + 8n, n 1..4.
  */
-int tcp_opts_parse(const uint8_t *opts, size_t len, struct tcp_opts *o);
+int wren_tcp_opts_parse(const uint8_t *opts, size_t len, struct tcp_opts *o);
 
 /**
- * @brief Bytes of options tcp_opts_emit() writes: a multiple of 4.
+ * @brief Bytes of options wren_tcp_opts_emit() writes: a multiple of 4.
  * @param[in] o Options, or NULL for none.
  * @return 0..40.
  * @return -TCP_ERR_INVAL if n_sack is above 4 or the options need more
  *         than 40 bytes (timestamps leave room for 3 SACK blocks; SACK
  *         blocks on a SYN with MSS, timestamps and window scale for 2).
  */
-int tcp_opts_len(const struct tcp_opts *o);
+int wren_tcp_opts_len(const struct tcp_opts *o);
 
 /**
  * @brief Write the options set in @p o, laid out as Linux does, each NOP
@@ -215,29 +215,29 @@ int tcp_opts_len(const struct tcp_opts *o);
  * @param[in]  o   Options, or NULL for none.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available.
- * @return Bytes written (tcp_opts_len()).
- * @return -TCP_ERR_INVAL as tcp_opts_len(); -TCP_ERR_NOBUFS.
+ * @return Bytes written (wren_tcp_opts_len()).
+ * @return -TCP_ERR_INVAL as wren_tcp_opts_len(); -TCP_ERR_NOBUFS.
  */
-int tcp_opts_emit(const struct tcp_opts *o, uint8_t *buf, size_t len);
+int wren_tcp_opts_emit(const struct tcp_opts *o, uint8_t *buf, size_t len);
 
 /**
- * @brief Bytes tcp_hdr_emit() writes: 20 + tcp_opts_len(@p o).
- * @return 20..60, or -TCP_ERR_INVAL as tcp_opts_len().
+ * @brief Bytes wren_tcp_hdr_emit() writes: 20 + wren_tcp_opts_len(@p o).
+ * @return 20..60, or -TCP_ERR_INVAL as wren_tcp_opts_len().
  */
-int tcp_hdr_len(const struct tcp_opts *o);
+int wren_tcp_hdr_len(const struct tcp_opts *o);
 
 /**
  * @brief Write the header and options, the data offset from the options.
  *        The checksum field is written as h->csum: emit with 0, append the
- *        payload and fill it in with tcp_csum() (or inet_csum, see above).
+ *        payload and fill it in with wren_tcp_csum() (or inet_csum, see above).
  * @param[in]  h   Header fields; rsvd is written as its low 4 bits.
  * @param[in]  o   Options, or NULL for none.
  * @param[out] buf Output; nothing is written on error.
  * @param[in]  len Bytes available.
- * @return Bytes written (tcp_hdr_len()); never fails with that many.
- * @return -TCP_ERR_INVAL as tcp_opts_len(); -TCP_ERR_NOBUFS.
+ * @return Bytes written (wren_tcp_hdr_len()); never fails with that many.
+ * @return -TCP_ERR_INVAL as wren_tcp_opts_len(); -TCP_ERR_NOBUFS.
  */
-int tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf, size_t len);
+int wren_tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf, size_t len);
 
 /**
  * @brief The checksum to store in a segment (RFC 9293 3.1): over the IPv6
@@ -248,7 +248,7 @@ int tcp_hdr_emit(const struct tcp_hdr *h, const struct tcp_opts *o, uint8_t *buf
  *                     bytes, at least 20.
  * @return The value for bytes 16-17 (put_be16(seg + TCP_OFF_CSUM, ...)).
  */
-uint16_t tcp_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len);
+uint16_t wren_tcp_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len);
 
 /**
  * @brief Verify the checksum of a received segment (RFC 9293 MUST-3: every
@@ -256,15 +256,15 @@ uint16_t tcp_csum(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, si
  * @return 0 if it verifies.
  * @return -TCP_ERR_TRUNCATED if @p len < 20; -TCP_ERR_CSUM otherwise.
  */
-int tcp_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len);
+int wren_tcp_csum_check(const uint8_t *src, const uint8_t *dst, const uint8_t *seg, size_t len);
 
 /** @brief Begin a scattered checksum: the IPv6 pseudo-header of a TCP
  *         segment of @p seg_len bytes (header and payload). */
-static inline void tcp_csum_start(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
+static inline void wren_tcp_csum_start(struct inet_csum *c, const uint8_t *src, const uint8_t *dst,
                                   uint32_t seg_len)
 {
-    inet_csum_init(c);
-    inet_csum_pseudo(c, src, dst, seg_len, IPV6_NH_TCP);
+    wren_inet_csum_init(c);
+    wren_inet_csum_pseudo(c, src, dst, seg_len, IPV6_NH_TCP);
 }
 
 /*
@@ -275,27 +275,27 @@ static inline void tcp_csum_start(struct inet_csum *c, const uint8_t *src, const
  */
 
 /** @brief a < b modulo 2^32. */
-static inline bool tcp_seq_lt(uint32_t a, uint32_t b)
+static inline bool wren_tcp_seq_lt(uint32_t a, uint32_t b)
 {
     return ((a - b) >> 31) != 0;
 }
 
 /** @brief a <= b modulo 2^32. */
-static inline bool tcp_seq_le(uint32_t a, uint32_t b)
+static inline bool wren_tcp_seq_le(uint32_t a, uint32_t b)
 {
-    return a == b || tcp_seq_lt(a, b);
+    return a == b || wren_tcp_seq_lt(a, b);
 }
 
 /** @brief a > b modulo 2^32. */
-static inline bool tcp_seq_gt(uint32_t a, uint32_t b)
+static inline bool wren_tcp_seq_gt(uint32_t a, uint32_t b)
 {
-    return tcp_seq_lt(b, a);
+    return wren_tcp_seq_lt(b, a);
 }
 
 /** @brief a >= b modulo 2^32. */
-static inline bool tcp_seq_ge(uint32_t a, uint32_t b)
+static inline bool wren_tcp_seq_ge(uint32_t a, uint32_t b)
 {
-    return tcp_seq_le(b, a);
+    return wren_tcp_seq_le(b, a);
 }
 
 /**
@@ -303,11 +303,11 @@ static inline bool tcp_seq_ge(uint32_t a, uint32_t b)
  *        hi - lo numbers from lo (empty when lo == hi; any size up to
  *        2^32 - 1, no ambiguity). RFC 9293 3.10.7.4's tests:
  *        RCV.NXT =< SEG.SEQ < RCV.NXT+RCV.WND is
- *        tcp_seq_between(seq, rcv_nxt, rcv_nxt + rcv_wnd);
+ *        wren_tcp_seq_between(seq, rcv_nxt, rcv_nxt + rcv_wnd);
  *        SND.UNA < SEG.ACK =< SND.NXT is
- *        tcp_seq_between(ack, snd_una + 1, snd_nxt + 1).
+ *        wren_tcp_seq_between(ack, snd_una + 1, snd_nxt + 1).
  */
-static inline bool tcp_seq_between(uint32_t a, uint32_t lo, uint32_t hi)
+static inline bool wren_tcp_seq_between(uint32_t a, uint32_t lo, uint32_t hi)
 {
     return a - lo < hi - lo;
 }

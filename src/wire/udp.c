@@ -3,7 +3,7 @@
 #include "core/byteorder.h"
 
 /* RFC 768: source port, destination port, length, checksum */
-int udp_hdr_parse(const uint8_t *buf, size_t len, struct udp_hdr *h)
+int wren_udp_hdr_parse(const uint8_t *buf, size_t len, struct udp_hdr *h)
 {
     if (len < UDP_HDR_LEN) {
         return -UDP_ERR_TRUNCATED;
@@ -18,7 +18,7 @@ int udp_hdr_parse(const uint8_t *buf, size_t len, struct udp_hdr *h)
     return 0;
 }
 
-void udp_hdr_emit(const struct udp_hdr *h, uint8_t *buf)
+void wren_udp_hdr_emit(const struct udp_hdr *h, uint8_t *buf)
 {
     put_be16(buf, h->src_port);
     put_be16(buf + 2, h->dst_port);

@@ -25,9 +25,9 @@ enum udp_err {
 
 /** @brief Parse the header; the length field must lie within [8, len].
  *  @return 0 or -UDP_ERR_x. */
-int udp_hdr_parse(const uint8_t *buf, size_t len, struct udp_hdr *h);
+int wren_udp_hdr_parse(const uint8_t *buf, size_t len, struct udp_hdr *h);
 
 /** @brief Write the 8-byte header. */
-void udp_hdr_emit(const struct udp_hdr *h, uint8_t *buf);
+void wren_udp_hdr_emit(const struct udp_hdr *h, uint8_t *buf);
 
 #endif

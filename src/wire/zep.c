@@ -17,7 +17,7 @@
 #define OFF_LEN 31
 #define OFF_SEQ_ACK 4
 
-int zep_parse(const uint8_t *buf, size_t len, struct zep_frame *f)
+int wren_zep_parse(const uint8_t *buf, size_t len, struct zep_frame *f)
 {
     memset(f, 0, sizeof(*f));
     /* the common part first: preamble, version, type */
@@ -60,12 +60,12 @@ int zep_parse(const uint8_t *buf, size_t len, struct zep_frame *f)
     return 0;
 }
 
-size_t zep_hdr_len(const struct zep_hdr *h)
+size_t wren_zep_hdr_len(const struct zep_hdr *h)
 {
     return h->type == ZEP_TYPE_ACK ? ZEP_V2_ACK_LEN : ZEP_V2_HDR_LEN;
 }
 
-int zep_emit(const struct zep_hdr *h, uint8_t *buf, size_t len)
+int wren_zep_emit(const struct zep_hdr *h, uint8_t *buf, size_t len)
 {
     if (h->type != ZEP_TYPE_DATA && h->type != ZEP_TYPE_ACK) {
         return -ZEP_ERR_TYPE;
@@ -73,7 +73,7 @@ int zep_emit(const struct zep_hdr *h, uint8_t *buf, size_t len)
     if (h->type == ZEP_TYPE_DATA && h->len > ZEP_MAX_PSDU) {
         return -ZEP_ERR_LENGTH;
     }
-    size_t n = zep_hdr_len(h);
+    size_t n = wren_zep_hdr_len(h);
     if (len < n) {
         return -ZEP_ERR_NOBUFS;
     }

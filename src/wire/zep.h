@@ -26,13 +26,13 @@
  *
  * @code
  *   struct zep_frame f;
- *   if (zep_parse(buf, n, &f) < 0 || f.hdr.type != ZEP_TYPE_DATA)
+ *   if (wren_zep_parse(buf, n, &f) < 0 || f.hdr.type != ZEP_TYPE_DATA)
  *       goto drop;
  *   // f.psdu: f.hdr.len bytes, the 802.15.4 frame with its FCS
  *
  *   struct zep_hdr h = { .type = ZEP_TYPE_DATA, .channel = 26, .crc_mode = 1,
  *                        .lqi = 255, .seq = seq++, .len = psdu_len };
- *   zep_emit(&h, out, ZEP_V2_HDR_LEN);  // then the PSDU right behind it
+ *   wren_zep_emit(&h, out, ZEP_V2_HDR_LEN);  // then the PSDU right behind it
  * @endcode
  */
 #ifndef WREN_WIRE_ZEP_H
@@ -87,10 +87,10 @@ struct zep_frame {
  * @return 0 or -ZEP_ERR_x (checked in this order: truncated fixed part,
  *         preamble, version, type, truncated header, length).
  */
-int zep_parse(const uint8_t *buf, size_t len, struct zep_frame *f);
+int wren_zep_parse(const uint8_t *buf, size_t len, struct zep_frame *f);
 
 /** @brief Header length of @p h: ZEP_V2_HDR_LEN (data) or ZEP_V2_ACK_LEN. */
-size_t zep_hdr_len(const struct zep_hdr *h);
+size_t wren_zep_hdr_len(const struct zep_hdr *h);
 
 /**
  * @brief Write the header of @p h (reserved bytes zero); a data packet's
@@ -98,6 +98,6 @@ size_t zep_hdr_len(const struct zep_hdr *h);
  * @return the header length, or -ZEP_ERR_NOBUFS if @p len is shorter,
  *         -ZEP_ERR_TYPE / -ZEP_ERR_LENGTH for a header that cannot be sent.
  */
-int zep_emit(const struct zep_hdr *h, uint8_t *buf, size_t len);
+int wren_zep_emit(const struct zep_hdr *h, uint8_t *buf, size_t len);
 
 #endif

@@ -180,7 +180,7 @@ static void show_nd(struct app *a)
     snprintf(s, sizeof(s),
              "router %s; rx ra %lu invalid %lu; tx rs %lu; slaac added %lu failed %lu, "
              "prefixes ignored %lu; routes refused %lu\n",
-             ipv6_addr_is_unspecified(a->nd.router) ? "none"
+             wren_ipv6_addr_is_unspecified(a->nd.router) ? "none"
                                                     : wren_ipv6_addr_to_str(ip, a->nd.router),
              (unsigned long)c->rx_ra, (unsigned long)c->rx_ra_invalid, (unsigned long)c->tx_rs,
              (unsigned long)c->slaac_added, (unsigned long)c->slaac_failed,

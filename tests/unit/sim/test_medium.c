@@ -408,8 +408,8 @@ static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t
     put_be16(f.hdr.src_addr, 0x0042);
     f.payload = pl;
     f.payload_len = plen;
-    int n = ieee802154_emit(&f, buf, 125);
-    put_le16(buf + n, ieee802154_fcs(buf, (size_t)n));
+    int n = wren_ieee802154_emit(&f, buf, 125);
+    put_le16(buf + n, wren_ieee802154_fcs(buf, (size_t)n));
     return (size_t)n + 2;
 }
 
@@ -447,7 +447,7 @@ TEST(test_inject__malformed_frames_dropped_by_reason)
     uint64_t before = counter(s, 0, "netif.rx_drop_malformed");
     for (size_t k = 1; k < 9; k++) {
         memcpy(f, good, k);
-        put_le16(f + k, ieee802154_fcs(f, k));
+        put_le16(f + k, wren_ieee802154_fcs(f, k));
         CHECK_EQ(wren_sim_inject(s, 0, f, k + 2), 0);
         wren_sim_run(s, 10 + k);
     }
@@ -455,17 +455,17 @@ TEST(test_inject__malformed_frames_dropped_by_reason)
     /* reserved frame version and address mode, an ACK, a MAC command */
     memcpy(f, good, gn);
     f[1] |= 0x30; /* version 3 */
-    put_le16(f + gn - 2, ieee802154_fcs(f, gn - 2));
+    put_le16(f + gn - 2, wren_ieee802154_fcs(f, gn - 2));
     wren_sim_inject(s, 0, f, gn);
     wren_sim_run(s, 30);
     memcpy(f, good, gn);
     f[1] = (uint8_t)((f[1] & ~0x0c) | 0x04); /* dst mode 1 */
-    put_le16(f + gn - 2, ieee802154_fcs(f, gn - 2));
+    put_le16(f + gn - 2, wren_ieee802154_fcs(f, gn - 2));
     wren_sim_inject(s, 0, f, gn);
     wren_sim_run(s, 31);
     CHECK_EQ(counter(s, 0, "netif.rx_drop_malformed") - before, 10);
     uint8_t ack[5] = { 0x02, 0x00, 0x17, 0, 0 };
-    put_le16(ack + 3, ieee802154_fcs(ack, 3));
+    put_le16(ack + 3, wren_ieee802154_fcs(ack, 3));
     wren_sim_inject(s, 0, ack, 5);
     wren_sim_run(s, 32);
     CHECK_EQ(counter(s, 0, "mac.rx_ack_stray"), 1); /* nobody waited for it */

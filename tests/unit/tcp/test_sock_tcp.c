@@ -810,7 +810,7 @@ static void cap_handle(struct wren_node *n, struct wren_module *self, const stru
     struct wren_snip *ts = wren_pkt_search(pkt, WREN_NETTYPE_TCP);
     struct tcp_hdr h;
     struct tcp_opts o;
-    if (msg->type == WREN_MSG_SND && ts && tcp_hdr_parse(ts->data, ts->size, &h, &o) > 0) {
+    if (msg->type == WREN_MSG_SND && ts && wren_tcp_hdr_parse(ts->data, ts->size, &h, &o) > 0) {
         cap.n++;
         cap.flags = h.flags;
         cap.seq = h.seq;
@@ -830,8 +830,8 @@ static void inject(uint8_t flags, uint32_t seq, uint32_t ack)
     struct tcp_opts o;
     memset(&o, 0, sizeof(o));
     uint8_t seg[TCP_HDR_LEN];
-    int hl = tcp_hdr_emit(&h, &o, seg, sizeof(seg));
-    put_be16(seg + TCP_OFF_CSUM, tcp_csum(lo, lo, seg, (size_t)hl));
+    int hl = wren_tcp_hdr_emit(&h, &o, seg, sizeof(seg));
+    put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl));
     uint8_t iph[IPV6_HDR_LEN];
     wren_ipv6_hdr_init(iph, lo, lo, IPV6_NH_TCP);
     struct wren_snip *ips = wren_pktbuf_add(&node.pktbuf, NULL, iph, sizeof(iph), WREN_NETTYPE_IPV6);

@@ -72,7 +72,7 @@ static void stub_handle(struct wren_node *n, struct wren_module *self, const str
     wren_pktbuf_release(pb, pkt);
     struct tcp_hdr h;
     struct tcp_opts o;
-    int hl = tcp_hdr_parse(seg, len, &h, &o);
+    int hl = wren_tcp_hdr_parse(seg, len, &h, &o);
     if (hl < 0) {
         return;
     }
@@ -172,7 +172,7 @@ static void inject(const struct seg *s)
                          .ack = s->ack, .flags = s->flags, .window = s->window };
     size_t hl = TCP_HDR_LEN + (s->optlen + 3) / 4 * 4;
     memset(b, 0, hl);
-    tcp_hdr_emit(&h, NULL, b, TCP_HDR_LEN);
+    wren_tcp_hdr_emit(&h, NULL, b, TCP_HDR_LEN);
     b[TCP_OFF_DOFF] = (uint8_t)((s->doff ? (size_t)s->doff : hl / 4) << 4);
     if (s->optlen) {
         memcpy(b + TCP_HDR_LEN, s->opts, s->optlen);
@@ -182,7 +182,7 @@ static void inject(const struct seg *s)
     }
     size_t len = hl + s->len;
     const uint8_t *src = s->src ? s->src : peer, *dst = s->dst ? s->dst : me;
-    uint16_t cs = tcp_csum(src, dst, b, len);
+    uint16_t cs = wren_tcp_csum(src, dst, b, len);
     put_be16(b + TCP_OFF_CSUM, s->bad_csum ? (uint16_t)~cs : cs);
     struct wren_pktbuf *pb = &node.pktbuf;
     struct wren_snip *ips = wren_pktbuf_add(pb, NULL, NULL, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);

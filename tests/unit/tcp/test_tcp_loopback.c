@@ -303,9 +303,9 @@ static void inject(const struct tcp_hdr *h, const struct tcp_opts *o, const uint
                    size_t len, uint8_t ecn)
 {
     uint8_t seg[TCP_HDR_MAX_LEN + 64];
-    int hl = tcp_hdr_emit(h, o, seg, sizeof(seg));
+    int hl = wren_tcp_hdr_emit(h, o, seg, sizeof(seg));
     memcpy(seg + hl, data, len);
-    put_be16(seg + TCP_OFF_CSUM, tcp_csum(lo, lo, seg, (size_t)hl + len));
+    put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl + len));
     struct wren_snip *iph = wren_pktbuf_add(&node.pktbuf, NULL, NULL, IPV6_HDR_LEN,
                                            WREN_NETTYPE_IPV6);
     wren_ipv6_hdr_init(iph->data, lo, lo, IPV6_NH_TCP);

@@ -53,7 +53,7 @@ static void peer_handle(struct wren_node *n, struct wren_module *self, const str
         len += s->size;
     }
     if (msg->type == WREN_MSG_SND && peer.n < PEER_MAX && len <= sizeof(seg)) {
-        int hl = tcp_hdr_parse(seg, len, &peer.h[peer.n], &peer.o[peer.n]);
+        int hl = wren_tcp_hdr_parse(seg, len, &peer.h[peer.n], &peer.o[peer.n]);
         CHECK(hl >= 20);
         peer.len[peer.n] = (uint32_t)(len - (size_t)hl);
         peer.n++;
@@ -67,9 +67,9 @@ static const struct wren_module_ops peer_ops = { .name = "peer", .handle = peer_
 static void inject(const struct tcp_hdr *h, const struct tcp_opts *o, uint32_t len)
 {
     uint8_t seg[TCP_HDR_MAX_LEN + 1300];
-    int hl = tcp_hdr_emit(h, o, seg, sizeof(seg));
+    int hl = wren_tcp_hdr_emit(h, o, seg, sizeof(seg));
     memset(seg + hl, 0x5a, len);
-    put_be16(seg + TCP_OFF_CSUM, tcp_csum(lo, lo, seg, (size_t)hl + len));
+    put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl + len));
     struct wren_snip *iph = wren_pktbuf_add(&node.pktbuf, NULL, NULL, IPV6_HDR_LEN,
                                            WREN_NETTYPE_IPV6);
     wren_ipv6_hdr_init(iph->data, lo, lo, IPV6_NH_TCP);
@@ -264,7 +264,7 @@ TEST(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window)
     o = ts_opt();
     inject(&h, &o, 0);
     for (unsigned i = 0; i < peer.n; i++) {
-        CHECK(tcp_seq_le(peer.h[i].seq + peer.len[i], edge));
+        CHECK(wren_tcp_seq_le(peer.h[i].seq + peer.len[i], edge));
     }
     CHECK_EQ(conn.snd_max, edge);
     CHECK_EQ(wren_tcp_writable(&conn), 0);

@@ -210,8 +210,8 @@ static int opts_of(const struct icmpv6_msg *m, struct icmpv6_opt *o, int max)
 {
     struct icmpv6_opt_iter it;
     int n = 0, rc;
-    icmpv6_opt_iter_init(&it, m->data, m->data_len);
-    while (n < max && (rc = icmpv6_opt_next(&it, &o[n])) > 0) {
+    wren_icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while (n < max && (rc = wren_icmpv6_opt_next(&it, &o[n])) > 0) {
         n++;
     }
     return rc < 0 ? rc : n;
@@ -223,7 +223,7 @@ TEST(test_icmpv6_csum_check__every_capture)
 {
     for (size_t i = 0; i < NVECS; i++) {
         const uint8_t *p = vecs[i].pkt;
-        if (icmpv6_csum_check(SRC(p), DST(p), MSG(p), vecs[i].len - 40) != 0) {
+        if (wren_icmpv6_csum_check(SRC(p), DST(p), MSG(p), vecs[i].len - 40) != 0) {
             printf("  vector %s\n", vecs[i].name);
             CHECK(0);
         }
@@ -232,7 +232,7 @@ TEST(test_icmpv6_csum_check__every_capture)
 
 TEST(test_icmpv6_csum__echo_request_capture)
 {
-    CHECK_EQ(icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt),
+    CHECK_EQ(wren_icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt),
                          MSG_LEN(echo_req_pkt)),
              0x4422);
 }
@@ -242,14 +242,14 @@ TEST(test_icmpv6_csum__ignores_checksum_field)
     uint8_t m[MSG_LEN(echo_req_pkt)];
     memcpy(m, MSG(echo_req_pkt), sizeof(m));
     put_be16(m + 2, 0xabcd);
-    CHECK_EQ(icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, sizeof(m)), 0x4422);
+    CHECK_EQ(wren_icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, sizeof(m)), 0x4422);
 }
 
 TEST(test_icmpv6_csum__odd_length)
 {
     /* unreach_pkt's message is 61 bytes */
     CHECK_EQ(MSG_LEN(unreach_pkt) % 2, 1);
-    CHECK_EQ(icmpv6_csum(SRC(unreach_pkt), DST(unreach_pkt), MSG(unreach_pkt),
+    CHECK_EQ(wren_icmpv6_csum(SRC(unreach_pkt), DST(unreach_pkt), MSG(unreach_pkt),
                          MSG_LEN(unreach_pkt)),
              0x31e0);
 }
@@ -260,24 +260,24 @@ TEST(test_icmpv6_csum_check__any_flipped_bit)
     for (size_t i = 0; i < sizeof(m) * 8; i++) {
         memcpy(m, MSG(ra_pkt), sizeof(m));
         m[i / 8] ^= (uint8_t)(1u << (i % 8));
-        CHECK_EQ(icmpv6_csum_check(SRC(ra_pkt), DST(ra_pkt), m, sizeof(m)), -ICMPV6_ERR_CSUM);
+        CHECK_EQ(wren_icmpv6_csum_check(SRC(ra_pkt), DST(ra_pkt), m, sizeof(m)), -ICMPV6_ERR_CSUM);
     }
 }
 
 TEST(test_icmpv6_csum_check__wrong_pseudo_header)
 {
     /* swapped addresses sum the same; a different one does not */
-    CHECK_EQ(icmpv6_csum_check(DST(echo_req_pkt), SRC(echo_req_pkt), MSG(echo_req_pkt),
+    CHECK_EQ(wren_icmpv6_csum_check(DST(echo_req_pkt), SRC(echo_req_pkt), MSG(echo_req_pkt),
                                MSG_LEN(echo_req_pkt)),
              0);
     uint8_t src[16];
     memcpy(src, SRC(echo_req_pkt), 16);
     src[15] ^= 0x10;
-    CHECK_EQ(icmpv6_csum_check(src, DST(echo_req_pkt), MSG(echo_req_pkt),
+    CHECK_EQ(wren_icmpv6_csum_check(src, DST(echo_req_pkt), MSG(echo_req_pkt),
                                MSG_LEN(echo_req_pkt)),
              -ICMPV6_ERR_CSUM);
     /* the length is in the pseudo-header: one byte less fails */
-    CHECK_EQ(icmpv6_csum_check(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt),
+    CHECK_EQ(wren_icmpv6_csum_check(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt),
                                MSG_LEN(echo_req_pkt) - 2),
              -ICMPV6_ERR_CSUM);
 }
@@ -285,7 +285,7 @@ TEST(test_icmpv6_csum_check__wrong_pseudo_header)
 TEST(test_icmpv6_csum_check__shorter_than_header)
 {
     for (size_t n = 0; n < 4; n++) {
-        CHECK_EQ(icmpv6_csum_check(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt), n),
+        CHECK_EQ(wren_icmpv6_csum_check(SRC(echo_req_pkt), DST(echo_req_pkt), MSG(echo_req_pkt), n),
                  -ICMPV6_ERR_TRUNCATED);
     }
 }
@@ -295,9 +295,9 @@ TEST(test_icmpv6_csum__tiny_lengths_read_nothing_beyond)
     /* with len < 4, only the bytes given are summed (ASan catches overreads) */
     uint8_t *m = malloc(1);
     m[0] = 0x80;
-    uint16_t c = icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, 1);
+    uint16_t c = wren_icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, 1);
     CHECK(c != 0);
-    CHECK_EQ(icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, 0) != c, 1);
+    CHECK_EQ(wren_icmpv6_csum(SRC(echo_req_pkt), DST(echo_req_pkt), m, 0) != c, 1);
     free(m);
 }
 
@@ -306,7 +306,7 @@ TEST(test_icmpv6_csum__tiny_lengths_read_nothing_beyond)
 TEST(test_icmpv6_parse__echo_request_capture)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(echo_req_pkt), MSG_LEN(echo_req_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(echo_req_pkt), MSG_LEN(echo_req_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ECHO_REQUEST);
     CHECK_EQ(m.code, 0);
     CHECK_EQ(m.csum, 0x4422);
@@ -320,7 +320,7 @@ TEST(test_icmpv6_parse__echo_request_capture)
 TEST(test_icmpv6_parse__echo_reply_capture)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(echo_rep_pkt), MSG_LEN(echo_rep_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(echo_rep_pkt), MSG_LEN(echo_rep_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ECHO_REPLY);
     CHECK_EQ(m.echo.id, 0x1234);
     CHECK_EQ(m.echo.seq, 7);
@@ -333,13 +333,13 @@ TEST(test_icmpv6_parse__router_solicitation_with_sllao)
     struct icmpv6_opt o[8];
     struct icmpv6_lladdr ll;
     static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
-    CHECK_EQ(icmpv6_parse(MSG(rs_pkt), MSG_LEN(rs_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(rs_pkt), MSG_LEN(rs_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ND_RS);
     CHECK_EQ(m.data_len, 8);
     CHECK_EQ(opts_of(&m, o, 8), 1);
     CHECK_EQ(o[0].type, ICMPV6_OPT_SLLAO);
     CHECK_EQ(o[0].len, 1);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o[0], 6, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o[0], 6, &ll), 0);
     CHECK_EQ(ll.len, 6);
     CHECK_MEM(ll.addr, mac, 6);
 }
@@ -350,7 +350,7 @@ TEST(test_icmpv6_parse__router_advertisement)
     struct icmpv6_opt o[8];
     struct icmpv6_pio pio;
     uint32_t mtu;
-    CHECK_EQ(icmpv6_parse(MSG(ra_pkt), MSG_LEN(ra_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(ra_pkt), MSG_LEN(ra_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ND_RA);
     CHECK_EQ(m.ra.cur_hop_limit, 64);
     CHECK_EQ(m.ra.flags, ICMPV6_RA_M | 0x08); /* scapy's default Prf: high */
@@ -361,10 +361,10 @@ TEST(test_icmpv6_parse__router_advertisement)
     CHECK_EQ(opts_of(&m, o, 8), 3);
     CHECK_EQ(o[0].type, ICMPV6_OPT_SLLAO);
     CHECK_EQ(o[1].type, ICMPV6_OPT_MTU);
-    CHECK_EQ(icmpv6_opt_mtu_parse(&o[1], &mtu), 0);
+    CHECK_EQ(wren_icmpv6_opt_mtu_parse(&o[1], &mtu), 0);
     CHECK_EQ(mtu, 1280);
     CHECK_EQ(o[2].type, ICMPV6_OPT_PIO);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o[2], &pio), 0);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o[2], &pio), 0);
     CHECK_EQ(pio.prefix_len, 64);
     CHECK_EQ(pio.flags, ICMPV6_PIO_L | ICMPV6_PIO_A);
     CHECK_EQ(pio.valid, 86400);
@@ -380,32 +380,32 @@ TEST(test_icmpv6_parse__router_advertisement_6lowpan_options)
     struct icmpv6_pio pio;
     struct icmpv6_6co c;
     struct icmpv6_abro a;
-    CHECK_EQ(icmpv6_parse(MSG(ra_6lo_pkt), MSG_LEN(ra_6lo_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(ra_6lo_pkt), MSG_LEN(ra_6lo_pkt), &m), 0);
     CHECK_EQ(m.ra.flags, 0x08); /* Prf bits kept as they are */
     CHECK_EQ(m.ra.router_lifetime, 0xffff);
     CHECK_EQ(opts_of(&m, o, 8), 5);
     /* RFC 4944 8: a 16-bit short address padded to 8 octets */
     CHECK_EQ(o[0].type, ICMPV6_OPT_SLLAO);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o[0], 2, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o[0], 2, &ll), 0);
     CHECK_EQ(ll.len, 2);
     CHECK_EQ(get_be16(ll.addr), 0x1234);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o[1], &pio), 0);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o[1], &pio), 0);
     CHECK_EQ(pio.flags, ICMPV6_PIO_A);
     CHECK_EQ(pio.valid, 0xffffffffu);
     CHECK_EQ(o[2].type, ICMPV6_OPT_6CO);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o[2], &c), 0);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o[2], &c), 0);
     CHECK_EQ(c.ctx_len, 64);
     CHECK_EQ(c.flags, ICMPV6_6CO_C | 1);
     CHECK_EQ(c.lifetime, 3600);
     CHECK_MEM(c.prefix, prefix1, 8);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o[3], &c), 0);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o[3], &c), 0);
     CHECK_EQ(c.ctx_len, 128);
     CHECK_EQ(c.flags & ICMPV6_6CO_CID_MASK, 2);
     CHECK_EQ(c.flags & ICMPV6_6CO_C, 0);
     CHECK_EQ(c.lifetime, 60);
     CHECK_MEM(c.prefix, prefix1_1, 16);
     CHECK_EQ(o[4].type, ICMPV6_OPT_ABRO);
-    CHECK_EQ(icmpv6_opt_abro_parse(&o[4], &a), 0);
+    CHECK_EQ(wren_icmpv6_opt_abro_parse(&o[4], &a), 0);
     CHECK_EQ(a.version, 0x00010002);
     CHECK_EQ(a.lifetime, 0);
     CHECK_MEM(a.addr, br_addr, 16);
@@ -417,18 +417,18 @@ TEST(test_icmpv6_parse__neighbor_solicitation_with_aro)
     struct icmpv6_opt o[8];
     struct icmpv6_lladdr ll;
     struct icmpv6_aro aro;
-    CHECK_EQ(icmpv6_parse(MSG(ns_aro_pkt), MSG_LEN(ns_aro_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(ns_aro_pkt), MSG_LEN(ns_aro_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ND_NS);
     CHECK_EQ(m.nd.flags, 0);
     CHECK_MEM(m.nd.target, node_addr, 16);
     CHECK(m.nd.dst == NULL);
     CHECK_EQ(opts_of(&m, o, 8), 2);
     /* RFC 4944 8: an EUI-64 in a two-unit option */
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o[0], 2, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o[0], 2, &ll), 0);
     CHECK_EQ(ll.len, 8);
     CHECK_MEM(ll.addr, eui64, 8);
     CHECK_EQ(o[1].type, ICMPV6_OPT_ARO);
-    CHECK_EQ(icmpv6_opt_aro_parse(&o[1], &aro), 0);
+    CHECK_EQ(wren_icmpv6_opt_aro_parse(&o[1], &aro), 0);
     CHECK_EQ(aro.status, ICMPV6_ARO_SUCCESS);
     CHECK_EQ(aro.flags, 0);
     CHECK_EQ(aro.lifetime, 10);
@@ -441,13 +441,13 @@ TEST(test_icmpv6_parse__neighbor_advertisement_flags)
     struct icmpv6_msg m;
     struct icmpv6_opt o[8];
     struct icmpv6_lladdr ll;
-    CHECK_EQ(icmpv6_parse(MSG(na_pkt), MSG_LEN(na_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(na_pkt), MSG_LEN(na_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ND_NA);
     CHECK_EQ(m.nd.flags, ICMPV6_NA_R | ICMPV6_NA_S | ICMPV6_NA_O);
     CHECK_MEM(m.nd.target, node_addr, 16);
     CHECK_EQ(opts_of(&m, o, 8), 1);
     CHECK_EQ(o[0].type, ICMPV6_OPT_TLLAO);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o[0], 6, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o[0], 6, &ll), 0);
     CHECK_EQ(ll.addr[5], 2);
 }
 
@@ -456,10 +456,10 @@ TEST(test_icmpv6_parse__neighbor_advertisement_earo)
     struct icmpv6_msg m;
     struct icmpv6_opt o[8];
     struct icmpv6_aro aro;
-    CHECK_EQ(icmpv6_parse(MSG(na_earo_pkt), MSG_LEN(na_earo_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(na_earo_pkt), MSG_LEN(na_earo_pkt), &m), 0);
     CHECK_EQ(m.nd.flags, ICMPV6_NA_S | ICMPV6_NA_O);
     CHECK_EQ(opts_of(&m, o, 8), 1);
-    CHECK_EQ(icmpv6_opt_aro_parse(&o[0], &aro), 0);
+    CHECK_EQ(wren_icmpv6_opt_aro_parse(&o[0], &aro), 0);
     CHECK_EQ(aro.status, ICMPV6_ARO_DUPLICATE);
     CHECK_EQ(aro.flags, ICMPV6_ARO_T | ICMPV6_ARO_R);
     CHECK_EQ(aro.tid, 7);
@@ -471,7 +471,7 @@ TEST(test_icmpv6_parse__neighbor_advertisement_earo)
 TEST(test_icmpv6_parse__redirect)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(redirect_pkt), MSG_LEN(redirect_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(redirect_pkt), MSG_LEN(redirect_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_ND_REDIRECT);
     CHECK_EQ(m.nd.target[0], 0xfe);
     CHECK_EQ(m.nd.target[15], 3);
@@ -483,7 +483,7 @@ TEST(test_icmpv6_parse__redirect)
 TEST(test_icmpv6_parse__dest_unreachable_quotes_invoking_packet)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(unreach_pkt), MSG_LEN(unreach_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(unreach_pkt), MSG_LEN(unreach_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_DEST_UNREACH);
     CHECK_EQ(m.code, ICMPV6_UNREACH_PORT);
     CHECK_EQ(m.param, 0);
@@ -494,7 +494,7 @@ TEST(test_icmpv6_parse__dest_unreachable_quotes_invoking_packet)
 TEST(test_icmpv6_parse__packet_too_big_mtu)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(ptb_pkt), MSG_LEN(ptb_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(ptb_pkt), MSG_LEN(ptb_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_PKT_TOO_BIG);
     CHECK_EQ(m.param, 1280);
     CHECK_EQ(m.data_len, 53);
@@ -503,7 +503,7 @@ TEST(test_icmpv6_parse__packet_too_big_mtu)
 TEST(test_icmpv6_parse__parameter_problem_pointer)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(pp_pkt), MSG_LEN(pp_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(pp_pkt), MSG_LEN(pp_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_PARAM_PROBLEM);
     CHECK_EQ(m.code, ICMPV6_PARAM_NEXT_HDR);
     CHECK_EQ(m.param, 6);
@@ -512,7 +512,7 @@ TEST(test_icmpv6_parse__parameter_problem_pointer)
 TEST(test_icmpv6_parse__time_exceeded)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(time_exc_pkt), MSG_LEN(time_exc_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(time_exc_pkt), MSG_LEN(time_exc_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_TIME_EXCEEDED);
     CHECK_EQ(m.code, ICMPV6_TIME_HOP_LIMIT);
     CHECK_EQ(m.data_len, 16);
@@ -521,14 +521,14 @@ TEST(test_icmpv6_parse__time_exceeded)
 TEST(test_icmpv6_parse__error_with_nothing_quoted)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(unreach_pkt), 8, &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(unreach_pkt), 8, &m), 0);
     CHECK_EQ(m.data_len, 0);
 }
 
 TEST(test_icmpv6_parse__dar_rfc6775)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(dar_pkt), MSG_LEN(dar_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(dar_pkt), MSG_LEN(dar_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_DAR);
     CHECK_EQ(m.dar.status, 0);
     CHECK_EQ(m.dar.lifetime, 10);
@@ -541,7 +541,7 @@ TEST(test_icmpv6_parse__dar_rfc6775)
 TEST(test_icmpv6_parse__edac_128bit_rovr)
 {
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(MSG(edac_pkt), MSG_LEN(edac_pkt), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(MSG(edac_pkt), MSG_LEN(edac_pkt), &m), 0);
     CHECK_EQ(m.type, ICMPV6_DAC);
     CHECK_EQ(m.dar.status, ICMPV6_ARO_DUPLICATE);
     CHECK_EQ(m.dar.tid, 5);
@@ -558,10 +558,10 @@ TEST(test_icmpv6_parse__dar_code_suffix_sizes)
     for (unsigned sfx = 0; sfx <= 4; sfx++) {
         b[1] = (uint8_t)(0x30 | sfx); /* the code prefix is ignored */
         size_t need = 24 + (size_t)want[sfx];
-        CHECK_EQ(icmpv6_parse(b, need, &m), 0);
+        CHECK_EQ(wren_icmpv6_parse(b, need, &m), 0);
         CHECK_EQ(m.dar.rovr_len, want[sfx]);
         CHECK(m.dar.addr == b + 8 + want[sfx]);
-        CHECK_EQ(icmpv6_parse(b, need - 1, &m), -ICMPV6_ERR_TRUNCATED);
+        CHECK_EQ(wren_icmpv6_parse(b, need - 1, &m), -ICMPV6_ERR_TRUNCATED);
     }
 }
 
@@ -571,7 +571,7 @@ TEST(test_icmpv6_parse__dar_unknown_code_suffix)
     struct icmpv6_msg m;
     for (unsigned sfx = 5; sfx <= 15; sfx++) {
         b[1] = (uint8_t)sfx;
-        CHECK_EQ(icmpv6_parse(b, sizeof(b), &m), -ICMPV6_ERR_CODE);
+        CHECK_EQ(wren_icmpv6_parse(b, sizeof(b), &m), -ICMPV6_ERR_CODE);
     }
 }
 
@@ -579,19 +579,19 @@ TEST(test_icmpv6_parse__unknown_type_generic)
 {
     static const uint8_t b[] = { 200, 7, 0x12, 0x34, 0xaa, 0xbb };
     struct icmpv6_msg m;
-    CHECK_EQ(icmpv6_parse(b, sizeof(b), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(b, sizeof(b), &m), 0);
     CHECK_EQ(m.type, 200);
     CHECK_EQ(m.code, 7);
     CHECK_EQ(m.csum, 0x1234);
     CHECK(m.data == b + 4);
     CHECK_EQ(m.data_len, 2);
-    CHECK_EQ(icmpv6_parse(b, 4, &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(b, 4, &m), 0);
     CHECK_EQ(m.data_len, 0);
     /* unassigned error type 0, MLD (130-132), router renumbering (138) */
     static const uint8_t generic[] = { 0, 5, 127, 130, 131, 132, 138, 156, 159 };
     for (size_t i = 0; i < sizeof(generic); i++) {
         uint8_t g[6] = { generic[i], 0, 0, 0, 1, 2 };
-        CHECK_EQ(icmpv6_parse(g, sizeof(g), &m), 0);
+        CHECK_EQ(wren_icmpv6_parse(g, sizeof(g), &m), 0);
         CHECK(m.data == g + 4);
         CHECK_EQ(m.data_len, 2);
     }
@@ -603,19 +603,19 @@ TEST(test_icmpv6_emit__unknown_type_generic)
     static const uint8_t want[7] = { 130, 1, 0, 0, 7, 8, 9 };
     uint8_t out[8];
     struct icmpv6_msg m = { .type = 130, .code = 1, .data = body, .data_len = 3 };
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 7);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), 7);
     CHECK_MEM(out, want, 7);
-    CHECK_EQ(icmpv6_emit(&m, out, 6), -ICMPV6_ERR_NOBUFS);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, 6), -ICMPV6_ERR_NOBUFS);
     /* an unassigned error type quotes what fits after its 4-byte header */
     m.type = 0;
-    CHECK_EQ(icmpv6_emit(&m, out, 6), 6);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, 6), 6);
 }
 
 TEST(test_icmpv6_parse__shorter_than_header)
 {
     struct icmpv6_msg m;
     for (size_t n = 0; n < 4; n++) {
-        CHECK_EQ(icmpv6_parse(MSG(echo_req_pkt), n, &m), -ICMPV6_ERR_TRUNCATED);
+        CHECK_EQ(wren_icmpv6_parse(MSG(echo_req_pkt), n, &m), -ICMPV6_ERR_TRUNCATED);
     }
 }
 
@@ -637,9 +637,9 @@ TEST(test_icmpv6_parse__each_truncation_below_type_minimum)
         memset(b, 0, mins[i].min);
         b[0] = mins[i].type;
         for (size_t n = 4; n < mins[i].min; n++) {
-            CHECK_EQ(icmpv6_parse(b, n, &m), -ICMPV6_ERR_TRUNCATED);
+            CHECK_EQ(wren_icmpv6_parse(b, n, &m), -ICMPV6_ERR_TRUNCATED);
         }
-        CHECK_EQ(icmpv6_parse(b, mins[i].min, &m), 0);
+        CHECK_EQ(wren_icmpv6_parse(b, mins[i].min, &m), 0);
         CHECK_EQ(m.data_len, 0);
         free(b);
     }
@@ -654,7 +654,7 @@ TEST(test_icmpv6_parse__every_capture_truncated)
             uint8_t *b = malloc(k ? k : 1);
             struct icmpv6_msg m;
             memcpy(b, MSG(vecs[i].pkt), k);
-            int rc = icmpv6_parse(b, k, &m);
+            int rc = wren_icmpv6_parse(b, k, &m);
             CHECK(rc == 0 || rc == -ICMPV6_ERR_TRUNCATED);
             if (rc == 0) {
                 CHECK(m.data + m.data_len == b + k);
@@ -670,9 +670,9 @@ TEST(test_icmpv6_opt_next__empty_list)
 {
     struct icmpv6_opt_iter it;
     struct icmpv6_opt o;
-    icmpv6_opt_iter_init(&it, NULL, 0);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 0);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 0);
+    wren_icmpv6_opt_iter_init(&it, NULL, 0);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 0);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 0);
 }
 
 TEST(test_icmpv6_opt_next__length_zero)
@@ -682,10 +682,10 @@ TEST(test_icmpv6_opt_next__length_zero)
     static const uint8_t b[] = { 1, 1, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0 };
     struct icmpv6_opt_iter it;
     struct icmpv6_opt o;
-    icmpv6_opt_iter_init(&it, b, sizeof(b));
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_LEN);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_LEN);
+    wren_icmpv6_opt_iter_init(&it, b, sizeof(b));
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_LEN);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_LEN);
 }
 
 TEST(test_icmpv6_opt_next__option_past_end)
@@ -694,8 +694,8 @@ TEST(test_icmpv6_opt_next__option_past_end)
     struct icmpv6_opt_iter it;
     struct icmpv6_opt o;
     for (size_t n = 2; n <= sizeof(b); n++) {
-        icmpv6_opt_iter_init(&it, b, n);
-        CHECK_EQ(icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
+        wren_icmpv6_opt_iter_init(&it, b, n);
+        CHECK_EQ(wren_icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
     }
 }
 
@@ -704,9 +704,9 @@ TEST(test_icmpv6_opt_next__lone_trailing_byte)
     static const uint8_t b[] = { 5, 1, 0, 0, 0, 0, 5, 0, 1 };
     struct icmpv6_opt_iter it;
     struct icmpv6_opt o;
-    icmpv6_opt_iter_init(&it, b, sizeof(b));
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
+    wren_icmpv6_opt_iter_init(&it, b, sizeof(b));
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
 }
 
 TEST(test_icmpv6_opt_next__max_length_option)
@@ -716,12 +716,12 @@ TEST(test_icmpv6_opt_next__max_length_option)
     struct icmpv6_opt o;
     b[0] = 200;
     b[1] = 255;
-    icmpv6_opt_iter_init(&it, b, sizeof(b));
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
+    wren_icmpv6_opt_iter_init(&it, b, sizeof(b));
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
     CHECK_EQ(o.len, 255);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 0);
-    icmpv6_opt_iter_init(&it, b, sizeof(b) - 1);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 0);
+    wren_icmpv6_opt_iter_init(&it, b, sizeof(b) - 1);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), -ICMPV6_ERR_OPT_TRUNCATED);
 }
 
 static struct icmpv6_opt opt_of(const uint8_t *b)
@@ -735,16 +735,16 @@ TEST(test_icmpv6_opt_lladdr_parse__lengths)
     uint8_t b[24] = { ICMPV6_OPT_SLLAO, 1, 0xab, 0xcd };
     struct icmpv6_lladdr ll;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
     CHECK_EQ(ll.len, 2);
     CHECK(ll.addr == b + 2);
     b[1] = 2;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
     CHECK_EQ(ll.len, 8);
     b[1] = 3;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_SIZE);
 }
 
 TEST(test_icmpv6_opt_lladdr_parse__bad_unit_len)
@@ -752,8 +752,8 @@ TEST(test_icmpv6_opt_lladdr_parse__bad_unit_len)
     uint8_t b[8] = { ICMPV6_OPT_SLLAO, 1 };
     struct icmpv6_lladdr ll;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o, 0, &ll), -ICMPV6_ERR_INVAL);
-    CHECK_EQ(icmpv6_opt_lladdr_parse(&o, 7, &ll), -ICMPV6_ERR_INVAL);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 0, &ll), -ICMPV6_ERR_INVAL);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 7, &ll), -ICMPV6_ERR_INVAL);
 }
 
 TEST(test_icmpv6_opt_pio_parse__prefix_len_129)
@@ -761,11 +761,11 @@ TEST(test_icmpv6_opt_pio_parse__prefix_len_129)
     uint8_t b[32] = { ICMPV6_OPT_PIO, 4, 129 };
     struct icmpv6_pio pio;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_PREFIX_LEN);
     b[2] = 255;
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_PREFIX_LEN);
     b[2] = 128;
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio), 0);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio), 0);
     CHECK_EQ(pio.prefix_len, 128);
 }
 
@@ -774,10 +774,10 @@ TEST(test_icmpv6_opt_pio_parse__wrong_length)
     uint8_t b[40] = { ICMPV6_OPT_PIO, 3, 64 };
     struct icmpv6_pio pio;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_OPT_SIZE);
     b[1] = 5;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio), -ICMPV6_ERR_OPT_SIZE);
 }
 
 TEST(test_icmpv6_opt_mtu_parse__wrong_length)
@@ -785,7 +785,7 @@ TEST(test_icmpv6_opt_mtu_parse__wrong_length)
     uint8_t b[16] = { ICMPV6_OPT_MTU, 2 };
     uint32_t mtu = 7;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_mtu_parse(&o, &mtu), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_mtu_parse(&o, &mtu), -ICMPV6_ERR_OPT_SIZE);
     CHECK_EQ(mtu, 7);
 }
 
@@ -794,16 +794,16 @@ TEST(test_icmpv6_opt_aro_parse__lengths)
     uint8_t b[48] = { ICMPV6_OPT_ARO, 1 };
     struct icmpv6_aro aro;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_aro_parse(&o, &aro), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_aro_parse(&o, &aro), -ICMPV6_ERR_OPT_SIZE);
     for (uint8_t l = 2; l <= 5; l++) {
         b[1] = l;
         o = opt_of(b);
-        CHECK_EQ(icmpv6_opt_aro_parse(&o, &aro), 0);
+        CHECK_EQ(wren_icmpv6_opt_aro_parse(&o, &aro), 0);
         CHECK_EQ(aro.rovr_len, (l - 1) * 8);
     }
     b[1] = 6;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_aro_parse(&o, &aro), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_aro_parse(&o, &aro), -ICMPV6_ERR_OPT_SIZE);
 }
 
 TEST(test_icmpv6_opt_6co_parse__context_len_129)
@@ -811,7 +811,7 @@ TEST(test_icmpv6_opt_6co_parse__context_len_129)
     uint8_t b[24] = { ICMPV6_OPT_6CO, 3, 129 };
     struct icmpv6_6co c;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_PREFIX_LEN);
 }
 
 TEST(test_icmpv6_opt_6co_parse__context_longer_than_short_option)
@@ -819,13 +819,13 @@ TEST(test_icmpv6_opt_6co_parse__context_longer_than_short_option)
     uint8_t b[24] = { ICMPV6_OPT_6CO, 2, 65 };
     struct icmpv6_6co c;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_PREFIX_LEN);
     b[2] = 64;
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), 0);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), 0);
     b[1] = 3;
     b[2] = 128;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), 0);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), 0);
 }
 
 TEST(test_icmpv6_opt_6co_parse__wrong_length)
@@ -833,10 +833,10 @@ TEST(test_icmpv6_opt_6co_parse__wrong_length)
     uint8_t b[32] = { ICMPV6_OPT_6CO, 1, 0 };
     struct icmpv6_6co c;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_OPT_SIZE);
     b[1] = 4;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c), -ICMPV6_ERR_OPT_SIZE);
 }
 
 TEST(test_icmpv6_opt_abro_parse__wrong_length)
@@ -844,27 +844,27 @@ TEST(test_icmpv6_opt_abro_parse__wrong_length)
     uint8_t b[32] = { ICMPV6_OPT_ABRO, 2 };
     struct icmpv6_abro a;
     struct icmpv6_opt o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_abro_parse(&o, &a), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_abro_parse(&o, &a), -ICMPV6_ERR_OPT_SIZE);
     b[1] = 4;
     o = opt_of(b);
-    CHECK_EQ(icmpv6_opt_abro_parse(&o, &a), -ICMPV6_ERR_OPT_SIZE);
+    CHECK_EQ(wren_icmpv6_opt_abro_parse(&o, &a), -ICMPV6_ERR_OPT_SIZE);
 }
 
 /* ---- emit ---- */
 
 TEST(test_icmpv6_emit__every_capture_round_trips)
 {
-    /* parse, emit into exactly icmpv6_len() bytes, checksum: the capture */
+    /* parse, emit into exactly wren_icmpv6_len() bytes, checksum: the capture */
     for (size_t i = 0; i < NVECS; i++) {
         const uint8_t *p = vecs[i].pkt;
         size_t n = vecs[i].len - 40;
         struct icmpv6_msg m;
         uint8_t *out = malloc(n);
-        CHECK_EQ(icmpv6_parse(MSG(p), n, &m), 0);
-        CHECK_EQ(icmpv6_len(&m), n);
-        CHECK_EQ(icmpv6_emit(&m, out, n), n);
+        CHECK_EQ(wren_icmpv6_parse(MSG(p), n, &m), 0);
+        CHECK_EQ(wren_icmpv6_len(&m), n);
+        CHECK_EQ(wren_icmpv6_emit(&m, out, n), n);
         CHECK_EQ(get_be16(out + 2), 0);
-        put_be16(out + 2, icmpv6_csum(SRC(p), DST(p), out, n));
+        put_be16(out + 2, wren_icmpv6_csum(SRC(p), DST(p), out, n));
         if (memcmp(out, MSG(p), n) != 0) {
             printf("  vector %s\n", vecs[i].name);
             CHECK(0);
@@ -880,11 +880,11 @@ TEST(test_icmpv6_emit__short_buffer_writes_nothing)
         size_t n = vecs[i].len - 40;
         struct icmpv6_msg m;
         uint8_t out[256];
-        CHECK_EQ(icmpv6_parse(MSG(p), n, &m), 0);
+        CHECK_EQ(wren_icmpv6_parse(MSG(p), n, &m), 0);
         size_t min = m.type < 128 ? 8 : n; /* errors truncate the quote */
         for (size_t k = 0; k < min; k++) {
             memset(out, 0xa5, sizeof(out));
-            CHECK_EQ(icmpv6_emit(&m, out, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_emit(&m, out, k), -ICMPV6_ERR_NOBUFS);
             for (size_t j = 0; j < sizeof(out); j++) {
                 CHECK_EQ(out[j], 0xa5);
             }
@@ -895,10 +895,10 @@ TEST(test_icmpv6_emit__short_buffer_writes_nothing)
 TEST(test_icmpv6_echo_emit__reply_matches_capture)
 {
     uint8_t out[MSG_LEN(echo_rep_pkt)];
-    int n = icmpv6_echo_emit(ICMPV6_ECHO_REPLY, 0x1234, 7, (const uint8_t *)"wren ping!", 10,
+    int n = wren_icmpv6_echo_emit(ICMPV6_ECHO_REPLY, 0x1234, 7, (const uint8_t *)"wren ping!", 10,
                              out, sizeof(out));
     CHECK_EQ(n, sizeof(out));
-    put_be16(out + 2, icmpv6_csum(SRC(echo_rep_pkt), DST(echo_rep_pkt), out, (size_t)n));
+    put_be16(out + 2, wren_icmpv6_csum(SRC(echo_rep_pkt), DST(echo_rep_pkt), out, (size_t)n));
     CHECK_MEM(out, MSG(echo_rep_pkt), sizeof(out));
 }
 
@@ -908,17 +908,17 @@ TEST(test_icmpv6_emit__echo_reply_in_place)
     uint8_t b[MSG_LEN(echo_req_pkt)];
     struct icmpv6_msg m;
     memcpy(b, MSG(echo_req_pkt), sizeof(b));
-    CHECK_EQ(icmpv6_parse(b, sizeof(b), &m), 0);
+    CHECK_EQ(wren_icmpv6_parse(b, sizeof(b), &m), 0);
     m.type = ICMPV6_ECHO_REPLY;
-    CHECK_EQ(icmpv6_emit(&m, b, sizeof(b)), sizeof(b));
-    put_be16(b + 2, icmpv6_csum(SRC(echo_rep_pkt), DST(echo_rep_pkt), b, sizeof(b)));
+    CHECK_EQ(wren_icmpv6_emit(&m, b, sizeof(b)), sizeof(b));
+    put_be16(b + 2, wren_icmpv6_csum(SRC(echo_rep_pkt), DST(echo_rep_pkt), b, sizeof(b)));
     CHECK_MEM(b, MSG(echo_rep_pkt), sizeof(b));
 }
 
 TEST(test_icmpv6_emit__echo_data_too_long)
 {
     uint8_t out[12];
-    CHECK_EQ(icmpv6_echo_emit(ICMPV6_ECHO_REQUEST, 1, 2, (const uint8_t *)"12345", 5, out,
+    CHECK_EQ(wren_icmpv6_echo_emit(ICMPV6_ECHO_REQUEST, 1, 2, (const uint8_t *)"12345", 5, out,
                               sizeof(out)),
              -ICMPV6_ERR_NOBUFS);
 }
@@ -939,11 +939,11 @@ TEST(test_icmpv6_error_emit__matches_captures)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint8_t out[128];
         size_t n = cases[i].len - 40;
-        CHECK_EQ(icmpv6_error_emit(cases[i].type, cases[i].code, cases[i].param, inv, 53, out,
+        CHECK_EQ(wren_icmpv6_error_emit(cases[i].type, cases[i].code, cases[i].param, inv, 53, out,
                                    ICMPV6_ERROR_MAX_LEN > sizeof(out) ? sizeof(out)
                                                                       : ICMPV6_ERROR_MAX_LEN),
                  n);
-        put_be16(out + 2, icmpv6_csum(SRC(cases[i].pkt), DST(cases[i].pkt), out, n));
+        put_be16(out + 2, wren_icmpv6_csum(SRC(cases[i].pkt), DST(cases[i].pkt), out, n));
         CHECK_MEM(out, MSG(cases[i].pkt), n);
     }
 }
@@ -956,21 +956,21 @@ TEST(test_icmpv6_error_emit__quote_cut_to_budget)
         inv[i] = (uint8_t)i;
     }
     memset(out, 0xa5, sizeof(out));
-    int n = icmpv6_error_emit(ICMPV6_PKT_TOO_BIG, 0, 1280, inv, sizeof(inv), out,
+    int n = wren_icmpv6_error_emit(ICMPV6_PKT_TOO_BIG, 0, 1280, inv, sizeof(inv), out,
                               ICMPV6_ERROR_MAX_LEN);
     CHECK_EQ(n, 1240);
     CHECK_MEM(out + 8, inv, 1232);
     CHECK_EQ(out[1240], 0xa5);
     /* with 8 bytes of extension headers in front, 8 bytes less */
-    n = icmpv6_error_emit(ICMPV6_PKT_TOO_BIG, 0, 1280, inv, sizeof(inv), out,
+    n = wren_icmpv6_error_emit(ICMPV6_PKT_TOO_BIG, 0, 1280, inv, sizeof(inv), out,
                           ICMPV6_ERROR_MAX_LEN - 8);
     CHECK_EQ(n, 1232);
     /* a budget of exactly the header quotes nothing */
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 8), 8);
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 7),
+    CHECK_EQ(wren_icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 8), 8);
+    CHECK_EQ(wren_icmpv6_error_emit(ICMPV6_DEST_UNREACH, 0, 0, inv, sizeof(inv), out, 7),
              -ICMPV6_ERR_NOBUFS);
     /* a short invoking packet is quoted whole */
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_TIME_EXCEEDED, 0, 0, inv, 3, out, 1240), 11);
+    CHECK_EQ(wren_icmpv6_error_emit(ICMPV6_TIME_EXCEEDED, 0, 0, inv, 3, out, 1240), 11);
 }
 
 TEST(test_icmpv6_error_emit__quote_overlapping_buffer)
@@ -981,7 +981,7 @@ TEST(test_icmpv6_error_emit__quote_overlapping_buffer)
         want[i] = (uint8_t)(i * 7);
     }
     memcpy(b, want, sizeof(want));
-    CHECK_EQ(icmpv6_error_emit(ICMPV6_PARAM_PROBLEM, 0, 40, b, sizeof(want), b, sizeof(b)), 56);
+    CHECK_EQ(wren_icmpv6_error_emit(ICMPV6_PARAM_PROBLEM, 0, 40, b, sizeof(want), b, sizeof(b)), 56);
     CHECK_EQ(get_be32(b + 4), 40);
     CHECK_MEM(b + 8, want, sizeof(want));
 }
@@ -991,16 +991,16 @@ TEST(test_icmpv6_emit__ns_with_options_matches_capture)
     uint8_t out[128];
     struct icmpv6_msg m = { .type = ICMPV6_ND_NS, .nd.target = node_addr };
     struct icmpv6_aro aro = { .lifetime = 10, .rovr = eui64, .rovr_len = 8 };
-    int n = icmpv6_emit(&m, out, sizeof(out));
+    int n = wren_icmpv6_emit(&m, out, sizeof(out));
     CHECK_EQ(n, 24);
-    int k = icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, out + n, sizeof(out) - (size_t)n);
+    int k = wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, out + n, sizeof(out) - (size_t)n);
     CHECK_EQ(k, 16);
     n += k;
-    k = icmpv6_opt_aro_emit(&aro, out + n, sizeof(out) - (size_t)n);
+    k = wren_icmpv6_opt_aro_emit(&aro, out + n, sizeof(out) - (size_t)n);
     CHECK_EQ(k, 16);
     n += k;
     CHECK_EQ(n, MSG_LEN(ns_aro_pkt));
-    put_be16(out + 2, icmpv6_csum(SRC(ns_aro_pkt), DST(ns_aro_pkt), out, (size_t)n));
+    put_be16(out + 2, wren_icmpv6_csum(SRC(ns_aro_pkt), DST(ns_aro_pkt), out, (size_t)n));
     CHECK_MEM(out, MSG(ns_aro_pkt), (size_t)n);
 }
 
@@ -1015,10 +1015,10 @@ TEST(test_icmpv6_emit__na_earo_matches_capture)
                               .lifetime = 60,
                               .rovr = rovr16,
                               .rovr_len = 16 };
-    int n = icmpv6_emit(&m, out, sizeof(out));
-    n += icmpv6_opt_aro_emit(&aro, out + n, sizeof(out) - (size_t)n);
+    int n = wren_icmpv6_emit(&m, out, sizeof(out));
+    n += wren_icmpv6_opt_aro_emit(&aro, out + n, sizeof(out) - (size_t)n);
     CHECK_EQ(n, MSG_LEN(na_earo_pkt));
-    put_be16(out + 2, icmpv6_csum(SRC(na_earo_pkt), DST(na_earo_pkt), out, (size_t)n));
+    put_be16(out + 2, wren_icmpv6_csum(SRC(na_earo_pkt), DST(na_earo_pkt), out, (size_t)n));
     CHECK_MEM(out, MSG(na_earo_pkt), (size_t)n);
 }
 
@@ -1036,15 +1036,15 @@ TEST(test_icmpv6_emit__ra_6lowpan_matches_capture)
     struct icmpv6_6co c128 = { .ctx_len = 128, .flags = 2, .lifetime = 60,
                                .prefix = prefix1_1 };
     struct icmpv6_abro a = { .version = 0x00010002, .lifetime = 0, .addr = br_addr };
-    int n = icmpv6_emit(&m, out, sizeof(out));
+    int n = wren_icmpv6_emit(&m, out, sizeof(out));
     CHECK_EQ(n, 16);
-    n += icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, short_addr, 2, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_pio_emit(&pio, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_6co_emit(&c64, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_6co_emit(&c128, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_abro_emit(&a, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, short_addr, 2, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_pio_emit(&pio, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_6co_emit(&c64, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_6co_emit(&c128, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_abro_emit(&a, out + n, sizeof(out) - (size_t)n);
     CHECK_EQ(n, MSG_LEN(ra_6lo_pkt));
-    put_be16(out + 2, icmpv6_csum(SRC(ra_6lo_pkt), DST(ra_6lo_pkt), out, (size_t)n));
+    put_be16(out + 2, wren_icmpv6_csum(SRC(ra_6lo_pkt), DST(ra_6lo_pkt), out, (size_t)n));
     CHECK_MEM(out, MSG(ra_6lo_pkt), (size_t)n);
 }
 
@@ -1055,12 +1055,12 @@ TEST(test_icmpv6_emit__ra_with_mtu_matches_capture)
     struct icmpv6_msg m = { .type = ICMPV6_ND_RA,
                             .ra = { 64, ICMPV6_RA_M | 0x08, 1800, 30000, 1000 } };
     struct icmpv6_pio pio = { 64, ICMPV6_PIO_L | ICMPV6_PIO_A, 86400, 14400, prefix1 };
-    int n = icmpv6_emit(&m, out, sizeof(out));
-    n += icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, mac, 6, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_mtu_emit(1280, out + n, sizeof(out) - (size_t)n);
-    n += icmpv6_opt_pio_emit(&pio, out + n, sizeof(out) - (size_t)n);
+    int n = wren_icmpv6_emit(&m, out, sizeof(out));
+    n += wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, mac, 6, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_mtu_emit(1280, out + n, sizeof(out) - (size_t)n);
+    n += wren_icmpv6_opt_pio_emit(&pio, out + n, sizeof(out) - (size_t)n);
     CHECK_EQ(n, MSG_LEN(ra_pkt));
-    put_be16(out + 2, icmpv6_csum(SRC(ra_pkt), DST(ra_pkt), out, (size_t)n));
+    put_be16(out + 2, wren_icmpv6_csum(SRC(ra_pkt), DST(ra_pkt), out, (size_t)n));
     CHECK_MEM(out, MSG(ra_pkt), (size_t)n);
 }
 
@@ -1069,12 +1069,12 @@ TEST(test_icmpv6_emit__dar_rovr_len_mismatch)
     uint8_t out[64];
     struct icmpv6_msg m = { .type = ICMPV6_DAR, .code = 2,
                             .dar = { .rovr = rovr16, .rovr_len = 8, .addr = node_addr } };
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), -ICMPV6_ERR_INVAL);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), -ICMPV6_ERR_INVAL);
     m.dar.rovr_len = 16;
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 40);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), 40);
     m.code = 5;
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), -ICMPV6_ERR_CODE);
-    CHECK_EQ(icmpv6_len(&m), -ICMPV6_ERR_CODE);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), -ICMPV6_ERR_CODE);
+    CHECK_EQ(wren_icmpv6_len(&m), -ICMPV6_ERR_CODE);
 }
 
 TEST(test_icmpv6_emit__rs_reserved_zero)
@@ -1082,7 +1082,7 @@ TEST(test_icmpv6_emit__rs_reserved_zero)
     uint8_t out[8];
     struct icmpv6_msg m = { .type = ICMPV6_ND_RS, .param = 0xffffffff }; /* stale union */
     memset(out, 0xff, sizeof(out));
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 8);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), 8);
     CHECK_EQ(get_be32(out + 4), 0);
 }
 
@@ -1091,10 +1091,10 @@ TEST(test_icmpv6_len__matches_emit)
     uint8_t out[64];
     struct icmpv6_msg m = { .type = ICMPV6_ND_REDIRECT, .nd = { 0, node_addr, br_addr },
                             .data = eui64, .data_len = 8 };
-    CHECK_EQ(icmpv6_len(&m), 48);
-    CHECK_EQ(icmpv6_emit(&m, out, sizeof(out)), 48);
+    CHECK_EQ(wren_icmpv6_len(&m), 48);
+    CHECK_EQ(wren_icmpv6_emit(&m, out, sizeof(out)), 48);
     m.type = 250;
-    CHECK_EQ(icmpv6_len(&m), 12);
+    CHECK_EQ(wren_icmpv6_len(&m), 12);
 }
 
 TEST(test_icmpv6_opt_emit__round_trips)
@@ -1110,10 +1110,10 @@ TEST(test_icmpv6_opt_emit__round_trips)
     uint32_t mtu;
     int n;
 
-    n = icmpv6_opt_pio_emit(&pio, b, sizeof(b));
-    icmpv6_opt_iter_init(&it, b, (size_t)n);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_pio_parse(&o, &pio2), 0);
+    n = wren_icmpv6_opt_pio_emit(&pio, b, sizeof(b));
+    wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_pio_parse(&o, &pio2), 0);
     CHECK(pio2.prefix_len == 48 && pio2.flags == 0xff && pio2.valid == 1 && pio2.preferred == 2);
     CHECK_MEM(pio2.prefix, prefix1_1, 16);
     CHECK_EQ(get_be32(b + 12), 0); /* reserved2 */
@@ -1123,40 +1123,40 @@ TEST(test_icmpv6_opt_emit__round_trips)
                                     18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
         aro.rovr = rovr;
         aro.rovr_len = rl;
-        n = icmpv6_opt_aro_emit(&aro, b, sizeof(b));
+        n = wren_icmpv6_opt_aro_emit(&aro, b, sizeof(b));
         CHECK_EQ(n, 8 + rl);
-        icmpv6_opt_iter_init(&it, b, (size_t)n);
-        CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-        CHECK_EQ(icmpv6_opt_aro_parse(&o, &aro2), 0);
+        wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+        CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+        CHECK_EQ(wren_icmpv6_opt_aro_parse(&o, &aro2), 0);
         CHECK(aro2.status == 9 && aro2.opaque == 8 && aro2.flags == 7 && aro2.tid == 6 &&
               aro2.lifetime == 5 && aro2.rovr_len == rl);
         CHECK_MEM(aro2.rovr, rovr, rl);
     }
 
-    n = icmpv6_opt_6co_emit(&c, b, sizeof(b));
+    n = wren_icmpv6_opt_6co_emit(&c, b, sizeof(b));
     CHECK_EQ(n, 16);
-    icmpv6_opt_iter_init(&it, b, (size_t)n);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_6co_parse(&o, &c2), 0);
+    wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_6co_parse(&o, &c2), 0);
     CHECK(c2.ctx_len == 60 && c2.flags == 0x1f && c2.lifetime == 300);
     CHECK_MEM(c2.prefix, prefix1_1, 8);
 
-    n = icmpv6_opt_abro_emit(&a, b, sizeof(b));
-    icmpv6_opt_iter_init(&it, b, (size_t)n);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_abro_parse(&o, &a2), 0);
+    n = wren_icmpv6_opt_abro_emit(&a, b, sizeof(b));
+    wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_abro_parse(&o, &a2), 0);
     CHECK(a2.version == 0xdeadbeef && a2.lifetime == 12);
     CHECK_MEM(a2.addr, br_addr, 16);
 
-    n = icmpv6_opt_mtu_emit(0x01020304, b, sizeof(b));
+    n = wren_icmpv6_opt_mtu_emit(0x01020304, b, sizeof(b));
     CHECK_EQ(n, 8);
-    icmpv6_opt_iter_init(&it, b, (size_t)n);
-    CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-    CHECK_EQ(icmpv6_opt_mtu_parse(&o, &mtu), 0);
+    wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+    CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+    CHECK_EQ(wren_icmpv6_opt_mtu_parse(&o, &mtu), 0);
     CHECK_EQ(mtu, 0x01020304);
 
     for (size_t al = 1; al <= 14; al++) {
-        n = icmpv6_opt_lladdr_emit(ICMPV6_OPT_TLLAO, prefix1_1, al, b, sizeof(b));
+        n = wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_TLLAO, prefix1_1, al, b, sizeof(b));
         CHECK_EQ(n, al <= 6 ? 8 : 16);
         CHECK_EQ(b[0], ICMPV6_OPT_TLLAO);
         CHECK_MEM(b + 2, prefix1_1, al);
@@ -1164,9 +1164,9 @@ TEST(test_icmpv6_opt_emit__round_trips)
             CHECK_EQ(b[j], 0); /* padding */
         }
         if (al == 2 || al == 6 || al == 8) {
-            icmpv6_opt_iter_init(&it, b, (size_t)n);
-            CHECK_EQ(icmpv6_opt_next(&it, &o), 1);
-            CHECK_EQ(icmpv6_opt_lladdr_parse(&o, al == 8 ? 2 : (uint8_t)al, &ll), 0);
+            wren_icmpv6_opt_iter_init(&it, b, (size_t)n);
+            CHECK_EQ(wren_icmpv6_opt_next(&it, &o), 1);
+            CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, al == 8 ? 2 : (uint8_t)al, &ll), 0);
             CHECK_EQ(ll.len, al);
             CHECK_MEM(ll.addr, prefix1_1, al);
         }
@@ -1179,7 +1179,7 @@ TEST(test_icmpv6_opt_6co_emit__partial_prefix_zero_padded)
     static const uint8_t three[3] = { 0xaa, 0xbb, 0xcc };
     struct icmpv6_6co c = { .ctx_len = 20, .prefix = three };
     memset(b, 0xee, sizeof(b));
-    CHECK_EQ(icmpv6_opt_6co_emit(&c, b, sizeof(b)), 16);
+    CHECK_EQ(wren_icmpv6_opt_6co_emit(&c, b, sizeof(b)), 16);
     CHECK_MEM(b + 8, three, 3);
     for (size_t j = 11; j < 16; j++) {
         CHECK_EQ(b[j], 0);
@@ -1188,10 +1188,10 @@ TEST(test_icmpv6_opt_6co_emit__partial_prefix_zero_padded)
     /* no context bits at all: nothing is read from the prefix */
     c.ctx_len = 0;
     c.prefix = NULL;
-    CHECK_EQ(icmpv6_opt_6co_emit(&c, b, sizeof(b)), 16);
+    CHECK_EQ(wren_icmpv6_opt_6co_emit(&c, b, sizeof(b)), 16);
     c.ctx_len = 65;
     c.prefix = prefix1_1;
-    CHECK_EQ(icmpv6_opt_6co_emit(&c, b, sizeof(b)), 24);
+    CHECK_EQ(wren_icmpv6_opt_6co_emit(&c, b, sizeof(b)), 24);
     CHECK_EQ(b[1], 3);
 }
 
@@ -1202,15 +1202,15 @@ TEST(test_icmpv6_opt_emit__invalid_values)
     struct icmpv6_aro aro = { .rovr = rovr16 };
     struct icmpv6_6co c = { .ctx_len = 129, .prefix = prefix1 };
     memset(b, 0xa5, sizeof(b));
-    CHECK_EQ(icmpv6_opt_pio_emit(&pio, b, sizeof(b)), -ICMPV6_ERR_PREFIX_LEN);
-    CHECK_EQ(icmpv6_opt_6co_emit(&c, b, sizeof(b)), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_pio_emit(&pio, b, sizeof(b)), -ICMPV6_ERR_PREFIX_LEN);
+    CHECK_EQ(wren_icmpv6_opt_6co_emit(&c, b, sizeof(b)), -ICMPV6_ERR_PREFIX_LEN);
     static const uint8_t bad_rovr[] = { 0, 4, 7, 12, 40 };
     for (size_t i = 0; i < sizeof(bad_rovr); i++) {
         aro.rovr_len = bad_rovr[i];
-        CHECK_EQ(icmpv6_opt_aro_emit(&aro, b, sizeof(b)), -ICMPV6_ERR_INVAL);
+        CHECK_EQ(wren_icmpv6_opt_aro_emit(&aro, b, sizeof(b)), -ICMPV6_ERR_INVAL);
     }
-    CHECK_EQ(icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 0, b, sizeof(b)), -ICMPV6_ERR_INVAL);
-    CHECK_EQ(icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, rovr16, 15, b, sizeof(b)),
+    CHECK_EQ(wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 0, b, sizeof(b)), -ICMPV6_ERR_INVAL);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, rovr16, 15, b, sizeof(b)),
              -ICMPV6_ERR_INVAL);
     for (size_t j = 0; j < sizeof(b); j++) {
         CHECK_EQ(b[j], 0xa5);
@@ -1227,18 +1227,18 @@ TEST(test_icmpv6_opt_emit__short_buffer_writes_nothing)
     for (size_t k = 0; k < 32; k++) {
         memset(b, 0xa5, sizeof(b));
         if (k < 32) {
-            CHECK_EQ(icmpv6_opt_pio_emit(&pio, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_pio_emit(&pio, b, k), -ICMPV6_ERR_NOBUFS);
         }
         if (k < 24) {
-            CHECK_EQ(icmpv6_opt_aro_emit(&aro, b, k), -ICMPV6_ERR_NOBUFS);
-            CHECK_EQ(icmpv6_opt_6co_emit(&c, b, k), -ICMPV6_ERR_NOBUFS);
-            CHECK_EQ(icmpv6_opt_abro_emit(&a, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_aro_emit(&aro, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_6co_emit(&c, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_abro_emit(&a, b, k), -ICMPV6_ERR_NOBUFS);
         }
         if (k < 16) {
-            CHECK_EQ(icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, eui64, 8, b, k), -ICMPV6_ERR_NOBUFS);
         }
         if (k < 8) {
-            CHECK_EQ(icmpv6_opt_mtu_emit(1280, b, k), -ICMPV6_ERR_NOBUFS);
+            CHECK_EQ(wren_icmpv6_opt_mtu_emit(1280, b, k), -ICMPV6_ERR_NOBUFS);
         }
         for (size_t j = 0; j < sizeof(b); j++) {
             CHECK_EQ(b[j], 0xa5);

@@ -99,27 +99,27 @@ static const uint8_t beacon_2003[] = {
 
 TEST(test_ieee802154_fcs__check_value)
 {
-    CHECK_EQ(ieee802154_fcs((const uint8_t *)"123456789", 9), 0x2189);
+    CHECK_EQ(wren_ieee802154_fcs((const uint8_t *)"123456789", 9), 0x2189);
 }
 
 TEST(test_ieee802154_fcs__empty_is_zero)
 {
-    CHECK_EQ(ieee802154_fcs((const uint8_t *)"", 0), 0);
+    CHECK_EQ(wren_ieee802154_fcs((const uint8_t *)"", 0), 0);
 }
 
 TEST(test_ieee802154_fcs__imm_ack)
 {
-    CHECK_EQ(ieee802154_fcs(imm_ack_psdu, 3), get_le16(imm_ack_psdu + 3));
+    CHECK_EQ(wren_ieee802154_fcs(imm_ack_psdu, 3), get_le16(imm_ack_psdu + 3));
 }
 
 TEST(test_ieee802154_fcs_check__valid)
 {
     uint8_t buf[sizeof(data_2006) + 2];
 
-    CHECK_EQ(ieee802154_fcs_check(imm_ack_psdu, sizeof(imm_ack_psdu)), 0);
+    CHECK_EQ(wren_ieee802154_fcs_check(imm_ack_psdu, sizeof(imm_ack_psdu)), 0);
     memcpy(buf, data_2006, sizeof(data_2006));
-    put_le16(buf + sizeof(data_2006), ieee802154_fcs(data_2006, sizeof(data_2006)));
-    CHECK_EQ(ieee802154_fcs_check(buf, sizeof(buf)), 0);
+    put_le16(buf + sizeof(data_2006), wren_ieee802154_fcs(data_2006, sizeof(data_2006)));
+    CHECK_EQ(wren_ieee802154_fcs_check(buf, sizeof(buf)), 0);
 }
 
 TEST(test_ieee802154_fcs_check__bad_fcs)
@@ -129,16 +129,16 @@ TEST(test_ieee802154_fcs_check__bad_fcs)
     for (size_t i = 0; i < sizeof(buf) * 8; i++) {
         memcpy(buf, imm_ack_psdu, sizeof(buf));
         buf[i / 8] ^= (uint8_t)(1u << (i % 8));
-        CHECK_EQ(ieee802154_fcs_check(buf, sizeof(buf)), -IEEE802154_ERR_FCS);
+        CHECK_EQ(wren_ieee802154_fcs_check(buf, sizeof(buf)), -IEEE802154_ERR_FCS);
     }
 }
 
 TEST(test_ieee802154_fcs_check__too_short)
 {
-    CHECK_EQ(ieee802154_fcs_check(imm_ack_psdu, 0), TRUNC);
-    CHECK_EQ(ieee802154_fcs_check(imm_ack_psdu, 1), TRUNC);
+    CHECK_EQ(wren_ieee802154_fcs_check(imm_ack_psdu, 0), TRUNC);
+    CHECK_EQ(wren_ieee802154_fcs_check(imm_ack_psdu, 1), TRUNC);
     /* Two zero bytes are an empty MPDU with a correct FCS. */
-    CHECK_EQ(ieee802154_fcs_check((const uint8_t *)"\0", 2), 0);
+    CHECK_EQ(wren_ieee802154_fcs_check((const uint8_t *)"\0", 2), 0);
 }
 
 /* ---- parse: canonical frames ----------------------------------------- */
@@ -148,7 +148,7 @@ TEST(test_ieee802154_parse__data_2006_short_panid_comp)
     struct ieee802154_frame f;
     const struct ieee802154_hdr *h = &f.hdr;
 
-    CHECK_EQ(ieee802154_parse(data_2006, sizeof(data_2006), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2006, sizeof(data_2006), &f), 0);
     CHECK_EQ(h->type, IEEE802154_TYPE_DATA);
     CHECK_EQ(h->version, IEEE802154_VERSION_2006);
     CHECK_EQ(h->dst_mode, IEEE802154_ADDR_SHORT);
@@ -164,14 +164,14 @@ TEST(test_ieee802154_parse__data_2006_short_panid_comp)
     CHECK(f.payload == data_2006 + 9);
     CHECK_EQ(f.hdr_ie_len, 0);
     CHECK_EQ(f.payload_ie_len, 0);
-    CHECK_EQ(ieee802154_hdr_len(h), 9);
+    CHECK_EQ(wren_ieee802154_hdr_len(h), 9);
 }
 
 TEST(test_ieee802154_parse__data_2003_ext_addresses)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(data_2003_ext, sizeof(data_2003_ext), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2003_ext, sizeof(data_2003_ext), &f), 0);
     CHECK_EQ(f.hdr.version, IEEE802154_VERSION_2003);
     CHECK_EQ(f.hdr.dst_mode, IEEE802154_ADDR_EXT);
     CHECK_EQ(f.hdr.src_mode, IEEE802154_ADDR_EXT);
@@ -187,7 +187,7 @@ TEST(test_ieee802154_parse__2015_header_ie_ht2)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(data_2015_ht2, sizeof(data_2015_ht2), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht2, sizeof(data_2015_ht2), &f), 0);
     CHECK_EQ(f.hdr.version, IEEE802154_VERSION_2015);
     CHECK(f.hdr.ie_present && !f.hdr.seq_suppressed);
     CHECK_EQ(f.hdr.dst_pan, 0xabcd);
@@ -202,7 +202,7 @@ TEST(test_ieee802154_parse__2015_header_and_payload_ies)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1), &f), 0);
     CHECK_EQ(f.hdr_ie_len, 4);
     CHECK(f.payload_ie == data_2015_ht1 + 15);
     CHECK_EQ(f.payload_ie_len, 5);
@@ -215,7 +215,7 @@ TEST(test_ieee802154_parse__2015_payload_ies_to_end)
     /* HT1 with payload IEs and no PT: the IEs run to the end. */
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1) - 3, &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1) - 3, &f), 0);
     CHECK_EQ(f.payload_ie_len, 5);
     CHECK_EQ(f.payload_len, 0);
 }
@@ -224,11 +224,11 @@ TEST(test_ieee802154_parse__enh_ack)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(enh_ack, sizeof(enh_ack), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(enh_ack, sizeof(enh_ack), &f), 0);
     CHECK_EQ(f.hdr.type, IEEE802154_TYPE_ACK);
     CHECK_EQ(f.hdr.version, IEEE802154_VERSION_2015);
     CHECK_EQ(f.hdr.seq, 0x33);
-    CHECK(!ieee802154_has_dst_pan(&f.hdr) && !ieee802154_has_src_pan(&f.hdr));
+    CHECK(!wren_ieee802154_has_dst_pan(&f.hdr) && !wren_ieee802154_has_src_pan(&f.hdr));
     CHECK_EQ(f.hdr_ie_len, 4); /* no termination: runs to the end */
     CHECK_EQ(f.payload_len, 0);
 }
@@ -244,7 +244,7 @@ TEST(test_ieee802154_parse__enh_ack_seq_suppressed_ext_dst)
     /* clang-format on */
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(frame, sizeof(frame), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(frame, sizeof(frame), &f), 0);
     CHECK(f.hdr.seq_suppressed && f.hdr.ie_present && f.hdr.panid_comp);
     CHECK_EQ(f.hdr.seq, 0);
     CHECK_EQ(f.hdr.dst_mode, IEEE802154_ADDR_EXT);
@@ -257,8 +257,8 @@ TEST(test_ieee802154_parse__imm_ack)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_fcs_check(imm_ack_psdu, sizeof(imm_ack_psdu)), 0);
-    CHECK_EQ(ieee802154_parse(imm_ack_psdu, sizeof(imm_ack_psdu) - 2, &f), 0);
+    CHECK_EQ(wren_ieee802154_fcs_check(imm_ack_psdu, sizeof(imm_ack_psdu)), 0);
+    CHECK_EQ(wren_ieee802154_parse(imm_ack_psdu, sizeof(imm_ack_psdu) - 2, &f), 0);
     CHECK_EQ(f.hdr.type, IEEE802154_TYPE_ACK);
     CHECK_EQ(f.hdr.seq, 0x2a);
     CHECK_EQ(f.hdr.dst_mode, IEEE802154_ADDR_NONE);
@@ -269,7 +269,7 @@ TEST(test_ieee802154_parse__cmd_data_request)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(cmd_data_req, sizeof(cmd_data_req), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(cmd_data_req, sizeof(cmd_data_req), &f), 0);
     CHECK_EQ(f.hdr.type, IEEE802154_TYPE_CMD);
     CHECK(f.hdr.ack_req);
     CHECK_EQ(f.cmd_id, IEEE802154_CMD_DATA_REQ);
@@ -283,15 +283,15 @@ TEST(test_ieee802154_parse__secured_2006)
     struct ieee802154_frame f;
     const struct ieee802154_hdr *h = &f.hdr;
 
-    CHECK_EQ(ieee802154_parse(secured_2006, sizeof(secured_2006), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(secured_2006, sizeof(secured_2006), &f), 0);
     CHECK(h->security);
     CHECK_EQ(h->sec_level, 5);
     CHECK_EQ(h->key_id_mode, 1);
     CHECK(!h->fc_suppressed && !h->asn_in_nonce);
     CHECK_EQ(h->frame_counter, 0x01020304);
     CHECK_EQ(h->key_index, 7);
-    CHECK_EQ(ieee802154_mic_len(h), 4);
-    CHECK_EQ(ieee802154_hdr_len(h), 15);
+    CHECK_EQ(wren_ieee802154_mic_len(h), 4);
+    CHECK_EQ(wren_ieee802154_hdr_len(h), 15);
     CHECK_EQ(f.payload_len, 3);
     CHECK(f.payload == secured_2006 + 15);
     CHECK(f.mic == secured_2006 + 18);
@@ -315,16 +315,16 @@ TEST(test_ieee802154_parse__secured_key_id_modes)
         if (mode)
             buf[n++] = 0x42;
         memset(buf + n, 0xee, 8); /* MIC */
-        CHECK_EQ(ieee802154_parse(buf, n + 8, &f), 0);
+        CHECK_EQ(wren_ieee802154_parse(buf, n + 8, &f), 0);
         CHECK_EQ(f.hdr.key_id_mode, mode);
-        CHECK_EQ(ieee802154_hdr_len(&f.hdr), (int)n);
+        CHECK_EQ(wren_ieee802154_hdr_len(&f.hdr), (int)n);
         CHECK_EQ(f.hdr.key_index, mode ? 0x42 : 0);
         if (mode >= 2)
             CHECK_MEM(f.hdr.key_source, "\xa0\xa1\xa2\xa3", 4);
         if (mode == 3)
             CHECK_EQ(f.hdr.key_source[7], 0xa7);
         CHECK_EQ(f.payload_len, 0);
-        CHECK_EQ(ieee802154_parse(buf, n + 7, &f), TRUNC);
+        CHECK_EQ(wren_ieee802154_parse(buf, n + 7, &f), TRUNC);
     }
 }
 
@@ -338,11 +338,11 @@ TEST(test_ieee802154_parse__mic_lengths)
     memcpy(buf, secured_2006, 9);
     for (uint8_t level = 0; level < 8; level++) {
         buf[9] = level; /* key id mode 0: aux header is 5 bytes */
-        CHECK_EQ(ieee802154_parse(buf, 14 + mic[level], &f), 0);
-        CHECK_EQ(ieee802154_mic_len(&f.hdr), mic[level]);
+        CHECK_EQ(wren_ieee802154_parse(buf, 14 + mic[level], &f), 0);
+        CHECK_EQ(wren_ieee802154_mic_len(&f.hdr), mic[level]);
         CHECK_EQ(f.payload_len, 0);
         if (mic[level])
-            CHECK_EQ(ieee802154_parse(buf, 14 + mic[level] - 1u, &f), TRUNC);
+            CHECK_EQ(wren_ieee802154_parse(buf, 14 + mic[level] - 1u, &f), TRUNC);
     }
 }
 
@@ -351,7 +351,7 @@ TEST(test_ieee802154_parse__secured_2015_fc_suppressed_opaque_ies)
     struct ieee802154_frame f;
     const struct ieee802154_hdr *h = &f.hdr;
 
-    CHECK_EQ(ieee802154_parse(secured_2015_ht1, sizeof(secured_2015_ht1), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(secured_2015_ht1, sizeof(secured_2015_ht1), &f), 0);
     CHECK(h->security && h->fc_suppressed && !h->asn_in_nonce);
     CHECK_EQ(h->frame_counter, 0);
     CHECK_EQ(h->key_index, 1);
@@ -366,7 +366,7 @@ TEST(test_ieee802154_parse__beacon_2003)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(beacon_2003, sizeof(beacon_2003), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(beacon_2003, sizeof(beacon_2003), &f), 0);
     CHECK_EQ(f.hdr.type, IEEE802154_TYPE_BEACON);
     CHECK_EQ(f.hdr.dst_mode, IEEE802154_ADDR_NONE);
     CHECK_EQ(f.hdr.src_pan, 0x1234);
@@ -384,7 +384,7 @@ TEST(test_ieee802154_parse__reserved_bits_ignored_before_v2)
     memcpy(buf, data_2006, sizeof(buf));
     buf[0] |= 0x80;
     buf[1] |= 0x03;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), 0);
     CHECK(!f.hdr.seq_suppressed && !f.hdr.ie_present);
     CHECK_EQ(f.hdr.seq, 0x2a);
     CHECK_EQ(f.payload_len, 2);
@@ -397,7 +397,7 @@ TEST(test_ieee802154_parse__reserved_sec_bits_ignored_before_v2)
 
     memcpy(buf, secured_2006, sizeof(buf));
     buf[9] |= 0xe0;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), 0);
     CHECK(!f.hdr.fc_suppressed && !f.hdr.asn_in_nonce);
     CHECK_EQ(f.hdr.frame_counter, 0x01020304);
 }
@@ -410,7 +410,7 @@ static int prefixes_ok(const uint8_t *frame, size_t len, size_t min)
     struct ieee802154_frame f;
 
     for (size_t n = 0; n <= len; n++) {
-        int rc = ieee802154_parse(frame, n, &f);
+        int rc = wren_ieee802154_parse(frame, n, &f);
         if (rc != (n < min ? TRUNC : 0)) {
             printf("  len %zu: %d\n", n, rc);
             return 0;
@@ -435,21 +435,21 @@ TEST(test_ieee802154_parse__secured_shorter_than_mic)
 
     /* Aux header complete but fewer than 4 bytes left for the MIC. */
     for (size_t n = 15; n < 19; n++)
-        CHECK_EQ(ieee802154_parse(secured_2006, n, &f), TRUNC);
+        CHECK_EQ(wren_ieee802154_parse(secured_2006, n, &f), TRUNC);
     /* MIC-128: 15-byte MHR + 16-byte MIC. */
     uint8_t buf[32] = {0};
     memcpy(buf, secured_2006, sizeof(secured_2006));
     buf[9] = 0x0f;
-    CHECK_EQ(ieee802154_parse(buf, 31, &f), 0);
-    CHECK_EQ(ieee802154_parse(buf, 30, &f), TRUNC);
-    CHECK_EQ(ieee802154_parse(buf, sizeof(secured_2006), &f), TRUNC);
+    CHECK_EQ(wren_ieee802154_parse(buf, 31, &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(buf, 30, &f), TRUNC);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(secured_2006), &f), TRUNC);
 }
 
 TEST(test_ieee802154_parse__cmd_without_id)
 {
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(cmd_data_req, sizeof(cmd_data_req) - 1, &f), TRUNC);
+    CHECK_EQ(wren_ieee802154_parse(cmd_data_req, sizeof(cmd_data_req) - 1, &f), TRUNC);
 }
 
 TEST(test_ieee802154_parse__reserved_frame_type)
@@ -460,8 +460,8 @@ TEST(test_ieee802154_parse__reserved_frame_type)
     memcpy(buf, data_2006, sizeof(buf));
     for (uint8_t t = 4; t < 8; t++) {
         buf[0] = (uint8_t)((buf[0] & ~7u) | t);
-        CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_FRAME_TYPE);
-        CHECK_EQ(ieee802154_parse(buf, 2, &f), -IEEE802154_ERR_FRAME_TYPE);
+        CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_FRAME_TYPE);
+        CHECK_EQ(wren_ieee802154_parse(buf, 2, &f), -IEEE802154_ERR_FRAME_TYPE);
     }
 }
 
@@ -472,7 +472,7 @@ TEST(test_ieee802154_parse__reserved_version)
 
     memcpy(buf, data_2006, sizeof(buf));
     buf[1] |= 0x30;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_VERSION);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_VERSION);
 }
 
 TEST(test_ieee802154_parse__reserved_addr_mode)
@@ -482,10 +482,10 @@ TEST(test_ieee802154_parse__reserved_addr_mode)
 
     memcpy(buf, data_2006, sizeof(buf));
     buf[1] = (uint8_t)((buf[1] & ~0x0cu) | 0x04); /* dst mode 1 */
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_ADDR_MODE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_ADDR_MODE);
     memcpy(buf, data_2006, sizeof(buf));
     buf[1] = (uint8_t)((buf[1] & ~0xc0u) | 0x40); /* src mode 1 */
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_ADDR_MODE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_ADDR_MODE);
 }
 
 TEST(test_ieee802154_parse__panid_comp_without_both_addresses)
@@ -502,7 +502,7 @@ TEST(test_ieee802154_parse__panid_comp_without_both_addresses)
 
     for (size_t i = 0; i < ARRAY_LEN(frames); i++) {
         memcpy(buf, frames[i], 2);
-        CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_PANID);
+        CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_PANID);
     }
 }
 
@@ -513,7 +513,7 @@ TEST(test_ieee802154_parse__secured_2003)
 
     memcpy(buf, secured_2006, sizeof(buf));
     buf[1] &= (uint8_t)~0x30u; /* version 0 */
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_SECURITY);
 }
 
 TEST(test_ieee802154_parse__ie_past_end)
@@ -522,23 +522,23 @@ TEST(test_ieee802154_parse__ie_past_end)
     struct ieee802154_frame f;
 
     /* Header IE content cut short / length beyond the frame. */
-    CHECK_EQ(ieee802154_parse(data_2015_ht2, 12, &f), -IEEE802154_ERR_IE);
-    CHECK_EQ(ieee802154_parse(data_2015_ht2, 10, &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht2, 12, &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht2, 10, &f), -IEEE802154_ERR_IE);
     memcpy(buf, data_2015_ht2, sizeof(data_2015_ht2));
     buf[9] = 0x7f; /* length 127 */
-    CHECK_EQ(ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
     /* Payload IE length beyond the frame. */
     memcpy(buf, data_2015_ht1, sizeof(buf));
     buf[15] = 0xff; /* length 255 */
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
     /* Payload IE cut inside its content or its descriptor. */
-    CHECK_EQ(ieee802154_parse(data_2015_ht1, 19, &f), -IEEE802154_ERR_IE);
-    CHECK_EQ(ieee802154_parse(data_2015_ht1, 16, &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht1, 19, &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht1, 16, &f), -IEEE802154_ERR_IE);
     /* Header IEs must not run into the MIC of a secured frame. */
     memcpy(buf, secured_2015_ht1, 17);
     buf[11] = 0x06; /* header IE length 6: 2 bytes past the MIC start */
     memset(buf + 17, 0, 4);
-    CHECK_EQ(ieee802154_parse(buf, 21, &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, 21, &f), -IEEE802154_ERR_IE);
 }
 
 TEST(test_ieee802154_parse__ie_bad_type_or_termination)
@@ -549,19 +549,19 @@ TEST(test_ieee802154_parse__ie_bad_type_or_termination)
     /* A payload IE (type 1) among the header IEs. */
     memcpy(buf, data_2015_ht2, sizeof(data_2015_ht2));
     buf[10] |= 0x80;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
     /* HT2 with content. */
     memcpy(buf, data_2015_ht2, sizeof(data_2015_ht2));
     buf[13] = 0x81;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(data_2015_ht2), &f), -IEEE802154_ERR_IE);
     /* A header IE (type 0) among the payload IEs. */
     memcpy(buf, data_2015_ht1, sizeof(buf));
     buf[16] = 0x08;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
     /* Payload termination with content. */
     memcpy(buf, data_2015_ht1, sizeof(buf));
     buf[20] = 0x01;
-    CHECK_EQ(ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
 }
 
 TEST(test_ieee802154_parse__ie_empty_lists)
@@ -571,11 +571,11 @@ TEST(test_ieee802154_parse__ie_empty_lists)
     static const uint8_t ht1_pt[] = {0x01, 0x22, 0x01, 0x00, 0x3f, 0x00, 0xf8, 0x99};
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(ht2_only, sizeof(ht2_only), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(ht2_only, sizeof(ht2_only), &f), 0);
     CHECK(f.hdr.ie_present);
     CHECK_EQ(f.hdr_ie_len, 0);
     CHECK_EQ(f.payload_len, 1);
-    CHECK_EQ(ieee802154_parse(ht1_pt, sizeof(ht1_pt), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(ht1_pt, sizeof(ht1_pt), &f), 0);
     CHECK_EQ(f.hdr_ie_len, 0);
     CHECK_EQ(f.payload_ie_len, 0);
     CHECK_EQ(f.payload_len, 1);
@@ -603,8 +603,8 @@ TEST(test_ieee802154_has_pan__table_7_2)
         h.dst_mode = t[i][0];
         h.src_mode = t[i][1];
         h.panid_comp = t[i][2];
-        CHECK_EQ(ieee802154_has_dst_pan(&h), t[i][3]);
-        CHECK_EQ(ieee802154_has_src_pan(&h), t[i][4]);
+        CHECK_EQ(wren_ieee802154_has_dst_pan(&h), t[i][3]);
+        CHECK_EQ(wren_ieee802154_has_src_pan(&h), t[i][4]);
     }
 }
 
@@ -625,8 +625,8 @@ TEST(test_ieee802154_has_pan__classic_rule)
             h.dst_mode = t[i][0];
             h.src_mode = t[i][1];
             h.panid_comp = t[i][2];
-            CHECK_EQ(ieee802154_has_dst_pan(&h), t[i][3]);
-            CHECK_EQ(ieee802154_has_src_pan(&h), t[i][4]);
+            CHECK_EQ(wren_ieee802154_has_dst_pan(&h), t[i][3]);
+            CHECK_EQ(wren_ieee802154_has_src_pan(&h), t[i][4]);
         }
     }
 }
@@ -645,15 +645,15 @@ TEST(test_ieee802154_parse__v2_pan_ids_from_table)
     static const uint8_t pan_only[] = {0x41, 0x20, 0x01, 0xff, 0xff};
     struct ieee802154_frame f;
 
-    CHECK_EQ(ieee802154_parse(frame, sizeof(frame), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(frame, sizeof(frame), &f), 0);
     CHECK_EQ(f.hdr.dst_pan, 0x1234);
     CHECK_EQ(f.hdr.src_pan, 0x1234);
     CHECK_MEM(f.hdr.src_addr, eui_src, 8);
     CHECK_EQ(f.payload_len, 1);
-    CHECK_EQ(ieee802154_parse(pan_only, sizeof(pan_only), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(pan_only, sizeof(pan_only), &f), 0);
     CHECK_EQ(f.hdr.dst_pan, 0xffff);
     CHECK_EQ(f.payload_len, 0);
-    CHECK_EQ(ieee802154_parse(pan_only, 4, &f), TRUNC);
+    CHECK_EQ(wren_ieee802154_parse(pan_only, 4, &f), TRUNC);
 }
 
 /* ---- emit ---------------------------------------------------------- */
@@ -691,8 +691,8 @@ TEST(test_ieee802154_emit__data_2006_canonical)
     f.hdr.seq = 0x2a;
     f.payload = (const uint8_t *)"hi";
     f.payload_len = 2;
-    CHECK_EQ(ieee802154_len(&f), sizeof(data_2006));
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), sizeof(data_2006));
+    CHECK_EQ(wren_ieee802154_len(&f), sizeof(data_2006));
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), sizeof(data_2006));
     CHECK_MEM(buf, data_2006, sizeof(data_2006));
 }
 
@@ -703,10 +703,10 @@ static int reemit_same(const uint8_t *frame, size_t len)
     uint8_t buf[128];
     int n;
 
-    if (ieee802154_parse(frame, len, &f) != 0)
+    if (wren_ieee802154_parse(frame, len, &f) != 0)
         return 0;
-    n = ieee802154_len(&f);
-    if (n != (int)len || ieee802154_emit(&f, buf, sizeof(buf)) != n)
+    n = wren_ieee802154_len(&f);
+    if (n != (int)len || wren_ieee802154_emit(&f, buf, sizeof(buf)) != n)
         return 0;
     return memcmp(buf, frame, len) == 0;
 }
@@ -740,29 +740,29 @@ TEST(test_ieee802154_emit__termination_ies)
     /* Header IEs only, no payload: no termination. */
     f.hdr_ie = hie;
     f.hdr_ie_len = sizeof(hie);
-    n = ieee802154_emit(&f, buf, sizeof(buf));
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf));
     CHECK_EQ(n, 3 + 4);
     /* With a payload: HT2. */
     f.payload = (const uint8_t *)"\x77";
     f.payload_len = 1;
-    n = ieee802154_emit(&f, buf, sizeof(buf));
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf));
     CHECK_EQ(n, 3 + 4 + 2 + 1);
     CHECK_MEM(buf + 7, "\x80\x3f\x77", 3);
     /* Payload IEs and a payload: HT1, IEs, PT. */
     f.payload_ie = pie;
     f.payload_ie_len = sizeof(pie);
-    n = ieee802154_emit(&f, buf, sizeof(buf));
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf));
     CHECK_EQ(n, 3 + 4 + 2 + 5 + 2 + 1);
     CHECK_MEM(buf + 7, "\x00\x3f\x03\x88\x1a\x2b\x3c\x00\xf8\x77", 10);
     /* Payload IEs only: HT1, no PT. */
     f.payload_len = 0;
-    n = ieee802154_emit(&f, buf, sizeof(buf));
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf));
     CHECK_EQ(n, 3 + 4 + 2 + 5);
     /* A command frame: the command id counts as payload. */
     f.hdr.type = IEEE802154_TYPE_CMD;
     f.cmd_id = 0x04;
     f.payload_ie_len = 0;
-    n = ieee802154_emit(&f, buf, sizeof(buf));
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf));
     CHECK_EQ(n, 3 + 4 + 2 + 1);
     CHECK_MEM(buf + 7, "\x80\x3f\x04", 3);
 }
@@ -779,7 +779,7 @@ TEST(test_ieee802154_emit__reserved_bits_zero_before_v2)
     h.security = true;
     h.fc_suppressed = true;
     h.asn_in_nonce = true;
-    CHECK_EQ(ieee802154_hdr_emit(&h, buf, sizeof(buf)), 9 + 5);
+    CHECK_EQ(wren_ieee802154_hdr_emit(&h, buf, sizeof(buf)), 9 + 5);
     CHECK_EQ(buf[1] & 0x03, 0);
     CHECK_EQ(buf[2], 0x5a); /* sequence number present */
     CHECK_EQ(buf[9] & 0x60, 0);
@@ -796,7 +796,7 @@ TEST(test_ieee802154_emit__mic_zero_filled)
     f.hdr.security = true;
     f.hdr.sec_level = 6; /* ENC-MIC-64 */
     memset(buf, 0xaa, sizeof(buf));
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), 14 + 8);
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), 14 + 8);
     CHECK_MEM(buf + 14, "\0\0\0\0\0\0\0\0", 8);
     CHECK_EQ(buf[22], 0xaa);
 }
@@ -807,19 +807,19 @@ TEST(test_ieee802154_emit__buffer_too_short)
     uint8_t buf[64];
     int len;
 
-    CHECK_EQ(ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1), &f), 0);
-    len = ieee802154_len(&f);
+    CHECK_EQ(wren_ieee802154_parse(data_2015_ht1, sizeof(data_2015_ht1), &f), 0);
+    len = wren_ieee802154_len(&f);
     CHECK_EQ(len, sizeof(data_2015_ht1));
     for (size_t n = 0; n < (size_t)len; n++) {
         memset(buf, 0xaa, sizeof(buf));
-        CHECK_EQ(ieee802154_emit(&f, buf, n), -IEEE802154_ERR_NOBUFS);
+        CHECK_EQ(wren_ieee802154_emit(&f, buf, n), -IEEE802154_ERR_NOBUFS);
         for (size_t i = 0; i < sizeof(buf); i++)
             CHECK_EQ(buf[i], 0xaa); /* nothing written */
     }
-    CHECK_EQ(ieee802154_emit(&f, buf, (size_t)len), len);
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, (size_t)len), len);
     for (size_t n = 0; n < 9; n++)
-        CHECK_EQ(ieee802154_hdr_emit(&f.hdr, buf, n), -IEEE802154_ERR_NOBUFS);
-    CHECK_EQ(ieee802154_hdr_emit(&f.hdr, buf, 9), 9);
+        CHECK_EQ(wren_ieee802154_hdr_emit(&f.hdr, buf, n), -IEEE802154_ERR_NOBUFS);
+    CHECK_EQ(wren_ieee802154_hdr_emit(&f.hdr, buf, 9), 9);
 }
 
 TEST(test_ieee802154_emit__invalid_repr)
@@ -829,46 +829,46 @@ TEST(test_ieee802154_emit__invalid_repr)
 
     memset(&f, 0, sizeof(f));
     make_hdr(&f.hdr, 4, 1, 2, 2, false);
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_FRAME_TYPE);
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_FRAME_TYPE);
     make_hdr(&f.hdr, 1, 3, 2, 2, false);
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_VERSION);
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_VERSION);
     make_hdr(&f.hdr, 1, 1, 1, 2, false);
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_ADDR_MODE);
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), -IEEE802154_ERR_ADDR_MODE);
     make_hdr(&f.hdr, 1, 1, 2, 4, false);
-    CHECK_EQ(ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_ADDR_MODE);
+    CHECK_EQ(wren_ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_ADDR_MODE);
     make_hdr(&f.hdr, 1, 1, 2, 0, true);
-    CHECK_EQ(ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_PANID);
+    CHECK_EQ(wren_ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_PANID);
     make_hdr(&f.hdr, 1, 0, 2, 2, false);
     f.hdr.security = true;
-    CHECK_EQ(ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_SECURITY);
     f.hdr.version = 1;
     f.hdr.sec_level = 8;
-    CHECK_EQ(ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_hdr_len(&f.hdr), -IEEE802154_ERR_SECURITY);
     f.hdr.sec_level = 7;
     f.hdr.key_id_mode = 4;
-    CHECK_EQ(ieee802154_hdr_emit(&f.hdr, buf, sizeof(buf)), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_hdr_emit(&f.hdr, buf, sizeof(buf)), -IEEE802154_ERR_SECURITY);
     /* IEs need version 2 and ie_present. */
     make_hdr(&f.hdr, 1, 1, 2, 2, false);
     f.hdr.ie_present = true;
     f.hdr_ie = (const uint8_t *)"\x00\x00";
     f.hdr_ie_len = 2;
-    CHECK_EQ(ieee802154_len(&f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_len(&f), -IEEE802154_ERR_IE);
     f.hdr.version = 2;
     f.hdr.ie_present = false;
-    CHECK_EQ(ieee802154_len(&f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_len(&f), -IEEE802154_ERR_IE);
     f.hdr.ie_present = true;
-    CHECK_EQ(ieee802154_len(&f), 11 + 2); /* v2 short/short: both PANs */
+    CHECK_EQ(wren_ieee802154_len(&f), 11 + 2); /* v2 short/short: both PANs */
     /* Secured: encrypted payload IEs cannot be followed by a payload. */
     f.hdr.security = true;
     f.payload_ie = (const uint8_t *)"\x01";
     f.payload_ie_len = 1;
     f.payload = (const uint8_t *)"\x02";
     f.payload_len = 1;
-    CHECK_EQ(ieee802154_len(&f), -IEEE802154_ERR_IE);
+    CHECK_EQ(wren_ieee802154_len(&f), -IEEE802154_ERR_IE);
     /* Absurd lengths. */
     f.hdr.security = false;
     f.payload_len = 0x10000;
-    CHECK_EQ(ieee802154_len(&f), -IEEE802154_ERR_NOBUFS);
+    CHECK_EQ(wren_ieee802154_len(&f), -IEEE802154_ERR_NOBUFS);
 }
 
 /* memcmp that accepts NULL for empty ranges. */
@@ -890,11 +890,11 @@ static int same_hdr(const struct ieee802154_hdr *a, const struct ieee802154_hdr 
         return 0;
     if (!b->seq_suppressed && a->seq != b->seq)
         return 0;
-    if ((ieee802154_has_dst_pan(a) && a->dst_pan != b->dst_pan) ||
-        (ieee802154_has_src_pan(a) && a->src_pan != b->src_pan))
+    if ((wren_ieee802154_has_dst_pan(a) && a->dst_pan != b->dst_pan) ||
+        (wren_ieee802154_has_src_pan(a) && a->src_pan != b->src_pan))
         return 0;
-    if (memcmp(a->dst_addr, b->dst_addr, ieee802154_addr_len(a->dst_mode)) ||
-        memcmp(a->src_addr, b->src_addr, ieee802154_addr_len(a->src_mode)))
+    if (memcmp(a->dst_addr, b->dst_addr, wren_ieee802154_addr_len(a->dst_mode)) ||
+        memcmp(a->src_addr, b->src_addr, wren_ieee802154_addr_len(a->src_mode)))
         return 0;
     if (a->security &&
         (a->sec_level != b->sec_level || a->key_id_mode != b->key_id_mode ||
@@ -955,7 +955,7 @@ TEST(test_ieee802154_emit__roundtrip_all_combinations)
             f.payload_len = extra * 2;
         }
 
-        rc = ieee802154_emit(&f, buf, sizeof(buf));
+        rc = wren_ieee802154_emit(&f, buf, sizeof(buf));
         if (version < 2 && comp && !(dst && src)) {
             CHECK_EQ(rc, -IEEE802154_ERR_PANID);
             continue;
@@ -965,9 +965,9 @@ TEST(test_ieee802154_emit__roundtrip_all_combinations)
             continue;
         }
         CHECK(rc > 0);
-        CHECK_EQ(rc, ieee802154_len(&f));
+        CHECK_EQ(rc, wren_ieee802154_len(&f));
         n = rc;
-        rc = ieee802154_parse(buf, (size_t)n, &g);
+        rc = wren_ieee802154_parse(buf, (size_t)n, &g);
         if (rc != 0)
             printf("  combination %u: parse %d\n", i, rc);
         CHECK_EQ(rc, 0);
@@ -980,10 +980,10 @@ TEST(test_ieee802154_emit__roundtrip_all_combinations)
         CHECK(mem_eq(g.payload, f.payload, f.payload_len));
         if (type == IEEE802154_TYPE_CMD && !(sec && f.payload_ie_len))
             CHECK_EQ(g.cmd_id, f.cmd_id);
-        CHECK_MEM(g.mic, mic, ieee802154_mic_len(&f.hdr));
-        CHECK_EQ(ieee802154_hdr_len(&g.hdr), ieee802154_hdr_len(&f.hdr));
+        CHECK_MEM(g.mic, mic, wren_ieee802154_mic_len(&f.hdr));
+        CHECK_EQ(wren_ieee802154_hdr_len(&g.hdr), wren_ieee802154_hdr_len(&f.hdr));
         /* Emitting the parsed frame gives the same bytes again. */
-        CHECK_EQ(ieee802154_emit(&g, buf2, (size_t)n), n);
+        CHECK_EQ(wren_ieee802154_emit(&g, buf2, (size_t)n), n);
         CHECK_MEM(buf2, buf, (size_t)n);
         count++;
     }
@@ -996,33 +996,33 @@ TEST(test_ieee802154_emit__fcs_appended_checks)
     uint8_t buf[64];
     int n;
 
-    CHECK_EQ(ieee802154_parse(cmd_data_req, sizeof(cmd_data_req), &f), 0);
-    n = ieee802154_emit(&f, buf, sizeof(buf) - IEEE802154_FCS_LEN);
+    CHECK_EQ(wren_ieee802154_parse(cmd_data_req, sizeof(cmd_data_req), &f), 0);
+    n = wren_ieee802154_emit(&f, buf, sizeof(buf) - IEEE802154_FCS_LEN);
     CHECK_EQ(n, sizeof(cmd_data_req));
-    put_le16(buf + n, ieee802154_fcs(buf, (size_t)n));
-    CHECK_EQ(ieee802154_fcs_check(buf, (size_t)n + 2), 0);
+    put_le16(buf + n, wren_ieee802154_fcs(buf, (size_t)n));
+    CHECK_EQ(wren_ieee802154_fcs_check(buf, (size_t)n + 2), 0);
 }
 
 /* ---- helpers ------------------------------------------------------- */
 
 TEST(test_ieee802154_addr_len__modes)
 {
-    CHECK_EQ(ieee802154_addr_len(IEEE802154_ADDR_NONE), 0);
-    CHECK_EQ(ieee802154_addr_len(1), 0);
-    CHECK_EQ(ieee802154_addr_len(IEEE802154_ADDR_SHORT), 2);
-    CHECK_EQ(ieee802154_addr_len(IEEE802154_ADDR_EXT), 8);
+    CHECK_EQ(wren_ieee802154_addr_len(IEEE802154_ADDR_NONE), 0);
+    CHECK_EQ(wren_ieee802154_addr_len(1), 0);
+    CHECK_EQ(wren_ieee802154_addr_len(IEEE802154_ADDR_SHORT), 2);
+    CHECK_EQ(wren_ieee802154_addr_len(IEEE802154_ADDR_EXT), 8);
 }
 
 TEST(test_ieee802154_strerror__all_codes)
 {
     for (int e = 1; e <= IEEE802154_ERR_NOBUFS; e++) {
-        CHECK(ieee802154_strerror(-e) != NULL);
-        CHECK(strcmp(ieee802154_strerror(-e), ieee802154_strerror(e)) == 0);
-        CHECK(strcmp(ieee802154_strerror(-e), "?") != 0);
+        CHECK(wren_ieee802154_strerror(-e) != NULL);
+        CHECK(strcmp(wren_ieee802154_strerror(-e), wren_ieee802154_strerror(e)) == 0);
+        CHECK(strcmp(wren_ieee802154_strerror(-e), "?") != 0);
     }
-    CHECK(strcmp(ieee802154_strerror(0), "ok") == 0);
-    CHECK(strcmp(ieee802154_strerror(-100), "?") == 0);
-    CHECK(strcmp(ieee802154_strerror(-2147483647 - 1), "?") == 0);
+    CHECK(strcmp(wren_ieee802154_strerror(0), "ok") == 0);
+    CHECK(strcmp(wren_ieee802154_strerror(-100), "?") == 0);
+    CHECK(strcmp(wren_ieee802154_strerror(-2147483647 - 1), "?") == 0);
 }
 
 int main(void)

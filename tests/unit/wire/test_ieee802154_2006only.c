@@ -30,31 +30,31 @@ static const uint8_t secured_2006[] = {
 TEST(test_2006only__2006_frames_round_trip)
 {
     struct ieee802154_frame f;
-    CHECK_EQ(ieee802154_parse(data_2006, sizeof(data_2006), &f), 0);
+    CHECK_EQ(wren_ieee802154_parse(data_2006, sizeof(data_2006), &f), 0);
     CHECK_EQ(f.hdr.version, IEEE802154_VERSION_2006);
     CHECK_EQ(f.payload_len, 2);
     uint8_t buf[32];
-    CHECK_EQ(ieee802154_emit(&f, buf, sizeof(buf)), (int)sizeof(data_2006));
+    CHECK_EQ(wren_ieee802154_emit(&f, buf, sizeof(buf)), (int)sizeof(data_2006));
     CHECK_MEM(buf, data_2006, sizeof(data_2006));
 }
 
 TEST(test_2006only__version_2_refused)
 {
     struct ieee802154_frame f;
-    CHECK_EQ(ieee802154_parse(data_2015, sizeof(data_2015), &f), -IEEE802154_ERR_VERSION);
+    CHECK_EQ(wren_ieee802154_parse(data_2015, sizeof(data_2015), &f), -IEEE802154_ERR_VERSION);
     struct ieee802154_hdr h;
     memset(&h, 0, sizeof(h));
     h.type = IEEE802154_TYPE_DATA;
     h.version = IEEE802154_VERSION_2015;
     h.dst_mode = h.src_mode = IEEE802154_ADDR_SHORT;
     uint8_t buf[32];
-    CHECK_EQ(ieee802154_hdr_emit(&h, buf, sizeof(buf)), -IEEE802154_ERR_VERSION);
+    CHECK_EQ(wren_ieee802154_hdr_emit(&h, buf, sizeof(buf)), -IEEE802154_ERR_VERSION);
 }
 
 TEST(test_2006only__security_refused)
 {
     struct ieee802154_frame f;
-    CHECK_EQ(ieee802154_parse(secured_2006, sizeof(secured_2006), &f), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_parse(secured_2006, sizeof(secured_2006), &f), -IEEE802154_ERR_SECURITY);
     struct ieee802154_hdr h;
     memset(&h, 0, sizeof(h));
     h.type = IEEE802154_TYPE_DATA;
@@ -62,9 +62,9 @@ TEST(test_2006only__security_refused)
     h.dst_mode = h.src_mode = IEEE802154_ADDR_SHORT;
     h.security = true;
     h.sec_level = 5;
-    CHECK_EQ(ieee802154_mic_len(&h), 0);
+    CHECK_EQ(wren_ieee802154_mic_len(&h), 0);
     uint8_t buf[32];
-    CHECK_EQ(ieee802154_hdr_emit(&h, buf, sizeof(buf)), -IEEE802154_ERR_SECURITY);
+    CHECK_EQ(wren_ieee802154_hdr_emit(&h, buf, sizeof(buf)), -IEEE802154_ERR_SECURITY);
 }
 
 int main(void)

@@ -53,9 +53,9 @@ static uint16_t ref_csum(const uint8_t *b, size_t n)
 static uint16_t csum_of(const uint8_t *b, size_t n)
 {
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_update(&c, b, n);
-    return inet_csum_final(&c);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_update(&c, b, n);
+    return wren_inet_csum_final(&c);
 }
 
 /* ---- inet_csum ---- */
@@ -71,11 +71,11 @@ TEST(test_inet_csum_update__every_two_and_three_piece_split)
     for (size_t a = 0; a <= 8; a++) {
         for (size_t b = a; b <= 8; b++) {
             struct inet_csum c;
-            inet_csum_init(&c);
-            inet_csum_update(&c, rfc1071, a);
-            inet_csum_update(&c, rfc1071 + a, b - a);
-            inet_csum_update(&c, rfc1071 + b, 8 - b);
-            CHECK_EQ(inet_csum_final(&c), (uint16_t)~0xddf2);
+            wren_inet_csum_init(&c);
+            wren_inet_csum_update(&c, rfc1071, a);
+            wren_inet_csum_update(&c, rfc1071 + a, b - a);
+            wren_inet_csum_update(&c, rfc1071 + b, 8 - b);
+            CHECK_EQ(wren_inet_csum_final(&c), (uint16_t)~0xddf2);
         }
     }
 }
@@ -83,12 +83,12 @@ TEST(test_inet_csum_update__every_two_and_three_piece_split)
 TEST(test_inet_csum_update__one_byte_pieces)
 {
     struct inet_csum c;
-    inet_csum_init(&c);
+    wren_inet_csum_init(&c);
     for (size_t i = 0; i < sizeof(rfc1071); i++) {
-        inet_csum_update(&c, rfc1071 + i, 1);
-        inet_csum_update(&c, rfc1071, 0); /* empty pieces change nothing */
+        wren_inet_csum_update(&c, rfc1071 + i, 1);
+        wren_inet_csum_update(&c, rfc1071, 0); /* empty pieces change nothing */
     }
-    CHECK_EQ(inet_csum_final(&c), (uint16_t)~0xddf2);
+    CHECK_EQ(wren_inet_csum_final(&c), (uint16_t)~0xddf2);
 }
 
 TEST(test_inet_csum_update__odd_total_length)
@@ -97,11 +97,11 @@ TEST(test_inet_csum_update__odd_total_length)
     static const uint8_t b[3] = { 0x01, 0x02, 0x03 };
     CHECK_EQ(csum_of(b, 3), (uint16_t)~0x0402);
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_update(&c, b, 1);
-    inet_csum_update(&c, b + 1, 1);
-    inet_csum_update(&c, b + 2, 1);
-    CHECK_EQ(inet_csum_final(&c), (uint16_t)~0x0402);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_update(&c, b, 1);
+    wren_inet_csum_update(&c, b + 1, 1);
+    wren_inet_csum_update(&c, b + 2, 1);
+    CHECK_EQ(wren_inet_csum_final(&c), (uint16_t)~0x0402);
 }
 
 TEST(test_inet_csum_final__empty_and_zero)
@@ -133,11 +133,11 @@ TEST(test_inet_csum_update__long_pieces_match_reference)
         b[i] = (uint8_t)(x >> 16);
     }
     struct inet_csum c;
-    inet_csum_init(&c);
+    wren_inet_csum_init(&c);
     for (size_t i = 0, step = 1; i < n; i += step, step = step * 3 % 1001 + 1) {
-        inet_csum_update(&c, b + i, step < n - i ? step : n - i);
+        wren_inet_csum_update(&c, b + i, step < n - i ? step : n - i);
     }
-    CHECK_EQ(inet_csum_final(&c), ref_csum(b, n));
+    CHECK_EQ(wren_inet_csum_final(&c), ref_csum(b, n));
     free(b);
 }
 
@@ -150,16 +150,16 @@ TEST(test_inet_csum_pseudo__udp_capture)
     CHECK_EQ(n, sizeof(copy));
     memcpy(copy, udp, n);
     put_be16(copy + 6, 0);
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
-    inet_csum_update(&c, copy, n);
-    CHECK_EQ(inet_csum_final(&c), 0x9219);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
+    wren_inet_csum_update(&c, copy, n);
+    CHECK_EQ(wren_inet_csum_final(&c), 0x9219);
     /* verifying the captured datagram, header and payload as two pieces */
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
-    inet_csum_update(&c, udp, 8);
-    inet_csum_update(&c, udp + 8, n - 8);
-    CHECK_EQ(inet_csum_final(&c), 0);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
+    wren_inet_csum_update(&c, udp, 8);
+    wren_inet_csum_update(&c, udp + 8, n - 8);
+    CHECK_EQ(wren_inet_csum_final(&c), 0);
 }
 
 TEST(test_inet_csum_pseudo__odd_length_udp_capture)
@@ -168,12 +168,12 @@ TEST(test_inet_csum_pseudo__odd_length_udp_capture)
     size_t n = sizeof(udp_odd_pkt) - 40;
     struct inet_csum c;
     CHECK_EQ(get_be16(udp + 6), 0xb5fe);
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, udp_odd_pkt + 8, udp_odd_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
-    inet_csum_update(&c, udp, 3); /* odd pieces */
-    inet_csum_update(&c, udp + 3, 6);
-    inet_csum_update(&c, udp + 9, n - 9);
-    CHECK_EQ(inet_csum_final(&c), 0);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, udp_odd_pkt + 8, udp_odd_pkt + 24, (uint32_t)n, IPV6_NH_UDP);
+    wren_inet_csum_update(&c, udp, 3); /* odd pieces */
+    wren_inet_csum_update(&c, udp + 3, 6);
+    wren_inet_csum_update(&c, udp + 9, n - 9);
+    CHECK_EQ(wren_inet_csum_final(&c), 0);
 }
 
 TEST(test_inet_csum_pseudo__length_and_next_header_count)
@@ -181,14 +181,14 @@ TEST(test_inet_csum_pseudo__length_and_next_header_count)
     const uint8_t *udp = udp_pkt + 40;
     size_t n = sizeof(udp_pkt) - 40;
     struct inet_csum c;
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n + 0x10000, IPV6_NH_UDP);
-    inet_csum_update(&c, udp, n);
-    CHECK(inet_csum_final(&c) != 0);
-    inet_csum_init(&c);
-    inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_TCP);
-    inet_csum_update(&c, udp, n);
-    CHECK(inet_csum_final(&c) != 0);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n + 0x10000, IPV6_NH_UDP);
+    wren_inet_csum_update(&c, udp, n);
+    CHECK(wren_inet_csum_final(&c) != 0);
+    wren_inet_csum_init(&c);
+    wren_inet_csum_pseudo(&c, udp_pkt + 8, udp_pkt + 24, (uint32_t)n, IPV6_NH_TCP);
+    wren_inet_csum_update(&c, udp, n);
+    CHECK(wren_inet_csum_final(&c) != 0);
 }
 
 /* ---- UDP ---- */
@@ -196,7 +196,7 @@ TEST(test_inet_csum_pseudo__length_and_next_header_count)
 TEST(test_udp_hdr_parse__capture)
 {
     struct udp_hdr h;
-    CHECK_EQ(udp_hdr_parse(udp_pkt + 40, sizeof(udp_pkt) - 40, &h), 0);
+    CHECK_EQ(wren_udp_hdr_parse(udp_pkt + 40, sizeof(udp_pkt) - 40, &h), 0);
     CHECK_EQ(h.src_port, 5683);
     CHECK_EQ(h.dst_port, 5683);
     CHECK_EQ(h.len, 13);
@@ -207,7 +207,7 @@ TEST(test_udp_hdr_parse__truncated)
 {
     struct udp_hdr h;
     for (size_t n = 0; n < UDP_HDR_LEN; n++) {
-        CHECK_EQ(udp_hdr_parse(udp_pkt + 40, n, &h), -UDP_ERR_TRUNCATED);
+        CHECK_EQ(wren_udp_hdr_parse(udp_pkt + 40, n, &h), -UDP_ERR_TRUNCATED);
     }
 }
 
@@ -217,16 +217,16 @@ TEST(test_udp_hdr_parse__length_field_out_of_range)
     struct udp_hdr h;
     for (uint16_t l = 0; l < 8; l++) {
         put_be16(b + 4, l);
-        CHECK_EQ(udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
+        CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
     }
     put_be16(b + 4, 17);
-    CHECK_EQ(udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
+    CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
     put_be16(b + 4, 0xffff);
-    CHECK_EQ(udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
+    CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &h), -UDP_ERR_LENGTH);
     put_be16(b + 4, 16);
-    CHECK_EQ(udp_hdr_parse(b, sizeof(b), &h), 0);
+    CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &h), 0);
     put_be16(b + 4, 8); /* shorter than the IP payload: trailing bytes allowed */
-    CHECK_EQ(udp_hdr_parse(b, sizeof(b), &h), 0);
+    CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &h), 0);
     CHECK_EQ(h.len, 8);
 }
 
@@ -234,13 +234,13 @@ TEST(test_udp_hdr_emit__round_trip)
 {
     struct udp_hdr h = { 0xfedc, 7, 8, 0xbeef }, g;
     uint8_t b[8];
-    udp_hdr_emit(&h, b);
-    CHECK_EQ(udp_hdr_parse(b, sizeof(b), &g), 0);
+    wren_udp_hdr_emit(&h, b);
+    CHECK_EQ(wren_udp_hdr_parse(b, sizeof(b), &g), 0);
     CHECK(g.src_port == 0xfedc && g.dst_port == 7 && g.len == 8 && g.csum == 0xbeef);
-    udp_hdr_emit(&g, b);
+    wren_udp_hdr_emit(&g, b);
     struct udp_hdr c;
-    CHECK_EQ(udp_hdr_parse(udp_pkt + 40, 13, &c), 0);
-    udp_hdr_emit(&c, b);
+    CHECK_EQ(wren_udp_hdr_parse(udp_pkt + 40, 13, &c), 0);
+    wren_udp_hdr_emit(&c, b);
     CHECK_MEM(b, udp_pkt + 40, 8);
 }
 
@@ -249,7 +249,7 @@ TEST(test_udp_hdr_emit__round_trip)
 TEST(test_ipv6_hdr_parse__capture_with_class_and_flow)
 {
     struct ipv6_hdr h;
-    CHECK_EQ(ipv6_hdr_parse(ip_tc_fl_pkt, sizeof(ip_tc_fl_pkt), &h), 0);
+    CHECK_EQ(wren_ipv6_hdr_parse(ip_tc_fl_pkt, sizeof(ip_tc_fl_pkt), &h), 0);
     CHECK_EQ(h.tc, 0xb8);
     CHECK_EQ(h.flow, 0x12345);
     CHECK_EQ(h.payload_len, 8);
@@ -263,7 +263,7 @@ TEST(test_ipv6_hdr_parse__truncated)
 {
     struct ipv6_hdr h;
     for (size_t n = 0; n < IPV6_HDR_LEN; n++) {
-        CHECK_EQ(ipv6_hdr_parse(ip_tc_fl_pkt, n, &h), -IPV6_ERR_TRUNCATED);
+        CHECK_EQ(wren_ipv6_hdr_parse(ip_tc_fl_pkt, n, &h), -IPV6_ERR_TRUNCATED);
     }
 }
 
@@ -274,7 +274,7 @@ TEST(test_ipv6_hdr_parse__bad_version)
     memcpy(b, ip_tc_fl_pkt, sizeof(b));
     for (unsigned v = 0; v < 16; v++) {
         b[0] = (uint8_t)(v << 4 | (b[0] & 0x0f));
-        CHECK_EQ(ipv6_hdr_parse(b, sizeof(b), &h), v == 6 ? 0 : -IPV6_ERR_VERSION);
+        CHECK_EQ(wren_ipv6_hdr_parse(b, sizeof(b), &h), v == 6 ? 0 : -IPV6_ERR_VERSION);
     }
 }
 
@@ -282,11 +282,11 @@ TEST(test_ipv6_hdr_emit__round_trip)
 {
     struct ipv6_hdr h;
     uint8_t b[40];
-    CHECK_EQ(ipv6_hdr_parse(ip_tc_fl_pkt, sizeof(ip_tc_fl_pkt), &h), 0);
-    ipv6_hdr_emit(&h, b);
+    CHECK_EQ(wren_ipv6_hdr_parse(ip_tc_fl_pkt, sizeof(ip_tc_fl_pkt), &h), 0);
+    wren_ipv6_hdr_emit(&h, b);
     CHECK_MEM(b, ip_tc_fl_pkt, 40);
     h.flow = 0xfff12345; /* only 20 bits are written */
-    ipv6_hdr_emit(&h, b);
+    wren_ipv6_hdr_emit(&h, b);
     CHECK_MEM(b, ip_tc_fl_pkt, 40);
 }
 
@@ -299,31 +299,31 @@ TEST(test_ipv6_addr__classes)
     static const uint8_t site[16] = { 0xfe, 0xc0 };
     static const uint8_t mc[16] = { 0xff, 0x02, [15] = 1 };
     static const uint8_t other[16] = { 0x20, 0x01, [15] = 1 };
-    CHECK(ipv6_addr_is_unspecified(unspec));
-    CHECK(!ipv6_addr_is_unspecified(loop));
-    CHECK(ipv6_addr_is_loopback(loop));
-    CHECK(!ipv6_addr_is_loopback(unspec));
-    CHECK(!ipv6_addr_is_loopback(ll));
-    CHECK(ipv6_addr_is_link_local(ll));
-    CHECK(ipv6_addr_is_link_local(ll_hi));
-    CHECK(!ipv6_addr_is_link_local(site));
-    CHECK(!ipv6_addr_is_link_local(other));
-    CHECK(ipv6_addr_is_multicast(mc));
-    CHECK(!ipv6_addr_is_multicast(other));
+    CHECK(wren_ipv6_addr_is_unspecified(unspec));
+    CHECK(!wren_ipv6_addr_is_unspecified(loop));
+    CHECK(wren_ipv6_addr_is_loopback(loop));
+    CHECK(!wren_ipv6_addr_is_loopback(unspec));
+    CHECK(!wren_ipv6_addr_is_loopback(ll));
+    CHECK(wren_ipv6_addr_is_link_local(ll));
+    CHECK(wren_ipv6_addr_is_link_local(ll_hi));
+    CHECK(!wren_ipv6_addr_is_link_local(site));
+    CHECK(!wren_ipv6_addr_is_link_local(other));
+    CHECK(wren_ipv6_addr_is_multicast(mc));
+    CHECK(!wren_ipv6_addr_is_multicast(other));
 }
 
 TEST(test_ipv6_prefix_equal__bit_lengths)
 {
     static const uint8_t a[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0x80 };
     static const uint8_t b[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0xc0 };
-    CHECK(ipv6_prefix_equal(a, b, 0));
-    CHECK(ipv6_prefix_equal(a, b, 64));
-    CHECK(ipv6_prefix_equal(a, b, 65));
-    CHECK(!ipv6_prefix_equal(a, b, 66));
-    CHECK(!ipv6_prefix_equal(a, b, 128));
-    CHECK(ipv6_prefix_equal(a, a, 128));
-    CHECK(ipv6_prefix_equal(a, a, 200)); /* clamped to 128 */
-    CHECK(!ipv6_prefix_equal(a, b, 200));
+    CHECK(wren_ipv6_prefix_equal(a, b, 0));
+    CHECK(wren_ipv6_prefix_equal(a, b, 64));
+    CHECK(wren_ipv6_prefix_equal(a, b, 65));
+    CHECK(!wren_ipv6_prefix_equal(a, b, 66));
+    CHECK(!wren_ipv6_prefix_equal(a, b, 128));
+    CHECK(wren_ipv6_prefix_equal(a, a, 128));
+    CHECK(wren_ipv6_prefix_equal(a, a, 200)); /* clamped to 128 */
+    CHECK(!wren_ipv6_prefix_equal(a, b, 200));
 }
 
 TEST(test_ipv6_prefix_common__lengths)
@@ -332,12 +332,12 @@ TEST(test_ipv6_prefix_common__lengths)
     static const uint8_t b[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0xc0 };
     static const uint8_t c[16] = { 0xa0 };
     uint8_t d[16];
-    CHECK_EQ(ipv6_prefix_common(a, b), 65);
-    CHECK_EQ(ipv6_prefix_common(a, a), 128);
-    CHECK_EQ(ipv6_prefix_common(a, c), 0);
+    CHECK_EQ(wren_ipv6_prefix_common(a, b), 65);
+    CHECK_EQ(wren_ipv6_prefix_common(a, a), 128);
+    CHECK_EQ(wren_ipv6_prefix_common(a, c), 0);
     memcpy(d, a, 16);
     d[15] ^= 1;
-    CHECK_EQ(ipv6_prefix_common(a, d), 127);
+    CHECK_EQ(wren_ipv6_prefix_common(a, d), 127);
 }
 
 int main(void)

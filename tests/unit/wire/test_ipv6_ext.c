@@ -56,7 +56,7 @@ static int walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *kn
 {
     uint8_t *b = malloc(len ? len : 1);
     memcpy(b, data, len);
-    int rc = ipv6_ext_walk(next, b, len, known, n_known, e);
+    int rc = wren_ipv6_ext_walk(next, b, len, known, n_known, e);
     free(b);
     return rc;
 }
@@ -414,17 +414,17 @@ TEST(test_ipv6_ext_opt_next__skips_padding)
                                    IPV6_OPT_PAD1 };
     size_t pos = 2;
     struct ipv6_ext_opt o;
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
     CHECK_EQ(o.type, 0x05);
     CHECK_EQ(o.len, 2);
     CHECK_EQ(o.off, 6);
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
     CHECK_EQ(o.type, 0xc2);
     CHECK_EQ(o.len, 0);
     CHECK_EQ(o.off, 10);
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 0);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 0);
     CHECK_EQ(pos, 16);
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 0);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 0);
 }
 
 TEST(test_ipv6_ext_opt_next__option_past_header)
@@ -432,10 +432,10 @@ TEST(test_ipv6_ext_opt_next__option_past_header)
     static const uint8_t h[8] = { IPV6_NH_UDP, 0, 0x05, 2, 0, 0, 0x07, 1 };
     size_t pos = 2;
     struct ipv6_ext_opt o;
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), -IPV6_EXT_ERR_OPT);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), 1);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), -IPV6_EXT_ERR_OPT);
     CHECK_EQ(pos, 6);
-    CHECK_EQ(ipv6_ext_opt_next(h, sizeof(h), &pos, &o), -IPV6_EXT_ERR_OPT);
+    CHECK_EQ(wren_ipv6_ext_opt_next(h, sizeof(h), &pos, &o), -IPV6_EXT_ERR_OPT);
 }
 
 int main(void)

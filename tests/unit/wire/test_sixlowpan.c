@@ -87,7 +87,7 @@ static void set_addr(uint8_t *a, const char *hex)
 TEST(test_sixlowpan_dispatch__every_byte)
 {
     for (unsigned b = 0; b < 256; b++) {
-        enum sixlowpan_dispatch want;
+        enum wren_sixlowpan_dispatch want;
         if (b < 0x40)
             want = SIXLOWPAN_DISPATCH_NALP;
         else if (b == 0x41)
@@ -102,18 +102,18 @@ TEST(test_sixlowpan_dispatch__every_byte)
             want = SIXLOWPAN_DISPATCH_FRAGN;
         else
             want = SIXLOWPAN_DISPATCH_UNSUPPORTED;
-        CHECK_EQ(sixlowpan_dispatch((uint8_t)b), want);
+        CHECK_EQ(wren_sixlowpan_dispatch((uint8_t)b), want);
     }
 }
 
 TEST(test_sixlowpan_dispatch__named_values)
 {
-    CHECK_EQ(sixlowpan_dispatch(0x40), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* ESC */
-    CHECK_EQ(sixlowpan_dispatch(0x42), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* HC1 */
-    CHECK_EQ(sixlowpan_dispatch(0x50), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* BC0 */
-    CHECK_EQ(sixlowpan_dispatch(0x7f), SIXLOWPAN_DISPATCH_IPHC);
-    CHECK_EQ(sixlowpan_dispatch(0xc8), SIXLOWPAN_DISPATCH_UNSUPPORTED);
-    CHECK_EQ(sixlowpan_dispatch(0xf0), SIXLOWPAN_DISPATCH_UNSUPPORTED);
+    CHECK_EQ(wren_sixlowpan_dispatch(0x40), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* ESC */
+    CHECK_EQ(wren_sixlowpan_dispatch(0x42), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* HC1 */
+    CHECK_EQ(wren_sixlowpan_dispatch(0x50), SIXLOWPAN_DISPATCH_UNSUPPORTED); /* BC0 */
+    CHECK_EQ(wren_sixlowpan_dispatch(0x7f), SIXLOWPAN_DISPATCH_IPHC);
+    CHECK_EQ(wren_sixlowpan_dispatch(0xc8), SIXLOWPAN_DISPATCH_UNSUPPORTED);
+    CHECK_EQ(wren_sixlowpan_dispatch(0xf0), SIXLOWPAN_DISPATCH_UNSUPPORTED);
 }
 
 /* ---- fragment headers ----------------------------------------------- */
@@ -123,12 +123,12 @@ TEST(test_sixlowpan_frag_parse__frag1)
     static const uint8_t b[] = {0xc5, 0x00, 0x12, 0x34, 0x7f};
     struct sixlowpan_frag f;
 
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), SIXLOWPAN_FRAG1_LEN);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), SIXLOWPAN_FRAG1_LEN);
     CHECK(f.first);
     CHECK_EQ(f.size, 1280);
     CHECK_EQ(f.tag, 0x1234);
     CHECK_EQ(f.offset, 0);
-    CHECK_EQ(sixlowpan_frag_len(&f), 4);
+    CHECK_EQ(wren_sixlowpan_frag_len(&f), 4);
 }
 
 TEST(test_sixlowpan_frag_parse__fragn)
@@ -136,12 +136,12 @@ TEST(test_sixlowpan_frag_parse__fragn)
     static const uint8_t b[] = {0xe7, 0xff, 0xab, 0xcd, 0x0c};
     struct sixlowpan_frag f;
 
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), SIXLOWPAN_FRAGN_LEN);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), SIXLOWPAN_FRAGN_LEN);
     CHECK(!f.first);
     CHECK_EQ(f.size, 2047);
     CHECK_EQ(f.tag, 0xabcd);
     CHECK_EQ(f.offset, 96);
-    CHECK_EQ(sixlowpan_frag_len(&f), 5);
+    CHECK_EQ(wren_sixlowpan_frag_len(&f), 5);
 }
 
 TEST(test_sixlowpan_frag_parse__shorter_than_header)
@@ -151,11 +151,11 @@ TEST(test_sixlowpan_frag_parse__shorter_than_header)
     struct sixlowpan_frag f;
 
     for (size_t n = 0; n < sizeof(f1); n++)
-        CHECK_EQ(sixlowpan_frag_parse(f1, n, &f), TRUNC);
+        CHECK_EQ(wren_sixlowpan_frag_parse(f1, n, &f), TRUNC);
     for (size_t n = 0; n < sizeof(fn); n++)
-        CHECK_EQ(sixlowpan_frag_parse(fn, n, &f), TRUNC);
-    CHECK_EQ(sixlowpan_frag_parse(f1, sizeof(f1), &f), 4);
-    CHECK_EQ(sixlowpan_frag_parse(fn, sizeof(fn), &f), 5);
+        CHECK_EQ(wren_sixlowpan_frag_parse(fn, n, &f), TRUNC);
+    CHECK_EQ(wren_sixlowpan_frag_parse(f1, sizeof(f1), &f), 4);
+    CHECK_EQ(wren_sixlowpan_frag_parse(fn, sizeof(fn), &f), 5);
 }
 
 TEST(test_sixlowpan_frag_parse__size_below_40)
@@ -163,15 +163,15 @@ TEST(test_sixlowpan_frag_parse__size_below_40)
     uint8_t b[] = {0xc0, 39, 0x00, 0x01, 0x00};
     struct sixlowpan_frag f;
 
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
     b[1] = 0;
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
     b[0] = 0xe0;
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_FRAG_SIZE);
     b[1] = 40;
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), 5);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), 5);
     b[0] = 0xc0;
-    CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), 4);
+    CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), 4);
     CHECK_EQ(f.size, 40);
 }
 
@@ -183,7 +183,7 @@ TEST(test_sixlowpan_frag_parse__not_a_fragment)
 
     for (size_t i = 0; i < sizeof(bad); i++) {
         b[0] = bad[i];
-        CHECK_EQ(sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_DISPATCH);
+        CHECK_EQ(wren_sixlowpan_frag_parse(b, sizeof(b), &f), -SIXLOWPAN_ERR_DISPATCH);
     }
 }
 
@@ -195,9 +195,9 @@ TEST(test_sixlowpan_frag_emit__vectors)
     static const uint8_t wn[] = {0xe7, 0xff, 0xab, 0xcd, 0x0c};
     uint8_t b[8];
 
-    CHECK_EQ(sixlowpan_frag_emit(&f1, b, sizeof(b)), 4);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f1, b, sizeof(b)), 4);
     CHECK_MEM(b, w1, 4);
-    CHECK_EQ(sixlowpan_frag_emit(&fn, b, 5), 5);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&fn, b, 5), 5);
     CHECK_MEM(b, wn, 5);
 }
 
@@ -209,14 +209,14 @@ TEST(test_sixlowpan_frag_emit__round_trip_all_sizes_offsets)
     for (unsigned size = 40; size <= SIXLOWPAN_FRAG_MAX_SIZE; size++) {
         f = (struct sixlowpan_frag){
             .size = (uint16_t)size, .tag = (uint16_t)(size * 31), .first = true};
-        CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), 4);
-        CHECK_EQ(sixlowpan_frag_parse(b, 4, &g), 4);
+        CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), 4);
+        CHECK_EQ(wren_sixlowpan_frag_parse(b, 4, &g), 4);
         CHECK(g.first && g.size == f.size && g.tag == f.tag && g.offset == 0);
     }
     for (unsigned off = 0; off <= 2040; off += 8) {
         f = (struct sixlowpan_frag){.size = 2047, .tag = (uint16_t)~off, .offset = (uint16_t)off};
-        CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), 5);
-        CHECK_EQ(sixlowpan_frag_parse(b, 5, &g), 5);
+        CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), 5);
+        CHECK_EQ(wren_sixlowpan_frag_parse(b, 5, &g), 5);
         CHECK(!g.first && g.size == 2047 && g.tag == f.tag && g.offset == off);
     }
 }
@@ -226,11 +226,11 @@ TEST(test_sixlowpan_frag_emit__bad_size)
     struct sixlowpan_frag f = {.size = 39, .first = true};
     uint8_t b[5];
 
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
     f.size = 2048;
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
     f.first = false;
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_SIZE);
 }
 
 TEST(test_sixlowpan_frag_emit__bad_offset)
@@ -238,12 +238,12 @@ TEST(test_sixlowpan_frag_emit__bad_offset)
     struct sixlowpan_frag f = {.size = 100, .offset = 8, .first = true};
     uint8_t b[5];
 
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
     f.first = false;
     f.offset = 4;
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
     f.offset = 2048;
-    CHECK_EQ(sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
+    CHECK_EQ(wren_sixlowpan_frag_emit(&f, b, sizeof(b)), -SIXLOWPAN_ERR_FRAG_OFFSET);
 }
 
 TEST(test_sixlowpan_frag_emit__buffer_too_small)
@@ -254,12 +254,12 @@ TEST(test_sixlowpan_frag_emit__buffer_too_small)
 
     for (size_t n = 0; n < 4; n++) {
         memset(b, 0xaa, sizeof(b));
-        CHECK_EQ(sixlowpan_frag_emit(&f1, b, n), -SIXLOWPAN_ERR_NOBUFS);
+        CHECK_EQ(wren_sixlowpan_frag_emit(&f1, b, n), -SIXLOWPAN_ERR_NOBUFS);
         CHECK_EQ(b[0], 0xaa);
     }
     for (size_t n = 0; n < 5; n++) {
         memset(b, 0xaa, sizeof(b));
-        CHECK_EQ(sixlowpan_frag_emit(&fn, b, n), -SIXLOWPAN_ERR_NOBUFS);
+        CHECK_EQ(wren_sixlowpan_frag_emit(&fn, b, n), -SIXLOWPAN_ERR_NOBUFS);
         CHECK_EQ(b[0], 0xaa);
     }
 }
@@ -284,9 +284,9 @@ static void check_vector(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
     uint8_t b[SIXLOWPAN_IPHC_MAX_LEN];
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_emit(ip, uh, l2, ctx, b, sizeof(b)), (int)want_len);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(ip, uh, l2, ctx, b, sizeof(b)), (int)want_len);
     CHECK_MEM(b, want, want_len);
-    CHECK_EQ(sixlowpan_iphc_parse(want, want_len, l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(want, want_len, l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, want_len);
     check_hdr_eq(&h.ip, ip);
     if (test_current_failed)
@@ -386,7 +386,7 @@ TEST(test_sixlowpan_iphc_parse__context_longer_than_64_bits)
     /* ctx 5 covers 96 bits; fe00:1234 of the short-address IID remains */
     set_addr(src, "20010db8ffff000100020003fe001234");
     set_addr(dst, "fe800000000000000000000000000001");
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, 4);
     CHECK_MEM(h.ip.src, src, 16);
     CHECK_MEM(h.ip.dst, dst, 16);
@@ -394,7 +394,7 @@ TEST(test_sixlowpan_iphc_parse__context_longer_than_64_bits)
     CHECK_EQ(h.ip.hop_limit, 255);
     CHECK(!h.udp);
     /* and the encoder finds the same form */
-    CHECK_EQ(sixlowpan_iphc_emit(&h.ip, NULL, &l2, ctx, out, sizeof(out)), 4);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&h.ip, NULL, &l2, ctx, out, sizeof(out)), 4);
     CHECK_MEM(out, b, 4);
 }
 
@@ -414,21 +414,21 @@ TEST(test_sixlowpan_iphc__context_prefix_not_byte_aligned)
     ctx[2].valid = ctx[2].compress = true;
     set_addr(ip.src, "20010db80001001000000000000000aa");
     set_addr(ip.dst, "fe800000000000000000000000000001");
-    n = sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b));
+    n = wren_sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b));
     CHECK_EQ(n, 2 + 1 + 1 + 8 + 8); /* CID, NH, src 64 bits, dst 64 bits */
     CHECK_EQ(b[1] & 0xf0, 0xd0);    /* CID SAC=1 SAM=01 */
     CHECK_EQ(b[2], 0x20);
-    CHECK_EQ(sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
     check_hdr_eq(&h.ip, &ip);
     if (test_current_failed)
         return;
     /* bits 60..63 set: not derivable from the /60 context -> inline */
     ip2 = ip;
     ip2.src[7] = 0x1f;
-    n = sixlowpan_iphc_emit(&ip2, NULL, &l2, ctx, b, sizeof(b));
+    n = wren_sixlowpan_iphc_emit(&ip2, NULL, &l2, ctx, b, sizeof(b));
     CHECK_EQ(n, 2 + 1 + 16 + 8);
     CHECK_EQ(b[1] & 0xf0, 0x00);
-    CHECK_EQ(sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
     check_hdr_eq(&h.ip, &ip2);
 }
 
@@ -442,21 +442,21 @@ TEST(test_sixlowpan_iphc_emit__longest_matching_context)
     /* ctx 11 (/48) and ctx 0 (/64) both match: the /64 one is used */
     set_addr(ip.src, "20010db8000100000000000000000abc");
     set_addr(ip.dst, "fe80000000000000000000fffe009999");
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 8 + 2);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 8 + 2);
     CHECK_EQ(b[1], 0x52); /* SAC=1 SAM=01, no CID: context 0; DAM=10 */
     /* with ctx 0 gone, the /48 one (CID 11) */
     ctx[0].valid = false;
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 1 + 8 + 2);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 1 + 8 + 2);
     CHECK_EQ(b[1], 0xd2);
     CHECK_EQ(b[2], 0xb0);
     /* a context not marked for compression is only used to decompress */
     ctx[11].compress = false;
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 16 + 2);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 16 + 2);
     ctx[11].compress = true;
     ctx[11].valid = false;
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 16 + 2);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, ctx, b, sizeof(b)), 2 + 1 + 16 + 2);
     /* no table at all */
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, NULL, b, sizeof(b)), 2 + 1 + 16 + 2);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, NULL, b, sizeof(b)), 2 + 1 + 16 + 2);
 }
 
 TEST(test_sixlowpan_iphc_parse__udp_checksum_elided)
@@ -465,7 +465,7 @@ TEST(test_sixlowpan_iphc_parse__udp_checksum_elided)
     struct sixlowpan_l2 l2 = {eui_a, 8, eui_b, 8};
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), 0);
     CHECK_EQ(h.hdr_len, 4);
     CHECK(h.udp);
     CHECK(h.udp_csum_elided);
@@ -484,12 +484,12 @@ TEST(test_sixlowpan_iphc_parse__udp_port_forms)
     struct sixlowpan_l2 l2 = {eui_a, 8, eui_b, 8};
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_parse(p1, sizeof(p1), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(p1, sizeof(p1), &l2, NULL, &h), 0);
     CHECK_EQ(h.uh.src_port, 1234);
     CHECK_EQ(h.uh.dst_port, 0xf012);
     CHECK_EQ(h.uh.csum, 0xaabb);
     CHECK_EQ(h.hdr_len, sizeof(p1));
-    CHECK_EQ(sixlowpan_iphc_parse(p2, sizeof(p2), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(p2, sizeof(p2), &l2, NULL, &h), 0);
     CHECK_EQ(h.uh.src_port, 0xf034);
     CHECK_EQ(h.uh.dst_port, 5683);
     CHECK_EQ(h.hdr_len, sizeof(p2));
@@ -503,10 +503,10 @@ TEST(test_sixlowpan_iphc_parse__tf_reserved_bits_ignored)
     struct sixlowpan_l2 l2 = {eui_a, 8, eui_b, 8};
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_parse(b0, sizeof(b0), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b0, sizeof(b0), &l2, NULL, &h), 0);
     CHECK_EQ(h.ip.tc, 0xb9);
     CHECK_EQ(h.ip.flow, 0xabcde);
-    CHECK_EQ(sixlowpan_iphc_parse(b1, sizeof(b1), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b1, sizeof(b1), &l2, NULL, &h), 0);
     CHECK_EQ(h.ip.tc, 0x02);
     CHECK_EQ(h.ip.flow, 0x12345);
 }
@@ -519,9 +519,9 @@ TEST(test_sixlowpan_iphc_parse__empty_and_dispatch)
     static const uint8_t iphc[] = {0x7f, 0x33};
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_parse(b, 0, NULL, NULL, &h), TRUNC);
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), NULL, NULL, &h), -SIXLOWPAN_ERR_DISPATCH);
-    CHECK_EQ(sixlowpan_iphc_parse(iphc, 1, NULL, NULL, &h), TRUNC);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, 0, NULL, NULL, &h), TRUNC);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), NULL, NULL, &h), -SIXLOWPAN_ERR_DISPATCH);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(iphc, 1, NULL, NULL, &h), TRUNC);
 }
 
 TEST(test_sixlowpan_iphc_parse__missing_cid_byte)
@@ -531,7 +531,7 @@ TEST(test_sixlowpan_iphc_parse__missing_cid_byte)
     struct sixlowpan_iphc h;
 
     ctx_reset();
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), TRUNC);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), TRUNC);
 }
 
 TEST(test_sixlowpan_iphc_parse__reserved_modes)
@@ -544,7 +544,7 @@ TEST(test_sixlowpan_iphc_parse__reserved_modes)
     ctx_reset();
     for (size_t i = 0; i < sizeof(dm); i++) {
         b[1] = dm[i];
-        CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), NULL, ctx, &h), -SIXLOWPAN_ERR_RESERVED);
+        CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), NULL, ctx, &h), -SIXLOWPAN_ERR_RESERVED);
     }
 }
 
@@ -557,28 +557,28 @@ TEST(test_sixlowpan_iphc_parse__unknown_context)
     ctx_reset();
     /* SAC=1 SAM=01 without a table, and with SCI 2 (not valid) */
     b[1] = 0x50;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), -SIXLOWPAN_ERR_CONTEXT);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), -SIXLOWPAN_ERR_CONTEXT);
     b[1] = 0xd0;
     b[2] = 0x20;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
     b[2] = 0x00; /* context 0 is valid */
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
     /* DAC=1 with DCI 4, and M=1 DAC=1 DAM=00 with DCI 15 */
     b[1] = 0x87;
     b[2] = 0x04;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
     b[1] = 0x8c;
     b[2] = 0x0f;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
     b[2] = 0x09;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
     /* a context valid for compression only counts when valid */
     ctx[9].valid = false;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), -SIXLOWPAN_ERR_CONTEXT);
     /* context 7 is valid but not for compression: decompression uses it */
     b[2] = 0x07;
     b[1] = 0x87;
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
     CHECK_EQ(h.ip.dst[0], 0xfd);
 }
 
@@ -589,7 +589,7 @@ TEST(test_sixlowpan_iphc_parse__unspecified_needs_no_context)
     struct sixlowpan_iphc h;
     static const uint8_t zero[16];
 
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), 0);
     CHECK_MEM(h.ip.src, zero, 16);
     CHECK_EQ(h.ip.dst[15], 0x01);
 }
@@ -602,15 +602,15 @@ TEST(test_sixlowpan_iphc_parse__no_link_layer_address)
     struct sixlowpan_l2 l2 = {four, 4, four, 4};
     struct sixlowpan_iphc h;
 
-    CHECK_EQ(sixlowpan_iphc_parse(s, sizeof(s), NULL, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
-    CHECK_EQ(sixlowpan_iphc_parse(d, sizeof(d), NULL, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
-    CHECK_EQ(sixlowpan_iphc_parse(s, sizeof(s), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
-    CHECK_EQ(sixlowpan_iphc_parse(d, sizeof(d), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(s, sizeof(s), NULL, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(d, sizeof(d), NULL, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(s, sizeof(s), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(d, sizeof(d), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
     l2.src_len = 2;
-    CHECK_EQ(sixlowpan_iphc_parse(s, sizeof(s), &l2, NULL, &h), 0);
-    CHECK_EQ(sixlowpan_iphc_parse(d, sizeof(d), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(s, sizeof(s), &l2, NULL, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(d, sizeof(d), &l2, NULL, &h), -SIXLOWPAN_ERR_L2ADDR);
     /* truncation is reported first */
-    CHECK_EQ(sixlowpan_iphc_parse(d, 4, &l2, NULL, &h), TRUNC);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(d, 4, &l2, NULL, &h), TRUNC);
 }
 
 TEST(test_sixlowpan_iphc_parse__unsupported_nhc)
@@ -623,9 +623,9 @@ TEST(test_sixlowpan_iphc_parse__unsupported_nhc)
 
     for (size_t i = 0; i < sizeof(nhc); i++) {
         b[2] = nhc[i];
-        CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), -SIXLOWPAN_ERR_NHC);
+        CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, NULL, &h), -SIXLOWPAN_ERR_NHC);
     }
-    CHECK_EQ(sixlowpan_iphc_parse(b, 2, &l2, NULL, &h), TRUNC);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, 2, &l2, NULL, &h), TRUNC);
 }
 
 TEST(test_sixlowpan_iphc_emit__buffer_too_small)
@@ -638,15 +638,15 @@ TEST(test_sixlowpan_iphc_emit__buffer_too_small)
     ctx_reset();
     set_addr(ip.src, "20010db8999900000000000000000001");
     set_addr(ip.dst, "ff0e0001000000000000000000000001");
-    n = sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, NULL, 0);
+    n = wren_sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, NULL, 0);
     CHECK_EQ(n, SIXLOWPAN_IPHC_MAX_LEN); /* the longest form there is */
     for (int k = 0; k < n; k++) {
         memset(b, 0xaa, sizeof(b));
-        CHECK_EQ(sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, b, (size_t)k), -SIXLOWPAN_ERR_NOBUFS);
+        CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, b, (size_t)k), -SIXLOWPAN_ERR_NOBUFS);
         for (size_t i = 0; i < sizeof(b); i++)
             CHECK_EQ(b[i], 0xaa);
     }
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, b, (size_t)n), n);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, &uh, NULL, ctx, b, (size_t)n), n);
     CHECK_EQ(b[n], 0xaa);
 }
 
@@ -659,11 +659,11 @@ TEST(test_sixlowpan_iphc_emit__next_header_inline_without_udp_header)
 
     set_addr(ip.src, "fe8000000000000002124b0001020304");
     set_addr(ip.dst, "fe800000000000000000000000000001");
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, NULL, &l2, NULL, b, sizeof(b)), 3);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, NULL, &l2, NULL, b, sizeof(b)), 3);
     CHECK_EQ(b[0], 0x7a);
     CHECK_EQ(b[2], IPV6_NH_UDP);
     ip.next = IPV6_NH_ICMPV6; /* a UDP header with another next header is ignored */
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, &uh, &l2, NULL, b, sizeof(b)), 3);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, &uh, &l2, NULL, b, sizeof(b)), 3);
     CHECK_EQ(b[2], IPV6_NH_ICMPV6);
 }
 
@@ -776,9 +776,9 @@ static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm
 
     mode_addr(ip.src, sm, false, ls, sl);
     mode_addr(ip.dst, dm, true, ld, dl);
-    n = sixlowpan_iphc_emit(&ip, nh->with_uh ? &uh : NULL, &l2, ctx, b, sizeof(b));
+    n = wren_sixlowpan_iphc_emit(&ip, nh->with_uh ? &uh : NULL, &l2, ctx, b, sizeof(b));
     CHECK_EQ(n, (int)want);
-    CHECK_EQ(sixlowpan_iphc_emit(&ip, nh->with_uh ? &uh : NULL, &l2, ctx, NULL, 0), n);
+    CHECK_EQ(wren_sixlowpan_iphc_emit(&ip, nh->with_uh ? &uh : NULL, &l2, ctx, NULL, 0), n);
     /* the header says what we expect */
     CHECK_EQ(b[0] >> 5, 3);
     CHECK_EQ((b[0] >> 3) & 3, tf_shapes[tfi].tf);
@@ -790,7 +790,7 @@ static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm
     if (cid)
         CHECK_EQ(b[2], dm == 12 ? 0x09 : 0x03);
     /* decode gives back every field */
-    CHECK_EQ(sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, (size_t)n);
     check_hdr_eq(&h.ip, &ip);
     if (test_current_failed)
@@ -804,9 +804,9 @@ static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm
     }
     /* every truncation point is reported as such */
     for (int k = 0; k < n; k++)
-        CHECK_EQ(sixlowpan_iphc_parse(b, (size_t)k, &l2, ctx, &h), TRUNC);
+        CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)k, &l2, ctx, &h), TRUNC);
     /* trailing payload bytes are not consumed */
-    CHECK_EQ(sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
+    CHECK_EQ(wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, (size_t)n);
 }
 
@@ -850,14 +850,14 @@ TEST(test_sixlowpan_iphc__byte_mutations_round_trip)
         for (unsigned v = 0; v < 256; v++) {
             memcpy(b, seed, sizeof(b));
             b[i] = (uint8_t)v;
-            int rc = sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h);
+            int rc = wren_sixlowpan_iphc_parse(b, sizeof(b), &l2, ctx, &h);
             CHECK(rc <= 0 && rc >= -SIXLOWPAN_ERR_NOBUFS);
             if (rc)
                 continue;
             CHECK(h.hdr_len <= sizeof(b));
-            int n = sixlowpan_iphc_emit(&h.ip, h.udp ? &h.uh : NULL, &l2, ctx, e, sizeof(e));
+            int n = wren_sixlowpan_iphc_emit(&h.ip, h.udp ? &h.uh : NULL, &l2, ctx, e, sizeof(e));
             CHECK(n > 0);
-            CHECK_EQ(sixlowpan_iphc_parse(e, (size_t)n, &l2, ctx, &g), 0);
+            CHECK_EQ(wren_sixlowpan_iphc_parse(e, (size_t)n, &l2, ctx, &g), 0);
             check_hdr_eq(&g.ip, &h.ip);
             if (test_current_failed)
                 return;
@@ -871,11 +871,11 @@ TEST(test_sixlowpan_iphc__byte_mutations_round_trip)
 
 TEST(test_sixlowpan_strerror__names)
 {
-    CHECK(strcmp(sixlowpan_strerror(0), "ok") == 0);
-    CHECK(strcmp(sixlowpan_strerror(-SIXLOWPAN_ERR_TRUNCATED), "truncated") == 0);
-    CHECK(strcmp(sixlowpan_strerror(SIXLOWPAN_ERR_CONTEXT), "unknown context") == 0);
-    CHECK(strcmp(sixlowpan_strerror(-SIXLOWPAN_ERR_NOBUFS), "no space") == 0);
-    CHECK(strcmp(sixlowpan_strerror(-SIXLOWPAN_ERR_NOBUFS - 1), "?") == 0);
+    CHECK(strcmp(wren_sixlowpan_strerror(0), "ok") == 0);
+    CHECK(strcmp(wren_sixlowpan_strerror(-SIXLOWPAN_ERR_TRUNCATED), "truncated") == 0);
+    CHECK(strcmp(wren_sixlowpan_strerror(SIXLOWPAN_ERR_CONTEXT), "unknown context") == 0);
+    CHECK(strcmp(wren_sixlowpan_strerror(-SIXLOWPAN_ERR_NOBUFS), "no space") == 0);
+    CHECK(strcmp(wren_sixlowpan_strerror(-SIXLOWPAN_ERR_NOBUFS - 1), "?") == 0);
 }
 
 int main(void)

@@ -97,7 +97,7 @@ static int parse_opts_in_hdr(const uint8_t *opts, size_t n, struct tcp_opts *o)
 {
     uint8_t buf[TCP_HDR_MAX_LEN];
     struct tcp_hdr h;
-    return tcp_hdr_parse(buf, with_opts(buf, opts, n), &h, o);
+    return wren_tcp_hdr_parse(buf, with_opts(buf, opts, n), &h, o);
 }
 
 static int opts_equal(const struct tcp_opts *a, const struct tcp_opts *b)
@@ -123,13 +123,13 @@ static int hdr_equal(const struct tcp_hdr *a, const struct tcp_hdr *b)
            a->window == b->window && a->csum == b->csum && a->urg == b->urg;
 }
 
-/* ---- tcp_hdr_parse: captures ---- */
+/* ---- wren_tcp_hdr_parse: captures ---- */
 
 TEST(test_tcp_hdr_parse__linux_syn)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(syn_linux, sizeof(syn_linux), &h, &o), 40);
+    CHECK_EQ(wren_tcp_hdr_parse(syn_linux, sizeof(syn_linux), &h, &o), 40);
     CHECK_EQ(h.src_port, 43210);
     CHECK_EQ(h.dst_port, 80);
     CHECK_EQ(h.seq, 0x12345678);
@@ -150,7 +150,7 @@ TEST(test_tcp_hdr_parse__syn_ack)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(synack, sizeof(synack), &h, &o), 36);
+    CHECK_EQ(wren_tcp_hdr_parse(synack, sizeof(synack), &h, &o), 36);
     CHECK_EQ(h.src_port, 80);
     CHECK_EQ(h.dst_port, 43210);
     CHECK_EQ(h.seq, 0xfffffff0u);
@@ -168,7 +168,7 @@ TEST(test_tcp_hdr_parse__data_with_timestamps)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    int hl = tcp_hdr_parse(data_ts, sizeof(data_ts), &h, &o);
+    int hl = wren_tcp_hdr_parse(data_ts, sizeof(data_ts), &h, &o);
     CHECK_EQ(hl, 32);
     CHECK_EQ(h.flags, TCP_PSH | TCP_ACK);
     CHECK_EQ(h.ack, 0xfffffff1u);
@@ -183,7 +183,7 @@ TEST(test_tcp_hdr_parse__ack_with_three_sack_blocks)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(ack_sack3, sizeof(ack_sack3), &h, &o), 60);
+    CHECK_EQ(wren_tcp_hdr_parse(ack_sack3, sizeof(ack_sack3), &h, &o), 60);
     CHECK_EQ(h.flags, TCP_ACK);
     CHECK_EQ(h.ack, 0x12345683);
     CHECK(o.has_ts && o.ts_val == 5020 && o.ts_ecr == 1010);
@@ -200,7 +200,7 @@ TEST(test_tcp_hdr_parse__ecn_syn_without_timestamps)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(syn_nots, sizeof(syn_nots), &h, &o), 32);
+    CHECK_EQ(wren_tcp_hdr_parse(syn_nots, sizeof(syn_nots), &h, &o), 32);
     CHECK_EQ(h.flags, TCP_SYN | TCP_ECE | TCP_CWR);
     CHECK(o.has_mss && o.mss == 536);
     CHECK(o.sack_ok && !o.has_ts);
@@ -212,7 +212,7 @@ TEST(test_tcp_hdr_parse__reserved_bits_and_urgent_pointer)
     struct tcp_hdr h;
     struct tcp_opts o;
     /* the urgent pointer points past the 1-byte payload: exposed as is */
-    CHECK_EQ(tcp_hdr_parse(rst_urg, sizeof(rst_urg), &h, &o), 20);
+    CHECK_EQ(wren_tcp_hdr_parse(rst_urg, sizeof(rst_urg), &h, &o), 20);
     CHECK_EQ(h.flags, TCP_RST | TCP_URG | TCP_ACK);
     CHECK_EQ(h.rsvd, 0xa);
     CHECK_EQ(h.urg, 0x1234);
@@ -224,7 +224,7 @@ TEST(test_tcp_hdr_parse__unknown_option_skipped_and_eol_ends_list)
 {
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(opt_eol_unknown, sizeof(opt_eol_unknown), &h, &o), 32);
+    CHECK_EQ(wren_tcp_hdr_parse(opt_eol_unknown, sizeof(opt_eol_unknown), &h, &o), 32);
     CHECK(o.has_mss && o.mss == 1000);
     CHECK(!o.sack_ok && !o.has_ts && !o.has_wscale && o.n_sack == 0);
 }
@@ -285,11 +285,11 @@ TEST(test_tcp_hdr_parse__options_cleared_first)
     struct tcp_hdr h;
     struct tcp_opts o;
     memset(&o, 0xff, sizeof(o));
-    CHECK_EQ(tcp_hdr_parse(rst_urg, sizeof(rst_urg), &h, &o), 20);
+    CHECK_EQ(wren_tcp_hdr_parse(rst_urg, sizeof(rst_urg), &h, &o), 20);
     CHECK(!o.has_mss && !o.sack_ok && !o.has_ts && !o.has_wscale && o.n_sack == 0);
 }
 
-/* ---- tcp_hdr_parse: errors ---- */
+/* ---- wren_tcp_hdr_parse: errors ---- */
 
 TEST(test_tcp_hdr_parse__truncated_header)
 {
@@ -300,7 +300,7 @@ TEST(test_tcp_hdr_parse__truncated_header)
         uint8_t *c = malloc(n ? n : 1);
         CHECK(c);
         memcpy(c, rst_urg, n);
-        int rc = tcp_hdr_parse(c, n, &h, &o);
+        int rc = wren_tcp_hdr_parse(c, n, &h, &o);
         free(c);
         CHECK_EQ(rc, -TCP_ERR_TRUNCATED);
     }
@@ -314,7 +314,7 @@ TEST(test_tcp_hdr_parse__data_offset_below_5)
     for (unsigned d = 0; d < 5; d++) {
         memcpy(b, syn_linux, sizeof(b));
         b[12] = (uint8_t)(d << 4);
-        CHECK_EQ(tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_DOFF);
+        CHECK_EQ(wren_tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_DOFF);
     }
 }
 
@@ -327,14 +327,14 @@ TEST(test_tcp_hdr_parse__data_offset_beyond_segment)
         uint8_t *c = malloc(n);
         CHECK(c);
         memcpy(c, syn_linux, n);
-        int rc = tcp_hdr_parse(c, n, &h, &o);
+        int rc = wren_tcp_hdr_parse(c, n, &h, &o);
         free(c);
         CHECK_EQ(rc, -TCP_ERR_DOFF_LEN);
     }
     uint8_t b[24];
     memcpy(b, rst_urg, 20);
     b[12] = 0xf0; /* 60 bytes claimed */
-    CHECK_EQ(tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_DOFF_LEN);
+    CHECK_EQ(wren_tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_DOFF_LEN);
 }
 
 TEST(test_tcp_hdr_parse__option_length_0)
@@ -366,7 +366,7 @@ TEST(test_tcp_hdr_parse__option_past_header)
     memset(b + n, 0x55, sizeof(b) - n);
     struct tcp_hdr h;
     struct tcp_opts o;
-    CHECK_EQ(tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_OPT_TRUNCATED);
+    CHECK_EQ(wren_tcp_hdr_parse(b, sizeof(b), &h, &o), -TCP_ERR_OPT_TRUNCATED);
     /* an unknown option overlong by one */
     static const uint8_t unknown[4] = { 0x1e, 0x05, 0x00, 0x00 };
     CHECK_EQ(parse_opts_in_hdr(unknown, 4, &o), -TCP_ERR_OPT_TRUNCATED);
@@ -425,17 +425,17 @@ TEST(test_tcp_hdr_parse__error_after_valid_options)
     CHECK_EQ(parse_opts_in_hdr(opts, 8, &o), -TCP_ERR_OPT_LEN);
 }
 
-/* ---- tcp_opts_parse ---- */
+/* ---- wren_tcp_opts_parse ---- */
 
 TEST(test_tcp_opts_parse__empty_and_padding_only)
 {
     static const uint8_t nops[3] = { 0x01, 0x01, 0x01 };
     struct tcp_opts o;
     memset(&o, 0xff, sizeof(o));
-    CHECK_EQ(tcp_opts_parse(NULL, 0, &o), 0);
+    CHECK_EQ(wren_tcp_opts_parse(NULL, 0, &o), 0);
     CHECK(!o.has_mss && !o.sack_ok && !o.has_ts && !o.has_wscale && o.n_sack == 0);
-    CHECK_EQ(tcp_opts_parse(nops, sizeof(nops), &o), 0);
-    CHECK_EQ(tcp_opts_parse(nops, 1, &o), 0);
+    CHECK_EQ(wren_tcp_opts_parse(nops, sizeof(nops), &o), 0);
+    CHECK_EQ(wren_tcp_opts_parse(nops, 1, &o), 0);
 }
 
 TEST(test_tcp_opts_parse__five_sack_blocks_refused)
@@ -443,7 +443,7 @@ TEST(test_tcp_opts_parse__five_sack_blocks_refused)
     /* 42 bytes cannot sit in a header, but the list parser alone takes any length */
     uint8_t opts[42] = { 0x05, 42 };
     struct tcp_opts o;
-    CHECK_EQ(tcp_opts_parse(opts, sizeof(opts), &o), -TCP_ERR_OPT_SACK);
+    CHECK_EQ(wren_tcp_opts_parse(opts, sizeof(opts), &o), -TCP_ERR_OPT_SACK);
 }
 
 TEST(test_tcp_opts_parse__every_prefix_of_sack_option)
@@ -455,7 +455,7 @@ TEST(test_tcp_opts_parse__every_prefix_of_sack_option)
         uint8_t *c = malloc(n ? n : 1);
         CHECK(c);
         memcpy(c, opts, n);
-        int rc = tcp_opts_parse(c, n, &o);
+        int rc = wren_tcp_opts_parse(c, n, &o);
         free(c);
         if (n <= 2 || n == 12 || n == 13 || n == 14 || n == 40)
             CHECK_EQ(rc, 0);
@@ -464,51 +464,51 @@ TEST(test_tcp_opts_parse__every_prefix_of_sack_option)
     }
 }
 
-/* ---- tcp_opts_len / tcp_hdr_len ---- */
+/* ---- wren_tcp_opts_len / wren_tcp_hdr_len ---- */
 
 TEST(test_tcp_opts_len__each_option)
 {
     struct tcp_opts o = { 0 };
-    CHECK_EQ(tcp_opts_len(NULL), 0);
-    CHECK_EQ(tcp_opts_len(&o), 0);
+    CHECK_EQ(wren_tcp_opts_len(NULL), 0);
+    CHECK_EQ(wren_tcp_opts_len(&o), 0);
     o.has_mss = true;
-    CHECK_EQ(tcp_opts_len(&o), 4);
+    CHECK_EQ(wren_tcp_opts_len(&o), 4);
     o.sack_ok = true;
-    CHECK_EQ(tcp_opts_len(&o), 8);
+    CHECK_EQ(wren_tcp_opts_len(&o), 8);
     o.has_ts = true; /* SACK-permitted rides in the timestamps' NOPs */
-    CHECK_EQ(tcp_opts_len(&o), 16);
+    CHECK_EQ(wren_tcp_opts_len(&o), 16);
     o.has_wscale = true;
-    CHECK_EQ(tcp_opts_len(&o), 20);
+    CHECK_EQ(wren_tcp_opts_len(&o), 20);
     o.n_sack = 2;
-    CHECK_EQ(tcp_opts_len(&o), 40);
-    CHECK_EQ(tcp_hdr_len(&o), 60);
-    CHECK_EQ(tcp_hdr_len(NULL), 20);
+    CHECK_EQ(wren_tcp_opts_len(&o), 40);
+    CHECK_EQ(wren_tcp_hdr_len(&o), 60);
+    CHECK_EQ(wren_tcp_hdr_len(NULL), 20);
 }
 
 TEST(test_tcp_opts_len__too_many_sack_blocks)
 {
     struct tcp_opts o = { .n_sack = 4 };
-    CHECK_EQ(tcp_opts_len(&o), 36);
+    CHECK_EQ(wren_tcp_opts_len(&o), 36);
     o.has_ts = true; /* 12 + 36 > 40 */
-    CHECK_EQ(tcp_opts_len(&o), -TCP_ERR_INVAL);
-    CHECK_EQ(tcp_hdr_len(&o), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_opts_len(&o), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_hdr_len(&o), -TCP_ERR_INVAL);
     o.n_sack = 3;
-    CHECK_EQ(tcp_opts_len(&o), 40);
+    CHECK_EQ(wren_tcp_opts_len(&o), 40);
     o.has_ts = false;
     o.n_sack = 5;
-    CHECK_EQ(tcp_opts_len(&o), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_opts_len(&o), -TCP_ERR_INVAL);
     o.n_sack = 255;
-    CHECK_EQ(tcp_opts_len(&o), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_opts_len(&o), -TCP_ERR_INVAL);
     struct tcp_opts syn = { .has_mss = true, .sack_ok = true, .has_ts = true,
                             .has_wscale = true, .n_sack = 3 };
-    CHECK_EQ(tcp_opts_len(&syn), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_opts_len(&syn), -TCP_ERR_INVAL);
 }
 
-/* ---- tcp_hdr_emit: against the captures ---- */
+/* ---- wren_tcp_hdr_emit: against the captures ---- */
 
 static void hdr_of(const uint8_t *seg, size_t len, struct tcp_hdr *h, struct tcp_opts *o)
 {
-    if (tcp_hdr_parse(seg, len, h, o) < 0)
+    if (wren_tcp_hdr_parse(seg, len, h, o) < 0)
         abort();
 }
 
@@ -519,8 +519,8 @@ TEST(test_tcp_hdr_emit__linux_syn_layout)
     struct tcp_opts o = { .has_mss = true, .mss = 1440, .sack_ok = true, .has_ts = true,
                           .ts_val = 1000, .has_wscale = true, .wscale = 7 };
     uint8_t b[60];
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), 40);
-    put_be16(b + TCP_OFF_CSUM, tcp_csum(addr1, addr2, b, 40));
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), 40);
+    put_be16(b + TCP_OFF_CSUM, wren_tcp_csum(addr1, addr2, b, 40));
     CHECK_MEM(b, syn_linux, sizeof(syn_linux));
 }
 
@@ -531,10 +531,10 @@ TEST(test_tcp_hdr_emit__syn_ack)
     struct tcp_opts o = { .has_mss = true, .mss = 1220, .sack_ok = true, .has_ts = true,
                           .ts_val = 5000, .ts_ecr = 1000 };
     uint8_t b[60];
-    CHECK_EQ(tcp_hdr_len(&o), 36);
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), 36);
+    CHECK_EQ(wren_tcp_hdr_len(&o), 36);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), 36);
     CHECK_EQ(get_be16(b + TCP_OFF_CSUM), 0);
-    put_be16(b + TCP_OFF_CSUM, tcp_csum(addr2, addr1, b, 36));
+    put_be16(b + TCP_OFF_CSUM, wren_tcp_csum(addr2, addr1, b, 36));
     CHECK_MEM(b, synack, sizeof(synack));
 }
 
@@ -544,10 +544,10 @@ TEST(test_tcp_hdr_emit__data_with_timestamps)
                          .ack = 0xfffffff1u, .flags = TCP_PSH | TCP_ACK, .window = 506 };
     struct tcp_opts o = { .has_ts = true, .ts_val = 1010, .ts_ecr = 5000 };
     uint8_t b[64];
-    int hl = tcp_hdr_emit(&h, &o, b, sizeof(b));
+    int hl = wren_tcp_hdr_emit(&h, &o, b, sizeof(b));
     CHECK_EQ(hl, 32);
     memcpy(b + hl, "hello wren", 10);
-    put_be16(b + TCP_OFF_CSUM, tcp_csum(addr1, addr2, b, (size_t)hl + 10));
+    put_be16(b + TCP_OFF_CSUM, wren_tcp_csum(addr1, addr2, b, (size_t)hl + 10));
     CHECK_MEM(b, data_ts, sizeof(data_ts));
 }
 
@@ -560,8 +560,8 @@ TEST(test_tcp_hdr_emit__ack_with_three_sack_blocks)
                                     { 0x12345900, 0x12345a00 },
                                     { 0x10, 0x20 } } };
     uint8_t b[60];
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), 60);
-    put_be16(b + TCP_OFF_CSUM, tcp_csum(addr2, addr1, b, 60));
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), 60);
+    put_be16(b + TCP_OFF_CSUM, wren_tcp_csum(addr2, addr1, b, 60));
     CHECK_MEM(b, ack_sack3, sizeof(ack_sack3));
 }
 
@@ -572,7 +572,7 @@ TEST(test_tcp_hdr_emit__ecn_syn_without_timestamps)
     hdr_of(syn_nots, sizeof(syn_nots), &h, &o);
     uint8_t b[60];
     /* MSS, NOP NOP SACK-permitted, NOP window scale: scapy's bytes exactly */
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), 32);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), 32);
     CHECK_MEM(b, syn_nots, sizeof(syn_nots));
 }
 
@@ -582,11 +582,11 @@ TEST(test_tcp_hdr_emit__no_options_reserved_bits_urgent)
     struct tcp_opts o;
     hdr_of(rst_urg, sizeof(rst_urg), &h, &o);
     uint8_t b[21];
-    CHECK_EQ(tcp_hdr_emit(&h, NULL, b, sizeof(b)), 20);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, NULL, b, sizeof(b)), 20);
     b[20] = 'x';
     CHECK_MEM(b, rst_urg, sizeof(rst_urg));
     h.rsvd = 0xf5; /* only the low 4 bits are a field */
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), 20);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), 20);
     CHECK_EQ(b[12], 0x55);
 }
 
@@ -598,11 +598,11 @@ TEST(test_tcp_hdr_emit__buffer_too_small)
     uint8_t b[60];
     for (size_t n = 0; n < 60; n++) {
         memset(b, 0xa5, sizeof(b));
-        CHECK_EQ(tcp_hdr_emit(&h, &o, b, n), -TCP_ERR_NOBUFS);
+        CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, n), -TCP_ERR_NOBUFS);
         for (size_t i = 0; i < sizeof(b); i++)
             CHECK_EQ(b[i], 0xa5);
     }
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, 60), 60);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, 60), 60);
 }
 
 TEST(test_tcp_hdr_emit__options_over_40_bytes)
@@ -611,8 +611,8 @@ TEST(test_tcp_hdr_emit__options_over_40_bytes)
     struct tcp_opts o = { .has_ts = true, .n_sack = 4 };
     uint8_t b[80];
     memset(b, 0xa5, sizeof(b));
-    CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), -TCP_ERR_INVAL);
-    CHECK_EQ(tcp_opts_emit(&o, b, sizeof(b)), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), -TCP_ERR_INVAL);
+    CHECK_EQ(wren_tcp_opts_emit(&o, b, sizeof(b)), -TCP_ERR_INVAL);
     CHECK_EQ(b[0], 0xa5);
 }
 
@@ -623,12 +623,12 @@ TEST(test_tcp_opts_emit__layout_and_size)
     static const uint8_t want[24] = { 0x01, 0x01, 0x08, 0x0a, 0, 0, 0, 1, 0, 0, 0, 2,
                                       0x01, 0x01, 0x05, 0x0a, 0, 0, 0, 3, 0, 0, 0, 4 };
     uint8_t b[24];
-    CHECK_EQ(tcp_opts_emit(&o, b, 23), -TCP_ERR_NOBUFS);
-    CHECK_EQ(tcp_opts_emit(&o, b, 24), 24);
+    CHECK_EQ(wren_tcp_opts_emit(&o, b, 23), -TCP_ERR_NOBUFS);
+    CHECK_EQ(wren_tcp_opts_emit(&o, b, 24), 24);
     CHECK_MEM(b, want, sizeof(want));
-    CHECK_EQ(tcp_opts_emit(NULL, b, 0), 0);
+    CHECK_EQ(wren_tcp_opts_emit(NULL, b, 0), 0);
     struct tcp_opts none = { 0 };
-    CHECK_EQ(tcp_opts_emit(&none, NULL, 0), 0);
+    CHECK_EQ(wren_tcp_opts_emit(&none, NULL, 0), 0);
 }
 
 /* ---- round trips ---- */
@@ -653,8 +653,8 @@ TEST(test_tcp_hdr_emit__round_trip_every_option_combination)
                 o.sack[i][1] = o.sack[i][0] + 0x80 + m;
             }
             uint8_t b[TCP_HDR_MAX_LEN + 4];
-            int want = tcp_hdr_len(&o);
-            int n = tcp_hdr_emit(&h, &o, b, sizeof(b));
+            int want = wren_tcp_hdr_len(&o);
+            int n = wren_tcp_hdr_emit(&h, &o, b, sizeof(b));
             CHECK_EQ(n, want);
             /* the options' sizes: MSS 4, TS 12 or SACK-permitted alone 4, WS 4,
              * SACK blocks 4 + 8n; at most 40 */
@@ -665,10 +665,10 @@ TEST(test_tcp_hdr_emit__round_trip_every_option_combination)
                 continue;
             tried++;
             CHECK_EQ(n % 4, 0);
-            CHECK_EQ(tcp_hdr_emit(&h, &o, b, (size_t)n), n); /* exactly enough */
+            CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, (size_t)n), n); /* exactly enough */
             struct tcp_hdr h2;
             struct tcp_opts o2;
-            CHECK_EQ(tcp_hdr_parse(b, (size_t)n, &h2, &o2), n);
+            CHECK_EQ(wren_tcp_hdr_parse(b, (size_t)n, &h2, &o2), n);
             CHECK(hdr_equal(&h, &h2));
             CHECK(opts_equal(&o, &o2));
             /* NOPs pad, never EOL: every option ends on a 4-byte boundary
@@ -697,10 +697,10 @@ TEST(test_tcp_hdr_parse__round_trip_captures)
     for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
         struct tcp_hdr h;
         struct tcp_opts o;
-        int hl = tcp_hdr_parse(caps[i], lens[i], &h, &o);
+        int hl = wren_tcp_hdr_parse(caps[i], lens[i], &h, &o);
         CHECK(hl >= 20);
         uint8_t b[TCP_HDR_MAX_LEN];
-        CHECK_EQ(tcp_hdr_emit(&h, &o, b, sizeof(b)), hl);
+        CHECK_EQ(wren_tcp_hdr_emit(&h, &o, b, sizeof(b)), hl);
         CHECK_MEM(b, caps[i], (size_t)hl);
     }
 }
@@ -709,13 +709,13 @@ TEST(test_tcp_hdr_parse__round_trip_captures)
 
 TEST(test_tcp_csum_check__every_capture)
 {
-    CHECK_EQ(tcp_csum_check(addr1, addr2, syn_linux, sizeof(syn_linux)), 0);
-    CHECK_EQ(tcp_csum_check(addr2, addr1, synack, sizeof(synack)), 0);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, data_ts, sizeof(data_ts)), 0);
-    CHECK_EQ(tcp_csum_check(addr2, addr1, ack_sack3, sizeof(ack_sack3)), 0);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, syn_nots, sizeof(syn_nots)), 0);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, rst_urg, sizeof(rst_urg)), 0);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, opt_eol_unknown, sizeof(opt_eol_unknown)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, syn_linux, sizeof(syn_linux)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr2, addr1, synack, sizeof(synack)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, data_ts, sizeof(data_ts)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr2, addr1, ack_sack3, sizeof(ack_sack3)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, syn_nots, sizeof(syn_nots)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, rst_urg, sizeof(rst_urg)), 0);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, opt_eol_unknown, sizeof(opt_eol_unknown)), 0);
 }
 
 TEST(test_tcp_csum_check__corrupted)
@@ -724,17 +724,17 @@ TEST(test_tcp_csum_check__corrupted)
     for (size_t i = 0; i < sizeof(b); i++) {
         memcpy(b, data_ts, sizeof(b));
         b[i] ^= 0x01;
-        CHECK_EQ(tcp_csum_check(addr1, addr2, b, sizeof(b)), -TCP_ERR_CSUM);
+        CHECK_EQ(wren_tcp_csum_check(addr1, addr2, b, sizeof(b)), -TCP_ERR_CSUM);
     }
     /* wrong addresses, wrong length */
-    CHECK_EQ(tcp_csum_check(addr2, addr2, data_ts, sizeof(data_ts)), -TCP_ERR_CSUM);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, data_ts, sizeof(data_ts) - 2), -TCP_ERR_CSUM);
+    CHECK_EQ(wren_tcp_csum_check(addr2, addr2, data_ts, sizeof(data_ts)), -TCP_ERR_CSUM);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, data_ts, sizeof(data_ts) - 2), -TCP_ERR_CSUM);
 }
 
 TEST(test_tcp_csum_check__truncated)
 {
-    CHECK_EQ(tcp_csum_check(addr1, addr2, rst_urg, 19), -TCP_ERR_TRUNCATED);
-    CHECK_EQ(tcp_csum_check(addr1, addr2, rst_urg, 0), -TCP_ERR_TRUNCATED);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, rst_urg, 19), -TCP_ERR_TRUNCATED);
+    CHECK_EQ(wren_tcp_csum_check(addr1, addr2, rst_urg, 0), -TCP_ERR_TRUNCATED);
 }
 
 TEST(test_tcp_csum__ignores_checksum_field)
@@ -744,7 +744,7 @@ TEST(test_tcp_csum__ignores_checksum_field)
     b[16] = 0x12;
     b[17] = 0x34;
     /* an odd length: the payload byte is padded */
-    CHECK_EQ(tcp_csum(addr1, addr2, b, sizeof(b)), get_be16(rst_urg + TCP_OFF_CSUM));
+    CHECK_EQ(wren_tcp_csum(addr1, addr2, b, sizeof(b)), get_be16(rst_urg + TCP_OFF_CSUM));
 }
 
 TEST(test_tcp_csum__scattered_pieces)
@@ -756,16 +756,16 @@ TEST(test_tcp_csum__scattered_pieces)
     const uint8_t *pay = data_ts + 32;
     for (size_t cut = 0; cut <= 10; cut++) {
         struct inet_csum c;
-        tcp_csum_start(&c, addr1, addr2, sizeof(data_ts));
-        inet_csum_update(&c, hdr, sizeof(hdr));
-        inet_csum_update(&c, pay, cut);
-        inet_csum_update(&c, pay + cut, 10 - cut);
-        CHECK_EQ(inet_csum_final(&c), get_be16(data_ts + TCP_OFF_CSUM));
+        wren_tcp_csum_start(&c, addr1, addr2, sizeof(data_ts));
+        wren_inet_csum_update(&c, hdr, sizeof(hdr));
+        wren_inet_csum_update(&c, pay, cut);
+        wren_inet_csum_update(&c, pay + cut, 10 - cut);
+        CHECK_EQ(wren_inet_csum_final(&c), get_be16(data_ts + TCP_OFF_CSUM));
         /* and verifying the received pieces */
-        tcp_csum_start(&c, addr1, addr2, sizeof(data_ts));
-        inet_csum_update(&c, data_ts, 32 + cut);
-        inet_csum_update(&c, data_ts + 32 + cut, 10 - cut);
-        CHECK_EQ(inet_csum_final(&c), 0);
+        wren_tcp_csum_start(&c, addr1, addr2, sizeof(data_ts));
+        wren_inet_csum_update(&c, data_ts, 32 + cut);
+        wren_inet_csum_update(&c, data_ts + 32 + cut, 10 - cut);
+        CHECK_EQ(wren_inet_csum_final(&c), 0);
     }
 }
 
@@ -773,36 +773,36 @@ TEST(test_tcp_csum__scattered_pieces)
 
 TEST(test_tcp_seq_lt__across_the_wrap)
 {
-    CHECK(tcp_seq_lt(1, 2));
-    CHECK(!tcp_seq_lt(2, 1));
-    CHECK(!tcp_seq_lt(5, 5));
-    CHECK(tcp_seq_lt(0xffffffffu, 0));
-    CHECK(tcp_seq_lt(0xfffffff0u, 0x10));
-    CHECK(!tcp_seq_lt(0x10, 0xfffffff0u));
-    CHECK(tcp_seq_lt(0, 0x7fffffffu));
-    CHECK(!tcp_seq_lt(0, 0x80000001u)); /* more than half ahead: behind */
-    CHECK(tcp_seq_lt(0x80000001u, 0));
+    CHECK(wren_tcp_seq_lt(1, 2));
+    CHECK(!wren_tcp_seq_lt(2, 1));
+    CHECK(!wren_tcp_seq_lt(5, 5));
+    CHECK(wren_tcp_seq_lt(0xffffffffu, 0));
+    CHECK(wren_tcp_seq_lt(0xfffffff0u, 0x10));
+    CHECK(!wren_tcp_seq_lt(0x10, 0xfffffff0u));
+    CHECK(wren_tcp_seq_lt(0, 0x7fffffffu));
+    CHECK(!wren_tcp_seq_lt(0, 0x80000001u)); /* more than half ahead: behind */
+    CHECK(wren_tcp_seq_lt(0x80000001u, 0));
 }
 
 TEST(test_tcp_seq_le_gt_ge__across_the_wrap)
 {
-    CHECK(tcp_seq_le(0xffffffffu, 0));
-    CHECK(tcp_seq_le(7, 7));
-    CHECK(!tcp_seq_le(0, 0xffffffffu));
-    CHECK(tcp_seq_gt(0, 0xffffffffu));
-    CHECK(!tcp_seq_gt(7, 7));
-    CHECK(!tcp_seq_gt(0xffffffffu, 0));
-    CHECK(tcp_seq_ge(0, 0xffffffffu));
-    CHECK(tcp_seq_ge(7, 7));
-    CHECK(!tcp_seq_ge(0xffffffffu, 0));
+    CHECK(wren_tcp_seq_le(0xffffffffu, 0));
+    CHECK(wren_tcp_seq_le(7, 7));
+    CHECK(!wren_tcp_seq_le(0, 0xffffffffu));
+    CHECK(wren_tcp_seq_gt(0, 0xffffffffu));
+    CHECK(!wren_tcp_seq_gt(7, 7));
+    CHECK(!wren_tcp_seq_gt(0xffffffffu, 0));
+    CHECK(wren_tcp_seq_ge(0, 0xffffffffu));
+    CHECK(wren_tcp_seq_ge(7, 7));
+    CHECK(!wren_tcp_seq_ge(0xffffffffu, 0));
     /* consistency over a sweep around the wrap */
     for (uint32_t a = 0xfffffff8u; a != 8; a++) {
         for (uint32_t d = 1; d < 100; d += 7) {
             uint32_t b = a + d;
-            CHECK(tcp_seq_lt(a, b) && tcp_seq_le(a, b) && !tcp_seq_ge(a, b) &&
-                  !tcp_seq_gt(a, b));
-            CHECK(tcp_seq_gt(b, a) && tcp_seq_ge(b, a) && !tcp_seq_le(b, a) &&
-                  !tcp_seq_lt(b, a));
+            CHECK(wren_tcp_seq_lt(a, b) && wren_tcp_seq_le(a, b) && !wren_tcp_seq_ge(a, b) &&
+                  !wren_tcp_seq_gt(a, b));
+            CHECK(wren_tcp_seq_gt(b, a) && wren_tcp_seq_ge(b, a) && !wren_tcp_seq_le(b, a) &&
+                  !wren_tcp_seq_lt(b, a));
         }
     }
 }
@@ -810,40 +810,40 @@ TEST(test_tcp_seq_le_gt_ge__across_the_wrap)
 TEST(test_tcp_seq_lt__half_the_space_apart)
 {
     /* 2^31 apart: each before the other (as Linux's before()) */
-    CHECK(tcp_seq_lt(0, 0x80000000u));
-    CHECK(tcp_seq_lt(0x80000000u, 0));
+    CHECK(wren_tcp_seq_lt(0, 0x80000000u));
+    CHECK(wren_tcp_seq_lt(0x80000000u, 0));
 }
 
 TEST(test_tcp_seq_between__window_across_the_wrap)
 {
     uint32_t nxt = 0xfffffc00u, wnd = 2048; /* [nxt, nxt + wnd) spans the wrap */
-    CHECK(tcp_seq_between(nxt, nxt, nxt + wnd));
-    CHECK(tcp_seq_between(0xffffffffu, nxt, nxt + wnd));
-    CHECK(tcp_seq_between(0, nxt, nxt + wnd));
-    CHECK(tcp_seq_between(nxt + wnd - 1, nxt, nxt + wnd));
-    CHECK(!tcp_seq_between(nxt + wnd, nxt, nxt + wnd));
-    CHECK(!tcp_seq_between(nxt - 1, nxt, nxt + wnd));
-    CHECK(!tcp_seq_between(0x80000000u, nxt, nxt + wnd));
+    CHECK(wren_tcp_seq_between(nxt, nxt, nxt + wnd));
+    CHECK(wren_tcp_seq_between(0xffffffffu, nxt, nxt + wnd));
+    CHECK(wren_tcp_seq_between(0, nxt, nxt + wnd));
+    CHECK(wren_tcp_seq_between(nxt + wnd - 1, nxt, nxt + wnd));
+    CHECK(!wren_tcp_seq_between(nxt + wnd, nxt, nxt + wnd));
+    CHECK(!wren_tcp_seq_between(nxt - 1, nxt, nxt + wnd));
+    CHECK(!wren_tcp_seq_between(0x80000000u, nxt, nxt + wnd));
 }
 
 TEST(test_tcp_seq_between__empty_and_full_ranges)
 {
-    CHECK(!tcp_seq_between(5, 5, 5));
-    CHECK(!tcp_seq_between(0, 5, 5));
+    CHECK(!wren_tcp_seq_between(5, 5, 5));
+    CHECK(!wren_tcp_seq_between(0, 5, 5));
     /* 2^32 - 1 numbers: all but hi */
-    CHECK(tcp_seq_between(0x12345678u, 1, 0));
-    CHECK(!tcp_seq_between(0, 1, 0));
+    CHECK(wren_tcp_seq_between(0x12345678u, 1, 0));
+    CHECK(!wren_tcp_seq_between(0, 1, 0));
 }
 
 TEST(test_tcp_seq_between__ack_acceptability)
 {
     /* SND.UNA < SEG.ACK =< SND.NXT across the wrap */
     uint32_t una = 0xfffffffeu, nxt = 3;
-    CHECK(!tcp_seq_between(una, una + 1, nxt + 1));
-    CHECK(tcp_seq_between(0xffffffffu, una + 1, nxt + 1));
-    CHECK(tcp_seq_between(0, una + 1, nxt + 1));
-    CHECK(tcp_seq_between(nxt, una + 1, nxt + 1));
-    CHECK(!tcp_seq_between(nxt + 1, una + 1, nxt + 1));
+    CHECK(!wren_tcp_seq_between(una, una + 1, nxt + 1));
+    CHECK(wren_tcp_seq_between(0xffffffffu, una + 1, nxt + 1));
+    CHECK(wren_tcp_seq_between(0, una + 1, nxt + 1));
+    CHECK(wren_tcp_seq_between(nxt, una + 1, nxt + 1));
+    CHECK(!wren_tcp_seq_between(nxt + 1, una + 1, nxt + 1));
 }
 
 int main(void)

@@ -23,7 +23,7 @@ static const uint8_t zep_ack[8] = {'E', 'X', 2, 2, 0x01, 0x02, 0x03, 0x04};
 TEST(test_zep_parse__data)
 {
     struct zep_frame f;
-    CHECK_EQ(zep_parse(zep_data, sizeof(zep_data), &f), 0);
+    CHECK_EQ(wren_zep_parse(zep_data, sizeof(zep_data), &f), 0);
     CHECK_EQ(f.hdr.type, ZEP_TYPE_DATA);
     CHECK_EQ(f.hdr.channel, 26);
     CHECK_EQ(f.hdr.device_id, 0x1234);
@@ -34,31 +34,31 @@ TEST(test_zep_parse__data)
     CHECK_EQ(f.hdr.seq, 7);
     CHECK_EQ(f.hdr.len, 14);
     CHECK(f.psdu == zep_data + ZEP_V2_HDR_LEN);
-    CHECK_EQ(ieee802154_fcs_check(f.psdu, f.hdr.len), 0);
+    CHECK_EQ(wren_ieee802154_fcs_check(f.psdu, f.hdr.len), 0);
 }
 
 TEST(test_zep_parse__ack)
 {
     struct zep_frame f;
-    CHECK_EQ(zep_parse(zep_ack, sizeof(zep_ack), &f), 0);
+    CHECK_EQ(wren_zep_parse(zep_ack, sizeof(zep_ack), &f), 0);
     CHECK_EQ(f.hdr.type, ZEP_TYPE_ACK);
     CHECK_EQ(f.hdr.seq, 0x01020304u);
     CHECK(f.psdu == NULL);
-    CHECK_EQ(zep_hdr_len(&f.hdr), ZEP_V2_ACK_LEN);
+    CHECK_EQ(wren_zep_hdr_len(&f.hdr), ZEP_V2_ACK_LEN);
 }
 
 TEST(test_zep_parse__every_truncation)
 {
     struct zep_frame f;
     for (size_t n = 0; n < ZEP_V2_HDR_LEN; n++) {
-        CHECK_EQ(zep_parse(zep_data, n, &f), -ZEP_ERR_TRUNCATED);
+        CHECK_EQ(wren_zep_parse(zep_data, n, &f), -ZEP_ERR_TRUNCATED);
     }
     /* a header whose PSDU is cut short */
     for (size_t n = ZEP_V2_HDR_LEN; n < sizeof(zep_data); n++) {
-        CHECK_EQ(zep_parse(zep_data, n, &f), -ZEP_ERR_LENGTH);
+        CHECK_EQ(wren_zep_parse(zep_data, n, &f), -ZEP_ERR_LENGTH);
     }
     for (size_t n = 0; n < ZEP_V2_ACK_LEN; n++) {
-        CHECK_EQ(zep_parse(zep_ack, n, &f), -ZEP_ERR_TRUNCATED);
+        CHECK_EQ(wren_zep_parse(zep_ack, n, &f), -ZEP_ERR_TRUNCATED);
     }
 }
 
@@ -68,20 +68,20 @@ TEST(test_zep_parse__bad_fields)
     struct zep_frame f;
     memcpy(b, zep_data, sizeof(b));
     b[1] = 'Y';
-    CHECK_EQ(zep_parse(b, sizeof(b), &f), -ZEP_ERR_PREAMBLE);
+    CHECK_EQ(wren_zep_parse(b, sizeof(b), &f), -ZEP_ERR_PREAMBLE);
     memcpy(b, zep_data, sizeof(b));
     b[2] = 1;
-    CHECK_EQ(zep_parse(b, sizeof(b), &f), -ZEP_ERR_VERSION);
+    CHECK_EQ(wren_zep_parse(b, sizeof(b), &f), -ZEP_ERR_VERSION);
     memcpy(b, zep_data, sizeof(b));
     b[3] = 3;
-    CHECK_EQ(zep_parse(b, sizeof(b), &f), -ZEP_ERR_TYPE);
+    CHECK_EQ(wren_zep_parse(b, sizeof(b), &f), -ZEP_ERR_TYPE);
     memcpy(b, zep_data, sizeof(b));
     b[31] = 0x80 | 14; /* above 127 */
-    CHECK_EQ(zep_parse(b, sizeof(b), &f), -ZEP_ERR_LENGTH);
+    CHECK_EQ(wren_zep_parse(b, sizeof(b), &f), -ZEP_ERR_LENGTH);
     /* trailing bytes after the PSDU are ignored */
     memcpy(b, zep_data, sizeof(b));
     b[31] = 10;
-    CHECK_EQ(zep_parse(b, sizeof(b), &f), 0);
+    CHECK_EQ(wren_zep_parse(b, sizeof(b), &f), 0);
     CHECK_EQ(f.hdr.len, 10);
 }
 
@@ -89,14 +89,14 @@ TEST(test_zep_emit__round_trip)
 {
     struct zep_frame f;
     uint8_t out[sizeof(zep_data)];
-    CHECK_EQ(zep_parse(zep_data, sizeof(zep_data), &f), 0);
-    CHECK_EQ(zep_emit(&f.hdr, out, ZEP_V2_HDR_LEN - 1), -ZEP_ERR_NOBUFS);
-    CHECK_EQ(zep_emit(&f.hdr, out, sizeof(out)), ZEP_V2_HDR_LEN);
+    CHECK_EQ(wren_zep_parse(zep_data, sizeof(zep_data), &f), 0);
+    CHECK_EQ(wren_zep_emit(&f.hdr, out, ZEP_V2_HDR_LEN - 1), -ZEP_ERR_NOBUFS);
+    CHECK_EQ(wren_zep_emit(&f.hdr, out, sizeof(out)), ZEP_V2_HDR_LEN);
     memcpy(out + ZEP_V2_HDR_LEN, f.psdu, f.hdr.len);
     CHECK_MEM(out, zep_data, sizeof(zep_data));
 
-    CHECK_EQ(zep_parse(zep_ack, sizeof(zep_ack), &f), 0);
-    CHECK_EQ(zep_emit(&f.hdr, out, sizeof(out)), ZEP_V2_ACK_LEN);
+    CHECK_EQ(wren_zep_parse(zep_ack, sizeof(zep_ack), &f), 0);
+    CHECK_EQ(wren_zep_emit(&f.hdr, out, sizeof(out)), ZEP_V2_ACK_LEN);
     CHECK_MEM(out, zep_ack, sizeof(zep_ack));
 }
 
@@ -104,9 +104,9 @@ TEST(test_zep_emit__refuses_bad_header)
 {
     uint8_t out[64];
     struct zep_hdr h = {.type = 9};
-    CHECK_EQ(zep_emit(&h, out, sizeof(out)), -ZEP_ERR_TYPE);
+    CHECK_EQ(wren_zep_emit(&h, out, sizeof(out)), -ZEP_ERR_TYPE);
     h = (struct zep_hdr){.type = ZEP_TYPE_DATA, .len = 128};
-    CHECK_EQ(zep_emit(&h, out, sizeof(out)), -ZEP_ERR_LENGTH);
+    CHECK_EQ(wren_zep_emit(&h, out, sizeof(out)), -ZEP_ERR_LENGTH);
 }
 
 static const uint8_t eth_frame[14] = {0x33, 0x33, 0xff, 0x00, 0x00, 0x01, 0x02,
@@ -116,20 +116,20 @@ TEST(test_eth_hdr_parse__ipv6)
 {
     struct eth_hdr h;
     uint8_t out[ETH_HDR_LEN];
-    CHECK_EQ(eth_hdr_parse(eth_frame, sizeof(eth_frame), &h), 0);
+    CHECK_EQ(wren_eth_hdr_parse(eth_frame, sizeof(eth_frame), &h), 0);
     CHECK_EQ(h.type, ETHERTYPE_IPV6);
-    CHECK(eth_addr_is_group(h.dst));
-    CHECK(!eth_addr_is_group(h.src));
+    CHECK(wren_eth_addr_is_group(h.dst));
+    CHECK(!wren_eth_addr_is_group(h.src));
     CHECK_EQ(h.src[5], 7);
-    eth_hdr_emit(&h, out);
+    wren_eth_hdr_emit(&h, out);
     CHECK_MEM(out, eth_frame, sizeof(out));
     for (size_t n = 0; n < ETH_HDR_LEN; n++) {
-        CHECK_EQ(eth_hdr_parse(eth_frame, n, &h), -ETH_ERR_TRUNCATED);
+        CHECK_EQ(wren_eth_hdr_parse(eth_frame, n, &h), -ETH_ERR_TRUNCATED);
     }
     uint8_t b[14];
     memcpy(b, eth_frame, sizeof(b));
     put_be16(b + 12, 1500); /* an 802.3 length field */
-    CHECK_EQ(eth_hdr_parse(b, sizeof(b), &h), -ETH_ERR_LENGTH);
+    CHECK_EQ(wren_eth_hdr_parse(b, sizeof(b), &h), -ETH_ERR_LENGTH);
 }
 
 TEST(test_eth_mac_from_ipv6_mcast__rfc2464)
@@ -137,7 +137,7 @@ TEST(test_eth_mac_from_ipv6_mcast__rfc2464)
     /* ff02::1:ff00:1 -> 33:33:ff:00:00:01 */
     static const uint8_t g[16] = {0xff, 0x02, [11] = 1, [12] = 0xff, [15] = 1};
     uint8_t mac[6];
-    eth_mac_from_ipv6_mcast(mac, g);
+    wren_eth_mac_from_ipv6_mcast(mac, g);
     CHECK_MEM(mac, eth_frame, 6);
 }
 
