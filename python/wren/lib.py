@@ -1,4 +1,4 @@
-"""ctypes binding of the simulator library (src/sim/sim.h)."""
+"""ctypes binding of the simulator library (runtime/sim/sim.h)."""
 import ctypes
 import os
 from ctypes import (POINTER, c_char_p, c_double, c_int, c_int32, c_size_t,

@@ -11,12 +11,12 @@ import tempfile
 from . import build, size
 
 IMAGE = "udp"
-MEASURED = 10  # datagrams between the marks (port/cortexm/main_udp.c)
+MEASURED = 10  # datagrams between the marks (runtime/cortexm/main_udp.c)
 
 
 def _function_modules(tree):
     mapping = {}
-    for obj, sec, kind, _ in size.parse_map((tree / f"port/cortexm/wren_{IMAGE}.map").read_text()):
+    for obj, sec, kind, _ in size.parse_map((tree / f"runtime/cortexm/wren_{IMAGE}.map").read_text()):
         if kind == "rom" and sec.startswith(".text."):
             mapping[sec[len(".text."):]] = size._module_of(obj, sec) or "other (libc, runtime)"
     return mapping
@@ -28,7 +28,7 @@ def run():
     if not shutil.which("qemu-system-arm"):
         return None
     tree = build.arm()
-    elf = tree / f"port/cortexm/wren_{IMAGE}.elf"
+    elf = tree / f"runtime/cortexm/wren_{IMAGE}.elf"
     with tempfile.TemporaryDirectory() as d:
         log = f"{d}/exec.log"
         subprocess.run(["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting-config",

@@ -3,10 +3,10 @@
 ROM is what an image keeps in flash (.text, .rodata, .data's initial
 values); RAM is .data + .bss. Only input sections the linker kept (after
 --gc-sections) count, so each module is charged for what the image uses.
-The node's state lives in one global per module (port/cortexm/instance.c),
+The node's state lives in one global per module (runtime/cortexm/instance.c),
 so RAM is charged by module too; the packet buffer arena is shown apart.
 
-Images (port/cortexm/main_*.c):
+Images (runtime/cortexm/main_*.c):
   ip6lo    802.15.4 + 6LoWPAN + IPv6 + ICMPv6 echo: the smallest IP node, for a
            radio doing CSMA-CA and ACKs in hardware (CONFIG_WREN_MAC_SOFT=0)
   ip6lo_softmac  the same with the software MAC (CSMA-CA, ACKs, retries,
@@ -118,7 +118,7 @@ def _module_of(obj, sec):
 def image_report(image):
     """{module: {'rom': n, 'ram': n}} for one image, plus the arena size."""
     tree = build.arm()
-    entries = parse_map((tree / f"port/cortexm/wren_{image}.map").read_text())
+    entries = parse_map((tree / f"runtime/cortexm/wren_{image}.map").read_text())
     mods = {name: {"rom": 0, "ram": 0} for name, _, _ in MODULES}
     arena = 0
     for obj, sec, kind, size in entries:
@@ -136,7 +136,7 @@ def image_report(image):
 def image_rom(image):
     """ROM of the whole image (stack, port, libc): kept .text/.rodata/.data."""
     tree = build.arm()
-    entries = parse_map((tree / f"port/cortexm/wren_{image}.map").read_text())
+    entries = parse_map((tree / f"runtime/cortexm/wren_{image}.map").read_text())
     return sum(size for _, _, kind, size in entries if kind in ("rom", "data"))
 
 
@@ -144,7 +144,7 @@ def tcp_conn_bytes():
     """sizeof(struct wren_tcp_conn) on the Cortex-M3: half the size of the
     image's array of two connections, from the ELF's symbol table."""
     import subprocess
-    elf = build.arm() / "port/cortexm/wren_tcp.elf"
+    elf = build.arm() / "runtime/cortexm/wren_tcp.elf"
     syms = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True,
                           text=True, check=True).stdout
     for line in syms.splitlines():

@@ -86,7 +86,7 @@ def stage_cortexm():
     tree = build.arm()
     ok = True
     for image in ("reflect", "ip6lo", "ip6lo_softmac", "ip6lo_lto", "udp", "tcp"):
-        elf = tree / f"port/cortexm/wren_{image}.elf"
+        elf = tree / f"runtime/cortexm/wren_{image}.elf"
         if shutil.which("qemu-system-arm"):
             ok &= _run(["qemu-system-arm", "-M", "mps2-an385", "-nographic",
                         "-semihosting-config", "enable=on,target=native", "-kernel", elf],

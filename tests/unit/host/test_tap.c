@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/node.h"
-#include "drivers/tap.h"
+#include "host/tap.h"
 #include "host/rt_host.h"
 #include "net/netopt.h"
 #include "test.h"

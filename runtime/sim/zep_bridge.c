@@ -1,5 +1,4 @@
 /* Bridge between the simulated medium and ZEP (Linux only: UDP sockets). */
-#if defined(__linux__)
 #define _GNU_SOURCE
 
 #include "sim/zep_bridge.h"
@@ -210,5 +209,3 @@ void wren_sim_zep_close(struct wren_sim_zep *z)
         z->fd = -1;
     }
 }
-
-#endif /* __linux__ */

@@ -1,5 +1,4 @@
 /* The host runtime: wall-clock time, a timer heap and a poll loop (Linux). */
-#if defined(__linux__)
 #define _GNU_SOURCE
 
 #include "host/rt_host.h"
@@ -230,5 +229,3 @@ int wren_host_run(struct wren_host *h)
 {
     return wren_host_run_for(h, UINT64_MAX);
 }
-
-#endif /* __linux__ */

@@ -78,7 +78,7 @@ void wren_sim_free(struct wren_sim *s);
 void wren_sim_set_range(struct wren_sim *s, double range, double prr);
 
 /**
- * @brief Per-frame processing delay of node @p id's radio (src/sim/medium.h):
+ * @brief Per-frame processing delay of node @p id's radio (runtime/sim/medium.h):
  *        before each frame it sends (each CSMA attempt and retransmission
  *        again; not its ACKs) the radio spends @p us * PSDU / 127, a full
  *        127-octet PSDU exactly @p us, busy but listening. @p id -1: every
@@ -161,7 +161,7 @@ size_t wren_sim_bytes_per_node(const struct wren_sim *s);
 struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id);
 
 /**
- * @brief Bridge the medium to live processes over ZEP (src/sim/zep_bridge.h):
+ * @brief Bridge the medium to live processes over ZEP (runtime/sim/zep_bridge.h):
  *        a radio at (x, y, z) that sends what it hears to @p remote_host :
  *        @p remote_port as ZEP and puts on the air what arrives on UDP
  *        @p local_port. Add it after the nodes: it takes the next radio index

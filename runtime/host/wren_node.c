@@ -47,8 +47,8 @@
 
 #include "core/node.h"
 #include "core/timer.h"
-#include "drivers/tap.h"
-#include "drivers/zep.h"
+#include "host/tap.h"
+#include "host/zep.h"
 #include "host/rt_host.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/addr_str.h"

@@ -1,8 +1,7 @@
 /* ZEP radio netdev (Linux only: UDP sockets). */
-#if defined(__linux__)
 #define _GNU_SOURCE
 
-#include "drivers/zep.h"
+#include "host/zep.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -312,5 +311,3 @@ void wren_zep_close(struct wren_zep *zep)
         zep->hfd.fd = -1;
     }
 }
-
-#endif /* __linux__ */

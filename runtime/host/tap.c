@@ -1,8 +1,7 @@
 /* TAP netdev (Linux only: /dev/net/tun). */
-#if defined(__linux__)
 #define _GNU_SOURCE
 
-#include "drivers/tap.h"
+#include "host/tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -426,5 +425,3 @@ void wren_tap_close(struct wren_tap *tap)
         tap->hfd.fd = -1;
     }
 }
-
-#endif /* __linux__ */
