@@ -227,6 +227,12 @@ static int tap_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
     uint16_t v16;
     uint8_t b;
     switch (opt) {
+    case WREN_NETOPT_DEV_STATS: {
+        struct wren_tap_dev_stats d;
+        memcpy(&d, &tap->stats, sizeof(tap->stats));
+        memcpy((uint8_t *)&d + sizeof(tap->stats), &tap->fault_stats, sizeof(tap->fault_stats));
+        return wren_netopt_put(val, max, &d, sizeof(d));
+    }
     case WREN_NETOPT_DEVICE_TYPE:
         v16 = WREN_NETDEV_TYPE_ETHERNET;
         return wren_netopt_put(val, max, &v16, 2);
@@ -272,7 +278,11 @@ static int tap_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_
     return -ENOTSUP;
 }
 
+static const struct wren_counter_set tap_counters =
+    WREN_COUNTER_SET("tap", WREN_TAP_DEV_COUNTERS, WREN_NETOPT_DEV_STATS, uint32_t);
+
 static const struct wren_netdev_driver tap_driver = {
+    .counters = &tap_counters,
     .init = tap_init,
     .send = tap_send,
     .recv = tap_recv,

@@ -34,6 +34,7 @@
 #ifndef WREN_DRIVERS_TAP_H
 #define WREN_DRIVERS_TAP_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,11 +46,21 @@
 /** Largest frame: a 1500-byte payload and the 14-byte header (no VLAN tags). */
 #define WREN_TAP_FRAME_MAX 1514
 
+#define WREN_TAP_COUNTERS(C)                                      \
+    C(rx_frames)    /* frames read (before fault injection) */    \
+    C(rx_errors)    /* read() failed */                           \
+    C(tx_frames)    /* frames written (after fault injection) */  \
+    C(tx_errors)    /* write() failed or was short: the frame is lost */
+
 struct wren_tap_stats {
-    uint32_t rx_frames; /**< frames read (before fault injection) */
-    uint32_t rx_errors; /**< read() failed */
-    uint32_t tx_frames; /**< frames written (after fault injection) */
-    uint32_t tx_errors; /**< write() failed or was short: the frame is lost */
+    WREN_TAP_COUNTERS(WREN_COUNTER_U32)
+};
+
+/** GET WREN_NETOPT_DEV_STATS: the device's counters and its fault
+ *  injector's (struct wren_netopt_fault_stats), the counter set "tap". */
+#define WREN_TAP_DEV_COUNTERS(C) WREN_TAP_COUNTERS(C) WREN_NETOPT_FAULT_COUNTERS(C)
+struct wren_tap_dev_stats {
+    WREN_TAP_DEV_COUNTERS(WREN_COUNTER_U32)
 };
 
 /** One direction of the fault injector. */

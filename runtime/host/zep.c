@@ -122,6 +122,8 @@ static int zep_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
     uint16_t v16;
     uint8_t b;
     switch (opt) {
+    case WREN_NETOPT_DEV_STATS:
+        return wren_netopt_put(val, max, &zep->stats, sizeof(zep->stats));
     case WREN_NETOPT_DEVICE_TYPE:
         v16 = WREN_NETDEV_TYPE_IEEE802154;
         return wren_netopt_put(val, max, &v16, 2);
@@ -172,7 +174,11 @@ static int zep_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_
     }
 }
 
+static const struct wren_counter_set zep_counters =
+    WREN_COUNTER_SET("zep", WREN_ZEP_COUNTERS, WREN_NETOPT_DEV_STATS, uint32_t);
+
 static const struct wren_netdev_driver zep_driver = {
+    .counters = &zep_counters,
     .init = zep_init,
     .send = zep_send,
     .recv = zep_recv,

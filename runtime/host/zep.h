@@ -25,6 +25,7 @@
 #ifndef WREN_DRIVERS_ZEP_H
 #define WREN_DRIVERS_ZEP_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -33,16 +34,19 @@
 #include "net/netdev.h"
 #include "wire/zep.h"
 
+#define WREN_ZEP_COUNTERS(C)                                                           \
+    C(rx_packets)          /* datagrams read */                                        \
+    C(rx_frames)           /* frames handed to the stack */                            \
+    C(rx_malformed)        /* not a ZEP v2 packet, or a PSDU too short for an FCS */   \
+    C(rx_acks)             /* ZEP acknowledgements (ignored) */                        \
+    C(rx_other_channel)                                                                \
+    C(rx_bad_fcs)                                                                      \
+    C(rx_overrun)          /* a datagram arrived while a frame waited: left queued */  \
+    C(tx_frames)                                                                       \
+    C(tx_errors)           /* sendto() failed: the frame is lost */
+
 struct wren_zep_stats {
-    uint32_t rx_packets;   /**< datagrams read */
-    uint32_t rx_frames;    /**< frames handed to the stack */
-    uint32_t rx_malformed; /**< not a ZEP v2 packet, or a PSDU too short for an FCS */
-    uint32_t rx_acks;      /**< ZEP acknowledgements (ignored) */
-    uint32_t rx_other_channel;
-    uint32_t rx_bad_fcs;
-    uint32_t rx_overrun; /**< a datagram arrived while a frame waited: left queued */
-    uint32_t tx_frames;
-    uint32_t tx_errors; /**< sendto() failed: the frame is lost */
+    WREN_ZEP_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_zep {

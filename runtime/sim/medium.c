@@ -342,6 +342,16 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
         return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_RSSI_LAST:
         return wren_netopt_put(val, max, &r->rx_rssi, 2);
+    case WREN_NETOPT_DEV_STATS: {
+        struct wren_sim_radio_dev_stats d;
+        wren_sim_radio_sync_time(r);
+        memcpy(&d, &r->stats, sizeof(r->stats));
+        d.time_off_us = r->time_in[WREN_NETOPT_STATE_OFF];
+        d.time_listen_us = r->time_in[WREN_NETOPT_STATE_IDLE];
+        d.time_rx_us = r->time_in[WREN_NETOPT_STATE_RX];
+        d.time_tx_us = r->time_in[WREN_NETOPT_STATE_TX];
+        return wren_netopt_put(val, max, &d, sizeof(d));
+    }
     case WREN_NETOPT_RADIO_TIME: {
         wren_sim_radio_sync_time(r);
         struct wren_radio_time t = {
@@ -418,7 +428,11 @@ static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, siz
     }
 }
 
+static const struct wren_counter_set sim_radio_counters =
+    WREN_COUNTER_SET("radio", WREN_SIM_RADIO_DEV_COUNTERS, WREN_NETOPT_DEV_STATS, uint64_t);
+
 static const struct wren_netdev_driver sim_radio_driver = {
+    .counters = &sim_radio_counters,
     .init = radio_init,
     .send = radio_send,
     .recv = radio_recv,

@@ -37,6 +37,7 @@
 #ifndef WREN_SIM_MEDIUM_H
 #define WREN_SIM_MEDIUM_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -65,19 +66,34 @@ struct wren_sim_link {
     int16_t rssi;    /**< dBm at the receiver */
 };
 
+#define WREN_SIM_RADIO_COUNTERS(C)                                               \
+    C(tx_frames)          /* frames put on the air */                            \
+    C(tx_bytes)           /* PSDU octets put on the air */                       \
+    C(rx_frames)          /* frames delivered to the driver */                   \
+    C(rx_collisions)      /* frames destroyed by an overlapping transmission */  \
+    C(rx_link_loss)       /* frames lost to the link's PRR draw */               \
+    C(rx_while_tx)        /* frames missed because the radio was sending */      \
+    C(rx_while_off)       /* frames missed because the radio was off */          \
+    C(rx_overrun)         /* frames lost because the last was not read yet */    \
+    C(cca_busy)           /* CCAs that found the channel busy */                 \
+    C(rx_bad_fcs)         /* injected frames whose FCS did not check */          \
+    C(proc_us)            /* time spent in the per-frame processing delay */     \
+    C(ack_during_proc)    /* ACKs sent while a frame was being uploaded */
+
 struct wren_sim_radio_stats {
-    uint64_t tx_frames;      /**< frames put on the air */
-    uint64_t tx_bytes;       /**< PSDU octets put on the air */
-    uint64_t rx_frames;      /**< frames delivered to the driver */
-    uint64_t rx_collisions;  /**< frames destroyed by an overlapping transmission */
-    uint64_t rx_link_loss;   /**< frames lost to the link's PRR draw */
-    uint64_t rx_while_tx;    /**< frames missed because the radio was sending */
-    uint64_t rx_while_off;   /**< frames missed because the radio was off */
-    uint64_t rx_overrun;     /**< frames lost because the last was not read yet */
-    uint64_t cca_busy;       /**< CCAs that found the channel busy */
-    uint64_t rx_bad_fcs;     /**< injected frames whose FCS did not check */
-    uint64_t proc_us;        /**< time spent in the per-frame processing delay */
-    uint64_t ack_during_proc; /**< ACKs sent while a frame was being uploaded */
+    WREN_SIM_RADIO_COUNTERS(WREN_COUNTER_U64)
+};
+
+/** What GET WREN_NETOPT_DEV_STATS answers: the counters and the time in
+ *  each radio state (us), the radio's counter set "radio". */
+#define WREN_SIM_RADIO_DEV_COUNTERS(C) \
+    WREN_SIM_RADIO_COUNTERS(C)         \
+    C(time_off_us)                     \
+    C(time_listen_us)                  \
+    C(time_rx_us)                      \
+    C(time_tx_us)
+struct wren_sim_radio_dev_stats {
+    WREN_SIM_RADIO_DEV_COUNTERS(WREN_COUNTER_U64)
 };
 
 enum wren_sim_tx_phase {

@@ -1,11 +1,14 @@
 #include "sim/sim.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps/tcp_app.h"
 #include "core/byteorder.h"
+#include "stack/modules.h"
+#include "stack/stack.h"
 #include "net/netapi.h"
 
 #include "sim/zep_bridge.h"
@@ -36,6 +39,7 @@ void wren_sim_free(struct wren_sim *s)
     free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         free(s->nodes[i]->arena);
+        free(s->nodes[i]->modules);
         free(s->nodes[i]->out);
         free(s->nodes[i]->tcp_app);
         free(s->nodes[i]);
@@ -67,21 +71,27 @@ static void out_cb(void *ctx, const char *str)
     sn->out_len += n;
 }
 
-/* The IP half: 6LoWPAN, IPv6 on the 802.15.4 interface, ICMPv6, UDP, shell. */
-static int stack_init(struct wren_sim_node *sn)
+/* Every module of the list on the node's one 802.15.4 interface */
+static const struct wren_module_ops *const sim_modules[] = WREN_STACK_ALL_MODULES;
+
+static int stack_init(struct wren_sim_node *sn, size_t *bytes)
 {
-    struct wren_node *node = &sn->node;
-    int res;
-    if ((res = wren_sixlowpan_init(node, &sn->sixlowpan)) < 0 ||
-        (res = wren_ipv6_init(node, &sn->ipv6)) < 0 ||
-        (res = wren_icmpv6_init(node, &sn->icmpv6)) < 0 ||
-        (res = wren_udp_init(node, &sn->udp)) < 0 ||
-        (res = wren_tcp_init(node, &sn->tcp)) < 0 ||
-        (res = wren_ipv6_netif_add(&sn->ipv6, sn->netif.netif.id)) < 0 ||
-        (res = wren_nib_init(node, &sn->nib, sn->netif.netif.id)) < 0) {
+    const struct wren_stack_iface ifs[] = {
+        { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
+    };
+    const struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
+    size_t len = wren_stack_pool_size(&desc);
+    sn->modules = aligned_alloc(8, len);
+    if (sn->modules == NULL) {
+        return -ENOMEM;
+    }
+    memset(sn->modules, 0, len);
+    *bytes = len;
+    int res = wren_stack_build(&sn->node, &desc, sn->modules, len, NULL);
+    if (res < 0) {
         return res;
     }
-    wren_shell_init(&sn->shell, node, out_cb, sn);
+    wren_shell_init(&sn->shell, &sn->node, out_cb, sn);
     return 0;
 }
 
@@ -118,17 +128,16 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         free(sn);
         return res;
     }
-    res = wren_ieee802154_netif_add(&sn->node, &sn->netif, &sn->radio.netdev);
-    if (res >= 0) {
-        res = stack_init(sn);
-    }
+    size_t mod_bytes = 0;
+    res = stack_init(sn, &mod_bytes);
     if (res < 0) {
+        free(sn->modules);
         free(arena);
         free(sn);
         return res;
     }
     s->nodes[s->n_nodes++] = sn;
-    s->bytes += sizeof(*sn) + arena_size;
+    s->bytes += sizeof(*sn) + arena_size + mod_bytes;
     return (int)id;
 }
 
@@ -282,6 +291,59 @@ uint64_t wren_sim_events(const struct wren_sim *s)
     return s->world.fired;
 }
 
+struct collect {
+    const char **names;
+    uint64_t *values;
+    int max;
+    int n;
+};
+
+/* full names "set.counter" live as long as the program: interned in one
+ * table, since a set's names are static but their prefix is not */
+static const char *intern(const char *set, const char *suffix, const char *name)
+{
+    static struct {
+        char **v;
+        size_t n, cap;
+    } tab;
+    char buf[96];
+    snprintf(buf, sizeof(buf), "%s%s.%s", set, suffix, name);
+    for (size_t i = 0; i < tab.n; i++) {
+        if (strcmp(tab.v[i], buf) == 0) {
+            return tab.v[i];
+        }
+    }
+    if (tab.n == tab.cap) {
+        size_t cap = tab.cap ? tab.cap * 2 : 256;
+        char **v = realloc(tab.v, cap * sizeof(*v));
+        if (v == NULL) {
+            return "?";
+        }
+        tab.v = v;
+        tab.cap = cap;
+    }
+    size_t len = strlen(buf) + 1;
+    char *c = malloc(len);
+    if (c == NULL) {
+        return "?";
+    }
+    memcpy(c, buf, len);
+    tab.v[tab.n++] = c;
+    return c;
+}
+
+static void collect(void *ctx, const struct wren_counter_set *set, const char *suffix,
+                    const void *values)
+{
+    struct collect *c = ctx;
+    for (unsigned i = 0; set->names && i < set->n; i++, c->n++) {
+        if (c->n < c->max) {
+            c->names[c->n] = intern(set->name, suffix, set->names[i]);
+            c->values[c->n] = wren_counter_value(set, values, i);
+        }
+    }
+}
+
 int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint64_t *values,
                       int max)
 {
@@ -289,141 +351,11 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     if (sn == NULL) {
         return -EINVAL;
     }
-    struct wren_sim_radio *r = &sn->radio;
-    wren_sim_radio_sync_time(r);
-    const struct wren_netif_stats *ns = &sn->netif.netif.stats;
-    const struct wren_rawgen_stats *as = &sn->app.stats;
-    const struct wren_pktbuf_stats *ps = &sn->node.pktbuf.stats;
-    const struct wren_sixlowpan_stats *ls = &sn->sixlowpan.stats;
-    const struct wren_ipv6_stats *is = &sn->ipv6.stats;
-    const struct wren_icmpv6_stats *cs = &sn->icmpv6.stats;
-    const struct wren_udp_stats *us = &sn->udp.stats;
-    const struct wren_mac_stats *ms = &sn->netif.mac.stats;
-#define C(name, val) { name, (uint64_t)(val) }
-    const struct {
-        const char *name;
-        uint64_t val;
-    } c[] = {
-        C("radio.tx_frames", r->stats.tx_frames),
-        C("radio.tx_bytes", r->stats.tx_bytes),
-        C("radio.rx_frames", r->stats.rx_frames),
-        C("radio.rx_collisions", r->stats.rx_collisions),
-        C("radio.rx_link_loss", r->stats.rx_link_loss),
-        C("radio.rx_while_tx", r->stats.rx_while_tx),
-        C("radio.rx_while_off", r->stats.rx_while_off),
-        C("radio.rx_overrun", r->stats.rx_overrun),
-        C("radio.cca_busy", r->stats.cca_busy),
-        C("radio.rx_bad_fcs", r->stats.rx_bad_fcs),
-        C("radio.time_off_us", r->time_in[WREN_NETOPT_STATE_OFF]),
-        C("radio.time_listen_us", r->time_in[WREN_NETOPT_STATE_IDLE]),
-        C("radio.time_rx_us", r->time_in[WREN_NETOPT_STATE_RX]),
-        C("radio.time_tx_us", r->time_in[WREN_NETOPT_STATE_TX]),
-        C("radio.proc_us", r->stats.proc_us),
-        C("radio.ack_during_proc", r->stats.ack_during_proc),
-        C("mac.tx_attempts", ms->tx_attempts),
-        C("mac.tx_retries", ms->tx_retries),
-        C("mac.tx_ok", ms->tx_ok),
-        C("mac.tx_noack", ms->tx_noack),
-        C("mac.tx_caf", ms->tx_caf),
-        C("mac.cca_busy", ms->cca_busy),
-        C("mac.ack_rx", ms->ack_rx),
-        C("mac.ack_tx", ms->ack_tx),
-        C("mac.ack_tx_busy", ms->ack_tx_busy),
-        C("mac.rx_dup", ms->rx_dup),
-        C("mac.rx_ack_stray", ms->rx_ack_stray),
-        C("mac.polls", ms->polls),
-        C("mac.polls_rx", ms->polls_rx),
-        C("mac.indirect_queued", ms->indirect_queued),
-        C("mac.indirect_sent", ms->indirect_sent),
-        C("mac.indirect_drop", ms->indirect_drop),
-        C("netif.tx_frames", ns->tx_frames),
-        C("netif.tx_bytes", ns->tx_bytes),
-        C("netif.tx_ok", ns->tx_ok),
-        C("netif.tx_noack", ns->tx_noack),
-        C("netif.tx_busy", ns->tx_busy),
-        C("netif.tx_drop_queue", ns->tx_drop_queue),
-        C("netif.tx_drop_bad", ns->tx_drop_bad),
-        C("netif.tx_drop_dev", ns->tx_drop_dev),
-        C("netif.tx_drop_frag", ns->tx_drop_frag),
-        C("netif.rx_frames", ns->rx_frames),
-        C("netif.rx_bytes", ns->rx_bytes),
-        C("netif.rx_drop_nobuf", ns->rx_drop_nobuf),
-        C("netif.rx_drop_malformed", ns->rx_drop_malformed),
-        C("netif.rx_drop_unsupported", ns->rx_drop_unsupported),
-        C("netif.rx_drop_not_for_us", ns->rx_drop_not_for_us),
-        C("netif.rx_drop_no_receiver", ns->rx_drop_no_receiver),
-        C("netif.rx_drop_queue", ns->rx_drop_queue),
-        C("6lowpan.rx_frames", ls->rx_frames),
-        C("6lowpan.rx_iphc", ls->rx_iphc),
-        C("6lowpan.rx_drop_dispatch", ls->rx_drop_dispatch),
-        C("6lowpan.rx_drop_iphc", ls->rx_drop_iphc),
-        C("6lowpan.rx_drop_nobuf", ls->rx_drop_nobuf),
-        C("6lowpan.frag_rx", ls->frag_rx),
-        C("6lowpan.frag_reassembled", ls->frag_reassembled),
-        C("6lowpan.frag_drop_overlap", ls->frag_drop_overlap),
-        C("6lowpan.frag_drop_dup", ls->frag_drop_dup),
-        C("6lowpan.frag_drop_range", ls->frag_drop_range),
-        C("6lowpan.frag_drop_size", ls->frag_drop_size),
-        C("6lowpan.frag_drop_full", ls->frag_drop_full),
-        C("6lowpan.frag_drop_hdr", ls->frag_drop_hdr),
-        C("6lowpan.frag_timeout", ls->frag_timeout),
-        C("6lowpan.frag_superseded", ls->frag_superseded),
-        C("6lowpan.tx_datagrams", ls->tx_datagrams),
-        C("6lowpan.tx_frags", ls->tx_frags),
-        C("6lowpan.tx_drop_bad", ls->tx_drop_bad),
-        C("6lowpan.tx_drop_nobuf", ls->tx_drop_nobuf),
-        C("ipv6.rx_pkts", is->rx_pkts),
-        C("ipv6.rx_delivered", is->rx_delivered),
-        C("ipv6.rx_forwarded", is->rx_forwarded),
-        C("ipv6.rx_drop_hdr", is->rx_drop_hdr),
-        C("ipv6.rx_drop_len", is->rx_drop_len),
-        C("ipv6.rx_drop_src", is->rx_drop_src),
-        C("ipv6.rx_drop_not_for_us", is->rx_drop_not_for_us),
-        C("ipv6.rx_drop_hop_limit", is->rx_drop_hop_limit),
-        C("ipv6.rx_drop_no_route", is->rx_drop_no_route),
-        C("ipv6.rx_drop_ext", is->rx_drop_ext),
-        C("ipv6.rx_drop_no_receiver", is->rx_drop_no_receiver),
-        C("ipv6.rx_drop_nobuf", is->rx_drop_nobuf),
-        C("ipv6.tx_pkts", is->tx_pkts),
-        C("ipv6.tx_loopback", is->tx_loopback),
-        C("ipv6.tx_drop_bad", is->tx_drop_bad),
-        C("ipv6.tx_drop_no_route", is->tx_drop_no_route),
-        C("ipv6.tx_drop_no_src", is->tx_drop_no_src),
-        C("ipv6.tx_drop_too_big", is->tx_drop_too_big),
-        C("ipv6.tx_drop_nobuf", is->tx_drop_nobuf),
-        C("icmpv6.rx", cs->rx),
-        C("icmpv6.rx_drop_short", cs->rx_drop_short),
-        C("icmpv6.rx_drop_csum", cs->rx_drop_csum),
-        C("icmpv6.rx_echo_req", cs->rx_echo_req),
-        C("icmpv6.rx_errors", cs->rx_errors),
-        C("icmpv6.tx_echo_reply", cs->tx_echo_reply),
-        C("icmpv6.tx_errors", cs->tx_errors),
-        C("icmpv6.err_rate_limited", cs->err_rate_limited),
-        C("udp.rx", us->rx),
-        C("udp.rx_drop_hdr", us->rx_drop_hdr),
-        C("udp.rx_drop_csum", us->rx_drop_csum),
-        C("udp.rx_drop_no_port", us->rx_drop_no_port),
-        C("udp.tx", us->tx),
-        C("app.sent", as->sent),
-        C("app.send_nobuf", as->send_nobuf),
-        C("app.send_queue", as->send_queue),
-        C("app.received", as->received),
-        C("app.rx_bytes", as->rx_bytes),
-        C("app.rx_bad", as->rx_bad),
-        C("app.rx_foreign", as->rx_foreign),
-        C("pktbuf.in_use", ps->in_use),
-        C("pktbuf.high_water", ps->high_water),
-        C("pktbuf.alloc_fail", ps->alloc_fail),
-        C("sched.high_water", sn->node.sched.high_water),
-        C("sched.full_drops", sn->node.sched.full_drops),
-    };
-#undef C
-    int n = (int)(sizeof(c) / sizeof(c[0]));
-    for (int i = 0; i < n && i < max; i++) {
-        names[i] = c[i].name;
-        values[i] = c[i].val;
-    }
-    return n;
+    struct collect c = { names, values, max, 0 };
+    wren_stack_counters(&sn->node, collect, &c);
+    /* the raw traffic application every sim node has */
+    collect(&c, &wren_rawgen_counters, "", &sn->app.stats);
+    return c.n;
 }
 
 size_t wren_sim_bytes_per_node(const struct wren_sim *s)

@@ -6,7 +6,9 @@
  * This is the C API the Python front end drives through ctypes, and what C
  * tests and benchmarks use. Each simulated node is a complete node
  * (struct wren_node) with its own packet buffer, an 802.15.4 interface over
- * a sim radio, and a raw traffic generator/sink.
+ * a sim radio running every module of the module list (src/stack/modules.h)
+ * as the stack assembly builds it, a shell, and a raw traffic
+ * generator/sink.
  *
  *     struct wren_sim *s = wren_sim_new(42);
  *     wren_sim_set_range(s, 15.0, 1.0);
@@ -23,14 +25,8 @@
 
 #include "apps/rawgen.h"
 #include "core/node.h"
-#include "icmpv6/icmpv6.h"
-#include "ipv6/ipv6.h"
-#include "nib/nib.h"
-#include "shell/shell.h"
-#include "sixlowpan/sixlowpan.h"
-#include "tcp/tcp.h"
-#include "udp/udp.h"
 #include "link/ieee802154_link.h"
+#include "shell/shell.h"
 #include "sim/medium.h"
 #include "sim/world.h"
 
@@ -38,12 +34,7 @@ struct wren_sim_node {
     struct wren_node node;
     struct wren_ieee802154_netif netif;
     struct wren_sim_radio radio;
-    struct wren_sixlowpan sixlowpan;
-    struct wren_ipv6 ipv6;
-    struct wren_icmpv6 icmpv6;
-    struct wren_udp udp;
-    struct wren_tcp tcp;
-    struct wren_nib nib;
+    uint8_t *modules;       /**< the modules' state (src/stack/modules.h: all of them) */
     struct wren_shell shell;
     struct wren_rawgen app;
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */

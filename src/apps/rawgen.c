@@ -110,6 +110,9 @@ static void rawgen_handle(struct wren_node *node, struct wren_module *self,
     }
 }
 
+const struct wren_counter_set wren_rawgen_counters =
+    WREN_COUNTER_SET("app", WREN_RAWGEN_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
 static const struct wren_module_ops rawgen_ops = {
     .name = "rawgen",
     .handle = rawgen_handle,

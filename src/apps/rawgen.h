@@ -18,6 +18,7 @@
 #ifndef WREN_APPS_RAWGEN_H
 #define WREN_APPS_RAWGEN_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,14 +39,17 @@ enum wren_rawgen_timing {
     WREN_RAWGEN_PERIODIC,     /**< exactly every interval */
 };
 
+#define WREN_RAWGEN_COUNTERS(C)                                \
+    C(sent)          /* frames handed to the interface */      \
+    C(send_nobuf)    /* not sent: packet buffer full */        \
+    C(send_queue)    /* not sent: message queue full */        \
+    C(received)      /* valid frames received */               \
+    C(rx_bytes)                                                \
+    C(rx_bad)        /* frames whose content did not check */  \
+    C(rx_foreign)    /* payloads of another format */
+
 struct wren_rawgen_stats {
-    uint32_t sent;            /**< frames handed to the interface */
-    uint32_t send_nobuf;      /**< not sent: packet buffer full */
-    uint32_t send_queue;      /**< not sent: message queue full */
-    uint32_t received;        /**< valid frames received */
-    uint32_t rx_bytes;
-    uint32_t rx_bad;          /**< frames whose content did not check */
-    uint32_t rx_foreign;      /**< payloads of another format */
+    WREN_RAWGEN_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_rawgen {
@@ -78,5 +82,8 @@ int wren_rawgen_start(struct wren_node *node, struct wren_rawgen *g, uint8_t net
 
 /** @brief Stop sending (the sink keeps counting). */
 void wren_rawgen_stop(struct wren_rawgen *g);
+
+/** What a generator counts (its counter set "app"). */
+extern const struct wren_counter_set wren_rawgen_counters;
 
 #endif

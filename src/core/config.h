@@ -39,4 +39,15 @@ _Static_assert(CONFIG_WREN_SCHED_QUEUE_LEN > 0 && CONFIG_WREN_SCHED_QUEUE_LEN < 
 _Static_assert(CONFIG_WREN_SCHED_PRIOS > 0 && CONFIG_WREN_SCHED_PRIOS <= 8,
                "1..8 priority levels");
 
+/** Link the shell's commands of each module (0 on devices without a shell:
+ *  the modules' command code is then dropped by the linker). */
+#ifndef CONFIG_WREN_SHELL
+#define CONFIG_WREN_SHELL 1
+#endif
+#if CONFIG_WREN_SHELL
+#define WREN_IF_SHELL(x) (x)
+#else
+#define WREN_IF_SHELL(x) NULL
+#endif
+
 #endif

@@ -310,16 +310,28 @@ static int icmpv6_get(struct wren_node *node, struct wren_module *self, uint16_t
     return -ENOTSUP;
 }
 
-static const struct wren_module_ops icmpv6_ops = {
+static int icmpv6_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return wren_icmpv6_init(node, (struct wren_icmpv6 *)self);
+}
+
+static const struct wren_counter_set icmpv6_counters =
+    WREN_COUNTER_SET("icmpv6", WREN_ICMPV6_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+const struct wren_module_ops wren_icmpv6_module = {
     .name = "icmpv6",
     .handle = icmpv6_handle,
     .get = icmpv6_get,
+    .init = icmpv6_stack_init,
+    .size = sizeof(struct wren_icmpv6),
+    .counters = WREN_IF_NAMES(&icmpv6_counters),
 };
 
 int wren_icmpv6_init(struct wren_node *node, struct wren_icmpv6 *icmp)
 {
     memset(icmp, 0, sizeof(*icmp));
-    icmp->module.ops = &icmpv6_ops;
+    icmp->module.ops = &wren_icmpv6_module;
     icmp->module.prio = WREN_PRIO_NET;
     icmp->node = node;
     icmp->tokens_milli = TOKENS_MAX;

@@ -15,6 +15,7 @@
 #ifndef WREN_ICMPV6_ICMPV6_H
 #define WREN_ICMPV6_ICMPV6_H
 
+#include "core/counters.h"
 #include <stdint.h>
 
 #include "core/module.h"
@@ -29,18 +30,21 @@
 #define CONFIG_WREN_ICMPV6_ERR_BURST 10
 #endif
 
+#define WREN_ICMPV6_COUNTERS(C)                                    \
+    C(rx)                                                          \
+    C(rx_drop_short)       /* shorter than its type's minimum */   \
+    C(rx_drop_csum)                                                \
+    C(rx_echo_req)                                                 \
+    C(rx_errors)           /* error messages received */           \
+    C(rx_unhandled)        /* types nobody handles */              \
+    C(tx_echo_reply)                                               \
+    C(tx_errors)                                                   \
+    C(err_suppressed)      /* errors not sent (rules of 2.4 e) */  \
+    C(err_rate_limited)                                            \
+    C(tx_drop_nobuf)
+
 struct wren_icmpv6_stats {
-    uint32_t rx;
-    uint32_t rx_drop_short;      /**< shorter than its type's minimum */
-    uint32_t rx_drop_csum;
-    uint32_t rx_echo_req;
-    uint32_t rx_errors;          /**< error messages received */
-    uint32_t rx_unhandled;       /**< types nobody handles */
-    uint32_t tx_echo_reply;
-    uint32_t tx_errors;
-    uint32_t err_suppressed;     /**< errors not sent (rules of 2.4 e) */
-    uint32_t err_rate_limited;
-    uint32_t tx_drop_nobuf;
+    WREN_ICMPV6_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_icmpv6 {
@@ -62,5 +66,8 @@ int wren_icmpv6_init(struct wren_node *node, struct wren_icmpv6 *icmp);
  */
 int wren_icmpv6_send(struct wren_node *node, const uint8_t *src, const uint8_t *dst,
                      uint8_t hop_limit, uint8_t if_id, const uint8_t *body, size_t len);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_icmpv6_module;
 
 #endif

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/config.h"
+#include "shell/shell.h"
 #include "core/node.h"
 #include "net/netapi.h"
 #include "net/netif.h"
@@ -800,17 +802,43 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     }
 }
 
-static const struct wren_module_ops ipv6_ops = {
+/* IPv6 runs on every interface the node has */
+static int ipv6_stack_start(struct wren_node *node, struct wren_ipv6 *ip)
+{
+    int res = wren_ipv6_init(node, ip);
+    for (struct wren_netif *n = node->netifs; n && res >= 0; n = n->next) {
+        res = wren_ipv6_netif_add(ip, n->id);
+    }
+    return res;
+}
+
+static int ipv6_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return ipv6_stack_start(node, (struct wren_ipv6 *)self);
+}
+
+static const struct wren_counter_set ipv6_counters =
+    WREN_COUNTER_SET("ipv6", WREN_IPV6_COUNTERS, WREN_NETOPT_IPV6_STATS, uint32_t);
+
+/* in its _shell.c */
+extern const struct wren_shell_cmd wren_ipv6_shell_cmds[];
+
+const struct wren_module_ops wren_ipv6_module = {
     .name = "ipv6",
     .handle = ipv6_handle,
     .get = ipv6_get,
     .set = ipv6_set,
+    .init = ipv6_stack_init,
+    .size = sizeof(struct wren_ipv6),
+    .counters = WREN_IF_NAMES(&ipv6_counters),
+    .cmds = WREN_IF_SHELL(wren_ipv6_shell_cmds),
 };
 
 int wren_ipv6_init(struct wren_node *node, struct wren_ipv6 *ip)
 {
     memset(ip, 0, sizeof(*ip));
-    ip->module.ops = &ipv6_ops;
+    ip->module.ops = &wren_ipv6_module;
     ip->module.prio = WREN_PRIO_NET;
     ip->node = node;
     wren_fib_init(&ip->fib);

@@ -22,6 +22,7 @@
 #ifndef WREN_IPV6_IPV6_H
 #define WREN_IPV6_IPV6_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -106,26 +107,29 @@ struct wren_ipv6_if {
 #endif
 };
 
+#define WREN_IPV6_COUNTERS(C)                                                 \
+    C(rx_pkts)                                                                \
+    C(rx_delivered)                                                           \
+    C(rx_forwarded)                                                           \
+    C(rx_drop_hdr)            /* truncated header or wrong version */         \
+    C(rx_drop_len)            /* payload length beyond the bytes present */   \
+    C(rx_drop_src)            /* multicast or otherwise impossible source */  \
+    C(rx_drop_not_for_us)     /* not ours and not forwarded */                \
+    C(rx_drop_hop_limit)      /* hop limit exhausted while forwarding */      \
+    C(rx_drop_no_route)       /* nowhere to forward */                        \
+    C(rx_drop_ext)            /* bad or unsupported extension header */       \
+    C(rx_drop_no_receiver)    /* no upper layer for the next header */        \
+    C(rx_drop_nobuf)                                                          \
+    C(tx_pkts)                                                                \
+    C(tx_loopback)                                                            \
+    C(tx_drop_bad)            /* malformed request from above */              \
+    C(tx_drop_no_route)                                                       \
+    C(tx_drop_no_src)         /* no source address for the destination */     \
+    C(tx_drop_too_big)        /* larger than the link MTU */                  \
+    C(tx_drop_nobuf)
+
 struct wren_ipv6_stats {
-    uint32_t rx_pkts;
-    uint32_t rx_delivered;
-    uint32_t rx_forwarded;
-    uint32_t rx_drop_hdr;        /**< truncated header or wrong version */
-    uint32_t rx_drop_len;        /**< payload length beyond the bytes present */
-    uint32_t rx_drop_src;        /**< multicast or otherwise impossible source */
-    uint32_t rx_drop_not_for_us; /**< not ours and not forwarded */
-    uint32_t rx_drop_hop_limit;  /**< hop limit exhausted while forwarding */
-    uint32_t rx_drop_no_route;   /**< nowhere to forward */
-    uint32_t rx_drop_ext;        /**< bad or unsupported extension header */
-    uint32_t rx_drop_no_receiver; /**< no upper layer for the next header */
-    uint32_t rx_drop_nobuf;
-    uint32_t tx_pkts;
-    uint32_t tx_loopback;
-    uint32_t tx_drop_bad;        /**< malformed request from above */
-    uint32_t tx_drop_no_route;
-    uint32_t tx_drop_no_src;     /**< no source address for the destination */
-    uint32_t tx_drop_too_big;    /**< larger than the link MTU */
-    uint32_t tx_drop_nobuf;
+    WREN_IPV6_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_ipv6 {
@@ -198,5 +202,8 @@ void wren_ipv6_iid_from_l2(uint8_t *iid, const uint8_t *l2, uint8_t l2len);
 /** @brief The link-layer address an interface identifier encodes (the
  *         inverse of wren_ipv6_iid_from_l2). @return its length (2 or 8). */
 uint8_t wren_ipv6_l2_from_iid(const uint8_t *iid, uint8_t *l2);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_ipv6_module;
 
 #endif

@@ -232,3 +232,15 @@ int wren_ethernet_netif_add(struct wren_node *node, struct wren_ethernet_netif *
 {
     return wren_netif_add(node, &nif->netif, dev, &wren_ethernet_link);
 }
+
+static int link_add(struct wren_node *node, void *state, struct wren_netdev *dev)
+{
+    return wren_ethernet_netif_add(node, state, dev);
+}
+
+const struct wren_link_def wren_link_ethernet = {
+    .name = "ethernet",
+    .size = sizeof(struct wren_ethernet_netif),
+    .type = WREN_NETDEV_TYPE_ETHERNET,
+    .add = link_add,
+};

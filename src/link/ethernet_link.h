@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "net/netif.h"
+#include "stack/stack.h"
 
 struct wren_ethernet_netif {
     struct wren_netif netif; /**< first */
@@ -51,5 +52,8 @@ extern const struct wren_netif_link_ops wren_ethernet_link;
  *  @return the interface id or -errno. */
 int wren_ethernet_netif_add(struct wren_node *node, struct wren_ethernet_netif *nif,
                             struct wren_netdev *dev);
+
+/** The link layer, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_link_def wren_link_ethernet;
 
 #endif

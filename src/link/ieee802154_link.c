@@ -370,6 +370,11 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
     return res == -ENOTSUP ? 0 : res;
 }
 
+#if CONFIG_WREN_MAC_SOFT
+static const struct wren_counter_set mac_counters =
+    WREN_COUNTER_SET("mac", WREN_MAC_COUNTERS, WREN_NETOPT_MAC_STATS, uint32_t);
+#endif
+
 const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
     .send = link_send,
@@ -379,6 +384,9 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
 #endif
     .get = link_get,
     .set = link_set,
+#if CONFIG_WREN_MAC_SOFT
+    .counters = WREN_IF_NAMES(&mac_counters),
+#endif
 };
 
 int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_netif *nif,
@@ -386,3 +394,15 @@ int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_net
 {
     return wren_netif_add(node, &nif->netif, dev, &wren_ieee802154_link);
 }
+
+static int link_add(struct wren_node *node, void *state, struct wren_netdev *dev)
+{
+    return wren_ieee802154_netif_add(node, state, dev);
+}
+
+const struct wren_link_def wren_link_ieee802154 = {
+    .name = "ieee802154",
+    .size = sizeof(struct wren_ieee802154_netif),
+    .type = WREN_NETDEV_TYPE_IEEE802154,
+    .add = link_add,
+};

@@ -14,11 +14,13 @@
 #ifndef WREN_LINK_IEEE802154_LINK_H
 #define WREN_LINK_IEEE802154_LINK_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/timer.h"
 #include "net/netif.h"
+#include "stack/stack.h"
 
 /**
  * The software MAC (CSMA-CA, ACKs, retries, indirect transmission). 0 for
@@ -33,23 +35,26 @@
 #define WREN_IEEE802154_DEFAULT_PAN 0x0023
 
 /** Counters of the MAC; every attempt and every failure has one. */
+#define WREN_MAC_COUNTERS(C)                                                            \
+    C(tx_attempts)        /* our frames put on the air (each try) */                    \
+    C(tx_retries)         /* retransmissions after a missing ACK */                     \
+    C(tx_ok)              /* frames done: acknowledged, or sent without ACK request */  \
+    C(tx_noack)           /* frames given up after macMaxFrameRetries */                \
+    C(tx_caf)             /* channel access failures (macMaxCSMABackoffs exceeded) */   \
+    C(cca_busy)           /* CCAs that found the channel busy */                        \
+    C(ack_rx)             /* ACKs received for our frames */                            \
+    C(ack_tx)             /* ACKs sent */                                               \
+    C(ack_tx_busy)        /* ACKs not sent: the radio was busy */                       \
+    C(rx_dup)             /* duplicate data frames (same source and sequence) */        \
+    C(rx_ack_stray)       /* ACKs nobody waited for */                                  \
+    C(polls)              /* data requests sent (sleepy node) */                        \
+    C(polls_rx)           /* data requests received (parent) */                         \
+    C(indirect_queued)    /* frames held for sleepy children */                         \
+    C(indirect_sent)      /* of those, sent when the child polled */                    \
+    C(indirect_drop)      /* dropped: over a child's quota, or expired */
+
 struct wren_mac_stats {
-    uint32_t tx_attempts;      /**< our frames put on the air (each try) */
-    uint32_t tx_retries;       /**< retransmissions after a missing ACK */
-    uint32_t tx_ok;            /**< frames done: acknowledged, or sent without ACK request */
-    uint32_t tx_noack;         /**< frames given up after macMaxFrameRetries */
-    uint32_t tx_caf;           /**< channel access failures (macMaxCSMABackoffs exceeded) */
-    uint32_t cca_busy;         /**< CCAs that found the channel busy */
-    uint32_t ack_rx;           /**< ACKs received for our frames */
-    uint32_t ack_tx;           /**< ACKs sent */
-    uint32_t ack_tx_busy;      /**< ACKs not sent: the radio was busy */
-    uint32_t rx_dup;           /**< duplicate data frames (same source and sequence) */
-    uint32_t rx_ack_stray;     /**< ACKs nobody waited for */
-    uint32_t polls;            /**< data requests sent (sleepy node) */
-    uint32_t polls_rx;         /**< data requests received (parent) */
-    uint32_t indirect_queued;  /**< frames held for sleepy children */
-    uint32_t indirect_sent;    /**< of those, sent when the child polled */
-    uint32_t indirect_drop;    /**< dropped: over a child's quota, or expired */
+    WREN_MAC_COUNTERS(WREN_COUNTER_U32)
 };
 
 #ifndef CONFIG_WREN_MAC_CHILDREN
@@ -132,5 +137,8 @@ extern const struct wren_netif_link_ops wren_ieee802154_link;
  *  @return the interface id or -errno. */
 int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_netif *nif,
                               struct wren_netdev *dev);
+
+/** The link layer, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_link_def wren_link_ieee802154;
 
 #endif

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/counters.h"
+
 struct wren_iolist {
     const struct wren_iolist *next;
     const void *base;
@@ -81,6 +83,8 @@ struct wren_netdev_driver {
     int (*get)(struct wren_netdev *dev, uint16_t opt, void *val, size_t max);
     /** Write option @p opt. @return 0/length or -errno. */
     int (*set)(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len);
+    /** What the device counts (GET WREN_NETOPT_DEV_STATS answers it), or NULL. */
+    const struct wren_counter_set *counters;
 };
 
 struct wren_netdev {

@@ -235,7 +235,11 @@ static int netif_set(struct wren_node *node, struct wren_module *self, uint16_t 
     return res;
 }
 
+static const struct wren_counter_set netif_counters =
+    WREN_COUNTER_SET("netif", WREN_NETIF_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
 static const struct wren_module_ops netif_ops = {
+    .counters = WREN_IF_NAMES(&netif_counters),
     .name = "netif",
     .handle = netif_handle,
     .get = netif_get,

@@ -17,6 +17,7 @@
 #ifndef WREN_NET_NETIF_H
 #define WREN_NET_NETIF_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -53,25 +54,27 @@ struct wren_netif_hdr {
 };
 
 /** Counters of an interface; every drop has a reason. */
+#define WREN_NETIF_COUNTERS(C)                                                                                                    \
+    C(tx_frames)              /* frames handed to the device */                                                                   \
+    C(tx_bytes)                                                                                                                   \
+    C(tx_ok)                  /* TX_COMPLETE */                                                                                   \
+    C(tx_noack)               /* TX_NOACK */                                                                                      \
+    C(tx_busy)                /* TX_MEDIUM_BUSY: channel access failure */                                                        \
+    C(tx_drop_queue)          /* send queue full */                                                                               \
+    C(tx_drop_bad)            /* packet without usable netif header or too long */                                                \
+    C(tx_drop_dev)            /* device refused the frame */                                                                      \
+    C(tx_drop_frag)           /* later fragments not sent: an earlier one of the same datagram failed or found the queue full */  \
+    C(rx_frames)              /* frames accepted and passed up */                                                                 \
+    C(rx_bytes)                                                                                                                   \
+    C(rx_drop_nobuf)          /* packet buffer exhausted */                                                                       \
+    C(rx_drop_malformed)      /* link header did not parse */                                                                     \
+    C(rx_drop_unsupported)    /* frame type / security we do not handle */                                                        \
+    C(rx_drop_not_for_us)     /* addressed to another node or PAN */                                                              \
+    C(rx_drop_no_receiver)    /* nobody registered for the payload */                                                             \
+    C(rx_drop_queue)          /* the node's message queue was full */
+
 struct wren_netif_stats {
-    uint32_t tx_frames;       /**< frames handed to the device */
-    uint32_t tx_bytes;
-    uint32_t tx_ok;           /**< TX_COMPLETE */
-    uint32_t tx_noack;        /**< TX_NOACK */
-    uint32_t tx_busy;         /**< TX_MEDIUM_BUSY: channel access failure */
-    uint32_t tx_drop_queue;   /**< send queue full */
-    uint32_t tx_drop_bad;     /**< packet without usable netif header or too long */
-    uint32_t tx_drop_dev;     /**< device refused the frame */
-    uint32_t tx_drop_frag;    /**< later fragments not sent: an earlier one of the same
-                                   datagram failed or found the queue full */
-    uint32_t rx_frames;       /**< frames accepted and passed up */
-    uint32_t rx_bytes;
-    uint32_t rx_drop_nobuf;   /**< packet buffer exhausted */
-    uint32_t rx_drop_malformed; /**< link header did not parse */
-    uint32_t rx_drop_unsupported; /**< frame type / security we do not handle */
-    uint32_t rx_drop_not_for_us;  /**< addressed to another node or PAN */
-    uint32_t rx_drop_no_receiver; /**< nobody registered for the payload */
-    uint32_t rx_drop_queue;   /**< the node's message queue was full */
+    WREN_NETIF_COUNTERS(WREN_COUNTER_U32)
 };
 
 /** What a link technology provides to an interface. */
@@ -96,6 +99,8 @@ struct wren_netif_link_ops {
     /** Link-level options; -ENOTSUP to fall through to the device. */
     int (*get)(struct wren_netif *netif, uint16_t opt, void *val, size_t max);
     int (*set)(struct wren_netif *netif, uint16_t opt, const void *val, size_t len);
+    /** What the link layer counts (its GET answers counters->opt), or NULL. */
+    const struct wren_counter_set *counters;
 };
 
 struct wren_netif {

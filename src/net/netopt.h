@@ -9,6 +9,7 @@
 #ifndef WREN_NET_NETOPT_H
 #define WREN_NET_NETOPT_H
 
+#include "core/counters.h"
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,8 @@ enum wren_netopt {
     WREN_NETOPT_IS_WIRED,        /**< uint8_t bool */
     WREN_NETOPT_RSSI_LAST,       /**< int16_t RSSI of the last received frame, dBm */
     WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
+    WREN_NETOPT_DEV_STATS,       /**< GET: the device's counters (its driver's counter set) */
+    WREN_NETOPT_IF_ID,           /**< GET: uint8_t interface a per-interface module serves */
 
     /* fault injection in drivers that offer it (the TAP driver), for tests */
     WREN_NETOPT_FAULTS = 0x60,   /**< struct wren_netopt_faults */
@@ -113,13 +116,16 @@ struct wren_netopt_faults {
 
 /** Value of GET WREN_NETOPT_FAULT_STATS: rx is from the device to the stack,
  *  tx from the stack to the device. */
+#define WREN_NETOPT_FAULT_COUNTERS(C)                                       \
+    C(rx_dropped)                                                           \
+    C(rx_reordered)       /* held frames a later one overtook */            \
+    C(rx_held_timeout)    /* held frames that went alone, after hold_ms */  \
+    C(tx_dropped)                                                           \
+    C(tx_reordered)                                                         \
+    C(tx_held_timeout)
+
 struct wren_netopt_fault_stats {
-    uint32_t rx_dropped;
-    uint32_t rx_reordered;    /**< held frames a later one overtook */
-    uint32_t rx_held_timeout; /**< held frames that went alone, after hold_ms */
-    uint32_t tx_dropped;
-    uint32_t tx_reordered;
-    uint32_t tx_held_timeout;
+    WREN_NETOPT_FAULT_COUNTERS(WREN_COUNTER_U32)
 };
 
 /**

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/config.h"
+#include "shell/shell.h"
 #include "core/node.h"
 #include "icmpv6/icmpv6.h"
 #include "net/netapi.h"
@@ -687,6 +689,9 @@ static int nd_get(struct wren_node *node, struct wren_module *self, uint16_t opt
         memcpy(val, n->mac, 6);
         return 6;
     }
+    if (opt == WREN_NETOPT_IF_ID) {
+        return wren_netopt_put(val, max, &nd->if_id, 1);
+    }
     if (opt == WREN_NETOPT_STATS) {
         return wren_netopt_put(val, max, &nd->stats, sizeof(nd->stats));
     }
@@ -709,17 +714,34 @@ static int nd_set(struct wren_node *node, struct wren_module *self, uint16_t opt
     return hold(nd, &h);
 }
 
-static const struct wren_module_ops nd_ops = {
+static int nd_eth_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    return wren_nd_eth_init(node, (struct wren_nd_eth *)self, if_id);
+}
+
+static const struct wren_counter_set nd_eth_counters =
+    WREN_COUNTER_SET("nd", WREN_ND_ETH_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+/* in its _shell.c */
+extern const struct wren_shell_cmd wren_nd_eth_shell_cmds[];
+
+const struct wren_module_ops wren_nd_eth_module = {
     .name = "nd_eth",
     .handle = nd_handle,
     .get = nd_get,
     .set = nd_set,
+    .init = nd_eth_stack_init,
+    .size = sizeof(struct wren_nd_eth),
+    .link = WREN_NETDEV_TYPE_ETHERNET,
+    .per_if = 1,
+    .counters = WREN_IF_NAMES(&nd_eth_counters),
+    .cmds = WREN_IF_SHELL(wren_nd_eth_shell_cmds),
 };
 
 int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_id)
 {
     memset(nd, 0, sizeof(*nd));
-    nd->module.ops = &nd_ops;
+    nd->module.ops = &wren_nd_eth_module;
     nd->module.prio = WREN_PRIO_NET;
     nd->node = node;
     nd->if_id = if_id;

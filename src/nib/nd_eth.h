@@ -62,6 +62,7 @@
 #ifndef WREN_NIB_ND_ETH_H
 #define WREN_NIB_ND_ETH_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,27 +105,33 @@ struct wren_nd_eth_dad {
     uint64_t deadline; /**< us */
 };
 
+#define WREN_ND_ETH_COUNTERS(C)                                                       \
+    C(rx_ns)                                                                          \
+    C(rx_na)                                                                          \
+    C(rx_invalid)       /* failed RFC 4861 7.1 validation */                          \
+    C(tx_ns)                                                                          \
+    C(tx_na)                                                                          \
+    C(tx_fail)          /* messages that could not be sent (no source, no buffer) */  \
+    C(res_ok)           /* resolutions completed */                                   \
+    C(res_failed)       /* resolutions given up after 3 solicitations */              \
+    C(held_replaced)    /* held packets replaced by newer ones */                     \
+    C(held_dropped)     /* held packets dropped (failed, replaced, cache full) */     \
+    C(nc_replaced)      /* resolved entries replaced (LRU) */                         \
+    C(nc_full)          /* new entries refused: every entry busy resolving */         \
+    C(probe_failed)     /* entries removed after unanswered probes */                 \
+    C(dad_ok)                                                                         \
+    C(dad_dup)                                                                        \
+    C(addr_conflict)    /* NAs from others for one of our valid addresses */          \
+    C(tx_rs)            /* router solicitations sent */                               \
+    C(rx_ra)            /* valid router advertisements taken */                       \
+    C(rx_ra_invalid)    /* RAs dropped: not from a link-local source, bad options */  \
+    C(pio_ignored)      /* A-flagged PIOs unusable for SLAAC (length, lifetimes) */   \
+    C(slaac_added)      /* addresses formed from a PIO (then under DAD) */            \
+    C(slaac_failed)     /* addresses that could not be added (no room) */             \
+    C(route_failed)     /* default or on-link routes the FIB refused */
+
 struct wren_nd_eth_stats {
-    uint32_t rx_ns, rx_na;
-    uint32_t rx_invalid; /**< failed RFC 4861 7.1 validation */
-    uint32_t tx_ns, tx_na;
-    uint32_t tx_fail;       /**< messages that could not be sent (no source, no buffer) */
-    uint32_t res_ok;        /**< resolutions completed */
-    uint32_t res_failed;    /**< resolutions given up after 3 solicitations */
-    uint32_t held_replaced; /**< held packets replaced by newer ones */
-    uint32_t held_dropped;  /**< held packets dropped (failed, replaced, cache full) */
-    uint32_t nc_replaced;   /**< resolved entries replaced (LRU) */
-    uint32_t nc_full;       /**< new entries refused: every entry busy resolving */
-    uint32_t probe_failed;  /**< entries removed after unanswered probes */
-    uint32_t dad_ok, dad_dup;
-    uint32_t addr_conflict; /**< NAs from others for one of our valid addresses */
-    uint32_t tx_rs;         /**< router solicitations sent */
-    uint32_t rx_ra;         /**< valid router advertisements taken */
-    uint32_t rx_ra_invalid; /**< RAs dropped: not from a link-local source, bad options */
-    uint32_t pio_ignored;   /**< A-flagged PIOs unusable for SLAAC (length, lifetimes) */
-    uint32_t slaac_added;   /**< addresses formed from a PIO (then under DAD) */
-    uint32_t slaac_failed;  /**< addresses that could not be added (no room) */
-    uint32_t route_failed;  /**< default or on-link routes the FIB refused */
+    WREN_ND_ETH_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_nd_eth {
@@ -158,5 +165,13 @@ int wren_nd_eth_init(struct wren_node *node, struct wren_nd_eth *nd, uint8_t if_
  * @return 0, -ENOSPC, or the IPv6 layer's error.
  */
 int wren_nd_eth_addr_add(struct wren_nd_eth *nd, const uint8_t *addr, uint8_t prefix_len);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_nd_eth_module;
+
+struct wren_shell;
+/** @brief Print @p nd's neighbor cache, router and counters to @p sh (the
+ *         `nd` command; a runtime's own `nd` may add its device's line). */
+int wren_nd_eth_show(struct wren_shell *sh, const struct wren_nd_eth *nd);
 
 #endif

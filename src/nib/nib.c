@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "core/config.h"
+#include "shell/shell.h"
 #include "core/node.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
@@ -487,16 +489,36 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
         memcpy(val, n->l2, n->l2len);
         return n->l2len;
     }
+    if (opt == WREN_NETOPT_IF_ID) {
+        return wren_netopt_put(val, max, &nib->if_id, 1);
+    }
     if (opt == WREN_NETOPT_STATS) {
         return wren_netopt_put(val, max, &nib->stats, sizeof(nib->stats));
     }
     return -ENOTSUP;
 }
 
-static const struct wren_module_ops nib_ops = {
+static int nib_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    return wren_nib_init(node, (struct wren_nib *)self, if_id);
+}
+
+static const struct wren_counter_set nib_counters =
+    WREN_COUNTER_SET("nib", WREN_NIB_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+/* in its _shell.c */
+extern const struct wren_shell_cmd wren_nib_shell_cmds[];
+
+const struct wren_module_ops wren_nib_module = {
     .name = "nib",
     .handle = nib_handle,
     .get = nib_get,
+    .init = nib_stack_init,
+    .size = sizeof(struct wren_nib),
+    .link = WREN_NETDEV_TYPE_IEEE802154,
+    .per_if = 1,
+    .counters = WREN_IF_NAMES(&nib_counters),
+    .cmds = WREN_IF_SHELL(wren_nib_shell_cmds),
 };
 
 static void nib_tick(struct wren_timer *t, void *arg)
@@ -515,7 +537,7 @@ static void nib_tick(struct wren_timer *t, void *arg)
 int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
 {
     memset(nib, 0, sizeof(*nib));
-    nib->module.ops = &nib_ops;
+    nib->module.ops = &wren_nib_module;
     nib->module.prio = WREN_PRIO_NET;
     nib->node = node;
     nib->if_id = if_id;

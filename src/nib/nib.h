@@ -28,6 +28,7 @@
 #ifndef WREN_NIB_NIB_H
 #define WREN_NIB_NIB_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -80,14 +81,26 @@ struct wren_nib_ctx {
     uint8_t cid;
 };
 
+#define WREN_NIB_COUNTERS(C)                                                       \
+    C(rx_rs)                                                                       \
+    C(rx_ra)                                                                       \
+    C(rx_ns)                                                                       \
+    C(rx_na)                                                                       \
+    C(rx_invalid)     /* failed RFC 4861 validation (hop limit, code, options) */  \
+    C(tx_rs)                                                                       \
+    C(tx_ra)                                                                       \
+    C(tx_ns)                                                                       \
+    C(tx_na)                                                                       \
+    C(nc_replaced)    /* solicitation-learned entries replaced (LRU) */            \
+    C(nc_full)        /* entries refused: the cache held only protected ones */    \
+    C(aro_ok)                                                                      \
+    C(aro_dup)                                                                     \
+    C(aro_full)       /* registrations answered (router) */                        \
+    C(reg_ok)                                                                      \
+    C(reg_failed)     /* own registrations (host) */
+
 struct wren_nib_stats {
-    uint32_t rx_rs, rx_ra, rx_ns, rx_na;
-    uint32_t rx_invalid;    /**< failed RFC 4861 validation (hop limit, code, options) */
-    uint32_t tx_rs, tx_ra, tx_ns, tx_na;
-    uint32_t nc_replaced;   /**< solicitation-learned entries replaced (LRU) */
-    uint32_t nc_full;       /**< entries refused: the cache held only protected ones */
-    uint32_t aro_ok, aro_dup, aro_full;  /**< registrations answered (router) */
-    uint32_t reg_ok, reg_failed;         /**< own registrations (host) */
+    WREN_NIB_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_nib {
@@ -130,5 +143,8 @@ int wren_nib_border_router(struct wren_nib *nib, uint32_t version);
 
 /** @brief Send a router solicitation now (host). */
 void wren_nib_solicit(struct wren_nib *nib);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_nib_module;
 
 #endif

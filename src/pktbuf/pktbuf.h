@@ -32,6 +32,7 @@
 #ifndef WREN_PKTBUF_PKTBUF_H
 #define WREN_PKTBUF_PKTBUF_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,12 +56,15 @@ struct wren_snip {
     uint8_t type;     /**< enum wren_nettype */
 };
 
+#define WREN_PKTBUF_COUNTERS(C)                                        \
+    C(in_use)        /* bytes allocated now (descriptors and data) */  \
+    C(high_water)    /* most bytes ever allocated at once */           \
+    C(alloc_fail)    /* allocations refused for lack of space */       \
+    C(snips)         /* snips alive now */                             \
+    C(size)          /* arena size */
+
 struct wren_pktbuf_stats {
-    uint32_t in_use;        /**< bytes allocated now (descriptors and data) */
-    uint32_t high_water;    /**< most bytes ever allocated at once */
-    uint32_t alloc_fail;    /**< allocations refused for lack of space */
-    uint32_t snips;         /**< snips alive now */
-    uint32_t size;          /**< arena size */
+    WREN_PKTBUF_COUNTERS(WREN_COUNTER_U32)
 };
 
 /** Freed snip descriptors kept aside for reuse (header snips come and go

@@ -20,10 +20,11 @@
 #include "apps/tcp_app.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
+#include "stack/stack.h"
 
 #define MAX_ARGS 12
 
-static void sh_printf(struct wren_shell *sh, const char *fmt, ...)
+void wren_shell_printf(struct wren_shell *sh, const char *fmt, ...)
 {
     char buf[256];
     va_list ap;
@@ -35,19 +36,19 @@ static void sh_printf(struct wren_shell *sh, const char *fmt, ...)
     }
 }
 
-static struct wren_module *layer(struct wren_shell *sh, uint8_t type)
+struct wren_module *wren_shell_layer(struct wren_shell *sh, uint8_t type)
 {
     struct wren_netreg_entry *e = wren_netreg_lookup(sh->node, type, WREN_NETREG_DEMUX_ALL, NULL);
     return e ? e->module : NULL;
 }
 
-static int err(struct wren_shell *sh, int e, const char *what)
+int wren_shell_error(struct wren_shell *sh, int e, const char *what)
 {
-    sh_printf(sh, "error: %s (%s)\n", what, strerror(-e));
+    wren_shell_printf(sh, "error: %s (%s)\n", what, strerror(-e));
     return e;
 }
 
-static int parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
+int wren_shell_prefix(const char *s, uint8_t *addr, uint8_t *len)
 {
     char tmp[64];
     snprintf(tmp, sizeof(tmp), "%s", s);
@@ -65,7 +66,7 @@ static int parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
     return wren_ipv6_addr_from_str(addr, tmp);
 }
 
-static long num(const char *s, long lo, long hi, int *bad)
+long wren_shell_num(const char *s, long lo, long hi, int *bad)
 {
     char *end;
     long v = strtol(s, &end, 0);
@@ -107,7 +108,7 @@ static void show_if(struct wren_shell *sh, struct wren_netif *netif)
     wren_netapi_get(node, m, WREN_NETOPT_DEVICE_TYPE, 0, &type, 2);
     if (type == WREN_NETDEV_TYPE_ETHERNET &&
         wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, sizeof(s)) == 6) {
-        sh_printf(sh, "Iface %u  Ethernet HWaddr: %02x:%02x:%02x:%02x:%02x:%02x\n", netif->id,
+        wren_shell_printf(sh, "Iface %u  Ethernet HWaddr: %02x:%02x:%02x:%02x:%02x:%02x\n", netif->id,
                   s[0], s[1], s[2], s[3], s[4], s[5]);
         goto addresses;
     }
@@ -115,20 +116,20 @@ static void show_if(struct wren_shell *sh, struct wren_netif *netif)
     wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, l, 8);
     wren_netapi_get(node, m, WREN_NETOPT_NID, 0, &pan, 2);
     wren_netapi_get(node, m, WREN_NETOPT_CHANNEL, 0, &ch, 2);
-    sh_printf(sh, "Iface %u  HWaddr: %02x:%02x  Long HWaddr: %02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x\n",
+    wren_shell_printf(sh, "Iface %u  HWaddr: %02x:%02x  Long HWaddr: %02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x\n",
               netif->id, s[0], s[1], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
-    sh_printf(sh, "          Channel: %u  PAN: 0x%04x\n", ch, pan);
+    wren_shell_printf(sh, "          Channel: %u  PAN: 0x%04x\n", ch, pan);
 addresses:;
-    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
     struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
     if (ip && wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) > 0) {
         uint16_t mtu = 0;
         wren_netapi_get(node, ip, WREN_NETOPT_IPV6_MTU, netif->id, &mtu, 2);
-        sh_printf(sh, "          MTU: %u\n", mtu);
+        wren_shell_printf(sh, "          MTU: %u\n", mtu);
         for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
             if (addrs[i].state) {
                 char a[WREN_IPV6_ADDR_STRLEN];
-                sh_printf(sh, "          inet6 addr: %s/%u  scope: %s%s\n",
+                wren_shell_printf(sh, "          inet6 addr: %s/%u  scope: %s%s\n",
                           wren_ipv6_addr_to_str(a, addrs[i].addr), addrs[i].prefix_len,
                           wren_ipv6_addr_is_link_local(addrs[i].addr) ? "link" : "global",
                           addrs[i].state == WREN_IPV6_ADDR_TENTATIVE ? " TENTATIVE" : "");
@@ -139,7 +140,7 @@ addresses:;
     if (wren_netapi_get(node, m, WREN_NETOPT_RADIO_TIME, 0, &rt, sizeof(rt)) == sizeof(rt)) {
         uint64_t on = rt.listen + rt.rx + rt.tx, all = on + rt.off;
         unsigned long permille = all ? (unsigned long)(on * 1000u / all) : 0;
-        sh_printf(sh, "          Radio: off %lu ms, listen %lu ms, rx %lu ms, tx %lu ms; "
+        wren_shell_printf(sh, "          Radio: off %lu ms, listen %lu ms, rx %lu ms, tx %lu ms; "
                       "duty cycle %lu.%lu%%\n",
                   (unsigned long)(rt.off / 1000), (unsigned long)(rt.listen / 1000),
                   (unsigned long)(rt.rx / 1000), (unsigned long)(rt.tx / 1000), permille / 10,
@@ -147,7 +148,7 @@ addresses:;
     }
     struct wren_mac_stats ms;
     if (wren_netapi_get(node, m, WREN_NETOPT_MAC_STATS, 0, &ms, sizeof(ms)) == sizeof(ms)) {
-        sh_printf(sh, "          MAC: on air %lu, retries %lu, no-ack %lu, channel busy %lu "
+        wren_shell_printf(sh, "          MAC: on air %lu, retries %lu, no-ack %lu, channel busy %lu "
                       "(CCA busy %lu), ACKs rx %lu tx %lu, duplicates %lu, polls %lu, "
                       "indirect %lu sent %lu dropped %lu\n",
                   (unsigned long)ms.tx_attempts, (unsigned long)ms.tx_retries,
@@ -160,7 +161,7 @@ addresses:;
     struct wren_netopt_fault_stats fs;
     if (wren_netapi_get(node, m, WREN_NETOPT_FAULTS, 0, &fc, sizeof(fc)) == sizeof(fc) &&
         wren_netapi_get(node, m, WREN_NETOPT_FAULT_STATS, 0, &fs, sizeof(fs)) == sizeof(fs)) {
-        sh_printf(sh, "          Faults: loss %u.%02u%% reorder %u.%02u%% hold %u ms; rx dropped "
+        wren_shell_printf(sh, "          Faults: loss %u.%02u%% reorder %u.%02u%% hold %u ms; rx dropped "
                       "%lu reordered %lu held-timeout %lu; tx dropped %lu reordered %lu "
                       "held-timeout %lu\n",
                   fc.loss / 100u, fc.loss % 100u, fc.reorder / 100u, fc.reorder % 100u,
@@ -174,11 +175,11 @@ addresses:;
     if (wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &stats, sizeof(stats)) == sizeof(stats)) {
         st = &stats;
     }
-    sh_printf(sh, "          RX packets %lu bytes %lu  TX packets %lu bytes %lu (ok %lu, no-ack %lu, busy %lu)\n",
+    wren_shell_printf(sh, "          RX packets %lu bytes %lu  TX packets %lu bytes %lu (ok %lu, no-ack %lu, busy %lu)\n",
               (unsigned long)st->rx_frames, (unsigned long)st->rx_bytes,
               (unsigned long)st->tx_frames, (unsigned long)st->tx_bytes, (unsigned long)st->tx_ok,
               (unsigned long)st->tx_noack, (unsigned long)st->tx_busy);
-    sh_printf(sh, "          drops: rx nobuf %lu malformed %lu unsupported %lu not-for-us %lu "
+    wren_shell_printf(sh, "          drops: rx nobuf %lu malformed %lu unsupported %lu not-for-us %lu "
                   "no-receiver %lu; tx queue %lu bad %lu device %lu frag %lu\n",
               (unsigned long)st->rx_drop_nobuf, (unsigned long)st->rx_drop_malformed,
               (unsigned long)st->rx_drop_unsupported, (unsigned long)st->rx_drop_not_for_us,
@@ -187,8 +188,9 @@ addresses:;
               (unsigned long)st->tx_drop_frag);
 }
 
-static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
+static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)m;
     struct wren_node *node = sh->node;
     if (argc == 1) {
         for (struct wren_netif *n = node->netifs; n; n = n->next) {
@@ -197,29 +199,29 @@ static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
         return 0;
     }
     int bad = 0;
-    uint8_t id = (uint8_t)num(argv[1], 1, 255, &bad);
+    uint8_t id = (uint8_t)wren_shell_num(argv[1], 1, 255, &bad);
     if (!bad && argc >= 5 && argc <= 6 && strcmp(argv[2], "faults") == 0) {
         /* IF faults LOSS% REORDER% [HOLD_MS]: the device's fault injector */
         struct wren_netif *nif = wren_netif_get(node, id);
         long loss = pct_hundredths(argv[3]), reorder = pct_hundredths(argv[4]);
-        long hold = argc == 6 ? num(argv[5], 1, 60000, &bad) : 0;
+        long hold = argc == 6 ? wren_shell_num(argv[5], 1, 60000, &bad) : 0;
         if (nif == NULL || loss < 0 || reorder < 0 || bad) {
-            return err(sh, -EINVAL, "ifconfig IF faults LOSS% REORDER% [HOLD_MS]");
+            return wren_shell_error(sh, -EINVAL, "ifconfig IF faults LOSS% REORDER% [HOLD_MS]");
         }
         struct wren_netopt_faults f = { .loss = (uint16_t)loss, .reorder = (uint16_t)reorder,
                                         .hold_ms = (uint16_t)hold };
         int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_FAULTS, 0, &f, sizeof(f));
-        return res < 0 ? err(sh, res, "ifconfig faults") : 0;
+        return res < 0 ? wren_shell_error(sh, res, "ifconfig faults") : 0;
     }
-    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
+    struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
     if (bad || argc < 4 || ip == NULL) {
-        sh_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
+        wren_shell_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
                       "IF faults LOSS%% REORDER%% [HOLD_MS]]\n");
         return -EINVAL;
     }
     struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
-    if (parse_prefix(argv[3], a.addr, &a.prefix_len) < 0) {
-        return err(sh, -EINVAL, "bad address");
+    if (wren_shell_prefix(argv[3], a.addr, &a.prefix_len) < 0) {
+        return wren_shell_error(sh, -EINVAL, "bad address");
     }
     int res;
     if (strcmp(argv[2], "add") == 0) {
@@ -232,121 +234,56 @@ static int cmd_ifconfig(struct wren_shell *sh, int argc, char **argv)
     } else {
         res = -EINVAL;
     }
-    return res < 0 ? err(sh, res, "ifconfig") : 0;
-}
-
-/* ---- fib ----------------------------------------------------------------- */
-
-static int cmd_fib(struct wren_shell *sh, int argc, char **argv)
-{
-    struct wren_node *node = sh->node;
-    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
-    if (ip == NULL) {
-        return err(sh, -ENODEV, "no IPv6");
-    }
-    if (argc == 1) {
-        struct wren_fib_entry r[CONFIG_WREN_FIB_ENTRIES];
-        int n = wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ROUTES, 0, r, sizeof(r));
-        sh_printf(sh, "%-28s %-28s %s\n", "Destination", "Next hop", "Iface");
-        for (int i = 0; n > 0 && i < CONFIG_WREN_FIB_ENTRIES; i++) {
-            if (r[i].if_id) {
-                char p[WREN_IPV6_ADDR_STRLEN + 4], h[WREN_IPV6_ADDR_STRLEN];
-                char a[WREN_IPV6_ADDR_STRLEN];
-                snprintf(p, sizeof(p), "%s/%u", wren_ipv6_addr_to_str(a, r[i].prefix),
-                         r[i].prefix_len);
-                sh_printf(sh, "%-28s %-28s %u\n", r[i].prefix_len ? p : "default",
-                          wren_ipv6_addr_is_unspecified(r[i].next_hop)
-                              ? "on-link"
-                              : wren_ipv6_addr_to_str(h, r[i].next_hop),
-                          r[i].if_id);
-            }
-        }
-        return 0;
-    }
-    struct wren_fib_entry r = { 0 };
-    int bad = 0;
-    if (argc < 3 || (strcmp(argv[2], "default") ? parse_prefix(argv[2], r.prefix, &r.prefix_len) < 0
-                                                : (r.prefix_len = 0, 0))) {
-        bad = 1;
-    }
-    for (int i = 3; !bad && i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "via") == 0) {
-            bad = wren_ipv6_addr_from_str(r.next_hop, argv[i + 1]) < 0;
-        } else if (strcmp(argv[i], "dev") == 0) {
-            r.if_id = (uint8_t)num(argv[i + 1], 1, 255, &bad);
-        } else {
-            bad = 1;
-        }
-    }
-    if (bad || (strcmp(argv[1], "add") && strcmp(argv[1], "del"))) {
-        sh_printf(sh, "usage: fib [add PREFIX/LEN|default [via NEXTHOP] dev IF | del PREFIX/LEN]\n");
-        return -EINVAL;
-    }
-    if (r.if_id == 0 && node->netifs) {
-        r.if_id = node->netifs->id;
-    }
-    int res = wren_netapi_set(node, ip, strcmp(argv[1], "add") == 0 ? WREN_NETOPT_IPV6_ROUTE_ADD
-                                                                     : WREN_NETOPT_IPV6_ROUTE_DEL,
-                              0, &r, sizeof(r));
-    return res < 0 ? err(sh, res, "fib") : 0;
-}
-
-static int cmd_forward(struct wren_shell *sh, int argc, char **argv)
-{
-    struct wren_module *ip = layer(sh, WREN_NETTYPE_IPV6);
-    if (ip == NULL || argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
-        sh_printf(sh, "usage: forward on|off\n");
-        return -EINVAL;
-    }
-    uint8_t on = strcmp(argv[1], "on") == 0;
-    return wren_netapi_set(sh->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &on, 1);
+    return res < 0 ? wren_shell_error(sh, res, "ifconfig") : 0;
 }
 
 /* ---- ping, udp ------------------------------------------------------------ */
 
-static int cmd_ping(struct wren_shell *sh, int argc, char **argv)
+static int cmd_ping(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)m;
     uint8_t dst[16];
     long count = 3, size = 56, interval = 1000;
     int bad = argc < 2 || wren_ipv6_addr_from_str(dst, argv[1]) < 0;
     for (int i = 2; !bad && i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-c") == 0) {
-            count = num(argv[i + 1], 1, 65535, &bad);
+            count = wren_shell_num(argv[i + 1], 1, 65535, &bad);
         } else if (strcmp(argv[i], "-s") == 0) {
-            size = num(argv[i + 1], 0, 1232, &bad);
+            size = wren_shell_num(argv[i + 1], 0, 1232, &bad);
         } else if (strcmp(argv[i], "-i") == 0) {
-            interval = num(argv[i + 1], 1, 3600000, &bad);
+            interval = wren_shell_num(argv[i + 1], 1, 3600000, &bad);
         } else {
             bad = 1;
         }
     }
     if (bad || (argc % 2) != 0) {
-        sh_printf(sh, "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]\n");
+        wren_shell_printf(sh, "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]\n");
         return -EINVAL;
     }
     char a[WREN_IPV6_ADDR_STRLEN];
     int res = wren_ping_start(sh->node, &sh->ping, dst, (uint16_t)count, (uint16_t)size,
                               (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
     if (res < 0) {
-        return err(sh, res, "ping");
+        return wren_shell_error(sh, res, "ping");
     }
-    sh_printf(sh, "PING %s %ld data bytes\n", wren_ipv6_addr_to_str(a, dst), size);
+    wren_shell_printf(sh, "PING %s %ld data bytes\n", wren_ipv6_addr_to_str(a, dst), size);
     return 0;
 }
 
-static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
+static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)m;
     int bad = 0;
     if (argc >= 3 && strcmp(argv[1], "server") == 0) {
         if (strcmp(argv[2], "start") == 0 && argc >= 4) {
             uint8_t mode = argc >= 5 && strcmp(argv[4], "sink") == 0 ? WREN_UDP_SINK : WREN_UDP_ECHO;
-            uint16_t port = (uint16_t)num(argv[3], 1, 65535, &bad);
+            uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
             if (!bad) {
                 int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
                 if (res < 0) {
-                    return err(sh, res, "udp server");
+                    return wren_shell_error(sh, res, "udp server");
                 }
-                sh_printf(sh, "udp server on port %u (%s)\n", port,
+                wren_shell_printf(sh, "udp server on port %u (%s)\n", port,
                           mode == WREN_UDP_SINK ? "sink" : "echo");
                 return 0;
             }
@@ -355,7 +292,7 @@ static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
             return 0;
         } else if (strcmp(argv[2], "stats") == 0) {
             const struct wren_udp_server *s = &sh->server;
-            sh_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
+            wren_shell_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
                           "queue_drops %lu\n",
                       (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
                       (unsigned long)s->bytes, (unsigned long)s->size_sum,
@@ -365,23 +302,23 @@ static int cmd_udp(struct wren_shell *sh, int argc, char **argv)
     } else if (argc >= 5 && strcmp(argv[1], "send") == 0) {
         struct wren_sock_udp_ep dst = { 0 };
         bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
-        dst.port = (uint16_t)num(argv[3], 1, 65535, &bad);
+        dst.port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
         char *dash = strchr(argv[4], '-');
         if (dash) {
             *dash = 0;
         }
-        long lo = num(argv[4], 0, 1232, &bad);
-        long hi = dash ? num(dash + 1, lo, 1232, &bad) : lo;
-        long count = argc >= 6 ? num(argv[5], 1, 1000000, &bad) : 1;
-        long interval = argc >= 7 ? num(argv[6], 0, 3600000, &bad) : 1000;
+        long lo = wren_shell_num(argv[4], 0, 1232, &bad);
+        long hi = dash ? wren_shell_num(dash + 1, lo, 1232, &bad) : lo;
+        long count = argc >= 6 ? wren_shell_num(argv[5], 1, 1000000, &bad) : 1;
+        long interval = argc >= 7 ? wren_shell_num(argv[6], 0, 3600000, &bad) : 1000;
         if (!bad) {
             int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo,
                                             (uint16_t)hi, (uint32_t)count,
                                             (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
-            return res < 0 ? err(sh, res, "udp send") : 0;
+            return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
         }
     }
-    sh_printf(sh, "usage: udp server start PORT [echo|sink] | udp server stop|stats |\n"
+    wren_shell_printf(sh, "usage: udp server start PORT [echo|sink] | udp server stop|stats |\n"
                   "       udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS]\n");
     return -EINVAL;
 }
@@ -393,12 +330,12 @@ static void tcp_conn_line(struct wren_shell *sh, const char *name, const struct 
 {
     const struct wren_tcp_conn *c = &ac->c;
     char a[WREN_IPV6_ADDR_STRLEN];
-    sh_printf(sh, "%s: %s [%s]:%u -> %u; sent %llu/%llu received %llu bad %llu goodput %.1f kbit/s\n",
+    wren_shell_printf(sh, "%s: %s [%s]:%u -> %u; sent %llu/%llu received %llu bad %llu goodput %.1f kbit/s\n",
               name, wren_tcp_state_name(c->state), wren_ipv6_addr_to_str(a, c->raddr), c->rport,
               c->lport, (unsigned long long)ac->sent, (unsigned long long)ac->to_send,
               (unsigned long long)ac->received, (unsigned long long)ac->bad,
               wren_tcp_app_goodput(ac) / 1000.0);
-    sh_printf(sh, "  mss %u cwnd %lu ssthresh %lu srtt %lu ms rto %lu ms wnd %u err %d\n", c->mss,
+    wren_shell_printf(sh, "  mss %u cwnd %lu ssthresh %lu srtt %lu ms rto %lu ms wnd %u err %d\n", c->mss,
               (unsigned long)c->cwnd, (unsigned long)c->ssthresh,
               (unsigned long)(c->srtt_us / 1000), (unsigned long)c->rto_ms, c->snd_wnd,
               ac->last_err ? ac->last_err : c->err);
@@ -411,9 +348,9 @@ static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
     uint8_t o = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS;
     for (int i = from; i < argc; i++) {
         if (strcmp(argv[i], "mss") == 0 && i + 1 < argc) {
-            sh->tcp->mss = (uint16_t)num(argv[++i], 1, 1220, &bad);
+            sh->tcp->mss = (uint16_t)wren_shell_num(argv[++i], 1, 1220, &bad);
         } else if (strcmp(argv[i], "wnd") == 0 && i + 1 < argc) {
-            sh->tcp->wnd = (uint16_t)num(argv[++i], 64, CONFIG_WREN_TCP_APP_BUF, &bad);
+            sh->tcp->wnd = (uint16_t)wren_shell_num(argv[++i], 64, CONFIG_WREN_TCP_APP_BUF, &bad);
         } else if (strcmp(argv[i], "nosack") == 0) {
             o &= (uint8_t)~WREN_TCP_OPT_SACK;
         } else if (strcmp(argv[i], "nots") == 0) {
@@ -434,17 +371,18 @@ static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
     return bad ? -EINVAL : 0;
 }
 
-static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
+static int cmd_tcp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)m;
     int bad = 0;
     struct wren_tcp_app *app = sh->tcp;
     if (app == NULL) {
-        return err(sh, -ENOTSUP, "tcp: no TCP application on this node");
+        return wren_shell_error(sh, -ENOTSUP, "tcp: no TCP application on this node");
     }
     const char *sub = argc >= 2 ? argv[1] : "";
     bool srv = argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
     if (strcmp(sub, "listen") == 0 && argc >= 3) {
-        uint16_t port = (uint16_t)num(argv[2], 1, 65535, &bad);
+        uint16_t port = (uint16_t)wren_shell_num(argv[2], 1, 65535, &bad);
         int from = 3;
         uint8_t mode = WREN_TCP_APP_SINK;
         if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
@@ -454,9 +392,9 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
         if (!bad && tcp_opts(sh, argc, argv, from) == 0) {
             int res = wren_tcp_app_listen(app, port, mode);
             if (res < 0) {
-                return err(sh, res, "tcp listen");
+                return wren_shell_error(sh, res, "tcp listen");
             }
-            sh_printf(sh, "tcp: listening on port %u (%s)\n", port,
+            wren_shell_printf(sh, "tcp: listening on port %u (%s)\n", port,
                       mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
             return 0;
         }
@@ -466,24 +404,24 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
     } else if (strcmp(sub, "connect") == 0 && argc >= 4) {
         uint8_t addr[16];
         bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
-        uint16_t port = (uint16_t)num(argv[3], 1, 65535, &bad);
+        uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
         if (!bad && tcp_opts(sh, argc, argv, 4) == 0) {
             int res = wren_tcp_app_connect(app, addr, port);
-            return res < 0 ? err(sh, res, "tcp connect") : 0;
+            return res < 0 ? wren_shell_error(sh, res, "tcp connect") : 0;
         }
     } else if (strcmp(sub, "send") == 0 && argc >= 3) {
-        long n = num(argv[2], 0, 2000000000L, &bad);
+        long n = wren_shell_num(argv[2], 0, 2000000000L, &bad);
         bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
         if (!bad) {
             int res = wren_tcp_app_send(app, srv, (uint64_t)n, close);
-            return res < 0 ? err(sh, res, "tcp send") : 0;
+            return res < 0 ? wren_shell_error(sh, res, "tcp send") : 0;
         }
     } else if (strcmp(sub, "close") == 0) {
         int res = wren_tcp_app_close(app, srv);
-        return res < 0 ? err(sh, res, "tcp close") : 0;
+        return res < 0 ? wren_shell_error(sh, res, "tcp close") : 0;
     } else if (strcmp(sub, "stats") == 0) {
         const struct wren_tcp_stats *t = &app->tcp->stats;
-        sh_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
+        wren_shell_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
                       "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
                   (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
                   (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
@@ -492,7 +430,7 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
                   (unsigned long)t->rx_rst);
         /* (sh_printf's lines are at most 255 characters) */
-        sh_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
+        wren_shell_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
                       "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
                       "acks-limited %lu\n",
                   (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
@@ -501,7 +439,7 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
                   (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
                   (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
                   (unsigned long)t->ack_limited);
-        sh_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
+        wren_shell_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
                       "user-timeouts %lu\n",
                   (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
                   (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
@@ -514,7 +452,7 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
         }
         return 0;
     }
-    sh_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
+    wren_shell_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
                   "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
                   "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn,\n"
                   "             nodelay, nodelack, keepalive\n");
@@ -523,194 +461,109 @@ static int cmd_tcp(struct wren_shell *sh, int argc, char **argv)
 
 /* ---- pktbuf, stats --------------------------------------------------------- */
 
-static int cmd_pktbuf(struct wren_shell *sh, int argc, char **argv)
+static int cmd_pktbuf(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)m;
     (void)argc;
     (void)argv;
     const struct wren_pktbuf_stats *s = &sh->node->pktbuf.stats;
-    sh_printf(sh, "packet buffer: %lu bytes, %lu in use (%lu snips), high water %lu, "
+    wren_shell_printf(sh, "packet buffer: %lu bytes, %lu in use (%lu snips), high water %lu, "
                   "allocation failures %lu\n",
               (unsigned long)s->size, (unsigned long)s->in_use, (unsigned long)s->snips,
               (unsigned long)s->high_water, (unsigned long)s->alloc_fail);
     return 0;
 }
 
-static int cmd_stats(struct wren_shell *sh, int argc, char **argv)
+/* one line per counter set, wrapped: "udp: rx 3 rx_drop_hdr 0 ..." */
+static void stats_set(void *ctx, const struct wren_counter_set *set, const char *suffix,
+                      const void *values)
 {
+    struct wren_shell *sh = ctx;
+    char line[200];
+    int n = snprintf(line, sizeof(line), "%s%s:", set->name, suffix);
+    for (unsigned i = 0; set->names && i < set->n; i++) {
+        char item[64];
+        int k = snprintf(item, sizeof(item), " %s %llu", set->names[i],
+                         (unsigned long long)wren_counter_value(set, values, i));
+        if (n + k > 100) {
+            wren_shell_printf(sh, "%s\n", line);
+            n = snprintf(line, sizeof(line), "   ");
+        }
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s", item);
+    }
+    wren_shell_printf(sh, "%s\n", line);
+}
+
+static int cmd_stats(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
     (void)argc;
     (void)argv;
-    struct wren_node *node = sh->node;
-    struct wren_module *m;
-    if ((m = layer(sh, WREN_NETTYPE_SIXLOWPAN))) {
-        struct wren_sixlowpan_stats s;
-        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
-        sh_printf(sh, "6lowpan: rx %lu iphc %lu frags %lu reassembled %lu; drops: dispatch %lu "
-                      "iphc %lu nobuf %lu overlap %lu dup %lu range %lu size %lu full %lu "
-                      "timeout %lu; tx %lu frags %lu\n",
-                  (unsigned long)s.rx_frames, (unsigned long)s.rx_iphc, (unsigned long)s.frag_rx,
-                  (unsigned long)s.frag_reassembled, (unsigned long)s.rx_drop_dispatch,
-                  (unsigned long)s.rx_drop_iphc, (unsigned long)s.rx_drop_nobuf,
-                  (unsigned long)s.frag_drop_overlap, (unsigned long)s.frag_drop_dup,
-                  (unsigned long)s.frag_drop_range, (unsigned long)s.frag_drop_size,
-                  (unsigned long)s.frag_drop_full, (unsigned long)s.frag_timeout,
-                  (unsigned long)s.tx_datagrams, (unsigned long)s.tx_frags);
-    }
-    if ((m = layer(sh, WREN_NETTYPE_IPV6))) {
-        struct wren_ipv6_stats s;
-        wren_netapi_get(node, m, WREN_NETOPT_IPV6_STATS, 0, &s, sizeof(s));
-        sh_printf(sh, "ipv6: rx %lu delivered %lu forwarded %lu; drops: hdr %lu len %lu "
-                      "not-for-us %lu hop-limit %lu no-route %lu ext %lu no-receiver %lu; "
-                      "tx %lu loopback %lu no-route %lu no-src %lu\n",
-                  (unsigned long)s.rx_pkts, (unsigned long)s.rx_delivered,
-                  (unsigned long)s.rx_forwarded, (unsigned long)s.rx_drop_hdr,
-                  (unsigned long)s.rx_drop_len, (unsigned long)s.rx_drop_not_for_us,
-                  (unsigned long)s.rx_drop_hop_limit, (unsigned long)s.rx_drop_no_route,
-                  (unsigned long)s.rx_drop_ext, (unsigned long)s.rx_drop_no_receiver,
-                  (unsigned long)s.tx_pkts, (unsigned long)s.tx_loopback,
-                  (unsigned long)s.tx_drop_no_route, (unsigned long)s.tx_drop_no_src);
-    }
-    if ((m = layer(sh, WREN_NETTYPE_ICMPV6))) {
-        struct wren_icmpv6_stats s;
-        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
-        sh_printf(sh, "icmpv6: rx %lu echo-req %lu errors %lu; drops: short %lu csum %lu; "
-                      "tx echo-reply %lu errors %lu (suppressed %lu, rate-limited %lu)\n",
-                  (unsigned long)s.rx, (unsigned long)s.rx_echo_req, (unsigned long)s.rx_errors,
-                  (unsigned long)s.rx_drop_short, (unsigned long)s.rx_drop_csum,
-                  (unsigned long)s.tx_echo_reply, (unsigned long)s.tx_errors,
-                  (unsigned long)s.err_suppressed, (unsigned long)s.err_rate_limited);
-    }
-    if ((m = layer(sh, WREN_NETTYPE_UDP))) {
-        struct wren_udp_stats s;
-        wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &s, sizeof(s));
-        sh_printf(sh, "udp: rx %lu; drops: hdr %lu csum %lu no-port %lu; tx %lu\n",
-                  (unsigned long)s.rx, (unsigned long)s.rx_drop_hdr, (unsigned long)s.rx_drop_csum,
-                  (unsigned long)s.rx_drop_no_port, (unsigned long)s.tx);
-    }
+    wren_stack_counters(sh->node, stats_set, sh);
     return 0;
 }
 
-/* ---- nib ----------------------------------------------------------------- */
+static int cmd_help(struct wren_shell *sh, struct wren_module *m, int argc, char **argv);
 
-static struct wren_nib *nib_of(struct wren_shell *sh, long if_id)
+/* the shell's own commands; modules bring theirs (wren_module_ops.cmds) */
+static const struct wren_shell_cmd commands[] = {
+    { "help", "list commands", cmd_help },
+    { "ifconfig",
+      "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]",
+      cmd_ifconfig },
+    { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
+    { "udp", "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",
+      cmd_udp },
+    { "tcp", "tcp listen|connect|send|close|unlisten|stats (tcp help)", cmd_tcp },
+    { "pktbuf", "packet buffer usage", cmd_pktbuf },
+    { "stats", "counters of every layer", cmd_stats },
+    { NULL, NULL, NULL },
+};
+
+static void help_list(struct wren_shell *sh, const struct wren_shell_cmd *c)
 {
-    /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another
-     * module): of interface @p if_id, or the first one (0) */
-    struct wren_netreg_entry *e = NULL;
-    while ((e = wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, e))) {
-        if (strcmp(e->module->ops->name, "nib") == 0 &&
-            (if_id == 0 || ((struct wren_nib *)e->module)->if_id == if_id)) {
-            return (struct wren_nib *)e->module;
-        }
+    for (; c && c->name; c++) {
+        wren_shell_printf(sh, "%-9s %s\n", c->name, c->help);
     }
-    return NULL;
 }
 
-static int cmd_nib(struct wren_shell *sh, int argc, char **argv)
-{
-    /* nib IF ...: the NIB of interface IF (a node with two 6LoWPAN links) */
-    long if_id = 0;
-    if (argc >= 2 && argv[1][0] >= '1' && argv[1][0] <= '9') {
-        int bad = 0;
-        if_id = num(argv[1], 1, 255, &bad);
-        if (bad) {
-            sh_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
-            return -EINVAL;
-        }
-        argc--;
-        argv++;
-    }
-    struct wren_nib *nib = nib_of(sh, if_id);
-    if (nib == NULL) {
-        return err(sh, -ENODEV, "no neighbor discovery");
-    }
-    if (argc == 1 || strcmp(argv[1], "show") == 0) {
-        static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
-        uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
-        sh_printf(sh, "iface %u role: %s\n", nib->if_id,
-                  nib->border_router ? "border router" : nib->router ? "router" : "host");
-        for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-            const struct wren_nib_neighbor *n = &nib->nc[i];
-            if (n->state) {
-                char a[WREN_IPV6_ADDR_STRLEN], l[24] = "";
-                for (unsigned k = 0, o = 0; k < n->l2len && k < 8; k++) {
-                    o += (unsigned)snprintf(l + o, sizeof(l) - o, k ? ":%02x" : "%02x", n->l2[k]);
-                }
-                sh_printf(sh, "neighbor %s lladdr %s %s", wren_ipv6_addr_to_str(a, n->ip), l,
-                          st[n->state]);
-                if (n->state >= WREN_NIB_ROUTER) {
-                    sh_printf(sh, " expires %lus", (unsigned long)(n->expires_s - now));
-                }
-                sh_printf(sh, "\n");
-            }
-        }
-        for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
-            if (nib->prefixes[i].len) {
-                char a[WREN_IPV6_ADDR_STRLEN];
-                sh_printf(sh, "prefix %s/%u %s\n", wren_ipv6_addr_to_str(a, nib->prefixes[i].prefix),
-                          nib->prefixes[i].len, nib->prefixes[i].own ? "advertised" : "learned");
-            }
-        }
-        const struct wren_nib_stats *s = &nib->stats;
-        sh_printf(sh, "rx rs %lu ra %lu ns %lu na %lu invalid %lu; tx rs %lu ra %lu ns %lu na %lu; "
-                      "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu; "
-                      "registrations ok %lu failed %lu\n",
-                  (unsigned long)s->rx_rs, (unsigned long)s->rx_ra, (unsigned long)s->rx_ns,
-                  (unsigned long)s->rx_na, (unsigned long)s->rx_invalid, (unsigned long)s->tx_rs,
-                  (unsigned long)s->tx_ra, (unsigned long)s->tx_ns, (unsigned long)s->tx_na,
-                  (unsigned long)s->nc_replaced, (unsigned long)s->nc_full,
-                  (unsigned long)s->aro_ok, (unsigned long)s->aro_dup, (unsigned long)s->aro_full,
-                  (unsigned long)s->reg_ok, (unsigned long)s->reg_failed);
-        return 0;
-    }
-    if (strcmp(argv[1], "rs") == 0) {
-        wren_nib_solicit(nib);
-        return 0;
-    }
-    if (argc >= 4 && strcmp(argv[1], "prefix") == 0 && strcmp(argv[2], "add") == 0) {
-        uint8_t p[16], len;
-        int bad = parse_prefix(argv[3], p, &len) < 0;
-        long cid = 16;
-        if (argc >= 6 && strcmp(argv[4], "ctx") == 0) {
-            cid = num(argv[5], 0, 15, &bad);
-        }
-        if (!bad) {
-            int res = wren_nib_prefix_add(nib, p, len, (uint8_t)cid);
-            return res < 0 ? err(sh, res, "nib prefix") : 0;
-        }
-    }
-    sh_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
-    return -EINVAL;
-}
-
-struct command {
+struct find {
     const char *name;
-    int (*fn)(struct wren_shell *sh, int argc, char **argv);
-    const char *help;
+    struct wren_shell *sh;
+    const struct wren_shell_cmd *cmd;
+    struct wren_module *m;
 };
 
-static int cmd_help(struct wren_shell *sh, int argc, char **argv);
-
-static const struct command commands[] = {
-    { "help", cmd_help, "list commands" },
-    { "ifconfig", cmd_ifconfig,
-      "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]" },
-    { "fib", cmd_fib, "routes; add PREFIX/LEN|default [via NEXTHOP] dev IF; del PREFIX/LEN" },
-    { "forward", cmd_forward, "forward on|off: route between interfaces" },
-    { "ping", cmd_ping, "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]" },
-    { "udp", cmd_udp, "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]" },
-    { "tcp", cmd_tcp, "tcp listen|connect|send|close|unlisten|stats (tcp help)" },
-    { "nib", cmd_nib, "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]" },
-    { "pktbuf", cmd_pktbuf, "packet buffer usage" },
-    { "stats", cmd_stats, "counters of every layer" },
-};
-
-static int cmd_help(struct wren_shell *sh, int argc, char **argv)
+/* the modules' commands: listed (name NULL) or looked up */
+static void module_cmds(void *ctx, struct wren_module *m)
 {
+    struct find *f = ctx;
+    const struct wren_shell_cmd *c = m->ops->cmds;
+    if (f->name == NULL) {
+        /* per-interface modules: list their commands once */
+        if (f->m == NULL || f->m->ops != m->ops) {
+            help_list(f->sh, c);
+        }
+        f->m = m;
+        return;
+    }
+    for (; c && c->name && f->cmd == NULL; c++) {
+        if (strcmp(c->name, f->name) == 0) {
+            f->cmd = c;
+            f->m = m;
+        }
+    }
+}
+
+static int cmd_help(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
     (void)argc;
     (void)argv;
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        sh_printf(sh, "%-9s %s\n", commands[i].name, commands[i].help);
-    }
+    help_list(sh, commands);
+    struct find f = { NULL, sh, NULL, NULL };
+    wren_stack_foreach_module(sh->node, module_cmds, &f);
+    help_list(sh, sh->extra);
     return 0;
 }
 
@@ -725,6 +578,11 @@ void wren_shell_init(struct wren_shell *sh, struct wren_node *node, wren_out_fn 
 void wren_shell_set_tcp(struct wren_shell *sh, struct wren_tcp_app *app)
 {
     sh->tcp = app;
+}
+
+void wren_shell_set_extra(struct wren_shell *sh, const struct wren_shell_cmd *cmds)
+{
+    sh->extra = cmds;
 }
 
 int wren_shell_exec(struct wren_shell *sh, const char *line)
@@ -748,11 +606,22 @@ int wren_shell_exec(struct wren_shell *sh, const char *line)
     if (argc == 0) {
         return 0;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (strcmp(argv[0], commands[i].name) == 0) {
-            return commands[i].fn(sh, argc, argv);
+    /* the runtime's commands first (they may stand in for a module's) */
+    for (const struct wren_shell_cmd *c = sh->extra; c && c->name; c++) {
+        if (strcmp(argv[0], c->name) == 0) {
+            return c->fn(sh, NULL, argc, argv);
         }
     }
-    sh_printf(sh, "%s: command not found (try help)\n", argv[0]);
+    for (const struct wren_shell_cmd *c = commands; c->name; c++) {
+        if (strcmp(argv[0], c->name) == 0) {
+            return c->fn(sh, NULL, argc, argv);
+        }
+    }
+    struct find f = { argv[0], sh, NULL, NULL };
+    wren_stack_foreach_module(sh->node, module_cmds, &f);
+    if (f.cmd) {
+        return f.cmd->fn(sh, f.m, argc, argv);
+    }
+    wren_shell_printf(sh, "%s: command not found (try help)\n", argv[0]);
     return -ENOENT;
 }

@@ -210,17 +210,30 @@ static int sixlowpan_set(struct wren_node *node, struct wren_module *self, uint1
     return -ENOTSUP;
 }
 
-static const struct wren_module_ops sixlowpan_ops = {
+static int sixlowpan_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return wren_sixlowpan_init(node, (struct wren_sixlowpan *)self);
+}
+
+static const struct wren_counter_set sixlowpan_counters =
+    WREN_COUNTER_SET("6lowpan", WREN_SIXLOWPAN_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+const struct wren_module_ops wren_sixlowpan_module = {
     .name = "6lowpan",
     .handle = sixlowpan_handle,
     .get = sixlowpan_get,
     .set = sixlowpan_set,
+    .init = sixlowpan_stack_init,
+    .size = sizeof(struct wren_sixlowpan),
+    .link = WREN_NETDEV_TYPE_IEEE802154,
+    .counters = WREN_IF_NAMES(&sixlowpan_counters),
 };
 
 int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp)
 {
     memset(lp, 0, sizeof(*lp));
-    lp->module.ops = &sixlowpan_ops;
+    lp->module.ops = &wren_sixlowpan_module;
     lp->module.prio = WREN_PRIO_NET;
     lp->node = node;
     lp->next_tag = (uint16_t)wren_node_random(node);

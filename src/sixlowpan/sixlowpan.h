@@ -23,6 +23,7 @@
 #ifndef WREN_SIXLOWPAN_SIXLOWPAN_H
 #define WREN_SIXLOWPAN_SIXLOWPAN_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,27 +51,29 @@
 _Static_assert(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS >= 1,
                "a datagram in reassembly at least: 1,280-byte datagrams come in fragments");
 
+#define WREN_SIXLOWPAN_COUNTERS(C)                                                                                  \
+    C(rx_frames)                                                                                                    \
+    C(rx_iphc)                                                                                                      \
+    C(rx_drop_dispatch)     /* mesh, broadcast, unknown dispatches */                                               \
+    C(rx_drop_iphc)         /* header that does not decompress */                                                   \
+    C(rx_drop_nobuf)                                                                                                \
+    C(frag_rx)              /* fragments received */                                                                \
+    C(frag_reassembled)     /* datagrams completed */                                                               \
+    C(frag_drop_overlap)    /* datagrams discarded for overlapping fragments */                                     \
+    C(frag_drop_dup)        /* fragments received twice */                                                          \
+    C(frag_drop_range)      /* fragment beyond the datagram size */                                                 \
+    C(frag_drop_size)       /* size disagreeing with the datagram's, too big, or a fragment not a multiple of 8 */  \
+    C(frag_drop_full)       /* no reassembly slot free */                                                           \
+    C(frag_drop_hdr)        /* fragment header that does not parse */                                               \
+    C(frag_timeout)         /* datagrams that never completed */                                                    \
+    C(frag_superseded)      /* unfinished datagrams given up for their sender's next one */                         \
+    C(tx_datagrams)                                                                                                 \
+    C(tx_frags)             /* fragments sent */                                                                    \
+    C(tx_drop_bad)          /* malformed request from IPv6 */                                                       \
+    C(tx_drop_nobuf)
+
 struct wren_sixlowpan_stats {
-    uint32_t rx_frames;
-    uint32_t rx_iphc;
-    uint32_t rx_drop_dispatch;   /**< mesh, broadcast, unknown dispatches */
-    uint32_t rx_drop_iphc;       /**< header that does not decompress */
-    uint32_t rx_drop_nobuf;
-    uint32_t frag_rx;            /**< fragments received */
-    uint32_t frag_reassembled;   /**< datagrams completed */
-    uint32_t frag_drop_overlap;  /**< datagrams discarded for overlapping fragments */
-    uint32_t frag_drop_dup;      /**< fragments received twice */
-    uint32_t frag_drop_range;    /**< fragment beyond the datagram size */
-    uint32_t frag_drop_size;     /**< size disagreeing with the datagram's, too big,
-                                      or a fragment not a multiple of 8 */
-    uint32_t frag_drop_full;     /**< no reassembly slot free */
-    uint32_t frag_drop_hdr;      /**< fragment header that does not parse */
-    uint32_t frag_timeout;       /**< datagrams that never completed */
-    uint32_t frag_superseded;    /**< unfinished datagrams given up for their sender's next one */
-    uint32_t tx_datagrams;
-    uint32_t tx_frags;           /**< fragments sent */
-    uint32_t tx_drop_bad;        /**< malformed request from IPv6 */
-    uint32_t tx_drop_nobuf;
+    WREN_SIXLOWPAN_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_sixlowpan_reass {
@@ -104,5 +107,8 @@ int wren_sixlowpan_init(struct wren_node *node, struct wren_sixlowpan *lp);
 /** @brief Set compression context @p cid (0..15). @return 0 or -EINVAL. */
 int wren_sixlowpan_ctx_set(struct wren_sixlowpan *lp, uint8_t cid,
                            const struct sixlowpan_ctx *ctx);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_sixlowpan_module;
 
 #endif

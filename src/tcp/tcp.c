@@ -194,16 +194,28 @@ static int tcp_get(struct wren_node *node, struct wren_module *self, uint16_t op
     return -ENOTSUP;
 }
 
-static const struct wren_module_ops tcp_ops = {
+static int tcp_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return wren_tcp_init(node, (struct wren_tcp *)self);
+}
+
+static const struct wren_counter_set tcp_counters =
+    WREN_COUNTER_SET("tcp", WREN_TCP_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+const struct wren_module_ops wren_tcp_module = {
     .name = "tcp",
     .handle = tcp_handle,
     .get = tcp_get,
+    .init = tcp_stack_init,
+    .size = sizeof(struct wren_tcp),
+    .counters = WREN_IF_NAMES(&tcp_counters),
 };
 
 int wren_tcp_init(struct wren_node *node, struct wren_tcp *tcp)
 {
     memset(tcp, 0, sizeof(*tcp));
-    tcp->module.ops = &tcp_ops;
+    tcp->module.ops = &wren_tcp_module;
     tcp->module.prio = WREN_PRIO_NET;
     tcp->node = node;
     /* the secret from the node's seed, without drawing from its PRNG (the
@@ -227,7 +239,7 @@ struct wren_tcp *wren_tcp_of(struct wren_node *node)
 {
     struct wren_netreg_entry *e =
         wren_netreg_lookup(node, WREN_NETTYPE_TCP, WREN_NETREG_DEMUX_ALL, NULL);
-    return e && e->module->ops == &tcp_ops ? (struct wren_tcp *)e->module : NULL;
+    return e && e->module->ops == &wren_tcp_module ? (struct wren_tcp *)e->module : NULL;
 }
 
 /* ---- the API --------------------------------------------------------------- */

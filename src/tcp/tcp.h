@@ -38,6 +38,7 @@
 #ifndef WREN_TCP_TCP_H
 #define WREN_TCP_TCP_H
 
+#include "core/counters.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,38 +150,40 @@ struct wren_tcp_ring {
     uint16_t len;  /**< bytes from head (send: unacked + unsent; recv: readable) */
 };
 
+#define WREN_TCP_COUNTERS(C)                                                                                       \
+    C(rx_segs)                                                                                                     \
+    C(rx_drop_csum)         /* checksum wrong */                                                                   \
+    C(rx_drop_hdr)          /* malformed header or options */                                                      \
+    C(rx_drop_no_conn)      /* no connection or listener (answered by RST) */                                      \
+    C(rx_drop_seq)          /* outside the window (answered by an ACK) */                                          \
+    C(rx_drop_ack)          /* acknowledges unsent data, or too old */                                             \
+    C(rx_drop_paws)         /* old timestamp (RFC 7323 5) */                                                       \
+    C(rx_ooo_segs)          /* kept out of order */                                                                \
+    C(rx_dup_bytes)         /* bytes received twice */                                                             \
+    C(rx_dup_acks)          /* duplicate ACKs (RFC 5681 2) */                                                      \
+    C(rx_rst)               /* resets that closed a connection */                                                  \
+    C(challenge_acks)       /* RFC 5961 challenge ACKs sent */                                                     \
+    C(challenge_limited)    /* ... not sent: over the rate limit */                                                \
+    C(ack_limited)          /* ACKs to unacceptable bare ACKs not sent: over the same limit (breaks ACK loops) */  \
+    C(syn_drop_pool)        /* SYNs refused: listener pool exhausted */                                            \
+    C(syn_evicted)          /* half-open connections reused for a newer SYN */                                     \
+    C(tx_segs)                                                                                                     \
+    C(tx_rexmt)             /* segments retransmitted (any reason) */                                              \
+    C(tx_rst)                                                                                                      \
+    C(tx_drop_nobufs)       /* segments not sent: packet buffer full */                                            \
+    C(rto_expired)          /* retransmission timeouts */                                                          \
+    C(fast_rexmt)           /* fast retransmits (recovery entered) */                                              \
+    C(sack_rexmt)           /* retransmissions chosen by the SACK scoreboard */                                    \
+    C(persist_probes)       /* zero-window probes */                                                               \
+    C(keepalive_probes)                                                                                            \
+    C(ecn_ce_rx)            /* CE-marked segments received */                                                      \
+    C(ecn_reductions)       /* window reductions for ECE */                                                        \
+    C(timewait_evicted)     /* TIME-WAIT entries reused early */                                                   \
+    C(conn_timeouts)        /* connections given up (retries exhausted) */                                         \
+    C(user_timeouts)        /* connections aborted by the user timeout */
+
 struct wren_tcp_stats {
-    uint32_t rx_segs;
-    uint32_t rx_drop_csum;      /**< checksum wrong */
-    uint32_t rx_drop_hdr;       /**< malformed header or options */
-    uint32_t rx_drop_no_conn;   /**< no connection or listener (answered by RST) */
-    uint32_t rx_drop_seq;       /**< outside the window (answered by an ACK) */
-    uint32_t rx_drop_ack;       /**< acknowledges unsent data, or too old */
-    uint32_t rx_drop_paws;      /**< old timestamp (RFC 7323 5) */
-    uint32_t rx_ooo_segs;       /**< kept out of order */
-    uint32_t rx_dup_bytes;      /**< bytes received twice */
-    uint32_t rx_dup_acks;       /**< duplicate ACKs (RFC 5681 2) */
-    uint32_t rx_rst;            /**< resets that closed a connection */
-    uint32_t challenge_acks;    /**< RFC 5961 challenge ACKs sent */
-    uint32_t challenge_limited; /**< ... not sent: over the rate limit */
-    uint32_t ack_limited;       /**< ACKs to unacceptable bare ACKs not sent: over
-                                     the same limit (breaks ACK loops) */
-    uint32_t syn_drop_pool;     /**< SYNs refused: listener pool exhausted */
-    uint32_t syn_evicted;       /**< half-open connections reused for a newer SYN */
-    uint32_t tx_segs;
-    uint32_t tx_rexmt;          /**< segments retransmitted (any reason) */
-    uint32_t tx_rst;
-    uint32_t tx_drop_nobufs;    /**< segments not sent: packet buffer full */
-    uint32_t rto_expired;       /**< retransmission timeouts */
-    uint32_t fast_rexmt;        /**< fast retransmits (recovery entered) */
-    uint32_t sack_rexmt;        /**< retransmissions chosen by the SACK scoreboard */
-    uint32_t persist_probes;    /**< zero-window probes */
-    uint32_t keepalive_probes;
-    uint32_t ecn_ce_rx;         /**< CE-marked segments received */
-    uint32_t ecn_reductions;    /**< window reductions for ECE */
-    uint32_t timewait_evicted;  /**< TIME-WAIT entries reused early */
-    uint32_t conn_timeouts;     /**< connections given up (retries exhausted) */
-    uint32_t user_timeouts;     /**< connections aborted by the user timeout */
+    WREN_TCP_COUNTERS(WREN_COUNTER_U32)
 };
 
 /** One connection's protocol state (RFC 9293 3.3.1 and the RFCs above):
@@ -373,5 +376,8 @@ void wren_tcp_set_user_timeout(struct wren_tcp *tcp, uint32_t ms);
 
 /** @brief The state's name ("ESTABLISHED", ...). */
 const char *wren_tcp_state_name(uint8_t state);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_tcp_module;
 
 #endif

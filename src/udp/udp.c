@@ -148,16 +148,28 @@ static int udp_get(struct wren_node *node, struct wren_module *self, uint16_t op
     return -ENOTSUP;
 }
 
-static const struct wren_module_ops udp_ops = {
+static int udp_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return wren_udp_init(node, (struct wren_udp *)self);
+}
+
+static const struct wren_counter_set udp_counters =
+    WREN_COUNTER_SET("udp", WREN_UDP_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+const struct wren_module_ops wren_udp_module = {
     .name = "udp",
     .handle = udp_handle,
     .get = udp_get,
+    .init = udp_stack_init,
+    .size = sizeof(struct wren_udp),
+    .counters = WREN_IF_NAMES(&udp_counters),
 };
 
 int wren_udp_init(struct wren_node *node, struct wren_udp *udp)
 {
     memset(udp, 0, sizeof(*udp));
-    udp->module.ops = &udp_ops;
+    udp->module.ops = &wren_udp_module;
     udp->module.prio = WREN_PRIO_NET;
     udp->node = node;
     return wren_netreg_register(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, &udp->module,

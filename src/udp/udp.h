@@ -15,20 +15,24 @@
 #ifndef WREN_UDP_UDP_H
 #define WREN_UDP_UDP_H
 
+#include "core/counters.h"
 #include <stdint.h>
 
 #include "core/module.h"
 #include "net/netreg.h"
 #include "pktbuf/pktbuf.h"
 
+#define WREN_UDP_COUNTERS(C)                                               \
+    C(rx)                                                                  \
+    C(rx_drop_hdr)        /* shorter than a header or bad length field */  \
+    C(rx_drop_csum)       /* checksum zero or wrong */                     \
+    C(rx_drop_no_port)    /* nobody listening */                           \
+    C(tx)                                                                  \
+    C(tx_drop_bad)        /* malformed request from above */               \
+    C(tx_drop_no_src)     /* no source address */
+
 struct wren_udp_stats {
-    uint32_t rx;
-    uint32_t rx_drop_hdr;       /**< shorter than a header or bad length field */
-    uint32_t rx_drop_csum;      /**< checksum zero or wrong */
-    uint32_t rx_drop_no_port;   /**< nobody listening */
-    uint32_t tx;
-    uint32_t tx_drop_bad;       /**< malformed request from above */
-    uint32_t tx_drop_no_src;    /**< no source address */
+    WREN_UDP_COUNTERS(WREN_COUNTER_U32)
 };
 
 struct wren_udp {
@@ -44,5 +48,8 @@ int wren_udp_init(struct wren_node *node, struct wren_udp *udp);
 /** @brief Prepend a UDP header snip (length and checksum left to the layer). */
 struct wren_snip *wren_udp_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
                                    uint16_t src_port, uint16_t dst_port);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_udp_module;
 
 #endif

@@ -1,0 +1,110 @@
+/* The 6LoWPAN NIB's shell command: nib (neighbors, routers, prefixes,
+ * counters; solicit routers; advertise a prefix). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "ipv6/addr_str.h"
+#include "ipv6/ipv6.h"
+#include "net/netreg.h"
+#include "nib/nib.h"
+#include "shell/shell.h"
+#include "wire/ipv6.h"
+
+static struct wren_nib *nib_of(struct wren_shell *sh, long if_id)
+{
+    /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another
+     * module): of interface @p if_id, or the first one (0) */
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(sh->node, WREN_NETTYPE_ICMPV6, 135 /* NS */, e))) {
+        if (strcmp(e->module->ops->name, "nib") == 0 &&
+            (if_id == 0 || ((struct wren_nib *)e->module)->if_id == if_id)) {
+            return (struct wren_nib *)e->module;
+        }
+    }
+    return NULL;
+}
+
+static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m; /* the first NIB; nib IF ... picks the NIB of interface IF */
+    long if_id = 0;
+    if (argc >= 2 && argv[1][0] >= '1' && argv[1][0] <= '9') {
+        int bad = 0;
+        if_id = wren_shell_num(argv[1], 1, 255, &bad);
+        if (bad) {
+            wren_shell_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
+            return -EINVAL;
+        }
+        argc--;
+        argv++;
+    }
+    struct wren_nib *nib = nib_of(sh, if_id);
+    if (nib == NULL) {
+        return wren_shell_error(sh, -ENODEV, "no neighbor discovery");
+    }
+    if (argc == 1 || strcmp(argv[1], "show") == 0) {
+        static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
+        uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
+        wren_shell_printf(sh, "iface %u role: %s\n", nib->if_id,
+                  nib->border_router ? "border router" : nib->router ? "router" : "host");
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
+            const struct wren_nib_neighbor *n = &nib->nc[i];
+            if (n->state) {
+                char a[WREN_IPV6_ADDR_STRLEN], l[24] = "";
+                for (unsigned k = 0, o = 0; k < n->l2len && k < 8; k++) {
+                    o += (unsigned)snprintf(l + o, sizeof(l) - o, k ? ":%02x" : "%02x", n->l2[k]);
+                }
+                wren_shell_printf(sh, "neighbor %s lladdr %s %s", wren_ipv6_addr_to_str(a, n->ip), l,
+                          st[n->state]);
+                if (n->state >= WREN_NIB_ROUTER) {
+                    wren_shell_printf(sh, " expires %lus", (unsigned long)(n->expires_s - now));
+                }
+                wren_shell_printf(sh, "\n");
+            }
+        }
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
+            if (nib->prefixes[i].len) {
+                char a[WREN_IPV6_ADDR_STRLEN];
+                wren_shell_printf(sh, "prefix %s/%u %s\n", wren_ipv6_addr_to_str(a, nib->prefixes[i].prefix),
+                          nib->prefixes[i].len, nib->prefixes[i].own ? "advertised" : "learned");
+            }
+        }
+        const struct wren_nib_stats *s = &nib->stats;
+        wren_shell_printf(sh, "rx rs %lu ra %lu ns %lu na %lu invalid %lu; tx rs %lu ra %lu ns %lu na %lu; "
+                      "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu; "
+                      "registrations ok %lu failed %lu\n",
+                  (unsigned long)s->rx_rs, (unsigned long)s->rx_ra, (unsigned long)s->rx_ns,
+                  (unsigned long)s->rx_na, (unsigned long)s->rx_invalid, (unsigned long)s->tx_rs,
+                  (unsigned long)s->tx_ra, (unsigned long)s->tx_ns, (unsigned long)s->tx_na,
+                  (unsigned long)s->nc_replaced, (unsigned long)s->nc_full,
+                  (unsigned long)s->aro_ok, (unsigned long)s->aro_dup, (unsigned long)s->aro_full,
+                  (unsigned long)s->reg_ok, (unsigned long)s->reg_failed);
+        return 0;
+    }
+    if (strcmp(argv[1], "rs") == 0) {
+        wren_nib_solicit(nib);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "prefix") == 0 && strcmp(argv[2], "add") == 0) {
+        uint8_t p[16], len;
+        int bad = wren_shell_prefix(argv[3], p, &len) < 0;
+        long cid = 16;
+        if (argc >= 6 && strcmp(argv[4], "ctx") == 0) {
+            cid = wren_shell_num(argv[5], 0, 15, &bad);
+        }
+        if (!bad) {
+            int res = wren_nib_prefix_add(nib, p, len, (uint8_t)cid);
+            return res < 0 ? wren_shell_error(sh, res, "nib prefix") : 0;
+        }
+    }
+    wren_shell_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
+    return -EINVAL;
+}
+
+const struct wren_shell_cmd wren_nib_shell_cmds[] = {
+    { "nib", "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]",
+      cmd_nib },
+    { NULL, NULL, NULL },
+};

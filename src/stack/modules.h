@@ -1,0 +1,35 @@
+/**
+ * @file modules.h
+ * @brief The module list: every protocol module the stack has, in the order
+ *        a full node starts them. Adding a protocol adds one line here.
+ *
+ * The simulator's nodes and wren-node run every module of the list (a
+ * module whose interfaces a node lacks is left out by the assembly); the
+ * counter tests check every module of it. X(name) names the declaration
+ * `wren_<name>_module` in the module's public header.
+ */
+#ifndef WREN_STACK_MODULES_H
+#define WREN_STACK_MODULES_H
+
+#include "icmpv6/icmpv6.h"
+#include "ipv6/ipv6.h"
+#include "nib/nd_eth.h"
+#include "nib/nib.h"
+#include "sixlowpan/sixlowpan.h"
+#include "tcp/tcp.h"
+#include "udp/udp.h"
+
+#define WREN_STACK_MODULES(X) \
+    X(sixlowpan)              \
+    X(ipv6)                   \
+    X(icmpv6)                 \
+    X(udp)                    \
+    X(tcp)                    \
+    X(nib)                    \
+    X(nd_eth)
+
+/** Initializer of an array of every module of the list. */
+#define WREN_STACK_MODULE_PTR(name) &wren_##name##_module,
+#define WREN_STACK_ALL_MODULES { WREN_STACK_MODULES(WREN_STACK_MODULE_PTR) }
+
+#endif
