@@ -17,6 +17,7 @@
 #include "sixlowpan/sixlowpan.h"
 #include "sock/sock_udp.h"
 #include "udp/udp.h"
+#include "stack/stack.h"
 
 extern struct wren_rt_cortexm wren_inst_rt;
 extern struct wren_node wren_inst_node;
@@ -28,8 +29,13 @@ extern struct wren_ipv6 wren_inst_ipv6;
 extern struct wren_icmpv6 wren_inst_icmpv6;
 extern struct wren_udp wren_inst_udp;
 
-/** @brief Bring up the runtime, the node and the 802.15.4 interface on the
- *         stand-in device. @return 0 or -errno. */
-int wren_inst_init(int reflect);
+/**
+ * @brief Bring up the runtime and the node, assembled (src/stack/stack.h)
+ *        from @p mods with their state in the globals @p states: with
+ *        @p radio, an 802.15.4 interface on the stand-in device (the L2
+ *        reflector with @p reflect, else a loopback). @return 0 or -errno.
+ */
+int wren_inst_init(int radio, int reflect, const struct wren_module_ops *const *mods,
+                   void *const *states, uint8_t n_mods);
 
 #endif

@@ -67,10 +67,12 @@ static int deliver(const uint8_t *f, size_t n)
 
 int main(void)
 {
+    static const struct wren_module_ops *const mods[] = {
+        &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module,
+    };
+    static void *const states[] = { &wren_inst_sixlowpan, &wren_inst_ipv6, &wren_inst_icmpv6 };
     struct wren_node *node = &wren_inst_node;
-    if (wren_inst_init(0) < 0 || wren_sixlowpan_init(node, &wren_inst_sixlowpan) < 0 ||
-        wren_ipv6_init(node, &wren_inst_ipv6) < 0 || wren_icmpv6_init(node, &wren_inst_icmpv6) < 0 ||
-        wren_ipv6_netif_add(&wren_inst_ipv6, wren_inst_netif.netif.id) < 0) {
+    if (wren_inst_init(1, 0, mods, states, 3) < 0) {
         return 2;
     }
     /* one frame: uncompressed IPv6 after the MAC header */

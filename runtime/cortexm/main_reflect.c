@@ -70,7 +70,7 @@ static void send_frames(void *arg)
 int main(void)
 {
     struct wren_node *node = &wren_inst_node;
-    if (wren_inst_init(1) < 0) {
+    if (wren_inst_init(1, 1, NULL, NULL, 0) < 0) {
         return 2;
     }
     sink.module.ops = &sink_ops;

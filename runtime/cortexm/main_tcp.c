@@ -76,19 +76,21 @@ static void accept_cb(struct wren_tcp_listener *l, void *arg)
 
 int main(void)
 {
+    static const struct wren_module_ops *const mods[] = {
+        &wren_ipv6_module, &wren_icmpv6_module, &wren_tcp_module,
+    };
+    static void *const states[] = { &wren_inst_ipv6, &wren_inst_icmpv6, &wren_inst_tcp };
     struct wren_node *node = &wren_inst_node;
-    wren_rt_cortexm_init(&wren_inst_rt, 0);
-    wren_node_init(node, &wren_rt_cortexm_ops, &wren_inst_rt, wren_inst_arena,
-                   sizeof(wren_inst_arena), 1, 1);
+    if (wren_inst_init(0, 0, mods, states, 3) < 0) {
+        return 2;
+    }
     struct wren_inst_tcp_ep *cli = &wren_inst_tcp_cli, *srv = &wren_inst_tcp_srv;
     wren_tcp_conn_init(cli->cp, cli->snd, sizeof(cli->snd), cli->rcv, cli->bm, sizeof(cli->rcv));
     wren_tcp_conn_init(srv->cp, srv->snd, sizeof(srv->snd), srv->rcv, srv->bm, sizeof(srv->rcv));
     wren_tcp_set_cb(cli->cp, cb, cli);
     static struct wren_tcp_conn *const pool[1] = { &wren_inst_tcp_conn[1] };
     static const uint8_t lo[16] = { [15] = 1 };
-    if (wren_ipv6_init(node, &wren_inst_ipv6) < 0 || wren_icmpv6_init(node, &wren_inst_icmpv6) < 0 ||
-        wren_tcp_init(node, &wren_inst_tcp) < 0 ||
-        wren_tcp_listen(&wren_inst_tcp, &wren_inst_tcp_lis, NULL, 80, pool, 1) < 0) {
+    if (wren_tcp_listen(&wren_inst_tcp, &wren_inst_tcp_lis, NULL, 80, pool, 1) < 0) {
         return 2;
     }
     wren_tcp_listen_set_cb(&wren_inst_tcp_lis, accept_cb, NULL);

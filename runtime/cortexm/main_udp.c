@@ -30,13 +30,13 @@ static int one(const uint8_t *data, const struct wren_sock_udp_ep *to)
 
 int main(void)
 {
+    static const struct wren_module_ops *const mods[] = {
+        &wren_ipv6_module, &wren_icmpv6_module, &wren_udp_module,
+    };
+    static void *const states[] = { &wren_inst_ipv6, &wren_inst_icmpv6, &wren_inst_udp };
     struct wren_node *node = &wren_inst_node;
-    wren_rt_cortexm_init(&wren_inst_rt, 0);
-    wren_node_init(node, &wren_rt_cortexm_ops, &wren_inst_rt, wren_inst_arena,
-                   sizeof(wren_inst_arena), 1, 1);
     struct wren_sock_udp_ep l = { .port = 7000 };
-    if (wren_ipv6_init(node, &wren_inst_ipv6) < 0 || wren_icmpv6_init(node, &wren_inst_icmpv6) < 0 ||
-        wren_udp_init(node, &wren_inst_udp) < 0 ||
+    if (wren_inst_init(0, 0, mods, states, 3) < 0 ||
         wren_sock_udp_create(node, &wren_inst_sock_srv, &l, NULL) < 0 ||
         wren_sock_udp_create(node, &wren_inst_sock_cli, NULL, NULL) < 0) {
         return 2;

@@ -64,6 +64,8 @@
 #include "apps/tcp_app.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
+#include "stack/modules.h"
+#include "stack/stack.h"
 
 #define ARENA_MAX (256u * 1024u)
 #define LINE_MAX_LEN 256
@@ -78,12 +80,7 @@ struct app {
     struct wren_nd_eth nd;
     struct wren_zep zep[MAX_ZEP];
     struct wren_ieee802154_netif lowpan_if[MAX_ZEP];
-    struct wren_sixlowpan sixlowpan;
-    struct wren_nib nib[MAX_ZEP];
-    struct wren_ipv6 ipv6;
-    struct wren_icmpv6 icmpv6;
-    struct wren_udp udp;
-    struct wren_tcp tcp;
+    struct wren_stack stack;      /**< the modules the assembly made */
     struct wren_tcp_app tcp_app;
     struct wren_shell shell;
     bool has_tap;
@@ -98,6 +95,8 @@ struct app {
 
 static struct app app;
 static _Alignas(8) uint8_t arena[ARENA_MAX];
+/* the modules' state: every module of the list, one NIB per ZEP interface */
+static _Alignas(8) uint8_t modules[64 * 1024];
 
 static void out(void *ctx, const char *s)
 {
@@ -143,52 +142,23 @@ static void usage(FILE *f)
 
 /* ---- program commands ------------------------------------------------------ */
 
-static void show_nd(struct app *a)
+/* `nd`: the Ethernet ND module's view, then the TAP device's counters */
+static int cmd_nd(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
-    static const char *const st[] = {"-", "INCOMPLETE", "REACHABLE", "STALE", "DELAY", "PROBE"};
-    char s[400], ip[WREN_IPV6_ADDR_STRLEN];
-    if (!a->has_tap) {
+    (void)m;
+    (void)argc;
+    (void)argv;
+    struct app *a = &app;
+    struct wren_module *nd = wren_stack_module(&a->stack, &wren_nd_eth_module, 0);
+    if (nd == NULL) {
         out(NULL, "no Ethernet interface\n");
-        return;
+        return -ENODEV;
     }
-    const uint8_t *m = a->nd.mac;
-    snprintf(s, sizeof(s), "Iface %u  MAC %02x:%02x:%02x:%02x:%02x:%02x\n", a->nd.if_id, m[0], m[1],
-             m[2], m[3], m[4], m[5]);
-    out(NULL, s);
-    for (unsigned i = 0; i < CONFIG_WREN_ND_ETH_NEIGHBORS; i++) {
-        const struct wren_nd_eth_neighbor *n = &a->nd.nc[i];
-        if (n->state) {
-            snprintf(s, sizeof(s), "neighbor %s lladdr %02x:%02x:%02x:%02x:%02x:%02x %s%s\n",
-                     wren_ipv6_addr_to_str(ip, n->ip), n->mac[0], n->mac[1], n->mac[2], n->mac[3],
-                     n->mac[4], n->mac[5], st[n->state], n->held ? " (1 held)" : "");
-            out(NULL, s);
-        }
-    }
-    const struct wren_nd_eth_stats *c = &a->nd.stats;
-    snprintf(s, sizeof(s),
-             "rx ns %lu na %lu invalid %lu; tx ns %lu na %lu fail %lu; resolved %lu failed %lu; "
-             "held replaced %lu dropped %lu; cache replaced %lu full %lu; probes failed %lu; "
-             "dad ok %lu dup %lu; conflicts %lu\n",
-             (unsigned long)c->rx_ns, (unsigned long)c->rx_na, (unsigned long)c->rx_invalid,
-             (unsigned long)c->tx_ns, (unsigned long)c->tx_na, (unsigned long)c->tx_fail,
-             (unsigned long)c->res_ok, (unsigned long)c->res_failed,
-             (unsigned long)c->held_replaced, (unsigned long)c->held_dropped,
-             (unsigned long)c->nc_replaced, (unsigned long)c->nc_full,
-             (unsigned long)c->probe_failed, (unsigned long)c->dad_ok, (unsigned long)c->dad_dup,
-             (unsigned long)c->addr_conflict);
-    out(NULL, s);
-    snprintf(s, sizeof(s),
-             "router %s; rx ra %lu invalid %lu; tx rs %lu; slaac added %lu failed %lu, "
-             "prefixes ignored %lu; routes refused %lu\n",
-             wren_ipv6_addr_is_unspecified(a->nd.router) ? "none"
-                                                    : wren_ipv6_addr_to_str(ip, a->nd.router),
-             (unsigned long)c->rx_ra, (unsigned long)c->rx_ra_invalid, (unsigned long)c->tx_rs,
-             (unsigned long)c->slaac_added, (unsigned long)c->slaac_failed,
-             (unsigned long)c->pio_ignored, (unsigned long)c->route_failed);
-    out(NULL, s);
+    wren_nd_eth_show(sh, (const struct wren_nd_eth *)nd);
+    char s[400];
     const struct wren_netopt_fault_stats *f = &a->tap.fault_stats;
     snprintf(s, sizeof(s),
-             "tap %s: rx %lu (errors %lu) tx %lu (errors %lu); faults: rx dropped %lu reordered "
+             "tap %.16s: rx %lu (errors %lu) tx %lu (errors %lu); faults: rx dropped %lu reordered "
              "%lu, tx dropped %lu reordered %lu\n",
              a->tap.name, (unsigned long)a->tap.stats.rx_frames,
              (unsigned long)a->tap.stats.rx_errors, (unsigned long)a->tap.stats.tx_frames,
@@ -196,14 +166,20 @@ static void show_nd(struct app *a)
              (unsigned long)f->rx_reordered, (unsigned long)f->tx_dropped,
              (unsigned long)f->tx_reordered);
     out(NULL, s);
+    return 0;
 }
 
-static void show_zep(struct app *a)
+static int cmd_zep(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
+    (void)sh;
+    (void)m;
+    (void)argc;
+    (void)argv;
+    struct app *a = &app;
     char s[400];
     if (a->n_zep == 0) {
         out(NULL, "no ZEP interface\n");
-        return;
+        return -ENODEV;
     }
     for (unsigned i = 0; i < a->n_zep; i++) {
         const struct wren_zep *zp = &a->zep[i];
@@ -218,6 +194,7 @@ static void show_zep(struct app *a)
                  (unsigned long)z->tx_errors);
         out(NULL, s);
     }
+    return 0;
 }
 
 static void console_drain(struct app *a);
@@ -256,19 +233,9 @@ static void exec_line(struct app *a, char *line)
         wren_timer_set(&a->node, &a->sleep_timer, (uint64_t)ms * 1000u);
         return;
     }
-    if (strcmp(p, "nd") == 0) {
-        show_nd(a);
-        return;
-    }
-    if (strcmp(p, "zep") == 0) {
-        show_zep(a);
-        return;
-    }
     wren_shell_exec(&a->shell, p);
     if (strcmp(p, "help") == 0) {
-        out(NULL, "nd        Ethernet neighbor cache and counters\n"
-                  "zep       ZEP radio counters\n"
-                  "sleep     sleep MS: wait before reading the next command\n"
+        out(NULL, "sleep     sleep MS: wait before reading the next command\n"
                   "exit      leave (also: end of input with --exit-on-eof, SIGINT, SIGTERM)\n");
     }
 }
@@ -370,7 +337,129 @@ static int die(const char *what, int res)
     return 1;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct opts {
+    const char *tap_name, *zep_spec[MAX_ZEP], *script, *br_spec, *via_spec;
+    unsigned n_zep_spec;
+    unsigned long id, channel, pktbuf;
+    struct wren_netopt_faults faults;
+    bool tap_seed_given, exit_on_eof;
+    uint8_t br_prefix[16], br_len, via[16];
+};
+
+/* A user's mistake: one line naming it. @return 2 (the exit status). */
+static int bad_arg(const char *what)
+{
+    fprintf(stderr, "wren-node: %s\n", what);
+    return 2;
+}
+
+/* One option. @return 0, or the exit status (0 after --help is -1). */
+static int take_opt(struct opts *o, int c, const char *arg)
+{
+    char *e;
+    switch (c) {
+    case 'i':
+        o->id = strtoul(arg, &e, 0);
+        return (*e || o->id == 0 || o->id > 65535) ? bad_arg("--id wants 1..65535") : 0;
+    case 't':
+        o->tap_name = arg;
+        return 0;
+    case 'z':
+        if (o->n_zep_spec == MAX_ZEP) {
+            return bad_arg("at most 2 --zep interfaces");
+        }
+        o->zep_spec[o->n_zep_spec++] = arg;
+        return 0;
+    case 'b':
+        o->br_spec = arg;
+        return 0;
+    case 'd':
+        o->via_spec = arg;
+        return 0;
+    case 'L':
+    case 'R': {
+        double pct = strtod(arg, &e);
+        if (*e || e == arg || !(pct >= 0 && pct <= 100)) {
+            return bad_arg(c == 'L' ? "--tap-loss wants a percentage 0..100"
+                                    : "--tap-reorder wants a percentage 0..100");
+        }
+        *(c == 'L' ? &o->faults.loss : &o->faults.reorder) = (uint16_t)(pct * 100.0 + 0.5);
+        return 0;
+    }
+    case 'H': {
+        unsigned long ms = strtoul(arg, &e, 0);
+        o->faults.hold_ms = (uint16_t)ms;
+        return (*e || ms == 0 || ms > 60000) ? bad_arg("--tap-hold-ms wants 1..60000") : 0;
+    }
+    case 'S':
+        o->faults.seed = strtoull(arg, &e, 0);
+        o->tap_seed_given = true;
+        return (*e || o->faults.seed == 0) ? bad_arg("--tap-seed wants a number above 0") : 0;
+    case 'c':
+        o->channel = strtoul(arg, &e, 0);
+        return (*e || o->channel < 11 || o->channel > 26) ? bad_arg("--channel wants 11..26")
+                                                            : 0;
+    case 'p':
+        o->pktbuf = strtoul(arg, &e, 0);
+        return (*e || o->pktbuf < 2048 || o->pktbuf > ARENA_MAX)
+                   ? bad_arg("--pktbuf wants 2048..262144")
+                   : 0;
+    case 's':
+        o->script = arg;
+        return 0;
+    case 'e':
+        o->exit_on_eof = true;
+        return 0;
+    case 'h':
+        usage(stdout);
+        return -1;
+    default:
+        usage(stderr);
+        return 2;
+    }
+}
+
+/* Options that only make sense together. @return 0 or 2. */
+static int check_opts(struct opts *o)
+{
+    if (!o->tap_name && !o->n_zep_spec) {
+        usage(stderr);
+        return bad_arg("give at least one interface (--tap or --zep)");
+    }
+    if (o->tap_name && o->n_zep_spec > 1) {
+        return bad_arg("IPv6 runs on two interfaces: --tap and one --zep, or two --zep");
+    }
+    if (o->br_spec) {
+        char tmp[64];
+        snprintf(tmp, sizeof(tmp), "%s", o->br_spec);
+        char *slash = strchr(tmp, '/'), *el = NULL;
+        unsigned long l = slash ? strtoul(slash + 1, &el, 10) : 0;
+        if (slash) {
+            *slash = 0;
+        }
+        if (!slash || *el || l == 0 || l > 64 || wren_ipv6_addr_from_str(o->br_prefix, tmp) < 0) {
+            fprintf(stderr, "wren-node: --border-router wants PREFIX/LEN (LEN 1..64; 64 for "
+                            "SLAAC), not '%s'\n",
+                    o->br_spec);
+            return 2;
+        }
+        o->br_len = (uint8_t)l;
+        if (!o->tap_name || !o->n_zep_spec) {
+            return bad_arg("--border-router needs --tap and --zep");
+        }
+    }
+    if ((o->faults.loss || o->faults.reorder || o->faults.hold_ms || o->tap_seed_given) &&
+        !o->tap_name) {
+        return bad_arg("--tap-loss, --tap-reorder, --tap-hold-ms and --tap-seed need --tap");
+    }
+    if (o->via_spec && (!o->tap_name || wren_ipv6_addr_from_str(o->via, o->via_spec) < 0)) {
+        return bad_arg("--default-via wants an IPv6 address on the TAP (and --tap)");
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option opts[] = {
         {"id", required_argument, NULL, 'i'},
@@ -389,233 +478,153 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct app *a = &app;
-    const char *tap_name = NULL, *zep_spec[MAX_ZEP] = {NULL}, *script = NULL;
-    const char *br_spec = NULL, *via_spec = NULL;
-    unsigned n_zep_spec = 0;
-    unsigned long id = 1, channel = 26, pktbuf = 65536;
-    struct wren_netopt_faults faults = {0};
-    bool tap_seed_given = false;
-    int c;
-    char *e;
+    int c, res;
     while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            id = strtoul(optarg, &e, 0);
-            if (*e || id == 0 || id > 65535) {
-                fprintf(stderr, "wren-node: --id wants 1..65535\n");
-                return 2;
-            }
-            break;
-        case 't':
-            tap_name = optarg;
-            break;
-        case 'z':
-            if (n_zep_spec == MAX_ZEP) {
-                fprintf(stderr, "wren-node: at most %u --zep interfaces\n", MAX_ZEP);
-                return 2;
-            }
-            zep_spec[n_zep_spec++] = optarg;
-            break;
-        case 'b':
-            br_spec = optarg;
-            break;
-        case 'd':
-            via_spec = optarg;
-            break;
-        case 'L':
-        case 'R': {
-            double pct = strtod(optarg, &e);
-            if (*e || e == optarg || !(pct >= 0 && pct <= 100)) {
-                fprintf(stderr, "wren-node: --tap-%s wants a percentage 0..100\n",
-                        c == 'L' ? "loss" : "reorder");
-                return 2;
-            }
-            *(c == 'L' ? &faults.loss : &faults.reorder) = (uint16_t)(pct * 100.0 + 0.5);
-            break;
-        }
-        case 'H':
-            faults.hold_ms = (uint16_t)strtoul(optarg, &e, 0);
-            if (*e || faults.hold_ms == 0 || strtoul(optarg, NULL, 0) > 60000) {
-                fprintf(stderr, "wren-node: --tap-hold-ms wants 1..60000\n");
-                return 2;
-            }
-            break;
-        case 'S':
-            faults.seed = strtoull(optarg, &e, 0);
-            if (*e || faults.seed == 0) {
-                fprintf(stderr, "wren-node: --tap-seed wants a number above 0\n");
-                return 2;
-            }
-            tap_seed_given = true;
-            break;
-        case 'c':
-            channel = strtoul(optarg, &e, 0);
-            if (*e || channel < 11 || channel > 26) {
-                fprintf(stderr, "wren-node: --channel wants 11..26\n");
-                return 2;
-            }
-            break;
-        case 'p':
-            pktbuf = strtoul(optarg, &e, 0);
-            if (*e || pktbuf < 2048 || pktbuf > ARENA_MAX) {
-                fprintf(stderr, "wren-node: --pktbuf wants 2048..%u\n", ARENA_MAX);
-                return 2;
-            }
-            break;
-        case 's':
-            script = optarg;
-            break;
-        case 'e':
-            a->exit_on_eof = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+        if ((res = take_opt(o, c, optarg)) != 0) {
+            return res;
         }
     }
-    if (optind < argc || (!tap_name && !n_zep_spec)) {
+    if (optind < argc) {
         usage(stderr);
-        if (!tap_name && !n_zep_spec) {
-            fprintf(stderr, "wren-node: give at least one interface (--tap or --zep)\n");
-        }
         return 2;
     }
-    if (tap_name && n_zep_spec > 1) {
-        fprintf(stderr, "wren-node: IPv6 runs on two interfaces: --tap and one --zep, or two "
-                        "--zep\n");
-        return 2;
-    }
-    uint8_t br_prefix[16], br_len = 0, via[16];
-    if (br_spec) {
-        char tmp[64];
-        snprintf(tmp, sizeof(tmp), "%s", br_spec);
-        char *slash = strchr(tmp, '/'), *el = NULL;
-        unsigned long l = slash ? strtoul(slash + 1, &el, 10) : 0;
-        if (slash) {
-            *slash = 0;
+    return check_opts(o);
+}
+
+/* The devices: a TAP (Ethernet) and up to two ZEP radios. @return 0 or 1. */
+static int open_devices(struct app *a, const struct opts *o)
+{
+    char why[200];
+    if (o->tap_name) {
+        const uint8_t mac[6] = {0x02, 0x57, 0x52, (uint8_t)(o->id >> 16), (uint8_t)(o->id >> 8),
+                                (uint8_t)o->id};
+        if (wren_tap_open(&a->tap, &a->host, o->tap_name, mac, why, sizeof(why)) < 0) {
+            fprintf(stderr, "wren-node: %s\n", why);
+            return 1;
         }
-        if (!slash || *el || l == 0 || l > 64 || wren_ipv6_addr_from_str(br_prefix, tmp) < 0) {
-            fprintf(stderr, "wren-node: --border-router wants PREFIX/LEN (LEN 1..64; 64 for "
-                            "SLAAC), not '%s'\n",
-                    br_spec);
+        struct wren_netopt_faults f = o->faults;
+        if (!o->tap_seed_given) {
+            f.seed = o->id;
+        }
+        wren_tap_set_faults(&a->tap, &f);
+        a->has_tap = true;
+    }
+    for (unsigned i = 0; i < o->n_zep_spec; i++) {
+        unsigned lport, rport;
+        unsigned long ch = o->channel;
+        char rhost[64];
+        if (parse_zep(o->zep_spec[i], &lport, rhost, sizeof(rhost), &rport, &ch) < 0) {
+            fprintf(stderr, "wren-node: --zep wants LPORT:[RHOST:]RPORT[@CH], not '%s'\n",
+                    o->zep_spec[i]);
             return 2;
         }
-        br_len = (uint8_t)l;
-        if (!tap_name || !n_zep_spec) {
-            fprintf(stderr, "wren-node: --border-router needs --tap and --zep\n");
-            return 2;
+        if (wren_zep_open(&a->zep[i], &a->host, (uint16_t)lport, rhost, (uint16_t)rport,
+                          (uint16_t)o->id, why, sizeof(why)) < 0) {
+            fprintf(stderr, "wren-node: %s\n", why);
+            return 1;
+        }
+        a->zep[i].channel = (uint16_t)ch;
+        a->n_zep++;
+    }
+    return 0;
+}
+
+/* The node: the TAP first, then the radios, every module of the list. */
+static int build_stack(struct app *a)
+{
+    static const struct wren_module_ops *const mods[] = WREN_STACK_ALL_MODULES;
+    struct wren_stack_iface ifs[1 + MAX_ZEP];
+    unsigned n = 0;
+    if (a->has_tap) {
+        ifs[n++] = (struct wren_stack_iface){.link = &wren_link_ethernet, .dev = &a->tap.netdev,
+                                             .state = &a->eth};
+    }
+    for (unsigned i = 0; i < a->n_zep; i++) {
+        ifs[n++] = (struct wren_stack_iface){.link = &wren_link_ieee802154,
+                                             .dev = &a->zep[i].netdev, .state = &a->lowpan_if[i]};
+    }
+    struct wren_stack_desc desc = WREN_STACK_DESC(ifs, mods);
+    desc.n_ifaces = (uint8_t)n;
+    if (wren_stack_pool_size(&desc) > sizeof(modules)) {
+        return -ENOMEM;
+    }
+    return wren_stack_build(&a->node, &desc, modules, sizeof(modules), &a->stack);
+}
+
+/* Border router and default route, the netapi way. @return 0 or 1. */
+static int configure(struct app *a, const struct opts *o)
+{
+    int res;
+    if (o->br_len) {
+        /* the 6LBR: prefix and context 0 on the (first) 6LoWPAN link, ABRO */
+        struct wren_nib *nib = (struct wren_nib *)wren_stack_module(
+            &a->stack, &wren_nib_module, a->lowpan_if[0].netif.id);
+        if ((res = wren_nib_prefix_add(nib, o->br_prefix, o->br_len, 0)) < 0 ||
+            (res = wren_nib_border_router(nib, 1)) < 0) {
+            return die("cannot become a border router", res);
         }
     }
-    if ((faults.loss || faults.reorder || faults.hold_ms || tap_seed_given) && !tap_name) {
-        fprintf(stderr, "wren-node: --tap-loss, --tap-reorder, --tap-hold-ms and --tap-seed "
-                        "need --tap\n");
-        return 2;
+    if (o->via_spec) {
+        struct wren_fib_entry d = {.prefix_len = 0, .if_id = a->eth.netif.id};
+        memcpy(d.next_hop, o->via, 16);
+        struct wren_module *ip = wren_stack_module(&a->stack, &wren_ipv6_module, 0);
+        if ((res = wren_netapi_set(&a->node, ip, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d,
+                                   sizeof(d))) < 0) {
+            return die("cannot add the default route", res);
+        }
     }
-    if (via_spec && (!tap_name || wren_ipv6_addr_from_str(via, via_spec) < 0)) {
-        fprintf(stderr, "wren-node: --default-via wants an IPv6 address on the TAP (and --tap)\n");
-        return 2;
+    return 0;
+}
+
+/* the program's own commands (the shell looks them up first) */
+static const struct wren_shell_cmd program_cmds[] = {
+    {"nd", "Ethernet neighbor cache, counters and the TAP's counters", cmd_nd},
+    {"zep", "ZEP radio counters", cmd_zep},
+    {NULL, NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    struct app *a = &app;
+    struct opts o = {.id = 1, .channel = 26, .pktbuf = 65536};
+    int res = parse_args(argc, argv, &o);
+    if (res != 0) {
+        return res < 0 ? 0 : res;
     }
+    a->exit_on_eof = o.exit_on_eof;
     int in_fd = 0;
-    if (script && (in_fd = open(script, O_RDONLY | O_CLOEXEC)) < 0) {
-        fprintf(stderr, "wren-node: cannot read %s: %s\n", script, strerror(errno));
+    if (o.script && (in_fd = open(o.script, O_RDONLY | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "wren-node: cannot read %s: %s\n", o.script, strerror(errno));
         return 1;
     }
-    int res = wren_host_init(&a->host);
-    if (res < 0) {
+    if ((res = wren_host_init(&a->host)) < 0) {
         return die("cannot set up the event loop", res);
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
-    wren_node_init(&a->node, &wren_host_rt_ops, &a->host, arena, pktbuf & ~7ul, (uint32_t)id, seed);
+    wren_node_init(&a->node, &wren_host_rt_ops, &a->host, arena, o.pktbuf & ~7ul,
+                   (uint32_t)o.id, seed);
     wren_host_set_node(&a->host, &a->node);
-    char why[200];
-    int eth_id = 0;
-    if (tap_name) {
-        const uint8_t mac[6] = {0x02,       0x57, 0x52, (uint8_t)(id >> 16), (uint8_t)(id >> 8),
-                                (uint8_t)id};
-        if (wren_tap_open(&a->tap, &a->host, tap_name, mac, why, sizeof(why)) < 0) {
-            fprintf(stderr, "wren-node: %s\n", why);
-            return 1;
-        }
-        if (!tap_seed_given) {
-            faults.seed = id;
-        }
-        wren_tap_set_faults(&a->tap, &faults);
-        if ((eth_id = wren_ethernet_netif_add(&a->node, &a->eth, &a->tap.netdev)) < 0) {
-            return die("cannot add the Ethernet interface", eth_id);
-        }
-        a->has_tap = true;
+    if ((res = open_devices(a, &o)) != 0) {
+        return res;
     }
-    int lowpan_id[MAX_ZEP] = {0};
-    for (unsigned i = 0; i < n_zep_spec; i++) {
-        unsigned lport, rport;
-        unsigned long ch = channel;
-        char rhost[64];
-        if (parse_zep(zep_spec[i], &lport, rhost, sizeof(rhost), &rport, &ch) < 0) {
-            fprintf(stderr, "wren-node: --zep wants LPORT:[RHOST:]RPORT[@CH], not '%s'\n",
-                    zep_spec[i]);
-            return 2;
-        }
-        if (wren_zep_open(&a->zep[i], &a->host, (uint16_t)lport, rhost, (uint16_t)rport,
-                          (uint16_t)id, why, sizeof(why)) < 0) {
-            fprintf(stderr, "wren-node: %s\n", why);
-            return 1;
-        }
-        a->zep[i].channel = (uint16_t)ch;
-        if ((lowpan_id[i] = wren_ieee802154_netif_add(&a->node, &a->lowpan_if[i],
-                                                      &a->zep[i].netdev)) < 0) {
-            return die("cannot add the 802.15.4 interface", lowpan_id[i]);
-        }
-        a->n_zep++;
+    if ((res = build_stack(a)) < 0) {
+        return die("cannot start the stack", res);
     }
-    /* the IP half, as the simulator assembles it */
-    struct wren_node *node = &a->node;
-    if ((a->n_zep && (res = wren_sixlowpan_init(node, &a->sixlowpan)) < 0) ||
-        (res = wren_ipv6_init(node, &a->ipv6)) < 0 ||
-        (res = wren_icmpv6_init(node, &a->icmpv6)) < 0 ||
-        (res = wren_udp_init(node, &a->udp)) < 0 || (res = wren_tcp_init(node, &a->tcp)) < 0) {
-        return die("cannot start the IP stack", res);
+    if ((res = configure(a, &o)) != 0) {
+        return res;
     }
-    for (unsigned i = 0; i < a->n_zep; i++) {
-        if ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)lowpan_id[i])) < 0 ||
-            (res = wren_nib_init(node, &a->nib[i], (uint8_t)lowpan_id[i])) < 0) {
-            return die("cannot start the IP stack", res);
-        }
-    }
-    if (a->has_tap && ((res = wren_ipv6_netif_add(&a->ipv6, (uint8_t)eth_id)) < 0 ||
-                       (res = wren_nd_eth_init(node, &a->nd, (uint8_t)eth_id)) < 0)) {
-        return die("cannot start the IP stack", res);
-    }
-    if (br_len) {
-        /* the 6LBR: prefix and context 0 on the 6LoWPAN link, ABRO, forwarding */
-        if ((res = wren_nib_prefix_add(&a->nib[0], br_prefix, br_len, 0)) < 0 ||
-            (res = wren_nib_border_router(&a->nib[0], 1)) < 0) {
-            return die("cannot become a border router", res);
-        }
-    }
-    if (via_spec) {
-        struct wren_fib_entry d = {.prefix_len = 0, .if_id = (uint8_t)eth_id};
-        memcpy(d.next_hop, via, 16);
-        if ((res = wren_netapi_set(node, &a->ipv6.module, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d,
-                                   sizeof(d))) < 0) {
-            return die("cannot add the default route", res);
-        }
-    }
-    wren_shell_init(&a->shell, node, out, NULL);
-    wren_tcp_app_init(&a->tcp_app, node, out, NULL);
+    wren_shell_init(&a->shell, &a->node, out, NULL);
+    wren_shell_set_extra(&a->shell, program_cmds);
+    wren_tcp_app_init(&a->tcp_app, &a->node, out, NULL);
     wren_shell_set_tcp(&a->shell, &a->tcp_app);
     wren_timer_init(&a->sleep_timer, sleep_done, a);
     a->in = (struct wren_host_fd){.fd = in_fd, .events = POLLIN, .cb = console_readable, .arg = a};
     wren_host_fd_add(&a->host, &a->in);
 
-    int sig = wren_host_run(&a->host);
-    (void)sig;
-    wren_timer_cancel(node, &a->sleep_timer);
+    wren_host_run(&a->host);
+    wren_timer_cancel(&a->node, &a->sleep_timer);
     if (a->has_tap) {
         wren_tap_close(&a->tap);
     }

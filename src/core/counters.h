@@ -52,7 +52,7 @@ struct wren_counter_set {
 #if CONFIG_WREN_COUNTER_NAMES
 #define WREN_IF_NAMES(x) (x)
 #else
-#define WREN_IF_NAMES(x) NULL
+#define WREN_IF_NAMES(x) (sizeof(x) ? NULL : NULL) /* "uses" x: no unused warning */
 #endif
 
 /** Number of counters in @p list (an integer constant expression). */
