@@ -411,8 +411,8 @@ def test_tap_fault_injection_loss(tapns):
     time.sleep(1.5)  # stragglers: the last replies, neighbor probes
     rx1, tx1, c1 = _fault_counters(node)
     k_tx1, k_rx1 = _kernel_tap_packets(ns)
-    out = node.run("stats", r"^icmpv6:")
-    echo_req = int(re.search(r"icmpv6: rx \d+ echo-req (\d+)", out).group(1))
+    out = node.run("stats", r"^tcp:")
+    echo_req = int(re.search(r"\brx_echo_req (\d+)", out).group(1))
     rx, tx = rx1 - rx0, tx1 - tx0
     rx_drop = c1["rx_dropped"] - c0["rx_dropped"]
     tx_drop = c1["tx_dropped"] - c0["tx_dropped"]
