@@ -12,6 +12,7 @@
 #include "core/node.h"
 #include "drivers/loopback.h"
 #include "link/ieee802154_link.h"
+#include "stack/stack.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "sim/world.h"
@@ -44,7 +45,13 @@ int main(int argc, char **argv)
     wren_world_init(&world, 1);
     wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
     wren_reflector_setup(&refl);
-    wren_ieee802154_netif_add(&node, &nif, &refl.netdev);
+    const struct wren_stack_iface ifs[] = {
+        { .link = &wren_link_ieee802154, .dev = &refl.netdev, .state = &nif },
+    };
+    const struct wren_stack_desc d = { .ifaces = ifs, .n_ifaces = 1 };
+    if (wren_stack_build(&node, &d, NULL, 0, NULL) < 0) {
+        return 2;
+    }
     wren_netreg_register(&node, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL, &sink.module,
                          &sink.reg);
     const uint8_t peer[2] = { 0x00, 0x02 };

@@ -30,6 +30,7 @@
 #include "sixlowpan/sixlowpan.h"
 #include "sock/sock_udp.h"
 #include "udp/udp.h"
+#include "stack/stack.h"
 
 struct bnode {
     struct wren_node node;
@@ -56,13 +57,21 @@ static double now_s(void)
 static void bnode_init(struct bnode *n, uint32_t id, int link)
 {
     wren_node_init(&n->node, &wren_world_rt_ops, &world, n->arena, sizeof(n->arena), id, 1);
-    wren_ipv6_init(&n->node, &n->ip);
-    wren_icmpv6_init(&n->node, &n->icmp);
-    wren_udp_init(&n->node, &n->udp);
+    /* IPv6 + ICMPv6 + UDP, with link: 6LoWPAN on an 802.15.4 interface */
+    static const struct wren_module_ops *const mods[] = {
+        &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module, &wren_udp_module,
+    };
+    void *const states[] = { &n->lp, &n->ip, &n->icmp, &n->udp };
+    const struct wren_stack_iface ifs[] = {
+        { .link = &wren_link_ieee802154, .dev = &n->dev.netdev, .state = &n->nif },
+    };
+    struct wren_stack_desc d = WREN_STACK_DESC(ifs, mods);
+    d.states = states;
+    d.n_ifaces = link ? 1 : 0;
+    if (wren_stack_build(&n->node, &d, NULL, 0, NULL) < 0) {
+        abort();
+    }
     if (link) {
-        wren_sixlowpan_init(&n->node, &n->lp);
-        wren_ieee802154_netif_add(&n->node, &n->nif, &n->dev.netdev);
-        wren_ipv6_netif_add(&n->ip, n->nif.netif.id);
         /* 2001:db8::ff:fe00:<short address>, the prefix on-link */
         uint8_t g[16] = { 0x20, 0x01, 0x0d, 0xb8 };
         memcpy(g + 8, n->ip.ifs[0].addrs[0].addr + 8, 8);

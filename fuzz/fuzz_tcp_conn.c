@@ -41,6 +41,7 @@
 #include "net/nettype.h"
 #include "sim/world.h"
 #include "tcp/tcp.h"
+#include "stack/stack.h"
 #include "wire/ipv6.h"
 #include "wire/tcp.h"
 
@@ -365,9 +366,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     wren_world_init(&f->world, 1);
     wren_node_init(&f->node, &wren_world_rt_ops, &f->world, f->arena, sizeof(f->arena), 1, 1);
-    wren_ipv6_init(&f->node, &f->ip);
-    wren_icmpv6_init(&f->node, &f->icmp);
-    wren_tcp_init(&f->node, &f->tcp);
+    static const struct wren_module_ops *const mods[] = {
+        &wren_ipv6_module, &wren_icmpv6_module, &wren_tcp_module,
+    };
+    void *const states[] = { &f->ip, &f->icmp, &f->tcp };
+    const struct wren_stack_desc d = { .mods = mods, .states = states, .n_mods = 3 };
+    if (wren_stack_build(&f->node, &d, NULL, 0, NULL) < 0) {
+        abort();
+    }
     for (unsigned i = 0; i < 3; i++) {
         struct ep *e = &f->ep[i];
         wren_tcp_conn_init(&e->c, e->snd, sizeof(e->snd), e->rcv, e->bm, sizeof(e->rcv));

@@ -30,6 +30,7 @@ IMAGES = ("ip6lo", "udp", "reflect")
 # module -> (source files or folders, instance globals)
 MODULES = [
     ("core (node, sched, timers, threads)", ["src/core"], ["wren_inst_node"]),
+    ("stack assembly", ["src/stack"], []),
     ("pktbuf", ["src/pktbuf"], []),
     ("netapi/netreg/netif", ["src/net"], []),
     ("802.15.4 (frames + link)", ["src/wire/ieee802154.c", "src/link"], ["wren_inst_netif"]),
@@ -42,7 +43,7 @@ MODULES = [
     ("TCP", ["src/tcp", "src/wire/tcp.c", "src/core/siphash.c"],
      ["wren_inst_tcp", "wren_inst_tcp_lis", "wren_inst_tcp_conn"]),
 ]
-STACK_IP6LO = ("core (node, sched, timers, threads)", "pktbuf", "netapi/netreg/netif",
+STACK_IP6LO = ("core (node, sched, timers, threads)", "stack assembly", "pktbuf", "netapi/netreg/netif",
                "802.15.4 (frames + link)", "6LoWPAN", "IPv6", "ICMPv6/NDP")
 ARENA = "wren_inst_arena"
 
