@@ -1,17 +1,22 @@
-"""./wren: the front end. Run ./wren -h for the commands."""
+"""./wren: the front end. Run ./wren -h for the commands.
+
+A mistake of the user's (wren.errors.UserError: a bad scenario file, a
+capture or result path that cannot be written) is one line on stderr,
+"wren: ...", and exit status 2.
+"""
 import argparse
 import sys
-from pathlib import Path
+from collections.abc import Callable, Sequence
 
 from . import build, paths
+from .errors import UserError
 
 
-def cmd_sim(args):
-    build.host()
+def cmd_sim(args: argparse.Namespace) -> int:
     from . import scenario
-    sc = scenario.load(args.scenario)
-    pcap = args.pcap
-    result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=pcap)
+    sc = scenario.load(args.scenario)   # checked before anything is built
+    build.host()
+    result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=args.pcap)
     scenario.summary(result)
     if args.json:
         scenario.write_json(result, args.json)
@@ -19,7 +24,7 @@ def cmd_sim(args):
     return 0
 
 
-def cmd_demo(args):
+def cmd_demo(args: argparse.Namespace) -> int:
     paths.OUT.mkdir(exist_ok=True)
     args.scenario = paths.SCENARIOS / "demo.toml"
     args.pcap = args.pcap or str(paths.OUT / "demo.pcap")
@@ -27,70 +32,76 @@ def cmd_demo(args):
     return cmd_sim(args)
 
 
-def cmd_build(args):
+def cmd_build(args: argparse.Namespace) -> int:
     build.host()
     print(f"built {paths.BUILD}")
     return 0
 
 
-def cmd_test(args):
+def cmd_test(args: argparse.Namespace) -> int:
     from . import testrun
     return testrun.main(args)
 
 
-def cmd_bench(args):
+def cmd_bench(args: argparse.Namespace) -> int:
     build.host()
     from . import bench
     return bench.main(args)
 
 
-def cmd_size(args):
+def cmd_size(args: argparse.Namespace) -> int:
     from . import size
     size.main(args)
     return 0
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="wren", description="wren network stack front end")
     sub = p.add_subparsers(dest="cmd")
 
-    def sim_opts(sp):
+    def sim_opts(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--seed", type=int, help="override the scenario's seed")
         sp.add_argument("--duration", type=float, help="simulated seconds")
         sp.add_argument("--pcap", help="write every frame on the air to this pcap")
         sp.add_argument("--json", help="write the result (all counters) as JSON")
 
-    sp = sub.add_parser("demo", help="build and run the demo simulation (scenarios/demo.toml)")
-    sim_opts(sp)
-    sp.set_defaults(func=cmd_demo)
+    def command(name: str, fn: Callable[[argparse.Namespace], int],
+                help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help)
+        sp.set_defaults(func=fn)
+        return sp
 
-    sp = sub.add_parser("sim", help="run a scenario")
+    sim_opts(command("demo", cmd_demo, "build and run the demo simulation (scenarios/demo.toml)"))
+    sp = command("sim", cmd_sim, "run a scenario")
     sp.add_argument("scenario", help="scenario TOML file")
     sim_opts(sp)
-    sp.set_defaults(func=cmd_sim)
 
-    sp = sub.add_parser("test", help="build and run every test")
+    sp = command("test", cmd_test, "build and run every test")
     sp.add_argument("--quick", action="store_true",
                     help="skip the sanitizer, fuzz and Cortex-M3 stages")
     sp.add_argument("--fuzz-seconds", type=int, default=20, help="per fuzz target")
-    sp.set_defaults(func=cmd_test)
 
-    sp = sub.add_parser("bench", help="run benchmarks and print their figures")
+    sp = command("bench", cmd_bench, "run benchmarks and print their figures")
     sp.add_argument("name", nargs="?", help="only benchmarks whose name contains this")
     sp.add_argument("--json", help="write the records as JSON")
-    sp.set_defaults(func=cmd_bench)
 
-    sp = sub.add_parser("size", help="Cortex-M3 ROM/RAM report")
+    sp = command("size", cmd_size, "Cortex-M3 ROM/RAM report")
     sp.add_argument("--json", help="write rom_*/ram_* records as JSON")
-    sp.set_defaults(func=cmd_size)
 
-    sp = sub.add_parser("build", help="build the host tree only")
-    sp.set_defaults(func=cmd_build)
+    command("build", cmd_build, "build the host tree only")
+    return p
 
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = parser()
     args = p.parse_args(argv)
     if not getattr(args, "func", None):
-        args = p.parse_args(["demo", *(argv or sys.argv[1:])])
-    return args.func(args)
+        args = p.parse_args(["demo", *(argv if argv is not None else sys.argv[1:])])
+    try:
+        return int(args.func(args))
+    except UserError as e:
+        print(f"wren: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

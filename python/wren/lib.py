@@ -1,67 +1,105 @@
-"""ctypes binding of the simulator library (runtime/sim/sim.h)."""
+"""ctypes binding of the simulator library (runtime/sim/sim.h).
+
+The netopt keys and the rawgen timings are read from the C headers
+(src/net/netopt.h, src/apps/rawgen.h) when this module is imported, and
+counter names come from the library at run time (wren_sim_counters), so
+nothing here repeats a number or a counter name the C side defines.
+"""
 import ctypes
 import os
+import struct
+from collections.abc import Mapping
 from ctypes import (POINTER, c_char_p, c_double, c_int, c_int32, c_size_t,
                     c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final
 
-from . import paths
+from . import cenum, paths
 
-NETOPT_CHANNEL = 1
-NETOPT_ADDRESS = 2
-NETOPT_CCA_BEFORE_TX = 8
-NETOPT_ACK_REQ = 9
-NETOPT_STATE = 11
-NETOPT_CSMA = 0x80
-NETOPT_CSMA_MIN_BE = 0x81
-NETOPT_CSMA_MAX_BE = 0x82
-NETOPT_CSMA_MAX_BACKOFFS = 0x83
-NETOPT_MAX_RETRIES = 0x84
-NETOPT_RETRY_DELAY = 0x85
-NETOPT_MAC_PARENT = 0x87
-NETOPT_MAC_POLL = 0x88
-
-TIMING = {"jitter": 0, "poisson": 1, "periodic": 2}
-
-_lib = None
+#: every WREN_NETOPT_* key of enum wren_netopt, without the prefix
+NETOPT: Final[Mapping[str, int]] = cenum.load(paths.SRC / "net/netopt.h", "wren_netopt",
+                                              "WREN_NETOPT_")
 
 
-def load(path=None):
-    """Load libwren_sim.so (from $WREN_LIB, or the default build tree)."""
+def _netopt(name: str) -> int:
+    try:
+        return NETOPT[name]
+    except KeyError:
+        raise cenum.CEnumError(f"{paths.SRC / 'net/netopt.h'} has no WREN_NETOPT_{name}, "
+                               f"which the Python binding uses") from None
+
+
+# the keys the binding uses (the names only: the numbers are the header's)
+NETOPT_CHANNEL: Final[int] = _netopt("CHANNEL")
+NETOPT_ADDRESS: Final[int] = _netopt("ADDRESS")
+NETOPT_CCA_BEFORE_TX: Final[int] = _netopt("CCA_BEFORE_TX")
+NETOPT_ACK_REQ: Final[int] = _netopt("ACK_REQ")
+NETOPT_STATE: Final[int] = _netopt("STATE")
+NETOPT_CSMA: Final[int] = _netopt("CSMA")
+NETOPT_CSMA_MIN_BE: Final[int] = _netopt("CSMA_MIN_BE")
+NETOPT_CSMA_MAX_BE: Final[int] = _netopt("CSMA_MAX_BE")
+NETOPT_CSMA_MAX_BACKOFFS: Final[int] = _netopt("CSMA_MAX_BACKOFFS")
+NETOPT_MAX_RETRIES: Final[int] = _netopt("MAX_RETRIES")
+NETOPT_RETRY_DELAY: Final[int] = _netopt("RETRY_DELAY")
+NETOPT_MAC_PARENT: Final[int] = _netopt("MAC_PARENT")
+NETOPT_MAC_POLL: Final[int] = _netopt("MAC_POLL")
+
+#: rawgen's timings by their scenario names ("jitter", "poisson", "periodic")
+TIMING: Final[Mapping[str, int]] = {
+    k.lower(): v for k, v in cenum.load(paths.SRC / "apps/rawgen.h", "wren_rawgen_timing",
+                                        "WREN_RAWGEN_").items()}
+
+_lib: ctypes.CDLL | None = None
+
+_SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
+    "wren_sim_new": (c_void_p, [c_uint64]),
+    "wren_sim_free": (None, [c_void_p]),
+    "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
+    "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
+    "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
+    "wren_sim_set_link": (c_int, [c_void_p, c_uint32, c_uint32, c_double]),
+    "wren_sim_remove_link": (c_int, [c_void_p, c_uint32, c_uint32]),
+    "wren_sim_netopt_set": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
+    "wren_sim_netopt_get": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
+    "wren_sim_open_pcap": (c_int, [c_void_p, c_char_p]),
+    "wren_sim_rawgen": (c_int, [c_void_p, c_uint32, c_int32, c_uint16, c_uint32,
+                                c_uint8, c_uint32, c_uint64]),
+    "wren_sim_run": (None, [c_void_p, c_uint64]),
+    "wren_sim_now": (c_uint64, [c_void_p]),
+    "wren_sim_node_count": (c_uint32, [c_void_p]),
+    "wren_sim_events": (c_uint64, [c_void_p]),
+    "wren_sim_counters": (c_int, [c_void_p, c_uint32, POINTER(c_char_p),
+                                  POINTER(c_uint64), c_int]),
+    "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
+    "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
+    "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
+    "wren_sim_shell_output": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
+    "wren_sim_inject": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
+    "wren_sim_zep_bridge": (c_int, [c_void_p, c_double, c_double, c_double, c_uint16,
+                                    c_char_p, c_uint16]),
+    "wren_sim_run_realtime": (c_int, [c_void_p, c_uint64]),
+    "wren_sim_zep_stats": (c_int, [c_void_p, POINTER(c_uint64)]),
+}
+
+#: wren_sim_zep_stats() fills an array in this order (runtime/sim/sim.h); the
+#: bridge has no name/value interface of its own
+ZEP_STATS: Final[tuple[str, ...]] = ("to_zep", "to_zep_errors", "from_zep", "rx_malformed",
+                                     "rx_other", "rx_bad_fcs", "queue_drops", "tx_busy")
+
+
+def library_path() -> Path:
+    """$WREN_LIB, else libwren_sim.so in the host build tree ($WREN_BUILD or build/)."""
+    return Path(os.environ.get("WREN_LIB") or paths.BUILD / "libwren_sim.so")
+
+
+def load(path: str | os.PathLike[str] | None = None) -> ctypes.CDLL:
+    """Load libwren_sim.so (once: later calls return the same library)."""
     global _lib
     if _lib is not None:
         return _lib
-    path = path or os.environ.get("WREN_LIB") or str(paths.BUILD / "libwren_sim.so")
-    lib = ctypes.CDLL(path)
-    sig = {
-        "wren_sim_new": (c_void_p, [c_uint64]),
-        "wren_sim_free": (None, [c_void_p]),
-        "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
-        "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
-        "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
-        "wren_sim_set_link": (c_int, [c_void_p, c_uint32, c_uint32, c_double]),
-        "wren_sim_remove_link": (c_int, [c_void_p, c_uint32, c_uint32]),
-        "wren_sim_netopt_set": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
-        "wren_sim_netopt_get": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
-        "wren_sim_open_pcap": (c_int, [c_void_p, c_char_p]),
-        "wren_sim_rawgen": (c_int, [c_void_p, c_uint32, c_int32, c_uint16, c_uint32,
-                                    c_uint8, c_uint32, c_uint64]),
-        "wren_sim_run": (None, [c_void_p, c_uint64]),
-        "wren_sim_now": (c_uint64, [c_void_p]),
-        "wren_sim_node_count": (c_uint32, [c_void_p]),
-        "wren_sim_events": (c_uint64, [c_void_p]),
-        "wren_sim_counters": (c_int, [c_void_p, c_uint32, POINTER(c_char_p),
-                                      POINTER(c_uint64), c_int]),
-        "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
-        "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
-        "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
-        "wren_sim_shell_output": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
-        "wren_sim_inject": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
-        "wren_sim_zep_bridge": (c_int, [c_void_p, c_double, c_double, c_double, c_uint16,
-                                        c_char_p, c_uint16]),
-        "wren_sim_run_realtime": (c_int, [c_void_p, c_uint64]),
-        "wren_sim_zep_stats": (c_int, [c_void_p, POINTER(c_uint64)]),
-    }
-    for name, (res, args) in sig.items():
+    lib = ctypes.CDLL(str(path or library_path()))
+    for name, (res, args) in _SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype = res
         fn.argtypes = args
@@ -70,82 +108,115 @@ def load(path=None):
 
 
 class SimError(RuntimeError):
-    pass
+    """A call into the simulator library failed."""
+
+    def __init__(self, what: str, errno: int) -> None:
+        super().__init__(f"{what} failed: {os.strerror(errno)}")
+        self.what = what
+        self.errno = errno
 
 
-def _check(res, what):
+def _check(res: int, what: str) -> int:
     if res < 0:
-        raise SimError(f"{what} failed: {os.strerror(-res)}")
+        raise SimError(what, -res)
     return res
+
+
+def counter_sets(counters: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """{"radio": {"tx_frames": ..}, "6lowpan": {..}, ..} from "set.counter"
+    names (a name without a dot is a set of its own)."""
+    out: dict[str, dict[str, int]] = {}
+    for name, value in counters.items():
+        group, _, counter = name.partition(".")
+        out.setdefault(group, {})[counter or group] = value
+    return out
 
 
 class Sim:
     """One simulated network: nodes, links, traffic, a virtual clock."""
 
-    def __init__(self, seed=1):
+    lib: ctypes.CDLL
+    h: int | None
+    #: whether a ZEP bridge joins it to live processes (see zep_bridge())
+    bridged: bool
+
+    def __init__(self, seed: int = 1) -> None:
+        self.h = None
+        self.bridged = False
         self.lib = load()
         self.h = self.lib.wren_sim_new(seed)
         if not self.h:
             raise MemoryError("wren_sim_new")
 
-    def close(self):
+    def close(self) -> None:
+        """Free the network (idempotent)."""
         if self.h:
             self.lib.wren_sim_free(self.h)
             self.h = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Sim":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, typ: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.close()
 
-    def __del__(self):
-        self.close()
+    def __del__(self) -> None:
+        if getattr(self, "h", None):
+            self.close()
 
-    def set_range(self, range_m, prr=1.0):
+    def set_range(self, range_m: float, prr: float = 1.0) -> None:
+        """Links with reception ratio @prr between every pair of radios at
+        most @range_m apart (nodes added later too)."""
         self.lib.wren_sim_set_range(self.h, range_m, prr)
 
-    def set_proc_delay(self, us, node=-1):
+    def set_proc_delay(self, us: int, node: int = -1) -> None:
         """Per-frame processing delay of @node's radio (-1: every node, and
         nodes added later): @us per full 127-octet frame, pro rata for shorter
         ones, before each attempt; ACKs take none. 0 turns it off."""
         _check(self.lib.wren_sim_set_proc_delay(self.h, node, int(us)), "set_proc_delay")
 
-    def add_node(self, x=0.0, y=0.0, z=0.0, pktbuf=0):
+    def add_node(self, x: float = 0.0, y: float = 0.0, z: float = 0.0, pktbuf: int = 0) -> int:
+        """A node at (x, y, z) with a packet buffer of @pktbuf bytes (0: the
+        default); returns its id (0, 1, ...; also its short address)."""
         return _check(self.lib.wren_sim_add_node(self.h, x, y, z, pktbuf), "add_node")
 
-    def set_link(self, a, b, prr=1.0):
+    def set_link(self, a: int, b: int, prr: float = 1.0) -> None:
+        """A directed link from @a to @b delivering the share @prr of frames
+        (0: it interferes but never delivers)."""
         _check(self.lib.wren_sim_set_link(self.h, a, b, prr), "set_link")
 
-    def remove_link(self, a, b):
+    def remove_link(self, a: int, b: int) -> None:
         _check(self.lib.wren_sim_remove_link(self.h, a, b), "remove_link")
 
-    def set_opt_u8(self, node, opt, value):
+    def set_opt_u8(self, node: int, opt: int, value: int) -> None:
         v = c_uint8(value)
         _check(self.lib.wren_sim_netopt_set(self.h, node, opt, ctypes.byref(v), 1), "netopt set")
 
-    def set_opt_u16(self, node, opt, value):
+    def set_opt_u16(self, node: int, opt: int, value: int) -> None:
         v = c_uint16(value)
         _check(self.lib.wren_sim_netopt_set(self.h, node, opt, ctypes.byref(v), 2), "netopt set")
 
-    def set_opt_bytes(self, node, opt, data):
+    def set_opt_bytes(self, node: int, opt: int, data: bytes) -> None:
         buf = (c_uint8 * len(data)).from_buffer_copy(bytes(data))
         _check(self.lib.wren_sim_netopt_set(self.h, node, opt, buf, len(data)), "netopt set")
 
-    def set_sleepy(self, node, parent, poll_ms, max_poll_ms=None):
+    def set_sleepy(self, node: int, parent: int, poll_ms: int,
+                   max_poll_ms: int | None = None) -> None:
         """Make @node a sleepy end device polling node @parent (its short
         address is its id) every @poll_ms (adaptive up to @max_poll_ms)."""
-        import struct
         self.set_opt_bytes(node, NETOPT_MAC_PARENT, struct.pack(">H", parent))
         self.set_opt_bytes(node, NETOPT_MAC_POLL,
                            struct.pack("=II", poll_ms, max_poll_ms or poll_ms))
 
-    def set_cca(self, node, on):
+    def set_cca(self, node: int, on: bool) -> None:
         """CSMA-CA (with its clear channel assessments) on or off."""
         self.set_opt_u8(node, NETOPT_CSMA, 1 if on else 0)
 
-    def set_mac(self, node, csma=None, ack=None, retries=None, retry_delay_ms=None,
-                min_be=None, max_be=None, max_backoffs=None):
+    def set_mac(self, node: int, csma: bool | None = None, ack: bool | None = None,
+                retries: int | None = None, retry_delay_ms: int | None = None,
+                min_be: int | None = None, max_be: int | None = None,
+                max_backoffs: int | None = None) -> None:
         """802.15.4 MAC parameters of @node (None: leave as is)."""
         for opt, val in ((NETOPT_CSMA, csma), (NETOPT_ACK_REQ, ack),
                          (NETOPT_MAX_RETRIES, retries), (NETOPT_CSMA_MAX_BE, max_be),
@@ -155,63 +226,70 @@ class Sim:
         if retry_delay_ms is not None:
             self.set_opt_u16(node, NETOPT_RETRY_DELAY, int(retry_delay_ms))
 
-    def set_channel(self, node, channel):
+    def set_channel(self, node: int, channel: int) -> None:
         self.set_opt_u16(node, NETOPT_CHANNEL, channel)
 
-    def open_pcap(self, path):
-        _check(self.lib.wren_sim_open_pcap(self.h, str(path).encode()), f"pcap {path}")
+    def open_pcap(self, path: str | os.PathLike[str]) -> None:
+        """Capture every frame on the air into @path (LINKTYPE 195)."""
+        _check(self.lib.wren_sim_open_pcap(self.h, os.fsencode(path)), f"pcap {path}")
 
-    def rawgen(self, node, dst=-1, size=40, interval_s=1.0, timing="jitter", count=0,
-               start_s=0.0):
+    def rawgen(self, node: int, dst: int = -1, size: int = 40, interval_s: float = 1.0,
+               timing: str = "jitter", count: int = 0, start_s: float = 0.0) -> None:
+        """Raw frames of @size payload bytes from @node to @dst (-1:
+        broadcast) every @interval_s (0: only receive), at most @count (0:
+        no limit), from @start_s on."""
         _check(self.lib.wren_sim_rawgen(self.h, node, dst, size, int(interval_s * 1e6),
                                         TIMING[timing], count, int(start_s * 1e6)), "rawgen")
 
-    def run(self, until_s):
+    def run(self, until_s: float) -> None:
+        """Run until the virtual clock reads @until_s seconds."""
         self.lib.wren_sim_run(self.h, int(round(until_s * 1e6)))
 
-    def zep_bridge(self, local_port, remote_port, remote_host="127.0.0.1", x=0.0, y=0.0,
-                   z=0.0):
+    def zep_bridge(self, local_port: int, remote_port: int, remote_host: str = "127.0.0.1",
+                   x: float = 0.0, y: float = 0.0, z: float = 0.0) -> int:
         """A radio at (x, y, z) that exchanges frames with live processes over
         ZEP (after the nodes: returns its radio index for set_link)."""
-        return _check(self.lib.wren_sim_zep_bridge(self.h, x, y, z, local_port,
-                                                   remote_host.encode(), remote_port),
-                      "zep_bridge")
+        idx = _check(self.lib.wren_sim_zep_bridge(self.h, x, y, z, local_port,
+                                                  remote_host.encode(), remote_port),
+                     "zep_bridge")
+        self.bridged = True
+        return idx
 
-    def run_realtime(self, seconds):
+    def run_realtime(self, seconds: float) -> None:
         """Run @seconds of wall-clock time, virtual time at wall-clock pace."""
         self.lib.wren_sim_run_realtime(self.h, int(round(seconds * 1e6)))
 
-    def zep_stats(self):
-        out = (c_uint64 * 8)()
+    def zep_stats(self) -> dict[str, int]:
+        out = (c_uint64 * len(ZEP_STATS))()
         _check(self.lib.wren_sim_zep_stats(self.h, out), "zep_stats")
-        names = ("to_zep", "to_zep_errors", "from_zep", "rx_malformed", "rx_other",
-                 "rx_bad_fcs", "queue_drops", "tx_busy")
-        return dict(zip(names, out))
+        return dict(zip(ZEP_STATS, out))
 
     @property
-    def now(self):
-        return self.lib.wren_sim_now(self.h) / 1e6
+    def now(self) -> float:
+        """The virtual clock, seconds."""
+        return float(self.lib.wren_sim_now(self.h)) / 1e6
 
     @property
-    def node_count(self):
-        return self.lib.wren_sim_node_count(self.h)
+    def node_count(self) -> int:
+        return int(self.lib.wren_sim_node_count(self.h))
 
     @property
-    def events(self):
-        return self.lib.wren_sim_events(self.h)
+    def events(self) -> int:
+        return int(self.lib.wren_sim_events(self.h))
 
-    def bytes_per_node(self):
-        return self.lib.wren_sim_bytes_per_node(self.h)
+    def bytes_per_node(self) -> int:
+        return int(self.lib.wren_sim_bytes_per_node(self.h))
 
-    def pktbufs_clean(self):
+    def pktbufs_clean(self) -> bool:
+        """Whether every node's packet buffer is empty and consistent."""
         return bool(self.lib.wren_sim_pktbufs_clean(self.h))
 
-    def shell(self, node, line):
+    def shell(self, node: int, line: str) -> tuple[int, str]:
         """Run a shell command on @node; return (result, output so far)."""
         res = self.lib.wren_sim_shell(self.h, node, line.encode())
         return res, self.output(node)
 
-    def output(self, node):
+    def output(self, node: int) -> str:
         """Take the shell output @node has collected."""
         chunks = []
         buf = ctypes.create_string_buffer(65536)
@@ -222,13 +300,20 @@ class Sim:
             chunks.append(buf.raw[:n].decode(errors="replace"))
         return "".join(chunks)
 
-    def inject(self, node, psdu):
+    def inject(self, node: int, psdu: bytes) -> int:
         """Make @node's radio receive @psdu (an 802.15.4 frame with its FCS)."""
-        return self.lib.wren_sim_inject(self.h, node, bytes(psdu), len(psdu))
+        return int(self.lib.wren_sim_inject(self.h, node, bytes(psdu), len(psdu)))
 
-    def counters(self, node):
-        n = 256
-        names = (c_char_p * n)()
-        values = (c_uint64 * n)()
-        k = _check(self.lib.wren_sim_counters(self.h, node, names, values, n), "counters")
-        return {names[i].decode(): values[i] for i in range(min(k, n))}
+    def counters(self, node: int) -> dict[str, int]:
+        """Every counter of @node, by the names the library gives them
+        ("set.counter": "radio.tx_frames", "6lowpan.frag_rx", ...), in its
+        order. However many there are: the library says how many first."""
+        n = _check(self.lib.wren_sim_counters(self.h, node, None, None, 0), "counters")
+        while True:
+            names = (c_char_p * max(n, 1))()
+            values = (c_uint64 * max(n, 1))()
+            k = _check(self.lib.wren_sim_counters(self.h, node, names, values, n), "counters")
+            if k <= n:
+                break
+            n = k  # (it cannot grow between two calls today; if it could, ask again)
+        return {(names[i] or b"?").decode(): int(values[i]) for i in range(k)}

@@ -1,19 +1,45 @@
 """Scenarios: TOML files that describe a network, its traffic and its run.
 
 A scenario has a seed and a duration, a radio model, nodes (a grid, a
-random field or an explicit list), optional explicit links, and
-applications. See scenarios/demo.toml for every key.
+random field or an explicit list), optional explicit links, MAC
+parameters, applications and shell commands. README.md ("Scenarios")
+documents every key; scenarios/demo.toml uses them.
+
+load() reads a file into a Scenario, typed dataclasses checked against the
+keys they declare: an unknown key (with the closest known one as a
+suggestion), a value of the wrong type or out of range, a node id beyond
+the scenario's nodes, a missing required key, a missing file or invalid TOML
+each raise one ScenarioError naming the file and the line (tomllib keeps no
+positions: wren.tomlpos finds them in the text).
 """
+import dataclasses
+import difflib
 import json
+import os
 import random
+import re
+import string
 import sys
 import time
 import tomllib
+import types
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
+from typing import Any, Literal, NamedTuple, TextIO, TypeVar, Union, get_args, get_origin
 
-from .lib import Sim
+from . import cenum, lib, paths
+from .errors import UserError
+from .lib import Sim, SimError
+from .tomlpos import Path as TomlPath
+from .tomlpos import Positions
 
-SUMMARY_COLUMNS = [
+__all__ = ["Scenario", "ScenarioError", "Grid", "RandomField", "NodeSpec", "Radio", "Link",
+           "Mac", "App", "Shell", "load", "parse", "build", "run", "summary", "write_json"]
+
+#: the per-node table of ./wren sim: (column, counter); None: computed
+SUMMARY_COLUMNS: list[tuple[str, str | None]] = [
     ("node", None),
     ("tx", "radio.tx_frames"),
     ("rx", "radio.rx_frames"),
@@ -26,112 +52,622 @@ SUMMARY_COLUMNS = [
     ("duty%", None),
 ]
 
+Result = dict[str, Any]
+"""What run() returns and write_json() writes (plain JSON data)."""
 
-class ScenarioError(ValueError):
-    pass
+U8, U16, U32, U64 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1, (1 << 64) - 1
 
 
-def load(path):
-    with open(path, "rb") as f:
-        sc = tomllib.load(f)
-    sc.setdefault("name", Path(path).stem)
+class Where(NamedTuple):
+    """A place in a scenario file."""
+    source: str | None
+    line: int | None
+
+    def __str__(self) -> str:
+        if self.source is None:
+            return f"line {self.line}" if self.line else ""
+        return f"{self.source}:{self.line}" if self.line else self.source
+
+
+class ScenarioError(UserError, ValueError):
+    """A mistake in a scenario: the message names the file and line."""
+
+    def __init__(self, message: str, where: Where | None = None) -> None:
+        self.message = message
+        self.where = where
+        super().__init__(f"{where}: {message}" if where and str(where) else message)
+
+
+class Table:
+    """A table of the scenario; where it was, for errors found later."""
+    where: Where = Where(None, None)
+
+
+def spec(default: Any = MISSING, *, factory: Callable[[], Any] | None = None,
+         key: str | None = None, toml: Any = None,
+         lo: float | None = None, hi: float | None = None, unit: str = "",
+         choices: Callable[[], Mapping[str, Any]] | None = None,
+         conv: Callable[[Any], Any] | None = None, node_ref: bool = False,
+         what: str | None = None) -> Any:
+    """A scenario key: @key its name in the file (default: the field's),
+    @toml the type accepted there (default: the field's), @lo..@hi its range,
+    @choices the strings it may be, @conv what makes the field's value of
+    it, @node_ref whether it names node ids, @what the expected value in
+    words. Without @default or @factory the key is required."""
+    meta = {"key": key, "toml": toml, "lo": lo, "hi": hi, "unit": unit, "choices": choices,
+            "conv": conv, "node_ref": node_ref, "what": what}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+NodeSel = Literal["all"] | list[int]
+"""Nodes a key applies to: "all" or a list of ids."""
+
+
+def _one_or_list(v: Any) -> Any:
+    return [v] if isinstance(v, (int, str)) and v != "all" else v
+
+
+@dataclass(kw_only=True)
+class Grid(Table):
+    """[grid]: rows x cols nodes, `spacing` metres apart, row by row."""
+    rows: int = spec(lo=1, hi=U32)
+    cols: int = spec(lo=1, hi=U32)
+    spacing: float = spec(10.0, lo=0.0, unit="metres")
+
+
+@dataclass(kw_only=True)
+class RandomField(Table):
+    """[random]: `count` nodes placed at random in width x height metres."""
+    count: int = spec(lo=1, hi=U32)
+    width: float = spec(lo=0.0, unit="metres")
+    height: float = spec(lo=0.0, unit="metres")
+
+
+@dataclass(kw_only=True)
+class NodeSpec(Table):
+    """A [[nodes]] entry: a node's position and its own processing delay."""
+    x: float = spec(0.0)
+    y: float = spec(0.0)
+    z: float = spec(0.0)
+    proc_delay_us: int | None = spec(None, lo=0, hi=U32)
+
+
+@dataclass(kw_only=True)
+class Radio(Table):
+    """[radio]: links by range, CCA, channel, per-frame processing delay."""
+    range: float | None = spec(None, lo=0.0, unit="metres")
+    prr: float = spec(1.0, lo=0.0, hi=1.0)
+    cca: bool = spec(True)
+    channel: int | None = spec(None, lo=11, hi=26)
+    proc_delay_us: int | None = spec(None, lo=0, hi=U32)
+
+
+@dataclass(kw_only=True)
+class Link(Table):
+    """A [[links]] entry: a link from node `from` to node `to` (both ways
+    unless both = false) delivering the share `prr` of frames."""
+    src: int = spec(key="from", node_ref=True, what="a node id")
+    dst: int = spec(key="to", node_ref=True, what="a node id")
+    prr: float = spec(1.0, lo=0.0, hi=1.0)
+    both: bool = spec(True)
+
+
+@dataclass(kw_only=True)
+class Mac(Table):
+    """[mac]: 802.15.4 MAC parameters of every node (None: the default)."""
+    csma: bool | None = spec(None)
+    ack: bool | None = spec(None)
+    retries: int | None = spec(None, lo=0, hi=U8)
+    retry_delay_ms: int | None = spec(None, lo=0, hi=U16)
+    min_be: int | None = spec(None, lo=0, hi=U8)
+    max_be: int | None = spec(None, lo=0, hi=U8)
+    max_backoffs: int | None = spec(None, lo=0, hi=U8)
+
+
+def _rawgen_min_size() -> int:
+    return cenum.define(paths.SRC / "apps/rawgen.h", "WREN_RAWGEN_HDR_LEN")
+
+
+@dataclass(kw_only=True)
+class App(Table):
+    """An [[apps]] entry: rawgen on `nodes`, sending `size`-byte payloads to
+    `dst` every `interval` seconds (0: only receive)."""
+    kind: Literal["rawgen"] = spec("rawgen", key="type")
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_one_or_list, node_ref=True,
+                          what='"all", a list of node ids or a node id')
+    dst: Literal["broadcast"] | int = spec("broadcast", node_ref=True,
+                                           what='"broadcast" or a node id')
+    size: int = spec(40, lo=_rawgen_min_size(), hi=U16, unit="bytes")
+    interval: float = spec(1.0, lo=0.0, hi=U32 / 1e6, unit="seconds")
+    timing: str = spec("jitter", choices=lambda: lib.TIMING)
+    start: float = spec(0.0, lo=0.0, hi=U64 / 1e6, unit="seconds")
+    count: int = spec(0, lo=0, hi=U32)
+
+
+@dataclass(kw_only=True)
+class Shell(Table):
+    """A [[shell]] entry: commands run `at` a time on `node` or `nodes`
+    (neither: every node); {id}, {prev}, {next} become node ids."""
+    at: float = spec(0.0, lo=0.0, unit="seconds")
+    node: int | None = spec(None, node_ref=True, what="a node id")
+    nodes: NodeSel | None = spec(None, toml=NodeSel | int, conv=_one_or_list, node_ref=True,
+                                 what='"all", a list of node ids or a node id')
+    cmd: list[str] = spec(toml=str | list[str], conv=_one_or_list)
+
+
+@dataclass(kw_only=True)
+class Scenario(Table):
+    """A whole scenario (README.md, "Scenarios")."""
+    name: str | None = spec(None)
+    seed: int = spec(1, lo=0, hi=U64)
+    duration: float = spec(10.0, lo=0.0, unit="seconds")
+    pktbuf: int = spec(0, lo=0, hi=U32, unit="bytes")
+    grid: Grid | None = spec(None)
+    random: RandomField | None = spec(None)
+    nodes: list[NodeSpec] = spec(factory=list)
+    radio: Radio = spec(factory=Radio)
+    links: list[Link] = spec(factory=list)
+    mac: Mac = spec(factory=Mac)
+    apps: list[App] = spec(factory=list)
+    shell: list[Shell] = spec(factory=list)
+
+    @property
+    def node_count(self) -> int:
+        if self.grid is not None:
+            return self.grid.rows * self.grid.cols
+        if self.random is not None:
+            return self.random.count
+        return len(self.nodes)
+
+    def positions(self) -> list[tuple[float, float, float]]:
+        """The nodes' coordinates, from [grid], [random] or [[nodes]]."""
+        if self.grid is not None:
+            g = self.grid
+            return [(g.spacing * (i % g.cols), g.spacing * (i // g.cols), 0.0)
+                    for i in range(g.rows * g.cols)]
+        if self.random is not None:
+            r = self.random
+            rng = random.Random(self.seed ^ 0x5EED)
+            return [(rng.uniform(0, r.width), rng.uniform(0, r.height), 0.0)
+                    for _ in range(r.count)]
+        return [(n.x, n.y, n.z) for n in self.nodes]
+
+
+# ---- parsing and checking -------------------------------------------------
+
+T = TypeVar("T", bound=Table)
+
+
+class _Ctx:
+    """The file being parsed: its name and key positions."""
+
+    def __init__(self, source: str | None, text: str | None) -> None:
+        self.source = source
+        self.pos = Positions(text) if text is not None else None
+
+    def at(self, table: TomlPath, key: str | None = None) -> Where:
+        return Where(self.source, self.pos.line(table, key) if self.pos else None)
+
+    def error(self, table: TomlPath, key: str | None, message: str) -> ScenarioError:
+        return ScenarioError(message, self.at(table, key))
+
+
+def _table_name(path: TomlPath) -> str:
+    """How a message names a table: [radio], [[apps]], [nodes.sub]."""
+    names = [str(p) for p in path if isinstance(p, str)]
+    if not names:
+        return "the top level"
+    if isinstance(path[-1], int):
+        return f"[[{'.'.join(names)}]]"
+    return f"[{'.'.join(names)}]"
+
+
+def _in(path: TomlPath) -> str:
+    return "at the top level" if not path else f"in {_table_name(path)}"
+
+
+def _or(parts: list[str]) -> str:
+    """"a", "b" or "c"."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _describe(tp: Any) -> str:
+    """The values of type @tp, in words."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return _or([_describe(a) for a in get_args(tp) if a is not type(None)])
+    if origin is Literal:
+        return _or([json.dumps(a) for a in get_args(tp)])
+    if origin is list:
+        (elem,) = get_args(tp)
+        plural = {int: "integers", float: "numbers", str: "strings", bool: "booleans"}
+        return f"a list of {plural.get(elem, 'tables')}"
+    if dataclasses.is_dataclass(tp):
+        return "a table"
+    return {bool: "true or false", int: "an integer", float: "a number",
+            str: "a string"}.get(tp, str(tp))
+
+
+def _show(v: Any) -> str:
+    """A value as a message shows it, with its kind."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return f"the integer {v}"
+    if isinstance(v, float):
+        return f"the number {v:g}"
+    if isinstance(v, str):
+        return f"the string {json.dumps(v)}"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "a table"
+    return f"a {type(v).__name__}"
+
+
+def _fits(v: Any, tp: Any) -> bool:
+    """Whether @v has the shape of @tp (elements are checked later)."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return any(_fits(v, a) for a in get_args(tp))
+    if origin is Literal:
+        return v in get_args(tp) and type(v) in {type(a) for a in get_args(tp)}
+    if origin is list:
+        return isinstance(v, list)
+    if dataclasses.is_dataclass(tp):
+        return isinstance(v, dict)
+    if tp is bool:
+        return isinstance(v, bool)
+    if tp is int:
+        return isinstance(v, int) and not isinstance(v, bool)
+    if tp is float:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if tp is str:
+        return isinstance(v, str)
+    return False
+
+
+def _suggest(word: str, known: list[str], fmt: str = "'{}'") -> str:
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {fmt.format(close[0])}?)"
+    return f" (known: {', '.join(fmt.format(k) for k in known)})" if known else ""
+
+
+def _literals(tp: Any) -> list[str]:
+    """The string literals a type allows."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return [s for a in get_args(tp) for s in _literals(a)]
+    if origin is Literal:
+        return [a for a in get_args(tp) if isinstance(a, str)]
+    return []
+
+
+def _convert(v: Any, tp: Any, table: TomlPath, key: str, what: str | None,
+             ctx: _Ctx) -> Any:
+    """@v (the value of @key in @table) as type @tp, or a ScenarioError."""
+    def wrong(value: Any, elem_of: str = "") -> ScenarioError:
+        extra = ""
+        if isinstance(value, str) and _literals(tp):
+            extra = _suggest(value, _literals(tp), '"{}"')
+        return ctx.error(table, key, f"'{key}' {_in(table)} must be {what or _describe(tp)}, "
+                                     f"not {elem_of}{_show(value)}{extra}")
+    if not _fits(v, tp):
+        if _kind(tp) == "array of tables" and isinstance(v, dict):
+            raise ctx.error(table, key, f"[{_dotted(table, key)}] must be an array of tables: "
+                                        f"write [[{_dotted(table, key)}]]")
+        raise wrong(v)
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        arg = next(a for a in get_args(tp) if _fits(v, a))
+        return _convert(v, arg, table, key, what or _describe(tp), ctx)
+    if dataclasses.is_dataclass(tp):
+        return _parse_table(tp, v, table + (key,), ctx)
+    if origin is list:
+        (elem,) = get_args(tp)
+        if dataclasses.is_dataclass(elem):
+            return [_parse_table(elem, item, table + (key, i), ctx) for i, item in enumerate(v)]
+        for item in v:
+            if not _fits(item, elem):
+                raise wrong(item, "a list holding ")
+        return [float(x) if elem is float else x for x in v]
+    if tp is float:
+        return float(v)
+    return v
+
+
+def _toml_type(f: dataclasses.Field[Any]) -> Any:
+    """The type a field's key takes in the file."""
+    return f.metadata.get("toml") or f.type
+
+
+def _kind(tp: Any) -> str:
+    """"table", "array of tables" or "value": what a field is in TOML."""
+    args = [a for a in get_args(tp) if a is not type(None)] \
+        if get_origin(tp) in (Union, types.UnionType) else [tp]
+    if any(dataclasses.is_dataclass(a) for a in args):
+        return "table"
+    if any(get_origin(a) is list and dataclasses.is_dataclass(get_args(a)[0]) for a in args):
+        return "array of tables"
+    return "value"
+
+
+def _dotted(path: TomlPath, key: str) -> str:
+    return ".".join([str(p) for p in path if isinstance(p, str)] + [key])
+
+
+def _parse_table(cls: type[T], data: Any, path: TomlPath, ctx: _Ctx) -> T:
+    if not isinstance(data, dict):
+        raise ctx.error(path[:-1], str(path[-1]) if path else None,
+                        f"{_table_name(path)} must be a table, not {_show(data)}")
+    known = {f.metadata.get("key") or f.name: f for f in fields(cls)}  # type: ignore[arg-type]
+    for key, value in data.items():
+        if key not in known:
+            kinds = {k: _kind(f.type) for k, f in known.items()}
+            if isinstance(value, dict):
+                tables = [k for k in known if kinds[k] == "table"]
+                msg = (f"unknown table [{_dotted(path, key)}]" +
+                       _suggest(key, tables, "[" + _dotted(path, "{}") + "]"))
+            elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+                aots = [k for k in known if kinds[k] == "array of tables"]
+                msg = (f"unknown table [[{_dotted(path, key)}]]" +
+                       _suggest(key, aots, "[[" + _dotted(path, "{}") + "]]"))
+            else:
+                keys = [k for k in known if kinds[k] == "value"]
+                msg = f"unknown key '{key}' {_in(path)}" + _suggest(key, keys)
+            raise ctx.error(path, key, msg)
+    kwargs: dict[str, Any] = {}
+    for key, f in known.items():
+        meta = f.metadata
+        if key not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise ctx.error(path, None, f"{_table_name(path)} needs '{key}' "
+                                            f"({meta.get('what') or _describe(_toml_type(f))})")
+            continue
+        tp = _toml_type(f)
+        value = _convert(data[key], tp, path, key, meta.get("what"), ctx)
+        _check_value(value, meta, path, key, ctx)
+        kwargs[f.name] = meta["conv"](value) if meta.get("conv") else value
+    obj = cls(**kwargs)
+    obj.where = ctx.at(path)
+    return obj
+
+
+def _check_value(v: Any, meta: Mapping[str, Any], path: TomlPath, key: str, ctx: _Ctx) -> None:
+    """Ranges and choices."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        lo, hi, unit = meta.get("lo"), meta.get("hi"), meta.get("unit")
+        u = f" {unit}" if unit else ""
+        if lo is not None and v < lo:
+            bound = f"at least {lo:g}{u}" if hi is None or hi > 1e12 else \
+                f"between {lo:g} and {hi:g}{u}"
+            raise ctx.error(path, key, f"'{key}' {_in(path)} must be {bound}, not {v:g}")
+        if hi is not None and v > hi:
+            bound = f"at most {hi:g}{u}" if lo is None else f"between {lo:g} and {hi:g}{u}"
+            raise ctx.error(path, key, f"'{key}' {_in(path)} must be {bound}, not {v:g}")
+    if meta.get("choices") and isinstance(v, str):
+        choices = list(meta["choices"]())
+        if v not in choices:
+            raise ctx.error(path, key, f"'{key}' {_in(path)} must be "
+                                       f"{_or([json.dumps(c) for c in choices])}, not "
+                                       f"{_show(v)}" + _suggest(v, choices, '"{}"'))
+
+
+def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
+    """Every node id a key names is one of the scenario's nodes."""
+    n = sc.node_count
+    lists: list[tuple[str, list[Table]]] = [("links", list(sc.links)), ("apps", list(sc.apps)),
+                                           ("shell", list(sc.shell))]
+    for name, entries in lists:
+        for i, entry in enumerate(entries):
+            for f in fields(entry):  # type: ignore[arg-type]
+                if not f.metadata.get("node_ref"):
+                    continue
+                key = f.metadata.get("key") or f.name
+                value = getattr(entry, f.name)
+                ids = value if isinstance(value, list) else [value]
+                for k, node in enumerate(ids):
+                    if isinstance(node, int) and not 0 <= node < n:
+                        table: TomlPath = (name, i)
+                        where = ctx.at(table, key)
+                        if isinstance(value, list) and ctx.pos:
+                            line = ctx.pos.table(table + (key, k))
+                            where = Where(ctx.source, line or where.line)
+                        raise ScenarioError(
+                            f"node {node} in '{key}' of {_table_name(table)} is out of range: "
+                            f"the scenario has {n} node{'s' if n != 1 else ''} "
+                            f"({'0..' + str(n - 1) if n > 1 else '0'})", where)
+
+
+def _check(sc: Scenario, ctx: _Ctx) -> None:
+    sources = [(k, v) for k, v in (("grid", sc.grid), ("random", sc.random),
+                                   ("nodes", sc.nodes or None)) if v is not None]
+    if not sources:
+        raise ScenarioError("no nodes: the scenario needs [grid], [random] or [[nodes]]",
+                            Where(ctx.source, None))
+    if len(sources) > 1:
+        names = {"grid": "[grid]", "random": "[random]", "nodes": "[[nodes]]"}
+        first, second = sorted((k for k, _ in sources), key=lambda k: ctx.at((), k).line or 0)[:2]
+        raise ctx.error((), second, f"{names[second]} besides {names[first]}: a scenario places "
+                                    f"its nodes with one of [grid], [random] and [[nodes]]")
+    _node_refs(sc, ctx)
+    for i, link in enumerate(sc.links):
+        if link.src == link.dst:
+            raise ctx.error(("links", i), "to", f"a link from node {link.src} to itself")
+    for i, sh in enumerate(sc.shell):
+        if sh.node is not None and sh.nodes is not None:
+            raise ctx.error(("shell", i), "nodes", "[[shell]] has both 'node' and 'nodes': "
+                                                   "give one")
+        for cmd in sh.cmd:
+            _check_template(cmd, ctx, ("shell", i))
+
+
+def _check_template(cmd: str, ctx: _Ctx, table: TomlPath) -> None:
+    """A [[shell]] command's placeholders are {id}, {prev} and {next}."""
+    try:
+        names = [f for _, f, _, _ in string.Formatter().parse(cmd) if f is not None]
+    except ValueError as e:
+        raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {e} in {json.dumps(cmd)} "
+                                      f"(write {{{{ and }}}} for braces)") from None
+    for name in names:
+        if name not in ("id", "prev", "next"):
+            raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: unknown placeholder "
+                                          f"{{{name}}} in {json.dumps(cmd)} (known: {{id}}, "
+                                          f"{{prev}}, {{next}})")
+    try:
+        cmd.format(id=0, prev=0, next=0)
+    except (ValueError, IndexError, KeyError) as e:
+        raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {e} in {json.dumps(cmd)}") from None
+
+
+def parse(data: Mapping[str, Any], source: str | None = None, text: str | None = None,
+          name: str | None = None) -> Scenario:
+    """A checked Scenario from parsed TOML @data; @source names the file
+    and @text is its content, for the lines of error messages."""
+    ctx = _Ctx(source, text)
+    sc = _parse_table(Scenario, dict(data), (), ctx)
+    if sc.name is None:
+        sc.name = name
+    sc.where = Where(source, None)
+    _check(sc, ctx)
     return sc
 
 
-def _positions(sc):
-    """The nodes' coordinates, from [grid], [random] or [[nodes]]."""
-    if "grid" in sc:
-        g = sc["grid"]
-        rows, cols, sp = int(g["rows"]), int(g["cols"]), float(g.get("spacing", 10.0))
-        return [(sp * (i % cols), sp * (i // cols), 0.0) for i in range(rows * cols)]
-    if "random" in sc:
-        r = sc["random"]
-        rng = random.Random(int(sc.get("seed", 1)) ^ 0x5EED)
-        w, h = float(r["width"]), float(r["height"])
-        return [(rng.uniform(0, w), rng.uniform(0, h), 0.0) for _ in range(int(r["count"]))]
-    if "nodes" in sc:
-        return [(float(n.get("x", 0)), float(n.get("y", 0)), float(n.get("z", 0)))
-                for n in sc["nodes"]]
-    raise ScenarioError("scenario has no [grid], [random] or [[nodes]]")
+def load(path: str | Path) -> Scenario:
+    """Read and check a scenario file."""
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError("no such file", Where(src, None)) from None
+    except IsADirectoryError:
+        raise ScenarioError("is a directory, not a scenario file", Where(src, None)) from None
+    except UnicodeDecodeError:
+        raise ScenarioError("not a text file (UTF-8)", Where(src, None)) from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read: {e.strerror}", Where(src, None)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # tomllib says "Expected '=' ... (at line 3, column 5)" or "... (at end of document)"
+        msg, line = str(e), None
+        if (m := re.search(r"\s*\(at line (\d+), column (\d+)\)$", msg)):
+            msg, line = msg[:m.start()] + f" (column {m.group(2)})", int(m.group(1))
+        elif (m := re.search(r"\s*\(at end of document\)$", msg)):
+            msg, line = msg[:m.start()] + " at the end of the file", text.count("\n") or None
+        raise ScenarioError(f"invalid TOML: {msg}", Where(src, line)) from None
+    return parse(data, source=src, text=text, name=Path(path).stem)
 
 
-def _node_list(spec, n):
-    if spec in (None, "all"):
-        return list(range(n))
-    if isinstance(spec, int):
-        return [spec]
-    return [int(x) for x in spec]
+def _scenario(sc: Scenario | Mapping[str, Any]) -> Scenario:
+    return sc if isinstance(sc, Scenario) else parse(sc)
 
 
-def build(sc, seed=None, pcap=None):
+# ---- running ------------------------------------------------------------
+
+@contextmanager
+def _at(where: Where, what: str) -> Iterator[None]:
+    """Turn the simulator's refusal of what a table asked for into a
+    ScenarioError at that table."""
+    try:
+        yield
+    except SimError as e:
+        raise ScenarioError(f"{what}: {e}", where) from None
+
+
+def _ids(sel: NodeSel | None, n: int) -> list[int]:
+    return list(range(n)) if sel in (None, "all") else list(sel)  # type: ignore[arg-type]
+
+
+def build(sc: Scenario | Mapping[str, Any], seed: int | None = None,
+          pcap: str | Path | None = None) -> tuple[Sim, int]:
     """Create the Sim a scenario describes. Returns (sim, seed)."""
-    seed = int(sc.get("seed", 1) if seed is None else seed)
+    sc = _scenario(sc)
+    seed = sc.seed if seed is None else int(seed)
     sim = Sim(seed)
-    radio = sc.get("radio", {})
-    if "range" in radio:
-        sim.set_range(float(radio["range"]), float(radio.get("prr", 1.0)))
-    if "proc_delay_us" in radio:
-        sim.set_proc_delay(int(radio["proc_delay_us"]))
-    pktbuf = int(sc.get("pktbuf", 0))
-    pos = _positions(sc)
-    for x, y, z in pos:
-        sim.add_node(x, y, z, pktbuf)
-    n = len(pos)
-    explicit = sc.get("nodes", []) if "grid" not in sc and "random" not in sc else []
-    for i, nd in enumerate(explicit):
-        if "proc_delay_us" in nd:
-            sim.set_proc_delay(int(nd["proc_delay_us"]), i)
-    for link in sc.get("links", []):
-        a, b, prr = int(link["from"]), int(link["to"]), float(link.get("prr", 1.0))
-        sim.set_link(a, b, prr)
-        if link.get("both", True):
-            sim.set_link(b, a, prr)
-    mac = sc.get("mac", {})
-    for node in range(n):
-        sim.set_mac(node, csma=mac.get("csma", radio.get("cca", True)), ack=mac.get("ack"),
-                    retries=mac.get("retries"), retry_delay_ms=mac.get("retry_delay_ms"),
-                    min_be=mac.get("min_be"), max_be=mac.get("max_be"),
-                    max_backoffs=mac.get("max_backoffs"))
-        if "channel" in radio:
-            sim.set_channel(node, int(radio["channel"]))
-    for app in sc.get("apps", []):
-        kind = app.get("type", "rawgen")
-        if kind != "rawgen":
-            raise ScenarioError(f"unknown application type {kind!r}")
-        dst = app.get("dst", "broadcast")
-        for node in _node_list(app.get("nodes"), n):
-            sim.rawgen(node, -1 if dst == "broadcast" else int(dst),
-                       size=int(app.get("size", 40)),
-                       interval_s=float(app.get("interval", 1.0)),
-                       timing=app.get("timing", "jitter"),
-                       count=int(app.get("count", 0)),
-                       start_s=float(app.get("start", 0.0)))
-    if pcap:
-        sim.open_pcap(pcap)
+    try:
+        _populate(sim, sc)
+        if pcap:
+            try:
+                sim.open_pcap(pcap)
+            except SimError as e:
+                raise UserError(f"cannot write the capture {pcap}: "
+                                f"{os.strerror(e.errno)}") from None
+    except BaseException:
+        sim.close()
+        raise
     return sim, seed
 
 
-def _commands(sc, n):
+def _populate(sim: Sim, sc: Scenario) -> None:
+    radio, mac = sc.radio, sc.mac
+    if radio.range is not None:
+        sim.set_range(radio.range, radio.prr)
+    if radio.proc_delay_us is not None:
+        with _at(radio.where, "proc_delay_us"):
+            sim.set_proc_delay(radio.proc_delay_us)
+    for x, y, z in sc.positions():
+        with _at(sc.where, "adding a node"):
+            sim.add_node(x, y, z, sc.pktbuf)
+    n = sim.node_count
+    for i, nd in enumerate(sc.nodes):
+        if nd.proc_delay_us is not None:
+            with _at(nd.where, f"proc_delay_us of node {i}"):
+                sim.set_proc_delay(nd.proc_delay_us, i)
+    for link in sc.links:
+        with _at(link.where, f"link {link.src} -> {link.dst}"):
+            sim.set_link(link.src, link.dst, link.prr)
+            if link.both:
+                sim.set_link(link.dst, link.src, link.prr)
+    for node in range(n):
+        with _at(mac.where, f"MAC parameters of node {node}"):
+            sim.set_mac(node, csma=radio.cca if mac.csma is None else mac.csma, ack=mac.ack,
+                        retries=mac.retries, retry_delay_ms=mac.retry_delay_ms,
+                        min_be=mac.min_be, max_be=mac.max_be, max_backoffs=mac.max_backoffs)
+        if radio.channel is not None:
+            with _at(radio.where, f"channel of node {node}"):
+                sim.set_channel(node, radio.channel)
+    for app in sc.apps:
+        for node in _ids(app.nodes, n):
+            with _at(app.where, f"{app.kind} on node {node}"):
+                sim.rawgen(node, -1 if app.dst == "broadcast" else int(app.dst), size=app.size,
+                           interval_s=app.interval, timing=app.timing, count=app.count,
+                           start_s=app.start)
+
+
+def _commands(sc: Scenario, n: int) -> list[tuple[float, int, str]]:
     """[(time, node, command)] from the [[shell]] tables, in time order."""
     out = []
-    for i, c in enumerate(sc.get("shell", [])):
-        if "cmd" not in c:
-            raise ScenarioError(f"[[shell]] entry {i} has no cmd")
-        cmds = c["cmd"] if isinstance(c["cmd"], list) else [c["cmd"]]
-        for node in _node_list(c.get("nodes", c.get("node")), n):
-            for cmd in cmds:
+    for i, c in enumerate(sc.shell):
+        for node in _ids(c.nodes if c.nodes is not None else
+                         ([c.node] if c.node is not None else None), n):
+            for cmd in c.cmd:
                 line = cmd.format(id=node, prev=node - 1, next=node + 1)
-                out.append((float(c.get("at", 0.0)), i, node, line))
+                out.append((c.at, i, node, line))
     out.sort()
     return [(t, node, cmd) for t, _, node, cmd in out]
 
 
-def run(sc, seed=None, duration=None, pcap=None, progress=True):
-    """Build and run a scenario; return its result as a dict."""
+def run(sc: Scenario | Mapping[str, Any], seed: int | None = None,
+        duration: float | None = None, pcap: str | Path | None = None,
+        progress: bool = True) -> Result:
+    """Build and run a scenario; return its result (JSON data)."""
+    sc = _scenario(sc)
     sim, seed = build(sc, seed, pcap)
-    duration = float(sc.get("duration", 10.0) if duration is None else duration)
+    try:
+        return _run(sim, sc, seed, sc.duration if duration is None else float(duration), pcap,
+                    progress)
+    finally:
+        sim.close()
+
+
+def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | None,
+         progress: bool) -> Result:
     commands = _commands(sc, sim.node_count)
-    shell_out = {i: [] for i in range(sim.node_count)}
+    shell_out: dict[int, list[str]] = {i: [] for i in range(sim.node_count)}
     failed = []
     t0 = time.monotonic()
     step = max(duration / 100.0, 0.001)
@@ -159,64 +695,65 @@ def run(sc, seed=None, duration=None, pcap=None, progress=True):
         shell_out[i].append(sim.output(i))
     nodes = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
              for i in range(sim.node_count)]
-    totals = {}
+    totals: dict[str, int] = {}
     for nd in nodes:
         for k, v in nd["counters"].items():
             if not k.startswith("pktbuf.") and not k.startswith("sched."):
                 totals[k] = totals.get(k, 0) + v
-    result = {
-        "scenario": sc.get("name"),
+    return {
+        "scenario": sc.name,
         "seed": seed,
         "duration_s": duration,
         "wall_s": round(wall, 3),
         "events": sim.events,
         "pcap": str(pcap) if pcap else None,
-        "pktbuf_in_use": sum(nd["counters"]["pktbuf.in_use"] for nd in nodes),
+        "pktbuf_in_use": sum(nd["counters"].get("pktbuf.in_use", 0) for nd in nodes),
         "failed_commands": failed,
         "totals": totals,
         "nodes": nodes,
     }
-    sim.close()
-    return result
 
 
-def duty(c):
+# ---- results ------------------------------------------------------------
+
+def duty(c: Mapping[str, int]) -> float:
     """The radio's duty cycle: the fraction of time it was on."""
-    on = c["radio.time_listen_us"] + c["radio.time_rx_us"] + c["radio.time_tx_us"]
-    total = on + c["radio.time_off_us"]
+    on = sum(c.get(f"radio.time_{s}_us", 0) for s in ("listen", "rx", "tx"))
+    total = on + c.get("radio.time_off_us", 0)
     return on / total if total else 0.0
 
 
-def drops(c):
+def drops(c: Mapping[str, int]) -> int:
+    """Frames the interfaces dropped, for every reason there is a counter of."""
     return sum(v for k, v in c.items() if k.startswith("netif.") and "drop" in k)
 
 
-def summary(result, out=sys.stdout):
+def summary(result: Result, out: TextIO = sys.stdout) -> None:
     """Print the per-node table and totals."""
     hdr = [name for name, _ in SUMMARY_COLUMNS]
-    rows = []
+    rows: list[list[Any]] = []
     for nd in result["nodes"]:
         c = nd["counters"]
-        row = []
+        row: list[Any] = []
         for name, key in SUMMARY_COLUMNS:
             row.append(nd["id"] if name == "node" else drops(c) if name == "drops"
-                       else f"{duty(c) * 100:.1f}" if name == "duty%" else c[key])
+                       else f"{duty(c) * 100:.1f}" if name == "duty%" else c.get(key, 0))
         rows.append(row)
     t = result["totals"]
-    rows.append(["total"] + [t[key] if key else drops(t) if name == "drops" else ""
+    rows.append(["total"] + [t.get(key, 0) if key else drops(t) if name == "drops" else ""
                              for name, key in SUMMARY_COLUMNS[1:]])
     widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     print(fmt.format(*hdr), file=out)
     for r in rows:
         print(fmt.format(*r), file=out)
-    sent = t["app.sent"]
     print(f"\n{result['scenario']}: {len(result['nodes'])} nodes, seed {result['seed']}, "
           f"{result['duration_s']:g} s simulated in {result['wall_s']:.2f} s wall, "
           f"{result['events']} events", file=out)
-    print(f"frames on air {t['radio.tx_frames']}, received {t['radio.rx_frames']}, "
-          f"lost to collisions {t['radio.rx_collisions']}, CCA busy {t['radio.cca_busy']}, "
-          f"app frames sent {sent}, delivered {t['app.received']}", file=out)
+    print(f"frames on air {t.get('radio.tx_frames', 0)}, received {t.get('radio.rx_frames', 0)}, "
+          f"lost to collisions {t.get('radio.rx_collisions', 0)}, CCA busy "
+          f"{t.get('radio.cca_busy', 0)}, app frames sent {t.get('app.sent', 0)}, delivered "
+          f"{t.get('app.received', 0)}", file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
     for f in result.get("failed_commands", []):
@@ -227,7 +764,11 @@ def summary(result, out=sys.stdout):
               f"packet buffer in use", file=out)
 
 
-def write_json(result, path):
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
+def write_json(result: Result, path: str | Path) -> None:
+    """Write @result as JSON (a UserError if the file cannot be written)."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(result, f, indent=1)
+    except OSError as e:
+        raise UserError(f"cannot write {path}: {e.strerror}") from None
