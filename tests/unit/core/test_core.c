@@ -9,25 +9,17 @@
 #include "core/thread.h"
 #include "core/timer.h"
 #include "sim/world.h"
-#include "test.h"
+#include "fixture.h"
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[1024];
+static struct wren_node *node;
 
-static void setup(void)
+/* every test: a bare node (a 1 KiB packet buffer, seed 7) on the fixture's world */
+static int setup(void **state)
 {
-    wren_world_init(&world, 7);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 7);
+    fx_setup(state);
+    node = &fx_node_ex(0, 1024, 1, 7)->node;
+    return 0;
 }
-
-/* every test ends with an empty, consistent packet buffer */
-#define teardown()                                                      \
-    do {                                                                \
-        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                      \
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                       \
-        wren_world_destroy(&world);                                     \
-    } while (0)
 
 /* a module that logs what it handles */
 struct logmod {
@@ -51,41 +43,39 @@ static const struct wren_module_ops log_ops = { .name = "log", .handle = log_han
 
 TEST(test_sched__priorities_then_fifo)
 {
-    setup();
     char log[64] = "";
     struct logmod app = { { .ops = &log_ops, .prio = WREN_PRIO_APP }, 'a', log };
     struct logmod net = { { .ops = &log_ops, .prio = WREN_PRIO_NET }, 'n', log };
     struct logmod link = { { .ops = &log_ops, .prio = WREN_PRIO_LINK }, 'l', log };
     struct wren_msg m = { .type = WREN_MSG_USER };
-    m.arg = 1; wren_sched_post(&node, &app.module, &m);
-    m.arg = 2; wren_sched_post(&node, &net.module, &m);
-    m.arg = 3; wren_sched_post(&node, &app.module, &m);
-    m.arg = 4; wren_sched_post(&node, &link.module, &m);
-    m.arg = 5; wren_sched_post(&node, &net.module, &m);
+    m.arg = 1; wren_sched_post(node, &app.module, &m);
+    m.arg = 2; wren_sched_post(node, &net.module, &m);
+    m.arg = 3; wren_sched_post(node, &app.module, &m);
+    m.arg = 4; wren_sched_post(node, &link.module, &m);
+    m.arg = 5; wren_sched_post(node, &net.module, &m);
     CHECK_EQ(strlen(log), 0); /* nothing runs until the runtime runs the node */
-    wren_world_run_until(&world, 0);
+    wren_world_run_until(&fx.world, 0);
     CHECK(strcmp(log, "l4n2n5a1a3") == 0);
-    teardown();
+    FX_CLEAN(0);
 }
 
 TEST(test_sched__full_queue_refuses_and_counts)
 {
-    setup();
     char log[128] = "";
     struct logmod app = { { .ops = &log_ops, .prio = WREN_PRIO_APP }, 'a', log };
     struct wren_msg m = { .type = WREN_MSG_USER };
     for (int i = 0; i < CONFIG_WREN_SCHED_QUEUE_LEN; i++) {
-        CHECK_EQ(wren_sched_post(&node, &app.module, &m), 0);
+        CHECK_EQ(wren_sched_post(node, &app.module, &m), 0);
     }
-    CHECK_EQ(wren_sched_post(&node, &app.module, &m), -ENOBUFS);
-    CHECK_EQ(node.sched.full_drops, 1);
-    CHECK_EQ(node.sched.high_water, CONFIG_WREN_SCHED_QUEUE_LEN);
-    wren_world_run_until(&world, 0);
+    CHECK_EQ(wren_sched_post(node, &app.module, &m), -ENOBUFS);
+    CHECK_EQ(node->sched.full_drops, 1);
+    CHECK_EQ(node->sched.high_water, CONFIG_WREN_SCHED_QUEUE_LEN);
+    wren_world_run_until(&fx.world, 0);
     CHECK_EQ(strlen(log), 2 * CONFIG_WREN_SCHED_QUEUE_LEN);
     /* the queue works again */
-    CHECK_EQ(wren_sched_post(&node, &app.module, &m), 0);
-    wren_world_run_until(&world, 0);
-    teardown();
+    CHECK_EQ(wren_sched_post(node, &app.module, &m), 0);
+    wren_world_run_until(&fx.world, 0);
+    FX_CLEAN(0);
 }
 
 static uint64_t fired_at[16];
@@ -94,34 +84,33 @@ static void record(struct wren_timer *t, void *arg)
 {
     (void)t;
     (void)arg;
-    fired_at[fired_n++] = node.rt_ops->now(node.rt);
+    fired_at[fired_n++] = node->rt_ops->now(node->rt);
 }
 
 TEST(test_timer__one_shot_periodic_cancel)
 {
-    setup();
     fired_n = 0;
-    struct wren_timer a, b, c;
+    static struct wren_timer a, b, c; /* static: armed past a failed CHECK */
     wren_timer_init(&a, record, NULL);
     wren_timer_init(&b, record, NULL);
     wren_timer_init(&c, record, NULL);
-    wren_timer_set(&node, &a, 1500);
-    wren_timer_set_periodic(&node, &b, 1000);
-    wren_timer_set(&node, &c, 500);
+    wren_timer_set(node, &a, 1500);
+    wren_timer_set_periodic(node, &b, 1000);
+    wren_timer_set(node, &c, 500);
     CHECK(wren_timer_armed(&c));
-    wren_timer_cancel(&node, &c);
+    wren_timer_cancel(node, &c);
     CHECK(!wren_timer_armed(&c));
-    wren_world_run_until(&world, 3500);
+    wren_world_run_until(&fx.world, 3500);
     CHECK_EQ(fired_n, 4);
     CHECK_EQ(fired_at[0], 1000);
     CHECK_EQ(fired_at[1], 1500);
     CHECK_EQ(fired_at[2], 2000);
     CHECK_EQ(fired_at[3], 3000);
-    wren_timer_cancel(&node, &b);
-    wren_world_run_until(&world, 10000);
+    wren_timer_cancel(node, &b);
+    wren_world_run_until(&fx.world, 10000);
     CHECK_EQ(fired_n, 4);
-    CHECK_EQ(world.now, 10000);
-    teardown();
+    CHECK_EQ(fx.world.now, 10000);
+    FX_CLEAN(0);
 }
 
 static char order_log[16];
@@ -133,20 +122,19 @@ static void record_order(struct wren_timer *t, void *arg)
 
 TEST(test_timer__same_deadline_fires_in_arm_order)
 {
-    setup();
     order_log[0] = 0;
-    struct wren_timer t[3];
+    static struct wren_timer t[3];
     wren_timer_init(&t[0], record_order, "a");
     wren_timer_init(&t[1], record_order, "b");
     wren_timer_init(&t[2], record_order, "c");
     /* rearming moves a timer behind others with the same deadline */
-    wren_timer_set(&node, &t[0], 100);
-    wren_timer_set(&node, &t[1], 100);
-    wren_timer_set(&node, &t[2], 100);
-    wren_timer_set(&node, &t[0], 100);
-    wren_world_run_until(&world, 100);
+    wren_timer_set(node, &t[0], 100);
+    wren_timer_set(node, &t[1], 100);
+    wren_timer_set(node, &t[2], 100);
+    wren_timer_set(node, &t[0], 100);
+    wren_world_run_until(&fx.world, 100);
     CHECK(strcmp(order_log, "bca") == 0);
-    teardown();
+    FX_CLEAN(0);
 }
 
 /* threads */
@@ -160,12 +148,12 @@ struct thr_ctx {
 static void sleeper(void *arg)
 {
     struct thr_ctx *c = arg;
-    c->status[0] = wren_thread_block(&node, 2000);       /* times out */
-    c->when[0] = wren_node_now(&node);
-    c->status[1] = wren_thread_block(&node, WREN_THREAD_FOREVER); /* woken */
-    c->when[1] = wren_node_now(&node);
-    wren_thread_sleep(&node, 500);
-    c->when[2] = wren_node_now(&node);
+    c->status[0] = wren_thread_block(node, 2000);       /* times out */
+    c->when[0] = wren_node_now(node);
+    c->status[1] = wren_thread_block(node, WREN_THREAD_FOREVER); /* woken */
+    c->when[1] = wren_node_now(node);
+    wren_thread_sleep(node, 500);
+    c->when[2] = wren_node_now(node);
     c->steps = 3;
 }
 
@@ -178,17 +166,16 @@ static void waker_cb(struct wren_timer *t, void *arg)
 
 TEST(test_thread__block_timeout_wakeup_sleep)
 {
-    setup();
     static uint8_t stack[64 * 1024];
-    struct wren_thread th;
+    static struct wren_thread th;
     struct thr_ctx c = { 0 };
     c.other = &th;
-    CHECK_EQ(wren_thread_start(&node, &th, stack, sizeof(stack), sleeper, &c, "t"), 0);
-    struct wren_timer waker;
+    CHECK_EQ(wren_thread_start(node, &th, stack, sizeof(stack), sleeper, &c, "t"), 0);
+    static struct wren_timer waker;
     wren_timer_init(&waker, waker_cb, &c);
-    wren_timer_set(&node, &waker, 5000);
-    CHECK_EQ(wren_thread_block(&node, 10), -EDEADLK); /* not in a thread */
-    wren_world_run_until(&world, 100000);
+    wren_timer_set(node, &waker, 5000);
+    CHECK_EQ(wren_thread_block(node, 10), -EDEADLK); /* not in a thread */
+    wren_world_run_until(&fx.world, 100000);
     CHECK_EQ(c.steps, 3);
     CHECK_EQ(c.status[0], -ETIMEDOUT);
     CHECK_EQ(c.when[0], 2000);
@@ -197,7 +184,7 @@ TEST(test_thread__block_timeout_wakeup_sleep)
     CHECK_EQ(c.when[2], 5500);
     CHECK_EQ(th.state, WREN_THREAD_DONE);
     CHECK(!wren_timer_armed(&th.timeout));
-    teardown();
+    FX_CLEAN(0);
 }
 
 static void yielder(void *arg)
@@ -205,52 +192,53 @@ static void yielder(void *arg)
     char *log = arg;
     for (int i = 0; i < 3; i++) {
         strcat(log, log[0] == 0 || log[strlen(log) - 1] != 'x' ? "x" : "y");
-        wren_thread_yield(&node);
+        wren_thread_yield(node);
     }
 }
 
 TEST(test_thread__two_threads_interleave_on_yield)
 {
-    setup();
     static uint8_t s1[32 * 1024], s2[32 * 1024];
-    struct wren_thread t1, t2;
+    static struct wren_thread t1, t2;
     char log[16] = "";
-    CHECK_EQ(wren_thread_start(&node, &t1, s1, sizeof(s1), yielder, log, "a"), 0);
-    CHECK_EQ(wren_thread_start(&node, &t2, s2, sizeof(s2), yielder, log, "b"), 0);
-    wren_world_run_until(&world, 10);
+    CHECK_EQ(wren_thread_start(node, &t1, s1, sizeof(s1), yielder, log, "a"), 0);
+    CHECK_EQ(wren_thread_start(node, &t2, s2, sizeof(s2), yielder, log, "b"), 0);
+    wren_world_run_until(&fx.world, 10);
     CHECK(strcmp(log, "xyxyxy") == 0);
     CHECK_EQ(t1.state, WREN_THREAD_DONE);
     CHECK_EQ(t2.state, WREN_THREAD_DONE);
-    CHECK_EQ(wren_thread_start(&node, &t1, s1, 16, yielder, log, "small"), -EINVAL);
-    teardown();
+    CHECK_EQ(wren_thread_start(node, &t1, s1, 16, yielder, log, "small"), -EINVAL);
+    FX_CLEAN(0);
 }
 
 TEST(test_random__deterministic_per_seed_and_bounded)
 {
-    struct wren_node a, b, c;
-    static _Alignas(8) uint8_t ar[3][64];
-    wren_node_init(&a, &wren_world_rt_ops, &world, ar[0], 64, 1, 99);
-    wren_node_init(&b, &wren_world_rt_ops, &world, ar[1], 64, 1, 99);
-    wren_node_init(&c, &wren_world_rt_ops, &world, ar[2], 64, 2, 99);
+    /* two nodes with the same id and seed, one with another id */
+    struct wren_node *a = &fx_node_ex(0, 64, 1, 99)->node;
+    struct wren_node *b = &fx_node_ex(0, 64, 1, 99)->node;
+    struct wren_node *c = &fx_node_ex(0, 64, 2, 99)->node;
     int same_c = 0;
     for (int i = 0; i < 100; i++) {
-        uint32_t x = wren_node_random(&a);
-        CHECK_EQ(x, wren_node_random(&b));
-        same_c += x == wren_node_random(&c);
-        CHECK(wren_node_random_below(&a, 7) < 7);
-        CHECK(wren_node_random_below(&b, 7) < 7);
+        uint32_t x = wren_node_random(a);
+        CHECK_EQ(x, wren_node_random(b));
+        same_c += x == wren_node_random(c);
+        CHECK(wren_node_random_below(a, 7) < 7);
+        CHECK(wren_node_random_below(b, 7) < 7);
     }
     CHECK(same_c < 3);
+    FX_CLEAN(0);
 }
 
 int main(void)
 {
-    RUN(test_sched__priorities_then_fifo);
-    RUN(test_sched__full_queue_refuses_and_counts);
-    RUN(test_timer__one_shot_periodic_cancel);
-    RUN(test_timer__same_deadline_fires_in_arm_order);
-    RUN(test_thread__block_timeout_wakeup_sleep);
-    RUN(test_thread__two_threads_interleave_on_yield);
-    RUN(test_random__deterministic_per_seed_and_bounded);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_sched__priorities_then_fifo, setup),
+        FX_TEST_SETUP(test_sched__full_queue_refuses_and_counts, setup),
+        FX_TEST_SETUP(test_timer__one_shot_periodic_cancel, setup),
+        FX_TEST_SETUP(test_timer__same_deadline_fires_in_arm_order, setup),
+        FX_TEST_SETUP(test_thread__block_timeout_wakeup_sleep, setup),
+        FX_TEST_SETUP(test_thread__two_threads_interleave_on_yield, setup),
+        FX_TEST_SETUP(test_random__deterministic_per_seed_and_bounded, setup),
+    };
+    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -14,14 +14,13 @@
 #include "host/tap.h"
 #include "host/rt_host.h"
 #include "net/netopt.h"
-#include "test.h"
+#include "fixture.h"
 
 #define N_FRAMES 2000
 #define BATCH 8
 
 static struct wren_host host;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[2048];
+static struct wren_node *node;
 static struct wren_tap tap;
 static int peer = -1; /* the "kernel" end */
 static int isr_due;
@@ -49,8 +48,7 @@ static int setup(const struct wren_netopt_faults *f)
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) {
         return -1;
     }
-    wren_node_init(&node, &wren_host_rt_ops, &host, arena, sizeof(arena), 1, 1);
-    wren_host_set_node(&host, &node);
+    node = &fx_host_node(&host, 2048)->node;
     if (wren_tap_attach(&tap, &host, sv[0], "test0", mac) < 0 ||
         wren_tap_set_faults(&tap, f) < 0) {
         return -1;
@@ -66,7 +64,17 @@ static void teardown(void)
 {
     wren_tap_close(&tap);
     close(peer);
+    peer = -1;
     wren_host_fini(&host);
+}
+
+/* cmocka's teardown: the device and the host too if a failed test left them */
+static int tap_teardown(void **state)
+{
+    if (peer >= 0) {
+        teardown();
+    }
+    return fx_teardown(state);
 }
 
 /* run the loop (timers, the descriptor) and the device's ISR for @p us */
@@ -183,6 +191,7 @@ TEST(test_tap_faults__off_passes_everything_in_order)
     struct wren_netopt_fault_stats z = { 0 };
     CHECK(memcmp(&tap.fault_stats, &z, sizeof(z)) == 0);
     teardown();
+    FX_CLEAN(0);
 }
 
 static int lossy_run(uint64_t seed, uint16_t *rx, int *n_rx, uint16_t *tx, int *n_tx)
@@ -223,6 +232,7 @@ TEST(test_tap_faults__loss_is_counted_and_reproducible)
     CHECK_EQ(lossy_run(8, rx2, &nr2, tx2, &nt2), 0);
     teardown();
     CHECK(nr1 != nr2 || memcmp(rx1, rx2, sizeof(rx1[0]) * (size_t)nr1) != 0);
+    FX_CLEAN(0);
 }
 
 TEST(test_tap_faults__reordering_loses_nothing)
@@ -251,6 +261,7 @@ TEST(test_tap_faults__reordering_loses_nothing)
         seen[out[i]] = 1;
     }
     teardown();
+    FX_CLEAN(0);
 }
 
 TEST(test_tap_faults__held_frame_goes_alone_after_hold_ms)
@@ -282,14 +293,19 @@ TEST(test_tap_faults__held_frame_goes_alone_after_hold_ms)
              sizeof(st));
     CHECK_EQ(st.rx_reordered, 1);
     teardown();
-    CHECK(wren_pktbuf_is_empty(&node.pktbuf));
+    CHECK(wren_pktbuf_is_empty(&node->pktbuf));
+    FX_CLEAN(0);
 }
+
+#define TAP_TEST(t) cmocka_unit_test_setup_teardown(t, fx_setup, tap_teardown)
 
 int main(void)
 {
-    RUN(test_tap_faults__off_passes_everything_in_order);
-    RUN(test_tap_faults__loss_is_counted_and_reproducible);
-    RUN(test_tap_faults__reordering_loses_nothing);
-    RUN(test_tap_faults__held_frame_goes_alone_after_hold_ms);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        TAP_TEST(test_tap_faults__off_passes_everything_in_order),
+        TAP_TEST(test_tap_faults__loss_is_counted_and_reproducible),
+        TAP_TEST(test_tap_faults__reordering_loses_nothing),
+        TAP_TEST(test_tap_faults__held_frame_goes_alone_after_hold_ms),
+    };
+    return cmocka_run_group_tests_name("tap", tests, NULL, NULL);
 }

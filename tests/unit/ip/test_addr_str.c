@@ -49,7 +49,9 @@ TEST(test_addr_from_str__malformed_refused)
 
 int main(void)
 {
-    RUN(test_addr_from_str__forms_and_canonical_output);
-    RUN(test_addr_from_str__malformed_refused);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_addr_from_str__forms_and_canonical_output),
+        cmocka_unit_test(test_addr_from_str__malformed_refused),
+    };
+    return cmocka_run_group_tests_name("addr_str", tests, NULL, NULL);
 }

@@ -12,36 +12,31 @@
 #include "sim/world.h"
 #include "sock/sock_ip.h"
 #include "sock/sock_udp.h"
-#include "test.h"
+#include "fixture.h"
 #include "udp/udp.h"
 #include "wire/icmpv6_types.h"
 #include "wire/inet_csum.h"
 #include "wire/ipv6.h"
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[6144];
-static struct wren_ipv6 ip;
-static struct wren_icmpv6 icmp;
-static struct wren_udp udp;
+static struct wren_node *node;
+static struct wren_ipv6 *ip;
+static struct wren_icmpv6 *icmp;
+static struct wren_udp *udp;
 static const uint8_t lo[16] = { [15] = 1 };
 
-static void setup(void)
+/* every test: a node with IPv6, ICMPv6 and UDP and no interface */
+static int setup(void **state)
 {
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
-    wren_ipv6_init(&node, &ip);
-    wren_icmpv6_init(&node, &icmp);
-    wren_udp_init(&node, &udp);
+    fx_setup(state);
+    struct fx_node *n = fx_node(FX_IP);
+    node = &n->node;
+    ip = n->ip;
+    icmp = n->icmp;
+    udp = n->udp;
+    return 0;
 }
 
-#define TEARDOWN()                                                   \
-    do {                                                             \
-        wren_world_run_until(&world, world.now + 1000000);           \
-        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                   \
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                    \
-        wren_world_destroy(&world);                                  \
-    } while (0)
+#define TEARDOWN() FX_CLEAN(1000000)
 
 struct echo_ctx {
     struct wren_sock_udp srv, cli;
@@ -79,24 +74,23 @@ static void echo_thread(void *arg)
 
 TEST(test_udp__loopback_all_sizes_through_sock)
 {
-    setup();
     static struct echo_ctx c;
     memset(&c, 0, sizeof(c));
     c.rounds = 60;
     struct wren_sock_udp_ep l = { .port = 7 };
-    CHECK_EQ(wren_sock_udp_create(&node, &c.srv, &l, NULL), 0);
-    CHECK_EQ(wren_sock_udp_create(&node, &c.cli, NULL, NULL), 0);
+    CHECK_EQ(wren_sock_udp_create(node, &c.srv, &l, NULL), 0);
+    CHECK_EQ(wren_sock_udp_create(node, &c.cli, NULL, NULL), 0);
     CHECK(c.cli.local.port >= WREN_SOCK_EPHEMERAL);
-    CHECK_EQ(wren_sock_udp_create(&node, &c.cli, &l, NULL), -EADDRINUSE);
-    wren_sock_udp_create(&node, &c.cli, NULL, NULL);
+    CHECK_EQ(wren_sock_udp_create(node, &c.cli, &l, NULL), -EADDRINUSE);
+    wren_sock_udp_create(node, &c.cli, NULL, NULL);
     static uint8_t stack[64 * 1024];
     static struct wren_thread t;
-    wren_thread_start(&node, &t, stack, sizeof(stack), echo_thread, &c, "echo");
-    wren_world_run_until(&world, 10000000);
+    wren_thread_start(node, &t, stack, sizeof(stack), echo_thread, &c, "echo");
+    wren_world_run_until(&fx.world, 10000000);
     CHECK_EQ(c.ok, c.rounds);
     CHECK_EQ(c.last, -ETIMEDOUT);
-    CHECK_EQ(udp.stats.rx_drop_csum, 0);
-    CHECK_EQ(ip.stats.tx_loopback, (uint32_t)c.rounds);
+    CHECK_EQ(udp->stats.rx_drop_csum, 0);
+    CHECK_EQ(ip->stats.tx_loopback, (uint32_t)c.rounds);
     wren_sock_udp_close(&c.srv);
     wren_sock_udp_close(&c.cli);
     TEARDOWN();
@@ -128,31 +122,30 @@ static const struct wren_module_ops raw_ops = { .name = "raw", .handle = raw_han
 
 TEST(test_icmpv6__echo_to_loopback_and_port_unreachable)
 {
-    setup();
     static struct raw r;
     memset(&r, 0, sizeof(r));
     r.module.ops = &raw_ops;
     r.module.prio = WREN_PRIO_APP;
-    wren_netreg_register(&node, WREN_NETTYPE_IPV6, IPV6_NH_ICMPV6, &r.module, &r.reg);
+    wren_netreg_register(node, WREN_NETTYPE_IPV6, IPV6_NH_ICMPV6, &r.module, &r.reg);
     uint8_t echo[8 + 100] = { ICMPV6_ECHO_REQUEST, 0, 0, 0, 0x12, 0x34, 0, 1 };
     for (int i = 0; i < 3; i++) {
-        CHECK_EQ(wren_icmpv6_send(&node, NULL, lo, 0, 0, echo, sizeof(echo)), 0);
-        wren_world_run_until(&world, world.now + 1000);
+        CHECK_EQ(wren_icmpv6_send(node, NULL, lo, 0, 0, echo, sizeof(echo)), 0);
+        wren_world_run_until(&fx.world, fx.world.now + 1000);
     }
-    CHECK_EQ(icmp.stats.rx_echo_req, 3);
+    CHECK_EQ(icmp->stats.rx_echo_req, 3);
     CHECK_EQ(r.replies, 3);
     /* a UDP datagram to a closed port: port unreachable comes back */
     struct wren_sock_udp s;
-    wren_sock_udp_create(&node, &s, NULL, NULL);
+    wren_sock_udp_create(node, &s, NULL, NULL);
     struct wren_sock_udp_ep to = { .port = 9999 };
     memcpy(to.addr, lo, 16);
     CHECK_EQ(wren_sock_udp_send(&s, "hello", 5, &to), 5);
-    wren_world_run_until(&world, world.now + 1000);
-    CHECK_EQ(udp.stats.rx_drop_no_port, 1);
+    wren_world_run_until(&fx.world, fx.world.now + 1000);
+    CHECK_EQ(udp->stats.rx_drop_no_port, 1);
     CHECK_EQ(r.errors, 1);
     CHECK_EQ(r.last_type, ICMPV6_DEST_UNREACH);
     CHECK_EQ(r.last_code, ICMPV6_UNREACH_PORT);
-    CHECK_EQ(icmp.stats.tx_errors, 1);
+    CHECK_EQ(icmp->stats.tx_errors, 1);
     wren_sock_udp_close(&s);
     TEARDOWN();
 }
@@ -189,17 +182,16 @@ static void rawping_thread(void *arg)
 
 TEST(test_sock_ip__raw_icmpv6_echo_from_a_thread)
 {
-    setup();
     static struct rawping c;
     memset(&c, 0, sizeof(c));
-    CHECK_EQ(wren_sock_ip_create(&node, &c.s, NULL, IPV6_NH_ICMPV6), 0);
+    CHECK_EQ(wren_sock_ip_create(node, &c.s, NULL, IPV6_NH_ICMPV6), 0);
     static uint8_t stack[32 * 1024];
     static struct wren_thread t;
-    wren_thread_start(&node, &t, stack, sizeof(stack), rawping_thread, &c, "rawping");
-    wren_world_run_until(&world, 2000000);
+    wren_thread_start(node, &t, stack, sizeof(stack), rawping_thread, &c, "rawping");
+    wren_world_run_until(&fx.world, 2000000);
     CHECK_EQ(c.replies, 3);
     CHECK_EQ(c.last, -ETIMEDOUT);
-    CHECK_EQ(icmp.stats.tx_echo_reply, 3);
+    CHECK_EQ(icmp->stats.tx_echo_reply, 3);
     wren_sock_ip_close(&c.s);
     TEARDOWN();
 }
@@ -207,9 +199,9 @@ TEST(test_sock_ip__raw_icmpv6_echo_from_a_thread)
 /* Hand the IPv6 layer a received datagram built by hand. */
 static void inject(const uint8_t *dg, size_t len)
 {
-    struct wren_snip *p = wren_pktbuf_add(&node.pktbuf, NULL, dg, len, WREN_NETTYPE_IPV6);
-    wren_netapi_receive(&node, &ip.module, p);
-    wren_world_run_until(&world, world.now + 10);
+    struct wren_snip *p = wren_pktbuf_add(&node->pktbuf, NULL, dg, len, WREN_NETTYPE_IPV6);
+    wren_netapi_receive(node, &ip->module, p);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
 }
 
 static size_t udp_dg(uint8_t *b, size_t plen, uint16_t port)
@@ -234,45 +226,44 @@ static size_t udp_dg(uint8_t *b, size_t plen, uint16_t port)
 
 TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
 {
-    setup();
     struct wren_sock_udp s;
     struct wren_sock_udp_ep l = { .port = 5000 };
-    wren_sock_udp_create(&node, &s, &l, NULL);
+    wren_sock_udp_create(node, &s, &l, NULL);
     uint8_t b[200];
     size_t n = udp_dg(b, 20, 5000);
     inject(b, n);
     CHECK_EQ(s.rx.len, 1); /* the good one arrived */
     inject(b, 39);                      /* truncated fixed header */
-    CHECK_EQ(ip.stats.rx_drop_hdr, 1);
+    CHECK_EQ(ip->stats.rx_drop_hdr, 1);
     b[0] = 0x40;                        /* version 4 */
     inject(b, n);
-    CHECK_EQ(ip.stats.rx_drop_hdr, 2);
+    CHECK_EQ(ip->stats.rx_drop_hdr, 2);
     n = udp_dg(b, 20, 5000);
     inject(b, n - 1);                   /* payload length beyond the bytes */
-    CHECK_EQ(ip.stats.rx_drop_len, 1);
+    CHECK_EQ(ip->stats.rx_drop_len, 1);
     b[47] ^= 1;                         /* bad UDP checksum */
     inject(b, n);
-    CHECK_EQ(udp.stats.rx_drop_csum, 1);
+    CHECK_EQ(udp->stats.rx_drop_csum, 1);
     n = udp_dg(b, 20, 5000);
     b[46] = b[47] = 0;                  /* zero checksum: invalid over IPv6 */
     inject(b, n);
-    CHECK_EQ(udp.stats.rx_drop_csum, 2);
+    CHECK_EQ(udp->stats.rx_drop_csum, 2);
     n = udp_dg(b, 20, 5000);
     b[45] = 7;                          /* UDP length below 8 */
     inject(b, n);
-    CHECK_EQ(udp.stats.rx_drop_hdr, 1);
+    CHECK_EQ(udp->stats.rx_drop_hdr, 1);
     n = udp_dg(b, 20, 5000);
     b[8] = 0xff;                        /* multicast source */
     inject(b, n);
-    CHECK_EQ(ip.stats.rx_drop_src, 1);
+    CHECK_EQ(ip->stats.rx_drop_src, 1);
     n = udp_dg(b, 20, 5000);
     b[39] = 2;                          /* not our address, no forwarding */
     inject(b, n);
-    CHECK_EQ(ip.stats.rx_drop_not_for_us, 1);
+    CHECK_EQ(ip->stats.rx_drop_not_for_us, 1);
     n = udp_dg(b, 20, 5000);
     b[6] = 99;                          /* unknown next header */
     inject(b, n);
-    CHECK_EQ(ip.stats.rx_drop_no_receiver, 1);
+    CHECK_EQ(ip->stats.rx_drop_no_receiver, 1);
     n = udp_dg(b, 20, 5000);
     inject(b, n);
     CHECK_EQ(s.rx.len, 2);               /* and the node still works */
@@ -284,30 +275,29 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
  * it itself (WREN_NETAPI_CSUM_OK): one sent raw through sock_ip is verified. */
 TEST(test_udp__loopback_raw_datagram_checksum_still_verified)
 {
-    setup();
     struct wren_sock_udp s;
     struct wren_sock_udp_ep l = { .port = 5000 };
-    CHECK_EQ(wren_sock_udp_create(&node, &s, &l, NULL), 0);
+    CHECK_EQ(wren_sock_udp_create(node, &s, &l, NULL), 0);
     struct wren_sock_ip raw;
-    CHECK_EQ(wren_sock_ip_create(&node, &raw, NULL, IPV6_NH_UDP), 0);
+    CHECK_EQ(wren_sock_ip_create(node, &raw, NULL, IPV6_NH_UDP), 0);
     uint8_t b[200];
     size_t n = udp_dg(b, 12, 5000); /* ::1 -> ::1, a valid checksum */
     struct wren_sock_ip_ep to = { .addr = { [15] = 1 } };
     CHECK_EQ(wren_sock_ip_send(&raw, b + 40, n - 40, &to), (ssize_t)(n - 40));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 1);
-    CHECK_EQ(udp.stats.rx_drop_csum, 0);
+    CHECK_EQ(udp->stats.rx_drop_csum, 0);
     b[47] ^= 0x10;                      /* a wrong checksum */
     CHECK_EQ(wren_sock_ip_send(&raw, b + 40, n - 40, &to), (ssize_t)(n - 40));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 1);
-    CHECK_EQ(udp.stats.rx_drop_csum, 1);
+    CHECK_EQ(udp->stats.rx_drop_csum, 1);
     /* sock_udp's own datagram is checksummed by UDP and trusted */
     struct wren_sock_udp_ep dst = { .addr = { [15] = 1 }, .port = 5000 };
     CHECK_EQ(wren_sock_udp_send(&s, "x", 1, &dst), 1);
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 2);
-    CHECK_EQ(udp.stats.rx_drop_csum, 1);
+    CHECK_EQ(udp->stats.rx_drop_csum, 1);
     wren_sock_ip_close(&raw);
     wren_sock_udp_close(&s);
     TEARDOWN();
@@ -330,15 +320,14 @@ static size_t ext_dg(uint8_t *b, uint8_t first, const uint8_t *ext, size_t elen)
 
 TEST(test_ipv6__extension_headers)
 {
-    setup();
     static struct raw r;
     memset(&r, 0, sizeof(r));
     r.module.ops = &raw_ops;
     r.module.prio = WREN_PRIO_APP;
-    wren_netreg_register(&node, WREN_NETTYPE_IPV6, IPV6_NH_ICMPV6, &r.module, &r.reg);
+    wren_netreg_register(node, WREN_NETTYPE_IPV6, IPV6_NH_ICMPV6, &r.module, &r.reg);
     struct wren_sock_udp s;
     struct wren_sock_udp_ep l = { .port = 5000 };
-    wren_sock_udp_create(&node, &s, &l, NULL);
+    wren_sock_udp_create(node, &s, &l, NULL);
     uint8_t b[200];
     /* hop-by-hop with PadN, then UDP: delivered */
     const uint8_t hbh[8] = { IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0 };
@@ -347,7 +336,7 @@ TEST(test_ipv6__extension_headers)
     /* destination options with an unknown option "discard + ICMP" (10xxxxxx) */
     const uint8_t dst_opt[8] = { IPV6_NH_UDP, 0, 0x85, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, dst_opt, 8));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 1);
     CHECK_EQ(r.errors, 1);
     CHECK_EQ(r.last_type, ICMPV6_PARAM_PROBLEM);
@@ -357,29 +346,29 @@ TEST(test_ipv6__extension_headers)
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, skip_opt, 8));
     CHECK_EQ(s.rx.len, 2);
     wren_sock_udp_close(&s);
-    wren_sock_udp_create(&node, &s, &l, NULL);
+    wren_sock_udp_create(node, &s, &l, NULL);
     /* routing header type 0 with segments left: parameter problem (RFC 5095) */
     uint8_t rh0[24] = { IPV6_NH_UDP, 2, 0, 1 };
     inject(b, ext_dg(b, IPV6_NH_ROUTING, rh0, 24));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(r.errors, 2);
     CHECK_EQ(r.last_code, ICMPV6_PARAM_HDR);
     /* hop-by-hop after another header: parameter problem code 1 */
     const uint8_t two[16] = { IPV6_NH_HOPOPT, 0, 1, 4, 0, 0, 0, 0, IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, two, 16));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(r.errors, 3);
     CHECK_EQ(r.last_code, ICMPV6_PARAM_NEXT_HDR);
     /* a header running past the datagram */
     const uint8_t longh[8] = { IPV6_NH_UDP, 9, 1, 4, 0, 0, 0, 0 };
     inject(b, ext_dg(b, IPV6_NH_DSTOPTS, longh, 8));
-    wren_world_run_until(&world, world.now + 10);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(r.errors, 4);
     /* a real fragment (M=1): dropped, counted; an atomic fragment: delivered */
-    uint32_t before = ip.stats.rx_drop_ext;
+    uint32_t before = ip->stats.rx_drop_ext;
     const uint8_t frag[8] = { IPV6_NH_UDP, 0, 0, 1, 0, 0, 0, 7 };
     inject(b, ext_dg(b, IPV6_NH_FRAGMENT, frag, 8));
-    CHECK_EQ(ip.stats.rx_drop_ext, before + 1);
+    CHECK_EQ(ip->stats.rx_drop_ext, before + 1);
     const uint8_t atomic[8] = { IPV6_NH_UDP, 0, 0, 0, 0, 0, 0, 7 };
     inject(b, ext_dg(b, IPV6_NH_FRAGMENT, atomic, 8));
     CHECK_EQ(s.rx.len, 1);
@@ -389,13 +378,12 @@ TEST(test_ipv6__extension_headers)
 
 TEST(test_ipv6__addresses_source_selection_routes)
 {
-    setup();
     /* no interface: loopback works, anything else has no route */
     uint8_t g[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 5 };
     uint8_t src[16];
-    CHECK_EQ(wren_ipv6_select_src(&ip, 0, g, src), -EADDRNOTAVAIL);
+    CHECK_EQ(wren_ipv6_select_src(ip, 0, g, src), -EADDRNOTAVAIL);
     struct wren_fib_entry r = { .prefix_len = 0, .if_id = 3 };
-    CHECK_EQ(wren_netapi_set(&node, &ip.module, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r, sizeof(r)),
+    CHECK_EQ(wren_netapi_set(node, &ip->module, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r, sizeof(r)),
              -ENODEV);
     struct wren_fib fib;
     wren_fib_init(&fib);
@@ -427,12 +415,14 @@ TEST(test_ipv6__addresses_source_selection_routes)
 
 int main(void)
 {
-    RUN(test_udp__loopback_all_sizes_through_sock);
-    RUN(test_icmpv6__echo_to_loopback_and_port_unreachable);
-    RUN(test_sock_ip__raw_icmpv6_echo_from_a_thread);
-    RUN(test_ipv6__malformed_datagrams_dropped_by_reason);
-    RUN(test_udp__loopback_raw_datagram_checksum_still_verified);
-    RUN(test_ipv6__extension_headers);
-    RUN(test_ipv6__addresses_source_selection_routes);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_udp__loopback_all_sizes_through_sock, setup),
+        FX_TEST_SETUP(test_icmpv6__echo_to_loopback_and_port_unreachable, setup),
+        FX_TEST_SETUP(test_sock_ip__raw_icmpv6_echo_from_a_thread, setup),
+        FX_TEST_SETUP(test_ipv6__malformed_datagrams_dropped_by_reason, setup),
+        FX_TEST_SETUP(test_udp__loopback_raw_datagram_checksum_still_verified, setup),
+        FX_TEST_SETUP(test_ipv6__extension_headers, setup),
+        FX_TEST_SETUP(test_ipv6__addresses_source_selection_routes, setup),
+    };
+    return cmocka_run_group_tests_name("ip_loopback", tests, NULL, NULL);
 }

@@ -13,22 +13,10 @@
 #include "net/netapi.h"
 #include "nib/nd_eth.h"
 #include "sim/world.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/icmpv6_types.h"
 
-struct host {
-    struct wren_node node;
-    uint8_t *arena; /* apart: ASan poisons a packet buffer's free space */
-    struct wren_loopback lo;
-    struct wren_ethernet_netif eth;
-    struct wren_ipv6 ip;
-    struct wren_icmpv6 icmp;
-    struct wren_nd_eth nd;
-};
-
-static struct wren_world world;
-static struct host a, b;
-static _Alignas(8) uint8_t arena_a[8192], arena_b[8192];
+static struct fx_node *a, *b;
 
 /* fe80::57:52ff:fe00:N from MAC 02:57:52:00:00:N */
 static void ll_of(uint8_t *addr, uint8_t n)
@@ -38,40 +26,18 @@ static void ll_of(uint8_t *addr, uint8_t n)
     addr[15] = n;
 }
 
-static int host_up(struct host *h, uint8_t n)
+/* two hosts on a wire: Ethernet, IPv6, ICMPv6, ND; MACs 02:57:52:00:00:01 and :02 */
+static int setup(void **state)
 {
-    const uint8_t mac[6] = {0x02, 0x57, 0x52, 0, 0, n};
-    wren_node_init(&h->node, &wren_world_rt_ops, &world, h->arena, sizeof(arena_a), n, 7);
-    int id = wren_ethernet_netif_add(&h->node, &h->eth, &h->lo.netdev);
-    if (id < 0 ||
-        wren_netapi_set(&h->node, &h->eth.netif.module, WREN_NETOPT_ADDRESS, 0, mac, 6) < 0) {
-        return -1;
-    }
-    if (wren_ipv6_init(&h->node, &h->ip) < 0 || wren_icmpv6_init(&h->node, &h->icmp) < 0 ||
-        wren_ipv6_netif_add(&h->ip, (uint8_t)id) < 0 ||
-        wren_nd_eth_init(&h->node, &h->nd, (uint8_t)id) < 0) {
-        return -1;
-    }
-    return id;
+    fx_setup(state);
+    fx_wire(FX_ETHERNET | FX_IPV6 | FX_ICMPV6 | FX_ND_ETH, 8192, 7, &a, &b);
+    return 0;
 }
 
-static int setup(void)
-{
-    wren_world_init(&world, 1);
-    memset(&a, 0, sizeof(a));
-    memset(&b, 0, sizeof(b));
-    a.arena = arena_a;
-    b.arena = arena_b;
-    wren_loopback_setup(&a.lo, WREN_NETDEV_TYPE_ETHERNET, CONFIG_WREN_LOOPBACK_MTU);
-    wren_loopback_setup(&b.lo, WREN_NETDEV_TYPE_ETHERNET, CONFIG_WREN_LOOPBACK_MTU);
-    wren_loopback_pair(&a.lo, &b.lo);
-    return host_up(&a, 1) < 0 || host_up(&b, 2) < 0 ? -1 : 0;
-}
-
-static uint8_t addr_state(struct host *h, const uint8_t *addr)
+static uint8_t addr_state(struct fx_node *h, const uint8_t *addr)
 {
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-        const struct wren_ipv6_addr *x = &h->ip.ifs[0].addrs[i];
+        const struct wren_ipv6_addr *x = &h->ip->ifs[0].addrs[i];
         if (x->state && memcmp(x->addr, addr, 16) == 0) {
             return x->state;
         }
@@ -81,142 +47,133 @@ static uint8_t addr_state(struct host *h, const uint8_t *addr)
 
 static void run_ms(uint64_t ms)
 {
-    wren_world_run_until(&world, world.now + ms * 1000u);
+    fx_run_us(ms * 1000u);
 }
 
-static int echo(struct host *from, const uint8_t *dst, uint16_t seq)
+static int echo(struct fx_node *from, const uint8_t *dst, uint16_t seq)
 {
     uint8_t m[16] = {ICMPV6_ECHO_REQUEST, 0, 0, 0, 0x12, 0x34, 0, (uint8_t)seq, 'w', 'r'};
-    return wren_icmpv6_send(&from->node, NULL, dst, 0, from->eth.netif.id, m, sizeof(m));
+    return wren_icmpv6_send(&from->node, NULL, dst, 0, from->eth->netif.id, m, sizeof(m));
 }
 
-#define TEARDOWN()                                                                                 \
-    do {                                                                                           \
-        run_ms(60000);                                                                             \
-        CHECK(wren_pktbuf_is_empty(&a.node.pktbuf));                                               \
-        CHECK(wren_pktbuf_is_empty(&b.node.pktbuf));                                               \
-        CHECK(wren_pktbuf_is_sane(&a.node.pktbuf));                                                \
-        CHECK(wren_pktbuf_is_sane(&b.node.pktbuf));                                                \
-        wren_world_destroy(&world);                                                                \
-    } while (0)
+#define TEARDOWN() FX_CLEAN(60000000)
 
 TEST(test_nd_eth_init__link_local_tentative_then_valid)
 {
-    CHECK_EQ(setup(), 0);
     uint8_t lla[16];
     ll_of(lla, 1);
-    CHECK_EQ(addr_state(&a, lla), WREN_IPV6_ADDR_TENTATIVE);
-    CHECK_EQ(a.ip.ifs[0].mtu,
+    CHECK_EQ(addr_state(a, lla), WREN_IPV6_ADDR_TENTATIVE);
+    CHECK_EQ(a->ip->ifs[0].mtu,
              CONFIG_WREN_LOOPBACK_MTU - 14 > 1280 ? CONFIG_WREN_LOOPBACK_MTU - 14 : 1280);
     run_ms(2100); /* at most 1 s of delay, then 1 s of listening */
-    CHECK_EQ(addr_state(&a, lla), WREN_IPV6_ADDR_VALID);
-    CHECK_EQ(a.nd.stats.dad_ok, 1);
-    CHECK_EQ(b.nd.stats.dad_ok, 1);
-    CHECK_EQ(a.nd.stats.tx_ns, 1); /* the DAD probe */
+    CHECK_EQ(addr_state(a, lla), WREN_IPV6_ADDR_VALID);
+    CHECK_EQ(a->nd->stats.dad_ok, 1);
+    CHECK_EQ(b->nd->stats.dad_ok, 1);
+    CHECK_EQ(a->nd->stats.tx_ns, 1); /* the DAD probe */
     /* each heard the other's probe, for an address that is not its own: no answer */
-    CHECK_EQ(a.nd.stats.tx_na + b.nd.stats.tx_na, 0);
-    CHECK_EQ(a.nd.stats.dad_dup + b.nd.stats.dad_dup, 0);
+    CHECK_EQ(a->nd->stats.tx_na + b->nd->stats.tx_na, 0);
+    CHECK_EQ(a->nd->stats.dad_dup + b->nd->stats.dad_dup, 0);
     TEARDOWN();
 }
 
 TEST(test_nd_eth_hold__resolves_and_sends_the_held_packet)
 {
-    CHECK_EQ(setup(), 0);
     run_ms(2100);
     uint8_t llb[16], lla[16];
     ll_of(llb, 2);
     ll_of(lla, 1);
-    CHECK_EQ(echo(&a, llb, 1), 0);
+    CHECK_EQ(echo(a, llb, 1), 0);
     run_ms(100);
-    CHECK_EQ(a.nd.stats.res_ok, 1);
-    CHECK_EQ(b.icmp.stats.rx_echo_req, 1);
-    CHECK_EQ(b.icmp.stats.tx_echo_reply, 1);
+    CHECK_EQ(a->nd->stats.res_ok, 1);
+    CHECK_EQ(b->icmp->stats.rx_echo_req, 1);
+    CHECK_EQ(b->icmp->stats.tx_echo_reply, 1);
     /* b learned a from the solicitation (STALE) and answered without asking
      * (its one NS is its DAD probe) */
-    CHECK_EQ(b.nd.stats.tx_ns, 1);
-    CHECK_EQ(b.nd.stats.tx_na, 1);
-    CHECK_EQ(a.nd.nc[0].state, WREN_ND_REACHABLE);
-    CHECK_MEM(a.nd.nc[0].mac, b.eth.mac, 6);
-    CHECK(b.nd.nc[0].state == WREN_ND_STALE || b.nd.nc[0].state == WREN_ND_DELAY);
+    CHECK_EQ(b->nd->stats.tx_ns, 1);
+    CHECK_EQ(b->nd->stats.tx_na, 1);
+    CHECK_EQ(a->nd->nc[0].state, WREN_ND_REACHABLE);
+    CHECK_MEM(a->nd->nc[0].mac, b->eth->mac, 6);
+    CHECK(b->nd->nc[0].state == WREN_ND_STALE || b->nd->nc[0].state == WREN_ND_DELAY);
     /* the next one goes at once */
-    CHECK_EQ(echo(&a, llb, 2), 0);
+    CHECK_EQ(echo(a, llb, 2), 0);
     run_ms(100);
-    CHECK_EQ(b.icmp.stats.rx_echo_req, 2);
-    CHECK_EQ(a.nd.stats.tx_ns, 2); /* DAD probe + one solicitation */
+    CHECK_EQ(b->icmp->stats.rx_echo_req, 2);
+    CHECK_EQ(a->nd->stats.tx_ns, 2); /* DAD probe + one solicitation */
     /* b used its stale entry: after DELAY_FIRST_PROBE_TIME it probes, a confirms */
     run_ms(7000);
-    CHECK_EQ(b.nd.nc[0].state, WREN_ND_REACHABLE);
-    CHECK_EQ(b.nd.stats.tx_ns, 2);
-    CHECK_EQ(a.nd.stats.tx_na, 1);
+    CHECK_EQ(b->nd->nc[0].state, WREN_ND_REACHABLE);
+    CHECK_EQ(b->nd->stats.tx_ns, 2);
+    CHECK_EQ(a->nd->stats.tx_na, 1);
     TEARDOWN();
 }
 
 TEST(test_nd_eth_hold__gives_up_after_three_solicitations)
 {
-    CHECK_EQ(setup(), 0);
     run_ms(2100);
     uint8_t nobody[16];
     ll_of(nobody, 9);
-    CHECK_EQ(echo(&a, nobody, 1), 0);
-    CHECK_EQ(echo(&a, nobody, 2), 0); /* replaces the first */
+    CHECK_EQ(echo(a, nobody, 1), 0);
+    CHECK_EQ(echo(a, nobody, 2), 0); /* replaces the first */
     run_ms(500);
-    CHECK_EQ(a.nd.stats.held_replaced, 1);
-    CHECK_EQ(a.nd.nc[0].state, WREN_ND_INCOMPLETE);
-    CHECK(a.nd.nc[0].held != NULL);
+    CHECK_EQ(a->nd->stats.held_replaced, 1);
+    CHECK_EQ(a->nd->nc[0].state, WREN_ND_INCOMPLETE);
+    CHECK(a->nd->nc[0].held != NULL);
     run_ms(3000);
-    CHECK_EQ(a.nd.stats.res_failed, 1);
-    CHECK_EQ(a.nd.stats.held_dropped, 2);
-    CHECK_EQ(a.nd.stats.tx_ns, 1 + 3);
-    CHECK_EQ(a.nd.nc[0].state, WREN_ND_FREE);
-    CHECK_EQ(b.nd.stats.tx_na, 0); /* not b's address: b never answers */
+    CHECK_EQ(a->nd->stats.res_failed, 1);
+    CHECK_EQ(a->nd->stats.held_dropped, 2);
+    CHECK_EQ(a->nd->stats.tx_ns, 1 + 3);
+    CHECK_EQ(a->nd->nc[0].state, WREN_ND_FREE);
+    CHECK_EQ(b->nd->stats.tx_na, 0); /* not b's address: b never answers */
     TEARDOWN();
 }
 
 TEST(test_nd_eth_dad__duplicate_is_removed)
 {
-    CHECK_EQ(setup(), 0);
     run_ms(2100);
     static const uint8_t x[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x42};
-    CHECK_EQ(wren_nd_eth_addr_add(&b.nd, x, 64), 0);
+    CHECK_EQ(wren_nd_eth_addr_add(b->nd, x, 64), 0);
     run_ms(2100);
-    CHECK_EQ(addr_state(&b, x), WREN_IPV6_ADDR_VALID);
+    CHECK_EQ(addr_state(b, x), WREN_IPV6_ADDR_VALID);
     /* a wants the same address: b defends it, a gives it up */
-    CHECK_EQ(wren_nd_eth_addr_add(&a.nd, x, 64), 0);
-    CHECK_EQ(addr_state(&a, x), WREN_IPV6_ADDR_TENTATIVE);
+    CHECK_EQ(wren_nd_eth_addr_add(a->nd, x, 64), 0);
+    CHECK_EQ(addr_state(a, x), WREN_IPV6_ADDR_TENTATIVE);
     run_ms(2100);
-    CHECK_EQ(a.nd.stats.dad_dup, 1);
-    CHECK_EQ(addr_state(&a, x), WREN_IPV6_ADDR_UNUSED);
-    CHECK_EQ(addr_state(&b, x), WREN_IPV6_ADDR_VALID);
-    CHECK_EQ(b.nd.stats.tx_na, 1);
-    CHECK_EQ(wren_nd_eth_addr_add(&a.nd, (const uint8_t[16]){0xff, 0x02, [15] = 1}, 64), -EINVAL);
+    CHECK_EQ(a->nd->stats.dad_dup, 1);
+    CHECK_EQ(addr_state(a, x), WREN_IPV6_ADDR_UNUSED);
+    CHECK_EQ(addr_state(b, x), WREN_IPV6_ADDR_VALID);
+    CHECK_EQ(b->nd->stats.tx_na, 1);
+    CHECK_EQ(wren_nd_eth_addr_add(a->nd, (const uint8_t[16]){0xff, 0x02, [15] = 1}, 64), -EINVAL);
     TEARDOWN();
 }
 
 TEST(test_nd_eth_get__other_interfaces_and_unknown)
 {
-    CHECK_EQ(setup(), 0);
     uint8_t q[16];
     ll_of(q, 2);
-    CHECK_EQ(wren_netapi_get(&a.node, &a.nd.module, WREN_NETOPT_NIB_L2, a.nd.if_id, q, 16),
+    CHECK_EQ(wren_netapi_get(&a->node, &a->nd->module, WREN_NETOPT_NIB_L2, a->nd->if_id, q, 16),
              -ENOENT);
-    CHECK_EQ(wren_netapi_get(&a.node, &a.nd.module, WREN_NETOPT_NIB_L2, a.nd.if_id + 1, q, 16),
+    CHECK_EQ(wren_netapi_get(&a->node, &a->nd->module, WREN_NETOPT_NIB_L2, a->nd->if_id + 1, q, 16),
              -EINVAL);
     struct wren_nib_hold h = {.pkt = NULL};
     CHECK_EQ(
-        wren_netapi_set(&a.node, &a.nd.module, WREN_NETOPT_NIB_HOLD, a.nd.if_id + 1, &h, sizeof(h)),
+        wren_netapi_set(&a->node, &a->nd->module, WREN_NETOPT_NIB_HOLD, a->nd->if_id + 1, &h,
+                        sizeof(h)),
         -EINVAL);
     CHECK_EQ(
-        wren_netapi_set(&a.node, &a.nd.module, WREN_NETOPT_NIB_HOLD, a.nd.if_id, &h, sizeof(h)),
+        wren_netapi_set(&a->node, &a->nd->module, WREN_NETOPT_NIB_HOLD, a->nd->if_id, &h,
+                        sizeof(h)),
         -EINVAL);
     TEARDOWN();
 }
 
 int main(void)
 {
-    RUN(test_nd_eth_init__link_local_tentative_then_valid);
-    RUN(test_nd_eth_hold__resolves_and_sends_the_held_packet);
-    RUN(test_nd_eth_hold__gives_up_after_three_solicitations);
-    RUN(test_nd_eth_dad__duplicate_is_removed);
-    RUN(test_nd_eth_get__other_interfaces_and_unknown);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_nd_eth_init__link_local_tentative_then_valid, setup),
+        FX_TEST_SETUP(test_nd_eth_hold__resolves_and_sends_the_held_packet, setup),
+        FX_TEST_SETUP(test_nd_eth_hold__gives_up_after_three_solicitations, setup),
+        FX_TEST_SETUP(test_nd_eth_dad__duplicate_is_removed, setup),
+        FX_TEST_SETUP(test_nd_eth_get__other_interfaces_and_unknown, setup),
+    };
+    return cmocka_run_group_tests_name("nd_eth", tests, NULL, NULL);
 }

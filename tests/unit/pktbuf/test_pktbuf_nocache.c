@@ -11,9 +11,27 @@
 static _Alignas(8) uint8_t arena[ARENA];
 static struct wren_pktbuf pb;
 
+/* This binary has its own pktbuf, so not the fixture (fixture.h links the
+ * stack's): the same setup and teardown for its one buffer. */
+static int setup(void **state)
+{
+    (void)state;
+    wren_pktbuf_init(&pb, arena, sizeof(arena));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (!wren_pktbuf_is_empty(&pb) || !wren_pktbuf_is_sane(&pb)) {
+        print_error("teardown: packet buffer not empty or inconsistent\n");
+        return -1;
+    }
+    return 0;
+}
+
 TEST(test_nocache__headers_chains_marks_and_release)
 {
-    wren_pktbuf_init(&pb, arena, sizeof(arena));
     static const uint8_t types[3] = { 2, 3, 0 };
     const uint16_t sizes[3] = { 40, 8, 20 };
     for (int round = 0; round < 50; round++) {
@@ -45,6 +63,9 @@ TEST(test_nocache__headers_chains_marks_and_release)
 
 int main(void)
 {
-    RUN(test_nocache__headers_chains_marks_and_release);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_nocache__headers_chains_marks_and_release, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests_name("pktbuf_nocache", tests, NULL, NULL);
 }

@@ -9,21 +9,21 @@
 #include "core/byteorder.h"
 #include "net/netopt.h"
 #include "sim/sim.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/ieee802154.h"
 
 static uint64_t counter(struct wren_sim *s, uint32_t id, const char *name)
 {
-    const char *names[160];
-    uint64_t vals[160];
-    int n = wren_sim_counters(s, id, names, vals, 160);
-    for (int i = 0; i < n && i < 160; i++) {
+    const char *names[512];
+    uint64_t vals[512];
+    int n = wren_sim_counters(s, id, names, vals, 512);
+    for (int i = 0; i < n && i < 512; i++) {
         if (strcmp(names[i], name) == 0) {
             return vals[i];
         }
     }
-    fprintf(stderr, "no counter %s\n", name);
-    abort();
+    print_error("no counter %s\n", name);
+    wren_test_fail(__FILE__, __LINE__);
 }
 
 /* The raw radio behaviour these tests are about: one clear channel
@@ -37,17 +37,15 @@ static void set_cca(struct wren_sim *s, uint32_t id, int on)
     wren_sim_netopt_set(s, id, WREN_NETOPT_ACK_REQ, &zero, 1);
 }
 
-/* every test ends by letting traffic drain and checking every packet buffer */
-#define CHECK_DRAINED(s)                                            \
-    do {                                                            \
-        wren_sim_run((s), wren_sim_now(s) + 2000000);               \
-        CHECK(wren_sim_pktbufs_clean(s));                           \
-    } while (0)
+/* every test ends by letting traffic drain (2 s) and checking every packet
+ * buffer of every simulation (the fixture's: its teardown checks them again,
+ * also after a failure, and frees them) */
+#define CHECK_DRAINED() FX_CLEAN(2000000)
 
 TEST(test_airtime__127_octet_psdu_is_4256us)
 {
     CHECK_EQ(wren_phy_airtime_us(127), 4256);
-    struct wren_sim *s = wren_sim_new(1);
+    struct wren_sim *s = fx_sim(1);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_set_link(s, 0, 1, 1.0);
@@ -66,21 +64,18 @@ TEST(test_airtime__127_octet_psdu_is_4256us)
     CHECK_EQ(counter(s, 0, "mac.ack_rx"), 1);
     CHECK_EQ(counter(s, 1, "radio.tx_bytes"), 5);
     /* too long for one frame: dropped and counted, not truncated */
-    struct wren_sim *s2 = wren_sim_new(1);
+    struct wren_sim *s2 = fx_sim(1);
     wren_sim_add_node(s2, 0, 0, 0, 0);
     CHECK_EQ(wren_sim_rawgen(s2, 0, -1, 117, 1000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
     wren_sim_run(s2, 10000);
     CHECK_EQ(counter(s2, 0, "netif.tx_drop_bad"), 1);
     CHECK_EQ(counter(s2, 0, "radio.tx_frames"), 0);
-    CHECK_DRAINED(s);
-    CHECK_DRAINED(s2);
-    wren_sim_free(s);
-    wren_sim_free(s2);
+    CHECK_DRAINED();
 }
 
 TEST(test_time_accounting__states_sum_to_elapsed)
 {
-    struct wren_sim *s = wren_sim_new(3);
+    struct wren_sim *s = fx_sim(3);
     for (int i = 0; i < 4; i++) {
         wren_sim_add_node(s, i, 0, 0, 0);
     }
@@ -90,7 +85,8 @@ TEST(test_time_accounting__states_sum_to_elapsed)
                 wren_sim_set_link(s, a, b, 1.0);
             }
         }
-        wren_sim_rawgen(s, a, -1, 50, 20000, WREN_RAWGEN_POISSON, 0, 0);
+        /* about 5 s of traffic, then it ends (and drains) */
+        wren_sim_rawgen(s, a, -1, 50, 20000, WREN_RAWGEN_POISSON, 250, 0);
     }
     wren_sim_run(s, 5000000);
     for (uint32_t a = 0; a < 4; a++) {
@@ -104,13 +100,13 @@ TEST(test_time_accounting__states_sum_to_elapsed)
     struct wren_radio_time rt;
     CHECK_EQ(wren_sim_netopt_get(s, 0, WREN_NETOPT_RADIO_TIME, &rt, sizeof(rt)), sizeof(rt));
     CHECK_EQ(rt.tx, counter(s, 0, "radio.time_tx_us"));
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 /* A and C both reach B but not each other; both send to B. */
 static uint64_t hidden_terminal(int a_hears_c, uint64_t *sent)
 {
-    struct wren_sim *s = wren_sim_new(11);
+    struct wren_sim *s = fx_sim(11);
     wren_sim_add_node(s, 0, 0, 0, 0);  /* A */
     wren_sim_add_node(s, 10, 0, 0, 0); /* B */
     wren_sim_add_node(s, 20, 0, 0, 0); /* C */
@@ -141,7 +137,7 @@ static uint64_t hidden_terminal(int a_hears_c, uint64_t *sent)
         coll = UINT64_MAX;
     }
     wren_sim_run(s, wren_sim_now(s) + 1000000);
-    wren_sim_free(s);
+    fx_sim_done(s);
     return coll;
 }
 
@@ -161,11 +157,12 @@ TEST(test_hidden_terminal__collisions_vanish_when_senders_hear_each_other)
      * about 2 x 0.32 ms / 30 ms of them */
     CHECK(heard * 100 < sent_heard * 3);
     CHECK(heard * 10 < hidden);
+    CHECK_DRAINED();
 }
 
 TEST(test_half_duplex__sender_misses_frames)
 {
-    struct wren_sim *s = wren_sim_new(5);
+    struct wren_sim *s = fx_sim(5);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_set_link(s, 0, 1, 1.0);
@@ -181,13 +178,12 @@ TEST(test_half_duplex__sender_misses_frames)
     uint64_t tx = counter(s, 0, "radio.tx_frames") + counter(s, 1, "radio.tx_frames");
     CHECK_EQ(tx, 40);
     CHECK_EQ(rx + missed, tx);
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 TEST(test_channels__different_channels_do_not_hear)
 {
-    struct wren_sim *s = wren_sim_new(5);
+    struct wren_sim *s = fx_sim(5);
     for (int i = 0; i < 3; i++) {
         wren_sim_add_node(s, i, 0, 0, 0);
     }
@@ -209,13 +205,12 @@ TEST(test_channels__different_channels_do_not_hear)
     CHECK_EQ(counter(s, 1, "app.received"), 10);
     CHECK_EQ(counter(s, 2, "app.received"), 0);
     CHECK_EQ(counter(s, 2, "radio.rx_frames"), 0);
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 TEST(test_link_prr__delivery_ratio_follows_prr)
 {
-    struct wren_sim *s = wren_sim_new(9);
+    struct wren_sim *s = fx_sim(9);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_add_node(s, 2, 0, 0, 0);
@@ -229,13 +224,12 @@ TEST(test_link_prr__delivery_ratio_follows_prr)
     CHECK(got > 650 && got < 750);
     CHECK_EQ(got + counter(s, 1, "radio.rx_link_loss"), 1000);
     CHECK_EQ(counter(s, 2, "radio.rx_frames"), 0);
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 static long capture(uint64_t seed, const char *path, uint8_t **data)
 {
-    struct wren_sim *s = wren_sim_new(seed);
+    struct wren_sim *s = fx_sim(seed);
     wren_sim_set_range(s, 15.0, 0.9);
     for (int i = 0; i < 16; i++) {
         wren_sim_add_node(s, 10.0 * (i % 4), 10.0 * (i / 4), 0, 0);
@@ -243,10 +237,11 @@ static long capture(uint64_t seed, const char *path, uint8_t **data)
     }
     wren_sim_open_pcap(s, path);
     for (uint32_t i = 0; i < 16; i++) {
-        wren_sim_rawgen(s, i, (int32_t)((i + 1) % 16), 40, 50000, WREN_RAWGEN_POISSON, 0, 0);
+        /* about 3 s of traffic, then it ends and drains */
+        wren_sim_rawgen(s, i, (int32_t)((i + 1) % 16), 40, 50000, WREN_RAWGEN_POISSON, 60, 0);
     }
-    wren_sim_run(s, 3000000);
-    wren_sim_free(s);
+    wren_sim_run(s, 5000000);
+    fx_sim_done(s); /* also closes the capture */
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
@@ -274,6 +269,7 @@ TEST(test_determinism__same_seed_same_pcap_bytes)
     free(b);
     free(c);
     CHECK(ok);
+    CHECK_DRAINED();
 }
 
 /* ---- per-frame processing delay ---------------------------------------- */
@@ -286,7 +282,7 @@ static int data_frame_starts(uint32_t proc_us, uint16_t payload, int n, uint64_t
                              uint8_t **cap, long *cap_len)
 {
     const char *path = "/tmp/wren_proc_delay.pcap";
-    struct wren_sim *s = wren_sim_new(5);
+    struct wren_sim *s = fx_sim(5);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_set_link(s, 0, 1, 1.0);
@@ -309,7 +305,7 @@ static int data_frame_starts(uint32_t proc_us, uint16_t payload, int n, uint64_t
              counter(s, 0, "mac.tx_retries") == 0 && wren_sim_pktbufs_clean(s) &&
              counter(s, 0, "radio.proc_us") ==
                  (uint64_t)n * proc_us * (payload + 11u) / 127u;
-    wren_sim_free(s);
+    fx_sim_done(s); /* also closes the capture */
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
@@ -360,13 +356,14 @@ TEST(test_proc_delay__gap_between_frames_grows_by_the_delay)
     free(c0);
     free(c1);
     CHECK_EQ((t1[2] - t1[1]) - (t0[2] - t0[1]), 8200u * 64u / 127u);
+    CHECK_DRAINED();
 }
 
 TEST(test_proc_delay__acks_go_out_during_an_upload)
 {
     /* both nodes send to each other all the time: frames arrive while the
      * receiver uploads its own, and are acknowledged at once all the same */
-    struct wren_sim *s = wren_sim_new(8);
+    struct wren_sim *s = fx_sim(8);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_set_link(s, 0, 1, 1.0);
@@ -389,8 +386,7 @@ TEST(test_proc_delay__acks_go_out_during_an_upload)
         CHECK_EQ(sum, 10000000);
         CHECK(counter(s, a, "radio.proc_us") >= 300u * 4100u * 111u / 127u);
     }
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t *pl,
@@ -415,7 +411,7 @@ static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t
 
 TEST(test_inject__malformed_frames_dropped_by_reason)
 {
-    struct wren_sim *s = wren_sim_new(2);
+    struct wren_sim *s = fx_sim(2);
     wren_sim_add_node(s, 0, 0, 0, 0);
     wren_sim_rawgen(s, 0, -1, 30, 0, 0, 0, 0);
     uint8_t f[127];
@@ -486,13 +482,12 @@ TEST(test_inject__malformed_frames_dropped_by_reason)
     wren_sim_run(s, 40);
     CHECK_EQ(counter(s, 0, "app.received"), 1);
     CHECK_EQ(counter(s, 0, "app.rx_bad"), 0);
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 TEST(test_scale__ten_thousand_nodes)
 {
-    struct wren_sim *s = wren_sim_new(77);
+    struct wren_sim *s = fx_sim(77);
     wren_sim_set_range(s, 12.0, 1.0);
     uint32_t seed = 1;
     for (int i = 0; i < 10000; i++) {
@@ -511,22 +506,23 @@ TEST(test_scale__ten_thousand_nodes)
     }
     CHECK(tx >= 3000);
     printf("  10000 nodes, %zu bytes per node\n", wren_sim_bytes_per_node(s));
-    CHECK_DRAINED(s);
-    wren_sim_free(s);
+    CHECK_DRAINED();
 }
 
 int main(void)
 {
-    RUN(test_airtime__127_octet_psdu_is_4256us);
-    RUN(test_time_accounting__states_sum_to_elapsed);
-    RUN(test_hidden_terminal__collisions_vanish_when_senders_hear_each_other);
-    RUN(test_half_duplex__sender_misses_frames);
-    RUN(test_channels__different_channels_do_not_hear);
-    RUN(test_link_prr__delivery_ratio_follows_prr);
-    RUN(test_determinism__same_seed_same_pcap_bytes);
-    RUN(test_proc_delay__gap_between_frames_grows_by_the_delay);
-    RUN(test_proc_delay__acks_go_out_during_an_upload);
-    RUN(test_inject__malformed_frames_dropped_by_reason);
-    RUN(test_scale__ten_thousand_nodes);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST(test_airtime__127_octet_psdu_is_4256us),
+        FX_TEST(test_time_accounting__states_sum_to_elapsed),
+        FX_TEST(test_hidden_terminal__collisions_vanish_when_senders_hear_each_other),
+        FX_TEST(test_half_duplex__sender_misses_frames),
+        FX_TEST(test_channels__different_channels_do_not_hear),
+        FX_TEST(test_link_prr__delivery_ratio_follows_prr),
+        FX_TEST(test_determinism__same_seed_same_pcap_bytes),
+        FX_TEST(test_proc_delay__gap_between_frames_grows_by_the_delay),
+        FX_TEST(test_proc_delay__acks_go_out_during_an_upload),
+        FX_TEST(test_inject__malformed_frames_dropped_by_reason),
+        FX_TEST(test_scale__ten_thousand_nodes),
+    };
+    return cmocka_run_group_tests_name("medium", tests, NULL, NULL);
 }

@@ -17,16 +17,12 @@
 #include "net/netapi.h"
 #include "net/netreg.h"
 #include "tcp/tcp.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/ipv6.h"
 #include "wire/tcp.h"
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[16384];
-static struct wren_ipv6 ip;
-static struct wren_icmpv6 icmp;
-static struct wren_tcp tcp;
+static struct wren_node *node;
+static struct wren_tcp *tcp;
 static const struct wren_sock_tcp_ep srv_ep = { .addr = { [15] = 1 }, .port = 7 };
 
 /* everything a test uses: zeroed by setup() */
@@ -40,24 +36,36 @@ static struct {
 static _Alignas(16) uint8_t stacks[3][64 * 1024];
 static struct wren_thread threads[3];
 
-static void setup(void)
+/* every test: a node with IPv6, ICMPv6 and TCP (16 KiB packet buffer) */
+static int setup(void **state)
 {
     memset(&s, 0, sizeof(s));
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
-    wren_ipv6_init(&node, &ip);
-    wren_icmpv6_init(&node, &icmp);
-    wren_tcp_init(&node, &tcp);
+    fx_setup(state);
+    struct fx_node *n = fx_node_ex(FX_IPV6 | FX_ICMPV6 | FX_TCP, 16384, 1, 1);
+    node = &n->node;
+    tcp = n->tcp;
+    return 0;
+}
+
+/* a node with TCP alone: the test plays the IPv6 layer */
+static int setup_tcp_only(void **state)
+{
+    memset(&s, 0, sizeof(s));
+    fx_setup(state);
+    struct fx_node *n = fx_node_ex(FX_TCP, 16384, 1, 1);
+    node = &n->node;
+    tcp = n->tcp;
+    return 0;
 }
 
 static void start(int i, void (*fn)(void *), void *arg)
 {
-    wren_thread_start(&node, &threads[i], stacks[i], sizeof(stacks[i]), fn, arg, "t");
+    wren_thread_start(node, &threads[i], stacks[i], sizeof(stacks[i]), fn, arg, "t");
 }
 
 static void run_ms(uint64_t ms)
 {
-    wren_world_run_until(&world, world.now + ms * 1000);
+    wren_world_run_until(&fx.world, fx.world.now + ms * 1000);
 }
 
 static int threads_done(int n)
@@ -74,11 +82,9 @@ static int threads_done(int n)
 #define TEARDOWN()                                                   \
     do {                                                             \
         run_ms(1000);                                                \
-        CHECK(tcp.conns == NULL);                                    \
-        CHECK(tcp.listeners == NULL);                                \
-        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                   \
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                    \
-        wren_world_destroy(&world);                                  \
+        CHECK(tcp->conns == NULL);                                    \
+        CHECK(tcp->listeners == NULL);                                \
+        FX_CLEAN(0);                                                 \
     } while (0)
 
 static uint8_t pattern(uint32_t i)
@@ -157,7 +163,7 @@ static void echo_reader(void *arg)
 static void echo_client(void *arg)
 {
     struct echo *e = arg;
-    e->connect_res = wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 1000000);
+    e->connect_res = wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 1000000);
     if (e->connect_res != 0) {
         return;
     }
@@ -183,19 +189,18 @@ static void echo_client(void *arg)
         e->written += (uint32_t)n;
     }
     while (!e->reader_done) {
-        wren_thread_sleep(&node, 1000);
+        wren_thread_sleep(node, 1000);
     }
     wren_sock_tcp_disconnect(&s.cli);
 }
 
 TEST(test_sock_tcp__echo_20k_in_odd_writes_twice)
 {
-    setup();
     static struct echo e;
     memset(&e, 0, sizeof(e));
     e.rounds = 2;
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 2), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 2), 0);
     struct wren_sock_tcp_ep ql;
     CHECK_EQ(wren_sock_tcp_queue_get_local(&s.q, &ql), 0);
     CHECK_EQ(ql.port, 7);
@@ -229,8 +234,8 @@ TEST(test_sock_tcp__echo_20k_in_odd_writes_twice)
         CHECK_EQ(wren_sock_tcp_read(&s.cli, b, 1, 0), -ENOTCONN);
     }
     CHECK_EQ(threads[0].state, WREN_THREAD_DONE);
-    CHECK_EQ(tcp.stats.rx_drop_csum, 0);
-    CHECK_EQ(tcp.stats.tx_rst, 0);
+    CHECK_EQ(tcp->stats.rx_drop_csum, 0);
+    CHECK_EQ(tcp->stats.tx_rst, 0);
     wren_sock_tcp_stop_listen(&s.q);
     CHECK_EQ(wren_sock_tcp_queue_get_local(&s.q, &ql), -EBADF);
     TEARDOWN();
@@ -256,32 +261,32 @@ static void timeouts_client(void *arg)
     struct wren_sock_tcp *c;
     /* accept: nothing there */
     t->accept_nowait = wren_sock_tcp_accept(&s.q, &c, 0);
-    uint64_t t0 = wren_node_now(&node);
+    uint64_t t0 = wren_node_now(node);
     t->accept_timeout = wren_sock_tcp_accept(&s.q, &c, 100000);
-    t->accept_waited = wren_node_now(&node) - t0;
+    t->accept_waited = wren_node_now(node) - t0;
     /* nobody on port 81: a RST */
     struct wren_sock_tcp_ep closed = srv_ep;
     closed.port = 81;
-    t->refused = wren_sock_tcp_connect(&node, &s.cli, &closed, 0, 1000000);
-    t->refused_again = wren_sock_tcp_connect(&node, &s.cli, &closed, 0, 1000000);
+    t->refused = wren_sock_tcp_connect(node, &s.cli, &closed, 0, 1000000);
+    t->refused_again = wren_sock_tcp_connect(node, &s.cli, &closed, 0, 1000000);
     /* a connection; reading it with nothing to read */
-    t->connect_res = wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 1000000);
+    t->connect_res = wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 1000000);
     uint8_t b[8];
     t->read_nowait = wren_sock_tcp_read(&s.cli, b, sizeof(b), 0);
-    t0 = wren_node_now(&node);
+    t0 = wren_node_now(node);
     t->read_timeout = wren_sock_tcp_read(&s.cli, b, sizeof(b), 50000);
-    t->read_waited = wren_node_now(&node) - t0;
+    t->read_waited = wren_node_now(node) - t0;
     /* the pool's one socket is taken (not yet accepted, even): a second
      * client's SYNs are dropped and its connect times out */
-    t->connect2_nowait = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, 0);
+    t->connect2_nowait = wren_sock_tcp_connect(node, &s.cli2, &srv_ep, 0, 0);
     wren_sock_tcp_disconnect(&s.cli2);
-    t0 = wren_node_now(&node);
-    t->connect2_res = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, 300000);
-    t->connect2_waited = wren_node_now(&node) - t0;
+    t0 = wren_node_now(node);
+    t->connect2_res = wren_sock_tcp_connect(node, &s.cli2, &srv_ep, 0, 300000);
+    t->connect2_waited = wren_node_now(node) - t0;
     /* waiting forever: the TCP layer gives up after its SYN retries */
-    t0 = wren_node_now(&node);
-    t->connect3_res = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, WREN_SOCK_FOREVER);
-    t->connect3_waited = wren_node_now(&node) - t0;
+    t0 = wren_node_now(node);
+    t->connect3_res = wren_sock_tcp_connect(node, &s.cli2, &srv_ep, 0, WREN_SOCK_FOREVER);
+    t->connect3_waited = wren_node_now(node) - t0;
     /* take the pending one; both ends close at once (simultaneous close) */
     t->accepted = wren_sock_tcp_accept(&s.q, &c, 0);
     if (t->accepted == 0) {
@@ -295,11 +300,10 @@ static void timeouts_client(void *arg)
 
 TEST(test_sock_tcp__timeouts_and_refusal)
 {
-    setup();
     static struct timeouts t;
     memset(&t, 0, sizeof(t));
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
     start(0, timeouts_client, &t);
     run_ms(100000);
     CHECK_EQ(t.accept_nowait, -EAGAIN);
@@ -316,8 +320,8 @@ TEST(test_sock_tcp__timeouts_and_refusal)
     CHECK_EQ(t.connect2_waited, 300000);
     CHECK_EQ(t.connect3_res, -ETIMEDOUT);
     CHECK(t.connect3_waited >= 60000000); /* 1 + 2 + ... + 32 s of backoff */
-    CHECK_EQ(tcp.stats.conn_timeouts, 1);
-    CHECK(tcp.stats.syn_drop_pool >= 2 + CONFIG_WREN_TCP_SYN_RETRIES);
+    CHECK_EQ(tcp->stats.conn_timeouts, 1);
+    CHECK(tcp->stats.syn_drop_pool >= 2 + CONFIG_WREN_TCP_SYN_RETRIES);
     CHECK_EQ(s.cli2.flags, 0);
     CHECK_EQ(t.accepted, 0);
     CHECK_EQ(t.done, 0); /* still in accept */
@@ -328,7 +332,7 @@ TEST(test_sock_tcp__timeouts_and_refusal)
     CHECK_EQ(s.cli.flags, 0);
     CHECK_EQ(s.pool[0].flags, 0);
     CHECK_EQ(s.pool[0].conn.state, WREN_TCP_CLOSED);
-    CHECK_EQ(tcp.stats.tx_rst, 2); /* one for each SYN to port 81 */
+    CHECK_EQ(tcp->stats.tx_rst, 2); /* one for each SYN to port 81 */
     TEARDOWN();
 }
 
@@ -351,7 +355,7 @@ static void flow_writer(void *arg)
     for (uint32_t k = 0; k < BIG; k++) {
         buf[k] = pattern(k);
     }
-    if (wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 1000000) != 0) {
+    if (wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 1000000) != 0) {
         return;
     }
     /* the peer reads nothing: its window and our buffer fill, then we wait */
@@ -359,7 +363,7 @@ static void flow_writer(void *arg)
     size_t done = f->w1 > 0 ? (size_t)f->w1 : 0;
     f->w2 = wren_sock_tcp_write(&s.cli, buf + done, BIG - done, 0);
     f->w3 = wren_sock_tcp_write(&s.cli, buf + done, BIG - done, WREN_SOCK_FOREVER);
-    f->w3_done_at = wren_node_now(&node);
+    f->w3_done_at = wren_node_now(node);
     wren_sock_tcp_disconnect(&s.cli);
 }
 
@@ -370,8 +374,8 @@ static void flow_reader(void *arg)
     if (wren_sock_tcp_accept(&s.q, &c, 1000000) != 0) {
         return;
     }
-    wren_thread_sleep(&node, 500000);
-    f->reader_start_at = wren_node_now(&node);
+    wren_thread_sleep(node, 500000);
+    f->reader_start_at = wren_node_now(node);
     uint8_t buf[100];
     ssize_t n;
     while ((n = wren_sock_tcp_read(c, buf, sizeof(buf), 1000000)) > 0) {
@@ -386,11 +390,10 @@ static void flow_reader(void *arg)
 
 TEST(test_sock_tcp__write_blocks_until_the_peer_reads)
 {
-    setup();
     static struct flow f;
     memset(&f, 0, sizeof(f));
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
     start(0, flow_reader, &f);
     start(1, flow_writer, &f);
     run_ms(10000);
@@ -404,7 +407,7 @@ TEST(test_sock_tcp__write_blocks_until_the_peer_reads)
     CHECK_EQ(f.bad, 0);
     CHECK_EQ(f.eof, 1);
     CHECK(threads_done(2));
-    CHECK(tcp.stats.persist_probes >= 1);
+    CHECK(tcp->stats.persist_probes >= 1);
     CHECK_EQ(s.cli.flags, 0);
     CHECK_EQ(s.pool[0].flags, 0);
     wren_sock_tcp_stop_listen(&s.q);
@@ -445,7 +448,7 @@ static void disc_writer(void *arg)
 static struct wren_sock_tcp *connect_pair(void)
 {
     /* from the node's context: connect without waiting, accept when done */
-    if (wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 0) != -EINPROGRESS) {
+    if (wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 0) != -EINPROGRESS) {
         return NULL;
     }
     run_ms(10);
@@ -458,11 +461,10 @@ static struct wren_sock_tcp *connect_pair(void)
 
 TEST(test_sock_tcp__reset_and_disconnect_wake_blocked_threads)
 {
-    setup();
     static struct wakeups w;
     memset(&w, 0, sizeof(w));
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
     /* a reset wakes a blocked reader, after the data before it */
     struct wren_sock_tcp *c = connect_pair();
     CHECK(c != NULL);
@@ -507,12 +509,12 @@ TEST(test_sock_tcp__reset_and_disconnect_wake_blocked_threads)
     }
     CHECK_EQ(got, 4096); /* its data and FIN went out after the disconnect */
     CHECK_EQ(n, 0);
-    uint32_t rst = tcp.stats.tx_rst;
+    uint32_t rst = tcp->stats.tx_rst;
     CHECK_EQ(s.cli.flags, 0x02); /* lingering in FIN-WAIT-2 */
     CHECK_EQ(s.cli.conn.state, WREN_TCP_FIN_WAIT_2);
     CHECK_EQ(wren_sock_tcp_write(c, "late", 4, 0), 4);
     run_ms(100);
-    CHECK_EQ(tcp.stats.tx_rst, rst + 1);
+    CHECK_EQ(tcp->stats.tx_rst, rst + 1);
     CHECK_EQ(s.cli.flags, 0);
     CHECK_EQ(c->conn.state, WREN_TCP_CLOSED);
     CHECK_EQ(c->conn.err, -ECONNRESET);
@@ -523,14 +525,13 @@ TEST(test_sock_tcp__reset_and_disconnect_wake_blocked_threads)
 
 TEST(test_sock_tcp__lingering_socket_is_reset_when_the_peer_never_closes)
 {
-    setup();
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
     struct wren_sock_tcp *c = connect_pair();
     CHECK(c != NULL);
     CHECK_EQ(wren_sock_tcp_write(&s.cli, "bye", 3, 0), 3);
     wren_sock_tcp_disconnect(&s.cli);
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 0), -EBUSY);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 0), -EBUSY);
     run_ms(1000);
     CHECK_EQ(s.cli.conn.state, WREN_TCP_FIN_WAIT_2);
     uint8_t b[8];
@@ -557,7 +558,7 @@ struct waiters {
 static void blocked_connect(void *arg)
 {
     struct waiters *w = arg;
-    w->connect_res = wren_sock_tcp_connect(&node, &s.cli2, &srv_ep, 0, WREN_SOCK_FOREVER);
+    w->connect_res = wren_sock_tcp_connect(node, &s.cli2, &srv_ep, 0, WREN_SOCK_FOREVER);
 }
 
 static void reader1(void *arg)
@@ -576,12 +577,11 @@ static void reader2(void *arg)
 
 TEST(test_sock_tcp__disconnect_wakes_connect_and_a_second_reader_is_ebusy)
 {
-    setup();
     static struct waiters w;
     memset(&w, 0, sizeof(w));
     w.connect_res = 1;
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
     struct wren_sock_tcp *c = connect_pair();
     CHECK(c != NULL);
     /* the pool is full: the SYNs of a second client find no room */
@@ -713,15 +713,14 @@ static void refused_cb(struct wren_sock_tcp *sock, unsigned events, void *arg)
 
 TEST(test_sock_tcp__callbacks_only)
 {
-    setup();
     memset(&cb, 0, sizeof(cb));
     cb.to_send = 10000;
     struct wren_sock_tcp_ep local = { .port = 7 };
     wren_sock_tcp_queue_set_cb(&s.q, q_cb, NULL); /* before listening */
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 2), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 2), 0);
     wren_sock_tcp_set_cb(&s.cli, cli_cb, NULL);
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 0), -EINPROGRESS);
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 0), -EALREADY);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 0), -EINPROGRESS);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 0), -EALREADY);
     run_ms(10000);
     CHECK_EQ(cb.q_ev, 1);
     CHECK(cb.srv != NULL);
@@ -740,7 +739,7 @@ TEST(test_sock_tcp__callbacks_only)
     wren_sock_tcp_set_cb(&s.cli2, refused_cb, NULL);
     struct wren_sock_tcp_ep closed = srv_ep;
     closed.port = 81;
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli2, &closed, 0, 0), -EINPROGRESS);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli2, &closed, 0, 0), -EINPROGRESS);
     run_ms(100);
     CHECK_EQ(cb.refused_err, -ECONNREFUSED);
     CHECK_EQ(wren_sock_tcp_read(&s.cli2, cb.cli_ev, 1, 0), -ECONNREFUSED);
@@ -753,25 +752,24 @@ TEST(test_sock_tcp__callbacks_only)
 
 TEST(test_sock_tcp__blocking_outside_a_thread_is_edeadlk)
 {
-    setup();
     struct wren_sock_tcp_ep local = { .port = 7 };
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), 0);
-    CHECK_EQ(wren_sock_tcp_listen(&node, &s.q, &local, s.pool, 1), -EBUSY);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), 0);
+    CHECK_EQ(wren_sock_tcp_listen(node, &s.q, &local, s.pool, 1), -EBUSY);
     struct wren_sock_tcp_queue q2;
     memset(&q2, 0, sizeof(q2));
-    CHECK_EQ(wren_sock_tcp_listen(&node, &q2, &local, &s.cli2, 1), -EADDRINUSE);
+    CHECK_EQ(wren_sock_tcp_listen(node, &q2, &local, &s.cli2, 1), -EADDRINUSE);
     CHECK_EQ(s.cli2.queue, NULL);
-    CHECK_EQ(wren_sock_tcp_listen(&node, &q2, &local, &s.cli2, 0), -EINVAL);
+    CHECK_EQ(wren_sock_tcp_listen(node, &q2, &local, &s.cli2, 0), -EINVAL);
     struct wren_sock_tcp *c;
     CHECK_EQ(wren_sock_tcp_accept(&s.q, &c, 1000), -EDEADLK);
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 1000), -EDEADLK);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 1000), -EDEADLK);
     CHECK_EQ(s.cli.conn.state, WREN_TCP_CLOSED); /* nothing sent */
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.pool[0], &srv_ep, 0, 0), -EINVAL);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.pool[0], &srv_ep, 0, 0), -EINVAL);
     uint8_t b[4];
     CHECK_EQ(wren_sock_tcp_read(&s.cli, b, sizeof(b), 0), -ENOTCONN);
     c = connect_pair();
     CHECK(c != NULL);
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &srv_ep, 0, 0), -EISCONN);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &srv_ep, 0, 0), -EISCONN);
     CHECK_EQ(wren_sock_tcp_read(&s.cli, b, sizeof(b), 1000), -EDEADLK);
     CHECK_EQ(wren_sock_tcp_read(&s.cli, b, 0, 1000), 0);
     static uint8_t big[5000];
@@ -834,25 +832,22 @@ static void inject(uint8_t flags, uint32_t seq, uint32_t ack)
     put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl));
     uint8_t iph[IPV6_HDR_LEN];
     wren_ipv6_hdr_init(iph, lo, lo, IPV6_NH_TCP);
-    struct wren_snip *ips = wren_pktbuf_add(&node.pktbuf, NULL, iph, sizeof(iph), WREN_NETTYPE_IPV6);
-    struct wren_snip *ts = wren_pktbuf_add(&node.pktbuf, ips, seg, (size_t)hl, WREN_NETTYPE_TCP);
-    wren_netapi_receive(&node, &tcp.module, ts);
+    struct wren_snip *ips =
+        wren_pktbuf_add(&node->pktbuf, NULL, iph, sizeof(iph), WREN_NETTYPE_IPV6);
+    struct wren_snip *ts = wren_pktbuf_add(&node->pktbuf, ips, seg, (size_t)hl, WREN_NETTYPE_TCP);
+    wren_netapi_receive(node, &tcp->module, ts);
     run_ms(1);
 }
 
 TEST(test_sock_tcp__disconnect_in_a_simultaneous_open_sends_the_fin_once_established)
 {
-    memset(&s, 0, sizeof(s));
     memset(&cap, 0, sizeof(cap));
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
-    wren_tcp_init(&node, &tcp);
     cap.module.ops = &cap_ops;
     cap.module.prio = WREN_PRIO_NET;
-    wren_netreg_register(&node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &cap.module, &cap.reg);
+    wren_netreg_register(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &cap.module, &cap.reg);
     struct wren_sock_tcp_ep to = srv_ep;
     to.port = 6000;
-    CHECK_EQ(wren_sock_tcp_connect(&node, &s.cli, &to, 5000, 0), -EINPROGRESS);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli, &to, 5000, 0), -EINPROGRESS);
     run_ms(1);
     CHECK_EQ(cap.flags, TCP_SYN);
     uint32_t iss = cap.seq;
@@ -880,14 +875,18 @@ TEST(test_sock_tcp__disconnect_in_a_simultaneous_open_sends_the_fin_once_establi
 
 int main(void)
 {
-    RUN(test_sock_tcp__echo_20k_in_odd_writes_twice);
-    RUN(test_sock_tcp__timeouts_and_refusal);
-    RUN(test_sock_tcp__write_blocks_until_the_peer_reads);
-    RUN(test_sock_tcp__reset_and_disconnect_wake_blocked_threads);
-    RUN(test_sock_tcp__lingering_socket_is_reset_when_the_peer_never_closes);
-    RUN(test_sock_tcp__disconnect_wakes_connect_and_a_second_reader_is_ebusy);
-    RUN(test_sock_tcp__callbacks_only);
-    RUN(test_sock_tcp__blocking_outside_a_thread_is_edeadlk);
-    RUN(test_sock_tcp__disconnect_in_a_simultaneous_open_sends_the_fin_once_established);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_sock_tcp__echo_20k_in_odd_writes_twice, setup),
+        FX_TEST_SETUP(test_sock_tcp__timeouts_and_refusal, setup),
+        FX_TEST_SETUP(test_sock_tcp__write_blocks_until_the_peer_reads, setup),
+        FX_TEST_SETUP(test_sock_tcp__reset_and_disconnect_wake_blocked_threads, setup),
+        FX_TEST_SETUP(test_sock_tcp__lingering_socket_is_reset_when_the_peer_never_closes, setup),
+        FX_TEST_SETUP(test_sock_tcp__disconnect_wakes_connect_and_a_second_reader_is_ebusy, setup),
+        FX_TEST_SETUP(test_sock_tcp__callbacks_only, setup),
+        FX_TEST_SETUP(test_sock_tcp__blocking_outside_a_thread_is_edeadlk, setup),
+        FX_TEST_SETUP(
+            test_sock_tcp__disconnect_in_a_simultaneous_open_sends_the_fin_once_established,
+            setup_tcp_only),
+    };
+    return cmocka_run_group_tests_name("sock_tcp", tests, NULL, NULL);
 }

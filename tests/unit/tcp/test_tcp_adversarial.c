@@ -22,7 +22,7 @@
 #include "net/nettype.h"
 #include "sim/world.h"
 #include "tcp/tcp.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/ipv6.h"
 #include "wire/tcp.h"
 
@@ -38,10 +38,8 @@ struct sent {
 
 #define SENT_MAX 64
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[16384];
-static struct wren_tcp tcp;
+static struct wren_node *node;
+static struct wren_tcp *tcp;
 static struct stub {
     struct wren_module module;
     struct wren_netreg_entry reg;
@@ -87,7 +85,7 @@ static void stub_handle(struct wren_node *n, struct wren_module *self, const str
             wren_pktbuf_release(pb, ips);
             return;
         }
-        wren_netapi_receive(n, &tcp.module, s);
+        wren_netapi_receive(n, &tcp->module, s);
         return;
     }
     struct sent *e = &stub.sent[stub.n_sent++ % SENT_MAX];
@@ -118,29 +116,31 @@ static const struct wren_module_ops stub_ops = {
     .get = stub_get,
 };
 
-static void setup(void)
+/* every test: a node with TCP (16 KiB packet buffer) over the stub IPv6 layer */
+static int setup(void **state)
 {
     memset(&stub, 0, sizeof(stub));
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
+    fx_setup(state);
+    struct fx_node *n = fx_node_ex(FX_TCP, 16384, 1, 1);
+    node = &n->node;
+    tcp = n->tcp;
     stub.module.ops = &stub_ops;
     stub.module.prio = WREN_PRIO_NET;
-    wren_netreg_register(&node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &stub.module, &stub.reg);
-    wren_tcp_init(&node, &tcp);
+    CHECK_EQ(wren_netreg_register(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &stub.module,
+                                  &stub.reg), 0);
+    return 0;
 }
 
 #define TEARDOWN()                                                                 \
     do {                                                                           \
-        wren_world_run_until(&world, world.now + 600000000ull);                    \
-        CHECK(tcp.conns == NULL);                                                  \
-        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                                 \
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                                  \
-        wren_world_destroy(&world);                                                \
+        wren_world_run_until(&fx.world, fx.world.now + 600000000ull);                    \
+        CHECK(tcp->conns == NULL);                                                  \
+        FX_CLEAN(0);                                                               \
     } while (0)
 
 static void run_ms(uint32_t ms)
 {
-    wren_world_run_until(&world, world.now + (uint64_t)ms * 1000);
+    wren_world_run_until(&fx.world, fx.world.now + (uint64_t)ms * 1000);
 }
 
 static const struct sent *last_sent(void)
@@ -184,14 +184,14 @@ static void inject(const struct seg *s)
     const uint8_t *src = s->src ? s->src : peer, *dst = s->dst ? s->dst : me;
     uint16_t cs = wren_tcp_csum(src, dst, b, len);
     put_be16(b + TCP_OFF_CSUM, s->bad_csum ? (uint16_t)~cs : cs);
-    struct wren_pktbuf *pb = &node.pktbuf;
+    struct wren_pktbuf *pb = &node->pktbuf;
     struct wren_snip *ips = wren_pktbuf_add(pb, NULL, NULL, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);
     wren_ipv6_hdr_init(ips->data, src, dst, IPV6_NH_TCP);
     put_be16(ips->data + IPV6_OFF_PAYLOAD_LEN, (uint16_t)len);
     ips->data[IPV6_OFF_HOP_LIMIT] = 64;
     struct wren_snip *p = wren_pktbuf_add(pb, ips, b, len, WREN_NETTYPE_TCP);
-    wren_netapi_receive(&node, &tcp.module, p);
-    wren_world_run_until(&world, world.now);
+    wren_netapi_receive(node, &tcp->module, p);
+    wren_world_run_until(&fx.world, fx.world.now);
 }
 
 static uint8_t pattern(uint32_t i)
@@ -288,7 +288,7 @@ static void eps_init(uint8_t opts)
     }
     pool[0] = &srv[0].c;
     pool[1] = &srv[1].c;
-    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 2);
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 2);
     wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
 }
 
@@ -331,7 +331,6 @@ static struct seg from_peer(const struct wren_tcp_conn *c, uint8_t flags)
 
 TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
 {
-    setup();
     eps_init(WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS);
     uint8_t src[16];
     memcpy(src, peer, 16);
@@ -342,7 +341,7 @@ TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
         inject(&s);
         /* state bounded: the pool's entries, nothing else */
         unsigned n = 0;
-        for (struct wren_tcp_conn *c = tcp.conns; c; c = c->next) {
+        for (struct wren_tcp_conn *c = tcp->conns; c; c = c->next) {
             n++;
             CHECK(c == &srv[0].c || c == &srv[1].c || c == &cli.c);
         }
@@ -351,18 +350,18 @@ TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
             /* a legitimate client in the middle of the flood: it connects,
              * is accepted, and its 20,000 bytes arrive while SYNs go on */
             cli.to_send = 20000;
-            CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
-            wren_world_run_until(&world, world.now);
+            CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
+            wren_world_run_until(&fx.world, fx.world.now);
             CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
             CHECK_EQ(accepted, 1);
         }
         if (i > 500 && i % 10 == 0) {
             run_ms(1);
         }
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));
+        CHECK(wren_pktbuf_is_sane(&node->pktbuf));
     }
-    CHECK(tcp.stats.syn_evicted >= 997);
-    CHECK_EQ(tcp.stats.syn_drop_pool, 0);
+    CHECK(tcp->stats.syn_evicted >= 997);
+    CHECK_EQ(tcp->stats.syn_drop_pool, 0);
     run_ms(5000);
     struct ep *s = srv[0].c.rport == cli.c.lport ? &srv[0] : &srv[1];
     CHECK_EQ(s->received, 20000);
@@ -370,8 +369,8 @@ TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
     /* the half-open entry times out after its SYN-ACK retries */
     run_ms(120000);
-    CHECK(tcp.stats.conn_timeouts >= 1);
-    CHECK(tcp.conns == &cli.c || tcp.conns == &s->c);
+    CHECK(tcp->stats.conn_timeouts >= 1);
+    CHECK(tcp->conns == &cli.c || tcp->conns == &s->c);
 
     /* a second legitimate client is served after the flood too */
     wren_tcp_release(&cli.c);
@@ -380,7 +379,7 @@ TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
     srv[0].received = srv[1].received = srv[0].bad = srv[1].bad = 0;
     cli.sent = 0;
     cli.to_send = 5000;
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
     run_ms(2000);
     struct ep *s2 = srv[0].c.rport == cli.c.lport ? &srv[0] : &srv[1];
     CHECK_EQ(s2->received, 5000);
@@ -391,7 +390,6 @@ TEST(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served)
 
 TEST(test_tcp_syn_flood__established_unaccepted_entries_refuse_syns)
 {
-    setup();
     eps_init(0);
     accept_off = 1; /* the application does not accept */
     CHECK(peer_connect(1000) != NULL);
@@ -408,14 +406,14 @@ TEST(test_tcp_syn_flood__established_unaccepted_entries_refuse_syns)
                          .window = 1000 };
         inject(&f);
     }
-    CHECK_EQ(tcp.stats.syn_drop_pool, 100);
-    CHECK_EQ(tcp.stats.syn_evicted, 0);
+    CHECK_EQ(tcp->stats.syn_drop_pool, 100);
+    CHECK_EQ(tcp->stats.syn_evicted, 0);
     CHECK_EQ(stub.n_sent, n_sent); /* no answer */
     /* bare ACKs to the listener create no state: answered by RST */
     struct seg b = { .sport = 7000, .dport = 80, .seq = 5, .ack = 77, .flags = TCP_ACK };
-    uint32_t rst = tcp.stats.tx_rst;
+    uint32_t rst = tcp->stats.tx_rst;
     inject(&b);
-    CHECK_EQ(tcp.stats.tx_rst, rst + 1);
+    CHECK_EQ(tcp->stats.tx_rst, rst + 1);
     CHECK_EQ(last_sent()->h.flags, TCP_RST);
     CHECK_EQ(last_sent()->h.seq, 77);
     eps_release();
@@ -424,7 +422,6 @@ TEST(test_tcp_syn_flood__established_unaccepted_entries_refuse_syns)
 
 TEST(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks)
 {
-    setup();
     eps_init(0);
     struct wren_tcp_conn *c = peer_connect(1000);
     CHECK(c != NULL);
@@ -433,8 +430,8 @@ TEST(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks)
     r.seq += 5;
     unsigned n_sent = stub.n_sent;
     inject(&r);
-    CHECK_EQ(tcp.stats.challenge_acks, 1);
-    CHECK_EQ(tcp.stats.rx_rst, 0);
+    CHECK_EQ(tcp->stats.challenge_acks, 1);
+    CHECK_EQ(tcp->stats.rx_rst, 0);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(stub.n_sent, n_sent + 1);
     CHECK_EQ(last_sent()->h.flags, TCP_ACK);
@@ -444,24 +441,24 @@ TEST(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks)
     struct seg y = from_peer(c, TCP_SYN);
     y.seq += 3;
     inject(&y);
-    CHECK_EQ(tcp.stats.challenge_acks, 2);
+    CHECK_EQ(tcp->stats.challenge_acks, 2);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(last_sent()->h.flags, TCP_ACK);
     /* SYN+ACK as well */
     y.flags = TCP_SYN | TCP_ACK;
     inject(&y);
-    CHECK_EQ(tcp.stats.challenge_acks, 3);
+    CHECK_EQ(tcp->stats.challenge_acks, 3);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     /* a burst: at most CONFIG_WREN_TCP_CHALLENGE_PER_S per second, the rest counted */
     for (int i = 0; i < 20; i++) {
         inject(&r);
     }
-    CHECK_EQ(tcp.stats.challenge_acks, CONFIG_WREN_TCP_CHALLENGE_PER_S);
-    CHECK_EQ(tcp.stats.challenge_limited, 23 - CONFIG_WREN_TCP_CHALLENGE_PER_S);
+    CHECK_EQ(tcp->stats.challenge_acks, CONFIG_WREN_TCP_CHALLENGE_PER_S);
+    CHECK_EQ(tcp->stats.challenge_limited, 23 - CONFIG_WREN_TCP_CHALLENGE_PER_S);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     run_ms(1000);
     inject(&r);
-    CHECK_EQ(tcp.stats.challenge_acks, CONFIG_WREN_TCP_CHALLENGE_PER_S + 1);
+    CHECK_EQ(tcp->stats.challenge_acks, CONFIG_WREN_TCP_CHALLENGE_PER_S + 1);
     /* a RST outside the window: dropped, no answer */
     n_sent = stub.n_sent;
     struct seg far = from_peer(c, TCP_RST);
@@ -472,7 +469,7 @@ TEST(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks)
     /* the exact RST resets */
     struct seg x = from_peer(c, TCP_RST);
     inject(&x);
-    CHECK_EQ(tcp.stats.rx_rst, 1);
+    CHECK_EQ(tcp->stats.rx_rst, 1);
     CHECK_EQ(c->state, WREN_TCP_CLOSED);
     CHECK_EQ(c->err, -ECONNRESET);
     CHECK_EQ(stub.n_sent, n_sent);
@@ -482,7 +479,6 @@ TEST(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks)
 
 TEST(test_tcp_options__length_0_1_and_overlong_are_dropped)
 {
-    setup();
     eps_init(0);
     srv[0].reading = srv[1].reading = 0;
     struct wren_tcp_conn *c = peer_connect(1000);
@@ -504,7 +500,7 @@ TEST(test_tcp_options__length_0_1_and_overlong_are_dropped)
         s.data = data;
         s.len = sizeof(data);
         inject(&s);
-        CHECK_EQ(tcp.stats.rx_drop_hdr, i + 1);
+        CHECK_EQ(tcp->stats.rx_drop_hdr, i + 1);
     }
     /* data offset below 5, and beyond the segment */
     struct seg d = from_peer(c, TCP_ACK);
@@ -512,7 +508,7 @@ TEST(test_tcp_options__length_0_1_and_overlong_are_dropped)
     inject(&d);
     d.doff = 15;
     inject(&d);
-    CHECK_EQ(tcp.stats.rx_drop_hdr, 7);
+    CHECK_EQ(tcp->stats.rx_drop_hdr, 7);
     /* nothing delivered, nothing answered, the connection as it was */
     CHECK_EQ(c->rcv_nxt, rcv_nxt);
     CHECK_EQ(wren_tcp_readable(c), 0);
@@ -530,7 +526,6 @@ TEST(test_tcp_options__length_0_1_and_overlong_are_dropped)
 
 TEST(test_tcp_window__beyond_dropped_partly_beyond_trimmed)
 {
-    setup();
     eps_init(0);
     srv[0].reading = srv[1].reading = 0;
     struct wren_tcp_conn *c = peer_connect(1000);
@@ -548,7 +543,7 @@ TEST(test_tcp_window__beyond_dropped_partly_beyond_trimmed)
     s.len = 100;
     unsigned n_sent = stub.n_sent;
     inject(&s);
-    CHECK_EQ(tcp.stats.rx_drop_seq, 1);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 1);
     CHECK_EQ(stub.n_sent, n_sent + 1);
     CHECK_EQ(last_sent()->h.ack, base);
     CHECK_EQ(last_sent()->plen, 0);
@@ -558,8 +553,8 @@ TEST(test_tcp_window__beyond_dropped_partly_beyond_trimmed)
     s.seq = base + wnd - 48;
     s.data = data + wnd - 48;
     inject(&s);
-    CHECK_EQ(tcp.stats.rx_drop_seq, 1);
-    CHECK_EQ(tcp.stats.rx_ooo_segs, 1);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 1);
+    CHECK_EQ(tcp->stats.rx_ooo_segs, 1);
     CHECK_EQ(c->rcv_nxt, base);
     /* the hole filled: exactly the window is readable, byte-exact */
     for (uint32_t off = 0; off < wnd - 48; off += 400) {
@@ -579,7 +574,6 @@ TEST(test_tcp_window__beyond_dropped_partly_beyond_trimmed)
 
 TEST(test_tcp_ack__unsent_data_dropped_too_old_challenged)
 {
-    setup();
     eps_init(0);
     srv[0].reading = srv[1].reading = 0;
     struct wren_tcp_conn *c = peer_connect(1000);
@@ -593,7 +587,7 @@ TEST(test_tcp_ack__unsent_data_dropped_too_old_challenged)
     unsigned n_sent = stub.n_sent;
     uint32_t una = c->snd_una;
     inject(&s);
-    CHECK_EQ(tcp.stats.rx_drop_ack, 1);
+    CHECK_EQ(tcp->stats.rx_drop_ack, 1);
     CHECK_EQ(stub.n_sent, n_sent + 1);
     CHECK_EQ(last_sent()->h.flags, TCP_ACK);
     CHECK_EQ(last_sent()->h.seq, c->snd_max);
@@ -602,20 +596,20 @@ TEST(test_tcp_ack__unsent_data_dropped_too_old_challenged)
     /* a bare one too */
     s.len = 0;
     inject(&s);
-    CHECK_EQ(tcp.stats.rx_drop_ack, 2);
+    CHECK_EQ(tcp->stats.rx_drop_ack, 2);
     CHECK_EQ(stub.n_sent, n_sent + 2);
     /* very old (below SND.UNA - MAX.SND.WND): a challenge ACK */
     struct seg o = from_peer(c, TCP_ACK);
     o.ack = c->snd_una - c->max_snd_wnd - 10;
     inject(&o);
-    CHECK_EQ(tcp.stats.rx_drop_ack, 3);
-    CHECK_EQ(tcp.stats.challenge_acks, 1);
+    CHECK_EQ(tcp->stats.rx_drop_ack, 3);
+    CHECK_EQ(tcp->stats.challenge_acks, 1);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(c->snd_una, una);
     /* old but within the window: a harmless duplicate */
     o.ack = c->snd_una - 10;
     inject(&o);
-    CHECK_EQ(tcp.stats.rx_drop_ack, 3);
+    CHECK_EQ(tcp->stats.rx_drop_ack, 3);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     eps_release();
     TEARDOWN();
@@ -623,11 +617,10 @@ TEST(test_tcp_ack__unsent_data_dropped_too_old_challenged)
 
 TEST(test_tcp_zero_window__ten_minutes_of_probes_then_completes)
 {
-    setup();
     eps_init(WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS);
     srv[0].reading = srv[1].reading = 0; /* the receiver never reads */
     cli.to_send = 6000;
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
     run_ms(1000);
     struct ep *s = srv[0].c.rport == cli.c.lport ? &srv[0] : &srv[1];
     CHECK_EQ(s->c.state, WREN_TCP_ESTABLISHED);
@@ -636,14 +629,14 @@ TEST(test_tcp_zero_window__ten_minutes_of_probes_then_completes)
     uint32_t in_use_max = 0;
     for (int sec = 0; sec < 600; sec++) {
         run_ms(1000);
-        in_use_max = node.pktbuf.stats.in_use > in_use_max ? node.pktbuf.stats.in_use
+        in_use_max = node->pktbuf.stats.in_use > in_use_max ? node->pktbuf.stats.in_use
                                                            : in_use_max;
     }
     /* still connected, probing with backoff up to the RTO's maximum */
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(s->c.state, WREN_TCP_ESTABLISHED);
-    CHECK_EQ(tcp.stats.conn_timeouts, 0);
-    uint32_t probes = tcp.stats.persist_probes;
+    CHECK_EQ(tcp->stats.conn_timeouts, 0);
+    uint32_t probes = tcp->stats.persist_probes;
     CHECK(probes >= 10 && probes <= 30);
     CHECK_EQ(stub.probes, probes);
     for (uint32_t i = 1; i < stub.probes; i++) {
@@ -671,7 +664,6 @@ TEST(test_tcp_zero_window__shrunk_with_data_in_flight_is_probed_not_given_up)
     /* the peer takes nothing of 1,000 bytes in flight and shuts its window
      * (a shrink): retransmissions cannot go out, so they become probes, which
      * the peer answers; the connection lives on until the window opens */
-    setup();
     eps_init(WREN_TCP_OPT_NODELAY);
     struct wren_tcp_conn *c = peer_connect(2000);
     CHECK(c != NULL);
@@ -697,8 +689,8 @@ TEST(test_tcp_zero_window__shrunk_with_data_in_flight_is_probed_not_given_up)
         }
     }
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
-    CHECK_EQ(tcp.stats.conn_timeouts, 0);
-    CHECK(tcp.stats.persist_probes >= 8);
+    CHECK_EQ(tcp->stats.conn_timeouts, 0);
+    CHECK(tcp->stats.persist_probes >= 8);
     /* the window opens: everything is sent again */
     z.window = 2000;
     inject(&z);
@@ -717,10 +709,9 @@ TEST(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin)
     /* simultaneous open (RFC 9293 figure 7), and the application closes
      * before the handshake ends: the FIN follows once the SYN is
      * acknowledged, and FIN-WAIT-2 comes only when the FIN is */
-    setup();
     eps_init(0);
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, peer, 5000, 6000, 0), 0);
-    wren_world_run_until(&world, world.now);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, peer, 5000, 6000, 0), 0);
+    wren_world_run_until(&fx.world, fx.world.now);
     const struct sent *syn = last_sent();
     CHECK(syn != NULL && syn->h.flags == TCP_SYN);
     uint32_t iss = syn->h.seq;
@@ -730,7 +721,7 @@ TEST(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin)
     CHECK_EQ(cli.c.state, WREN_TCP_SYN_RECEIVED);
     CHECK_EQ(last_sent()->h.flags, TCP_SYN | TCP_ACK);
     CHECK_EQ(wren_tcp_shutdown(&cli.c), 0);
-    wren_world_run_until(&world, world.now);
+    wren_world_run_until(&fx.world, fx.world.now);
     /* the peer's SYN-ACK acknowledges our SYN */
     struct seg a = { .sport = 5000, .dport = 6000, .seq = 7000, .ack = iss + 1,
                      .flags = TCP_SYN | TCP_ACK, .window = 2000 };
@@ -749,14 +740,13 @@ TEST(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin)
     b.flags = TCP_ACK | TCP_FIN;
     inject(&b);
     CHECK_EQ(cli.c.state, WREN_TCP_CLOSED);
-    CHECK_EQ(tcp.tw[0].lport, 6000);
+    CHECK_EQ(tcp->tw[0].lport, 6000);
     eps_release();
     TEARDOWN();
 }
 
 TEST(test_tcp_input__bad_csum_multicast_and_no_connection)
 {
-    setup();
     eps_init(0);
     srv[0].reading = srv[1].reading = 0;
     struct wren_tcp_conn *c = peer_connect(1000);
@@ -769,7 +759,7 @@ TEST(test_tcp_input__bad_csum_multicast_and_no_connection)
     b.len = sizeof(data);
     b.bad_csum = 1;
     inject(&b);
-    CHECK_EQ(tcp.stats.rx_drop_csum, 1);
+    CHECK_EQ(tcp->stats.rx_drop_csum, 1);
     CHECK_EQ(wren_tcp_readable(c), 0);
     CHECK_EQ(stub.n_sent, n_sent);
     /* to a multicast destination (or from one): ignored, no RST */
@@ -781,14 +771,14 @@ TEST(test_tcp_input__bad_csum_multicast_and_no_connection)
     inject(&m);
     struct seg m2 = { .src = mc, .sport = 5555, .dport = 81, .seq = 1, .flags = TCP_ACK };
     inject(&m2);
-    CHECK_EQ(tcp.stats.rx_drop_hdr, 3);
+    CHECK_EQ(tcp->stats.rx_drop_hdr, 3);
     CHECK_EQ(stub.n_sent, n_sent);
-    CHECK_EQ(tcp.stats.tx_rst, 0);
+    CHECK_EQ(tcp->stats.tx_rst, 0);
     /* no connection: RST (seq from the ACK, or ACK of the segment) */
     struct seg n = { .sport = 5555, .dport = 81, .seq = 300, .ack = 4000, .flags = TCP_ACK,
                      .data = data, .len = sizeof(data) };
     inject(&n);
-    CHECK_EQ(tcp.stats.rx_drop_no_conn, 1);
+    CHECK_EQ(tcp->stats.rx_drop_no_conn, 1);
     CHECK_EQ(stub.n_sent, n_sent + 1);
     CHECK_EQ(last_sent()->h.flags, TCP_RST);
     CHECK_EQ(last_sent()->h.seq, 4000);
@@ -798,19 +788,19 @@ TEST(test_tcp_input__bad_csum_multicast_and_no_connection)
     CHECK_EQ(last_sent()->h.flags, TCP_RST | TCP_ACK);
     CHECK_EQ(last_sent()->h.seq, 0);
     CHECK_EQ(last_sent()->h.ack, 300 + sizeof(data) + 2);
-    CHECK_EQ(tcp.stats.tx_rst, 2);
+    CHECK_EQ(tcp->stats.tx_rst, 2);
     /* ... but no RST for a RST */
     n.flags = TCP_RST;
     inject(&n);
     n.flags = TCP_RST | TCP_ACK;
     inject(&n);
-    CHECK_EQ(tcp.stats.rx_drop_no_conn, 4);
-    CHECK_EQ(tcp.stats.tx_rst, 2);
+    CHECK_EQ(tcp->stats.rx_drop_no_conn, 4);
+    CHECK_EQ(tcp->stats.tx_rst, 2);
     CHECK_EQ(stub.n_sent, n_sent + 2);
     /* port 0 either side: dropped */
     struct seg z = { .sport = 0, .dport = 80, .seq = 1, .flags = TCP_SYN };
     inject(&z);
-    CHECK_EQ(tcp.stats.rx_drop_hdr, 4);
+    CHECK_EQ(tcp->stats.rx_drop_hdr, 4);
     CHECK_EQ(c->state, WREN_TCP_ESTABLISHED);
     eps_release();
     TEARDOWN();
@@ -822,9 +812,8 @@ TEST(test_tcp_desync__spoofed_data_does_not_start_an_ack_loop)
      * client sent: the server's ACKs acknowledge unsent data, the client's
      * answers are below the server's window, and each would answer the
      * other for ever, without time passing. The limit stops it. */
-    setup();
     eps_init(WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS);
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
     run_ms(10);
     struct ep *s = srv[0].c.rport == cli.c.lport ? &srv[0] : &srv[1];
     CHECK_EQ(s->c.state, WREN_TCP_ESTABLISHED);
@@ -835,7 +824,7 @@ TEST(test_tcp_desync__spoofed_data_does_not_start_an_ack_loop)
     uint32_t looped = stub.looped;
     inject(&x);
     run_ms(CONFIG_WREN_TCP_DELACK_MS + 1); /* the server's ACK, then the loop: it returns */
-    CHECK(tcp.stats.ack_limited >= 1);
+    CHECK(tcp->stats.ack_limited >= 1);
     CHECK(stub.looped - looped <= 2u * CONFIG_WREN_TCP_CHALLENGE_PER_S + 4);
     /* and it stays quiet */
     looped = stub.looped;
@@ -852,9 +841,8 @@ TEST(test_tcp_timewait__bare_acks_do_not_loop)
      * the TIME-WAIT entry; its ACK is outside the new connection's window,
      * which answers with an ACK, which TIME-WAIT answers, for ever, without
      * time passing. The limit on ACKs that answer bare ACKs stops it. */
-    setup();
     eps_init(WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS);
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
     run_ms(10);
     struct ep *s = srv[0].c.rport == cli.c.lport ? &srv[0] : &srv[1];
     wren_tcp_shutdown(&cli.c);
@@ -862,16 +850,16 @@ TEST(test_tcp_timewait__bare_acks_do_not_loop)
     wren_tcp_shutdown(&s->c);
     run_ms(10);
     CHECK_EQ(cli.c.state, WREN_TCP_CLOSED);
-    CHECK(tcp.tw[0].lport == cli.c.lport);
+    CHECK(tcp->tw[0].lport == cli.c.lport);
     wren_tcp_release(&s->c);
     struct seg syn = { .src = lo, .dst = lo, .sport = cli.c.lport, .dport = 80,
-                       .seq = tcp.tw[0].rcv_nxt + 100000, .flags = TCP_SYN, .window = 2048 };
+                       .seq = tcp->tw[0].rcv_nxt + 100000, .flags = TCP_SYN, .window = 2048 };
     static const uint8_t ts[12] = { TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, 10, 0x7f, 0xff, 0xff };
     syn.opts = ts;
     syn.optlen = sizeof(ts);
     uint32_t looped = stub.looped;
     inject(&syn); /* returns: the loop is broken */
-    CHECK(tcp.stats.ack_limited >= 1);
+    CHECK(tcp->stats.ack_limited >= 1);
     run_ms(10);
     CHECK(stub.looped - looped < 100);
     eps_release();
@@ -880,17 +868,20 @@ TEST(test_tcp_timewait__bare_acks_do_not_loop)
 
 int main(void)
 {
-    RUN(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served);
-    RUN(test_tcp_syn_flood__established_unaccepted_entries_refuse_syns);
-    RUN(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks);
-    RUN(test_tcp_options__length_0_1_and_overlong_are_dropped);
-    RUN(test_tcp_window__beyond_dropped_partly_beyond_trimmed);
-    RUN(test_tcp_ack__unsent_data_dropped_too_old_challenged);
-    RUN(test_tcp_zero_window__ten_minutes_of_probes_then_completes);
-    RUN(test_tcp_zero_window__shrunk_with_data_in_flight_is_probed_not_given_up);
-    RUN(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin);
-    RUN(test_tcp_input__bad_csum_multicast_and_no_connection);
-    RUN(test_tcp_desync__spoofed_data_does_not_start_an_ack_loop);
-    RUN(test_tcp_timewait__bare_acks_do_not_loop);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_tcp_syn_flood__pool_bounded_and_legitimate_client_served, setup),
+        FX_TEST_SETUP(test_tcp_syn_flood__established_unaccepted_entries_refuse_syns, setup),
+        FX_TEST_SETUP(test_tcp_rfc5961__rst_and_syn_in_window_get_challenge_acks, setup),
+        FX_TEST_SETUP(test_tcp_options__length_0_1_and_overlong_are_dropped, setup),
+        FX_TEST_SETUP(test_tcp_window__beyond_dropped_partly_beyond_trimmed, setup),
+        FX_TEST_SETUP(test_tcp_ack__unsent_data_dropped_too_old_challenged, setup),
+        FX_TEST_SETUP(test_tcp_zero_window__ten_minutes_of_probes_then_completes, setup),
+        FX_TEST_SETUP(test_tcp_zero_window__shrunk_with_data_in_flight_is_probed_not_given_up,
+                      setup),
+        FX_TEST_SETUP(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin, setup),
+        FX_TEST_SETUP(test_tcp_input__bad_csum_multicast_and_no_connection, setup),
+        FX_TEST_SETUP(test_tcp_desync__spoofed_data_does_not_start_an_ack_loop, setup),
+        FX_TEST_SETUP(test_tcp_timewait__bare_acks_do_not_loop, setup),
+    };
+    return cmocka_run_group_tests_name("tcp_adversarial", tests, NULL, NULL);
 }

@@ -13,16 +13,14 @@
 #include "net/nettype.h"
 #include "tcp/tcp.h"
 #include "tcp/tcp_priv.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/ipv6.h"
 #include "wire/tcp.h"
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[8192];
-static struct wren_ipv6 ip;
-static struct wren_icmpv6 icmp;
-static struct wren_tcp tcp;
+static struct wren_node *node;
+static struct wren_ipv6 *ip;
+static struct wren_icmpv6 *icmp;
+static struct wren_tcp *tcp;
 static const uint8_t lo[16] = { [15] = 1 };
 
 struct ep {
@@ -34,22 +32,19 @@ struct ep {
     int shutdown_after;
 };
 
-static void setup(void)
+/* every test: a node with IPv6, ICMPv6 and TCP (8 KiB packet buffer) */
+static int setup(void **state)
 {
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
-    wren_ipv6_init(&node, &ip);
-    wren_icmpv6_init(&node, &icmp);
-    wren_tcp_init(&node, &tcp);
+    fx_setup(state);
+    struct fx_node *n = fx_node_ex(FX_IPV6 | FX_ICMPV6 | FX_TCP, 8192, 1, 1);
+    node = &n->node;
+    ip = n->ip;
+    icmp = n->icmp;
+    tcp = n->tcp;
+    return 0;
 }
 
-#define TEARDOWN()                                                   \
-    do {                                                             \
-        wren_world_run_until(&world, world.now + 1000000);           \
-        CHECK(wren_pktbuf_is_empty(&node.pktbuf));                   \
-        CHECK(wren_pktbuf_is_sane(&node.pktbuf));                    \
-        wren_world_destroy(&world);                                  \
-    } while (0)
+#define TEARDOWN() FX_CLEAN(1000000)
 
 static uint8_t pattern(uint32_t i)
 {
@@ -134,35 +129,34 @@ static void pair_init(void)
 
 TEST(test_tcp__loopback_bulk_both_ways_and_close)
 {
-    setup();
     pair_init();
-    CHECK_EQ(wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1), 0);
+    CHECK_EQ(wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1), 0);
     wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
     cli.to_send = 100000;
     cli.shutdown_after = 1;
     srv.to_send = 50000;
     srv.shutdown_after = 1;
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0), 0);
     CHECK_EQ(cli.c.state, WREN_TCP_SYN_SENT);
-    wren_world_run_until(&world, world.now + 10000000);
+    wren_world_run_until(&fx.world, fx.world.now + 10000000);
     CHECK_EQ(cli.events[0], 1);
     CHECK_EQ(srv.received, 100000);
     CHECK_EQ(cli.received, 50000);
     CHECK_EQ(srv.bad + cli.bad, 0);
     CHECK_EQ(wren_tcp_recv(&cli.c, NULL, 0), 0);
-    CHECK_EQ(tcp.stats.rx_drop_csum, 0);
-    CHECK_EQ(tcp.stats.tx_rexmt, 0);
+    CHECK_EQ(tcp->stats.rx_drop_csum, 0);
+    CHECK_EQ(tcp->stats.tx_rexmt, 0);
     CHECK_EQ(cli.closed + srv.closed, 2);
     CHECK_EQ(cli.c.state, WREN_TCP_CLOSED);
     CHECK_EQ(srv.c.state, WREN_TCP_CLOSED);
     /* one side went through TIME-WAIT, and it expires */
     int tw = 0;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        tw += tcp.tw[i].lport != 0;
+        tw += tcp->tw[i].lport != 0;
     }
     CHECK_EQ(tw, 1);
-    wren_world_run_until(&world, world.now + CONFIG_WREN_TCP_TIME_WAIT_MS * 1000ull + 1000000);
-    CHECK_EQ(tcp.tw[0].lport + tcp.tw[1].lport + tcp.tw[2].lport + tcp.tw[3].lport, 0);
+    fx_run_us(CONFIG_WREN_TCP_TIME_WAIT_MS * 1000ull + 1000000);
+    CHECK_EQ(tcp->tw[0].lport + tcp->tw[1].lport + tcp->tw[2].lport + tcp->tw[3].lport, 0);
     wren_tcp_release(&srv.c);
     wren_tcp_unlisten(&lis);
     TEARDOWN();
@@ -170,27 +164,25 @@ TEST(test_tcp__loopback_bulk_both_ways_and_close)
 
 TEST(test_tcp__connect_to_closed_port_is_refused)
 {
-    setup();
     pair_init();
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 81, 0, 0), 0);
-    wren_world_run_until(&world, world.now + 1000000);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 81, 0, 0), 0);
+    wren_world_run_until(&fx.world, fx.world.now + 1000000);
     CHECK_EQ(cli.closed, 1);
     CHECK_EQ(cli.c.err, -ECONNREFUSED);
-    CHECK_EQ(tcp.stats.tx_rst, 1);
+    CHECK_EQ(tcp->stats.tx_rst, 1);
     TEARDOWN();
 }
 
 TEST(test_tcp__abort_resets_the_peer)
 {
-    setup();
     pair_init();
-    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1);
     wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
-    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
-    wren_world_run_until(&world, world.now + 100000);
+    wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 100000);
     CHECK_EQ(srv.c.state, WREN_TCP_ESTABLISHED);
     wren_tcp_abort(&cli.c);
-    wren_world_run_until(&world, world.now + 100000);
+    wren_world_run_until(&fx.world, fx.world.now + 100000);
     CHECK_EQ(srv.closed, 1);
     CHECK_EQ(srv.c.err, -ECONNRESET);
     wren_tcp_release(&srv.c);
@@ -200,22 +192,21 @@ TEST(test_tcp__abort_resets_the_peer)
 
 TEST(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone)
 {
-    setup();
     pair_init();
-    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1);
     wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
     wren_tcp_set_opts(&cli.c, WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS | WREN_TCP_OPT_KEEPALIVE);
-    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
-    wren_world_run_until(&world, world.now + 1000000);
+    wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 1000000);
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
     /* five idle hours: a probe every two hours, each answered */
-    wren_world_run_until(&world, world.now + 5ull * 3600 * 1000000);
-    CHECK_EQ(tcp.stats.keepalive_probes, 2);
+    wren_world_run_until(&fx.world, fx.world.now + 5ull * 3600 * 1000000);
+    CHECK_EQ(tcp->stats.keepalive_probes, 2);
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(cli.closed, 0);
     /* the peer forgets the connection without a word: the next probe gets a RST */
     wren_tcp_release(&srv.c);
-    wren_world_run_until(&world, world.now + 3ull * 3600 * 1000000);
+    wren_world_run_until(&fx.world, fx.world.now + 3ull * 3600 * 1000000);
     CHECK_EQ(cli.closed, 1);
     CHECK_EQ(cli.c.err, -ECONNRESET);
     wren_tcp_unlisten(&lis);
@@ -224,15 +215,14 @@ TEST(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone)
 
 TEST(test_tcp__simultaneous_open)
 {
-    setup();
     pair_init();
     /* both sides connect to each other's port at the same instant */
-    CHECK_EQ(wren_tcp_connect(&tcp, &cli.c, lo, 2000, 1000, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &cli.c, lo, 2000, 1000, 0), 0);
     wren_tcp_set_cb(&srv.c, ep_cb, &srv);
-    CHECK_EQ(wren_tcp_connect(&tcp, &srv.c, lo, 1000, 2000, 0), 0);
+    CHECK_EQ(wren_tcp_connect(tcp, &srv.c, lo, 1000, 2000, 0), 0);
     cli.to_send = 5000;
     srv.to_send = 7000;
-    wren_world_run_until(&world, world.now + 5000000);
+    wren_world_run_until(&fx.world, fx.world.now + 5000000);
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(srv.c.state, WREN_TCP_ESTABLISHED);
     CHECK_EQ(cli.events[0], 1);
@@ -243,12 +233,12 @@ TEST(test_tcp__simultaneous_open)
     /* simultaneous close: both FIN-WAIT-1 -> CLOSING -> TIME-WAIT */
     wren_tcp_shutdown(&cli.c);
     wren_tcp_shutdown(&srv.c);
-    wren_world_run_until(&world, world.now + 1000000);
+    wren_world_run_until(&fx.world, fx.world.now + 1000000);
     CHECK_EQ(cli.closed, 1);
     CHECK_EQ(srv.closed, 1);
     int tw = 0;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        tw += tcp.tw[i].lport != 0;
+        tw += tcp->tw[i].lport != 0;
     }
     CHECK_EQ(tw, 2);
     TEARDOWN();
@@ -274,19 +264,18 @@ static void accept_no_read(struct wren_tcp_listener *l, void *arg)
 
 TEST(test_tcp__user_timeout_ends_a_zero_window_held_forever)
 {
-    setup();
     pair_init();
-    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1);
     wren_tcp_listen_set_cb(&lis, accept_no_read, NULL);
     cli.to_send = 10000; /* more than the receiver's buffer and our own */
-    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
+    wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0);
     /* the receiver never reads: zero window, probed; 19 minutes is not enough */
-    wren_world_run_until(&world, world.now + 19ull * 60 * 1000000);
+    wren_world_run_until(&fx.world, fx.world.now + 19ull * 60 * 1000000);
     CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
-    CHECK(tcp.stats.persist_probes > 10);
-    CHECK_EQ(tcp.stats.user_timeouts, 0);
-    wren_world_run_until(&world, world.now + 3ull * 60 * 1000000);
-    CHECK_EQ(tcp.stats.user_timeouts, 1);
+    CHECK(tcp->stats.persist_probes > 10);
+    CHECK_EQ(tcp->stats.user_timeouts, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 3ull * 60 * 1000000);
+    CHECK_EQ(tcp->stats.user_timeouts, 1);
     CHECK_EQ(cli.closed, 1);
     CHECK_EQ(cli.c.err, -ETIMEDOUT);
     CHECK_EQ(srv.closed, 1);          /* the RST reached the peer */
@@ -306,27 +295,26 @@ static void inject(const struct tcp_hdr *h, const struct tcp_opts *o, const uint
     int hl = wren_tcp_hdr_emit(h, o, seg, sizeof(seg));
     memcpy(seg + hl, data, len);
     put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl + len));
-    struct wren_snip *iph = wren_pktbuf_add(&node.pktbuf, NULL, NULL, IPV6_HDR_LEN,
+    struct wren_snip *iph = wren_pktbuf_add(&node->pktbuf, NULL, NULL, IPV6_HDR_LEN,
                                            WREN_NETTYPE_IPV6);
     wren_ipv6_hdr_init(iph->data, lo, lo, IPV6_NH_TCP);
     iph->data[1] = (uint8_t)(iph->data[1] | (ecn << 4));
-    struct wren_snip *pkt = wren_pktbuf_add(&node.pktbuf, iph, seg, (size_t)hl + len,
+    struct wren_snip *pkt = wren_pktbuf_add(&node->pktbuf, iph, seg, (size_t)hl + len,
                                             WREN_NETTYPE_TCP);
-    wren_netapi_receive(&node, &tcp.module, pkt);
+    wren_netapi_receive(node, &tcp->module, pkt);
 }
 
 TEST(test_tcp__ecn_negotiated_echoed_and_answered_once)
 {
-    setup();
     pair_init();
     uint8_t ecn = WREN_TCP_OPT_SACK | WREN_TCP_OPT_TS | WREN_TCP_OPT_ECN;
     wren_tcp_set_opts(&srv.c, ecn);
     wren_tcp_set_opts(&cli.c, ecn);
-    wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1);
     wren_tcp_listen_set_cb(&lis, accept_cb, NULL);
     cli.to_send = 5000;
-    wren_tcp_connect(&tcp, &cli.c, lo, 80, 0, 0);
-    wren_world_run_until(&world, world.now + 2000000);
+    wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 2000000);
     CHECK(cli.c.flags & TF_ECN);
     CHECK(srv.c.flags & TF_ECN);
     CHECK_EQ(srv.received, 5000);
@@ -340,21 +328,21 @@ TEST(test_tcp__ecn_negotiated_echoed_and_answered_once)
                          .ack = srv.c.snd_nxt, .flags = TCP_ACK, .window = 2048 };
     struct tcp_opts o = { .has_ts = true, .ts_val = srv.c.ts_recent, .ts_ecr = 0 };
     inject(&h, &o, data, sizeof(data), 3);
-    wren_world_run_until(&world, world.now + 500000);
-    CHECK_EQ(tcp.stats.ecn_ce_rx, 1);
+    wren_world_run_until(&fx.world, fx.world.now + 500000);
+    CHECK_EQ(tcp->stats.ecn_ce_rx, 1);
     CHECK(srv.c.flags & TF_ECE);       /* echoing until CWR */
     uint32_t cwnd = cli.c.cwnd;
     cli.to_send += 3000;
     pump(&cli);
-    wren_world_run_until(&world, world.now + 2000000);
-    CHECK_EQ(tcp.stats.ecn_reductions, 1);  /* once, though several ACKs carried ECE */
+    wren_world_run_until(&fx.world, fx.world.now + 2000000);
+    CHECK_EQ(tcp->stats.ecn_reductions, 1);  /* once, though several ACKs carried ECE */
     CHECK(cli.c.ssthresh < 65535);
     CHECK(!(srv.c.flags & TF_ECE));    /* CWR arrived */
     CHECK_EQ(srv.received, 8000);
     CHECK_EQ(srv.bad, 0);
     (void)cwnd;
     wren_tcp_abort(&cli.c);
-    wren_world_run_until(&world, world.now + 100000);
+    wren_world_run_until(&fx.world, fx.world.now + 100000);
     wren_tcp_release(&srv.c);
     wren_tcp_unlisten(&lis);
     TEARDOWN();
@@ -373,13 +361,15 @@ TEST(test_tcp__conn_state_fits_256_bytes_on_32_bit)
 
 int main(void)
 {
-    RUN(test_tcp__loopback_bulk_both_ways_and_close);
-    RUN(test_tcp__connect_to_closed_port_is_refused);
-    RUN(test_tcp__abort_resets_the_peer);
-    RUN(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone);
-    RUN(test_tcp__simultaneous_open);
-    RUN(test_tcp__ecn_negotiated_echoed_and_answered_once);
-    RUN(test_tcp__user_timeout_ends_a_zero_window_held_forever);
-    RUN(test_tcp__conn_state_fits_256_bytes_on_32_bit);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST_SETUP(test_tcp__loopback_bulk_both_ways_and_close, setup),
+        FX_TEST_SETUP(test_tcp__connect_to_closed_port_is_refused, setup),
+        FX_TEST_SETUP(test_tcp__abort_resets_the_peer, setup),
+        FX_TEST_SETUP(test_tcp__keepalive_probes_an_idle_peer_and_notices_it_gone, setup),
+        FX_TEST_SETUP(test_tcp__simultaneous_open, setup),
+        FX_TEST_SETUP(test_tcp__ecn_negotiated_echoed_and_answered_once, setup),
+        FX_TEST_SETUP(test_tcp__user_timeout_ends_a_zero_window_held_forever, setup),
+        FX_TEST_SETUP(test_tcp__conn_state_fits_256_bytes_on_32_bit, setup),
+    };
+    return cmocka_run_group_tests_name("tcp_loopback", tests, NULL, NULL);
 }

@@ -18,14 +18,12 @@
 #include "sim/world.h"
 #include "tcp/tcp.h"
 #include "tcp/tcp_priv.h"
-#include "test.h"
+#include "fixture.h"
 #include "wire/ipv6.h"
 #include "wire/tcp.h"
 
-static struct wren_world world;
-static struct wren_node node;
-static _Alignas(8) uint8_t arena[8192];
-static struct wren_tcp tcp;
+static struct wren_node *node;
+static struct wren_tcp *tcp;
 static const uint8_t lo[16] = { [15] = 1 };
 
 /* the peer: what the layer sent, parsed */
@@ -70,13 +68,13 @@ static void inject(const struct tcp_hdr *h, const struct tcp_opts *o, uint32_t l
     int hl = wren_tcp_hdr_emit(h, o, seg, sizeof(seg));
     memset(seg + hl, 0x5a, len);
     put_be16(seg + TCP_OFF_CSUM, wren_tcp_csum(lo, lo, seg, (size_t)hl + len));
-    struct wren_snip *iph = wren_pktbuf_add(&node.pktbuf, NULL, NULL, IPV6_HDR_LEN,
+    struct wren_snip *iph = wren_pktbuf_add(&node->pktbuf, NULL, NULL, IPV6_HDR_LEN,
                                            WREN_NETTYPE_IPV6);
     wren_ipv6_hdr_init(iph->data, lo, lo, IPV6_NH_TCP);
-    struct wren_snip *pkt = wren_pktbuf_add(&node.pktbuf, iph, seg, (size_t)hl + len,
+    struct wren_snip *pkt = wren_pktbuf_add(&node->pktbuf, iph, seg, (size_t)hl + len,
                                             WREN_NETTYPE_TCP);
-    wren_netapi_receive(&node, &tcp.module, pkt);
-    wren_world_run_until(&world, world.now + 1000);
+    wren_netapi_receive(node, &tcp->module, pkt);
+    wren_world_run_until(&fx.world, fx.world.now + 1000);
 }
 
 static struct wren_tcp_conn conn, *pool[1] = { &conn };
@@ -93,16 +91,16 @@ static struct tcp_opts ts_opt(void)
  * the ACK: established, accepted */
 static void open_conn(void)
 {
-    wren_world_init(&world, 1);
-    wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
-    wren_tcp_init(&node, &tcp);
+    struct fx_node *n = fx_node_ex(FX_TCP, 8192, 1, 1);
+    node = &n->node;
+    tcp = n->tcp;
     memset(&peer, 0, sizeof(peer));
     peer.module.ops = &peer_ops;
     peer.module.prio = WREN_PRIO_NET;
-    wren_netreg_register(&node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &peer.module, &peer.reg);
+    wren_netreg_register(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &peer.module, &peer.reg);
     wren_tcp_conn_init(&conn, snd, sizeof(snd), rcv, bm, sizeof(rcv));
     wren_tcp_set_mss(&conn, 1220);
-    CHECK_EQ(wren_tcp_listen(&tcp, &lis, NULL, 80, pool, 1), 0);
+    CHECK_EQ(wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1), 0);
     peer_seq = 7000;
     struct tcp_hdr h = { .src_port = 5000, .dst_port = 80, .seq = peer_seq, .flags = TCP_SYN,
                          .window = 64800 };
@@ -130,17 +128,14 @@ static void close_conn(void)
     wren_tcp_abort(&conn);
     wren_tcp_release(&conn);
     wren_tcp_unlisten(&lis);
-    wren_world_run_until(&world, world.now + 1000000);
-    CHECK(wren_pktbuf_is_empty(&node.pktbuf));
-    CHECK(wren_pktbuf_is_sane(&node.pktbuf));
-    wren_world_destroy(&world);
+    FX_CLEAN(1000000);
 }
 
 static void send_bytes(uint32_t n)
 {
     static uint8_t buf[2048];
     CHECK_EQ(wren_tcp_send(&conn, buf, n), (ssize_t)n);
-    wren_world_run_until(&world, world.now + 1000);
+    wren_world_run_until(&fx.world, fx.world.now + 1000);
 }
 
 TEST(test_tcp_peer__nagle_sends_the_rest_of_a_full_buffer)
@@ -182,8 +177,8 @@ TEST(test_tcp_peer__old_duplicate_with_a_new_ack_is_taken)
     o = ts_opt();
     inject(&h, &o, 500);
     CHECK_EQ(conn.snd_una, conn.snd_max);
-    CHECK_EQ(tcp.stats.rx_drop_seq, 0);
-    CHECK_EQ(tcp.stats.rx_dup_bytes, 500);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 0);
+    CHECK_EQ(tcp->stats.rx_dup_bytes, 500);
     CHECK_EQ(wren_tcp_readable(&conn), 500);
     close_conn();
 }
@@ -199,13 +194,13 @@ TEST(test_tcp_peer__zero_window_probe_ack_is_taken)
     peer.n = 0;
     inject(&h, &o, 0);
     CHECK_EQ(peer.n, 1);                    /* answered with an ACK */
-    CHECK_EQ(tcp.stats.rx_dup_acks, 0);     /* and not a duplicate ACK */
-    CHECK_EQ(tcp.stats.rx_drop_seq, 1);     /* (nothing new in it) */
+    CHECK_EQ(tcp->stats.rx_dup_acks, 0);     /* and not a duplicate ACK */
+    CHECK_EQ(tcp->stats.rx_drop_seq, 1);     /* (nothing new in it) */
     h.ack = conn.snd_max;
     o = ts_opt();
     inject(&h, &o, 0);
     CHECK_EQ(conn.snd_una, conn.snd_max);   /* its new ACK counts */
-    CHECK_EQ(tcp.stats.rx_drop_seq, 1);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 1);
     close_conn();
 }
 
@@ -222,7 +217,7 @@ TEST(test_tcp_peer__ack_at_the_right_edge_is_taken)
     struct tcp_opts o = ts_opt();
     inject(&h, &o, 0);
     CHECK_EQ(conn.snd_una, conn.snd_max);
-    CHECK_EQ(tcp.stats.rx_drop_seq, 0);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 0);
     /* one beyond it is still refused */
     send_bytes(100);
     h.seq = edge + 1;
@@ -230,7 +225,7 @@ TEST(test_tcp_peer__ack_at_the_right_edge_is_taken)
     o = ts_opt();
     inject(&h, &o, 0);
     CHECK(conn.snd_una != conn.snd_max);
-    CHECK_EQ(tcp.stats.rx_drop_seq, 1);
+    CHECK_EQ(tcp->stats.rx_drop_seq, 1);
     close_conn();
 }
 
@@ -273,10 +268,12 @@ TEST(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window)
 
 int main(void)
 {
-    RUN(test_tcp_peer__nagle_sends_the_rest_of_a_full_buffer);
-    RUN(test_tcp_peer__old_duplicate_with_a_new_ack_is_taken);
-    RUN(test_tcp_peer__zero_window_probe_ack_is_taken);
-    RUN(test_tcp_peer__ack_at_the_right_edge_is_taken);
-    RUN(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        FX_TEST(test_tcp_peer__nagle_sends_the_rest_of_a_full_buffer),
+        FX_TEST(test_tcp_peer__old_duplicate_with_a_new_ack_is_taken),
+        FX_TEST(test_tcp_peer__zero_window_probe_ack_is_taken),
+        FX_TEST(test_tcp_peer__ack_at_the_right_edge_is_taken),
+        FX_TEST(test_tcp_peer__writer_woken_by_an_ack_sends_only_into_its_window),
+    };
+    return cmocka_run_group_tests_name("tcp_peer", tests, NULL, NULL);
 }

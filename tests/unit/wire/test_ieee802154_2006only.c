@@ -69,8 +69,10 @@ TEST(test_2006only__security_refused)
 
 int main(void)
 {
-    RUN(test_2006only__2006_frames_round_trip);
-    RUN(test_2006only__version_2_refused);
-    RUN(test_2006only__security_refused);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_2006only__2006_frames_round_trip),
+        cmocka_unit_test(test_2006only__version_2_refused),
+        cmocka_unit_test(test_2006only__security_refused),
+    };
+    return cmocka_run_group_tests_name("ieee802154_2006only", tests, NULL, NULL);
 }

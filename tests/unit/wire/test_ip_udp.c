@@ -342,26 +342,28 @@ TEST(test_ipv6_prefix_common__lengths)
 
 int main(void)
 {
-    RUN(test_inet_csum_update__rfc1071_example);
-    RUN(test_inet_csum_update__every_two_and_three_piece_split);
-    RUN(test_inet_csum_update__one_byte_pieces);
-    RUN(test_inet_csum_update__odd_total_length);
-    RUN(test_inet_csum_final__empty_and_zero);
-    RUN(test_inet_csum_final__data_with_its_checksum_gives_zero);
-    RUN(test_inet_csum_update__long_pieces_match_reference);
-    RUN(test_inet_csum_pseudo__udp_capture);
-    RUN(test_inet_csum_pseudo__odd_length_udp_capture);
-    RUN(test_inet_csum_pseudo__length_and_next_header_count);
-    RUN(test_udp_hdr_parse__capture);
-    RUN(test_udp_hdr_parse__truncated);
-    RUN(test_udp_hdr_parse__length_field_out_of_range);
-    RUN(test_udp_hdr_emit__round_trip);
-    RUN(test_ipv6_hdr_parse__capture_with_class_and_flow);
-    RUN(test_ipv6_hdr_parse__truncated);
-    RUN(test_ipv6_hdr_parse__bad_version);
-    RUN(test_ipv6_hdr_emit__round_trip);
-    RUN(test_ipv6_addr__classes);
-    RUN(test_ipv6_prefix_equal__bit_lengths);
-    RUN(test_ipv6_prefix_common__lengths);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inet_csum_update__rfc1071_example),
+        cmocka_unit_test(test_inet_csum_update__every_two_and_three_piece_split),
+        cmocka_unit_test(test_inet_csum_update__one_byte_pieces),
+        cmocka_unit_test(test_inet_csum_update__odd_total_length),
+        cmocka_unit_test(test_inet_csum_final__empty_and_zero),
+        cmocka_unit_test(test_inet_csum_final__data_with_its_checksum_gives_zero),
+        cmocka_unit_test(test_inet_csum_update__long_pieces_match_reference),
+        cmocka_unit_test(test_inet_csum_pseudo__udp_capture),
+        cmocka_unit_test(test_inet_csum_pseudo__odd_length_udp_capture),
+        cmocka_unit_test(test_inet_csum_pseudo__length_and_next_header_count),
+        cmocka_unit_test(test_udp_hdr_parse__capture),
+        cmocka_unit_test(test_udp_hdr_parse__truncated),
+        cmocka_unit_test(test_udp_hdr_parse__length_field_out_of_range),
+        cmocka_unit_test(test_udp_hdr_emit__round_trip),
+        cmocka_unit_test(test_ipv6_hdr_parse__capture_with_class_and_flow),
+        cmocka_unit_test(test_ipv6_hdr_parse__truncated),
+        cmocka_unit_test(test_ipv6_hdr_parse__bad_version),
+        cmocka_unit_test(test_ipv6_hdr_emit__round_trip),
+        cmocka_unit_test(test_ipv6_addr__classes),
+        cmocka_unit_test(test_ipv6_prefix_equal__bit_lengths),
+        cmocka_unit_test(test_ipv6_prefix_common__lengths),
+    };
+    return cmocka_run_group_tests_name("ip_udp", tests, NULL, NULL);
 }

@@ -440,31 +440,33 @@ TEST(test_ipv6_ext_opt_next__option_past_header)
 
 int main(void)
 {
-    RUN(test_ipv6_ext_walk__no_extension_headers);
-    RUN(test_ipv6_ext_walk__no_next_header);
-    RUN(test_ipv6_ext_walk__scapy_chain);
-    RUN(test_ipv6_ext_walk__destination_option_unrecognised);
-    RUN(test_ipv6_ext_walk__unrecognised_option_known_to_caller);
-    RUN(test_ipv6_ext_walk__option_actions);
-    RUN(test_ipv6_ext_walk__first_unrecognised_option_reported);
-    RUN(test_ipv6_ext_walk__fragment_nonzero_offset);
-    RUN(test_ipv6_ext_walk__fragment_largest_offset);
-    RUN(test_ipv6_ext_walk__fragment_header_stops_walk);
-    RUN(test_ipv6_ext_walk__hop_by_hop_not_first);
-    RUN(test_ipv6_ext_walk__chain_too_long);
-    RUN(test_ipv6_ext_walk__routing_type0_segments_left);
-    RUN(test_ipv6_ext_walk__routing_type0_segments_left_zero_skipped);
-    RUN(test_ipv6_ext_walk__routing_segments_left_stops_walk);
-    RUN(test_ipv6_ext_walk__every_truncation_of_chain);
-    RUN(test_ipv6_ext_walk__header_length_past_end);
-    RUN(test_ipv6_ext_walk__header_missing_after_last);
-    RUN(test_ipv6_ext_walk__option_past_header);
-    RUN(test_ipv6_ext_walk__option_type_in_last_byte);
-    RUN(test_ipv6_ext_walk__option_error_in_second_header);
-    RUN(test_ipv6_ext_walk__largest_header);
-    RUN(test_ipv6_ext_walk__zero_length_padding_terminates);
-    RUN(test_ipv6_ext_walk__unwalked_headers_stop);
-    RUN(test_ipv6_ext_opt_next__skips_padding);
-    RUN(test_ipv6_ext_opt_next__option_past_header);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ipv6_ext_walk__no_extension_headers),
+        cmocka_unit_test(test_ipv6_ext_walk__no_next_header),
+        cmocka_unit_test(test_ipv6_ext_walk__scapy_chain),
+        cmocka_unit_test(test_ipv6_ext_walk__destination_option_unrecognised),
+        cmocka_unit_test(test_ipv6_ext_walk__unrecognised_option_known_to_caller),
+        cmocka_unit_test(test_ipv6_ext_walk__option_actions),
+        cmocka_unit_test(test_ipv6_ext_walk__first_unrecognised_option_reported),
+        cmocka_unit_test(test_ipv6_ext_walk__fragment_nonzero_offset),
+        cmocka_unit_test(test_ipv6_ext_walk__fragment_largest_offset),
+        cmocka_unit_test(test_ipv6_ext_walk__fragment_header_stops_walk),
+        cmocka_unit_test(test_ipv6_ext_walk__hop_by_hop_not_first),
+        cmocka_unit_test(test_ipv6_ext_walk__chain_too_long),
+        cmocka_unit_test(test_ipv6_ext_walk__routing_type0_segments_left),
+        cmocka_unit_test(test_ipv6_ext_walk__routing_type0_segments_left_zero_skipped),
+        cmocka_unit_test(test_ipv6_ext_walk__routing_segments_left_stops_walk),
+        cmocka_unit_test(test_ipv6_ext_walk__every_truncation_of_chain),
+        cmocka_unit_test(test_ipv6_ext_walk__header_length_past_end),
+        cmocka_unit_test(test_ipv6_ext_walk__header_missing_after_last),
+        cmocka_unit_test(test_ipv6_ext_walk__option_past_header),
+        cmocka_unit_test(test_ipv6_ext_walk__option_type_in_last_byte),
+        cmocka_unit_test(test_ipv6_ext_walk__option_error_in_second_header),
+        cmocka_unit_test(test_ipv6_ext_walk__largest_header),
+        cmocka_unit_test(test_ipv6_ext_walk__zero_length_padding_terminates),
+        cmocka_unit_test(test_ipv6_ext_walk__unwalked_headers_stop),
+        cmocka_unit_test(test_ipv6_ext_opt_next__skips_padding),
+        cmocka_unit_test(test_ipv6_ext_opt_next__option_past_header),
+    };
+    return cmocka_run_group_tests_name("ipv6_ext", tests, NULL, NULL);
 }

@@ -71,10 +71,7 @@ static void iid_from_l2(uint8_t *iid, const uint8_t *l2, size_t len)
 
 static void set_addr(uint8_t *a, const char *hex)
 {
-    if (strlen(hex) != 32) {
-        printf("  bad address literal %s\n", hex);
-        test_current_failed = 1;
-    }
+    CHECK(strlen(hex) == 32); /* a bad address literal */
     for (int i = 0; i < 16; i++) {
         unsigned v;
         sscanf(hex + 2 * i, "%2x", &v);
@@ -289,8 +286,6 @@ static void check_vector(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
     CHECK_EQ(wren_sixlowpan_iphc_parse(want, want_len, l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, want_len);
     check_hdr_eq(&h.ip, ip);
-    if (test_current_failed)
-        return;
     CHECK_EQ(h.udp, uh != NULL && ip->next == IPV6_NH_UDP);
     if (h.udp) {
         CHECK_EQ(h.uh.src_port, uh->src_port);
@@ -420,8 +415,6 @@ TEST(test_sixlowpan_iphc__context_prefix_not_byte_aligned)
     CHECK_EQ(b[2], 0x20);
     CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
     check_hdr_eq(&h.ip, &ip);
-    if (test_current_failed)
-        return;
     /* bits 60..63 set: not derivable from the /60 context -> inline */
     ip2 = ip;
     ip2.src[7] = 0x1f;
@@ -793,8 +786,6 @@ static void one_combination(unsigned tfi, unsigned hli, unsigned sm, unsigned dm
     CHECK_EQ(wren_sixlowpan_iphc_parse(b, (size_t)n, &l2, ctx, &h), 0);
     CHECK_EQ(h.hdr_len, (size_t)n);
     check_hdr_eq(&h.ip, &ip);
-    if (test_current_failed)
-        return;
     CHECK_EQ(h.udp, nh->nhc_len != 0);
     if (h.udp) {
         CHECK_EQ(h.uh.src_port, uh.src_port);
@@ -823,12 +814,14 @@ TEST(test_sixlowpan_iphc__round_trip_every_mode)
                     for (size_t sl = 2; sl <= 8; sl += 6)
                         for (size_t dl = 2; dl <= 8; dl += 6)
                             for (unsigned nhi = 0; nhi < ARRAY_LEN(nh_shapes); nhi++) {
+                                /* a failed CHECK names the combination */
+                                static char at[64];
+                                snprintf(at, sizeof(at),
+                                         "tf %u hlim %u sam %u dam %u l2 %zu/%zu nh %u", tfi, hli,
+                                         sm, dmodes[di], sl, dl, nhi);
+                                wren_test_context = at;
                                 one_combination(tfi, hli, sm, dmodes[di], sl, dl, nhi);
-                                if (test_current_failed) {
-                                    printf("  tf %u hlim %u sam %u dam %u l2 %zu/%zu nh %u\n", tfi,
-                                           hli, sm, dmodes[di], sl, dl, nhi);
-                                    return;
-                                }
+                                wren_test_context = NULL;
                                 count++;
                             }
     CHECK_EQ(count, 4 * 4 * 8 * 12 * 4 * ARRAY_LEN(nh_shapes));
@@ -859,8 +852,6 @@ TEST(test_sixlowpan_iphc__byte_mutations_round_trip)
             CHECK(n > 0);
             CHECK_EQ(wren_sixlowpan_iphc_parse(e, (size_t)n, &l2, ctx, &g), 0);
             check_hdr_eq(&g.ip, &h.ip);
-            if (test_current_failed)
-                return;
             CHECK_EQ(g.udp, h.udp);
             CHECK_EQ(g.uh.src_port, h.uh.src_port);
             CHECK_EQ(g.uh.dst_port, h.uh.dst_port);
@@ -880,40 +871,42 @@ TEST(test_sixlowpan_strerror__names)
 
 int main(void)
 {
-    RUN(test_sixlowpan_dispatch__every_byte);
-    RUN(test_sixlowpan_dispatch__named_values);
-    RUN(test_sixlowpan_frag_parse__frag1);
-    RUN(test_sixlowpan_frag_parse__fragn);
-    RUN(test_sixlowpan_frag_parse__shorter_than_header);
-    RUN(test_sixlowpan_frag_parse__size_below_40);
-    RUN(test_sixlowpan_frag_parse__not_a_fragment);
-    RUN(test_sixlowpan_frag_emit__vectors);
-    RUN(test_sixlowpan_frag_emit__round_trip_all_sizes_offsets);
-    RUN(test_sixlowpan_frag_emit__bad_size);
-    RUN(test_sixlowpan_frag_emit__bad_offset);
-    RUN(test_sixlowpan_frag_emit__buffer_too_small);
-    RUN(test_sixlowpan_iphc_emit__link_local_udp_fully_compressed);
-    RUN(test_sixlowpan_iphc_emit__global_with_contexts);
-    RUN(test_sixlowpan_iphc_emit__tf01_multicast_8bit);
-    RUN(test_sixlowpan_iphc_emit__tf00_unspecified_src_inline_dst);
-    RUN(test_sixlowpan_iphc_emit__tf10_unicast_prefix_multicast);
-    RUN(test_sixlowpan_iphc_parse__context_longer_than_64_bits);
-    RUN(test_sixlowpan_iphc__context_prefix_not_byte_aligned);
-    RUN(test_sixlowpan_iphc_emit__longest_matching_context);
-    RUN(test_sixlowpan_iphc_parse__udp_checksum_elided);
-    RUN(test_sixlowpan_iphc_parse__udp_port_forms);
-    RUN(test_sixlowpan_iphc_parse__tf_reserved_bits_ignored);
-    RUN(test_sixlowpan_iphc_parse__empty_and_dispatch);
-    RUN(test_sixlowpan_iphc_parse__missing_cid_byte);
-    RUN(test_sixlowpan_iphc_parse__reserved_modes);
-    RUN(test_sixlowpan_iphc_parse__unknown_context);
-    RUN(test_sixlowpan_iphc_parse__unspecified_needs_no_context);
-    RUN(test_sixlowpan_iphc_parse__no_link_layer_address);
-    RUN(test_sixlowpan_iphc_parse__unsupported_nhc);
-    RUN(test_sixlowpan_iphc_emit__buffer_too_small);
-    RUN(test_sixlowpan_iphc_emit__next_header_inline_without_udp_header);
-    RUN(test_sixlowpan_iphc__round_trip_every_mode);
-    RUN(test_sixlowpan_iphc__byte_mutations_round_trip);
-    RUN(test_sixlowpan_strerror__names);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sixlowpan_dispatch__every_byte),
+        cmocka_unit_test(test_sixlowpan_dispatch__named_values),
+        cmocka_unit_test(test_sixlowpan_frag_parse__frag1),
+        cmocka_unit_test(test_sixlowpan_frag_parse__fragn),
+        cmocka_unit_test(test_sixlowpan_frag_parse__shorter_than_header),
+        cmocka_unit_test(test_sixlowpan_frag_parse__size_below_40),
+        cmocka_unit_test(test_sixlowpan_frag_parse__not_a_fragment),
+        cmocka_unit_test(test_sixlowpan_frag_emit__vectors),
+        cmocka_unit_test(test_sixlowpan_frag_emit__round_trip_all_sizes_offsets),
+        cmocka_unit_test(test_sixlowpan_frag_emit__bad_size),
+        cmocka_unit_test(test_sixlowpan_frag_emit__bad_offset),
+        cmocka_unit_test(test_sixlowpan_frag_emit__buffer_too_small),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__link_local_udp_fully_compressed),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__global_with_contexts),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__tf01_multicast_8bit),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__tf00_unspecified_src_inline_dst),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__tf10_unicast_prefix_multicast),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__context_longer_than_64_bits),
+        cmocka_unit_test(test_sixlowpan_iphc__context_prefix_not_byte_aligned),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__longest_matching_context),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__udp_checksum_elided),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__udp_port_forms),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__tf_reserved_bits_ignored),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__empty_and_dispatch),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__missing_cid_byte),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__reserved_modes),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__unknown_context),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__unspecified_needs_no_context),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__no_link_layer_address),
+        cmocka_unit_test(test_sixlowpan_iphc_parse__unsupported_nhc),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__buffer_too_small),
+        cmocka_unit_test(test_sixlowpan_iphc_emit__next_header_inline_without_udp_header),
+        cmocka_unit_test(test_sixlowpan_iphc__round_trip_every_mode),
+        cmocka_unit_test(test_sixlowpan_iphc__byte_mutations_round_trip),
+        cmocka_unit_test(test_sixlowpan_strerror__names),
+    };
+    return cmocka_run_group_tests_name("sixlowpan", tests, NULL, NULL);
 }

@@ -143,13 +143,15 @@ TEST(test_eth_mac_from_ipv6_mcast__rfc2464)
 
 int main(void)
 {
-    RUN(test_zep_parse__data);
-    RUN(test_zep_parse__ack);
-    RUN(test_zep_parse__every_truncation);
-    RUN(test_zep_parse__bad_fields);
-    RUN(test_zep_emit__round_trip);
-    RUN(test_zep_emit__refuses_bad_header);
-    RUN(test_eth_hdr_parse__ipv6);
-    RUN(test_eth_mac_from_ipv6_mcast__rfc2464);
-    return test_summary();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zep_parse__data),
+        cmocka_unit_test(test_zep_parse__ack),
+        cmocka_unit_test(test_zep_parse__every_truncation),
+        cmocka_unit_test(test_zep_parse__bad_fields),
+        cmocka_unit_test(test_zep_emit__round_trip),
+        cmocka_unit_test(test_zep_emit__refuses_bad_header),
+        cmocka_unit_test(test_eth_hdr_parse__ipv6),
+        cmocka_unit_test(test_eth_mac_from_ipv6_mcast__rfc2464),
+    };
+    return cmocka_run_group_tests_name("zep", tests, NULL, NULL);
 }
