@@ -17,6 +17,8 @@
 #include "sixlowpan/sixlowpan.h"
 #include "sock/sock_udp.h"
 #include "udp/udp.h"
+#include "net/netapi.h"
+#include "stack/stack.h"
 
 /* The runtime: it owns the clock and the timers and runs the node. */
 #if defined(__arm__) && !defined(__linux__)
@@ -54,16 +56,23 @@ static void rt_run(void) /* 1 ms of wall-clock time; the node runs at least once
 }
 #endif
 
-/* The node and every module's state: static, nothing is allocated. */
+/* The node, its device and the modules' state: static, nothing is allocated. */
 static struct wren_node node;
 static _Alignas(8) uint8_t arena[CONFIG_WREN_PKTBUF_SIZE];
 static struct wren_loopback dev;
-static struct wren_ieee802154_netif netif;
-static struct wren_sixlowpan sixlowpan;
-static struct wren_ipv6 ipv6;
-static struct wren_icmpv6 icmpv6;
-static struct wren_udp udp;
+static _Alignas(8) uint8_t pool[4096]; /* >= wren_stack_pool_size(&desc), checked */
+static struct wren_stack stack;
 static struct wren_sock_udp server, client;
+
+/* What the node is: an 802.15.4 interface on the device, 6LoWPAN, IPv6,
+ * ICMPv6 and UDP (src/stack/stack.h) */
+static const struct wren_stack_iface ifaces[] = {
+    { .link = &wren_link_ieee802154, .dev = &dev.netdev },
+};
+static const struct wren_module_ops *const modules[] = {
+    &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module, &wren_udp_module,
+};
+static const struct wren_stack_desc desc = WREN_STACK_DESC(ifaces, modules);
 
 int main(void)
 {
@@ -74,11 +83,9 @@ int main(void)
     wren_node_init(&node, ops, &rt, arena, sizeof(arena), 1, 1);
     rt_attach(&node);
     wren_loopback_setup(&dev, WREN_NETDEV_TYPE_IEEE802154, 125);
-    int if_id = wren_ieee802154_netif_add(&node, &netif, &dev.netdev);
     struct wren_sock_udp_ep local = { .port = 7000 };
-    if (if_id < 0 || wren_sixlowpan_init(&node, &sixlowpan) < 0 ||
-        wren_ipv6_init(&node, &ipv6) < 0 || wren_icmpv6_init(&node, &icmpv6) < 0 ||
-        wren_udp_init(&node, &udp) < 0 || wren_ipv6_netif_add(&ipv6, (uint8_t)if_id) < 0 ||
+    if (wren_stack_pool_size(&desc) > sizeof(pool) ||
+        wren_stack_build(&node, &desc, pool, sizeof(pool), &stack) < 0 ||
         wren_sock_udp_create(&node, &server, &local, NULL) < 0 ||
         wren_sock_udp_create(&node, &client, NULL, NULL) < 0) {
         printf("wren embed (%s): setting up the node failed\n", PLATFORM);
@@ -87,7 +94,12 @@ int main(void)
 
     /* to our own link-local address (from the loopback device's EUI-64) */
     struct wren_sock_udp_ep to = { .port = 7000 };
-    memcpy(to.addr, ipv6.ifs[0].addrs[0].addr, 16);
+    struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
+    if (wren_netapi_get(&node, wren_stack_module(&stack, &wren_ipv6_module, 0),
+                        WREN_NETOPT_IPV6_ADDR, node.netifs->id, addrs, sizeof(addrs)) <= 0) {
+        return 1;
+    }
+    memcpy(to.addr, addrs[0].addr, 16);
     static const char msg[] = "hello from wren";
     ssize_t sent = wren_sock_udp_send(&client, msg, sizeof(msg), &to);
     rt_run();

@@ -152,8 +152,3 @@ int wren_rawgen_start(struct wren_node *node, struct wren_rawgen *g, uint8_t net
     }
     return 0;
 }
-
-void wren_rawgen_stop(struct wren_rawgen *g)
-{
-    wren_timer_cancel(g->node, &g->timer);
-}

@@ -80,9 +80,6 @@ int wren_rawgen_start(struct wren_node *node, struct wren_rawgen *g, uint8_t net
                       uint32_t interval_us, uint8_t timing, uint32_t count,
                       uint64_t start_us);
 
-/** @brief Stop sending (the sink keeps counting). */
-void wren_rawgen_stop(struct wren_rawgen *g);
-
 /** What a generator counts (its counter set "app"). */
 extern const struct wren_counter_set wren_rawgen_counters;
 

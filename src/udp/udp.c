@@ -175,16 +175,3 @@ int wren_udp_init(struct wren_node *node, struct wren_udp *udp)
     return wren_netreg_register(node, WREN_NETTYPE_UDP, WREN_NETREG_DEMUX_ALL, &udp->module,
                                 &udp->reg);
 }
-
-struct wren_snip *wren_udp_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
-                                   uint16_t src_port, uint16_t dst_port)
-{
-    struct wren_snip *s = wren_pktbuf_add(pb, pkt, NULL, UDP_HDR_LEN, WREN_NETTYPE_UDP);
-    if (s) {
-        /* the length and checksum are the layer's */
-        put_be16(s->data, src_port);
-        put_be16(s->data + 2, dst_port);
-        memset(s->data + 4, 0, 4);
-    }
-    return s;
-}

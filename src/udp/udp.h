@@ -45,10 +45,6 @@ struct wren_udp {
 /** @brief Start the UDP layer of @p node. */
 int wren_udp_init(struct wren_node *node, struct wren_udp *udp);
 
-/** @brief Prepend a UDP header snip (length and checksum left to the layer). */
-struct wren_snip *wren_udp_hdr_add(struct wren_pktbuf *pb, struct wren_snip *pkt,
-                                   uint16_t src_port, uint16_t dst_port);
-
 /** The module, for the stack assembly (src/stack/stack.h). */
 extern const struct wren_module_ops wren_udp_module;
 
