@@ -31,11 +31,18 @@ if [ -n "$missing" ]; then
     fi
 fi
 
+# The venv holds the pinned requirements and the front end itself (package
+# wren, python/pyproject.toml), installed editable so ./wren runs the tree's
+# code. The stamp is what the install was made from: it is redone when
+# python/requirements.txt or python/pyproject.toml change.
 venv="$ROOT/.venv"
-stamp="$venv/.wren-requirements"
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$ROOT/python/requirements.txt" "$stamp"; then
+stamp="$venv/.wren-install"
+req="$ROOT/python/requirements.txt"
+proj="$ROOT/python/pyproject.toml"
+if [ ! -x "$venv/bin/python" ] || ! cat "$req" "$proj" | cmp -s - "$stamp"; then
     echo "wren: preparing the Python venv in .venv" >&2
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$ROOT/python/requirements.txt" >&2
-    cp "$ROOT/python/requirements.txt" "$stamp"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" -e "$ROOT/python" >&2
+    cat "$req" "$proj" > "$stamp"
+    rm -f "$venv/.wren-requirements"   # the stamp's former name
 fi

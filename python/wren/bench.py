@@ -5,28 +5,37 @@ names are the ones the issues give. Wall-clock figures are only ever
 reported as ratios measured in the same run (simulated seconds per wall
 second); memory figures are counted, not timed.
 """
+import argparse
 import json
 import platform
 import random
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .lib import Sim
 
+Record = dict[str, Any]
+"""{name, value, unit, better, target, anchor}"""
+Figures = dict[str, Any]
+"""A TCP transfer's figures (tcp_transfer)."""
 
-def _record(name, value, unit, better, target=None, anchor=""):
+
+def _record(name: str, value: float, unit: str, better: str, target: float | None = None,
+            anchor: str = "") -> Record:
     return {"name": name, "value": value, "unit": unit, "better": better, "target": target,
             "anchor": anchor}
 
 
-def _rss_kib():
+def _rss_kib() -> int:
     with open("/proc/self/statm") as f:
         pages = int(f.read().split()[1])
     import os
     return pages * os.sysconf("SC_PAGE_SIZE") // 1024
 
 
-def _field(n, seed, range_m=15.0, density=10.0):
+def _field(n: int, seed: int, range_m: float = 15.0, density: float = 10.0) -> Sim:
     """n nodes at random in a square sized for ~density neighbours each."""
     import math
     side = math.sqrt(n * math.pi * range_m ** 2 / density)
@@ -40,7 +49,7 @@ def _field(n, seed, range_m=15.0, density=10.0):
     return sim
 
 
-def bench_sim_bytes_per_node():
+def bench_sim_bytes_per_node() -> list[Record]:
     rss0 = _rss_kib()
     sim = _field(10000, 1)
     per_node = sim.bytes_per_node()
@@ -52,7 +61,8 @@ def bench_sim_bytes_per_node():
                     "memory per simulated node incl. its 6 KiB packet buffer")]
 
 
-def _speed(name, interval_s, sim_seconds, anchor, target=None):
+def _speed(name: str, interval_s: float, sim_seconds: float, anchor: str,
+           target: float | None = None) -> list[Record]:
     sim = _field(1000, 2)
     for i in range(1000):
         sim.rawgen(i, -1, size=60, interval_s=interval_s, timing="poisson")
@@ -68,18 +78,18 @@ def _speed(name, interval_s, sim_seconds, anchor, target=None):
     return [_record(name, round(ratio, 2), "x real time", "higher", target, anchor)]
 
 
-def bench_sim_speed_1k_idle():
+def bench_sim_speed_1k_idle() -> list[Record]:
     return _speed("sim_speed_1k_idle", 10.0, 600.0,
                   "1,000 nodes, ~10 neighbours each, one 60-byte broadcast per node per 10 s")
 
 
-def bench_sim_speed_1k_busy():
+def bench_sim_speed_1k_busy() -> list[Record]:
     return _speed("sim_speed_1k_busy", 0.2, 30.0,
                   "1,000 nodes, ~10 neighbours each, 5 60-byte broadcasts per node per s "
                   "(Poisson), CCA on; issue #2 target: >= 10x real time", target=10)
 
 
-def callgrind_instructions(argv):
+def callgrind_instructions(argv: Sequence[object]) -> int | None:
     """Instructions a program executes, counted by valgrind's callgrind."""
     import re
     import shutil
@@ -93,18 +103,20 @@ def callgrind_instructions(argv):
         if res.returncode != 0:
             raise RuntimeError(res.stderr[-2000:])
         m = re.search(r"Collected : (\d+)", res.stderr)
+        if m is None:
+            raise RuntimeError("callgrind printed no instruction count")
         return int(m.group(1))
 
 
-def bench_l2_reflector():
+def bench_l2_reflector() -> list[Record]:
     """Instructions per frame through a node and the L2 reflector and back."""
     from . import paths
     exe = paths.BUILD / "bench_reflector"
-    recs = []
+    recs: list[Record] = []
     for payload in (20, 100):
         a = callgrind_instructions([exe, 1000, payload])
         b = callgrind_instructions([exe, 2000, payload])
-        if a is None:
+        if a is None or b is None:
             print("  valgrind not installed: skipped")
             return []
         per = (b - a) / 1000
@@ -130,23 +142,26 @@ LAYERS = [
 ]
 
 
-def _callgrind(argv, out):
+def _callgrind(argv: Sequence[object], out: str) -> int:
     import re
     import subprocess
     res = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                           *map(str, argv)], capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(res.stdout + res.stderr[-2000:])
-    return int(re.search(r"Collected : (\d+)", res.stderr).group(1))
+    m = re.search(r"Collected : (\d+)", res.stderr)
+    if m is None:
+        raise RuntimeError("callgrind printed no instruction count")
+    return int(m.group(1))
 
 
-def _functions(out, inclusive=False):
+def _functions(out: str, inclusive: bool = False) -> dict[tuple[str, str], int]:
     """{(file, function): instructions} from a callgrind output file."""
     import re
     import subprocess
     txt = subprocess.run(["callgrind_annotate", f"--inclusive={'yes' if inclusive else 'no'}",
                           "--threshold=100", out], capture_output=True, text=True).stdout
-    funcs = {}
+    funcs: dict[tuple[str, str], int] = {}
     for line in txt.splitlines():
         m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S+?):(\S+)", line)
         if m:
@@ -157,7 +172,8 @@ def _functions(out, inclusive=False):
     return funcs
 
 
-def udp_per_datagram(mode, size, n=500):
+def udp_per_datagram(mode: str, size: int,
+                     n: int = 500) -> tuple[float, dict[str, float], dict[str, float]]:
     """Instructions per datagram (and per layer) for bench_udp MODE SIZE:
     the difference of two callgrind runs, N and 2N datagrams."""
     import tempfile
@@ -178,15 +194,15 @@ def udp_per_datagram(mode, size, n=500):
                 break
         else:
             layers["other"] += delta
-    incl = {}
+    incl: dict[str, float] = {}
     for k in set(ia) | set(ib):
         # a function also appears under headers it inlined: keep its own file's figure
         incl[k[1]] = max(incl.get(k[1], 0), (ib.get(k, 0) - ia.get(k, 0)) / n)
     return (b - a) / n, layers, incl
 
 
-def bench_udp_loopback():
-    recs = []
+def bench_udp_loopback() -> list[Record]:
+    recs: list[Record] = []
     for size in (20, 1000):
         total, layers, _ = udp_per_datagram("loopback", size)
         parts = ", ".join(f"{k} {v:.0f}" for k, v in layers.items() if round(v))
@@ -201,7 +217,7 @@ def bench_udp_loopback():
     return recs
 
 
-def bench_udp_loopback_m3():
+def bench_udp_loopback_m3() -> list[Record]:
     from . import qemu_bench
     res = qemu_bench.run()
     if res is None:
@@ -215,13 +231,13 @@ def bench_udp_loopback_m3():
                     "lower", None, "the same benchmark, arm-none-eabi-gcc -Os, Cortex-M3")]
 
 
-def bench_udp_pps():
+def bench_udp_pps() -> list[Record]:
     import subprocess
     from . import paths
     exe = paths.BUILD / "bench_udp"
     n = 300000
 
-    def pps(mode):
+    def pps(mode: str) -> float:
         out = subprocess.run([str(exe), mode, "20", str(n)], capture_output=True, text=True,
                              check=True).stdout.split()
         return n / float(out[4])
@@ -238,7 +254,7 @@ def bench_udp_pps():
                     "same machine, same run")]
 
 
-def bench_sixlo_frag():
+def bench_sixlo_frag() -> list[Record]:
     total, layers, incl = udp_per_datagram("pipe", 1000, n=200)
     frag = incl.get("wren_sixlowpan_frag_send", 0) + incl.get("wren_sixlowpan_reass_rx", 0)
     print(f"  1,000-byte UDP between two nodes over 6LoWPAN: {total:.0f} instructions per "
@@ -247,12 +263,12 @@ def bench_sixlo_frag():
                     15000, "6LoWPAN fragmentation and reassembly of a 1,000-byte datagram")]
 
 
-def bench_udp_goodput():
+def bench_udp_goodput() -> list[Record]:
     """Instructions per datagram against payload size, over the loopback and
     between two nodes over 6LoWPAN (fragmentation steps show), and a plot."""
     from . import paths
     sizes = list(range(0, 1233, 48)) + [1232]
-    rows = {"loopback": [], "pipe": []}
+    rows: dict[str, list[float]] = {"loopback": [], "pipe": []}
     for mode in rows:
         for size in sizes:
             total, _, _ = udp_per_datagram(mode, size, n=100)
@@ -284,14 +300,14 @@ def bench_udp_goodput():
                     "lower", None, "1,232-byte datagram between two nodes over 6LoWPAN")]
 
 
-def bench_goodput_1hop():
+def bench_goodput_1hop() -> list[Record]:
     """Single-hop UDP goodput over the simulated channel beside the analytic
     bound (airtime + interframe space of the same frames), RIOT paper fig. 8."""
     import subprocess
     from . import paths
     exe = paths.BUILD / "bench_goodput"
     sizes = list(range(0, 1233, 48)) + [1232]
-    rows = {"nomac": [], "mac": []}
+    rows: dict[str, list[tuple[int, float, float]]] = {"nomac": [], "mac": []}
     for mode in rows:
         for size in sizes:
             out = subprocess.run([str(exe), mode, str(size), "10"], capture_output=True, text=True,
@@ -326,7 +342,7 @@ def bench_goodput_1hop():
     ]
 
 
-def bench_size():
+def bench_size() -> list[Record]:
     from . import size
     return size.records()
 
@@ -343,13 +359,14 @@ TURNAROUND_US = 192.0
 ACK_US = (6 + 5) * US_OCTET  # SHR+PHR and a 5-octet PSDU
 
 
-def _tcp_addr(i):
+def _tcp_addr(i: int) -> str:
     # Thread-like mesh-local addresses: a /64 shared as 6LoWPAN context 0 and
     # an IID from the short address (as OpenThread's RLOCs in the paper)
     return f"2001:db8::ff:fe00:{i:x}"
 
 
-def _tcp_line(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, seed=1):
+def _tcp_line(hops: int, proc_us: int = 0, retry_delay_ms: int = TCP_RETRY_DELAY,
+              seed: int = 1) -> Sim:
     """A line of hops+1 nodes, 10 m apart, each hearing only its neighbours,
     static routes both ways; returns the Sim."""
     n = hops + 1
@@ -373,21 +390,25 @@ def _tcp_line(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, seed=1):
     return s
 
 
-def _tcp_conn(stats, name):
+def _tcp_conn(stats: str, name: str) -> dict[str, Any]:
     import re
     m = re.search(rf"{name}: (\S+) .*?sent (\d+)/\d+ received (\d+) bad (\d+) goodput ([\d.]+)"
                   rf" kbit/s\s+mss (\d+) cwnd (\d+) ssthresh (\d+) srtt (\d+) ms", stats)
+    if m is None:
+        raise RuntimeError(f"no {name} connection in:\n{stats}")
     keys = ("state", "sent", "received", "bad", "goodput", "mss", "cwnd", "ssthresh", "srtt")
-    return dict(zip(keys, [m.group(1)] + [float(x) for x in m.groups()[1:]])) if m else None
+    return dict(zip(keys, [m.group(1)] + [float(x) for x in m.groups()[1:]]))
 
 
-def _tcp_layer(stats):
+def _tcp_layer(stats: str) -> dict[str, int]:
     import re
     m = re.search(r"tcp: tx (\d+) rexmt (\d+) .*?rto (\d+) fast-rexmt (\d+)", stats)
+    if m is None:
+        raise RuntimeError(f"no TCP counters in:\n{stats}")
     return dict(zip(("tx", "rexmt", "rto", "fast"), map(int, m.groups())))
 
 
-def _frames_us(frames, psdu_octets):
+def _frames_us(frames: int, psdu_octets: int) -> float:
     """@frames frames of @psdu_octets in all, back to back: SHR+PHR+PSDU on
     air, the turnaround, the Imm-Ack, and LIFS (every frame here is over 18
     octets)."""
@@ -395,8 +416,9 @@ def _frames_us(frames, psdu_octets):
     return frames * per_frame + psdu_octets * US_OCTET
 
 
-def tcp_transfer(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None, wnd=None,
-                 size=TCP_SIZE, seed=1, limit_s=1200):
+def tcp_transfer(hops: int, proc_us: int = 0, retry_delay_ms: int = TCP_RETRY_DELAY,
+                 mss: int | None = None, wnd: int | None = None, size: int = TCP_SIZE,
+                 seed: int = 1, limit_s: float = 1200) -> Figures:
     """One bulk transfer from node 0 to node @hops; its figures."""
     opts = (f" mss {mss}" if mss else "") + (f" wnd {wnd}" if wnd else "")
     s = _tcp_line(hops, proc_us, retry_delay_ms, seed=seed)
@@ -441,8 +463,9 @@ def tcp_transfer(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None, wnd=
             "bound_csma": mac_1hop / min(hops, 3)}
 
 
-def tcp_transfer_mean(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None, wnd=None,
-                      seeds=TCP_SEEDS):
+def tcp_transfer_mean(hops: int, proc_us: int = 0, retry_delay_ms: int = TCP_RETRY_DELAY,
+                      mss: int | None = None, wnd: int | None = None,
+                      seeds: Sequence[int] = TCP_SEEDS) -> Figures:
     """tcp_transfer's figures averaged over @seeds (ok: all byte-exact)."""
     rs = [tcp_transfer(hops, proc_us, retry_delay_ms, mss, wnd, seed=sd) for sd in seeds]
     out = {k: sum(r[k] for r in rs) / len(rs) for k in rs[0] if k != "ok"}
@@ -452,7 +475,7 @@ def tcp_transfer_mean(hops, proc_us=0, retry_delay_ms=TCP_RETRY_DELAY, mss=None,
     return out
 
 
-def tcp_frames_per_segment(mss, hops=1):
+def tcp_frames_per_segment(mss: int, hops: int = 1) -> int:
     """802.15.4 frames a full segment of MSS @mss takes from node 0 (with
     timestamps) over a line of @hops: counted by 6LoWPAN's fragmenter."""
     s = _tcp_line(hops)
@@ -470,7 +493,15 @@ def tcp_frames_per_segment(mss, hops=1):
     return frags // dgrams or 1
 
 
-def tcp_mss_for_frames(k, hops=1):
+def _mss_for_frames(k: int, hops: int = 1) -> int:
+    """tcp_mss_for_frames(), which must exist."""
+    mss = tcp_mss_for_frames(k, hops)
+    if mss is None:
+        raise RuntimeError(f"no MSS fits a segment into {k} frames")
+    return mss
+
+
+def tcp_mss_for_frames(k: int, hops: int = 1) -> int | None:
     """The largest MSS whose full segments take @k frames (binary search)."""
     lo, hi = 13, 1000  # the app writes at most 1,024 bytes at once
     if tcp_frames_per_segment(lo, hops) > k:
@@ -484,7 +515,9 @@ def tcp_mss_for_frames(k, hops=1):
     return lo
 
 
-def _tcp_plot(name, xs, series, xlabel, title):
+def _tcp_plot(name: str, xs: Sequence[int],
+              series: Sequence[tuple[str, Sequence[float | None], str]], xlabel: str,
+              title: str) -> None:
     from . import paths
     paths.OUT.mkdir(exist_ok=True)
     import matplotlib
@@ -507,21 +540,21 @@ def _tcp_plot(name, xs, series, xlabel, title):
     print(f"  plot: {png}")
 
 
-def _tcp_row(label, r):
+def _tcp_row(label: str, r: Figures) -> None:
     print(f"  {label:<24} goodput {r['goodput']:6.1f} kbit/s ({r['min']:.1f}..{r['max']:.1f})  "
           f"bound {r['bound']:6.1f}  model B {r['model']:6.1f}  (srtt {r['srtt_ms']:.0f} ms, "
           f"p {r['p']:.3f}, w {r['w']:.1f}; per transfer rexmt {r['rexmt']:.1f} "
           f"rto {r['rto']:.1f} fast {r['fast']:.1f})" + ("" if r["ok"] else "  NOT BYTE-EXACT"))
 
 
-def bench_tcp_goodput_mss():
+def bench_tcp_goodput_mss() -> list[Record]:
     """Paper fig. 4: one hop, MSS of 1..8 frames, default 2 KiB buffers."""
     print(f"  one hop, {TCP_SIZE} bytes, buffers 2,048 bytes; MAC defaults, retry delay "
           f"{TCP_RETRY_DELAY} ms; bound: the same frames back to back (6.4)")
     ks = list(range(1, 9))
     msss = [tcp_mss_for_frames(k) for k in ks]
     print("  MSS for k frames: " + ", ".join(f"{k}:{m}" for k, m in zip(ks, msss)))
-    res = {}
+    res: dict[int, list[Figures]] = {}
     for proc in (0, TCP_PROC_US):
         res[proc] = []
         for k, m in zip(ks, msss):
@@ -537,14 +570,14 @@ def bench_tcp_goodput_mss():
     return []
 
 
-def bench_tcp_goodput_window():
+def bench_tcp_goodput_window() -> list[Record]:
     """Paper fig. 5: one hop, MSS of 5 frames, window (both buffers) of 1..8 segments."""
-    mss = tcp_mss_for_frames(5)
+    mss = _mss_for_frames(5)
     smss = mss - 12
     print(f"  one hop, MSS {mss} (5 frames, {smss} data bytes per segment), send and receive "
           f"buffer = window of w segments (`wnd`); bound: the same frames back to back")
     ws = list(range(1, 9))
-    res = {}
+    res: dict[int, list[Figures]] = {}
     for proc in (0, TCP_PROC_US):
         res[proc] = []
         for w in ws:
@@ -562,7 +595,7 @@ def bench_tcp_goodput_window():
     return []
 
 
-def bench_tcp_goodput_hops():
+def bench_tcp_goodput_hops() -> list[Record]:
     """Paper 7.2: 1..4 hops, MSS 5 frames, 2 KiB buffers, retry delay 40 ms,
     beside the bound B/hops (B/3 from three hops on) and model B. Four hops
     again with a window of six segments: the paper enlarged it for its
@@ -570,17 +603,17 @@ def bench_tcp_goodput_hops():
     print(f"  line of 1..4 hops (nodes two apart are hidden terminals), {TCP_SIZE} bytes, "
           f"buffers 2,048 bytes, retry delay {TCP_RETRY_DELAY} ms, MSS of 5 frames on the path; "
           f"mean of seeds {TCP_SEEDS[0]}..{TCP_SEEDS[-1]} (min..max)")
-    records = []
-    res = {0: [], TCP_PROC_US: []}
+    records: list[Record] = []
+    res: dict[int, list[Figures]] = {0: [], TCP_PROC_US: []}
     paper = {1: 64.1, 2: 28.3, 3: 19.5, 4: 17.5}
     for proc in (0, TCP_PROC_US):
         for hops in (1, 2, 3, 4):
-            mss = tcp_mss_for_frames(5, hops)
+            mss = _mss_for_frames(5, hops)
             r = tcp_transfer_mean(hops, proc, mss=mss)
             res[proc].append(r)
             _tcp_row(f"{hops} hop{'s' if hops > 1 else ' '} (MSS {mss}){' 8.2ms' if proc else ''}",
                      r)
-    mss4 = tcp_mss_for_frames(5, 4)
+    mss4 = _mss_for_frames(5, 4)
     wnd4 = 6 * (mss4 - 12)
     r4 = tcp_transfer_mean(4, TCP_PROC_US, mss=mss4, wnd=wnd4)
     _tcp_row(f"4 hops wnd {wnd4} 8.2ms", r4)
@@ -610,11 +643,11 @@ def bench_tcp_goodput_hops():
     return records
 
 
-def bench_tcp_goodput_1hop_vs_bound():
+def bench_tcp_goodput_1hop_vs_bound() -> list[Record]:
     """One hop without the processing delay (and without the retry delay,
     which only matters after a collision): goodput as a fraction of the PHY
     bound of the same frames (and ACK segments) back to back."""
-    mss = tcp_mss_for_frames(5)
+    mss = _mss_for_frames(5)
     r = tcp_transfer_mean(1, 0, retry_delay_ms=0, mss=mss)
     _tcp_row(f"1 hop, MSS {mss}", r)
     print(f"  fraction of the bound: {r['goodput'] / r['bound']:.3f}; the bound with the mean "
@@ -630,7 +663,7 @@ def bench_tcp_goodput_1hop_vs_bound():
                     "(standard MAC defaults): what is left is TCP's own overhead")]
 
 
-BENCHES = {
+BENCHES: dict[str, Callable[[], list[Record]]] = {
     "sim_bytes_per_node": bench_sim_bytes_per_node,
     "sim_speed_1k_idle": bench_sim_speed_1k_idle,
     "sim_speed_1k_busy": bench_sim_speed_1k_busy,
@@ -649,10 +682,10 @@ BENCHES = {
 }
 
 
-def main(args):
+def main(args: argparse.Namespace) -> int:
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
           f"python {platform.python_version()}")
-    records = []
+    records: list[Record] = []
     for name, fn in BENCHES.items():
         if args.name and args.name not in name:
             continue
@@ -669,7 +702,7 @@ def main(args):
     return 0
 
 
-def bench_tcp_sizes():
+def bench_tcp_sizes() -> list[Record]:
     """sizeof of each TCP structure on this host, and the connection's
     protocol state on the Cortex-M3 (the issue's limit: 256 bytes)."""
     import subprocess

@@ -3,15 +3,18 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from . import paths
 
 
-def _gen():
+def _gen() -> list[str]:
     return ["-G", "Ninja"] if shutil.which("ninja") else []
 
 
-def cmake_build(tree, *options, quiet=True, env=None):
+def cmake_build(tree: Path, *options: str, quiet: bool = True,
+                env: Mapping[str, str] | None = None) -> Path:
     """Configure @tree (once) with @options and build it; raise on failure."""
     tree.mkdir(parents=True, exist_ok=True)
     if not (tree / "CMakeCache.txt").exists():
@@ -21,7 +24,7 @@ def cmake_build(tree, *options, quiet=True, env=None):
     return tree
 
 
-def _run(cmd, quiet, env):
+def _run(cmd: Sequence[str], quiet: bool, env: Mapping[str, str] | None) -> None:
     res = subprocess.run(cmd, capture_output=quiet, text=True,
                          env={**os.environ, **(env or {})})
     if res.returncode != 0:
@@ -30,19 +33,19 @@ def _run(cmd, quiet, env):
         raise SystemExit(f"wren: build failed: {' '.join(cmd)}")
 
 
-def host():
+def host() -> Path:
     return cmake_build(paths.BUILD, "-DCMAKE_BUILD_TYPE=RelWithDebInfo")
 
 
-def sanitize():
+def sanitize() -> Path:
     return cmake_build(paths.BUILD_ASAN, "-DCMAKE_BUILD_TYPE=Debug", "-DWREN_SANITIZE=ON")
 
 
-def fuzz():
+def fuzz() -> Path:
     return cmake_build(paths.BUILD_FUZZ, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DWREN_FUZZ=ON",
                        env={"CC": "clang"})
 
 
-def arm():
+def arm() -> Path:
     return cmake_build(paths.BUILD_ARM, "-DCMAKE_BUILD_TYPE=MinSizeRel",
                        f"-DCMAKE_TOOLCHAIN_FILE={paths.ROOT / 'cmake/arm-cortex-m3.cmake'}")

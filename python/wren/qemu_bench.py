@@ -8,21 +8,23 @@ import shutil
 import subprocess
 import tempfile
 
+from pathlib import Path
+
 from . import build, size
 
 IMAGE = "udp"
 MEASURED = 10  # datagrams between the marks (runtime/cortexm/main_udp.c)
 
 
-def _function_modules(tree):
-    mapping = {}
+def _function_modules(tree: Path) -> dict[str, str]:
+    mapping: dict[str, str] = {}
     for obj, sec, kind, _ in size.parse_map((tree / f"runtime/cortexm/wren_{IMAGE}.map").read_text()):
         if kind == "rom" and sec.startswith(".text."):
             mapping[sec[len(".text."):]] = size._module_of(obj, sec) or "other (libc, runtime)"
     return mapping
 
 
-def run():
+def run() -> tuple[float, dict[str, float]] | None:
     """Instructions per datagram on the Cortex-M3 and their split by module,
     or None when qemu is not installed."""
     if not shutil.which("qemu-system-arm"):
@@ -34,7 +36,7 @@ def run():
         subprocess.run(["qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting-config",
                         "enable=on,target=native", "-singlestep", "-d", "exec,nochain", "-D", log,
                         "-kernel", str(elf)], check=True, capture_output=True, timeout=300)
-        counts = collections.Counter()
+        counts: collections.Counter[str] = collections.Counter()
         marks = 0
         last = None
         with open(log, errors="replace") as f:
@@ -49,7 +51,7 @@ def run():
                 if marks == 1 and fn != "bench_mark":
                     counts[fn] += 1
     mods = _function_modules(tree)
-    per_module = collections.Counter()
+    per_module: collections.Counter[str] = collections.Counter()
     for fn, n in counts.items():
         per_module[mods.get(fn, "other (libc, runtime)")] += n
     total = sum(counts.values()) / MEASURED

@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TextIO, TypeVar, Union, get_args, get_origin
+from typing import (Any, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
+                    get_origin)
 
 from . import cenum, lib, paths
 from .errors import UserError
@@ -364,12 +365,13 @@ def _convert(v: Any, tp: Any, table: TomlPath, key: str, what: str | None,
     if origin in (Union, types.UnionType):
         arg = next(a for a in get_args(tp) if _fits(v, a))
         return _convert(v, arg, table, key, what or _describe(tp), ctx)
-    if dataclasses.is_dataclass(tp):
-        return _parse_table(tp, v, table + (key,), ctx)
+    if _kind(tp) == "table":
+        return _parse_table(cast(type[Table], tp), v, table + (key,), ctx)
     if origin is list:
         (elem,) = get_args(tp)
-        if dataclasses.is_dataclass(elem):
-            return [_parse_table(elem, item, table + (key, i), ctx) for i, item in enumerate(v)]
+        if _kind(tp) == "array of tables":
+            return [_parse_table(cast(type[Table], elem), item, table + (key, i), ctx)
+                    for i, item in enumerate(v)]
         for item in v:
             if not _fits(item, elem):
                 raise wrong(item, "a list holding ")
@@ -693,7 +695,7 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
     wall = time.monotonic() - t0
     for i in range(sim.node_count):
         shell_out[i].append(sim.output(i))
-    nodes = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
+    nodes: list[dict[str, Any]] = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
              for i in range(sim.node_count)]
     totals: dict[str, int] = {}
     for nd in nodes:

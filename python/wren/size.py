@@ -19,8 +19,10 @@ Images (runtime/cortexm/main_*.c):
            main too, so its bytes have no module; the line applies the
            whole image's saving to the stack.
 """
+import argparse
 import json
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import build
@@ -52,7 +54,7 @@ _name = re.compile(r"^ (\.[\w.$-]+|COMMON)\s*$")
 _rest = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)")
 
 
-def _kind(section):
+def _kind(section: str) -> str | None:
     # .ARM.exidx/.ARM.extab (unwind tables) are loaded; .ARM.attributes is
     # build metadata the linker never puts in flash
     if section.startswith((".text", ".rodata", ".ARM.exidx", ".ARM.extab")):
@@ -64,18 +66,19 @@ def _kind(section):
     return None
 
 
-def parse_map(text):
+def parse_map(text: str) -> list[tuple[str, str, str, int]]:
     """[(object file name, section, kind, size)] for the input sections kept."""
     start = text.find("Linker script and memory map")
     out = []
-    pending = None
+    pending: str | None = None
     for line in text[start:].splitlines():
         m = _one.match(line)
+        rest = _rest.match(line)
         if m:
             sec, addr, size, obj = m.groups()
-        elif pending and _rest.match(line):
+        elif pending and rest:
             sec = pending
-            addr, size, obj = _rest.match(line).groups()
+            addr, size, obj = rest.groups()
         else:
             m2 = _name.match(line)
             pending = m2.group(1) if m2 else None
@@ -91,16 +94,19 @@ def parse_map(text):
     return out
 
 
-def _files(paths_):
+def _files(paths_: Iterable[str]) -> set[str]:
     from . import paths
-    files = set()
+    files: set[str] = set()
     for f in paths_:
         p = paths.ROOT / f
-        files.update(x.name for x in p.glob("*.c")) if p.is_dir() else files.add(p.name)
+        if p.is_dir():
+            files.update(x.name for x in p.glob("*.c"))
+        else:
+            files.add(p.name)
     return files
 
 
-def _module_of(obj, sec):
+def _module_of(obj: str, sec: str) -> str | None:
     for name, srcs, globs in MODULES:
         if any(sec.endswith("." + g) for g in globs):
             return name
@@ -116,7 +122,7 @@ def _module_of(obj, sec):
     return None
 
 
-def image_report(image):
+def image_report(image: str) -> tuple[dict[str, dict[str, int]], int]:
     """{module: {'rom': n, 'ram': n}} for one image, plus the arena size."""
     tree = build.arm()
     entries = parse_map((tree / f"runtime/cortexm/wren_{image}.map").read_text())
@@ -134,14 +140,14 @@ def image_report(image):
     return mods, arena
 
 
-def image_rom(image):
+def image_rom(image: str) -> int:
     """ROM of the whole image (stack, port, libc): kept .text/.rodata/.data."""
     tree = build.arm()
     entries = parse_map((tree / f"runtime/cortexm/wren_{image}.map").read_text())
     return sum(size for _, _, kind, size in entries if kind in ("rom", "data"))
 
 
-def tcp_conn_bytes():
+def tcp_conn_bytes() -> int:
     """sizeof(struct wren_tcp_conn) on the Cortex-M3: half the size of the
     image's array of two connections, from the ELF's symbol table."""
     import subprocess
@@ -155,7 +161,10 @@ def tcp_conn_bytes():
     raise RuntimeError("wren_inst_tcp_conn not in wren_tcp.elf")
 
 
-def records_and_print(out=print):
+Record = dict[str, object]
+
+
+def records_and_print(out: Callable[[str], object] = print) -> list[Record]:
     ip6lo, arena = image_report("ip6lo")
     udp, _ = image_report("udp")
     out("Cortex-M3, arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -Os, --gc-sections")
@@ -194,13 +203,13 @@ def records_and_print(out=print):
     ]
 
 
-def main(args):
+def main(args: argparse.Namespace | None) -> list[Record]:
     recs = records_and_print()
     if args and getattr(args, "json", None):
         Path(args.json).write_text(json.dumps(recs, indent=1))
     return recs
 
 
-def records():
+def records() -> list[Record]:
     """rom_*/ram_* records for ./wren bench."""
-    return records_and_print(out=lambda *a: None)
+    return records_and_print(out=lambda line: None)

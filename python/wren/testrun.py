@@ -11,36 +11,39 @@ import subprocess
 import sys
 import tempfile
 import time
+import argparse
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from . import build, paths
 
 
-def _run(cmd, env=None, cwd=None, timeout=None):
+def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
+         cwd: Path | None = None, timeout: float | None = None) -> bool:
     print(f"$ {' '.join(str(c) for c in cmd)}", flush=True)
     res = subprocess.run([str(c) for c in cmd], env={**os.environ, **(env or {})},
                          cwd=cwd, timeout=timeout)
     return res.returncode == 0
 
 
-def stage_unit():
+def stage_unit() -> bool:
     tree = build.host()
     return _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"])
 
 
-def _pytest(env=None, args=()):
+def _pytest(env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> bool:
     py = paths.ROOT / ".venv/bin/python"
     return _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
                  paths.ROOT / "tests/py"],
                 env={"PYTHONPATH": str(paths.ROOT / "python"), **(env or {})})
 
 
-def stage_python():
+def stage_python() -> bool:
     build.host()
     return _pytest()
 
 
-def stage_sanitizers():
+def stage_sanitizers() -> bool:
     tree = build.sanitize()
     ok = _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"],
               env={"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
@@ -68,21 +71,21 @@ def stage_sanitizers():
     return ok
 
 
-def stage_fuzz(seconds):
+def stage_fuzz(seconds: int) -> bool:
     tree = build.fuzz()
     ok = True
     for target in sorted(Path(paths.ROOT / "fuzz").glob("fuzz_*.c")):
         name = target.stem
         corpus = paths.ROOT / "fuzz/corpus" / name.removeprefix("fuzz_")
         with tempfile.TemporaryDirectory() as work:
-            dirs = [work] + ([corpus] if corpus.is_dir() else [])
+            dirs: list[object] = [work] + ([corpus] if corpus.is_dir() else [])
             ok &= _run([tree / name, f"-max_total_time={seconds}", "-print_final_stats=1",
                         f"-artifact_prefix={work}/", *dirs],
                        env={"ASAN_OPTIONS": "detect_leaks=1"})
     return ok
 
 
-def stage_cortexm():
+def stage_cortexm() -> bool:
     tree = build.arm()
     ok = True
     for image in ("reflect", "ip6lo", "ip6lo_softmac", "ip6lo_lto", "udp", "tcp"):
@@ -98,8 +101,8 @@ def stage_cortexm():
     return ok
 
 
-def main(args):
-    stages = [("C unit tests", stage_unit), ("Python tests", stage_python)]
+def main(args: argparse.Namespace) -> int:
+    stages: list[tuple[str, Callable[[], bool]]] = [("C unit tests", stage_unit), ("Python tests", stage_python)]
     if not args.quick:
         stages += [("sanitizers (ASan+UBSan)", stage_sanitizers),
                    ("fuzz targets", lambda: stage_fuzz(args.fuzz_seconds)),
