@@ -214,6 +214,32 @@ size_t fx_frame_emit(const struct fx_frame *f, const void *payload, size_t len, 
  *         the world for 1 us. CHECKs that the radio took it. */
 void fx_inject(struct fx_node *n, const uint8_t *psdu, size_t len);
 
+/**
+ * @brief CHECK a whole counter struct against the expected one: every
+ *        counter of X-macro list @p list (WREN_SIXLOWPAN_COUNTERS, ...), so
+ *        the counters a test does not name must stay 0. Prints each that
+ *        differs by name.
+ *
+ *     FX_CHECK_COUNTERS(WREN_SIXLOWPAN_COUNTERS, &n->lp->stats,
+ *                       (&(struct wren_sixlowpan_stats){ .frag_rx = 3, .frag_reassembled = 1 }));
+ */
+#define FX_CHECK_COUNTERS(list, got, want)                                                \
+    do {                                                                                  \
+        const __typeof__(*(got)) *fx_got_ = (got), *fx_want_ = (want);                    \
+        int fx_bad_ = 0;                                                                  \
+        list(FX_COUNTER_CMP_)                                                             \
+        if (fx_bad_) {                                                                    \
+            print_error("%s:%d: counters of %s differ\n", __FILE__, __LINE__, #got);       \
+            wren_test_fail(__FILE__, __LINE__);                                           \
+        }                                                                                 \
+    } while (0)
+#define FX_COUNTER_CMP_(name)                                                             \
+    if (fx_got_->name != fx_want_->name) {                                                \
+        print_error("  %s: %llu, expected %llu\n", #name,                                 \
+                    (unsigned long long)fx_got_->name, (unsigned long long)fx_want_->name); \
+        fx_bad_++;                                                                        \
+    }
+
 /** @brief Whether @p n's packet buffer is empty and consistent. */
 bool fx_node_clean(const struct fx_node *n);
 
