@@ -4,11 +4,11 @@ error messages, and two wren-node processes on ZEP through wren-zep-hub,
 captured and dissected by tshark.
 
 Needs root (network namespaces, TAP devices) and iproute2; each test runs in
-a namespace of its own, removed afterwards with every process it started,
-also when the test fails. Timeouts only guard against hangs: nothing here
-asserts on wall-clock time.
+a namespace of its own (conftest's netns and tapns fixtures), removed
+afterwards with every process it started (wren_node), also when the test
+fails. Timeouts only guard against hangs: nothing here asserts on
+wall-clock time.
 """
-import itertools
 import json
 import os
 import re
@@ -17,167 +17,14 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import tshark_fields
-
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("WREN_BUILD", ROOT / "build"))
-NODE = BUILD / "wren-node"
-HUB = BUILD / "wren-zep-hub"
+from conftest import HUB, NODE, stop_process, tshark_fields
 
 WREN_LL = "fe80::57:52ff:fe00:1"   # --id 1 on Ethernet: MAC 02:57:52:00:00:01
 WREN_MAC = "02:57:52:00:00:01"
 KERNEL_LL = "fe80::1"
-
-_counter = itertools.count()
-
-
-def _why_not():
-    if not sys.platform.startswith("linux"):
-        return "Linux only (TAP, network namespaces)"
-    if os.geteuid() != 0:
-        return "needs root: network namespaces and TAP devices"
-    if shutil.which("ip") is None:
-        return "iproute2 ('ip') is not installed"
-    if not NODE.exists() or not HUB.exists():
-        return f"build wren-node and wren-zep-hub first ({BUILD})"
-    probe = f"wren-probe-{os.getpid()}"
-    res = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if res.returncode != 0:
-        return f"'ip netns' is unavailable: {res.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    return None
-
-
-@pytest.fixture(scope="module")
-def host_ok():
-    why = _why_not()
-    if why:
-        pytest.skip(why)
-
-
-class Netns:
-    """A network namespace and the processes started in it."""
-
-    def __init__(self, name):
-        self.name = name
-        self.procs = []
-
-    def ip(self, *args, check=True):
-        return subprocess.run(["ip", "-n", self.name, *args], capture_output=True, text=True,
-                              check=check, timeout=30)
-
-    def run(self, *cmd, check=False, timeout=60):
-        return subprocess.run(["ip", "netns", "exec", self.name, *map(str, cmd)],
-                              capture_output=True, text=True, check=check, timeout=timeout)
-
-    def popen(self, *cmd, **kw):
-        # ip netns exec execs the command: the child's pid is the program's
-        p = subprocess.Popen(["ip", "netns", "exec", self.name, *map(str, cmd)], **kw)
-        self.procs.append(p)
-        return p
-
-    def stop_all(self):
-        for p in reversed(self.procs):
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            for f in (p.stdin, p.stdout, p.stderr):
-                if f:
-                    f.close()
-
-
-@pytest.fixture
-def netns(host_ok):
-    name = f"wren-{os.getpid()}-{next(_counter)}"
-    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True)
-    ns = Netns(name)
-    try:
-        ns.ip("link", "set", "lo", "up")
-        yield ns
-    finally:
-        ns.stop_all()
-        subprocess.run(["ip", "netns", "del", name], capture_output=True)
-
-
-@pytest.fixture
-def tapns(netns):
-    """A namespace with a persistent TAP interface tap0, up."""
-    netns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
-    netns.ip("link", "set", "tap0", "up")
-    return netns
-
-
-class WrenNode:
-    """A wren-node process driven through its shell on stdin."""
-
-    def __init__(self, ns, *args):
-        self.p = ns.popen(NODE, *args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, bufsize=1)
-        self.lines = []
-        self.cv = threading.Condition()
-        self.t = threading.Thread(target=self._read, daemon=True)
-        self.t.start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-
-    def run(self, cmd, until, timeout=20.0):
-        """Send @cmd; return the output from then on up to the first line
-        matching the regex @until."""
-        with self.cv:
-            mark = len(self.lines)
-        self.p.stdin.write(cmd + "\n")
-        self.p.stdin.flush()
-        deadline = time.monotonic() + timeout
-        rx = re.compile(until)
-        with self.cv:
-            while True:
-                for i in range(mark, len(self.lines)):
-                    if rx.search(self.lines[i]):
-                        return "".join(self.lines[mark:i + 1])
-                left = deadline - time.monotonic()
-                if left <= 0 or self.p.poll() is not None:
-                    raise AssertionError(f"no {until!r} after {cmd!r}; output:\n" +
-                                         "".join(self.lines[mark:]) + self.stderr_now())
-                self.cv.wait(min(left, 0.5))
-
-    def stderr_now(self):
-        return "" if self.p.poll() is None else self.p.stderr.read()
-
-    def wait_valid(self, addr, timeout=15.0):
-        """Wait until DAD made @addr valid (no longer TENTATIVE)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            out = self.run("ifconfig", r"drops:")
-            if re.search(rf"inet6 addr: {re.escape(addr)}/\d+  scope: \w+\n", out):
-                return
-            assert time.monotonic() < deadline, f"{addr} never became valid:\n{out}"
-            time.sleep(0.2)
-
-    def pktbuf_empty(self):
-        # quiescent: give in-flight work (a reply, a retransmission) a moment
-        for _ in range(50):
-            out = self.run("pktbuf", r"packet buffer:")
-            if re.search(r", 0 in use \(0 snips\)", out):
-                return True
-            time.sleep(0.1)
-        return False
-
-    def exit(self):
-        self.p.stdin.write("exit\n")
-        self.p.stdin.flush()
-        return self.p.wait(10)
 
 
 def kernel_addr_ready(ns, addr, timeout=10.0):
@@ -198,10 +45,10 @@ def need(tool):
 
 
 @pytest.fixture
-def tap_node(tapns):
+def tap_node(tapns, wren_node):
     """wren-node --id 1 on tap0, its link-local valid, and the kernel's
     fe80::1 configured (with the kernel's own DAD) on the other side."""
-    node = WrenNode(tapns, "--tap", "tap0", "--id", "1")
+    node = wren_node("--tap", "tap0", "--id", "1", ns=tapns)
     node.wait_valid(WREN_LL)
     tapns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
     kernel_addr_ready(tapns, KERNEL_LL)
@@ -268,13 +115,7 @@ def radvd_node(tap_node, tmp_path):
     try:
         yield ns, node, radvd
     finally:
-        if radvd.poll() is None:
-            radvd.terminate()
-            try:
-                radvd.wait(5)
-            except subprocess.TimeoutExpired:
-                radvd.kill()
-                radvd.wait()
+        stop_process(radvd)  # (before tap_node's checks; the namespace would stop it too)
 
 
 def test_tap_slaac_from_radvd(radvd_node):
@@ -363,10 +204,10 @@ def test_tap_udp_mixed_sizes_both_ways(tap_node):
 
 
 
-def _faulty_node(ns, *args):
+def _faulty_node(wren_node, ns, *args):
     """wren-node --id 1 on tap0 with fault flags @args; its link-local valid
     and the kernel's fe80::1 ready."""
-    node = WrenNode(ns, "--tap", "tap0", "--id", "1", *args)
+    node = wren_node("--tap", "tap0", "--id", "1", *args, ns=ns)
     node.wait_valid(WREN_LL)
     ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
     kernel_addr_ready(ns, KERNEL_LL)
@@ -395,12 +236,12 @@ def _kernel_tap_packets(ns):
     return st["tx"]["packets"], st["rx"]["packets"]
 
 
-def test_tap_fault_injection_loss(tapns):
+def test_tap_fault_injection_loss(tapns, wren_node):
     """--tap-loss 20: Linux's ping sees about 1 - 0.8 * 0.8 = 36 % loss, and
     what wren counts agrees with ping, ICMPv6 and the kernel's counters."""
     need("ping")
     ns = tapns
-    node = _faulty_node(ns, "--tap-loss", "20", "--tap-seed", "42")
+    node = _faulty_node(wren_node, ns, "--tap-loss", "20", "--tap-seed", "42")
     k_tx0, k_rx0 = _kernel_tap_packets(ns)
     rx0, tx0, c0 = _fault_counters(node)
     res = ns.run("ping", "-6", "-c", "50", "-i", "0.05", "-W", "1", f"{WREN_LL}%tap0",
@@ -457,12 +298,12 @@ print(json.dumps({"sent": seq, "order": order}))
 """
 
 
-def test_tap_fault_injection_reorder(tapns):
+def test_tap_fault_injection_reorder(tapns, wren_node):
     """--tap-reorder 30: bursts of UDP datagrams to wren's echo server come
     back out of order, all of them, as many swapped as wren counts."""
     need("ping")
     ns = tapns
-    node = _faulty_node(ns, "--tap-reorder", "30", "--tap-seed", "7")
+    node = _faulty_node(wren_node, ns, "--tap-reorder", "30", "--tap-seed", "7")
     node.run("udp server start 7777 echo", r"udp server on port 7777")
     # neighbors resolved both ways first; a held frame goes alone after 5 ms
     res = ns.run("ping", "-6", "-c", "5", "-i", "0.05", "-W", "2", f"{WREN_LL}%tap0")
@@ -493,14 +334,14 @@ def _one_line_error(res):
     return lines[0]
 
 
-def test_tap_errors_name_the_cause(tapns):
+def test_tap_errors_name_the_cause(tapns, wren_node):
     # not root: no CAP_NET_ADMIN to attach to the TAP
     res = tapns.run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                     NODE, "--tap", "tap0", "--exit-on-eof", timeout=20)
     line = _one_line_error(res)
     assert "permission denied" in line and "CAP_NET_ADMIN" in line, line
     # the TAP in use by another process
-    first = WrenNode(tapns, "--tap", "tap0", "--id", "1")
+    first = wren_node("--tap", "tap0", "--id", "1", ns=tapns)
     first.run("help", r"^exit ")
     res = tapns.run(NODE, "--tap", "tap0", "--id", "2", "--exit-on-eof", timeout=20)
     line = _one_line_error(res)
@@ -512,13 +353,13 @@ def test_tap_errors_name_the_cause(tapns):
     assert first.exit() == 0
 
 
-def test_tap_sigterm_exits_cleanly(tapns):
-    node = WrenNode(tapns, "--tap", "tap0")
+def test_tap_sigterm_exits_cleanly(tapns, wren_node):
+    node = wren_node("--tap", "tap0", ns=tapns)
     node.run("help", r"^exit ")
     node.p.terminate()
     assert node.p.wait(10) == 0
     # and the TAP is free again for the next process
-    again = WrenNode(tapns, "--tap", "tap0")
+    again = wren_node("--tap", "tap0", ns=tapns)
     again.run("help", r"^exit ")
     assert again.exit() == 0
 
@@ -584,7 +425,7 @@ class Capture:
         return self.p.wait(20)
 
 
-def test_zep_two_nodes_ping_and_tshark(netns, tmp_path):
+def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
     need("tshark")
     pcap = tmp_path / "zep.pcapng"
     os.chmod(tmp_path, 0o777)  # dumpcap may drop privileges to write
@@ -593,8 +434,8 @@ def test_zep_two_nodes_ping_and_tshark(netns, tmp_path):
     hub = netns.popen(HUB, "--port", 17754, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                       text=True)
     assert "listening" in hub.stdout.readline()
-    a = WrenNode(netns, "--zep", "17801:127.0.0.1:17754", "--id", "1")
-    b = WrenNode(netns, "--zep", "17802:17754", "--id", "2")
+    a = wren_node("--zep", "17801:127.0.0.1:17754", "--id", "1", ns=netns)
+    b = wren_node("--zep", "17802:17754", "--id", "2", ns=netns)
     for n in (a, b):
         n.run("help", r"^exit ")
     # 300 bytes: three fragments each way
@@ -653,7 +494,7 @@ def quiet(node, cmd):
     assert not re.search(r"^(usage|error)", out, re.M), out
 
 
-def test_border_router_two_hops(tapns, tmp_path):
+def test_border_router_two_hops(tapns, wren_node, tmp_path):
     need("tshark")
     need("ping")
     ns = tapns
@@ -664,10 +505,10 @@ def test_border_router_two_hops(tapns, tmp_path):
     hub = ns.popen(HUB, "--port", 17754, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                    text=True)
     assert "listening" in hub.stdout.readline()
-    br = WrenNode(ns, "--tap", "tap0", "--zep", "17801:17754@25", "--id", "1",
-                  "--border-router", f"{BR_PREFIX}/64", "--default-via", KERNEL_LL)
-    r = WrenNode(ns, "--zep", "17802:17754@25", "--zep", "17803:17754@26", "--id", "2")
-    n = WrenNode(ns, "--zep", "17804:17754@26", "--id", "3")
+    br = wren_node("--tap", "tap0", "--zep", "17801:17754@25", "--id", "1",
+                   "--border-router", f"{BR_PREFIX}/64", "--default-via", KERNEL_LL, ns=ns)
+    r = wren_node("--zep", "17802:17754@25", "--zep", "17803:17754@26", "--id", "2", ns=ns)
+    n = wren_node("--zep", "17804:17754@26", "--id", "3", ns=ns)
     for x in (br, r, n):
         x.run("help", r"^exit ")
     out = br.run("nib", r"^rx rs")

@@ -24,8 +24,8 @@ def test_hidden_terminal_collisions_disappear_when_senders_hear(sim_factory):
     assert heard * 10 < hidden
 
 
-def test_explicit_links_and_removal(sim_factory):
-    s = sim_factory()
+def test_explicit_links_and_removal(sim):
+    s = sim
     a, b = s.add_node(), s.add_node()
     s.set_link(a, b, 1.0)
     s.rawgen(a, b, size=20, interval_s=0.1, timing="periodic", count=5)

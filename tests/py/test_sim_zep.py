@@ -2,18 +2,18 @@
 6LoWPAN router, and node 1 behind it, out of the bridge's range) and one
 wren-node process on ZEP, joined by the sim's ZEP bridge radio (placed next
 to node 0), the simulation running at wall-clock pace. Runs as any user
-(UDP on the loopback); ports are picked free at run time.
+(UDP on the loopback); ports are picked free at run time. The Sim comes
+from conftest's sim_factory (freed, and its packet buffers checked, at
+teardown), the live node from wren_node (killed at teardown).
 """
 import re
 import socket
-import subprocess
 import threading
 import time
 
 import pytest
 
 from wren.lib import Sim
-from test_host import NODE, WrenNode
 
 PREFIX = "2001:db8:5::"
 LIVE_ID = 100
@@ -31,32 +31,11 @@ def free_udp_ports(n):
     return ports
 
 
-class Local:
-    """Processes on this host (WrenNode's namespace stand-in)."""
-
-    def __init__(self):
-        self.procs = []
-
-    def popen(self, *cmd, **kw):
-        p = subprocess.Popen([str(c) for c in cmd], **kw)
-        self.procs.append(p)
-        return p
-
-    def stop_all(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            for f in (p.stdin, p.stdout, p.stderr):
-                if f:
-                    f.close()
-
-
 class Pacer:
     """Runs the simulation at wall-clock pace in a thread, in short slices;
     the test touches the sim only between slices (under the lock)."""
 
-    def __init__(self, sim):
+    def __init__(self, sim: Sim) -> None:
         self.sim = sim
         self.lock = threading.Lock()
         self.stop = False
@@ -91,11 +70,9 @@ class Pacer:
 
 
 @pytest.fixture
-def bridged():
-    if not NODE.exists():
-        pytest.skip(f"build wren-node first ({NODE})")
+def bridged(sim_factory, wren_node):
     bridge_port, live_port = free_udp_ports(2)
-    sim = Sim(seed=3)
+    sim = sim_factory(3)
     sim.set_range(15.0, 1.0)
     for x in (0.0, 10.0):
         sim.add_node(x, 0.0)
@@ -103,16 +80,13 @@ def bridged():
         sim.set_mac(n, ack=False)  # the bridge does not acknowledge for the live side
     bridge = sim.zep_bridge(bridge_port, live_port, x=-10.0)  # hears node 0 only
     assert bridge == 2
-    local = Local()
-    live = WrenNode(local, "--zep", f"{live_port}:127.0.0.1:{bridge_port}", "--id", LIVE_ID)
+    live = wren_node("--zep", f"{live_port}:127.0.0.1:{bridge_port}", "--id", LIVE_ID)
     live.run("help", r"^exit ")
     pacer = Pacer(sim)
     try:
         yield sim, pacer, live
     finally:
-        pacer.close()
-        local.stop_all()
-        sim.close()
+        pacer.close()  # the live node is stopped, then the Sim checked and freed, after this
 
 
 def test_sim_and_live_node_ping(bridged):
@@ -147,9 +121,9 @@ def test_sim_and_live_node_ping(bridged):
     assert clean, "a simulated node's packet buffer is not empty"
 
 
-def test_sim_without_bridge_never_waits():
+def test_sim_without_bridge_never_waits(sim_factory):
     # the deterministic path is untouched: run() does not pace or poll
-    sim = Sim(seed=3)
+    sim = sim_factory(3)
     sim.add_node(0, 0)
     t = time.monotonic()
     sim.run(60.0)
@@ -157,4 +131,3 @@ def test_sim_without_bridge_never_waits():
     assert sim.now == 60.0
     with pytest.raises(Exception):
         sim.zep_stats()
-    sim.close()

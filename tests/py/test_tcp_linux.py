@@ -11,8 +11,9 @@ and MSS in both SYN and SYN-ACK, Linux's window-scale offer declined, SACK
 blocks on the wire in the lossy runs, no wren data beyond Linux's window,
 every checksum good.
 
-Needs root (namespaces, TAP); the fixtures and helpers are test_host.py's,
-so WREN_BUILD selects the wren-node under test (./wren test runs this file
+Needs root (namespaces, TAP); the fixtures are conftest's (tapns,
+wren_node: removed and stopped also when a test fails), the helpers
+test_host.py's, so WREN_BUILD selects the wren-node under test (./wren test runs this file
 again against the ASan+UBSan build). Timeouts only guard against hangs:
 nothing here asserts on wall-clock time. Durations, goodput and
 retransmission counters are printed (pytest -s shows them).
@@ -26,8 +27,7 @@ import time
 import pytest
 
 from conftest import tshark_fields
-from test_host import (KERNEL_LL, WREN_LL, WrenNode, host_ok, kernel_addr_ready,  # noqa: F401
-                       need, netns, tapns)
+from test_host import KERNEL_LL, WREN_LL, kernel_addr_ready, need
 
 MIB = 1 << 20
 PORT = 5001
@@ -153,13 +153,13 @@ class TapCapture:
 
 
 @pytest.fixture(params=sorted(FAULTS))
-def tcp_node(request, tapns, tmp_path):
+def tcp_node(request, tapns, wren_node, tmp_path):
     """wren-node --id 1 on tap0 (with the faults of the parameter), the
     kernel's fe80::1 ready, a capture of tap0 running; yields (ns, node,
     lossy, capture) and checks wren's packet buffer is empty at the end."""
     need("tshark")
     ns = tapns
-    node = WrenNode(ns, "--tap", "tap0", "--id", "1", *FAULTS[request.param])
+    node = wren_node("--tap", "tap0", "--id", "1", *FAULTS[request.param], ns=ns)
     node.wait_valid(WREN_LL)
     ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
     kernel_addr_ready(ns, KERNEL_LL)
