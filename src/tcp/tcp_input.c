@@ -370,35 +370,46 @@ static bool acceptable(const struct wren_tcp_conn *c, uint32_t seq, uint32_t seg
            wren_tcp_seq_between(seq + seglen - 1, c->rcv_nxt, c->rcv_nxt + wnd);
 }
 
-static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
+/* SYN-RECEIVED and the peer's SYN again: our SYN-ACK was lost, so it goes
+ * again; true if that was the segment */
+static bool syn_rcvd_resyn(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    const struct tcp_hdr *h = &seg->h;
+    if (c->state == WREN_TCP_SYN_RECEIVED && (h->flags & TCP_SYN) && !(h->flags & TCP_ACK) &&
+        h->seq == c->rcv_nxt - 1) {
+        c->snd_nxt = c->snd_max = c->iss;
+        wren_tcp_output(c);
+        return true;
+    }
+    return false;
+}
+
+/* PAWS (RFC 7323 5.3), ahead of the first check; false if dropped */
+static bool paws_ok(struct wren_tcp_conn *c, const struct tcp_seg *seg)
 {
     struct wren_tcp *tcp = c->tcp;
     const struct tcp_hdr *h = &seg->h;
-    if (c->state == WREN_TCP_SYN_SENT) {
-        syn_sent_input(c, seg);
-        return;
-    }
-    if (c->state == WREN_TCP_SYN_RECEIVED && (h->flags & TCP_SYN) && !(h->flags & TCP_ACK) &&
-        h->seq == c->rcv_nxt - 1) {
-        /* the peer's SYN again: our SYN-ACK was lost */
-        c->snd_nxt = c->snd_max = c->iss;
-        wren_tcp_output(c);
-        return;
-    }
-    /* PAWS (RFC 7323 5.3) */
     if ((c->flags & TF_TS) && seg->o.has_ts && !(h->flags & TCP_RST) &&
         wren_tcp_seq_lt(seg->o.ts_val, c->ts_recent)) {
         tcp->stats.rx_drop_paws++;
         invalid_seg_ack(c, seg);
-        return;
+        return false;
     }
-    uint32_t wnd = wren_tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 first check: the sequence number against the receive
+ * window of @p wnd bytes; false if dropped (and answered, unless a RST) */
+static bool seq_ok(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t wnd)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
     uint32_t seglen = seg->len + ((h->flags & TCP_SYN) ? 1 : 0) + ((h->flags & TCP_FIN) ? 1 : 0);
     /* an old duplicate (data we have, as in Linux's tail loss probes, or
      * the sequence number before RCV.NXT of its zero-window probes) may
      * carry a new ACK: like BSD, keep it for that if it is recent (the
-     * trimming below empties it); an empty one only if its ACK is new (it
-     * must not count as a duplicate ACK) */
+     * trimming empties it); an empty one only if its ACK is new (it must
+     * not count as a duplicate ACK) */
     bool old_dup = wren_tcp_seq_lt(h->seq, c->rcv_nxt) &&
                    (h->flags & (TCP_ACK | TCP_SYN | TCP_RST)) == TCP_ACK &&
                    wren_tcp_seq_le(h->seq + seglen, c->rcv_nxt) &&
@@ -409,78 +420,110 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         if (!(h->flags & TCP_RST)) {
             invalid_seg_ack(c, seg);
         }
+        return false;
+    }
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 second check, RST, by RFC 5961 3.2: only an exact RST
+ * resets; others get a challenge */
+static void rst_input(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    struct wren_tcp *tcp = c->tcp;
+    if (seg->h.seq != c->rcv_nxt) {
+        challenge_ack(c);
         return;
     }
-    if (h->flags & TCP_RST) {
-        /* RFC 5961 3.2: only an exact RST resets; others get a challenge */
-        if (h->seq != c->rcv_nxt) {
-            challenge_ack(c);
-            return;
-        }
-        tcp->stats.rx_rst++;
-        wren_tcp_closed(c, c->state == WREN_TCP_SYN_RECEIVED ? -ECONNREFUSED : -ECONNRESET);
-        return;
-    }
-    if (h->flags & TCP_SYN) {
-        challenge_ack(c); /* RFC 5961 4.2: any SYN in a synchronized state */
-        return;
-    }
-    if (!(h->flags & TCP_ACK)) {
-        return;
-    }
-    /* trim to the window (3.10.7.4, first check's trimming) */
-    uint32_t seq = h->seq, skip = 0, n = seg->len;
-    bool fin = (h->flags & TCP_FIN) != 0;
-    if (wren_tcp_seq_lt(seq, c->rcv_nxt)) {
-        uint32_t d = c->rcv_nxt - seq;
-        if (d >= n) {
-            tcp->stats.rx_dup_bytes += n;
-            skip = n;
-            n = 0;
-            if (fin && d > seg->len) {
-                fin = false; /* a FIN we have already */
+    tcp->stats.rx_rst++;
+    wren_tcp_closed(c, c->state == WREN_TCP_SYN_RECEIVED ? -ECONNREFUSED : -ECONNRESET);
+}
+
+/* what an acceptable segment brings that is new and inside the window */
+struct seg_text {
+    uint32_t seq;  /* the first new byte (RCV.NXT, or past it out of order) */
+    uint32_t skip; /* payload bytes before it */
+    uint32_t n;    /* payload bytes from it inside the window */
+    bool fin;      /* its FIN, unless before RCV.NXT or past the window */
+};
+
+/* RFC 9293 3.10.7.4 first check's trimming: to RCV.NXT and the window */
+static struct seg_text seg_trim(struct wren_tcp_conn *c, const struct tcp_seg *seg, uint32_t wnd)
+{
+    struct wren_tcp *tcp = c->tcp;
+    struct seg_text t = { .seq = seg->h.seq, .n = seg->len, .fin = (seg->h.flags & TCP_FIN) != 0 };
+    if (wren_tcp_seq_lt(t.seq, c->rcv_nxt)) {
+        uint32_t d = c->rcv_nxt - t.seq;
+        if (d >= t.n) {
+            tcp->stats.rx_dup_bytes += t.n;
+            t.skip = t.n;
+            t.n = 0;
+            if (t.fin && d > seg->len) {
+                t.fin = false; /* a FIN we have already */
                 c->flags |= TF_ACKNOW;
             }
         } else {
             tcp->stats.rx_dup_bytes += d;
-            skip = d;
-            n -= d;
+            t.skip = d;
+            t.n -= d;
         }
-        seq = c->rcv_nxt;
+        t.seq = c->rcv_nxt;
         c->flags |= TF_ACKNOW;
     }
-    if (n > wnd - (seq - c->rcv_nxt)) {
-        n = wnd - (seq - c->rcv_nxt);
-        fin = false;
+    if (t.n > wnd - (t.seq - c->rcv_nxt)) {
+        t.n = wnd - (t.seq - c->rcv_nxt);
+        t.fin = false;
     }
+    return t;
+}
 
-    /* the ACK field */
-    if (c->state == WREN_TCP_SYN_RECEIVED) {
-        if (!wren_tcp_seq_between(h->ack, c->snd_una + 1, c->snd_max + 1)) {
-            wren_tcp_send_reset(tcp, seg);
-            return;
-        }
-        c->snd_wnd = c->max_snd_wnd = h->window;
-        c->snd_wl1 = h->seq;
-        c->snd_wl2 = h->ack;
-        c->snd_una = c->iss + 1; /* the SYN */
-        if (!handshake_done(c, seg)) {
-            return;
-        }
-        if (c->flags & TF_FIN_Q) {
-            c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
-        }
+/* RFC 9293 3.10.7.4 fifth check in SYN-RECEIVED: an ACK of our SYN ends the
+ * handshake; false if processing ends (a RST sent, or the callback closed) */
+static bool syn_rcvd_ack(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
+    if (!wren_tcp_seq_between(h->ack, c->snd_una + 1, c->snd_max + 1)) {
+        wren_tcp_send_reset(tcp, seg);
+        return false;
     }
+    c->snd_wnd = c->max_snd_wnd = h->window;
+    c->snd_wl1 = h->seq;
+    c->snd_wl2 = h->ack;
+    c->snd_una = c->iss + 1; /* the SYN */
+    if (!handshake_done(c, seg)) {
+        return false;
+    }
+    if (c->flags & TF_FIN_Q) {
+        c->state = WREN_TCP_FIN_WAIT_1; /* closed before the handshake ended */
+    }
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 fifth check: an ACK of what was never sent, or too old
+ * (RFC 5961 5.2), drops the segment; false if so */
+static bool ack_ok(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
     if (wren_tcp_seq_gt(h->ack, c->snd_max)) {
         tcp->stats.rx_drop_ack++; /* acknowledges what was never sent */
         invalid_seg_ack(c, seg);
-        return;
+        return false;
     }
     if (wren_tcp_seq_lt(h->ack, c->snd_una - c->max_snd_wnd)) {
         tcp->stats.rx_drop_ack++; /* RFC 5961 5.2: too old */
         challenge_ack(c);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* the receiver's part of an accepted segment: TS.Recent (RFC 7323 4.3) and
+ * ECN's CWR and CE marks (RFC 3168 6.1.3) */
+static void rcv_marks(struct wren_tcp_conn *c, const struct tcp_seg *seg)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
     if ((c->flags & TF_TS) && seg->o.has_ts && wren_tcp_seq_le(h->seq, c->rcv_nxt) &&
         wren_tcp_seq_ge(seg->o.ts_val, c->ts_recent)) {
         c->ts_recent = seg->o.ts_val; /* RFC 7323 4.3 */
@@ -494,70 +537,80 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             c->flags |= TF_ECE | TF_ACKNOW;
         }
     }
+}
+
+/* RFC 9293 3.10.7.4 fifth check, SND.UNA < SEG.ACK: a new cumulative ACK
+ * (RTT, the send buffer, congestion control, the timer); sets @p fin_acked
+ * if it covers our FIN; true if it freed room for the application */
+static bool ack_new(struct wren_tcp_conn *c, const struct tcp_seg *seg, bool *fin_acked)
+{
+    struct wren_tcp *tcp = c->tcp;
+    const struct tcp_hdr *h = &seg->h;
     uint32_t data_end = c->snd_una + c->snd.len;
-    bool fin_acked = false;
-    bool window_was_zero = c->snd_wnd == 0;
-    if ((c->flags & TF_SACK) && seg->o.n_sack) {
-        sack_update(c, seg); /* once, before the ACK decides what is lost */
+    uint32_t acked = h->ack - c->snd_una;
+    uint32_t data_acked = acked;
+    if ((c->flags & TF_FIN_Q) && wren_tcp_seq_gt(h->ack, data_end)) {
+        data_acked = data_end - c->snd_una;
+        *fin_acked = true;
     }
-    bool room = false; /* data acknowledged: tell the application after the window update */
-    if (wren_tcp_seq_gt(h->ack, c->snd_una)) {
-        uint32_t acked = h->ack - c->snd_una;
-        uint32_t data_acked = acked;
-        if ((c->flags & TF_FIN_Q) && wren_tcp_seq_gt(h->ack, data_end)) {
-            data_acked = data_end - c->snd_una;
-            fin_acked = true;
-        }
-        if (data_acked > c->snd.len) {
-            data_acked = c->snd.len;
-        }
-        /* RTT (RFC 7323 4.1 with timestamps, else one timed segment with Karn) */
-        if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
-            ts_rtt(c, seg);
-        } else if ((c->flags & TF_RTT) && wren_tcp_seq_gt(h->ack, c->rtt_seq)) {
-            rtt_sample(c, wren_tcp_now_ms(tcp) - c->rtt_start_ms);
-            c->flags &= (uint16_t)~TF_RTT;
-        }
-        wren_tcp_ring_consume(&c->snd, data_acked);
-        c->snd_una = h->ack;
-        c->progress_ms = wren_tcp_now_ms(tcp);
-        if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una)) {
-            c->snd_nxt = c->snd_una;
-        }
-        c->retries = 0;
-        sack_prune(c);
-        cc_ack(c, acked);
-        if (c->snd_una == c->snd_max) {
-            wren_tcp_keepalive_arm(c);
-        } else {
-            wren_tcp_rexmt_arm(c, c->rto_ms);
-        }
-        room = data_acked && !(c->flags & TF_FIN_Q);
-    } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
-               h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
-        /* (a zero window answers a window probe: not a duplicate ACK) */
-        /* a duplicate ACK (RFC 5681 2) */
-        c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
-        tcp->stats.rx_dup_acks++;
-        if (!(c->flags & TF_RECOVERY)) {
-            uint32_t smss = wren_tcp_smss(c);
-            bool lost = (c->flags & TF_SACK) &&
-                        wren_tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
-            /* RFC 5827 early retransmit: under four segments out and no new
-             * one allowed by the receiver, oseg - 1 duplicates suffice */
-            uint32_t out = c->snd_max - c->snd_una;
-            unsigned thresh = 3;
-            if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
-                thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
-            }
-            if ((c->dupacks >= thresh || lost) && wren_tcp_seq_ge(c->snd_una, c->recover)) {
-                enter_recovery(c);
-            }
-        } else if (!(c->flags & TF_SACK)) {
-            c->cwnd += wren_tcp_smss(c); /* inflate by the segment that left */
-        }
+    if (data_acked > c->snd.len) {
+        data_acked = c->snd.len;
     }
-    /* the send window (3.10.7.4, fifth check) */
+    /* RTT (RFC 7323 4.1 with timestamps, else one timed segment with Karn) */
+    if ((c->flags & TF_TS) && seg->o.has_ts && seg->o.ts_ecr) {
+        ts_rtt(c, seg);
+    } else if ((c->flags & TF_RTT) && wren_tcp_seq_gt(h->ack, c->rtt_seq)) {
+        rtt_sample(c, wren_tcp_now_ms(tcp) - c->rtt_start_ms);
+        c->flags &= (uint16_t)~TF_RTT;
+    }
+    wren_tcp_ring_consume(&c->snd, data_acked);
+    c->snd_una = h->ack;
+    c->progress_ms = wren_tcp_now_ms(tcp);
+    if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una)) {
+        c->snd_nxt = c->snd_una;
+    }
+    c->retries = 0;
+    sack_prune(c);
+    cc_ack(c, acked);
+    if (c->snd_una == c->snd_max) {
+        wren_tcp_keepalive_arm(c);
+    } else {
+        wren_tcp_rexmt_arm(c, c->rto_ms);
+    }
+    return data_acked && !(c->flags & TF_FIN_Q);
+}
+
+/* a duplicate ACK (RFC 5681 2): fast retransmit after enough of them or
+ * when SACK shows a loss (RFC 6675), fewer with early retransmit (RFC
+ * 5827); in NewReno recovery, inflate (RFC 6582) */
+static void ack_dup(struct wren_tcp_conn *c)
+{
+    struct wren_tcp *tcp = c->tcp;
+    c->dupacks = (uint8_t)(c->dupacks < 255 ? c->dupacks + 1 : 255);
+    tcp->stats.rx_dup_acks++;
+    if (!(c->flags & TF_RECOVERY)) {
+        uint32_t smss = wren_tcp_smss(c);
+        bool lost = (c->flags & TF_SACK) &&
+                    wren_tcp_sacked_bytes(c, c->snd_una, c->snd_max) > 2 * smss;
+        /* RFC 5827 early retransmit: under four segments out and no new
+         * one allowed by the receiver, oseg - 1 duplicates suffice */
+        uint32_t out = c->snd_max - c->snd_una;
+        unsigned thresh = 3;
+        if (out <= 3 * smss && (c->snd.len <= out || out + smss > c->snd_wnd)) {
+            thresh = out <= smss ? 3 : out <= 2 * smss ? 1 : 2;
+        }
+        if ((c->dupacks >= thresh || lost) && wren_tcp_seq_ge(c->snd_una, c->recover)) {
+            enter_recovery(c);
+        }
+    } else if (!(c->flags & TF_SACK)) {
+        c->cwnd += wren_tcp_smss(c); /* inflate by the segment that left */
+    }
+}
+
+/* the send window (3.10.7.4, fifth check); a window that opens ends the
+ * persist timer */
+static void snd_wnd_update(struct wren_tcp_conn *c, const struct tcp_hdr *h, bool window_was_zero)
+{
     if (wren_tcp_seq_lt(c->snd_wl1, h->seq) ||
         (c->snd_wl1 == h->seq && wren_tcp_seq_le(c->snd_wl2, h->ack))) {
         c->snd_wnd = h->window;
@@ -574,14 +627,12 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
             }
         }
     }
-    if (room) {
-        /* only now: what the application sends must see this ACK's window */
-        wren_tcp_event(c, WREN_TCP_EV_SEND);
-        if (c->state == WREN_TCP_CLOSED) {
-            return;
-        }
-    }
-    /* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
+}
+
+/* ECN-Echo: reduce once per window (RFC 3168 6.1.2) */
+static void ecn_echo(struct wren_tcp_conn *c, const struct tcp_hdr *h)
+{
+    struct wren_tcp *tcp = c->tcp;
     if ((c->flags & TF_ECN) && (h->flags & TCP_ECE) && !(c->flags & TF_RECOVERY) &&
         wren_tcp_seq_ge(c->snd_una, c->ecn_recover) && c->snd_una != c->ecn_recover) {
         uint32_t smss = wren_tcp_smss(c), flight = c->snd_max - c->snd_una;
@@ -591,35 +642,89 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         c->flags |= TF_CWR;
         tcp->stats.ecn_reductions++;
     }
-    if (fin_acked) {
-        switch (c->state) {
-        case WREN_TCP_FIN_WAIT_1:
-            c->state = WREN_TCP_FIN_WAIT_2;
-            break;
-        case WREN_TCP_CLOSING:
-            wren_tcp_time_wait(c);
-            return;
-        case WREN_TCP_LAST_ACK:
-            wren_tcp_closed(c, 0);
-            return;
-        default:
-            break;
+}
+
+/* our FIN is acknowledged: the fifth check's FIN-WAIT-1, CLOSING and
+ * LAST-ACK steps; false if the connection is gone */
+static bool fin_acked_input(struct wren_tcp_conn *c)
+{
+    switch (c->state) {
+    case WREN_TCP_FIN_WAIT_1:
+        c->state = WREN_TCP_FIN_WAIT_2;
+        break;
+    case WREN_TCP_CLOSING:
+        wren_tcp_time_wait(c);
+        return false;
+    case WREN_TCP_LAST_ACK:
+        wren_tcp_closed(c, 0);
+        return false;
+    default:
+        break;
+    }
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 fifth check, the ACK field (@p fin: the trimmed
+ * segment's FIN); false if processing ends */
+static bool ack_input(struct wren_tcp_conn *c, const struct tcp_seg *seg, bool fin)
+{
+    const struct tcp_hdr *h = &seg->h;
+    if (c->state == WREN_TCP_SYN_RECEIVED && !syn_rcvd_ack(c, seg)) {
+        return false;
+    }
+    if (!ack_ok(c, seg)) {
+        return false;
+    }
+    rcv_marks(c, seg);
+    bool fin_acked = false;
+    bool window_was_zero = c->snd_wnd == 0;
+    if ((c->flags & TF_SACK) && seg->o.n_sack) {
+        sack_update(c, seg); /* once, before the ACK decides what is lost */
+    }
+    bool room = false; /* data acknowledged: tell the application after the window update */
+    if (wren_tcp_seq_gt(h->ack, c->snd_una)) {
+        room = ack_new(c, seg, &fin_acked);
+    } else if (h->ack == c->snd_una && c->snd_una != c->snd_max && seg->len == 0 && !fin &&
+               h->window != 0 && (h->window == c->snd_wnd || seg->o.n_sack)) {
+        /* (a zero window answers a window probe: not a duplicate ACK) */
+        ack_dup(c);
+    }
+    snd_wnd_update(c, h, window_was_zero);
+    if (room) {
+        /* only now: what the application sends must see this ACK's window */
+        wren_tcp_event(c, WREN_TCP_EV_SEND);
+        if (c->state == WREN_TCP_CLOSED) {
+            return false;
         }
     }
-    /* segment text */
+    ecn_echo(c, h);
+    return !fin_acked || fin_acked_input(c);
+}
+
+/* RFC 9293 3.10.7.4 seventh check: the segment text, in ESTABLISHED,
+ * FIN-WAIT-1 and FIN-WAIT-2; false if the callback closed the connection */
+static bool text_input(struct wren_tcp_conn *c, const struct tcp_seg *seg,
+                       const struct seg_text *t)
+{
     uint8_t st = c->state;
-    if (n && (st == WREN_TCP_ESTABLISHED || st == WREN_TCP_FIN_WAIT_1 ||
-              st == WREN_TCP_FIN_WAIT_2)) {
-        data_in(c, seg, seq, skip, n);
-        if (seq == c->rcv_nxt - n || wren_tcp_seq_ge(c->rcv_nxt, seq + n)) {
+    if (t->n && (st == WREN_TCP_ESTABLISHED || st == WREN_TCP_FIN_WAIT_1 ||
+                 st == WREN_TCP_FIN_WAIT_2)) {
+        data_in(c, seg, t->seq, t->skip, t->n);
+        if (t->seq == c->rcv_nxt - t->n || wren_tcp_seq_ge(c->rcv_nxt, t->seq + t->n)) {
             wren_tcp_event(c, WREN_TCP_EV_RECV);
             if (c->state == WREN_TCP_CLOSED) {
-                return;
+                return false;
             }
         }
     }
-    /* FIN (eighth check): only in sequence; an early one is sent again */
-    if (fin && seq + n == c->rcv_nxt && !(c->flags & TF_RCV_FIN)) {
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 eighth check: the FIN, only in sequence (an early one
+ * is sent again); false if the connection is gone */
+static bool fin_input(struct wren_tcp_conn *c, const struct seg_text *t)
+{
+    if (t->fin && t->seq + t->n == c->rcv_nxt && !(c->flags & TF_RCV_FIN)) {
         c->rcv_nxt++;
         c->flags |= TF_RCV_FIN | TF_ACKNOW;
         switch (c->state) {
@@ -632,16 +737,55 @@ static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
         case WREN_TCP_FIN_WAIT_2:
             wren_tcp_send_ack(c);
             wren_tcp_time_wait(c);
-            return;
+            return false;
         default:
             break;
         }
         wren_tcp_event(c, WREN_TCP_EV_RECV);
         if (c->state == WREN_TCP_CLOSED) {
-            return;
+            return false;
         }
-    } else if (fin && (c->flags & TF_RCV_FIN)) {
+    } else if (t->fin && (c->flags & TF_RCV_FIN)) {
         c->flags |= TF_ACKNOW; /* a retransmitted FIN */
+    }
+    return true;
+}
+
+/* a segment for @p c: RFC 9293 3.10.7.3 in SYN-SENT, else 3.10.7.4's checks
+ * in order (the third, security, has nothing to do) */
+static void conn_input(struct wren_tcp_conn *c, struct tcp_seg *seg)
+{
+    const struct tcp_hdr *h = &seg->h;
+    if (c->state == WREN_TCP_SYN_SENT) {
+        syn_sent_input(c, seg);
+        return;
+    }
+    if (syn_rcvd_resyn(c, seg) || !paws_ok(c, seg)) {
+        return;
+    }
+    uint32_t wnd = wren_tcp_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    if (!seq_ok(c, seg, wnd)) {
+        return;
+    }
+    if (h->flags & TCP_RST) {
+        rst_input(c, seg);
+        return;
+    }
+    if (h->flags & TCP_SYN) {
+        challenge_ack(c); /* fourth check, RFC 5961 4.2: any SYN in a synchronized state */
+        return;
+    }
+    if (!(h->flags & TCP_ACK)) {
+        return;
+    }
+    struct seg_text t = seg_trim(c, seg, wnd);
+    if (!ack_input(c, seg, t.fin)) {
+        return;
+    }
+    /* the sixth check (URG) is not implemented: urgent data arrives as
+     * ordinary data (RFC 6093 advises against its use) */
+    if (!text_input(c, seg, &t) || !fin_input(c, &t)) {
+        return;
     }
     if (c->flags & TF_KEEP) {
         wren_tcp_keepalive_arm(c); /* the peer is alive: idle time starts again */

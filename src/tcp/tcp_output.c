@@ -405,36 +405,35 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
     }
 }
 
-void wren_tcp_output(struct wren_tcp_conn *c)
+/* SYN-SENT and SYN-RECEIVED: our SYN (SYN-ACK) when it is to go (SND.MAX =
+ * ISS: not sent yet, or again), else an ACK if one is due */
+static void syn_output(struct wren_tcp_conn *c)
 {
     uint8_t st = c->state;
-    if (st == WREN_TCP_CLOSED || st == WREN_TCP_LISTEN) {
-        return;
-    }
-    if (st == WREN_TCP_SYN_SENT || st == WREN_TCP_SYN_RECEIVED) {
-        if (c->snd_max == c->iss) {
-            uint8_t fl = TCP_SYN;
-            if (st == WREN_TCP_SYN_SENT && (c->opts & WREN_TCP_OPT_ECN)) {
-                fl |= TCP_ECE | TCP_CWR; /* RFC 3168 6.1.1: ECN-setup SYN */
-            } else if (st == WREN_TCP_SYN_RECEIVED && (c->flags & TF_ECN)) {
-                fl |= TCP_ECE;
-            }
-            if (wren_tcp_xmit(c, c->iss, 0, fl) == 0) {
-                c->snd_nxt = c->snd_max = c->iss + 1;
-            }
-            if (!(c->flags & TF_REXMT)) {
-                wren_tcp_rexmt_arm(c, backoff(c));
-            }
-        } else if (c->flags & TF_ACKNOW) {
-            wren_tcp_send_ack(c);
+    if (c->snd_max == c->iss) {
+        uint8_t fl = TCP_SYN;
+        if (st == WREN_TCP_SYN_SENT && (c->opts & WREN_TCP_OPT_ECN)) {
+            fl |= TCP_ECE | TCP_CWR; /* RFC 3168 6.1.1: ECN-setup SYN */
+        } else if (st == WREN_TCP_SYN_RECEIVED && (c->flags & TF_ECN)) {
+            fl |= TCP_ECE;
         }
-        return;
+        if (wren_tcp_xmit(c, c->iss, 0, fl) == 0) {
+            c->snd_nxt = c->snd_max = c->iss + 1;
+        }
+        if (!(c->flags & TF_REXMT)) {
+            wren_tcp_rexmt_arm(c, backoff(c));
+        }
+    } else if (c->flags & TF_ACKNOW) {
+        wren_tcp_send_ack(c);
     }
-    if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
-        sack_recovery_output(c);
-    }
+}
+
+/* segments from SND.NXT up to @p data_end, and the FIN, as far as
+ * min(cwnd, the peer's window) with RFC 3042's limited transmit, SWS
+ * avoidance and Nagle let them go */
+static void data_output(struct wren_tcp_conn *c, uint32_t data_end)
+{
     uint32_t smss = wren_tcp_smss(c);
-    uint32_t data_end = c->snd_una + c->snd.len;
     /* after our FIN is acknowledged (FIN-WAIT-2) only ACKs go out */
     bool fin_q = (c->flags & TF_FIN_Q) != 0 && c->state != WREN_TCP_FIN_WAIT_2;
     /* RFC 3042 limited transmit: a new segment for each of the first two
@@ -446,7 +445,7 @@ void wren_tcp_output(struct wren_tcp_conn *c)
     for (int guard = 0; guard < 64; guard++) {
         uint32_t wnd = c->snd_wnd < cwnd ? c->snd_wnd : cwnd;
         if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
-            break; /* the pipe decides (above) */
+            break; /* the pipe decides (sack_recovery_output) */
         }
         uint32_t usable = 0;
         if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una + wnd)) {
@@ -495,6 +494,23 @@ void wren_tcp_output(struct wren_tcp_conn *c)
             break;
         }
     }
+}
+
+void wren_tcp_output(struct wren_tcp_conn *c)
+{
+    uint8_t st = c->state;
+    if (st == WREN_TCP_CLOSED || st == WREN_TCP_LISTEN) {
+        return;
+    }
+    if (st == WREN_TCP_SYN_SENT || st == WREN_TCP_SYN_RECEIVED) {
+        syn_output(c);
+        return;
+    }
+    if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
+        sack_recovery_output(c);
+    }
+    uint32_t data_end = c->snd_una + c->snd.len;
+    data_output(c, data_end);
     /* zero window with data waiting and nothing outstanding: persist */
     if (c->snd_wnd == 0 && wren_tcp_seq_lt(c->snd_nxt, data_end) && c->snd_una == c->snd_max &&
         !(c->flags & TF_PERSIST)) {
