@@ -89,6 +89,9 @@ int fx_teardown(void **state)
     for (unsigned i = 0; i < fx.n_sinks; i++) {
         free(fx.sinks[i]);
     }
+    for (unsigned i = 0; i < fx.n_radios; i++) {
+        free(fx.radios[i]);
+    }
     for (unsigned i = 0; i < fx.n_nodes; i++) {
         free(fx.nodes[i]->arena);
         free(fx.nodes[i]->store);
@@ -184,6 +187,16 @@ static void node_build(struct fx_node *n, unsigned parts)
     }
 }
 
+/* fx.medium, started on first use */
+static struct wren_medium *medium(void)
+{
+    if (!fx.medium_up) {
+        wren_medium_init(&fx.medium, &fx.world);
+        fx.medium_up = true;
+    }
+    return &fx.medium;
+}
+
 /* the device of a node with @p parts, before its interface exists */
 static void device_setup(struct fx_node *n, unsigned parts)
 {
@@ -199,14 +212,20 @@ static void device_setup(struct fx_node *n, unsigned parts)
         wren_loopback_setup(&st->lo, WREN_NETDEV_TYPE_ETHERNET, CONFIG_WREN_LOOPBACK_MTU);
         n->lo = &st->lo;
     } else if (parts & FX_RADIO) {
-        if (!fx.medium_up) {
-            wren_medium_init(&fx.medium, &fx.world);
-            fx.medium_up = true;
-        }
-        CHECK(wren_medium_add_radio(&fx.medium, &st->radio, 10.0 * fx.medium.n_radios, 0, 0) >=
-              0);
+        CHECK(wren_medium_add_radio(medium(), &st->radio, 10.0 * fx.medium.n_radios, 0, 0) >= 0);
         n->radio = &st->radio;
     }
+}
+
+struct wren_sim_radio *fx_radio(void)
+{
+    CHECK(fx.n_radios < FX_MAX_RADIOS);
+    struct wren_sim_radio *r = calloc(1, sizeof(*r));
+    CHECK(r != NULL);
+    fx.radios[fx.n_radios++] = r;
+    CHECK(wren_medium_add_radio(medium(), r, 10.0 * fx.medium.n_radios, 0, 0) >= 0);
+    CHECK_EQ(r->netdev.driver->init(&r->netdev), 0);
+    return r;
 }
 
 struct fx_node *fx_node_ex(unsigned parts, size_t arena, uint32_t id, uint64_t seed)

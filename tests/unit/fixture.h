@@ -117,6 +117,7 @@ struct fx_sink {
 #define FX_MAX_SIMS 4
 #define FX_MAX_PKTBUFS 4
 #define FX_MAX_SINKS 16
+#define FX_MAX_RADIOS 4
 
 struct fx {
     struct wren_world world;              /**< every fx_node's runtime */
@@ -132,6 +133,8 @@ struct fx {
     unsigned n_pbs;
     struct fx_sink *sinks[FX_MAX_SINKS];
     unsigned n_sinks;
+    struct wren_sim_radio *radios[FX_MAX_RADIOS]; /**< fx_radio's */
+    unsigned n_radios;
     struct wren_host host;
     bool host_up;
 };
@@ -191,6 +194,13 @@ static inline uint64_t fx_now(void)
 void fx_run_us(uint64_t us);
 /** @brief Run fx.world until @p t (absolute, us). */
 void fx_run_until(uint64_t t);
+
+/**
+ * @brief A sim radio on fx.medium without a node (a jammer, a sniffer): on,
+ *        listening, no event callback until the test sets
+ *        radio->netdev.event_cb. Links to it by index (wren_medium_set_link).
+ */
+struct wren_sim_radio *fx_radio(void);
 
 /** @brief Directed link @p from -> @p to on fx.medium (prr 0: energy only). */
 void fx_link(const struct fx_node *from, const struct fx_node *to, double prr);
