@@ -330,11 +330,15 @@ def _fits(v: Any, tp: Any) -> bool:
     return False
 
 
-def _suggest(word: str, known: list[str], fmt: str = "'{}'") -> str:
+def _suggest(word: str, known: list[str], fmt: str = "'{}'", list_known: bool = True) -> str:
+    """" (did you mean 'x'?)" for the closest of @known, else the list of
+    them (with @list_known)."""
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
     if close:
         return f" (did you mean {fmt.format(close[0])}?)"
-    return f" (known: {', '.join(fmt.format(k) for k in known)})" if known else ""
+    if list_known and known:
+        return f" (known: {', '.join(fmt.format(k) for k in known)})"
+    return ""
 
 
 def _literals(tp: Any) -> list[str]:
@@ -353,7 +357,7 @@ def _convert(v: Any, tp: Any, table: TomlPath, key: str, what: str | None,
     def wrong(value: Any, elem_of: str = "") -> ScenarioError:
         extra = ""
         if isinstance(value, str) and _literals(tp):
-            extra = _suggest(value, _literals(tp), '"{}"')
+            extra = _suggest(value, _literals(tp), '"{}"', list_known=False)
         return ctx.error(table, key, f"'{key}' {_in(table)} must be {what or _describe(tp)}, "
                                      f"not {elem_of}{_show(value)}{extra}")
     if not _fits(v, tp):
@@ -455,7 +459,8 @@ def _check_value(v: Any, meta: Mapping[str, Any], path: TomlPath, key: str, ctx:
         if v not in choices:
             raise ctx.error(path, key, f"'{key}' {_in(path)} must be "
                                        f"{_or([json.dumps(c) for c in choices])}, not "
-                                       f"{_show(v)}" + _suggest(v, choices, '"{}"'))
+                                       f"{_show(v)}" + _suggest(v, choices, '"{}"',
+                                                                list_known=False))
 
 
 def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
@@ -476,7 +481,7 @@ def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
                         table: TomlPath = (name, i)
                         where = ctx.at(table, key)
                         if isinstance(value, list) and ctx.pos:
-                            line = ctx.pos.table(table + (key, k))
+                            line = ctx.pos.element(table + (key, k))
                             where = Where(ctx.source, line or where.line)
                         raise ScenarioError(
                             f"node {node} in '{key}' of {_table_name(table)} is out of range: "
@@ -641,16 +646,18 @@ def _populate(sim: Sim, sc: Scenario) -> None:
 
 
 def _commands(sc: Scenario, n: int) -> list[tuple[float, int, str]]:
-    """[(time, node, command)] from the [[shell]] tables, in time order."""
+    """[(time, node, command)] from the [[shell]] tables, in time order;
+    at the same time in the order of the file (entries, their nodes, the
+    commands of a list)."""
     out = []
     for i, c in enumerate(sc.shell):
         for node in _ids(c.nodes if c.nodes is not None else
                          ([c.node] if c.node is not None else None), n):
-            for cmd in c.cmd:
+            for k, cmd in enumerate(c.cmd):
                 line = cmd.format(id=node, prev=node - 1, next=node + 1)
-                out.append((c.at, i, node, line))
-    out.sort()
-    return [(t, node, cmd) for t, _, node, cmd in out]
+                out.append((c.at, i, node, k, line))
+    out.sort(key=lambda e: e[:4])
+    return [(t, node, cmd) for t, _, node, _, cmd in out]
 
 
 def run(sc: Scenario | Mapping[str, Any], seed: int | None = None,

@@ -101,6 +101,11 @@ class Positions:
             t = t[:-1]
         return None
 
+    def element(self, path: Path) -> int | None:
+        """The line where the value at @path (a table, an array element)
+        starts, if the text has it: no fallback to the enclosing table."""
+        return self.tables.get(tuple(path))
+
     def line(self, table: Path, key: str | None = None) -> int | None:
         """@key's line, else @table's."""
         found = self.key(table, key) if key is not None else None
