@@ -92,6 +92,9 @@ int fx_teardown(void **state)
     for (unsigned i = 0; i < fx.n_radios; i++) {
         free(fx.radios[i]);
     }
+    for (unsigned i = 0; i < fx.n_extra; i++) {
+        free(fx.extra[i]);
+    }
     for (unsigned i = 0; i < fx.n_nodes; i++) {
         free(fx.nodes[i]->arena);
         free(fx.nodes[i]->store);
@@ -255,6 +258,21 @@ void fx_wire(unsigned parts, size_t arena, uint64_t seed, struct fx_node **a, st
     node_build(y, parts);
     *a = x;
     *b = y;
+}
+
+struct wren_ieee802154_netif *fx_if154_add(struct fx_node *n)
+{
+    struct extra_if {
+        struct wren_loopback lo;
+        struct wren_ieee802154_netif nif;
+    } *x;
+    CHECK(fx.n_extra < FX_MAX_EXTRA);
+    x = calloc(1, sizeof(*x));
+    CHECK(x != NULL);
+    fx.extra[fx.n_extra++] = x;
+    wren_loopback_setup(&x->lo, WREN_NETDEV_TYPE_IEEE802154, 125);
+    CHECK(wren_ieee802154_netif_add(&n->node, &x->nif, &x->lo.netdev) > 0);
+    return &x->nif;
 }
 
 struct wren_host *fx_host(void)

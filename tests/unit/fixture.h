@@ -118,6 +118,7 @@ struct fx_sink {
 #define FX_MAX_PKTBUFS 4
 #define FX_MAX_SINKS 16
 #define FX_MAX_RADIOS 4
+#define FX_MAX_EXTRA 4
 
 struct fx {
     struct wren_world world;              /**< every fx_node's runtime */
@@ -135,6 +136,8 @@ struct fx {
     unsigned n_sinks;
     struct wren_sim_radio *radios[FX_MAX_RADIOS]; /**< fx_radio's */
     unsigned n_radios;
+    void *extra[FX_MAX_EXTRA];            /**< fx_if154_add's */
+    unsigned n_extra;
     struct wren_host host;
     bool host_up;
 };
@@ -171,6 +174,12 @@ void fx_wire(unsigned parts, size_t arena, uint64_t seed, struct fx_node **a,
              struct fx_node **b);
 /** @brief A bare node (no interface, no modules) on @p host's runtime. */
 struct fx_node *fx_host_node(struct wren_host *host, size_t arena);
+/**
+ * @brief Add a further 802.15.4 interface to @p n, over a loopback device of
+ *        its own (125-byte frames). @return the interface; its id is
+ *        netif.id.
+ */
+struct wren_ieee802154_netif *fx_if154_add(struct fx_node *n);
 /** @brief The fixture's host runtime (wren_host_init'ed; finished at teardown). */
 struct wren_host *fx_host(void);
 

@@ -13,6 +13,7 @@
 #include "sim/world.h"
 #include "fixture.h"
 
+static struct fx_node *fxn;
 static struct wren_node *node;
 static struct wren_ieee802154_netif *nif;
 static struct wren_loopback *dev;
@@ -48,10 +49,10 @@ static const struct wren_module_ops sink_ops = { .name = "sink", .handle = sink_
 /* a node with an 802.15.4 interface over the L2 reflector or a loopback */
 static void setup(int reflect)
 {
-    struct fx_node *n = fx_node(reflect ? FX_REFLECTOR : FX_LOOPBACK);
-    node = &n->node;
-    nif = n->nif;
-    dev = n->lo;
+    fxn = fx_node(reflect ? FX_REFLECTOR : FX_LOOPBACK);
+    node = &fxn->node;
+    nif = fxn->nif;
+    dev = fxn->lo;
 }
 
 static struct wren_snip *raw_packet(size_t len, const uint8_t *dst, uint8_t dst_len)
@@ -213,12 +214,10 @@ TEST(test_netapi__full_message_queue_releases_packets)
 TEST(test_netif__two_interfaces_have_distinct_ids)
 {
     setup(1);
-    static struct wren_ieee802154_netif nif2;
-    static struct wren_loopback dev2;
-    wren_loopback_setup(&dev2, WREN_NETDEV_TYPE_IEEE802154, 125);
-    int id2 = wren_ieee802154_netif_add(node, &nif2, &dev2.netdev);
+    struct wren_ieee802154_netif *nif2 = fx_if154_add(fxn);
+    int id2 = nif2->netif.id;
     CHECK(id2 > 0 && id2 != nif->netif.id);
-    CHECK(node->netifs == &nif->netif && nif->netif.next == &nif2.netif);
+    CHECK(node->netifs == &nif->netif && nif->netif.next == &nif2->netif);
     CHECK_CLEAN();
 }
 
