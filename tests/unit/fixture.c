@@ -31,9 +31,15 @@ struct fx_store {
 #define FX_DEFAULT_ARENA 6144u
 #define FX_DEVICES (FX_LOOPBACK | FX_REFLECTOR | FX_RADIO | FX_ETHERNET)
 
+static void release(void);
+
 int fx_setup(void **state)
 {
+    if (fx.up) {
+        release(); /* the last test's setup failed: cmocka ran no teardown */
+    }
     memset(&fx, 0, sizeof(fx));
+    fx.up = true;
     fx.seed = 1;
     wren_world_init(&fx.world, 1);
     if (state) {
@@ -77,8 +83,14 @@ int fx_teardown(void **state)
             bad++;
         }
     }
-    /* then stop and free: the world and the medium still point into the
-     * nodes (armed timers, radios), so they go first */
+    release();
+    return bad ? -1 : 0;
+}
+
+/* Stop and free everything: the world and the medium still point into the
+ * nodes (armed timers, radios), so they go first. */
+static void release(void)
+{
     wren_world_destroy(&fx.world);
     if (fx.medium_up) {
         wren_medium_destroy(&fx.medium);
@@ -108,7 +120,6 @@ int fx_teardown(void **state)
         free(fx.pbs[i]);
     }
     memset(&fx, 0, sizeof(fx));
-    return bad ? -1 : 0;
 }
 
 static struct fx_node *node_alloc(size_t arena, uint32_t id, uint64_t seed,

@@ -121,6 +121,7 @@ struct fx_sink {
 #define FX_MAX_EXTRA 4
 
 struct fx {
+    bool up;                              /**< between fx_setup and fx_teardown */
     struct wren_world world;              /**< every fx_node's runtime */
     struct wren_medium medium;            /**< FX_RADIO nodes' channel */
     bool medium_up;
