@@ -15,6 +15,7 @@ positions: wren.tomlpos finds them in the text).
 import dataclasses
 import difflib
 import json
+import math
 import os
 import random
 import re
@@ -106,8 +107,14 @@ NodeSel = Literal["all"] | list[int]
 """Nodes a key applies to: "all" or a list of ids."""
 
 
-def _one_or_list(v: Any) -> Any:
-    return [v] if isinstance(v, (int, str)) and v != "all" else v
+def _id_list(v: Any) -> Any:
+    """A node id as a list of one ("all" and lists stay)."""
+    return [v] if isinstance(v, int) else v
+
+
+def _str_list(v: Any) -> Any:
+    """A string as a list of one."""
+    return [v] if isinstance(v, str) else v
 
 
 @dataclass(kw_only=True)
@@ -176,7 +183,7 @@ class App(Table):
     """An [[apps]] entry: rawgen on `nodes`, sending `size`-byte payloads to
     `dst` every `interval` seconds (0: only receive)."""
     kind: Literal["rawgen"] = spec("rawgen", key="type")
-    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_one_or_list, node_ref=True,
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_id_list, node_ref=True,
                           what='"all", a list of node ids or a node id')
     dst: Literal["broadcast"] | int = spec("broadcast", node_ref=True,
                                            what='"broadcast" or a node id')
@@ -193,9 +200,9 @@ class Shell(Table):
     (neither: every node); {id}, {prev}, {next} become node ids."""
     at: float = spec(0.0, lo=0.0, unit="seconds")
     node: int | None = spec(None, node_ref=True, what="a node id")
-    nodes: NodeSel | None = spec(None, toml=NodeSel | int, conv=_one_or_list, node_ref=True,
+    nodes: NodeSel | None = spec(None, toml=NodeSel | int, conv=_id_list, node_ref=True,
                                  what='"all", a list of node ids or a node id')
-    cmd: list[str] = spec(toml=str | list[str], conv=_one_or_list)
+    cmd: list[str] = spec(toml=str | list[str], conv=_str_list)
 
 
 @dataclass(kw_only=True)
@@ -250,6 +257,14 @@ class _Ctx:
 
     def at(self, table: TomlPath, key: str | None = None) -> Where:
         return Where(self.source, self.pos.line(table, key) if self.pos else None)
+
+    def at_value(self, path: TomlPath) -> Where:
+        """Where the value at @path (a key's, an array element's) is."""
+        line = self.pos.element(path) if self.pos else None
+        if line is None and path:
+            keys = [p for p in path if isinstance(p, str)]
+            return self.at(path[:path.index(keys[-1])], keys[-1]) if keys else self.at(())
+        return Where(self.source, line)
 
     def error(self, table: TomlPath, key: str | None, message: str) -> ScenarioError:
         return ScenarioError(message, self.at(table, key))
@@ -381,6 +396,9 @@ def _convert(v: Any, tp: Any, table: TomlPath, key: str, what: str | None,
                 raise wrong(item, "a list holding ")
         return [float(x) if elem is float else x for x in v]
     if tp is float:
+        if not math.isfinite(v):
+            raise ctx.error(table, key, f"'{key}' {_in(table)} must be a finite number, "
+                                        f"not {v}")
         return float(v)
     return v
 
@@ -407,8 +425,8 @@ def _dotted(path: TomlPath, key: str) -> str:
 
 def _parse_table(cls: type[T], data: Any, path: TomlPath, ctx: _Ctx) -> T:
     if not isinstance(data, dict):
-        raise ctx.error(path[:-1], str(path[-1]) if path else None,
-                        f"{_table_name(path)} must be a table, not {_show(data)}")
+        raise ScenarioError(f"{_table_name(path)} must be a table, not {_show(data)}",
+                            ctx.at_value(path))
     known = {f.metadata.get("key") or f.name: f for f in fields(cls)}  # type: ignore[arg-type]
     for key, value in data.items():
         if key not in known:

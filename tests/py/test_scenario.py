@@ -87,6 +87,10 @@ def test_scenarios_load_into_typed_objects():
     sc = scenario.parse({"duration": 2, "nodes": [{"x": 1}]})
     assert type(sc.duration) is float and type(sc.nodes[0].x) is float
     assert sc.name is None and sc.radio == Radio() and sc.mac == scenario.Mac()
+    # one id or one command is a list of one
+    sc = scenario.parse({"nodes": [{}], "apps": [{"nodes": 0}],
+                         "shell": [{"cmd": "all", "nodes": 0}]})
+    assert sc.apps[0].nodes == [0] and sc.shell[0].cmd == ["all"] and sc.shell[0].nodes == [0]
 
 
 def test_readme_documents_every_key():
@@ -176,6 +180,8 @@ def test_wrong_type_names_file_line_key_and_expected_type(tmp_path, old, new, me
     assert error(p) == f"{p}:{line_of(p, new.splitlines()[-1])}: {message}"
     p = write(tmp_path, "radio = 5\n[[nodes]]\n")
     assert error(p) == f"{p}:1: 'radio' at the top level must be a table, not the integer 5"
+    p = write(tmp_path, "seed = 1\nnodes = [{x = 1},\n  2]\n")
+    assert error(p) == f"{p}:3: [[nodes]] must be a table, not the integer 2"
 
 
 def test_wrong_type_in_shell(tmp_path):
@@ -232,6 +238,8 @@ def test_missing_required_key(tmp_path):
 def test_other_mistakes(tmp_path):
     p = write(tmp_path, "seed = 1\n")
     assert error(p) == f"{p}: no nodes: the scenario needs [grid], [random] or [[nodes]]"
+    p = write(tmp_path, BASE.replace("duration = 1.0", "duration = inf"))
+    assert error(p) == f"{p}:3: 'duration' at the top level must be a finite number, not inf"
     p = write(tmp_path, BASE + "[grid]\nrows = 2\ncols = 2\n")
     assert error(p) == (f"{p}:{line_of(p, '[grid]')}: [grid] besides [[nodes]]: a scenario "
                         f"places its nodes with one of [grid], [random] and [[nodes]]")
