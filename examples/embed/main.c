@@ -60,7 +60,7 @@ static void rt_run(void) /* 1 ms of wall-clock time; the node runs at least once
 static struct wren_node node;
 static _Alignas(8) uint8_t arena[CONFIG_WREN_PKTBUF_SIZE];
 static struct wren_loopback dev;
-static _Alignas(8) uint8_t pool[4096]; /* >= wren_stack_pool_size(&desc), checked */
+static _Alignas(8) uint8_t pool[4096]; /* >= wren_stack_pool_size(NULL, &desc), checked */
 static struct wren_stack stack;
 static struct wren_sock_udp server, client;
 
@@ -84,7 +84,7 @@ int main(void)
     rt_attach(&node);
     wren_loopback_setup(&dev, WREN_NETDEV_TYPE_IEEE802154, 125);
     struct wren_sock_udp_ep local = { .port = 7000 };
-    if (wren_stack_pool_size(&desc) > sizeof(pool) ||
+    if (wren_stack_pool_size(NULL, &desc) > sizeof(pool) ||
         wren_stack_build(&node, &desc, pool, sizeof(pool), &stack) < 0 ||
         wren_sock_udp_create(&node, &server, &local, NULL) < 0 ||
         wren_sock_udp_create(&node, &client, NULL, NULL) < 0) {

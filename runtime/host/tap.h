@@ -29,7 +29,8 @@
  *         fprintf(stderr, "%s\n", why);   // e.g. "... run as root or give CAP_NET_ADMIN"
  *         exit(1);
  *     }
- *     wren_ethernet_netif_add(node, &eth, &tap.netdev);
+ *     // an interface of the node (src/stack/stack.h):
+ *     // { .link = &wren_link_ethernet, .dev = &tap.netdev } in its description
  */
 #ifndef WREN_DRIVERS_TAP_H
 #define WREN_DRIVERS_TAP_H

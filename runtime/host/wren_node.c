@@ -545,7 +545,7 @@ static int build_stack(struct app *a)
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, mods);
     desc.n_ifaces = (uint8_t)n;
-    if (wren_stack_pool_size(&desc) > sizeof(modules)) {
+    if (wren_stack_pool_size(NULL, &desc) > sizeof(modules)) {
         return -ENOMEM;
     }
     return wren_stack_build(&a->node, &desc, modules, sizeof(modules), &a->stack);

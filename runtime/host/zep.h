@@ -20,7 +20,8 @@
  *     char why[160];
  *     if (wren_zep_open(&zep, &host, 17755, "127.0.0.1", 17754, id, why, sizeof(why)) < 0)
  *         errx(1, "%s", why);
- *     wren_ieee802154_netif_add(node, &lowpan_if, &zep.netdev);
+ *     // an interface of the node (src/stack/stack.h):
+ *     // { .link = &wren_link_ieee802154, .dev = &zep.netdev } in its description
  */
 #ifndef WREN_DRIVERS_ZEP_H
 #define WREN_DRIVERS_ZEP_H

@@ -80,7 +80,7 @@ static int stack_init(struct wren_sim_node *sn, size_t *bytes)
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
     };
     const struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
-    size_t len = wren_stack_pool_size(&desc);
+    size_t len = wren_stack_pool_size(NULL, &desc);
     sn->modules = aligned_alloc(8, len);
     if (sn->modules == NULL) {
         return -ENOMEM;

@@ -225,6 +225,7 @@ const struct wren_netif_link_ops wren_ethernet_link = {
     .recv = link_recv,
     .get = link_get,
     .set = link_set,
+    .type = WREN_NETDEV_TYPE_ETHERNET,
 };
 
 int wren_ethernet_netif_add(struct wren_node *node, struct wren_ethernet_netif *nif,

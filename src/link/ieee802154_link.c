@@ -384,6 +384,7 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
 #endif
     .get = link_get,
     .set = link_set,
+    .type = WREN_NETDEV_TYPE_IEEE802154,
 #if CONFIG_WREN_MAC_SOFT
     .counters = WREN_IF_NAMES(&mac_counters),
 #endif

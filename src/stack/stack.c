@@ -17,17 +17,21 @@ static size_t round_up(size_t n)
     return (n + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
 }
 
-/* the interfaces of @p d a module serves: all (per node), or those of its link */
-static unsigned ifaces_for(const struct wren_stack_desc *d, const struct wren_module_ops *m)
+/* interfaces of link type @p link (0: any) on @p node and still to come in @p d */
+static unsigned count_ifs(const struct wren_node *node, const struct wren_stack_desc *d,
+                          uint8_t link)
 {
-    unsigned n = 0;
-    for (unsigned i = 0; i < d->n_ifaces; i++) {
-        n += m->link == 0 || d->ifaces[i].link->type == m->link;
+    unsigned k = 0;
+    for (const struct wren_netif *n = node ? node->netifs : NULL; n; n = n->next) {
+        k += link == 0 || n->link->type == link;
     }
-    return n;
+    for (unsigned i = 0; i < d->n_ifaces; i++) {
+        k += link == 0 || d->ifaces[i].link->type == link;
+    }
+    return k;
 }
 
-size_t wren_stack_pool_size(const struct wren_stack_desc *d)
+size_t wren_stack_pool_size(const struct wren_node *node, const struct wren_stack_desc *d)
 {
     size_t n = 0;
     for (unsigned i = 0; i < d->n_ifaces; i++) {
@@ -35,10 +39,11 @@ size_t wren_stack_pool_size(const struct wren_stack_desc *d)
     }
     for (unsigned i = 0; i < d->n_mods; i++) {
         const struct wren_module_ops *m = d->mods[i];
-        unsigned k = ifaces_for(d, m);
+        unsigned k = count_ifs(node, d, m->link);
+        unsigned given = d->states && d->states[i];
         if (m->per_if) {
-            n += k * round_up(m->size);
-        } else if ((m->link == 0 || k) && !(d->states && d->states[i])) {
+            n += (k - (k && given)) * round_up(m->size); /* a given state: the first */
+        } else if ((m->link == 0 || k) && !given) {
             n += round_up(m->size);
         }
     }
@@ -89,11 +94,7 @@ int wren_stack_build(struct wren_node *node, const struct wren_stack_desc *d, vo
                      size_t len, struct wren_stack *out)
 {
     struct pool pl = { pool, len };
-    uint8_t if_ids[8];
-    int res = 0;
-    if (d->n_ifaces > sizeof(if_ids)) {
-        return -EINVAL;
-    }
+    int res;
     for (unsigned i = 0; i < d->n_ifaces; i++) {
         const struct wren_stack_iface *f = &d->ifaces[i];
         void *st = f->state ? f->state : take(&pl, f->link->size);
@@ -103,26 +104,27 @@ int wren_stack_build(struct wren_node *node, const struct wren_stack_desc *d, vo
         if ((res = f->link->add(node, st, f->dev)) < 0) {
             return res;
         }
-        if_ids[i] = (uint8_t)res;
     }
     for (unsigned i = 0; i < d->n_mods; i++) {
         const struct wren_module_ops *m = d->mods[i];
         void *given = d->states ? d->states[i] : NULL;
-        if (!m->per_if) {
-            if (m->link && ifaces_for(d, m) == 0) {
-                continue; /* no interface it could serve */
+        unsigned k = 0;
+        /* the node's interfaces, also those added by an earlier build */
+        for (struct wren_netif *n = node->netifs; n; n = n->next) {
+            if (m->link && n->link->type != m->link) {
+                continue;
             }
-            res = start(node, m, given ? given : take(&pl, m->size), 0, out);
-        }
-        for (unsigned k = 0; m->per_if && k < d->n_ifaces; k++) {
-            if (m->link == 0 || d->ifaces[k].link->type == m->link) {
-                res = start(node, m, take(&pl, m->size), if_ids[k], out);
+            k++;
+            if (m->per_if) {
+                res = start(node, m, given ? given : take(&pl, m->size), n->id, out);
+                given = NULL;
                 if (res < 0) {
-                    break;
+                    return res;
                 }
             }
         }
-        if (res < 0) {
+        if (!m->per_if && (m->link == 0 || k) &&
+            (res = start(node, m, given ? given : take(&pl, m->size), 0, out)) < 0) {
             return res;
         }
     }

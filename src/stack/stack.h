@@ -16,14 +16,16 @@
  *         &wren_udp_module,
  *     };
  *     static const struct wren_stack_desc desc = WREN_STACK_DESC(ifs, mods);
- *     static _Alignas(8) uint8_t pool[4096];   // wren_stack_pool_size(&desc)
+ *     static _Alignas(8) uint8_t pool[4096];   // wren_stack_pool_size(NULL, &desc)
  *     res = wren_stack_build(&node, &desc, pool, sizeof(pool), NULL);
  *
  * Interfaces are added first, in order (ids 1, 2, ...); then each module in
  * order: once per node, or once per interface of its link type (the 6LoWPAN
  * NIB on each 802.15.4 interface, Ethernet ND on each Ethernet one); a
  * module whose link type no interface has is left out (a TAP-only node runs
- * no 6LoWPAN). State comes from @p pool (zeroed, 8-byte aligned pieces)
+ * no 6LoWPAN). Modules see every interface the node has, also those an
+ * earlier build added: a node can be built in steps (interfaces, then
+ * options such as an address set on them, then the modules). State comes from @p pool (zeroed, 8-byte aligned pieces)
  * unless the description gives it (Cortex-M images give one global per
  * module, so the linker map charges RAM by module).
  *
@@ -63,7 +65,8 @@ struct wren_stack_iface {
 struct wren_stack_desc {
     const struct wren_stack_iface *ifaces;
     const struct wren_module_ops *const *mods;
-    void *const *states; /**< per module: its state, or NULL (from the pool); may be NULL */
+    void *const *states; /**< per module: its state (a per-interface module's on its first
+                              interface), or NULL: from the pool; may be NULL */
     uint8_t n_ifaces;
     uint8_t n_mods;
 };
@@ -89,8 +92,9 @@ struct wren_stack {
     uint8_t n;
 };
 
-/** @brief Bytes of pool @p d needs (every piece rounded up to 8 bytes). */
-size_t wren_stack_pool_size(const struct wren_stack_desc *d);
+/** @brief Bytes of pool @p d needs on @p node (its interfaces so far, or
+ *         NULL for none), every piece rounded up to 8 bytes. */
+size_t wren_stack_pool_size(const struct wren_node *node, const struct wren_stack_desc *d);
 
 /**
  * @brief Build @p d on @p node (initialised, without interfaces).

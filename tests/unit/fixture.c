@@ -9,6 +9,7 @@
 #include "core/byteorder.h"
 #include "net/netapi.h"
 #include "net/netif.h"
+#include "stack/stack.h"
 #include "wire/ieee802154.h"
 
 struct fx fx;
@@ -145,60 +146,61 @@ static struct fx_node *node_alloc(size_t arena, uint32_t id, uint64_t seed,
     return n;
 }
 
-/* the interface over the device set up in n->lo / n->radio, then the modules */
+/* the interface over the device set up in n->lo / n->radio, then the modules:
+ * assembled as every node is (src/stack/stack.h), the state in n->store; an
+ * Ethernet interface gets its MAC between the two steps */
 static void node_build(struct fx_node *n, unsigned parts)
 {
     struct wren_node *node = &n->node;
     struct fx_store *st = n->store;
-    int id = 0;
+    struct wren_stack_iface ifs[1];
+    struct wren_stack_desc d = { .ifaces = ifs };
     if (parts & (FX_LOOPBACK | FX_REFLECTOR | FX_RADIO)) {
         n->nif = &st->nif;
-        id = wren_ieee802154_netif_add(node, n->nif,
-                                       parts & FX_RADIO ? &st->radio.netdev : &st->lo.netdev);
-        CHECK(id > 0);
-        n->netif = &n->nif->netif;
+        ifs[0] = (struct wren_stack_iface){ .link = &wren_link_ieee802154, .state = n->nif,
+                                            .dev = parts & FX_RADIO ? &st->radio.netdev
+                                                                    : &st->lo.netdev };
+        d.n_ifaces = 1;
     } else if (parts & FX_ETHERNET) {
         n->eth = &st->eth;
-        id = wren_ethernet_netif_add(node, n->eth, &st->lo.netdev);
-        CHECK(id > 0);
-        n->netif = &n->eth->netif;
+        ifs[0] = (struct wren_stack_iface){ .link = &wren_link_ethernet, .state = n->eth,
+                                            .dev = &st->lo.netdev };
+        d.n_ifaces = 1;
+    }
+    CHECK_EQ(wren_stack_build(node, &d, NULL, 0, NULL), 0);
+    n->netif = node->netifs;
+    n->if_id = node->netifs ? node->netifs->id : 0;
+    if (parts & FX_ETHERNET) {
         const uint8_t mac[6] = { 0x02, 0x57, 0x52, 0, 0, (uint8_t)node->id };
         CHECK_EQ(wren_netapi_set(node, &n->netif->module, WREN_NETOPT_ADDRESS, 0, mac, 6), 0);
     }
-    n->if_id = (uint8_t)id;
-    if (parts & FX_SIXLOWPAN) {
-        n->lp = &st->lp;
-        CHECK_EQ(wren_sixlowpan_init(node, n->lp), 0);
-    }
-    if (parts & FX_IPV6) {
-        n->ip = &st->ip;
-        CHECK_EQ(wren_ipv6_init(node, n->ip), 0);
-        if (id > 0) {
-            CHECK_EQ(wren_ipv6_netif_add(n->ip, (uint8_t)id), 0);
+    const struct {
+        unsigned part;
+        const struct wren_module_ops *def;
+        void *state;
+        void **field;
+    } all[] = {
+        { FX_SIXLOWPAN, &wren_sixlowpan_module, &st->lp, (void **)&n->lp },
+        { FX_IPV6, &wren_ipv6_module, &st->ip, (void **)&n->ip },
+        { FX_ICMPV6, &wren_icmpv6_module, &st->icmp, (void **)&n->icmp },
+        { FX_UDP, &wren_udp_module, &st->udp, (void **)&n->udp },
+        { FX_TCP, &wren_tcp_module, &st->tcp, (void **)&n->tcp },
+        { FX_NIB, &wren_nib_module, &st->nib, (void **)&n->nib },
+        { FX_ND_ETH, &wren_nd_eth_module, &st->nd, (void **)&n->nd },
+    };
+    enum { N_ALL = sizeof(all) / sizeof(all[0]) };
+    const struct wren_module_ops *mods[N_ALL];
+    void *states[N_ALL];
+    struct wren_stack_desc m = { .mods = mods, .states = states };
+    for (unsigned i = 0; i < N_ALL; i++) {
+        if (parts & all[i].part) {
+            CHECK(all[i].def->link == 0 || n->if_id); /* NIB, ND: need their interface */
+            mods[m.n_mods] = all[i].def;
+            states[m.n_mods++] = all[i].state;
+            *all[i].field = all[i].state;
         }
     }
-    if (parts & FX_ICMPV6) {
-        n->icmp = &st->icmp;
-        CHECK_EQ(wren_icmpv6_init(node, n->icmp), 0);
-    }
-    if (parts & FX_UDP) {
-        n->udp = &st->udp;
-        CHECK_EQ(wren_udp_init(node, n->udp), 0);
-    }
-    if (parts & FX_TCP) {
-        n->tcp = &st->tcp;
-        CHECK_EQ(wren_tcp_init(node, n->tcp), 0);
-    }
-    if (parts & FX_NIB) {
-        CHECK(id > 0);
-        n->nib = &st->nib;
-        CHECK_EQ(wren_nib_init(node, n->nib, (uint8_t)id), 0);
-    }
-    if (parts & FX_ND_ETH) {
-        CHECK(id > 0);
-        n->nd = &st->nd;
-        CHECK_EQ(wren_nd_eth_init(node, n->nd, (uint8_t)id), 0);
-    }
+    CHECK_EQ(wren_stack_build(node, &m, NULL, 0, NULL), 0);
 }
 
 /* fx.medium, started on first use */
@@ -282,7 +284,11 @@ struct wren_ieee802154_netif *fx_if154_add(struct fx_node *n)
     CHECK(x != NULL);
     fx.extra[fx.n_extra++] = x;
     wren_loopback_setup(&x->lo, WREN_NETDEV_TYPE_IEEE802154, 125);
-    CHECK(wren_ieee802154_netif_add(&n->node, &x->nif, &x->lo.netdev) > 0);
+    const struct wren_stack_iface ifs[] = {
+        { .link = &wren_link_ieee802154, .dev = &x->lo.netdev, .state = &x->nif },
+    };
+    const struct wren_stack_desc d = { .ifaces = ifs, .n_ifaces = 1 };
+    CHECK_EQ(wren_stack_build(&n->node, &d, NULL, 0, NULL), 0);
     return &x->nif;
 }
 

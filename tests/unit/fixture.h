@@ -25,10 +25,11 @@
  *         return cmocka_run_group_tests(tests, NULL, NULL);
  *     }
  *
- * Nodes are wired by hand here (wren_node_init, wren_ieee802154_netif_add,
- * wren_sixlowpan_init, ...) and nowhere else in the tests, so that moving to
- * the stack-assembly API (src/stack/) changes this file only. Tests reach a
- * node's modules through the pointers of struct fx_node.
+ * Nodes are built here and nowhere else in the tests, through the stack
+ * assembly (src/stack/stack.h) as every node is: the interface first, then
+ * (after an Ethernet MAC is set) the modules the test asks for, their state
+ * in the node's store. Tests reach a node's modules through the pointers of
+ * struct fx_node.
  */
 #ifndef WREN_TEST_FIXTURE_H
 #define WREN_TEST_FIXTURE_H
