@@ -196,6 +196,39 @@ TEST(test_sock_ip__raw_icmpv6_echo_from_a_thread)
     TEARDOWN();
 }
 
+/* a raw socket in callback mode: told of each datagram, reads it at once */
+struct rawcb {
+    int calls;
+    int replies;
+};
+
+static void rawcb_cb(struct wren_sock_ip *sock, void *arg)
+{
+    struct rawcb *c = arg;
+    uint8_t buf[64];
+    c->calls++;
+    if (wren_sock_ip_recv(sock, buf, sizeof(buf), 0, NULL) > 0 && buf[0] == ICMPV6_ECHO_REPLY) {
+        c->replies++;
+    }
+}
+
+TEST(test_sock_ip_set_cb__callback_per_datagram_without_a_thread)
+{
+    static struct wren_sock_ip s;
+    static struct rawcb c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(wren_sock_ip_create(node, &s, NULL, IPV6_NH_ICMPV6), 0);
+    wren_sock_ip_set_cb(&s, rawcb_cb, &c);
+    struct wren_sock_ip_ep to = { .addr = { [15] = 1 } };
+    uint8_t req[12] = { ICMPV6_ECHO_REQUEST, 0, 0, 0, 0, 9, 0, 1, 'w', 'r', 'e', 'n' };
+    CHECK_EQ(wren_sock_ip_send(&s, req, sizeof(req), &to), (ssize_t)sizeof(req));
+    wren_world_run_until(&fx.world, fx.world.now + 100000);
+    CHECK_EQ(c.calls, 2);   /* its own request (raw ICMPv6), then the reply */
+    CHECK_EQ(c.replies, 1);
+    wren_sock_ip_close(&s);
+    TEARDOWN();
+}
+
 /* Hand the IPv6 layer a received datagram built by hand. */
 static void inject(const uint8_t *dg, size_t len)
 {
@@ -419,6 +452,7 @@ int main(void)
         FX_TEST_SETUP(test_udp__loopback_all_sizes_through_sock, setup),
         FX_TEST_SETUP(test_icmpv6__echo_to_loopback_and_port_unreachable, setup),
         FX_TEST_SETUP(test_sock_ip__raw_icmpv6_echo_from_a_thread, setup),
+        FX_TEST_SETUP(test_sock_ip_set_cb__callback_per_datagram_without_a_thread, setup),
         FX_TEST_SETUP(test_ipv6__malformed_datagrams_dropped_by_reason, setup),
         FX_TEST_SETUP(test_udp__loopback_raw_datagram_checksum_still_verified, setup),
         FX_TEST_SETUP(test_ipv6__extension_headers, setup),

@@ -285,6 +285,26 @@ TEST(test_tcp__user_timeout_ends_a_zero_window_held_forever)
     TEARDOWN();
 }
 
+TEST(test_tcp_set_user_timeout__shorter_timeout_set_at_run_time)
+{
+    pair_init();
+    wren_tcp_set_user_timeout(tcp, 30000); /* 30 s instead of 20 min */
+    wren_tcp_listen(tcp, &lis, NULL, 80, pool, 1);
+    wren_tcp_listen_set_cb(&lis, accept_no_read, NULL);
+    cli.to_send = 10000;
+    wren_tcp_connect(tcp, &cli.c, lo, 80, 0, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 20ull * 1000000);
+    CHECK_EQ(cli.c.state, WREN_TCP_ESTABLISHED);
+    CHECK_EQ(tcp->stats.user_timeouts, 0);
+    wren_world_run_until(&fx.world, fx.world.now + 60ull * 1000000);
+    CHECK_EQ(tcp->stats.user_timeouts, 1);
+    CHECK_EQ(cli.c.err, -ETIMEDOUT);
+    CHECK_EQ(srv.closed, 1);
+    wren_tcp_release(&srv.c);
+    wren_tcp_unlisten(&lis);
+    TEARDOWN();
+}
+
 /* deliver a segment from [::1]:sport to [::1]:dport straight to the TCP
  * layer, as the IPv6 layer would (RX order: segment, then IPv6 header),
  * with the IP ECN field @p ecn */
@@ -370,6 +390,7 @@ int main(void)
         FX_TEST_SETUP(test_tcp__simultaneous_open, setup),
         FX_TEST_SETUP(test_tcp__ecn_negotiated_echoed_and_answered_once, setup),
         FX_TEST_SETUP(test_tcp__user_timeout_ends_a_zero_window_held_forever, setup),
+        FX_TEST_SETUP(test_tcp_set_user_timeout__shorter_timeout_set_at_run_time, setup),
         FX_TEST_SETUP(test_tcp__conn_state_fits_256_bytes_on_32_bit, setup),
     };
     return cmocka_run_group_tests_name("tcp_loopback", tests, NULL, NULL);
