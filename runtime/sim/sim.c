@@ -74,14 +74,51 @@ static void out_cb(void *ctx, const char *str)
 /* Every module of the list on the node's one 802.15.4 interface */
 static const struct wren_module_ops *const sim_modules[] = WREN_STACK_ALL_MODULES;
 
-static int stack_init(struct wren_sim_node *sn, size_t *bytes)
+int wren_sim_set_modules(struct wren_sim *s, const char *names)
+{
+    const struct wren_module_ops *mods[sizeof(s->mods) / sizeof(s->mods[0])];
+    unsigned n = 0;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", names ? names : "");
+    for (char *p = buf; *p;) {
+        size_t len = strcspn(p, " ,\t");
+        if (len) {
+            char c = p[len];
+            p[len] = 0;
+            const struct wren_module_ops *m = wren_stack_module_named(p);
+            if (m == NULL) {
+                return -ENOENT;
+            }
+            if (n == sizeof(mods) / sizeof(mods[0])) {
+                return -E2BIG;
+            }
+            mods[n++] = m;
+            p[len] = c;
+        }
+        p += len + (p[len] != 0);
+    }
+    memcpy(s->mods, mods, n * sizeof(mods[0]));
+    s->n_mods = (uint8_t)n;
+    return 0;
+}
+
+const char *wren_sim_module_name(uint32_t i)
+{
+    return wren_stack_module_name(i);
+}
+
+static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *bytes)
 {
     const struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
     };
-    const struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
+    struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
+    if (s->n_mods) {
+        desc.mods = s->mods;
+        desc.n_mods = s->n_mods;
+    }
     size_t len = wren_stack_pool_size(NULL, &desc);
-    sn->modules = aligned_alloc(8, len);
+    sn->modules = aligned_alloc(8, len ? len : 8);
     if (sn->modules == NULL) {
         return -ENOMEM;
     }
@@ -129,7 +166,7 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     size_t mod_bytes = 0;
-    res = stack_init(sn, &mod_bytes);
+    res = stack_init(s, sn, &mod_bytes);
     if (res < 0) {
         free(sn->modules);
         free(arena);

@@ -57,12 +57,26 @@ struct wren_sim {
     uint64_t seed;
     size_t bytes;           /**< bytes allocated for nodes so far */
     struct wren_sim_zep *zep; /**< the bridge to live processes, or NULL */
+    const struct wren_module_ops *mods[16]; /**< what nodes added from now on run */
+    uint8_t n_mods;         /**< 0: every module of the list */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
 struct wren_sim *wren_sim_new(uint64_t seed);
 /** @brief Free the simulation and every node. */
 void wren_sim_free(struct wren_sim *s);
+
+/**
+ * @brief The modules nodes added from now on run: names of the module list
+ *        (src/stack/modules.h) separated by blanks or commas, in the order
+ *        they start ("" or NULL: every module of the list, the default).
+ * @return 0, -ENOENT for a name not in the list (nothing changes), or
+ *         -E2BIG for more than 16.
+ */
+int wren_sim_set_modules(struct wren_sim *s, const char *names);
+
+/** @brief Name @p i of the module list, or NULL past its end (for front ends). */
+const char *wren_sim_module_name(uint32_t i);
 
 /** @brief Links between all nodes within @p range metres, with reception
  *         ratio @p prr; call before adding nodes. 0 disables the model. */

@@ -28,6 +28,11 @@
     X(nib)                    \
     X(nd_eth)
 
+/** @brief The module called @p name in the list (its X(name)), or NULL. */
+const struct wren_module_ops *wren_stack_module_named(const char *name);
+/** @brief The name of module @p i of the list, or NULL past its end. */
+const char *wren_stack_module_name(unsigned i);
+
 /** Initializer of an array of every module of the list. */
 #define WREN_STACK_MODULE_PTR(name) &wren_##name##_module,
 #define WREN_STACK_ALL_MODULES { WREN_STACK_MODULES(WREN_STACK_MODULE_PTR) }
