@@ -6,6 +6,7 @@ counter names come from the library at run time (wren_sim_counters), so
 nothing here repeats a number or a counter name the C side defines.
 """
 import ctypes
+import difflib
 import os
 import struct
 from collections.abc import Mapping
@@ -57,6 +58,8 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_free": (None, [c_void_p]),
     "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
     "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
+    "wren_sim_set_modules": (c_int, [c_void_p, c_char_p]),
+    "wren_sim_module_name": (c_char_p, [c_uint32]),
     "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
     "wren_sim_set_link": (c_int, [c_void_p, c_uint32, c_uint32, c_double]),
     "wren_sim_remove_link": (c_int, [c_void_p, c_uint32, c_uint32]),
@@ -175,6 +178,32 @@ class Sim:
         nodes added later): @us per full 127-octet frame, pro rata for shorter
         ones, before each attempt; ACKs take none. 0 turns it off."""
         _check(self.lib.wren_sim_set_proc_delay(self.h, node, int(us)), "set_proc_delay")
+
+    def module_names(self) -> list[str]:
+        """The stack's module list (src/stack/modules.h), in start order."""
+        names: list[str] = []
+        while (n := self.lib.wren_sim_module_name(len(names))) is not None:
+            names.append(n.decode())
+        return names
+
+    def unknown_module(self, name: str) -> str | None:
+        """Why @name is not a module of the list (with a suggestion), or None."""
+        known = self.module_names()
+        if name in known:
+            return None
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return f"unknown module '{name}'{hint}; the modules are {', '.join(known)}"
+
+    def set_modules(self, modules: list[str] | None) -> None:
+        """The modules nodes added from now on run (None: every module of
+        the list, the default); an unknown name is a ValueError naming it."""
+        for m in modules or []:
+            why = self.unknown_module(m)
+            if why:
+                raise ValueError(why)
+        _check(self.lib.wren_sim_set_modules(self.h, " ".join(modules or []).encode()),
+               "set_modules")
 
     def add_node(self, x: float = 0.0, y: float = 0.0, z: float = 0.0, pktbuf: int = 0) -> int:
         """A node at (x, y, z) with a packet buffer of @pktbuf bytes (0: the

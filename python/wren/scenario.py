@@ -153,6 +153,13 @@ class Radio(Table):
 
 
 @dataclass(kw_only=True)
+class Stack(Table):
+    """[stack]: the modules every node runs, by name, in start order
+    (default: every module of the stack's list, src/stack/modules.h)."""
+    modules: list[str] | None = spec(None, toml=list[str])
+
+
+@dataclass(kw_only=True)
 class Link(Table):
     """A [[links]] entry: a link from node `from` to node `to` (both ways
     unless both = false) delivering the share `prr` of frames."""
@@ -216,6 +223,7 @@ class Scenario(Table):
     random: RandomField | None = spec(None)
     nodes: list[NodeSpec] = spec(factory=list)
     radio: Radio = spec(factory=Radio)
+    stack: Stack = spec(factory=Stack)
     links: list[Link] = spec(factory=list)
     mac: Mac = spec(factory=Mac)
     apps: list[App] = spec(factory=list)
@@ -629,6 +637,13 @@ def build(sc: Scenario | Mapping[str, Any], seed: int | None = None,
 
 def _populate(sim: Sim, sc: Scenario) -> None:
     radio, mac = sc.radio, sc.mac
+    if sc.stack.modules is not None:
+        for m in sc.stack.modules:
+            why = sim.unknown_module(m)
+            if why:
+                raise ScenarioError(f"modules: {why}", sc.stack.where)
+        with _at(sc.stack.where, "modules"):
+            sim.set_modules(sc.stack.modules)
     if radio.range is not None:
         sim.set_range(radio.range, radio.prr)
     if radio.proc_delay_us is not None:

@@ -378,3 +378,26 @@ def test_positions_of_keys_and_tables():
     assert p.key((), "not") is None and p.key((), "fake") is None
     assert p.table(("nodes", 1)) == 17 and p.table(("pt", "q.r", 1)) == 5
     assert p.line(("grid",), "spacing") == 12   # a key not there: its table's line
+
+
+# ---- the stack a node runs ------------------------------------------------------
+
+def test_stack_modules_choose_what_nodes_run(tmp_path):
+    p = write(tmp_path, BASE + '[stack]\nmodules = ["sixlowpan", "ipv6", "icmpv6"]\n')
+    sim, _ = scenario.build(scenario.load(p))
+    try:
+        sets = {name.split(".")[0] for name in sim.counters(0)}
+        assert {"6lowpan", "ipv6", "icmpv6"} <= sets, sets
+        assert not {"udp", "tcp", "nib"} & sets, sets
+        res, out = sim.shell(0, "tcp listen 80")
+        assert res < 0 and "No such device" in out, out
+    finally:
+        sim.close()
+
+
+def test_stack_unknown_module_is_named_with_a_suggestion(tmp_path):
+    write(tmp_path, BASE + '[stack]\nmodules = ["ipv6", "icmp6"]\n')
+    res = wren_sim("x.toml", cwd=tmp_path)
+    assert res.returncode == 2, res
+    assert re.fullmatch(r"wren: x\.toml:\d+: modules: unknown module 'icmp6' \(did you mean "
+                        r"'icmpv6'\?\); the modules are sixlowpan, ipv6, .*\n", res.stderr), res.stderr
