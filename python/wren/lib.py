@@ -82,13 +82,8 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_zep_bridge": (c_int, [c_void_p, c_double, c_double, c_double, c_uint16,
                                     c_char_p, c_uint16]),
     "wren_sim_run_realtime": (c_int, [c_void_p, c_uint64]),
-    "wren_sim_zep_stats": (c_int, [c_void_p, POINTER(c_uint64)]),
+    "wren_sim_zep_counters": (c_int, [c_void_p, POINTER(c_char_p), POINTER(c_uint64), c_int]),
 }
-
-#: wren_sim_zep_stats() fills an array in this order (runtime/sim/sim.h); the
-#: bridge has no name/value interface of its own
-ZEP_STATS: Final[tuple[str, ...]] = ("to_zep", "to_zep_errors", "from_zep", "rx_malformed",
-                                     "rx_other", "rx_bad_fcs", "queue_drops", "tx_busy")
 
 
 def library_path() -> Path:
@@ -289,9 +284,12 @@ class Sim:
         self.lib.wren_sim_run_realtime(self.h, int(round(seconds * 1e6)))
 
     def zep_stats(self) -> dict[str, int]:
-        out = (c_uint64 * len(ZEP_STATS))()
-        _check(self.lib.wren_sim_zep_stats(self.h, out), "zep_stats")
-        return dict(zip(ZEP_STATS, out))
+        """The ZEP bridge's counters by name (from its C counter list)."""
+        n = _check(self.lib.wren_sim_zep_counters(self.h, None, None, 0), "zep_stats")
+        names = (c_char_p * n)()
+        values = (c_uint64 * n)()
+        _check(self.lib.wren_sim_zep_counters(self.h, names, values, n), "zep_stats")
+        return {name.decode(): int(v) for name, v in zip(names, values) if name is not None}
 
     @property
     def now(self) -> float:

@@ -185,10 +185,14 @@ int wren_sim_zep_bridge(struct wren_sim *s, double x, double y, double z, uint16
  */
 int wren_sim_run_realtime(struct wren_sim *s, uint64_t duration_us);
 
-/** @brief The bridge's counters (to_zep, to_zep_errors, from_zep,
- *         rx_malformed, rx_other, rx_bad_fcs, queue_drops, tx_busy) into
- *         @p out[8]. @return 8, or -ENODEV without a bridge. */
-int wren_sim_zep_stats(struct wren_sim *s, uint64_t *out);
+/**
+ * @brief The bridge's counters as (name, value) pairs, from its counter list
+ *        (WREN_SIM_ZEP_COUNTERS, runtime/sim/zep_bridge.h), as
+ *        wren_sim_counters() gives a node's.
+ * @return the number of counters (only @p max are written), or -ENODEV
+ *         without a bridge.
+ */
+int wren_sim_zep_counters(struct wren_sim *s, const char **names, uint64_t *values, int max);
 
 /** @brief Whether every node's packet buffer is empty and consistent. */
 int wren_sim_pktbufs_clean(const struct wren_sim *s);

@@ -9,6 +9,7 @@
 
 #include "sim/sim.h"
 #include "sim/zep_bridge.h"
+#include "stack/stack.h"
 
 int wren_sim_zep_bridge(struct wren_sim *s, double x, double y, double z, uint16_t local_port,
                         const char *remote_host, uint16_t remote_port)
@@ -63,14 +64,18 @@ int wren_sim_run_realtime(struct wren_sim *s, uint64_t duration_us)
     }
 }
 
-int wren_sim_zep_stats(struct wren_sim *s, uint64_t *out)
+static const struct wren_counter_set zep_set =
+    WREN_COUNTER_SET("zep_bridge", WREN_SIM_ZEP_COUNTERS, 0, uint64_t);
+
+int wren_sim_zep_counters(struct wren_sim *s, const char **names, uint64_t *values, int max)
 {
+    const struct wren_counter_set *set = &zep_set;
     if (s->zep == NULL) {
         return -ENODEV;
     }
-    const struct wren_sim_zep_stats *z = &s->zep->stats;
-    const uint64_t v[8] = { z->to_zep,       z->to_zep_errors, z->from_zep,    z->rx_malformed,
-                            z->rx_other,     z->rx_bad_fcs,    z->queue_drops, z->tx_busy };
-    memcpy(out, v, sizeof(v));
-    return 8;
+    for (int i = 0; i < set->n && i < max; i++) {
+        names[i] = set->names[i];
+        values[i] = wren_counter_value(set, &s->zep->stats, (unsigned)i);
+    }
+    return set->n;
 }

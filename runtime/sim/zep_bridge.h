@@ -30,19 +30,23 @@
 
 #include <stdint.h>
 
+#include "core/counters.h"
 #include "sim/medium.h"
 
 #define WREN_SIM_ZEP_QUEUE 16 /**< frames from outside waiting for the air */
 
+#define WREN_SIM_ZEP_COUNTERS(C)                                          \
+    C(to_zep)        /* frames from the medium sent as ZEP */              \
+    C(to_zep_errors) /* sendto() failed */                                 \
+    C(from_zep)      /* frames from ZEP put on the air */                  \
+    C(rx_malformed)  /* not ZEP v2 data, or too short */                   \
+    C(rx_other)      /* acknowledgements, other channels */                \
+    C(rx_bad_fcs)                                                          \
+    C(queue_drops)   /* queue full */                                      \
+    C(tx_busy)       /* CCA failures: the frame is lost */
+
 struct wren_sim_zep_stats {
-    uint64_t to_zep;          /**< frames from the medium sent as ZEP */
-    uint64_t to_zep_errors;   /**< sendto() failed */
-    uint64_t from_zep;        /**< frames from ZEP put on the air */
-    uint64_t rx_malformed;    /**< not ZEP v2 data, or too short */
-    uint64_t rx_other;        /**< acknowledgements, other channels */
-    uint64_t rx_bad_fcs;
-    uint64_t queue_drops;     /**< queue full */
-    uint64_t tx_busy;         /**< CCA failures: the frame is lost */
+    WREN_SIM_ZEP_COUNTERS(WREN_COUNTER_U64)
 };
 
 struct wren_sim_zep {

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [p for d in ("src", "runtime") for p in (ROOT / d).rglob("*.[ch]")]
 
 # sets a node has only with a device or interface the simulator lacks
-NOT_IN_SIM = {"tap", "zep", "nd"}
+NOT_IN_SIM = {"tap", "zep", "nd", "zep_bridge"}
 
 
 def _lists() -> dict[str, list[str]]:
@@ -43,11 +43,12 @@ def _lists() -> dict[str, list[str]]:
 
 
 def _sets() -> dict[str, str]:
-    """Every counter set: set name -> its list's macro."""
-    sets = {}
+    """Every counter set: set name -> its list's macro (names are unique)."""
+    sets: dict[str, str] = {}
     for p in SOURCES:
         for m in re.finditer(r'WREN_COUNTER_SET\(\s*"([\w]+)",\s*(WREN_\w+_COUNTERS)',
                              p.read_text()):
+            assert sets.get(m.group(1), m.group(2)) == m.group(2), f"two sets named {m.group(1)}"
             sets[m.group(1)] = m.group(2)
     return sets
 
