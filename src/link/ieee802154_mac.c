@@ -80,8 +80,9 @@ static void finish(struct wren_ieee802154_netif *nif, enum wren_netdev_event ev)
     after_job(nif, job);
 }
 
-/* Earliest moment the radio may be asked to send: the previous frame's end
- * plus the interframe space, less the radio's own lead-in. */
+/* Earliest moment the radio may be asked to send: the end of the previous
+ * frame (or of the ACK that acknowledged it) plus the interframe space that
+ * frame's length calls for, less the radio's own lead-in. */
 static uint64_t ifs_ready(const struct wren_mac *m, uint32_t lead_in)
 {
     if (m->wired) {
@@ -514,6 +515,11 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
     struct wren_mac *m = &nif->mac;
     if (f->hdr.type == IEEE802154_TYPE_ACK) {
         if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
+            /* 6.2.4, figure 6-4: after an acknowledged frame the IFS runs
+             * from the end of its ACK (which ends now), its length still
+             * that of our frame's */
+            m->last_tx_end = wren_node_now(node_of(nif));
+            m->last_psdu = m->psdu_len;
             m->stats.ack_rx++;
             m->ack_fp = f->hdr.frame_pending;
             finish(nif, WREN_NETDEV_EV_TX_COMPLETE);

