@@ -12,21 +12,10 @@ struct wren_ipv6 wren_inst_ipv6;
 struct wren_icmpv6 wren_inst_icmpv6;
 struct wren_udp wren_inst_udp;
 
-int wren_inst_init(int radio, int reflect, const struct wren_module_ops *const *mods,
-                   void *const *states, uint8_t n_mods)
+int wren_inst_init(const struct wren_stack_desc *d)
 {
     wren_rt_cortexm_init(&wren_inst_rt, 0);
     wren_node_init(&wren_inst_node, &wren_rt_cortexm_ops, &wren_inst_rt, wren_inst_arena,
                    sizeof(wren_inst_arena), 1, 1);
-    if (reflect) {
-        wren_reflector_setup(&wren_inst_dev);
-    } else {
-        wren_loopback_setup(&wren_inst_dev, WREN_NETDEV_TYPE_IEEE802154, 125);
-    }
-    const struct wren_stack_iface ifs[1] = {
-        { .link = &wren_link_ieee802154, .dev = &wren_inst_dev.netdev, .state = &wren_inst_netif },
-    };
-    const struct wren_stack_desc d = { .ifaces = ifs, .mods = mods, .states = states,
-                                       .n_ifaces = (uint8_t)(radio != 0), .n_mods = n_mods };
-    return wren_stack_build(&wren_inst_node, &d, NULL, 0, NULL);
+    return wren_stack_build(&wren_inst_node, d, NULL, 0, NULL);
 }

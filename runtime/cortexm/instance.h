@@ -31,11 +31,16 @@ extern struct wren_udp wren_inst_udp;
 
 /**
  * @brief Bring up the runtime and the node, assembled (src/stack/stack.h)
- *        from @p mods with their state in the globals @p states: with
- *        @p radio, an 802.15.4 interface on the stand-in device (the L2
- *        reflector with @p reflect, else a loopback). @return 0 or -errno.
+ *        from @p d, whose states are the globals above. An image with an
+ *        interface sets up wren_inst_dev (a loopback standing in for a
+ *        radio, or the L2 reflector) first and describes it with
+ *        WREN_INST_IFACE; images without one link no link layer or device.
+ * @return 0 or -errno.
  */
-int wren_inst_init(int radio, int reflect, const struct wren_module_ops *const *mods,
-                   void *const *states, uint8_t n_mods);
+int wren_inst_init(const struct wren_stack_desc *d);
+
+/** The 802.15.4 interface of images that have one, on the stand-in device. */
+#define WREN_INST_IFACE \
+    { .link = &wren_link_ieee802154, .dev = &wren_inst_dev.netdev, .state = &wren_inst_netif }
 
 #endif

@@ -71,8 +71,12 @@ int main(void)
         &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module,
     };
     static void *const states[] = { &wren_inst_sixlowpan, &wren_inst_ipv6, &wren_inst_icmpv6 };
+    static const struct wren_stack_iface ifs[] = { WREN_INST_IFACE };
+    static const struct wren_stack_desc d = { .ifaces = ifs, .n_ifaces = 1, .mods = mods,
+                                              .states = states, .n_mods = 3 };
     struct wren_node *node = &wren_inst_node;
-    if (wren_inst_init(1, 0, mods, states, 3) < 0) {
+    wren_loopback_setup(&wren_inst_dev, WREN_NETDEV_TYPE_IEEE802154, 125);
+    if (wren_inst_init(&d) < 0) {
         return 2;
     }
     /* one frame: uncompressed IPv6 after the MAC header */

@@ -70,7 +70,10 @@ static void send_frames(void *arg)
 int main(void)
 {
     struct wren_node *node = &wren_inst_node;
-    if (wren_inst_init(1, 1, NULL, NULL, 0) < 0) {
+    static const struct wren_stack_iface ifs[] = { WREN_INST_IFACE };
+    static const struct wren_stack_desc d = { .ifaces = ifs, .n_ifaces = 1 };
+    wren_reflector_setup(&wren_inst_dev);
+    if (wren_inst_init(&d) < 0) {
         return 2;
     }
     sink.module.ops = &sink_ops;

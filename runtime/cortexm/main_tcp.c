@@ -80,8 +80,9 @@ int main(void)
         &wren_ipv6_module, &wren_icmpv6_module, &wren_tcp_module,
     };
     static void *const states[] = { &wren_inst_ipv6, &wren_inst_icmpv6, &wren_inst_tcp };
+    static const struct wren_stack_desc d = { .mods = mods, .states = states, .n_mods = 3 };
     struct wren_node *node = &wren_inst_node;
-    if (wren_inst_init(0, 0, mods, states, 3) < 0) {
+    if (wren_inst_init(&d) < 0) {
         return 2;
     }
     struct wren_inst_tcp_ep *cli = &wren_inst_tcp_cli, *srv = &wren_inst_tcp_srv;

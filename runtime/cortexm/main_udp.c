@@ -34,9 +34,10 @@ int main(void)
         &wren_ipv6_module, &wren_icmpv6_module, &wren_udp_module,
     };
     static void *const states[] = { &wren_inst_ipv6, &wren_inst_icmpv6, &wren_inst_udp };
+    static const struct wren_stack_desc d = { .mods = mods, .states = states, .n_mods = 3 };
     struct wren_node *node = &wren_inst_node;
     struct wren_sock_udp_ep l = { .port = 7000 };
-    if (wren_inst_init(0, 0, mods, states, 3) < 0 ||
+    if (wren_inst_init(&d) < 0 ||
         wren_sock_udp_create(node, &wren_inst_sock_srv, &l, NULL) < 0 ||
         wren_sock_udp_create(node, &wren_inst_sock_cli, NULL, NULL) < 0) {
         return 2;

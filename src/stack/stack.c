@@ -1,6 +1,7 @@
 #include "stack/stack.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,8 +56,12 @@ struct pool {
     size_t left;
 };
 
-static void *take(struct pool *pl, size_t size)
+/* @p given, else the next @p size bytes of the pool (NULL when it runs out) */
+static void *piece(struct pool *pl, void *given, size_t size)
 {
+    if (given) {
+        return given;
+    }
     size = round_up(size);
     if (size > pl->left) {
         return NULL;
@@ -67,19 +72,6 @@ static void *take(struct pool *pl, size_t size)
     return p;
 }
 
-static int made(struct wren_stack *out, void *m, uint8_t if_id)
-{
-    if (out == NULL) {
-        return 0;
-    }
-    if (out->n == CONFIG_WREN_STACK_MODULES) {
-        return -ENOSPC;
-    }
-    out->made[out->n].m = m;
-    out->made[out->n++].if_id = if_id;
-    return 0;
-}
-
 static int start(struct wren_node *node, const struct wren_module_ops *m, void *state,
                  uint8_t if_id, struct wren_stack *out)
 {
@@ -87,7 +79,15 @@ static int start(struct wren_node *node, const struct wren_module_ops *m, void *
         return -ENOMEM;
     }
     int res = m->init(node, state, if_id);
-    return res < 0 ? res : made(out, state, if_id);
+    if (res < 0 || out == NULL) {
+        return res;
+    }
+    if (out->n == CONFIG_WREN_STACK_MODULES) {
+        return -ENOSPC;
+    }
+    out->made[out->n].m = state;
+    out->made[out->n++].if_id = if_id;
+    return 0;
 }
 
 int wren_stack_build(struct wren_node *node, const struct wren_stack_desc *d, void *pool,
@@ -97,7 +97,7 @@ int wren_stack_build(struct wren_node *node, const struct wren_stack_desc *d, vo
     int res;
     for (unsigned i = 0; i < d->n_ifaces; i++) {
         const struct wren_stack_iface *f = &d->ifaces[i];
-        void *st = f->state ? f->state : take(&pl, f->link->size);
+        void *st = piece(&pl, f->state, f->link->size);
         if (st == NULL) {
             return -ENOMEM;
         }
@@ -108,23 +108,22 @@ int wren_stack_build(struct wren_node *node, const struct wren_stack_desc *d, vo
     for (unsigned i = 0; i < d->n_mods; i++) {
         const struct wren_module_ops *m = d->mods[i];
         void *given = d->states ? d->states[i] : NULL;
-        unsigned k = 0;
+        bool serves = m->link == 0;
         /* the node's interfaces, also those added by an earlier build */
         for (struct wren_netif *n = node->netifs; n; n = n->next) {
             if (m->link && n->link->type != m->link) {
                 continue;
             }
-            k++;
+            serves = true;
             if (m->per_if) {
-                res = start(node, m, given ? given : take(&pl, m->size), n->id, out);
-                given = NULL;
-                if (res < 0) {
+                if ((res = start(node, m, piece(&pl, given, m->size), n->id, out)) < 0) {
                     return res;
                 }
+                given = NULL;
             }
         }
-        if (!m->per_if && (m->link == 0 || k) &&
-            (res = start(node, m, given ? given : take(&pl, m->size), 0, out)) < 0) {
+        if (!m->per_if && serves &&
+            (res = start(node, m, piece(&pl, given, m->size), 0, out)) < 0) {
             return res;
         }
     }
