@@ -76,10 +76,17 @@ static struct wren_nib_neighbor *nc_slot(struct wren_nib *nib)
     return lru;
 }
 
+/* Learn @p ip at @p l2 in @p state. A registered entry's link address is
+ * the registration's: only a registration (@p state REGISTERED, its EUI-64
+ * checked by the caller) changes it, never a solicitation or an
+ * advertisement that merely names the address (RFC 6775 6.5.2, RFC 8505). */
 static struct wren_nib_neighbor *nc_update(struct wren_nib *nib, const uint8_t *ip,
                                            const uint8_t *l2, uint8_t l2len, uint8_t state)
 {
     struct wren_nib_neighbor *n = nc_find(nib, ip);
+    if (n && n->state == WREN_NIB_REGISTERED && state != WREN_NIB_REGISTERED) {
+        return n;
+    }
     if (n == NULL) {
         if ((n = nc_slot(nib)) == NULL) {
             return NULL;
@@ -131,6 +138,24 @@ static bool own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t *s
         }
     }
     return false;
+}
+
+/* The state of @p a among the interface's addresses (enum
+ * wren_ipv6_addr_state; UNUSED: not ours), asked of the IPv6 layer. */
+static uint8_t own_state(struct wren_nib *nib, const uint8_t *a)
+{
+    struct wren_ipv6_addr v[CONFIG_WREN_IPV6_ADDRS];
+    struct wren_module *ip = layer(nib, WREN_NETTYPE_IPV6);
+    if (ip == NULL ||
+        wren_netapi_get(nib->node, ip, WREN_NETOPT_IPV6_ADDR, nib->if_id, v, sizeof(v)) <= 0) {
+        return WREN_IPV6_ADDR_UNUSED;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+        if (v[i].state && memcmp(v[i].addr, a, 16) == 0) {
+            return v[i].state;
+        }
+    }
+    return WREN_IPV6_ADDR_UNUSED;
 }
 
 void wren_nib_solicit(struct wren_nib *nib)
@@ -364,7 +389,57 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     register_addrs(nib);
 }
 
-static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+_Static_assert(CONFIG_WREN_NIB_REFUSALS >= 1 && CONFIG_WREN_NIB_REFUSALS <= 255,
+               "refused[] is indexed by a uint8_t and never empty");
+
+static bool same_l2(const uint8_t *a, uint8_t alen, const uint8_t *b, uint8_t blen)
+{
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* RFC 6775 6.5.2: refuse a registration (status @p a->status). The NA goes
+ * to the link-local address formed from the EUI-64 in the ARO, the
+ * claimant's: the NS's source is the contested address, which resolves to
+ * its registered owner, who would take "duplicate" for its own address.
+ * Its link destination is the claimant's too, the SLLAO, kept here until
+ * the IPv6 layer asks for it (nib_get), so that neither the neighbor cache
+ * nor the EUI-64 (a forged one can name anyone's link-local address)
+ * decides it. An SLLAO naming the registered @p owner's link address gives
+ * way to the frame's source @p fsrc; failing that, no NA: a refusal never
+ * goes to the owner. */
+static void refuse(struct wren_nib *nib, const struct nd_opts *o, const uint8_t *target,
+                   const struct icmpv6_aro *a, const struct wren_nib_neighbor *owner,
+                   const uint8_t *fsrc, uint8_t fsrc_len)
+{
+    const uint8_t *l2 = o->sllao.addr;
+    uint8_t l2len = o->sllao.len;
+    if (owner && same_l2(l2, l2len, owner->l2, owner->l2len)) {
+        l2 = fsrc;
+        l2len = fsrc_len;
+        if (l2len == 0 || l2len > 8 || same_l2(l2, l2len, owner->l2, owner->l2len)) {
+            return;
+        }
+    }
+    unsigned i = 0;
+    while (i < CONFIG_WREN_NIB_REFUSALS && nib->refused[i].l2len) {
+        i++;
+    }
+    if (i == CONFIG_WREN_NIB_REFUSALS) { /* all pending: the oldest gives way */
+        i = nib->refused_next;
+        nib->refused_next = (uint8_t)((i + 1) % CONFIG_WREN_NIB_REFUSALS);
+    }
+    struct wren_nib_refusal *r = &nib->refused[i];
+    memset(r->ip, 0, 16);
+    r->ip[0] = 0xfe;
+    r->ip[1] = 0x80;
+    wren_ipv6_iid_from_l2(r->ip + 8, o->aro.rovr, 8);
+    memcpy(r->l2, l2, l2len);
+    r->l2len = l2len;
+    send_na(nib, r->ip, target, ICMPV6_NA_S, a);
+}
+
+static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                  const uint8_t *fsrc, uint8_t fsrc_len)
 {
     struct nd_opts o;
     if (read_opts(nib, m, &o, ip) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
@@ -378,29 +453,31 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
         struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
         if (n && n->state == WREN_NIB_REGISTERED && memcmp(n->eui64, o.aro.rovr, 8) != 0) {
+            /* RFC 6775 6.5.1: another owner's; the registration stands */
             a.status = ICMPV6_ARO_DUPLICATE;
             nib->stats.aro_dup++;
+            refuse(nib, &o, m->nd.target, &a, n, fsrc, fsrc_len);
         } else if ((n = nc_update(nib, m->nd.target, o.sllao.addr, o.sllao.len,
                                   WREN_NIB_REGISTERED)) == NULL) {
             a.status = 2; /* neighbor cache full */
             nib->stats.aro_full++;
+            refuse(nib, &o, m->nd.target, &a, NULL, fsrc, fsrc_len);
         } else {
             n->state = o.aro.lifetime ? WREN_NIB_REGISTERED : WREN_NIB_STALE;
             memcpy(n->eui64, o.aro.rovr, 8);
             n->expires_s = now_s(nib) + (uint32_t)o.aro.lifetime * 60u;
             nib->stats.aro_ok++;
+            send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
         }
-        send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
         return;
     }
     if (o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
         nc_update(nib, src, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
     }
-    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
-    uint8_t me[16];
-    memcpy(me, m->nd.target, 16);
-    if (ipm && (own_addr(nib, me, false, NULL) || own_addr(nib, me, true, NULL)) &&
-        memcmp(me, m->nd.target, 16) == 0) {
+    /* RFC 4861 7.2.3: answer for any valid address of the interface, link-local
+     * or not; RFC 4862 5.4.3: never for a tentative one (on 6LoWPAN links, one
+     * not registered yet) */
+    if (own_state(nib, m->nd.target) == WREN_IPV6_ADDR_VALID) {
         send_na(nib, wren_ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
                 (uint8_t)(ICMPV6_NA_O | (wren_ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
     }
@@ -415,6 +492,11 @@ static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     }
     nib->stats.rx_na++;
     if (o.has_aro && !nib->router) {
+        if (memcmp(o.aro.rovr, nib->eui64, 8) != 0) {
+            /* not an answer to our registration (the router's NA carries the
+             * NS's ARO back, EUI-64 and all): another node's, refused, say */
+            return;
+        }
         uint8_t addr[16];
         struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
         if (ipm && own_addr(nib, addr, true, NULL) && memcmp(addr, m->nd.target, 16) == 0) {
@@ -433,9 +515,10 @@ static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         }
         return;
     }
-    /* RFC 4861 7.2.5: an advertisement only updates an entry we have */
+    /* RFC 4861 7.2.5: an advertisement only updates an entry we have; a
+     * registered one only its registration does (RFC 6775 6.5.2, RFC 8505) */
     struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
-    if (n && o.has_tllao) {
+    if (n && o.has_tllao && n->state != WREN_NIB_REGISTERED) {
         memcpy(n->l2, o.tllao.addr, o.tllao.len);
         n->l2len = o.tllao.len;
         if ((m->nd.flags & ICMPV6_NA_S) && n->state == WREN_NIB_STALE) {
@@ -462,7 +545,8 @@ static void nib_handle(struct wren_node *node, struct wren_module *self,
         } else if (m.type == ICMPV6_ND_RA) {
             on_ra(nib, ips->data, &m);
         } else if (m.type == ICMPV6_ND_NS) {
-            on_ns(nib, ips->data, &m);
+            const struct wren_netif_hdr *h = nhs ? wren_netif_hdr(nhs) : NULL;
+            on_ns(nib, ips->data, &m, h ? h->src : NULL, h ? h->src_len : 0);
         } else if (m.type == ICMPV6_ND_NA) {
             on_na(nib, ips->data, &m);
         }
@@ -480,6 +564,16 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
     if (opt == WREN_NETOPT_NIB_L2) {
         if (max < 16 || (ctx && ctx != nib->if_id)) {
             return -EINVAL;
+        }
+        for (unsigned i = 0; i < CONFIG_WREN_NIB_REFUSALS; i++) {
+            struct wren_nib_refusal *r = &nib->refused[i];
+            if (r->l2len && memcmp(r->ip, val, 16) == 0) {
+                /* a refusal's NA (refuse()): once */
+                uint8_t l2len = r->l2len;
+                memcpy(val, r->l2, l2len);
+                r->l2len = 0;
+                return l2len;
+            }
         }
         struct wren_nib_neighbor *n = nc_find(nib, val);
         if (n == NULL || n->l2len == 0) {

@@ -20,7 +20,22 @@
  * The neighbor cache is bounded and cannot be flushed by unsolicited
  * traffic: entries learned from solicitations only ever replace other such
  * entries (least recently used first); registered entries and routers stay
- * until their lifetime ends. Unsolicited NAs never create entries.
+ * until their lifetime ends. Unsolicited NAs never create entries. A
+ * registered entry's link address changes only through a registration by
+ * the same EUI-64 (RFC 6775 6.5.2 / RFC 8505): NSs without ARO and NAs
+ * leave it alone.
+ *
+ * A refused registration (duplicate, cache full) is answered at the
+ * link-local address formed from the EUI-64 in the ARO (RFC 6775 6.5.2),
+ * never at the NS's source (the contested address, the owner's), and at
+ * the claimant's link address: its SLLAO, or the frame's source if the
+ * SLLAO names the owner's. The router keeps the few such link addresses
+ * (refused[]) until the IPv6 layer asks for them (GET WREN_NETOPT_NIB_L2).
+ * A host takes an NA's ARO as its registration's answer only if it carries
+ * its own EUI-64.
+ *
+ * An NS is answered for every valid (not tentative) address of the
+ * interface (RFC 4861 7.2.3, RFC 4862 5.4.3), asked of the IPv6 layer.
  *
  * Registered as (WREN_NETTYPE_ICMPV6, 133..136); the IPv6 layer asks it for
  * link addresses with GET WREN_NETOPT_NIB_L2.
@@ -45,6 +60,10 @@
 #ifndef CONFIG_WREN_NIB_CONTEXTS
 #define CONFIG_WREN_NIB_CONTEXTS 2   /**< contexts a router advertises */
 #endif
+/** Refused registrations whose NA awaits its link address (RFC 6775 6.5.2). */
+#ifndef CONFIG_WREN_NIB_REFUSALS
+#define CONFIG_WREN_NIB_REFUSALS 2
+#endif
 /** Registration lifetime hosts ask for, minutes. */
 #ifndef CONFIG_WREN_NIB_ARO_LIFETIME_MIN
 #define CONFIG_WREN_NIB_ARO_LIFETIME_MIN 15
@@ -66,6 +85,14 @@ struct wren_nib_neighbor {
     uint8_t state;          /**< enum wren_nib_state */
     uint32_t expires_s;     /**< routers and registered entries */
     uint32_t used_s;        /**< last use, for LRU */
+};
+
+/** Where the NA refusing a registration goes (RFC 6775 6.5.2): the
+ *  claimant's link-local address (from the ARO's EUI-64) and link address. */
+struct wren_nib_refusal {
+    uint8_t ip[16];
+    uint8_t l2[8];
+    uint8_t l2len;          /**< 0: unused (taken once the IPv6 layer asked) */
 };
 
 struct wren_nib_prefix {
@@ -121,6 +148,8 @@ struct wren_nib {
     struct wren_nib_neighbor nc[CONFIG_WREN_NIB_NEIGHBORS];
     struct wren_nib_prefix prefixes[CONFIG_WREN_NIB_PREFIXES];
     struct wren_nib_ctx ctxs[CONFIG_WREN_NIB_CONTEXTS];
+    struct wren_nib_refusal refused[CONFIG_WREN_NIB_REFUSALS];
+    uint8_t refused_next;        /**< the slot the next refusal takes */
     struct wren_nib_stats stats;
 };
 

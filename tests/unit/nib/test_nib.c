@@ -272,25 +272,112 @@ TEST(test_nib_aro__the_owner_keeps_its_address_when_another_claims_it)
     join(h);
     uint8_t g[16];
     addr_of(g, pfx, 1);
-    unsigned na_before = h->nib->stats.rx_na;
+    unsigned na_before = h->nib->stats.rx_na, ip_before = h->ip->stats.rx_pkts;
     register_as(0x42, g, 7, 15);
     CHECK_EQ(r->nib->stats.aro_dup, 1);
-    /* the refusal is the claimant's business, not the owner's */
-    bool owner_hit = h->nib->stats.rx_na != na_before;
-    uint8_t st = addr_state(h, g);
+    CHECK_EQ(r->nib->stats.tx_na, 2); /* the owner's registration, the refusal */
+    /* the refusal is the claimant's business, not the owner's (RFC 6775
+     * 6.5.2: error NAs go to the link-local address formed from the EUI-64
+     * in the ARO, not to the NS's source, which is the contested address) */
+    CHECK_EQ(h->nib->stats.rx_na, na_before);
+    CHECK_EQ(h->ip->stats.rx_pkts, ip_before);
+    CHECK_EQ(addr_state(h, g), WREN_IPV6_ADDR_VALID);
+    CHECK_NIB(h, .tx_rs = 1, .rx_ra = 1, .tx_ns = 1, .rx_na = 1, .reg_ok = 1);
     FX_CLEAN(100000);
-    if (owner_hit || st != WREN_IPV6_ADDR_VALID) {
-        /* KNOWN BUG, reported, not fixed here (src/ is not the tests'): the
-         * router sends the duplicate-address NA to the NS's source address,
-         * which is the contested address itself, so it resolves to the
-         * owner's registered entry and the owner, seeing status
-         * "duplicate" for its own address, removes it (RFC 6775 6.5.2:
-         * error NAs go to the link-local address formed from the EUI-64 in
-         * the ARO). One spoofed NS takes any host's address away. */
-        print_message("  KNOWN BUG: the owner got the NA (%d) and its address is %s\n",
-                      owner_hit, st == WREN_IPV6_ADDR_VALID ? "valid" : "gone");
-        skip();
+    CHECK_EQ(addr_state(h, g), WREN_IPV6_ADDR_VALID);
+}
+
+/* an NS from node @p from's radio (frame source: its short address) for
+ * @p target, SLLAO of short address @p sllao, ARO of EUI-64 @p eui */
+static void claim_from(struct fx_node *from, uint16_t sllao, const uint8_t *target,
+                       const uint8_t *eui)
+{
+    uint8_t m[96], ll_r[16];
+    addr_of(ll_r, ll_prefix, 0);
+    size_t n = ns_msg(m, target, sllao, eui, 15);
+    nd_inject(r, (uint16_t)from->radio->index, target, ll_r, m, n, 255);
+}
+
+TEST(test_nib_aro__the_refusal_goes_to_the_claimant)
+{
+    struct fx_node *c = fx_node(FX_LOWPAN_NODE); /* short address 2 */
+    fx_link2(r, c);
+    join(h);
+    uint8_t g[16];
+    addr_of(g, pfx, 1);
+    /* c claims the host's address with its own EUI-64 and link address:
+     * the refusal reaches c's radio, nobody else's, at the link-local
+     * address of c's EUI-64 (not one of c's, which use its short address:
+     * its IPv6 layer drops it) */
+    unsigned c_rx = c->ip->stats.rx_pkts, h_rx = h->ip->stats.rx_pkts;
+    claim_from(c, 2, g, c->radio->long_addr);
+    CHECK_EQ(r->nib->stats.aro_dup, 1);
+    CHECK_EQ(c->ip->stats.rx_pkts - c_rx, 1);
+    CHECK_EQ(c->ip->stats.rx_drop_not_for_us, 1);
+    CHECK_EQ(h->ip->stats.rx_pkts, h_rx);
+    /* the router kept c's link address only for that NA */
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_REFUSALS; i++) {
+        CHECK_EQ(r->nib->refused[i].l2len, 0);
     }
+    uint8_t ll_c[16];
+    addr_of(ll_c, ll_prefix, 0);
+    memcpy(ll_c + 8, c->radio->long_addr, 8);
+    ll_c[8] ^= 0x02;
+    CHECK(nc_of(r, ll_c) == NULL);
+    /* an SLLAO naming the owner's link address does not send the refusal
+     * there: it goes to the frame's source, the claimant */
+    claim_from(c, 1, g, c->radio->long_addr);
+    CHECK_EQ(r->nib->stats.aro_dup, 2);
+    CHECK_EQ(c->ip->stats.rx_pkts - c_rx, 2);
+    CHECK_EQ(h->ip->stats.rx_pkts, h_rx);
+    /* and when the frame comes from the owner's link address too, with an
+     * EUI-64 whose link-local address is the owner's own, nobody gets it */
+    const uint8_t forged[8] = { 0x02, 0, 0, 0xff, 0xfe, 0, 0, 1 };
+    uint8_t ll_h[16], iid[8];
+    addr_of(ll_h, ll_prefix, 1);
+    wren_ipv6_iid_from_l2(iid, forged, 8);
+    CHECK_MEM(iid, ll_h + 8, 8);
+    unsigned na = r->nib->stats.tx_na;
+    claim_from(h, 1, g, forged);
+    CHECK_EQ(r->nib->stats.aro_dup, 3);
+    CHECK_EQ(r->nib->stats.tx_na, na);
+    CHECK_EQ(h->ip->stats.rx_pkts, h_rx);
+    CHECK_EQ(addr_state(h, g), WREN_IPV6_ADDR_VALID);
+    const struct wren_nib_neighbor *e = nc_of(r, g);
+    CHECK(e != NULL && e->state == WREN_NIB_REGISTERED);
+    CHECK_MEM(e->eui64, h->radio->long_addr, 8);
+    CHECK_EQ(get_be16(e->l2), 1);
+    FX_CLEAN(1000);
+}
+
+TEST(test_nib_aro__a_host_takes_only_an_aro_with_its_own_eui64)
+{
+    join(h);
+    uint8_t g[16], ll_r[16], ll_h[16], m[64];
+    addr_of(g, pfx, 1);
+    addr_of(ll_r, ll_prefix, 0);
+    addr_of(ll_h, ll_prefix, 1);
+    /* an NA refusing someone else's registration of the host's address,
+     * delivered to the host anyway (a forged destination): not the host's */
+    const uint8_t other[8] = { 0x02, 0, 0, 0, 0, 0, 0xee, 7 };
+    memset(m, 0, 24);
+    m[0] = ICMPV6_ND_NA;
+    m[4] = ICMPV6_NA_S | ICMPV6_NA_R;
+    memcpy(m + 8, g, 16);
+    struct icmpv6_aro aro = { .status = ICMPV6_ARO_DUPLICATE, .lifetime = 15, .rovr = other,
+                              .rovr_len = 8 };
+    size_t n = 24 + (size_t)wren_icmpv6_opt_aro_emit(&aro, m + 24, 40);
+    nd_inject(h, 0, ll_r, ll_h, m, n, 255);
+    CHECK_EQ(h->nib->stats.rx_na, 2);
+    CHECK_EQ(h->nib->stats.reg_failed, 0);
+    CHECK_EQ(addr_state(h, g), WREN_IPV6_ADDR_VALID);
+    /* with its own EUI-64 it is its registration's answer */
+    aro.rovr = h->radio->long_addr;
+    n = 24 + (size_t)wren_icmpv6_opt_aro_emit(&aro, m + 24, 40);
+    nd_inject(h, 0, ll_r, ll_h, m, n, 255);
+    CHECK_EQ(h->nib->stats.reg_failed, 1);
+    CHECK_EQ(addr_state(h, g), WREN_IPV6_ADDR_UNUSED);
+    FX_CLEAN(1000);
 }
 
 TEST(test_nib_aro__cache_full_is_refused_registered_entries_survive)
@@ -402,16 +489,40 @@ TEST(test_nib_ns__solicitation_for_an_own_address_is_answered)
     n = ns_msg(m, other, 1, NULL, 0);
     nd_inject(r, 1, g, gr, m, n, 255);
     CHECK_EQ(r->nib->stats.tx_na, na + na_global);
+    /* RFC 4861 7.2.3: any address of the interface, not only the
+     * link-local one */
+    CHECK_EQ(na_global, 1);
     FX_CLEAN(1000);
-    if (na_global != 1) {
-        /* KNOWN BUG, reported, not fixed here: on_ns looks for the target
-         * among the node's addresses with own_addr(link-local) ||
-         * own_addr(global), which stops at the link-local address (it
-         * always exists) and compares only that: an NS for a global address
-         * of the node is never answered (RFC 4861 7.2.3). */
-        print_message("  KNOWN BUG: no NA for an NS for the router's global address\n");
-        skip();
-    }
+}
+
+TEST(test_nib_ns__no_answer_for_a_tentative_address)
+{
+    join(h);
+    uint8_t g[16], t[16], ll_h[16], src[16], m[96];
+    addr_of(g, pfx, 1);
+    addr_of(ll_h, ll_prefix, 1);
+    addr_of(src, ll_prefix, 0x77);
+    /* a second global address, tentative (not registered yet) */
+    const uint8_t pfx2[8] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 2 };
+    addr_of(t, pfx2, 1);
+    struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
+    memcpy(a.addr, t, 16);
+    CHECK_EQ(wren_netapi_set(&h->node, &h->ip->module, WREN_NETOPT_IPV6_ADDR, h->if_id, &a,
+                             sizeof(a)),
+             0);
+    /* RFC 4862 5.4.3: no NA for it; the valid ones are answered */
+    unsigned na = h->nib->stats.tx_na;
+    size_t n = ns_msg(m, t, 0x77, NULL, 0);
+    nd_inject(h, 0x77, src, ll_h, m, n, 255);
+    CHECK_EQ(h->nib->stats.tx_na, na);
+    n = ns_msg(m, g, 0x77, NULL, 0);
+    nd_inject(h, 0x77, src, ll_h, m, n, 255);
+    CHECK_EQ(h->nib->stats.tx_na, na + 1);
+    n = ns_msg(m, ll_h, 0x77, NULL, 0);
+    nd_inject(h, 0x77, src, ll_h, m, n, 255);
+    CHECK_EQ(h->nib->stats.tx_na, na + 2);
+    CHECK_EQ(h->nib->stats.rx_ns, 3);
+    FX_CLEAN(1000);
 }
 
 TEST(test_nib_na__unsolicited_advertisements_create_nothing)
@@ -461,18 +572,29 @@ TEST(test_nib_nc__registered_entry_keeps_its_link_address_against_spoofed_nd)
     e = nc_of(r, g);
     CHECK(e != NULL && e->state == WREN_NIB_REGISTERED);
     uint16_t after_na = get_be16(e->l2);
+    /* RFC 6775 6.5.2 / RFC 8505: only the owner's registration changes a
+     * registered entry */
+    CHECK_EQ(after_ns, 1);
+    CHECK_EQ(after_na, 1);
+    /* nor does an RS with an SLLAO from the registered address */
+    uint8_t ll_r[16], rs[16] = { ICMPV6_ND_RS };
+    addr_of(ll_r, ll_prefix, 0);
+    n = 8 + (size_t)wren_icmpv6_opt_lladdr_emit(ICMPV6_OPT_SLLAO, l2, 2, rs + 8, 8);
+    nd_inject(r, 0x66, g, ll_r, rs, n, 255);
+    e = nc_of(r, g);
+    CHECK(e != NULL && e->state == WREN_NIB_REGISTERED);
+    CHECK_EQ(get_be16(e->l2), 1);
+    /* the router's traffic for the address still goes to the owner */
+    uint8_t echo[16] = { ICMPV6_ECHO_REQUEST, 0, 0, 0, 0, 1, 0, 1 };
+    CHECK_EQ(wren_icmpv6_send(&r->node, NULL, g, 0, 0, echo, sizeof(echo)), 0);
+    fx_run_us(100000);
+    CHECK_EQ(h->icmp->stats.rx_echo_req, 1);
+    /* the owner registering from another link address moves it */
+    register_eui(0x66, g, h->radio->long_addr, 15);
+    e = nc_of(r, g);
+    CHECK(e != NULL && e->state == WREN_NIB_REGISTERED);
+    CHECK_EQ(get_be16(e->l2), 0x66);
     FX_CLEAN(1000);
-    if (after_ns != 1 || after_na != 1) {
-        /* KNOWN BUG, reported, not fixed here: an NS without ARO (through
-         * nc_update) and an NA (on_na) overwrite the link address of a
-         * registered entry, so a spoofed message redirects the router's
-         * traffic for a registered address to the spoofer; RFC 6775 lets
-         * only the owner's registration change a registered entry. */
-        print_message("  KNOWN BUG: registered entry's link address now %#x after the NS, "
-                      "%#x after the NA (owner 0x1)\n",
-                      after_ns, after_na);
-        skip();
-    }
 }
 
 TEST(test_nib_nd__invalid_messages_are_counted_not_used)
@@ -518,9 +640,12 @@ int main(void)
         FX_TEST_SETUP(test_nib_slaac__address_from_the_pio_registered_then_valid, setup),
         FX_TEST_SETUP(test_nib_aro__duplicate_registration_is_refused, setup),
         FX_TEST_SETUP(test_nib_aro__the_owner_keeps_its_address_when_another_claims_it, setup),
+        FX_TEST_SETUP(test_nib_aro__the_refusal_goes_to_the_claimant, setup),
+        FX_TEST_SETUP(test_nib_aro__a_host_takes_only_an_aro_with_its_own_eui64, setup),
         FX_TEST_SETUP(test_nib_aro__cache_full_is_refused_registered_entries_survive, setup),
         FX_TEST_SETUP(test_nib_nc__solicitations_fill_a_bounded_cache_lru_first, setup),
         FX_TEST_SETUP(test_nib_ns__solicitation_for_an_own_address_is_answered, setup),
+        FX_TEST_SETUP(test_nib_ns__no_answer_for_a_tentative_address, setup),
         FX_TEST_SETUP(test_nib_na__unsolicited_advertisements_create_nothing, setup),
         FX_TEST_SETUP(test_nib_nc__registered_entry_keeps_its_link_address_against_spoofed_nd,
                       setup),
