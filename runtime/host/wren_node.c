@@ -4,7 +4,7 @@
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
  *             [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] [--tap-seed N]
- *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof]
+ *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]
  *
  * Interfaces: an Ethernet interface over a TAP device (IPv6 with classic
  * neighbor discovery, so Linux's own tools reach it) and/or an 802.15.4
@@ -112,7 +112,7 @@ static void usage(FILE *f)
                "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
                "                 [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] "
                "[--tap-seed N]\n"
-               "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof]\n"
+               "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]\n"
                "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
                "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
                "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754),\n"
@@ -137,7 +137,9 @@ static void usage(FILE *f)
                "  --tap-seed N   seed of the fault injector's PRNG (default: the node id)\n"
                "  --pktbuf BYTES packet buffer size (default 65536)\n"
                "  --script FILE  read commands from FILE instead of stdin\n"
-               "  --exit-on-eof  exit when the commands run out\n");
+               "  --exit-on-eof  exit when the commands run out\n"
+               "  --modules LIST the modules to run, comma-separated, in start order\n"
+               "                 (default: all of them: sixlowpan,ipv6,icmpv6,udp,tcp,nib,nd_eth)\n");
 }
 
 /* ---- program commands ------------------------------------------------------ */
@@ -340,6 +342,8 @@ static int die(const char *what, int res)
 /* What the command line asks for. */
 struct opts {
     const char *tap_name, *zep_spec[MAX_ZEP], *script, *br_spec, *via_spec;
+    const struct wren_module_ops *mods[16]; /**< --modules, in start order */
+    uint8_t n_mods;                         /**< 0: every module of the list */
     unsigned n_zep_spec;
     unsigned long id, channel, pktbuf;
     struct wren_netopt_faults faults;
@@ -352,6 +356,29 @@ static int bad_arg(const char *what)
 {
     fprintf(stderr, "wren-node: %s\n", what);
     return 2;
+}
+
+/* --modules LIST: names of the module list (src/stack/modules.h). @return 0 or 2. */
+static int take_modules(struct opts *o, const char *arg)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", arg);
+    o->n_mods = 0;
+    char *save = NULL;
+    for (char *p = strtok_r(buf, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
+        const struct wren_module_ops *m = wren_stack_module_named(p);
+        if (m == NULL || o->n_mods == sizeof(o->mods) / sizeof(o->mods[0])) {
+            fprintf(stderr, "wren-node: --modules: %s '%s' (the modules:", m ? "too many at" :
+                    "no module", p);
+            for (unsigned i = 0; wren_stack_module_name(i); i++) {
+                fprintf(stderr, " %s", wren_stack_module_name(i));
+            }
+            fprintf(stderr, ")\n");
+            return 2;
+        }
+        o->mods[o->n_mods++] = m;
+    }
+    return o->n_mods ? 0 : bad_arg("--modules wants at least one module");
 }
 
 /* One option. @return 0, or the exit status (0 after --help is -1). */
@@ -411,6 +438,8 @@ static int take_opt(struct opts *o, int c, const char *arg)
     case 'e':
         o->exit_on_eof = true;
         return 0;
+    case 'm':
+        return take_modules(o, arg);
     case 'h':
         usage(stdout);
         return -1;
@@ -469,6 +498,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"pktbuf", required_argument, NULL, 'p'},
         {"script", required_argument, NULL, 's'},
         {"exit-on-eof", no_argument, NULL, 'e'},
+        {"modules", required_argument, NULL, 'm'},
         {"border-router", required_argument, NULL, 'b'},
         {"default-via", required_argument, NULL, 'd'},
         {"tap-loss", required_argument, NULL, 'L'},
@@ -479,7 +509,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {NULL, 0, NULL, 0},
     };
     int c, res;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:m:", opts, NULL)) != -1) {
         if ((res = take_opt(o, c, optarg)) != 0) {
             return res;
         }
@@ -529,8 +559,9 @@ static int open_devices(struct app *a, const struct opts *o)
     return 0;
 }
 
-/* The node: the TAP first, then the radios, every module of the list. */
-static int build_stack(struct app *a)
+/* The node: the TAP first, then the radios, the modules asked for (default:
+ * every module of the list). */
+static int build_stack(struct app *a, const struct opts *o)
 {
     static const struct wren_module_ops *const mods[] = WREN_STACK_ALL_MODULES;
     struct wren_stack_iface ifs[1 + MAX_ZEP];
@@ -545,6 +576,10 @@ static int build_stack(struct app *a)
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, mods);
     desc.n_ifaces = (uint8_t)n;
+    if (o->n_mods) {
+        desc.mods = o->mods;
+        desc.n_mods = o->n_mods;
+    }
     if (wren_stack_pool_size(NULL, &desc) > sizeof(modules)) {
         return -ENOMEM;
     }
@@ -559,6 +594,10 @@ static int configure(struct app *a, const struct opts *o)
         /* the 6LBR: prefix and context 0 on the (first) 6LoWPAN link, ABRO */
         struct wren_nib *nib = (struct wren_nib *)wren_stack_module(
             &a->stack, &wren_nib_module, a->lowpan_if[0].netif.id);
+        if (nib == NULL) {
+            fprintf(stderr, "wren-node: --border-router needs the nib module\n");
+            return 2;
+        }
         if ((res = wren_nib_prefix_add(nib, o->br_prefix, o->br_len, 0)) < 0 ||
             (res = wren_nib_border_router(nib, 1)) < 0) {
             return die("cannot become a border router", res);
@@ -568,6 +607,10 @@ static int configure(struct app *a, const struct opts *o)
         struct wren_fib_entry d = {.prefix_len = 0, .if_id = a->eth.netif.id};
         memcpy(d.next_hop, o->via, 16);
         struct wren_module *ip = wren_stack_module(&a->stack, &wren_ipv6_module, 0);
+        if (ip == NULL) {
+            fprintf(stderr, "wren-node: --default-via needs the ipv6 module\n");
+            return 2;
+        }
         if ((res = wren_netapi_set(&a->node, ip, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d,
                                    sizeof(d))) < 0) {
             return die("cannot add the default route", res);
@@ -609,7 +652,7 @@ int main(int argc, char **argv)
     if ((res = open_devices(a, &o)) != 0) {
         return res;
     }
-    if ((res = build_stack(a)) < 0) {
+    if ((res = build_stack(a, &o)) < 0) {
         return die("cannot start the stack", res);
     }
     if ((res = configure(a, &o)) != 0) {
