@@ -122,3 +122,22 @@ def test_wren_node_on_zep_shows_its_device_and_modules():
             for c in lists[sets[n]]]
     missing = [w for w in want if w not in names]
     assert not missing, f"wren-node's stats lacks {missing}"
+
+
+def test_wren_node_modules_option_chooses_the_stack():
+    exe = paths.BUILD / "wren-node"
+    if not exe.exists():
+        pytest.skip("wren-node not built")
+    base = [str(exe), "--id", "5", "--zep", "0:127.0.0.1:9", "--exit-on-eof"]
+    res = subprocess.run(base + ["--modules", "sixlowpan,ipv6,icmpv6"], input="stats\nhelp\n",
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    sets = {n.split(".")[0] for n in _stats_names(res.stdout)}
+    assert {"6lowpan", "ipv6", "icmpv6", "zep"} <= sets, sets
+    assert not {"udp", "tcp", "nib"} & sets, sets
+    assert "\nfib " in res.stdout and "\nnib " not in res.stdout
+    res = subprocess.run(base + ["--modules", "ipv6,icmp6"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2
+    assert res.stderr.startswith("wren-node: --modules: no module 'icmp6' (the modules: "), res.stderr
+    assert res.stderr.count("\n") == 1
