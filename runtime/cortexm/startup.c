@@ -8,16 +8,16 @@ extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 extern int main(void);
 extern void initialise_monitor_handles(void);
 
-void reset_handler(void);
-void default_handler(void);
+void wren_reset_handler(void);
+void wren_default_handler(void);
 
-void default_handler(void)
+void wren_default_handler(void)
 {
     for (;;) {
     }
 }
 
-void reset_handler(void)
+void wren_reset_handler(void)
 {
     memcpy(&_sdata, &_sidata, (size_t)((uint8_t *)&_edata - (uint8_t *)&_sdata));
     memset(&_sbss, 0, (size_t)((uint8_t *)&_ebss - (uint8_t *)&_sbss));
@@ -26,8 +26,8 @@ void reset_handler(void)
 }
 
 __attribute__((section(".vectors"), used)) static const void *const vectors[16] = {
-    &_estack,        reset_handler,   default_handler, default_handler,
-    default_handler, default_handler, default_handler, 0,
-    0,               0,               0,               default_handler,
-    default_handler, 0,               default_handler, default_handler,
+    &_estack,        wren_reset_handler,   wren_default_handler, wren_default_handler,
+    wren_default_handler, wren_default_handler, wren_default_handler, 0,
+    0,               0,               0,               wren_default_handler,
+    wren_default_handler, 0,               wren_default_handler, wren_default_handler,
 };
