@@ -13,6 +13,8 @@
 
 #include "sim/zep_bridge.h"
 
+static void names_free(struct wren_sim *s);
+
 struct wren_sim *wren_sim_new(uint64_t seed)
 {
     struct wren_sim *s = calloc(1, sizeof(*s));
@@ -45,6 +47,7 @@ void wren_sim_free(struct wren_sim *s)
         free(s->nodes[i]);
     }
     free(s->nodes);
+    names_free(s);
     free(s);
 }
 
@@ -118,11 +121,10 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         desc.n_mods = s->n_mods;
     }
     size_t len = wren_stack_pool_size(NULL, &desc);
-    sn->modules = aligned_alloc(8, len ? len : 8);
+    sn->modules = calloc(1, len ? len : 8); /* malloc's alignment suffices (8) */
     if (sn->modules == NULL) {
         return -ENOMEM;
     }
-    memset(sn->modules, 0, len);
     *bytes = len;
     int res = wren_stack_build(&sn->node, &desc, sn->modules, len, NULL);
     if (res < 0) {
@@ -328,54 +330,88 @@ uint64_t wren_sim_events(const struct wren_sim *s)
     return s->world.fired;
 }
 
+/* A counter set's full names ("nib2.rx_rs"), made once per simulation for
+ * each (set, interface suffix) a node reports. */
+struct wren_sim_names {
+    const struct wren_counter_set *set;
+    char suffix[4];
+    char **full;
+};
+
+static void names_free(struct wren_sim *s)
+{
+    for (size_t i = 0; i < s->n_names; i++) {
+        for (unsigned k = 0; k < s->names[i].set->n; k++) {
+            free(s->names[i].full[k]);
+        }
+        free(s->names[i].full);
+    }
+    free(s->names);
+}
+
+static char *full_name(const char *set, const char *suffix, const char *name)
+{
+    size_t len = strlen(set) + strlen(suffix) + 1 + strlen(name) + 1;
+    char *c = malloc(len);
+    if (c) {
+        snprintf(c, len, "%s%s.%s", set, suffix, name);
+    }
+    return c;
+}
+
+/* @p set's full names with @p suffix, or NULL when out of memory */
+static char *const *set_names(struct wren_sim *s, const struct wren_counter_set *set,
+                              const char *suffix)
+{
+    for (size_t i = 0; i < s->n_names; i++) {
+        if (s->names[i].set == set && strcmp(s->names[i].suffix, suffix) == 0) {
+            return s->names[i].full;
+        }
+    }
+    struct wren_sim_names *v = realloc(s->names, (s->n_names + 1) * sizeof(*v));
+    if (v == NULL) {
+        return NULL;
+    }
+    s->names = v;
+    struct wren_sim_names *e = &v[s->n_names];
+    e->set = set;
+    snprintf(e->suffix, sizeof(e->suffix), "%s", suffix);
+    e->full = calloc(set->n, sizeof(*e->full));
+    for (unsigned k = 0; e->full && k < set->n; k++) {
+        if ((e->full[k] = full_name(set->name, suffix, set->names[k])) == NULL) {
+            while (k--) {
+                free(e->full[k]);
+            }
+            free(e->full);
+            e->full = NULL;
+        }
+    }
+    if (e->full == NULL) {
+        return NULL;
+    }
+    s->n_names++;
+    return e->full;
+}
+
 struct collect {
+    struct wren_sim *s;
     const char **names;
     uint64_t *values;
     int max;
     int n;
 };
 
-/* full names "set.counter" live as long as the program: interned in one
- * table, since a set's names are static but their prefix is not */
-static const char *intern(const char *set, const char *suffix, const char *name)
-{
-    static struct {
-        char **v;
-        size_t n, cap;
-    } tab;
-    char buf[96];
-    snprintf(buf, sizeof(buf), "%s%s.%s", set, suffix, name);
-    for (size_t i = 0; i < tab.n; i++) {
-        if (strcmp(tab.v[i], buf) == 0) {
-            return tab.v[i];
-        }
-    }
-    if (tab.n == tab.cap) {
-        size_t cap = tab.cap ? tab.cap * 2 : 256;
-        char **v = realloc(tab.v, cap * sizeof(*v));
-        if (v == NULL) {
-            return "?";
-        }
-        tab.v = v;
-        tab.cap = cap;
-    }
-    size_t len = strlen(buf) + 1;
-    char *c = malloc(len);
-    if (c == NULL) {
-        return "?";
-    }
-    memcpy(c, buf, len);
-    tab.v[tab.n++] = c;
-    return c;
-}
-
 static void collect(void *ctx, const struct wren_counter_set *set, const char *suffix,
                     const void *values)
 {
     struct collect *c = ctx;
-    for (unsigned i = 0; set->names && i < set->n; i++, c->n++) {
+    if (set->names == NULL) {
+        return;
+    }
+    char *const *full = c->n < c->max ? set_names(c->s, set, suffix) : NULL;
+    for (unsigned i = 0; i < set->n; i++, c->n++) {
         if (c->n < c->max) {
-            c->names[c->n] = intern(set->name, suffix, set->names[i]);
+            c->names[c->n] = full ? full[i] : "?";
             c->values[c->n] = wren_counter_value(set, values, i);
         }
     }
@@ -388,7 +424,7 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     if (sn == NULL) {
         return -EINVAL;
     }
-    struct collect c = { names, values, max, 0 };
+    struct collect c = { s, names, values, max, 0 };
     wren_stack_counters(&sn->node, collect, &c);
     /* the raw traffic application every sim node has */
     collect(&c, &wren_rawgen_counters, "", &sn->app.stats);

@@ -59,6 +59,8 @@ struct wren_sim {
     struct wren_sim_zep *zep; /**< the bridge to live processes, or NULL */
     const struct wren_module_ops *mods[16]; /**< what nodes added from now on run */
     uint8_t n_mods;         /**< 0: every module of the list */
+    struct wren_sim_names *names; /**< counter names made so far (wren_sim_counters) */
+    size_t n_names;
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
@@ -153,7 +155,8 @@ uint64_t wren_sim_events(const struct wren_sim *s);
 
 /**
  * @brief Counters of node @p id as (name, value) pairs.
- * @param[out] names   static strings, valid for the program's life
+ * @param[out] names   "set.counter" strings, valid until wren_sim_free(); not
+ *                     written (nor made) when @p max is 0
  * @return the number of counters (may exceed @p max; only @p max are written).
  */
 int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint64_t *values,
