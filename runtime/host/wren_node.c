@@ -361,24 +361,20 @@ static int bad_arg(const char *what)
 /* --modules LIST: names of the module list (src/stack/modules.h). @return 0 or 2. */
 static int take_modules(struct opts *o, const char *arg)
 {
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", arg);
-    o->n_mods = 0;
-    char *save = NULL;
-    for (char *p = strtok_r(buf, ", ", &save); p; p = strtok_r(NULL, ", ", &save)) {
-        const struct wren_module_ops *m = wren_stack_module_named(p);
-        if (m == NULL || o->n_mods == sizeof(o->mods) / sizeof(o->mods[0])) {
-            fprintf(stderr, "wren-node: --modules: %s '%s' (the modules:", m ? "too many at" :
-                    "no module", p);
-            for (unsigned i = 0; wren_stack_module_name(i); i++) {
-                fprintf(stderr, " %s", wren_stack_module_name(i));
-            }
-            fprintf(stderr, ")\n");
-            return 2;
+    char bad[32];
+    int n = wren_stack_modules_named(arg, o->mods, sizeof(o->mods) / sizeof(o->mods[0]), bad,
+                                     sizeof(bad));
+    if (n < 0) {
+        fprintf(stderr, "wren-node: --modules: %s '%s' (the modules:",
+                n == -ENOENT ? "no module" : "too many at", bad);
+        for (unsigned i = 0; wren_stack_module_name(i); i++) {
+            fprintf(stderr, " %s", wren_stack_module_name(i));
         }
-        o->mods[o->n_mods++] = m;
+        fprintf(stderr, ")\n");
+        return 2;
     }
-    return o->n_mods ? 0 : bad_arg("--modules wants at least one module");
+    o->n_mods = (uint8_t)n;
+    return n ? 0 : bad_arg("--modules wants at least one module");
 }
 
 /* One option. @return 0, or the exit status (0 after --help is -1). */

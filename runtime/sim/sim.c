@@ -80,27 +80,11 @@ static const struct wren_module_ops *const sim_modules[] = WREN_STACK_ALL_MODULE
 int wren_sim_set_modules(struct wren_sim *s, const char *names)
 {
     const struct wren_module_ops *mods[sizeof(s->mods) / sizeof(s->mods[0])];
-    unsigned n = 0;
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", names ? names : "");
-    for (char *p = buf; *p;) {
-        size_t len = strcspn(p, " ,\t");
-        if (len) {
-            char c = p[len];
-            p[len] = 0;
-            const struct wren_module_ops *m = wren_stack_module_named(p);
-            if (m == NULL) {
-                return -ENOENT;
-            }
-            if (n == sizeof(mods) / sizeof(mods[0])) {
-                return -E2BIG;
-            }
-            mods[n++] = m;
-            p[len] = c;
-        }
-        p += len + (p[len] != 0);
+    int n = wren_stack_modules_named(names, mods, sizeof(mods) / sizeof(mods[0]), NULL, 0);
+    if (n < 0) {
+        return n;
     }
-    memcpy(s->mods, mods, n * sizeof(mods[0]));
+    memcpy(s->mods, mods, (size_t)n * sizeof(mods[0]));
     s->n_mods = (uint8_t)n;
     return 0;
 }

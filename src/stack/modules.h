@@ -30,6 +30,14 @@
 
 /** @brief The module called @p name in the list (its X(name)), or NULL. */
 const struct wren_module_ops *wren_stack_module_named(const char *name);
+/**
+ * @brief The modules @p list names (blanks or commas between names) into
+ *        @p mods[@p max], in order.
+ * @param[out] bad  the offending name on an error (when @p bad_len > 0)
+ * @return how many; -ENOENT for a name not in the list, -E2BIG beyond @p max.
+ */
+int wren_stack_modules_named(const char *list, const struct wren_module_ops **mods,
+                             unsigned max, char *bad, size_t bad_len);
 /** @brief The name of module @p i of the list, or NULL past its end. */
 const char *wren_stack_module_name(unsigned i);
 
