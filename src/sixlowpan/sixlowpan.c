@@ -41,9 +41,14 @@ int wren_sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, siz
         lp->stats.rx_drop_dispatch++;
         return -1;
     }
+    if (e < 0) {
+        /* a failed parse leaves @p res unset: nothing of it is read */
+        lp->stats.rx_drop_iphc++;
+        return -1;
+    }
     size_t uncomp = IPV6_HDR_LEN + (res->udp ? UDP_HDR_LEN : 0);
     size_t total = dgram_size ? dgram_size : uncomp + (len - res->hdr_len);
-    if (e < 0 || total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
+    if (total < uncomp || total - IPV6_HDR_LEN > UINT16_MAX) {
         lp->stats.rx_drop_iphc++;
         return -1;
     }

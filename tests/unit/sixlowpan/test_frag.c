@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "net/netapi.h"
+#include "wire/ieee802154.h"
 #include "fixture.h"
 #include "sock/sock_udp.h"
 #include "wire/icmpv6_types.h"
@@ -232,6 +234,26 @@ TEST(test_reass__truncated_fragment_headers_are_dropped)
     FX_CLEAN(1000);
 }
 
+TEST(test_decompress__failed_iphc_reads_nothing_of_the_result)
+{
+    /* found by hostile input from outside (a frame for 0x0001 on PAN 0x23):
+     * its IPHC does not decompress, and decompression used to read the
+     * unset result's UDP flag before checking (UBSan: invalid _Bool) */
+    static const uint8_t psdu[17] = { 0x61, 0xd8, 0x26, 0x23, 0x00, 0x01, 0x00, 0x66, 0x00,
+                                      0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x7a, 0xf7 };
+    uint8_t f[sizeof(psdu) + 2];
+    memcpy(f, psdu, sizeof(psdu));
+    put_le16(f + sizeof(psdu), wren_ieee802154_fcs(psdu, sizeof(psdu)));
+    uint8_t on = 1;
+    CHECK_EQ(wren_netapi_set(&n->node, &n->netif->module, WREN_NETOPT_PROMISCUOUS, 0, &on, 1),
+             0);
+    fx_inject(n, f, sizeof(f));
+    CHECK_EQ(n->lp->stats.rx_frames, 1);
+    CHECK_EQ(n->lp->stats.rx_drop_iphc, 1);
+    CHECK_EQ(up->got, 0);
+    FX_CLEAN(1000);
+}
+
 TEST(test_reass__slots_exhausted_then_timeout_frees_them)
 {
     CHECK_EQ(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS, 2);
@@ -412,6 +434,7 @@ int main(void)
         FX_TEST_SETUP(test_reass__size_mismatch_drops_both, setup),
         FX_TEST_SETUP(test_reass__fragment_beyond_the_size_is_dropped_datagram_completes, setup),
         FX_TEST_SETUP(test_reass__truncated_fragment_headers_are_dropped, setup),
+        FX_TEST_SETUP(test_decompress__failed_iphc_reads_nothing_of_the_result, setup),
         FX_TEST_SETUP(test_reass__slots_exhausted_then_timeout_frees_them, setup),
         FX_TEST_SETUP(test_reass__same_sender_next_datagram_supersedes_an_old_one, setup),
         FX_TEST_SETUP(test_reass__elided_udp_checksum_is_computed_over_the_datagram, setup_ip),
