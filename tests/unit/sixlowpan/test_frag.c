@@ -236,20 +236,39 @@ TEST(test_reass__truncated_fragment_headers_are_dropped)
 
 TEST(test_decompress__failed_iphc_reads_nothing_of_the_result)
 {
-    /* found by hostile input from outside (a frame for 0x0001 on PAN 0x23):
-     * its IPHC does not decompress, and decompression used to read the
-     * unset result's UDP flag before checking (UBSan: invalid _Bool) */
+    /* found by hostile input from outside: a frame for short address 0x0001
+     * on PAN 0x23 (what wren-node --id 1 has by default), ACK requested,
+     * from an EUI-64; its IPHC names context 1 without a CID byte, so it
+     * does not decompress, and decompression used to read the unset
+     * result's UDP flag before checking (UBSan: invalid _Bool, wren-node
+     * aborted under the sanitizers) */
     static const uint8_t psdu[17] = { 0x61, 0xd8, 0x26, 0x23, 0x00, 0x01, 0x00, 0x66, 0x00,
                                       0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x7a, 0xf7 };
     uint8_t f[sizeof(psdu) + 2];
     memcpy(f, psdu, sizeof(psdu));
     put_le16(f + sizeof(psdu), wren_ieee802154_fcs(psdu, sizeof(psdu)));
+    /* the node as the frame addresses it: no promiscuous mode */
+    const uint8_t addr[2] = { 0x00, 0x01 };
+    CHECK_EQ(wren_netapi_set(&n->node, &n->netif->module, WREN_NETOPT_ADDRESS, 0, addr, 2), 0);
+    uint16_t pan = 0;
+    CHECK_EQ(wren_netapi_get(&n->node, &n->netif->module, WREN_NETOPT_NID, 0, &pan, 2), 2);
+    CHECK_EQ(pan, 0x23);
+    fx_inject(n, f, sizeof(f));
+    fx_run_us(10000);
+    /* the whole receive path: MAC (acknowledged), link layer, 6LoWPAN */
+    CHECK_EQ(n->nif->mac.stats.ack_tx, 1);
+    CHECK_EQ(n->netif->stats.rx_frames, 1);
+    CHECK_EQ(n->netif->stats.rx_drop_not_for_us, 0);
+    CHECK_LP(.rx_frames = 1, .rx_drop_iphc = 1);
+    CHECK_EQ(up->got, 0);
+    /* and again in promiscuous mode, as a sniffer would take it */
     uint8_t on = 1;
     CHECK_EQ(wren_netapi_set(&n->node, &n->netif->module, WREN_NETOPT_PROMISCUOUS, 0, &on, 1),
              0);
+    f[2] = 0x27; /* a new sequence number: not a duplicate */
+    put_le16(f + sizeof(psdu), wren_ieee802154_fcs(f, sizeof(psdu)));
     fx_inject(n, f, sizeof(f));
-    CHECK_EQ(n->lp->stats.rx_frames, 1);
-    CHECK_EQ(n->lp->stats.rx_drop_iphc, 1);
+    CHECK_LP(.rx_frames = 2, .rx_drop_iphc = 2);
     CHECK_EQ(up->got, 0);
     FX_CLEAN(1000);
 }
