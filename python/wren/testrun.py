@@ -3,13 +3,16 @@
 Stages: C unit tests (ctest), Python tests (pytest), the same C and Python
 tests under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 target for a short time, and the Cortex-M3 build run under qemu with its
-size report. Exits non-zero if any stage fails.
+size report. Exits non-zero if any stage fails. A stage fails on any
+sanitizer report too, also one that leaves every exit status 0 (see
+_run, _ctest, _sanitized; tests/py/test_testrun.py plants faults).
 """
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import argparse
 from collections.abc import Callable, Mapping, Sequence
@@ -18,23 +21,96 @@ from pathlib import Path
 from . import build, paths
 
 
+#: What a sanitizer prints when it reports: any of these in a stage's output,
+#: its test logs or its report files fails the stage, whatever the exit codes
+#: say (a test may ignore a child's status, or a report may be recoverable).
+SANITIZER_MARKS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                   "SUMMARY: UndefinedBehaviorSanitizer", "SUMMARY: AddressSanitizer",
+                   "SUMMARY: LeakSanitizer")
+
+
+def sanitizer_report(text: str) -> str | None:
+    """The first line of @text that shows a sanitizer report, or None."""
+    for line in text.splitlines():
+        if any(m in line for m in SANITIZER_MARKS):
+            return line
+    return None
+
+
 def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
          cwd: Path | None = None, timeout: float | None = None) -> bool:
+    """Run @cmd, echoing its output (stdout and stderr merged) as it comes.
+    @return True if it exited 0 and printed no sanitizer report."""
     print(f"$ {' '.join(str(c) for c in cmd)}", flush=True)
-    res = subprocess.run([str(c) for c in cmd], env={**os.environ, **(env or {})},
-                         cwd=cwd, timeout=timeout)
-    return res.returncode == 0
+    p = subprocess.Popen([str(c) for c in cmd], env={**os.environ, **(env or {})}, cwd=cwd,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    found: list[str] = []
+
+    def pump() -> None:
+        assert p.stdout is not None
+        for raw in p.stdout:
+            line = raw.decode(errors="replace")
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            if not found and sanitizer_report(line):
+                found.append(line.strip())
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        rc = p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        reader.join()
+    if found:
+        print(f"FAIL: sanitizer report in the output of {Path(str(cmd[0])).name}: {found[0]}",
+              flush=True)
+    return rc == 0 and not found
+
+
+def _sanitized(run: Callable[[Mapping[str, str]], bool], asan: str,
+               ubsan: str = "print_stacktrace=1:halt_on_error=1") -> bool:
+    """Call @run with ASAN_OPTIONS/UBSAN_OPTIONS (@asan, @ubsan) that also
+    send every report, from any process the run starts, to files of a
+    directory of its own (log_path: reports of processes whose output a test
+    captures or whose exit status it ignores are found too; GCC's UBSan,
+    when linked with ASan, ignores log_path and prints to stderr, and its
+    halt_on_error makes the report an exit status). @return False if @run
+    did, or if any report file was written (each is printed)."""
+    with tempfile.TemporaryDirectory(prefix="wren-sanitizer-") as logs:
+        where = f"log_path={logs}/report"
+        ok = run({"ASAN_OPTIONS": f"{asan}:{where}" if asan else where,
+                  "UBSAN_OPTIONS": f"{ubsan}:{where}" if ubsan else where})
+        for f in sorted(Path(logs).iterdir()):
+            text = f.read_text(errors="replace")
+            print(f"FAIL: sanitizer report ({f.name}):\n{text}", flush=True)
+            ok = False
+    return ok
+
+
+def _ctest(tree: Path, env: Mapping[str, str] | None = None) -> bool:
+    """ctest in @tree; the output of every test, passed or not (ctest shows
+    only the failed ones'), is searched for sanitizer reports as well."""
+    log = tree / "Testing/Temporary/LastTest.log"
+    log.unlink(missing_ok=True)
+    ok = _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"], env=env)
+    found = sanitizer_report(log.read_text(errors="replace")) if log.exists() else None
+    if found:
+        print(f"FAIL: sanitizer report in a test's output ({log}): {found.strip()}", flush=True)
+    return ok and not found
 
 
 def stage_unit() -> bool:
-    tree = build.host()
-    return _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"])
+    return _ctest(build.host())
 
 
-def _pytest(env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> bool:
+def _pytest(env: Mapping[str, str] | None = None, args: Sequence[object] = (),
+            tests: Sequence[object] = (paths.ROOT / "tests/py",)) -> bool:
     py = paths.ROOT / ".venv/bin/python"
-    return _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
-                 paths.ROOT / "tests/py"],
+    return _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, *tests],
                 env={"PYTHONPATH": str(paths.ROOT / "python"), **(env or {})})
 
 
@@ -45,43 +121,42 @@ def stage_python() -> bool:
 
 def stage_sanitizers() -> bool:
     tree = build.sanitize()
-    ok = _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"],
-              env={"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
-                   "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
+    ok = _sanitized(lambda env: _ctest(tree, env), "detect_leaks=1:abort_on_error=1")
     # the Python tests again, with the sanitized library under the interpreter
     libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
                              text=True).stdout.strip()
     libubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], capture_output=True,
                               text=True).stdout.strip()
-    ok &= _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
-                   "LD_PRELOAD": f"{libasan}:{libubsan}",
-                   # CPython itself is not leak-clean; the C tests above check leaks
-                   "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
-                   "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
-                   "WREN_SANITIZED": "1"},
-                  # the host tests run real programs (tshark, ping): not with the
-                  # sanitizers preloaded into them, but against sanitized wren-node
-                  args=("--ignore", str(paths.ROOT / "tests/py/test_host.py"),
-                        "--ignore", str(paths.ROOT / "tests/py/test_tcp_linux.py")))
-    ok &= _run([paths.ROOT / ".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                paths.ROOT / "tests/py/test_host.py", paths.ROOT / "tests/py/test_tcp_linux.py"],
-               env={"PYTHONPATH": str(paths.ROOT / "python"), "WREN_BUILD": str(tree),
-                    "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
-                    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"})
+    host_tests = (paths.ROOT / "tests/py/test_host.py", paths.ROOT / "tests/py/test_tcp_linux.py")
+    ok &= _sanitized(
+        lambda env: _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
+                             "LD_PRELOAD": f"{libasan}:{libubsan}", "WREN_SANITIZED": "1",
+                             **env},
+                            # the host tests run real programs (tshark, ping): not with the
+                            # sanitizers preloaded into them, but against sanitized wren-node
+                            args=[a for t in host_tests for a in ("--ignore", t)]),
+        # CPython itself is not leak-clean; the C tests above check leaks
+        "detect_leaks=0:abort_on_error=1")
+    ok &= _sanitized(lambda env: _pytest({"WREN_BUILD": str(tree), **env}, tests=host_tests),
+                     "detect_leaks=1:abort_on_error=1")
     return ok
 
 
-def stage_fuzz(seconds: int) -> bool:
-    tree = build.fuzz()
+def stage_fuzz(seconds: int, tree: Path | None = None, fuzz_dir: Path | None = None) -> bool:
+    """Each fuzz target (fuzz_*.c in @fuzz_dir, built in @tree; by default
+    wren's, built now) for @seconds on its corpus."""
+    tree = tree or build.fuzz()
+    fuzz_dir = fuzz_dir or paths.ROOT / "fuzz"
     ok = True
-    for target in sorted(Path(paths.ROOT / "fuzz").glob("fuzz_*.c")):
+    for target in sorted(fuzz_dir.glob("fuzz_*.c")):
         name = target.stem
-        corpus = paths.ROOT / "fuzz/corpus" / name.removeprefix("fuzz_")
+        corpus = fuzz_dir / "corpus" / name.removeprefix("fuzz_")
         with tempfile.TemporaryDirectory() as work:
             dirs: list[object] = [work] + ([corpus] if corpus.is_dir() else [])
-            ok &= _run([tree / name, f"-max_total_time={seconds}", "-print_final_stats=1",
-                        f"-artifact_prefix={work}/", *dirs],
-                       env={"ASAN_OPTIONS": "detect_leaks=1"})
+            ok &= _sanitized(lambda env: _run([tree / name, f"-max_total_time={seconds}",
+                                               "-print_final_stats=1",
+                                               f"-artifact_prefix={work}/", *dirs], env=env),
+                             "detect_leaks=1")
     return ok
 
 

@@ -1,0 +1,158 @@
+"""./wren test fails on any sanitizer report (python/wren/testrun.py).
+
+Faults are planted in small programs this test builds in a temporary
+directory (a signed overflow UBSan reports and lets run on, a heap overflow
+ASan reports), and run through testrun's own code: the command runner that
+scans the output, the ctest runner that also reads every test's log, the
+wrapper that sends reports of any process to files (log_path), the pytest
+runner, and the whole fuzz stage with a planted fuzz target. Each planted
+fault is hidden the way a real one can be: in a test that passes, behind an
+exit status a wrapper ignores, in the captured output of a child process.
+The same runs without the fault pass, so the check is not "always fail".
+"""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from wren import testrun
+
+if os.environ.get("WREN_SANITIZED"):
+    # the sanitizer stage reruns tests/py with ASan preloaded into Python;
+    # these tests build and run sanitized programs of their own
+    pytestmark = pytest.mark.skip(reason="the plain run covers testrun.py")
+
+UB = r"""
+#include <limits.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    (void)argv;
+    volatile int k = FAULT ? 2 : 0;
+    int v = INT_MAX - argc + 1;
+    printf("%d\n", v + k); /* signed overflow when FAULT */
+    return 0;
+}
+"""
+
+HEAP = r"""
+#include <stdlib.h>
+int main(void)
+{
+    volatile char *p = malloc(4);
+    p[FAULT ? 4 : 3] = 1; /* one past the end when FAULT */
+    free((void *)p);
+    return 0;
+}
+"""
+
+FUZZ = r"""
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    (void)data;
+    volatile int k = FAULT ? 2 : 0;
+    volatile int v = INT_MAX - (int)(size & 1);
+    return v + k == 0; /* signed overflow when FAULT */
+}
+"""
+
+
+def build(tmp: Path, name: str, source: str, fault: bool, cc: str = "gcc",
+          flags: tuple[str, ...] = ("-fsanitize=address,undefined",)) -> Path:
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    src = tmp / f"{name}.c"
+    src.write_text(source)
+    exe = tmp / name
+    subprocess.run([cc, "-g", "-O0", f"-DFAULT={int(fault)}", *flags, str(src), "-o", str(exe)],
+                   check=True)
+    return exe
+
+
+def ctest_tree(tmp: Path, command: str) -> Path:
+    """A ctest tree (no CMake needed) with one test: sh -c @command."""
+    tree = tmp / "tree"
+    tree.mkdir()
+    (tree / "CTestTestfile.cmake").write_text(f'add_test(planted "sh" "-c" "{command}")\n')
+    return tree
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_run_fails_on_a_report_with_exit_status_0(tmp_path, capsys, fault):
+    exe = build(tmp_path, "ub", UB, fault)
+    # plain UBSan options: the report is recoverable and the program exits 0
+    ok = testrun._run([exe], env={"UBSAN_OPTIONS": "print_stacktrace=1"})
+    assert ok is not fault
+    assert ("FAIL: sanitizer report in the output of ub" in capsys.readouterr().out) is fault
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_ctest_fails_on_a_report_in_a_test_that_passes(tmp_path, capsys, fault):
+    """ctest prints only failed tests' output: the runner reads the log of
+    every test (stage_unit and the sanitizer stage run ctest through it)."""
+    exe = build(tmp_path, "ub", UB, fault)
+    tree = ctest_tree(tmp_path, f"{exe}; exit 0")
+    ok = testrun._ctest(tree, env={"UBSAN_OPTIONS": "print_stacktrace=1"})
+    out = capsys.readouterr().out
+    assert "100% tests passed" in out, out  # ctest itself is content
+    assert ok is not fault, out
+    assert ("FAIL: sanitizer report in a test's output" in out) is fault, out
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_sanitized_ctest_finds_a_report_nobody_printed(tmp_path, capsys, fault):
+    """The sanitizer stage's ctest, with a heap overflow in a program whose
+    output and exit status its test throws away: only the report file of
+    log_path shows it."""
+    exe = build(tmp_path, "heap", HEAP, fault)
+    tree = ctest_tree(tmp_path, f"{exe} >/dev/null 2>&1; exit 0")
+    ok = testrun._sanitized(lambda env: testrun._ctest(tree, env),
+                            "detect_leaks=1:abort_on_error=1")
+    out = capsys.readouterr().out
+    assert ok is not fault, out
+    assert ("ERROR: AddressSanitizer: heap-buffer-overflow" in out) is fault, out
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_sanitized_pytest_finds_a_report_a_test_captured(tmp_path, capsys, fault):
+    """A Python test that runs a sanitized program, captures its output and
+    ignores its status passes; the stage that ran it does not."""
+    exe = build(tmp_path, "heap", HEAP, fault)
+    test = tmp_path / "test_planted.py"
+    test.write_text("import subprocess\n\n\ndef test_planted():\n"
+                    f"    subprocess.run([{str(exe)!r}], capture_output=True)\n")
+    ok = testrun._sanitized(lambda env: testrun._pytest(env, tests=[test]),
+                            "detect_leaks=1:abort_on_error=1")
+    out = capsys.readouterr().out
+    assert "1 passed" in out, out
+    assert ok is not fault, out
+    assert ("ERROR: AddressSanitizer: heap-buffer-overflow" in out) is fault, out
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_fuzz_stage_fails_on_undefined_behaviour(tmp_path, capsys, fault):
+    """The fuzz stage itself, on a planted target built as wren's were before
+    -fno-sanitize-recover (UBSan reports and carries on)."""
+    fuzz_dir = tmp_path / "fuzz"
+    tree = tmp_path / "build"
+    fuzz_dir.mkdir()
+    tree.mkdir()
+    (fuzz_dir / "fuzz_planted.c").write_text(FUZZ)
+    build(tree, "fuzz_planted", FUZZ, fault, cc="clang",
+          flags=("-fsanitize=fuzzer,address,undefined",))
+    ok = testrun.stage_fuzz(1, tree=tree, fuzz_dir=fuzz_dir)
+    out = capsys.readouterr().out
+    assert ok is not fault, out
+    assert ("runtime error: signed integer overflow" in out) is fault, out
+
+
+def test_report_marks():
+    assert testrun.sanitizer_report("x\n==1==ERROR: LeakSanitizer: detected memory leaks\n")
+    assert testrun.sanitizer_report("SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior a.c")
+    assert testrun.sanitizer_report("all good\nPASS  fuzz targets\n") is None
