@@ -209,8 +209,14 @@ def bench_udp_loopback() -> list[Record]:
         print(f"  {size}-byte UDP over the IPv6 loopback, sock_udp send + receive: {total:.0f} "
               f"instructions (callgrind, x86-64): {parts}")
         if size == 20:
+            print("  (the path GNRC's figure measures: UDP and IPv6 headers built, the checksum "
+                  "computed on send, the IPv6 and UDP headers parsed and the checksum verified "
+                  "on receive)")
             recs.append(_record("udp_loopback_20B_instructions", round(total), "instructions",
-                                "lower", 2500, "RIOT GNRC on native64: ~24,000 (issue #3)"))
+                                "lower", 2500,
+                                "RIOT GNRC: 24,199 instructions per 20 B packet (valgrind, "
+                                "native64, user space); the same work: headers built and "
+                                "parsed, checksum computed on send and verified on receive"))
         else:
             recs.append(_record("udp_loopback_1000B_instructions", round(total), "instructions",
                                 "lower", None, "1,000-byte datagram, same path"))

@@ -236,13 +236,12 @@ static uint8_t nettype_of(uint8_t nh)
     }
 }
 
-/* Deliver to raw sockets of next header @p nh and to the protocol module
- * (with @p flags: WREN_NETAPI_CSUM_OK or 0). Returns false if nobody takes
- * it (then it is released). */
-static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt, uint16_t flags)
+/* Deliver to raw sockets of next header @p nh and to the protocol module.
+ * Returns false if nobody takes it (then it is released). */
+static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt)
 {
     uint8_t type = nettype_of(nh);
-    struct wren_msg msg = { .type = WREN_MSG_RCV, .arg = flags, .ptr = pkt };
+    struct wren_msg msg = { .type = WREN_MSG_RCV, .ptr = pkt };
     if (wren_netreg_lookup(node, WREN_NETTYPE_IPV6, nh, NULL) == NULL) {
         /* no raw socket: the protocol module alone, one walk */
         if (type == WREN_NETTYPE_UNDEF || wren_netapi_try_dispatch(node, type,
@@ -411,10 +410,9 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags);
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
 
-/* @p flags: the SND's arg (WREN_NETAPI_CSUM_OK or 0), kept for loopback */
-static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
+static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
@@ -460,7 +458,7 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
         ip->stats.tx_drop_nobuf++;
         goto drop;
     }
-    receive(ip, pkt, flags & WREN_NETAPI_CSUM_OK);
+    receive(ip, pkt);
     return;
 
 drop:
@@ -591,7 +589,7 @@ drop:
     return -1;
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_node *node = ip->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -653,7 +651,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t flags)
         goto drop;
     }
     pkt->type = nettype_of(nh);
-    if (!deliver_up(node, nh, pkt, flags)) {
+    if (!deliver_up(node, nh, pkt)) {
         ip->stats.rx_drop_no_receiver++;
         return;
     }
@@ -672,10 +670,10 @@ static void ipv6_handle(struct wren_node *node, struct wren_module *self,
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
     switch (msg->type) {
     case WREN_MSG_SND:
-        send(ip, msg->ptr, msg->arg);
+        send(ip, msg->ptr);
         break;
     case WREN_MSG_RCV:
-        receive(ip, msg->ptr, 0);
+        receive(ip, msg->ptr);
         break;
     default:
         if (msg->ptr) {

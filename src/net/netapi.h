@@ -39,24 +39,14 @@ int wren_netapi_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
                          uint16_t msg_type, struct wren_snip *pkt);
 
 /**
- * @brief wren_netapi_dispatch() of a whole message (its arg too, e.g.
- *        WREN_NETAPI_CSUM_OK) whose ptr is a packet; with no receiver the
- *        packet stays the caller's.
+ * @brief wren_netapi_dispatch() of a whole message (its arg too) whose ptr
+ *        is a packet; with no receiver the packet stays the caller's.
  * @return how many modules got it; 0: nobody is registered for (type,
  *         demux) and the caller still owns msg->ptr (to answer with an
  *         error, say).
  */
 int wren_netapi_try_dispatch(struct wren_node *node, uint8_t type, uint32_t demux,
                              const struct wren_msg *msg);
-
-/**
- * msg.arg of a SND from a transport layer: the upper-layer checksum is
- * computed over the datagram as it stands. The IPv6 layer passes it on
- * with the RCV when it loops the datagram back to its own node, where the
- * bytes never left memory and need not be verified again (what Linux does
- * for its loopback). Every other RCV has arg 0: checksums are verified.
- */
-#define WREN_NETAPI_CSUM_OK 0x0001u
 
 /** @brief GET @p opt from @p module. @return the value's length, or -errno
  *         (-ENOTSUP if the module has no such option). */

@@ -20,7 +20,7 @@ static uint16_t csum(const uint8_t *ip, const struct wren_snip *s, size_t len)
     return wren_ipv6_upper_csum(ip + IPV6_OFF_SRC, ip + IPV6_OFF_DST, IPV6_NH_UDP, s, len);
 }
 
-static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t flags)
+static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
 {
     struct wren_node *node = udp->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -31,9 +31,9 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt, uint16_t fl
         udp->stats.rx_drop_hdr++;
         goto drop;
     }
-    /* zero is never sent over IPv6 (RFC 8200 8.1); a datagram this node
-     * checksummed and looped back to itself needs no second sum */
-    if (h.csum == 0 || (!(flags & WREN_NETAPI_CSUM_OK) && csum(ips->data, pkt, h.len) != 0)) {
+    /* zero is never sent over IPv6 (RFC 8200 8.1); every datagram is
+     * verified, also one this node checksummed and looped back to itself */
+    if (h.csum == 0 || csum(ips->data, pkt, h.len) != 0) {
         udp->stats.rx_drop_csum++;
         goto drop;
     }
@@ -113,7 +113,7 @@ static void udp_send(struct wren_udp *udp, struct wren_snip *pkt)
     /* RFC 768: a computed zero is sent as all ones */
     put_be16(u + 6, c ? c : 0xffff);
     udp->stats.tx++;
-    struct wren_msg m = { .type = WREN_MSG_SND, .arg = WREN_NETAPI_CSUM_OK, .ptr = pkt };
+    struct wren_msg m = { .type = WREN_MSG_SND, .ptr = pkt };
     if (wren_netapi_try_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &m) == 0) {
         goto drop;
     }
@@ -128,7 +128,7 @@ static void udp_handle(struct wren_node *node, struct wren_module *self,
 {
     struct wren_udp *udp = (struct wren_udp *)self;
     if (msg->type == WREN_MSG_RCV) {
-        udp_receive(udp, msg->ptr, msg->arg);
+        udp_receive(udp, msg->ptr);
     } else if (msg->type == WREN_MSG_SND) {
         udp_send(udp, msg->ptr);
     } else if (msg->ptr) {

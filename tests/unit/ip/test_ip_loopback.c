@@ -304,9 +304,11 @@ TEST(test_ipv6__malformed_datagrams_dropped_by_reason)
     TEARDOWN();
 }
 
-/* UDP trusts the checksum of a looped-back datagram only when it computed
- * it itself (WREN_NETAPI_CSUM_OK): one sent raw through sock_ip is verified. */
-TEST(test_udp__loopback_raw_datagram_checksum_still_verified)
+/* A looped-back datagram's checksum is verified like any other (as GNRC
+ * does; the stack once trusted its own sums here): one sent raw through
+ * sock_ip, and one a transport hands the IPv6 layer with a SND whose arg
+ * once meant "checksummed" (0x0001). */
+TEST(test_udp__loopback_checksum_always_verified)
 {
     struct wren_sock_udp s;
     struct wren_sock_udp_ep l = { .port = 5000 };
@@ -325,12 +327,23 @@ TEST(test_udp__loopback_raw_datagram_checksum_still_verified)
     wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 1);
     CHECK_EQ(udp->stats.rx_drop_csum, 1);
-    /* sock_udp's own datagram is checksummed by UDP and trusted */
+    /* the same wrong datagram as a transport's SND, [IPv6] -> [UDP + data] */
+    struct wren_snip *d = wren_pktbuf_add(&node->pktbuf, NULL, b + 40, n - 40,
+                                          WREN_NETTYPE_UDP);
+    struct wren_snip *h = wren_pktbuf_add(&node->pktbuf, d, b, 40, WREN_NETTYPE_IPV6);
+    CHECK(h != NULL);
+    struct wren_msg m = { .type = WREN_MSG_SND, .arg = 0x0001, .ptr = h };
+    CHECK_EQ(wren_netapi_try_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &m), 1);
+    wren_world_run_until(&fx.world, fx.world.now + 10);
+    CHECK_EQ(ip->stats.tx_loopback, 3);
+    CHECK_EQ(s.rx.len, 1);
+    CHECK_EQ(udp->stats.rx_drop_csum, 2);
+    /* sock_udp's own datagram: checksummed by UDP, verified, delivered */
     struct wren_sock_udp_ep dst = { .addr = { [15] = 1 }, .port = 5000 };
     CHECK_EQ(wren_sock_udp_send(&s, "x", 1, &dst), 1);
     wren_world_run_until(&fx.world, fx.world.now + 10);
     CHECK_EQ(s.rx.len, 2);
-    CHECK_EQ(udp->stats.rx_drop_csum, 1);
+    CHECK_EQ(udp->stats.rx_drop_csum, 2);
     wren_sock_ip_close(&raw);
     wren_sock_udp_close(&s);
     TEARDOWN();
@@ -454,7 +467,7 @@ int main(void)
         FX_TEST_SETUP(test_sock_ip__raw_icmpv6_echo_from_a_thread, setup),
         FX_TEST_SETUP(test_sock_ip_set_cb__callback_per_datagram_without_a_thread, setup),
         FX_TEST_SETUP(test_ipv6__malformed_datagrams_dropped_by_reason, setup),
-        FX_TEST_SETUP(test_udp__loopback_raw_datagram_checksum_still_verified, setup),
+        FX_TEST_SETUP(test_udp__loopback_checksum_always_verified, setup),
         FX_TEST_SETUP(test_ipv6__extension_headers, setup),
         FX_TEST_SETUP(test_ipv6__addresses_source_selection_routes, setup),
     };
