@@ -237,27 +237,117 @@ def bench_udp_loopback_m3() -> list[Record]:
                     "lower", None, "the same benchmark, arm-none-eabi-gcc -Os, Cortex-M3")]
 
 
-def bench_udp_pps() -> list[Record]:
+ECHO_PORT = 7777
+ECHO_SIZE = 20          # bytes of UDP payload per echo
+ECHO_SECONDS = 0.4      # of wall-clock time per measurement
+ECHO_ROUNDS = 12        # TAP and veth measured alternately, best of each
+
+
+def _sh(*cmd: object) -> None:
+    import subprocess
+    res = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=30)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))}: {res.stderr.strip()}")
+
+
+def _echo_client(ns: str, addr: str) -> tuple[float, int]:
+    """Round trips per second from a Linux socket in @ns to the echo at
+    @addr (bench_echo client), and how many echoes it lost."""
     import subprocess
     from . import paths
-    exe = paths.BUILD / "bench_udp"
-    n = 300000
+    res = subprocess.run(["ip", "netns", "exec", ns, str(paths.BUILD / "bench_echo"), "client",
+                          addr, str(ECHO_PORT), str(ECHO_SIZE), str(ECHO_SECONDS)],
+                         capture_output=True, text=True, timeout=60)
+    if res.returncode != 0:
+        raise RuntimeError(f"bench_echo client {addr}: {res.stderr.strip()}")
+    trips, secs, lost = res.stdout.split()
+    return int(trips) / float(secs), int(lost)
 
-    def pps(mode: str) -> float:
-        out = subprocess.run([str(exe), mode, "20", str(n)], capture_output=True, text=True,
-                             check=True).stdout.split()
-        return n / float(out[4])
-    # interleaved, best of three each, in the same run
-    w, l = [], []
-    for _ in range(3):
-        w.append(pps("loopback"))
-        l.append(pps("linux"))
-    ratio = max(w) / max(l)
-    print(f"  20-byte datagrams: wren {max(w):,.0f}/s over its IPv6 loopback, Linux "
-          f"{max(l):,.0f}/s over ::1 (send+receive in one thread) -> ratio {ratio:.1f}")
-    return [_record("udp_loopback_pps_vs_linux", round(ratio, 2), "ratio", "higher", 2,
-                    "wren sock_udp over its loopback vs the Linux kernel's UDP over ::1, "
-                    "same machine, same run")]
+
+def bench_udp_echo_tap_vs_veth() -> list[Record]:
+    """UDP echo round trips per second between a Linux socket and wren-node
+    over a TAP, over the same between two Linux sockets across a veth pair:
+    one process each side and the kernel between them in both cases, both
+    measured alternately in the same run, in network namespaces made here
+    and removed afterwards."""
+    import os
+    import shutil
+    import subprocess
+    from . import paths
+    node_exe, echo_exe = paths.BUILD / "wren-node", paths.BUILD / "bench_echo"
+    why = ("needs root (network namespaces, TAP)" if os.geteuid() != 0 else
+           "iproute2 ('ip') is not installed" if shutil.which("ip") is None else
+           f"wren-node or bench_echo not built in {paths.BUILD}"
+           if not node_exe.exists() or not echo_exe.exists() else "")
+    if why:
+        print(f"  skipped: {why}")
+        return []
+    a, b = f"wren-bench-{os.getpid()}-a", f"wren-bench-{os.getpid()}-b"
+    made: list[str] = []
+    procs: list[subprocess.Popen[Any]] = []
+    try:
+        for ns in (a, b):
+            _sh("ip", "netns", "add", ns)
+            made.append(ns)
+            # no DAD: every address is usable at once (wren does its own)
+            _sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0")
+            _sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0")
+            _sh("ip", "-n", ns, "link", "set", "lo", "up")
+        # A: the client, a TAP to wren-node, one end of the veth pair;
+        # B: the other end and a Linux echo server
+        _sh("ip", "-n", a, "tuntap", "add", "dev", "tap0", "mode", "tap")
+        _sh("ip", "-n", a, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1",
+            "netns", b)
+        _sh("ip", "-n", a, "addr", "add", "fe80::1/64", "dev", "tap0")
+        _sh("ip", "-n", a, "addr", "add", "fd00:7e::1/64", "dev", "veth0")
+        _sh("ip", "-n", b, "addr", "add", "fd00:7e::2/64", "dev", "veth1")
+        for ns, dev in ((a, "tap0"), (a, "veth0"), (b, "veth1")):
+            _sh("ip", "-n", ns, "link", "set", dev, "up")
+        # wren-node --id 1 on the TAP: MAC 02:57:52:00:00:01, so this link-local
+        node = subprocess.Popen(["ip", "netns", "exec", a, str(node_exe), "--tap", "tap0",
+                                 "--id", "1"], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        procs.append(node)
+        assert node.stdin is not None
+        node.stdin.write(f"udp server start {ECHO_PORT} echo\n")
+        node.stdin.flush()
+        procs.append(subprocess.Popen(["ip", "netns", "exec", b, str(echo_exe), "server",
+                                       str(ECHO_PORT)], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE))
+        targets = {"tap": "fe80::57:52ff:fe00:1%tap0", "veth": "fd00:7e::2"}
+        rates: dict[str, list[float]] = {k: [] for k in targets}
+        lost: dict[str, int] = {k: 0 for k in targets}
+        for _ in range(ECHO_ROUNDS):
+            for k, addr in targets.items():
+                r, n = _echo_client(a, addr)
+                rates[k].append(r)
+                lost[k] += n
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        if made:
+            subprocess.run(["ip", "-n", a, "tuntap", "del", "dev", "tap0", "mode", "tap"],
+                           capture_output=True)
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    tap, veth = max(rates["tap"]), max(rates["veth"])
+    ratio = tap / veth
+    print(f"  {ECHO_SIZE}-byte UDP echoes, one at a time, best of {ECHO_ROUNDS} x "
+          f"{ECHO_SECONDS:g} s each, alternating: Linux socket <-> wren-node over TAP "
+          f"{tap:,.0f}/s ({', '.join(f'{r:,.0f}' for r in rates['tap'])}; {lost['tap']} lost), "
+          f"Linux socket <-> Linux socket over veth {veth:,.0f}/s "
+          f"({', '.join(f'{r:,.0f}' for r in rates['veth'])}; {lost['veth']} lost) "
+          f"-> ratio {ratio:.2f}")
+    return [_record("udp_echo_tap_vs_veth", round(ratio, 3), "ratio", "higher", None,
+                    f"{ECHO_SIZE}-byte UDP echo round trips per second, Linux socket <-> "
+                    f"wren-node over TAP divided by Linux socket <-> Linux socket over a veth "
+                    f"pair, same machine, same run (network namespaces; wall clock)")]
 
 
 def bench_sixlo_frag() -> list[Record]:
@@ -676,7 +766,7 @@ BENCHES: dict[str, Callable[[], list[Record]]] = {
     "l2_reflector": bench_l2_reflector,
     "udp_loopback": bench_udp_loopback,
     "udp_loopback_m3": bench_udp_loopback_m3,
-    "udp_pps": bench_udp_pps,
+    "udp_echo_tap_vs_veth": bench_udp_echo_tap_vs_veth,
     "sixlo_frag": bench_sixlo_frag,
     "udp_goodput": bench_udp_goodput,
     "goodput_1hop": bench_goodput_1hop,
