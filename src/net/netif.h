@@ -38,6 +38,10 @@ enum {
     WREN_NETIF_HDR_NO_ACK = 0x04,    /**< do not ask for a link-layer ACK */
     WREN_NETIF_HDR_FRAG_CONT = 0x08, /**< TX: a later fragment of a datagram (6LoWPAN FRAGN);
                                           worthless once an earlier one is lost */
+    WREN_NETIF_HDR_CSUM_ELIDED = 0x10, /**< RX: the sender elided the UDP checksum (6LoWPAN
+                                            NHC C bit, RFC 6282 4.3.2); the one in the
+                                            datagram is the decompressor's and proves
+                                            nothing (UDP delivers it only on request) */
 };
 
 /** Data of a WREN_NETTYPE_NETIF snip. Addresses in network byte order. */

@@ -79,6 +79,12 @@ enum wren_netopt {
                                         the next hop (classic ND, RFC 4861 7.2.2) and send
                                         the packet when it answers. 0: the module took the
                                         packet; -errno: refused, the caller still owns it */
+
+    /* transport */
+    WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):
+                                                 it takes datagrams whose checksum the
+                                                 sender elided (RFC 6282 4.3.2); UDP asks
+                                                 with GET, no answer means no */
 };
 
 struct wren_snip;

@@ -276,15 +276,27 @@ static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char 
     int bad = 0;
     if (argc >= 3 && strcmp(argv[1], "server") == 0) {
         if (strcmp(argv[2], "start") == 0 && argc >= 4) {
-            uint8_t mode = argc >= 5 && strcmp(argv[4], "sink") == 0 ? WREN_UDP_SINK : WREN_UDP_ECHO;
+            uint8_t mode = WREN_UDP_ECHO;
+            bool elided = false; /* takes datagrams whose checksum was elided */
+            for (int i = 4; i < argc; i++) {
+                if (strcmp(argv[i], "sink") == 0) {
+                    mode = WREN_UDP_SINK;
+                } else if (strcmp(argv[i], "csum-elided") == 0) {
+                    elided = true;
+                } else if (strcmp(argv[i], "echo") != 0) {
+                    bad = 1;
+                }
+            }
             uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
             if (!bad) {
                 int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
                 if (res < 0) {
                     return wren_shell_error(sh, res, "udp server");
                 }
-                wren_shell_printf(sh, "udp server on port %u (%s)\n", port,
-                          mode == WREN_UDP_SINK ? "sink" : "echo");
+                wren_sock_udp_accept_csum_elided(&sh->server.sock, elided);
+                wren_shell_printf(sh, "udp server on port %u (%s%s)\n", port,
+                          mode == WREN_UDP_SINK ? "sink" : "echo",
+                          elided ? ", elided checksums taken" : "");
                 return 0;
             }
         } else if (strcmp(argv[2], "stop") == 0) {
@@ -318,7 +330,7 @@ static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char 
             return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
         }
     }
-    wren_shell_printf(sh, "usage: udp server start PORT [echo|sink] | udp server stop|stats |\n"
+    wren_shell_printf(sh, "usage: udp server start PORT [echo|sink] [csum-elided] | udp server stop|stats |\n"
                   "       udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS]\n");
     return -EINVAL;
 }
@@ -512,7 +524,7 @@ static const struct wren_shell_cmd commands[] = {
       "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]",
       cmd_ifconfig },
     { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
-    { "udp", "udp server start PORT [echo|sink]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",
+    { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",
       cmd_udp },
     { "tcp", "tcp listen|connect|send|close|unlisten|stats (tcp help)", cmd_tcp },
     { "pktbuf", "packet buffer usage", cmd_pktbuf },

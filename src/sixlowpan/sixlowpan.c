@@ -61,7 +61,9 @@ int wren_sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, siz
     return (int)uncomp;
 }
 
-/* RFC 6282 4.3.2: an elided UDP checksum is recomputed on decompression */
+/* RFC 6282 4.3.2: an elided UDP checksum is recomputed on decompression (a
+ * router forwards the datagram with it); the netif header says it was
+ * elided, and UDP delivers such datagrams only to receivers that ask */
 static void udp_fill_csum(uint8_t *dg, size_t len)
 {
     struct inet_csum c;
@@ -85,6 +87,13 @@ void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, st
     wren_pktbuf_release(pb, pkt);
     if (udp_csum) {
         udp_fill_csum(dg->data, dg->size);
+        struct wren_snip *nhs = wren_pkt_search(dg, WREN_NETTYPE_NETIF);
+        if (nhs == NULL || wren_pktbuf_write_path(pb, &dg, &nhs) < 0) {
+            lp->stats.rx_drop_nobuf++; /* the fact cannot travel: not delivered */
+            wren_pktbuf_release(pb, dg);
+            return;
+        }
+        wren_netif_hdr(nhs)->flags |= WREN_NETIF_HDR_CSUM_ELIDED;
     }
     dg->type = WREN_NETTYPE_IPV6;
     if (wren_netapi_dispatch(lp->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV,

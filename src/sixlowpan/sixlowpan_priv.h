@@ -39,7 +39,8 @@ void wren_sixlowpan_reass_gc(struct wren_timer *t, void *arg);
 
 /* Hand datagram @p dg up to IPv6 in place of the frame snip at the head of
  * @p pkt, keeping the link and netif headers behind it (pkt is consumed).
- * @p udp_csum: the UDP checksum was elided (RFC 6282 4.3.2): compute it. */
+ * @p udp_csum: the UDP checksum was elided (RFC 6282 4.3.2): compute it and
+ * flag the netif header (WREN_NETIF_HDR_CSUM_ELIDED). */
 void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
                        bool udp_csum);
 

@@ -47,7 +47,42 @@ static void sock_handle(struct wren_node *node, struct wren_module *self,
     }
 }
 
-static const struct wren_module_ops sock_ops = { .name = "sock_udp", .handle = sock_handle };
+static int sock_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                    uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_sock_udp *s = (struct wren_sock_udp *)self;
+    if (opt == WREN_NETOPT_UDP_CSUM_ELIDED_OK) {
+        return wren_netopt_put(val, max, &s->csum_elided_ok, 1);
+    }
+    return -ENOTSUP;
+}
+
+static int sock_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                    uint16_t ctx, const void *val, size_t len)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_sock_udp *s = (struct wren_sock_udp *)self;
+    if (opt == WREN_NETOPT_UDP_CSUM_ELIDED_OK) {
+        if (len != 1) {
+            return -EINVAL;
+        }
+        s->csum_elided_ok = *(const uint8_t *)val ? 1 : 0;
+        return 0;
+    }
+    return -ENOTSUP;
+}
+
+static const struct wren_module_ops sock_ops = {
+    .name = "sock_udp", .handle = sock_handle, .get = sock_get, .set = sock_set
+};
+
+void wren_sock_udp_accept_csum_elided(struct wren_sock_udp *sock, bool on)
+{
+    sock->csum_elided_ok = on ? 1 : 0;
+}
 
 int wren_sock_udp_create(struct wren_node *node, struct wren_sock_udp *sock,
                          const struct wren_sock_udp_ep *local,

@@ -18,6 +18,7 @@
 #ifndef WREN_SOCK_SOCK_UDP_H
 #define WREN_SOCK_SOCK_UDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,6 +49,7 @@ struct wren_sock_udp {
     struct wren_sock_udp_ep remote;
     struct wren_sock_q rx;
     uint8_t has_remote;
+    uint8_t csum_elided_ok;      /**< takes datagrams whose checksum was elided */
     wren_sock_udp_cb cb;
     void *cb_arg;
     uint32_t rx_drop_filter;     /**< datagrams not from the connected remote */
@@ -82,6 +84,16 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
  */
 ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
                            uint64_t timeout_us, struct wren_sock_udp_ep *remote);
+
+/**
+ * @brief Whether @p sock takes datagrams whose UDP checksum the 6LoWPAN
+ *        sender elided (NHC C bit, RFC 6282 4.3.2). Off by default: nothing
+ *        proves such a datagram intact, so the UDP layer drops it and counts
+ *        udp.rx_drop_csum_elided. Turn it on for an application that checks
+ *        its data itself (or has agreed the elision with its peers). The
+ *        same is SET/GET WREN_NETOPT_UDP_CSUM_ELIDED_OK on the socket's module.
+ */
+void wren_sock_udp_accept_csum_elided(struct wren_sock_udp *sock, bool on);
 
 /** @brief Call @p cb (in the node's context) when datagrams arrive. */
 void wren_sock_udp_set_cb(struct wren_sock_udp *sock, wren_sock_udp_cb cb, void *arg);

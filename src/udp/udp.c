@@ -20,6 +20,26 @@ static uint16_t csum(const uint8_t *ip, const struct wren_snip *s, size_t len)
     return wren_ipv6_upper_csum(ip + IPV6_OFF_SRC, ip + IPV6_OFF_DST, IPV6_NH_UDP, s, len);
 }
 
+/* Whether a datagram whose checksum its 6LoWPAN sender elided may go to
+ * port @p port: only if it has receivers and each one asked for such
+ * datagrams (RFC 6282 4.3.2 lets a sender elide the checksum only when the
+ * upper layer authorises it; Linux's 6LoWPAN drops them all). */
+static bool csum_elided_wanted(struct wren_node *node, uint16_t port)
+{
+    struct wren_netreg_entry *e = wren_netreg_lookup(node, WREN_NETTYPE_UDP, port, NULL);
+    if (e == NULL) {
+        return false;
+    }
+    for (; e; e = wren_netreg_lookup(node, WREN_NETTYPE_UDP, port, e)) {
+        uint8_t ok = 0;
+        if (wren_netapi_get(node, e->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &ok, 1) != 1 ||
+            !ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
 {
     struct wren_node *node = udp->node;
@@ -35,6 +55,12 @@ static void udp_receive(struct wren_udp *udp, struct wren_snip *pkt)
      * verified, also one this node checksummed and looped back to itself */
     if (h.csum == 0 || csum(ips->data, pkt, h.len) != 0) {
         udp->stats.rx_drop_csum++;
+        goto drop;
+    }
+    struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    if (nhs && (wren_netif_hdr(nhs)->flags & WREN_NETIF_HDR_CSUM_ELIDED) &&
+        !csum_elided_wanted(node, h.dst_port)) {
+        udp->stats.rx_drop_csum_elided++;
         goto drop;
     }
     if (pkt->users > 1) {

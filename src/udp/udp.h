@@ -10,6 +10,10 @@
  * - RCV: [UDP datagram] -> [IPv6 header] -> ... Checks length and checksum
  *   (a zero checksum is invalid over IPv6, RFC 8200 8.1), marks the header
  *   and dispatches the payload to (WREN_NETTYPE_UDP, destination port).
+ *   A datagram whose checksum its 6LoWPAN sender elided (netif header flag
+ *   WREN_NETIF_HDR_CSUM_ELIDED) goes up only when every receiver of the
+ *   port answers GET WREN_NETOPT_UDP_CSUM_ELIDED_OK with 1; else it is
+ *   dropped and counted (rx_drop_csum_elided), as Linux's 6LoWPAN does.
  *   With no receiver, asks ICMPv6 for a port-unreachable error.
  */
 #ifndef WREN_UDP_UDP_H
@@ -22,14 +26,15 @@
 #include "net/netreg.h"
 #include "pktbuf/pktbuf.h"
 
-#define WREN_UDP_COUNTERS(C)                                               \
-    C(rx)                                                                  \
-    C(rx_drop_hdr)        /* shorter than a header or bad length field */  \
-    C(rx_drop_csum)       /* checksum zero or wrong */                     \
-    C(rx_drop_no_port)    /* nobody listening */                           \
-    C(tx)                                                                  \
-    C(tx_drop_bad)        /* malformed request from above */               \
-    C(tx_drop_no_src)     /* no source address */
+#define WREN_UDP_COUNTERS(C)                                                                 \
+    C(rx)                                                                                    \
+    C(rx_drop_hdr)         /* shorter than a header or bad length field */                   \
+    C(rx_drop_csum)        /* checksum zero or wrong */                                      \
+    C(rx_drop_csum_elided) /* checksum elided by the sender (RFC 6282 4.3.2), not wanted */  \
+    C(rx_drop_no_port)     /* nobody listening */                                            \
+    C(tx)                                                                                    \
+    C(tx_drop_bad)         /* malformed request from above */                                \
+    C(tx_drop_no_src)      /* no source address */
 
 struct wren_udp_stats {
     WREN_UDP_COUNTERS(WREN_COUNTER_U32)

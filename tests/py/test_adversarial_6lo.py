@@ -4,6 +4,7 @@ import struct
 
 from scapy.layers.inet import UDP
 from scapy.layers.inet6 import IPv6
+from scapy.layers.sixlowpan import LoWPAN_IPHC, LoWPAN_NHC, LoWPAN_NHC_UDP
 from scapy.packet import Raw
 
 VICTIM, PEER = 0, 1
@@ -154,4 +155,36 @@ def test_reassembly_flood_is_bounded_and_recovers(sim_factory):
     assert s.counters(VICTIM)["6lowpan.frag_timeout"] == 2
     inject(s, f, fragments(dg, 0x9999))
     assert sink(s) == (1, 0)                           # a legitimate datagram gets through
+    still_answers(s)
+
+
+def test_elided_udp_checksum_dropped_unless_the_socket_asks(sim_factory):
+    """RFC 6282 4.3.2 lets a sender elide the UDP checksum (NHC C bit) only
+    when the upper layer authorised it; nothing then shows a corrupted
+    payload. scapy compresses the datagram: with the checksum carried it is
+    delivered, elided it is dropped and counted (as Linux's 6LoWPAN does)
+    until the server's socket asks for such datagrams."""
+    s, f = setup(sim_factory)
+    dg = IPv6(datagram(100))
+
+    def compressed(c):
+        return bytes(LoWPAN_IPHC(tf=3, nh=1, hlim=2, sam=3, dam=3) /
+                     LoWPAN_NHC(exts=[LoWPAN_NHC_UDP(C=c)]) / dg)
+
+    carried, elided = compressed(0), compressed(1)
+    assert len(elided) == len(carried) - 2 and elided[2] == 0xf4, elided.hex()
+    inject(s, f, [carried])
+    assert sink(s) == (1, 0)
+    inject(s, f, [elided])
+    assert sink(s) == (1, 0)
+    c = s.counters(VICTIM)
+    assert c["udp.rx_drop_csum_elided"] == 1 and c["udp.rx_drop_csum"] == 0, c
+    assert c["icmpv6.tx_errors"] == 0, c   # dropped, not answered
+    # the server asks for them
+    assert s.shell(VICTIM, "udp server stop")[0] == 0
+    res, out = s.shell(VICTIM, f"udp server start {PORT} sink csum-elided")
+    assert res == 0 and "elided checksums taken" in out, out
+    inject(s, f, [elided])
+    assert sink(s) == (1, 0)   # a new server: its own count
+    assert s.counters(VICTIM)["udp.rx_drop_csum_elided"] == 1
     still_answers(s)

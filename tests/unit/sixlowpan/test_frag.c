@@ -336,7 +336,8 @@ TEST(test_reass__same_sender_next_datagram_supersedes_an_old_one)
 
 /* RFC 6282 4.3.2: a UDP checksum elided by the sender is computed by the
  * receiver, over the whole reassembled datagram (a receiver with the IP
- * stack: UDP verifies it) */
+ * stack: UDP verifies it); UDP delivers such a datagram only to a socket
+ * that asked for them, and drops and counts it otherwise */
 static int setup_ip(void **state)
 {
     fx_setup(state);
@@ -351,6 +352,11 @@ TEST(test_reass__elided_udp_checksum_is_computed_over_the_datagram)
     struct wren_sock_udp *s = &sock;
     struct wren_sock_udp_ep l = { .port = 0xf0b1 };
     CHECK_EQ(wren_sock_udp_create(&n->node, s, &l, NULL), 0);
+    /* the socket asks for them, the netapi way */
+    uint8_t on = 1, got = 0;
+    CHECK_EQ(wren_netapi_set(&n->node, &s->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &on, 1), 0);
+    CHECK_EQ(wren_netapi_get(&n->node, &s->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &got, 1), 1);
+    CHECK_EQ(got, 1);
     /* 400 bytes of UDP payload: a 448-byte datagram. FRAG1: IPHC (link-local
      * addresses from the MAC header, hop limit 255, next header compressed),
      * UDP NHC with ports inline and the checksum elided, 48 bytes of payload
@@ -367,11 +373,69 @@ TEST(test_reass__elided_udp_checksum_is_computed_over_the_datagram)
     CHECK_EQ(n->lp->stats.frag_reassembled, 1);
     CHECK_EQ(n->udp->stats.rx, 1);
     CHECK_EQ(n->udp->stats.rx_drop_csum, 0);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 0);
     uint8_t buf[512];
     struct wren_sock_udp_ep from;
     CHECK_EQ(wren_sock_udp_recv(s, buf, sizeof(buf), 0, &from), 400);
     CHECK_MEM(buf, dg + 48, 400);
     CHECK_EQ(from.port, 0xf0b2);
+    /* by default a socket does not take them: the same datagram again */
+    on = 0;
+    CHECK_EQ(wren_netapi_set(&n->node, &s->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &on, 1), 0);
+    put_be16(pl + 2, 0x78);
+    frame(0x10, pl, 11 + 48);
+    frags_from(0x10, 448, 0x78, 96);
+    CHECK_EQ(n->lp->stats.frag_reassembled, 2);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 1);
+    CHECK_EQ(wren_sock_udp_recv(s, buf, sizeof(buf), 0, &from), -EAGAIN);
+    wren_sock_udp_close(s);
+    FX_CLEAN(1000);
+}
+
+/* One frame: IPHC with link-local addresses from the MAC header, UDP NHC
+ * from port 0xf0b2 to @p port with the checksum elided (C bit), 6 bytes of
+ * payload. */
+static void elided_frame(uint16_t port, uint8_t seq)
+{
+    uint8_t pl[] = { 0x7f, 0x33, 0xf4, 0xf0, 0xb2, 0, 0, 'h', 'e', 'l', 'l', 'o', seq };
+    put_be16(pl + 5, port);
+    frame(0x10, pl, sizeof(pl));
+}
+
+TEST(test_udp__elided_checksum_is_dropped_and_counted_unless_the_socket_asks)
+{
+    static struct wren_sock_udp sock; /* static: registered past a failed CHECK */
+    struct wren_sock_udp *s = &sock;
+    struct wren_sock_udp_ep l = { .port = 0xf0b1 };
+    CHECK_EQ(wren_sock_udp_create(&n->node, s, &l, NULL), 0);
+    uint8_t buf[64];
+    struct wren_sock_udp_ep from;
+    /* default: dropped and counted, nothing queued, no ICMPv6 error */
+    elided_frame(0xf0b1, 1);
+    CHECK_EQ(n->lp->stats.rx_iphc, 1);
+    CHECK_EQ(n->udp->stats.rx, 1);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 1);
+    CHECK_EQ(n->udp->stats.rx_drop_csum, 0);
+    CHECK_EQ(n->udp->stats.rx_drop_no_port, 0);
+    CHECK_EQ(wren_sock_udp_recv(s, buf, sizeof(buf), 0, &from), -EAGAIN);
+    /* a port nobody listens on: the same drop, no port unreachable */
+    elided_frame(0xf0b9, 2);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 2);
+    CHECK_EQ(n->udp->stats.rx_drop_no_port, 0);
+    CHECK_EQ(n->icmp->stats.tx_errors, 0);
+    /* the socket asks for them: delivered, intact */
+    wren_sock_udp_accept_csum_elided(s, true);
+    elided_frame(0xf0b1, 3);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 2);
+    CHECK_EQ(wren_sock_udp_recv(s, buf, sizeof(buf), 0, &from), 6);
+    CHECK_MEM(buf, "hello\x03", 6);
+    CHECK_EQ(from.port, 0xf0b2);
+    /* and stops taking them when told */
+    wren_sock_udp_accept_csum_elided(s, false);
+    elided_frame(0xf0b1, 4);
+    CHECK_EQ(n->udp->stats.rx_drop_csum_elided, 3);
+    CHECK_EQ(wren_sock_udp_recv(s, buf, sizeof(buf), 0, &from), -EAGAIN);
+    CHECK_EQ(n->udp->stats.rx, 4);
     wren_sock_udp_close(s);
     FX_CLEAN(1000);
 }
@@ -457,6 +521,8 @@ int main(void)
         FX_TEST_SETUP(test_reass__slots_exhausted_then_timeout_frees_them, setup),
         FX_TEST_SETUP(test_reass__same_sender_next_datagram_supersedes_an_old_one, setup),
         FX_TEST_SETUP(test_reass__elided_udp_checksum_is_computed_over_the_datagram, setup_ip),
+        FX_TEST_SETUP(test_udp__elided_checksum_is_dropped_and_counted_unless_the_socket_asks,
+                      setup_ip),
         FX_TEST_SETUP(test_frag__echo_of_every_size_crosses_the_channel, setup),
         FX_TEST_SETUP(test_frag__datagram_over_1280_is_refused_not_sent, setup),
     };
