@@ -47,6 +47,7 @@
     C(ack_tx_busy)        /* ACKs not sent: the radio was busy */                       \
     C(rx_dup)             /* duplicate data frames (same source and sequence) */        \
     C(rx_ack_stray)       /* ACKs nobody waited for */                                  \
+    C(rx_ack_payload)     /* ACKs carrying a payload (an Imm-Ack has none): dropped */  \
     C(polls)              /* data requests sent (sleepy node) */                        \
     C(polls_rx)           /* data requests received (parent) */                         \
     C(indirect_queued)    /* frames held for sleepy children */                         \

@@ -514,7 +514,10 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
 {
     struct wren_mac *m = &nif->mac;
     if (f->hdr.type == IEEE802154_TYPE_ACK) {
-        if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
+        if (f->payload_len) {
+            /* 7.3.3: an Imm-Ack is MHR and FCS only; this is no ACK of ours */
+            m->stats.rx_ack_payload++;
+        } else if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
             /* 6.2.4, figure 6-4: after an acknowledged frame the IFS runs
              * from the end of its ACK (which ends now), its length still
              * that of our frame's */

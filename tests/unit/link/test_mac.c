@@ -339,6 +339,45 @@ TEST(test_mac_ack__no_ack_retries_up_to_max_frame_retries)
     FX_CLEAN(1000);
 }
 
+/* an ACK frame (802.15.4-2006 FCF, frame type 2) with sequence @p seq and
+ * @p len bytes of payload, injected into @p n's radio */
+static void inject_ack(struct fx_node *n, uint8_t seq, size_t len)
+{
+    uint8_t psdu[32] = { IEEE802154_TYPE_ACK, 0x10, seq };
+    CHECK(3 + len + 2 <= sizeof(psdu));
+    memset(psdu + 3, 0xa5, len);
+    put_le16(psdu + 3 + len, wren_ieee802154_fcs(psdu, 3 + len));
+    fx_inject(n, psdu, 3 + len + 2);
+}
+
+TEST(test_mac_ack__an_ack_with_a_payload_is_counted_and_not_taken)
+{
+    /* found from outside: ACK frames that carry a payload went unnoticed.
+     * 802.15.4-2015 7.3.3: an Imm-Ack is its MHR and FCS; one with a payload
+     * is counted (rx_ack_payload) and dropped, not taken for our ACK */
+    wren_medium_remove_link(&fx.medium, b->radio->index, a->radio->index); /* b's ACKs lost */
+    set_u8(a, WREN_NETOPT_CSMA_MIN_BE, 0);
+    set_u8(a, WREN_NETOPT_MAX_RETRIES, 0);
+    uint64_t t0 = fx_now();
+    send_raw(a, b, 30);
+    fx_run_until(t0 + CCA_US + TURNAROUND_US + air_us(psdu_of(30)) + 10); /* a waits for its ACK */
+    CHECK_EQ(at_b->got, 1);
+    uint8_t seq = a->nif->mac.seq;
+    inject_ack(a, seq, 4);
+    CHECK_MAC(a, .tx_attempts = 1, .rx_ack_payload = 1);
+    /* the same ACK without the payload, still inside macAckWaitDuration: ours */
+    inject_ack(a, seq, 0);
+    CHECK_MAC(a, .tx_attempts = 1, .tx_ok = 1, .ack_rx = 1, .rx_ack_payload = 1);
+    /* with nothing awaited: counted as what it is, not as a stray ACK */
+    fx_run_us(10000);
+    inject_ack(a, seq, 1);
+    inject_ack(a, (uint8_t)(seq + 1), 0);
+    CHECK_MAC(a, .tx_attempts = 1, .tx_ok = 1, .ack_rx = 1, .rx_ack_payload = 2,
+              .rx_ack_stray = 1);
+    CHECK_EQ(a->netif->stats.rx_drop_malformed, 0);
+    FX_CLEAN(1000);
+}
+
 TEST(test_mac_opts__out_of_range_values_are_refused)
 {
     struct wren_module *m = &a->netif->module;
@@ -523,6 +562,7 @@ int main(void)
         FX_TEST_SETUP(test_mac_csma__busy_channel_ends_in_channel_access_failure, setup),
         FX_TEST_SETUP(test_mac_ack__unicast_is_acknowledged_after_the_turnaround, setup),
         FX_TEST_SETUP(test_mac_ack__no_ack_retries_up_to_max_frame_retries, setup),
+        FX_TEST_SETUP(test_mac_ack__an_ack_with_a_payload_is_counted_and_not_taken, setup),
         FX_TEST_SETUP(test_mac_opts__out_of_range_values_are_refused, setup),
         FX_TEST_SETUP(test_mac_rx__duplicates_suppressed_by_source_and_sequence, setup),
         FX_TEST_SETUP(test_mac_indirect__frames_for_a_sleepy_child_wait_for_its_poll, setup),
