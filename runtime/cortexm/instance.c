@@ -10,6 +10,7 @@ struct wren_ieee802154_netif wren_inst_netif;
 struct wren_sixlowpan wren_inst_sixlowpan;
 struct wren_ipv6 wren_inst_ipv6;
 struct wren_icmpv6 wren_inst_icmpv6;
+struct wren_nib wren_inst_nib;
 struct wren_udp wren_inst_udp;
 
 int wren_inst_init(const struct wren_stack_desc *d)

@@ -13,6 +13,7 @@
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
 #include "link/ieee802154_link.h"
+#include "nib/nib.h"
 #include "rt_cortexm.h"
 #include "sixlowpan/sixlowpan.h"
 #include "sock/sock_udp.h"
@@ -27,6 +28,7 @@ extern struct wren_ieee802154_netif wren_inst_netif;
 extern struct wren_sixlowpan wren_inst_sixlowpan;
 extern struct wren_ipv6 wren_inst_ipv6;
 extern struct wren_icmpv6 wren_inst_icmpv6;
+extern struct wren_nib wren_inst_nib;
 extern struct wren_udp wren_inst_udp;
 
 /**
