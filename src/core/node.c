@@ -45,6 +45,21 @@ uint32_t wren_node_random(struct wren_node *node)
     return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+uint32_t wren_us_to_s(uint64_t us)
+{
+    /* 10^6 = 2^6 * 15625: shift, then long division 16 bits at a time (the
+     * remainder stays below 15625, so each step fits 32 bits); the quotient
+     * is kept modulo 2^32, as the cast of a 64-bit quotient would */
+    uint64_t t = us >> 6;
+    uint32_t q = 0, r = 0;
+    for (int s = 48; s >= 0; s -= 16) {
+        r = (r << 16) | (uint32_t)((t >> s) & 0xffffu);
+        q = (q << 16) | (r / 15625u);
+        r %= 15625u;
+    }
+    return q;
+}
+
 uint32_t wren_node_random_below(struct wren_node *node, uint32_t n)
 {
     /* Lemire's multiply-shift; the bias is below 2^-32 * n, fine here */

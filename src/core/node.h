@@ -60,6 +60,16 @@ static inline uint64_t wren_node_now(const struct wren_node *node)
     return node->rt_ops->now(node->rt);
 }
 
+/** @brief (uint32_t)(@p us / 1000000), with 32-bit divisions only (a 64-bit
+ *         one links libgcc's __aeabi_uldivmod, 0.76 KB on a Cortex-M3). */
+uint32_t wren_us_to_s(uint64_t us);
+
+/** @brief The node's clock, whole seconds (modulo 2^32). */
+static inline uint32_t wren_node_now_s(const struct wren_node *node)
+{
+    return wren_us_to_s(wren_node_now(node));
+}
+
 /** @brief Next 32 bits of the node's PRNG (xorshift64*, deterministic per seed). */
 uint32_t wren_node_random(struct wren_node *node);
 

@@ -266,7 +266,7 @@ static void child_expire(struct wren_timer *t, void *arg)
 {
     struct wren_ieee802154_netif *nif = arg;
     struct wren_mac *m = &nif->mac;
-    uint32_t now_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+    uint32_t now_s = wren_node_now_s(node_of(nif));
     bool held = false;
     for (unsigned i = 0; i < CONFIG_WREN_MAC_CHILDREN; i++) {
         struct wren_mac_child *c = &m->children[i];
@@ -353,7 +353,7 @@ int wren_mac_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
     struct wren_mac_child *c = bcast ? NULL : child_of(m, nh->dst, nh->dst_len);
     if (c) {
         /* indirect transmission (802.15.4-2015 6.7.3): held until it polls */
-        uint32_t now_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+        uint32_t now_s = wren_node_now_s(node_of(nif));
         if (now_s - c->last_poll_s > CONFIG_WREN_MAC_INDIRECT_TIMEOUT_S) {
             child_drop_all(nif, c);
             c->len = 0; /* silent too long: no longer a child */
@@ -423,7 +423,7 @@ static bool on_data_request(struct wren_ieee802154_netif *nif, const struct ieee
         memcpy(c->addr, f->hdr.src_addr, len);
         c->len = len;
     }
-    c->last_poll_s = (uint32_t)(wren_node_now(node_of(nif)) / 1000000u);
+    c->last_poll_s = wren_node_now_s(node_of(nif));
     if (c->queued) {
         m->serve = (uint8_t)(c - m->children + 1);
         serve_child(nif);

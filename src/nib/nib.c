@@ -21,13 +21,16 @@
 #define MAX_RS 3                /* MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
 #define RS_MAX_INTERVAL_S 60    /* RFC 6775 5.3: MAX_RTR_SOLICITATION_INTERVAL */
 #define ND_BUF 200
+/* A node built without router features (CONFIG_WREN_IPV6_ROUTER=0) is a
+ * host: advertising and answering registrations are left out */
+#define IS_ROUTER(nib) (CONFIG_WREN_IPV6_ROUTER && (nib)->router)
 
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
 
 static uint32_t now_s(const struct wren_nib *nib)
 {
-    return (uint32_t)(wren_node_now(nib->node) / 1000000u);
+    return wren_node_now_s(nib->node);
 }
 
 static struct wren_module *layer(struct wren_nib *nib, uint8_t type)
@@ -234,7 +237,7 @@ static void send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *tar
                     uint8_t flags, const struct icmpv6_aro *aro)
 {
     uint8_t m[ND_BUF] = { ICMPV6_ND_NA };
-    m[4] = (uint8_t)(flags | (nib->router ? ICMPV6_NA_R : 0));
+    m[4] = (uint8_t)(flags | (IS_ROUTER(nib) ? ICMPV6_NA_R : 0));
     memcpy(m + 8, target, 16);
     size_t n = 24 + put_sllao(nib, ICMPV6_OPT_TLLAO, m + 24, sizeof(m) - 24);
     if (aro) {
@@ -346,7 +349,7 @@ static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         return;
     }
     nib->stats.rx_rs++;
-    if (!nib->router) {
+    if (!IS_ROUTER(nib)) {
         return;
     }
     if (o.has_sllao) {
@@ -362,7 +365,7 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         return;
     }
     struct nd_opts o;
-    if (nib->router) {
+    if (IS_ROUTER(nib)) {
         nib->stats.rx_ra++;
         return;
     }
@@ -448,7 +451,7 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     }
     nib->stats.rx_ns++;
     const uint8_t *src = ip + 8;
-    if (o.has_aro && nib->router && o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
+    if (o.has_aro && IS_ROUTER(nib) && o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
         /* RFC 6775 6.5: a registration */
         struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
         struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
@@ -491,7 +494,7 @@ static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         return;
     }
     nib->stats.rx_na++;
-    if (o.has_aro && !nib->router) {
+    if (o.has_aro && !IS_ROUTER(nib)) {
         if (memcmp(o.aro.rovr, nib->eui64, 8) != 0) {
             /* not an answer to our registration (the router's NA carries the
              * NS's ARO back, EUI-64 and all): another node's, refused, say */
@@ -565,7 +568,7 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
         if (max < 16 || (ctx && ctx != nib->if_id)) {
             return -EINVAL;
         }
-        for (unsigned i = 0; i < CONFIG_WREN_NIB_REFUSALS; i++) {
+        for (unsigned i = 0; CONFIG_WREN_IPV6_ROUTER && i < CONFIG_WREN_NIB_REFUSALS; i++) {
             struct wren_nib_refusal *r = &nib->refused[i];
             if (r->l2len && memcmp(r->ip, val, 16) == 0) {
                 /* a refusal's NA (refuse()): once */
@@ -620,10 +623,10 @@ static void nib_tick(struct wren_timer *t, void *arg)
     (void)t;
     struct wren_nib *nib = arg;
     uint32_t now = now_s(nib);
-    if (!nib->router && nib->rs_sent && now >= nib->next_rs_s) {
+    if (!IS_ROUTER(nib) && nib->rs_sent && now >= nib->next_rs_s) {
         wren_nib_solicit(nib);
     }
-    if (!nib->router && nib->next_reg_s && now >= nib->next_reg_s) {
+    if (!IS_ROUTER(nib) && nib->next_reg_s && now >= nib->next_reg_s) {
         register_addrs(nib);
     }
 }
@@ -671,6 +674,9 @@ int wren_nib_border_router(struct wren_nib *nib, uint32_t version)
 
 int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid)
 {
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return -ENOTSUP; /* a host's build */
+    }
     if (len == 0 || len > 64) {
         return -EINVAL;
     }

@@ -159,7 +159,10 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id);
 
 /** @brief Become a router advertising @p prefix / @p len (and compressing it
  *         with context @p cid if @p cid < 16); configures the router's own
- *         address in it and an on-link route. @return 0 or -errno. */
+ *         address in it and an on-link route. @return 0 or -errno;
+ *         -ENOTSUP in a build without router features
+ *         (CONFIG_WREN_IPV6_ROUTER=0: a host, which neither advertises nor
+ *         answers registrations). */
 int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid);
 
 /**

@@ -46,7 +46,7 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
     }
     if (argc == 1 || strcmp(argv[1], "show") == 0) {
         static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
-        uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
+        uint32_t now = wren_node_now_s(sh->node);
         wren_shell_printf(sh, "iface %u role: %s\n", nib->if_id,
                   nib->border_router ? "border router" : nib->router ? "router" : "host");
         for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {

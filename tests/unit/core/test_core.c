@@ -229,10 +229,34 @@ TEST(test_random__deterministic_per_seed_and_bounded)
     FX_CLEAN(0);
 }
 
+/* wren_us_to_s (32-bit long division) agrees with the 64-bit division it
+ * replaces, at the edges of each 16-bit step and beyond 2^32 seconds */
+TEST(test_time__seconds_without_64_bit_division)
+{
+    static const uint64_t at[] = {
+        0, 1, 63, 64, 999999, 1000000, 1000001, 1999999, 0xffffffffu, 0x100000000u,
+        (1ull << 38) - 1, 1ull << 38, 0x0000ffffffffffffull, 4294967296000000ull - 1,
+        4294967296000000ull, 4294967296000001ull * 3, UINT64_MAX - 1, UINT64_MAX,
+    };
+    for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+        CHECK_EQ(wren_us_to_s(at[i]), (uint32_t)(at[i] / 1000000u));
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 10000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        CHECK_EQ(wren_us_to_s(x), (uint32_t)(x / 1000000u));
+        CHECK_EQ(wren_us_to_s(x >> (i % 64)), (uint32_t)((x >> (i % 64)) / 1000000u));
+    }
+    FX_CLEAN(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST_SETUP(test_sched__priorities_then_fifo, setup),
+        FX_TEST_SETUP(test_time__seconds_without_64_bit_division, setup),
         FX_TEST_SETUP(test_sched__full_queue_refuses_and_counts, setup),
         FX_TEST_SETUP(test_timer__one_shot_periodic_cancel, setup),
         FX_TEST_SETUP(test_timer__same_deadline_fires_in_arm_order, setup),
