@@ -791,6 +791,8 @@ def main(args: argparse.Namespace) -> int:
     for r in records:
         tgt = f" (target {r['target']})" if r["target"] is not None else ""
         print(f"{r['name']:<32} {r['value']:>12} {r['unit']}{tgt}")
+        if r.get("anchor"):
+            print(f"{'':<34}{r['anchor']}")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(records, indent=1))

@@ -1,5 +1,5 @@
 /* The packet buffer as the smallest images build it, without the descriptor
- * cache (CONFIG_WREN_PKTBUF_DESC_CACHE=0, as in the ip6lo Cortex-M3 images):
+ * cache (CONFIG_WREN_PKTBUF_DESC_CACHE=0, as in the 6ln_host Cortex-M3 images):
  * the same behaviour, every descriptor from and back to the free list. */
 #define CONFIG_WREN_PKTBUF_DESC_CACHE 0
 /* this binary's own copy of pktbuf, compiled with the option above */

@@ -2,7 +2,7 @@
  * @file test_ieee802154_2006only.c
  * @brief The 802.15.4 frame codec as a node on a 2006 network builds it
  *        (CONFIG_WREN_IEEE802154_2015=0, CONFIG_WREN_IEEE802154_SECURITY=0,
- *        as in the ip6lo Cortex-M3 images): 2006 frames work as ever, and
+ *        as in the 6ln_host Cortex-M3 images): 2006 frames work as ever, and
  *        what is left out is refused, never half-parsed.
  */
 #define CONFIG_WREN_IEEE802154_2015 0
