@@ -8,8 +8,10 @@
  * datagram whenever the queue empties), so the channel is never idle for
  * want of data. "nomac": no CSMA, no ACKs (the interframe space is kept);
  * "mac": unslotted CSMA-CA, ACKs, retries. The bound is the time the same
- * frames need back to back: each frame's airtime (SHR+PHR+PSDU) plus the
- * interframe space after it (SIFS up to 18 octets, LIFS above).
+ * frames need back to back: each frame's airtime (SHR+PHR+PSDU), with
+ * "mac" the turnaround and the Imm-Ack after it, then the interframe space
+ * (LIFS: every frame here is longer than 18 octets), which after an
+ * acknowledged frame runs from the end of its ACK (802.15.4-2015 6.2.4).
  * Prints: mode size seconds datagrams_received goodput_kbps bound_kbps frames. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +72,15 @@ int main(int argc, char **argv)
     }
     const struct wren_udp_server *srv = &sn(s, 1)->shell.server;
     const struct wren_sim_radio_stats *rs = &sn(s, 0)->radio.stats;
-    /* the bound: the sender's own frames back to back (no ACKs in it) */
+    /* the bound: the sender's frames back to back, each followed by its
+     * Imm-Ack if it asks for one (aTurnaroundTime, 192 us, then 6 + 5
+     * octets), then LIFS (640 us) */
     uint64_t frames = sn(s, 0)->netif.mac.stats.tx_attempts;
     uint64_t data_bytes = rs->tx_bytes - 5u * (rs->tx_frames - frames); /* less the ACKs it sent */
-    double per_frame_us = frames ? ((double)(data_bytes + 6 * frames) * 32.0 + 640.0 * frames) / frames : 0;
+    double after_us = 640.0 + (mac ? 192.0 + 11.0 * 32.0 : 0.0);
+    double per_frame_us =
+        frames ? ((double)(data_bytes + 6 * frames) * 32.0 + after_us * (double)frames) / (double)frames
+               : 0;
     double frames_per_dgram = sent ? (double)frames / (double)sent : 0;
     double bound_kbps = frames ? size * 8.0 / (frames_per_dgram * per_frame_us) * 1000.0 : 0;
     double goodput_kbps = (double)srv->received * size * 8.0 / seconds / 1000.0;

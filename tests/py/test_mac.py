@@ -69,6 +69,74 @@ def test_counters_add_up_with_the_capture(tmp_path, sim_factory):
     assert c[1]["app.received"] + c[1]["mac.rx_dup"] <= c[1]["mac.ack_tx"]
 
 
+US_OCTET = 32           # O-QPSK 250 kbit/s
+SHR_PHR = 6             # octets before the PSDU
+TURNAROUND_US = 192     # aTurnaroundTime, 12 symbols
+CCA_US = 128            # 8 symbols
+SIFS_US, LIFS_US = 192, 640
+MAX_SIFS_FRAME = 18     # aMaxSIFSFrameSize
+
+
+def air_us(psdu):
+    return (SHR_PHR + psdu) * US_OCTET
+
+
+def frames_on_air(pcap):
+    """(start us, PSDU octets, type, seq) of every frame of a capture (the
+    simulator stamps each frame with the time its SHR starts)."""
+    rows = tshark_fields(pcap, "frame.time_epoch", "frame.len", "wpan.frame_type", "wpan.seq_no")
+    return [(round(float(t) * 1e6), int(n), int(ft, 16), int(seq)) for t, n, ft, seq in rows]
+
+
+def test_ifs_runs_from_the_end_of_the_ack_on_the_capture(tmp_path, sim_factory):
+    """802.15.4-2015 6.2.4 (figure 6-4), checked on the air: the ACK starts
+    aTurnaroundTime after its frame, and the sender's next frame starts no
+    earlier than the IFS after the end of that ACK: LIFS after a frame of
+    more than 18 octets, SIFS after a shorter one. With no backoff
+    (macMinBE 0) the gap is exactly the IFS, or the radio's lead-in if that
+    is longer (CCA + turnaround with CSMA, the turnaround without); with
+    the default backoff never less. (A MAC that counted LIFS from the end of
+    the data frame sent long frames 320 us after the ACK.)"""
+    # (rawgen's payloads start at 10 bytes, so its frames (21+ octets) all
+    # take LIFS; tests/unit/link/test_mac.c checks SIFS after short ones)
+    cases = [(40, True, 0), (40, False, 0), (10, True, 0), (100, True, 3), (60, True, 3)]
+    for k, (size, csma, min_be) in enumerate(cases):
+        s = sim_factory(k + 1)
+        s.add_node(0, 0)
+        s.add_node(10, 0)
+        s.set_link(0, 1)
+        s.set_link(1, 0)
+        pcap = tmp_path / f"ifs{k}.pcap"
+        s.open_pcap(pcap)
+        s.set_mac(0, csma=csma, ack=True, min_be=min_be)
+        s.rawgen(1, -1, interval_s=0)
+        s.rawgen(0, 1, size=size, interval_s=0.001)   # faster than the air: a full queue
+        s.run(1.0)
+        c = s.counters(0)
+        s.close()
+        frames = frames_on_air(pcap)
+        psdu = size + 11                   # MHR 9, FCS 2
+        ifs = SIFS_US if psdu <= MAX_SIFS_FRAME else LIFS_US
+        lead = CCA_US + TURNAROUND_US if csma else TURNAROUND_US
+        gaps = []
+        for (t, n, ft, seq), (ta, na, fta, seqa), (tn, nn, ftn, _) in zip(frames, frames[1:],
+                                                                          frames[2:]):
+            if ft != 1:
+                continue
+            assert n == psdu
+            # every data frame is acknowledged: the ACK right after it
+            assert (fta, seqa, na) == (2, seq, 5), (t, frames[:6])
+            assert ta == t + air_us(n) + TURNAROUND_US
+            if ftn == 1:
+                gaps.append(tn - (ta + air_us(na)))
+        assert c["mac.tx_ok"] == c["mac.ack_rx"] and len(gaps) >= 100, (c, len(gaps))
+        if min_be == 0:
+            assert set(gaps) == {max(ifs, lead)}, (size, csma, sorted(set(gaps)))
+        else:
+            assert min(gaps) >= max(ifs, lead), (size, csma, min(gaps))
+            assert len(set(gaps)) > 1      # (the backoffs do vary)
+
+
 def radio_on_us(c):
     return c["radio.time_listen_us"] + c["radio.time_rx_us"] + c["radio.time_tx_us"]
 
