@@ -90,8 +90,9 @@ void wren_sim_set_range(struct wren_sim *s, double range, double prr);
  *        again; not its ACKs) the radio spends @p us * PSDU / 127, a full
  *        127-octet PSDU exactly @p us, busy but listening. @p id -1: every
  *        node so far and every node added later. 0 (the default) turns it
- *        off. The TCP paper's hardware: 8.2 ms per full frame, 4.1 ms of it
- *        on air, so @p us = 4100 (the counter radio.proc_us sums the delays).
+ *        off. The TCP paper's hardware took 8.2 ms per full frame; the
+ *        simulated CCA, turnarounds, airtime and Imm-Ack take 5.12 ms of
+ *        that, so @p us = 3080 (the counter radio.proc_us sums the delays).
  * @return 0 or -EINVAL for an unknown node.
  */
 int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
