@@ -713,16 +713,23 @@ def frame_cycle_us(proc_us: int, min_be: int = 3, seconds: float = 30.0) -> floa
     back to back, CSMA-CA and ACKs on (backoffs of up to 2^@min_be - 1
     unit periods first), measured in the simulator with processing delay
     @proc_us: the simulated hardware's time per frame."""
-    s = Sim(1)
-    s.set_proc_delay(proc_us)
-    s.add_node(0, 0)
-    s.add_node(10, 0)
-    s.set_link(0, 1)
-    s.set_link(1, 0)
-    s.set_mac(0, csma=True, ack=True, min_be=min_be)
-    s.set_mac(1, csma=True, ack=True)
-    s.rawgen(1, -1, interval_s=0)
-    s.rawgen(0, 1, size=127 - 11, interval_s=0.001)  # 9 octets of MHR, 2 of FCS
+    def pair(payload: int, count: int) -> Sim:
+        s = Sim(1)
+        s.set_proc_delay(proc_us)
+        s.add_node(0, 0)
+        s.add_node(10, 0)
+        s.set_link(0, 1)
+        s.set_link(1, 0)
+        s.set_mac(0, csma=True, ack=True, min_be=min_be)
+        s.set_mac(1, csma=True, ack=True)
+        s.rawgen(1, -1, interval_s=0)
+        s.rawgen(0, 1, size=payload, interval_s=0.001, count=count)
+        return s
+    s = pair(10, 1)  # one frame: how many octets the MAC header and FCS add
+    s.run(1.0)
+    overhead = s.counters(0)["radio.tx_bytes"] - 10
+    s.close()
+    s = pair(127 - overhead, 0)
     s.run(seconds)
     c = s.counters(0)
     s.close()

@@ -115,7 +115,8 @@ def test_ifs_runs_from_the_end_of_the_ack_on_the_capture(tmp_path, sim_factory):
         c = s.counters(0)
         s.close()
         frames = frames_on_air(pcap)
-        psdu = size + 11                   # MHR 9, FCS 2
+        psdu = frames[0][1]                # payload, MAC header and FCS
+        assert psdu > size + 2
         ifs = SIFS_US if psdu <= MAX_SIFS_FRAME else LIFS_US
         lead = CCA_US + TURNAROUND_US if csma else TURNAROUND_US
         gaps = []
