@@ -25,13 +25,15 @@ Images (runtime/cortexm/main_*.c):
 
 What the 6ln_host record counts: every input section the image keeps from
 the stack's modules (src/), and the C library and libgcc helpers the stack
-reaches (found through the linker's cross-reference table: every member
-defining a symbol the stack, or a helper it reaches, refers to). Not
-counted, and printed apart: the stack functions only main calls (its
-self-check of the packet buffer), the radio driver (the loopback device standing
-in for it), the port (startup, the bare-metal runtime and its timer queue:
-what RIOT's kernel and timers are to GNRC), and the image's main, which
-plays the router and checks the host, with the printf it reports through.
+reaches (found from the relocations of every section the image keeps from a
+stack object, the symbols they name looked up in the linker's --cref table,
+and so on through the members found). Not counted, and printed apart: the
+stack functions only main calls (its self-check of the packet buffer), the
+radio driver (the loopback device standing in for it), the port (startup
+and the bare-metal runtime, rt_cortexm: what RIOT's kernel is to GNRC; the
+timer queue it runs on, src/core/timerq.c, stays counted with the core),
+and the image's main, which plays the router and checks the host, with the
+printf it reports through.
 """
 import argparse
 import json
