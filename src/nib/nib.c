@@ -282,8 +282,27 @@ struct nd_opts {
     bool has_sllao, has_tllao, has_aro;
 };
 
+/* An SLLAO or TLLAO (@p opt) into @p ll. One refused for its padding
+ * (RFC 4944 8: a one-unit option holds a short address and zeros; lwIP
+ * sends a 6-byte MAC in it) is counted, and the frame's link source
+ * (@p fsrc) stands in for it. @return whether @p ll holds an address. */
+static bool read_lladdr(struct wren_nib *nib, const struct icmpv6_opt *opt,
+                        struct icmpv6_lladdr *ll, const uint8_t *fsrc, uint8_t fsrc_len)
+{
+    int rc = wren_icmpv6_opt_lladdr_parse(opt, 2, ll);
+    if (rc == -ICMPV6_ERR_OPT_PADDING) {
+        nib->stats.rx_bad_lladdr++;
+        if (fsrc && (fsrc_len == 2 || fsrc_len == 8)) {
+            ll->addr = fsrc;
+            ll->len = fsrc_len;
+            return true;
+        }
+    }
+    return rc == 0;
+}
+
 static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd_opts *o,
-                     const uint8_t *ip)
+                     const uint8_t *fsrc, uint8_t fsrc_len)
 {
     memset(o, 0, sizeof(*o));
     struct icmpv6_opt_iter it;
@@ -293,10 +312,10 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
     while ((res = wren_icmpv6_opt_next(&it, &opt)) > 0) {
         switch (opt.type) {
         case ICMPV6_OPT_SLLAO:
-            o->has_sllao = wren_icmpv6_opt_lladdr_parse(&opt, 2, &o->sllao) == 0;
+            o->has_sllao = read_lladdr(nib, &opt, &o->sllao, fsrc, fsrc_len);
             break;
         case ICMPV6_OPT_TLLAO:
-            o->has_tllao = wren_icmpv6_opt_lladdr_parse(&opt, 2, &o->tllao) == 0;
+            o->has_tllao = read_lladdr(nib, &opt, &o->tllao, fsrc, fsrc_len);
             break;
         case ICMPV6_OPT_ARO:
             o->has_aro = wren_icmpv6_opt_aro_parse(&opt, &o->aro) == 0;
@@ -337,14 +356,15 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
             break;
         }
     }
-    (void)ip;
     return res;
 }
 
-static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                  const uint8_t *fsrc, uint8_t fsrc_len)
 {
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || (wren_ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
+    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 ||
+        (wren_ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -358,7 +378,8 @@ static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     send_ra(nib, wren_ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
 }
 
-static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                  const uint8_t *fsrc, uint8_t fsrc_len)
 {
     if (!wren_ipv6_addr_is_link_local(ip + 8)) {
         nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
@@ -369,7 +390,7 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         nib->stats.rx_ra++;
         return;
     }
-    if (read_opts(nib, m, &o, ip) < 0) {
+    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -445,7 +466,7 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
                   const uint8_t *fsrc, uint8_t fsrc_len)
 {
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
+    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -486,10 +507,12 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     }
 }
 
-static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m)
+static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                  const uint8_t *fsrc, uint8_t fsrc_len)
 {
+    (void)ip;
     struct nd_opts o;
-    if (read_opts(nib, m, &o, ip) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
+    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
     }
@@ -543,15 +566,20 @@ static void nib_handle(struct wren_node *node, struct wren_module *self,
         /* RFC 4861 6.1 / 7.1: hop limit 255 (never forwarded), code 0 */
         if (ips->data[7] != 255 || wren_icmpv6_parse(pkt->data, pkt->size, &m) < 0 || m.code != 0) {
             nib->stats.rx_invalid++;
-        } else if (m.type == ICMPV6_ND_RS) {
-            on_rs(nib, ips->data, &m);
-        } else if (m.type == ICMPV6_ND_RA) {
-            on_ra(nib, ips->data, &m);
-        } else if (m.type == ICMPV6_ND_NS) {
+        } else {
+            /* the frame's link source: stands in for a refused SLLAO/TLLAO */
             const struct wren_netif_hdr *h = nhs ? wren_netif_hdr(nhs) : NULL;
-            on_ns(nib, ips->data, &m, h ? h->src : NULL, h ? h->src_len : 0);
-        } else if (m.type == ICMPV6_ND_NA) {
-            on_na(nib, ips->data, &m);
+            const uint8_t *fsrc = h ? h->src : NULL;
+            uint8_t fsrc_len = h ? h->src_len : 0;
+            if (m.type == ICMPV6_ND_RS) {
+                on_rs(nib, ips->data, &m, fsrc, fsrc_len);
+            } else if (m.type == ICMPV6_ND_RA) {
+                on_ra(nib, ips->data, &m, fsrc, fsrc_len);
+            } else if (m.type == ICMPV6_ND_NS) {
+                on_ns(nib, ips->data, &m, fsrc, fsrc_len);
+            } else if (m.type == ICMPV6_ND_NA) {
+                on_na(nib, ips->data, &m, fsrc, fsrc_len);
+            }
         }
     }
     if (pkt) {

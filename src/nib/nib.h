@@ -114,6 +114,7 @@ struct wren_nib_ctx {
     C(rx_ns)                                                                       \
     C(rx_na)                                                                       \
     C(rx_invalid)     /* failed RFC 4861 validation (hop limit, code, options) */  \
+    C(rx_bad_lladdr)  /* SLLAO/TLLAO with nonzero padding (RFC 4944 8) */          \
     C(tx_rs)                                                                       \
     C(tx_ra)                                                                       \
     C(tx_ns)                                                                       \

@@ -239,7 +239,9 @@ static int opt_size(const struct icmpv6_opt *o, unsigned min, unsigned max)
 }
 
 /* RFC 4861 4.6.1; RFC 4944 8: 802.15.4 short (2 bytes) or EUI-64 (8 bytes)
- * addresses, padded to 8 or 16 octets */
+ * addresses, padded with zeros to 8 or 16 octets. A one-unit option with
+ * more than the short address in it (lwIP sends its 6-byte MAC so) is no
+ * short address: refused, not misread. */
 int wren_icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
                             struct icmpv6_lladdr *ll)
 {
@@ -247,11 +249,19 @@ int wren_icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
         return -ICMPV6_ERR_INVAL;
     }
     int rc = opt_size(o, 1, 2);
-    if (rc == 0) {
-        ll->addr = o->p + 2;
-        ll->len = o->len == 1 ? unit_len : 8;
+    if (rc) {
+        return rc;
     }
-    return rc;
+    if (o->len == 1) {
+        for (unsigned i = 2u + unit_len; i < 8; i++) {
+            if (o->p[i]) {
+                return -ICMPV6_ERR_OPT_PADDING;
+            }
+        }
+    }
+    ll->addr = o->p + 2;
+    ll->len = o->len == 1 ? unit_len : 8;
+    return 0;
 }
 
 /* RFC 4861 4.6.2: prefix length, L|A|reserved, valid, preferred, reserved,

@@ -73,6 +73,9 @@ enum icmpv6_err {
                                    what the option carries */
     ICMPV6_ERR_INVAL,         /**< emit: a field value the format cannot carry */
     ICMPV6_ERR_NOBUFS,        /**< emit: output buffer too small */
+    ICMPV6_ERR_OPT_PADDING,   /**< one-unit SLLAO/TLLAO whose padding is not zero: no
+                                   address of the link's one-unit length (lwIP puts a
+                                   6-byte MAC in an 802.15.4 option) */
 };
 
 /*
@@ -363,10 +366,15 @@ int wren_icmpv6_opt_next(struct icmpv6_opt_iter *it, struct icmpv6_opt *o);
  * @brief SLLAO/TLLAO. A two-unit option carries an 8-byte (EUI-64) address;
  *        a one-unit option carries @p unit_len bytes, which depends on the
  *        link: 2 for an IEEE 802.15.4 short address (RFC 4944 8), 6 for
- *        Ethernet or BLE. The rest of the option is padding.
+ *        Ethernet or BLE. The rest of the option is padding, zero in a
+ *        one-unit option (RFC 4944 8): anything else there means the
+ *        address is not @p unit_len bytes long, and the option is refused.
+ *        (A two-unit option's 8 bytes are unambiguous; its padding is not
+ *        checked.)
  * @param[in] unit_len 1..6.
- * @return 0, -ICMPV6_ERR_OPT_SIZE (length not 1 or 2), -ICMPV6_ERR_INVAL
- *         (@p unit_len out of range).
+ * @return 0, -ICMPV6_ERR_OPT_SIZE (length not 1 or 2), -ICMPV6_ERR_OPT_PADDING
+ *         (one unit, padding not zero), -ICMPV6_ERR_INVAL (@p unit_len out
+ *         of range).
  */
 int wren_icmpv6_opt_lladdr_parse(const struct icmpv6_opt *o, uint8_t unit_len,
                             struct icmpv6_lladdr *ll);

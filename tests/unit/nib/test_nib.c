@@ -632,6 +632,72 @@ TEST(test_nib_nd__invalid_messages_are_counted_not_used)
     FX_CLEAN(1000);
 }
 
+/* an SLLAO/TLLAO of one unit holding a 6-byte MAC (as lwIP 2.1.3 sends it
+ * on 802.15.4): not a short address followed by zero padding */
+static size_t put_mac_lladdr(uint8_t *b, uint8_t type)
+{
+    const uint8_t o[8] = { type, 1, 0xaa, 0xbb, 0x11, 0x22, 0x33, 0x44 };
+    memcpy(b, o, sizeof(o));
+    return sizeof(o);
+}
+
+TEST(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken)
+{
+    /* found from outside (lwIP as a host): RFC 4944 8 pads a short address
+     * with zeros; anything else in a one-unit option is refused, counted,
+     * and the frame's link source stands in (the option used to be read as
+     * the short address 0xaabb) */
+    uint8_t ll_r[16], ll_x[16], gx[16], m[96];
+    addr_of(ll_r, ll_prefix, 0);
+    addr_of(ll_x, ll_prefix, 0x42);
+    addr_of(gx, pfx, 0x42);
+    uint8_t ll_all_routers[16] = { 0xff, 0x02, [15] = 2 };
+    /* RS */
+    memset(m, 0, 8);
+    m[0] = ICMPV6_ND_RS;
+    size_t n = 8 + put_mac_lladdr(m + 8, ICMPV6_OPT_SLLAO);
+    nd_inject(r, 0x42, ll_x, ll_all_routers, m, n, 255);
+    CHECK_NIB(r, .rx_rs = 1, .rx_bad_lladdr = 1, .tx_ra = 1);
+    const struct wren_nib_neighbor *e = nc_of(r, ll_x);
+    CHECK(e != NULL && e->state == WREN_NIB_STALE);
+    CHECK_EQ(e->l2len, 2);
+    CHECK_EQ(get_be16(e->l2), 0x42);
+    /* a registration (NS + ARO): taken, at the frame's source */
+    const uint8_t eui[8] = { 0x02, 0, 0, 0, 0, 0, 0xee, 0x42 };
+    memset(m, 0, 24);
+    m[0] = ICMPV6_ND_NS;
+    memcpy(m + 8, gx, 16);
+    n = 24 + put_mac_lladdr(m + 24, ICMPV6_OPT_SLLAO);
+    struct icmpv6_aro aro = { .lifetime = 10, .rovr = eui, .rovr_len = 8 };
+    n += (size_t)wren_icmpv6_opt_aro_emit(&aro, m + n, 64);
+    nd_inject(r, 0x42, gx, ll_r, m, n, 255);
+    CHECK_NIB(r, .rx_rs = 1, .rx_ns = 1, .rx_bad_lladdr = 2, .tx_ra = 1, .tx_na = 1,
+              .aro_ok = 1);
+    e = nc_of(r, gx);
+    CHECK(e != NULL && e->state == WREN_NIB_REGISTERED);
+    CHECK_EQ(e->l2len, 2);
+    CHECK_EQ(get_be16(e->l2), 0x42);
+    /* a TLLAO the same: the (unregistered) entry takes the frame's source */
+    memset(m, 0, 24);
+    m[0] = ICMPV6_ND_NA;
+    m[4] = ICMPV6_NA_S | ICMPV6_NA_O;
+    memcpy(m + 8, ll_x, 16);
+    n = 24 + put_mac_lladdr(m + 24, ICMPV6_OPT_TLLAO);
+    nd_inject(r, 0x43, ll_x, ll_r, m, n, 255);
+    CHECK_EQ(r->nib->stats.rx_na, 1);
+    CHECK_EQ(r->nib->stats.rx_bad_lladdr, 3);
+    e = nc_of(r, ll_x);
+    CHECK(e != NULL && e->l2len == 2 && get_be16(e->l2) == 0x43);
+    /* zero padding is a short address, as before */
+    n = ns_msg(m, ll_r, 0x44, NULL, 0);
+    nd_inject(r, 0x45, ll_x, ll_r, m, n, 255);
+    CHECK_EQ(r->nib->stats.rx_bad_lladdr, 3);
+    e = nc_of(r, ll_x);
+    CHECK(e != NULL && get_be16(e->l2) == 0x44);
+    CHECK_EQ(r->nib->stats.rx_invalid, 0);
+    FX_CLEAN(1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -650,6 +716,7 @@ int main(void)
         FX_TEST_SETUP(test_nib_nc__registered_entry_keeps_its_link_address_against_spoofed_nd,
                       setup),
         FX_TEST_SETUP(test_nib_nd__invalid_messages_are_counted_not_used, setup),
+        FX_TEST_SETUP(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken, setup),
     };
     return cmocka_run_group_tests_name("nib", tests, NULL, NULL);
 }

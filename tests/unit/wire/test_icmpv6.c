@@ -747,6 +747,43 @@ TEST(test_icmpv6_opt_lladdr_parse__lengths)
     CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_SIZE);
 }
 
+TEST(test_icmpv6_opt_lladdr_parse__one_unit_with_nonzero_padding_is_refused)
+{
+    /* RFC 4944 8: a short address and four zero octets. lwIP 2.1.3 puts its
+     * 6-byte MAC in a one-unit option on 802.15.4: no short address */
+    uint8_t b[8] = { ICMPV6_OPT_SLLAO, 1, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    struct icmpv6_lladdr ll = { NULL, 0 };
+    struct icmpv6_opt o = opt_of(b);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_PADDING);
+    CHECK(ll.addr == NULL && ll.len == 0); /* nothing written */
+    b[0] = ICMPV6_OPT_TLLAO;
+    o = opt_of(b);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_PADDING);
+    /* any one padding octet set */
+    for (unsigned i = 4; i < 8; i++) {
+        memset(b + 2, 0, 6);
+        b[i] = 0x80;
+        o = opt_of(b);
+        CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), -ICMPV6_ERR_OPT_PADDING);
+    }
+    /* the same bytes are a 6-byte address where a unit holds one (Ethernet) */
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 6, &ll), 0);
+    CHECK_EQ(ll.len, 6);
+    /* zero padding: the short address */
+    memset(b + 2, 0, 6);
+    b[2] = 0x12;
+    b[3] = 0x34;
+    o = opt_of(b);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
+    CHECK_EQ(ll.len, 2);
+    CHECK(ll.addr == b + 2);
+    /* two units: an EUI-64, whatever follows it */
+    uint8_t e[16] = { ICMPV6_OPT_SLLAO, 2, 1, 2, 3, 4, 5, 6, 7, 8, 0xff };
+    o = opt_of(e);
+    CHECK_EQ(wren_icmpv6_opt_lladdr_parse(&o, 2, &ll), 0);
+    CHECK_EQ(ll.len, 8);
+}
+
 TEST(test_icmpv6_opt_lladdr_parse__bad_unit_len)
 {
     uint8_t b[8] = { ICMPV6_OPT_SLLAO, 1 };
@@ -1286,6 +1323,7 @@ int main(void)
         cmocka_unit_test(test_icmpv6_opt_next__lone_trailing_byte),
         cmocka_unit_test(test_icmpv6_opt_next__max_length_option),
         cmocka_unit_test(test_icmpv6_opt_lladdr_parse__lengths),
+        cmocka_unit_test(test_icmpv6_opt_lladdr_parse__one_unit_with_nonzero_padding_is_refused),
         cmocka_unit_test(test_icmpv6_opt_lladdr_parse__bad_unit_len),
         cmocka_unit_test(test_icmpv6_opt_pio_parse__prefix_len_129),
         cmocka_unit_test(test_icmpv6_opt_pio_parse__wrong_length),
