@@ -139,7 +139,7 @@ static void usage(FILE *f)
                "  --script FILE  read commands from FILE instead of stdin\n"
                "  --exit-on-eof  exit when the commands run out\n"
                "  --modules LIST the modules to run, comma-separated, in start order\n"
-               "                 (default: all of them: sixlowpan,ipv6,icmpv6,udp,tcp,nib,nd_eth)\n");
+               "                 (default: all of them: sixlowpan,ipv6,icmpv6,udp,tcp,coap,nib,nd_eth)\n");
 }
 
 /* ---- program commands ------------------------------------------------------ */

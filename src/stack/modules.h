@@ -11,6 +11,7 @@
 #ifndef WREN_STACK_MODULES_H
 #define WREN_STACK_MODULES_H
 
+#include "coap/coap.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
 #include "nib/nd_eth.h"
@@ -25,6 +26,7 @@
     X(icmpv6)                 \
     X(udp)                    \
     X(tcp)                    \
+    X(coap)                   \
     X(nib)                    \
     X(nd_eth)
 

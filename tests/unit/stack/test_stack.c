@@ -44,7 +44,7 @@ TEST(test_wren_stack_build__per_interface_modules_and_modules_left_out)
           wren_stack_module(&made, &wren_nib_module, 2));
     CHECK(wren_stack_module(&made, &wren_nd_eth_module, 0) == NULL);
     CHECK(wren_stack_module(&made, &wren_sixlowpan_module, 0) != NULL);
-    CHECK_EQ(made.n, 7); /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, two NIBs */
+    CHECK_EQ(made.n, 8); /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, two NIBs */
     /* the second interface's sets carry its id */
     uint64_t v = 99;
     CHECK_EQ(wren_stack_counter(&n->node, "nib.rx_rs", &v), 0);

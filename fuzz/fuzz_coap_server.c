@@ -1,0 +1,89 @@
+/* Fuzz the CoAP server's request handling: the input is a sequence of
+ * datagrams (a header byte: source port 0..3 and a time step; two length
+ * bytes; then that many bytes), each sent from a socket of the same
+ * simulated node to [::1]:5683, so it crosses UDP and the server's message
+ * layer, duplicate cache, option checks, resources and Block2. Everything
+ * the server sends back must parse as CoAP: a RST or an ACK to a CON carries
+ * its message ID, a NON is answered NON or with a RST. The packet buffer
+ * stays consistent, and is empty once the sockets are closed. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coap/coap.h"
+#include "sim/sim.h"
+#include "sock/sock_udp.h"
+#include "wire/coap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
+    } while (0)
+
+static uint8_t reply[CONFIG_WREN_COAP_MSG_MAX + 1];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct wren_sim *s = wren_sim_new(1);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    struct wren_node *node = wren_sim_node(s, 0);
+    struct wren_coap *c = wren_coap_of(node);
+    REQUIRE(c != NULL);
+    struct wren_sock_udp socks[4];
+    for (int i = 0; i < 4; i++) {
+        struct wren_sock_udp_ep l = { .port = (uint16_t)(50000 + i) };
+        REQUIRE(wren_sock_udp_create(node, &socks[i], &l, NULL) == 0);
+    }
+    struct wren_sock_udp_ep to = { .addr = { [15] = 1 }, .port = COAP_PORT };
+    size_t off = 0;
+    uint64_t t = 0;
+    while (off + 3 <= size) {
+        uint8_t h = data[off];
+        size_t n = (size_t)(data[off + 1] | (data[off + 2] << 8)) % 1300u;
+        off += 3;
+        if (n > size - off) {
+            n = size - off;
+        }
+        const uint8_t *req = data + off;
+        off += n;
+        struct wren_sock_udp *sk = &socks[h & 3];
+        uint32_t dups = c->stats.rx_dup;
+        (void)wren_sock_udp_send(sk, req, n, &to);
+        /* time steps up to ~4 minutes: the duplicate cache ages and expires */
+        t += 1000 + ((uint64_t)(h >> 2) << 22);
+        wren_sim_run(s, t);
+        REQUIRE(wren_pktbuf_is_sane(&node->pktbuf));
+        struct coap_msg q, r;
+        int qrc = wren_coap_parse(req, n, &q);
+        ssize_t k;
+        while ((k = wren_sock_udp_recv(sk, reply, sizeof(reply), 0, NULL)) >= 0) {
+            REQUIRE(wren_coap_parse(reply, (size_t)k, &r) == 0);
+            if (r.type == COAP_RST || r.type == COAP_ACK) {
+                /* only CONs are acknowledged or rejected, with their ID */
+                REQUIRE(qrc != -COAP_ERR_TRUNCATED && qrc != -COAP_ERR_VERSION);
+                REQUIRE(q.type == COAP_CON || r.type == COAP_RST);
+                REQUIRE(r.mid == q.mid);
+            } else {
+                REQUIRE(r.type == COAP_NON && qrc == 0 && q.type == COAP_NON);
+                /* (a duplicate ID gets the first message's response) */
+                REQUIRE(c->stats.rx_dup != dups ||
+                        (r.tkl == q.tkl && memcmp(r.token, q.token, q.tkl) == 0));
+            }
+            if (r.type == COAP_RST) {
+                REQUIRE(r.code == COAP_CODE_EMPTY);
+            } else {
+                REQUIRE(COAP_CODE_CLASS(r.code) >= 2 && COAP_CODE_CLASS(r.code) <= 5);
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        wren_sock_udp_close(&socks[i]);
+    }
+    wren_sim_run(s, t + 1000000);
+    REQUIRE(wren_pktbuf_is_empty(&node->pktbuf) && wren_pktbuf_is_sane(&node->pktbuf));
+    wren_sim_free(s);
+    return 0;
+}

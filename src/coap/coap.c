@@ -1,0 +1,698 @@
+/* The CoAP server: message layer (RFC 7252 4), request handling (RFC 7252
+ * 5), link format (RFC 6690) and Block2 (RFC 7959). */
+#include "coap/coap.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "coap/coap_priv.h"
+#include "net/netreg.h"
+#include "pktbuf/pktbuf.h"
+#include "net/netopt.h"
+#include "shell/shell.h"
+#include "wire/ipv6.h"
+
+/* ---- responses: the window of a representation ---------------------------- */
+
+void wren_coap_resp_write(struct wren_coap_resp *resp, const void *data, size_t len)
+{
+    const uint8_t *d = data;
+    size_t pos = resp->pos;
+    resp->pos += len;
+    size_t end = resp->off + resp->max;
+    if (pos >= end || pos + len <= resp->off) {
+        return;
+    }
+    size_t skip = pos < resp->off ? resp->off - pos : 0;
+    size_t at = pos + skip - resp->off;
+    size_t n = len - skip;
+    if (n > resp->max - at) {
+        n = resp->max - at;
+    }
+    memcpy(resp->buf + at, d + skip, n);
+}
+
+static size_t utoa(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = tmp[n - 1 - i];
+    }
+    return n;
+}
+
+void wren_coap_resp_write_uint(struct wren_coap_resp *resp, uint64_t v)
+{
+    char s[20];
+    wren_coap_resp_write(resp, s, utoa(s, v));
+}
+
+/* RFC 7252 5.10.8.1, 5.10.8.2 */
+bool wren_coap_req_precond_ok(const struct wren_coap_req *req, const uint8_t *etag, size_t len,
+                              bool exists)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    bool has_match = false, matched = false;
+    wren_coap_opt_iter_init(&it, req->msg);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        if (o.num == COAP_OPT_IF_MATCH) {
+            has_match = true;
+            /* an empty If-Match matches any current representation */
+            if (exists && (o.len == 0 || (o.len == len && memcmp(o.val, etag, len) == 0))) {
+                matched = true;
+            }
+        } else if (o.num == COAP_OPT_IF_NONE_MATCH && exists) {
+            return false;
+        }
+    }
+    return !has_match || matched;
+}
+
+/* ---- resources ------------------------------------------------------------------- */
+
+int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource *r)
+{
+    if (r->handler == NULL || r->path == NULL || r->path[0] != '/') {
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < c->n_res; i++) {
+        if (strcmp(c->res[i]->path, r->path) == 0) {
+            return -EEXIST;
+        }
+    }
+    if (c->n_res >= CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT) {
+        return -ENOSPC;
+    }
+    c->res[c->n_res++] = r;
+    return 0;
+}
+
+int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resource *r)
+{
+    for (unsigned i = 0; i < c->n_res; i++) {
+        if (c->res[i] == r) {
+            c->res[i] = c->res[--c->n_res];
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+/* Whether the request's Uri-Path options spell @p path ("/a/b"; "/" is the
+ * root: no Uri-Path, or one empty one, RFC 7252 6.5 step 8). */
+static bool path_match(const struct coap_msg *m, const char *path)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    const char *p = path + 1;
+    wren_coap_opt_iter_init(&it, m);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        if (o.num < COAP_OPT_URI_PATH) {
+            continue;
+        }
+        if (o.num > COAP_OPT_URI_PATH) {
+            break;
+        }
+        const char *e = strchr(p, '/');
+        size_t seg = e ? (size_t)(e - p) : strlen(p);
+        if (seg != o.len || memcmp(p, o.val, seg) != 0) {
+            return false;
+        }
+        p = e ? e + 1 : p + seg;
+        if (!e && *p == '\0' && o.len == 0 && seg == 0) {
+            continue; /* "/" and one empty segment */
+        }
+    }
+    return *p == '\0';
+}
+
+/* ---- RFC 6690: /.well-known/core ------------------------------------------------ */
+
+static void link_format(struct wren_coap *c, struct wren_coap_resp *resp)
+{
+    for (unsigned i = 0; i < c->n_res; i++) {
+        const struct wren_coap_resource *r = c->res[i];
+        if (i) {
+            wren_coap_resp_write(resp, ",", 1);
+        }
+        wren_coap_resp_write(resp, "<", 1);
+        wren_coap_resp_write(resp, r->path, strlen(r->path));
+        wren_coap_resp_write(resp, ">", 1);
+        if (r->cf >= 0) {
+            wren_coap_resp_write(resp, ";ct=", 4);
+            wren_coap_resp_write_uint(resp, (uint64_t)r->cf);
+        }
+        if (r->observable) {
+            wren_coap_resp_write(resp, ";obs", 4);
+        }
+        if (r->attrs) {
+            wren_coap_resp_write(resp, r->attrs, strlen(r->attrs));
+        }
+    }
+}
+
+static void wellknown_get(struct wren_coap *c, const struct wren_coap_req *req,
+                          struct wren_coap_resp *resp, void *arg)
+{
+    (void)req;
+    (void)arg;
+    link_format(c, resp);
+}
+
+static const struct wren_coap_resource wellknown = {
+    .path = "/.well-known/core",
+    .methods = WREN_COAP_GET,
+    .cf = COAP_CF_LINK_FORMAT,
+    .handler = wellknown_get,
+};
+
+/* ---- the duplicate cache (RFC 7252 4.5) ------------------------------------------ */
+
+static uint32_t now_ms(struct wren_coap *c)
+{
+    return (uint32_t)(wren_node_now(c->node) / 1000u);
+}
+
+static bool dedup_live(const struct wren_coap_dedup *d, uint32_t now)
+{
+    return d->used && now - d->t_ms < (d->non ? CONFIG_WREN_COAP_NON_LIFETIME_MS
+                                              : CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS);
+}
+
+/* The exchange a message of @p type with @p mid from @p ep repeats (a CON
+ * and a NON with one ID are not copies of each other). */
+static struct wren_coap_dedup *dedup_find(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                                          uint8_t type, uint16_t mid)
+{
+    uint32_t now = now_ms(c);
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
+        struct wren_coap_dedup *d = &c->dedup[i];
+        if (dedup_live(d, now) && d->mid == mid && d->non == (type == COAP_NON) &&
+            d->port == ep->port &&
+            memcmp(d->addr, ep->addr, 16) == 0) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static bool same_ep(const struct wren_coap_dedup *d, const uint8_t *addr, uint16_t port)
+{
+    return d->port == port && memcmp(d->addr, addr, 16) == 0;
+}
+
+/* A slot for a new exchange from @p ep. A client has one request outstanding
+ * at a time (NSTART = 1, RFC 7252 4.7), so its new request ends its older
+ * exchanges: those are given up first; then exchanges of idempotent methods,
+ * whose duplicates may be executed again (RFC 7252 4.5). In order: a free or
+ * expired slot; the oldest exchange of @p ep; the oldest exchange whose
+ * endpoint has a newer one; the oldest idempotent one; the oldest if older
+ * than CONFIG_WREN_COAP_DEDUP_EVICT_MS; else NULL (*wait_s: seconds until one
+ * will be): only POSTs of as many endpoints as slots within that time. */
+static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                                          uint32_t *wait_s)
+{
+    uint32_t now = now_ms(c);
+    struct wren_coap_dedup *oldest = NULL, *mine = NULL, *ended = NULL, *idem = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
+        struct wren_coap_dedup *d = &c->dedup[i];
+        if (!dedup_live(d, now)) {
+            return d;
+        }
+        uint32_t age = now - d->t_ms;
+        if (!oldest || age > now - oldest->t_ms) {
+            oldest = d;
+        }
+        if (d->idempotent && (!idem || (int32_t)(idem->seq - d->seq) > 0)) {
+            idem = d;
+        }
+        if (same_ep(d, ep->addr, ep->port) && (!mine || (int32_t)(mine->seq - d->seq) > 0)) {
+            mine = d;
+        }
+        for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP; k++) {
+            const struct wren_coap_dedup *e = &c->dedup[k];
+            if (k != i && same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0 &&
+                (!ended || (int32_t)(ended->seq - d->seq) > 0)) {
+                ended = d;
+            }
+        }
+    }
+    if (mine || ended || idem) {
+        return mine ? mine : ended ? ended : idem;
+    }
+    uint32_t age = now - oldest->t_ms;
+    if (age >= CONFIG_WREN_COAP_DEDUP_EVICT_MS) {
+        return oldest;
+    }
+    *wait_s = (CONFIG_WREN_COAP_DEDUP_EVICT_MS - age + 999u) / 1000u;
+    return NULL;
+}
+
+/* ---- sending ------------------------------------------------------------------------ */
+
+static int send_msg(struct wren_coap *c, const uint8_t *msg, size_t len,
+                    const struct wren_sock_udp_ep *to)
+{
+    if (wren_sock_udp_send(&c->sock, msg, len, to) < 0) {
+        c->stats.tx_drop++;
+        return -ENOBUFS;
+    }
+    c->stats.tx++;
+    return 0;
+}
+
+static void send_empty(struct wren_coap *c, uint8_t type, uint16_t mid,
+                       const struct wren_sock_udp_ep *to)
+{
+    uint8_t b[COAP_HDR_LEN];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), type, COAP_CODE_EMPTY, mid, NULL, 0);
+    send_msg(c, b, COAP_HDR_LEN, to);
+}
+
+/* ---- requests ------------------------------------------------------------------------ */
+
+/* What the option walk found (RFC 7252 5.4). */
+struct req_opts {
+    int32_t accept;
+    int32_t cf;
+    uint32_t block2;
+    uint8_t has_block2;
+    uint8_t bad;     /* an unrecognized critical option */
+    uint8_t proxy;   /* Proxy-Uri or Proxy-Scheme */
+};
+
+static void req_scan(const struct coap_msg *m, struct req_opts *ro)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    uint32_t prev = 0x10000;
+    *ro = (struct req_opts){ .accept = -1, .cf = -1 };
+    wren_coap_opt_iter_init(&it, m);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        /* 5.4.3: a bad length is an unrecognized option; 5.4.5: so is a
+         * repeated non-repeatable one */
+        bool known = wren_coap_opt_known(o.num, o.len) &&
+                     (o.num != prev || wren_coap_opt_repeatable(o.num));
+        prev = o.num;
+        if (!known) {
+            if (COAP_OPT_CRITICAL(o.num)) {
+                ro->bad = 1;
+            }
+            continue;
+        }
+        uint32_t v = 0;
+        (void)wren_coap_opt_uint(&o, &v);
+        switch (o.num) {
+        case COAP_OPT_ACCEPT:
+            ro->accept = (int32_t)v;
+            break;
+        case COAP_OPT_CONTENT_FORMAT:
+            ro->cf = (int32_t)v;
+            break;
+        case COAP_OPT_BLOCK2:
+            ro->block2 = v;
+            ro->has_block2 = 1;
+            break;
+        case COAP_OPT_PROXY_URI:
+        case COAP_OPT_PROXY_SCHEME:
+            ro->proxy = 1;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static const struct wren_coap_resource *find_resource(struct wren_coap *c,
+                                                      const struct coap_msg *m)
+{
+    if (path_match(m, wellknown.path)) {
+        return &wellknown;
+    }
+    for (unsigned i = 0; i < c->n_res; i++) {
+        if (path_match(m, c->res[i]->path)) {
+            return c->res[i];
+        }
+    }
+    return NULL;
+}
+
+static uint8_t default_code(uint8_t method)
+{
+    switch (method) {
+    case COAP_CODE_GET:
+        return COAP_CODE_CONTENT;
+    case COAP_CODE_DELETE:
+        return COAP_CODE_DELETED;
+    default:
+        return COAP_CODE_CHANGED;
+    }
+}
+
+/* Run the request and build the response into c->tx. @return its offset in
+ * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option). */
+static int handle_request(struct wren_coap *c, const struct coap_msg *m,
+                          const struct wren_sock_udp_ep *from, size_t *len)
+{
+    struct req_opts ro;
+    req_scan(m, &ro);
+    const struct wren_coap_resource *r = NULL;
+    struct coap_block blk = { 0 };
+    bool block = false;
+    uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
+    size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
+    struct wren_coap_resp resp = { .cf = -1, .buf = pl, .max = room };
+
+    if (ro.bad) {
+        if (m->type == COAP_NON) {
+            c->stats.req_rst++;
+            return -1; /* RFC 7252 5.4.1: a NON is rejected */
+        }
+        c->stats.req_bad_option++;
+        resp.code = COAP_CODE_BAD_OPTION;
+    } else if (ro.proxy) {
+        c->stats.req_proxy++;
+        resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
+    } else if ((r = find_resource(c, m)) == NULL) {
+        c->stats.req_not_found++;
+        resp.code = COAP_CODE_NOT_FOUND;
+    } else if (m->code > COAP_CODE_DELETE || !(r->methods & (1u << m->code))) {
+        c->stats.req_not_allowed++;
+        resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
+        r = NULL;
+    } else if (m->code == COAP_CODE_GET && ro.accept >= 0 && r->cf >= 0 && ro.accept != r->cf) {
+        c->stats.req_not_acceptable++;
+        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4 */
+        r = NULL;
+    }
+
+    if (r) {
+        /* RFC 7959 2.4: the block asked for, no larger than what fits */
+        int fit = wren_coap_block_szx_fit(room);
+        if (m->code == COAP_CODE_GET && ro.has_block2) {
+            if (wren_coap_block_decode(ro.block2, &blk) < 0) {
+                c->stats.req_bad_option++;
+                resp.code = COAP_CODE_BAD_OPTION;
+                r = NULL;
+            } else {
+                if (blk.szx > fit) {
+                    blk.num <<= blk.szx - fit; /* same offset, smaller blocks */
+                    blk.szx = (uint8_t)fit;
+                }
+                block = true;
+            }
+        }
+        if (r) {
+            if (block) {
+                resp.off = (size_t)blk.num << (blk.szx + 4);
+                resp.max = COAP_BLOCK_SIZE(blk.szx);
+            }
+            resp.code = default_code(m->code);
+            resp.cf = r->cf;
+            struct wren_coap_req req = {
+                .msg = m, .remote = *from, .method = m->code, .cf = ro.cf,
+                .accept = ro.accept, .payload = m->payload, .payload_len = m->payload_len,
+            };
+            c->stats.req++;
+            r->handler(c, &req, &resp, r->arg);
+            if (COAP_CODE_CLASS(resp.code) != 2) {
+                block = false;
+                resp.off = 0;
+            } else if (!block && resp.pos > room && m->code == COAP_CODE_GET) {
+                /* larger than a message: the first block (RFC 7959 2.4) */
+                block = true;
+                blk = (struct coap_block){ .num = 0, .szx = (uint8_t)fit };
+                resp.max = COAP_BLOCK_SIZE(blk.szx);
+            }
+            if (block && resp.off > 0 && resp.off >= resp.pos) {
+                c->stats.req_bad_option++;
+                resp = (struct wren_coap_resp){ .code = COAP_CODE_BAD_OPTION, .cf = -1 };
+                block = false;
+            }
+        }
+    }
+
+    /* header and options into a scratch buffer, then placed right before the payload */
+    uint8_t hdr[WREN_COAP_RESP_HDR_ROOM];
+    struct coap_builder b;
+    wren_coap_build_init(&b, hdr, sizeof(hdr), m->type == COAP_CON ? COAP_ACK : COAP_NON,
+                         resp.code, m->type == COAP_CON ? m->mid : c->next_mid++, m->token,
+                         m->tkl);
+    if (resp.etag_len) {
+        wren_coap_build_opt(&b, COAP_OPT_ETAG, resp.etag, resp.etag_len);
+    }
+    if (resp.cf >= 0 && COAP_CODE_CLASS(resp.code) == 2) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp.cf);
+    }
+    if (resp.has_max_age) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp.max_age);
+    }
+    size_t plen = 0;
+    if (COAP_CODE_CLASS(resp.code) == 2 && resp.pos > resp.off) {
+        plen = resp.pos - resp.off;
+        if (plen > resp.max) {
+            plen = resp.max;
+        }
+    }
+    if (block) {
+        blk.more = resp.pos > resp.off + plen;
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
+        if (blk.num == 0) {
+            wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp.pos);
+        }
+    }
+    int hl = wren_coap_build_end(&b);
+    if (hl < 0) {
+        /* cannot happen: WREN_COAP_RESP_HDR_ROOM covers every option above */
+        hl = 0;
+        plen = 0;
+    }
+    /* the header right before the marker and the payload the handler wrote */
+    uint8_t *start = pl - (plen ? 1 : 0) - hl;
+    memcpy(start, hdr, (size_t)hl);
+    if (plen) {
+        pl[-1] = COAP_PAYLOAD_MARKER;
+    }
+    *len = (size_t)hl + (plen ? 1 + plen : 0);
+    return (int)(start - c->tx);
+}
+
+/* ---- the message layer ---------------------------------------------------------------- */
+
+static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
+                        const struct wren_sock_udp_ep *from, const struct coap_msg *m,
+                        const uint8_t *resp, size_t len)
+{
+    memcpy(d->addr, from->addr, 16);
+    d->port = from->port;
+    d->mid = m->mid;
+    d->t_ms = now_ms(c);
+    d->seq = c->dedup_seq++;
+    d->used = 1;
+    d->non = m->type == COAP_NON;
+    d->idempotent = m->code != COAP_CODE_POST;
+    d->stored = len <= CONFIG_WREN_COAP_DEDUP_BYTES;
+    d->len = (uint16_t)(d->stored ? len : 0);
+    if (d->stored) {
+        memcpy(d->resp, resp, len);
+    }
+}
+
+static void serve(struct wren_coap *c, const struct coap_msg *m,
+                  const struct wren_sock_udp_ep *from)
+{
+    struct wren_coap_dedup *d = dedup_find(c, from, m->type, m->mid);
+    if (d) {
+        if (d->stored) {
+            c->stats.rx_dup++;
+            send_msg(c, d->resp, d->len, from);
+            return;
+        }
+        if (!d->idempotent) {
+            c->stats.rx_dup_drop++;
+            return;
+        }
+        c->stats.rx_dup_redo++; /* RFC 7252 4.5: allowed for idempotent requests */
+    } else {
+        uint32_t wait_s = 0;
+        d = dedup_slot(c, from, &wait_s);
+        if (d == NULL) {
+            /* RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry */
+            c->stats.req_busy++;
+            uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
+            struct coap_builder bld;
+            wren_coap_build_init(&bld, b, sizeof(b), m->type == COAP_CON ? COAP_ACK : COAP_NON,
+                                 COAP_CODE_SERVICE_UNAVAILABLE,
+                                 m->type == COAP_CON ? m->mid : c->next_mid++, m->token, m->tkl);
+            wren_coap_build_opt_uint(&bld, COAP_OPT_MAX_AGE, wait_s);
+            int n = wren_coap_build_end(&bld);
+            if (n > 0) {
+                send_msg(c, b, (size_t)n, from);
+            }
+            return;
+        }
+    }
+    size_t len;
+    int at = handle_request(c, m, from, &len);
+    if (at < 0) {
+        send_empty(c, COAP_RST, m->mid, from);
+        d->used = 0;
+        return;
+    }
+    dedup_store(c, d, from, m, c->tx + at, len);
+    send_msg(c, c->tx + at, len, from);
+}
+
+/* Handle one datagram of @p n bytes in c->rx from @p from. */
+void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from)
+{
+    struct coap_msg m;
+    int rc = wren_coap_parse(c->rx, n, &m);
+    if (rc < 0) {
+        c->stats.rx_drop_format++;
+        /* RFC 7252 4.2, 4.3: a malformed CON is rejected with a RST (when
+         * there is a header to answer); anything else is ignored */
+        if (rc != -COAP_ERR_TRUNCATED && rc != -COAP_ERR_VERSION && m.type == COAP_CON) {
+            send_empty(c, COAP_RST, m.mid, from);
+        }
+        return;
+    }
+    if (m.type == COAP_ACK || m.type == COAP_RST) {
+        if (m.type == COAP_ACK) {
+            c->stats.rx_ack++;
+        } else {
+            c->stats.rx_rst++;
+        }
+        return; /* nothing of ours waits for one (yet): the client and observers do */
+    }
+    if (m.code == COAP_CODE_EMPTY) {
+        if (m.type == COAP_CON) {
+            c->stats.rx_ping++; /* RFC 7252 4.3: CoAP ping */
+            send_empty(c, COAP_RST, m.mid, from);
+        } else {
+            c->stats.rx_drop_unexpected++;
+        }
+        return;
+    }
+    if (COAP_CODE_CLASS(m.code) != 0) {
+        /* a response, or a reserved class (1, 6, 7): rejected (RFC 7252 4.2, 4.3) */
+        c->stats.rx_drop_unexpected++;
+        if (m.type == COAP_CON) {
+            send_empty(c, COAP_RST, m.mid, from);
+        }
+        return;
+    }
+    if (wren_ipv6_addr_is_multicast(from->addr)) {
+        c->stats.rx_drop_format++; /* a source address is never multicast */
+        return;
+    }
+    serve(c, &m, from);
+}
+
+static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
+{
+    struct wren_coap *c = arg;
+    (void)events;
+    for (;;) {
+        struct wren_sock_udp_ep from;
+        ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
+        if (n == -ENOBUFS) {
+            c->stats.rx++;
+            c->stats.rx_drop_big++;
+            continue;
+        }
+        if (n < 0) {
+            return;
+        }
+        c->stats.rx++;
+        wren_coap_input(c, (size_t)n, &from);
+    }
+}
+
+/* ---- the module ------------------------------------------------------------------------ */
+
+static int coap_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                    uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_coap *c = (struct wren_coap *)self;
+    if (opt == WREN_NETOPT_STATS) {
+        return wren_netopt_put(val, max, &c->stats, sizeof(c->stats));
+    }
+    return -ENOTSUP;
+}
+
+static void coap_handle(struct wren_node *node, struct wren_module *self,
+                        const struct wren_msg *msg)
+{
+    (void)self;
+    if (msg->ptr) {
+        wren_pktbuf_release(&node->pktbuf, msg->ptr); /* nothing is dispatched to it */
+    }
+}
+
+static int coap_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    (void)if_id;
+    return wren_coap_init(node, (struct wren_coap *)self);
+}
+
+static const struct wren_counter_set coap_counters =
+    WREN_COUNTER_SET("coap", WREN_COAP_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+const struct wren_module_ops wren_coap_module = {
+    .name = "coap",
+    .handle = coap_handle,
+    .get = coap_get,
+    .init = coap_stack_init,
+    .size = sizeof(struct wren_coap),
+    .counters = WREN_IF_NAMES(&coap_counters),
+    .cmds = WREN_IF_SHELL(wren_coap_shell_cmds),
+};
+
+int wren_coap_init(struct wren_node *node, struct wren_coap *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->module.ops = &wren_coap_module;
+    c->module.prio = WREN_PRIO_APP;
+    c->node = node;
+    c->next_mid = (uint16_t)wren_node_random(node);
+    struct wren_sock_udp_ep local = { .port = COAP_PORT };
+    int rc = wren_sock_udp_create(node, &c->sock, &local, NULL);
+    if (rc < 0) {
+        return rc;
+    }
+    rc = wren_netreg_register(node, WREN_NETTYPE_UDP, WREN_COAP_NETREG_CTX, &c->module, &c->reg);
+    if (rc < 0) {
+        wren_sock_udp_close(&c->sock);
+        return rc;
+    }
+    wren_sock_udp_set_cb(&c->sock, sock_cb, c);
+    if (CONFIG_WREN_COAP_DEFAULT_RESOURCES) {
+        wren_coap_default_resources(c);
+    }
+    return 0;
+}
+
+void wren_coap_stop(struct wren_coap *c)
+{
+    wren_sock_udp_close(&c->sock);
+    wren_netreg_unregister(c->node, WREN_NETTYPE_UDP, &c->reg);
+    c->n_res = 0;
+}
+
+struct wren_coap *wren_coap_of(struct wren_node *node)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(node, WREN_NETTYPE_UDP, WREN_COAP_NETREG_CTX, NULL);
+    return e && e->module->ops == &wren_coap_module ? (struct wren_coap *)e->module : NULL;
+}

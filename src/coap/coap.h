@@ -1,0 +1,268 @@
+/**
+ * @file coap.h
+ * @brief CoAP server (RFC 7252) on sock_udp: resources registered by path
+ *        and handler, piggybacked and NON responses, duplicate detection
+ *        with replayed responses, option rules, `/.well-known/core` (RFC
+ *        6690) and Block2 (RFC 7959) for representations of any size.
+ *
+ * The server is a module (`wren_coap_module`, in the stack's module list),
+ * so every node serves port 5683 with its default resources (`/counter`,
+ * `/stats`, `/pattern`; CONFIG_WREN_COAP_DEFAULT_RESOURCES) beside what the
+ * application adds:
+ * @code
+ *   static void temp_get(struct wren_coap *c, const struct wren_coap_req *req,
+ *                        struct wren_coap_resp *resp, void *arg)
+ *   {
+ *       wren_coap_resp_write(resp, "21.5", 4);   // the whole representation
+ *   }
+ *   static const struct wren_coap_resource temp = {
+ *       .path = "/sensors/temp", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
+ *       .handler = temp_get,
+ *   };
+ *   wren_coap_resource_add(wren_coap_of(node), &temp);
+ * @endcode
+ *
+ * A handler writes its whole representation with wren_coap_resp_write(); the
+ * server keeps only the window the request asked for (its Block2 block, or
+ * the first block when the representation does not fit one message), so a
+ * resource larger than any buffer is served block by block without memory
+ * of its own (the `/stats` resource streams the node's counters this way).
+ *
+ * Message handling (RFC 7252 4): a CON request gets a piggybacked ACK, a NON
+ * request a NON response; an empty CON (ping) gets a RST; a malformed CON
+ * is rejected with a RST, anything else malformed is dropped. Duplicates
+ * (same endpoint and message ID within EXCHANGE_LIFETIME, NON_LIFETIME for
+ * NON) get the stored response again; a response too large to store is
+ * recomputed for idempotent methods, and the duplicate is dropped (counted)
+ * for POST. A client has one outstanding request at a time (NSTART 1), so
+ * its new request ends its older exchanges: a full cache gives a new request
+ * the slot of its own endpoint's oldest exchange, else of an exchange whose
+ * endpoint has a newer one (a block-wise transfer of many requests holds one
+ * slot), else of an idempotent request (GET, PUT, DELETE: a duplicate may be
+ * executed again, RFC 7252 4.5), else of one older than
+ * CONFIG_WREN_COAP_DEDUP_EVICT_MS; when there is none (POSTs from as many
+ * endpoints as slots within that time), the request is answered 5.03 with a
+ * Max-Age and not executed. Every drop and refusal is counted.
+ */
+#ifndef WREN_COAP_COAP_H
+#define WREN_COAP_COAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/counters.h"
+#include "core/module.h"
+#include "net/netreg.h"
+#include "sock/sock_udp.h"
+#include "wire/coap.h"
+
+/** Resources an application can add (besides the default ones). */
+#ifndef CONFIG_WREN_COAP_RESOURCES
+#define CONFIG_WREN_COAP_RESOURCES 8
+#endif
+/** Largest message received or sent, bytes (RFC 7252 4.6: 1152 fits any IPv6 path).
+ *  The server keeps one receive and one send buffer of this size. */
+#ifndef CONFIG_WREN_COAP_MSG_MAX
+#define CONFIG_WREN_COAP_MSG_MAX 1152
+#endif
+/** Exchanges remembered for duplicate detection. */
+#ifndef CONFIG_WREN_COAP_DEDUP
+#define CONFIG_WREN_COAP_DEDUP 6
+#endif
+/** Bytes of a response the cache keeps to replay (larger ones are recomputed
+ *  for idempotent requests). */
+#ifndef CONFIG_WREN_COAP_DEDUP_BYTES
+#define CONFIG_WREN_COAP_DEDUP_BYTES 64
+#endif
+/** RFC 7252 4.8.2 EXCHANGE_LIFETIME and NON_LIFETIME with the default
+ *  transmission parameters, ms. */
+#ifndef CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS
+#define CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS 247000u
+#endif
+#ifndef CONFIG_WREN_COAP_NON_LIFETIME_MS
+#define CONFIG_WREN_COAP_NON_LIFETIME_MS 145000u
+#endif
+/** A full cache gives up an exchange older than this (MAX_TRANSMIT_SPAN,
+ *  45 s: its client has stopped retransmitting), ms. */
+#ifndef CONFIG_WREN_COAP_DEDUP_EVICT_MS
+#define CONFIG_WREN_COAP_DEDUP_EVICT_MS 45000u
+#endif
+/** Serve `/counter`, `/stats` and `/pattern` on every node. */
+#ifndef CONFIG_WREN_COAP_DEFAULT_RESOURCES
+#define CONFIG_WREN_COAP_DEFAULT_RESOURCES 1
+#endif
+
+/** Resources every node serves (`/counter`, `/stats`, `/pattern`). */
+#define WREN_COAP_N_DEFAULT (CONFIG_WREN_COAP_DEFAULT_RESOURCES ? 3 : 0)
+/** Size of `/pattern` until a PUT changes it, bytes. */
+#ifndef CONFIG_WREN_COAP_PATTERN_LEN
+#define CONFIG_WREN_COAP_PATTERN_LEN 16384u
+#endif
+
+/** Room the server keeps before a response's payload for its header, token
+ *  and options (ETag, Content-Format, Max-Age, Block2, Size2 and the marker
+ *  need at most 43 bytes). */
+#define WREN_COAP_RESP_HDR_ROOM 48
+
+_Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
+                   CONFIG_WREN_COAP_MSG_MAX <= 65507,
+               "CONFIG_WREN_COAP_MSG_MAX: room for a 16-byte block, at most a UDP payload");
+_Static_assert(CONFIG_WREN_COAP_DEDUP >= 1 && CONFIG_WREN_COAP_DEDUP <= 255,
+               "CONFIG_WREN_COAP_DEDUP: 1..255");
+_Static_assert(CONFIG_WREN_COAP_RESOURCES <= 255, "CONFIG_WREN_COAP_RESOURCES: 0..255");
+
+/** Methods a resource allows (bit 1 << code: GET 1 .. DELETE 4). */
+enum {
+    WREN_COAP_GET = 1 << COAP_CODE_GET,
+    WREN_COAP_POST = 1 << COAP_CODE_POST,
+    WREN_COAP_PUT = 1 << COAP_CODE_PUT,
+    WREN_COAP_DELETE = 1 << COAP_CODE_DELETE,
+};
+
+#define WREN_COAP_COUNTERS(C)                                                                      \
+    C(rx)               /* datagrams received on port 5683 */                                      \
+    C(rx_drop_format)   /* malformed messages (RFC 7252 3, 4.1); CONs answered with RST */         \
+    C(rx_drop_big)      /* datagrams longer than CONFIG_WREN_COAP_MSG_MAX */                       \
+    C(rx_ping)          /* empty CONs answered with RST */                                         \
+    C(rx_ack)           /* ACKs received */                                                        \
+    C(rx_rst)           /* RSTs received */                                                        \
+    C(rx_drop_unexpected) /* responses and reserved codes nobody waits for */                      \
+    C(rx_dup)           /* duplicate requests answered with the stored response */                 \
+    C(rx_dup_redo)      /* duplicates of idempotent requests whose response was too large to keep */ \
+    C(rx_dup_drop)      /* duplicate POSTs whose response was too large to keep */                 \
+    C(req)              /* requests executed */                                                    \
+    C(req_busy)         /* refused with 5.03: the duplicate cache was full */                      \
+    C(req_bad_option)   /* 4.02: unrecognized critical option, or Block2 beyond the end */         \
+    C(req_rst)          /* NON requests rejected (unrecognized critical option) with RST */        \
+    C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \
+    C(req_not_found)    /* 4.04 */                                                                 \
+    C(req_not_allowed)  /* 4.05 */                                                                 \
+    C(req_not_acceptable) /* 4.06: Accept names another format */                                  \
+    C(tx)               /* messages sent */                                                        \
+    C(tx_drop)          /* sends that failed (packet buffer or queue full) */
+
+struct wren_coap_stats {
+    WREN_COAP_COUNTERS(WREN_COUNTER_U32)
+};
+
+struct wren_coap;
+
+/** A request, as a handler sees it. */
+struct wren_coap_req {
+    const struct coap_msg *msg;       /**< the whole message (options: wren_coap_opt_*) */
+    struct wren_sock_udp_ep remote;
+    uint8_t method;                   /**< COAP_CODE_GET .. COAP_CODE_DELETE */
+    int32_t cf;                       /**< Content-Format of the payload, -1 when absent */
+    int32_t accept;                   /**< Accept, -1 when absent */
+    const uint8_t *payload;
+    size_t payload_len;
+};
+
+/** A response under construction. */
+struct wren_coap_resp {
+    uint8_t code;          /**< preset: 2.05 for GET, 2.04 PUT/POST, 2.02 DELETE */
+    int32_t cf;            /**< Content-Format, -1: none (preset: the resource's) */
+    uint32_t max_age;      /**< sent when has_max_age */
+    uint8_t has_max_age;
+    uint8_t etag_len;      /**< 0: no ETag */
+    uint8_t etag[8];
+    /* the window of the representation that goes into this message */
+    uint8_t *buf;
+    size_t off;            /**< representation byte where buf starts */
+    size_t max;            /**< bytes buf holds */
+    size_t pos;            /**< representation bytes written so far (its size at the end) */
+};
+
+typedef void (*wren_coap_handler)(struct wren_coap *c, const struct wren_coap_req *req,
+                                  struct wren_coap_resp *resp, void *arg);
+
+/** A resource (the application's memory, static, for as long as it is added). */
+struct wren_coap_resource {
+    const char *path;       /**< "/a/b": one Uri-Path option per segment */
+    uint8_t methods;        /**< WREN_COAP_GET | ... */
+    int16_t cf;             /**< the one format it answers GETs in (Accept checked, ct= in
+                                 link format), or -1 */
+    bool observable;        /**< listed with `obs` */
+    const char *attrs;      /**< more link-format attributes (";rt=\"x\""), or NULL */
+    wren_coap_handler handler;
+    void *arg;
+};
+
+struct wren_coap_dedup {
+    uint8_t addr[16];
+    uint16_t port;
+    uint16_t mid;
+    uint32_t t_ms;          /**< when it was stored (node time, ms, wraps) */
+    uint32_t seq;           /**< order of storing (ties in time are common) */
+    uint16_t len;           /**< response bytes stored; 0: none sent yet */
+    uint8_t used;
+    uint8_t non;            /**< a NON exchange (NON_LIFETIME) */
+    uint8_t stored;         /**< resp holds the response */
+    uint8_t idempotent;
+    uint8_t resp[CONFIG_WREN_COAP_DEDUP_BYTES];
+};
+
+struct wren_coap {
+    struct wren_module module;   /**< first: found through netreg for counters and shell */
+    struct wren_coap_stats stats;
+    struct wren_netreg_entry reg;
+    struct wren_node *node;
+    struct wren_sock_udp sock;   /**< port 5683 */
+    uint16_t next_mid;
+    uint8_t n_res;
+    uint32_t dedup_seq;
+    const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
+    struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+    uint32_t counter;            /**< the `/counter` resource */
+    uint32_t pattern_len;        /**< the `/pattern` resource's size */
+    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
+    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX];
+};
+
+/** netreg demultiplexing context the module registers under (type UDP): above
+ *  every port, so no datagram is dispatched to it; it is there to be found. */
+#define WREN_COAP_NETREG_CTX (0x10000u + COAP_PORT)
+
+extern const struct wren_module_ops wren_coap_module;
+
+/**
+ * @brief Start the server on @p node (port 5683) in @p c.
+ * @return 0, -EADDRINUSE (port taken), -errno of netreg.
+ */
+int wren_coap_init(struct wren_node *node, struct wren_coap *c);
+
+/** @brief Stop the server: the port is closed, resources are forgotten. */
+void wren_coap_stop(struct wren_coap *c);
+
+/** @brief The node's CoAP server, or NULL. */
+struct wren_coap *wren_coap_of(struct wren_node *node);
+
+/**
+ * @brief Serve @p r (kept by pointer).
+ * @return 0, -ENOSPC (CONFIG_WREN_COAP_RESOURCES reached), -EEXIST (the path
+ *         is served already), -EINVAL (no handler, path not starting with '/').
+ */
+int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource *r);
+
+/** @brief Stop serving @p r. @return 0 or -ENOENT. */
+int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resource *r);
+
+/**
+ * @brief Append @p len bytes to the representation: the part inside the
+ *        response's window is copied, the rest only counted.
+ */
+void wren_coap_resp_write(struct wren_coap_resp *resp, const void *data, size_t len);
+
+/** @brief wren_coap_resp_write() of @p v in decimal. */
+void wren_coap_resp_write_uint(struct wren_coap_resp *resp, uint64_t v);
+
+/**
+ * @brief RFC 7252 5.10.8: whether @p req's If-Match / If-None-Match hold for
+ *        a resource whose current ETag is @p etag (@p len bytes, 0: none) and
+ *        that @p exists. A handler answers 4.12 when they do not.
+ */
+bool wren_coap_req_precond_ok(const struct wren_coap_req *req, const uint8_t *etag, size_t len,
+                              bool exists);
+
+#endif

@@ -1,0 +1,195 @@
+"""wren's CoAP server against CoAP implementations nobody here wrote, over a
+TAP in a network namespace: libcoap's coap-client (Debian's libcoap3-bin)
+and aiocoap (PyPI), each doing GET/PUT/POST/DELETE, NON requests, the
+16 KiB /pattern fetched block-wise (Block2, byte-exact), /.well-known/core
+(aiocoap's link-format parser reads it), unknown critical options and
+Proxy-Uri; tshark dissects every CoAP message of the capture with nothing
+flagged. wren as a CoAP client comes with the client (issue 14).
+
+Needs root, iproute2, tshark, coap-client-notls and aiocoap; the namespace,
+tap0 and every process are removed by conftest's fixtures. Timeouts only
+guard against hangs.
+"""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import tshark_fields
+from test_host import kernel_addr_ready, need
+from test_tcp_linux import TapCapture
+
+WREN = "2001:db8::2"
+KERNEL = "2001:db8::1"
+BASE = f"coap://[{WREN}]"
+PATTERN_LEN = 16384
+
+
+def pattern(n):
+    return bytes(i % 251 for i in range(n))
+
+
+@pytest.fixture
+def coap_node(tapns, wren_node, tmp_path):
+    """wren-node --id 1 on tap0 with 2001:db8::2/64, the kernel's
+    2001:db8::1/64 on the other side, a capture of tap0 running; yields
+    (ns, node, capture) and checks wren's packet buffer at the end."""
+    need("tshark")
+    ns = tapns
+    node = wren_node("--tap", "tap0", "--id", "1", ns=ns)
+    node.run(f"ifconfig 1 add {WREN}/64\nifconfig", r"drops:")
+    node.wait_valid(WREN)
+    ns.ip("-6", "addr", "add", f"{KERNEL}/64", "dev", "tap0")
+    kernel_addr_ready(ns, KERNEL)
+    cap = TapCapture(ns, tmp_path / "tap.pcap")
+    yield ns, node, cap
+    assert node.pktbuf_empty(), "wren-node's packet buffer is not empty at the end"
+    assert node.exit() == 0
+
+
+def coap_stats(node):
+    """The coap counter set of `stats` (its first line and the indented ones after it)."""
+    out = node.run("stats", r"^tcp:")
+    lines = out.splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("coap:"))
+    f = lines[i].split()[1:]
+    for ln in lines[i + 1:]:
+        if not ln.startswith(" "):
+            break
+        f += ln.split()
+    return {f[k]: int(f[k + 1]) for k in range(0, len(f) - 1, 2)}
+
+
+COAP_FIELDS = ("coap.type", "coap.code", "coap.mid", "coap.token", "_ws.malformed",
+               "_ws.expert.severity", "ipv6.src")
+
+
+def check_capture(cap, want_min):
+    """Every CoAP message of the capture dissected with nothing flagged;
+    returns the rows."""
+    frames = cap.stop()
+    rows = tshark_fields(cap.pcap, *COAP_FIELDS, extra=("-Y", "coap"))
+    assert len(rows) >= want_min, f"{len(rows)} CoAP messages of {frames} frames"
+    r = [dict(zip(COAP_FIELDS, x)) for x in rows]
+    assert all(x["_ws.malformed"] == "" for x in r), [x for x in r if x["_ws.malformed"]]
+    # nothing wren sent draws an expert entry of warning or error severity
+    # (the peers' requests with an unknown option on purpose do: "Undecoded")
+    severe = [x for x in r if x["ipv6.src"] == WREN and x["_ws.expert.severity"] and
+              max(int(v, 0) for v in x["_ws.expert.severity"].split(",")) >= 0x00600000]
+    assert not severe, severe[:3]
+    assert any(x["ipv6.src"] == WREN for x in r) and any(x["ipv6.src"] == KERNEL for x in r)
+    return r
+
+
+def libcoap(ns, *args, timeout=30):
+    if shutil.which("coap-client-notls") is None:
+        pytest.skip("coap-client-notls (libcoap3-bin) is not installed")
+    res = ns.run("timeout", str(timeout), "coap-client-notls", *args)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return res
+
+
+def test_coap_libcoap_client(coap_node, tmp_path):
+    ns, node, cap = coap_node
+    # GET, POST, PUT, DELETE on /counter (text)
+    assert libcoap(ns, "-m", "get", f"{BASE}/counter").stdout.strip() == "0"
+    assert libcoap(ns, "-m", "post", f"{BASE}/counter").stdout.strip() == "1"
+    assert libcoap(ns, "-m", "put", "-e", "41", f"{BASE}/counter").stdout.strip() == "41"
+    assert libcoap(ns, "-m", "post", f"{BASE}/counter").stdout.strip() == "42"
+    # NON request: NON response
+    assert libcoap(ns, "-N", "-m", "get", f"{BASE}/counter").stdout.strip() == "42"
+    assert libcoap(ns, "-m", "delete", f"{BASE}/counter").returncode == 0
+    assert libcoap(ns, "-m", "get", f"{BASE}/counter").stdout.strip() == "0"
+    # 16 KiB block-wise (libcoap follows Block2 from the first response),
+    # and with 64-byte blocks asked for (-b 2 is SZX 2)
+    for extra in ((), ("-b", "64")):
+        out = tmp_path / "pattern.bin"
+        libcoap(ns, "-m", "get", *extra, "-o", str(out), f"{BASE}/pattern")
+        assert out.read_bytes() == pattern(PATTERN_LEN), extra
+        out.unlink()
+    # link format
+    wk = libcoap(ns, "-m", "get", f"{BASE}/.well-known/core").stdout
+    assert "</counter>;ct=0" in wk and "</pattern>;ct=42" in wk, wk
+    # unknown critical option (65001, experimental use): 4.02; Proxy-Uri: 5.05;
+    # unknown path: 4.04
+    res = libcoap(ns, "-m", "get", "-O", "65001,x", f"{BASE}/counter")
+    assert "4.02" in res.stdout + res.stderr, res.stdout + res.stderr
+    res = libcoap(ns, "-m", "get", "-P", f"coap://[{WREN}]:5683", "coap://example.org/x")
+    assert "5.05" in res.stdout + res.stderr, res.stdout + res.stderr
+    res = libcoap(ns, "-m", "get", f"{BASE}/nothing")
+    assert "4.04" in res.stdout + res.stderr, res.stdout + res.stderr
+    st = coap_stats(node)
+    assert st["req_bad_option"] == 1 and st["req_proxy"] == 1 and st["req_not_found"] == 1, st
+    assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
+    rows = check_capture(cap, 2 * (7 + 16 + 256 + 4))
+    print("\n[coap libcoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))
+
+
+AIOCOAP_SCRIPT = r"""
+import asyncio, json, sys
+from aiocoap import Context, Message, GET, PUT, POST, DELETE, NON
+from aiocoap.util.linkformat import parse
+
+BASE = sys.argv[1]
+
+async def main():
+    out = {}
+    ctx = await Context.create_client_context()
+    async def req(code, path, payload=b"", mtype=None, **opts):
+        m = Message(code=code, uri=BASE + path, payload=payload, **opts)
+        if mtype is not None:
+            m.mtype = mtype
+        r = await asyncio.wait_for(ctx.request(m).response, 30)
+        return str(r.code), r.payload, r
+    out["get0"] = (await req(GET, "/counter"))[1].decode()
+    out["post"] = (await req(POST, "/counter"))[1].decode()
+    code, pl, r = await req(PUT, "/counter", b"7")
+    out["put"] = [code, pl.decode()]
+    etag = r.opt.etag
+    # If-Match with the current ETag succeeds, with another one: 4.12
+    out["if_match_ok"] = (await req(PUT, "/counter", b"8", if_match=[etag]))[0]
+    out["if_match_bad"] = (await req(PUT, "/counter", b"9", if_match=[b"\x01"]))[0]
+    out["if_none_match"] = (await req(PUT, "/counter", b"9", if_none_match=True))[0]
+    out["non"] = (await req(GET, "/counter", mtype=NON))[1].decode()
+    out["delete"] = (await req(DELETE, "/counter"))[0]
+    out["accept_json"] = (await req(GET, "/counter", accept=50))[0]
+    # the 16 KiB pattern: aiocoap reassembles Block2 itself
+    code, pl, r = await req(GET, "/pattern")
+    out["pattern"] = [code, len(pl), pl == bytes(i % 251 for i in range(len(pl)))]
+    code, pl, r = await req(GET, "/.well-known/core")
+    out["wk_cf"] = r.opt.content_format
+    out["links"] = {l.href: dict(l.attr_pairs) for l in parse(pl.decode()).links}
+    code, pl, r = await req(GET, "/stats")
+    out["stats_lines"] = len(pl.decode().splitlines())
+    await ctx.shutdown()
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+def test_coap_aiocoap_client(coap_node):
+    pytest.importorskip("aiocoap")
+    ns, node, cap = coap_node
+    res = ns.run(sys.executable, "-c", AIOCOAP_SCRIPT, BASE)
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["get0"] == "0" and out["post"] == "1", out
+    assert out["put"] == ["2.04 Changed", "7"], out
+    assert out["if_match_ok"] == "2.04 Changed", out
+    assert out["if_match_bad"] == "4.12 Precondition Failed", out
+    assert out["if_none_match"] == "4.12 Precondition Failed", out
+    assert out["non"] == "8", out
+    assert out["delete"] == "2.02 Deleted", out
+    assert out["accept_json"] == "4.06 Not Acceptable", out
+    assert out["pattern"] == ["2.05 Content", PATTERN_LEN, True], out
+    assert out["wk_cf"] == 40, out
+    assert out["links"] == {"/counter": {"ct": "0"}, "/stats": {"ct": "0"},
+                            "/pattern": {"ct": "42"}}, out
+    assert out["stats_lines"] > 50, out
+    st = coap_stats(node)
+    assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
+    rows = check_capture(cap, 2 * (11 + 16))
+    print("\n[coap aiocoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))

@@ -1,0 +1,551 @@
+/**
+ * @file test_coap_server.c
+ * @brief The CoAP server over the IPv6 loopback: a test socket sends
+ *        requests to [::1]:5683 and reads what comes back, byte by byte.
+ *        Message layer (CON/NON/ACK/RST, ping, rejects), duplicates and the
+ *        bounded cache, option rules (4.02, 5.05, 4.04, 4.05, 4.06, 4.12),
+ *        the default resources, Block2 and /.well-known/core.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "coap/coap.h"
+#include "core/byteorder.h"
+#include "fixture.h"
+#include "sock/sock_udp.h"
+#include "stack/stack.h"
+
+/* RQ() gives defaults that a test may override */
+#pragma GCC diagnostic ignored "-Woverride-init"
+
+static const uint8_t lo[16] = { [15] = 1 };
+
+static struct wren_node *node;
+static struct wren_coap *srv;
+static struct wren_sock_udp cli;
+static uint8_t rbuf[CONFIG_WREN_COAP_MSG_MAX];
+static struct coap_msg resp;
+
+static int setup(void **state)
+{
+    fx_setup(state);
+    struct fx_node *n = fx_node(FX_IP);
+    node = &n->node;
+    srv = calloc(1, sizeof(*srv));
+    CHECK_EQ(wren_coap_init(node, srv), 0);
+    struct wren_sock_udp_ep l = { .port = 40000 };
+    CHECK_EQ(wren_sock_udp_create(node, &cli, &l, NULL), 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    wren_sock_udp_close(&cli);
+    wren_coap_stop(srv);
+    free(srv);
+    return fx_teardown(state);
+}
+
+#define CTEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+
+/* Send @p len bytes to the server and return what came back (0: nothing),
+ * parsed into resp when it parses. */
+static ssize_t xchg(const uint8_t *req, size_t len)
+{
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    CHECK_EQ(wren_sock_udp_send(&cli, req, len, &to), (ssize_t)len);
+    fx_run_us(10000);
+    struct wren_sock_udp_ep from;
+    ssize_t n = wren_sock_udp_recv(&cli, rbuf, sizeof(rbuf), 0, &from);
+    if (n == -EAGAIN) {
+        return 0;
+    }
+    CHECK(n > 0);
+    CHECK_EQ(from.port, COAP_PORT);
+    CHECK_EQ(wren_coap_parse(rbuf, (size_t)n, &resp), 0);
+    /* nothing else came */
+    uint8_t more[8];
+    CHECK_EQ(wren_sock_udp_recv(&cli, more, sizeof(more), 0, NULL), -EAGAIN);
+    return n;
+}
+
+/* A request: @p type, @p code, @p mid, token "tk", path, then extra options
+ * (already encoded, numbers above Uri-Path's 11 relative to 11), payload. */
+struct rq {
+    uint8_t type, code;
+    uint16_t mid;
+    const char *path;
+    int32_t accept;       /* -1: none */
+    int32_t block2;       /* -1: none */
+    const void *payload;
+    size_t plen;
+    const uint8_t *if_match;
+    size_t if_match_len;
+    bool if_none_match;
+    uint16_t extra_opt;   /* 0: none; else an empty option of that number (ordered) */
+};
+
+static ssize_t request(const struct rq *r)
+{
+    uint8_t b[1200];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), r->type, r->code, r->mid, (const uint8_t *)"tk", 2);
+    if (r->if_match) {
+        wren_coap_build_opt(&bld, COAP_OPT_IF_MATCH, r->if_match, r->if_match_len);
+    }
+    if (r->extra_opt && r->extra_opt < COAP_OPT_IF_NONE_MATCH) {
+        wren_coap_build_opt(&bld, r->extra_opt, "", 0);
+    }
+    if (r->if_none_match) {
+        wren_coap_build_opt(&bld, COAP_OPT_IF_NONE_MATCH, NULL, 0);
+    }
+    if (r->extra_opt && r->extra_opt > COAP_OPT_IF_NONE_MATCH && r->extra_opt < COAP_OPT_URI_PATH) {
+        wren_coap_build_opt(&bld, r->extra_opt, "", 0);
+    }
+    if (r->path) {
+        wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, r->path);
+    }
+    if (r->extra_opt > COAP_OPT_URI_PATH && r->extra_opt < COAP_OPT_ACCEPT) {
+        wren_coap_build_opt(&bld, r->extra_opt, "x", 1);
+    }
+    if (r->accept >= 0) {
+        wren_coap_build_opt_uint(&bld, COAP_OPT_ACCEPT, (uint32_t)r->accept);
+    }
+    if (r->block2 >= 0) {
+        wren_coap_build_opt_uint(&bld, COAP_OPT_BLOCK2, (uint32_t)r->block2);
+    }
+    if (r->extra_opt > COAP_OPT_BLOCK2) {
+        wren_coap_build_opt(&bld, r->extra_opt, "x", 1);
+    }
+    wren_coap_build_payload(&bld, r->payload, r->plen);
+    int n = wren_coap_build_end(&bld);
+    CHECK(n > 0);
+    return xchg(b, (size_t)n);
+}
+
+#define RQ(...) request(&(struct rq){ .type = COAP_CON, .code = COAP_CODE_GET, .accept = -1,     \
+                                      .block2 = -1, __VA_ARGS__ })
+
+static uint32_t opt_u(uint16_t num)
+{
+    struct coap_opt o;
+    uint32_t v = 0xdeadbeef;
+    if (wren_coap_opt_find(&resp, num, &o)) {
+        CHECK_EQ(wren_coap_opt_uint(&o, &v), 0);
+    }
+    return v;
+}
+
+static void check_piggyback(uint16_t mid, uint8_t code)
+{
+    CHECK_EQ(resp.type, COAP_ACK);
+    CHECK_EQ(resp.mid, mid);
+    CHECK_EQ(resp.code, code);
+    CHECK_EQ(resp.tkl, 2);
+    CHECK(memcmp(resp.token, "tk", 2) == 0);
+}
+
+static bool payload_is(const char *s)
+{
+    return resp.payload_len == strlen(s) && memcmp(resp.payload, s, resp.payload_len) == 0;
+}
+
+TEST(test_counter__get_post_put_delete)
+{
+    CHECK(RQ(.mid = 1, .path = "/counter") > 0);
+    check_piggyback(1, COAP_CODE_CONTENT);
+    CHECK(payload_is("0"));
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_TEXT);
+    struct coap_opt o;
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_ETAG, &o), 1);
+    CHECK_EQ(o.len, 4);
+
+    CHECK(RQ(.mid = 2, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    check_piggyback(2, COAP_CODE_CHANGED);
+    CHECK(payload_is("1"));
+
+    /* If-Match with another ETag: 4.12, nothing changed */
+    static const uint8_t wrong[4] = { 0, 0, 0, 7 }, right[4] = { 0, 0, 0, 1 };
+    CHECK(RQ(.mid = 3, .code = COAP_CODE_PUT, .path = "/counter", .payload = "42", .plen = 2,
+             .if_match = wrong, .if_match_len = 4) > 0);
+    check_piggyback(3, COAP_CODE_PRECONDITION_FAILED);
+    CHECK(RQ(.mid = 4, .code = COAP_CODE_PUT, .path = "/counter", .payload = "42", .plen = 2,
+             .if_none_match = true) > 0);
+    check_piggyback(4, COAP_CODE_PRECONDITION_FAILED);
+    CHECK(RQ(.mid = 5, .code = COAP_CODE_PUT, .path = "/counter", .payload = "42", .plen = 2,
+             .if_match = right, .if_match_len = 4) > 0);
+    check_piggyback(5, COAP_CODE_CHANGED);
+    CHECK(payload_is("42"));
+    CHECK(RQ(.mid = 6, .code = COAP_CODE_PUT, .path = "/counter", .payload = "4x", .plen = 2) > 0);
+    check_piggyback(6, COAP_CODE_BAD_REQUEST);
+    CHECK_EQ(srv->counter, 42);
+    CHECK(RQ(.mid = 7, .code = COAP_CODE_DELETE, .path = "/counter") > 0);
+    check_piggyback(7, COAP_CODE_DELETED);
+    CHECK_EQ(srv->counter, 0);
+    CHECK_EQ(srv->stats.req, 7);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_message__non_ping_and_rejects)
+{
+    /* NON request: NON response, its own message ID, same token */
+    CHECK(RQ(.type = COAP_NON, .mid = 77, .path = "/counter") > 0);
+    CHECK_EQ(resp.type, COAP_NON);
+    CHECK(resp.mid != 77);
+    CHECK_EQ(resp.code, COAP_CODE_CONTENT);
+    CHECK(memcmp(resp.token, "tk", 2) == 0);
+    uint16_t first = resp.mid;
+    CHECK(RQ(.type = COAP_NON, .mid = 78, .path = "/counter") > 0);
+    CHECK_EQ(resp.mid, (uint16_t)(first + 1));
+
+    /* ping: an empty CON gets a RST with its message ID */
+    static const uint8_t ping[] = { 0x40, 0x00, 0x12, 0x34 };
+    CHECK_EQ(xchg(ping, sizeof(ping)), 4);
+    CHECK_EQ(resp.type, COAP_RST);
+    CHECK_EQ(resp.mid, 0x1234);
+    CHECK_EQ(srv->stats.rx_ping, 1);
+    /* an empty NON, an ACK and a RST: no answer */
+    static const uint8_t enon[] = { 0x50, 0x00, 0, 1 }, eack[] = { 0x60, 0x00, 0, 2 },
+                         erst[] = { 0x70, 0x00, 0, 3 };
+    CHECK_EQ(xchg(enon, 4), 0);
+    CHECK_EQ(xchg(eack, 4), 0);
+    CHECK_EQ(xchg(erst, 4), 0);
+
+    /* malformed CONs are rejected with a RST; malformed NONs are dropped */
+    static const uint8_t tkl9[] = { 0x49, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    static const uint8_t nopl[] = { 0x40, 0x01, 0x00, 0x06, 0xb1, 'x', 0xff };
+    static const uint8_t d15[] = { 0x40, 0x01, 0x00, 0x07, 0xf1, 0x00 };
+    static const uint8_t nonbad[] = { 0x50, 0x01, 0x00, 0x08, 0xf1, 0x00 };
+    static const uint8_t v2[] = { 0x80, 0x01, 0x00, 0x09 };
+    static const uint8_t shrt[] = { 0x40, 0x01, 0x00 };
+    CHECK_EQ(xchg(tkl9, sizeof(tkl9)), 4);
+    CHECK_EQ(resp.type, COAP_RST);
+    CHECK_EQ(resp.mid, 5);
+    CHECK_EQ(xchg(nopl, sizeof(nopl)), 4);
+    CHECK_EQ(resp.mid, 6);
+    CHECK_EQ(xchg(d15, sizeof(d15)), 4);
+    CHECK_EQ(resp.mid, 7);
+    CHECK_EQ(xchg(nonbad, sizeof(nonbad)), 0);
+    CHECK_EQ(xchg(v2, sizeof(v2)), 0);
+    CHECK_EQ(xchg(shrt, sizeof(shrt)), 0);
+    /* a response sent to the server (nobody waits for it): CON gets RST */
+    static const uint8_t rsp[] = { 0x42, 0x45, 0x00, 0x0a, 'a', 'b' };
+    CHECK_EQ(xchg(rsp, sizeof(rsp)), 4);
+    CHECK_EQ(resp.type, COAP_RST);
+    CHECK_EQ(resp.mid, 0x0a);
+    /* reserved class 7 */
+    static const uint8_t c7[] = { 0x40, 0xe0, 0x00, 0x0b };
+    CHECK_EQ(xchg(c7, sizeof(c7)), 4);
+    CHECK_EQ(resp.type, COAP_RST);
+    FX_CHECK_COUNTERS(WREN_COAP_COUNTERS, &srv->stats,
+                      (&(struct wren_coap_stats){ .rx = 14, .rx_drop_format = 6, .rx_ping = 1,
+                                                  .rx_ack = 1, .rx_rst = 1, .req = 2,
+                                                  .rx_drop_unexpected = 3, .tx = 8 }));
+    FX_CLEAN(1000000);
+}
+
+TEST(test_options__critical_proxy_accept_method)
+{
+    /* an unrecognized critical option (9, OSCORE, which wren does not do):
+     * 4.02 for a CON, RST for a NON */
+    CHECK(RQ(.mid = 1, .path = "/counter", .extra_opt = 9) > 0);
+    check_piggyback(1, COAP_CODE_BAD_OPTION);
+    CHECK(RQ(.type = COAP_NON, .mid = 2, .path = "/counter", .extra_opt = 9) > 0);
+    CHECK_EQ(resp.type, COAP_RST);
+    CHECK_EQ(resp.mid, 2);
+    /* critical with a bad length (If-None-Match is empty; Uri-Host 0 bytes) */
+    CHECK(RQ(.mid = 3, .path = "/counter", .extra_opt = COAP_OPT_URI_HOST) > 0);
+    check_piggyback(3, COAP_CODE_BAD_OPTION);
+    /* unrecognized elective options are ignored (10, 2048+ even) */
+    CHECK(RQ(.mid = 4, .path = "/counter", .extra_opt = 10) > 0);
+    check_piggyback(4, COAP_CODE_CONTENT);
+    CHECK(RQ(.mid = 5, .path = "/counter", .extra_opt = 2048) > 0);
+    check_piggyback(5, COAP_CODE_CONTENT);
+    /* Proxy-Uri: 5.05 */
+    CHECK(RQ(.mid = 6, .path = "/counter", .extra_opt = COAP_OPT_PROXY_URI) > 0);
+    check_piggyback(6, COAP_CODE_PROXYING_NOT_SUPPORTED);
+    /* unknown path, method not allowed, unknown method */
+    CHECK(RQ(.mid = 7, .path = "/nothing/here") > 0);
+    check_piggyback(7, COAP_CODE_NOT_FOUND);
+    CHECK(RQ(.mid = 8, .path = "/counte") > 0);
+    check_piggyback(8, COAP_CODE_NOT_FOUND);
+    CHECK(RQ(.mid = 9, .path = "/counter/x") > 0);
+    check_piggyback(9, COAP_CODE_NOT_FOUND);
+    CHECK(RQ(.mid = 10, .code = COAP_CODE_DELETE, .path = "/stats") > 0);
+    check_piggyback(10, COAP_CODE_METHOD_NOT_ALLOWED);
+    CHECK(RQ(.mid = 11, .code = COAP_CODE(0, 7), .path = "/stats") > 0);
+    check_piggyback(11, COAP_CODE_METHOD_NOT_ALLOWED);
+    /* Accept */
+    CHECK(RQ(.mid = 12, .path = "/counter", .accept = COAP_CF_JSON) > 0);
+    check_piggyback(12, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK(RQ(.mid = 13, .path = "/counter", .accept = COAP_CF_TEXT) > 0);
+    check_piggyback(13, COAP_CODE_CONTENT);
+    CHECK_EQ(srv->stats.req_bad_option, 2);
+    CHECK_EQ(srv->stats.req_rst, 1);
+    CHECK_EQ(srv->stats.req_proxy, 1);
+    CHECK_EQ(srv->stats.req_not_found, 3);
+    CHECK_EQ(srv->stats.req_not_allowed, 2);
+    CHECK_EQ(srv->stats.req_not_acceptable, 1);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_dedup__replay_and_full_cache)
+{
+    /* the same POST twice: executed once, the response replayed */
+    CHECK(RQ(.mid = 100, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK(payload_is("1"));
+    CHECK(RQ(.mid = 100, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    check_piggyback(100, COAP_CODE_CHANGED);
+    CHECK(payload_is("1"));
+    CHECK_EQ(srv->counter, 1);
+    CHECK_EQ(srv->stats.rx_dup, 1);
+    /* a NON with the CON's message ID is no copy of it: executed, answered NON */
+    CHECK(RQ(.type = COAP_NON, .mid = 100, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK_EQ(resp.type, COAP_NON);
+    CHECK(payload_is("2"));
+    CHECK_EQ(srv->counter, 2);
+    CHECK(RQ(.type = COAP_NON, .mid = 100, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK(payload_is("2")); /* but a second NON with it is */
+    srv->counter = 1;
+    /* another endpoint with the same message ID is another exchange */
+    struct wren_sock_udp other;
+    struct wren_sock_udp_ep l = { .port = 40001 }, to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    CHECK_EQ(wren_sock_udp_create(node, &other, &l, NULL), 0);
+    uint8_t b[32];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), COAP_CON, COAP_CODE_POST, 100, NULL, 0);
+    wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, "counter");
+    int n = wren_coap_build_end(&bld);
+    CHECK_EQ(wren_sock_udp_send(&other, b, (size_t)n, &to), n);
+    fx_run_us(10000);
+    CHECK_EQ(srv->counter, 2);
+    CHECK(wren_sock_udp_recv(&other, rbuf, sizeof(rbuf), 0, NULL) > 0);
+    wren_sock_udp_close(&other);
+    /* the same message from the others' port is a fresh exchange: b is reused below */
+
+    /* a GET whose response is too large to keep is recomputed */
+    CHECK(RQ(.mid = 101, .path = "/pattern", .block2 = 0x02) > 0);
+    CHECK(RQ(.mid = 101, .path = "/pattern", .block2 = 0x02) > 0);
+    CHECK_EQ(resp.payload_len, 64);
+    CHECK_EQ(srv->stats.rx_dup_redo, 1);
+
+    /* the cache holds 3 exchanges now (two endpoints); the same endpoint's
+     * new requests take its own oldest slots, never refused */
+    for (uint16_t mid = 200; mid < 220; mid++) {
+        CHECK(RQ(.mid = mid, .code = COAP_CODE_POST, .path = "/counter") > 0);
+        check_piggyback(mid, COAP_CODE_CHANGED);
+    }
+    CHECK_EQ(srv->counter, 22);
+    /* its latest exchanges are still remembered */
+    CHECK(RQ(.mid = 219, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK_EQ(srv->counter, 22);
+    CHECK_EQ(srv->stats.rx_dup, 3);
+    /* many endpoints at once: the client's older exchanges make room for
+     * four (the client and `other` keep one each); then the cache is full
+     * and the rest are refused with 5.03 and Max-Age, and not executed */
+    struct wren_sock_udp s[CONFIG_WREN_COAP_DEDUP + 1];
+    int ok = 0, busy = 0;
+    fx_run_us(40 * 1000000ull);
+    for (int i = 0; i <= CONFIG_WREN_COAP_DEDUP; i++) {
+        struct wren_sock_udp_ep li = { .port = (uint16_t)(41000 + i) };
+        CHECK_EQ(wren_sock_udp_create(node, &s[i], &li, NULL), 0);
+        CHECK_EQ(wren_sock_udp_send(&s[i], b, (size_t)n, &to), n);
+        fx_run_us(10000);
+        struct coap_msg m;
+        ssize_t k = wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL);
+        CHECK(k > 0);
+        CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &m), 0);
+        ok += m.code == COAP_CODE_CHANGED;
+        busy += m.code == COAP_CODE_SERVICE_UNAVAILABLE;
+        if (m.code == COAP_CODE_SERVICE_UNAVAILABLE) {
+            resp = m;
+            uint32_t wait = opt_u(COAP_OPT_MAX_AGE);
+            CHECK(wait >= 1 && wait <= 45);
+        }
+    }
+    CHECK_EQ(ok, CONFIG_WREN_COAP_DEDUP - 2);
+    CHECK_EQ(busy, 3);
+    CHECK_EQ(srv->stats.req_busy, 3);
+    CHECK_EQ(srv->counter, 22 + CONFIG_WREN_COAP_DEDUP - 2);
+    /* 45 s on, the oldest give way: the refused ones are served when they
+     * retry, the others get their stored response */
+    fx_run_us(45 * 1000000ull);
+    for (int i = 0; i <= CONFIG_WREN_COAP_DEDUP; i++) {
+        CHECK_EQ(wren_sock_udp_send(&s[i], b, (size_t)n, &to), n);
+        fx_run_us(10000);
+        struct coap_msg m;
+        ssize_t k = wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL);
+        CHECK(k > 0);
+        CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &m), 0);
+        CHECK_EQ(m.code, COAP_CODE_CHANGED);
+        wren_sock_udp_close(&s[i]);
+    }
+    CHECK_EQ(srv->counter, 22 + CONFIG_WREN_COAP_DEDUP - 2 + 3);
+    CHECK_EQ(srv->stats.rx_dup, 3 + CONFIG_WREN_COAP_DEDUP - 2);
+    /* after EXCHANGE_LIFETIME everything is forgotten */
+    fx_run_us(CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS * 1000ull);
+    uint32_t before = srv->counter;
+    CHECK(RQ(.mid = 219, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK_EQ(srv->counter, before + 1);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_block2__pattern_every_size)
+{
+    /* no Block2 asked: the first 1,024-byte block, Size2, M */
+    CHECK(RQ(.mid = 1, .path = "/pattern") > 0);
+    check_piggyback(1, COAP_CODE_CONTENT);
+    struct coap_block blk;
+    CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &blk), 0);
+    CHECK_EQ(blk.num, 0);
+    CHECK_EQ(blk.more, 1);
+    CHECK_EQ(blk.szx, 6);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE2), CONFIG_WREN_COAP_PATTERN_LEN);
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_OCTETS);
+    CHECK_EQ(resp.payload_len, 1024);
+    /* every block size: the whole pattern back */
+    for (uint8_t szx = 0; szx <= 6; szx++) {
+        size_t got = 0;
+        uint16_t mid = (uint16_t)(1000 + szx * 1100);
+        for (uint32_t num = 0;; num++) {
+            struct coap_block want = { .num = num, .szx = szx };
+            CHECK(RQ(.mid = mid++, .path = "/pattern",
+                     .block2 = wren_coap_block_encode(&want)) > 0);
+            check_piggyback((uint16_t)(mid - 1), COAP_CODE_CONTENT);
+            CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &blk), 0);
+            CHECK_EQ(blk.num, num);
+            CHECK_EQ(blk.szx, szx);
+            CHECK_EQ(got, (size_t)num * COAP_BLOCK_SIZE(szx));
+            for (size_t i = 0; i < resp.payload_len; i++) {
+                CHECK_EQ(resp.payload[i], (uint8_t)((got + i) % 251));
+            }
+            got += resp.payload_len;
+            if (!blk.more) {
+                break;
+            }
+            CHECK_EQ(resp.payload_len, COAP_BLOCK_SIZE(szx));
+        }
+        CHECK_EQ(got, CONFIG_WREN_COAP_PATTERN_LEN);
+    }
+    /* beyond the end: 4.02 */
+    struct coap_block past = { .num = CONFIG_WREN_COAP_PATTERN_LEN / 16, .szx = 0 };
+    CHECK(RQ(.mid = 2, .path = "/pattern", .block2 = wren_coap_block_encode(&past)) > 0);
+    check_piggyback(2, COAP_CODE_BAD_OPTION);
+    /* SZX 7 is reserved: 4.02 */
+    CHECK(RQ(.mid = 3, .path = "/pattern", .block2 = 0x17) > 0);
+    check_piggyback(3, COAP_CODE_BAD_OPTION);
+    /* a block of the largest number: far beyond, 4.02, no overflow */
+    CHECK(RQ(.mid = 4, .path = "/pattern", .block2 = 0xfffff6) > 0);
+    check_piggyback(4, COAP_CODE_BAD_OPTION);
+    /* a small PUT of the pattern sets its size; a wrong byte is 4.00 */
+    uint8_t p[100];
+    for (int i = 0; i < 100; i++) {
+        p[i] = (uint8_t)i;
+    }
+    CHECK(RQ(.mid = 5, .code = COAP_CODE_PUT, .path = "/pattern", .payload = p, .plen = 100) > 0);
+    check_piggyback(5, COAP_CODE_CHANGED);
+    CHECK(RQ(.mid = 6, .path = "/pattern") > 0);
+    CHECK_EQ(resp.payload_len, 100);
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_BLOCK2, &(struct coap_opt){ 0 }), 0);
+    p[50] = 0;
+    CHECK(RQ(.mid = 7, .code = COAP_CODE_PUT, .path = "/pattern", .payload = p, .plen = 100) > 0);
+    check_piggyback(7, COAP_CODE_BAD_REQUEST);
+    FX_CLEAN(1000000);
+}
+
+static void app_get(struct wren_coap *c, const struct wren_coap_req *req,
+                    struct wren_coap_resp *resp_, void *arg)
+{
+    (void)c;
+    (void)req;
+    (void)arg;
+    wren_coap_resp_write(resp_, "hi", 2);
+    resp_->max_age = 30;
+    resp_->has_max_age = 1;
+}
+
+TEST(test_wellknown__link_format_and_resources)
+{
+    static const struct wren_coap_resource temp = {
+        .path = "/sensors/temp", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
+        .observable = true, .attrs = ";rt=\"temperature\"", .handler = app_get,
+    };
+    static const struct wren_coap_resource dup = {
+        .path = "/sensors/temp", .methods = WREN_COAP_GET, .cf = -1, .handler = app_get,
+    };
+    static const struct wren_coap_resource bad = { .path = "x", .handler = app_get };
+    CHECK_EQ(wren_coap_resource_add(srv, &temp), 0);
+    CHECK_EQ(wren_coap_resource_add(srv, &dup), -EEXIST);
+    CHECK_EQ(wren_coap_resource_add(srv, &bad), -EINVAL);
+    CHECK(wren_coap_of(node) == srv);
+
+    CHECK(RQ(.mid = 1, .path = "/.well-known/core") > 0);
+    check_piggyback(1, COAP_CODE_CONTENT);
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_LINK_FORMAT);
+    CHECK(payload_is("</counter>;ct=0,</stats>;ct=0,</pattern>;ct=42,"
+                     "</sensors/temp>;ct=0;obs;rt=\"temperature\""));
+    CHECK(RQ(.mid = 2, .path = "/sensors/temp") > 0);
+    CHECK(payload_is("hi"));
+    CHECK_EQ(opt_u(COAP_OPT_MAX_AGE), 30);
+    /* the table is bounded */
+    static struct wren_coap_resource many[CONFIG_WREN_COAP_RESOURCES];
+    static char paths[CONFIG_WREN_COAP_RESOURCES][8];
+    int added = 0;
+    for (int i = 0; i < CONFIG_WREN_COAP_RESOURCES; i++) {
+        snprintf(paths[i], sizeof(paths[i]), "/r%d", i);
+        many[i] = (struct wren_coap_resource){ .path = paths[i], .methods = WREN_COAP_GET,
+                                               .cf = -1, .handler = app_get };
+        int rc = wren_coap_resource_add(srv, &many[i]);
+        CHECK(rc == 0 || rc == -ENOSPC);
+        added += rc == 0;
+    }
+    CHECK_EQ(added, CONFIG_WREN_COAP_RESOURCES - 1);
+    CHECK_EQ(wren_coap_resource_remove(srv, &temp), 0);
+    CHECK_EQ(wren_coap_resource_remove(srv, &temp), -ENOENT);
+    CHECK(RQ(.mid = 3, .path = "/sensors/temp") > 0);
+    check_piggyback(3, COAP_CODE_NOT_FOUND);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_stats__streamed_counters)
+{
+    /* the stats resource is longer than a block: fetch it whole, block by block */
+    char text[8192];
+    size_t got = 0;
+    for (uint32_t num = 0;; num++) {
+        struct coap_block want = { .num = num, .szx = 4 };
+        CHECK(RQ(.mid = (uint16_t)(50 + num), .path = "/stats",
+                 .block2 = wren_coap_block_encode(&want)) > 0);
+        check_piggyback((uint16_t)(50 + num), COAP_CODE_CONTENT);
+        struct coap_block blk;
+        CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &blk), 0);
+        CHECK(got + resp.payload_len < sizeof(text));
+        memcpy(text + got, resp.payload, resp.payload_len);
+        got += resp.payload_len;
+        if (!blk.more) {
+            break;
+        }
+    }
+    text[got] = '\0';
+    CHECK(got > 256);
+    CHECK(strstr(text, "\nudp.rx ") != NULL);
+    CHECK(strstr(text, "\ncoap.req ") != NULL);
+    CHECK(strstr(text, "pktbuf.") == text);
+    FX_CLEAN(1000000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CTEST(test_counter__get_post_put_delete),
+        CTEST(test_message__non_ping_and_rejects),
+        CTEST(test_options__critical_proxy_accept_method),
+        CTEST(test_dedup__replay_and_full_cache),
+        CTEST(test_block2__pattern_every_size),
+        CTEST(test_wellknown__link_format_and_resources),
+        CTEST(test_stats__streamed_counters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
