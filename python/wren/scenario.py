@@ -14,6 +14,7 @@ positions: wren.tomlpos finds them in the text).
 """
 import dataclasses
 import difflib
+import ipaddress
 import json
 import math
 import os
@@ -38,7 +39,7 @@ from .tomlpos import Path as TomlPath
 from .tomlpos import Positions
 
 __all__ = ["Scenario", "ScenarioError", "Grid", "RandomField", "NodeSpec", "Radio", "Link",
-           "Mac", "App", "Shell", "load", "parse", "build", "run", "summary", "write_json"]
+           "Mac", "App", "Shell", "Rpl", "load", "parse", "build", "run", "summary", "write_json"]
 
 #: the per-node table of ./wren sim: (column, counter); None: computed
 SUMMARY_COLUMNS: list[tuple[str, str | None]] = [
@@ -213,6 +214,20 @@ class Shell(Table):
 
 
 @dataclass(kw_only=True)
+class Rpl(Table):
+    """[rpl]: RPL on every node: the `root` nodes start a DODAG each with
+    `prefix` (nodes take addresses in it when it is a /64), the `leaves`
+    join and never route, every other node joins as a router."""
+    root: list[int] = spec(toml=list[int] | int, conv=_id_list, node_ref=True,
+                           what="a list of node ids or a node id")
+    leaves: list[int] = spec(factory=list, toml=list[int] | int, conv=_id_list, node_ref=True,
+                             what="a list of node ids or a node id")
+    prefix: str = spec("2001:db8::/64")
+    mode: Literal["storing"] = spec("storing")
+    instance: int = spec(0, lo=0, hi=127)
+
+
+@dataclass(kw_only=True)
 class Scenario(Table):
     """A whole scenario (README.md, "Scenarios")."""
     name: str | None = spec(None)
@@ -228,6 +243,7 @@ class Scenario(Table):
     mac: Mac = spec(factory=Mac)
     apps: list[App] = spec(factory=list)
     shell: list[Shell] = spec(factory=list)
+    rpl: Rpl | None = spec(None)
 
     @property
     def node_count(self) -> int:
@@ -494,6 +510,8 @@ def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
     n = sc.node_count
     lists: list[tuple[str, list[Table]]] = [("links", list(sc.links)), ("apps", list(sc.apps)),
                                            ("shell", list(sc.shell))]
+    if sc.rpl is not None:
+        lists.append(("rpl", [sc.rpl]))
     for name, entries in lists:
         for i, entry in enumerate(entries):
             for f in fields(entry):  # type: ignore[arg-type]
@@ -504,7 +522,7 @@ def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
                 ids = value if isinstance(value, list) else [value]
                 for k, node in enumerate(ids):
                     if isinstance(node, int) and not 0 <= node < n:
-                        table: TomlPath = (name, i)
+                        table: TomlPath = (name, i) if name != "rpl" else (name,)
                         where = ctx.at(table, key)
                         if isinstance(value, list) and ctx.pos:
                             line = ctx.pos.element(table + (key, k))
@@ -530,12 +548,46 @@ def _check(sc: Scenario, ctx: _Ctx) -> None:
     for i, link in enumerate(sc.links):
         if link.src == link.dst:
             raise ctx.error(("links", i), "to", f"a link from node {link.src} to itself")
+    if sc.rpl is not None:
+        _check_rpl(sc.rpl, ctx)
+        if sc.stack.modules is not None and "rpl" not in sc.stack.modules:
+            raise ctx.error(("stack",), "modules", "[rpl] needs the rpl module: add \"rpl\" to "
+                                                   "'modules' in [stack]")
     for i, sh in enumerate(sc.shell):
         if sh.node is not None and sh.nodes is not None:
             raise ctx.error(("shell", i), "nodes", "[[shell]] has both 'node' and 'nodes': "
                                                    "give one")
         for cmd in sh.cmd:
             _check_template(cmd, ctx, ("shell", i))
+
+
+def _check_rpl(r: Rpl, ctx: _Ctx) -> None:
+    if not r.root:
+        raise ctx.error(("rpl",), "root", "'root' in [rpl] names no node: a DODAG needs a root")
+    both = sorted(set(r.root) & set(r.leaves))
+    if both:
+        raise ctx.error(("rpl",), "leaves", f"node {both[0]} is in both 'root' and 'leaves' of "
+                                            f"[rpl]: a root cannot be a leaf")
+    try:
+        net = ipaddress.IPv6Network(r.prefix, strict=True)
+    except ValueError as e:
+        raise ctx.error(("rpl",), "prefix", f"'prefix' in [rpl]: {json.dumps(r.prefix)} is not "
+                                            f"an IPv6 prefix ({e})") from None
+    if net.prefixlen == 0:
+        raise ctx.error(("rpl",), "prefix", "'prefix' in [rpl]: a prefix of length 0 is the "
+                                            "whole address space; give the DODAG's prefix, "
+                                            "e.g. 2001:db8::/64")
+
+
+def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
+    """The [rpl] table as shell commands at time 0, node by node."""
+    out = []
+    for node in range(n):
+        if node in r.root:
+            out.append((node, f"rpl root {r.prefix} instance {r.instance}"))
+        else:
+            out.append((node, "rpl leaf" if node in r.leaves else "rpl router"))
+    return out
 
 
 def _check_template(cmd: str, ctx: _Ctx, table: TomlPath) -> None:
@@ -690,7 +742,8 @@ def _commands(sc: Scenario, n: int) -> list[tuple[float, int, str]]:
                 line = cmd.format(id=node, prev=node - 1, next=node + 1)
                 out.append((c.at, i, node, k, line))
     out.sort(key=lambda e: e[:4])
-    return [(t, node, cmd) for t, _, node, _, cmd in out]
+    first = [] if sc.rpl is None else [(0.0, node, cmd) for node, cmd in _rpl_commands(sc.rpl, n)]
+    return first + [(t, node, cmd) for t, _, node, _, cmd in out]
 
 
 def run(sc: Scenario | Mapping[str, Any], seed: int | None = None,

@@ -11,6 +11,7 @@
 #include "net/netopt.h"
 #include "net/nettype.h"
 #include "wire/icmpv6_types.h"
+#include "wire/rpl.h"
 #include "wire/ipv6.h"
 
 #define ICMPV6_HDR_LEN 8
@@ -239,6 +240,8 @@ static size_t type_min(uint8_t type)
         return 24;
     case ICMPV6_ND_REDIRECT:
         return 40;
+    case ICMPV6_RPL:
+        return 4; /* a DIS is 6 bytes: the RPL module checks each code's length */
     default:
         return (type >= ICMPV6_DEST_UNREACH && type <= ICMPV6_PARAM_PROBLEM) || type >= 128 ? 8
                                                                                             : 4;

@@ -8,9 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** Routes a node can hold. */
+/** Routes a node can hold: static ones and those a routing protocol
+ *  installs (RPL in storing mode: one per node below, CONFIG_WREN_RPL_ROUTES). */
 #ifndef CONFIG_WREN_FIB_ENTRIES
-#define CONFIG_WREN_FIB_ENTRIES 4
+#define CONFIG_WREN_FIB_ENTRIES 20
 #endif
 _Static_assert(CONFIG_WREN_FIB_ENTRIES >= 1, "a default route at least");
 

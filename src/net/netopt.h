@@ -80,6 +80,9 @@ enum wren_netopt {
                                         the packet when it answers. 0: the module took the
                                         packet; -errno: refused, the caller still owns it */
 
+    /* RPL */
+    WREN_NETOPT_RPL_ROLE = 0x1c0,  /**< SET: struct wren_rpl_role_cfg; GET: uint8_t role */
+
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):
                                                  it takes datagrams whose checksum the

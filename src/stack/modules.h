@@ -16,6 +16,7 @@
 #include "ipv6/ipv6.h"
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
+#include "rpl/rpl.h"
 #include "sixlowpan/sixlowpan.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
@@ -28,7 +29,8 @@
     X(tcp)                    \
     X(coap)                   \
     X(nib)                    \
-    X(nd_eth)
+    X(nd_eth)                 \
+    X(rpl)
 
 /** @brief The module called @p name in the list (its X(name)), or NULL. */
 const struct wren_module_ops *wren_stack_module_named(const char *name);

@@ -44,12 +44,15 @@ TEST(test_wren_stack_build__per_interface_modules_and_modules_left_out)
           wren_stack_module(&made, &wren_nib_module, 2));
     CHECK(wren_stack_module(&made, &wren_nd_eth_module, 0) == NULL);
     CHECK(wren_stack_module(&made, &wren_sixlowpan_module, 0) != NULL);
-    CHECK_EQ(made.n, 8); /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, two NIBs */
+    CHECK(wren_stack_module(&made, &wren_rpl_module, 1) != NULL);
+    CHECK(wren_stack_module(&made, &wren_rpl_module, 2) != NULL);
+    CHECK_EQ(made.n, 10); /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, two NIBs, two RPLs */
     /* the second interface's sets carry its id */
     uint64_t v = 99;
     CHECK_EQ(wren_stack_counter(&n->node, "nib.rx_rs", &v), 0);
     CHECK_EQ(v, 0);
     CHECK_EQ(wren_stack_counter(&n->node, "nib2.rx_rs", &v), 0);
+    CHECK_EQ(wren_stack_counter(&n->node, "rpl2.rx_dio", &v), 0);
     CHECK_EQ(wren_stack_counter(&n->node, "netif2.rx_frames", &v), 0);
     CHECK_EQ(wren_stack_counter(&n->node, "nd.rx_ns", &v), -ENOENT);
     CHECK_EQ(wren_stack_counter(&n->node, "udp.no_such_counter", &v), -ENOENT);

@@ -1,0 +1,980 @@
+#include "rpl/rpl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "icmpv6/icmpv6.h"
+#include "ipv6/fib.h"
+#include "ipv6/ipv6.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "shell/shell.h"
+#include "wire/ipv6.h"
+
+/* Defaults a root announces (RFC 6550 6.7.6, 17): Imin 2^10 ms, 8 doublings
+ * (Imax ~4.4 min), k 10; OF0; routes live 30 x 60 s. RFC 6550's own
+ * defaults (Imin 8 ms, 20 doublings) suit wired links better than radios. */
+#define DEF_IMIN 10
+#define DEF_DOUBLINGS 8
+#define DEF_REDUNDANCY 10
+#define DEF_MAX_RANK_INC (7 * WREN_RPL_MIN_HOP_RANK_INC)
+#define DEF_LIFETIME 30
+#define DEF_LIFETIME_UNIT 60
+#define OCP_OF0 0
+/* RFC 6552 4.1: rank_increase = (Rf * Sp + Sr) * MinHopRankIncrease with
+ * the default step of rank 3, Rf 1, Sr 0 */
+#define OF0_STEP 3
+/* RFC 6550 7.2: lollipop counters start 16 below the wrap */
+#define SEQ_INIT 240
+#define SEQ_WINDOW 16
+#define DAO_ACK_WAIT_S 2
+#define DAO_RETRIES 5
+#define DIS_INTERVAL_S 20
+#define MSG_MAX 160
+
+static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
+
+static uint32_t now_s(const struct wren_rpl *rpl)
+{
+    return (uint32_t)(wren_node_now(rpl->node) / 1000000u);
+}
+
+static struct wren_module *ipv6_layer(struct wren_rpl *rpl)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(rpl->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    return e ? e->module : NULL;
+}
+
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
+static bool seq_newer(uint8_t a, uint8_t b)
+{
+    if (a == b) {
+        return false;
+    }
+    if (a > 127 && b <= 127) {
+        return (unsigned)(256 + b - a) > SEQ_WINDOW;
+    }
+    if (a <= 127 && b > 127) {
+        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
+    }
+    if (a > 127) {
+        return a > b; /* both in the linear part */
+    }
+    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
+    return d <= SEQ_WINDOW ? a > b : a < b;
+}
+
+static uint8_t seq_next(uint8_t s)
+{
+    return s == 127 ? 0 : (uint8_t)(s + 1);
+}
+
+static uint16_t rank_inc(const struct wren_rpl *rpl)
+{
+    uint32_t inc = (uint32_t)OF0_STEP * rpl->cfg.min_hop_rank_inc;
+    return inc > 0xffff ? 0xffff : (uint16_t)inc;
+}
+
+static uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
+{
+    return (uint32_t)units * rpl->cfg.lifetime_unit;
+}
+
+/* ---- talking to IPv6 (netapi) --------------------------------------------- */
+
+static void route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
+                      const uint8_t *via, bool add, int *res)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    struct wren_fib_entry r = { .prefix_len = plen, .if_id = rpl->if_id };
+    memcpy(r.prefix, prefix, 16);
+    if (via) {
+        memcpy(r.next_hop, via, 16);
+    }
+    int rc = ip ? wren_netapi_set(rpl->node, ip,
+                                  add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
+                                  0, &r, sizeof(r))
+                : -ENODEV;
+    if (res) {
+        *res = rc;
+    }
+}
+
+/* Our link-local address on the interface (the IID of our global one). */
+static bool link_local(struct wren_rpl *rpl, uint8_t *out)
+{
+    struct wren_ipv6_addr a[CONFIG_WREN_IPV6_ADDRS];
+    struct wren_module *ip = ipv6_layer(rpl);
+    if (ip == NULL ||
+        wren_netapi_get(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, a, sizeof(a)) <= 0) {
+        return false;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+        if (a[i].state == WREN_IPV6_ADDR_VALID && wren_ipv6_addr_is_link_local(a[i].addr)) {
+            memcpy(out, a[i].addr, 16);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RFC 6550 6.7.10 (A flag): an address from the prefix and our IID */
+static void take_address(struct wren_rpl *rpl)
+{
+    uint8_t ll[16];
+    struct wren_module *ip = ipv6_layer(rpl);
+    if (ip == NULL || rpl->prefix_len != 64 || !link_local(rpl, ll)) {
+        return;
+    }
+    struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_VALID };
+    memcpy(a.addr, rpl->prefix, 8);
+    memcpy(a.addr + 8, ll + 8, 8);
+    if (wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, &a, sizeof(a)) == 0) {
+        memcpy(rpl->addr, a.addr, 16);
+    }
+}
+
+/* ---- sending ---------------------------------------------------------------- */
+
+static void send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len)
+{
+    /* link-local control traffic: hop limit 255, like ND */
+    if (wren_icmpv6_send(rpl->node, NULL, dst, 255, rpl->if_id, m, len) < 0) {
+        rpl->stats.tx_fail++;
+    }
+}
+
+static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    uint8_t opts[64], out[MSG_MAX];
+    int n = wren_rpl_opt_config_emit(&rpl->cfg, opts, sizeof(opts));
+    if (rpl->prefix_len) {
+        struct rpl_opt_prefix p = { .prefix_len = rpl->prefix_len, .flags = rpl->pio_flags,
+                                    .valid = rpl->pio_valid, .preferred = rpl->pio_preferred,
+                                    .prefix = rpl->prefix };
+        n += wren_rpl_opt_prefix_emit(&p, opts + n, sizeof(opts) - (size_t)n);
+    }
+    struct rpl_msg m = {
+        .code = RPL_CODE_DIO,
+        .dio = { .instance = rpl->instance, .version = rpl->version, .rank = rpl->rank,
+                 .g_mop_prf = (uint8_t)(RPL_DIO_G | rpl->mop << 3), .dtsn = rpl->dtsn,
+                 .dodagid = rpl->dodagid },
+        .opts = opts,
+        .opts_len = (size_t)n,
+    };
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    if (len > 0) {
+        rpl->stats.tx_dio++;
+        send_msg(rpl, dst, out, (size_t)len);
+    }
+}
+
+static void send_dis(struct wren_rpl *rpl)
+{
+    struct rpl_msg m = { .code = RPL_CODE_DIS };
+    uint8_t out[8];
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    rpl->stats.tx_dis++;
+    send_msg(rpl, all_rpl_nodes, out, (size_t)len);
+}
+
+/* A DAO to the preferred parent: our own target, or (@p opts) the targets
+ * and transits of a child's DAO passed on (storing mode, RFC 6550 9.2). */
+static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
+{
+    if (rpl->pref < 0) {
+        return;
+    }
+    uint8_t opts[MSG_MAX], out[MSG_MAX + 24];
+    size_t n = 0;
+    if (fwd) {
+        if (fwd_len > sizeof(opts)) {
+            rpl->stats.tx_fail++;
+            return;
+        }
+        memcpy(opts, fwd, fwd_len);
+        n = fwd_len;
+    } else {
+        if (rpl->addr[0] == 0) {
+            return; /* no address to announce yet */
+        }
+        struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr, .prefix_bytes = 16 };
+        struct rpl_opt_transit tr = { .path_seq = rpl->path_seq,
+                                      .path_lifetime = rpl->cfg.def_lifetime };
+        n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
+        n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
+    }
+    rpl->dao_seq = seq_next(rpl->dao_seq);
+    if (!fwd) {
+        rpl->dao_wait = true;
+        rpl->dao_wait_seq = rpl->dao_seq;
+        rpl->dao_sent_s = now_s(rpl);
+    }
+    struct rpl_msg m = { .code = RPL_CODE_DAO,
+                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
+                                  .seq = rpl->dao_seq },
+                         .opts = opts, .opts_len = n };
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    if (len > 0) {
+        rpl->stats.tx_dao++;
+        send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
+    }
+}
+
+static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, uint8_t status)
+{
+    struct rpl_msg m = { .code = RPL_CODE_DAO_ACK,
+                         .dao_ack = { .instance = rpl->instance, .seq = seq, .status = status } };
+    uint8_t out[8];
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    rpl->stats.tx_dao_ack++;
+    send_msg(rpl, dst, out, (size_t)len);
+}
+
+static void trickle_fire(struct wren_trickle *tr, void *arg)
+{
+    (void)tr;
+    struct wren_rpl *rpl = arg;
+    if (rpl->role != WREN_RPL_LEAF && (rpl->joined || rpl->role == WREN_RPL_ROOT)) {
+        send_dio(rpl, all_rpl_nodes);
+    }
+}
+
+static void trickle_start(struct wren_rpl *rpl)
+{
+    if (rpl->role == WREN_RPL_LEAF) {
+        return; /* RFC 9010: a leaf does not advertise a DODAG */
+    }
+    wren_trickle_start(rpl->node, &rpl->trickle, 1u << (rpl->cfg.dio_int_min & 31),
+                       rpl->cfg.dio_int_doublings, rpl->cfg.dio_redundancy);
+}
+
+/* ---- parents and rank (RFC 6550 8.2, OF0 RFC 6552) ------------------------ */
+
+static void schedule_dao(struct wren_rpl *rpl)
+{
+    /* soon, jittered so that siblings do not collide */
+    rpl->next_dao_s = now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
+    rpl->dao_retries = 0;
+    rpl->dao_jitter_s = 0;
+}
+
+static void clear_routes(struct wren_rpl *rpl)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen) {
+            route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            memset(r, 0, sizeof(*r));
+        }
+    }
+}
+
+static void default_route(struct wren_rpl *rpl, const uint8_t *via)
+{
+    static const uint8_t any[16];
+    route_set(rpl, any, 0, via, via != NULL, NULL);
+}
+
+/* RFC 6550 8.2.2.5: no parent left. Advertise an infinite rank once
+ * (poisoning, so that children leave us) and look for a DODAG again. */
+static void detach(struct wren_rpl *rpl)
+{
+    rpl->stats.detached++;
+    rpl->joined = false;
+    rpl->pref = -1;
+    rpl->rank = RPL_INFINITE_RANK;
+    default_route(rpl, NULL);
+    if (rpl->role == WREN_RPL_ROUTER) {
+        send_dio(rpl, all_rpl_nodes);
+    }
+    wren_trickle_stop(rpl->node, &rpl->trickle);
+    memset(rpl->parents, 0, sizeof(rpl->parents));
+    rpl->next_dao_s = 0;
+    rpl->dao_wait = false;
+    rpl->next_dis_s = now_s(rpl) + 1;
+}
+
+/* Choose the preferred parent: the lowest rank through it, kept unless
+ * another is better by MinHopRankIncrease (hysteresis); parents that would
+ * take our rank beyond lowest + MaxRankIncrease are not eligible. */
+static void select_parent(struct wren_rpl *rpl)
+{
+    int best = -1;
+    uint32_t best_rank = RPL_INFINITE_RANK;
+    uint16_t inc = rank_inc(rpl);
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        const struct wren_rpl_parent *p = &rpl->parents[i];
+        if (!p->used || p->rank >= RPL_INFINITE_RANK) {
+            continue;
+        }
+        uint32_t r = (uint32_t)p->rank + inc;
+        if (r >= RPL_INFINITE_RANK) {
+            continue;
+        }
+        if (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
+            r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc) {
+            continue;
+        }
+        if (best < 0 || r < best_rank) {
+            best = i;
+            best_rank = r;
+        }
+    }
+    if (best < 0) {
+        if (rpl->joined) {
+            detach(rpl);
+        }
+        return;
+    }
+    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used) {
+        const struct wren_rpl_parent *cur = &rpl->parents[rpl->pref];
+        uint32_t cur_rank = (uint32_t)cur->rank + inc;
+        if (cur->rank < RPL_INFINITE_RANK &&
+            cur_rank < best_rank + rpl->cfg.min_hop_rank_inc) {
+            best = rpl->pref;
+            best_rank = cur_rank;
+        }
+    }
+    bool changed = best != rpl->pref;
+    if (changed && rpl->pref >= 0) {
+        rpl->stats.parent_switch++;
+    }
+    rpl->pref = (int8_t)best;
+    rpl->rank = (uint16_t)best_rank;
+    if (rpl->rank < rpl->lowest_rank || rpl->lowest_rank == RPL_INFINITE_RANK) {
+        rpl->lowest_rank = rpl->rank;
+    }
+    /* 8.2.2.4: parents must rank below us */
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        if (rpl->parents[i].used && rpl->parents[i].rank >= rpl->rank) {
+            memset(&rpl->parents[i], 0, sizeof(rpl->parents[i]));
+        }
+    }
+    if (changed) {
+        default_route(rpl, rpl->parents[best].addr);
+        rpl->path_seq = seq_next(rpl->path_seq);
+        schedule_dao(rpl);
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    }
+}
+
+static struct wren_rpl_parent *parent_find(struct wren_rpl *rpl, const uint8_t *addr)
+{
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        if (rpl->parents[i].used && memcmp(rpl->parents[i].addr, addr, 16) == 0) {
+            return &rpl->parents[i];
+        }
+    }
+    return NULL;
+}
+
+/* Add or update a candidate; a full table keeps the better ranked ones. */
+static void parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank, uint8_t dtsn)
+{
+    struct wren_rpl_parent *p = parent_find(rpl, addr);
+    if (p == NULL) {
+        struct wren_rpl_parent *worst = NULL;
+        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS && p == NULL; i++) {
+            if (!rpl->parents[i].used) {
+                p = &rpl->parents[i];
+            } else if (i != rpl->pref && (worst == NULL || rpl->parents[i].rank > worst->rank)) {
+                worst = &rpl->parents[i];
+            }
+        }
+        if (p == NULL) {
+            rpl->stats.parents_full++;
+            if (worst == NULL || worst->rank <= rank) {
+                return;
+            }
+            p = worst;
+        }
+        memset(p, 0, sizeof(*p));
+        memcpy(p->addr, addr, 16);
+        p->used = 1;
+    }
+    p->rank = rank;
+    p->dtsn = dtsn;
+    p->heard_s = now_s(rpl);
+}
+
+/* ---- receiving --------------------------------------------------------------- */
+
+/* RFC 6550 8.2.3: join the DODAG this DIO describes */
+static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
+{
+    rpl->joined = true;
+    rpl->stats.joined++;
+    rpl->instance = d->instance;
+    rpl->version = d->version;
+    rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
+    memcpy(rpl->dodagid, d->dodagid, 16);
+    rpl->lowest_rank = RPL_INFINITE_RANK;
+    rpl->pref = -1;
+    rpl->dtsn = SEQ_INIT;
+    take_address(rpl);
+    if (rpl->role == WREN_RPL_ROUTER) {
+        struct wren_module *ip = ipv6_layer(rpl);
+        uint8_t fwd = 1;
+        if (ip) {
+            wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+        }
+    }
+}
+
+static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
+{
+    struct rpl_opt_iter it;
+    struct rpl_opt o;
+    int rc;
+    struct rpl_opt_config cfg;
+    bool have_cfg = false;
+    struct rpl_opt_prefix pio;
+    bool have_pio = false;
+    wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
+    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
+        if (o.type == RPL_OPT_CONFIG) {
+            if (wren_rpl_opt_config_parse(&o, &cfg) < 0) {
+                return -1;
+            }
+            have_cfg = true;
+        } else if (o.type == RPL_OPT_PREFIX) {
+            if (wren_rpl_opt_prefix_parse(&o, &pio) < 0) {
+                return -1;
+            }
+            have_pio = true;
+        }
+    }
+    if (rc < 0) {
+        return -1;
+    }
+    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0)) {
+        return -1; /* a rank or lifetime arithmetic we cannot do */
+    }
+    if (adopt) {
+        if (!have_cfg) {
+            return -1; /* joining needs the configuration */
+        }
+        rpl->cfg = cfg;
+    } else if (have_cfg) {
+        rpl->cfg = cfg;
+    }
+    if (have_pio && (pio.flags & RPL_PIO_A) && pio.prefix_len == 64) {
+        bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio.prefix, 8) != 0;
+        memset(rpl->prefix, 0, 16);
+        memcpy(rpl->prefix, pio.prefix, 8);
+        rpl->prefix_len = 64;
+        rpl->pio_flags = pio.flags;
+        rpl->pio_valid = pio.valid;
+        rpl->pio_preferred = pio.preferred;
+        if (changed && !adopt) {
+            take_address(rpl);
+        }
+    }
+    return 0;
+}
+
+static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    const struct rpl_dio *d = &m->dio;
+    rpl->stats.rx_dio++;
+    if (rpl->role == WREN_RPL_ROOT) {
+        if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
+            d->version != rpl->version) {
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        } else if (d->instance == rpl->instance) {
+            wren_trickle_consistent(&rpl->trickle);
+        }
+        return;
+    }
+    if (RPL_DIO_MOP(d->g_mop_prf) != RPL_MOP_STORING || d->instance > 127) {
+        rpl->stats.rx_drop_unsupported++;
+        return;
+    }
+    if (!wren_ipv6_addr_is_link_local(src)) {
+        rpl->stats.rx_drop_malformed++;
+        return;
+    }
+    bool same = rpl->joined && d->instance == rpl->instance &&
+                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
+    if (!rpl->joined) {
+        if (d->rank >= RPL_INFINITE_RANK) {
+            rpl->stats.rx_drop_rank++;
+            return;
+        }
+        struct rpl_opt_config saved = rpl->cfg;
+        if (dio_options(rpl, m, true) < 0) {
+            rpl->cfg = saved;
+            rpl->stats.rx_drop_malformed++;
+            return;
+        }
+        join(rpl, d);
+        parent_update(rpl, src, d->rank, d->dtsn);
+        select_parent(rpl);
+        if (rpl->joined) {
+            trickle_start(rpl);
+        }
+        return;
+    }
+    if (!same) {
+        rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
+        return;
+    }
+    if (seq_newer(d->version, rpl->version)) {
+        /* global repair (RFC 6550 8.2.2.2): a new version: start over with
+         * this sender, keep our address and routes */
+        if (d->rank >= RPL_INFINITE_RANK || dio_options(rpl, m, false) < 0) {
+            rpl->stats.rx_drop_rank++;
+            return;
+        }
+        rpl->stats.new_version++;
+        rpl->version = d->version;
+        memset(rpl->parents, 0, sizeof(rpl->parents));
+        rpl->pref = -1;
+        rpl->lowest_rank = RPL_INFINITE_RANK;
+        parent_update(rpl, src, d->rank, d->dtsn);
+        select_parent(rpl);
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        return;
+    }
+    if (d->version != rpl->version) {
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
+        return;
+    }
+    if (dio_options(rpl, m, false) < 0) {
+        rpl->stats.rx_drop_malformed++;
+        return;
+    }
+    struct wren_rpl_parent *p = parent_find(rpl, src);
+    if (d->rank >= RPL_INFINITE_RANK) {
+        /* poisoned: the sender left (8.2.2.5) */
+        if (p) {
+            memset(p, 0, sizeof(*p));
+            select_parent(rpl);
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        }
+        return;
+    }
+    wren_trickle_consistent(&rpl->trickle);
+    if (d->rank >= rpl->rank && p == NULL) {
+        rpl->stats.rx_drop_rank++; /* not closer to the root than we are */
+        return;
+    }
+    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && seq_newer(d->dtsn, p->dtsn)) {
+        schedule_dao(rpl); /* 9.6: the parent asks for fresh DAOs */
+    }
+    parent_update(rpl, src, d->rank, d->dtsn);
+    select_parent(rpl);
+}
+
+static void on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst)
+{
+    rpl->stats.rx_dis++;
+    if (rpl->role == WREN_RPL_LEAF || !(rpl->joined || rpl->role == WREN_RPL_ROOT)) {
+        return;
+    }
+    if (wren_ipv6_addr_is_multicast(dst)) {
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* 8.3: reset */
+    } else {
+        send_dio(rpl, src);
+    }
+}
+
+static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t, uint8_t plen)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen == plen && wren_ipv6_prefix_equal(r->target, t, plen)) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* One target of a DAO (storing mode, RFC 6550 9.2.2). Returns false if it
+ * had to be refused. */
+static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_opt_target *t,
+                       const struct rpl_opt_transit *tr)
+{
+    uint8_t target[16] = { 0 };
+    memcpy(target, t->prefix, t->prefix_bytes);
+    if (t->prefix_len == 0 || wren_ipv6_addr_is_multicast(target) ||
+        wren_ipv6_addr_is_link_local(target)) {
+        return true; /* nothing to route: ignored */
+    }
+    struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
+    if (tr->path_lifetime == 0) {
+        /* no-path: remove the route if it goes through this child */
+        if (r && memcmp(r->via, src, 16) == 0) {
+            route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            memset(r, 0, sizeof(*r));
+            rpl->stats.route_no_path++;
+        }
+        return true;
+    }
+    if (r && memcmp(r->via, src, 16) != 0 && !seq_newer(tr->path_seq, r->path_seq) &&
+        tr->path_seq != r->path_seq) {
+        return true; /* an older path through another child: keep ours */
+    }
+    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_RPL_ROUTES; i++) {
+        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
+    }
+    if (r == NULL) {
+        rpl->stats.routes_full++;
+        return false;
+    }
+    int rc;
+    route_set(rpl, target, t->prefix_len, src, true, &rc);
+    if (rc < 0) {
+        memset(r, 0, sizeof(*r));
+        rpl->stats.routes_full++; /* the FIB is full */
+        return false;
+    }
+    memcpy(r->target, target, 16);
+    memcpy(r->via, src, 16);
+    r->plen = t->prefix_len;
+    r->path_seq = tr->path_seq;
+    r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
+    return true;
+}
+
+static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    rpl->stats.rx_dao++;
+    bool root = rpl->role == WREN_RPL_ROOT;
+    if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
+        m->dao.instance != rpl->instance || !wren_ipv6_addr_is_link_local(src) ||
+        rpl->mop != RPL_MOP_STORING) {
+        rpl->stats.rx_drop_dao++;
+        return;
+    }
+    /* RFC 6550 6.7.8: a transit option applies to the targets before it */
+    struct rpl_opt_iter it;
+    struct rpl_opt o;
+    struct rpl_opt_target targets[8];
+    unsigned nt = 0, first = 0;
+    bool refused = false;
+    int rc;
+    wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
+    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
+        if (o.type == RPL_OPT_TARGET) {
+            if (first < nt) {
+                nt = first = 0; /* targets of a transit already applied */
+            }
+            if (nt == 8 || wren_rpl_opt_target_parse(&o, &targets[nt]) < 0) {
+                rpl->stats.rx_drop_malformed++;
+                return;
+            }
+            nt++;
+        } else if (o.type == RPL_OPT_TRANSIT) {
+            struct rpl_opt_transit tr;
+            if (wren_rpl_opt_transit_parse(&o, &tr) < 0) {
+                rpl->stats.rx_drop_malformed++;
+                return;
+            }
+            for (unsigned k = first; k < nt; k++) {
+                refused |= !dao_target(rpl, src, &targets[k], &tr);
+            }
+            first = nt;
+        }
+    }
+    if (rc < 0) {
+        rpl->stats.rx_drop_malformed++;
+        return;
+    }
+    if (m->dao.flags & RPL_DAO_K) {
+        send_dao_ack(rpl, src, m->dao.seq,
+                     refused ? RPL_DAO_ACK_UNABLE_TO_ACCEPT : RPL_DAO_ACK_OK);
+    }
+    if (!root && !refused) {
+        send_dao(rpl, m->opts, m->opts_len); /* on toward the root */
+    }
+}
+
+static void on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
+{
+    rpl->stats.rx_dao_ack++;
+    if (!rpl->dao_wait || m->dao_ack.seq != rpl->dao_wait_seq) {
+        return; /* an ACK of a DAO we passed on, or a stale one */
+    }
+    rpl->dao_wait = false;
+    if (m->dao_ack.status >= 128) {
+        rpl->stats.dao_ack_refused++;
+    }
+}
+
+static void receive(struct wren_rpl *rpl, struct wren_snip *pkt)
+{
+    struct wren_node *node = rpl->node;
+    struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+    struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    struct rpl_msg m;
+    if (ips == NULL || (nhs && wren_netif_hdr(nhs)->if_id != rpl->if_id)) {
+        goto drop; /* another interface's RPL instance takes it */
+    }
+    if (rpl->role == WREN_RPL_OFF) {
+        rpl->stats.rx_drop_off++;
+        goto drop;
+    }
+    int rc = wren_rpl_msg_parse(pkt->data, pkt->size, &m);
+    if (rc == -RPL_ERR_CODE) {
+        rpl->stats.rx_drop_unsupported++;
+        goto drop;
+    }
+    if (rc < 0) {
+        rpl->stats.rx_drop_malformed++;
+        goto drop;
+    }
+    const uint8_t *src = ips->data + IPV6_OFF_SRC, *dst = ips->data + IPV6_OFF_DST;
+    switch (m.code) {
+    case RPL_CODE_DIS:
+        on_dis(rpl, src, dst);
+        break;
+    case RPL_CODE_DIO:
+        on_dio(rpl, src, &m);
+        break;
+    case RPL_CODE_DAO:
+        on_dao(rpl, src, &m);
+        break;
+    default:
+        on_dao_ack(rpl, &m);
+        break;
+    }
+drop:
+    wren_pktbuf_release(&node->pktbuf, pkt);
+}
+
+/* ---- time ------------------------------------------------------------------- */
+
+static void rpl_tick(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_rpl *rpl = arg;
+    uint32_t now = now_s(rpl);
+    if (rpl->role == WREN_RPL_OFF) {
+        return;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
+            route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            memset(r, 0, sizeof(*r));
+            rpl->stats.route_expired++;
+        }
+    }
+    if (rpl->role == WREN_RPL_ROOT) {
+        return;
+    }
+    if (!rpl->joined) {
+        if (now >= rpl->next_dis_s) {
+            send_dis(rpl);
+            rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
+        }
+        return;
+    }
+    /* parents silent for three of the longest DIO intervals are gone */
+    uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax
+                                         : (1u << (rpl->cfg.dio_int_min & 31))
+                                               << rpl->cfg.dio_int_doublings) / 1000u;
+    uint32_t silent_s = 3 * (imax_s > 60 ? imax_s : 60);
+    bool lost = false;
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        struct wren_rpl_parent *p = &rpl->parents[i];
+        if (p->used && now - p->heard_s > silent_s) {
+            memset(p, 0, sizeof(*p));
+            rpl->stats.parent_expired++;
+            lost = true;
+        }
+    }
+    if (lost) {
+        select_parent(rpl);
+        if (!rpl->joined) {
+            return;
+        }
+    }
+    /* no DAO-ACK: again after a wait that doubles, jittered, so that DAOs
+     * that collided (siblings hidden from each other) do not collide again */
+    uint32_t wait = DAO_ACK_WAIT_S << (rpl->dao_retries < 4 ? rpl->dao_retries : 4);
+    if (rpl->dao_wait && now - rpl->dao_sent_s >= wait + rpl->dao_jitter_s) {
+        if (rpl->dao_retries < DAO_RETRIES) {
+            rpl->dao_retries++;
+            rpl->stats.dao_retx++;
+            rpl->dao_jitter_s = (uint8_t)wren_node_random_below(rpl->node, wait + 1);
+            rpl->dao_wait = false;
+            send_dao(rpl, NULL, 0);
+        } else {
+            rpl->dao_wait = false; /* the refresh will try again */
+        }
+    }
+    if (rpl->next_dao_s && now >= rpl->next_dao_s) {
+        /* refresh at half the lifetime */
+        uint32_t life = lifetime_s(rpl, rpl->cfg.def_lifetime);
+        rpl->next_dao_s = now + (life / 2 > 1 ? life / 2 : 1);
+        if (!rpl->dao_wait) {
+            rpl->dao_retries = 0;
+        }
+        send_dao(rpl, NULL, 0);
+    }
+}
+
+/* ---- module ----------------------------------------------------------------- */
+
+static void stop(struct wren_rpl *rpl)
+{
+    wren_trickle_stop(rpl->node, &rpl->trickle);
+    clear_routes(rpl);
+    if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
+        default_route(rpl, NULL);
+    }
+    rpl->joined = false;
+    rpl->pref = -1;
+    rpl->rank = RPL_INFINITE_RANK;
+    memset(rpl->parents, 0, sizeof(rpl->parents));
+}
+
+int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    if (c->role > WREN_RPL_LEAF) {
+        return -EINVAL;
+    }
+    if (c->role == WREN_RPL_ROOT &&
+        (c->prefix_len == 0 || c->prefix_len > 128 || c->mop != RPL_MOP_STORING ||
+         c->instance > 127)) {
+        return -EINVAL;
+    }
+    if (ip == NULL) {
+        return -ENODEV;
+    }
+    stop(rpl);
+    rpl->role = c->role;
+    if (c->role == WREN_RPL_OFF) {
+        wren_timer_cancel(rpl->node, &rpl->tick);
+        return 0;
+    }
+    /* a node without a role has no timer running (an idle simulation of
+     * thousands of nodes pays nothing for RPL) */
+    wren_timer_set_periodic(rpl->node, &rpl->tick, 1000000);
+    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, all_rpl_nodes, 16);
+    rpl->version = SEQ_INIT;
+    rpl->dao_seq = SEQ_INIT;
+    rpl->path_seq = SEQ_INIT;
+    rpl->dtsn = SEQ_INIT;
+    if (c->role != WREN_RPL_ROOT) {
+        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
+        return 0;
+    }
+    rpl->instance = c->instance;
+    rpl->mop = c->mop;
+    rpl->cfg = (struct rpl_opt_config){
+        .dio_int_doublings = DEF_DOUBLINGS, .dio_int_min = DEF_IMIN,
+        .dio_redundancy = DEF_REDUNDANCY, .max_rank_inc = DEF_MAX_RANK_INC,
+        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = OCP_OF0,
+        .def_lifetime = DEF_LIFETIME, .lifetime_unit = DEF_LIFETIME_UNIT,
+    };
+    memset(rpl->prefix, 0, 16);
+    memcpy(rpl->prefix, c->prefix, (c->prefix_len + 7u) / 8);
+    rpl->prefix_len = c->prefix_len;
+    rpl->pio_flags = RPL_PIO_A | RPL_PIO_R;
+    rpl->pio_valid = rpl->pio_preferred = 0xffffffffu;
+    take_address(rpl);
+    memcpy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix, 16);
+    rpl->rank = WREN_RPL_MIN_HOP_RANK_INC; /* ROOT_RANK */
+    rpl->lowest_rank = rpl->rank;
+    uint8_t fwd = 1;
+    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    trickle_start(rpl);
+    return 0;
+}
+
+static void rpl_handle(struct wren_node *node, struct wren_module *self, const struct wren_msg *msg)
+{
+    struct wren_rpl *rpl = (struct wren_rpl *)self;
+    if (msg->type == WREN_MSG_RCV) {
+        receive(rpl, msg->ptr);
+    } else if (msg->ptr) {
+        wren_pktbuf_release(&node->pktbuf, msg->ptr);
+    }
+}
+
+static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
+                   void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_rpl *rpl = (struct wren_rpl *)self;
+    switch (opt) {
+    case WREN_NETOPT_STATS:
+        return wren_netopt_put(val, max, &rpl->stats, sizeof(rpl->stats));
+    case WREN_NETOPT_IF_ID:
+        return wren_netopt_put(val, max, &rpl->if_id, 1);
+    case WREN_NETOPT_RPL_ROLE:
+        return wren_netopt_put(val, max, &rpl->role, 1);
+    default:
+        return -ENOTSUP;
+    }
+}
+
+static int rpl_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
+                   const void *val, size_t len)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_rpl *rpl = (struct wren_rpl *)self;
+    if (opt != WREN_NETOPT_RPL_ROLE) {
+        return -ENOTSUP;
+    }
+    struct wren_rpl_role_cfg c;
+    if (len != sizeof(c)) {
+        return -EINVAL;
+    }
+    memcpy(&c, val, sizeof(c));
+    return wren_rpl_set_role(rpl, &c);
+}
+
+static int rpl_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    return wren_rpl_init(node, (struct wren_rpl *)self, if_id);
+}
+
+static const struct wren_counter_set rpl_counters =
+    WREN_COUNTER_SET("rpl", WREN_RPL_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+/* in its _shell.c */
+extern const struct wren_shell_cmd wren_rpl_shell_cmds[];
+
+const struct wren_module_ops wren_rpl_module = {
+    .name = "rpl",
+    .handle = rpl_handle,
+    .get = rpl_get,
+    .set = rpl_set,
+    .init = rpl_stack_init,
+    .size = sizeof(struct wren_rpl),
+    .link = WREN_NETDEV_TYPE_IEEE802154,
+    .per_if = 1,
+    .counters = WREN_IF_NAMES(&rpl_counters),
+    .cmds = WREN_IF_SHELL(wren_rpl_shell_cmds),
+};
+
+int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
+{
+    memset(rpl, 0, sizeof(*rpl));
+    rpl->module.ops = &wren_rpl_module;
+    rpl->module.prio = WREN_PRIO_NET;
+    rpl->node = node;
+    rpl->if_id = if_id;
+    rpl->pref = -1;
+    rpl->rank = RPL_INFINITE_RANK;
+    rpl->lowest_rank = RPL_INFINITE_RANK;
+    if (wren_netif_get(node, if_id) == NULL) {
+        return -ENODEV;
+    }
+    wren_trickle_init(&rpl->trickle, trickle_fire, rpl);
+    wren_timer_init(&rpl->tick, rpl_tick, rpl);
+    return wren_netreg_register(node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, &rpl->module, &rpl->reg);
+}

@@ -1,0 +1,178 @@
+/**
+ * @file rpl.h
+ * @brief RPL (RFC 6550): a node joins a DODAG from the DIOs it hears, picks a
+ *        preferred parent with an objective function, advertises itself with
+ *        Trickle-timed DIOs, and announces its address upward with DAOs that
+ *        install downward routes hop by hop (storing mode, MOP 2).
+ *
+ * One instance per 802.15.4 interface, registered as (ICMPV6, 155). It is
+ * silent until given a role (SET WREN_NETOPT_RPL_ROLE or the shell's
+ * `rpl root PREFIX/LEN`, `rpl router`, `rpl leaf`), so nodes that do not use
+ * RPL send nothing more than before.
+ *
+ * - root: owns the DODAG (DODAGID = its address in the prefix), rank
+ *   ROOT_RANK, DIOs with the DODAG configuration and prefix information;
+ *   every DAO ends here.
+ * - router: joins the best DODAG it hears, takes an address from the DIO's
+ *   prefix (A flag) and its link-local IID, routes upward through its
+ *   preferred parent (a default route in the FIB) and downward through the
+ *   routes its children's DAOs installed, sends DIOs and forwards DAOs.
+ * - leaf (RFC 9010 behaviour): joins and sends DAOs, never DIOs, never
+ *   forwards.
+ *
+ * Routes and parents live in bounded tables; a full table is a counted
+ * refusal (a DAO-ACK with status 128, UNABLE_TO_ACCEPT, where one is asked
+ * for). The objective function is OF0 (RFC 6552) with the default step of
+ * rank. Every change of routes goes to the IPv6 module through netapi SET
+ * (WREN_NETOPT_IPV6_ROUTE_ADD/DEL); nothing of IPv6's state is read directly.
+ *
+ * Not yet (issue 13): non-storing mode and the SRH at the root, the RPI in
+ * data packets, MRHOF with a link estimator, DODAG version increments at the
+ * root (global repair) — see docs/architecture.md.
+ */
+#ifndef WREN_RPL_RPL_H
+#define WREN_RPL_RPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/counters.h"
+#include "core/module.h"
+#include "core/timer.h"
+#include "core/trickle.h"
+#include "net/netreg.h"
+#include "wire/rpl.h"
+
+#ifndef CONFIG_WREN_RPL_PARENTS
+#define CONFIG_WREN_RPL_PARENTS 4 /**< candidate parents kept */
+#endif
+#ifndef CONFIG_WREN_RPL_ROUTES
+#define CONFIG_WREN_RPL_ROUTES 16 /**< downward routes (storing mode) */
+#endif
+_Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
+               "one parent at least; indices fit an int8_t");
+_Static_assert(CONFIG_WREN_RPL_ROUTES >= 0, "0 or more routes");
+
+/** Rank of the root and the default MinHopRankIncrease (RFC 6550 17). */
+#define WREN_RPL_MIN_HOP_RANK_INC 256
+/** The all-RPL-nodes group (RFC 6550 20.19). */
+#define WREN_RPL_ALL_NODES { 0xff, 0x02, [15] = 0x1a }
+
+enum wren_rpl_role {
+    WREN_RPL_OFF = 0, /**< silent: RPL messages are counted and dropped */
+    WREN_RPL_ROOT,
+    WREN_RPL_ROUTER,
+    WREN_RPL_LEAF,
+};
+
+/** Value of SET WREN_NETOPT_RPL_ROLE. */
+struct wren_rpl_role_cfg {
+    uint8_t role;       /**< enum wren_rpl_role */
+    uint8_t instance;   /**< root: RPLInstanceID (global: < 128) */
+    uint8_t prefix_len; /**< root: its prefix, 64 for autoconfiguration */
+    uint8_t mop;        /**< root: RPL_MOP_STORING (only this mode yet) */
+    uint8_t prefix[16]; /**< root */
+};
+
+#define WREN_RPL_COUNTERS(C)                                                      \
+    C(rx_dis)                                                                     \
+    C(rx_dio)                                                                     \
+    C(rx_dao)                                                                     \
+    C(rx_dao_ack)                                                                 \
+    C(rx_drop_off)          /* a message while the role is off */                 \
+    C(rx_drop_malformed)    /* base or options do not parse */                    \
+    C(rx_drop_unsupported)  /* another mode of operation, code or instance */     \
+    C(rx_drop_rank)         /* a DIO that the rank rules forbid as parent */      \
+    C(rx_drop_dao)          /* a DAO we cannot take (leaf, not joined, bad src) */\
+    C(tx_dis)                                                                     \
+    C(tx_dio)                                                                     \
+    C(tx_dao)                                                                     \
+    C(tx_dao_ack)                                                                 \
+    C(tx_fail)              /* a message that could not be sent (no buffer) */    \
+    C(joined)               /* DODAGs joined */                                   \
+    C(detached)             /* all parents lost: rank infinite */                 \
+    C(parent_switch)        /* preferred parent changed */                        \
+    C(parents_full)         /* a candidate refused: parent table full */          \
+    C(parent_expired)                                                             \
+    C(routes_full)          /* a DAO target refused: route table or FIB full */   \
+    C(route_expired)                                                              \
+    C(route_no_path)        /* routes removed by a no-path DAO */                 \
+    C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
+    C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
+    C(new_version)          /* DODAG versions adopted after the first */
+
+struct wren_rpl_stats {
+    WREN_RPL_COUNTERS(WREN_COUNTER_U32)
+};
+
+/** A candidate parent: a neighbour whose DIOs put it closer to the root. */
+struct wren_rpl_parent {
+    uint8_t addr[16];   /**< its link-local address (the DIO's source) */
+    uint16_t rank;      /**< as it advertised */
+    uint8_t used;
+    uint8_t dtsn;
+    uint32_t heard_s;   /**< last DIO, seconds */
+};
+
+/** A downward route a DAO installed (storing mode). */
+struct wren_rpl_route {
+    uint8_t target[16];
+    uint8_t via[16];    /**< the child's link-local address */
+    uint8_t plen;       /**< 0: free slot */
+    uint8_t path_seq;
+    uint32_t expires_s;
+};
+
+struct wren_rpl {
+    struct wren_module module; /**< first */
+    struct wren_rpl_stats stats;
+    struct wren_node *node;
+    struct wren_netreg_entry reg;
+    uint8_t if_id;
+    uint8_t role;        /**< enum wren_rpl_role */
+    bool joined;
+    uint8_t instance;
+    uint8_t version;
+    uint8_t mop;
+    uint8_t dtsn;
+    uint8_t dao_seq;     /**< the last DAO sent (ours or passed on) */
+    uint8_t dao_wait_seq; /**< our own DAO awaiting its DAO-ACK */
+    uint8_t path_seq;
+    int8_t pref;         /**< preferred parent's index, -1: none */
+    uint8_t dao_retries; /**< DAO sent again so far while awaiting its ACK */
+    uint8_t dao_jitter_s; /**< random part of the wait for the DAO-ACK */
+    bool dao_wait;       /**< a DAO-ACK for dao_seq is awaited */
+    uint16_t rank;
+    uint16_t lowest_rank; /**< lowest rank advertised in this version (8.2.2.4) */
+    uint8_t dodagid[16];
+    uint8_t addr[16];    /**< our address in the prefix (all zero: none yet) */
+    uint8_t prefix[16];
+    uint8_t prefix_len;
+    uint8_t pio_flags;
+    uint32_t pio_valid, pio_preferred;
+    struct rpl_opt_config cfg;
+    uint32_t next_dao_s; /**< 0: no DAO scheduled */
+    uint32_t next_dis_s;
+    uint32_t dao_sent_s;
+    struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
+    struct wren_rpl_route routes[CONFIG_WREN_RPL_ROUTES];
+    struct wren_trickle trickle;
+    struct wren_timer tick;
+};
+
+/** @brief Start RPL on 802.15.4 interface @p if_id of @p node (role off). */
+int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id);
+
+/**
+ * @brief Take a role (see the file comment); a root starts its DODAG at
+ *        once, a router or leaf solicits DIOs. Off stops everything and
+ *        removes the routes RPL installed.
+ * @return 0; -EINVAL (a root without a prefix of 1..128 bits, an unknown
+ *         role or mode), -ENODEV (no IPv6 layer).
+ */
+int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *cfg);
+
+/** The module, for the stack assembly (src/stack/stack.h). */
+extern const struct wren_module_ops wren_rpl_module;
+
+#endif

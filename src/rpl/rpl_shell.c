@@ -1,0 +1,107 @@
+/* RPL's shell command: rpl (state, parents, routes, counters; take a role). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "ipv6/addr_str.h"
+#include "rpl/rpl.h"
+#include "shell/shell.h"
+
+static const char usage[] =
+    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] | rpl router | rpl leaf | rpl off\n";
+
+static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
+{
+    static const char *const role[] = { "off", "root", "router", "leaf" };
+    char a[WREN_IPV6_ADDR_STRLEN];
+    uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
+    wren_shell_printf(sh, "iface %u role %s%s\n", rpl->if_id, role[rpl->role],
+                      rpl->role != WREN_RPL_OFF && rpl->role != WREN_RPL_ROOT && !rpl->joined
+                          ? " (not joined)"
+                          : "");
+    if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
+        wren_shell_printf(sh, "instance %u dodag %s version %u mop %u rank %u\n", rpl->instance,
+                          wren_ipv6_addr_to_str(a, rpl->dodagid), rpl->version, rpl->mop,
+                          rpl->rank);
+        if (rpl->addr[0]) {
+            wren_shell_printf(sh, "address %s\n", wren_ipv6_addr_to_str(a, rpl->addr));
+        }
+        wren_shell_printf(sh, "trickle I %lu ms sent %lu suppressed %lu\n",
+                          (unsigned long)rpl->trickle.i, (unsigned long)rpl->trickle.sent,
+                          (unsigned long)rpl->trickle.suppressed);
+    }
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        const struct wren_rpl_parent *p = &rpl->parents[i];
+        if (p->used) {
+            wren_shell_printf(sh, "parent %s rank %u heard %lus ago%s\n",
+                              wren_ipv6_addr_to_str(a, p->addr), p->rank,
+                              (unsigned long)(now - p->heard_s), i == rpl->pref ? " preferred" : "");
+        }
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        const struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen) {
+            char v[WREN_IPV6_ADDR_STRLEN];
+            wren_shell_printf(sh, "route %s/%u via %s expires %lus\n",
+                              wren_ipv6_addr_to_str(a, r->target), r->plen,
+                              wren_ipv6_addr_to_str(v, r->via),
+                              (unsigned long)(r->expires_s - now));
+            n++;
+        }
+    }
+    wren_shell_printf(sh, "routes %u of %u\n", n, (unsigned)CONFIG_WREN_RPL_ROUTES);
+#if CONFIG_WREN_COUNTER_NAMES
+    static const char *const names[] = { WREN_RPL_COUNTERS(WREN_COUNTER_STR) };
+    const uint32_t *v = (const uint32_t *)&rpl->stats;
+    for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        wren_shell_printf(sh, "%s%s %lu", i ? " " : "", names[i], (unsigned long)v[i]);
+    }
+    wren_shell_printf(sh, "\n");
+#endif
+}
+
+static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    struct wren_rpl *rpl = (struct wren_rpl *)m;
+    if (argc == 1 || strcmp(argv[1], "show") == 0) {
+        show(sh, rpl);
+        return 0;
+    }
+    struct wren_rpl_role_cfg c = { .mop = RPL_MOP_STORING, .instance = 0 };
+    if (strcmp(argv[1], "root") == 0) {
+        c.role = WREN_RPL_ROOT;
+        if (argc < 3 || wren_shell_prefix(argv[2], c.prefix, &c.prefix_len) < 0) {
+            wren_shell_printf(sh, "%s", usage);
+            return -EINVAL;
+        }
+        if (argc == 5 && strcmp(argv[3], "instance") == 0) {
+            int bad = 0;
+            c.instance = (uint8_t)wren_shell_num(argv[4], 0, 127, &bad);
+            if (bad) {
+                wren_shell_printf(sh, "rpl: instance is 0..127 (a global instance)\n");
+                return -EINVAL;
+            }
+        } else if (argc != 3) {
+            wren_shell_printf(sh, "%s", usage);
+            return -EINVAL;
+        }
+    } else if (strcmp(argv[1], "router") == 0 && argc == 2) {
+        c.role = WREN_RPL_ROUTER;
+    } else if (strcmp(argv[1], "leaf") == 0 && argc == 2) {
+        c.role = WREN_RPL_LEAF;
+    } else if (strcmp(argv[1], "off") == 0 && argc == 2) {
+        c.role = WREN_RPL_OFF;
+    } else {
+        wren_shell_printf(sh, "%s", usage);
+        return -EINVAL;
+    }
+    int rc = wren_rpl_set_role(rpl, &c);
+    return rc < 0 ? wren_shell_error(sh, rc, "rpl") : 0;
+}
+
+const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
+    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] | router | leaf | off", cmd_rpl },
+    { NULL, NULL, NULL },
+};

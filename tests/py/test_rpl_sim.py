@@ -1,0 +1,236 @@
+"""RPL in the simulator, storing mode (MOP 2): DODAGs form on a line and on a
+random lossy mesh, every node pings the root and the root every node; leaves
+join without routing; a full route table is a counted refusal with a
+DAO-ACK status; nodes without a role stay silent; tshark dissects every RPL
+message; the [rpl] scenario table. Addresses are read from `rpl` itself
+(the IID is the node's link-local one, whatever its form)."""
+import math
+import random
+import re
+
+import pytest
+
+from conftest import tshark_fields
+from wren import scenario
+from wren.scenario import ScenarioError
+
+PREFIX = "2001:db8::/64"
+MIN_HOP = 256
+OF0_INC = 3 * MIN_HOP  # RFC 6552: default step of rank 3
+
+
+def rpl_state(s, i) -> dict:
+    res, out = s.shell(i, "rpl")
+    assert res == 0, out
+    st = {"out": out, "parents": re.findall(r"^parent (\S+) rank (\d+).*?( preferred)?$", out,
+                                            re.M),
+          "routes": re.findall(r"^route (\S+) via (\S+)", out, re.M)}
+    m = re.search(r"rank (\d+)", out)
+    st["rank"] = int(m.group(1)) if m else None
+    m = re.search(r"^address (\S+)", out, re.M)
+    st["addr"] = m.group(1) if m else None
+    st["joined"] = "not joined" not in out and st["rank"] is not None
+    return st
+
+
+def build(s, n, links, root=0, leaves=(), pcap=None):
+    for i in range(n):
+        s.add_node(10.0 * i, 0)
+    for a, b, prr in links:
+        s.set_link(a, b, prr)
+        s.set_link(b, a, prr)
+    if pcap:
+        s.open_pcap(pcap)
+    for i in range(n):
+        s.set_cca(i, True)
+    for node, cmd in scenario._rpl_commands(scenario.Rpl(root=[root], leaves=list(leaves)), n):
+        res, out = s.shell(node, cmd.replace(" instance 0", ""))
+        assert res == 0, out
+
+
+def ping(s, src, dst, count=3) -> int:
+    res, out = s.shell(src, f"ping {dst} -c {count} -i 1000")
+    assert res == 0, out
+    s.run(s.now + count + 4)
+    out += s.output(src)
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", out)
+    assert m, out
+    return int(m.group(2))
+
+
+def line_links(n):
+    return [(i, i + 1, 1.0) for i in range(n - 1)]
+
+
+def test_rpl_line_storing_forms_and_pings_both_ways(sim_factory, tmp_path):
+    n = 6
+    s = sim_factory(1)
+    pcap = tmp_path / "rpl_line.pcap"
+    build(s, n, line_links(n), pcap=pcap)
+    s.run(90)
+    st = [rpl_state(s, i) for i in range(n)]
+    assert st[0]["rank"] == MIN_HOP and "role root" in st[0]["out"]
+    for i in range(1, n):
+        assert st[i]["joined"], st[i]["out"]
+        # OF0 over a line: one step of rank per hop
+        assert st[i]["rank"] == MIN_HOP + i * OF0_INC, st[i]["out"]
+        pref = [p for p in st[i]["parents"] if p[2]]
+        assert len(pref) == 1 and int(pref[0][1]) == st[i - 1]["rank"]
+        assert st[i]["addr"] and st[i]["addr"].startswith("2001:db8::")
+    # storing mode: each router holds a route to every node below it
+    for i in range(n):
+        targets = sorted(t for t, _ in st[i]["routes"])
+        assert targets == sorted(f"{st[k]['addr']}/128" for k in range(i + 1, n)), st[i]["out"]
+    root = st[0]["addr"]
+    for i in range(1, n):
+        assert ping(s, i, root) == 3, f"node {i} -> root"
+        assert ping(s, 0, st[i]["addr"]) == 3, f"root -> node {i}"
+    c = s.counters(n - 1)
+    assert c["rpl.joined"] == 1 and c["rpl.detached"] == 0 and c["rpl.tx_dao"] >= 1
+    assert s.counters(0)["rpl.tx_dao_ack"] >= n - 1
+    assert s.counters(1)["ipv6.rx_forwarded"] >= 2 * 3 * (n - 2)
+    s.close()  # flushes the capture
+    # tshark: every RPL message dissects, nothing flagged
+    rows = tshark_fields(pcap, "icmpv6.type", "icmpv6.code", "_ws.malformed", "_ws.expert",
+                         "icmpv6.checksum.status")
+    codes = {r[1] for r in rows if r[0] == "155"}
+    assert codes >= {"0", "1", "2", "3"}, codes  # DIS, DIO, DAO, DAO-ACK
+    for r in rows:
+        if r[0] == "155":
+            assert r[2] == "" and r[3] == "" and r[4] == "1", r
+
+
+def random_mesh(n, seed, width=45.0, reach=16.0):
+    """A connected random geometric graph; links lose 0..20 % of frames."""
+    rnd = random.Random(seed)
+    while True:
+        pos = [(rnd.uniform(0, width), rnd.uniform(0, width)) for _ in range(n)]
+        links = [(a, b, round(rnd.uniform(0.8, 1.0), 2)) for a in range(n) for b in range(a + 1, n)
+                 if math.dist(pos[a], pos[b]) < reach]
+        seen, todo = {0}, [0]
+        while todo:
+            k = todo.pop()
+            for a, b, _ in links:
+                for x, y in ((a, b), (b, a)):
+                    if x == k and y not in seen:
+                        seen.add(y)
+                        todo.append(y)
+        if len(seen) == n:
+            return links
+
+
+def test_rpl_random_lossy_mesh_storing(sim_factory):
+    n = 14
+    links = random_mesh(n, 13)
+    s = sim_factory(3)
+    build(s, n, links)
+    s.run(240)
+    st = [rpl_state(s, i) for i in range(n)]
+    unjoined = [i for i in range(1, n) if not st[i]["joined"]]
+    assert not unjoined, [st[i]["out"] for i in unjoined]
+    # one DODAG: every rank above the root's, parents rank below children
+    for i in range(1, n):
+        pref = [p for p in st[i]["parents"] if p[2]]
+        assert len(pref) == 1 and int(pref[0][1]) < st[i]["rank"], st[i]["out"]
+    # the root has a route to every node (DAOs went hop by hop)
+    root_targets = {t for t, _ in st[0]["routes"]}
+    assert root_targets == {f"{st[i]['addr']}/128" for i in range(1, n)}, st[0]["out"]
+    got = up = 0
+    for i in range(1, n):
+        up += ping(s, i, st[0]["addr"])
+        got += ping(s, 0, st[i]["addr"])
+    # lossy links: the MAC retries; nearly every echo comes back
+    assert up >= 0.9 * 3 * (n - 1) and got >= 0.9 * 3 * (n - 1), (up, got)
+
+
+def test_rpl_leaf_joins_but_never_routes(sim_factory):
+    s = sim_factory(2)
+    build(s, 3, line_links(3), leaves=[2])
+    s.run(60)
+    leaf = rpl_state(s, 2)
+    assert leaf["joined"] and "role leaf" in leaf["out"] and leaf["addr"]
+    assert ping(s, 2, rpl_state(s, 0)["addr"]) == 3
+    assert ping(s, 0, leaf["addr"]) == 3
+    c = s.counters(2)
+    assert c["rpl.tx_dio"] == 0 and c["rpl.tx_dao"] >= 1
+    # a leaf advertises nothing, so a node behind it cannot join through it
+    s2 = sim_factory(2)
+    build(s2, 3, line_links(3), leaves=[1])
+    s2.run(60)
+    assert not rpl_state(s2, 2)["joined"]
+    assert s2.counters(2)["rpl.tx_dis"] >= 2
+    # DIS (6 bytes, shorter than other ICMPv6 messages) gets to RPL
+    assert s2.counters(1)["rpl.rx_dis"] == s2.counters(2)["rpl.tx_dis"]
+    assert s2.counters(1)["icmpv6.rx_drop_short"] == 0
+
+
+def test_rpl_route_table_full_is_a_counted_refusal(sim_factory):
+    # 19 nodes around the root, all in range of each other; 16 routes fit
+    n = 20
+    s = sim_factory(4)
+    build(s, n, [(a, b, 1.0) for a in range(n) for b in range(a + 1, n)])
+    s.run(60)
+    root = rpl_state(s, 0)
+    assert len(root["routes"]) == 16 and "routes 16 of 16" in root["out"]
+    c0 = s.counters(0)
+    assert c0["rpl.routes_full"] >= n - 1 - 16
+    refused = sum(s.counters(i)["rpl.dao_ack_refused"] for i in range(1, n))
+    assert refused >= n - 1 - 16
+    # the routes held still carry traffic
+    held = {t.split("/")[0] for t, _ in root["routes"]}
+    i = next(k for k in range(1, n) if rpl_state(s, k)["addr"] in held)
+    assert ping(s, 0, rpl_state(s, i)["addr"]) == 3
+
+
+def test_rpl_without_a_role_is_silent(sim_factory):
+    s = sim_factory(5)
+    for i in range(3):
+        s.add_node(10.0 * i, 0)
+    for i in range(2):
+        s.set_link(i, i + 1)
+        s.set_link(i + 1, i)
+    s.run(120)
+    for i in range(3):
+        c = s.counters(i)
+        assert c["radio.tx_frames"] == 0
+        assert c["rpl.tx_dis"] == 0 and c["rpl.tx_dio"] == 0
+
+
+def line_scenario(**rpl):
+    return {"name": "rpl_line", "duration": 60.0, "nodes": [{"x": 10.0 * i} for i in range(4)],
+            "radio": {"range": 12.0}, "rpl": rpl}
+
+
+def test_rpl_scenario_table_makes_roots_and_routers():
+    res = scenario.run(line_scenario(root=0), progress=False)
+    assert not res.get("failed"), res.get("failed")
+    nodes = res["nodes"]
+    assert "rpl root 2001:db8::/64" in nodes[0]["shell"]
+    for nd in nodes[1:]:
+        assert "> rpl router" in nd["shell"]
+        assert nd["counters"]["rpl.joined"] == 1
+    assert nodes[0]["counters"]["rpl.rx_dao"] >= 3
+
+
+@pytest.mark.parametrize("rpl, msg", [
+    ({"root": 7}, "node 7 in 'root' of [rpl] is out of range"),
+    ({"root": []}, "'root' in [rpl] names no node"),
+    ({"root": 0, "leaves": [0]}, "node 0 is in both 'root' and 'leaves'"),
+    ({"root": 0, "prefix": "2001:db8::1/64"}, "'prefix' in [rpl]"),
+    ({"root": 0, "prefix": "::/0"}, "a prefix of length 0"),
+    ({"root": 0, "mode": "nonstoring"}, "mode"),
+    ({"root": 0, "instance": 128}, "instance"),
+    ({"root": 0, "roots": 1}, "roots"),
+])
+def test_rpl_scenario_errors_are_one_clear_line(rpl, msg):
+    with pytest.raises(ScenarioError) as e:
+        scenario.parse(line_scenario(**rpl), source="t.toml")
+    assert msg in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_rpl_scenario_needs_the_module():
+    sc = line_scenario(root=0)
+    sc["stack"] = {"modules": ["sixlowpan", "ipv6", "icmpv6"]}
+    with pytest.raises(ScenarioError) as e:
+        scenario.parse(sc, source="t.toml")
+    assert "[rpl] needs the rpl module" in str(e.value), str(e.value)
