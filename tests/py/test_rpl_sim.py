@@ -159,8 +159,9 @@ def test_rpl_leaf_joins_but_never_routes(sim_factory):
     s2.run(60)
     assert not rpl_state(s2, 2)["joined"]
     assert s2.counters(2)["rpl.tx_dis"] >= 2
-    # DIS (6 bytes, shorter than other ICMPv6 messages) gets to RPL
-    assert s2.counters(1)["rpl.rx_dis"] == s2.counters(2)["rpl.tx_dis"]
+    # DIS (6 bytes, shorter than other ICMPv6 messages) gets to RPL (nodes 0
+    # and 2 are hidden from each other: a DIS may collide with a DIO at 1)
+    assert s2.counters(1)["rpl.rx_dis"] >= 2
     assert s2.counters(1)["icmpv6.rx_drop_short"] == 0
 
 
