@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,10 +54,27 @@ const struct wren_rt_ops wren_host_rt_ops = {
     .node_pending = host_node_pending,
 };
 
+void wren_host_timer_at(struct wren_host *h, struct wren_timer *t, uint64_t when)
+{
+    t->deadline = when;
+    t->period = 0;
+    host_arm(h, t);
+}
+
+void wren_host_timer_cancel(struct wren_host *h, struct wren_timer *t)
+{
+    if (t->slot) {
+        host_disarm(h, t);
+    }
+}
+
 int wren_host_init(struct wren_host *h)
 {
     memset(h, 0, sizeof(*h));
     wren_timerq_init(&h->timers, h->storage, CONFIG_WREN_HOST_TIMERS);
+    /* ppoll()'s timeout is the loop's timer: let it end when asked (best
+     * effort: without it timers are only later) */
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     /* signals arrive as readable data in the loop, not in a handler */
     sigset_t set;
     sigemptyset(&set);

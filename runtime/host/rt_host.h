@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/node.h"
+#include "core/timer.h"
 #include "core/timerq.h"
 
 /** Timers the runtime can hold armed at once. */
@@ -86,8 +87,10 @@ struct wren_host {
 extern const struct wren_rt_ops wren_host_rt_ops;
 
 /**
- * @brief Prepare @p h: an empty timer queue, no descriptors, and SIGINT /
- *        SIGTERM blocked and routed to a signalfd.
+ * @brief Prepare @p h: an empty timer queue, no descriptors, SIGINT /
+ *        SIGTERM blocked and routed to a signalfd, and the calling thread's
+ *        timer slack at 1 ns (Linux's default 50 us would make every
+ *        sub-millisecond wait of a paced driver late by that much).
  * @return 0, or -errno if the signalfd cannot be made.
  */
 int wren_host_init(struct wren_host *h);
@@ -100,6 +103,17 @@ void wren_host_fini(struct wren_host *h);
 
 /** @brief The runtime's clock: CLOCK_MONOTONIC in microseconds. */
 uint64_t wren_host_now(void);
+
+/**
+ * @brief Arm @p t (wren_timer_init()ed; no node needed) to fire at @p when
+ *        (wren_host_now() time, us), for drivers that pace themselves (ZEP).
+ *        Timers never fire early; the thread's timer slack is 1 ns (set by
+ *        wren_host_init()), so they fire within the loop's own latency.
+ */
+void wren_host_timer_at(struct wren_host *h, struct wren_timer *t, uint64_t when);
+
+/** @brief Disarm a timer armed by wren_host_timer_at(); safe if not armed. */
+void wren_host_timer_cancel(struct wren_host *h, struct wren_timer *t);
 
 /**
  * @brief Watch @p fd (set fd, events, cb and arg in @p hfd first; it stays

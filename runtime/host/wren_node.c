@@ -2,6 +2,7 @@
  * wren-node: one wren node as a Linux process, on real time.
  *
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
+ *             [--any-channel]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
  *             [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] [--tap-seed N]
  *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]
@@ -13,6 +14,10 @@
  * router between two radio links). The node id gives the addresses: MAC
  * 02:57:52 and the id (24 bits) on Ethernet; short address id and EUI-64
  * 02:00:00:00 and the id (32 bits) on 802.15.4, as in the simulator.
+ * A ZEP interface behaves as a 250 kbit/s radio at wall-clock pace (CSMA-CA,
+ * ACKs, interframe spaces: runtime/host/zep.h). Channel 0 (@0), which lwIP's
+ * zepif and some tools send, is a channel like the others; --any-channel
+ * takes the frames of every channel.
  *
  * The shell reads lines from stdin (or --script FILE): every command of the
  * node's shell (`help`), plus `nd` (the Ethernet neighbor cache), `sleep MS`
@@ -109,16 +114,19 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... "
                "[--channel C]\n"
-               "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
+               "                 [--any-channel] [--border-router PREFIX/LEN] [--default-via ADDR]\n"
                "                 [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] "
                "[--tap-seed N]\n"
                "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]\n"
                "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
                "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
                "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754),\n"
-               "                 on channel CH if given; twice for two radio links (a router)\n"
+               "                 on channel CH if given (11..26, or 0 as lwIP's zepif sends);\n"
+               "                 twice for two radio links (a router)\n"
                "  --id N         node id (1..65535): link addresses and ZEP device id\n"
                "  --channel C    802.15.4 channel for ZEP without @CH (11..26, default 26)\n"
+               "  --any-channel  ZEP takes frames of every channel (else other channels'\n"
+               "                 frames are dropped and counted as other-channel)\n"
                "  --border-router PREFIX/LEN\n"
                "                 6LoWPAN border router (needs --tap and --zep): forward between\n"
                "                 them, advertise PREFIX on the first ZEP link (RA with PIO,\n"
@@ -187,13 +195,16 @@ static int cmd_zep(struct wren_shell *sh, struct wren_module *m, int argc, char 
         const struct wren_zep *zp = &a->zep[i];
         const struct wren_zep_stats *z = &zp->stats;
         snprintf(s, sizeof(s),
-                 "zep channel %u device %u: rx packets %lu frames %lu; drops: malformed %lu acks "
-                 "%lu other-channel %lu bad-fcs %lu; tx %lu (errors %lu)\n",
-                 zp->channel, zp->device_id, (unsigned long)z->rx_packets,
-                 (unsigned long)z->rx_frames, (unsigned long)z->rx_malformed,
-                 (unsigned long)z->rx_acks, (unsigned long)z->rx_other_channel,
-                 (unsigned long)z->rx_bad_fcs, (unsigned long)z->tx_frames,
-                 (unsigned long)z->tx_errors);
+                 "zep channel %u%s device %u: rx packets %lu frames %lu; drops: malformed %lu "
+                 "acks %lu other-channel %lu bad-fcs %lu; radio: while-tx %lu overlap %lu cca-busy %lu; "
+                 "tx %lu acks %lu (errors %lu)\n",
+                 zp->channel, zp->any_channel ? " (any)" : "", zp->device_id,
+                 (unsigned long)z->rx_packets, (unsigned long)z->rx_frames,
+                 (unsigned long)z->rx_malformed, (unsigned long)z->rx_acks,
+                 (unsigned long)z->rx_other_channel, (unsigned long)z->rx_bad_fcs,
+                 (unsigned long)z->rx_while_tx, (unsigned long)z->rx_overlap,
+                 (unsigned long)z->cca_busy, (unsigned long)z->tx_frames,
+                 (unsigned long)z->tx_acks, (unsigned long)z->tx_errors);
         out(NULL, s);
     }
     return 0;
@@ -305,7 +316,7 @@ static int parse_zep(const char *spec, unsigned *lport, char *rhost, size_t rhos
         char *ec;
         *at = 0;
         *channel = strtoul(at + 1, &ec, 10);
-        if (*ec || *channel < 11 || *channel > 26) {
+        if (*ec || ec == at + 1 || (*channel != 0 && (*channel < 11 || *channel > 26))) {
             return -1;
         }
     }
@@ -347,7 +358,7 @@ struct opts {
     unsigned n_zep_spec;
     unsigned long id, channel, pktbuf;
     struct wren_netopt_faults faults;
-    bool tap_seed_given, exit_on_eof;
+    bool tap_seed_given, exit_on_eof, any_channel;
     uint8_t br_prefix[16], br_len, via[16];
 };
 
@@ -434,6 +445,9 @@ static int take_opt(struct opts *o, int c, const char *arg)
     case 'e':
         o->exit_on_eof = true;
         return 0;
+    case 'A':
+        o->any_channel = true;
+        return 0;
     case 'm':
         return take_modules(o, arg);
     case 'h':
@@ -478,6 +492,9 @@ static int check_opts(struct opts *o)
         !o->tap_name) {
         return bad_arg("--tap-loss, --tap-reorder, --tap-hold-ms and --tap-seed need --tap");
     }
+    if (o->any_channel && !o->n_zep_spec) {
+        return bad_arg("--any-channel needs --zep");
+    }
     if (o->via_spec && (!o->tap_name || wren_ipv6_addr_from_str(o->via, o->via_spec) < 0)) {
         return bad_arg("--default-via wants an IPv6 address on the TAP (and --tap)");
     }
@@ -494,6 +511,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"pktbuf", required_argument, NULL, 'p'},
         {"script", required_argument, NULL, 's'},
         {"exit-on-eof", no_argument, NULL, 'e'},
+        {"any-channel", no_argument, NULL, 'A'},
         {"modules", required_argument, NULL, 'm'},
         {"border-router", required_argument, NULL, 'b'},
         {"default-via", required_argument, NULL, 'd'},
@@ -550,6 +568,7 @@ static int open_devices(struct app *a, const struct opts *o)
             return 1;
         }
         a->zep[i].channel = (uint16_t)ch;
+        a->zep[i].any_channel = o->any_channel;
         a->n_zep++;
     }
     return 0;

@@ -2,23 +2,31 @@
  * wren-zep-hub: a ZEP dispatcher, so that several wren-node processes (or
  * RIOT native instances) share one 802.15.4 channel over UDP.
  *
- *   wren-zep-hub [--port PORT] [--quiet]
+ *   wren-zep-hub [--port PORT] [--pcap FILE] [--quiet]
  *
  * It listens on UDP PORT (default 17754, on IPv6 and IPv4) and forwards
  * every ZEP data packet to every other sender it has heard from; a ZEP
  * acknowledgement packet only registers its sender (wren-node sends one at
  * start). Nothing is parsed beyond the type byte: channels, FCSs and the
  * rest are the receivers' business. SIGINT/SIGTERM end it.
+ *
+ * --pcap FILE writes every ZEP data packet's 802.15.4 frame (with its FCS,
+ * LINKTYPE 195) as the hub received it, stamped with the kernel's receive
+ * time in nanoseconds: the channel as seen from the hub, for measuring
+ * airtimes, interframe spaces and ACK turnarounds on the wire. Each record
+ * is flushed as it is written.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_PEERS 64
@@ -27,6 +35,48 @@ struct peer {
     struct sockaddr_in6 addr;
     unsigned long last; /* packet count when last heard, for replacement */
 };
+
+/* pcap with nanosecond timestamps, 802.15.4 with FCS */
+static FILE *pcap_open(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        return NULL;
+    }
+    const uint32_t hdr[6] = {0xa1b23c4d, 2 | (4u << 16), 0, 0, 65535, 195};
+    if (fwrite(hdr, sizeof(hdr), 1, f) != 1 || fflush(f) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* The frame of a ZEP v2 data packet (header 32 bytes, length at 31), if it is one. */
+static void pcap_frame(FILE *f, const unsigned char *buf, size_t n, const struct timespec *ts)
+{
+    if (n < 32 || buf[0] != 'E' || buf[1] != 'X' || buf[2] != 2 || buf[3] != 1 ||
+        (size_t)buf[31] + 32 > n) {
+        return;
+    }
+    uint32_t rec[4] = {(uint32_t)ts->tv_sec, (uint32_t)ts->tv_nsec, buf[31], buf[31]};
+    fwrite(rec, sizeof(rec), 1, f);
+    fwrite(buf + 32, buf[31], 1, f);
+    fflush(f);
+}
+
+/* The kernel's receive time of the datagram, else now. */
+static struct timespec rx_time(struct msghdr *mh)
+{
+    struct timespec ts;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+            return ts;
+        }
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts;
+}
 
 static int same(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
 {
@@ -39,13 +89,15 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"port", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},
+        {"pcap", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     unsigned long port = 17754;
     int quiet = 0, c;
     char *e;
-    while ((c = getopt_long(argc, argv, "p:qh", opts, NULL)) != -1) {
+    const char *pcap_path = NULL;
+    while ((c = getopt_long(argc, argv, "p:qhw:", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
             port = strtoul(optarg, &e, 10);
@@ -57,8 +109,15 @@ int main(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'w':
+            pcap_path = optarg;
+            break;
         default:
-            fprintf(c == 'h' ? stdout : stderr, "usage: wren-zep-hub [--port PORT] [--quiet]\n");
+            fprintf(c == 'h' ? stdout : stderr,
+                    "usage: wren-zep-hub [--port PORT] [--pcap FILE] [--quiet]\n"
+                    "  --port PORT  UDP port to listen on (default 17754)\n"
+                    "  --pcap FILE  write the 802.15.4 frames received, kernel-timestamped (ns)\n"
+                    "  --quiet      no messages about members\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -75,6 +134,15 @@ int main(int argc, char **argv)
                 errno == EADDRINUSE ? "in use by another process" : strerror(errno));
         return 1;
     }
+    FILE *pcap = NULL;
+    if (pcap_path) {
+        int on = 1;
+        if ((pcap = pcap_open(pcap_path)) == NULL ||
+            setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
+            fprintf(stderr, "wren-zep-hub: cannot write %s: %s\n", pcap_path, strerror(errno));
+            return 1;
+        }
+    }
     if (!quiet) {
         printf("wren-zep-hub: listening on UDP port %lu\n", port);
         fflush(stdout);
@@ -85,8 +153,18 @@ int main(int argc, char **argv)
     for (;;) {
         unsigned char buf[2048];
         struct sockaddr_in6 from;
-        socklen_t flen = sizeof(from);
-        ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen);
+        union {
+            char b[CMSG_SPACE(sizeof(struct timespec))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+        struct msghdr mh = {.msg_name = &from,
+                            .msg_namelen = sizeof(from),
+                            .msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctl.b,
+                            .msg_controllen = sizeof(ctl.b)};
+        ssize_t n = recvmsg(fd, &mh, 0);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
@@ -95,6 +173,10 @@ int main(int argc, char **argv)
             return 1;
         }
         count++;
+        if (pcap) {
+            struct timespec ts = rx_time(&mh);
+            pcap_frame(pcap, buf, (size_t)n, &ts);
+        }
         unsigned i;
         for (i = 0; i < n_peers && !same(&peers[i].addr, &from); i++) {
         }

@@ -1,4 +1,4 @@
-/* ZEP radio netdev (Linux only: UDP sockets). */
+/* ZEP radio netdev (Linux only: UDP sockets), paced as an 802.15.4 radio. */
 #define _GNU_SOURCE
 
 #include "host/zep.h"
@@ -20,9 +20,44 @@
 /* seconds from 1900 (NTP) to 1970 (Unix) */
 #define NTP_UNIX_OFFSET 2208988800u
 
+/* ---- the air as one radio hears it (pure) ------------------------------- */
+
+uint64_t wren_zep_air_heard(struct wren_zep_air *air, uint64_t arrival, unsigned psdu_len,
+                            bool *overlap)
+{
+    uint64_t start = arrival;
+    *overlap = air->until > arrival;
+    if (*overlap) {
+        start = air->until; /* a radio receives one frame at a time */
+    }
+    unsigned i = air->next++ % WREN_ZEP_AIR_HIST;
+    air->start[i] = start;
+    air->end[i] = start + wren_zep_airtime_us(psdu_len);
+    air->until = air->end[i];
+    return air->end[i];
+}
+
+bool wren_zep_air_busy(const struct wren_zep_air *air, uint64_t from, uint64_t to)
+{
+    unsigned n = air->next < WREN_ZEP_AIR_HIST ? air->next : WREN_ZEP_AIR_HIST;
+    for (unsigned i = 0; i < n; i++) {
+        if (air->start[i] <= to && air->end[i] > from) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- the device ----------------------------------------------------------- */
+
 static struct wren_zep *zep_of(struct wren_netdev *dev)
 {
     return (struct wren_zep *)dev;
+}
+
+static void raise_isr(struct wren_zep *zep)
+{
+    zep->netdev.event_cb(&zep->netdev, WREN_NETDEV_EV_ISR);
 }
 
 static int zep_init(struct wren_netdev *dev)
@@ -37,24 +72,20 @@ static int zep_xmit(struct wren_zep *zep, const uint8_t *buf, size_t len)
     return n == (ssize_t)len ? 0 : -1;
 }
 
-static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
+static void read_datagrams(struct wren_zep *zep);
+
+/* Turn around (RX to TX), then on the air. */
+static void turn_around(struct wren_zep *zep, uint64_t now)
 {
-    struct wren_zep *zep = zep_of(dev);
-    uint8_t buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU];
-    size_t len = wren_iolist_size(iol);
-    if (len + IEEE802154_FCS_LEN > ZEP_MAX_PSDU) {
-        return -EMSGSIZE;
-    }
-    uint8_t *psdu = buf + ZEP_V2_HDR_LEN;
-    size_t off = 0;
-    for (; iol; iol = iol->next) {
-        if (iol->len) {
-            memcpy(psdu + off, iol->base, iol->len);
-        }
-        off += iol->len;
-    }
-    /* the radio appends the FCS, as real transceivers do */
-    put_le16(psdu + len, wren_ieee802154_fcs(psdu, len));
+    zep->tx_phase = WREN_ZEP_TX_TURNAROUND;
+    zep->tx_from = now;
+    zep->tx_until = UINT64_MAX; /* known once the frame is out */
+    wren_host_timer_at(zep->host, &zep->tx_timer, now + WREN_ZEP_TURNAROUND_US);
+}
+
+/* The frame's first octet goes on the air: its datagram goes out now. */
+static void go_on_air(struct wren_zep *zep)
+{
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct zep_hdr h = {
@@ -66,37 +97,142 @@ static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         .ts_sec = (uint32_t)((uint64_t)ts.tv_sec + NTP_UNIX_OFFSET),
         .ts_frac = (uint32_t)(((uint64_t)ts.tv_nsec << 32) / 1000000000u),
         .seq = zep->seq++,
-        .len = (uint8_t)(len + IEEE802154_FCS_LEN),
+        .len = zep->tx_len,
     };
-    wren_zep_emit(&h, buf, ZEP_V2_HDR_LEN);
-    if (zep_xmit(zep, buf, ZEP_V2_HDR_LEN + h.len) < 0) {
-        zep->stats.tx_errors++; /* lost, as on the air */
+    wren_zep_emit(&h, zep->tx_buf, ZEP_V2_HDR_LEN);
+    if (zep_xmit(zep, zep->tx_buf, ZEP_V2_HDR_LEN + h.len) < 0) {
+        zep->stats.tx_errors++; /* lost, as on the air; the time passes all the same */
     } else {
         zep->stats.tx_frames++;
+        zep->stats.tx_acks += zep->tx_ack;
     }
-    zep->tx_done = true;
-    dev->event_cb(dev, WREN_NETDEV_EV_ISR);
+    /* the clock read after the datagram left: whoever timestamps it (the
+     * hub, a capture) sees it no later than this start */
+    uint64_t start = wren_host_now();
+    zep->tx_phase = WREN_ZEP_TX_ON_AIR;
+    zep->tx_until = start + wren_zep_airtime_us(zep->tx_len);
+    wren_host_timer_at(zep->host, &zep->tx_timer, zep->tx_until);
+}
+
+static void tx_timer_cb(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_zep *zep = arg;
+    uint64_t now = wren_host_now();
+    switch (zep->tx_phase) {
+    case WREN_ZEP_TX_CCA:
+        /* what arrived up to now counts: read it first */
+        read_datagrams(zep);
+        if (wren_zep_air_busy(&zep->air, zep->cca_start, now)) {
+            zep->stats.cca_busy++;
+            zep->tx_phase = WREN_ZEP_TX_IDLE;
+            zep->tx_result = WREN_NETDEV_EV_TX_MEDIUM_BUSY;
+            raise_isr(zep);
+            return;
+        }
+        turn_around(zep, now);
+        return;
+    case WREN_ZEP_TX_TURNAROUND:
+        go_on_air(zep);
+        return;
+    case WREN_ZEP_TX_ON_AIR:
+        zep->tx_phase = WREN_ZEP_TX_IDLE;
+        if (zep->tx_ack) {
+            zep->ack_done = true;
+        } else {
+            zep->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
+        }
+        raise_isr(zep);
+        return;
+    default:
+        return;
+    }
+}
+
+static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
+{
+    struct wren_zep *zep = zep_of(dev);
+    size_t len = wren_iolist_size(iol);
+    if (len + IEEE802154_FCS_LEN > ZEP_MAX_PSDU) {
+        return -EMSGSIZE;
+    }
+    /* an Imm-Ack: the MAC sends it without CCA when a frame has ended */
+    bool ack = len == 3 && iol->len && (((const uint8_t *)iol->base)[0] & 0x07) == IEEE802154_TYPE_ACK;
+    uint64_t now = wren_host_now();
+    if (ack && zep->tx_phase == WREN_ZEP_TX_CCA) {
+        /* the frame to acknowledge ended during our CCA: the channel was
+         * busy, and the ACK has precedence */
+        wren_host_timer_cancel(zep->host, &zep->tx_timer);
+        zep->stats.cca_busy++;
+        zep->tx_phase = WREN_ZEP_TX_IDLE;
+        zep->tx_result = WREN_NETDEV_EV_TX_MEDIUM_BUSY;
+        raise_isr(zep);
+    }
+    if (zep->tx_phase != WREN_ZEP_TX_IDLE || (!ack && (zep->tx_result || zep->ack_done))) {
+        return -EBUSY;
+    }
+    uint8_t *psdu = zep->tx_buf + ZEP_V2_HDR_LEN;
+    size_t off = 0;
+    for (; iol; iol = iol->next) {
+        if (iol->len) {
+            memcpy(psdu + off, iol->base, iol->len);
+        }
+        off += iol->len;
+    }
+    /* the radio appends the FCS, as real transceivers do */
+    put_le16(psdu + len, wren_ieee802154_fcs(psdu, len));
+    zep->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
+    zep->tx_ack = ack;
+    if (zep->cca && !ack) {
+        zep->tx_phase = WREN_ZEP_TX_CCA;
+        zep->cca_start = now;
+        wren_host_timer_at(zep->host, &zep->tx_timer, now + WREN_ZEP_CCA_US);
+    } else {
+        turn_around(zep, now);
+    }
     return (int)len;
 }
 
-static void rx_resume(struct wren_zep *zep)
+/* The head of the queue ends at its time: then the stack may read it. */
+static void rx_schedule(struct wren_zep *zep)
 {
-    zep->rx_pending = false;
-    zep->hfd.events = POLLIN;
+    if (zep->rx_count && !zep->rx_held) {
+        wren_host_timer_at(zep->host, &zep->rx_timer, zep->rxq[zep->rx_head].end);
+    }
+}
+
+static void rx_timer_cb(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_zep *zep = arg;
+    if (zep->rx_count && !zep->rx_held) {
+        zep->rx_held = true;
+        zep->stats.rx_frames++;
+        raise_isr(zep);
+    }
+}
+
+static void rx_pop(struct wren_zep *zep)
+{
+    zep->rx_held = false;
+    zep->rx_head = (zep->rx_head + 1) % CONFIG_WREN_ZEP_RX_QUEUE;
+    zep->rx_count--;
+    zep->hfd.events = POLLIN; /* room again */
+    rx_schedule(zep);
 }
 
 static int zep_recv(struct wren_netdev *dev, void *buf, size_t len,
                     struct wren_netdev_rx_info *info)
 {
     struct wren_zep *zep = zep_of(dev);
-    if (!zep->rx_pending) {
+    if (!zep->rx_held) {
         return 0;
     }
+    const struct wren_zep_rx *r = &zep->rxq[zep->rx_head];
     bool taken;
-    int res = wren_netdev_recv_held(zep->rx_buf, zep->rx_len, 0, zep->rx_lqi,
-                                    buf, len, info, &taken);
+    int res = wren_netdev_recv_held(r->psdu, r->len, 0, r->lqi, buf, len, info, &taken);
     if (taken) {
-        rx_resume(zep);
+        rx_pop(zep);
     }
     return res;
 }
@@ -104,15 +240,20 @@ static int zep_recv(struct wren_netdev *dev, void *buf, size_t len,
 static void zep_isr(struct wren_netdev *dev)
 {
     struct wren_zep *zep = zep_of(dev);
-    if (zep->rx_pending) {
-        dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
-        if (zep->rx_pending) {
-            rx_resume(zep);
-        }
+    if (zep->tx_result) {
+        enum wren_netdev_event ev = (enum wren_netdev_event)zep->tx_result;
+        zep->tx_result = 0;
+        dev->event_cb(dev, ev);
     }
-    if (zep->tx_done) {
-        zep->tx_done = false;
+    if (zep->ack_done) {
+        zep->ack_done = false;
         dev->event_cb(dev, WREN_NETDEV_EV_TX_COMPLETE);
+    }
+    if (zep->rx_held) {
+        dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
+        if (zep->rx_held) {
+            rx_pop(zep); /* the stack did not take it */
+        }
     }
 }
 
@@ -120,6 +261,7 @@ static int zep_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
 {
     struct wren_zep *zep = zep_of(dev);
     uint16_t v16;
+    uint32_t v32;
     uint8_t b;
     switch (opt) {
     case WREN_NETOPT_DEV_STATS:
@@ -136,10 +278,15 @@ static int zep_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
     case WREN_NETOPT_MAX_PDU_SIZE:
         v16 = ZEP_MAX_PSDU - IEEE802154_FCS_LEN;
         return wren_netopt_put(val, max, &v16, 2);
-    case WREN_NETOPT_IS_WIRED:
-        /* UDP delivers or loses whole frames at once: no CSMA, no ACKs */
-        b = 1;
+    case WREN_NETOPT_CCA_BEFORE_TX:
+        b = zep->cca;
         return wren_netopt_put(val, max, &b, 1);
+    case WREN_NETOPT_IS_WIRED:
+        b = 0; /* a radio: CSMA-CA, ACKs and the interframe space above it */
+        return wren_netopt_put(val, max, &b, 1);
+    case WREN_NETOPT_LINK_DELAY:
+        v32 = CONFIG_WREN_ZEP_LINK_DELAY_US;
+        return wren_netopt_put(val, max, &v32, 4);
     default:
         return -ENOTSUP;
     }
@@ -151,7 +298,7 @@ static int zep_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_
     switch (opt) {
     case WREN_NETOPT_CHANNEL: {
         uint16_t ch;
-        if (len != 2 || (memcpy(&ch, val, 2), ch < 11 || ch > 26)) {
+        if (len != 2 || (memcpy(&ch, val, 2), ch != 0 && (ch < 11 || ch > 26))) {
             return -EINVAL;
         }
         zep->channel = ch;
@@ -168,6 +315,12 @@ static int zep_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_
             return -EINVAL;
         }
         memcpy(zep->long_addr, val, 8);
+        return 0;
+    case WREN_NETOPT_CCA_BEFORE_TX:
+        if (len != 1) {
+            return -EINVAL;
+        }
+        zep->cca = *(const uint8_t *)val != 0;
         return 0;
     default:
         return -ENOTSUP;
@@ -187,24 +340,33 @@ static const struct wren_netdev_driver zep_driver = {
     .set = zep_set,
 };
 
-/* One datagram: check it as a radio would, keep the frame for the stack. */
-static void zep_readable(struct wren_host_fd *hfd, short revents)
+/* When the datagram arrived (the kernel's receive timestamp), on the
+ * runtime's clock; now if the kernel gave none. */
+static uint64_t arrival_us(const struct msghdr *mh)
 {
-    struct wren_zep *zep = hfd->arg;
-    uint8_t buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU + 16];
-    (void)revents;
-    if (zep->rx_pending) {
-        zep->stats.rx_overrun++;
-        hfd->events = 0;
-        return;
+    uint64_t now = wren_host_now();
+    for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)mh); c;
+         c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec rx, real;
+            memcpy(&rx, CMSG_DATA(c), sizeof(rx));
+            clock_gettime(CLOCK_REALTIME, &real);
+            int64_t ago_ns = ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000 +
+                             (real.tv_nsec - rx.tv_nsec);
+            uint64_t ago = ago_ns > 0 ? (uint64_t)ago_ns / 1000u : 0;
+            return ago < now ? now - ago : now;
+        }
     }
-    ssize_t n = recv(hfd->fd, buf, sizeof(buf), 0);
-    if (n < 0) {
-        return;
-    }
+    return now;
+}
+
+/* One datagram: check it as a radio would; a frame on our channel is on
+ * the air for its airtime and joins the queue, handed over when it ends. */
+static void take_datagram(struct wren_zep *zep, const uint8_t *buf, size_t n, uint64_t at)
+{
     zep->stats.rx_packets++;
     struct zep_frame f;
-    if (wren_zep_parse(buf, (size_t)n, &f) < 0) {
+    if (wren_zep_parse(buf, n, &f) < 0) {
         zep->stats.rx_malformed++;
         return;
     }
@@ -212,8 +374,15 @@ static void zep_readable(struct wren_host_fd *hfd, short revents)
         zep->stats.rx_acks++;
         return;
     }
-    if (f.hdr.channel != zep->channel) {
-        zep->stats.rx_other_channel++;
+    if (f.hdr.channel != zep->channel && !zep->any_channel) {
+        zep->stats.rx_other_channel++; /* not on our air at all */
+        return;
+    }
+    bool overlap;
+    uint64_t end = wren_zep_air_heard(&zep->air, at, f.hdr.len, &overlap);
+    zep->stats.rx_overlap += overlap;
+    if (at >= zep->tx_from && at < zep->tx_until) {
+        zep->stats.rx_while_tx++; /* half-duplex: we were not listening */
         return;
     }
     if (f.hdr.len < IEEE802154_FCS_LEN + 3) {
@@ -225,13 +394,49 @@ static void zep_readable(struct wren_host_fd *hfd, short revents)
         zep->stats.rx_bad_fcs++;
         return;
     }
-    zep->rx_len = (uint8_t)(f.hdr.len - IEEE802154_FCS_LEN);
-    zep->rx_lqi = f.hdr.crc_mode ? f.hdr.lqi : f.psdu[f.hdr.len - 2];
-    memcpy(zep->rx_buf, f.psdu, zep->rx_len);
-    zep->stats.rx_frames++;
-    zep->rx_pending = true;
-    hfd->events = 0;
-    zep->netdev.event_cb(&zep->netdev, WREN_NETDEV_EV_ISR);
+    unsigned tail = (zep->rx_head + zep->rx_count) % CONFIG_WREN_ZEP_RX_QUEUE;
+    struct wren_zep_rx *r = &zep->rxq[tail];
+    r->end = end;
+    r->len = (uint8_t)(f.hdr.len - IEEE802154_FCS_LEN);
+    r->lqi = f.hdr.crc_mode ? f.hdr.lqi : f.psdu[f.hdr.len - 2];
+    memcpy(r->psdu, f.psdu, r->len);
+    if (zep->rx_count++ == 0) {
+        rx_schedule(zep);
+    }
+}
+
+/* Read what has arrived, while the queue has room (else leave it to the
+ * kernel, whose timestamps keep the arrival times, until it has). */
+static void read_datagrams(struct wren_zep *zep)
+{
+    for (;;) {
+        if (zep->rx_count == CONFIG_WREN_ZEP_RX_QUEUE) {
+            if (zep->hfd.events) {
+                zep->stats.rx_overrun++;
+                zep->hfd.events = 0;
+            }
+            return;
+        }
+        uint8_t buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU + 16];
+        union {
+            char b[CMSG_SPACE(sizeof(struct timespec))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+        struct msghdr mh = {
+            .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl.b)};
+        ssize_t n = recvmsg(zep->hfd.fd, &mh, MSG_DONTWAIT);
+        if (n < 0) {
+            return;
+        }
+        take_datagram(zep, buf, (size_t)n, arrival_us(&mh));
+    }
+}
+
+static void zep_readable(struct wren_host_fd *hfd, short revents)
+{
+    (void)revents;
+    read_datagrams(hfd->arg);
 }
 
 int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_port,
@@ -244,6 +449,9 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
     zep->host = host;
     zep->channel = 26;
     zep->device_id = id;
+    zep->tx_from = zep->tx_until = 0;
+    wren_timer_init(&zep->tx_timer, tx_timer_cb, zep);
+    wren_timer_init(&zep->rx_timer, rx_timer_cb, zep);
     put_be16(zep->short_addr, id);
     zep->long_addr[0] = 0x02;
     put_be32(zep->long_addr + 4, id);
@@ -270,6 +478,9 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
         snprintf(why, why_len, "ZEP: cannot make a UDP socket: %s", strerror(e));
         return -e;
     }
+    /* arrival times from the kernel, not from whenever we get to read */
+    int on = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
     int res;
     if (family == AF_INET6) {
         struct sockaddr_in6 a = {
@@ -311,6 +522,8 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
 
 void wren_zep_close(struct wren_zep *zep)
 {
+    wren_host_timer_cancel(zep->host, &zep->tx_timer);
+    wren_host_timer_cancel(zep->host, &zep->rx_timer);
     if (zep->hfd.fd >= 0) {
         wren_host_fd_remove(zep->host, &zep->hfd);
         close(zep->hfd.fd);

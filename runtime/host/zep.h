@@ -10,8 +10,37 @@
  * number, to one remote address: a dispatcher (wren-zep-hub, which forwards
  * each packet to every other process it has heard from) or a peer. It
  * receives on a bound local port and drops, with a counter each, packets
- * that do not parse, acknowledgements, other channels and bad FCSs. It is a
- * wire to the MAC (WREN_NETOPT_IS_WIRED): no CSMA, no ACK frames.
+ * that do not parse, ZEP acknowledgements, other channels and bad FCSs.
+ *
+ * It behaves at wall-clock pace as a 250 kbit/s O-QPSK radio
+ * (802.15.4-2015, 2.4 GHz), so the MAC above it runs unslotted CSMA-CA,
+ * acknowledgements, retries and the interframe space exactly as on the
+ * simulator's radio (the MAC does those; the device supplies the timing):
+ *
+ *     send(frame)   [CCA 8 symbols, if asked] -> turnaround 12 symbols ->
+ *                   the datagram goes out -> on the air (6 + PSDU) * 32 us
+ *                   -> TX_COMPLETE (or TX_MEDIUM_BUSY after a busy CCA)
+ *     send(ACK)     turnaround (aTurnaroundTime, 192 us) -> out -> on the air
+ *
+ * A datagram marks the start of its frame. A frame heard on the channel
+ * occupies the air from its arrival (the kernel's receive timestamp) for
+ * its airtime, and reaches the stack when it has ended, as a radio hands
+ * over a frame at its end; the MAC's ACK then goes out aTurnaroundTime
+ * later, never sooner. The CCA is busy when anything heard was on the air
+ * during it. Half-duplex: frames arriving while the device turns around or
+ * sends are lost (rx_while_tx). A frame that arrives while the air is
+ * still busy with an earlier one (a peer that sends like a wire, such as
+ * lwIP's zepif) would be lost on a real channel; here it is received after
+ * the earlier one ends, as if it had started then, and counted
+ * (rx_overlap), so that such peers still interoperate.
+ *
+ * Over UDP a frame reaches the other radios later than on the air (the hub
+ * and the processes' scheduling): the device reports that allowance as
+ * WREN_NETOPT_LINK_DELAY (CONFIG_WREN_ZEP_LINK_DELAY_US), which the MAC adds
+ * to macAckWaitDuration.
+ *
+ * Channel: 11..26, or 0 (sent by lwIP's zepif and some tools); frames on
+ * other channels are dropped (rx_other_channel) unless any_channel is set.
  *
  * At open it sends the remote one ZEP acknowledgement packet (8 bytes) so
  * that a dispatcher learns the new member before it has anything to say.
@@ -31,9 +60,57 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "core/timer.h"
 #include "host/rt_host.h"
 #include "net/netdev.h"
 #include "wire/zep.h"
+
+/** Frames heard and not yet handed to the stack (each up to 127 bytes). */
+#ifndef CONFIG_WREN_ZEP_RX_QUEUE
+#define CONFIG_WREN_ZEP_RX_QUEUE 8
+#endif
+/** How much later than on the air a frame may reach the other radios over
+ *  UDP, us: the MAC waits this much longer for an ACK. */
+#ifndef CONFIG_WREN_ZEP_LINK_DELAY_US
+#define CONFIG_WREN_ZEP_LINK_DELAY_US 20000u
+#endif
+
+/* 802.15.4-2015 O-QPSK 2.4 GHz (12.3.3, 8.1.3): 62.5 ksymbol/s, 2 symbols per octet */
+#define WREN_ZEP_SYMBOL_US 16u
+#define WREN_ZEP_OCTET_US 32u
+#define WREN_ZEP_SHR_PHR_OCTETS 6u                      /**< preamble, SFD, PHR */
+#define WREN_ZEP_CCA_US (8u * WREN_ZEP_SYMBOL_US)        /**< CCA detection time */
+#define WREN_ZEP_TURNAROUND_US (12u * WREN_ZEP_SYMBOL_US) /**< aTurnaroundTime */
+
+/** @brief Time on the air of a PSDU of @p psdu_len octets (FCS included), us. */
+static inline uint32_t wren_zep_airtime_us(unsigned psdu_len)
+{
+    return (WREN_ZEP_SHR_PHR_OCTETS + psdu_len) * WREN_ZEP_OCTET_US;
+}
+
+/**
+ * What a radio has heard on its channel, for its CCA and for the order of
+ * reception: the last frames as [start, end) intervals (us). Pure: times
+ * come from the caller.
+ */
+#define WREN_ZEP_AIR_HIST 4
+struct wren_zep_air {
+    uint64_t start[WREN_ZEP_AIR_HIST], end[WREN_ZEP_AIR_HIST];
+    unsigned next;
+    uint64_t until; /**< end of the last frame heard */
+};
+
+/**
+ * @brief A frame of @p psdu_len octets arrived at @p arrival. It is on the
+ *        air from then, or from the end of the frame before it if that has
+ *        not ended yet (*@p overlap set).
+ * @return the time its reception ends.
+ */
+uint64_t wren_zep_air_heard(struct wren_zep_air *air, uint64_t arrival, unsigned psdu_len,
+                            bool *overlap);
+
+/** @brief Whether anything heard was on the air at any time in [@p from, @p to]. */
+bool wren_zep_air_busy(const struct wren_zep_air *air, uint64_t from, uint64_t to);
 
 #define WREN_ZEP_COUNTERS(C)                                                           \
     C(rx_packets)          /* datagrams read */                                        \
@@ -42,12 +119,31 @@
     C(rx_acks)             /* ZEP acknowledgements (ignored) */                        \
     C(rx_other_channel)                                                                \
     C(rx_bad_fcs)                                                                      \
-    C(rx_overrun)          /* a datagram arrived while a frame waited: left queued */  \
-    C(tx_frames)                                                                       \
+    C(rx_overrun)          /* reading paused: the queue of frames heard was full */    \
+    C(rx_overlap)          /* arrived while the air was busy: received after */        \
+    C(rx_while_tx)         /* arrived while turning around or sending: lost */         \
+    C(cca_busy)            /* CCAs that found the channel busy */                      \
+    C(tx_frames)           /* frames sent (ACKs included) */                           \
+    C(tx_acks)             /* of which acknowledgements */                             \
     C(tx_errors)           /* sendto() failed: the frame is lost */
 
 struct wren_zep_stats {
     WREN_ZEP_COUNTERS(WREN_COUNTER_U32)
+};
+
+enum wren_zep_tx_phase {
+    WREN_ZEP_TX_IDLE = 0,
+    WREN_ZEP_TX_CCA,
+    WREN_ZEP_TX_TURNAROUND,
+    WREN_ZEP_TX_ON_AIR,
+};
+
+/** A frame heard, on the air until @p end, then handed to the stack. */
+struct wren_zep_rx {
+    uint64_t end;
+    uint8_t len; /**< PSDU without the FCS */
+    uint8_t lqi;
+    uint8_t psdu[ZEP_MAX_PSDU];
 };
 
 struct wren_zep {
@@ -56,17 +152,31 @@ struct wren_zep {
     struct wren_host *host;
     struct sockaddr_storage remote; /**< where frames go */
     socklen_t remote_len;
-    uint16_t channel; /**< 11..26 */
+    uint16_t channel;  /**< 11..26, or 0 */
+    bool any_channel;  /**< take frames of every channel */
     uint16_t device_id;
     uint8_t short_addr[2]; /**< network order */
     uint8_t long_addr[8];  /**< EUI-64, network order */
     uint32_t seq;
-    bool rx_pending;
-    bool tx_done;
-    uint8_t rx_len;
-    uint8_t rx_lqi;
+    /* the channel as this radio hears it */
+    struct wren_zep_air air;
+    /* transmitter */
+    uint8_t tx_phase;          /**< enum wren_zep_tx_phase */
+    bool cca;                  /**< WREN_NETOPT_CCA_BEFORE_TX */
+    bool tx_ack;               /**< the frame in the transmitter is an ACK */
+    bool ack_done;             /**< an ACK ended: TX_COMPLETE to report */
+    uint8_t tx_result;         /**< a frame's outcome to report (0: none) */
+    uint64_t cca_start;
+    uint64_t tx_from, tx_until; /**< the last transmission, turnaround included */
+    struct wren_timer tx_timer;
+    uint8_t tx_len;            /**< PSDU with FCS */
+    uint8_t tx_buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU];
+    /* receiver: frames heard, in order; the head is handed over when it ends */
+    struct wren_zep_rx rxq[CONFIG_WREN_ZEP_RX_QUEUE];
+    unsigned rx_head, rx_count;
+    bool rx_held;              /**< the head has ended: the stack may read it */
+    struct wren_timer rx_timer;
     struct wren_zep_stats stats;
-    uint8_t rx_buf[ZEP_MAX_PSDU];
 };
 
 /**

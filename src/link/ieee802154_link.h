@@ -94,6 +94,7 @@ struct wren_mac {
     bool wired;                /**< the device is a wire: no interframe space either */
     uint8_t min_be, max_be, max_backoffs, max_retries;
     uint16_t retry_delay_ms;
+    uint32_t link_delay_us;    /**< the device's WREN_NETOPT_LINK_DELAY: added to the ACK wait */
     struct {
         uint8_t addr[8];
         uint8_t len;

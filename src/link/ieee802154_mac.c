@@ -209,6 +209,11 @@ void wren_mac_init(struct wren_ieee802154_netif *nif)
         m->csma = false;
         nif->ack_req = false;
     }
+    /* a link slower than the air (ZEP over UDP) delivers ACKs later */
+    uint32_t delay;
+    if (dev->driver->get(dev, WREN_NETOPT_LINK_DELAY, &delay, sizeof(delay)) == sizeof(delay)) {
+        m->link_delay_us = delay;
+    }
 }
 
 static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wren_snip *pkt,
@@ -465,7 +470,7 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
         m->stats.tx_attempts++;
         if (m->ack_req) {
             m->phase = MAC_WAIT_ACK;
-            wren_timer_set(node, &m->timer, ACK_WAIT_US);
+            wren_timer_set(node, &m->timer, ACK_WAIT_US + (uint64_t)m->link_delay_us);
             return;
         }
         finish(nif, WREN_NETDEV_EV_TX_COMPLETE);

@@ -37,6 +37,9 @@ enum wren_netopt {
     WREN_NETOPT_TX_QUEUE_LEN,    /**< uint16_t packets queued for TX */
     WREN_NETOPT_DEV_STATS,       /**< GET: the device's counters (its driver's counter set) */
     WREN_NETOPT_IF_ID,           /**< GET: uint8_t interface a per-interface module serves */
+    WREN_NETOPT_LINK_DELAY,      /**< GET: uint32_t us a device's link may add to a frame's
+                                      delivery beyond its airtime (ZEP: a hub and process
+                                      scheduling); the MAC waits that much longer for ACKs */
 
     /* fault injection in drivers that offer it (the TAP driver), for tests */
     WREN_NETOPT_FAULTS = 0x60,   /**< struct wren_netopt_faults */
