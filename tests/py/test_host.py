@@ -554,7 +554,9 @@ def test_border_router_two_hops(tapns, wren_node, tmp_path):
     assert sink.stdout.readline().strip() == "ready"
     for lo, hi in runs:
         k = hi - lo + 1
-        out = n.run(f"udp send {LINUX_GLOBAL} 9999 {lo}-{hi} {k} 50", r"udp: sent")
+        # 250 ms apart: a 1,232-byte datagram is eleven frames, ~70 ms of a
+        # 250 kbit/s radio's time per hop (airtime, ACK, LIFS, backoff)
+        out = n.run(f"udp send {LINUX_GLOBAL} 9999 {lo}-{hi} {k} 250", r"udp: sent")
         assert f"udp: sent {k} datagrams, 0 failed" in out, out
     got = json.loads(sink.stdout.readline())
     assert sink.wait(10) == 0

@@ -53,6 +53,17 @@ class Pacer:
             res, _ = self.sim.shell(node, cmd)
         assert res == 0, cmd
 
+    def wait_valid(self, node, addr, timeout=20.0):
+        """Wait until @addr of simulated @node is valid (registered)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                res, out = self.sim.shell(node, "ifconfig")
+            if re.search(rf"inet6 addr: {re.escape(addr)}/\d+  scope: \w+\n", out):
+                return
+            assert time.monotonic() < deadline, f"{addr} never became valid:\n{out}"
+            time.sleep(0.1)
+
     def wait_output(self, node, regex, timeout=20.0):
         got = ""
         deadline = time.monotonic() + timeout
@@ -93,6 +104,11 @@ def test_sim_and_live_node_ping(bridged):
     sim, pacer, live = bridged
     pacer.shell(0, f"nib prefix add {PREFIX}/64 ctx 0")
     pacer.shell(1, "nib rs")
+    # node 1 registers first: the live node is a hidden terminal to it (both
+    # in node 0's range, not in each other's), and node 1 sends without
+    # ACKs, so a registration lost in a collision would leave it without
+    # its global address for a while
+    pacer.wait_valid(1, SIM1_GLOBAL)
     live.run("nib rs\nzep", r"^zep ")
     live.wait_valid(LIVE_GLOBAL)           # registered with simulated node 0
     out = live.run("nib", r"^rx rs")

@@ -1,0 +1,255 @@
+"""ZEP behaves as an 802.15.4 radio on the wire: two wren-node processes
+exchange fragmented datagrams through wren-zep-hub, which records every
+frame with the kernel's receive time (--pcap); the frames are then held to
+802.15.4-2015 (O-QPSK 2.4 GHz, 250 kbit/s):
+
+- an ACK starts at least aTurnaroundTime (12 symbols, 192 us) after the end
+  of the frame it acknowledges;
+- a node's next frame starts at least SIFS (12 symbols) after its previous
+  frame if that had at most aMaxSIFSFrameSize (18) octets, else LIFS (40
+  symbols, 640 us); and when that frame was acknowledged, as long after the
+  end of its ACK;
+- a frame lasts (6 + PSDU octets) * 32 us.
+
+The lower bounds are exact whatever the machine's load: the hub's receive
+timestamp of a frame is taken inside the sender's sendto(), before the
+sender starts the frame's airtime, and no later than any receiver's own
+arrival time; every wait of the sender and of the receiver runs from those
+instants and no timer fires early. A frame sent more than once (a
+retransmission) leaves it open which copy an ACK answers, so such pairs are
+not held to the ACK bounds (the per-sender spacing holds for every frame).
+Runs as any user (UDP on the loopback); ports are picked free at run time.
+Nothing is asserted about how long anything took beyond sanity upper bounds.
+"""
+import re
+import socket
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import HUB
+
+OCTET_NS = 32_000
+SHR_PHR = 6
+TURNAROUND_NS = 192_000      # aTurnaroundTime, 12 symbols
+SIFS_NS = 192_000            # macSifsPeriod, 12 symbols
+LIFS_NS = 640_000            # macLifsPeriod, 40 symbols
+MAX_SIFS_FRAME = 18          # aMaxSIFSFrameSize
+
+
+def free_udp_ports(n):
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def read_pcap_ns(path: Path):
+    """(timestamp ns, PSDU with FCS) of each record of a nanosecond pcap."""
+    d = path.read_bytes()
+    magic = struct.unpack_from("<I", d, 0)[0]
+    assert magic == 0xA1B23C4D, hex(magic)
+    assert struct.unpack_from("<I", d, 20)[0] == 195  # 802.15.4 with FCS
+    off, out = 24, []
+    while off + 16 <= len(d):
+        sec, nsec, incl, _ = struct.unpack_from("<IIII", d, off)
+        off += 16
+        out.append((sec * 1_000_000_000 + nsec, d[off:off + incl]))
+        off += incl
+    return out
+
+
+class Frame:
+    """What the analysis needs of one 802.15.4 frame (2006 framing, as wren
+    and the peers here send)."""
+
+    def __init__(self, t: int, psdu: bytes) -> None:
+        self.start = t
+        self.psdu = psdu
+        self.end = t + (SHR_PHR + len(psdu)) * OCTET_NS
+        fcf = psdu[0] | psdu[1] << 8
+        self.type = fcf & 7
+        self.ack_req = bool(fcf & 0x20)
+        self.seq = psdu[2]
+        self.src = b""
+        if self.type == 2:
+            return
+        dst_mode, src_mode = (fcf >> 10) & 3, (fcf >> 14) & 3
+        assert (fcf >> 12) & 3 < 2, "2015 framing not expected here"
+        off = 3
+        if dst_mode:
+            off += 2 + (2 if dst_mode == 2 else 8)
+        if src_mode:
+            if not fcf & 0x40:
+                off += 2
+            n = 2 if src_mode == 2 else 8
+            self.src = psdu[off:off + n]
+            off += n
+        self.payload = psdu[off:-2]
+
+    @property
+    def ifs(self) -> int:
+        return SIFS_NS if len(self.psdu) <= MAX_SIFS_FRAME else LIFS_NS
+
+
+def check_wire(frames: list[Frame]) -> dict[str, int]:
+    """Hold the capture to the standard; return what was checked."""
+    seen = {}
+    for f in frames:
+        if f.type != 2:
+            seen[(f.src, f.seq, f.psdu)] = seen.get((f.src, f.seq, f.psdu), 0) + 1
+    # ACKs answer the frame right before them on the wire
+    acked = {}                       # index of an acknowledged frame -> its ACK
+    turnarounds = []
+    for i, k in enumerate(frames):
+        if k.type != 2 or i == 0:
+            continue
+        f = frames[i - 1]
+        if f.type == 2 or not f.ack_req or f.seq != k.seq or seen[(f.src, f.seq, f.psdu)] > 1:
+            continue                 # not unambiguously this frame's ACK
+        gap = k.start - f.end
+        assert gap >= TURNAROUND_NS, f"ACK {gap} ns after the end of frame {i - 1}"
+        assert gap < 1_000_000_000, f"ACK {gap} ns after frame {i - 1}"
+        turnarounds.append(gap)
+        acked[i - 1] = k
+    # each sender's frames: the interframe space after the previous one,
+    # and after its ACK when it had one
+    spaced = 0
+    by_src: dict[bytes, list[int]] = {}
+    for i, f in enumerate(frames):
+        if f.type != 2:
+            by_src.setdefault(f.src, []).append(i)
+    for idx in by_src.values():
+        for a, b in zip(idx, idx[1:]):
+            f, g = frames[a], frames[b]
+            assert g.start - f.end >= f.ifs, \
+                f"frame {b} starts {g.start - f.end} ns after the end of frame {a} " \
+                f"({len(f.psdu)} octets: IFS {f.ifs} ns)"
+            if a in acked:
+                k = acked[a]
+                assert g.start - k.end >= f.ifs, \
+                    f"frame {b} starts {g.start - k.end} ns after the ACK of frame {a}"
+            spaced += 1
+    return {"acks": len(turnarounds), "spaced": spaced,
+            "min_turnaround_ns": min(turnarounds) if turnarounds else 0}
+
+
+def counters(node, name):
+    """Counter set @name (mac, zep: both come before 6lowpan) of the shell's stats."""
+    out = node.run("stats", r"^6lowpan: ")
+    m = re.search(rf"^{name}: (.*\n(?:    .*\n)*)", out, re.M)
+    assert m, out
+    return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(1))}
+
+
+@pytest.fixture
+def zep_pair(host_procs, wren_node, tmp_path):
+    """A hub recording into hub.pcap and wren-nodes 1 and 2 on it; yields
+    (a, b, the frames the hub recorded, read once the test calls it)."""
+    hub_port, pa, pb = free_udp_ports(3)
+    pcap = tmp_path / "hub.pcap"
+    hub = host_procs.popen(HUB, "--port", hub_port, "--pcap", pcap, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    assert "listening" in hub.stdout.readline()
+    a = wren_node("--zep", f"{pa}:{hub_port}", "--id", "1")
+    b = wren_node("--zep", f"{pb}:{hub_port}", "--id", "2")
+    for n in (a, b):
+        n.run("help", r"^exit ")
+
+    def finish():
+        for n in (a, b):
+            z = counters(n, "zep")
+            mac = counters(n, "mac")
+            assert z["rx_bad_fcs"] == z["rx_malformed"] == z["tx_errors"] == 0, z
+            assert z["tx_acks"] > 0 and mac["ack_rx"] > 0 and mac["ack_tx"] > 0, (z, mac)
+            # (a datagram that lost a fragment waits out its reassembly: 10 s)
+            deadline = time.monotonic() + 15
+            while not n.pktbuf_empty():
+                assert time.monotonic() < deadline, "the packet buffer is not empty"
+            assert n.exit() == 0
+        hub.terminate()
+        hub.wait(10)
+        return [Frame(t, p) for t, p in read_pcap_ns(pcap)]
+    yield a, b, finish
+
+
+def fragments(frames):
+    return [f for f in frames
+            if f.type == 1 and f.payload and f.payload[0] & 0xF8 in (0xC0, 0xE0)]
+
+
+def test_zep_wire_timing_of_fragmented_datagrams(zep_pair):
+    a, b, finish = zep_pair
+    # 1000-byte echoes (ten fragments each way), one at a time, then 300 bytes back
+    out = a.run("ping fe80::ff:fe00:2 -c 3 -i 1000 -s 1000", r"packets transmitted")
+    assert "3 packets transmitted, 3 received" in out, out
+    out = b.run("ping fe80::ff:fe00:1 -c 2 -i 500 -s 300", r"packets transmitted")
+    assert "2 packets transmitted, 2 received" in out, out
+    frames = finish()
+    frags = fragments(frames)
+    assert len(frags) >= 2 * 3 * 10 + 2 * 2 * 3, len(frags)   # FRAG1 + FRAGNs, both ways
+    got = check_wire(frames)
+    # most frames were acknowledged once, without a retransmission blurring it
+    assert got["acks"] >= len(frags) // 2, got
+    assert got["spaced"] >= len(frags) - 2, got
+
+
+def test_zep_contention_csma_sees_the_other_sender(zep_pair):
+    # both send fragmented datagrams at once: each CCA hears the other's
+    # frames through the hub, and the spacing rules still hold on the wire
+    a, b, finish = zep_pair
+    mark = len(a.lines)
+    a._write("ping fe80::ff:fe00:2 -c 4 -i 50 -s 1000\n")
+    out = b.run("ping fe80::ff:fe00:1 -c 4 -i 50 -s 1000", r"packets transmitted")
+    assert "4 packets transmitted" in out, out
+    # (what got through is the MAC's business: channel access may fail)
+    with a.cv:
+        assert a.cv.wait_for(lambda: any("packets transmitted" in x for x in a.lines[mark:]),
+                             timeout=20), a.lines[mark:]
+    busy = [counters(n, "zep")["cca_busy"] for n in (a, b)]
+    mac_busy = [counters(n, "mac")["cca_busy"] for n in (a, b)]
+    assert sum(busy) > 0 and busy == mac_busy, (busy, mac_busy)
+    frames = finish()
+    assert len(fragments(frames)) >= 2 * 10, len(frames)
+    check_wire(frames)
+
+
+def _frame(t_us, psdu_len, typ=1, seq=0, ack_req=False, src=b"\x01\x00"):
+    """A synthetic frame for the checker's own tests."""
+    fcf = typ | (0x20 if ack_req else 0)
+    if typ == 2:
+        body = bytes([fcf & 0xFF, fcf >> 8, seq])
+    else:
+        fcf |= 0x40 | (2 << 10) | (2 << 14)
+        body = bytes([fcf & 0xFF, fcf >> 8, seq, 0x23, 0x00, 0xFF, 0xFF]) + src
+    body += bytes(max(0, psdu_len - 2 - len(body)))
+    return Frame(t_us * 1000, body + b"\0\0")
+
+
+def test_wire_checker_catches_short_spaces():
+    # the checker must be able to fail: an ACK 191 us after its frame, a
+    # frame 639 us after the ACK of a long one, 191 us after a short one
+    air = lambda n: (SHR_PHR + n) * 32
+    good = [_frame(0, 100, seq=5, ack_req=True),
+            _frame(air(100) + 192, 5, typ=2, seq=5),
+            _frame(air(100) + 192 + air(5) + 640, 100, seq=6)]
+    assert check_wire(good)["acks"] == 1
+    early_ack = [good[0], _frame(air(100) + 191, 5, typ=2, seq=5)]
+    with pytest.raises(AssertionError, match="ACK"):
+        check_wire(early_ack)
+    early_after_ack = good[:2] + [_frame(air(100) + 192 + air(5) + 639, 100, seq=6)]
+    with pytest.raises(AssertionError, match="after the ACK"):
+        check_wire(early_after_ack)
+    short = [_frame(0, 18, seq=1), _frame(air(18) + 191, 18, seq=2)]
+    with pytest.raises(AssertionError, match="IFS 192000"):
+        check_wire(short)
+    check_wire([_frame(0, 18, seq=1), _frame(air(18) + 192, 18, seq=2)])
+    long_ = [_frame(0, 19, seq=1), _frame(air(19) + 639, 19, seq=2)]
+    with pytest.raises(AssertionError, match="IFS 640000"):
+        check_wire(long_)
