@@ -25,16 +25,20 @@
 uint64_t wren_zep_air_heard(struct wren_zep_air *air, uint64_t arrival, unsigned psdu_len,
                             bool *overlap)
 {
-    uint64_t start = arrival;
-    *overlap = air->until > arrival;
+    *overlap = air->next && air->until > arrival;
     if (*overlap) {
-        start = air->until; /* a radio receives one frame at a time */
+        /* a radio receives one frame at a time: this one follows, and the
+         * busy spell they make together grows */
+        unsigned last = (air->next - 1) % WREN_ZEP_AIR_HIST;
+        air->end[last] += wren_zep_airtime_us(psdu_len);
+        air->until = air->end[last];
+        return air->until;
     }
     unsigned i = air->next++ % WREN_ZEP_AIR_HIST;
-    air->start[i] = start;
-    air->end[i] = start + wren_zep_airtime_us(psdu_len);
+    air->start[i] = arrival;
+    air->end[i] = arrival + wren_zep_airtime_us(psdu_len);
     air->until = air->end[i];
-    return air->end[i];
+    return air->until;
 }
 
 bool wren_zep_air_busy(const struct wren_zep_air *air, uint64_t from, uint64_t to)

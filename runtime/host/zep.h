@@ -90,7 +90,8 @@ static inline uint32_t wren_zep_airtime_us(unsigned psdu_len)
 
 /**
  * What a radio has heard on its channel, for its CCA and for the order of
- * reception: the last frames as [start, end) intervals (us). Pure: times
+ * reception: the last busy spells as [start, end) intervals (us), frames
+ * that followed each other without a gap making one spell. Pure: times
  * come from the caller.
  */
 #define WREN_ZEP_AIR_HIST 4

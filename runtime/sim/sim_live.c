@@ -50,11 +50,18 @@ int wren_sim_run_realtime(struct wren_sim *s, uint64_t duration_us)
         if (s->zep && wren_sim_zep_poll(s->zep) > 0) {
             continue; /* frames went on the air: run again */
         }
+        /* frames out to ZEP at the pace they had on the air */
+        uint64_t out_at = s->zep ? wren_sim_zep_flush(s->zep, wall_us()) : 0;
         if (target >= end) {
             return 0;
         }
         uint64_t next = wren_world_next_event(&s->world);
         uint64_t wait = (next < end ? next : end) - target;
+        if (out_at) {
+            uint64_t w = wall_us();
+            uint64_t out_wait = out_at > w ? out_at - w : 0;
+            wait = out_wait < wait ? out_wait : wait;
+        }
         if (wait > 50000) {
             wait = 50000; /* stay responsive even when idle */
         }

@@ -17,6 +17,7 @@
 #include "wire/zep.h"
 
 #define NTP_UNIX_OFFSET 2208988800u
+#define BRIDGE_MAX_GAP_US (40u * WREN_PHY_SYMBOL_US) /* macLifsPeriod */
 
 static struct wren_sim_zep *bridge_of(struct wren_netdev *dev)
 {
@@ -43,17 +44,19 @@ static void tx_next(struct wren_sim_zep *z)
     }
 }
 
-/* a frame the medium delivered to the bridge: out as ZEP */
-static void to_zep(struct wren_sim_zep *z)
+static uint64_t wall_now(void)
 {
-    struct wren_netdev *dev = &z->radio.netdev;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* One frame out as a ZEP data packet. */
+static void send_zep(struct wren_sim_zep *z, const uint8_t *psdu, uint8_t n)
+{
     uint8_t buf[ZEP_V2_HDR_LEN + WREN_PHY_MAX_PSDU];
-    int n = dev->driver->recv(dev, buf + ZEP_V2_HDR_LEN, WREN_PHY_MAX_PSDU - IEEE802154_FCS_LEN,
-                              NULL);
-    if (n <= 0) {
-        return;
-    }
-    put_le16(buf + ZEP_V2_HDR_LEN + n, wren_ieee802154_fcs(buf + ZEP_V2_HDR_LEN, (size_t)n));
+    memcpy(buf + ZEP_V2_HDR_LEN, psdu, n);
+    put_le16(buf + ZEP_V2_HDR_LEN + n, wren_ieee802154_fcs(psdu, n));
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct zep_hdr h = {
@@ -75,6 +78,66 @@ static void to_zep(struct wren_sim_zep *z)
     } else {
         z->stats.to_zep_errors++;
     }
+}
+
+uint64_t wren_sim_zep_flush(struct wren_sim_zep *z, uint64_t wall_us)
+{
+    while (z->out_count) {
+        uint64_t start = z->out_start[z->out_head];
+        if (z->sent_any) {
+            /* as far apart as on the air, but silence beyond LIFS shrinks
+             * to LIFS, so that the bridge catches up after a delay: never
+             * closer than the previous frame's airtime (the bridge receives
+             * one frame at a time) and every turnaround and interframe
+             * space of the air kept */
+            uint64_t apart = start > z->last_start ? start - z->last_start : 0;
+            uint64_t air = wren_phy_airtime_us((unsigned)z->last_len + IEEE802154_FCS_LEN);
+            if (apart > air + BRIDGE_MAX_GAP_US) {
+                apart = air + BRIDGE_MAX_GAP_US;
+            }
+            if (wall_us < z->last_wall + apart) {
+                z->out_held = true;
+                return z->last_wall + apart;
+            }
+        }
+        if (z->out_held) {
+            z->stats.to_zep_paced++;
+            z->out_held = false;
+        }
+        send_zep(z, z->out[z->out_head], z->out_len[z->out_head]);
+        z->sent_any = true;
+        z->last_start = start;
+        z->last_len = z->out_len[z->out_head];
+        z->last_wall = wall_now(); /* after the datagram left */
+        wall_us = z->last_wall;
+        z->out_head = (z->out_head + 1) % WREN_SIM_ZEP_QUEUE;
+        z->out_count--;
+    }
+    return 0;
+}
+
+/* a frame the medium delivered to the bridge (it has just ended): queued
+ * with its start on the air, out as ZEP when its turn comes */
+static void to_zep(struct wren_sim_zep *z)
+{
+    struct wren_netdev *dev = &z->radio.netdev;
+    uint8_t psdu[WREN_PHY_MAX_PSDU];
+    int n = dev->driver->recv(dev, psdu, WREN_PHY_MAX_PSDU - IEEE802154_FCS_LEN, NULL);
+    if (n <= 0) {
+        return;
+    }
+    if (z->out_count == WREN_SIM_ZEP_QUEUE) {
+        z->stats.to_zep_drops++;
+        return;
+    }
+    unsigned tail = (z->out_head + z->out_count) % WREN_SIM_ZEP_QUEUE;
+    uint64_t now = z->radio.medium->world->now;
+    uint32_t air = wren_phy_airtime_us((unsigned)n + IEEE802154_FCS_LEN);
+    z->out_len[tail] = (uint8_t)n;
+    memcpy(z->out[tail], psdu, (size_t)n);
+    z->out_start[tail] = now > air ? now - air : 0;
+    z->out_count++;
+    wren_sim_zep_flush(z, wall_now());
 }
 
 /* The radio's events, handled at once (the bridge has no node to defer to). */

@@ -9,7 +9,15 @@
  * - every frame the simulated network delivers to it (a frame on the air
  *   near it that it received intact) goes out as one ZEP data packet (CRC
  *   mode, its channel) to the remote address: a wren-zep-hub or a
- *   wren-node's ZEP port;
+ *   wren-node's ZEP port. A datagram marks the start of a frame for the
+ *   ZEP radios that receive it (runtime/host/zep.h), so the bridge sends
+ *   them no faster than the frames went on the simulated air: each one at
+ *   least as long after the previous one, in wall-clock time, as their
+ *   starts were apart in virtual time (at least the previous frame's
+ *   airtime), except that silence longer than LIFS shrinks to LIFS, so
+ *   that the bridge catches up with the simulation. Frames wait in a queue for their turn (WREN_SIM_ZEP_QUEUE; a
+ *   full queue drops, counted), and go when wren_sim_run_realtime() gets
+ *   to them;
  * - every ZEP data packet it receives on its channel with a good FCS is put
  *   on the air from its position (queued while it is sending; a full queue
  *   drops, counted).
@@ -28,6 +36,7 @@
 #ifndef WREN_SIM_ZEP_BRIDGE_H
 #define WREN_SIM_ZEP_BRIDGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/counters.h"
@@ -38,6 +47,8 @@
 #define WREN_SIM_ZEP_COUNTERS(C)                                          \
     C(to_zep)        /* frames from the medium sent as ZEP */              \
     C(to_zep_errors) /* sendto() failed */                                 \
+    C(to_zep_drops)  /* the queue to ZEP was full */                       \
+    C(to_zep_paced)  /* frames that waited for their turn */              \
     C(from_zep)      /* frames from ZEP put on the air */                  \
     C(rx_malformed)  /* not ZEP v2 data, or too short */                   \
     C(rx_other)      /* acknowledgements, other channels */                \
@@ -59,6 +70,16 @@ struct wren_sim_zep {
     uint8_t q_len[WREN_SIM_ZEP_QUEUE];
     uint8_t q[WREN_SIM_ZEP_QUEUE][WREN_PHY_MAX_PSDU];
     unsigned q_head, q_count;
+    /* frames on their way out to ZEP, with their start on the air (virtual us) */
+    uint8_t out_len[WREN_SIM_ZEP_QUEUE];
+    uint8_t out[WREN_SIM_ZEP_QUEUE][WREN_PHY_MAX_PSDU];
+    uint64_t out_start[WREN_SIM_ZEP_QUEUE];
+    unsigned out_head, out_count;
+    uint64_t last_start;  /**< virtual start of the last frame sent out */
+    uint8_t last_len;     /**< its PSDU length, FCS excluded */
+    uint64_t last_wall;   /**< wall-clock time (CLOCK_MONOTONIC us) it went */
+    bool sent_any;
+    bool out_held;        /**< the next frame waited for its turn */
     struct wren_sim_zep_stats stats;
 };
 
@@ -75,6 +96,13 @@ int wren_sim_zep_open(struct wren_sim_zep *z, struct wren_medium *m, double x, d
 /** @brief Read every datagram waiting on the socket and put the frames on
  *         the air at the current virtual time. @return frames taken. */
 int wren_sim_zep_poll(struct wren_sim_zep *z);
+
+/**
+ * @brief Send the frames whose turn has come (at @p wall_us, CLOCK_MONOTONIC
+ *        microseconds).
+ * @return 0 when nothing waits, else the wall-clock time the next one may go.
+ */
+uint64_t wren_sim_zep_flush(struct wren_sim_zep *z, uint64_t wall_us);
 
 /** @brief Close the socket (the radio stays on the medium, silent). */
 void wren_sim_zep_close(struct wren_sim_zep *z);

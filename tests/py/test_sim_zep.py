@@ -8,6 +8,7 @@ teardown), the live node from wren_node (killed at teardown).
 """
 import re
 import socket
+import subprocess
 import threading
 import time
 
@@ -147,3 +148,38 @@ def test_sim_without_bridge_never_waits(sim_factory):
     assert sim.now == 60.0
     with pytest.raises(Exception):
         sim.zep_stats()
+
+
+def test_bridge_sends_at_radio_pace(sim_factory, host_procs, tmp_path):
+    # A simulated exchange with ACKs (a 1000-byte echo: ten fragments each
+    # way, each ACKed 192 us after it ends) goes out through the bridge to a
+    # hub that records it with kernel timestamps: on the wire the frames keep
+    # the spacing they had on the simulated air (each ACK held back until
+    # its frame's airtime has passed), so the standard's spaces hold there
+    from conftest import HUB
+    from test_zep_radio import Frame, check_wire, fragments, read_pcap_ns
+    hub_port, bridge_port = free_udp_ports(2)
+    pcap = tmp_path / "hub.pcap"
+    hub = host_procs.popen(HUB, "--port", hub_port, "--pcap", pcap, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    assert "listening" in hub.stdout.readline()
+    sim = sim_factory(5)
+    sim.set_range(15.0, 1.0)
+    for x in (0.0, 5.0):
+        sim.add_node(x, 0.0)
+    sim.zep_bridge(bridge_port, hub_port, x=-5.0)    # hears both
+    res, _ = sim.shell(0, "ping fe80::ff:fe00:1 -c 2 -i 300 -s 1000")
+    assert res == 0
+    sim.run_realtime(2.0)
+    out = sim.output(0)
+    assert "2 packets transmitted, 2 received" in out, out
+    st = sim.zep_stats()
+    assert st["to_zep_errors"] == st["to_zep_drops"] == 0, st
+    assert st["to_zep_paced"] > 0, st            # the ACKs waited for their frames
+    hub.terminate()
+    hub.wait(10)
+    frames = [Frame(t, p) for t, p in read_pcap_ns(pcap)]
+    assert len(frames) == st["to_zep"], (len(frames), st)
+    assert len(fragments(frames)) >= 2 * 2 * 10, len(frames)
+    got = check_wire(frames)
+    assert got["acks"] >= 2 * 2 * 10, got
