@@ -253,3 +253,24 @@ def test_wire_checker_catches_short_spaces():
     long_ = [_frame(0, 19, seq=1), _frame(air(19) + 639, 19, seq=2)]
     with pytest.raises(AssertionError, match="IFS 640000"):
         check_wire(long_)
+
+
+def test_wren_node_zep_channel_options():
+    from conftest import NODE
+    if not NODE.exists():
+        pytest.skip("wren-node not built")
+
+    def run(*args):
+        return subprocess.run([str(NODE), "--id", "5", *args, "--exit-on-eof"], input="zep\n",
+                              capture_output=True, text=True, timeout=30)
+    res = run("--zep", "0:127.0.0.1:9@0")
+    assert res.returncode == 0 and "zep channel 0 device 5" in res.stdout, res
+    res = run("--zep", "0:127.0.0.1:9", "--any-channel")
+    assert res.returncode == 0 and "zep channel 26 (any) device 5" in res.stdout, res
+    for bad, why in ((["--zep", "0:9@5"], "--zep wants"), (["--zep", "0:9@"], "--zep wants"),
+                     (["--tap", "x", "--any-channel"], "--any-channel needs --zep")):
+        res = run(*bad)
+        assert res.returncode == 2 and why in res.stderr, res
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    help_ = subprocess.run([str(NODE), "--help"], capture_output=True, text=True).stdout
+    assert "--any-channel" in help_ and "or 0 as lwIP's zepif sends" in help_
