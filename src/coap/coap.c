@@ -571,7 +571,10 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         } else {
             c->stats.rx_rst++;
         }
-        return; /* nothing of ours waits for one (yet): the client and observers do */
+        if (!wren_coap_client_input(c, &m, from)) {
+            c->stats.rx_drop_unmatched++;
+        }
+        return;
     }
     if (m.code == COAP_CODE_EMPTY) {
         if (m.type == COAP_CON) {
@@ -582,9 +585,18 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         }
         return;
     }
-    if (COAP_CODE_CLASS(m.code) != 0) {
-        /* a response, or a reserved class (1, 6, 7): rejected (RFC 7252 4.2, 4.3) */
-        c->stats.rx_drop_unexpected++;
+    uint8_t cls = COAP_CODE_CLASS(m.code);
+    if (cls >= 2 && cls <= 5 && wren_coap_client_input(c, &m, from)) {
+        return;
+    }
+    if (cls != 0) {
+        /* a response nobody waits for, or a reserved class (1, 6, 7):
+         * rejected (RFC 7252 4.2, 4.3) */
+        if (cls >= 2 && cls <= 5) {
+            c->stats.rx_drop_unmatched++;
+        } else {
+            c->stats.rx_drop_unexpected++;
+        }
         if (m.type == COAP_CON) {
             send_empty(c, COAP_RST, m.mid, from);
         }
@@ -677,6 +689,7 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
         return rc;
     }
     wren_sock_udp_set_cb(&c->sock, sock_cb, c);
+    wren_coap_client_init(c);
     if (CONFIG_WREN_COAP_DEFAULT_RESOURCES) {
         wren_coap_default_resources(c);
     }
@@ -685,6 +698,7 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
 
 void wren_coap_stop(struct wren_coap *c)
 {
+    wren_coap_client_stop(c);
     wren_sock_udp_close(&c->sock);
     wren_netreg_unregister(c->node, WREN_NETTYPE_UDP, &c->reg);
     c->n_res = 0;

@@ -53,6 +53,7 @@
 
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/timer.h"
 #include "net/netreg.h"
 #include "sock/sock_udp.h"
 #include "wire/coap.h"
@@ -100,6 +101,25 @@
 #define CONFIG_WREN_COAP_PATTERN_LEN 16384u
 #endif
 
+/** Client requests outstanding at once. */
+#ifndef CONFIG_WREN_COAP_CLIENT_XCHG
+#define CONFIG_WREN_COAP_CLIENT_XCHG 2
+#endif
+/** Bytes of a client request kept for retransmission (and the next block). */
+#ifndef CONFIG_WREN_COAP_CLIENT_MSG_MAX
+#define CONFIG_WREN_COAP_CLIENT_MSG_MAX 256
+#endif
+/** RFC 7252 4.8 transmission parameters (wren_coap_set_tx_params()). */
+#ifndef CONFIG_WREN_COAP_ACK_TIMEOUT_MS
+#define CONFIG_WREN_COAP_ACK_TIMEOUT_MS 2000u
+#endif
+#ifndef CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE
+#define CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE 1500u
+#endif
+#ifndef CONFIG_WREN_COAP_MAX_RETRANSMIT
+#define CONFIG_WREN_COAP_MAX_RETRANSMIT 4u
+#endif
+
 /** Room the server keeps before a response's payload for its header, token
  *  and options (ETag, Content-Format, Max-Age, Block2, Size2 and the marker
  *  need at most 43 bytes). */
@@ -127,7 +147,7 @@ enum {
     C(rx_ping)          /* empty CONs answered with RST */                                         \
     C(rx_ack)           /* ACKs received */                                                        \
     C(rx_rst)           /* RSTs received */                                                        \
-    C(rx_drop_unexpected) /* responses and reserved codes nobody waits for */                      \
+    C(rx_drop_unexpected) /* empty NONs, reserved code classes (CONs get a RST) */                      \
     C(rx_dup)           /* duplicate requests answered with the stored response */                 \
     C(rx_dup_redo)      /* duplicates of idempotent requests whose response was too large to keep */ \
     C(rx_dup_drop)      /* duplicate POSTs whose response was too large to keep */                 \
@@ -140,7 +160,15 @@ enum {
     C(req_not_allowed)  /* 4.05 */                                                                 \
     C(req_not_acceptable) /* 4.06: Accept names another format */                                  \
     C(tx)               /* messages sent */                                                        \
-    C(tx_drop)          /* sends that failed (packet buffer or queue full) */
+    C(tx_drop)          /* sends that failed (packet buffer or queue full) */                      \
+    C(cl_req)           /* client: requests sent (each block counts) */                            \
+    C(cl_retx)          /* client: CON retransmissions */                                          \
+    C(cl_timeout)       /* client: requests given up (no ACK or response in time) */               \
+    C(cl_rst)           /* client: requests answered with RST */                                   \
+    C(cl_resp)          /* client: responses matched to a request */                               \
+    C(cl_separate)      /* client: empty ACKs (a separate response follows) */                     \
+    C(cl_busy)          /* client: requests refused, every exchange in use */                      \
+    C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */
 
 struct wren_coap_stats {
     WREN_COAP_COUNTERS(WREN_COUNTER_U32)
@@ -203,6 +231,57 @@ struct wren_coap_dedup {
     uint8_t resp[CONFIG_WREN_COAP_DEDUP_BYTES];
 };
 
+/** A client request (wren_coap_request()). */
+struct wren_coap_client_req {
+    uint8_t method;           /**< COAP_CODE_GET .. COAP_CODE_DELETE */
+    bool non;                 /**< send NON (no retransmission) */
+    const char *path;         /**< "/a/b" (NULL or "/": none) */
+    const char *query;        /**< "k=v&x" (one Uri-Query per '&' part), or NULL */
+    int32_t cf;               /**< Content-Format of the payload, -1: none */
+    int32_t accept;           /**< Accept, -1: none */
+    int8_t block_szx;         /**< Block2 size asked for on the first request, -1: none */
+    const void *payload;
+    size_t len;
+};
+
+/**
+ * What a request's callback gets: @p status 1 with a block of a block-wise
+ * response (more follow: the client asks for them itself), 0 with the
+ * final response, or -ETIMEDOUT (no ACK after MAX_RETRANSMIT, or no
+ * response), -ECONNREFUSED (RST), -ENOBUFS (the next block could not be
+ * sent), with @p resp NULL. The exchange is over after a status <= 0.
+ */
+typedef void (*wren_coap_resp_cb)(struct wren_coap *c, int status, const struct coap_msg *resp,
+                                  void *arg);
+
+struct wren_coap_xchg {
+    struct wren_timer timer;
+    struct wren_coap *c;
+    struct wren_sock_udp_ep to;
+    wren_coap_resp_cb cb;
+    void *arg;
+    uint32_t timeout_ms;     /**< the current retransmission timeout */
+    uint16_t mid;
+    uint16_t len;            /**< bytes of msg */
+    uint8_t used;
+    uint8_t state;           /**< waiting for the ACK, or for a separate response */
+    uint8_t retx;
+    uint8_t non;
+    uint8_t token[4];
+    uint8_t msg[CONFIG_WREN_COAP_CLIENT_MSG_MAX];
+};
+
+/** The shell's `coap get/...` request in progress (src/coap/coap_shell.c). */
+struct wren_coap_shell_req {
+    size_t len;          /**< payload bytes so far */
+    uint32_t fnv;        /**< FNV-1a of them */
+    uint8_t code;
+    uint8_t active;
+    uint8_t printable;
+    uint8_t text_len;
+    char text[65];       /**< the first bytes */
+};
+
 struct wren_coap {
     struct wren_module module;   /**< first: found through netreg for counters and shell */
     struct wren_coap_stats stats;
@@ -214,6 +293,12 @@ struct wren_coap {
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
+    uint32_t ack_timeout_ms;
+    uint16_t ack_random_permille;
+    uint8_t max_retransmit;
+    void *shell;                 /**< the shell of the `coap` command's request */
+    struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
     uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
@@ -247,6 +332,48 @@ int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource 
 
 /** @brief Stop serving @p r. @return 0 or -ENOENT. */
 int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resource *r);
+
+/**
+ * @brief Send request @p rq to @p to and call @p cb with its response(s),
+ *        in the node's context. CONs are retransmitted (RFC 7252 4.2) with an
+ *        initial timeout random in [ACK_TIMEOUT, ACK_TIMEOUT * ACK_RANDOM_FACTOR],
+ *        doubled each time, up to MAX_RETRANSMIT times; a response with
+ *        Block2 and M set is followed by requests for the next blocks
+ *        (RFC 7959 2.4), each block reaching @p cb.
+ * @return the exchange (>= 0, for wren_coap_cancel()), -EBUSY (every
+ *         exchange in use), -EMSGSIZE (request beyond
+ *         CONFIG_WREN_COAP_CLIENT_MSG_MAX), -EINVAL, -ENOBUFS.
+ */
+int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                      const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg);
+
+/** @brief Forget exchange @p x (its callback is not called again). */
+void wren_coap_cancel(struct wren_coap *c, int x);
+
+/** What wren_coap_call() got. */
+struct wren_coap_result {
+    uint8_t code;      /**< response code */
+    int32_t cf;        /**< its Content-Format, -1: none */
+    size_t len;        /**< payload bytes (all blocks) */
+    bool truncated;    /**< the payload did not fit the buffer */
+};
+
+/**
+ * @brief Send @p rq and wait for the whole response (blocks joined into
+ *        @p buf), from an application thread.
+ * @return 0 (see @p res), -ETIMEDOUT, -ECONNREFUSED, -EDEADLK (not on a
+ *         thread), or an error of wren_coap_request().
+ */
+int wren_coap_call(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                   const struct wren_coap_client_req *rq, void *buf, size_t max,
+                   struct wren_coap_result *res, uint64_t timeout_us);
+
+/**
+ * @brief Set the client's RFC 7252 4.8 transmission parameters.
+ * @return 0, -EINVAL (a timeout of 0, a factor below 1000 permille).
+ */
+int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
+                            uint16_t ack_random_permille, uint8_t max_retransmit);
 
 /**
  * @brief Append @p len bytes to the representation: the part inside the

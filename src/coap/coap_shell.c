@@ -1,32 +1,117 @@
-/* The CoAP module's shell command: `coap` lists the resources served. */
+/* The CoAP module's shell command: `coap` lists the resources served;
+ * `coap get|post|put|delete ADDR PATH [PAYLOAD] [non] [port N]` sends a
+ * request and prints the response when it comes. */
 #include <errno.h>
 #include <string.h>
 
 #include "coap/coap_priv.h"
+#include "ipv6/addr_str.h"
 #include "shell/shell.h"
+
+static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
+{
+    struct wren_coap_shell_req *r = arg;
+    struct wren_shell *sh = c->shell;
+    if (m) {
+        r->code = m->code;
+        for (size_t i = 0; i < m->payload_len; i++) {
+            uint8_t b = m->payload[i];
+            r->fnv = (r->fnv ^ b) * 16777619u;
+            r->printable &= (b >= 0x20 && b < 0x7f) || b == '\n';
+            if (r->text_len < sizeof(r->text) - 1) {
+                r->text[r->text_len++] = b == '\n' ? ' ' : (char)b;
+            }
+        }
+        r->len += m->payload_len;
+    }
+    if (status > 0) {
+        return;
+    }
+    r->active = 0;
+    if (sh == NULL) {
+        return;
+    }
+    if (status < 0) {
+        wren_shell_printf(sh, "coap: error %s\n",
+                          status == -ETIMEDOUT ? "timeout" : status == -ECONNREFUSED ? "reset"
+                                                                                     : "send");
+        return;
+    }
+    r->text[r->text_len] = '\0';
+    wren_shell_printf(sh, "coap: %u.%02u, %zu bytes, fnv1a 0x%08x%s%s\n",
+                      (unsigned)COAP_CODE_CLASS(r->code), (unsigned)COAP_CODE_DETAIL(r->code),
+                      r->len, (unsigned)r->fnv, r->printable && r->len ? ": " : "",
+                      r->printable && r->len ? r->text : "");
+}
 
 static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     struct wren_coap *c = (struct wren_coap *)m;
-    (void)argv;
-    if (argc != 1) {
-        wren_shell_printf(sh, "usage: coap\n");
+    if (argc == 1) {
+        wren_shell_printf(sh, "CoAP server on port %u: %u resources\n", COAP_PORT,
+                          c->n_res + 1u);
+        wren_shell_printf(sh, "  /.well-known/core\n");
+        for (unsigned i = 0; i < c->n_res; i++) {
+            wren_shell_printf(sh, "  %s\n", c->res[i]->path);
+        }
+        unsigned used = 0, busy = 0;
+        for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
+            used += c->dedup[i].used;
+        }
+        for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+            busy += c->xchg[i].used;
+        }
+        wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
+                          used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);
+        return 0;
+    }
+    static const char *const methods[] = { "get", "post", "put", "delete" };
+    struct wren_coap_client_req rq = { .cf = -1, .accept = -1, .block_szx = -1 };
+    for (unsigned i = 0; i < 4; i++) {
+        if (strcmp(argv[1], methods[i]) == 0) {
+            rq.method = (uint8_t)(COAP_CODE_GET + i);
+        }
+    }
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    int bad = rq.method == 0 || argc < 4 || wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
+    rq.path = argc >= 4 ? argv[3] : NULL;
+    for (int i = 4; !bad && i < argc; i++) {
+        if (strcmp(argv[i], "non") == 0) {
+            rq.non = true;
+        } else if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
+            to.port = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
+        } else if (rq.payload == NULL) {
+            rq.payload = argv[i];
+            rq.len = strlen(argv[i]);
+            rq.cf = COAP_CF_TEXT;
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad) {
+        wren_shell_printf(sh, "usage: coap [get|post|put|delete ADDR PATH [PAYLOAD] [non] "
+                              "[port N]]\n");
         return -EINVAL;
     }
-    wren_shell_printf(sh, "CoAP server on port %u: %u resources\n", COAP_PORT, c->n_res + 1u);
-    wren_shell_printf(sh, "  /.well-known/core\n");
-    for (unsigned i = 0; i < c->n_res; i++) {
-        wren_shell_printf(sh, "  %s\n", c->res[i]->path);
+    /* one request of the shell's at a time: its state is the module's */
+    struct wren_coap_shell_req *r = &c->shell_req;
+    if (r->active) {
+        return wren_shell_error(sh, -EBUSY, "coap request");
     }
-    unsigned used = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-        used += c->dedup[i].used;
+    *r = (struct wren_coap_shell_req){ .fnv = 2166136261u, .printable = 1, .active = 1 };
+    c->shell = sh;
+    int x = wren_coap_request(c, &to, &rq, resp_cb, r);
+    if (x < 0) {
+        r->active = 0;
+        return wren_shell_error(sh, x, "coap request");
     }
-    wren_shell_printf(sh, "exchanges remembered: %u of %u\n", used, CONFIG_WREN_COAP_DEDUP);
     return 0;
 }
 
 const struct wren_shell_cmd wren_coap_shell_cmds[] = {
-    { "coap", "coap: the CoAP server's resources", cmd_coap },
+    { "coap",
+      "coap [get|post|put|delete ADDR PATH [PAYLOAD] [non] [port N]]: CoAP resources, or a "
+      "request",
+      cmd_coap },
     { NULL, NULL, NULL },
 };

@@ -11,9 +11,11 @@ tap0 and every process are removed by conftest's fixtures. Timeouts only
 guard against hangs.
 """
 import json
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -193,3 +195,115 @@ def test_coap_aiocoap_client(coap_node):
     assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
     rows = check_capture(cap, 2 * (11 + 16))
     print("\n[coap aiocoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))
+
+
+# ---- wren as the client ------------------------------------------------------
+
+def fnv1a(data):
+    h = 2166136261
+    for b in data:
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h
+
+
+def wren_coap(node, args, timeout=60.0):
+    """`coap ARGS` on wren-node; the response line's (code, length, fnv, text)."""
+    out = node.run(f"coap {args}", r"^coap: ", timeout=timeout)
+    line = out.splitlines()[-1]
+    m = re.match(r"coap: (\d\.\d\d), (\d+) bytes, fnv1a 0x([0-9a-f]{8})(?:: (.*))?$", line)
+    assert m, out
+    return m.group(1), int(m.group(2)), int(m.group(3), 16), m.group(4) or ""
+
+
+@pytest.fixture
+def client_node(coap_node):
+    ns, node, cap = coap_node
+    node.run("fib add 2001:db8::/64 dev 1\nfib", r"2001:db8::/64")
+    return ns, node, cap
+
+
+def test_coap_wren_client_libcoap_server(client_node):
+    ns, node, cap = client_node
+    if shutil.which("coap-server-notls") is None:
+        pytest.skip("coap-server-notls (libcoap3-bin) is not installed")
+    ns.popen("coap-server-notls", "-A", KERNEL, stdout=subprocess.DEVNULL,
+             stderr=subprocess.DEVNULL)
+    # the server is up once it answers
+    for _ in range(50):
+        if ns.run("coap-client-notls", "-B", "1", "-m", "get", f"coap://[{KERNEL}]/").returncode == 0:
+            break
+        time.sleep(0.1)
+    code, n, _, text = wren_coap(node, f"get {KERNEL} /")
+    assert code == "2.05" and "libcoap" in text, text
+    code, n, _, text = wren_coap(node, f"get {KERNEL} /time non")
+    assert code == "2.05" and n > 0, (code, text)
+    code, n, _, _ = wren_coap(node, f"put {KERNEL} /example_data hello")
+    assert code in ("2.01", "2.04"), code
+    code, n, _, text = wren_coap(node, f"get {KERNEL} /example_data")
+    assert code == "2.05" and text == "hello", (code, text)
+    code, _, _, text = wren_coap(node, f"get {KERNEL} /nothing")
+    assert code == "4.04", code
+    st = coap_stats(node)
+    assert st["cl_req"] == 5 and st["cl_resp"] == 5 and st["cl_timeout"] == 0, st
+    rows = check_capture(cap, 10)
+    print("\n[coap wren client, libcoap server] " +
+          json.dumps({"coap_messages": len(rows), "stats": st}))
+
+
+AIOCOAP_SERVER = r"""
+import asyncio, sys
+import aiocoap, aiocoap.resource as resource
+from aiocoap.numbers.contentformat import ContentFormat
+
+class Big(resource.Resource):
+    async def render_get(self, request):
+        return aiocoap.Message(payload=bytes(i % 251 for i in range(16384)),
+                               content_format=42)
+
+class Slow(resource.Resource):
+    async def render_get(self, request):
+        await asyncio.sleep(2.0)   # aiocoap sends an empty ACK first: a separate response
+        return aiocoap.Message(payload=b"slow but sure", content_format=0)
+
+class Echo(resource.Resource):
+    async def render_post(self, request):
+        return aiocoap.Message(code=aiocoap.CHANGED, payload=request.payload[::-1])
+    async def render_delete(self, request):
+        return aiocoap.Message(code=aiocoap.DELETED)
+
+async def main():
+    root = resource.Site()
+    root.add_resource(["big"], Big())
+    root.add_resource(["slow"], Slow())
+    root.add_resource(["echo"], Echo())
+    await aiocoap.Context.create_server_context(root, bind=(sys.argv[1], 5683))
+    print("ready", flush=True)
+    await asyncio.get_running_loop().create_future()
+
+asyncio.run(main())
+"""
+
+
+def test_coap_wren_client_aiocoap_server(client_node):
+    pytest.importorskip("aiocoap")
+    ns, node, cap = client_node
+    srv = ns.popen(sys.executable, "-c", AIOCOAP_SERVER, KERNEL, stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, text=True)
+    assert srv.stdout.readline().strip() == "ready", srv.stderr.read()
+    # 16 KiB block-wise: wren follows Block2 to the end
+    code, n, h, _ = wren_coap(node, f"get {KERNEL} /big")
+    assert (code, n, h) == ("2.05", PATTERN_LEN, fnv1a(pattern(PATTERN_LEN))), (code, n, h)
+    # a separate response: empty ACK, then the response as a CON, which wren ACKs
+    code, _, _, text = wren_coap(node, f"get {KERNEL} /slow")
+    assert code == "2.05" and text == "slow but sure", (code, text)
+    code, _, _, text = wren_coap(node, f"post {KERNEL} /echo wren")
+    assert code == "2.04" and text == "nerw", (code, text)
+    code, _, _, text = wren_coap(node, f"post {KERNEL} /echo abc non")
+    assert code == "2.04" and text == "cba", (code, text)
+    code, _, _, _ = wren_coap(node, f"delete {KERNEL} /echo")
+    assert code == "2.02", code
+    st = coap_stats(node)
+    assert st["cl_separate"] == 1 and st["cl_timeout"] == 0 and st["cl_resp"] == 16 + 4, st
+    rows = check_capture(cap, 2 * (16 + 4))
+    print("\n[coap wren client, aiocoap server] " +
+          json.dumps({"coap_messages": len(rows), "stats": st}))

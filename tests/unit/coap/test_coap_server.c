@@ -241,7 +241,7 @@ TEST(test_message__non_ping_and_rejects)
     FX_CHECK_COUNTERS(WREN_COAP_COUNTERS, &srv->stats,
                       (&(struct wren_coap_stats){ .rx = 14, .rx_drop_format = 6, .rx_ping = 1,
                                                   .rx_ack = 1, .rx_rst = 1, .req = 2,
-                                                  .rx_drop_unexpected = 3, .tx = 8 }));
+                                                  .rx_drop_unexpected = 2, .rx_drop_unmatched = 3, .tx = 8 }));
     FX_CLEAN(1000000);
 }
 

@@ -1,0 +1,387 @@
+/* The CoAP client: requests with tokens and message IDs, CON retransmission
+ * (RFC 7252 4.2, 4.8), piggybacked and separate responses (5.2), Block2
+ * followed to the end (RFC 7959 2.4), and a blocking call for application
+ * threads. It shares the server's socket (port 5683): responses come in
+ * there and the server's input hands them over. */
+#include <errno.h>
+#include <string.h>
+
+#include "coap/coap_priv.h"
+#include "core/node.h"
+#include "core/thread.h"
+
+enum { XS_WAIT_ACK = 0, XS_WAIT_RESP = 1 };
+
+int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
+                            uint16_t ack_random_permille, uint8_t max_retransmit)
+{
+    if (ack_timeout_ms == 0 || ack_random_permille < 1000) {
+        return -EINVAL;
+    }
+    c->ack_timeout_ms = ack_timeout_ms;
+    c->ack_random_permille = ack_random_permille;
+    c->max_retransmit = max_retransmit;
+    return 0;
+}
+
+void wren_coap_client_init(struct wren_coap *c)
+{
+    c->ack_timeout_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS;
+    c->ack_random_permille = CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE;
+    c->max_retransmit = CONFIG_WREN_COAP_MAX_RETRANSMIT;
+}
+
+/* RFC 7252 4.8.2: MAX_TRANSMIT_WAIT, how long a NON (or a separate
+ * response) is waited for: ACK_TIMEOUT * (2^(MAX_RETRANSMIT + 1) - 1) *
+ * ACK_RANDOM_FACTOR */
+static uint64_t max_transmit_wait_us(const struct wren_coap *c)
+{
+    return (uint64_t)c->ack_timeout_ms * ((2u << c->max_retransmit) - 1u) *
+           c->ack_random_permille;
+}
+
+static void xchg_free(struct wren_coap_xchg *x)
+{
+    wren_timer_cancel(x->c->node, &x->timer);
+    x->used = 0;
+}
+
+/* End exchange @p x with @p status (its slot is free before the callback,
+ * which may start another request). */
+static void xchg_end(struct wren_coap_xchg *x, int status, const struct coap_msg *m)
+{
+    wren_coap_resp_cb cb = x->cb;
+    void *arg = x->arg;
+    xchg_free(x);
+    if (cb) {
+        cb(x->c, status, m, arg);
+    }
+}
+
+static int xchg_send(struct wren_coap_xchg *x)
+{
+    struct wren_coap *c = x->c;
+    if (wren_sock_udp_send(&c->sock, x->msg, x->len, &x->to) < 0) {
+        c->stats.tx_drop++;
+        return -ENOBUFS;
+    }
+    c->stats.tx++;
+    return 0;
+}
+
+static void xchg_arm(struct wren_coap_xchg *x)
+{
+    struct wren_coap *c = x->c;
+    if (x->non) {
+        wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
+        return;
+    }
+    wren_timer_set(c->node, &x->timer, (uint64_t)x->timeout_ms * 1000u);
+}
+
+static void xchg_timer(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_coap_xchg *x = arg;
+    struct wren_coap *c = x->c;
+    if (x->non || x->state == XS_WAIT_RESP || x->retx >= c->max_retransmit) {
+        c->stats.cl_timeout++;
+        xchg_end(x, -ETIMEDOUT, NULL);
+        return;
+    }
+    /* RFC 7252 4.2: the same message again, the timeout doubled */
+    x->retx++;
+    x->timeout_ms *= 2;
+    c->stats.cl_retx++;
+    (void)xchg_send(x);
+    xchg_arm(x);
+}
+
+/* Build @p rq into x->msg with @p block2 (a Block2 value; < 0: none). */
+static int build_request(struct wren_coap_xchg *x, const struct wren_coap_client_req *rq,
+                         int32_t block2)
+{
+    struct coap_builder b;
+    wren_coap_build_init(&b, x->msg, sizeof(x->msg), rq->non ? COAP_NON : COAP_CON, rq->method,
+                         x->mid, x->token, sizeof(x->token));
+    if (rq->path) {
+        wren_coap_build_opt_path(&b, COAP_OPT_URI_PATH, rq->path);
+    }
+    if (rq->cf >= 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)rq->cf);
+    }
+    if (rq->query) {
+        const char *q = rq->query;
+        while (*q) {
+            const char *e = strchr(q, '&');
+            size_t n = e ? (size_t)(e - q) : strlen(q);
+            wren_coap_build_opt(&b, COAP_OPT_URI_QUERY, q, n);
+            q += n + (e ? 1 : 0);
+        }
+    }
+    if (rq->accept >= 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_ACCEPT, (uint32_t)rq->accept);
+    }
+    if (block2 >= 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)block2);
+    }
+    wren_coap_build_payload(&b, rq->payload, rq->len);
+    int n = wren_coap_build_end(&b);
+    if (n < 0) {
+        return n == -COAP_ERR_NOBUFS ? -EMSGSIZE : -EINVAL;
+    }
+    x->len = (uint16_t)n;
+    return 0;
+}
+
+static void xchg_start(struct wren_coap_xchg *x)
+{
+    struct wren_coap *c = x->c;
+    x->state = XS_WAIT_ACK;
+    x->retx = 0;
+    /* RFC 7252 4.2: initial timeout random in [ACK_TIMEOUT, ACK_TIMEOUT * factor] */
+    uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
+    x->timeout_ms = c->ack_timeout_ms + (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+    c->stats.cl_req++;
+}
+
+int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                      const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg)
+{
+    if (to == NULL || to->port == 0 || rq->method < COAP_CODE_GET ||
+        rq->method > COAP_CODE_DELETE || rq->block_szx > 6) {
+        return -EINVAL;
+    }
+    int i = 0;
+    while (i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
+        i++;
+    }
+    if (i == CONFIG_WREN_COAP_CLIENT_XCHG) {
+        c->stats.cl_busy++;
+        return -EBUSY;
+    }
+    struct wren_coap_xchg *x = &c->xchg[i];
+    memset(x, 0, sizeof(*x));
+    x->c = c;
+    x->to = *to;
+    x->cb = cb;
+    x->arg = arg;
+    x->non = rq->non;
+    x->mid = c->next_mid++;
+    uint32_t tok = wren_node_random(c->node);
+    memcpy(x->token, &tok, sizeof(x->token));
+    struct coap_block blk = { .num = 0, .szx = (uint8_t)(rq->block_szx < 0 ? 0 : rq->block_szx) };
+    int rc = build_request(x, rq, rq->block_szx >= 0 ? wren_coap_block_encode(&blk) : -1);
+    if (rc < 0) {
+        return rc;
+    }
+    wren_timer_init(&x->timer, xchg_timer, x);
+    x->used = 1;
+    xchg_start(x);
+    if (xchg_send(x) < 0) {
+        x->used = 0;
+        return -ENOBUFS;
+    }
+    xchg_arm(x);
+    return i;
+}
+
+void wren_coap_client_stop(struct wren_coap *c)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        wren_coap_cancel(c, (int)i);
+    }
+}
+
+void wren_coap_cancel(struct wren_coap *c, int i)
+{
+    if (i >= 0 && i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
+        xchg_free(&c->xchg[i]);
+    }
+}
+
+/* The request again for block @p num of size @p szx: same options but
+ * Block2, a new message ID (RFC 7959 2.4). @return 0 or -ENOBUFS. */
+static int next_block(struct wren_coap_xchg *x, uint32_t num, uint8_t szx)
+{
+    struct wren_coap *c = x->c;
+    struct coap_msg old;
+    if (wren_coap_parse(x->msg, x->len, &old) < 0) {
+        return -ENOBUFS;
+    }
+    struct coap_block blk = { .num = num, .szx = szx };
+    uint8_t buf[CONFIG_WREN_COAP_CLIENT_MSG_MAX];
+    struct coap_builder b;
+    x->mid = c->next_mid++;
+    wren_coap_build_init(&b, buf, sizeof(buf), old.type, old.code, x->mid, old.token, old.tkl);
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    bool put = false;
+    wren_coap_opt_iter_init(&it, &old);
+    for (;;) {
+        int more = wren_coap_opt_next(&it, &o);
+        if (!put && (more <= 0 || o.num > COAP_OPT_BLOCK2)) {
+            wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
+            put = true;
+        }
+        if (more <= 0) {
+            break;
+        }
+        if (o.num != COAP_OPT_BLOCK2) {
+            wren_coap_build_opt(&b, o.num, o.val, o.len);
+        }
+    }
+    int n = wren_coap_build_end(&b);
+    if (n < 0) {
+        return -ENOBUFS;
+    }
+    memcpy(x->msg, buf, (size_t)n);
+    x->len = (uint16_t)n;
+    wren_timer_cancel(c->node, &x->timer);
+    xchg_start(x);
+    if (xchg_send(x) < 0) {
+        return -ENOBUFS;
+    }
+    xchg_arm(x);
+    return 0;
+}
+
+static bool from_peer(const struct wren_coap_xchg *x, const struct wren_sock_udp_ep *from)
+{
+    return x->to.port == from->port && memcmp(x->to.addr, from->addr, 16) == 0;
+}
+
+/* A response for @p x: deliver it, and ask for the next block if there is one. */
+static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    struct wren_coap *c = x->c;
+    c->stats.cl_resp++;
+    struct coap_opt o;
+    uint32_t v;
+    struct coap_block blk;
+    if (COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
+        wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, &blk) == 0 && blk.more &&
+        blk.num < COAP_BLOCK_NUM_MAX) {
+        if (x->cb) {
+            x->cb(c, 1, m, x->arg);
+        }
+        if (!x->used) {
+            return; /* cancelled by the callback */
+        }
+        if (next_block(x, blk.num + 1, blk.szx) < 0) {
+            xchg_end(x, -ENOBUFS, NULL);
+        }
+        return;
+    }
+    xchg_end(x, 0, m);
+}
+
+bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
+                            const struct wren_sock_udp_ep *from)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        struct wren_coap_xchg *x = &c->xchg[i];
+        if (!x->used || !from_peer(x, from)) {
+            continue;
+        }
+        if (m->type == COAP_ACK || m->type == COAP_RST) {
+            if (m->mid != x->mid || x->non) {
+                continue;
+            }
+            if (m->type == COAP_RST) {
+                c->stats.cl_rst++;
+                xchg_end(x, -ECONNREFUSED, NULL);
+                return true;
+            }
+            if (m->code == COAP_CODE_EMPTY) {
+                /* RFC 7252 5.2.2: a separate response follows */
+                if (x->state == XS_WAIT_ACK) {
+                    c->stats.cl_separate++;
+                    x->state = XS_WAIT_RESP;
+                    wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
+                }
+                return true;
+            }
+            if (m->tkl != sizeof(x->token) || memcmp(m->token, x->token, m->tkl) != 0) {
+                continue;
+            }
+            deliver(x, m);
+            return true;
+        }
+        /* a CON or NON response: matched by token (RFC 7252 5.3.2) */
+        if (m->tkl == sizeof(x->token) && memcmp(m->token, x->token, m->tkl) == 0) {
+            if (m->type == COAP_CON) {
+                uint8_t ack[COAP_HDR_LEN];
+                struct coap_builder b;
+                wren_coap_build_init(&b, ack, sizeof(ack), COAP_ACK, COAP_CODE_EMPTY, m->mid,
+                                     NULL, 0);
+                if (wren_sock_udp_send(&c->sock, ack, sizeof(ack), from) < 0) {
+                    c->stats.tx_drop++;
+                } else {
+                    c->stats.tx++;
+                }
+            }
+            deliver(x, m);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- blocking calls ------------------------------------------------------------ */
+
+struct call_ctx {
+    struct wren_thread *t;
+    bool done;
+    uint8_t *buf;
+    size_t max;
+    struct wren_coap_result *res;
+};
+
+static void call_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
+{
+    (void)c;
+    struct call_ctx *k = arg;
+    if (m) {
+        struct wren_coap_result *r = k->res;
+        struct coap_opt o;
+        uint32_t v = 0;
+        r->code = m->code;
+        r->cf = wren_coap_opt_find(m, COAP_OPT_CONTENT_FORMAT, &o) &&
+                        wren_coap_opt_uint(&o, &v) == 0
+                    ? (int32_t)v
+                    : -1;
+        size_t n = m->payload_len;
+        if (n > k->max - r->len) {
+            n = k->max - r->len;
+            r->truncated = true;
+        }
+        memcpy(k->buf + r->len, m->payload, n);
+        r->len += n;
+    }
+    if (status <= 0) {
+        k->done = true;
+        wren_thread_wakeup(k->t, status);
+    }
+}
+
+int wren_coap_call(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                   const struct wren_coap_client_req *rq, void *buf, size_t max,
+                   struct wren_coap_result *res, uint64_t timeout_us)
+{
+    struct wren_thread *t = wren_thread_self(c->node);
+    if (t == NULL) {
+        return -EDEADLK;
+    }
+    *res = (struct wren_coap_result){ .cf = -1 };
+    struct call_ctx k = { .t = t, .buf = buf, .max = max, .res = res };
+    int x = wren_coap_request(c, to, rq, call_cb, &k);
+    if (x < 0) {
+        return x;
+    }
+    int rc = wren_thread_block(c->node, timeout_us);
+    if (!k.done) {
+        wren_coap_cancel(c, x); /* the callback must not reach this stack again */
+    }
+    return rc;
+}
