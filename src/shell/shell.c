@@ -213,10 +213,21 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
         int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_FAULTS, 0, &f, sizeof(f));
         return res < 0 ? wren_shell_error(sh, res, "ifconfig faults") : 0;
     }
+    if (!bad && argc == 4 && strcmp(argv[2], "ack") == 0) {
+        /* IF ack on|off: ask for 802.15.4 ACKs on unicast (off for peers
+         * that never send any, such as lwIP's zepif) */
+        struct wren_netif *nif = wren_netif_get(node, id);
+        uint8_t on = strcmp(argv[3], "on") == 0;
+        if (nif == NULL || (!on && strcmp(argv[3], "off") != 0)) {
+            return wren_shell_error(sh, -EINVAL, "ifconfig IF ack on|off");
+        }
+        int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_ACK_REQ, 0, &on, 1);
+        return res < 0 ? wren_shell_error(sh, res, "ifconfig ack") : 0;
+    }
     struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
     if (bad || argc < 4 || ip == NULL) {
         wren_shell_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
-                      "IF faults LOSS%% REORDER%% [HOLD_MS]]\n");
+                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off]\n");
         return -EINVAL;
     }
     struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
@@ -521,7 +532,8 @@ static int cmd_help(struct wren_shell *sh, struct wren_module *m, int argc, char
 static const struct wren_shell_cmd commands[] = {
     { "help", "list commands", cmd_help },
     { "ifconfig",
-      "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]",
+      "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]; "
+      "IF ack on|off",
       cmd_ifconfig },
     { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
     { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",

@@ -162,12 +162,13 @@ def zep_pair(host_procs, wren_node, tmp_path):
     for n in (a, b):
         n.run("help", r"^exit ")
 
-    def finish():
+    def finish(acks=True):
         for n in (a, b):
             z = counters(n, "zep")
             mac = counters(n, "mac")
             assert z["rx_bad_fcs"] == z["rx_malformed"] == z["tx_errors"] == 0, z
-            assert z["tx_acks"] > 0 and mac["ack_rx"] > 0 and mac["ack_tx"] > 0, (z, mac)
+            if acks:
+                assert z["tx_acks"] > 0 and mac["ack_rx"] > 0 and mac["ack_tx"] > 0, (z, mac)
             # (a datagram that lost a fragment waits out its reassembly: 10 s)
             deadline = time.monotonic() + 15
             while not n.pktbuf_empty():
@@ -253,6 +254,24 @@ def test_wire_checker_catches_short_spaces():
     long_ = [_frame(0, 19, seq=1), _frame(air(19) + 639, 19, seq=2)]
     with pytest.raises(AssertionError, match="IFS 640000"):
         check_wire(long_)
+
+
+def test_zep_ack_requests_can_be_turned_off(zep_pair):
+    # for peers that never acknowledge (lwIP's zepif): node 1 stops asking
+    a, b, finish = zep_pair
+    out = a.run("ifconfig 1 ack off\nifconfig 1 ack maybe", r"^error")
+    assert "ifconfig IF ack on|off" in out, out
+    out = a.run("ping fe80::ff:fe00:2 -c 2 -i 300 -s 300", r"packets transmitted")
+    assert "2 packets transmitted, 2 received" in out, out
+    frames = finish(acks=False)
+    data = [f for f in frames if f.type == 1]
+    mine = [f for f in data if f.src == b"\x00\x01"[::-1]]
+    theirs = [f for f in data if f.src == b"\x00\x02"[::-1]]
+    assert len(mine) >= 6 and len(theirs) >= 6, (len(mine), len(theirs))
+    assert not any(f.ack_req for f in mine) and all(f.ack_req for f in theirs)
+    # only node 2's frames were acknowledged
+    assert sum(1 for f in frames if f.type == 2) == len(theirs)
+    check_wire(frames)
 
 
 def test_wren_node_zep_channel_options():
