@@ -223,7 +223,7 @@ class Rpl(Table):
     leaves: list[int] = spec(factory=list, toml=list[int] | int, conv=_id_list, node_ref=True,
                              what="a list of node ids or a node id")
     prefix: str = spec("2001:db8::/64")
-    mode: Literal["storing"] = spec("storing")
+    mode: Literal["storing", "non-storing"] = spec("storing")
     instance: int = spec(0, lo=0, hi=127)
 
 
@@ -584,7 +584,8 @@ def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
     out = []
     for node in range(n):
         if node in r.root:
-            out.append((node, f"rpl root {r.prefix} instance {r.instance}"))
+            mode = "nonstoring" if r.mode == "non-storing" else "storing"
+            out.append((node, f"rpl root {r.prefix} instance {r.instance} {mode}"))
         else:
             out.append((node, "rpl leaf" if node in r.leaves else "rpl router"))
     return out

@@ -15,6 +15,7 @@
 #include "wire/inet_csum.h"
 #include "wire/ipv6.h"
 #include "wire/ipv6_ext.h"
+#include "wire/rpl.h"
 
 static struct wren_ipv6_if *if_get(struct wren_ipv6 *ip, uint8_t if_id)
 {
@@ -348,12 +349,15 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
  * removed), out of the right interface; @p pinned is 0 or a forced interface.
  * A forwarded packet that cannot go gets an ICMPv6 error instead. */
-static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned, bool forwarded)
+static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned, bool forwarded,
+                      bool on_link)
 {
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     const uint8_t *next_hop = dst;
     struct wren_ipv6_if *ifc = NULL;
-    bool link_scope = wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst);
+    /* on_link: a strict source route's next hop is a neighbour on @p pinned */
+    bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
+                      wren_ipv6_addr_is_link_local(dst);
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
     if (r && pinned && r->if_id != pinned) {
         r = NULL; /* the pinned interface wins; its destination is on-link */
@@ -412,6 +416,43 @@ drop:
 
 static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
 
+/* RFC 6554 3 at a non-storing RPL root: the module taking ICMPv6 type 155
+ * may have a source route to the destination of @p hs (the writable IPv6
+ * header snip): its SRH goes in after the header and the first hop becomes
+ * the destination (the upper-layer checksum stays over the final one, RFC
+ * 8200 8.1). Returns the interface the first hop is on, 0 to route as
+ * usual, -1 when the buffer is full. */
+static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned)
+{
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return 0;
+    }
+    uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n < 17 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        memcpy(r, hs->data + IPV6_OFF_DST, 16);
+        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_SRH, 0, r, sizeof(r));
+    }
+    if (n < 17 || !if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
+        return 0; /* a pinned interface wins (answers go out where the question came in) */
+    }
+    if (n > 17) {
+        struct wren_snip *rh = wren_pktbuf_add(&ip->node->pktbuf, hs->next, r + 17,
+                                               (size_t)n - 17, WREN_NETTYPE_IPV6_EXT);
+        if (rh == NULL) {
+            ip->stats.tx_drop_nobuf++;
+            return -1;
+        }
+        rh->data[0] = hs->data[IPV6_OFF_NEXT];
+        hs->data[IPV6_OFF_NEXT] = IPV6_NH_ROUTING;
+        hs->next = rh;
+        ip->stats.tx_srh++;
+    }
+    wren_ipv6_addr_copy(hs->data + IPV6_OFF_DST, r + 1);
+    return r[0];
+}
+
 static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
@@ -425,16 +466,15 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         ip->stats.tx_drop_bad++;
         goto drop;
     }
-    size_t plen = wren_pkt_len(pkt->next);
     struct wren_snip *hs = pkt;
-    if (plen > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
+    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
         ip->stats.tx_drop_bad++;
         goto drop;
     }
-    /* fill in the header in place: payload length, source, hop limit */
+    /* fill in the header in place: source, source route, payload length,
+     * hop limit */
     uint8_t *h = hs->data;
     uint8_t *src = h + IPV6_OFF_SRC, *dst = h + IPV6_OFF_DST;
-    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
     bool local = wren_ipv6_addr_is_loopback(dst) || wren_ipv6_is_own(ip, dst);
     if (wren_ipv6_addr_is_unspecified(src)) {
         if (local) {
@@ -444,12 +484,23 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
             goto drop;
         }
     }
+    int direct = 0;
+    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
+        (direct = srh_insert(ip, hs, pinned)) < 0) {
+        goto drop;
+    }
+    size_t plen = wren_pkt_len(hs->next);
+    if (plen > UINT16_MAX) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
+    }
+    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
     if (h[IPV6_OFF_HOP_LIMIT] == 0) {
         struct wren_ipv6_if *ifc = if_get(ip, pinned);
         h[IPV6_OFF_HOP_LIMIT] = ifc ? ifc->hop_limit : WREN_IPV6_DEFAULT_HOP_LIMIT;
     }
     if (!local) {
-        route_out(ip, pkt, pinned, false);
+        route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
         return;
     }
     /* loopback: the datagram turns around in one piece, as if received */
@@ -485,8 +536,10 @@ static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
     return false;
 }
 
-/* Forward a received datagram (first snip: the whole datagram). */
-static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt)
+/* Forward a received datagram (first snip: the whole datagram); with
+ * @p direct, to its destination as a neighbour on that interface (the next
+ * hop of a source route). */
+static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     if (pkt->data[IPV6_OFF_HOP_LIMIT] <= 1) {
@@ -528,12 +581,41 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt)
         }
     }
     ip->stats.rx_forwarded++;
-    route_out(ip, hdr, 0, true);
+    route_out(ip, hdr, direct, true, direct != 0);
+}
+
+static bool own_addr(void *ctx, const uint8_t addr[16])
+{
+    return wren_ipv6_is_own(ctx, addr);
+}
+
+/* RFC 6554 4.2: one hop of an RPL source routing header at @p rh_off
+ * (after the fixed header) of a datagram for us with segments left. Returns
+ * 0 when the packet was forwarded or went to ICMPv6, -1 to drop it. */
+static int srh_step(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint16_t rh_off)
+{
+    uint16_t err = 0;
+    int rc = wren_rpl_srh_process(pkt->data + IPV6_HDR_LEN + rh_off, (size_t)plen - rh_off,
+                                  pkt->data + IPV6_OFF_DST, own_addr, ip, &err);
+    if (rc == 1) {
+        struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+        ip->stats.rx_srh_forwarded++;
+        forward(ip, pkt, nhs ? wren_netif_hdr(nhs)->if_id : 0);
+        return 0;
+    }
+    ip->stats.rx_drop_srh++;
+    if (rc == -RPL_ERR_SRH_MCAST) {
+        return -1; /* discarded without an error (4.2) */
+    }
+    icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
+               (uint16_t)(IPV6_HDR_LEN + rh_off + err));
+    return 0;
 }
 
 /* RFC 8200 section 4: walk the extension headers of a datagram for us.
  * Returns 1 to go on (*nh, *ext_len set), 0 if the packet went to ICMPv6 for
- * a parameter problem, -1 to drop it (counted). */
+ * a parameter problem (or, a source route, on to its next hop), -1 to drop
+ * it (counted). */
 static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint8_t *nh,
                     size_t *ext_len)
 {
@@ -567,6 +649,9 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         goto param_problem;
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
+        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
+            return srh_step(ip, pkt, plen, e.rh_off);
+        }
         /* a routing header we would have to process: no source routing here */
         ptr = (uint16_t)(e.rh_off + 2);
         goto param_problem;
@@ -627,7 +712,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
     if (!for_us(ip, dst, if_id)) {
         if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
             !wren_ipv6_addr_is_link_local(dst) && if_id) {
-            forward(ip, pkt);
+            forward(ip, pkt, 0);
             return;
         }
         ip->stats.rx_drop_not_for_us++;

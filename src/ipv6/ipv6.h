@@ -44,6 +44,9 @@
 #define CONFIG_WREN_IPV6_GROUPS 2
 #endif
 #define WREN_IPV6_DEFAULT_HOP_LIMIT 64
+/** Largest RPL source routing header inserted at a non-storing root: 16
+ *  uncompressed addresses (compression makes room for more hops). */
+#define WREN_IPV6_SRH_MAX (8 + 16 * 16)
 _Static_assert(CONFIG_WREN_IPV6_IFS >= 1 && CONFIG_WREN_IPV6_ADDRS >= 1,
                "an interface and its link-local address at least");
 _Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
@@ -126,7 +129,10 @@ struct wren_ipv6_if {
     C(tx_drop_no_route)                                                       \
     C(tx_drop_no_src)         /* no source address for the destination */     \
     C(tx_drop_too_big)        /* larger than the link MTU */                  \
-    C(tx_drop_nobuf)
+    C(tx_drop_nobuf)                                                          \
+    C(tx_srh)                 /* RPL source routing headers inserted */       \
+    C(rx_srh_forwarded)       /* sent on to a source route's next hop */      \
+    C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */
 
 struct wren_ipv6_stats {
     WREN_IPV6_COUNTERS(WREN_COUNTER_U32)

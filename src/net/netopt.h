@@ -85,6 +85,12 @@ enum wren_netopt {
 
     /* RPL */
     WREN_NETOPT_RPL_ROLE = 0x1c0,  /**< SET: struct wren_rpl_role_cfg; GET: uint8_t role */
+    WREN_NETOPT_RPL_SRH,           /**< GET, asked by IPv6 of the module taking ICMPv6 type
+                                        155 for each datagram it originates: in:
+                                        uint8_t[16] destination; out: uint8_t interface,
+                                        uint8_t[16] first hop (on that link), then an RFC 6554
+                                        SRH to insert (its next header left 0), or nothing;
+                                        -ENOENT: no source route, route as usual */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

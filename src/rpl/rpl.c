@@ -183,14 +183,26 @@ static void send_dis(struct wren_rpl *rpl)
     send_msg(rpl, all_rpl_nodes, out, (size_t)len);
 }
 
-/* A DAO to the preferred parent: our own target, or (@p opts) the targets
- * and transits of a child's DAO passed on (storing mode, RFC 6550 9.2). */
+/* The global address of parent @p p: the prefix and its link-local IID
+ * (RPL nodes autoconfigure from the DIO's PIO, RFC 6550 6.7.10). */
+static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_parent *p,
+                          uint8_t *out)
+{
+    memcpy(out, rpl->prefix, 8);
+    memcpy(out + 8, p->addr + 8, 8);
+}
+
+/* A DAO: in storing mode to the preferred parent, with our own target or
+ * (@p fwd) the targets and transits of a child's DAO passed on (RFC 6550
+ * 9.2); in non-storing mode to the root, with our preferred parent's
+ * address in the transit option (9.7). */
 static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
 {
     if (rpl->pref < 0) {
         return;
     }
-    uint8_t opts[MSG_MAX], out[MSG_MAX + 24];
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    uint8_t opts[MSG_MAX], out[MSG_MAX + 24], parent[16];
     size_t n = 0;
     if (fwd) {
         if (fwd_len > sizeof(opts)) {
@@ -200,12 +212,16 @@ static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
         memcpy(opts, fwd, fwd_len);
         n = fwd_len;
     } else {
-        if (rpl->addr[0] == 0) {
+        if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
             return; /* no address to announce yet */
         }
         struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr, .prefix_bytes = 16 };
         struct rpl_opt_transit tr = { .path_seq = rpl->path_seq,
                                       .path_lifetime = rpl->cfg.def_lifetime };
+        if (ns) {
+            parent_global(rpl, &rpl->parents[rpl->pref], parent);
+            tr.parent = parent;
+        }
         n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
         n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
     }
@@ -220,8 +236,16 @@ static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
                                   .seq = rpl->dao_seq },
                          .opts = opts, .opts_len = n };
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
-    if (len > 0) {
-        rpl->stats.tx_dao++;
+    if (len <= 0) {
+        return;
+    }
+    rpl->stats.tx_dao++;
+    if (ns) {
+        /* across the DODAG, like any datagram: the default hop limit */
+        if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
+            rpl->stats.tx_fail++;
+        }
+    } else {
         send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
     }
 }
@@ -233,7 +257,14 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dao_ack++;
-    send_msg(rpl, dst, out, (size_t)len);
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        /* down the DODAG to a global address: IPv6 asks us for the SRH */
+        if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
+            rpl->stats.tx_fail++;
+        }
+    } else {
+        send_msg(rpl, dst, out, (size_t)len);
+    }
 }
 
 static void trickle_fire(struct wren_trickle *tr, void *arg)
@@ -264,12 +295,21 @@ static void schedule_dao(struct wren_rpl *rpl)
     rpl->dao_jitter_s = 0;
 }
 
+/* Forget route @p r; in storing mode it is in the FIB too. */
+static void route_drop(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    if (rpl->mop != RPL_MOP_NON_STORING) {
+        route_set(rpl, r->target, r->plen, NULL, false, NULL);
+    }
+    memset(r, 0, sizeof(*r));
+}
+
 static void clear_routes(struct wren_rpl *rpl)
 {
     for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen) {
-            route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            route_drop(rpl, r);
             memset(r, 0, sizeof(*r));
         }
     }
@@ -492,7 +532,8 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         }
         return;
     }
-    if (RPL_DIO_MOP(d->g_mop_prf) != RPL_MOP_STORING || d->instance > 127) {
+    unsigned mop = RPL_DIO_MOP(d->g_mop_prf);
+    if ((mop != RPL_MOP_STORING && mop != RPL_MOP_NON_STORING) || d->instance > 127) {
         rpl->stats.rx_drop_unsupported++;
         return;
     }
@@ -599,7 +640,7 @@ static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t,
 /* One target of a DAO (storing mode, RFC 6550 9.2.2). Returns false if it
  * had to be refused. */
 static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_opt_target *t,
-                       const struct rpl_opt_transit *tr)
+                       const struct rpl_opt_transit *tr, bool fib)
 {
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
@@ -611,7 +652,9 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rp
     if (tr->path_lifetime == 0) {
         /* no-path: remove the route if it goes through this child */
         if (r && memcmp(r->via, src, 16) == 0) {
-            route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            if (fib) {
+                route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            }
             memset(r, 0, sizeof(*r));
             rpl->stats.route_no_path++;
         }
@@ -628,8 +671,10 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rp
         rpl->stats.routes_full++;
         return false;
     }
-    int rc;
-    route_set(rpl, target, t->prefix_len, src, true, &rc);
+    int rc = 0;
+    if (fib) {
+        route_set(rpl, target, t->prefix_len, src, true, &rc);
+    }
     if (rc < 0) {
         memset(r, 0, sizeof(*r));
         rpl->stats.routes_full++; /* the FIB is full */
@@ -647,9 +692,12 @@ static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
 {
     rpl->stats.rx_dao++;
     bool root = rpl->role == WREN_RPL_ROOT;
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    /* storing: from a child on the link; non-storing: to the root only,
+     * from anywhere in the DODAG (9.7) */
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
-        m->dao.instance != rpl->instance || !wren_ipv6_addr_is_link_local(src) ||
-        rpl->mop != RPL_MOP_STORING) {
+        m->dao.instance != rpl->instance || (ns && !root) ||
+        (!ns && !wren_ipv6_addr_is_link_local(src))) {
         rpl->stats.rx_drop_dao++;
         return;
     }
@@ -677,8 +725,12 @@ static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
                 rpl->stats.rx_drop_malformed++;
                 return;
             }
+            if (ns && tr.parent == NULL) {
+                rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
+                return;
+            }
             for (unsigned k = first; k < nt; k++) {
-                refused |= !dao_target(rpl, src, &targets[k], &tr);
+                refused |= !dao_target(rpl, ns ? tr.parent : src, &targets[k], &tr, !ns);
             }
             first = nt;
         }
@@ -691,7 +743,7 @@ static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         send_dao_ack(rpl, src, m->dao.seq,
                      refused ? RPL_DAO_ACK_UNABLE_TO_ACCEPT : RPL_DAO_ACK_OK);
     }
-    if (!root && !refused) {
+    if (!root && !refused && !ns) {
         send_dao(rpl, m->opts, m->opts_len); /* on toward the root */
     }
 }
@@ -762,8 +814,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
     for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
-            route_set(rpl, r->target, r->plen, NULL, false, NULL);
-            memset(r, 0, sizeof(*r));
+            route_drop(rpl, r);
             rpl->stats.route_expired++;
         }
     }
@@ -844,7 +895,8 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
         return -EINVAL;
     }
     if (c->role == WREN_RPL_ROOT &&
-        (c->prefix_len == 0 || c->prefix_len > 128 || c->mop != RPL_MOP_STORING ||
+        (c->prefix_len == 0 || c->prefix_len > 128 ||
+         (c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) ||
          c->instance > 127)) {
         return -EINVAL;
     }
@@ -902,6 +954,51 @@ static void rpl_handle(struct wren_node *node, struct wren_module *self, const s
     }
 }
 
+/* Non-storing root (RFC 6554 3, RFC 6550 9.7): the source route to @p dst
+ * from the DAO parents: out = [if_id][first hop, 16][SRH, with 0 as next
+ * header; none when dst is a child of ours]. Returns its length, -ENOENT
+ * without a complete route (IPv6 then routes as usual), -EOVERFLOW. */
+static int source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max)
+{
+    if (rpl->role != WREN_RPL_ROOT || rpl->mop != RPL_MOP_NON_STORING ||
+        wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst)) {
+        return -ENOENT;
+    }
+    /* walk the parents up from dst: path[0] = dst, path[k] = the hop whose
+     * parent is us; bounded by the table (a loop in it is no route) */
+    uint8_t path[CONFIG_WREN_RPL_ROUTES + 1][16];
+    size_t k = 0;
+    memcpy(path[0], dst, 16);
+    for (;;) {
+        struct wren_rpl_route *r = route_find(rpl, path[k], 128);
+        if (r == NULL) {
+            return -ENOENT;
+        }
+        if (memcmp(r->via, rpl->addr, 16) == 0) {
+            break;
+        }
+        if (++k > CONFIG_WREN_RPL_ROUTES) {
+            return -ENOENT;
+        }
+        memcpy(path[k], r->via, 16);
+    }
+    if (max < 17) {
+        return -EOVERFLOW;
+    }
+    out[0] = rpl->if_id;
+    memcpy(out + 1, path[k], 16);
+    if (k == 0) {
+        return 17; /* a child of ours: on the link, no SRH */
+    }
+    /* the hops after the first, toward dst */
+    uint8_t hops[CONFIG_WREN_RPL_ROUTES][16];
+    for (size_t i = 0; i < k; i++) {
+        memcpy(hops[i], path[k - 1 - i], 16);
+    }
+    int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, path[k], out + 17, max - 17);
+    return n < 0 ? -EOVERFLOW : 17 + n;
+}
+
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                    void *val, size_t max)
 {
@@ -915,6 +1012,14 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
+    case WREN_NETOPT_RPL_SRH: {
+        uint8_t dst[16];
+        if (max < 16) {
+            return -EOVERFLOW;
+        }
+        memcpy(dst, val, 16);
+        return source_route(rpl, dst, val, max);
+    }
     default:
         return -ENOTSUP;
     }

@@ -26,9 +26,13 @@
  * rank. Every change of routes goes to the IPv6 module through netapi SET
  * (WREN_NETOPT_IPV6_ROUTE_ADD/DEL); nothing of IPv6's state is read directly.
  *
- * Not yet (issue 13): non-storing mode and the SRH at the root, the RPI in
- * data packets, MRHOF with a link estimator, DODAG version increments at the
- * root (global repair) — see docs/architecture.md.
+ * Non-storing mode (MOP 1): DAOs go to the root with the parent's address;
+ * the root answers GET WREN_NETOPT_RPL_SRH with source routes for IPv6 to
+ * put in an RFC 6554 header.
+ *
+ * Not yet (issue 13): the RPI in data packets and IPv6-in-IPv6 at the root,
+ * MRHOF with a link estimator, DODAG version increments at the root
+ * (global repair) — see docs/architecture.md.
  */
 #ifndef WREN_RPL_RPL_H
 #define WREN_RPL_RPL_H
@@ -70,7 +74,7 @@ struct wren_rpl_role_cfg {
     uint8_t role;       /**< enum wren_rpl_role */
     uint8_t instance;   /**< root: RPLInstanceID (global: < 128) */
     uint8_t prefix_len; /**< root: its prefix, 64 for autoconfiguration */
-    uint8_t mop;        /**< root: RPL_MOP_STORING (only this mode yet) */
+    uint8_t mop;        /**< root: RPL_MOP_STORING or RPL_MOP_NON_STORING */
     uint8_t prefix[16]; /**< root */
 };
 

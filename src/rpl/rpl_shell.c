@@ -9,7 +9,8 @@
 #include "shell/shell.h"
 
 static const char usage[] =
-    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] | rpl router | rpl leaf | rpl off\n";
+    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] | rpl router | "
+    "rpl leaf | rpl off\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
 {
@@ -76,16 +77,22 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
             wren_shell_printf(sh, "%s", usage);
             return -EINVAL;
         }
-        if (argc == 5 && strcmp(argv[3], "instance") == 0) {
-            int bad = 0;
-            c.instance = (uint8_t)wren_shell_num(argv[4], 0, 127, &bad);
-            if (bad) {
-                wren_shell_printf(sh, "rpl: instance is 0..127 (a global instance)\n");
+        for (int i = 3; i < argc; i++) {
+            if (strcmp(argv[i], "instance") == 0 && i + 1 < argc) {
+                int bad = 0;
+                c.instance = (uint8_t)wren_shell_num(argv[++i], 0, 127, &bad);
+                if (bad) {
+                    wren_shell_printf(sh, "rpl: instance is 0..127 (a global instance)\n");
+                    return -EINVAL;
+                }
+            } else if (strcmp(argv[i], "storing") == 0) {
+                c.mop = RPL_MOP_STORING;
+            } else if (strcmp(argv[i], "nonstoring") == 0) {
+                c.mop = RPL_MOP_NON_STORING;
+            } else {
+                wren_shell_printf(sh, "%s", usage);
                 return -EINVAL;
             }
-        } else if (argc != 3) {
-            wren_shell_printf(sh, "%s", usage);
-            return -EINVAL;
         }
     } else if (strcmp(argv[1], "router") == 0 && argc == 2) {
         c.role = WREN_RPL_ROUTER;
@@ -102,6 +109,7 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 }
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
-    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] | router | leaf | off", cmd_rpl },
+    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] | router | leaf | off",
+      cmd_rpl },
     { NULL, NULL, NULL },
 };

@@ -4,9 +4,11 @@ join without routing; a full route table is a counted refusal with a
 DAO-ACK status; nodes without a role stay silent; tshark dissects every RPL
 message; the [rpl] scenario table. Addresses are read from `rpl` itself
 (the IID is the node's link-local one, whatever its form)."""
+import ipaddress
 import math
 import random
 import re
+import struct
 
 import pytest
 
@@ -33,7 +35,7 @@ def rpl_state(s, i) -> dict:
     return st
 
 
-def build(s, n, links, root=0, leaves=(), pcap=None):
+def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing"):
     for i in range(n):
         s.add_node(10.0 * i, 0)
     for a, b, prr in links:
@@ -43,7 +45,8 @@ def build(s, n, links, root=0, leaves=(), pcap=None):
         s.open_pcap(pcap)
     for i in range(n):
         s.set_cca(i, True)
-    for node, cmd in scenario._rpl_commands(scenario.Rpl(root=[root], leaves=list(leaves)), n):
+    for node, cmd in scenario._rpl_commands(scenario.Rpl(root=[root], leaves=list(leaves),
+                                                         mode=mode), n):
         res, out = s.shell(node, cmd.replace(" instance 0", ""))
         assert res == 0, out
 
@@ -62,11 +65,12 @@ def line_links(n):
     return [(i, i + 1, 1.0) for i in range(n - 1)]
 
 
-def test_rpl_line_storing_forms_and_pings_both_ways(sim_factory, tmp_path):
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+def test_rpl_line_forms_and_pings_both_ways(sim_factory, tmp_path, mode):
     n = 6
     s = sim_factory(1)
     pcap = tmp_path / "rpl_line.pcap"
-    build(s, n, line_links(n), pcap=pcap)
+    build(s, n, line_links(n), pcap=pcap, mode=mode)
     s.run(90)
     st = [rpl_state(s, i) for i in range(n)]
     assert st[0]["rank"] == MIN_HOP and "role root" in st[0]["out"]
@@ -77,10 +81,18 @@ def test_rpl_line_storing_forms_and_pings_both_ways(sim_factory, tmp_path):
         pref = [p for p in st[i]["parents"] if p[2]]
         assert len(pref) == 1 and int(pref[0][1]) == st[i - 1]["rank"]
         assert st[i]["addr"] and st[i]["addr"].startswith("2001:db8::")
-    # storing mode: each router holds a route to every node below it
-    for i in range(n):
-        targets = sorted(t for t, _ in st[i]["routes"])
-        assert targets == sorted(f"{st[k]['addr']}/128" for k in range(i + 1, n)), st[i]["out"]
+    assert f"mop {1 if mode == 'non-storing' else 2}" in st[0]["out"]
+    if mode == "storing":
+        # each router holds a route to every node below it, via its child
+        for i in range(n):
+            targets = sorted(t for t, _ in st[i]["routes"])
+            assert targets == sorted(f"{st[k]['addr']}/128" for k in range(i + 1, n)), \
+                st[i]["out"]
+    else:
+        # only the root: each node's DAO parent, by its global address
+        assert sorted(st[0]["routes"]) == sorted((f"{st[k]['addr']}/128", st[k - 1]["addr"])
+                                                 for k in range(1, n)), st[0]["out"]
+        assert all(not st[i]["routes"] for i in range(1, n))
     root = st[0]["addr"]
     for i in range(1, n):
         assert ping(s, i, root) == 3, f"node {i} -> root"
@@ -89,6 +101,11 @@ def test_rpl_line_storing_forms_and_pings_both_ways(sim_factory, tmp_path):
     assert c["rpl.joined"] == 1 and c["rpl.detached"] == 0 and c["rpl.tx_dao"] >= 1
     assert s.counters(0)["rpl.tx_dao_ack"] >= n - 1
     assert s.counters(1)["ipv6.rx_forwarded"] >= 2 * 3 * (n - 2)
+    if mode == "non-storing":
+        # downward: an SRH from the root, processed at every router on the way
+        assert s.counters(0)["ipv6.tx_srh"] >= 3 * (n - 2)
+        assert s.counters(1)["ipv6.rx_srh_forwarded"] >= 3 * (n - 2)
+        assert all(s.counters(i)["ipv6.rx_drop_srh"] == 0 for i in range(n))
     s.close()  # flushes the capture
     # tshark: every RPL message dissects, nothing flagged
     rows = tshark_fields(pcap, "icmpv6.type", "icmpv6.code", "_ws.malformed", "_ws.expert",
@@ -98,6 +115,13 @@ def test_rpl_line_storing_forms_and_pings_both_ways(sim_factory, tmp_path):
     for r in rows:
         if r[0] == "155":
             assert r[2] == "" and r[3] == "" and r[4] == "1", r
+    if mode == "non-storing":
+        srh = tshark_fields(pcap, "ipv6.routing.rpl.addr_count", "ipv6.routing.rpl.full_address",
+                            "_ws.malformed", "_ws.expert", extra=["-Y", "ipv6.routing.type == 3"])
+        assert len(srh) >= 3 * (n - 2)
+        for count, full, malformed, expert in srh:
+            assert int(count) == len(full.split(",")) and not malformed and not expert, srh
+            assert all(a in {st[k]["addr"] for k in range(1, n)} for a in full.split(",")), full
 
 
 def random_mesh(n, seed, width=45.0, reach=16.0):
@@ -119,11 +143,12 @@ def random_mesh(n, seed, width=45.0, reach=16.0):
             return links
 
 
-def test_rpl_random_lossy_mesh_storing(sim_factory):
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+def test_rpl_random_lossy_mesh(sim_factory, mode):
     n = 14
     links = random_mesh(n, 13)
     s = sim_factory(3)
-    build(s, n, links)
+    build(s, n, links, mode=mode)
     s.run(240)
     st = [rpl_state(s, i) for i in range(n)]
     unjoined = [i for i in range(1, n) if not st[i]["joined"]]
@@ -235,3 +260,76 @@ def test_rpl_scenario_needs_the_module():
     with pytest.raises(ScenarioError) as e:
         scenario.parse(sc, source="t.toml")
     assert "[rpl] needs the rpl module" in str(e.value), str(e.value)
+
+
+def _fcs(data):
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return struct.pack("<H", crc)
+
+
+def _srh(addrs, segs_left, cmpr=0, next_hdr=17):
+    """An SRH carrying @addrs with their first @cmpr octets elided (CmprI =
+    CmprE = cmpr), padded to 8 octets."""
+    body = b"".join(ipaddress.IPv6Address(a).packed[cmpr:] for a in addrs)
+    pad = -len(body) % 8
+    return bytes([next_hdr, (len(body) + pad) // 8, 3, segs_left, cmpr << 4 | cmpr, pad << 4,
+                  0, 0]) + body + bytes(pad)
+
+
+def test_rpl_srh_adversarial_counted_and_harmless(sim_factory):
+    """RFC 6554 4.2 at a router, from frames injected into its radio: a loop
+    (its own address twice with another between), a multicast address,
+    segments left beyond the addresses, inconsistent lengths, a header past
+    the packet; each dropped and counted (parameter problems where the RFC
+    says), nothing else changes, and a good source route is still followed."""
+    from scapy.layers.inet import UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.packet import Raw
+    n = 3
+    s = sim_factory(8)
+    build(s, n, line_links(n), mode="non-storing")
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    assert all(x["addr"] for x in st)
+    victim, me, nxt = 1, st[1]["addr"], st[2]["addr"]
+    outsider = "2001:db8::99"
+    udp = bytes(IPv6(src=outsider, dst=nxt) / UDP(sport=7, dport=9) / Raw(b"srh"))[40:]
+    seq = [0]
+
+    def inject(rh, payload=udp, plen=None):
+        ip = bytes(IPv6(src=outsider, dst=me, nh=43, hlim=64,
+                        plen=plen if plen is not None else len(rh) + len(payload)))[:40]
+        seq[0] += 1
+        mhr = struct.pack("<HBHHH", 0x8841, seq[0], 0x23, 0xFFFF, 0)  # broadcast, PAN 0x23
+        frame = mhr + b"\x41" + ip + rh + payload
+        assert s.inject(victim, frame + _fcs(frame)) == 0
+        s.run(s.now + 1.5)  # the ICMPv6 error budget refills
+
+    before = s.counters(victim)
+    cases = [
+        (_srh([nxt, me, "2001:db8::77", me], 4, cmpr=8), True),  # ours twice: a loop
+        (_srh(["ff02::1"], 1), False),                     # multicast: dropped silently
+        (_srh([nxt], 2), True),                            # segments left 2 of 1 address
+        (bytes([17, 2, 3, 1, 0, 1 << 4, 0, 0]) + bytes(16), True),  # pad: no whole address
+    ]
+    for rh, _ in cases:
+        inject(rh)
+    # a header running past the datagram: the extension-header walk refuses it
+    inject(_srh([nxt], 1)[:16], payload=b"", plen=16)
+    after = s.counters(victim)
+    assert after["ipv6.rx_drop_srh"] - before["ipv6.rx_drop_srh"] == len(cases)
+    errors = after["icmpv6.tx_errors"] - before["icmpv6.tx_errors"]
+    assert errors == sum(1 for _, problem in cases if problem) + 1
+    assert after["ipv6.rx_drop_ext"] - before["ipv6.rx_drop_ext"] == 1
+    assert after["ipv6.rx_srh_forwarded"] == before["ipv6.rx_srh_forwarded"]
+    # a good one: on to the next hop, which is the final destination
+    rx2 = s.counters(2)["ipv6.rx_delivered"]
+    inject(_srh([nxt], 1))
+    assert s.counters(victim)["ipv6.rx_srh_forwarded"] == after["ipv6.rx_srh_forwarded"] + 1
+    assert s.counters(2)["ipv6.rx_delivered"] == rx2 + 1
+    # nothing else changed: the DODAG still carries traffic both ways
+    assert ping(s, 2, st[0]["addr"]) == 3 and ping(s, 0, nxt) == 3
