@@ -350,6 +350,27 @@ static void inject_ack(struct fx_node *n, uint8_t seq, size_t len)
     fx_inject(n, psdu, 3 + len + 2);
 }
 
+TEST(test_mac_ack__a_link_delay_lengthens_the_ack_wait)
+{
+    /* a device whose link delivers later than the air (ZEP: a hub, process
+     * scheduling) reports WREN_NETOPT_LINK_DELAY, read when the MAC starts;
+     * the MAC waits macAckWaitDuration plus that for each ACK */
+    wren_medium_remove_link(&fx.medium, b->radio->index, a->radio->index);
+    CHECK_EQ(a->nif->mac.link_delay_us, 0); /* the sim radio has none */
+    a->nif->mac.link_delay_us = 3000;
+    set_u8(a, WREN_NETOPT_CSMA_MIN_BE, 0);
+    set_u8(a, WREN_NETOPT_MAX_RETRIES, 0);
+    const uint64_t attempt = CCA_US + TURNAROUND_US + air_us(psdu_of(30)) + ACK_WAIT_US + 3000;
+    uint64_t t0 = fx_now();
+    send_raw(a, b, 30);
+    fx_run_until(t0 + attempt - 1);
+    CHECK_EQ(mac(a)->tx_noack, 0);
+    fx_run_until(t0 + attempt);
+    CHECK_MAC(a, .tx_attempts = 1, .tx_noack = 1);
+    CHECK_EQ(at_b->got, 1);
+    FX_CLEAN(10000);
+}
+
 TEST(test_mac_ack__an_ack_with_a_payload_is_counted_and_not_taken)
 {
     /* found from outside: ACK frames that carry a payload went unnoticed.
@@ -562,6 +583,7 @@ int main(void)
         FX_TEST_SETUP(test_mac_csma__busy_channel_ends_in_channel_access_failure, setup),
         FX_TEST_SETUP(test_mac_ack__unicast_is_acknowledged_after_the_turnaround, setup),
         FX_TEST_SETUP(test_mac_ack__no_ack_retries_up_to_max_frame_retries, setup),
+        FX_TEST_SETUP(test_mac_ack__a_link_delay_lengthens_the_ack_wait, setup),
         FX_TEST_SETUP(test_mac_ack__an_ack_with_a_payload_is_counted_and_not_taken, setup),
         FX_TEST_SETUP(test_mac_opts__out_of_range_values_are_refused, setup),
         FX_TEST_SETUP(test_mac_rx__duplicates_suppressed_by_source_and_sequence, setup),
