@@ -284,7 +284,10 @@ struct req_opts {
     int32_t accept;
     int32_t cf;
     uint32_t block2;
+    uint32_t block1;
+    uint32_t size1;
     uint8_t has_block2;
+    uint8_t has_block1;
     uint8_t bad;     /* an unrecognized critical option */
     uint8_t proxy;   /* Proxy-Uri or Proxy-Scheme */
 };
@@ -320,6 +323,13 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
         case COAP_OPT_BLOCK2:
             ro->block2 = v;
             ro->has_block2 = 1;
+            break;
+        case COAP_OPT_BLOCK1:
+            ro->block1 = v;
+            ro->has_block1 = 1;
+            break;
+        case COAP_OPT_SIZE1:
+            ro->size1 = v;
             break;
         case COAP_OPT_PROXY_URI:
         case COAP_OPT_PROXY_SCHEME:
@@ -357,6 +367,84 @@ static uint8_t default_code(uint8_t method)
     }
 }
 
+/* ---- Block1 uploads (RFC 7959 2.5) ------------------------------------------------ */
+
+static bool block1_live(const struct wren_coap_block1 *u, uint32_t now)
+{
+    return u->used && now - u->t_ms < CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS;
+}
+
+/* The upload of @p ep to @p r, or (@p start) a slot for a new one: its own,
+ * a free or expired one; NULL when none. */
+static struct wren_coap_block1 *block1_slot(struct wren_coap *c,
+                                            const struct wren_sock_udp_ep *ep,
+                                            const struct wren_coap_resource *r, bool start)
+{
+    uint32_t now = now_ms(c);
+    struct wren_coap_block1 *free_slot = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_BLOCK1; i++) {
+        struct wren_coap_block1 *u = &c->block1[i];
+        if (!block1_live(u, now)) {
+            if (!free_slot) {
+                free_slot = u;
+            }
+            continue;
+        }
+        if (u->res == r && u->port == ep->port && memcmp(u->addr, ep->addr, 16) == 0) {
+            return u;
+        }
+    }
+    if (!start || !free_slot) {
+        return NULL;
+    }
+    *free_slot = (struct wren_coap_block1){ .res = r, .port = ep->port, .used = 1, .t_ms = now };
+    memcpy(free_slot->addr, ep->addr, 16);
+    return free_slot;
+}
+
+/* Check Block1 value @p v of a request to @p r (which takes blocks) against
+ * its upload; fill @p req's block fields. @return 0, or the error code to
+ * answer (the upload is then forgotten). */
+static uint8_t block1_check(struct wren_coap *c, const struct wren_coap_resource *r,
+                            const struct wren_sock_udp_ep *from, const struct coap_msg *m,
+                            uint32_t v, struct coap_block *b1, struct wren_coap_req *req,
+                            struct wren_coap_block1 **up)
+{
+    if (wren_coap_block_decode(v, b1) < 0) {
+        c->stats.req_bad_option++;
+        return COAP_CODE_BAD_OPTION;
+    }
+    if (!r->block1) {
+        if (b1->num == 0 && !b1->more) {
+            return 0; /* the whole body in one block */
+        }
+        c->stats.req_too_large++;
+        return COAP_CODE_TOO_LARGE;
+    }
+    struct wren_coap_block1 *u = block1_slot(c, from, r, b1->num == 0);
+    if (u == NULL && b1->num == 0) {
+        c->stats.req_block1_busy++;
+        return COAP_CODE_SERVICE_UNAVAILABLE;
+    }
+    if (b1->num == 0) {
+        u->next = 0;
+        u->szx = b1->szx;
+    }
+    /* RFC 7959 2.5: blocks in order, one size; all but the last full */
+    if (u == NULL || u->next != b1->num || u->szx != b1->szx ||
+        (b1->more && m->payload_len != COAP_BLOCK_SIZE(b1->szx))) {
+        if (u) {
+            u->used = 0;
+        }
+        c->stats.req_incomplete++;
+        return COAP_CODE_REQUEST_INCOMPLETE;
+    }
+    req->block_off = (size_t)b1->num << (b1->szx + 4);
+    req->block_more = b1->more;
+    *up = u;
+    return 0;
+}
+
 /* Run the request and build the response into c->tx. @return its offset in
  * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option). */
 static int handle_request(struct wren_coap *c, const struct coap_msg *m,
@@ -365,8 +453,9 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
     struct req_opts ro;
     req_scan(m, &ro);
     const struct wren_coap_resource *r = NULL;
-    struct coap_block blk = { 0 };
-    bool block = false;
+    struct coap_block blk = { 0 }, b1 = { 0 };
+    bool block = false, has_b1 = false;
+    struct wren_coap_block1 *up = NULL;
     uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .cf = -1, .buf = pl, .max = room };
@@ -410,19 +499,38 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
                 block = true;
             }
         }
+        struct wren_coap_req req = {
+            .msg = m, .remote = *from, .method = m->code, .cf = ro.cf,
+            .accept = ro.accept, .payload = m->payload, .payload_len = m->payload_len,
+            .size1 = ro.size1,
+        };
+        if (r && ro.has_block1 && (m->code == COAP_CODE_PUT || m->code == COAP_CODE_POST)) {
+            uint8_t err = block1_check(c, r, from, m, ro.block1, &b1, &req, &up);
+            if (err) {
+                resp.code = err;
+                r = NULL;
+            } else {
+                has_b1 = r->block1;
+            }
+        }
         if (r) {
             if (block) {
                 resp.off = (size_t)blk.num << (blk.szx + 4);
                 resp.max = COAP_BLOCK_SIZE(blk.szx);
             }
-            resp.code = default_code(m->code);
+            resp.code = req.block_more ? COAP_CODE_CONTINUE : default_code(m->code);
             resp.cf = r->cf;
-            struct wren_coap_req req = {
-                .msg = m, .remote = *from, .method = m->code, .cf = ro.cf,
-                .accept = ro.accept, .payload = m->payload, .payload_len = m->payload_len,
-            };
             c->stats.req++;
             r->handler(c, &req, &resp, r->arg);
+            if (up) {
+                /* the upload goes on after a 2.31, ends after anything else */
+                if (req.block_more && resp.code == COAP_CODE_CONTINUE) {
+                    up->next++;
+                    up->t_ms = now_ms(c);
+                } else {
+                    up->used = 0;
+                }
+            }
             if (COAP_CODE_CLASS(resp.code) != 2) {
                 block = false;
                 resp.off = 0;
@@ -449,12 +557,6 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
     if (resp.etag_len) {
         wren_coap_build_opt(&b, COAP_OPT_ETAG, resp.etag, resp.etag_len);
     }
-    if (resp.cf >= 0 && COAP_CODE_CLASS(resp.code) == 2) {
-        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp.cf);
-    }
-    if (resp.has_max_age) {
-        wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp.max_age);
-    }
     size_t plen = 0;
     if (COAP_CODE_CLASS(resp.code) == 2 && resp.pos > resp.off) {
         plen = resp.pos - resp.off;
@@ -462,9 +564,22 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
             plen = resp.max;
         }
     }
+    if (resp.cf >= 0 && COAP_CODE_CLASS(resp.code) == 2 && (plen || m->code == COAP_CODE_GET)) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp.cf);
+    }
+    if (resp.has_max_age) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp.max_age);
+    }
     if (block) {
         blk.more = resp.pos > resp.off + plen;
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
+    }
+    if (has_b1 && COAP_CODE_CLASS(resp.code) == 2) {
+        /* RFC 7959 2.5: the block acknowledged (M: the server waits for more) */
+        b1.more = resp.code == COAP_CODE_CONTINUE;
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK1, (uint32_t)wren_coap_block_encode(&b1));
+    }
+    if (block) {
         if (blk.num == 0) {
             wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp.pos);
         }

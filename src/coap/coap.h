@@ -120,6 +120,11 @@
 #define CONFIG_WREN_COAP_MAX_RETRANSMIT 4u
 #endif
 
+/** Block1 uploads the server follows at once (one per endpoint and resource). */
+#ifndef CONFIG_WREN_COAP_BLOCK1
+#define CONFIG_WREN_COAP_BLOCK1 2
+#endif
+
 /** Room the server keeps before a response's payload for its header, token
  *  and options (ETag, Content-Format, Max-Age, Block2, Size2 and the marker
  *  need at most 43 bytes). */
@@ -159,6 +164,9 @@ enum {
     C(req_not_found)    /* 4.04 */                                                                 \
     C(req_not_allowed)  /* 4.05 */                                                                 \
     C(req_not_acceptable) /* 4.06: Accept names another format */                                  \
+    C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
+    C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
+    C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
     C(tx)               /* messages sent */                                                        \
     C(tx_drop)          /* sends that failed (packet buffer or queue full) */                      \
     C(cl_req)           /* client: requests sent (each block counts) */                            \
@@ -185,6 +193,14 @@ struct wren_coap_req {
     int32_t accept;                   /**< Accept, -1 when absent */
     const uint8_t *payload;
     size_t payload_len;
+    /* Block1 (RFC 7959 2.5), for resources with block1 set: this payload is
+     * the body's bytes from block_off on; more follow when block_more. The
+     * server checks the sequence (4.08 when broken) and answers the blocks
+     * before the last 2.31 Continue unless the handler sets an error; the
+     * handler changes its resource only on the last (atomic). */
+    size_t block_off;
+    bool block_more;
+    uint32_t size1;                   /**< Size1 the client announced, 0 when absent */
 };
 
 /** A response under construction. */
@@ -212,9 +228,23 @@ struct wren_coap_resource {
     int16_t cf;             /**< the one format it answers GETs in (Accept checked, ct= in
                                  link format), or -1 */
     bool observable;        /**< listed with `obs` */
+    bool block1;            /**< takes bodies in Block1 blocks (its handler reads
+                                 block_off/block_more); others answer a body of
+                                 several blocks with 4.13 */
     const char *attrs;      /**< more link-format attributes (";rt=\"x\""), or NULL */
     wren_coap_handler handler;
     void *arg;
+};
+
+/** A Block1 upload in progress (RFC 7959 2.5). */
+struct wren_coap_block1 {
+    const struct wren_coap_resource *res;
+    uint8_t addr[16];
+    uint16_t port;
+    uint8_t szx;
+    uint8_t used;
+    uint32_t next;          /**< the block number expected next */
+    uint32_t t_ms;          /**< when the last block came */
 };
 
 struct wren_coap_dedup {
@@ -239,9 +269,18 @@ struct wren_coap_client_req {
     const char *query;        /**< "k=v&x" (one Uri-Query per '&' part), or NULL */
     int32_t cf;               /**< Content-Format of the payload, -1: none */
     int32_t accept;           /**< Accept, -1: none */
-    int8_t block_szx;         /**< Block2 size asked for on the first request, -1: none */
-    const void *payload;
-    size_t len;
+    uint16_t block2_size;     /**< Block2 size asked for on the first request (16..1024),
+                                   0: none */
+    uint16_t block1_size;     /**< send the body in Block1 blocks of this size (16..1024);
+                                   0: only when it does not fit a message, in the
+                                   largest blocks that fit CONFIG_WREN_COAP_CLIENT_MSG_MAX */
+    const void *payload;      /**< the body (kept by pointer until the exchange ends when
+                                   sent in blocks), or NULL with @p source */
+    size_t len;               /**< its length */
+    /** Instead of @p payload: writes up to @p max bytes of the body from @p off
+     *  into @p buf and returns how many (a body larger than any buffer). */
+    size_t (*source)(void *arg, size_t off, uint8_t *buf, size_t max);
+    void *source_arg;
 };
 
 /**
@@ -268,6 +307,13 @@ struct wren_coap_xchg {
     uint8_t retx;
     uint8_t non;
     uint8_t token[4];
+    uint8_t b1_szx;          /**< Block1 size while a body goes in blocks */
+    uint8_t b1;              /**< the body goes in Block1 blocks */
+    uint32_t b1_num;         /**< the block in flight */
+    const uint8_t *body;
+    size_t body_len;
+    size_t (*source)(void *arg, size_t off, uint8_t *buf, size_t max);
+    void *source_arg;
     uint8_t msg[CONFIG_WREN_COAP_CLIENT_MSG_MAX];
 };
 
@@ -293,6 +339,7 @@ struct wren_coap {
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1];
     struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
@@ -339,7 +386,9 @@ int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resour
  *        initial timeout random in [ACK_TIMEOUT, ACK_TIMEOUT * ACK_RANDOM_FACTOR],
  *        doubled each time, up to MAX_RETRANSMIT times; a response with
  *        Block2 and M set is followed by requests for the next blocks
- *        (RFC 7959 2.4), each block reaching @p cb.
+ *        (RFC 7959 2.4), each block reaching @p cb. A body larger than a
+ *        message (or with rq->block1_szx set) goes in Block1 blocks (RFC 7959
+ *        2.5), each after the server's 2.31 Continue, with Size1 on the first.
  * @return the exchange (>= 0, for wren_coap_cancel()), -EBUSY (every
  *         exchange in use), -EMSGSIZE (request beyond
  *         CONFIG_WREN_COAP_CLIENT_MSG_MAX), -EINVAL, -ENOBUFS.

@@ -12,6 +12,9 @@
 
 enum { XS_WAIT_ACK = 0, XS_WAIT_RESP = 1 };
 
+static int rebuild(struct wren_coap_xchg *x, int32_t block2, int32_t block1, bool new_mid);
+static int32_t b1_value(const struct wren_coap_xchg *x, uint32_t num);
+
 int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
                             uint16_t ack_random_permille, uint8_t max_retransmit)
 {
@@ -97,6 +100,25 @@ static void xchg_timer(struct wren_timer *t, void *arg)
     xchg_arm(x);
 }
 
+/* Append the body's bytes [off, off + n) as the payload. */
+static void body_slice(struct wren_coap_xchg *x, struct coap_builder *b, size_t off, size_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    size_t max;
+    uint8_t *p = wren_coap_build_payload_start(b, &max);
+    if (p == NULL || max < n) {
+        b->err = -COAP_ERR_NOBUFS;
+        return;
+    }
+    size_t got = x->source ? x->source(x->source_arg, off, p, n) : n;
+    if (!x->source) {
+        memcpy(p, x->body + off, n);
+    }
+    wren_coap_build_payload_done(b, got);
+}
+
 /* Build @p rq into x->msg with @p block2 (a Block2 value; < 0: none). */
 static int build_request(struct wren_coap_xchg *x, const struct wren_coap_client_req *rq,
                          int32_t block2)
@@ -125,7 +147,9 @@ static int build_request(struct wren_coap_xchg *x, const struct wren_coap_client
     if (block2 >= 0) {
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)block2);
     }
-    wren_coap_build_payload(&b, rq->payload, rq->len);
+    if (!x->b1) {
+        body_slice(x, &b, 0, rq->len);
+    }
     int n = wren_coap_build_end(&b);
     if (n < 0) {
         return n == -COAP_ERR_NOBUFS ? -EMSGSIZE : -EINVAL;
@@ -148,8 +172,11 @@ static void xchg_start(struct wren_coap_xchg *x)
 int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
                       const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg)
 {
+    int szx2 = wren_coap_block_szx_fit(rq->block2_size);
+    int szx1 = wren_coap_block_szx_fit(rq->block1_size);
     if (to == NULL || to->port == 0 || rq->method < COAP_CODE_GET ||
-        rq->method > COAP_CODE_DELETE || rq->block_szx > 6) {
+        rq->method > COAP_CODE_DELETE || (rq->block2_size && szx2 < 0) ||
+        (rq->block1_size && szx1 < 0) || (rq->len && !rq->payload && !rq->source)) {
         return -EINVAL;
     }
     int i = 0;
@@ -170,8 +197,24 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     x->mid = c->next_mid++;
     uint32_t tok = wren_node_random(c->node);
     memcpy(x->token, &tok, sizeof(x->token));
-    struct coap_block blk = { .num = 0, .szx = (uint8_t)(rq->block_szx < 0 ? 0 : rq->block_szx) };
-    int rc = build_request(x, rq, rq->block_szx >= 0 ? wren_coap_block_encode(&blk) : -1);
+    x->body = rq->payload;
+    x->body_len = rq->len;
+    x->source = rq->source;
+    x->source_arg = rq->source_arg;
+    /* a body beyond a message (with room for the options) goes in blocks */
+    int fit = wren_coap_block_szx_fit(CONFIG_WREN_COAP_CLIENT_MSG_MAX - 64);
+    if (rq->len && (rq->block1_size || rq->len > CONFIG_WREN_COAP_CLIENT_MSG_MAX - 64)) {
+        if (fit < 0) {
+            return -EMSGSIZE;
+        }
+        x->b1 = 1;
+        x->b1_szx = (uint8_t)(rq->block1_size && szx1 < fit ? szx1 : fit);
+    }
+    struct coap_block blk = { .num = 0, .szx = (uint8_t)(szx2 < 0 ? 0 : szx2) };
+    int rc = build_request(x, rq, rq->block2_size ? wren_coap_block_encode(&blk) : -1);
+    if (rc == 0 && x->b1) {
+        rc = rebuild(x, -1, b1_value(x, 0), false);
+    }
     if (rc < 0) {
         return rc;
     }
@@ -200,36 +243,53 @@ void wren_coap_cancel(struct wren_coap *c, int i)
     }
 }
 
-/* The request again for block @p num of size @p szx: same options but
- * Block2, a new message ID (RFC 7959 2.4). @return 0 or -ENOBUFS. */
-static int next_block(struct wren_coap_xchg *x, uint32_t num, uint8_t szx)
+/* The request again with a new message ID (RFC 7959 2.4, 2.5): the same
+ * options but Block2 / Block1 / Size1, which become @p block2 and @p block1
+ * (< 0: none) and, with Block1 block 0, Size1 = the body's length; the body
+ * block of @p block1 as payload (none without Block1). @return 0 or -ENOBUFS. */
+static int rebuild(struct wren_coap_xchg *x, int32_t block2, int32_t block1, bool new_mid)
 {
     struct wren_coap *c = x->c;
     struct coap_msg old;
     if (wren_coap_parse(x->msg, x->len, &old) < 0) {
         return -ENOBUFS;
     }
-    struct coap_block blk = { .num = num, .szx = szx };
     uint8_t buf[CONFIG_WREN_COAP_CLIENT_MSG_MAX];
     struct coap_builder b;
-    x->mid = c->next_mid++;
+    if (new_mid) {
+        x->mid = c->next_mid++;
+    }
     wren_coap_build_init(&b, buf, sizeof(buf), old.type, old.code, x->mid, old.token, old.tkl);
+    /* the replaced options in order, each put before the first option past it */
+    struct {
+        uint16_t num;
+        int64_t v;
+    } add[3] = { { COAP_OPT_BLOCK2, block2 },
+                 { COAP_OPT_BLOCK1, block1 },
+                 { COAP_OPT_SIZE1, block1 >= 0 && (block1 >> 4) == 0 ? (int64_t)x->body_len : -1 } };
+    unsigned k = 0;
     struct coap_opt_iter it;
     struct coap_opt o;
-    bool put = false;
     wren_coap_opt_iter_init(&it, &old);
     for (;;) {
         int more = wren_coap_opt_next(&it, &o);
-        if (!put && (more <= 0 || o.num > COAP_OPT_BLOCK2)) {
-            wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
-            put = true;
+        while (k < 3 && (more <= 0 || o.num > add[k].num)) {
+            if (add[k].v >= 0) {
+                wren_coap_build_opt_uint(&b, add[k].num, (uint32_t)add[k].v);
+            }
+            k++;
         }
         if (more <= 0) {
             break;
         }
-        if (o.num != COAP_OPT_BLOCK2) {
+        if (o.num != COAP_OPT_BLOCK2 && o.num != COAP_OPT_BLOCK1 && o.num != COAP_OPT_SIZE1) {
             wren_coap_build_opt(&b, o.num, o.val, o.len);
         }
+    }
+    if (block1 >= 0) {
+        size_t bs = COAP_BLOCK_SIZE(block1 & 7), off = (size_t)(block1 >> 4) * bs;
+        size_t n = x->body_len - off < bs ? x->body_len - off : bs;
+        body_slice(x, &b, off, n);
     }
     int n = wren_coap_build_end(&b);
     if (n < 0) {
@@ -237,13 +297,27 @@ static int next_block(struct wren_coap_xchg *x, uint32_t num, uint8_t szx)
     }
     memcpy(x->msg, buf, (size_t)n);
     x->len = (uint16_t)n;
-    wren_timer_cancel(c->node, &x->timer);
+    return 0;
+}
+
+static int resend(struct wren_coap_xchg *x)
+{
+    wren_timer_cancel(x->c->node, &x->timer);
     xchg_start(x);
     if (xchg_send(x) < 0) {
         return -ENOBUFS;
     }
     xchg_arm(x);
     return 0;
+}
+
+/* The Block1 value of body block @p num. */
+static int32_t b1_value(const struct wren_coap_xchg *x, uint32_t num)
+{
+    size_t bs = COAP_BLOCK_SIZE(x->b1_szx);
+    struct coap_block blk = { .num = num, .szx = x->b1_szx,
+                              .more = (size_t)(num + 1) * bs < x->body_len };
+    return wren_coap_block_encode(&blk);
 }
 
 static bool from_peer(const struct wren_coap_xchg *x, const struct wren_sock_udp_ep *from)
@@ -259,6 +333,23 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
     struct coap_opt o;
     uint32_t v;
     struct coap_block blk;
+    if (x->b1 && m->code == COAP_CODE_CONTINUE) {
+        /* RFC 7959 2.5: the next block, in the size the server asked for */
+        struct coap_block ack = { .num = x->b1_num, .szx = x->b1_szx };
+        if (wren_coap_opt_find(m, COAP_OPT_BLOCK1, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+            wren_coap_block_decode(v, &ack) == 0 && ack.szx < x->b1_szx) {
+            x->b1_num = (x->b1_num + 1) << (x->b1_szx - ack.szx);
+            x->b1_szx = ack.szx;
+        } else {
+            x->b1_num++;
+        }
+        if ((size_t)x->b1_num * COAP_BLOCK_SIZE(x->b1_szx) >= x->body_len ||
+            x->b1_num > COAP_BLOCK_NUM_MAX || rebuild(x, -1, b1_value(x, x->b1_num), true) < 0 ||
+            resend(x) < 0) {
+            xchg_end(x, -ENOBUFS, NULL);
+        }
+        return;
+    }
     if (COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
         wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, &blk) == 0 && blk.more &&
         blk.num < COAP_BLOCK_NUM_MAX) {
@@ -268,7 +359,9 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
         if (!x->used) {
             return; /* cancelled by the callback */
         }
-        if (next_block(x, blk.num + 1, blk.szx) < 0) {
+        struct coap_block nb = { .num = blk.num + 1, .szx = blk.szx };
+        x->b1 = 0;
+        if (rebuild(x, wren_coap_block_encode(&nb), -1, true) < 0 || resend(x) < 0) {
             xchg_end(x, -ENOBUFS, NULL);
         }
         return;

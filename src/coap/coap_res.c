@@ -110,13 +110,16 @@ static void pattern_handler(struct wren_coap *c, const struct wren_coap_req *req
 {
     (void)arg;
     if (req->method == COAP_CODE_PUT) {
+        /* in Block1 blocks or whole; the size changes only with the last */
         for (size_t i = 0; i < req->payload_len; i++) {
-            if (req->payload[i] != (uint8_t)(i % 251u)) {
+            if (req->payload[i] != (uint8_t)((req->block_off + i) % 251u)) {
                 resp->code = COAP_CODE_BAD_REQUEST;
                 return;
             }
         }
-        c->pattern_len = (uint32_t)req->payload_len;
+        if (!req->block_more) {
+            c->pattern_len = (uint32_t)(req->block_off + req->payload_len);
+        }
         return;
     }
     /* only the window is made: the representation is pattern_len bytes */
@@ -136,7 +139,7 @@ static const struct wren_coap_resource defaults[] = {
       .cf = COAP_CF_TEXT, .handler = counter_handler },
     { .path = "/stats", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = stats_handler },
     { .path = "/pattern", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_OCTETS,
-      .handler = pattern_handler },
+      .block1 = true, .handler = pattern_handler },
 };
 
 _Static_assert(sizeof(defaults) / sizeof(defaults[0]) == 3, "WREN_COAP_N_DEFAULT");

@@ -44,6 +44,16 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
                       r->printable && r->len ? r->text : "");
 }
 
+/* the body of `coap put ... pattern:N`: byte i is i mod 251 */
+static size_t pattern_source(void *arg, size_t off, uint8_t *buf, size_t max)
+{
+    (void)arg;
+    for (size_t i = 0; i < max; i++) {
+        buf[i] = (uint8_t)((off + i) % 251u);
+    }
+    return max;
+}
+
 static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     struct wren_coap *c = (struct wren_coap *)m;
@@ -66,7 +76,7 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         return 0;
     }
     static const char *const methods[] = { "get", "post", "put", "delete" };
-    struct wren_coap_client_req rq = { .cf = -1, .accept = -1, .block_szx = -1 };
+    struct wren_coap_client_req rq = { .cf = -1, .accept = -1 };
     for (unsigned i = 0; i < 4; i++) {
         if (strcmp(argv[1], methods[i]) == 0) {
             rq.method = (uint8_t)(COAP_CODE_GET + i);
@@ -80,7 +90,12 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
             rq.non = true;
         } else if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
             to.port = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
-        } else if (rq.payload == NULL) {
+        } else if (rq.payload == NULL && rq.source == NULL &&
+                   strncmp(argv[i], "pattern:", 8) == 0) {
+            rq.len = (size_t)wren_shell_num(argv[i] + 8, 1, 1 << 24, &bad);
+            rq.source = pattern_source;
+            rq.cf = COAP_CF_OCTETS;
+        } else if (rq.payload == NULL && rq.source == NULL) {
             rq.payload = argv[i];
             rq.len = strlen(argv[i]);
             rq.cf = COAP_CF_TEXT;
@@ -89,8 +104,8 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         }
     }
     if (bad) {
-        wren_shell_printf(sh, "usage: coap [get|post|put|delete ADDR PATH [PAYLOAD] [non] "
-                              "[port N]]\n");
+        wren_shell_printf(sh, "usage: coap [get|post|put|delete ADDR PATH [PAYLOAD|pattern:N] "
+                              "[non] [port N]]\n");
         return -EINVAL;
     }
     /* one request of the shell's at a time: its state is the module's */
@@ -110,8 +125,8 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
 
 const struct wren_shell_cmd wren_coap_shell_cmds[] = {
     { "coap",
-      "coap [get|post|put|delete ADDR PATH [PAYLOAD] [non] [port N]]: CoAP resources, or a "
-      "request",
+      "coap [get|post|put|delete ADDR PATH [PAYLOAD|pattern:N] [non] [port N]]: CoAP "
+      "resources, or a request (pattern:N: N bytes of i mod 251, in Block1 blocks)",
       cmd_coap },
     { NULL, NULL, NULL },
 };

@@ -71,7 +71,7 @@ static void cb(struct wren_coap *cc, int status, const struct coap_msg *m, void 
 }
 
 static const struct wren_coap_client_req get_counter = {
-    .method = COAP_CODE_GET, .path = "/counter", .cf = -1, .accept = -1, .block_szx = -1,
+    .method = COAP_CODE_GET, .path = "/counter", .cf = -1, .accept = -1,
 };
 
 TEST(test_client__own_server_get_and_post)
@@ -105,7 +105,7 @@ TEST(test_client__block2_followed_to_the_end)
         memset(&got, 0, sizeof(got));
         struct wren_coap_client_req rq = get_counter;
         rq.path = "/pattern";
-        rq.block_szx = (int8_t)szx;
+        rq.block2_size = szx < 0 ? 0 : (uint16_t)COAP_BLOCK_SIZE(szx);
         CHECK(wren_coap_request(c, &self_ep, &rq, cb, NULL) >= 0);
         fx_run_us(2000000);
         CHECK_EQ(got.status, 0);
@@ -116,6 +116,66 @@ TEST(test_client__block2_followed_to_the_end)
             CHECK_EQ(got.data[i], (uint8_t)(i % 251));
         }
     }
+    CHECK_EQ(c->stats.cl_retx, 0);
+    FX_CLEAN(1000000);
+}
+
+static size_t pattern_source(void *arg, size_t off, uint8_t *buf, size_t max)
+{
+    int *flip = arg;
+    for (size_t i = 0; i < max; i++) {
+        buf[i] = (uint8_t)((off + i) % 251);
+        if (*flip >= 0 && off + i == (size_t)*flip) {
+            buf[i] ^= 1;
+        }
+    }
+    return max;
+}
+
+TEST(test_client__block1_upload_from_a_source)
+{
+    /* 16 KiB PUT to the node's own /pattern, generated block by block */
+    int flip = -1;
+    for (int k = 0; k < 2; k++) {
+        struct wren_coap_client_req rq = get_counter;
+        rq.method = COAP_CODE_PUT;
+        rq.path = "/pattern";
+        rq.len = 10000 + (size_t)k * 6384;
+        rq.source = pattern_source;
+        rq.source_arg = &flip;
+        rq.block1_size = k ? 64 : 0;
+        memset(&got, 0, sizeof(got));
+        uint32_t before = c->stats.cl_req;
+        CHECK(wren_coap_request(c, &self_ep, &rq, cb, NULL) >= 0);
+        fx_run_us(5000000);
+        CHECK_EQ(got.calls, 1);
+        CHECK_EQ(got.status, 0);
+        CHECK_EQ(got.code, COAP_CODE_CHANGED);
+        CHECK_EQ(c->pattern_len, rq.len);
+        /* blocks of 128 bytes (the largest that fits 256) or the 64 asked for */
+        size_t bs = k ? 64 : 128;
+        CHECK_EQ(c->stats.cl_req - before, (rq.len + bs - 1) / bs);
+    }
+    /* one wrong byte: 4.00, the resource unchanged */
+    flip = 5000;
+    struct wren_coap_client_req rq = get_counter;
+    rq.method = COAP_CODE_PUT;
+    rq.path = "/pattern";
+    rq.len = 8000;
+    rq.source = pattern_source;
+    rq.source_arg = &flip;
+    memset(&got, 0, sizeof(got));
+    CHECK(wren_coap_request(c, &self_ep, &rq, cb, NULL) >= 0);
+    fx_run_us(5000000);
+    CHECK_EQ(got.code, COAP_CODE_BAD_REQUEST);
+    CHECK_EQ(c->pattern_len, 16384);
+    /* and back: the GET follows Block2 */
+    memset(&got, 0, sizeof(got));
+    rq = get_counter;
+    rq.path = "/pattern";
+    CHECK(wren_coap_request(c, &self_ep, &rq, cb, NULL) >= 0);
+    fx_run_us(5000000);
+    CHECK_EQ(got.len, 16384);
     CHECK_EQ(c->stats.cl_retx, 0);
     FX_CLEAN(1000000);
 }
@@ -333,6 +393,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         CTEST(test_client__own_server_get_and_post),
         CTEST(test_client__block2_followed_to_the_end),
+        CTEST(test_client__block1_upload_from_a_source),
         CTEST(test_client__retransmission_doubles_then_gives_up),
         CTEST(test_client__separate_response_rst_non),
         CTEST(test_client__blocking_call_on_a_thread),

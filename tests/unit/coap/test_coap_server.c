@@ -84,6 +84,7 @@ struct rq {
     size_t if_match_len;
     bool if_none_match;
     uint16_t extra_opt;   /* 0: none; else an empty option of that number (ordered) */
+    int32_t block1;       /* -1: none */
 };
 
 static ssize_t request(const struct rq *r)
@@ -115,7 +116,13 @@ static ssize_t request(const struct rq *r)
     if (r->block2 >= 0) {
         wren_coap_build_opt_uint(&bld, COAP_OPT_BLOCK2, (uint32_t)r->block2);
     }
-    if (r->extra_opt > COAP_OPT_BLOCK2) {
+    if (r->extra_opt > COAP_OPT_BLOCK2 && r->extra_opt < COAP_OPT_BLOCK1) {
+        wren_coap_build_opt(&bld, r->extra_opt, "x", 1);
+    }
+    if (r->block1 >= 0) {
+        wren_coap_build_opt_uint(&bld, COAP_OPT_BLOCK1, (uint32_t)r->block1);
+    }
+    if (r->extra_opt > COAP_OPT_BLOCK1) {
         wren_coap_build_opt(&bld, r->extra_opt, "x", 1);
     }
     wren_coap_build_payload(&bld, r->payload, r->plen);
@@ -125,7 +132,7 @@ static ssize_t request(const struct rq *r)
 }
 
 #define RQ(...) request(&(struct rq){ .type = COAP_CON, .code = COAP_CODE_GET, .accept = -1,     \
-                                      .block2 = -1, __VA_ARGS__ })
+                                      .block2 = -1, .block1 = -1, __VA_ARGS__ })
 
 static uint32_t opt_u(uint16_t num)
 {
@@ -455,6 +462,113 @@ TEST(test_block2__pattern_every_size)
     FX_CLEAN(1000000);
 }
 
+static int32_t b1v(uint32_t num, int more, uint8_t szx)
+{
+    struct coap_block b = { .num = num, .more = (uint8_t)more, .szx = szx };
+    return wren_coap_block_encode(&b);
+}
+
+TEST(test_block1__atomic_upload_and_broken_sequences)
+{
+    static uint8_t body[1000];
+    for (size_t i = 0; i < sizeof(body); i++) {
+        body[i] = (uint8_t)(i % 251);
+    }
+    /* 1,000 bytes in 64-byte blocks: 2.31 Continue with Block1 (M) for each
+     * but the last, 2.04 with Block1 (no M) for the last; the size changes
+     * only then */
+    uint16_t mid = 10;
+    for (uint32_t num = 0; num * 64 < sizeof(body); num++) {
+        size_t n = sizeof(body) - num * 64 < 64 ? sizeof(body) - num * 64 : 64;
+        int more = (num + 1) * 64 < sizeof(body);
+        CHECK(RQ(.mid = mid, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + num * 64,
+                 .plen = n, .block1 = b1v(num, more, 2)) > 0);
+        check_piggyback(mid, more ? COAP_CODE_CONTINUE : COAP_CODE_CHANGED);
+        CHECK_EQ(opt_u(COAP_OPT_BLOCK1), (uint32_t)b1v(num, more, 2));
+        CHECK_EQ(srv->pattern_len, more ? CONFIG_WREN_COAP_PATTERN_LEN : sizeof(body));
+        if (num == 3) {
+            /* a retransmitted block is answered again, not taken twice */
+            CHECK(RQ(.mid = mid, .code = COAP_CODE_PUT, .path = "/pattern",
+                     .payload = body + num * 64, .plen = n, .block1 = b1v(num, more, 2)) > 0);
+            check_piggyback(mid, COAP_CODE_CONTINUE);
+            CHECK_EQ(srv->stats.rx_dup, 1);
+        }
+        mid++;
+    }
+    /* broken sequences: 4.08, the upload forgotten */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(1, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_REQUEST_INCOMPLETE); /* no block 0 */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(0, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_CONTINUE);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + 128,
+             .plen = 64, .block1 = b1v(2, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_REQUEST_INCOMPLETE); /* a gap */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + 64,
+             .plen = 64, .block1 = b1v(1, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_REQUEST_INCOMPLETE); /* forgotten */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(0, 1, 2)) > 0);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + 64,
+             .plen = 32, .block1 = b1v(1, 1, 1)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_REQUEST_INCOMPLETE); /* another size */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(0, 1, 2)) > 0);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + 64,
+             .plen = 10, .block1 = b1v(1, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_REQUEST_INCOMPLETE); /* short, M set */
+    CHECK_EQ(srv->stats.req_incomplete, 5);
+    /* a wrong byte in a block: 4.00, the upload ends */
+    body[70] ^= 1;
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(0, 1, 2)) > 0);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body + 64,
+             .plen = 64, .block1 = b1v(1, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_BAD_REQUEST);
+    CHECK_EQ(srv->pattern_len, sizeof(body));
+    /* a body of several blocks for a resource that takes none: 4.13; one block is fine */
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/counter", .payload = "12",
+             .plen = 2, .block1 = b1v(0, 1, 0)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_TOO_LARGE);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/counter", .payload = "12",
+             .plen = 2, .block1 = b1v(0, 0, 0)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_CHANGED);
+    CHECK_EQ(srv->counter, 12);
+    /* more uploads at once than slots: 5.03 */
+    struct wren_sock_udp s[CONFIG_WREN_COAP_BLOCK1 + 1];
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    int busy = 0;
+    for (int i = 0; i <= CONFIG_WREN_COAP_BLOCK1; i++) {
+        struct wren_sock_udp_ep li = { .port = (uint16_t)(42000 + i) };
+        CHECK_EQ(wren_sock_udp_create(node, &s[i], &li, NULL), 0);
+        uint8_t b[128];
+        struct coap_builder bld;
+        wren_coap_build_init(&bld, b, sizeof(b), COAP_CON, COAP_CODE_PUT, 5, NULL, 0);
+        wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, "pattern");
+        wren_coap_build_opt_uint(&bld, COAP_OPT_BLOCK1, (uint32_t)b1v(0, 1, 2));
+        wren_coap_build_payload(&bld, body, 64);
+        int n = wren_coap_build_end(&bld);
+        CHECK_EQ(wren_sock_udp_send(&s[i], b, (size_t)n, &to), n);
+        fx_run_us(10000);
+        struct coap_msg m;
+        ssize_t k = wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL);
+        CHECK(k > 0);
+        CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &m), 0);
+        busy += m.code == COAP_CODE_SERVICE_UNAVAILABLE;
+        wren_sock_udp_close(&s[i]);
+    }
+    CHECK_EQ(busy, 1);
+    CHECK_EQ(srv->stats.req_block1_busy, 1);
+    /* uploads left unfinished expire */
+    fx_run_us(CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS * 1000ull);
+    CHECK(RQ(.mid = mid++, .code = COAP_CODE_PUT, .path = "/pattern", .payload = body,
+             .plen = 64, .block1 = b1v(0, 1, 2)) > 0);
+    check_piggyback((uint16_t)(mid - 1), COAP_CODE_CONTINUE);
+    FX_CLEAN(1000000);
+}
+
 static void app_get(struct wren_coap *c, const struct wren_coap_req *req,
                     struct wren_coap_resp *resp_, void *arg)
 {
@@ -544,6 +658,7 @@ int main(void)
         CTEST(test_options__critical_proxy_accept_method),
         CTEST(test_dedup__replay_and_full_cache),
         CTEST(test_block2__pattern_every_size),
+        CTEST(test_block1__atomic_upload_and_broken_sequences),
         CTEST(test_wellknown__link_format_and_resources),
         CTEST(test_stats__streamed_counters),
     };
