@@ -224,6 +224,7 @@ class Rpl(Table):
                              what="a list of node ids or a node id")
     prefix: str = spec("2001:db8::/64")
     mode: Literal["storing", "non-storing"] = spec("storing")
+    objective: Literal["of0", "mrhof"] = spec("of0")
     instance: int = spec(0, lo=0, hi=127)
 
 
@@ -585,7 +586,7 @@ def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
     for node in range(n):
         if node in r.root:
             mode = "nonstoring" if r.mode == "non-storing" else "storing"
-            out.append((node, f"rpl root {r.prefix} instance {r.instance} {mode}"))
+            out.append((node, f"rpl root {r.prefix} instance {r.instance} {mode} {r.objective}"))
         else:
             out.append((node, "rpl leaf" if node in r.leaves else "rpl router"))
     return out

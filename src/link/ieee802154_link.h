@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "core/timer.h"
+#include "link/link_est.h"
 #include "net/netif.h"
 #include "stack/stack.h"
 
@@ -117,6 +118,7 @@ struct wren_mac {
     struct wren_timer child_timer; /**< expires frames of children that went silent */
     bool netif_waiting;        /**< the interface was told to wait for the MAC */
     struct wren_mac_stats stats;
+    struct wren_link_est est;  /**< ETX per neighbour from unicast outcomes */
 };
 
 struct wren_ieee802154_netif {

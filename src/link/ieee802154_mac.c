@@ -55,6 +55,12 @@ static void finish(struct wren_ieee802154_netif *nif, enum wren_netdev_event ev)
     struct wren_mac *m = &nif->mac;
     uint8_t job = m->job;
     wren_timer_cancel(node_of(nif), &m->timer);
+    if (m->ack_req && m->pkt && ev != WREN_NETDEV_EV_TX_MEDIUM_BUSY) {
+        /* the link estimator learns from every acknowledged unicast */
+        const struct wren_netif_hdr *h = wren_netif_hdr(m->pkt);
+        wren_link_est_tx(&m->est, h->dst, h->dst_len, (uint8_t)(m->tries + 1),
+                         ev == WREN_NETDEV_EV_TX_COMPLETE);
+    }
     wren_pktbuf_release(&node_of(nif)->pktbuf, m->pkt);
     m->pkt = NULL;
     m->phase = MAC_IDLE;
@@ -602,6 +608,18 @@ int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, siz
         return wren_netopt_put(val, max, &m->retry_delay_ms, 2);
     case WREN_NETOPT_MAC_STATS:
         return wren_netopt_put(val, max, &m->stats, sizeof(m->stats));
+    case WREN_NETOPT_LINK_ETX: {
+        struct wren_link_etx q;
+        if (max < sizeof(q)) {
+            return -EOVERFLOW;
+        }
+        memcpy(&q, val, sizeof(q));
+        int res = wren_link_est_get(&m->est, &q);
+        if (res == 0) {
+            memcpy(val, &q, sizeof(q));
+        }
+        return res < 0 ? res : (int)sizeof(q);
+    }
     case WREN_NETOPT_MAC_PARENT:
         return wren_netopt_put(val, max, m->parent, m->parent_len);
     case WREN_NETOPT_MAC_POLL: {

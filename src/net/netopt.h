@@ -56,6 +56,9 @@ enum wren_netopt {
     WREN_NETOPT_MAC_PARENT,        /**< uint8_t[2 or 8]: the parent a sleepy node polls */
     WREN_NETOPT_MAC_POLL,          /**< uint32_t[2] ms: poll interval min, max (0: always on;
                                         min == max: fixed; else adaptive) */
+    WREN_NETOPT_LINK_ETX,          /**< GET: struct wren_link_etx (link/link_est.h): in the
+                                        neighbour's link address, out its ETX; -ENOENT if
+                                        nothing was sent to it yet */
 
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;

@@ -6,6 +6,7 @@
 #include "core/byteorder.h"
 #include "core/node.h"
 #include "icmpv6/icmpv6.h"
+#include "link/link_est.h"
 #include "ipv6/fib.h"
 #include "ipv6/ipv6.h"
 #include "net/netapi.h"
@@ -25,6 +26,13 @@
 #define DEF_LIFETIME 30
 #define DEF_LIFETIME_UNIT 60
 #define OCP_OF0 0
+#define OCP_MRHOF 1
+/* RFC 6719 5: links worse than ETX 4 are not used; a parent is changed
+ * only for a path better by ETX 1.5 (PARENT_SWITCH_THRESHOLD 192) */
+#define MAX_LINK_METRIC (4 * WREN_LINK_ETX_ONE)
+#define PARENT_SWITCH_THRESHOLD 192
+/* a link nothing was sent over yet counts as ETX 2 */
+#define ETX_UNKNOWN (2 * WREN_LINK_ETX_ONE)
 /* RFC 6552 4.1: rank_increase = (Rf * Sp + Sr) * MinHopRankIncrease with
  * the default step of rank 3, Rf 1, Sr 0 */
 #define OF0_STEP 3
@@ -34,6 +42,11 @@
 #define DAO_ACK_WAIT_S 2
 #define DAO_RETRIES 5
 #define DIS_INTERVAL_S 20
+/* seconds a node keeps a preferred parent whose link fails before it
+ * detaches, when no other parent is eligible */
+#define BAD_HOLD_S 10
+/* seconds between probes of a candidate whose link looked too poor */
+#define PROBE_INTERVAL_S 30
 #define MSG_MAX 160
 
 static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
@@ -174,13 +187,18 @@ static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
     }
 }
 
-static void send_dis(struct wren_rpl *rpl)
+static void send_dis_to(struct wren_rpl *rpl, const uint8_t *dst)
 {
     struct rpl_msg m = { .code = RPL_CODE_DIS };
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dis++;
-    send_msg(rpl, all_rpl_nodes, out, (size_t)len);
+    send_msg(rpl, dst, out, (size_t)len);
+}
+
+static void send_dis(struct wren_rpl *rpl)
+{
+    send_dis_to(rpl, all_rpl_nodes);
 }
 
 /* The global address of parent @p p: the prefix and its link-local IID
@@ -327,6 +345,7 @@ static void detach(struct wren_rpl *rpl)
 {
     rpl->stats.detached++;
     rpl->joined = false;
+    rpl->bad_since_s = 0;
     rpl->pref = -1;
     rpl->rank = RPL_INFINITE_RANK;
     default_route(rpl, NULL);
@@ -340,30 +359,78 @@ static void detach(struct wren_rpl *rpl)
     rpl->next_dis_s = now_s(rpl) + 1;
 }
 
+/* ETX of the link to @p p (x 128) from the interface's link estimator
+ * (GET WREN_NETOPT_LINK_ETX); ETX_UNKNOWN before any frame went to it. */
+static uint32_t link_etx(struct wren_rpl *rpl, const struct wren_rpl_parent *p)
+{
+    struct wren_netif *netif = wren_netif_get(rpl->node, rpl->if_id);
+    struct wren_link_etx q = { .len = 0 };
+    q.len = wren_ipv6_l2_from_iid(p->addr + 8, q.addr);
+    if (netif == NULL ||
+        wren_netapi_get(rpl->node, &netif->module, WREN_NETOPT_LINK_ETX, 0, &q, sizeof(q)) < 0) {
+        return ETX_UNKNOWN;
+    }
+    uint16_t etx;
+    memcpy(&etx, q.etx, 2);
+    return etx;
+}
+
+/* Our rank through @p p; with @p strict RPL_INFINITE_RANK if the link is
+ * too poor to use (without, the best of poor links is still a parent).
+ * OF0 (RFC 6552 4.1): the parent's rank + 3 x MinHopRankIncrease. MRHOF
+ * (RFC 6719, ETX metric): the parent's rank + the link's ETX in units of
+ * MinHopRankIncrease (ETX 1: one MinHopRankIncrease). */
+static uint32_t rank_via(struct wren_rpl *rpl, struct wren_rpl_parent *p, bool strict)
+{
+    uint32_t etx = link_etx(rpl, p);
+    p->etx = (uint16_t)(etx > 0xffff ? 0xffff : etx);
+    if (p->rank >= RPL_INFINITE_RANK || (strict && etx > MAX_LINK_METRIC)) {
+        return RPL_INFINITE_RANK;
+    }
+    if (etx > MAX_LINK_METRIC) {
+        etx = MAX_LINK_METRIC;
+    }
+    uint32_t inc = rpl->cfg.ocp == OCP_MRHOF
+                       ? etx * rpl->cfg.min_hop_rank_inc / WREN_LINK_ETX_ONE
+                       : rank_inc(rpl);
+    uint32_t r = (uint32_t)p->rank + (inc ? inc : 1);
+    return r >= RPL_INFINITE_RANK ? RPL_INFINITE_RANK : r;
+}
+
 /* Choose the preferred parent: the lowest rank through it, kept unless
  * another is better by MinHopRankIncrease (hysteresis); parents that would
  * take our rank beyond lowest + MaxRankIncrease are not eligible. */
 static void select_parent(struct wren_rpl *rpl)
 {
     int best = -1;
-    uint32_t best_rank = RPL_INFINITE_RANK;
-    uint16_t inc = rank_inc(rpl);
-    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-        const struct wren_rpl_parent *p = &rpl->parents[i];
-        if (!p->used || p->rank >= RPL_INFINITE_RANK) {
-            continue;
-        }
-        uint32_t r = (uint32_t)p->rank + inc;
-        if (r >= RPL_INFINITE_RANK) {
-            continue;
-        }
-        if (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
-            r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc) {
-            continue;
-        }
-        if (best < 0 || r < best_rank) {
-            best = i;
-            best_rank = r;
+    uint32_t best_rank = RPL_INFINITE_RANK, cur_rank = RPL_INFINITE_RANK;
+    /* pass 0: good links to neighbours ranked below us; pass 1: good links
+     * to neighbours ranked like us (siblings: a node below us ranks at least
+     * MinHopRankIncrease more), moving down the DODAG (8.2.2.4) when nothing
+     * above is left; pass 2: the best of poor links (worse than ETX 4), so a
+     * transient loss does not detach a node that has a single parent */
+    int pass = 0;
+    for (; pass < 3 && best < 0; pass++) {
+        uint32_t below = !rpl->joined ? RPL_INFINITE_RANK + 1u
+                         : (uint32_t)rpl->rank + (pass == 1 ? rpl->cfg.min_hop_rank_inc : 0u);
+        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+            struct wren_rpl_parent *p = &rpl->parents[i];
+            if (!p->used || (i != rpl->pref && p->rank >= below)) {
+                continue;
+            }
+            uint32_t r = rank_via(rpl, p, pass < 2);
+            if (i == rpl->pref) {
+                cur_rank = r;
+            }
+            if (r >= RPL_INFINITE_RANK ||
+                (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
+                 r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc)) {
+                continue;
+            }
+            if (best < 0 || r < best_rank) {
+                best = i;
+                best_rank = r;
+            }
         }
     }
     if (best < 0) {
@@ -372,14 +439,26 @@ static void select_parent(struct wren_rpl *rpl)
         }
         return;
     }
-    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used) {
-        const struct wren_rpl_parent *cur = &rpl->parents[rpl->pref];
-        uint32_t cur_rank = (uint32_t)cur->rank + inc;
-        if (cur->rank < RPL_INFINITE_RANK &&
-            cur_rank < best_rank + rpl->cfg.min_hop_rank_inc) {
-            best = rpl->pref;
-            best_rank = cur_rank;
+    if (pass == 3 && best == rpl->pref) {
+        /* only the preferred parent, over a link that fails: keep it and our
+         * rank (a higher one could make a node below us look like a parent),
+         * probe the others, and detach if nothing better comes (rpl_tick) */
+        if (rpl->bad_since_s == 0) {
+            rpl->bad_since_s = now_s(rpl);
         }
+        return;
+    }
+    rpl->bad_since_s = 0;
+    /* hysteresis: OF0 keeps the parent unless another is better by
+     * MinHopRankIncrease, MRHOF by PARENT_SWITCH_THRESHOLD (in ETX units) */
+    uint32_t hyst = rpl->cfg.ocp == OCP_MRHOF
+                        ? PARENT_SWITCH_THRESHOLD * (uint32_t)rpl->cfg.min_hop_rank_inc /
+                              WREN_LINK_ETX_ONE
+                        : rpl->cfg.min_hop_rank_inc;
+    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used &&
+        cur_rank < RPL_INFINITE_RANK && cur_rank < best_rank + hyst) {
+        best = rpl->pref;
+        best_rank = cur_rank;
     }
     bool changed = best != rpl->pref;
     if (changed && rpl->pref >= 0) {
@@ -389,12 +468,6 @@ static void select_parent(struct wren_rpl *rpl)
     rpl->rank = (uint16_t)best_rank;
     if (rpl->rank < rpl->lowest_rank || rpl->lowest_rank == RPL_INFINITE_RANK) {
         rpl->lowest_rank = rpl->rank;
-    }
-    /* 8.2.2.4: parents must rank below us */
-    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-        if (rpl->parents[i].used && rpl->parents[i].rank >= rpl->rank) {
-            memset(&rpl->parents[i], 0, sizeof(rpl->parents[i]));
-        }
     }
     if (changed) {
         default_route(rpl, rpl->parents[best].addr);
@@ -493,8 +566,8 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
     if (rc < 0) {
         return -1;
     }
-    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0)) {
-        return -1; /* a rank or lifetime arithmetic we cannot do */
+    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
+        return -1; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
     }
     if (adopt) {
         if (!have_cfg) {
@@ -602,8 +675,8 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         return;
     }
     wren_trickle_consistent(&rpl->trickle);
-    if (d->rank >= rpl->rank && p == NULL) {
-        rpl->stats.rx_drop_rank++; /* not closer to the root than we are */
+    if (p == NULL && (uint32_t)d->rank >= (uint32_t)rpl->rank + rpl->cfg.min_hop_rank_inc) {
+        rpl->stats.rx_drop_rank++; /* possibly below us: never a parent */
         return;
     }
     if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && seq_newer(d->dtsn, p->dtsn)) {
@@ -833,19 +906,50 @@ static void rpl_tick(struct wren_timer *t, void *arg)
                                          : (1u << (rpl->cfg.dio_int_min & 31))
                                                << rpl->cfg.dio_int_doublings) / 1000u;
     uint32_t silent_s = 3 * (imax_s > 60 ? imax_s : 60);
-    bool lost = false;
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
         if (p->used && now - p->heard_s > silent_s) {
             memset(p, 0, sizeof(*p));
             rpl->stats.parent_expired++;
-            lost = true;
         }
     }
-    if (lost) {
-        select_parent(rpl);
-        if (!rpl->joined) {
+    /* link estimates change with every unicast: look at the parents again */
+    select_parent(rpl);
+    if (!rpl->joined) {
+        return;
+    }
+    if (!rpl->bad_since_s && now >= rpl->next_probe_s) {
+        /* now and then, a candidate whose link looked too poor gets a probe:
+         * losses seen once (collisions at start-up) must not condemn a
+         * link for ever when nothing else is sent over it */
+        rpl->next_probe_s = now + PROBE_INTERVAL_S + wren_node_random_below(rpl->node, 10);
+        int worst = -1;
+        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+            const struct wren_rpl_parent *p = &rpl->parents[i];
+            if (p->used && i != rpl->pref && p->etx > MAX_LINK_METRIC &&
+                (worst < 0 || p->etx > rpl->parents[worst].etx)) {
+                worst = i;
+            }
+        }
+        if (worst >= 0) {
+            send_dis_to(rpl, rpl->parents[worst].addr);
+        }
+    }
+    if (rpl->bad_since_s) {
+        if (now - rpl->bad_since_s >= BAD_HOLD_S) {
+            rpl->bad_since_s = 0;
+            detach(rpl); /* poison: the nodes below us look elsewhere */
             return;
+        }
+        /* a unicast DIS to another candidate: its answer and the ACK tell
+         * the link estimator how good that link is now (RFC 6719 probing) */
+        for (int k = 0; k < CONFIG_WREN_RPL_PARENTS; k++) {
+            int i = (rpl->probe_next + k) % CONFIG_WREN_RPL_PARENTS;
+            if (rpl->parents[i].used && i != rpl->pref) {
+                rpl->probe_next = (uint8_t)(i + 1);
+                send_dis_to(rpl, rpl->parents[i].addr);
+                break;
+            }
         }
     }
     /* no DAO-ACK: again after a wait that doubles, jittered, so that DAOs
@@ -896,7 +1000,7 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     }
     if (c->role == WREN_RPL_ROOT &&
         (c->prefix_len == 0 || c->prefix_len > 128 ||
-         (c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) ||
+         (c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) || c->ocp > OCP_MRHOF ||
          c->instance > 127)) {
         return -EINVAL;
     }
@@ -926,7 +1030,7 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->cfg = (struct rpl_opt_config){
         .dio_int_doublings = DEF_DOUBLINGS, .dio_int_min = DEF_IMIN,
         .dio_redundancy = DEF_REDUNDANCY, .max_rank_inc = DEF_MAX_RANK_INC,
-        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = OCP_OF0,
+        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = c->ocp,
         .def_lifetime = DEF_LIFETIME, .lifetime_unit = DEF_LIFETIME_UNIT,
     };
     memset(rpl->prefix, 0, 16);

@@ -22,8 +22,10 @@
  *
  * Routes and parents live in bounded tables; a full table is a counted
  * refusal (a DAO-ACK with status 128, UNABLE_TO_ACCEPT, where one is asked
- * for). The objective function is OF0 (RFC 6552) with the default step of
- * rank. Every change of routes goes to the IPv6 module through netapi SET
+ * for). The objective function is the root's choice: OF0 (RFC 6552) with the
+ * default step of rank, or MRHOF (RFC 6719) with the ETX of the interface's
+ * link estimator (GET WREN_NETOPT_LINK_ETX); either leaves links worse than
+ * ETX 4, so a parent that stops acknowledging is replaced. Every change of routes goes to the IPv6 module through netapi SET
  * (WREN_NETOPT_IPV6_ROUTE_ADD/DEL); nothing of IPv6's state is read directly.
  *
  * Non-storing mode (MOP 1): DAOs go to the root with the parent's address;
@@ -75,6 +77,7 @@ struct wren_rpl_role_cfg {
     uint8_t instance;   /**< root: RPLInstanceID (global: < 128) */
     uint8_t prefix_len; /**< root: its prefix, 64 for autoconfiguration */
     uint8_t mop;        /**< root: RPL_MOP_STORING or RPL_MOP_NON_STORING */
+    uint8_t ocp;        /**< root: objective function, 0 OF0 (RFC 6552), 1 MRHOF (RFC 6719) */
     uint8_t prefix[16]; /**< root */
 };
 
@@ -113,6 +116,7 @@ struct wren_rpl_stats {
 struct wren_rpl_parent {
     uint8_t addr[16];   /**< its link-local address (the DIO's source) */
     uint16_t rank;      /**< as it advertised */
+    uint16_t etx;       /**< of the link to it (x 128), when last looked at */
     uint8_t used;
     uint8_t dtsn;
     uint32_t heard_s;   /**< last DIO, seconds */
@@ -158,6 +162,9 @@ struct wren_rpl {
     uint32_t next_dao_s; /**< 0: no DAO scheduled */
     uint32_t next_dis_s;
     uint32_t dao_sent_s;
+    uint32_t bad_since_s; /**< the preferred parent's link fails, none better: since */
+    uint8_t probe_next;   /**< the candidate the next probe (unicast DIS) goes to */
+    uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
     struct wren_rpl_route routes[CONFIG_WREN_RPL_ROUTES];
     struct wren_trickle trickle;

@@ -9,7 +9,8 @@
 #include "shell/shell.h"
 
 static const char usage[] =
-    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] | rpl router | "
+    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | "
+    "rpl router | "
     "rpl leaf | rpl off\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
@@ -22,9 +23,9 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
                           ? " (not joined)"
                           : "");
     if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
-        wren_shell_printf(sh, "instance %u dodag %s version %u mop %u rank %u\n", rpl->instance,
-                          wren_ipv6_addr_to_str(a, rpl->dodagid), rpl->version, rpl->mop,
-                          rpl->rank);
+        wren_shell_printf(sh, "instance %u dodag %s version %u mop %u of %s rank %u\n",
+                          rpl->instance, wren_ipv6_addr_to_str(a, rpl->dodagid), rpl->version,
+                          rpl->mop, rpl->cfg.ocp == 1 ? "mrhof" : "of0", rpl->rank);
         if (rpl->addr[0]) {
             wren_shell_printf(sh, "address %s\n", wren_ipv6_addr_to_str(a, rpl->addr));
         }
@@ -35,8 +36,9 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         const struct wren_rpl_parent *p = &rpl->parents[i];
         if (p->used) {
-            wren_shell_printf(sh, "parent %s rank %u heard %lus ago%s\n",
-                              wren_ipv6_addr_to_str(a, p->addr), p->rank,
+            wren_shell_printf(sh, "parent %s rank %u etx %u.%02u heard %lus ago%s\n",
+                              wren_ipv6_addr_to_str(a, p->addr), p->rank, p->etx / 128,
+                              (p->etx % 128) * 100 / 128,
                               (unsigned long)(now - p->heard_s), i == rpl->pref ? " preferred" : "");
         }
     }
@@ -89,6 +91,8 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
                 c.mop = RPL_MOP_STORING;
             } else if (strcmp(argv[i], "nonstoring") == 0) {
                 c.mop = RPL_MOP_NON_STORING;
+            } else if (strcmp(argv[i], "of0") == 0 || strcmp(argv[i], "mrhof") == 0) {
+                c.ocp = argv[i][0] == 'm';
             } else {
                 wren_shell_printf(sh, "%s", usage);
                 return -EINVAL;
@@ -109,7 +113,8 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 }
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
-    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] | router | leaf | off",
+    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | router | "
+             "leaf | off",
       cmd_rpl },
     { NULL, NULL, NULL },
 };

@@ -333,3 +333,103 @@ def test_rpl_srh_adversarial_counted_and_harmless(sim_factory):
     assert s.counters(2)["ipv6.rx_delivered"] == rx2 + 1
     # nothing else changed: the DODAG still carries traffic both ways
     assert ping(s, 2, st[0]["addr"]) == 3 and ping(s, 0, nxt) == 3
+
+
+def switch_off(s, node, n):
+    """A node switched off: no link to or from it any more."""
+    for k in range(n):
+        if k != node:
+            s.remove_link(node, k)
+            s.remove_link(k, node)
+
+
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+@pytest.mark.parametrize("of", ["of0", "mrhof"])
+def test_rpl_parent_switched_off_children_find_another(sim_factory, mode, of):
+    """A diamond: node 3 hears the root's two children 1 and 2. Its preferred
+    parent is switched off mid-run; node 3 keeps sending (echo requests to the
+    root), the link estimator sees the frames go unacknowledged, node 3 takes
+    the other parent, announces the new path with a DAO, and delivery both
+    ways recovers. The time it takes is printed."""
+    n = 4
+    s = sim_factory(9)
+    links = [(0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (2, 3, 1.0)]
+    build(s, n, links, mode=mode)
+    if of == "mrhof":
+        assert s.shell(0, f"rpl root {PREFIX} {'nonstoring' if mode == 'non-storing' else 'storing'}"
+                          f" mrhof")[0] == 0
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    assert f"of {of}" in st[3]["out"], st[3]["out"]
+    pref = [p for p in st[3]["parents"] if p[2]]
+    assert len(pref) == 1
+    old = 1 if pref[0][0].endswith(":1") else 2
+    other = 3 - old
+    assert ping(s, 3, st[0]["addr"]) == 3
+    t_off = s.now
+    switch_off(s, old, n)
+    # node 3 pings the root once a second until replies come back
+    res, out = s.shell(3, f"ping {st[0]['addr']} -c 90 -i 1000")
+    assert res == 0, out
+    s.run(s.now + 95)
+    out += s.output(3)
+    seqs = [int(x) for x in re.findall(r"icmp_seq=(\d+)", out)]
+    assert seqs, out
+    recovered = seqs[0]  # sequence numbers count seconds from the switch-off
+    print(f"\n  {mode}/{of}: parent {old} off at {t_off:.0f} s; node 3 delivers again "
+          f"after {recovered} s (replies {len(seqs)} of 90)")
+    assert recovered < 60 and len(seqs) >= 90 - recovered - 5, out
+    now3 = rpl_state(s, 3)
+    pref = [p for p in now3["parents"] if p[2]]
+    assert len(pref) == 1 and pref[0][0].endswith(f":{other}"), now3["out"]
+    # switched at once, or (when the other parent had taken node 3 as its
+    # own parent over a link that looked poor) detached, poisoning the
+    # other, which then went back to the root and took node 3 again
+    c = s.counters(3)
+    assert c["rpl.parent_switch"] + c["rpl.detached"] >= 1
+    # and the root reaches node 3 through the new parent
+    assert ping(s, 0, st[3]["addr"]) == 3
+
+
+@pytest.mark.parametrize("mode", ["non-storing"])
+def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode):
+    """In the 14-node lossy mesh, the router most nodes have as preferred
+    parent is switched off; each of its children that still has a way to
+    the root takes another parent while it sends, and the root reaches it.
+    (Storing mode is not here yet: a DAO a router passes on is not sent
+    again when its DAO-ACK does not come, so after several switches in a row
+    the root can keep a stale route until the next refresh; see
+    /work/wt/notes/rpl.md.)"""
+    n = 14
+    links = random_mesh(n, 13)
+    s = sim_factory(3)
+    build(s, n, links, mode=mode)
+    s.run(240)
+    st = [rpl_state(s, i) for i in range(n)]
+    ll_of = {i: f"fe80::{st[i]['addr'].split('::')[1]}" for i in range(n)}
+    pref = {i: next(p[0] for p in st[i]["parents"] if p[2]) for i in range(1, n)}
+    counts = {k: sum(1 for i in pref if pref[i] == ll_of[k]) for k in range(1, n)}
+    dead = max(counts, key=lambda k: (counts[k], -k))
+    children = [i for i in pref if pref[i] == ll_of[dead]]
+    assert len(children) >= 2, counts
+    switch_off(s, dead, n)
+    # who can still reach the root without the dead node
+    alive = [(a, b) for a, b, _ in links if dead not in (a, b)]
+    seen, todo = {0}, [0]
+    while todo:
+        k = todo.pop()
+        for a, b in alive:
+            for x, y in ((a, b), (b, a)):
+                if x == k and y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+    reachable = [c for c in children if c in seen]
+    assert reachable
+    for c in reachable:
+        assert s.shell(c, f"ping {st[0]['addr']} -c 60 -i 1000")[0] == 0
+    s.run(s.now + 65)
+    for c in reachable:
+        now = rpl_state(s, c)
+        new = [p[0] for p in now["parents"] if p[2]]
+        assert new and new[0] != ll_of[dead], now["out"]
+        assert ping(s, 0, st[c]["addr"]) >= 2, f"root -> {c}"
