@@ -48,6 +48,10 @@
 /* seconds between probes of a candidate whose link looked too poor */
 #define PROBE_INTERVAL_S 30
 #define MSG_MAX 160
+/* targets of children's routes one DAO carries up (26 bytes each) */
+#define DAO_MAX_FWD 4
+#define RT_DIRTY 0x01     /* to be announced to our parent */
+#define RT_IN_FLIGHT 0x02 /* in the DAO awaiting its ACK */
 
 static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
 
@@ -210,11 +214,12 @@ static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_pare
     memcpy(out + 8, p->addr + 8, 8);
 }
 
-/* A DAO: in storing mode to the preferred parent, with our own target or
- * (@p fwd) the targets and transits of a child's DAO passed on (RFC 6550
- * 9.2); in non-storing mode to the root, with our preferred parent's
- * address in the transit option (9.7). */
-static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
+/* A DAO (K set): in storing mode to the preferred parent, with our own
+ * target and up to DAO_MAX_FWD targets of routes our children announced that
+ * are still to go up (9.2: each hop announces what it routes, and sends it
+ * again until its parent ACKs); in non-storing mode to the root, with our
+ * preferred parent's address in the transit option (9.7). */
+static void send_dao(struct wren_rpl *rpl)
 {
     if (rpl->pref < 0) {
         return;
@@ -222,33 +227,42 @@ static void send_dao(struct wren_rpl *rpl, const uint8_t *fwd, size_t fwd_len)
     bool ns = rpl->mop == RPL_MOP_NON_STORING;
     uint8_t opts[MSG_MAX], out[MSG_MAX + 24], parent[16];
     size_t n = 0;
-    if (fwd) {
-        if (fwd_len > sizeof(opts)) {
-            rpl->stats.tx_fail++;
-            return;
+    if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
+        return; /* no address to announce yet */
+    }
+    struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr, .prefix_bytes = 16 };
+    struct rpl_opt_transit tr = { .path_seq = rpl->path_seq,
+                                  .path_lifetime = rpl->cfg.def_lifetime };
+    if (ns) {
+        parent_global(rpl, &rpl->parents[rpl->pref], parent);
+        tr.parent = parent;
+    }
+    n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
+    n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
+    unsigned fwd = 0;
+    uint32_t now = now_s(rpl);
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        r->flags &= (uint8_t)~RT_IN_FLIGHT;
+        if (ns || !r->plen || !(r->flags & RT_DIRTY) || fwd == DAO_MAX_FWD) {
+            continue;
         }
-        memcpy(opts, fwd, fwd_len);
-        n = fwd_len;
-    } else {
-        if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
-            return; /* no address to announce yet */
-        }
-        struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr, .prefix_bytes = 16 };
-        struct rpl_opt_transit tr = { .path_seq = rpl->path_seq,
-                                      .path_lifetime = rpl->cfg.def_lifetime };
-        if (ns) {
-            parent_global(rpl, &rpl->parents[rpl->pref], parent);
-            tr.parent = parent;
-        }
-        n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
-        n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
+        uint32_t left = r->expires_s - now, unit = rpl->cfg.lifetime_unit;
+        uint32_t units = (left + unit - 1) / unit;
+        struct rpl_opt_target rt = { .prefix_len = r->plen, .prefix = r->target,
+                                     .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
+        struct rpl_opt_transit rtr = { .path_seq = r->path_seq,
+                                       .path_lifetime = (uint8_t)(units < 1 ? 1
+                                                                  : units > 255 ? 255 : units) };
+        n += (size_t)wren_rpl_opt_target_emit(&rt, opts + n, sizeof(opts) - n);
+        n += (size_t)wren_rpl_opt_transit_emit(&rtr, opts + n, sizeof(opts) - n);
+        r->flags |= RT_IN_FLIGHT;
+        fwd++;
     }
     rpl->dao_seq = seq_next(rpl->dao_seq);
-    if (!fwd) {
-        rpl->dao_wait = true;
-        rpl->dao_wait_seq = rpl->dao_seq;
-        rpl->dao_sent_s = now_s(rpl);
-    }
+    rpl->dao_wait = true;
+    rpl->dao_wait_seq = rpl->dao_seq;
+    rpl->dao_sent_s = now;
     struct rpl_msg m = { .code = RPL_CODE_DAO,
                          .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
                                   .seq = rpl->dao_seq },
@@ -758,6 +772,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rp
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
     r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
+    r->flags = rpl->role == WREN_RPL_ROOT ? 0 : RT_DIRTY;
     return true;
 }
 
@@ -816,8 +831,8 @@ static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         send_dao_ack(rpl, src, m->dao.seq,
                      refused ? RPL_DAO_ACK_UNABLE_TO_ACCEPT : RPL_DAO_ACK_OK);
     }
-    if (!root && !refused && !ns) {
-        send_dao(rpl, m->opts, m->opts_len); /* on toward the root */
+    if (!root && !ns && !rpl->dao_wait) {
+        send_dao(rpl); /* on toward the root (the routes are marked dirty) */
     }
 }
 
@@ -829,7 +844,20 @@ static void on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
     }
     rpl->dao_wait = false;
     if (m->dao_ack.status >= 128) {
-        rpl->stats.dao_ack_refused++;
+        rpl->stats.dao_ack_refused++; /* announced anyway: the refresh tries again */
+    }
+    bool more = false;
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->flags & RT_IN_FLIGHT) {
+            r->flags = 0;
+        }
+        more |= (r->flags & RT_DIRTY) != 0;
+    }
+    if (more) {
+        rpl->dao_retries = 0;
+        rpl->dao_jitter_s = 0;
+        send_dao(rpl);
     }
 }
 
@@ -961,9 +989,15 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             rpl->stats.dao_retx++;
             rpl->dao_jitter_s = (uint8_t)wren_node_random_below(rpl->node, wait + 1);
             rpl->dao_wait = false;
-            send_dao(rpl, NULL, 0);
+            send_dao(rpl);
         } else {
-            rpl->dao_wait = false; /* the refresh will try again */
+            /* the parent does not answer: the routes stay dirty and go up
+             * with the next DAO, at the refresh or sooner */
+            rpl->dao_wait = false;
+            uint32_t soon = now + 30 + wren_node_random_below(rpl->node, 10);
+            if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
+                rpl->next_dao_s = soon;
+            }
         }
     }
     if (rpl->next_dao_s && now >= rpl->next_dao_s) {
@@ -973,7 +1007,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
         if (!rpl->dao_wait) {
             rpl->dao_retries = 0;
         }
-        send_dao(rpl, NULL, 0);
+        send_dao(rpl);
     }
 }
 

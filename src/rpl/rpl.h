@@ -128,6 +128,7 @@ struct wren_rpl_route {
     uint8_t via[16];    /**< the child's link-local address */
     uint8_t plen;       /**< 0: free slot */
     uint8_t path_seq;
+    uint8_t flags;      /**< announcement to our parent pending / in flight */
     uint32_t expires_s;
 };
 

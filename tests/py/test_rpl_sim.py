@@ -391,15 +391,13 @@ def test_rpl_parent_switched_off_children_find_another(sim_factory, mode, of):
     assert ping(s, 0, st[3]["addr"]) == 3
 
 
-@pytest.mark.parametrize("mode", ["non-storing"])
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
 def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode):
     """In the 14-node lossy mesh, the router most nodes have as preferred
     parent is switched off; each of its children that still has a way to
-    the root takes another parent while it sends, and the root reaches it.
-    (Storing mode is not here yet: a DAO a router passes on is not sent
-    again when its DAO-ACK does not come, so after several switches in a row
-    the root can keep a stale route until the next refresh; see
-    /work/wt/notes/rpl.md.)"""
+    the root takes another parent while it sends, and the root reaches it
+    (in storing mode through every router on the new path, each of which
+    announces the route to its own parent until that one acknowledges)."""
     n = 14
     links = random_mesh(n, 13)
     s = sim_factory(3)
