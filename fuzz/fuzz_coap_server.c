@@ -2,9 +2,10 @@
  * datagrams (a header byte: source port 0..3 and a time step; two length
  * bytes; then that many bytes), each sent from a socket of the same
  * simulated node to [::1]:5683, so it crosses UDP and the server's message
- * layer, duplicate cache, option checks, resources and Block2. Everything
- * the server sends back must parse as CoAP: a RST or an ACK to a CON carries
- * its message ID, a NON is answered NON or with a RST. The packet buffer
+ * layer, duplicate cache, option checks, resources, Block1/Block2 and
+ * observe. Everything the server sends must parse as CoAP: a RST or an ACK
+ * to a CON carries its message ID, a NON is answered NON or with a RST, and
+ * only notifications (CON, or NON with Observe) reach other sockets. The packet buffer
  * stays consistent, and is empty once the sockets are closed. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,24 +59,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         REQUIRE(wren_pktbuf_is_sane(&node->pktbuf));
         struct coap_msg q, r;
         int qrc = wren_coap_parse(req, n, &q);
-        ssize_t k;
-        while ((k = wren_sock_udp_recv(sk, reply, sizeof(reply), 0, NULL)) >= 0) {
-            REQUIRE(wren_coap_parse(reply, (size_t)k, &r) == 0);
-            if (r.type == COAP_RST || r.type == COAP_ACK) {
-                /* only CONs are acknowledged or rejected, with their ID */
-                REQUIRE(qrc != -COAP_ERR_TRUNCATED && qrc != -COAP_ERR_VERSION);
-                REQUIRE(q.type == COAP_CON || r.type == COAP_RST);
-                REQUIRE(r.mid == q.mid);
-            } else {
-                REQUIRE(r.type == COAP_NON && qrc == 0 && q.type == COAP_NON);
-                /* (a duplicate ID gets the first message's response) */
-                REQUIRE(c->stats.rx_dup != dups ||
-                        (r.tkl == q.tkl && memcmp(r.token, q.token, q.tkl) == 0));
-            }
-            if (r.type == COAP_RST) {
-                REQUIRE(r.code == COAP_CODE_EMPTY);
-            } else {
-                REQUIRE(COAP_CODE_CLASS(r.code) >= 2 && COAP_CODE_CLASS(r.code) <= 5);
+        for (int j = 0; j < 4; j++) {
+            ssize_t k;
+            while ((k = wren_sock_udp_recv(&socks[j], reply, sizeof(reply), 0, NULL)) >= 0) {
+                REQUIRE(wren_coap_parse(reply, (size_t)k, &r) == 0);
+                if (r.type == COAP_RST) {
+                    REQUIRE(r.code == COAP_CODE_EMPTY);
+                } else {
+                    REQUIRE(COAP_CODE_CLASS(r.code) >= 2 && COAP_CODE_CLASS(r.code) <= 5);
+                }
+                struct coap_opt ob;
+                if (r.type == COAP_CON || (r.type == COAP_NON &&
+                                           wren_coap_opt_find(&r, COAP_OPT_OBSERVE, &ob))) {
+                    continue; /* a notification (RFC 7641), to any socket that observes */
+                }
+                REQUIRE(&socks[j] == sk); /* anything else answers this step's request */
+                if (r.type == COAP_RST || r.type == COAP_ACK) {
+                    /* only CONs are acknowledged or rejected, with their ID */
+                    REQUIRE(qrc != -COAP_ERR_TRUNCATED && qrc != -COAP_ERR_VERSION);
+                    REQUIRE(q.type == COAP_CON || r.type == COAP_RST);
+                    REQUIRE(r.mid == q.mid);
+                } else {
+                    REQUIRE(r.type == COAP_NON && qrc == 0 && q.type == COAP_NON);
+                    /* (a duplicate ID gets the first message's response) */
+                    REQUIRE(c->stats.rx_dup != dups ||
+                            (r.tkl == q.tkl && memcmp(r.token, q.token, q.tkl) == 0));
+                }
             }
         }
     }

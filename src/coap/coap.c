@@ -288,6 +288,8 @@ struct req_opts {
     uint32_t size1;
     uint8_t has_block2;
     uint8_t has_block1;
+    uint8_t has_observe;
+    uint32_t observe;
     uint8_t bad;     /* an unrecognized critical option */
     uint8_t proxy;   /* Proxy-Uri or Proxy-Scheme */
 };
@@ -330,6 +332,10 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
             break;
         case COAP_OPT_SIZE1:
             ro->size1 = v;
+            break;
+        case COAP_OPT_OBSERVE:
+            ro->observe = v;
+            ro->has_observe = 1;
             break;
         case COAP_OPT_PROXY_URI:
         case COAP_OPT_PROXY_SCHEME:
@@ -445,6 +451,139 @@ static uint8_t block1_check(struct wren_coap *c, const struct wren_coap_resource
     return 0;
 }
 
+/* ---- observers (RFC 7641) ---------------------------------------------------------- */
+
+static bool obs_match(const struct wren_coap_observer *o, const struct wren_sock_udp_ep *ep,
+                      const uint8_t *token, uint8_t tkl)
+{
+    return o->used && o->ep.port == ep->port && memcmp(o->ep.addr, ep->addr, 16) == 0 &&
+           o->tkl == tkl && memcmp(o->token, token, tkl) == 0;
+}
+
+static void obs_free(struct wren_coap_observer *o)
+{
+    wren_timer_cancel(o->c->node, &o->timer);
+    o->used = 0;
+}
+
+/* Remove the observation of @p ep with @p token (RFC 7641 3.6). */
+static void obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                       const uint8_t *token, uint8_t tkl)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        if (obs_match(&c->obs[i], ep, token, tkl)) {
+            c->stats.obs_remove++;
+            obs_free(&c->obs[i]);
+        }
+    }
+}
+
+static void obs_timer(struct wren_timer *t, void *arg);
+
+/* RFC 7641 4.1: an entry per endpoint and resource; a new registration of
+ * the same replaces it (with its token). NULL when every slot is in use. */
+static struct wren_coap_observer *obs_register(struct wren_coap *c,
+                                               const struct wren_coap_resource *r,
+                                               const struct wren_sock_udp_ep *ep,
+                                               const struct coap_msg *m)
+{
+    struct wren_coap_observer *o = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_coap_observer *e = &c->obs[i];
+        if (e->used && e->res == r && e->ep.port == ep->port &&
+            memcmp(e->ep.addr, ep->addr, 16) == 0) {
+            o = e;
+            break;
+        }
+        if (!e->used && !o) {
+            o = e;
+        }
+    }
+    if (o == NULL) {
+        c->stats.obs_full++;
+        return NULL;
+    }
+    if (!o->used) {
+        c->stats.obs_add++;
+        *o = (struct wren_coap_observer){ .c = c, .res = r, .used = 1 };
+        wren_timer_init(&o->timer, obs_timer, o);
+    }
+    o->ep = *ep;
+    o->tkl = m->tkl;
+    memcpy(o->token, m->token, m->tkl);
+    return o;
+}
+
+/* How a response goes out besides what the handler made. */
+struct resp_meta {
+    uint8_t type;
+    uint16_t mid;
+    const uint8_t *token;
+    uint8_t tkl;
+    bool block;            /* with Block2 blk */
+    bool has_b1;           /* with Block1 b1 */
+    bool get;
+    struct coap_block blk, b1;
+    int32_t observe;       /* Observe value, -1: none */
+};
+
+/* The header and options of @p resp (its payload written at c->tx +
+ * WREN_COAP_RESP_HDR_ROOM) into a scratch buffer, then placed right before
+ * the payload. @return its offset in c->tx, and *len. */
+static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
+                          struct resp_meta *mt, size_t *len)
+{
+    uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
+    uint8_t hdr[WREN_COAP_RESP_HDR_ROOM];
+    struct coap_builder b;
+    wren_coap_build_init(&b, hdr, sizeof(hdr), mt->type, resp->code, mt->mid, mt->token,
+                         mt->tkl);
+    if (resp->etag_len) {
+        wren_coap_build_opt(&b, COAP_OPT_ETAG, resp->etag, resp->etag_len);
+    }
+    if (mt->observe >= 0 && COAP_CODE_CLASS(resp->code) == 2) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_OBSERVE, (uint32_t)mt->observe & COAP_OBSERVE_MASK);
+    }
+    size_t plen = 0;
+    if (COAP_CODE_CLASS(resp->code) == 2 && resp->pos > resp->off) {
+        plen = resp->pos - resp->off;
+        if (plen > resp->max) {
+            plen = resp->max;
+        }
+    }
+    if (resp->cf >= 0 && COAP_CODE_CLASS(resp->code) == 2 && (plen || mt->get)) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp->cf);
+    }
+    if (resp->has_max_age) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp->max_age);
+    }
+    if (mt->block) {
+        mt->blk.more = resp->pos > resp->off + plen;
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&mt->blk));
+    }
+    if (mt->has_b1 && COAP_CODE_CLASS(resp->code) == 2) {
+        /* RFC 7959 2.5: the block acknowledged (M: the server waits for more) */
+        mt->b1.more = resp->code == COAP_CODE_CONTINUE;
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK1, (uint32_t)wren_coap_block_encode(&mt->b1));
+    }
+    if (mt->block && mt->blk.num == 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp->pos);
+    }
+    int hl = wren_coap_build_end(&b);
+    if (hl < 0) {
+        /* cannot happen: WREN_COAP_RESP_HDR_ROOM covers every option above */
+        hl = 0;
+        plen = 0;
+    }
+    uint8_t *start = pl - (plen ? 1 : 0) - hl;
+    memcpy(start, hdr, (size_t)hl);
+    if (plen) {
+        pl[-1] = COAP_PAYLOAD_MARKER;
+    }
+    *len = (size_t)hl + (plen ? 1 + plen : 0);
+    return (int)(start - c->tx);
+}
+
 /* Run the request and build the response into c->tx. @return its offset in
  * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option). */
 static int handle_request(struct wren_coap *c, const struct coap_msg *m,
@@ -456,6 +595,7 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
     struct coap_block blk = { 0 }, b1 = { 0 };
     bool block = false, has_b1 = false;
     struct wren_coap_block1 *up = NULL;
+    int32_t observe = -1;
     uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .cf = -1, .buf = pl, .max = room };
@@ -521,7 +661,21 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
             resp.code = req.block_more ? COAP_CODE_CONTINUE : default_code(m->code);
             resp.cf = r->cf;
             c->stats.req++;
+            c->in_handler = 1;
             r->handler(c, &req, &resp, r->arg);
+            c->in_handler = 0;
+            if (m->code == COAP_CODE_GET) {
+                bool ok = COAP_CODE_CLASS(resp.code) == 2;
+                if (ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok && r->observable) {
+                    if (obs_register(c, r, from, m)) {
+                        observe = (int32_t)(c->obs_seq & COAP_OBSERVE_MASK);
+                    }
+                } else if (!block || blk.num == 0) {
+                    /* RFC 7641 3.6: a GET without Observe (not for a later
+                     * block) or with 1 ends the token's observation */
+                    obs_remove(c, from, m->token, m->tkl);
+                }
+            }
             if (up) {
                 /* the upload goes on after a 2.31, ends after anything else */
                 if (req.block_more && resp.code == COAP_CODE_CONTINUE) {
@@ -548,56 +702,160 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
         }
     }
 
-    /* header and options into a scratch buffer, then placed right before the payload */
-    uint8_t hdr[WREN_COAP_RESP_HDR_ROOM];
-    struct coap_builder b;
-    wren_coap_build_init(&b, hdr, sizeof(hdr), m->type == COAP_CON ? COAP_ACK : COAP_NON,
-                         resp.code, m->type == COAP_CON ? m->mid : c->next_mid++, m->token,
-                         m->tkl);
-    if (resp.etag_len) {
-        wren_coap_build_opt(&b, COAP_OPT_ETAG, resp.etag, resp.etag_len);
+    struct resp_meta meta = {
+        .type = m->type == COAP_CON ? COAP_ACK : COAP_NON,
+        .mid = m->type == COAP_CON ? m->mid : c->next_mid++,
+        .token = m->token, .tkl = m->tkl, .block = block, .blk = blk, .has_b1 = has_b1,
+        .b1 = b1, .observe = observe, .get = m->code == COAP_CODE_GET,
+    };
+    return place_response(c, &resp, &meta, len);
+}
+
+/* ---- notifications (RFC 7641 4.2, 4.5) ------------------------------------------------ */
+
+/* Send @p o a notification of its resource's current state (a new message ID,
+ * the next sequence number; CON when due). */
+static void obs_send(struct wren_coap_observer *o)
+{
+    struct wren_coap *c = o->c;
+    const struct wren_coap_resource *r = o->res;
+    size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
+    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT, .cf = r->cf,
+                                   .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
+    struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
+    memcpy(empty.token, o->token, o->tkl);
+    struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
+                                 .cf = -1, .accept = -1 };
+    c->in_handler = 1;
+    r->handler(c, &req, &resp, r->arg);
+    c->in_handler = 0;
+    if (COAP_CODE_CLASS(resp.code) != 2) {
+        /* RFC 7641 3.2: a non-2.xx notification ends the observation */
+        resp.pos = 0;
     }
-    size_t plen = 0;
-    if (COAP_CODE_CLASS(resp.code) == 2 && resp.pos > resp.off) {
-        plen = resp.pos - resp.off;
-        if (plen > resp.max) {
-            plen = resp.max;
+    uint32_t now = (uint32_t)(wren_node_now(c->node) / 1000u);
+    bool con = !o->had_con || now - o->last_con_ms >= c->obs_con_ms;
+    c->obs_seq = (c->obs_seq + 1) & COAP_OBSERVE_MASK;
+    o->mid = c->next_mid++;
+    struct resp_meta mt = { .type = con ? COAP_CON : COAP_NON, .mid = o->mid, .token = o->token,
+                            .tkl = o->tkl, .get = true, .observe = (int32_t)c->obs_seq };
+    if (resp.pos > room) {
+        /* RFC 7959 3.4: the first block; the client asks for the rest */
+        mt.block = true;
+        mt.blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
+        resp.max = COAP_BLOCK_SIZE(mt.blk.szx);
+    }
+    size_t len;
+    int at = place_response(c, &resp, &mt, &len);
+    c->stats.obs_notify++;
+    o->dirty = 0;
+    if (wren_sock_udp_send(&c->sock, c->tx + at, len, &o->ep) < 0) {
+        c->stats.tx_drop++;
+    } else {
+        c->stats.tx++;
+    }
+    if (COAP_CODE_CLASS(resp.code) != 2) {
+        obs_free(o);
+        return;
+    }
+    if (con) {
+        c->stats.obs_con++;
+        o->con_pending = 1;
+        o->retx = 0;
+        uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
+        o->timeout_ms = c->ack_timeout_ms +
+                        (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+        wren_timer_set(c->node, &o->timer, (uint64_t)o->timeout_ms * 1000u);
+    }
+}
+
+/* A CON notification's ACK did not come: send the current state again
+ * (RFC 7641 4.5.2), or give the observer up after MAX_RETRANSMIT. */
+static void obs_timer(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_coap_observer *o = arg;
+    struct wren_coap *c = o->c;
+    if (o->retx >= c->max_retransmit) {
+        c->stats.obs_timeout++;
+        obs_free(o);
+        return;
+    }
+    uint8_t retx = (uint8_t)(o->retx + 1);
+    uint32_t timeout = o->timeout_ms * 2;
+    o->had_con = 0; /* makes it CON again */
+    obs_send(o);
+    if (o->used) {
+        o->retx = retx;
+        o->timeout_ms = timeout;
+        wren_timer_set(c->node, &o->timer, (uint64_t)timeout * 1000u);
+    }
+}
+
+int wren_coap_notify(struct wren_coap *c, const struct wren_coap_resource *r)
+{
+    int n = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_coap_observer *o = &c->obs[i];
+        if (!o->used || o->res != r) {
+            continue;
+        }
+        n++;
+        if (o->con_pending || c->in_handler) {
+            /* sent when the pending one is acknowledged, or after the response */
+            o->dirty = 1;
+            c->notify_deferred |= c->in_handler;
+            continue;
+        }
+        obs_send(o);
+    }
+    return n;
+}
+
+/* Notifications a handler asked for, now that its response is out. */
+static void obs_flush(struct wren_coap *c)
+{
+    c->notify_deferred = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_coap_observer *o = &c->obs[i];
+        if (o->used && o->dirty && !o->con_pending) {
+            obs_send(o);
         }
     }
-    if (resp.cf >= 0 && COAP_CODE_CLASS(resp.code) == 2 && (plen || m->code == COAP_CODE_GET)) {
-        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp.cf);
-    }
-    if (resp.has_max_age) {
-        wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp.max_age);
-    }
-    if (block) {
-        blk.more = resp.pos > resp.off + plen;
-        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
-    }
-    if (has_b1 && COAP_CODE_CLASS(resp.code) == 2) {
-        /* RFC 7959 2.5: the block acknowledged (M: the server waits for more) */
-        b1.more = resp.code == COAP_CODE_CONTINUE;
-        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK1, (uint32_t)wren_coap_block_encode(&b1));
-    }
-    if (block) {
-        if (blk.num == 0) {
-            wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp.pos);
+}
+
+void wren_coap_set_obs_con_ms(struct wren_coap *c, uint32_t ms)
+{
+    c->obs_con_ms = ms;
+}
+
+/* An ACK or RST from @p from: a notification's? */
+static bool obs_input(struct wren_coap *c, const struct coap_msg *m,
+                      const struct wren_sock_udp_ep *from)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_coap_observer *o = &c->obs[i];
+        if (!o->used || o->mid != m->mid || o->ep.port != from->port ||
+            memcmp(o->ep.addr, from->addr, 16) != 0) {
+            continue;
         }
+        if (m->type == COAP_RST) {
+            c->stats.obs_rst++; /* RFC 7641 3.6: the client has forgotten it */
+            obs_free(o);
+            return true;
+        }
+        if (o->con_pending) {
+            wren_timer_cancel(c->node, &o->timer);
+            o->con_pending = 0;
+            o->had_con = 1;
+            o->last_con_ms = (uint32_t)(wren_node_now(c->node) / 1000u);
+            if (o->dirty) {
+                obs_send(o);
+            }
+        }
+        return true;
     }
-    int hl = wren_coap_build_end(&b);
-    if (hl < 0) {
-        /* cannot happen: WREN_COAP_RESP_HDR_ROOM covers every option above */
-        hl = 0;
-        plen = 0;
-    }
-    /* the header right before the marker and the payload the handler wrote */
-    uint8_t *start = pl - (plen ? 1 : 0) - hl;
-    memcpy(start, hdr, (size_t)hl);
-    if (plen) {
-        pl[-1] = COAP_PAYLOAD_MARKER;
-    }
-    *len = (size_t)hl + (plen ? 1 + plen : 0);
-    return (int)(start - c->tx);
+    return false;
 }
 
 /* ---- the message layer ---------------------------------------------------------------- */
@@ -664,6 +922,9 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     }
     dedup_store(c, d, from, m, c->tx + at, len);
     send_msg(c, c->tx + at, len, from);
+    if (c->notify_deferred) {
+        obs_flush(c);
+    }
 }
 
 /* Handle one datagram of @p n bytes in c->rx from @p from. */
@@ -686,7 +947,7 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         } else {
             c->stats.rx_rst++;
         }
-        if (!wren_coap_client_input(c, &m, from)) {
+        if (!obs_input(c, &m, from) && !wren_coap_client_input(c, &m, from)) {
             c->stats.rx_drop_unmatched++;
         }
         return;
@@ -712,7 +973,9 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         } else {
             c->stats.rx_drop_unexpected++;
         }
-        if (m.type == COAP_CON) {
+        /* RFC 7641 3.6: a notification nobody wants is rejected, NON too */
+        if (m.type == COAP_CON ||
+            (cls >= 2 && cls <= 5 && wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &(struct coap_opt){ 0 }))) {
             send_empty(c, COAP_RST, m.mid, from);
         }
         return;
@@ -805,6 +1068,7 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
     }
     wren_sock_udp_set_cb(&c->sock, sock_cb, c);
     wren_coap_client_init(c);
+    c->obs_con_ms = CONFIG_WREN_COAP_OBS_CON_MS;
     if (CONFIG_WREN_COAP_DEFAULT_RESOURCES) {
         wren_coap_default_resources(c);
     }
@@ -814,6 +1078,11 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
 void wren_coap_stop(struct wren_coap *c)
 {
     wren_coap_client_stop(c);
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        if (c->obs[i].used) {
+            obs_free(&c->obs[i]);
+        }
+    }
     wren_sock_udp_close(&c->sock);
     wren_netreg_unregister(c->node, WREN_NETTYPE_UDP, &c->reg);
     c->n_res = 0;

@@ -125,6 +125,16 @@
 #define CONFIG_WREN_COAP_BLOCK1 2
 #endif
 
+/** Observers the server keeps (RFC 7641), all resources together. */
+#ifndef CONFIG_WREN_COAP_OBSERVERS
+#define CONFIG_WREN_COAP_OBSERVERS 4
+#endif
+/** At least one notification in this interval is sent CON (RFC 7641 4.5:
+ *  24 hours), ms; wren_coap_set_obs_con_ms() changes it (0: always CON). */
+#ifndef CONFIG_WREN_COAP_OBS_CON_MS
+#define CONFIG_WREN_COAP_OBS_CON_MS (24u * 3600u * 1000u)
+#endif
+
 /** Room the server keeps before a response's payload for its header, token
  *  and options (ETag, Content-Format, Max-Age, Block2, Size2 and the marker
  *  need at most 43 bytes). */
@@ -167,6 +177,14 @@ enum {
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
     C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
+    C(obs_add)          /* observers registered */                                                 \
+    C(obs_full)         /* registrations refused (every observer slot in use): no Observe */       \
+    C(obs_remove)       /* observers removed by a GET without Observe or with Observe 1 */         \
+    C(obs_notify)       /* notifications sent */                                                   \
+    C(obs_con)          /* ... of them CON */                                                      \
+    C(obs_rst)          /* observers removed by a RST to a notification */                         \
+    C(obs_timeout)      /* observers removed: a CON notification never acknowledged */             \
+    C(cl_obs_stale)     /* client: notifications older than the newest (RFC 7641 3.4) dropped */   \
     C(tx)               /* messages sent */                                                        \
     C(tx_drop)          /* sends that failed (packet buffer or queue full) */                      \
     C(cl_req)           /* client: requests sent (each block counts) */                            \
@@ -247,6 +265,24 @@ struct wren_coap_block1 {
     uint32_t t_ms;          /**< when the last block came */
 };
 
+/** An observer (RFC 7641 4.1). */
+struct wren_coap_observer {
+    struct wren_timer timer;           /**< a CON notification's retransmission */
+    struct wren_coap *c;
+    const struct wren_coap_resource *res;
+    struct wren_sock_udp_ep ep;
+    uint32_t last_con_ms;              /**< when a CON notification was last acknowledged */
+    uint32_t timeout_ms;
+    uint16_t mid;                      /**< the last notification's message ID */
+    uint8_t token[COAP_TOKEN_MAX];
+    uint8_t tkl;
+    uint8_t used;
+    uint8_t con_pending;               /**< a CON notification awaits its ACK */
+    uint8_t dirty;                     /**< the state changed meanwhile */
+    uint8_t retx;
+    uint8_t had_con;
+};
+
 struct wren_coap_dedup {
     uint8_t addr[16];
     uint16_t port;
@@ -265,6 +301,8 @@ struct wren_coap_dedup {
 struct wren_coap_client_req {
     uint8_t method;           /**< COAP_CODE_GET .. COAP_CODE_DELETE */
     bool non;                 /**< send NON (no retransmission) */
+    bool observe;             /**< register as an observer (RFC 7641): notifications reach
+                                   the callback with status 1 until wren_coap_cancel() */
     const char *path;         /**< "/a/b" (NULL or "/": none) */
     const char *query;        /**< "k=v&x" (one Uri-Query per '&' part), or NULL */
     int32_t cf;               /**< Content-Format of the payload, -1: none */
@@ -307,6 +345,10 @@ struct wren_coap_xchg {
     uint8_t retx;
     uint8_t non;
     uint8_t token[4];
+    uint8_t observe;         /**< an observation (stays after its first response) */
+    uint8_t observing;       /**< ... registered: notifications are taken */
+    uint32_t obs_seq;        /**< the newest notification's sequence number */
+    uint32_t obs_ms;         /**< and when it came */
     uint8_t b1_szx;          /**< Block1 size while a body goes in blocks */
     uint8_t b1;              /**< the body goes in Block1 blocks */
     uint32_t b1_num;         /**< the block in flight */
@@ -325,6 +367,8 @@ struct wren_coap_shell_req {
     uint8_t active;
     uint8_t printable;
     uint8_t text_len;
+    uint8_t observe;     /**< an observation: a line per notification */
+    int8_t x;            /**< its exchange */
     char text[65];       /**< the first bytes */
 };
 
@@ -340,6 +384,11 @@ struct wren_coap {
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
     struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1];
+    struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
+    uint32_t obs_seq;            /**< the latest Observe sequence number */
+    uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
+    uint8_t notify_deferred;     /**< notifications wait until the response is out */
+    uint32_t obs_con_ms;
     struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
@@ -423,6 +472,22 @@ int wren_coap_call(struct wren_coap *c, const struct wren_sock_udp_ep *to,
  */
 int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
                             uint16_t ack_random_permille, uint8_t max_retransmit);
+
+/**
+ * @brief The state of @p r changed: notify its observers (RFC 7641 4.2). A
+ *        notification is NON unless none was CON for the interval of
+ *        wren_coap_set_obs_con_ms(); a CON one is retransmitted like a
+ *        request, and an observer that never acknowledges it, or answers a
+ *        notification with RST, is removed. A representation larger than a
+ *        message goes as its first block (RFC 7959 3.4). Called from a
+ *        handler (a PUT that changed the resource), the notifications follow
+ *        the handler's response.
+ * @return the number of observers notified.
+ */
+int wren_coap_notify(struct wren_coap *c, const struct wren_coap_resource *r);
+
+/** @brief At least one CON notification per @p ms (0: every one CON). */
+void wren_coap_set_obs_con_ms(struct wren_coap *c, uint32_t ms);
 
 /**
  * @brief Append @p len bytes to the representation: the part inside the

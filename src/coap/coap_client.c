@@ -126,6 +126,9 @@ static int build_request(struct wren_coap_xchg *x, const struct wren_coap_client
     struct coap_builder b;
     wren_coap_build_init(&b, x->msg, sizeof(x->msg), rq->non ? COAP_NON : COAP_CON, rq->method,
                          x->mid, x->token, sizeof(x->token));
+    if (rq->observe) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_OBSERVE, COAP_OBSERVE_REGISTER);
+    }
     if (rq->path) {
         wren_coap_build_opt_path(&b, COAP_OPT_URI_PATH, rq->path);
     }
@@ -194,6 +197,7 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     x->cb = cb;
     x->arg = arg;
     x->non = rq->non;
+    x->observe = rq->observe && rq->method == COAP_CODE_GET;
     x->mid = c->next_mid++;
     uint32_t tok = wren_node_random(c->node);
     memcpy(x->token, &tok, sizeof(x->token));
@@ -333,6 +337,29 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
     struct coap_opt o;
     uint32_t v;
     struct coap_block blk;
+    if (x->observe) {
+        bool notif = COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_OBSERVE, &o) &&
+                     wren_coap_opt_uint(&o, &v) == 0;
+        if (notif) {
+            uint64_t now = wren_node_now(c->node) / 1000u;
+            /* RFC 7641 3.4: only a notification newer than the newest counts */
+            if (x->observing && !wren_coap_observe_fresher(x->obs_seq, x->obs_ms, v, now)) {
+                c->stats.cl_obs_stale++;
+                return;
+            }
+            if (!x->observing) {
+                x->observing = 1;
+                wren_timer_cancel(c->node, &x->timer); /* no more retransmissions */
+            }
+            x->obs_seq = v;
+            x->obs_ms = (uint32_t)now;
+            if (x->cb) {
+                x->cb(c, 1, m, x->arg);
+            }
+            return;
+        }
+        /* no Observe (refused), or a non-2.xx: the observation is over (RFC 7641 3.2) */
+    }
     if (x->b1 && m->code == COAP_CODE_CONTINUE) {
         /* RFC 7959 2.5: the next block, in the size the server asked for */
         struct coap_block ack = { .num = x->b1_num, .szx = x->b1_szx };

@@ -60,9 +60,13 @@ static void counter_handler(struct wren_coap *c, const struct wren_coap_req *req
         break;
     case COAP_CODE_DELETE:
         c->counter = 0;
+        (void)wren_coap_notify(c, arg);
         return;
     default:
         break;
+    }
+    if (req->method != COAP_CODE_GET) {
+        (void)wren_coap_notify(c, arg); /* observers hear of the change */
     }
     counter_etag(c, resp->etag);
     resp->etag_len = 4;
@@ -136,7 +140,8 @@ static void pattern_handler(struct wren_coap *c, const struct wren_coap_req *req
 static const struct wren_coap_resource defaults[] = {
     { .path = "/counter",
       .methods = WREN_COAP_GET | WREN_COAP_POST | WREN_COAP_PUT | WREN_COAP_DELETE,
-      .cf = COAP_CF_TEXT, .handler = counter_handler },
+      .cf = COAP_CF_TEXT, .observable = true, .handler = counter_handler,
+      .arg = (void *)&defaults[0] },
     { .path = "/stats", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = stats_handler },
     { .path = "/pattern", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_OCTETS,
       .block1 = true, .handler = pattern_handler },

@@ -24,10 +24,12 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
         }
         r->len += m->payload_len;
     }
-    if (status > 0) {
-        return;
+    if (status > 0 && !r->observe) {
+        return; /* more blocks follow */
     }
-    r->active = 0;
+    if (status <= 0) {
+        r->active = 0;
+    }
     if (sh == NULL) {
         return;
     }
@@ -38,10 +40,15 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
         return;
     }
     r->text[r->text_len] = '\0';
-    wren_shell_printf(sh, "coap: %u.%02u, %zu bytes, fnv1a 0x%08x%s%s\n",
-                      (unsigned)COAP_CODE_CLASS(r->code), (unsigned)COAP_CODE_DETAIL(r->code),
-                      r->len, (unsigned)r->fnv, r->printable && r->len ? ": " : "",
-                      r->printable && r->len ? r->text : "");
+    wren_shell_printf(sh, "coap: %s%u.%02u, %zu bytes, fnv1a 0x%08x%s%s\n",
+                      status > 0 ? "notification " : "", (unsigned)COAP_CODE_CLASS(r->code),
+                      (unsigned)COAP_CODE_DETAIL(r->code), r->len, (unsigned)r->fnv,
+                      r->printable && r->len ? ": " : "", r->printable && r->len ? r->text : "");
+    /* the next notification is counted afresh */
+    r->len = 0;
+    r->fnv = 2166136261u;
+    r->text_len = 0;
+    r->printable = 1;
 }
 
 /* the body of `coap put ... pattern:N`: byte i is i mod 251 */
@@ -75,12 +82,23 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
                           used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);
         return 0;
     }
+    if (strcmp(argv[1], "cancel") == 0 && argc == 2) {
+        if (c->shell_req.active) {
+            wren_coap_cancel(c, c->shell_req.x);
+            c->shell_req.active = 0;
+        }
+        return 0;
+    }
     static const char *const methods[] = { "get", "post", "put", "delete" };
     struct wren_coap_client_req rq = { .cf = -1, .accept = -1 };
     for (unsigned i = 0; i < 4; i++) {
         if (strcmp(argv[1], methods[i]) == 0) {
             rq.method = (uint8_t)(COAP_CODE_GET + i);
         }
+    }
+    if (strcmp(argv[1], "observe") == 0) {
+        rq.method = COAP_CODE_GET;
+        rq.observe = true;
     }
     struct wren_sock_udp_ep to = { .port = COAP_PORT };
     int bad = rq.method == 0 || argc < 4 || wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
@@ -104,8 +122,8 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         }
     }
     if (bad) {
-        wren_shell_printf(sh, "usage: coap [get|post|put|delete ADDR PATH [PAYLOAD|pattern:N] "
-                              "[non] [port N]]\n");
+        wren_shell_printf(sh, "usage: coap [get|post|put|delete|observe ADDR PATH "
+                              "[PAYLOAD|pattern:N] [non] [port N] | cancel]\n");
         return -EINVAL;
     }
     /* one request of the shell's at a time: its state is the module's */
@@ -113,20 +131,23 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
     if (r->active) {
         return wren_shell_error(sh, -EBUSY, "coap request");
     }
-    *r = (struct wren_coap_shell_req){ .fnv = 2166136261u, .printable = 1, .active = 1 };
+    *r = (struct wren_coap_shell_req){ .fnv = 2166136261u, .printable = 1, .active = 1,
+                                       .observe = rq.observe };
     c->shell = sh;
     int x = wren_coap_request(c, &to, &rq, resp_cb, r);
     if (x < 0) {
         r->active = 0;
         return wren_shell_error(sh, x, "coap request");
     }
+    r->x = (int8_t)x;
     return 0;
 }
 
 const struct wren_shell_cmd wren_coap_shell_cmds[] = {
     { "coap",
-      "coap [get|post|put|delete ADDR PATH [PAYLOAD|pattern:N] [non] [port N]]: CoAP "
-      "resources, or a request (pattern:N: N bytes of i mod 251, in Block1 blocks)",
+      "coap [get|post|put|delete|observe ADDR PATH [PAYLOAD|pattern:N] [non] [port N] | "
+      "cancel]: CoAP resources, or a request (pattern:N: N bytes of i mod 251, in Block1 "
+      "blocks; observe: a line per notification until cancel)",
       cmd_coap },
     { NULL, NULL, NULL },
 };

@@ -140,7 +140,21 @@ def test_coap_libcoap_client(coap_node, tmp_path):
     assert "5.05" in res.stdout + res.stderr, res.stdout + res.stderr
     res = libcoap(ns, "-m", "get", f"{BASE}/nothing")
     assert "4.04" in res.stdout + res.stderr, res.stdout + res.stderr
+    # observe: coap-client -s watches /counter while three POSTs change it
+    watcher = ns.popen("coap-client-notls", "-s", "10", "-m", "get", f"{BASE}/counter",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 15
+    while coap_stats(node)["obs_add"] == 0:   # registered
+        assert time.monotonic() < deadline, "coap-client never registered"
+        time.sleep(0.1)
+    for _ in range(3):
+        libcoap(ns, "-m", "post", f"{BASE}/counter")
+        time.sleep(0.3)
+    outw, errw = watcher.communicate(timeout=30)
+    # (it prints each payload as it comes, without a separator)
+    assert outw.strip() == "0123", outw + errw
     st = coap_stats(node)
+    assert st["obs_add"] == 1 and st["obs_notify"] == 3, st
     assert st["req_bad_option"] == 1 and st["req_proxy"] == 1 and st["req_not_found"] == 1, st
     assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
     assert st["req_incomplete"] == 0, st
@@ -189,6 +203,22 @@ async def main():
     out["links"] = {l.href: dict(l.attr_pairs) for l in parse(pl.decode()).links}
     code, pl, r = await req(GET, "/stats")
     out["stats_lines"] = len(pl.decode().splitlines())
+    # observe /counter while 100 POSTs change it
+    obs = ctx.request(Message(code=GET, uri=BASE + "/counter", observe=0))
+    first = await asyncio.wait_for(obs.response, 30)
+    seen = [first.payload.decode()]
+    async def collect():
+        async for n in obs.observation:
+            seen.append(n.payload.decode())
+            if seen[-1] == str(int(seen[0]) + 100):
+                break
+    task = asyncio.ensure_future(collect())
+    for i in range(100):
+        await req(POST, "/counter")
+    await asyncio.wait_for(task, 30)
+    obs.observation.cancel()
+    out["observe"] = [first.opt.observe is not None, len(seen), seen[0], seen[-1],
+                      [int(v) for v in seen] == sorted(int(v) for v in seen)]
     await ctx.shutdown()
     print(json.dumps(out))
 
@@ -214,12 +244,16 @@ def test_coap_aiocoap_client(coap_node):
     assert out["put_pattern"] == "2.04 Changed", out
     assert out["pattern_back"] == [16000, True], out
     assert out["wk_cf"] == 40, out
-    assert out["links"] == {"/counter": {"ct": "0"}, "/stats": {"ct": "0"},
+    assert out["links"] == {"/counter": {"ct": "0", "obs": None}, "/stats": {"ct": "0"},
                             "/pattern": {"ct": "42"}}, out
     assert out["stats_lines"] > 50, out
+    ok, n, first, last, ordered = out["observe"]
+    assert ok and int(last) == int(first) + 100 and ordered, out["observe"]
+    assert n >= 90, out["observe"]   # changes may coalesce while a CON waits for its ACK
     st = coap_stats(node)
     assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
-    rows = check_capture(cap, 2 * (11 + 16 + 16 + 16))
+    assert st["obs_add"] == 1 and st["obs_notify"] >= 90 and st["obs_timeout"] == 0, st
+    rows = check_capture(cap, 2 * (11 + 16 + 16 + 16) + 200)
     print("\n[coap aiocoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))
 
 
@@ -297,6 +331,18 @@ class Sink(resource.Resource):
         return aiocoap.Message(code=aiocoap.CHANGED if ok else aiocoap.BAD_REQUEST,
                                payload=str(len(request.payload)).encode())
 
+class Ticker(resource.ObservableResource):
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+        asyncio.get_event_loop().call_later(0.3, self.tick)
+    def tick(self):
+        self.n += 1
+        self.updated_state()
+        asyncio.get_event_loop().call_later(0.3, self.tick)
+    async def render_get(self, request):
+        return aiocoap.Message(payload=b"tick %d" % self.n, content_format=0)
+
 class Echo(resource.Resource):
     async def render_post(self, request):
         return aiocoap.Message(code=aiocoap.CHANGED, payload=request.payload[::-1])
@@ -309,6 +355,7 @@ async def main():
     root.add_resource(["slow"], Slow())
     root.add_resource(["echo"], Echo())
     root.add_resource(["sink"], Sink())
+    root.add_resource(["ticker"], Ticker())
     await aiocoap.Context.create_server_context(root, bind=(sys.argv[1], 5683))
     print("ready", flush=True)
     await asyncio.get_running_loop().create_future()
@@ -338,9 +385,18 @@ def test_coap_wren_client_aiocoap_server(client_node):
     # 16 KiB PUT from wren in Block1 blocks, which aiocoap joins (atomic)
     code, _, _, text = wren_coap(node, f"put {KERNEL} /sink pattern:{PATTERN_LEN}")
     assert code == "2.04" and text == str(PATTERN_LEN), (code, text)
+    # observe: a line per notification, in order, until cancelled
+    out = node.run(f"coap observe {KERNEL} /ticker", r"^coap: notification .*tick \d+$")
+    ticks = []
+    while len(ticks) < 5:
+        out = node.run("", r"^coap: notification .*tick \d+$", timeout=10)
+        ticks.append(int(out.strip().splitlines()[-1].split()[-1]))
+    assert ticks == sorted(ticks) and len(set(ticks)) == 5, ticks
+    node.run("coap cancel\ncoap", r"client requests: 0 of")
     st = coap_stats(node)
     assert st["cl_separate"] == 1 and st["cl_timeout"] == 0, st
-    assert st["cl_resp"] == 16 + 4 + PATTERN_LEN // 128 and st["cl_retx"] == 0, st
+    # (and the observation's first response and notifications)
+    assert st["cl_resp"] >= 16 + 4 + PATTERN_LEN // 128 + 6 and st["cl_retx"] == 0, st
     rows = check_capture(cap, 2 * (16 + 4 + PATTERN_LEN // 128))
     print("\n[coap wren client, aiocoap server] " +
           json.dumps({"coap_messages": len(rows), "stats": st}))

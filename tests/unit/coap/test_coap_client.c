@@ -345,6 +345,84 @@ TEST(test_client__separate_response_rst_non)
     FX_CLEAN(1000000);
 }
 
+TEST(test_client__observe_own_server_and_freshness)
+{
+    memset(&got, 0, sizeof(got));
+    struct wren_coap_client_req rq = get_counter;
+    rq.observe = true;
+    int x = wren_coap_request(c, &self_ep, &rq, cb, NULL);
+    CHECK(x >= 0);
+    fx_run_us(100000);
+    CHECK_EQ(got.calls, 1);
+    CHECK_EQ(got.status, 1); /* registered: more to come */
+    CHECK_EQ(c->stats.obs_add, 1);
+    /* three changes, three notifications (the first CON, ACKed by the client) */
+    for (int i = 1; i <= 3; i++) {
+        struct wren_coap_client_req post = get_counter;
+        post.method = COAP_CODE_POST;
+        CHECK(wren_coap_request(c, &self_ep, &post, NULL, NULL) >= 0);
+        fx_run_us(100000);
+    }
+    CHECK_EQ(got.calls, 4);
+    CHECK_EQ(got.status, 1);
+    CHECK(got.len == 4 && memcmp(got.data, "0123", 4) == 0);
+    CHECK_EQ(c->stats.obs_notify, 3);
+    CHECK_EQ(c->stats.obs_timeout, 0);
+    /* cancelled: the next notification (CON every time now) is answered RST */
+    wren_coap_set_obs_con_ms(c, 0);
+    wren_coap_cancel(c, x);
+    struct wren_coap_client_req post = get_counter;
+    post.method = COAP_CODE_POST;
+    CHECK(wren_coap_request(c, &self_ep, &post, NULL, NULL) >= 0);
+    fx_run_us(100000);
+    CHECK_EQ(c->stats.obs_rst, 1);
+    CHECK_EQ(got.calls, 4);
+
+    /* freshness against a scripted server: 5, then 3 (older), then 6 */
+    memset(&got, 0, sizeof(got));
+    x = wren_coap_request(c, &peer_ep, &rq, cb, NULL);
+    fx_run_us(10000);
+    struct coap_msg m;
+    CHECK(peer_recv(&m, NULL) > 0);
+    struct coap_opt o;
+    CHECK_EQ(wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &o), 1);
+    static const uint32_t seqs[] = { 5, 3, 6 };
+    for (int i = 0; i < 3; i++) {
+        uint8_t b[32];
+        struct coap_builder bld;
+        wren_coap_build_init(&bld, b, sizeof(b), i ? COAP_NON : COAP_ACK, COAP_CODE_CONTENT,
+                             i ? (uint16_t)(900 + i) : m.mid, m.token, m.tkl);
+        wren_coap_build_opt_uint(&bld, COAP_OPT_OBSERVE, seqs[i]);
+        wren_coap_build_payload(&bld, "abc" + i, 1);
+        int n = wren_coap_build_end(&bld);
+        CHECK_EQ(wren_sock_udp_send(&peer, b, (size_t)n, &self_ep), n);
+        fx_run_us(10000);
+    }
+    CHECK_EQ(got.calls, 2);
+    CHECK(got.len == 2 && memcmp(got.data, "ac", 2) == 0);
+    CHECK_EQ(c->stats.cl_obs_stale, 1);
+    /* 128 s later an older number is taken (RFC 7641 3.4) */
+    fx_run_us(129000000);
+    uint8_t b[32];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), COAP_NON, COAP_CODE_CONTENT, 999, m.token, m.tkl);
+    wren_coap_build_opt_uint(&bld, COAP_OPT_OBSERVE, 2);
+    wren_coap_build_payload(&bld, "z", 1);
+    int n = wren_coap_build_end(&bld);
+    CHECK_EQ(wren_sock_udp_send(&peer, b, (size_t)n, &self_ep), n);
+    fx_run_us(10000);
+    CHECK_EQ(got.calls, 3);
+    /* a notification without Observe ends the observation */
+    wren_coap_build_init(&bld, b, sizeof(b), COAP_NON, COAP_CODE_NOT_FOUND, 1000, m.token, m.tkl);
+    n = wren_coap_build_end(&bld);
+    CHECK_EQ(wren_sock_udp_send(&peer, b, (size_t)n, &self_ep), n);
+    fx_run_us(10000);
+    CHECK_EQ(got.calls, 4);
+    CHECK_EQ(got.status, 0);
+    CHECK_EQ(got.code, COAP_CODE_NOT_FOUND);
+    FX_CLEAN(1000000);
+}
+
 static struct {
     int rc;
     struct wren_coap_result res;
@@ -396,6 +474,7 @@ int main(void)
         CTEST(test_client__block1_upload_from_a_source),
         CTEST(test_client__retransmission_doubles_then_gives_up),
         CTEST(test_client__separate_response_rst_non),
+        CTEST(test_client__observe_own_server_and_freshness),
         CTEST(test_client__blocking_call_on_a_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,7 @@ struct rq {
     bool if_none_match;
     uint16_t extra_opt;   /* 0: none; else an empty option of that number (ordered) */
     int32_t block1;       /* -1: none */
+    int32_t observe;      /* -1: none */
 };
 
 static ssize_t request(const struct rq *r)
@@ -100,6 +101,9 @@ static ssize_t request(const struct rq *r)
     }
     if (r->if_none_match) {
         wren_coap_build_opt(&bld, COAP_OPT_IF_NONE_MATCH, NULL, 0);
+    }
+    if (r->observe >= 0) {
+        wren_coap_build_opt_uint(&bld, COAP_OPT_OBSERVE, (uint32_t)r->observe);
     }
     if (r->extra_opt && r->extra_opt > COAP_OPT_IF_NONE_MATCH && r->extra_opt < COAP_OPT_URI_PATH) {
         wren_coap_build_opt(&bld, r->extra_opt, "", 0);
@@ -132,7 +136,7 @@ static ssize_t request(const struct rq *r)
 }
 
 #define RQ(...) request(&(struct rq){ .type = COAP_CON, .code = COAP_CODE_GET, .accept = -1,     \
-                                      .block2 = -1, .block1 = -1, __VA_ARGS__ })
+                                      .block2 = -1, .block1 = -1, .observe = -1, __VA_ARGS__ })
 
 static uint32_t opt_u(uint16_t num)
 {
@@ -569,6 +573,159 @@ TEST(test_block1__atomic_upload_and_broken_sequences)
     FX_CLEAN(1000000);
 }
 
+/* A POST to /counter from another port (the observer is cli). */
+static void bump(struct wren_sock_udp *o, uint16_t mid)
+{
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    uint8_t b[32];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), COAP_CON, COAP_CODE_POST, mid, NULL, 0);
+    wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, "counter");
+    int n = wren_coap_build_end(&bld);
+    CHECK_EQ(wren_sock_udp_send(o, b, (size_t)n, &to), n);
+    fx_run_us(10000);
+    CHECK(wren_sock_udp_recv(o, rbuf, sizeof(rbuf), 0, NULL) > 0); /* its 2.04 */
+}
+
+/* The notification cli got (parsed into resp), or 0. */
+static ssize_t notification(void)
+{
+    ssize_t n = wren_sock_udp_recv(&cli, rbuf, sizeof(rbuf), 0, NULL);
+    if (n == -EAGAIN) {
+        return 0;
+    }
+    CHECK(n > 0);
+    CHECK_EQ(wren_coap_parse(rbuf, (size_t)n, &resp), 0);
+    return n;
+}
+
+static void cli_send_empty(uint8_t type, uint16_t mid)
+{
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    uint8_t b[4] = { (uint8_t)(0x40 | (type << 4)), 0, (uint8_t)(mid >> 8), (uint8_t)mid };
+    CHECK_EQ(wren_sock_udp_send(&cli, b, 4, &to), 4);
+    fx_run_us(10000);
+}
+
+TEST(test_observe__register_notify_deregister)
+{
+    struct wren_sock_udp o;
+    struct wren_sock_udp_ep l = { .port = 40100 };
+    CHECK_EQ(wren_sock_udp_create(node, &o, &l, NULL), 0);
+    /* registration: 2.05 with Observe */
+    CHECK(RQ(.mid = 1, .path = "/counter", .observe = 0) > 0);
+    check_piggyback(1, COAP_CODE_CONTENT);
+    uint32_t seq = opt_u(COAP_OPT_OBSERVE);
+    CHECK(seq != 0xdeadbeef);
+    CHECK_EQ(srv->stats.obs_add, 1);
+    /* a change: the first notification is CON, retransmitted until ACKed */
+    bump(&o, 100);
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK_EQ(resp.code, COAP_CODE_CONTENT);
+    CHECK(memcmp(resp.token, "tk", 2) == 0 && resp.tkl == 2);
+    CHECK(payload_is("1"));
+    CHECK(opt_u(COAP_OPT_OBSERVE) > seq);
+    seq = opt_u(COAP_OPT_OBSERVE);
+    uint16_t nmid = resp.mid;
+    fx_run_us(3100000); /* beyond the largest first timeout */
+    /* (RFC 7641 4.5.2: the current state again, as a message of its own) */
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK(resp.mid != nmid);
+    CHECK(payload_is("1"));
+    cli_send_empty(COAP_ACK, resp.mid);
+    /* then NON for 24 hours */
+    bump(&o, 101);
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_NON);
+    CHECK(payload_is("2"));
+    CHECK(opt_u(COAP_OPT_OBSERVE) > seq);
+    fx_run_us(10000000);
+    CHECK_EQ(notification(), 0);
+    /* a RST to a notification ends the observation */
+    cli_send_empty(COAP_RST, resp.mid);
+    CHECK_EQ(srv->stats.obs_rst, 1);
+    bump(&o, 102);
+    CHECK_EQ(notification(), 0);
+    /* again; then a GET without Observe with the token ends it */
+    CHECK(RQ(.mid = 2, .path = "/counter", .observe = 0) > 0);
+    CHECK(RQ(.mid = 3, .path = "/counter") > 0);
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_OBSERVE, &(struct coap_opt){ 0 }), 0);
+    CHECK_EQ(srv->stats.obs_remove, 1);
+    bump(&o, 103);
+    CHECK_EQ(notification(), 0);
+    /* and with Observe 1 */
+    CHECK(RQ(.mid = 4, .path = "/counter", .observe = 0) > 0);
+    CHECK(RQ(.mid = 5, .path = "/counter", .observe = 1) > 0);
+    CHECK_EQ(srv->stats.obs_remove, 2);
+    /* not observable: no Observe in the answer, nothing kept */
+    CHECK(RQ(.mid = 6, .path = "/stats", .observe = 0, .block2 = 0x02) > 0);
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_OBSERVE, &(struct coap_opt){ 0 }), 0);
+    /* an observer that never ACKs a CON notification is given up */
+    CHECK(RQ(.mid = 7, .path = "/counter", .observe = 0) > 0);
+    bump(&o, 104);
+    int copies = 0;
+    for (int i = 0; i < 200; i++) {
+        fx_run_us(1000000);
+        while (notification() > 0) {
+            copies++;
+        }
+    }
+    CHECK_EQ(copies, 1 + CONFIG_WREN_COAP_MAX_RETRANSMIT);
+    CHECK_EQ(srv->stats.obs_timeout, 1);
+    /* bounded: registrations beyond the limit get an answer without Observe */
+    wren_coap_set_obs_con_ms(srv, 0);
+    struct wren_sock_udp s[CONFIG_WREN_COAP_OBSERVERS + 1];
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    int with = 0;
+    for (int i = 0; i <= CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_sock_udp_ep li = { .port = (uint16_t)(43000 + i) };
+        CHECK_EQ(wren_sock_udp_create(node, &s[i], &li, NULL), 0);
+        uint8_t b[32];
+        struct coap_builder bld;
+        wren_coap_build_init(&bld, b, sizeof(b), COAP_CON, COAP_CODE_GET, 9, (const uint8_t *)"o", 1);
+        wren_coap_build_opt_uint(&bld, COAP_OPT_OBSERVE, 0);
+        wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, "counter");
+        int n = wren_coap_build_end(&bld);
+        CHECK_EQ(wren_sock_udp_send(&s[i], b, (size_t)n, &to), n);
+        fx_run_us(10000);
+        struct coap_msg m;
+        ssize_t k = wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL);
+        CHECK(k > 0);
+        CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &m), 0);
+        CHECK_EQ(m.code, COAP_CODE_CONTENT);
+        with += wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &(struct coap_opt){ 0 });
+    }
+    CHECK_EQ(with, CONFIG_WREN_COAP_OBSERVERS);
+    CHECK_EQ(srv->stats.obs_full, 1);
+    /* every notification CON now (interval 0); each observer ACKs */
+    CHECK_EQ(wren_coap_notify(srv, wren_coap_of(node)->res[0]), CONFIG_WREN_COAP_OBSERVERS);
+    fx_run_us(10000);
+    for (int i = 0; i <= CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct coap_msg m;
+        ssize_t k = wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL);
+        CHECK_EQ(k > 0, i < CONFIG_WREN_COAP_OBSERVERS);
+        if (k > 0) {
+            CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &m), 0);
+            CHECK_EQ(m.type, COAP_CON);
+            uint8_t ack[4] = { 0x60, 0, (uint8_t)(m.mid >> 8), (uint8_t)m.mid };
+            CHECK_EQ(wren_sock_udp_send(&s[i], ack, 4, &to), 4);
+        }
+    }
+    fx_run_us(100000000);
+    for (int i = 0; i <= CONFIG_WREN_COAP_OBSERVERS; i++) {
+        CHECK_EQ(wren_sock_udp_recv(&s[i], rbuf, sizeof(rbuf), 0, NULL), -EAGAIN);
+        wren_sock_udp_close(&s[i]);
+    }
+    CHECK_EQ(srv->stats.obs_timeout, 1);
+    wren_sock_udp_close(&o);
+    FX_CLEAN(1000000);
+}
+
 static void app_get(struct wren_coap *c, const struct wren_coap_req *req,
                     struct wren_coap_resp *resp_, void *arg)
 {
@@ -598,7 +755,7 @@ TEST(test_wellknown__link_format_and_resources)
     CHECK(RQ(.mid = 1, .path = "/.well-known/core") > 0);
     check_piggyback(1, COAP_CODE_CONTENT);
     CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_LINK_FORMAT);
-    CHECK(payload_is("</counter>;ct=0,</stats>;ct=0,</pattern>;ct=42,"
+    CHECK(payload_is("</counter>;ct=0;obs,</stats>;ct=0,</pattern>;ct=42,"
                      "</sensors/temp>;ct=0;obs;rt=\"temperature\""));
     CHECK(RQ(.mid = 2, .path = "/sensors/temp") > 0);
     CHECK(payload_is("hi"));
@@ -659,6 +816,7 @@ int main(void)
         CTEST(test_dedup__replay_and_full_cache),
         CTEST(test_block2__pattern_every_size),
         CTEST(test_block1__atomic_upload_and_broken_sequences),
+        CTEST(test_observe__register_notify_deregister),
         CTEST(test_wellknown__link_format_and_resources),
         CTEST(test_stats__streamed_counters),
     };
