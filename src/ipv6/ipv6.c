@@ -453,6 +453,80 @@ static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned
     return r[0];
 }
 
+/* The module taking ICMPv6 type 155 (RPL), or NULL. */
+static struct wren_module *rpl_module(struct wren_ipv6 *ip)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    return e ? e->module : NULL;
+}
+
+/* RFC 6553 / RFC 9008: a datagram a node of an RPL instance originates
+ * carries the RPL option in a hop-by-hop header, first after the IPv6
+ * header. Returns 0, or -1 when the buffer is full. */
+static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
+{
+    struct wren_module *rpl = rpl_module(ip);
+    uint8_t v[16];
+    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL) {
+        return 0;
+    }
+    wren_ipv6_addr_copy(v, hs->data + IPV6_OFF_DST);
+    if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI, 0, v, sizeof(v)) != RPL_RPI_LEN) {
+        return 0; /* not in a DODAG */
+    }
+    struct rpl_rpi r = { .flags = v[0], .instance = v[1], .rank = get_be16(v + 2) };
+    uint8_t hbh[8];
+    wren_rpl_rpi_hbh_emit(hs->data[IPV6_OFF_NEXT], &r, hbh, sizeof(hbh));
+    struct wren_snip *h = wren_pktbuf_add(&ip->node->pktbuf, hs->next, hbh, sizeof(hbh),
+                                          WREN_NETTYPE_IPV6_EXT);
+    if (h == NULL) {
+        ip->stats.tx_drop_nobuf++;
+        return -1;
+    }
+    hs->data[IPV6_OFF_NEXT] = IPV6_NH_HOPOPT;
+    hs->next = h;
+    ip->stats.tx_rpi++;
+    return 0;
+}
+
+/* RFC 6550 11.2: a router forwarding a datagram updates its RPI (direction,
+ * our rank) after RPL checked it for a rank error; RPL answers -ELOOP for a
+ * second error (a loop): the datagram is dropped. @p dg: the datagram,
+ * writable. Returns 0 or -1 (dropped, counted). */
+static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg)
+{
+    struct wren_module *rpl = rpl_module(ip);
+    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
+        dg->size < IPV6_HDR_LEN + 8) {
+        return 0;
+    }
+    uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return 0; /* the receiver's walk will refuse it */
+    }
+    struct ipv6_ext_opt o;
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if ((o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) || o.len < RPL_RPI_LEN) {
+            continue;
+        }
+        uint8_t v[20];
+        wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+        memcpy(v + 16, hbh + o.off + 2, RPL_RPI_LEN);
+        int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
+        if (n == -ELOOP) {
+            ip->stats.rx_drop_rpl_loop++;
+            return -1;
+        }
+        if (n == RPL_RPI_LEN) {
+            memcpy(hbh + o.off + 2, v, RPL_RPI_LEN);
+        }
+        return 0;
+    }
+    return 0;
+}
+
 static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
@@ -485,8 +559,12 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         }
     }
     int direct = 0;
+    /* RPL's own messages go without an RPI */
+    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
+                   hs->next->data[0] == ICMPV6_RPL;
     if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
-        (direct = srh_insert(ip, hs, pinned)) < 0) {
+        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
+        ((direct = srh_insert(ip, hs, pinned)) < 0 || (!rpl_msg && rpi_insert(ip, hs) < 0))) {
         goto drop;
     }
     size_t plen = wren_pkt_len(hs->next);
@@ -556,6 +634,10 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
     }
     wren_pktbuf_release(pb, dg->next);
     dg->next = NULL;
+    if (rpi_forward(ip, dg) < 0) {
+        wren_pktbuf_release(pb, dg);
+        return;
+    }
     dg->data[IPV6_OFF_HOP_LIMIT]--;
     uint8_t next = dg->data[IPV6_OFF_NEXT];
     /* TX layout: the 40-byte header as its own snip, then the payload */
@@ -621,7 +703,9 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    int res = wren_ipv6_ext_walk(*nh, data, plen, NULL, 0, &e);
+    /* the RPL option (RFC 6553's type asks to discard when unknown) */
+    static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
+    int res = wren_ipv6_ext_walk(*nh, data, plen, known, CONFIG_WREN_IPV6_ROUTER ? 2 : 0, &e);
     uint8_t code = ICMPV6_PARAM_HDR;
     uint16_t ptr = e.err_off;
     switch (res) {

@@ -132,7 +132,9 @@ struct wren_ipv6_if {
     C(tx_drop_nobuf)                                                          \
     C(tx_srh)                 /* RPL source routing headers inserted */       \
     C(rx_srh_forwarded)       /* sent on to a source route's next hop */      \
-    C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */
+    C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */   \
+    C(tx_rpi)                 /* RPL options (RPI) inserted */                \
+    C(rx_drop_rpl_loop)       /* a second rank error in an RPI: a loop */
 
 struct wren_ipv6_stats {
     WREN_IPV6_COUNTERS(WREN_COUNTER_U32)

@@ -94,6 +94,13 @@ enum wren_netopt {
                                         uint8_t[16] first hop (on that link), then an RFC 6554
                                         SRH to insert (its next header left 0), or nothing;
                                         -ENOENT: no source route, route as usual */
+    WREN_NETOPT_RPL_RPI,           /**< GET, asked by IPv6 for each datagram it originates
+                                        (not link-local): in: uint8_t[16] destination; out:
+                                        the 4 bytes of RPI data (RFC 6553: flags, instance,
+                                        sender rank); -ENOENT: not in a DODAG, no RPI */
+    WREN_NETOPT_RPL_RPI_FWD,       /**< GET, asked by IPv6 forwarding a datagram with an RPI:
+                                        in: uint8_t[16] destination, the 4 RPI bytes; out:
+                                        the RPI bytes to write back; -ELOOP: drop it */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

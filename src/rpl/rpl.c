@@ -1137,6 +1137,78 @@ static int source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, 
     return n < 0 ? -EOVERFLOW : 17 + n;
 }
 
+/* Is a datagram to @p dst going down from here (RFC 6553 O flag)? At the
+ * root always; in storing mode when we hold a route to it. */
+static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    if (rpl->role == WREN_RPL_ROOT) {
+        return true;
+    }
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        return false;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        const struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen && wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool in_dodag(const struct wren_rpl *rpl)
+{
+    return rpl->role == WREN_RPL_ROOT ||
+           (rpl->role != WREN_RPL_OFF && rpl->joined && rpl->rank < RPL_INFINITE_RANK);
+}
+
+/* RFC 6553 / RFC 9008: the RPI of a datagram we originate, in @p v (in:
+ * the destination; out: the 4 bytes of option data). */
+static int rpi_origin(struct wren_rpl *rpl, uint8_t *v)
+{
+    if (!in_dodag(rpl)) {
+        return -ENOENT;
+    }
+    v[0] = goes_down(rpl, v) ? RPL_RPI_O : 0;
+    v[1] = rpl->instance;
+    put_be16(v + 2, rpl->rank);
+    return RPL_RPI_LEN;
+}
+
+/* RFC 6550 11.2.2.2: a datagram we forward. @p v: in: destination (16) and
+ * the RPI (4); out: the RPI to write back (4). A rank that contradicts the
+ * direction is an error: the first sets R (and resets Trickle, the DODAG
+ * may be inconsistent), a second one means a loop: -ELOOP, drop. */
+static int rpi_forward(struct wren_rpl *rpl, uint8_t *v)
+{
+    struct rpl_rpi r;
+    if (!in_dodag(rpl) || wren_rpl_rpi_parse(v + 16, RPL_RPI_LEN, &r) < 0 ||
+        r.instance != rpl->instance) {
+        return -ENOENT; /* not ours to judge: forwarded as it is */
+    }
+    bool down = (r.flags & RPL_RPI_O) != 0;
+    bool error = down ? r.rank >= rpl->rank : r.rank <= rpl->rank;
+    if (error && rpl->role != WREN_RPL_ROOT) {
+        if (r.flags & RPL_RPI_R) {
+            rpl->stats.rpi_loop++;
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            return -ELOOP;
+        }
+        rpl->stats.rpi_rank_error++;
+        r.flags |= RPL_RPI_R;
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    }
+    /* storing: down where we hold a route; non-storing: the direction does
+     * not change on the way (up to the root, then down its source route) */
+    if (rpl->mop != RPL_MOP_NON_STORING) {
+        r.flags = (uint8_t)((r.flags & ~RPL_RPI_O) | (goes_down(rpl, v) ? RPL_RPI_O : 0));
+    }
+    v[0] = r.flags;
+    v[1] = r.instance;
+    put_be16(v + 2, rpl->rank);
+    return RPL_RPI_LEN;
+}
+
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                    void *val, size_t max)
 {
@@ -1150,6 +1222,10 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
+    case WREN_NETOPT_RPL_RPI:
+        return max < 16 ? -EOVERFLOW : rpi_origin(rpl, val);
+    case WREN_NETOPT_RPL_RPI_FWD:
+        return max < 20 ? -EOVERFLOW : rpi_forward(rpl, val);
     case WREN_NETOPT_RPL_SRH: {
         uint8_t dst[16];
         if (max < 16) {

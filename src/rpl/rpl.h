@@ -32,9 +32,12 @@
  * the root answers GET WREN_NETOPT_RPL_SRH with source routes for IPv6 to
  * put in an RFC 6554 header.
  *
- * Not yet (issue 13): the RPI in data packets and IPv6-in-IPv6 at the root,
- * MRHOF with a link estimator, DODAG version increments at the root
- * (global repair) — see docs/architecture.md.
+ * RPI (RFC 6553/9008): IPv6 asks GET WREN_NETOPT_RPL_RPI for the option of
+ * each datagram it originates, and GET WREN_NETOPT_RPL_RPI_FWD to check and
+ * update it when forwarding (rank errors set R; a second one is a loop).
+ *
+ * Not yet (issue 13): IPv6-in-IPv6 at the root (RFC 9008), DODAG version
+ * increments at the root (global repair) — see docs/architecture.md.
  */
 #ifndef WREN_RPL_RPL_H
 #define WREN_RPL_RPL_H
@@ -106,7 +109,9 @@ struct wren_rpl_role_cfg {
     C(route_no_path)        /* routes removed by a no-path DAO */                 \
     C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
-    C(new_version)          /* DODAG versions adopted after the first */
+    C(new_version)          /* DODAG versions adopted after the first */          \
+    C(rpi_rank_error)       /* an RPI whose rank contradicts its direction (R set) */\
+    C(rpi_loop)             /* a second rank error: the datagram dropped */
 
 struct wren_rpl_stats {
     WREN_RPL_COUNTERS(WREN_COUNTER_U32)

@@ -115,12 +115,21 @@ def test_rpl_line_forms_and_pings_both_ways(sim_factory, tmp_path, mode):
     for r in rows:
         if r[0] == "155":
             assert r[2] == "" and r[3] == "" and r[4] == "1", r
+    # every datagram a node of the DODAG sends carries an RPI (RFC 9008's
+    # type 0x23, which tshark 4.0 predates: a note "Unknown Data", nothing else)
+    rpi = tshark_fields(pcap, "ipv6.opt.type", "_ws.malformed", "_ws.expert",
+                        extra=["-Y", "icmpv6.type == 128 || icmpv6.type == 129"])
+    assert len(rpi) >= 2 * 3 * (n - 1)
+    for types, malformed, expert in rpi:
+        assert "0x23" in types.split(",") and not malformed, (types, expert)
+        assert all("Unknown Data" in e for e in expert.split(",") if e), expert
     if mode == "non-storing":
         srh = tshark_fields(pcap, "ipv6.routing.rpl.addr_count", "ipv6.routing.rpl.full_address",
                             "_ws.malformed", "_ws.expert", extra=["-Y", "ipv6.routing.type == 3"])
         assert len(srh) >= 3 * (n - 2)
         for count, full, malformed, expert in srh:
-            assert int(count) == len(full.split(",")) and not malformed and not expert, srh
+            assert int(count) == len(full.split(",")) and not malformed, srh
+            assert all("Unknown Data" in e for e in expert.split(",") if e), expert
             assert all(a in {st[k]["addr"] for k in range(1, n)} for a in full.split(",")), full
 
 
@@ -327,10 +336,11 @@ def test_rpl_srh_adversarial_counted_and_harmless(sim_factory):
     assert after["ipv6.rx_drop_ext"] - before["ipv6.rx_drop_ext"] == 1
     assert after["ipv6.rx_srh_forwarded"] == before["ipv6.rx_srh_forwarded"]
     # a good one: on to the next hop, which is the final destination
-    rx2 = s.counters(2)["ipv6.rx_delivered"]
+    rx2 = s.counters(2)["udp.rx"]
     inject(_srh([nxt], 1))
-    assert s.counters(victim)["ipv6.rx_srh_forwarded"] == after["ipv6.rx_srh_forwarded"] + 1
-    assert s.counters(2)["ipv6.rx_delivered"] == rx2 + 1
+    # (DAO-ACKs from the root to node 2 follow source routes through it too)
+    assert s.counters(victim)["ipv6.rx_srh_forwarded"] >= after["ipv6.rx_srh_forwarded"] + 1
+    assert s.counters(2)["udp.rx"] == rx2 + 1
     # nothing else changed: the DODAG still carries traffic both ways
     assert ping(s, 2, st[0]["addr"]) == 3 and ping(s, 0, nxt) == 3
 
@@ -431,3 +441,53 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode):
         new = [p[0] for p in now["parents"] if p[2]]
         assert new and new[0] != ll_of[dead], now["out"]
         assert ping(s, 0, st[c]["addr"]) >= 2, f"root -> {c}"
+
+
+def test_rpl_rpi_rank_errors_both_ways_then_loop(sim_factory):
+    """RFC 6550 11.2.2.2 at a router (storing mode, node 1 of a 3-node line),
+    from frames injected into its radio: an RPI going up from a sender that
+    ranks above it (closer to the root), or going down from one that ranks
+    below it, is a rank error:
+    the R flag is set and the datagram still goes on; the same with R already
+    set is a loop: dropped and counted. Nothing else changes."""
+    from scapy.layers.inet import UDP
+    from scapy.layers.inet6 import IPv6
+    n = 3
+    s = sim_factory(11)
+    build(s, n, line_links(n))
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    victim, dst = 1, st[2]["addr"]
+    rank1 = st[1]["rank"]
+    seq = [0]
+
+    def inject(flags, rank):
+        udp = bytes(IPv6(src="2001:db8::99", dst=dst) / UDP(sport=7, dport=9))[40:]
+        hbh = bytes([17, 0, 0x23, 4, flags, 0, rank >> 8, rank & 0xFF])
+        ip = bytes(IPv6(src="2001:db8::99", dst=dst, nh=0, hlim=64, plen=len(hbh) + len(udp)))
+        seq[0] += 1
+        mhr = struct.pack("<HBHHH", 0x8841, seq[0], 0x23, 0xFFFF, 0)
+        frame = mhr + b"\x41" + ip[:40] + hbh + udp
+        assert s.inject(victim, frame + _fcs(frame)) == 0
+        s.run(s.now + 1)
+
+    def delta(before, node, key):
+        return s.counters(node)[key] - before[node][key]
+
+    O, R = 0x80, 0x40
+    cases = [(0, 256, False), (O, rank1 + 2000, False), (R, 256, True), (O | R, rank1 + 2000, True)]
+    for flags, rank, loop in cases:
+        before = [s.counters(i) for i in range(n)]
+        inject(flags, rank)
+        if loop:
+            assert delta(before, victim, "rpl.rpi_loop") == 1
+            assert delta(before, victim, "ipv6.rx_drop_rpl_loop") == 1
+            assert delta(before, 2, "udp.rx") == 0
+        else:
+            assert delta(before, victim, "rpl.rpi_rank_error") == 1
+            assert delta(before, 2, "udp.rx") == 1  # still delivered, R now set
+    # a consistent RPI (going down from the root's rank) is no error
+    before = [s.counters(i) for i in range(n)]
+    inject(O, 256)
+    assert delta(before, victim, "rpl.rpi_rank_error") == 0 and delta(before, 2, "udp.rx") == 1
+    assert ping(s, 2, st[0]["addr"]) == 3 and ping(s, 0, dst) == 3
