@@ -620,6 +620,14 @@ static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
 static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
+    /* RFC 4291 2.5.6: a router never forwards a link-local source (a host
+     * without a global address may pick one for a global destination,
+     * RFC 6724 rule 2); RFC 4443 3.1: "beyond scope of source address" */
+    if (wren_ipv6_addr_is_link_local(pkt->data + IPV6_OFF_SRC)) {
+        ip->stats.rx_drop_scope++;
+        icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_BEYOND_SCOPE, 0);
+        return;
+    }
     if (pkt->data[IPV6_OFF_HOP_LIMIT] <= 1) {
         ip->stats.rx_drop_hop_limit++;
         icmp_error(ip, pkt, ICMPV6_TIME_EXCEEDED, 0, 0);

@@ -119,6 +119,7 @@ struct wren_ipv6_if {
     C(rx_drop_src)            /* multicast or otherwise impossible source */  \
     C(rx_drop_not_for_us)     /* not ours and not forwarded */                \
     C(rx_drop_hop_limit)      /* hop limit exhausted while forwarding */      \
+    C(rx_drop_scope)          /* link-local source not forwarded (RFC 4291) */\
     C(rx_drop_no_route)       /* nowhere to forward */                        \
     C(rx_drop_ext)            /* bad or unsupported extension header */       \
     C(rx_drop_no_receiver)    /* no upper layer for the next header */        \

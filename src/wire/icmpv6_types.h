@@ -22,6 +22,7 @@
 /* destination unreachable codes */
 #define ICMPV6_UNREACH_NO_ROUTE 0
 #define ICMPV6_UNREACH_ADMIN 1
+#define ICMPV6_UNREACH_BEYOND_SCOPE 2
 #define ICMPV6_UNREACH_ADDR 3
 #define ICMPV6_UNREACH_PORT 4
 

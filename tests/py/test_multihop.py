@@ -126,3 +126,21 @@ def test_routing_loop_ends_in_time_exceeded(sim_factory):
     assert c[1]["ipv6.rx_drop_hop_limit"] + c[2]["ipv6.rx_drop_hop_limit"] == 1
     assert c[1]["icmpv6.tx_errors"] + c[2]["icmpv6.tx_errors"] == 1
     assert c[0]["icmpv6.rx_errors"] == 1
+
+
+def test_router_never_forwards_a_link_local_source(sim_factory):
+    """A host without a global address picks its link-local one for a global
+    destination (RFC 6724 rule 2); the first router drops the packet
+    (RFC 4291 2.5.6), counts it and answers "beyond scope of source address"
+    (RFC 4443 3.1), and nothing reaches the destination."""
+    s = line(sim_factory, seed=5)
+    assert s.shell(0, f"ifconfig 1 del {addr(0)}")[0] == 0
+    res, out = s.shell(0, f"ping {addr(N - 1)} -c 3 -s 8 -i 1000")
+    assert res == 0, out
+    s.run(s.now + 6)
+    out += s.output(0)
+    assert "3 packets transmitted, 0 received" in out, out
+    assert s.counters(1)["ipv6.rx_drop_scope"] == 3
+    assert s.counters(1)["ipv6.rx_forwarded"] == 0
+    assert s.counters(N - 1)["ipv6.rx_delivered"] == 0
+    assert s.counters(0)["icmpv6.rx_errors"] >= 1
