@@ -43,6 +43,10 @@ int main(int argc, char **argv)
         wren_sim_netopt_set(s, i, WREN_NETOPT_CSMA, &v, 1);
         wren_sim_netopt_set(s, i, WREN_NETOPT_ACK_REQ, &v, 1);
     }
+    /* frames from and to the short addresses (9-octet MAC headers), whose
+     * IIDs these global addresses carry */
+    wren_sim_shell(s, 0, "ifconfig 1 l2src short");
+    wren_sim_shell(s, 1, "ifconfig 1 l2src short");
     wren_sim_shell(s, 0, "ifconfig 1 add 2001:db8::ff:fe00:0/64");
     wren_sim_shell(s, 1, "ifconfig 1 add 2001:db8::ff:fe00:1/64");
     wren_sim_shell(s, 0, "fib add 2001:db8::/64 dev 1");

@@ -20,6 +20,8 @@
 #include "core/node.h"
 #include "drivers/loopback.h"
 #include "icmpv6/icmpv6.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
 #include "ipv6/ipv6.h"
 #include "link/ieee802154_link.h"
 #include "sim/world.h"
@@ -68,6 +70,10 @@ static void bnode_init(struct bnode *n, uint32_t id, int link)
         abort();
     }
     if (link) {
+        /* frames from the short address (9-octet MAC headers; the loopback
+         * device's EUI-64 ends in it, so the IIDs are the same) */
+        uint16_t two = 2;
+        wren_netapi_set(&n->node, &n->ip.module, WREN_NETOPT_ADDR_LEN, n->nif.netif.id, &two, 2);
         /* 2001:db8::ff:fe00:<short address>, the prefix on-link */
         uint8_t g[16] = { 0x20, 0x01, 0x0d, 0xb8 };
         memcpy(g + 8, n->ip.ifs[0].addrs[0].addr + 8, 8);

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .addr import addr
 from .lib import Sim
 
 Record = dict[str, Any]
@@ -469,7 +470,9 @@ ACK_US = (6 + 5) * US_OCTET  # SHR+PHR and a 5-octet PSDU
 
 def _tcp_addr(i: int) -> str:
     # Thread-like mesh-local addresses: a /64 shared as 6LoWPAN context 0 and
-    # an IID from the short address (as OpenThread's RLOCs in the paper)
+    # an IID from the short address (as OpenThread's RLOCs in the paper),
+    # with frames from and to the short addresses (`ifconfig 1 l2src short`),
+    # so that IPHC elides both IIDs and the MAC header is 9 octets
     return f"2001:db8::ff:fe00:{i:x}"
 
 
@@ -491,7 +494,10 @@ def _tcp_line(hops: int, proc_us: int = 0, retry_delay_ms: int = TCP_RETRY_DELAY
         # the 802.15.4 defaults (CSMA-CA, macMinBE 3, macMaxBE 5,
         # macMaxCSMABackoffs 4, macMaxFrameRetries 3) and the retry delay
         s.set_mac(i, csma=True, ack=True, retry_delay_ms=retry_delay_ms)
+        s.shell(i, "ifconfig 1 l2src short")
         s.shell(i, "nib prefix add 2001:db8::/64 ctx 0")
+        s.shell(i, f"ifconfig 1 del {addr('2001:db8::', i)}")  # the SLAAC one (EUI-64)
+        s.shell(i, f"ifconfig 1 add {_tcp_addr(i)}/64")
         if i > 0:
             s.shell(i, f"fib add {_tcp_addr(0)}/128 via fe80::ff:fe00:{i - 1:x} dev 1")
         if i < n - 1:

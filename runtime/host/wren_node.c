@@ -2,7 +2,7 @@
  * wren-node: one wren node as a Linux process, on real time.
  *
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
- *             [--any-channel]
+ *             [--any-channel] [--pan ID] [--eui64 ADDR]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
  *             [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] [--tap-seed N]
  *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]
@@ -12,8 +12,10 @@
  * interface over ZEP (6LoWPAN, 6LoWPAN-ND; run wren-zep-hub for several
  * processes to share a channel; give --zep twice, on two channels, for a
  * router between two radio links). The node id gives the addresses: MAC
- * 02:57:52 and the id (24 bits) on Ethernet; short address id and EUI-64
- * 02:00:00:00 and the id (32 bits) on 802.15.4, as in the simulator.
+ * 02:57:52 and the id (24 bits) on Ethernet; on 802.15.4 the short address
+ * id and the EUI-64 02:57:52:ff:fe and the id (wren_ieee802154_eui64_from_id,
+ * as simulated node N has), unless --eui64 gives one; the IPv6 addresses are
+ * made of the EUI-64 (RFC 4944 6). --pan sets the PAN ID (default 0x0023).
  * A ZEP interface behaves as a 250 kbit/s radio at wall-clock pace (CSMA-CA,
  * ACKs, interframe spaces: runtime/host/zep.h). Channel 0 (@0), which lwIP's
  * zepif and some tools send, is a channel like the others; --any-channel
@@ -114,7 +116,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... "
                "[--channel C]\n"
-               "                 [--any-channel] [--border-router PREFIX/LEN] [--default-via ADDR]\n"
+               "                 [--any-channel] [--pan ID] [--eui64 ADDR]\n"
+               "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
                "                 [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] "
                "[--tap-seed N]\n"
                "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]\n"
@@ -127,6 +130,9 @@ static void usage(FILE *f)
                "  --channel C    802.15.4 channel for ZEP without @CH (11..26, default 26)\n"
                "  --any-channel  ZEP takes frames of every channel (else other channels'\n"
                "                 frames are dropped and counted as other-channel)\n"
+               "  --pan ID       802.15.4 PAN ID of the ZEP interfaces (0..0xfffe, default 0x0023)\n"
+               "  --eui64 ADDR   EUI-64 of the ZEP interfaces, 8 hex bytes (02:57:52:ff:fe:00:00:01);\n"
+               "                 default 02:57:52:ff:fe and the id; the IPv6 addresses' IIDs\n"
                "  --border-router PREFIX/LEN\n"
                "                 6LoWPAN border router (needs --tap and --zep): forward between\n"
                "                 them, advertise PREFIX on the first ZEP link (RA with PIO,\n"
@@ -356,7 +362,9 @@ struct opts {
     const struct wren_module_ops *mods[16]; /**< --modules, in start order */
     uint8_t n_mods;                         /**< 0: every module of the list */
     unsigned n_zep_spec;
-    unsigned long id, channel, pktbuf;
+    unsigned long id, channel, pktbuf, pan;
+    bool has_pan, has_eui64;
+    uint8_t eui64[8];
     struct wren_netopt_faults faults;
     bool tap_seed_given, exit_on_eof, any_channel;
     uint8_t br_prefix[16], br_len, via[16];
@@ -367,6 +375,28 @@ static int bad_arg(const char *what)
 {
     fprintf(stderr, "wren-node: %s\n", what);
     return 2;
+}
+
+/* --eui64 ADDR: 8 hex bytes, ':' or '-' between them or nothing; an
+ * individual address, not all zeros. @return 0 or -1. */
+static int parse_eui64(const char *arg, uint8_t *eui)
+{
+    const char *p = arg;
+    unsigned any = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        if (i && (*p == ':' || *p == '-')) {
+            p++;
+        }
+        unsigned v;
+        int n = 0;
+        if (sscanf(p, "%2x%n", &v, &n) != 1 || n != 2) {
+            return -1;
+        }
+        eui[i] = (uint8_t)v;
+        any |= v;
+        p += 2;
+    }
+    return (*p || !any || (eui[0] & 0x01)) ? -1 : 0;
 }
 
 /* --modules LIST: names of the module list (src/stack/modules.h). @return 0 or 2. */
@@ -430,6 +460,17 @@ static int take_opt(struct opts *o, int c, const char *arg)
         o->faults.seed = strtoull(arg, &e, 0);
         o->tap_seed_given = true;
         return (*e || o->faults.seed == 0) ? bad_arg("--tap-seed wants a number above 0") : 0;
+    case 'P':
+        o->pan = strtoul(arg, &e, 0);
+        o->has_pan = true;
+        return (*e || e == arg || o->pan > 0xfffe) ? bad_arg("--pan wants a PAN ID 0..0xfffe")
+                                                   : 0;
+    case 'E':
+        o->has_eui64 = true;
+        return parse_eui64(arg, o->eui64) < 0
+                   ? bad_arg("--eui64 wants 8 hex bytes, e.g. 02:57:52:ff:fe:00:00:01 (not a "
+                             "group address, not all zeros)")
+                   : 0;
     case 'c':
         o->channel = strtoul(arg, &e, 0);
         return (*e || o->channel < 11 || o->channel > 26) ? bad_arg("--channel wants 11..26")
@@ -488,6 +529,9 @@ static int check_opts(struct opts *o)
             return bad_arg("--border-router needs --tap and --zep");
         }
     }
+    if ((o->has_pan || o->has_eui64) && !o->n_zep_spec) {
+        return bad_arg("--pan and --eui64 need --zep");
+    }
     if ((o->faults.loss || o->faults.reorder || o->faults.hold_ms || o->tap_seed_given) &&
         !o->tap_name) {
         return bad_arg("--tap-loss, --tap-reorder, --tap-hold-ms and --tap-seed need --tap");
@@ -508,6 +552,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"tap", required_argument, NULL, 't'},
         {"zep", required_argument, NULL, 'z'},
         {"channel", required_argument, NULL, 'c'},
+        {"pan", required_argument, NULL, 'P'},
+        {"eui64", required_argument, NULL, 'E'},
         {"pktbuf", required_argument, NULL, 'p'},
         {"script", required_argument, NULL, 's'},
         {"exit-on-eof", no_argument, NULL, 'e'},
@@ -523,7 +569,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {NULL, 0, NULL, 0},
     };
     int c, res;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:m:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:m:P:E:", opts, NULL)) != -1) {
         if ((res = take_opt(o, c, optarg)) != 0) {
             return res;
         }
@@ -569,6 +615,14 @@ static int open_devices(struct app *a, const struct opts *o)
         }
         a->zep[i].channel = (uint16_t)ch;
         a->zep[i].any_channel = o->any_channel;
+        /* the EUI-64 the IPv6 addresses are made of: --eui64, else the id's */
+        uint8_t eui[8];
+        if (o->has_eui64) {
+            memcpy(eui, o->eui64, 8);
+        } else {
+            wren_ieee802154_eui64_from_id((uint32_t)o->id, eui);
+        }
+        a->zep[i].netdev.driver->set(&a->zep[i].netdev, WREN_NETOPT_ADDRESS_LONG, eui, 8);
         a->n_zep++;
     }
     return 0;
@@ -605,6 +659,13 @@ static int build_stack(struct app *a, const struct opts *o)
 static int configure(struct app *a, const struct opts *o)
 {
     int res;
+    for (unsigned i = 0; o->has_pan && i < a->n_zep; i++) {
+        uint16_t pan = (uint16_t)o->pan;
+        if ((res = wren_netapi_set(&a->node, &a->lowpan_if[i].netif.module, WREN_NETOPT_NID, 0,
+                                   &pan, sizeof(pan))) < 0) {
+            return die("cannot set the PAN ID", res);
+        }
+    }
     if (o->br_len) {
         /* the 6LBR: prefix and context 0 on the (first) 6LoWPAN link, ABRO */
         struct wren_nib *nib = (struct wren_nib *)wren_stack_module(

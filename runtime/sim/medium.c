@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/byteorder.h"
+#include "link/ieee802154_link.h"
 #include "wire/ieee802154.h"
 
 #define PEND_TX 0x01
@@ -540,8 +541,7 @@ int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, doubl
     r->state_since = m->world->now;
     uint32_t id = r->index;
     put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
-    r->long_addr[0] = 0x02; /* locally administered */
-    put_be32(r->long_addr + 4, id);
+    wren_ieee802154_eui64_from_id(id, r->long_addr); /* as wren-node's for the same id */
     r->proc_delay_us = m->proc_delay_us;
     wren_timer_init(&r->tx_timer, tx_timer_cb, r);
     wren_timer_init(&r->proc_timer, proc_timer_cb, r);

@@ -22,11 +22,13 @@
 #endif
 
 /** Packets an interface queues while its device is busy (a 1,280-byte
- *  datagram is 12 fragments on 802.15.4; a TCP window of four 5-frame
- *  segments is 20, with ACKs). The queue is linked through the packets' netif
- *  headers, so its length costs no RAM: the packet buffer is the limit. */
+ *  datagram is 14 fragments on 802.15.4 between EUI-64 addresses; TCP's
+ *  default window of 2,048 bytes is four to five 6-frame segments). The queue
+ *  is linked through the packets' netif headers, so its length costs no RAM,
+ *  but its frames take the packet buffer: 28 full frames leave room in the
+ *  default 6 KiB one to receive ACKs (at 32 they did not). */
 #ifndef CONFIG_WREN_NETIF_TXQ_LEN
-#define CONFIG_WREN_NETIF_TXQ_LEN 24
+#define CONFIG_WREN_NETIF_TXQ_LEN 28
 #endif
 
 /** Most snips a transmitted packet may have before the link layer merges it. */

@@ -966,6 +966,25 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
         ifc->mtu = mtu;
         return 0;
     }
+    case WREN_NETOPT_ADDR_LEN: {
+        /* the link address frames leave from: set on the interface, and
+         * taken for the netif headers 6LoWPAN compresses against */
+        struct wren_netif *netif = ifc ? wren_netif_get(ip->node, ifc->if_id) : NULL;
+        uint16_t alen = 0;
+        if (netif == NULL) {
+            return -ENODEV;
+        }
+        int res = wren_netapi_set(ip->node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, val, len);
+        if (res < 0) {
+            return res;
+        }
+        memcpy(&alen, val, 2);
+        int n = wren_netapi_get(ip->node, &netif->module,
+                                alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
+                                ifc->l2addr, sizeof(ifc->l2addr));
+        ifc->l2len = n > 0 ? (uint8_t)n : 0;
+        return 0;
+    }
     case WREN_NETOPT_HOP_LIMIT:
         if (ifc == NULL || len != 1 || b[0] == 0) {
             return ifc ? -EINVAL : -ENODEV;
@@ -1060,7 +1079,15 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
                             ifc->l2addr, sizeof(ifc->l2addr));
     ifc->l2len = n > 0 ? (uint8_t)n : 0;
     uint8_t ll[16] = { 0xfe, 0x80 };
-    wren_ipv6_iid_from_l2(ll + 8, ifc->l2addr, ifc->l2len);
+    uint8_t eui64[8];
+    if ((ifc->flags & WREN_IPV6_IF_SIXLO) &&
+        wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDRESS_LONG, 0, eui64, 8) == 8) {
+        /* RFC 4944 6: on 802.15.4 the IID is the EUI-64's, whatever
+         * address the frames leave from */
+        wren_ipv6_iid_from_l2(ll + 8, eui64, 8);
+    } else {
+        wren_ipv6_iid_from_l2(ll + 8, ifc->l2addr, ifc->l2len);
+    }
     return wren_ipv6_addr_add(ip, if_id, ll, 64, WREN_IPV6_ADDR_VALID);
 }
 

@@ -19,6 +19,26 @@ static struct wren_ieee802154_netif *to_nif(struct wren_netif *netif)
     return (struct wren_ieee802154_netif *)netif;
 }
 
+void wren_ieee802154_eui64_from_id(uint32_t id, uint8_t eui64[8])
+{
+    eui64[0] = 0x02; /* locally administered, individual */
+    eui64[1] = 0x57;
+    eui64[2] = 0x52;
+    eui64[3] = 0xff;
+    eui64[4] = (uint8_t)(0xfe ^ (id >> 24));
+    eui64[5] = (uint8_t)(id >> 16);
+    eui64[6] = (uint8_t)(id >> 8);
+    eui64[7] = (uint8_t)id;
+}
+
+static bool all_zero(const uint8_t *a, size_t n)
+{
+    while (n && a[n - 1] == 0) {
+        n--;
+    }
+    return n == 0;
+}
+
 static void link_init(struct wren_netif *netif)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
@@ -32,12 +52,16 @@ static void link_init(struct wren_netif *netif)
     if (dev->driver->get(dev, WREN_NETOPT_ADDRESS, nif->short_addr, 2) != 2) {
         memset(nif->short_addr, 0xff, 2);
     }
-    if (dev->driver->get(dev, WREN_NETOPT_ADDRESS_LONG, nif->long_addr, 8) != 8) {
-        memset(nif->long_addr, 0, 8);
+    if (dev->driver->get(dev, WREN_NETOPT_ADDRESS_LONG, nif->long_addr, 8) != 8 ||
+        all_zero(nif->long_addr, 8)) {
+        /* a device without an EUI-64 of its own: the node's, told to the
+         * device for its address filter if it has one */
+        wren_ieee802154_eui64_from_id(netif->node->id, nif->long_addr);
+        dev->driver->set(dev, WREN_NETOPT_ADDRESS_LONG, nif->long_addr, 8);
     }
-    /* a node without a usable short address speaks with its EUI-64 */
-    uint16_t s = get_be16(nif->short_addr);
-    nif->src_len = s >= 0xfffe ? 8 : 2;
+    /* frames leave from the EUI-64, which the IPv6 addresses are made of
+     * (RFC 4944 6): 6LoWPAN then elides the IIDs whole (RFC 6282 3.2.2) */
+    nif->src_len = 8;
     nif->seq = (uint8_t)wren_node_random(netif->node);
     nif->ack_req = true;
 #if CONFIG_WREN_MAC_SOFT
@@ -335,8 +359,8 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
         memcpy(nif->short_addr, val, 2);
         break;
     case WREN_NETOPT_ADDRESS_LONG:
-        if (len != 8) {
-            return -EINVAL;
+        if (len != 8 || all_zero(val, 8) || (((const uint8_t *)val)[0] & 0x01)) {
+            return -EINVAL; /* an EUI-64 is individual and not all zeros */
         }
         memcpy(nif->long_addr, val, 8);
         break;
@@ -348,8 +372,9 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
         break;
     case WREN_NETOPT_ADDR_LEN: {
         uint16_t v;
-        if (len != 2 || (memcpy(&v, val, 2), v != 2 && v != 8)) {
-            return -EINVAL;
+        if (len != 2 || (memcpy(&v, val, 2), v != 2 && v != 8) ||
+            (v == 2 && get_be16(nif->short_addr) >= 0xfffe)) {
+            return -EINVAL; /* no short source without a usable short address */
         }
         nif->src_len = (uint8_t)v;
         return 0;

@@ -3,10 +3,19 @@
  * @brief The 802.15.4 link layer of an interface: MAC header on TX, parse,
  *        address filtering and demultiplexing on RX.
  *
+ * Every interface has an EUI-64 (WREN_NETOPT_ADDRESS_LONG): the device's,
+ * or, when the device has none (reports none or all zeros), one derived
+ * from the node id (wren_ieee802154_eui64_from_id()). IPv6 forms its
+ * interface identifiers from it (RFC 4944 6, RFC 4862), so frames leave
+ * from it too by default, which lets 6LoWPAN elide the whole IID (RFC 6282
+ * 3.2.2). The short address (WREN_NETOPT_ADDRESS) is optional: frames to
+ * it are accepted, and frames leave from it when WREN_NETOPT_ADDR_LEN is
+ * set to 2 (IPHC then carries the IID inline).
+ *
  * On TX the netif header's destination selects the frame's destination
- * (none or 0xffff: broadcast); the source is the interface's short or
- * extended address (WREN_NETOPT_ADDR_LEN). On RX only data frames for this
- * PAN and address (or broadcast) go up, as WREN_NETTYPE_SIXLOWPAN when the
+ * (none or 0xffff: broadcast); the source is the interface's extended or
+ * short address (WREN_NETOPT_ADDR_LEN, default 8). On RX only data frames
+ * for this PAN and either of its addresses (or broadcast) go up, as WREN_NETTYPE_SIXLOWPAN when the
  * payload starts with a 6LoWPAN dispatch and WREN_NETTYPE_UNDEF when it
  * starts with a NALP byte (RFC 4944 section 5.1: "not a LoWPAN frame").
  * Everything else is dropped and counted by reason.
@@ -130,12 +139,23 @@ struct wren_ieee802154_netif {
     uint8_t short_addr[2];     /**< network order */
     uint8_t long_addr[8];      /**< EUI-64, network order */
     uint8_t seq;
-    uint8_t src_len;           /**< 2 or 8 */
+    uint8_t src_len;           /**< source address of our frames: 8 (default) or 2 */
     bool ack_req;              /**< ask for ACKs on unicast */
     bool promiscuous;
 };
 
 extern const struct wren_netif_link_ops wren_ieee802154_link;
+
+/**
+ * @brief The EUI-64 an interface of node @p id has when its device brings
+ *        none: 02:57:52:ff:fe and the id's low 24 bits (locally
+ *        administered: the U/L bit is set), the id's high byte folded into
+ *        the fe, so every 32-bit id gives another one. Its IID (U/L bit
+ *        inverted) is 0057:52ff:feXX:XXXX: fe80::57:52ff:fe00:1 for id 1.
+ *        wren-node and the simulator both give their nodes this one.
+ * @param[out] eui64 8 bytes, network order.
+ */
+void wren_ieee802154_eui64_from_id(uint32_t id, uint8_t eui64[8]);
 
 /** @brief Add an 802.15.4 interface over @p dev to @p node.
  *  @return the interface id or -errno. */

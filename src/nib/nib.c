@@ -117,8 +117,25 @@ static void send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst
     wren_icmpv6_send(nib->node, src, dst, 255, nib->if_id, m, len);
 }
 
+/* The link address the interface's frames leave from (WREN_NETOPT_ADDR_LEN
+ * may change it at run time), into nib->l2. */
+static void own_l2(struct wren_nib *nib)
+{
+    struct wren_netif *netif = wren_netif_get(nib->node, nib->if_id);
+    uint16_t alen = 8;
+    if (netif == NULL) {
+        return;
+    }
+    wren_netapi_get(nib->node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, &alen, sizeof(alen));
+    int n = wren_netapi_get(nib->node, &netif->module,
+                            alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
+                            nib->l2, sizeof(nib->l2));
+    nib->l2len = n > 0 ? (uint8_t)n : 0;
+}
+
 static size_t put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
 {
+    own_l2(nib);
     int n = wren_icmpv6_opt_lladdr_emit(type, nib->l2, nib->l2len, b, room);
     return n > 0 ? (size_t)n : 0;
 }
@@ -328,7 +345,7 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
                     /* RFC 4862 5.5.3: an address from the prefix and our IID */
                     struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
                     memcpy(a.addr, pio.prefix, 8);
-                    wren_ipv6_iid_from_l2(a.addr + 8, nib->l2, nib->l2len);
+                    wren_ipv6_iid_from_l2(a.addr + 8, nib->eui64, 8);
                     struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
                     uint8_t cur[16], st = 0;
                     bool have = own_addr(nib, cur, true, &st) && memcmp(cur, a.addr, 16) == 0;
@@ -670,12 +687,7 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     if (netif == NULL) {
         return -ENODEV;
     }
-    uint16_t alen = 2;
-    wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, &alen, sizeof(alen));
-    int n = wren_netapi_get(node, &netif->module,
-                            alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
-                            nib->l2, sizeof(nib->l2));
-    nib->l2len = n > 0 ? (uint8_t)n : 0;
+    own_l2(nib);
     wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDRESS_LONG, 0, nib->eui64, 8);
     static const uint8_t types[4] = { ICMPV6_ND_RS, ICMPV6_ND_RA, ICMPV6_ND_NS, ICMPV6_ND_NA };
     for (unsigned i = 0; i < 4; i++) {
@@ -730,7 +742,7 @@ int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len
     wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id, all_routers, 16);
     struct wren_ipv6_addr a = { .prefix_len = len, .state = WREN_IPV6_ADDR_VALID };
     memcpy(a.addr, p->prefix, 8);
-    wren_ipv6_iid_from_l2(a.addr + 8, nib->l2, nib->l2len);
+    wren_ipv6_iid_from_l2(a.addr + 8, nib->eui64, 8);
     wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a, sizeof(a));
     struct wren_fib_entry r = { .prefix_len = len, .if_id = nib->if_id };
     memcpy(r.prefix, p->prefix, 16);

@@ -225,9 +225,18 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
         return res < 0 ? wren_shell_error(sh, res, "ifconfig ack") : 0;
     }
     struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
+    if (!bad && argc == 4 && ip && strcmp(argv[2], "l2src") == 0 &&
+        (strcmp(argv[3], "short") == 0 || strcmp(argv[3], "long") == 0)) {
+        /* IF l2src short|long: the link address frames leave from (802.15.4:
+         * the short address or the EUI-64), set through IPv6, which compresses
+         * against it */
+        uint16_t alen = argv[3][0] == 's' ? 2 : 8;
+        int res = wren_netapi_set(node, ip, WREN_NETOPT_ADDR_LEN, id, &alen, sizeof(alen));
+        return res < 0 ? wren_shell_error(sh, res, "ifconfig l2src") : 0;
+    }
     if (bad || argc < 4 || ip == NULL) {
         wren_shell_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
-                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off]\n");
+                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off | IF l2src short|long]\n");
         return -EINVAL;
     }
     struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
@@ -533,7 +542,7 @@ static const struct wren_shell_cmd commands[] = {
     { "help", "list commands", cmd_help },
     { "ifconfig",
       "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]; "
-      "IF ack on|off",
+      "IF ack on|off; IF l2src short|long",
       cmd_ifconfig },
     { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
     { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",

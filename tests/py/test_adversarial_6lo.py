@@ -7,9 +7,11 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.sixlowpan import LoWPAN_IPHC, LoWPAN_NHC, LoWPAN_NHC_UDP
 from scapy.packet import Raw
 
+from wren.addr import ll
+
 VICTIM, PEER = 0, 1
-VICTIM_LL = "fe80::ff:fe00:0"
-PEER_LL = "fe80::ff:fe00:1"
+VICTIM_LL = ll(VICTIM)  # from the EUI-64s; the frames use the short addresses
+PEER_LL = ll(PEER)
 PORT = 50123
 
 

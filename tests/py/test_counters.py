@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from wren import paths
+from wren.addr import ll
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [p for d in ("src", "runtime") for p in (ROOT / d).rglob("*.[ch]")]
@@ -87,7 +88,7 @@ def test_sim_node_shows_every_counter_in_json_and_shell(sim_factory):
     a, b = s.add_node(0, 0), s.add_node(10, 0)
     s.set_link(a, b)
     s.set_link(b, a)
-    s.shell(a, "ping fe80::ff:fe00:1 -c 1")
+    s.shell(a, f"ping {ll(b)} -c 1")
     s.run(2.0)
     json_names = set(s.counters(a))
     _, out = s.shell(a, "stats")

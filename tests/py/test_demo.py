@@ -5,6 +5,7 @@ import sys
 
 from conftest import ROOT, tshark_fields
 from wren import scenario
+from wren.addr import eui64_str
 
 
 def demo(duration=5.0):
@@ -31,15 +32,16 @@ def test_tshark_dissects_every_frame_cleanly(tmp_path):
     sc, dur = demo()
     pcap = tmp_path / "d.pcap"
     res = scenario.run(sc, duration=dur, pcap=pcap, progress=False)
-    rows = tshark_fields(pcap, "frame.protocols", "wpan.fcs_ok", "wpan.src16", "wpan.dst16",
+    rows = tshark_fields(pcap, "frame.protocols", "wpan.fcs_ok", "wpan.src64", "wpan.dst16",
                          "_ws.expert", "_ws.malformed")
     assert len(rows) == res["totals"]["radio.tx_frames"]
+    euis = {eui64_str(i) for i in range(len(res["nodes"]))}
     for proto, fcs_ok, src, dst, expert, malformed in rows:
         assert proto.startswith("wpan"), proto
         assert fcs_ok == "1"
         assert expert == "" and malformed == ""
         assert dst == "0xffff"
-        assert int(src, 16) < len(res["nodes"])
+        assert src in euis  # frames leave from the nodes' EUI-64s
 
 
 def test_scapy_decodes_our_frames_with_valid_fcs(tmp_path):

@@ -21,6 +21,7 @@ import time
 import pytest
 
 from conftest import HUB, NODE, stop_process, tshark_fields
+from wren.addr import addr, ll
 
 WREN_LL = "fe80::57:52ff:fe00:1"   # --id 1 on Ethernet: MAC 02:57:52:00:00:01
 WREN_MAC = "02:57:52:00:00:01"
@@ -438,10 +439,10 @@ def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
     b = wren_node("--zep", "17802:17754", "--id", "2", ns=netns)
     for n in (a, b):
         n.run("help", r"^exit ")
-    # 300 bytes: three fragments each way
-    out = a.run("ping fe80::ff:fe00:2 -c 3 -i 100 -s 300", r"packets transmitted")
+    # 300 bytes: four fragments each way (21-octet MAC headers: EUI-64 to EUI-64)
+    out = a.run(f"ping {ll(2)} -c 3 -i 100 -s 300", r"packets transmitted")
     assert "3 packets transmitted, 3 received" in out, out
-    out = b.run("ping fe80::ff:fe00:1 -c 3 -i 100", r"packets transmitted")
+    out = b.run(f"ping {ll(1)} -c 3 -i 100", r"packets transmitted")
     assert "3 packets transmitted, 3 received" in out, out
     for n in (a, b):
         out = n.run("zep", r"^zep ")
@@ -454,7 +455,7 @@ def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
                          extra=zep)
     assert rows and all(r[1] == "2" and r[3] == "" for r in rows), rows  # v2, none malformed
     data = [r for r in rows if ":wpan" in r[0]]
-    assert len(data) >= 2 * (6 * 3 + 6), len(data)   # every frame twice: to and from the hub
+    assert len(data) >= 2 * (6 * 4 + 6), len(data)   # every frame twice: to and from the hub
     assert all(r[2] == "1" for r in data), data      # FCS good: CRC mode
     # what the nodes sent (not the hub's copies, whose equal fragments would
     # look like duplicates to reassembly): 6LoWPAN down to ICMPv6, with the
@@ -465,8 +466,8 @@ def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
     assert [r[1] for r in icmp].count("128") == 6, rows
     assert [r[1] for r in icmp].count("129") == 6, rows
     assert all(r[3] == "" for r in rows), rows
-    # three fragments each: the first two point at the frame that completes it
-    assert sum(1 for r in rows if r[2]) == 6 * 2, rows
+    # four fragments each: the first three point at the frame that completes it
+    assert sum(1 for r in rows if r[2]) == 6 * 3, rows
 
 
 # ---- border router: Linux -> TAP -> BR -> ZEP -> R -> ZEP -> N -------------
@@ -483,8 +484,11 @@ def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
 BR_PREFIX = "2001:db8:0:1::"      # advertised by the BR on link A
 R_PREFIX = "2001:db8:0:2::"       # advertised by R on link B
 LINUX_GLOBAL = "2001:db8:ff::1"   # the Linux host's address on tap0
-R_ADDR_A = "2001:db8:0:1:0:ff:fe00:2"
-N_ADDR = "2001:db8:0:2:0:ff:fe00:3"
+# the nodes' addresses are made of their EUI-64s (RFC 4944 6; wren-node
+# --id N: 02:57:52:ff:fe and N), and nobody has a static neighbour entry:
+# the BR and R reach them through their registrations, Linux through the BR
+R_ADDR_A = addr(BR_PREFIX, 2)     # 2001:db8:0:1:57:52ff:fe00:2
+N_ADDR = addr(R_PREFIX, 3)        # 2001:db8:0:2:57:52ff:fe00:3
 BR_LL_ETH = WREN_LL               # --id 1 on the TAP
 
 
@@ -519,12 +523,12 @@ def test_border_router_two_hops(tapns, wren_node, tmp_path):
     quiet(r, "nib 1 rs")
     r.wait_valid(R_ADDR_A)                       # registered with the BR (ARO)
     out = r.run("fib", r"^default")
-    assert "default                      fe80::ff:fe00:1              1" in out, out
-    quiet(br, f"fib add {R_PREFIX}/64 via fe80::ff:fe00:2 dev 2")
+    assert re.search(rf"default +{ll(1)} +1", out), out
+    quiet(br, f"fib add {R_PREFIX}/64 via {ll(2)} dev 2")
     quiet(n, "nib rs")
     n.wait_valid(N_ADDR)                         # registered with R
     out = n.run("fib", r"^default")
-    assert "fe80::ff:fe00:2" in out, out
+    assert ll(2) in out, out
     # the Linux side: an address, the wren prefixes via the BR
     ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
     ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
@@ -564,7 +568,7 @@ def test_border_router_two_hops(tapns, wren_node, tmp_path):
     assert got["bad"] == [], got
     # N and the BR never heard each other: only R bridges the channels
     out = n.run("nib", r"^rx rs")
-    assert "fe80::ff:fe00:1 " not in out, out
+    assert f"{ll(1)} " not in out, out
     for x in (br, r, n):
         out = x.run("zep", r"^zep ")
         assert "malformed 0" in out and "bad-fcs 0" in out and "(errors 0)" in out, out

@@ -4,6 +4,7 @@ the capture."""
 import collections
 
 from conftest import tshark_fields
+from wren.addr import eui64_str, ll
 
 
 def hidden(sim_factory, retry_delay_ms, seed=3, pcap=None):
@@ -40,7 +41,8 @@ def test_counters_add_up_with_the_capture(tmp_path, sim_factory):
     s = hidden(sim_factory, 20, pcap=pcap)
     c = [s.counters(i) for i in range(3)]
     s.close()
-    rows = tshark_fields(pcap, "wpan.frame_type", "wpan.src16", "wpan.seq_no", "wpan.ack_request")
+    # frames leave from the senders' EUI-64s
+    rows = tshark_fields(pcap, "wpan.frame_type", "wpan.src64", "wpan.seq_no", "wpan.ack_request")
     data = collections.Counter()
     seqs = collections.defaultdict(set)
     acks = 0
@@ -48,12 +50,12 @@ def test_counters_add_up_with_the_capture(tmp_path, sim_factory):
         if ftype == "0x0002":
             acks += 1
             continue
-        data[int(src, 16)] += 1
-        seqs[int(src, 16)].add(seq)
+        data[src] += 1
+        seqs[src].add(seq)
     for node in (0, 2):
         m = c[node]
         # every attempt that reached the air is in the capture
-        assert data[node] == m["mac.tx_attempts"]
+        assert data[eui64_str(node)] == m["mac.tx_attempts"]
         # frames handed to the MAC end in exactly one way
         assert m["app.sent"] == m["mac.tx_ok"] + m["mac.tx_noack"] + m["mac.tx_caf"]
         assert m["netif.tx_ok"] == m["mac.tx_ok"]
@@ -153,7 +155,7 @@ def test_sleepy_child_gets_every_datagram_and_sleeps(sim_factory):
     s.run(2.0)
     # 100 datagrams down to the child, one every 1.5 s: each waits at the
     # parent until the child's next poll
-    assert s.shell(0, "udp send fe80::ff:fe00:1 50123 20 100 1500")[0] == 0
+    assert s.shell(0, f"udp send {ll(1)} 50123 20 100 1500")[0] == 0
     s.run(s.now + 100 * 1.5 + 5)
     out = s.shell(1, "udp server stats")[1]
     assert "received 100 bad 0" in out, out
@@ -181,7 +183,7 @@ def test_adaptive_polling_and_a_dead_child(sim_factory):
     idle_polls = s.counters(1)["mac.polls"]
     assert idle_polls < 60 / 0.25 / 4       # backed off towards 4 s when idle
     before = s.counters(1)["mac.polls"]
-    s.shell(0, "udp send fe80::ff:fe00:1 50123 20 20 1000")
+    s.shell(0, f"udp send {ll(1)} 50123 20 20 1000")
     s.run(s.now + 25)
     assert "received 20 bad 0" in s.shell(1, "udp server stats")[1]
     # traffic halves the interval: far more polls than 25 s of idling at 4 s
@@ -189,7 +191,7 @@ def test_adaptive_polling_and_a_dead_child(sim_factory):
     # the child dies: the parent holds no more than its quota, then drops
     s.remove_link(0, 1)
     s.remove_link(1, 0)
-    s.shell(0, "udp send fe80::ff:fe00:1 50123 20 50 100")
+    s.shell(0, f"udp send {ll(1)} 50123 20 50 100")
     s.run(s.now + 60)
     p = s.counters(0)
     assert p["mac.indirect_drop"] >= 40
@@ -206,7 +208,7 @@ def test_frames_pending_are_fetched_in_one_wakeup(sim_factory):
     s.shell(1, "udp server start 50123 sink")
     s.run(6.0)   # the parent learns of its sleepy child from its first poll
     # four datagrams wait at the parent before the child's next poll
-    s.shell(0, "udp send fe80::ff:fe00:1 50123 20 4 100")
+    s.shell(0, f"udp send {ll(1)} 50123 20 4 100")
     s.run(9.5)
     polls = s.counters(1)["mac.polls"]
     s.run(11.0)  # one poll at 10 s: frame pending chains the rest

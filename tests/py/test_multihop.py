@@ -6,6 +6,7 @@ import re
 import pytest
 
 from conftest import tshark_fields
+from wren.addr import ll
 
 N = 6  # nodes 0..5: five hops
 
@@ -28,9 +29,9 @@ def line(sim_factory, seed=1, pcap=None):
         assert s.shell(i, f"ifconfig 1 add {addr(i)}/64")[0] == 0
         assert s.shell(i, "forward on")[0] == 0
         if i > 0:
-            assert s.shell(i, f"fib add {addr(0)}/128 via fe80::ff:fe00:{i - 1:x} dev 1")[0] == 0
+            assert s.shell(i, f"fib add {addr(0)}/128 via {ll(i - 1)} dev 1")[0] == 0
         if i < N - 1:
-            assert s.shell(i, f"fib add {addr(N - 1)}/128 via fe80::ff:fe00:{i + 1:x} dev 1")[0] == 0
+            assert s.shell(i, f"fib add {addr(N - 1)}/128 via {ll(i + 1)} dev 1")[0] == 0
     return s
 
 
@@ -115,11 +116,11 @@ def test_routing_loop_ends_in_time_exceeded(sim_factory):
     for i in range(3):
         s.shell(i, f"ifconfig 1 add {addr(i)}/64")
         s.shell(i, "forward on")
-    s.shell(0, "fib add 2001:db8::9/128 via fe80::ff:fe00:1 dev 1")
-    s.shell(1, "fib add 2001:db8::9/128 via fe80::ff:fe00:2 dev 1")
-    s.shell(2, "fib add 2001:db8::9/128 via fe80::ff:fe00:1 dev 1")
-    s.shell(1, f"fib add {addr(0)}/128 via fe80::ff:fe00:0 dev 1")
-    s.shell(2, f"fib add {addr(0)}/128 via fe80::ff:fe00:1 dev 1")
+    s.shell(0, f"fib add 2001:db8::9/128 via {ll(1)} dev 1")
+    s.shell(1, f"fib add 2001:db8::9/128 via {ll(2)} dev 1")
+    s.shell(2, f"fib add 2001:db8::9/128 via {ll(1)} dev 1")
+    s.shell(1, f"fib add {addr(0)}/128 via {ll(0)} dev 1")
+    s.shell(2, f"fib add {addr(0)}/128 via {ll(1)} dev 1")
     s.shell(0, "ping 2001:db8::9 -c 1 -s 16")
     s.run(s.now + 5)
     c = [s.counters(i) for i in range(3)]

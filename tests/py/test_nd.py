@@ -3,10 +3,13 @@ advertises a prefix and a compression context; hosts solicit, configure
 addresses (SLAAC), register them (ARO), and reach each other through the
 router by global address. A flood of solicitations cannot evict
 registrations."""
+import ipaddress
 import re
 import struct
 
+from conftest import tshark_fields
 from test_adversarial_6lo import fcs
+from wren.addr import addr, eui64
 
 PREFIX = "2001:db8:1::"
 ROUTER = 0
@@ -38,9 +41,11 @@ def test_hosts_configure_and_register_addresses(sim_factory):
     s = star(sim_factory)
     for h in (1, 2, 3):
         a = [x for x in addrs(s, h) if x[1] == "global"]
-        assert a == [(f"2001:db8:1::ff:fe00:{h}", "global", "")], addrs(s, h)
+        # RFC 4944 6: SLAAC from the EUI-64, not from the short address
+        assert a == [(addr(PREFIX, h), "global", "")], addrs(s, h)
         out = s.shell(h, "nib")[1]
-        assert "fe80::ff:fe00:0 lladdr 00:00 ROUTER" in out, out
+        router_l2 = ":".join(f"{b:02x}" for b in eui64(ROUTER))
+        assert f"{addr('fe80::', ROUTER)} lladdr {router_l2} ROUTER" in out, out
         assert "registrations ok 1" in out, out
         assert "default" in s.shell(h, "fib")[1]
     out = s.shell(ROUTER, "nib")[1]
@@ -53,12 +58,12 @@ def test_hosts_configure_and_register_addresses(sim_factory):
 
 def test_ping_by_global_address_through_the_router(sim_factory):
     s = star(sim_factory)
-    res, out = s.shell(1, "ping 2001:db8:1::ff:fe00:3 -c 3 -s 50 -i 300")
+    res, out = s.shell(1, f"ping {addr(PREFIX, 3)} -c 3 -s 50 -i 300")
     assert res == 0
     s.run(s.now + 4)
     out += s.output(1)
     assert "3 packets transmitted, 3 received" in out, out
-    res, out = s.shell(2, "ping 2001:db8:1::ff:fe00:0 -c 2 -i 300")
+    res, out = s.shell(2, f"ping {addr(PREFIX, ROUTER)} -c 2 -i 300")
     s.run(s.now + 4)
     out += s.output(2)
     assert "2 received" in out, out
@@ -71,9 +76,8 @@ def test_solicitation_flood_keeps_registrations(sim_factory):
     seq = 0
     for i in range(500):
         src = bytes.fromhex("fe80000000000000") + struct.pack(">Q", 0x1000 + i)
-        dst = bytes.fromhex("ff0200000000000000000001ff000000")
-        target = bytes.fromhex("fe800000000000000000000000000000")  # router's link-local
-        target = target[:11] + b"\xff\xfe\x00\x00\x00"
+        target = ipaddress.IPv6Address(addr("fe80::", ROUTER)).packed  # router's link-local
+        dst = bytes.fromhex("ff0200000000000000000001ff") + target[13:]  # solicited-node
         sllao = b"\x01\x01" + struct.pack(">H", 0x1000 + i) + bytes(4)
         body = struct.pack(">BBHI", 135, 0, 0, 0) + target + sllao
         pseudo = src + dst + struct.pack(">I", len(body)) + b"\x00\x00\x00\x3a"
@@ -97,7 +101,45 @@ def test_solicitation_flood_keeps_registrations(sim_factory):
     # the router's answers to the flood drain from its send queue (without
     # link-layer retries a frame meeting that backlog would be lost)
     s.run(s.now + 2)
-    res, out = s.shell(1, "ping 2001:db8:1::ff:fe00:2 -c 2 -i 300")
+    res, out = s.shell(1, f"ping {addr(PREFIX, 2)} -c 2 -i 300")
     s.run(s.now + 4)
     out += s.output(1)
     assert "2 received" in out, out
+
+
+def test_eui64_addresses_reach_without_neighbour_entries_and_iphc_elides_them(tmp_path,
+                                                                           sim_factory):
+    """RFC 4944 6: a node's link-local address is made of its EUI-64, which
+    its frames come from; a neighbour that knows only that address reaches
+    it (the link address from the IID, the U/L bit flipped back: no
+    solicitation, no static entry), and IPHC elides both IIDs against the
+    extended MAC addresses (RFC 6282 3.2.2: SAM = DAM = 3)."""
+    pcap = tmp_path / "eui.pcap"
+    s = sim_factory(3)
+    s.add_node(0, 0)
+    s.add_node(10, 0)
+    s.set_link(0, 1)
+    s.set_link(1, 0)
+    s.open_pcap(str(pcap))
+    out = s.shell(1, "ifconfig")[1]
+    assert f"Long HWaddr: {':'.join(f'{b:02x}' for b in eui64(1))}" in out, out
+    assert f"inet6 addr: {addr('fe80::', 1)}/64  scope: link" in out, out
+    res, out = s.shell(0, f"ping {addr('fe80::', 1)} -c 2 -s 20 -i 200")
+    assert res == 0
+    s.run(s.now + 2)
+    out += s.output(0)
+    assert "2 packets transmitted, 2 received" in out, out
+    for n in (0, 1):
+        assert "lladdr" not in s.shell(n, "nib")[1]  # no neighbour entry needed
+    s.close()
+    rows = tshark_fields(pcap, "wpan.src64", "wpan.dst64", "6lowpan.iphc.sam",
+                         "6lowpan.iphc.dam", "ipv6.src", "ipv6.dst", "icmpv6.type",
+                         extra=["-Y", "icmpv6"])
+    eui = [":".join(f"{b:02x}" for b in eui64(n)) for n in (0, 1)]
+    ll = [addr("fe80::", n) for n in (0, 1)]
+    assert sorted(r[6] for r in rows) == ["128", "128", "129", "129"], rows
+    for src64, dst64, sam, dam, src, dst, typ in rows:
+        a, b = (0, 1) if typ == "128" else (1, 0)
+        assert (src64, dst64) == (eui[a], eui[b]), rows
+        assert (src, dst) == (ll[a], ll[b]), rows
+        assert int(sam, 16) == int(dam, 16) == 3, rows  # both IIDs from the MAC header

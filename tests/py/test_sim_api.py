@@ -95,7 +95,7 @@ def test_proc_delay_from_the_scenario_radio_table_and_per_node():
             "nodes": [{"x": 0}, {"x": 10, "proc_delay_us": 0}],
             "links": [{"from": 0, "to": 1}],
             "radio": radio,
-            "apps": [{"nodes": [0], "dst": 1, "size": 116, "interval": 0.001,
+            "apps": [{"nodes": [0], "dst": 1, "size": 110, "interval": 0.001,
                       "timing": "periodic", "count": 100},
                      {"nodes": [1], "interval": 0}],
         }

@@ -14,12 +14,13 @@ import time
 
 import pytest
 
+from wren.addr import addr, eui64_str, ll
 from wren.lib import Sim
 
 PREFIX = "2001:db8:5::"
 LIVE_ID = 100
-LIVE_GLOBAL = "2001:db8:5::ff:fe00:64"
-SIM1_GLOBAL = "2001:db8:5::ff:fe00:1"
+LIVE_GLOBAL = addr(PREFIX, LIVE_ID)  # wren-node --id 100 and sim node 1: the same EUI-64 rule
+SIM1_GLOBAL = addr(PREFIX, 1)
 
 
 def free_udp_ports(n):
@@ -113,7 +114,7 @@ def test_sim_and_live_node_ping(bridged):
     live.run("nib rs\nzep", r"^zep ")
     live.wait_valid(LIVE_GLOBAL)           # registered with simulated node 0
     out = live.run("nib", r"^rx rs")
-    assert re.search(r"neighbor fe80::ff:fe00:0 lladdr 00:00 ROUTER", out), out
+    assert f"neighbor {ll(0)} lladdr {eui64_str(0)} ROUTER" in out, out
     # simulated -> live: from the router, and from node 1 two hops away
     pacer.shell(0, f"ping {LIVE_GLOBAL} -c 3 -i 200")
     out = pacer.wait_output(0, r"packets transmitted")

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from conftest import tshark_fields
+from wren.addr import ll
 
 SIZE = 102400
 PORT = 5001  # not 80: tshark would dissect the pattern as HTTP
@@ -42,9 +43,9 @@ def line(sim_factory, hops, prr=1.0, interfere=False, retry_delay_ms=None, seed=
         assert s.shell(i, f"ifconfig 1 add {addr(i)}/64")[0] == 0
         assert s.shell(i, "forward on")[0] == 0
         if i > 0:
-            assert s.shell(i, f"fib add {addr(0)}/128 via fe80::ff:fe00:{i - 1:x} dev 1")[0] == 0
+            assert s.shell(i, f"fib add {addr(0)}/128 via {ll(i - 1)} dev 1")[0] == 0
         if i < n - 1:
-            assert s.shell(i, f"fib add {addr(n - 1)}/128 via fe80::ff:fe00:{i + 1:x} dev 1")[0] == 0
+            assert s.shell(i, f"fib add {addr(n - 1)}/128 via {ll(i + 1)} dev 1")[0] == 0
     return s
 
 
@@ -121,7 +122,7 @@ def test_prr_zero_link_interferes_without_delivering(sim_factory):
     # what the interference variant relies on: 0 -> 2 at PRR 0 delivers nothing
     s = line(sim_factory, 2, interfere=True)
     s.shell(2, "udp server start 50123 sink")
-    s.shell(0, f"udp send fe80::ff:fe00:2 50123 20 5 100")
+    s.shell(0, f"udp send {ll(2)} 50123 20 5 100")
     s.run(s.now + 2)
     assert s.counters(2)["udp.rx"] == 0
     assert s.counters(2)["radio.rx_frames"] == 0
@@ -218,12 +219,12 @@ def test_a_lost_fragment_drops_the_rest_of_its_datagram(sim_factory):
     s.set_link(0, 1, 0.0)
     s.set_link(1, 0)
     s.set_mac(0, csma=True)
-    s.shell(0, "udp send fe80::ff:fe00:1 50123 1000 1")
+    s.shell(0, f"udp send {ll(1)} 50123 1000 1")
     s.run(s.now + 2)
     c = s.counters(0)
-    assert c["6lowpan.tx_frags"] == 10
+    assert c["6lowpan.tx_frags"] == 11  # 21-octet MAC headers (EUI-64 both ways)
     assert c["netif.tx_noack"] == 1 and c["netif.tx_frames"] == 1
-    assert c["netif.tx_drop_frag"] == 9
+    assert c["netif.tx_drop_frag"] == 10
     assert c["mac.tx_attempts"] == 4  # the FRAG1 and its three retries, nothing more
 
 

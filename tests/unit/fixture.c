@@ -422,7 +422,12 @@ size_t fx_frame_emit(const struct fx_frame *f, const void *payload, size_t len, 
     fr.hdr.seq = f->seq;
     fr.hdr.ack_req = f->ack_req;
     fr.hdr.frame_pending = f->frame_pending;
-    put_be16(fr.hdr.dst_addr, f->dst);
+    if (f->dst_eui) {
+        fr.hdr.dst_mode = IEEE802154_ADDR_EXT;
+        memcpy(fr.hdr.dst_addr, f->dst_eui, 8);
+    } else {
+        put_be16(fr.hdr.dst_addr, f->dst);
+    }
     if (f->src_eui) {
         fr.hdr.src_mode = IEEE802154_ADDR_EXT;
         memcpy(fr.hdr.src_addr, f->src_eui, 8);

@@ -223,6 +223,7 @@ void fx_link2(const struct fx_node *a, const struct fx_node *b);
 struct fx_frame {
     uint16_t src, dst;            /**< short addresses (dst 0xffff: broadcast) */
     const uint8_t *src_eui;       /**< instead of src: this EUI-64 */
+    const uint8_t *dst_eui;       /**< instead of dst: this EUI-64 */
     uint16_t pan;                 /**< 0: 0x0023 */
     uint8_t seq;
     bool ack_req;

@@ -77,6 +77,10 @@ static int setup(void **state)
     fx_setup(state);
     a = fx_node(FX_RADIO);
     b = fx_node(FX_RADIO);
+    /* frames from the short addresses: the 9-octet MAC header psdu_of() counts */
+    uint16_t two = 2;
+    CHECK_EQ(wren_netapi_set(&a->node, &a->netif->module, WREN_NETOPT_ADDR_LEN, 0, &two, 2), 0);
+    CHECK_EQ(wren_netapi_set(&b->node, &b->netif->module, WREN_NETOPT_ADDR_LEN, 0, &two, 2), 0);
     fx_link2(a, b);
     at_b = fx_sink(b, WREN_NETTYPE_UNDEF, WREN_NETREG_DEMUX_ALL);
     fx_run_us(1000000); /* not at time 0: the interframe space has a past */

@@ -50,23 +50,23 @@ TEST(test_airtime__127_octet_psdu_is_4256us)
     wren_sim_add_node(s, 1, 0, 0, 0);
     wren_sim_set_link(s, 0, 1, 1.0);
     wren_sim_set_link(s, 1, 0, 1.0); /* for the ACK */
-    /* MHR with short addresses and PAN compression is 9 octets, FCS 2:
-     * a payload of 116 makes a 127-octet PSDU */
-    CHECK_EQ(wren_sim_rawgen(s, 0, 1, 116, 1000000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
-    CHECK_EQ(wren_sim_rawgen(s, 1, -1, 116, 0, 0, 0, 0), 0);
+    /* MHR with a short destination, the EUI-64 source and PAN compression
+     * is 15 octets, FCS 2: a payload of 110 makes a 127-octet PSDU */
+    CHECK_EQ(wren_sim_rawgen(s, 0, 1, 110, 1000000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
+    CHECK_EQ(wren_sim_rawgen(s, 1, -1, 110, 0, 0, 0, 0), 0);
     wren_sim_run(s, 2000000);
     CHECK_EQ(counter(s, 0, "radio.tx_bytes"), 127);
     CHECK_EQ(counter(s, 0, "radio.time_tx_us"), 4256);
     CHECK_EQ(counter(s, 1, "radio.time_rx_us"), 4256);
     CHECK_EQ(counter(s, 1, "app.received"), 1);
-    CHECK_EQ(counter(s, 1, "app.rx_bytes"), 116);
+    CHECK_EQ(counter(s, 1, "app.rx_bytes"), 110);
     /* acknowledged: a 5-octet ACK came back */
     CHECK_EQ(counter(s, 0, "mac.ack_rx"), 1);
     CHECK_EQ(counter(s, 1, "radio.tx_bytes"), 5);
     /* too long for one frame: dropped and counted, not truncated */
     struct wren_sim *s2 = fx_sim(1);
     wren_sim_add_node(s2, 0, 0, 0, 0);
-    CHECK_EQ(wren_sim_rawgen(s2, 0, -1, 117, 1000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
+    CHECK_EQ(wren_sim_rawgen(s2, 0, -1, 111, 1000, WREN_RAWGEN_PERIODIC, 1, 0), 0);
     wren_sim_run(s2, 10000);
     CHECK_EQ(counter(s2, 0, "netif.tx_drop_bad"), 1);
     CHECK_EQ(counter(s2, 0, "radio.tx_frames"), 0);
@@ -304,7 +304,7 @@ static int data_frame_starts(uint32_t proc_us, uint16_t payload, int n, uint64_t
     int ok = counter(s, 1, "app.received") == (uint64_t)n &&
              counter(s, 0, "mac.tx_retries") == 0 && wren_sim_pktbufs_clean(s) &&
              counter(s, 0, "radio.proc_us") ==
-                 (uint64_t)n * proc_us * (payload + 11u) / 127u;
+                 (uint64_t)n * proc_us * (payload + 17u) / 127u;
     fx_sim_done(s); /* also closes the capture */
     FILE *f = fopen(path, "rb");
     fseek(f, 0, SEEK_END);
@@ -335,9 +335,9 @@ TEST(test_proc_delay__gap_between_frames_grows_by_the_delay)
     uint64_t t0[4], t1[4], t2[4];
     uint8_t *c0, *c1, *c2;
     long n0, n1, n2;
-    /* 116 octets of payload: a full 127-octet PSDU costs exactly the delay */
-    CHECK_EQ(data_frame_starts(0, 116, 4, t0, &c0, &n0), 0);
-    CHECK_EQ(data_frame_starts(4100, 116, 4, t1, &c1, &n1), 0);
+    /* 110 octets of payload: a full 127-octet PSDU costs exactly the delay */
+    CHECK_EQ(data_frame_starts(0, 110, 4, t0, &c0, &n0), 0);
+    CHECK_EQ(data_frame_starts(4100, 110, 4, t1, &c1, &n1), 0);
     for (int i = 1; i < 4; i++) {
         CHECK_EQ(t1[i] - t1[i - 1], t0[i] - t0[i - 1] + 4100);
     }
@@ -345,14 +345,14 @@ TEST(test_proc_delay__gap_between_frames_grows_by_the_delay)
     CHECK_EQ(t1[0], t0[0] + 4100);
     /* the same bytes on the air, only later; a run repeats exactly */
     CHECK_EQ(n0, n1);
-    CHECK_EQ(data_frame_starts(4100, 116, 4, t2, &c2, &n2), 0);
+    CHECK_EQ(data_frame_starts(4100, 110, 4, t2, &c2, &n2), 0);
     CHECK(n1 == n2 && memcmp(c1, c2, (size_t)n1) == 0);
     free(c0);
     free(c1);
     free(c2);
-    /* a 64-octet PSDU (53 octets of payload) costs 64/127 of it */
-    CHECK_EQ(data_frame_starts(0, 53, 3, t0, &c0, &n0), 0);
-    CHECK_EQ(data_frame_starts(8200, 53, 3, t1, &c1, &n1), 0);
+    /* a 64-octet PSDU (47 octets of payload) costs 64/127 of it */
+    CHECK_EQ(data_frame_starts(0, 47, 3, t0, &c0, &n0), 0);
+    CHECK_EQ(data_frame_starts(8200, 47, 3, t1, &c1, &n1), 0);
     free(c0);
     free(c1);
     CHECK_EQ((t1[2] - t1[1]) - (t0[2] - t0[1]), 8200u * 64u / 127u);
@@ -385,7 +385,7 @@ TEST(test_proc_delay__acks_go_out_during_an_upload)
         uint64_t sum = counter(s, a, "radio.time_off_us") + counter(s, a, "radio.time_listen_us") +
                        counter(s, a, "radio.time_rx_us") + counter(s, a, "radio.time_tx_us");
         CHECK_EQ(sum, 10000000);
-        CHECK(counter(s, a, "radio.proc_us") >= 300u * 4100u * 111u / 127u);
+        CHECK(counter(s, a, "radio.proc_us") >= 300u * 4100u * 117u / 127u);
     }
     CHECK_DRAINED();
 }

@@ -27,12 +27,15 @@
 static struct fx_node *n;  /* the receiver: sim radio (short address 0) and 6LoWPAN */
 static struct fx_sink *up; /* in the IPv6 layer's place */
 static uint8_t dg[CONFIG_WREN_SIXLOWPAN_MAX_DGRAM];
+/* frames go to the node's short address (0), or to its EUI-64 when set */
+static const uint8_t *to_eui;
 
 static int setup(void **state)
 {
     fx_setup(state);
     n = fx_node(FX_RADIO | FX_SIXLOWPAN);
     up = fx_sink(n, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL);
+    to_eui = NULL;
     return 0;
 }
 
@@ -51,7 +54,7 @@ static void dgram(size_t size, uint8_t seed)
 static void frame(uint16_t src, const uint8_t *pl, size_t len)
 {
     uint8_t psdu[WREN_PHY_MAX_PSDU];
-    struct fx_frame f = { .src = src, .dst = 0x0000 };
+    struct fx_frame f = { .src = src, .dst = 0x0000, .dst_eui = to_eui };
     fx_inject(n, psdu, fx_frame_emit(&f, pl, len, psdu));
 }
 
@@ -343,6 +346,7 @@ static int setup_ip(void **state)
     fx_setup(state);
     n = fx_node(FX_RADIO | FX_SIXLOWPAN | FX_IP);
     up = NULL;
+    to_eui = n->nif->long_addr; /* its IPv6 address is the EUI-64's */
     return 0;
 }
 
@@ -357,8 +361,9 @@ TEST(test_reass__elided_udp_checksum_is_computed_over_the_datagram)
     CHECK_EQ(wren_netapi_set(&n->node, &s->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &on, 1), 0);
     CHECK_EQ(wren_netapi_get(&n->node, &s->module, WREN_NETOPT_UDP_CSUM_ELIDED_OK, 0, &got, 1), 1);
     CHECK_EQ(got, 1);
-    /* 400 bytes of UDP payload: a 448-byte datagram. FRAG1: IPHC (link-local
-     * addresses from the MAC header, hop limit 255, next header compressed),
+    /* 400 bytes of UDP payload: a 448-byte datagram. FRAG1, to the node's
+     * EUI-64: IPHC (link-local addresses from the MAC header, the
+     * destination the node's own, hop limit 255, next header compressed),
      * UDP NHC with ports inline and the checksum elided, 48 bytes of payload
      * (48 + 48 = 96 bytes of datagram); then FRAGNs of 104 */
     dgram(448, 11);
@@ -442,15 +447,13 @@ TEST(test_udp__elided_checksum_is_dropped_and_counted_unless_the_socket_asks)
 
 /* ---- fragmentation: one node sends, another reassembles -------------------- */
 
-/* fe80::ff:fe00:<short> */
-static void ll_of(uint8_t *a, uint16_t s)
+/* a node's link-local address: fe80:: and the IID of its EUI-64 */
+static void ll_of(uint8_t *a, const struct fx_node *x)
 {
-    uint8_t l2[2];
-    put_be16(l2, s);
     memset(a, 0, 16);
     a[0] = 0xfe;
     a[1] = 0x80;
-    wren_ipv6_iid_from_l2(a + 8, l2, 2);
+    wren_ipv6_iid_from_l2(a + 8, x->nif->long_addr, 8);
 }
 
 TEST(test_frag__echo_of_every_size_crosses_the_channel)
@@ -461,7 +464,7 @@ TEST(test_frag__echo_of_every_size_crosses_the_channel)
     struct fx_node *b = fx_node(FX_RADIO | FX_SIXLOWPAN | FX_IP);
     fx_link2(a, b);
     uint8_t to_b[16];
-    ll_of(to_b, (uint16_t)b->radio->index);
+    ll_of(to_b, b);
     static uint8_t echo[1232];
     unsigned sent = 0;
     for (size_t len = 8; len <= sizeof(echo); len += 97) {
@@ -495,7 +498,7 @@ TEST(test_frag__datagram_over_1280_is_refused_not_sent)
     struct fx_node *b = fx_node(FX_RADIO | FX_SIXLOWPAN | FX_IP);
     fx_link2(a, b);
     uint8_t to_b[16];
-    ll_of(to_b, (uint16_t)b->radio->index);
+    ll_of(to_b, b);
     static uint8_t echo[1300] = { ICMPV6_ECHO_REQUEST };
     /* 1,241 bytes of ICMPv6 in IPv6: above the IPv6 minimum MTU that
      * 6LoWPAN promises (RFC 4944: 1,280) */
