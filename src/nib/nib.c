@@ -117,26 +117,12 @@ static void send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst
     wren_icmpv6_send(nib->node, src, dst, 255, nib->if_id, m, len);
 }
 
-/* The link address the interface's frames leave from (WREN_NETOPT_ADDR_LEN
- * may change it at run time), into nib->l2. */
-static void own_l2(struct wren_nib *nib)
-{
-    struct wren_netif *netif = wren_netif_get(nib->node, nib->if_id);
-    uint16_t alen = 8;
-    if (netif == NULL) {
-        return;
-    }
-    wren_netapi_get(nib->node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, &alen, sizeof(alen));
-    int n = wren_netapi_get(nib->node, &netif->module,
-                            alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
-                            nib->l2, sizeof(nib->l2));
-    nib->l2len = n > 0 ? (uint8_t)n : 0;
-}
-
+/* Our SLLAO/TLLAO: the EUI-64, the address our IPv6 addresses are made of
+ * and which the interface always accepts, also when its frames leave from
+ * the short address (ifconfig IF l2src short) */
 static size_t put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
 {
-    own_l2(nib);
-    int n = wren_icmpv6_opt_lladdr_emit(type, nib->l2, nib->l2len, b, room);
+    int n = wren_icmpv6_opt_lladdr_emit(type, nib->eui64, 8, b, room);
     return n > 0 ? (size_t)n : 0;
 }
 
@@ -687,7 +673,6 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     if (netif == NULL) {
         return -ENODEV;
     }
-    own_l2(nib);
     wren_netapi_get(node, &netif->module, WREN_NETOPT_ADDRESS_LONG, 0, nib->eui64, 8);
     static const uint8_t types[4] = { ICMPV6_ND_RS, ICMPV6_ND_RA, ICMPV6_ND_NS, ICMPV6_ND_NA };
     for (unsigned i = 0; i < 4; i++) {

@@ -143,9 +143,7 @@ struct wren_nib {
     uint8_t rs_sent;
     uint32_t next_rs_s;
     uint32_t next_reg_s;         /**< host: when to (re-)register */
-    uint8_t l2[8];               /**< the link address frames leave from (SLLAO) */
-    uint8_t l2len;
-    uint8_t eui64[8];            /**< the interface's: IIDs and ARO (RFC 4944 6, RFC 6775) */
+    uint8_t eui64[8];            /**< the interface's: IIDs, SLLAO and ARO (RFC 4944 6, 6775) */
     struct wren_nib_neighbor nc[CONFIG_WREN_NIB_NEIGHBORS];
     struct wren_nib_prefix prefixes[CONFIG_WREN_NIB_PREFIXES];
     struct wren_nib_ctx ctxs[CONFIG_WREN_NIB_CONTEXTS];

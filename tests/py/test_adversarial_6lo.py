@@ -7,7 +7,7 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.sixlowpan import LoWPAN_IPHC, LoWPAN_NHC, LoWPAN_NHC_UDP
 from scapy.packet import Raw
 
-from wren.addr import ll
+from wren.addr import eui64, ll
 
 VICTIM, PEER = 0, 1
 VICTIM_LL = ll(VICTIM)  # from the EUI-64s; the frames use the short addresses
@@ -28,10 +28,16 @@ class Frames:
     def __init__(self):
         self.seq = 0
 
-    def frame(self, payload, src=PEER):
-        """A 2006 data frame PEER -> VICTIM in PAN 0x23 carrying @payload."""
+    def frame(self, payload, src=PEER, ext=False):
+        """A 2006 data frame PEER -> VICTIM in PAN 0x23 carrying @payload,
+        between the short addresses, or (@ext) the EUI-64s, which the nodes'
+        IPv6 addresses are made of (what IPHC derives the IIDs from)."""
         self.seq = (self.seq + 1) & 0xFF
-        mhr = struct.pack("<HBHHH", 0x8841, self.seq, 0x23, VICTIM, src)
+        if ext:  # extended destination and source: little-endian on the air
+            mhr = (struct.pack("<HBH", 0xCC41, self.seq, 0x23) + eui64(VICTIM)[::-1] +
+                   eui64(src)[::-1])
+        else:
+            mhr = struct.pack("<HBHHH", 0x8841, self.seq, 0x23, VICTIM, src)
         return mhr + payload + fcs(mhr + payload)
 
 
@@ -67,9 +73,9 @@ def setup(sim_factory):
     return s, Frames()
 
 
-def inject(s, f, payloads):
+def inject(s, f, payloads, ext=False):
     for p in payloads:
-        assert s.inject(VICTIM, f.frame(p)) == 0
+        assert s.inject(VICTIM, f.frame(p, ext=ext)) == 0
         s.run(s.now + 0.001)
 
 
@@ -175,9 +181,10 @@ def test_elided_udp_checksum_dropped_unless_the_socket_asks(sim_factory):
 
     carried, elided = compressed(0), compressed(1)
     assert len(elided) == len(carried) - 2 and elided[2] == 0xf4, elided.hex()
-    inject(s, f, [carried])
+    # SAM = DAM = 3: the addresses from the frame's, the nodes' EUI-64s
+    inject(s, f, [carried], ext=True)
     assert sink(s) == (1, 0)
-    inject(s, f, [elided])
+    inject(s, f, [elided], ext=True)
     assert sink(s) == (1, 0)
     c = s.counters(VICTIM)
     assert c["udp.rx_drop_csum_elided"] == 1 and c["udp.rx_drop_csum"] == 0, c
@@ -186,7 +193,7 @@ def test_elided_udp_checksum_dropped_unless_the_socket_asks(sim_factory):
     assert s.shell(VICTIM, "udp server stop")[0] == 0
     res, out = s.shell(VICTIM, f"udp server start {PORT} sink csum-elided")
     assert res == 0 and "elided checksums taken" in out, out
-    inject(s, f, [elided])
+    inject(s, f, [elided], ext=True)
     assert sink(s) == (1, 0)   # a new server: its own count
     assert s.counters(VICTIM)["udp.rx_drop_csum_elided"] == 1
     still_answers(s)

@@ -99,7 +99,7 @@ def test_ifs_runs_from_the_end_of_the_ack_on_the_capture(tmp_path, sim_factory):
     is longer (CCA + turnaround with CSMA, the turnaround without); with
     the default backoff never less. (A MAC that counted LIFS from the end of
     the data frame sent long frames 320 us after the ACK.)"""
-    # (rawgen's payloads start at 10 bytes, so its frames (21+ octets) all
+    # (rawgen's payloads start at 10 bytes, so its frames (27+ octets) all
     # take LIFS; tests/unit/link/test_mac.c checks SIFS after short ones)
     cases = [(40, True, 0), (40, False, 0), (10, True, 0), (100, True, 3), (60, True, 3)]
     for k, (size, csma, min_be) in enumerate(cases):
