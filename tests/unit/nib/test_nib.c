@@ -682,7 +682,7 @@ TEST(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken)
      * and the frame's link source stands in (the option used to be read as
      * the short address 0xaabb) */
     uint8_t ll_r[16], ll_x[16], gx[16], m[96];
-    addr_of(ll_r, ll_prefix, 0);
+    node_addr(ll_r, ll_prefix, r);
     addr_of(ll_x, ll_prefix, 0x42);
     addr_of(gx, pfx, 0x42);
     uint8_t ll_all_routers[16] = { 0xff, 0x02, [15] = 2 };
@@ -690,7 +690,7 @@ TEST(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken)
     memset(m, 0, 8);
     m[0] = ICMPV6_ND_RS;
     size_t n = 8 + put_mac_lladdr(m + 8, ICMPV6_OPT_SLLAO);
-    nd_inject(r, 0x42, ll_x, ll_all_routers, m, n, 255);
+    nd_inject(r, sh(0x42), ll_x, ll_all_routers, m, n, 255);
     CHECK_NIB(r, .rx_rs = 1, .rx_bad_lladdr = 1, .tx_ra = 1);
     const struct wren_nib_neighbor *e = nc_of(r, ll_x);
     CHECK(e != NULL && e->state == WREN_NIB_STALE);
@@ -704,7 +704,7 @@ TEST(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken)
     n = 24 + put_mac_lladdr(m + 24, ICMPV6_OPT_SLLAO);
     struct icmpv6_aro aro = { .lifetime = 10, .rovr = eui, .rovr_len = 8 };
     n += (size_t)wren_icmpv6_opt_aro_emit(&aro, m + n, 64);
-    nd_inject(r, 0x42, gx, ll_r, m, n, 255);
+    nd_inject(r, sh(0x42), gx, ll_r, m, n, 255);
     CHECK_NIB(r, .rx_rs = 1, .rx_ns = 1, .rx_bad_lladdr = 2, .tx_ra = 1, .tx_na = 1,
               .aro_ok = 1);
     e = nc_of(r, gx);
@@ -717,14 +717,14 @@ TEST(test_nib_lladdr__nonzero_padding_is_refused_the_frame_source_taken)
     m[4] = ICMPV6_NA_S | ICMPV6_NA_O;
     memcpy(m + 8, ll_x, 16);
     n = 24 + put_mac_lladdr(m + 24, ICMPV6_OPT_TLLAO);
-    nd_inject(r, 0x43, ll_x, ll_r, m, n, 255);
+    nd_inject(r, sh(0x43), ll_x, ll_r, m, n, 255);
     CHECK_EQ(r->nib->stats.rx_na, 1);
     CHECK_EQ(r->nib->stats.rx_bad_lladdr, 3);
     e = nc_of(r, ll_x);
     CHECK(e != NULL && e->l2len == 2 && get_be16(e->l2) == 0x43);
     /* zero padding is a short address, as before */
-    n = ns_msg(m, ll_r, 0x44, NULL, 0);
-    nd_inject(r, 0x45, ll_x, ll_r, m, n, 255);
+    n = ns_msg(m, ll_r, sh(0x44), NULL, 0);
+    nd_inject(r, sh(0x45), ll_x, ll_r, m, n, 255);
     CHECK_EQ(r->nib->stats.rx_bad_lladdr, 3);
     e = nc_of(r, ll_x);
     CHECK(e != NULL && get_be16(e->l2) == 0x44);
