@@ -661,3 +661,35 @@ def test_zep_hostile_iphc_is_counted_not_fatal(netns, wren_node):
     assert c["6lowpan.rx_drop_iphc"] == 1 and c["ipv6.rx_pkts"] == 0, c
     assert node.pktbuf_empty()
     assert node.exit() == 0
+
+
+def test_wren_node_pan_and_eui64_options():
+    """--pan and --eui64 set the ZEP interfaces' PAN ID and EUI-64, and the
+    IPv6 addresses are made of that EUI-64 (RFC 4944 6); the default EUI-64
+    is the id's (wren.addr); a bad value is one line and exit 2."""
+    if not NODE.exists():
+        pytest.skip("wren-node not built")
+
+    def run(*args):
+        return subprocess.run([str(NODE), "--id", "5", *args, "--exit-on-eof"],
+                              input="ifconfig\n", capture_output=True, text=True, timeout=30)
+    res = run("--zep", "0:127.0.0.1:9", "--pan", "0x1234", "--eui64", "02:11:22:33:44:55:66:77")
+    assert res.returncode == 0, res
+    assert "Long HWaddr: 02:11:22:33:44:55:66:77" in res.stdout, res.stdout
+    assert "PAN: 0x1234" in res.stdout, res.stdout
+    assert "inet6 addr: fe80::11:2233:4455:6677/64  scope: link" in res.stdout, res.stdout
+    res = run("--zep", "0:127.0.0.1:9")
+    assert res.returncode == 0 and f"inet6 addr: {ll(5)}/64" in res.stdout, res.stdout
+    assert "PAN: 0x0023" in res.stdout, res.stdout
+    for bad, why in ((["--pan", "0xffff"], "--pan wants"), (["--pan", "x"], "--pan wants"),
+                     (["--eui64", "02:11:22"], "--eui64 wants"),
+                     (["--eui64", "03:11:22:33:44:55:66:77"], "--eui64 wants"),  # a group
+                     (["--eui64", "00:00:00:00:00:00:00:00"], "--eui64 wants"),
+                     (["--eui64", "02:11:22:33:44:55:66:77:88"], "--eui64 wants")):
+        res = run("--zep", "0:127.0.0.1:9", *bad)
+        assert res.returncode == 2 and why in res.stderr, res
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    res = run("--tap", "x", "--pan", "5")
+    assert res.returncode == 2 and "--pan and --eui64 need --zep" in res.stderr, res
+    help_ = subprocess.run([str(NODE), "--help"], capture_output=True, text=True).stdout
+    assert "--pan ID" in help_ and "--eui64 ADDR" in help_

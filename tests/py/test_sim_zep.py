@@ -169,7 +169,7 @@ def test_bridge_sends_at_radio_pace(sim_factory, host_procs, tmp_path):
     for x in (0.0, 5.0):
         sim.add_node(x, 0.0)
     sim.zep_bridge(bridge_port, hub_port, x=-5.0)    # hears both
-    res, _ = sim.shell(0, "ping fe80::ff:fe00:1 -c 2 -i 300 -s 1000")
+    res, _ = sim.shell(0, f"ping {ll(1)} -c 2 -i 300 -s 1000")
     assert res == 0
     sim.run_realtime(2.0)
     out = sim.output(0)

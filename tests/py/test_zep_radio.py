@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HUB, tshark_fields
+from wren.addr import eui64, ll
 
 OCTET_NS = 32_000
 SHR_PHR = 6
@@ -189,9 +190,9 @@ def fragments(frames):
 def test_zep_wire_timing_of_fragmented_datagrams(zep_pair):
     a, b, finish = zep_pair
     # 1000-byte echoes (ten fragments each way), one at a time, then 300 bytes back
-    out = a.run("ping fe80::ff:fe00:2 -c 3 -i 1000 -s 1000", r"packets transmitted")
+    out = a.run(f"ping {ll(2)} -c 3 -i 1000 -s 1000", r"packets transmitted")
     assert "3 packets transmitted, 3 received" in out, out
-    out = b.run("ping fe80::ff:fe00:1 -c 2 -i 500 -s 300", r"packets transmitted")
+    out = b.run(f"ping {ll(1)} -c 2 -i 500 -s 300", r"packets transmitted")
     assert "2 packets transmitted, 2 received" in out, out
     frames = finish()
     frags = fragments(frames)
@@ -216,8 +217,8 @@ def test_zep_contention_csma_sees_the_other_sender(zep_pair):
     # frames through the hub, and the spacing rules still hold on the wire
     a, b, finish = zep_pair
     mark = len(a.lines)
-    a._write("ping fe80::ff:fe00:2 -c 4 -i 50 -s 1000\n")
-    out = b.run("ping fe80::ff:fe00:1 -c 4 -i 50 -s 1000", r"packets transmitted")
+    a._write(f"ping {ll(2)} -c 4 -i 50 -s 1000\n")
+    out = b.run(f"ping {ll(1)} -c 4 -i 50 -s 1000", r"packets transmitted")
     assert "4 packets transmitted" in out, out
     # (what got through is the MAC's business: channel access may fail)
     with a.cv:
@@ -271,12 +272,12 @@ def test_zep_ack_requests_can_be_turned_off(zep_pair):
     a, b, finish = zep_pair
     out = a.run("ifconfig 1 ack off\nifconfig 1 ack maybe", r"^error")
     assert "ifconfig IF ack on|off" in out, out
-    out = a.run("ping fe80::ff:fe00:2 -c 2 -i 300 -s 300", r"packets transmitted")
+    out = a.run(f"ping {ll(2)} -c 2 -i 300 -s 300", r"packets transmitted")
     assert "2 packets transmitted, 2 received" in out, out
     frames = finish(acks=False)
     data = [f for f in frames if f.type == 1]
-    mine = [f for f in data if f.src == b"\x00\x01"[::-1]]
-    theirs = [f for f in data if f.src == b"\x00\x02"[::-1]]
+    mine = [f for f in data if f.src == eui64(1)[::-1]]   # frames leave from the EUI-64s
+    theirs = [f for f in data if f.src == eui64(2)[::-1]]
     assert len(mine) >= 6 and len(theirs) >= 6, (len(mine), len(theirs))
     assert not any(f.ack_req for f in mine) and all(f.ack_req for f in theirs)
     # only node 2's frames were acknowledged
