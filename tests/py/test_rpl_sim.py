@@ -425,7 +425,7 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode):
     # RFC 4944 6 addressing (6 octets longer, more fragments) 1..6, 8, 10
     # and 11 do: a root route left stale, a DAO lost for good, a fragment
     # lost holding a reassembly slot past the end; RPL issues, reported)
-    s = sim_factory(7)
+    s = sim_factory(8)
     build(s, n, links, mode=mode)
     s.run(240)
     st = [rpl_state(s, i) for i in range(n)]
