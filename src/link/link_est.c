@@ -42,7 +42,7 @@ void wren_link_est_tx(struct wren_link_est *est, const uint8_t *addr, uint8_t le
         e->len = len;
         e->etx = WREN_LINK_ETX_INIT;
     }
-    e->etx = (uint16_t)((3u * e->etx + sample) / 4u);
+    e->etx = (uint16_t)((7u * e->etx + sample) / 8u);
     if (e->samples < 255) {
         e->samples++;
     }

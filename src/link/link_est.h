@@ -7,10 +7,12 @@
  * One estimator per 802.15.4 interface with a software MAC; routing
  * protocols read it with GET WREN_NETOPT_LINK_ETX on the interface (RPL's
  * objective functions; 6P could too). ETX is in units of 1/128 (128 = one
- * attempt per frame), smoothed as ETX = (3 ETX + sample) / 4: a frame ACKed
+ * attempt per frame), smoothed as ETX = (7 ETX + sample) / 8: a frame ACKed
  * after n attempts is a sample of n, a frame never ACKed one of
- * WREN_LINK_ETX_NOACK; a new neighbour starts at WREN_LINK_ETX_INIT (ETX 2),
- * so one lost frame alone does not condemn a link. The table keeps CONFIG_WREN_LINK_EST_NEIGHBORS
+ * WREN_LINK_ETX_NOACK; a new neighbour starts at WREN_LINK_ETX_INIT (ETX 2).
+ * A good link needs five frames in a row lost to pass ETX 4: collisions on a
+ * lossy mesh do not make it look dead, a parent that is gone does within
+ * seconds of traffic. The table keeps CONFIG_WREN_LINK_EST_NEIGHBORS
  * neighbours; a new one replaces the least recently updated.
  */
 #ifndef WREN_LINK_LINK_EST_H

@@ -429,8 +429,9 @@ static void select_parent(struct wren_rpl *rpl)
                          : (uint32_t)rpl->rank + (pass == 1 ? rpl->cfg.min_hop_rank_inc : 0u);
         for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
             struct wren_rpl_parent *p = &rpl->parents[i];
-            if (!p->used || (i != rpl->pref && p->rank >= below)) {
-                continue;
+            if (!p->used || (i != rpl->pref && p->rank >= below) ||
+                (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
+                continue; /* pass 2 keeps the parent we have, if any */
             }
             uint32_t r = rank_via(rpl, p, pass < 2);
             if (i == rpl->pref) {
@@ -693,8 +694,15 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         rpl->stats.rx_drop_rank++; /* possibly below us: never a parent */
         return;
     }
-    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && seq_newer(d->dtsn, p->dtsn)) {
-        schedule_dao(rpl); /* 9.6: the parent asks for fresh DAOs */
+    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
+        /* 9.6: the parent asks for fresh DAOs (any change: a root that
+         * rebooted does not remember its last DTSN); a router asks its own
+         * children in turn, their routes went up through it */
+        schedule_dao(rpl);
+        if (rpl->role == WREN_RPL_ROUTER) {
+            rpl->dtsn = seq_next(rpl->dtsn);
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        }
     }
     parent_update(rpl, src, d->rank, d->dtsn);
     select_parent(rpl);
@@ -1074,11 +1082,27 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->pio_valid = rpl->pio_preferred = 0xffffffffu;
     take_address(rpl);
     memcpy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix, 16);
+    /* a DTSN of its own: after a reboot (routes lost) the nodes see it
+     * change and announce their routes again */
+    rpl->dtsn = (uint8_t)wren_node_random(rpl->node);
     rpl->rank = WREN_RPL_MIN_HOP_RANK_INC; /* ROOT_RANK */
     rpl->lowest_rank = rpl->rank;
     uint8_t fwd = 1;
     wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
     trickle_start(rpl);
+    return 0;
+}
+
+int wren_rpl_global_repair(struct wren_rpl *rpl)
+{
+    if (rpl->role != WREN_RPL_ROOT) {
+        return -EINVAL;
+    }
+    /* RFC 6550 8.2.2.1: a new version rebuilds the DODAG; a new DTSN asks
+     * every node for its DAOs again */
+    rpl->version = seq_next(rpl->version);
+    rpl->dtsn = seq_next(rpl->dtsn);
+    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
     return 0;
 }
 

@@ -36,8 +36,8 @@
  * each datagram it originates, and GET WREN_NETOPT_RPL_RPI_FWD to check and
  * update it when forwarding (rank errors set R; a second one is a loop).
  *
- * Not yet (issue 13): IPv6-in-IPv6 at the root (RFC 9008), DODAG version
- * increments at the root (global repair) — see docs/architecture.md.
+ * Not yet (issue 13): IPv6-in-IPv6 at the root (RFC 9008) — see
+ * docs/architecture.md.
  */
 #ifndef WREN_RPL_RPL_H
 #define WREN_RPL_RPL_H
@@ -188,6 +188,14 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id);
  *         role or mode), -ENODEV (no IPv6 layer).
  */
 int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *cfg);
+
+/**
+ * @brief Global repair (RFC 6550 8.2.2.1), at a root: a new DODAG version
+ *        (and DTSN); every node rebuilds its parent set and announces its
+ *        routes again.
+ * @return 0; -EINVAL if not a root.
+ */
+int wren_rpl_global_repair(struct wren_rpl *rpl);
 
 /** The module, for the stack assembly (src/stack/stack.h). */
 extern const struct wren_module_ops wren_rpl_module;

@@ -11,7 +11,7 @@
 static const char usage[] =
     "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | "
     "rpl router | "
-    "rpl leaf | rpl off\n";
+    "rpl leaf | rpl off | rpl repair\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
 {
@@ -104,6 +104,9 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
         c.role = WREN_RPL_LEAF;
     } else if (strcmp(argv[1], "off") == 0 && argc == 2) {
         c.role = WREN_RPL_OFF;
+    } else if (strcmp(argv[1], "repair") == 0 && argc == 2) {
+        int rc = wren_rpl_global_repair(rpl);
+        return rc < 0 ? wren_shell_error(sh, rc, "rpl repair (at a root)") : 0;
     } else {
         wren_shell_printf(sh, "%s", usage);
         return -EINVAL;
@@ -114,7 +117,7 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
     { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | router | "
-             "leaf | off",
+             "leaf | off | repair (root: new version)",
       cmd_rpl },
     { NULL, NULL, NULL },
 };
