@@ -35,7 +35,28 @@ def rpl_state(s, i) -> dict:
     return st
 
 
+_built: list = []
+
+
+@pytest.fixture(autouse=True)
+def _quiesce(request):
+    """A live DODAG always has frames somewhere (queues, a reassembly slot
+    waiting for a lost fragment for up to 10 s): after each test, before
+    sim_factory checks that every packet buffer is empty, RPL is switched off
+    on every node and the network runs 15 s more (a leak would remain)."""
+    if "sim_factory" in request.fixturenames:
+        request.getfixturevalue("sim_factory")  # set up first, torn down after us
+    _built.clear()
+    yield
+    for s, n in _built:
+        if s.h:
+            for i in range(n):
+                s.shell(i, "rpl off")
+            s.run(s.now + 15)
+
+
 def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing"):
+    _built.append((s, n))
     for i in range(n):
         s.add_node(10.0 * i, 0)
     for a, b, prr in links:
