@@ -466,9 +466,12 @@ static struct wren_module *rpl_module(struct wren_ipv6 *ip)
  * header. Returns 0, or -1 when the buffer is full. */
 static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
 {
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return 0; /* first: without RPL a host's build drops all of this */
+    }
     struct wren_module *rpl = rpl_module(ip);
     uint8_t v[16];
-    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL) {
+    if (rpl == NULL) {
         return 0;
     }
     wren_ipv6_addr_copy(v, hs->data + IPV6_OFF_DST);
@@ -496,8 +499,11 @@ static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
  * writable. Returns 0 or -1 (dropped, counted). */
 static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg)
 {
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return 0;
+    }
     struct wren_module *rpl = rpl_module(ip);
-    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
+    if (rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
         dg->size < IPV6_HDR_LEN + 8) {
         return 0;
     }
