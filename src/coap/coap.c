@@ -18,6 +18,9 @@
 void wren_coap_resp_write(struct wren_coap_resp *resp, const void *data, size_t len)
 {
     const uint8_t *d = data;
+    if (len == 0) {
+        return;
+    }
     size_t pos = resp->pos;
     resp->pos += len;
     size_t end = resp->off + resp->max;

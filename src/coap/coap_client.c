@@ -476,7 +476,9 @@ static void call_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
             n = k->max - r->len;
             r->truncated = true;
         }
-        memcpy(k->buf + r->len, m->payload, n);
+        if (n) {
+            memcpy(k->buf + r->len, m->payload, n);
+        }
         r->len += n;
     }
     if (status <= 0) {

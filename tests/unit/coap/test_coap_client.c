@@ -64,7 +64,9 @@ static void cb(struct wren_coap *cc, int status, const struct coap_msg *m, void 
     if (m) {
         got.code = m->code;
         CHECK(got.len + m->payload_len <= sizeof(got.data));
-        memcpy(got.data + got.len, m->payload, m->payload_len);
+        if (m->payload_len) {
+            memcpy(got.data + got.len, m->payload, m->payload_len);
+        }
         got.len += m->payload_len;
     }
     got.status = status;
