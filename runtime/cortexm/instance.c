@@ -12,6 +12,7 @@ struct wren_ipv6 wren_inst_ipv6;
 struct wren_icmpv6 wren_inst_icmpv6;
 struct wren_nib wren_inst_nib;
 struct wren_udp wren_inst_udp;
+struct wren_coap wren_inst_coap;
 
 int wren_inst_init(const struct wren_stack_desc *d)
 {

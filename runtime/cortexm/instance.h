@@ -7,6 +7,7 @@
 #ifndef WREN_PORT_INSTANCE_H
 #define WREN_PORT_INSTANCE_H
 
+#include "coap/coap.h"
 #include "core/config.h"
 #include "core/node.h"
 #include "drivers/loopback.h"
@@ -30,6 +31,7 @@ extern struct wren_ipv6 wren_inst_ipv6;
 extern struct wren_icmpv6 wren_inst_icmpv6;
 extern struct wren_nib wren_inst_nib;
 extern struct wren_udp wren_inst_udp;
+extern struct wren_coap wren_inst_coap;
 
 /**
  * @brief Bring up the runtime and the node, assembled (src/stack/stack.h)
