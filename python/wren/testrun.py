@@ -128,7 +128,8 @@ def stage_sanitizers() -> bool:
     libubsan = subprocess.run(["gcc", "-print-file-name=libubsan.so"], capture_output=True,
                               text=True).stdout.strip()
     host_tests = (paths.ROOT / "tests/py/test_host.py", paths.ROOT / "tests/py/test_tcp_linux.py",
-                  paths.ROOT / "tests/py/test_coap_linux.py")
+                  paths.ROOT / "tests/py/test_coap_linux.py",
+                  paths.ROOT / "tests/py/test_lwip.py")
     ok &= _sanitized(
         lambda env: _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
                              "LD_PRELOAD": f"{libasan}:{libubsan}", "WREN_SANITIZED": "1",
