@@ -642,6 +642,11 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
             rpl->stats.rx_drop_malformed++;
             return;
         }
+        if (d->rank < rpl->cfg.min_hop_rank_inc) {
+            rpl->cfg = saved; /* below ROOT_RANK: no node ranks there (8.2.2) */
+            rpl->stats.rx_drop_rank++;
+            return;
+        }
         join(rpl, d);
         parent_update(rpl, src, d->rank, d->dtsn);
         select_parent(rpl);
@@ -657,7 +662,8 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
     if (seq_newer(d->version, rpl->version)) {
         /* global repair (RFC 6550 8.2.2.2): a new version: start over with
          * this sender, keep our address and routes */
-        if (d->rank >= RPL_INFINITE_RANK || dio_options(rpl, m, false) < 0) {
+        if (d->rank >= RPL_INFINITE_RANK || d->rank < rpl->cfg.min_hop_rank_inc ||
+            dio_options(rpl, m, false) < 0) {
             rpl->stats.rx_drop_rank++;
             return;
         }
@@ -680,6 +686,10 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         return;
     }
     struct wren_rpl_parent *p = parent_find(rpl, src);
+    if (d->rank < rpl->cfg.min_hop_rank_inc) {
+        rpl->stats.rx_drop_rank++; /* below ROOT_RANK: no node ranks there (8.2.2) */
+        return;
+    }
     if (d->rank >= RPL_INFINITE_RANK) {
         /* poisoned: the sender left (8.2.2.5) */
         if (p) {
@@ -807,8 +817,8 @@ static void on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
     wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
     while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
         if (o.type == RPL_OPT_TARGET) {
-            if (first < nt) {
-                nt = first = 0; /* targets of a transit already applied */
+            if (nt > 0 && first == nt) {
+                nt = first = 0; /* the targets before were given their transit */
             }
             if (nt == 8 || wren_rpl_opt_target_parse(&o, &targets[nt]) < 0) {
                 rpl->stats.rx_drop_malformed++;

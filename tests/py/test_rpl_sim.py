@@ -563,3 +563,71 @@ def test_rpl_root_reboot_network_delivers_again(sim_factory, mode, version):
         assert all(s.counters(i)["rpl.new_version"] == 1 for i in range(1, n))
     got = sum(ping(s, 0, st[i]["addr"], count=2) for i in range(1, n))
     assert got >= 2 * (n - 1) - 2, got
+
+
+def test_rpl_hostile_control_messages_counted_and_bounded(sim_factory):
+    """RPL messages from a node that is not there (link source 0x63), into a
+    router's radio (storing mode, node 1 of a 3-node line): a DIO with rank 0
+    (below the root's), one with infinite rank, one whose options run past
+    its end, a DIS flood, and a flood of DAOs announcing 60 targets. The
+    rank-0 and truncated DIOs are dropped and counted, the router keeps its
+    parent; the route table stays bounded (refusals counted, DAO-ACK 128),
+    the route to the real node below is kept and still carries traffic."""
+    from scapy.contrib.rpl import RPLDAO, RPLDIO, RPLDIS, RPLOptDODAGConfig, RPLOptTgt, RPLOptTIO
+    from scapy.layers.inet6 import ICMPv6RPL, IPv6
+    from scapy.packet import Raw
+    n = 3
+    s = sim_factory(12)
+    build(s, n, line_links(n))
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    victim = 1
+    fake = "fe80::ff:fe00:63"
+    me_ll = f"fe80::{st[1]['addr'].split('::')[1]}"
+    pref0 = [p[0] for p in st[1]["parents"] if p[2]]
+    seq = [0]
+
+    def inject(dst, body, code=None):
+        icmp = ICMPv6RPL() if code is None else ICMPv6RPL(code=code)
+        pkt = bytes(IPv6(src=fake, dst=dst, hlim=255) / icmp / body)
+        seq[0] += 1
+        mhr = struct.pack("<HBHHH", 0x8841, seq[0] & 0xFF, 0x23, 0xFFFF, 0x63)
+        frame = mhr + b"\x41" + pkt
+        assert len(frame) + 2 <= 127
+        assert s.inject(victim, frame + _fcs(frame)) == 0
+        s.run(s.now + 0.2)
+
+    c0 = s.counters(victim)
+    dio = dict(RPLInstanceID=0, ver=240, G=1, mop=2, dodagid=st[0]["addr"])
+    inject("ff02::1a", RPLDIO(rank=0, **dio) / RPLOptDODAGConfig(MinRankIncrease=256,
+                                                                   LifetimeUnit=60))
+    inject("ff02::1a", RPLDIO(rank=0xFFFF, **dio) / RPLOptDODAGConfig(LifetimeUnit=60))
+    truncated = bytes(RPLDIO(rank=300, **dio) / RPLOptDODAGConfig(LifetimeUnit=60))[:-4]
+    inject("ff02::1a", Raw(truncated), code=1)
+    for _ in range(20):
+        inject("ff02::1a", RPLDIS())
+    c1 = s.counters(victim)
+    assert c1["rpl.rx_drop_rank"] - c0["rpl.rx_drop_rank"] >= 1
+    assert c1["rpl.rx_drop_malformed"] - c0["rpl.rx_drop_malformed"] == 1
+    assert c1["rpl.rx_dis"] - c0["rpl.rx_dis"] == 20
+    now1 = rpl_state(s, victim)
+    assert [p[0] for p in now1["parents"] if p[2]] == pref0, now1["out"]
+    assert all(p[0] != fake for p in now1["parents"]), now1["out"]
+    # the DAO flood: 60 targets, two per DAO, from the fake child
+    for k in range(30):
+        targets = [f"2001:db8::bad:{2 * k + j:x}" for j in range(2)]
+        body = RPLDAO(RPLInstanceID=0, K=1, daoseq=k)
+        for tgt in targets:
+            body = body / RPLOptTgt(plen=128, prefix=tgt)
+        inject(me_ll, body / RPLOptTIO(pathseq=1, pathlifetime=30))
+    s.run(s.now + 5)
+    after = rpl_state(s, victim)
+    c2 = s.counters(victim)
+    assert len(after["routes"]) == 16 and "routes 16 of 16" in after["out"]
+    # (an injected frame that meets the radio sending its DAO-ACK is lost)
+    taken = c2["rpl.rx_dao"] - c1["rpl.rx_dao"]
+    assert taken >= 20
+    assert c2["rpl.routes_full"] - c1["rpl.routes_full"] == 2 * taken - 15
+    assert c2["rpl.tx_dao_ack"] - c1["rpl.tx_dao_ack"] == taken
+    assert f"{st[2]['addr']}/128" in {t for t, _ in after["routes"]}  # the real one stays
+    assert ping(s, 0, st[2]["addr"]) == 3
