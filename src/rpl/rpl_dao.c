@@ -1,0 +1,392 @@
+/* RPL's downward half: DAOs and DAO-ACKs, the route table (storing mode:
+ * mirrored in the FIB; non-storing: the root's source routes) and the RPI of
+ * datagrams (RFC 6553 / RFC 9008). rpl.c has the upward half (DIO, DIS,
+ * parents, objective functions) and the module. */
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "icmpv6/icmpv6.h"
+#include "rpl/rpl.h"
+#include "rpl/rpl_priv.h"
+#include "wire/ipv6.h"
+
+/* The global address of parent @p p: the prefix and its link-local IID
+ * (RPL nodes autoconfigure from the DIO's PIO, RFC 6550 6.7.10). */
+static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_parent *p,
+                          uint8_t *out)
+{
+    memcpy(out, rpl->prefix, 8);
+    memcpy(out + 8, p->addr + 8, 8);
+}
+
+/* A DAO (K set): in storing mode to the preferred parent, with our own
+ * target and up to DAO_MAX_FWD targets of routes our children announced that
+ * are still to go up (9.2: each hop announces what it routes, and sends it
+ * again until its parent ACKs); in non-storing mode to the root, with our
+ * preferred parent's address in the transit option (9.7). */
+void wren_rpl_send_dao(struct wren_rpl *rpl)
+{
+    if (rpl->pref < 0) {
+        return;
+    }
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    uint8_t opts[MSG_MAX], out[MSG_MAX + 24], parent[16];
+    size_t n = 0;
+    if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
+        return; /* no address to announce yet */
+    }
+    struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr, .prefix_bytes = 16 };
+    struct rpl_opt_transit tr = { .path_seq = rpl->path_seq,
+                                  .path_lifetime = rpl->cfg.def_lifetime };
+    if (ns) {
+        parent_global(rpl, &rpl->parents[rpl->pref], parent);
+        tr.parent = parent;
+    }
+    n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
+    n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
+    unsigned fwd = 0;
+    uint32_t now = now_s(rpl);
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        r->flags &= (uint8_t)~RT_IN_FLIGHT;
+        if (ns || !r->plen || !(r->flags & RT_DIRTY) || fwd == DAO_MAX_FWD) {
+            continue;
+        }
+        uint32_t left = r->expires_s - now, unit = rpl->cfg.lifetime_unit;
+        uint32_t units = (left + unit - 1) / unit;
+        struct rpl_opt_target rt = { .prefix_len = r->plen, .prefix = r->target,
+                                     .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
+        struct rpl_opt_transit rtr = { .path_seq = r->path_seq,
+                                       .path_lifetime = (uint8_t)(units < 1 ? 1
+                                                                  : units > 255 ? 255 : units) };
+        n += (size_t)wren_rpl_opt_target_emit(&rt, opts + n, sizeof(opts) - n);
+        n += (size_t)wren_rpl_opt_transit_emit(&rtr, opts + n, sizeof(opts) - n);
+        r->flags |= RT_IN_FLIGHT;
+        fwd++;
+    }
+    rpl->dao_seq = seq_next(rpl->dao_seq);
+    rpl->dao_wait = true;
+    rpl->dao_wait_seq = rpl->dao_seq;
+    rpl->dao_sent_s = now;
+    struct rpl_msg m = { .code = RPL_CODE_DAO,
+                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
+                                  .seq = rpl->dao_seq },
+                         .opts = opts, .opts_len = n };
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    if (len <= 0) {
+        return;
+    }
+    rpl->stats.tx_dao++;
+    if (ns) {
+        /* across the DODAG, like any datagram: the default hop limit */
+        if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
+            rpl->stats.tx_fail++;
+        }
+    } else {
+        wren_rpl_send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
+    }
+}
+
+static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, uint8_t status)
+{
+    struct rpl_msg m = { .code = RPL_CODE_DAO_ACK,
+                         .dao_ack = { .instance = rpl->instance, .seq = seq, .status = status } };
+    uint8_t out[8];
+    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+    rpl->stats.tx_dao_ack++;
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        /* down the DODAG to a global address: IPv6 asks us for the SRH */
+        if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
+            rpl->stats.tx_fail++;
+        }
+    } else {
+        wren_rpl_send_msg(rpl, dst, out, (size_t)len);
+    }
+}
+
+/* Forget route @p r; in storing mode it is in the FIB too. */
+void wren_rpl_route_drop(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    if (rpl->mop != RPL_MOP_NON_STORING) {
+        wren_rpl_route_set(rpl, r->target, r->plen, NULL, false, NULL);
+    }
+    memset(r, 0, sizeof(*r));
+}
+
+void wren_rpl_clear_routes(struct wren_rpl *rpl)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen) {
+            wren_rpl_route_drop(rpl, r);
+            memset(r, 0, sizeof(*r));
+        }
+    }
+}
+
+static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t, uint8_t plen)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen == plen && wren_ipv6_prefix_equal(r->target, t, plen)) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* One target of a DAO (storing mode, RFC 6550 9.2.2). Returns false if it
+ * had to be refused. */
+static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_opt_target *t,
+                       const struct rpl_opt_transit *tr, bool fib)
+{
+    uint8_t target[16] = { 0 };
+    memcpy(target, t->prefix, t->prefix_bytes);
+    if (t->prefix_len == 0 || wren_ipv6_addr_is_multicast(target) ||
+        wren_ipv6_addr_is_link_local(target)) {
+        return true; /* nothing to route: ignored */
+    }
+    struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
+    if (tr->path_lifetime == 0) {
+        /* no-path: remove the route if it goes through this child */
+        if (r && memcmp(r->via, src, 16) == 0) {
+            if (fib) {
+                wren_rpl_route_set(rpl, r->target, r->plen, NULL, false, NULL);
+            }
+            memset(r, 0, sizeof(*r));
+            rpl->stats.route_no_path++;
+        }
+        return true;
+    }
+    if (r && memcmp(r->via, src, 16) != 0 && !seq_newer(tr->path_seq, r->path_seq) &&
+        tr->path_seq != r->path_seq) {
+        return true; /* an older path through another child: keep ours */
+    }
+    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_RPL_ROUTES; i++) {
+        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
+    }
+    if (r == NULL) {
+        rpl->stats.routes_full++;
+        return false;
+    }
+    int rc = 0;
+    if (fib) {
+        wren_rpl_route_set(rpl, target, t->prefix_len, src, true, &rc);
+    }
+    if (rc < 0) {
+        memset(r, 0, sizeof(*r));
+        rpl->stats.routes_full++; /* the FIB is full */
+        return false;
+    }
+    memcpy(r->target, target, 16);
+    memcpy(r->via, src, 16);
+    r->plen = t->prefix_len;
+    r->path_seq = tr->path_seq;
+    r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
+    r->flags = rpl->role == WREN_RPL_ROOT ? 0 : RT_DIRTY;
+    return true;
+}
+
+void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    rpl->stats.rx_dao++;
+    bool root = rpl->role == WREN_RPL_ROOT;
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    /* storing: from a child on the link; non-storing: to the root only,
+     * from anywhere in the DODAG (9.7) */
+    if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
+        m->dao.instance != rpl->instance || (ns && !root) ||
+        (!ns && !wren_ipv6_addr_is_link_local(src))) {
+        rpl->stats.rx_drop_dao++;
+        return;
+    }
+    /* RFC 6550 6.7.8: a transit option applies to the targets before it */
+    struct rpl_opt_iter it;
+    struct rpl_opt o;
+    struct rpl_opt_target targets[8];
+    unsigned nt = 0, first = 0;
+    bool refused = false;
+    int rc;
+    wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
+    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
+        if (o.type == RPL_OPT_TARGET) {
+            if (nt > 0 && first == nt) {
+                nt = first = 0; /* the targets before were given their transit */
+            }
+            if (nt == 8 || wren_rpl_opt_target_parse(&o, &targets[nt]) < 0) {
+                rpl->stats.rx_drop_malformed++;
+                return;
+            }
+            nt++;
+        } else if (o.type == RPL_OPT_TRANSIT) {
+            struct rpl_opt_transit tr;
+            if (wren_rpl_opt_transit_parse(&o, &tr) < 0) {
+                rpl->stats.rx_drop_malformed++;
+                return;
+            }
+            if (ns && tr.parent == NULL) {
+                rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
+                return;
+            }
+            for (unsigned k = first; k < nt; k++) {
+                refused |= !dao_target(rpl, ns ? tr.parent : src, &targets[k], &tr, !ns);
+            }
+            first = nt;
+        }
+    }
+    if (rc < 0) {
+        rpl->stats.rx_drop_malformed++;
+        return;
+    }
+    if (m->dao.flags & RPL_DAO_K) {
+        send_dao_ack(rpl, src, m->dao.seq,
+                     refused ? RPL_DAO_ACK_UNABLE_TO_ACCEPT : RPL_DAO_ACK_OK);
+    }
+    if (!root && !ns && !rpl->dao_wait) {
+        wren_rpl_send_dao(rpl); /* on toward the root (the routes are marked dirty) */
+    }
+}
+
+void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
+{
+    rpl->stats.rx_dao_ack++;
+    if (!rpl->dao_wait || m->dao_ack.seq != rpl->dao_wait_seq) {
+        return; /* an ACK of a DAO we passed on, or a stale one */
+    }
+    rpl->dao_wait = false;
+    if (m->dao_ack.status >= 128) {
+        rpl->stats.dao_ack_refused++; /* announced anyway: the refresh tries again */
+    }
+    bool more = false;
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->flags & RT_IN_FLIGHT) {
+            r->flags = 0;
+        }
+        more |= (r->flags & RT_DIRTY) != 0;
+    }
+    if (more) {
+        rpl->dao_retries = 0;
+        rpl->dao_jitter_s = 0;
+        wren_rpl_send_dao(rpl);
+    }
+}
+
+/* Non-storing root (RFC 6554 3, RFC 6550 9.7): the source route to @p dst
+ * from the DAO parents: out = [if_id][first hop, 16][SRH, with 0 as next
+ * header; none when dst is a child of ours]. Returns its length, -ENOENT
+ * without a complete route (IPv6 then routes as usual), -EOVERFLOW. */
+int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max)
+{
+    if (rpl->role != WREN_RPL_ROOT || rpl->mop != RPL_MOP_NON_STORING ||
+        wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst)) {
+        return -ENOENT;
+    }
+    /* walk the parents up from dst: path[0] = dst, path[k] = the hop whose
+     * parent is us; bounded by the table (a loop in it is no route) */
+    uint8_t path[CONFIG_WREN_RPL_ROUTES + 1][16];
+    size_t k = 0;
+    memcpy(path[0], dst, 16);
+    for (;;) {
+        struct wren_rpl_route *r = route_find(rpl, path[k], 128);
+        if (r == NULL) {
+            return -ENOENT;
+        }
+        if (memcmp(r->via, rpl->addr, 16) == 0) {
+            break;
+        }
+        if (++k > CONFIG_WREN_RPL_ROUTES) {
+            return -ENOENT;
+        }
+        memcpy(path[k], r->via, 16);
+    }
+    if (max < 17) {
+        return -EOVERFLOW;
+    }
+    out[0] = rpl->if_id;
+    memcpy(out + 1, path[k], 16);
+    if (k == 0) {
+        return 17; /* a child of ours: on the link, no SRH */
+    }
+    /* the hops after the first, toward dst */
+    uint8_t hops[CONFIG_WREN_RPL_ROUTES][16];
+    for (size_t i = 0; i < k; i++) {
+        memcpy(hops[i], path[k - 1 - i], 16);
+    }
+    int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, path[k], out + 17, max - 17);
+    return n < 0 ? -EOVERFLOW : 17 + n;
+}
+
+/* Is a datagram to @p dst going down from here (RFC 6553 O flag)? At the
+ * root always; in storing mode when we hold a route to it. */
+static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    if (rpl->role == WREN_RPL_ROOT) {
+        return true;
+    }
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        return false;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+        const struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen && wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool in_dodag(const struct wren_rpl *rpl)
+{
+    return rpl->role == WREN_RPL_ROOT ||
+           (rpl->role != WREN_RPL_OFF && rpl->joined && rpl->rank < RPL_INFINITE_RANK);
+}
+
+/* RFC 6553 / RFC 9008: the RPI of a datagram we originate, in @p v (in:
+ * the destination; out: the 4 bytes of option data). */
+int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v)
+{
+    if (!in_dodag(rpl)) {
+        return -ENOENT;
+    }
+    v[0] = goes_down(rpl, v) ? RPL_RPI_O : 0;
+    v[1] = rpl->instance;
+    put_be16(v + 2, rpl->rank);
+    return RPL_RPI_LEN;
+}
+
+/* RFC 6550 11.2.2.2: a datagram we forward. @p v: in: destination (16) and
+ * the RPI (4); out: the RPI to write back (4). A rank that contradicts the
+ * direction is an error: the first sets R (and resets Trickle, the DODAG
+ * may be inconsistent), a second one means a loop: -ELOOP, drop. */
+int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
+{
+    struct rpl_rpi r;
+    if (!in_dodag(rpl) || wren_rpl_rpi_parse(v + 16, RPL_RPI_LEN, &r) < 0 ||
+        r.instance != rpl->instance) {
+        return -ENOENT; /* not ours to judge: forwarded as it is */
+    }
+    bool down = (r.flags & RPL_RPI_O) != 0;
+    bool error = down ? r.rank >= rpl->rank : r.rank <= rpl->rank;
+    if (error && rpl->role != WREN_RPL_ROOT) {
+        if (r.flags & RPL_RPI_R) {
+            rpl->stats.rpi_loop++;
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            return -ELOOP;
+        }
+        rpl->stats.rpi_rank_error++;
+        r.flags |= RPL_RPI_R;
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    }
+    /* storing: down where we hold a route; non-storing: the direction does
+     * not change on the way (up to the root, then down its source route) */
+    if (rpl->mop != RPL_MOP_NON_STORING) {
+        r.flags = (uint8_t)((r.flags & ~RPL_RPI_O) | (goes_down(rpl, v) ? RPL_RPI_O : 0));
+    }
+    v[0] = r.flags;
+    v[1] = r.instance;
+    put_be16(v + 2, rpl->rank);
+    return RPL_RPI_LEN;
+}

@@ -1,0 +1,84 @@
+/* Private to src/rpl: what rpl.c (DIO, DIS, parents, the module) and
+ * rpl_dao.c (DAOs, routes, source routes, the RPI) share. */
+#ifndef WREN_RPL_RPL_PRIV_H
+#define WREN_RPL_RPL_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/node.h"
+#include "net/netreg.h"
+#include "net/nettype.h"
+#include "rpl/rpl.h"
+
+/* RFC 6550 7.2: lollipop counters start 16 below the wrap */
+#define SEQ_INIT 240
+#define SEQ_WINDOW 16
+/* largest control message we build */
+#define MSG_MAX 160
+/* targets of children's routes one DAO carries up (26 bytes each) */
+#define DAO_MAX_FWD 4
+#define RT_DIRTY 0x01     /* to be announced to our parent */
+#define RT_IN_FLIGHT 0x02 /* in the DAO awaiting its ACK */
+
+static inline uint32_t now_s(const struct wren_rpl *rpl)
+{
+    return (uint32_t)(wren_node_now(rpl->node) / 1000000u);
+}
+
+static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(rpl->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    return e ? e->module : NULL;
+}
+
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
+static inline bool seq_newer(uint8_t a, uint8_t b)
+{
+    if (a == b) {
+        return false;
+    }
+    if (a > 127 && b <= 127) {
+        return (unsigned)(256 + b - a) > SEQ_WINDOW;
+    }
+    if (a <= 127 && b > 127) {
+        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
+    }
+    if (a > 127) {
+        return a > b; /* both in the linear part */
+    }
+    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
+    return d <= SEQ_WINDOW ? a > b : a < b;
+}
+
+static inline uint8_t seq_next(uint8_t s)
+{
+    return s == 127 ? 0 : (uint8_t)(s + 1);
+}
+
+static inline uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
+{
+    return (uint32_t)units * rpl->cfg.lifetime_unit;
+}
+
+/* rpl.c */
+/* Add (@p via, @p add) or remove a FIB route through the IPv6 module;
+ * *@p res (if given) gets its answer. */
+void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
+                        const uint8_t *via, bool add, int *res);
+/* A link-local control message to @p dst on our interface, hop limit 255. */
+void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
+
+/* rpl_dao.c */
+void wren_rpl_send_dao(struct wren_rpl *rpl);
+void wren_rpl_route_drop(struct wren_rpl *rpl, struct wren_rpl_route *r);
+void wren_rpl_clear_routes(struct wren_rpl *rpl);
+void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
+void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m);
+int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max);
+int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
+int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
+
+#endif
