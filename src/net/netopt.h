@@ -85,6 +85,9 @@ enum wren_netopt {
                                         the next hop (classic ND, RFC 4861 7.2.2) and send
                                         the packet when it answers. 0: the module took the
                                         packet; -errno: refused, the caller still owns it */
+    WREN_NETOPT_NIB_ABRO,          /**< GET: struct wren_nib_abro, the authoritative border
+                                        router a 6LoWPAN NIB knows (its own or learned from
+                                        RAs); -ENOENT if none */
 
     /* RPL */
     WREN_NETOPT_RPL_ROLE = 0x1c0,  /**< SET: struct wren_rpl_role_cfg; GET: uint8_t role */
@@ -115,6 +118,13 @@ struct wren_snip;
 struct wren_nib_hold {
     uint8_t next_hop[16];        /**< the neighbor to resolve */
     struct wren_snip *pkt;       /**< netif header (if_id set, no destination) first */
+};
+
+/** Value of GET WREN_NETOPT_NIB_ABRO (RFC 6775 4.3). */
+struct wren_nib_abro {
+    uint8_t addr[16];            /**< the 6LBR's address */
+    uint32_t version;
+    uint16_t lifetime;           /**< units of 60 s (0: the default, 10,000) */
 };
 
 enum wren_netopt_state {

@@ -178,6 +178,25 @@ void wren_nib_solicit(struct wren_nib *nib)
     nib->next_rs_s = now_s(nib) + (nib->rs_sent < MAX_RS ? RS_INTERVAL_S : RS_MAX_INTERVAL_S);
 }
 
+/* The ABRO this node knows: learned by this NIB, else by another NIB of the
+ * node (on the interface towards the border router), asked through netreg. */
+static bool learned_abro(struct wren_nib *nib, struct wren_nib_abro *out)
+{
+    if (nib->has_abro) {
+        *out = nib->abro;
+        return true;
+    }
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_RA, e))) {
+        if (e->module != &nib->module &&
+            wren_netapi_get(nib->node, e->module, WREN_NETOPT_NIB_ABRO, 0, out, sizeof(*out)) ==
+                (int)sizeof(*out)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void send_ra(struct wren_nib *nib, const uint8_t *dst)
 {
     uint8_t m[ND_BUF] = { ICMPV6_ND_RA };
@@ -222,9 +241,16 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
         }
     }
     uint8_t gaddr[16];
+    struct wren_nib_abro learned;
     if (nib->border_router && own_addr(nib, gaddr, true, NULL)) {
         /* RFC 6775 4.3: the authoritative border router and its version */
         struct icmpv6_abro abro = { .version = nib->abro_version, .lifetime = 0, .addr = gaddr };
+        int k = wren_icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
+        n += k > 0 ? (size_t)k : 0;
+    } else if (!nib->border_router && learned_abro(nib, &learned)) {
+        /* RFC 6775 8.1.3: a 6LR passes the 6LBR it learned on in every RA */
+        struct icmpv6_abro abro = { .version = learned.version, .lifetime = learned.lifetime,
+                                    .addr = learned.addr };
         int k = wren_icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
         n += k > 0 ? (size_t)k : 0;
     }
@@ -282,7 +308,8 @@ static void register_addrs(struct wren_nib *nib)
 struct nd_opts {
     struct icmpv6_lladdr sllao, tllao;
     struct icmpv6_aro aro;
-    bool has_sllao, has_tllao, has_aro;
+    struct icmpv6_abro abro;
+    bool has_sllao, has_tllao, has_aro, has_abro;
 };
 
 /* An SLLAO or TLLAO (@p opt) into @p ll. One refused for its padding
@@ -322,6 +349,11 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
             break;
         case ICMPV6_OPT_ARO:
             o->has_aro = wren_icmpv6_opt_aro_parse(&opt, &o->aro) == 0;
+            break;
+        case ICMPV6_OPT_ABRO:
+            /* kept only to be passed on by a router (a host-only build has none) */
+            o->has_abro = CONFIG_WREN_IPV6_ROUTER && m->type == ICMPV6_ND_RA &&
+                          wren_icmpv6_opt_abro_parse(&opt, &o->abro) == 0;
             break;
         case ICMPV6_OPT_PIO:
             if (m->type == ICMPV6_ND_RA) {
@@ -412,6 +444,16 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
             wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d, sizeof(d));
         }
     }
+    if (CONFIG_WREN_IPV6_ROUTER && o.has_abro && !wren_ipv6_addr_is_multicast(o.abro.addr) &&
+        (!nib->has_abro || o.abro.version > nib->abro.version)) {
+        /* RFC 6775 8.1.3 / 4.3: the 6LBR and its version; a higher version
+         * is newer information */
+        memcpy(nib->abro.addr, o.abro.addr, 16);
+        nib->abro.version = o.abro.version;
+        nib->abro.lifetime = o.abro.lifetime;
+        nib->has_abro = true;
+        nib->stats.abro_learned++;
+    }
     nib->next_rs_s = UINT32_MAX; /* solicited enough */
     register_addrs(nib);
 }
@@ -476,15 +518,26 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     nib->stats.rx_ns++;
     const uint8_t *src = ip + 8;
     if (o.has_aro && IS_ROUTER(nib) && o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
-        /* RFC 6775 6.5: a registration */
+        /* a registration. The address registered: RFC 8505 5.5, the target
+         * (an EARO says so with its T flag); RFC 6775 5.5.1 / 6.5, the NS's
+         * source (RIOT's hosts put the router's address in the target).
+         * Hosts that send both the same (ours) are read alike either way. */
+        const uint8_t *reg = (o.aro.flags & ICMPV6_ARO_T) ? m->nd.target : src;
+        if (wren_ipv6_addr_is_multicast(reg) ||
+            own_state(nib, reg) != WREN_IPV6_ADDR_UNUSED) {
+            nib->stats.rx_invalid++; /* nobody registers the router's own addresses */
+            return;
+        }
+        nib->stats.aro_rx_6775 += reg == src && memcmp(src, m->nd.target, 16) != 0;
+        nib->stats.aro_rx_8505 += reg != src;
         struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
-        struct wren_nib_neighbor *n = nc_find(nib, m->nd.target);
+        struct wren_nib_neighbor *n = nc_find(nib, reg);
         if (n && n->state == WREN_NIB_REGISTERED && memcmp(n->eui64, o.aro.rovr, 8) != 0) {
             /* RFC 6775 6.5.1: another owner's; the registration stands */
             a.status = ICMPV6_ARO_DUPLICATE;
             nib->stats.aro_dup++;
             refuse(nib, &o, m->nd.target, &a, n, fsrc, fsrc_len);
-        } else if ((n = nc_update(nib, m->nd.target, o.sllao.addr, o.sllao.len,
+        } else if ((n = nc_update(nib, reg, o.sllao.addr, o.sllao.len,
                                   WREN_NIB_REGISTERED)) == NULL) {
             a.status = 2; /* neighbor cache full */
             nib->stats.aro_full++;
@@ -619,6 +672,11 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
     }
     if (opt == WREN_NETOPT_IF_ID) {
         return wren_netopt_put(val, max, &nib->if_id, 1);
+    }
+    if (CONFIG_WREN_IPV6_ROUTER && opt == WREN_NETOPT_NIB_ABRO) {
+        /* the one learned from RAs (a border router's own is in its RAs) */
+        return nib->has_abro ? wren_netopt_put(val, max, &nib->abro, sizeof(nib->abro))
+                             : -ENOENT;
     }
     if (opt == WREN_NETOPT_STATS) {
         return wren_netopt_put(val, max, &nib->stats, sizeof(nib->stats));

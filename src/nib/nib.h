@@ -10,7 +10,7 @@
  * — registration is duplicate address detection on 6LoWPAN links (RFC 6775
  * 5.5) — and installs the advertised contexts. As a router (once it has a
  * prefix to advertise) it answers RS with a unicast RA (PIO, 6CO, SLLAO,
- * and ABRO on a border router) and registrations with NA+ARO: success,
+ * ABRO) and registrations with NA+ARO: success,
  * duplicate (another owner), or cache full. A router's RAs carry every
  * context the node's 6LoWPAN layer holds, its own and those learned on
  * another interface from a border router, so that a router between two
@@ -25,6 +25,13 @@
  * the same EUI-64 (RFC 6775 6.5.2 / RFC 8505): NSs without ARO and NAs
  * leave it alone.
  *
+ * The registered address is the NS's target when the ARO is an RFC 8505
+ * EARO (T flag set), else the NS's source (RFC 6775 5.5.1; RIOT's hosts
+ * put the router's address in the target); as a host, wren sends NSs
+ * whose source and target are both the address it registers, which both
+ * kinds of router read alike. The NA goes to the NS's source with the NS's
+ * target. The router's own addresses are never registered (rx_invalid).
+ *
  * A refused registration (duplicate, cache full) is answered at the
  * link-local address formed from the EUI-64 in the ARO (RFC 6775 6.5.2),
  * never at the NS's source (the contested address, the owner's), and at
@@ -33,6 +40,12 @@
  * (refused[]) until the IPv6 layer asks for them (GET WREN_NETOPT_NIB_L2).
  * A host takes an NA's ARO as its registration's answer only if it carries
  * its own EUI-64.
+ *
+ * ABRO (RFC 6775 4.3, 8.1.3): a border router's RAs carry its own; a host
+ * keeps the one of the RAs it hears (a higher version replaces it), and a
+ * router that is not the border router puts in every RA the one it or
+ * another NIB of the node learned (GET WREN_NETOPT_NIB_ABRO through
+ * netreg), so that the LoWPAN's hosts, RIOT's among them, take its RAs.
  *
  * An NS is answered for every valid (not tentative) address of the
  * interface (RFC 4861 7.2.3, RFC 4862 5.4.3), asked of the IPv6 layer.
@@ -49,6 +62,7 @@
 
 #include "core/module.h"
 #include "core/timer.h"
+#include "net/netopt.h"
 #include "net/netreg.h"
 
 #ifndef CONFIG_WREN_NIB_NEIGHBORS
@@ -124,6 +138,11 @@ struct wren_nib_ctx {
     C(aro_ok)                                                                      \
     C(aro_dup)                                                                     \
     C(aro_full)       /* registrations answered (router) */                        \
+    C(aro_rx_6775)    /* of them, RFC 6775's: the NS's source registered (target  \
+                         another address, e.g. the router's: RIOT) */             \
+    C(aro_rx_8505)    /* RFC 8505's: an EARO (T flag) registering the target,     \
+                         from another source */                                    \
+    C(abro_learned)   /* RAs whose ABRO was new (first or higher version) */       \
     C(reg_ok)                                                                      \
     C(reg_failed)     /* own registrations (host) */
 
@@ -140,6 +159,11 @@ struct wren_nib {
     bool router;                 /**< advertising (has an own prefix) */
     bool border_router;          /**< authoritative (6LBR): RAs carry an ABRO */
     uint32_t abro_version;
+    /** the 6LBR learned from RAs (RFC 6775 8.1.3: a router that is not the
+     *  border router passes it on in every RA; hosts like RIOT's drop RAs
+     *  without one). len 0: none. */
+    struct wren_nib_abro abro;
+    bool has_abro;
     uint8_t rs_sent;
     uint32_t next_rs_s;
     uint32_t next_reg_s;         /**< host: when to (re-)register */

@@ -71,16 +71,24 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
                           nib->prefixes[i].len, nib->prefixes[i].own ? "advertised" : "learned");
             }
         }
+        if (nib->has_abro) { /* the border router learned from RAs */
+            char a[WREN_IPV6_ADDR_STRLEN];
+            wren_shell_printf(sh, "abro %s version %lu\n", wren_ipv6_addr_to_str(a, nib->abro.addr),
+                              (unsigned long)nib->abro.version);
+        }
         const struct wren_nib_stats *s = &nib->stats;
         wren_shell_printf(sh, "rx rs %lu ra %lu ns %lu na %lu invalid %lu; tx rs %lu ra %lu ns %lu na %lu; "
-                      "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu; "
+                      "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu "
+                      "(rfc6775 %lu rfc8505 %lu); abro learned %lu; "
                       "registrations ok %lu failed %lu\n",
                   (unsigned long)s->rx_rs, (unsigned long)s->rx_ra, (unsigned long)s->rx_ns,
                   (unsigned long)s->rx_na, (unsigned long)s->rx_invalid, (unsigned long)s->tx_rs,
                   (unsigned long)s->tx_ra, (unsigned long)s->tx_ns, (unsigned long)s->tx_na,
                   (unsigned long)s->nc_replaced, (unsigned long)s->nc_full,
                   (unsigned long)s->aro_ok, (unsigned long)s->aro_dup, (unsigned long)s->aro_full,
-                  (unsigned long)s->reg_ok, (unsigned long)s->reg_failed);
+                  (unsigned long)s->aro_rx_6775, (unsigned long)s->aro_rx_8505,
+                  (unsigned long)s->abro_learned, (unsigned long)s->reg_ok,
+                  (unsigned long)s->reg_failed);
         return 0;
     }
     if (strcmp(argv[1], "rs") == 0) {

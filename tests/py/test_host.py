@@ -529,6 +529,13 @@ def test_border_router_two_hops(tapns, wren_node, tmp_path):
     n.wait_valid(N_ADDR)                         # registered with R
     out = n.run("fib", r"^default")
     assert ll(2) in out, out
+    # RFC 6775 8.1.3: R, a router that is not the border router, passes the
+    # ABRO it learned on link A on in its RAs on link B (RIOT's hosts drop
+    # RAs without one): N knows the border router it never heard
+    out = n.run("nib", r"^rx rs")
+    assert f"abro {addr(BR_PREFIX, 1)} version 1" in out and "abro learned 1" in out, out
+    out = r.run("nib 1", r"^rx rs")
+    assert f"abro {addr(BR_PREFIX, 1)} version 1" in out, out
     # the Linux side: an address, the wren prefixes via the BR
     ns.ip("-6", "addr", "add", f"{KERNEL_LL}/64", "dev", "tap0")
     ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
@@ -591,12 +598,12 @@ def test_border_router_two_hops(tapns, wren_node, tmp_path):
     assert all(":6lowpan:ipv6" in x[0] for x in data if x[5] or x[4]), data
     assert any("6lowpan:ipv6:udp" in x[0] for x in data), "no UDP over 6LoWPAN captured"
     # the BR's RA (channel 25): PIO 3, 6CO 34, ABRO 35, SLLAO 1; R's (26)
-    # relays the BR's context and carries no ABRO
+    # relays the BR's context and its ABRO (RFC 6775 7.2, 8.1.3)
     ras = [x for x in data if x[4] == "134"]
     br_ra = [x for x in ras if x[1] == "25"]
     r_ra = [x for x in ras if x[1] == "26"]
     assert br_ra and set(br_ra[0][5].split(",")) == {"3", "34", "35", "1"}, ras
-    assert r_ra and set(r_ra[0][5].split(",")) == {"3", "34", "1"}, ras
+    assert r_ra and set(r_ra[0][5].split(",")) == {"3", "34", "35", "1"}, ras
     # traffic between Linux and N went over both channels
     chans = {x[1] for x in data if N_ADDR in x[6] or LINUX_GLOBAL in x[6]}
     assert chans == {"25", "26"}, chans
