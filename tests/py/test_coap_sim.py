@@ -6,9 +6,10 @@ seed, and tshark's verdict on every frame of the capture."""
 import re
 
 from conftest import tshark_fields
+from wren.addr import addr
 
-# IIDs from the short addresses 0 and 1, so the link address follows (RFC 6775 5.2)
-A_ADDR, B_ADDR = "2001:db8::ff:fe00:0", "2001:db8::ff:fe00:1"
+# IIDs from the nodes' EUI-64s, so the link address follows (RFC 4944 6, RFC 6775 5.2)
+A_ADDR, B_ADDR = addr("2001:db8::", 0), addr("2001:db8::", 1)
 PATTERN_LEN = 16384
 
 
@@ -97,7 +98,9 @@ def test_coap_lossy_link_no_duplicate_execution(sim_factory):
     the MAC's retries some datagrams are still lost): CoAP retransmits, the
     server answers duplicates from its cache, and every POST it received is
     executed once: the counter equals the POST exchanges B executed."""
-    s, a, b = pair(sim_factory, seed=5, prr=0.6)
+    # (seed 1: with the EUI-64 frames seed 5's losses no longer hit a
+    # response, so B saw no duplicate; the run is random, the checks not)
+    s, a, b = pair(sim_factory, seed=1, prr=0.6)
     answered = 0
     for i in range(20):
         lines = coap(s, a, f"post {B_ADDR} /counter", wait=120)
