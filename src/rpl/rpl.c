@@ -157,6 +157,24 @@ static void send_dis(struct wren_rpl *rpl)
     send_dis_to(rpl, all_rpl_nodes);
 }
 
+/* Imin = 2^DIOIntervalMin ms from the configuration, within 2^3 (RFC 6550's
+ * default: a DIO asking for less would make us flood) and 2^31 ms */
+static uint32_t imin_ms(const struct wren_rpl *rpl)
+{
+    uint8_t e = rpl->cfg.dio_int_min;
+    return 1u << (e < 3 ? 3 : e > 31 ? 31 : e);
+}
+
+/* Imax = Imin x 2^DIOIntervalDoublings, capped as Trickle caps it */
+static uint32_t imax_ms(const struct wren_rpl *rpl)
+{
+    uint32_t v = imin_ms(rpl);
+    for (unsigned d = 0; d < rpl->cfg.dio_int_doublings && v <= WREN_TRICKLE_IMAX_CAP / 2; d++) {
+        v *= 2;
+    }
+    return v;
+}
+
 static void trickle_fire(struct wren_trickle *tr, void *arg)
 {
     (void)tr;
@@ -171,8 +189,8 @@ static void trickle_start(struct wren_rpl *rpl)
     if (rpl->role == WREN_RPL_LEAF) {
         return; /* RFC 9010: a leaf does not advertise a DODAG */
     }
-    wren_trickle_start(rpl->node, &rpl->trickle, 1u << (rpl->cfg.dio_int_min & 31),
-                       rpl->cfg.dio_int_doublings, rpl->cfg.dio_redundancy);
+    wren_trickle_start(rpl->node, &rpl->trickle, imin_ms(rpl), rpl->cfg.dio_int_doublings,
+                       rpl->cfg.dio_redundancy);
 }
 
 /* ---- parents and rank (RFC 6550 8.2, OF0 RFC 6552) ------------------------ */
@@ -638,9 +656,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
         return;
     }
     /* parents silent for three of the longest DIO intervals are gone */
-    uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax
-                                         : (1u << (rpl->cfg.dio_int_min & 31))
-                                               << rpl->cfg.dio_int_doublings) / 1000u;
+    uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : imax_ms(rpl)) / 1000u;
     uint32_t silent_s = 3 * (imax_s > 60 ? imax_s : 60);
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
