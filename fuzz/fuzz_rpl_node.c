@@ -15,6 +15,8 @@
 
 #include "core/byteorder.h"
 #include "sim/sim.h"
+#include "ipv6/ipv6.h"
+#include "net/netopt.h"
 #include "wire/icmpv6.h"
 #include "wire/ieee802154.h"
 #include "wire/rpl.h"
@@ -36,9 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (wren_sim_shell(s, 0, roles[size ? data[0] & 3 : 0]) != 0) {
         abort();
     }
-    /* the node's link-local address as a 6LoWPAN peer derives it from its
-     * short address 0x0000 (RFC 6282 3.2.2) */
-    static const uint8_t me[16] = { 0xfe, 0x80, [11] = 0xff, [12] = 0xfe };
+    /* unicast frames go to the node's EUI-64; its link-local address is
+     * derived from it (RFC 4944 6), as the IPHC below elides it */
+    uint8_t eui[8] = { 0 }, me[16] = { 0xfe, 0x80 };
+    if (wren_sim_netopt_get(s, 0, WREN_NETOPT_ADDRESS_LONG, eui, sizeof(eui)) != 8) {
+        abort();
+    }
+    wren_ipv6_iid_from_l2(me + 8, eui, 8);
     struct wren_node *node = wren_sim_node(s, 0);
     size_t off = size ? 1 : 0;
     uint64_t t = 1000000;
@@ -50,20 +56,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n > size - off) {
             n = size - off;
         }
-        if (n > 110) {
-            n = 110; /* 9 + 4 + 1 + 110 + 2 = 126 */
+        if (n > 104) {
+            n = 104; /* 15 + 3 + 1 + 104 + 2 = 125 */
         }
-        /* the frame: 2006 data frame, PAN 0x23, from 0x0042, to 0x0000 (the
-         * node) or broadcast */
+        /* the frame: 2006 data frame, PAN 0x23, from 0x0042, to the node's
+         * EUI-64 or broadcast */
         uint8_t psdu[127];
         size_t k = 0;
         psdu[k++] = 0x41;
-        psdu[k++] = 0x88;
+        psdu[k++] = uni ? 0x8c : 0x88; /* destination mode: long or short */
         psdu[k++] = seq++;
         put_le16(psdu + k, 0x23);
         k += 2;
-        put_le16(psdu + k, uni ? 0x0000 : 0xffff);
-        k += 2;
+        if (uni) {
+            for (int i = 0; i < 8; i++) {
+                psdu[k++] = eui[7 - i]; /* little-endian on the air */
+            }
+        } else {
+            put_le16(psdu + k, 0xffff);
+            k += 2;
+        }
         put_le16(psdu + k, 0x0042);
         k += 2;
         /* RFC 6282 IPHC: traffic class and flow label elided, next header
