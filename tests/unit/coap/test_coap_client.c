@@ -395,7 +395,7 @@ TEST(test_client__observe_own_server_and_freshness)
         wren_coap_build_init(&bld, b, sizeof(b), i ? COAP_NON : COAP_ACK, COAP_CODE_CONTENT,
                              i ? (uint16_t)(900 + i) : m.mid, m.token, m.tkl);
         wren_coap_build_opt_uint(&bld, COAP_OPT_OBSERVE, seqs[i]);
-        wren_coap_build_payload(&bld, "abc" + i, 1);
+        wren_coap_build_payload(&bld, &"abc"[i], 1);
         int n = wren_coap_build_end(&bld);
         CHECK_EQ(wren_sock_udp_send(&peer, b, (size_t)n, &self_ep), n);
         fx_run_us(10000);
