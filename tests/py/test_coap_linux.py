@@ -400,3 +400,41 @@ def test_coap_wren_client_aiocoap_server(client_node):
     rows = check_capture(cap, 2 * (16 + 4 + PATTERN_LEN // 128))
     print("\n[coap wren client, aiocoap server] " +
           json.dumps({"coap_messages": len(rows), "stats": st}))
+
+
+def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
+    """CON under 20 % loss each way on the TAP (wren-node's fault injector):
+    libcoap retransmits, wren answers duplicates from its cache, and no POST
+    is executed twice: the answers are distinct and increasing, and wren
+    executed at most one POST per request."""
+    if shutil.which("coap-client-notls") is None:
+        pytest.skip("coap-client-notls (libcoap3-bin) is not installed")
+    ns = tapns
+    node = wren_node("--tap", "tap0", "--id", "1", "--tap-loss", "20", "--tap-seed", "7", ns=ns)
+    node.run(f"ifconfig 1 add {WREN}/64\nifconfig", r"drops:")
+    node.wait_valid(WREN)
+    ns.ip("-6", "addr", "add", f"{KERNEL}/64", "dev", "tap0")
+    kernel_addr_ready(ns, KERNEL)
+    # the loss is for CoAP: Linux's neighbor discovery would otherwise give
+    # up on wren now and then (3 lost solicitations) and fail the send
+    ns.ip("-6", "neigh", "replace", WREN, "lladdr", "02:57:52:00:00:01", "dev", "tap0",
+          "nud", "permanent")
+    answers = []
+    for _ in range(10):
+        # libcoap retransmits with its 2..3 s doubling timeout; -B bounds its wait
+        res = ns.run("coap-client-notls", "-B", "93", "-m", "post", f"{BASE}/counter",
+                     timeout=120)
+        if res.returncode == 0 and res.stdout.strip().isdigit():
+            answers.append(int(res.stdout.strip()))
+        else:
+            print(f"\n[coap lossy tap] unanswered: rc {res.returncode} "
+                  f"{res.stdout.strip()!r} {res.stderr.strip()[-200:]!r}")
+    st = coap_stats(node)
+    # (8 of 10 answered in the runs so far: see the notes on the two that were not)
+    assert len(answers) >= 6, (answers, st)
+    assert answers == sorted(set(answers)), answers  # each answer once, in order
+    assert st["req"] <= 10 and max(answers) <= st["req"], (answers, st)
+    assert st["rx_dup"] > 0, st  # the loss was real, and duplicates were answered
+    print("\n[coap lossy tap] " + json.dumps({"answered": len(answers), "stats": st}))
+    assert node.pktbuf_empty()
+    assert node.exit() == 0
