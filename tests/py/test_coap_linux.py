@@ -421,17 +421,18 @@ def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
           "nud", "permanent")
     answers = []
     for _ in range(10):
-        # libcoap retransmits with its 2..3 s doubling timeout; -B bounds its wait
-        res = ns.run("coap-client-notls", "-B", "93", "-m", "post", f"{BASE}/counter",
-                     timeout=120)
+        # libcoap retransmits with its 2..3 s doubling timeout; -B bounds its wait.
+        # One client port (-p) for all: one endpoint. (POSTs from more endpoints
+        # than the duplicate cache has slots within 45 s get 5.03, by design.)
+        res = ns.run("coap-client-notls", "-p", "40000", "-B", "93", "-m", "post",
+                     f"{BASE}/counter", timeout=120)
         if res.returncode == 0 and res.stdout.strip().isdigit():
             answers.append(int(res.stdout.strip()))
         else:
             print(f"\n[coap lossy tap] unanswered: rc {res.returncode} "
                   f"{res.stdout.strip()!r} {res.stderr.strip()[-200:]!r}")
     st = coap_stats(node)
-    # (8 of 10 answered in the runs so far: see the notes on the two that were not)
-    assert len(answers) >= 6, (answers, st)
+    assert len(answers) >= 9, (answers, st)
     assert answers == sorted(set(answers)), answers  # each answer once, in order
     assert st["req"] <= 10 and max(answers) <= st["req"], (answers, st)
     assert st["rx_dup"] > 0, st  # the loss was real, and duplicates were answered
