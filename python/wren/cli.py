@@ -14,9 +14,12 @@ from .errors import UserError
 
 def cmd_sim(args: argparse.Namespace) -> int:
     from . import scenario
+    from . import energy
     sc = scenario.load(args.scenario)   # checked before anything is built
+    energy.profile(args.profile)        # so is the energy profile
     build.host()
     result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=args.pcap)
+    energy.annotate(result, args.profile)
     scenario.summary(result)
     if args.json:
         scenario.write_json(result, args.json)
@@ -64,6 +67,9 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--duration", type=float, help="simulated seconds")
         sp.add_argument("--pcap", help="write every frame on the air to this pcap")
         sp.add_argument("--json", help="write the result (all counters) as JSON")
+        sp.add_argument("--profile", default="iotlab-m3",
+                        help="radio/MCU current profile of the energy model "
+                             "(python/wren/data/energy_profiles.toml; default iotlab-m3)")
 
     def command(name: str, fn: Callable[[argparse.Namespace], int],
                 help: str) -> argparse.ArgumentParser:

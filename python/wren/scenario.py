@@ -54,6 +54,8 @@ SUMMARY_COLUMNS: list[tuple[str, str | None]] = [
     ("drops", None),
     ("duty%", None),
 ]
+#: added when the result carries the energy model's figures (wren.energy)
+ENERGY_COLUMNS: list[str] = ["mJ", "mJ/pkt", "uJ/B"]
 
 Result = dict[str, Any]
 """What run() returns and write_json() writes (plain JSON data)."""
@@ -825,9 +827,15 @@ def drops(c: Mapping[str, int]) -> int:
     return sum(v for k, v in c.items() if k.startswith("netif.") and "drop" in k)
 
 
+def _fig(v: float | None) -> str:
+    """An energy figure for the table: 4 significant digits, "-" for none."""
+    return "-" if v is None else f"{v:.4g}"
+
+
 def summary(result: Result, out: TextIO = sys.stdout) -> None:
     """Print the per-node table and totals."""
-    hdr = [name for name, _ in SUMMARY_COLUMNS]
+    en = result.get("energy")
+    hdr = [name for name, _ in SUMMARY_COLUMNS] + (ENERGY_COLUMNS if en else [])
     rows: list[list[Any]] = []
     for nd in result["nodes"]:
         c = nd["counters"]
@@ -835,10 +843,15 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
         for name, key in SUMMARY_COLUMNS:
             row.append(nd["id"] if name == "node" else drops(c) if name == "drops"
                        else f"{duty(c) * 100:.1f}" if name == "duty%" else c.get(key, 0))
+        if en:
+            e = nd["energy"]
+            row += [_fig(e["mj"]), _fig(e["mj_per_rx_packet"]), _fig(e["uj_per_rx_byte"])]
         rows.append(row)
     t = result["totals"]
     rows.append(["total"] + [t.get(key, 0) if key else drops(t) if name == "drops" else ""
-                             for name, key in SUMMARY_COLUMNS[1:]])
+                             for name, key in SUMMARY_COLUMNS[1:]]
+                + ([_fig(en["mj"]), _fig(en["mj_per_delivered_packet"]),
+                    _fig(en["uj_per_delivered_byte"])] if en else []))
     widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     print(fmt.format(*hdr), file=out)
@@ -851,6 +864,11 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
           f"lost to collisions {t.get('radio.rx_collisions', 0)}, CCA busy "
           f"{t.get('radio.cca_busy', 0)}, app frames sent {t.get('app.sent', 0)}, delivered "
           f"{t.get('app.received', 0)}", file=out)
+    if en:
+        print(f"energy ({en['profile']}: {en['description']}, {en['supply_v']:g} V): "
+              f"{en['mj']:.3f} mJ in all; mJ/pkt and uJ/B per packet and payload byte the "
+              f"node's apps received (total: delivered in the network); {en['mcu']}",
+              file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
     for f in result.get("failed_commands", []):

@@ -1,0 +1,119 @@
+"""The energy model: per node, the simulated radio's time in each state
+(radio.time_{off,listen,rx,tx}_us, counted by the sim radio driver,
+runtime/sim/medium.c) times the current a real part draws in that state,
+times the supply voltage, from a profile in data/energy_profiles.toml
+(datasheet figures, each cited there).
+
+    E [mJ] = V * sum over states s of I_s [mA] * t_s [s]
+             + V * I_mcu_sleep [mA] * duration [s]     (when the profile has it)
+
+CPU time is not modelled: the simulator has no per-node instruction or
+cycle count, so no node is charged for running its CPU (mcu_active_ma is
+never used). A profile without an MCU sleep figure charges the MCU nothing
+at all; both gaps are stated in the result ("mcu" of the energy block).
+
+Per node, beside the total: mJ per packet the node's applications received
+(app.received) and uJ per payload byte received (app.rx_bytes), None when it
+received none. The network's totals divide the sum of every node's energy by
+every delivered packet and payload byte.
+"""
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+PROFILES: Path = Path(__file__).resolve().parent / "data" / "energy_profiles.toml"
+DEFAULT = "iotlab-m3"
+#: the radio states the simulator accounts, as named in its counters
+STATES = ("off", "listen", "rx", "tx")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    supply_v: float
+    radio_ma: Mapping[str, float]   # per state of STATES
+    mcu_sleep_ma: float | None      # None: not in the profile, not charged
+    sources: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def _load_all(path: Path = PROFILES) -> dict[str, Any]:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def names(path: Path = PROFILES) -> list[str]:
+    return list(_load_all(path))
+
+
+def profile(name: str, path: Path = PROFILES) -> Profile:
+    """The profile @name (a UserError naming the known ones if there is none)."""
+    data = _load_all(path)
+    if name not in data:
+        raise UserError(f"unknown energy profile '{name}' (known: {', '.join(data)})")
+    p = data[name]
+    return Profile(name=name, description=p["description"], supply_v=float(p["supply_v"]),
+                   radio_ma={s: float(p[f"radio_{s}_ma"]) for s in STATES},
+                   mcu_sleep_ma=float(p["mcu_sleep_ma"]) if "mcu_sleep_ma" in p else None,
+                   sources=tuple(p.get("sources", ())), missing=tuple(p.get("missing", ())))
+
+
+def _per(num: float, den: int) -> float | None:
+    return num / den if den else None
+
+
+def node_energy(c: Mapping[str, int], duration_s: float, p: Profile) -> dict[str, Any]:
+    """The energy block of one node from its counters."""
+    radio_mj = {s: p.supply_v * p.radio_ma[s] * c.get(f"radio.time_{s}_us", 0) / 1e6
+                for s in STATES}
+    mcu_mj = 0.0 if p.mcu_sleep_ma is None else p.supply_v * p.mcu_sleep_ma * duration_s
+    total = sum(radio_mj.values()) + mcu_mj
+    rcvd, rbytes = c.get("app.received", 0), c.get("app.rx_bytes", 0)
+    per_byte = _per(total, rbytes)
+    return {
+        "mj": total,
+        "radio_mj": radio_mj,
+        "mcu_mj": mcu_mj,
+        "mj_per_rx_packet": _per(total, rcvd),
+        "uj_per_rx_byte": None if per_byte is None else per_byte * 1000.0,
+    }
+
+
+def mcu_note(p: Profile) -> str:
+    """What the MCU share of the figures is (CPU time is never modelled)."""
+    cpu = "CPU active time is not modelled (no per-node cycle model in the simulator)"
+    if p.mcu_sleep_ma is None:
+        return f"{cpu}; the profile has no MCU figure, so the MCU is not charged"
+    return f"{cpu}; the MCU is charged its sleep current for the whole run"
+
+
+def annotate(result: dict[str, Any], name: str = DEFAULT) -> None:
+    """Add the energy of every node, and the network's, to a ./wren sim
+    result (in place): result["energy"] and each node's "energy"."""
+    p = profile(name)
+    duration = float(result["duration_s"])
+    total = 0.0
+    for nd in result["nodes"]:
+        nd["energy"] = node_energy(nd["counters"], duration, p)
+        total += nd["energy"]["mj"]
+    t = result["totals"]
+    delivered, dbytes = t.get("app.received", 0), t.get("app.rx_bytes", 0)
+    per_byte = _per(total, dbytes)
+    result["energy"] = {
+        "profile": p.name,
+        "description": p.description,
+        "supply_v": p.supply_v,
+        "radio_ma": dict(p.radio_ma),
+        "mcu_sleep_ma": p.mcu_sleep_ma,
+        "mcu": mcu_note(p),
+        "sources": list(p.sources),
+        "missing": list(p.missing),
+        "mj": total,
+        "mj_per_delivered_packet": _per(total, delivered),
+        "uj_per_delivered_byte": None if per_byte is None else per_byte * 1000.0,
+    }
