@@ -343,6 +343,15 @@ static void select_parent(struct wren_rpl *rpl)
     if (changed) {
         default_route(rpl, rpl->parents[best].addr);
         rpl->path_seq = seq_next(rpl->path_seq);
+        /* storing: the new parent (and the routers above it) knows nothing
+         * of the nodes below us yet; every route we hold goes up again (an
+         * ancestor that held one through our old parent takes it from the
+         * new path, same path sequence, 9.2.2) */
+        for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < CONFIG_WREN_RPL_ROUTES; i++) {
+            if (rpl->routes[i].plen) {
+                rpl->routes[i].flags = RT_DIRTY;
+            }
+        }
         schedule_dao(rpl);
         wren_trickle_inconsistent(rpl->node, &rpl->trickle);
     }
