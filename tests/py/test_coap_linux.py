@@ -421,25 +421,27 @@ def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
           "nud", "permanent")
     answers = []
     for _ in range(10):
-        # libcoap retransmits with its 2..3 s doubling timeout; -B bounds its wait.
-        # One client port (-p) for all: one endpoint. (POSTs from more endpoints
-        # than the duplicate cache has slots within 45 s get 5.03, by design.)
-        for _ in range(3):
-            res = ns.run("coap-client-notls", "-p", "40000", "-B", "93", "-m", "post",
-                         f"{BASE}/counter", timeout=120)
-            # a local send error (now and then right after the previous process
-            # on the same port) is no exchange: try again
-            if "cannot send" not in res.stdout + res.stderr:
-                break
-            time.sleep(0.5)
+        # libcoap retransmits with its 2..3 s doubling timeout (4 retransmissions);
+        # -B bounds its wait. One client port (-p) for all: one endpoint. (POSTs
+        # from more endpoints than the duplicate cache has slots within 45 s get
+        # 5.03, by design.) No retry here: coap-client's "cannot send CoAP pdu" is
+        # its NACK for an exchange that ran out of retransmissions (the POST may
+        # have been executed), not a local error; a new POST would execute again.
+        res = ns.run("coap-client-notls", "-p", "40000", "-B", "93", "-m", "post",
+                     f"{BASE}/counter", timeout=120)
         if res.returncode == 0 and res.stdout.strip().isdigit():
             answers.append(int(res.stdout.strip()))
         else:
             print(f"\n[coap lossy tap] unanswered: rc {res.returncode} "
                   f"{res.stdout.strip()!r} {res.stderr.strip()[-200:]!r}")
     st = coap_stats(node)
-    # 10 of 10 in most runs; the count also depends on libcoap and Linux under
-    # loss (see the printed reasons), the invariant below does not
+    # An unanswered POST is one whose five transmissions or their answers all
+    # met the injected loss (wren answered every copy it received from its
+    # cache: checked with a trace of serve() and the TAP's per-frame fate).
+    # The injector's draws are per frame index, so with seed 7 they run at
+    # about 30 % each way over the frames this test uses (rx 17, tx 19 of the
+    # first 60 draws), and one run in four or five has such a POST. The answer
+    # count is therefore held loosely; the invariant below is not.
     assert len(answers) >= 5, (answers, st)
     assert answers == sorted(set(answers)), answers  # each answer once, in order
     assert st["req"] <= 10 and max(answers) <= st["req"], (answers, st)
