@@ -329,6 +329,23 @@ def wren_node() -> Iterator[Callable[..., WrenNode]]:
 
 # ---- tools ----------------------------------------------------------------
 
+def parse_stats(text: str) -> dict[str, int]:
+    """'set.counter' -> value for every counter the shell's `stats` printed: a
+    set's first line 'set: name value ...', then its indented lines."""
+    values, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^(\w+):(.*)$", line)
+        if m:
+            current, rest = m.group(1), m.group(2)
+        elif current and line.startswith("   "):
+            rest = line
+        else:
+            continue
+        for name, value in re.findall(r"(\w+) (\d+)", rest):
+            values[f"{current}.{name}"] = int(value)
+    return values
+
+
 def tshark_fields(pcap: str | Path, *fields: str, extra: Sequence[str] = ()) -> list[list[str]]:
     """Rows of the given tshark fields, one per frame."""
     if not shutil.which("tshark"):

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import tshark_fields
+from conftest import parse_stats, tshark_fields
 from test_host import kernel_addr_ready, need
 from test_tcp_linux import TapCapture
 
@@ -52,16 +52,9 @@ def coap_node(tapns, wren_node, tmp_path):
 
 
 def coap_stats(node):
-    """The coap counter set of `stats` (its first line and the indented ones after it)."""
-    out = node.run("stats", r"^tcp:")
-    lines = out.splitlines()
-    i = next(k for k, ln in enumerate(lines) if ln.startswith("coap:"))
-    f = lines[i].split()[1:]
-    for ln in lines[i + 1:]:
-        if not ln.startswith(" "):
-            break
-        f += ln.split()
-    return {f[k]: int(f[k + 1]) for k in range(0, len(f) - 1, 2)}
+    """The coap counter set of `stats`, by counter name."""
+    st = parse_stats(node.run("stats", r"^tcp:"))
+    return {k.removeprefix("coap."): v for k, v in st.items() if k.startswith("coap.")}
 
 
 COAP_FIELDS = ("coap.type", "coap.code", "coap.mid", "coap.token", "_ws.malformed",

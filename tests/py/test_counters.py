@@ -19,6 +19,8 @@ import pytest
 from wren import paths
 from wren.addr import ll
 
+from conftest import parse_stats
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [p for d in ("src", "runtime") for p in (ROOT / d).rglob("*.[ch]")]
 
@@ -66,22 +68,6 @@ def test_every_counter_list_is_exposed_by_a_set():
     assert not set(lists) - used, f"counter lists no set shows: {sorted(set(lists) - used)}"
 
 
-def _stats_names(text: str) -> set[str]:
-    """'set.counter' for every counter the shell's stats printed."""
-    names, current = set(), None
-    for line in text.splitlines():
-        m = re.match(r"^(\w+):(.*)$", line)
-        if m:
-            current, rest = m.group(1), m.group(2)
-        elif current and line.startswith("   "):
-            rest = line
-        else:
-            continue
-        for counter, _ in re.findall(r"(\w+) (\d+)", rest):
-            names.add(f"{current}.{counter}")
-    return names
-
-
 def test_sim_node_shows_every_counter_in_json_and_shell(sim_factory):
     lists, sets = _lists(), _sets()
     s = sim_factory()
@@ -92,7 +78,7 @@ def test_sim_node_shows_every_counter_in_json_and_shell(sim_factory):
     s.run(2.0)
     json_names = set(s.counters(a))
     _, out = s.shell(a, "stats")
-    shell_names = _stats_names(out)
+    shell_names = set(parse_stats(out))
     missing_json, missing_shell = [], []
     for set_name, macro in sets.items():
         if set_name in NOT_IN_SIM:
@@ -118,7 +104,7 @@ def test_wren_node_on_zep_shows_its_device_and_modules():
     res = subprocess.run([str(exe), "--id", "5", "--zep", "0:127.0.0.1:9", "--exit-on-eof"],
                          input="stats\n", capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
-    names = _stats_names(res.stdout)
+    names = set(parse_stats(res.stdout))
     want = [f"{n}.{c}" for n in ("zep", "nib", "6lowpan", "netif", "mac", "tcp")
             for c in lists[sets[n]]]
     missing = [w for w in want if w not in names]
@@ -133,7 +119,7 @@ def test_wren_node_modules_option_chooses_the_stack():
     res = subprocess.run(base + ["--modules", "sixlowpan,ipv6,icmpv6"], input="stats\nhelp\n",
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
-    sets = {n.split(".")[0] for n in _stats_names(res.stdout)}
+    sets = {n.split(".")[0] for n in parse_stats(res.stdout)}
     assert {"6lowpan", "ipv6", "icmpv6", "zep"} <= sets, sets
     assert not {"udp", "tcp", "nib"} & sets, sets
     assert "\nfib " in res.stdout and "\nnib " not in res.stdout

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import HUB, NODE, stop_process, tshark_fields
+from conftest import HUB, NODE, parse_stats, stop_process, tshark_fields
 from wren.addr import addr, ll
 
 WREN_LL = "fe80::57:52ff:fe00:1"   # --id 1 on Ethernet: MAC 02:57:52:00:00:01
@@ -641,19 +641,7 @@ ZEP_SEND = ("import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_D
 
 def node_counters(node) -> dict[str, int]:
     """'set.counter' -> value from the shell's stats."""
-    out = node.run("stats\npktbuf", r"^packet buffer:")
-    values, current = {}, None
-    for line in out.splitlines():
-        m = re.match(r"^(\w+):(.*)$", line)
-        if m:
-            current, rest = m.group(1), m.group(2)
-        elif current and line.startswith("   "):
-            rest = line
-        else:
-            continue
-        for name, value in re.findall(r"(\w+) (\d+)", rest):
-            values[f"{current}.{name}"] = int(value)
-    return values
+    return parse_stats(node.run("stats\npktbuf", r"^packet buffer:"))
 
 
 def test_zep_hostile_iphc_is_counted_not_fatal(netns, wren_node):
