@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 import argparse
+import concurrent.futures
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -37,21 +38,35 @@ def sanitizer_report(text: str) -> str | None:
     return None
 
 
+#: Held while a buffered command's output is printed, so that commands run
+#: side by side (stage_fuzz) print theirs as whole blocks.
+_print_lock = threading.Lock()
+
+
 def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
-         cwd: Path | None = None, timeout: float | None = None) -> bool:
-    """Run @cmd, echoing its output (stdout and stderr merged) as it comes.
-    @return True if it exited 0 and printed no sanitizer report."""
-    print(f"$ {' '.join(str(c) for c in cmd)}", flush=True)
+         cwd: Path | None = None, timeout: float | None = None,
+         buffered: bool = False, ok_codes: Sequence[int] = (0,)) -> bool:
+    """Run @cmd, echoing its output (stdout and stderr merged) as it comes,
+    or, if @buffered, all at once when it ends (for commands run in parallel).
+    @return True if it exited with one of @ok_codes and printed no sanitizer
+    report."""
+    title = f"$ {' '.join(str(c) for c in cmd)}"
+    if not buffered:
+        print(title, flush=True)
     p = subprocess.Popen([str(c) for c in cmd], env={**os.environ, **(env or {})}, cwd=cwd,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     found: list[str] = []
+    kept: list[str] = [title + "\n"]
 
     def pump() -> None:
         assert p.stdout is not None
         for raw in p.stdout:
             line = raw.decode(errors="replace")
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            if buffered:
+                kept.append(line)
+            else:
+                sys.stdout.write(line)
+                sys.stdout.flush()
             if not found and sanitizer_report(line):
                 found.append(line.strip())
 
@@ -65,10 +80,14 @@ def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
         raise
     finally:
         reader.join()
+        if buffered:
+            with _print_lock:
+                sys.stdout.write("".join(kept))
+                sys.stdout.flush()
     if found:
         print(f"FAIL: sanitizer report in the output of {Path(str(cmd[0])).name}: {found[0]}",
               flush=True)
-    return rc == 0 and not found
+    return rc in ok_codes and not found
 
 
 def _sanitized(run: Callable[[Mapping[str, str]], bool], asan: str,
@@ -114,9 +133,22 @@ def stage_unit() -> bool:
 
 def _pytest(env: Mapping[str, str] | None = None, args: Sequence[object] = (),
             tests: Sequence[object] = (paths.ROOT / "tests/py",)) -> bool:
+    """pytest on @tests in two parts: the tests not marked realtime side by
+    side, one worker per CPU (pytest-xdist; a file's tests stay on one
+    worker, so module fixtures are made once), then the realtime ones
+    (wall-clock bound: real processes, ZEP, TAP; tests/py/conftest.py marks
+    them) alone, so that the other tests' load cannot make them late."""
     py = paths.ROOT / ".venv/bin/python"
-    return _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, *tests],
-                env={"PYTHONPATH": str(paths.ROOT / "python"), **(env or {})})
+    env = {"PYTHONPATH": str(paths.ROOT / "python"), **(env or {})}
+    jobs = os.cpu_count() or 1
+    common = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15", *args]
+    parallel = ["-n", str(jobs), "--dist", "loadfile"] if jobs > 1 else []
+    ok = True
+    for part, extra in (("not realtime", parallel), ("realtime", [])):
+        print(f"--- pytest: tests {part}", flush=True)
+        # pytest's exit status 5: no test was selected (every one deselected)
+        ok &= _run([py, *common, *extra, "-m", part, *tests], env=env, ok_codes=(0, 5))
+    return ok
 
 
 def stage_python() -> bool:
@@ -149,22 +181,30 @@ def stage_sanitizers() -> bool:
     return ok
 
 
-def stage_fuzz(seconds: int, tree: Path | None = None, fuzz_dir: Path | None = None) -> bool:
+def stage_fuzz(seconds: int, tree: Path | None = None, fuzz_dir: Path | None = None,
+               jobs: int | None = None) -> bool:
     """Each fuzz target (fuzz_*.c in @fuzz_dir, built in @tree; by default
-    wren's, built now) for @seconds on its corpus."""
+    wren's, built now) for @seconds on its corpus, @jobs targets at a time
+    (default: one per CPU; each target is one single-threaded process)."""
     tree = tree or build.fuzz()
     fuzz_dir = fuzz_dir or paths.ROOT / "fuzz"
-    ok = True
-    for target in sorted(fuzz_dir.glob("fuzz_*.c")):
+    jobs = jobs or os.cpu_count() or 1
+
+    def one(target: Path) -> bool:
         name = target.stem
         corpus = fuzz_dir / "corpus" / name.removeprefix("fuzz_")
         with tempfile.TemporaryDirectory() as work:
             dirs: list[object] = [work] + ([corpus] if corpus.is_dir() else [])
-            ok &= _sanitized(lambda env: _run([tree / name, f"-max_total_time={seconds}",
-                                               "-print_final_stats=1",
-                                               f"-artifact_prefix={work}/", *dirs], env=env),
-                             "detect_leaks=1")
-    return ok
+            return _sanitized(lambda env: _run([tree / name, f"-max_total_time={seconds}",
+                                                "-print_final_stats=1",
+                                                f"-artifact_prefix={work}/", *dirs], env=env,
+                                               buffered=jobs > 1),
+                              "detect_leaks=1")
+
+    targets = sorted(fuzz_dir.glob("fuzz_*.c"))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(one, targets))
+    return all(results)
 
 
 def stage_cortexm() -> bool:

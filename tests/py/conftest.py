@@ -16,6 +16,12 @@ fails:
   wren_node         a factory of wren-node processes (WrenNode), killed and
                     waited for
 
+Tests that run against the wall clock (real processes, ZEP, TAP: any test
+using host_ok, host_procs or wren_node, and modules marked realtime) get the
+marker `realtime`; ./wren test runs the others side by side (pytest-xdist)
+and these afterwards, alone, so that load from other tests cannot make them
+miss their deadlines.
+
 WREN_BUILD selects the build tree (wren-node, wren-zep-hub and, unless
 WREN_LIB names one, libwren_sim.so): see python/wren/paths.py.
 """
@@ -53,6 +59,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if rep.when == "call":
         item.stash[_CALL_FAILED] = rep.failed
     return rep
+
+
+#: Fixtures that make a test wall-clock bound (see the module docstring).
+_REALTIME_FIXTURES = {"host_ok", "host_procs", "wren_node"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "realtime: runs against the wall clock; "
+                            "./wren test runs it alone, after the parallel part")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _REALTIME_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.realtime)
 
 
 def call_failed(request: pytest.FixtureRequest) -> bool:

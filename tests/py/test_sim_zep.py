@@ -17,6 +17,9 @@ import pytest
 from wren.addr import addr, eui64_str, ll
 from wren.lib import Sim
 
+#: wall-clock bound: ./wren test runs these alone (conftest)
+pytestmark = pytest.mark.realtime
+
 PREFIX = "2001:db8:5::"
 LIVE_ID = 100
 LIVE_GLOBAL = addr(PREFIX, LIVE_ID)  # wren-node --id 100 and sim node 1: the same EUI-64 rule

@@ -33,6 +33,9 @@ import pytest
 from conftest import HUB, tshark_fields
 from wren.addr import eui64, ll
 
+#: wall-clock bound: ./wren test runs these alone (conftest)
+pytestmark = pytest.mark.realtime
+
 OCTET_NS = 32_000
 SHR_PHR = 6
 TURNAROUND_NS = 192_000      # aTurnaroundTime, 12 symbols
