@@ -160,6 +160,23 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
             r = o;
         }
     }
+    /* every slot busy: the datagram idle longest goes if it has been idle
+     * CONFIG_WREN_SIXLOWPAN_IDLE_MS (its sender moved on: a fragment was
+     * lost), else the new one is refused and the slots are left alone */
+    uint64_t now = wren_node_now(lp->node);
+    struct wren_sixlowpan_reass *idle = NULL;
+    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
+        struct wren_sixlowpan_reass *o = &lp->reass[i];
+        if (o->last + (uint64_t)CONFIG_WREN_SIXLOWPAN_IDLE_MS * 1000u <= now &&
+            (idle == NULL || o->last < idle->last)) {
+            idle = o;
+        }
+    }
+    if (r == NULL && idle != NULL) {
+        lp->stats.frag_evicted++;
+        slot_free(lp, idle);
+        r = idle;
+    }
     if (r == NULL) {
         lp->stats.frag_drop_full++;
         return NULL;
@@ -261,6 +278,7 @@ void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     default:
         break;
     }
+    r->last = wren_node_now(lp->node);
     memcpy(r->dg->data + off, hdr, hdr_len);
     memcpy(r->dg->data + off + hdr_len, data, dlen);
     if (f.first && res.udp && res.udp_csum_elided) {

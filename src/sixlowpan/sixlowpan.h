@@ -45,6 +45,13 @@
 #ifndef CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS
 #define CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS 50
 #endif
+/** A datagram that got no fragment for this long while every slot is taken
+ *  is given up for a new one (the one idle longest first): a sender's
+ *  fragments come back to back, so such a half datagram lost one, and
+ *  holding it until the timeout would refuse every other datagram. */
+#ifndef CONFIG_WREN_SIXLOWPAN_IDLE_MS
+#define CONFIG_WREN_SIXLOWPAN_IDLE_MS 1000
+#endif
 #ifndef CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS
 #define CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS 10000
 #endif
@@ -67,6 +74,7 @@ _Static_assert(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS >= 1,
     C(frag_drop_hdr)        /* fragment header that does not parse */                                               \
     C(frag_timeout)         /* datagrams that never completed */                                                    \
     C(frag_superseded)      /* unfinished datagrams given up for their sender's next one */                         \
+    C(frag_evicted)         /* unfinished datagrams idle for CONFIG_WREN_SIXLOWPAN_IDLE_MS given up for a new one */ \
     C(tx_datagrams)                                                                                                 \
     C(tx_frags)             /* fragments sent */                                                                    \
     C(tx_drop_bad)          /* malformed request from IPv6 */                                                       \
@@ -79,6 +87,7 @@ struct wren_sixlowpan_stats {
 struct wren_sixlowpan_reass {
     struct wren_snip *dg;        /**< the datagram being filled; NULL: slot free */
     uint64_t deadline;
+    uint64_t last;               /**< when the last fragment of it came */
     uint16_t tag;
     uint16_t size;
     uint16_t got;                /**< bytes received so far */

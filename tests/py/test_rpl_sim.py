@@ -433,7 +433,10 @@ def test_rpl_parent_switched_off_children_find_another(sim_factory, mode, of, se
     assert ping(s, 0, st[3]["addr"]) == 3
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+# seeds 27 and 28: non-storing, both reassembly slots of the router on the
+# root's new path were held by the children's half datagrams for 10 s and
+# every echo of the root was refused (6LoWPAN now evicts an idle one)
+@pytest.mark.parametrize("seed", SEEDS + [27, 28])
 @pytest.mark.parametrize("mode", ["storing", "non-storing"])
 def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
     """In the 14-node lossy mesh, the router most nodes have as preferred

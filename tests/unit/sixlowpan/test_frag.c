@@ -337,6 +337,45 @@ TEST(test_reass__same_sender_next_datagram_supersedes_an_old_one)
     FX_CLEAN(1000);
 }
 
+/* Two half datagrams hold both slots (their senders lost a fragment and
+ * moved on): a third sender's datagram is refused while they are fresh and
+ * takes the slot idle longest once it has been idle
+ * CONFIG_WREN_SIXLOWPAN_IDLE_MS, not before; a datagram still receiving
+ * fragments keeps its slot. (Seen on a router in the RPL simulation: both
+ * slots held by a ping storm's half datagrams for 10 s, every echo of the
+ * root refused.) */
+TEST(test_reass__idle_half_datagram_is_evicted_for_a_new_one)
+{
+    CHECK_EQ(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS, 2);
+    CHECK(CONFIG_WREN_SIXLOWPAN_IDLE_MS < CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS);
+    const uint64_t idle_us = (uint64_t)CONFIG_WREN_SIXLOWPAN_IDLE_MS * 1000u;
+    dgram(600, 11);
+    frag(0x10, 600, 1, 0, CHUNK); /* A: first fragment, then nothing */
+    fx_run_us(idle_us / 2);
+    frag(0x11, 600, 1, 0, CHUNK); /* B: half a period later */
+    frag(0x12, 600, 1, 0, CHUNK); /* C: refused, A is not idle long enough */
+    CHECK_LP(.rx_frames = 3, .frag_rx = 3, .frag_drop_full = 1);
+    fx_run_us(idle_us / 2 - 10); /* each frame above took 1 us */
+    frag(0x12, 600, 1, 0, CHUNK); /* still a few microseconds short for A */
+    CHECK_LP(.rx_frames = 4, .frag_rx = 4, .frag_drop_full = 2);
+    fx_run_us(10);
+    frag(0x11, 600, 1, CHUNK, CHUNK); /* B moves on: its slot is fresh again */
+    frags_from(0x12, 600, 1, 0);      /* C takes A's slot (idle longest) */
+    CHECK_LP(.rx_frames = 11, .frag_rx = 11, .frag_drop_full = 2, .frag_evicted = 1,
+             .frag_reassembled = 1);
+    check_up(1, 600);
+    /* B's datagram was not touched: it completes */
+    frags_from(0x11, 600, 1, 2 * CHUNK);
+    check_up(2, 600);
+    /* A's remaining fragments start a datagram of their own that never
+     * completes; it times out, nothing leaks */
+    frag(0x10, 600, 1, CHUNK, CHUNK);
+    fx_run_us(TIMEOUT_US + 10);
+    CHECK_LP(.rx_frames = 16, .frag_rx = 16, .frag_drop_full = 2, .frag_evicted = 1,
+             .frag_reassembled = 2, .frag_timeout = 1);
+    FX_CLEAN(1000);
+}
+
 /* RFC 6282 4.3.2: a UDP checksum elided by the sender is computed by the
  * receiver, over the whole reassembled datagram (a receiver with the IP
  * stack: UDP verifies it); UDP delivers such a datagram only to a socket
@@ -523,6 +562,7 @@ int main(void)
         FX_TEST_SETUP(test_decompress__failed_iphc_reads_nothing_of_the_result, setup),
         FX_TEST_SETUP(test_reass__slots_exhausted_then_timeout_frees_them, setup),
         FX_TEST_SETUP(test_reass__same_sender_next_datagram_supersedes_an_old_one, setup),
+        FX_TEST_SETUP(test_reass__idle_half_datagram_is_evicted_for_a_new_one, setup),
         FX_TEST_SETUP(test_reass__elided_udp_checksum_is_computed_over_the_datagram, setup_ip),
         FX_TEST_SETUP(test_udp__elided_checksum_is_dropped_and_counted_unless_the_socket_asks,
                       setup_ip),
