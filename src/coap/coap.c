@@ -827,6 +827,18 @@ static void obs_flush(struct wren_coap *c)
     }
 }
 
+int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
+                            uint16_t ack_random_permille, uint8_t max_retransmit)
+{
+    if (ack_timeout_ms == 0 || ack_random_permille < 1000) {
+        return -EINVAL;
+    }
+    c->ack_timeout_ms = ack_timeout_ms;
+    c->ack_random_permille = ack_random_permille;
+    c->max_retransmit = max_retransmit;
+    return 0;
+}
+
 void wren_coap_set_obs_con_ms(struct wren_coap *c, uint32_t ms)
 {
     c->obs_con_ms = ms;
@@ -950,7 +962,8 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         } else {
             c->stats.rx_rst++;
         }
-        if (!obs_input(c, &m, from) && !wren_coap_client_input(c, &m, from)) {
+        if (!obs_input(c, &m, from) &&
+            !(CONFIG_WREN_COAP_CLIENT && wren_coap_client_input(c, &m, from))) {
             c->stats.rx_drop_unmatched++;
         }
         return;
@@ -965,7 +978,7 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         return;
     }
     uint8_t cls = COAP_CODE_CLASS(m.code);
-    if (cls >= 2 && cls <= 5 && wren_coap_client_input(c, &m, from)) {
+    if (CONFIG_WREN_COAP_CLIENT && cls >= 2 && cls <= 5 && wren_coap_client_input(c, &m, from)) {
         return;
     }
     if (cls != 0) {
@@ -1070,7 +1083,9 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
         return rc;
     }
     wren_sock_udp_set_cb(&c->sock, sock_cb, c);
-    wren_coap_client_init(c);
+    c->ack_timeout_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS;
+    c->ack_random_permille = CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE;
+    c->max_retransmit = CONFIG_WREN_COAP_MAX_RETRANSMIT;
     c->obs_con_ms = CONFIG_WREN_COAP_OBS_CON_MS;
     if (CONFIG_WREN_COAP_DEFAULT_RESOURCES) {
         wren_coap_default_resources(c);
@@ -1080,7 +1095,9 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
 
 void wren_coap_stop(struct wren_coap *c)
 {
-    wren_coap_client_stop(c);
+    if (CONFIG_WREN_COAP_CLIENT) {
+        wren_coap_client_stop(c);
+    }
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
         if (c->obs[i].used) {
             obs_free(&c->obs[i]);

@@ -101,6 +101,11 @@
 #define CONFIG_WREN_COAP_PATTERN_LEN 16384u
 #endif
 
+/** Build the client (wren_coap_request() and the responses it waits for);
+ *  0: a server only, and --gc-sections drops src/coap/coap_client.c. */
+#ifndef CONFIG_WREN_COAP_CLIENT
+#define CONFIG_WREN_COAP_CLIENT 1
+#endif
 /** Client requests outstanding at once. */
 #ifndef CONFIG_WREN_COAP_CLIENT_XCHG
 #define CONFIG_WREN_COAP_CLIENT_XCHG 2

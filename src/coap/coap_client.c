@@ -15,25 +15,6 @@ enum { XS_WAIT_ACK = 0, XS_WAIT_RESP = 1 };
 static int rebuild(struct wren_coap_xchg *x, int32_t block2, int32_t block1, bool new_mid);
 static int32_t b1_value(const struct wren_coap_xchg *x, uint32_t num);
 
-int wren_coap_set_tx_params(struct wren_coap *c, uint32_t ack_timeout_ms,
-                            uint16_t ack_random_permille, uint8_t max_retransmit)
-{
-    if (ack_timeout_ms == 0 || ack_random_permille < 1000) {
-        return -EINVAL;
-    }
-    c->ack_timeout_ms = ack_timeout_ms;
-    c->ack_random_permille = ack_random_permille;
-    c->max_retransmit = max_retransmit;
-    return 0;
-}
-
-void wren_coap_client_init(struct wren_coap *c)
-{
-    c->ack_timeout_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS;
-    c->ack_random_permille = CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE;
-    c->max_retransmit = CONFIG_WREN_COAP_MAX_RETRANSMIT;
-}
-
 /* RFC 7252 4.8.2: MAX_TRANSMIT_WAIT, how long a NON (or a separate
  * response) is waited for: ACK_TIMEOUT * (2^(MAX_RETRANSMIT + 1) - 1) *
  * ACK_RANDOM_FACTOR */

@@ -8,9 +8,6 @@
 /** Handle the datagram of @p n bytes in c->rx from @p from. */
 void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from);
 
-/** Set the client's defaults (src/coap/coap_client.c). */
-void wren_coap_client_init(struct wren_coap *c);
-
 /** Hand an ACK, RST or response to the client. @return whether it matched a request. */
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from);
