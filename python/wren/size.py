@@ -449,7 +449,8 @@ def records_and_print(out: Callable[[str], object] = print,
     coap, _ = image_report("coap")
     coap_rom, coap_ram = coap["CoAP"]["rom"], coap["CoAP"]["ram"]
     st = coap_state_bytes()
-    out(f"CoAP server only (observe, Block2, Block1, duplicate cache, link format; no client) "
+    out(f"CoAP server only (observe, Block2, duplicate cache, link format; no client, no "
+        f"Block1 uploads) "
         f"adds {srv_rom} bytes of ROM and {srv['CoAP']['ram']} of RAM (256-byte messages)")
     out(f"CoAP (server with default resources, Block1/Block2 both ways, observe, client) "
         f"adds {coap_rom} bytes of ROM and {coap_ram} of RAM (two "
@@ -463,7 +464,8 @@ def records_and_print(out: Callable[[str], object] = print,
          "anchor": "RIOT gcoap + nanocoap with server-side observe: 2,901 bytes of text on "
                    "Cortex-M0+ (its authors' figure). wren's is Cortex-M3 -Os and also has what "
                    "gcoap's server lacks: a duplicate cache replaying responses (RFC 7252 4.5), "
-                   "Block2 windows of any representation and atomic Block1 uploads (RFC 7959), "
+                   "Block2 windows of any representation (RFC 7959); like gcoap it leaves "
+                   "Block1 bodies out (CONFIG_WREN_COAP_BLOCK1=0: 4.13), "
                    "CON notifications retransmitted and observers dropped on timeout or RST, "
                    "4.02/4.06/5.05 option rules; application handlers not counted"},
         {"name": "rom_coap_full_bytes", "value": coap_rom, "unit": "bytes", "better": "lower",

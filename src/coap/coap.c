@@ -223,36 +223,30 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
                                           uint32_t *wait_s)
 {
     uint32_t now = now_ms(c);
-    struct wren_coap_dedup *oldest = NULL, *mine = NULL, *ended = NULL, *idem = NULL;
+    struct wren_coap_dedup *best = NULL;
+    unsigned best_rank = 4;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
         struct wren_coap_dedup *d = &c->dedup[i];
         if (!dedup_live(d, now)) {
             return d;
         }
-        uint32_t age = now - d->t_ms;
-        if (!oldest || age > now - oldest->t_ms) {
-            oldest = d;
-        }
-        if (d->idempotent && (!idem || (int32_t)(idem->seq - d->seq) > 0)) {
-            idem = d;
-        }
-        if (same_ep(d, ep->addr, ep->port) && (!mine || (int32_t)(mine->seq - d->seq) > 0)) {
-            mine = d;
-        }
-        for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP; k++) {
+        /* 0: @p ep's own, 1: its endpoint has a newer one, 2: idempotent, 3: other */
+        unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent ? 2 : 3;
+        for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP && rank > 1; k++) {
             const struct wren_coap_dedup *e = &c->dedup[k];
-            if (k != i && same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0 &&
-                (!ended || (int32_t)(ended->seq - d->seq) > 0)) {
-                ended = d;
+            if (same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0) {
+                rank = 1;
             }
         }
+        /* the oldest of the best rank (storing order is time order) */
+        if (rank < best_rank || (rank == best_rank && (int32_t)(best->seq - d->seq) > 0)) {
+            best = d;
+            best_rank = rank;
+        }
     }
-    if (mine || ended || idem) {
-        return mine ? mine : ended ? ended : idem;
-    }
-    uint32_t age = now - oldest->t_ms;
-    if (age >= CONFIG_WREN_COAP_DEDUP_EVICT_MS) {
-        return oldest;
+    uint32_t age = now - best->t_ms;
+    if (best_rank < 3 || age >= CONFIG_WREN_COAP_DEDUP_EVICT_MS) {
+        return best;
     }
     *wait_s = (CONFIG_WREN_COAP_DEDUP_EVICT_MS - age + 999u) / 1000u;
     return NULL;
@@ -391,7 +385,7 @@ static struct wren_coap_block1 *block1_slot(struct wren_coap *c,
 {
     uint32_t now = now_ms(c);
     struct wren_coap_block1 *free_slot = NULL;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_BLOCK1; i++) {
+    for (unsigned i = 0; i < sizeof(c->block1) / sizeof(c->block1[0]); i++) {
         struct wren_coap_block1 *u = &c->block1[i];
         if (!block1_live(u, now)) {
             if (!free_slot) {
@@ -423,7 +417,7 @@ static uint8_t block1_check(struct wren_coap *c, const struct wren_coap_resource
         c->stats.req_bad_option++;
         return COAP_CODE_BAD_OPTION;
     }
-    if (!r->block1) {
+    if (!CONFIG_WREN_COAP_BLOCK1 || !r->block1) {
         if (b1->num == 0 && !b1->more) {
             return 0; /* the whole body in one block */
         }
@@ -564,7 +558,7 @@ static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
         mt->blk.more = resp->pos > resp->off + plen;
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&mt->blk));
     }
-    if (mt->has_b1 && COAP_CODE_CLASS(resp->code) == 2) {
+    if (CONFIG_WREN_COAP_BLOCK1 && mt->has_b1 && COAP_CODE_CLASS(resp->code) == 2) {
         /* RFC 7959 2.5: the block acknowledged (M: the server waits for more) */
         mt->b1.more = resp->code == COAP_CODE_CONTINUE;
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK1, (uint32_t)wren_coap_block_encode(&mt->b1));
@@ -653,7 +647,7 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
                 resp.code = err;
                 r = NULL;
             } else {
-                has_b1 = r->block1;
+                has_b1 = CONFIG_WREN_COAP_BLOCK1 && r->block1;
             }
         }
         if (r) {
@@ -679,7 +673,7 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
                     obs_remove(c, from, m->token, m->tkl);
                 }
             }
-            if (up) {
+            if (CONFIG_WREN_COAP_BLOCK1 && up) {
                 /* the upload goes on after a 2.31, ends after anything else */
                 if (req.block_more && resp.code == COAP_CODE_CONTINUE) {
                     up->next++;

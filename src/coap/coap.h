@@ -125,7 +125,8 @@
 #define CONFIG_WREN_COAP_MAX_RETRANSMIT 4u
 #endif
 
-/** Block1 uploads the server follows at once (one per endpoint and resource). */
+/** Block1 uploads the server follows at once (one per endpoint and resource);
+ *  0: the server takes no bodies in several blocks (4.13, RFC 7959 2.9.3). */
 #ifndef CONFIG_WREN_COAP_BLOCK1
 #define CONFIG_WREN_COAP_BLOCK1 2
 #endif
@@ -388,7 +389,7 @@ struct wren_coap {
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
-    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1];
+    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
     struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
     uint32_t obs_seq;            /**< the latest Observe sequence number */
     uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
