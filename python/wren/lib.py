@@ -76,6 +76,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
                                   POINTER(c_uint64), c_int]),
     "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
     "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
+    "wren_sim_rpl_routes": (c_int, [c_void_p, c_uint32, c_uint32]),
     "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
     "wren_sim_shell_output": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
     "wren_sim_inject": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
@@ -306,6 +307,12 @@ class Sim:
 
     def bytes_per_node(self) -> int:
         return int(self.lib.wren_sim_bytes_per_node(self.h))
+
+    def rpl_routes(self, node: int, n: int) -> None:
+        """Give @node's RPL a route table of @n entries (before it takes a
+        role): a non-storing root needs one per node of its DODAG, a storing
+        router one per node below it."""
+        _check(self.lib.wren_sim_rpl_routes(self.h, node, n), f"rpl_routes node {node}")
 
     def pktbufs_clean(self) -> bool:
         """Whether every node's packet buffer is empty and consistent."""

@@ -228,6 +228,13 @@ class Rpl(Table):
     mode: Literal["storing", "non-storing"] = spec("storing")
     objective: Literal["of0", "mrhof"] = spec("of0")
     instance: int = spec(0, lo=0, hi=127)
+    # route tables given to RPL (wren_sim_rpl_routes): a root's holds a
+    # route to every node of its DODAG (default: one per node of the
+    # scenario, so a whole DODAG never fills it); a
+    # router's holds the nodes below it in storing mode (default: the table
+    # built into every node, CONFIG_WREN_RPL_ROUTES)
+    root_routes: int | None = spec(None, lo=1, hi=65535, unit="routes")
+    routes: int | None = spec(None, lo=1, hi=65535, unit="routes")
 
 
 @dataclass(kw_only=True)
@@ -582,6 +589,15 @@ def _check_rpl(r: Rpl, ctx: _Ctx) -> None:
                                             "e.g. 2001:db8::/64")
 
 
+def rpl_tables(sim: Sim, r: Rpl, n: int) -> None:
+    """Give RPL its route tables (before the roles): each root one of
+    `root_routes` (default n), each router one of `routes` if given."""
+    for node in range(n):
+        size = (r.root_routes or n) if node in r.root else r.routes
+        if size and node not in r.leaves:
+            sim.rpl_routes(node, size)
+
+
 def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
     """The [rpl] table as shell commands at time 0, node by node."""
     out = []
@@ -726,6 +742,9 @@ def _populate(sim: Sim, sc: Scenario) -> None:
         if radio.channel is not None:
             with _at(radio.where, f"channel of node {node}"):
                 sim.set_channel(node, radio.channel)
+    if sc.rpl is not None:
+        with _at(sc.rpl.where, "route tables"):
+            rpl_tables(sim, sc.rpl, n)
     for app in sc.apps:
         for node in _ids(app.nodes, n):
             with _at(app.where, f"{app.kind} on node {node}"):
@@ -794,6 +813,10 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
         shell_out[i].append(sim.output(i))
     nodes: list[dict[str, Any]] = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
              for i in range(sim.node_count)]
+    for nd in nodes:
+        tables = rpl_tables_state(nd["counters"])
+        if tables is not None:
+            nd["rpl"] = tables
     totals: dict[str, int] = {}
     for nd in nodes:
         for k, v in nd["counters"].items():
@@ -814,6 +837,21 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
 
 
 # ---- results ------------------------------------------------------------
+
+def rpl_tables_state(c: Mapping[str, int]) -> dict[str, Any] | None:
+    """RPL's tables from a node's gauges: {"routes": used, "routes_size": n,
+    "routes_full": bool, "parents": .., "parents_size": .., "parents_full":
+    ..}, or None for a node without RPL. Full means the next DAO target or
+    candidate parent is refused (rpl.routes_full / rpl.parents_full count
+    those refusals)."""
+    if "rpl.routes_size" not in c:
+        return None
+    out: dict[str, Any] = {}
+    for t in ("routes", "parents"):
+        used, size = c[f"rpl.{t}_used"], c[f"rpl.{t}_size"]
+        out.update({t: used, f"{t}_size": size, f"{t}_full": used >= size})
+    return out
+
 
 def duty(c: Mapping[str, int]) -> float:
     """The radio's duty cycle: the fraction of time it was on."""
@@ -871,6 +909,12 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
               file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
+    for t in ("routes", "parents"):
+        full = [f"{nd['id']} ({nd['rpl'][t]}, {nd['counters'].get(f'rpl.{t}_full', 0)} refused)"
+                for nd in result["nodes"] if nd.get("rpl", {}).get(f"{t}_full")]
+        if full:
+            print(f"RPL {t[:-1]} table full on node (entries, refusals): {', '.join(full)}",
+                  file=out)
     for f in result.get("failed_commands", []):
         print(f"command failed on node {f['node']} at {f['at']:g} s: {f['cmd']} "
               f"({f['result']})", file=out)

@@ -9,7 +9,10 @@
 #include "core/byteorder.h"
 #include "stack/modules.h"
 #include "stack/stack.h"
+#include "icmpv6/icmpv6.h"
 #include "net/netapi.h"
+#include "net/netreg.h"
+#include "rpl/rpl.h"
 
 #include "sim/zep_bridge.h"
 
@@ -44,6 +47,7 @@ void wren_sim_free(struct wren_sim *s)
         free(s->nodes[i]->modules);
         free(s->nodes[i]->out);
         free(s->nodes[i]->tcp_app);
+        free(s->nodes[i]->rpl_routes);
         free(s->nodes[i]);
     }
     free(s->nodes);
@@ -413,6 +417,32 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     /* the raw traffic application every sim node has */
     collect(&c, &wren_rawgen_counters, "", &sn->app.stats);
     return c.n;
+}
+
+int wren_sim_rpl_routes(struct wren_sim *s, uint32_t id, uint32_t n)
+{
+    struct wren_sim_node *sn = get(s, id);
+    if (sn == NULL || n == 0 || n > 0xffff) {
+        return -EINVAL;
+    }
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(&sn->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    if (e == NULL) {
+        return -ENODEV;
+    }
+    struct wren_rpl_route_mem m = { calloc(n, sizeof(struct wren_rpl_route)), n };
+    if (m.mem == NULL) {
+        return -ENOMEM;
+    }
+    int res = wren_netapi_set(&sn->node, e->module, WREN_NETOPT_RPL_ROUTE_MEM, 0, &m, sizeof(m));
+    if (res < 0) {
+        free(m.mem);
+        return res;
+    }
+    free(sn->rpl_routes); /* the module no longer uses it */
+    sn->rpl_routes = m.mem;
+    s->bytes += (size_t)n * sizeof(struct wren_rpl_route);
+    return 0;
 }
 
 size_t wren_sim_bytes_per_node(const struct wren_sim *s)

@@ -38,6 +38,7 @@ struct wren_sim_node {
     struct wren_shell shell;
     struct wren_rawgen app;
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
+    void *rpl_routes;       /**< RPL's route table, when given one (wren_sim_rpl_routes) */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -197,6 +198,19 @@ int wren_sim_run_realtime(struct wren_sim *s, uint64_t duration_us);
  *         without a bridge.
  */
 int wren_sim_zep_counters(struct wren_sim *s, const char **names, uint64_t *values, int max);
+
+/**
+ * @brief Give node @p id's RPL module (its first 802.15.4 interface's) a
+ *        route table of @p n entries, allocated here once (before the node
+ *        takes a role, not on the data path) and freed with the simulation:
+ *        a non-storing root needs one per node of its DODAG, a storing
+ *        router one per node below it; the built-in table
+ *        (CONFIG_WREN_RPL_ROUTES) is for routers of small subtrees.
+ *        Counted in wren_sim_bytes_per_node().
+ * @return 0; -EINVAL (no such node, n not 1..65535), -ENODEV (no RPL),
+ *         -EBUSY (RPL has a role), -ENOMEM.
+ */
+int wren_sim_rpl_routes(struct wren_sim *s, uint32_t id, uint32_t n);
 
 /** @brief Whether every node's packet buffer is empty and consistent. */
 int wren_sim_pktbufs_clean(const struct wren_sim *s);

@@ -8,10 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/** Routes a node can hold: static ones and those a routing protocol
- *  installs (RPL in storing mode: one per node below, CONFIG_WREN_RPL_ROUTES). */
+/** Routes a node can hold: static ones and a default route (RPL's via the
+ *  preferred parent; its downward routes stay in RPL's own table, which IPv6
+ *  asks with GET WREN_NETOPT_RPL_ROUTE). */
 #ifndef CONFIG_WREN_FIB_ENTRIES
-#define CONFIG_WREN_FIB_ENTRIES 20
+#define CONFIG_WREN_FIB_ENTRIES 4
 #endif
 _Static_assert(CONFIG_WREN_FIB_ENTRIES >= 1, "a default route at least");
 

@@ -346,6 +346,26 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
+/* RPL's downward route to @p dst (storing mode: RPL keeps those routes in
+ * its own table, sized apart from the FIB): GET WREN_NETOPT_RPL_ROUTE of the
+ * module taking ICMPv6 type 155 fills @p rr with the interface, the prefix
+ * length and the next hop. Returns whether there is one. */
+static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
+{
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return false;
+    }
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    for (; e; e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e)) {
+        wren_ipv6_addr_copy(rr, dst);
+        if (wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_ROUTE, 0, rr, 18) == 18) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
  * removed), out of the right interface; @p pinned is 0 or a forced interface.
  * A forwarded packet that cannot go gets an ICMPv6 error instead. */
@@ -359,10 +379,17 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
-    if (r && pinned && r->if_id != pinned) {
+    uint8_t rr[18]; /* RPL's downward route: interface, prefix length, next hop */
+    if (!link_scope && rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
+        (!pinned || rr[0] == pinned) && if_get(ip, rr[0])) {
+        ifc = if_get(ip, rr[0]);
+        next_hop = rr + 2;
+    } else if (r && pinned && r->if_id != pinned) {
         r = NULL; /* the pinned interface wins; its destination is on-link */
     }
-    if (r) {
+    if (ifc) {
+        /* RPL's route */
+    } else if (r) {
         ifc = if_get(ip, r->if_id);
         if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
             next_hop = r->next_hop;

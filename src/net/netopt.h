@@ -104,6 +104,16 @@ enum wren_netopt {
     WREN_NETOPT_RPL_RPI_FWD,       /**< GET, asked by IPv6 forwarding a datagram with an RPI:
                                         in: uint8_t[16] destination, the 4 RPI bytes; out:
                                         the RPI bytes to write back; -ELOOP: drop it */
+    WREN_NETOPT_RPL_ROUTE,         /**< GET, asked by IPv6 routing a datagram (originated or
+                                        forwarded): in: uint8_t[16] destination; out:
+                                        uint8_t interface, uint8_t prefix length, uint8_t[16]
+                                        next hop (a storing-mode downward route; the longer
+                                        of it and the FIB's match wins); -ENOENT: none */
+    WREN_NETOPT_RPL_ROUTE_MEM,     /**< SET (role off only): struct wren_rpl_route_mem, the
+                                        caller's memory for the route table (a root's source
+                                        routes, a storing router's routes) instead of the
+                                        CONFIG_WREN_RPL_ROUTES built in; mem NULL: back to
+                                        the built-in table. -EBUSY with a role */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

@@ -347,7 +347,7 @@ static void select_parent(struct wren_rpl *rpl)
          * of the nodes below us yet; every route we hold goes up again (an
          * ancestor that held one through our old parent takes it from the
          * new path, same path sequence, 9.2.2) */
-        for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < CONFIG_WREN_RPL_ROUTES; i++) {
+        for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
             if (rpl->routes[i].plen) {
                 rpl->routes[i].flags = RT_DIRTY;
             }
@@ -647,10 +647,10 @@ static void rpl_tick(struct wren_timer *t, void *arg)
     if (rpl->role == WREN_RPL_OFF) {
         return;
     }
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
-            wren_rpl_route_drop(rpl, r);
+            memset(r, 0, sizeof(*r));
             rpl->stats.route_expired++;
         }
     }
@@ -818,6 +818,23 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     return 0;
 }
 
+int wren_rpl_set_route_mem(struct wren_rpl *rpl, struct wren_rpl_route *mem, uint32_t n)
+{
+    if (rpl->role != WREN_RPL_OFF) {
+        return -EBUSY; /* routes in use (stop() forgot them when the role went off) */
+    }
+    if (mem == NULL) {
+        mem = rpl->own_routes;
+        n = CONFIG_WREN_RPL_ROUTES;
+    } else if (n == 0 || n > 0xffff) {
+        return -EINVAL;
+    }
+    rpl->routes = mem;
+    rpl->n_routes = (uint16_t)n;
+    wren_rpl_clear_routes(rpl);
+    return 0;
+}
+
 int wren_rpl_global_repair(struct wren_rpl *rpl)
 {
     if (rpl->role != WREN_RPL_ROOT) {
@@ -848,8 +865,22 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
     (void)ctx;
     struct wren_rpl *rpl = (struct wren_rpl *)self;
     switch (opt) {
-    case WREN_NETOPT_STATS:
+    case WREN_NETOPT_STATS: {
+        /* the gauges: a table is full when used = size */
+        unsigned n = 0;
+        for (unsigned i = 0; i < rpl->n_routes; i++) {
+            n += rpl->routes[i].plen != 0;
+        }
+        rpl->stats.routes_used = n;
+        rpl->stats.routes_size = rpl->n_routes;
+        n = 0;
+        for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+            n += rpl->parents[i].used != 0;
+        }
+        rpl->stats.parents_used = n;
+        rpl->stats.parents_size = CONFIG_WREN_RPL_PARENTS;
         return wren_netopt_put(val, max, &rpl->stats, sizeof(rpl->stats));
+    }
     case WREN_NETOPT_IF_ID:
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
@@ -858,6 +889,14 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:
         return max < 20 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
+    case WREN_NETOPT_RPL_ROUTE: {
+        uint8_t dst[16];
+        if (max < 18) {
+            return -EOVERFLOW;
+        }
+        memcpy(dst, val, 16);
+        return wren_rpl_route_lookup(rpl, dst, val);
+    }
     case WREN_NETOPT_RPL_SRH: {
         uint8_t dst[16];
         if (max < 16) {
@@ -877,6 +916,14 @@ static int rpl_set(struct wren_node *node, struct wren_module *self, uint16_t op
     (void)node;
     (void)ctx;
     struct wren_rpl *rpl = (struct wren_rpl *)self;
+    if (opt == WREN_NETOPT_RPL_ROUTE_MEM) {
+        struct wren_rpl_route_mem m;
+        if (len != sizeof(m)) {
+            return -EINVAL;
+        }
+        memcpy(&m, val, sizeof(m));
+        return wren_rpl_set_route_mem(rpl, m.mem, m.n);
+    }
     if (opt != WREN_NETOPT_RPL_ROLE) {
         return -ENOTSUP;
     }
@@ -922,6 +969,8 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     rpl->pref = -1;
     rpl->rank = RPL_INFINITE_RANK;
     rpl->lowest_rank = RPL_INFINITE_RANK;
+    rpl->routes = rpl->own_routes;
+    rpl->n_routes = CONFIG_WREN_RPL_ROUTES;
     if (wren_netif_get(node, if_id) == NULL) {
         return -ENODEV;
     }

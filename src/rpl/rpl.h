@@ -16,7 +16,9 @@
  * - router: joins the best DODAG it hears, takes an address from the DIO's
  *   prefix (A flag) and its link-local IID, routes upward through its
  *   preferred parent (a default route in the FIB) and downward through the
- *   routes its children's DAOs installed, sends DIOs and forwards DAOs.
+ *   routes its children's DAOs installed (its own table, which IPv6 asks
+ *   with GET WREN_NETOPT_RPL_ROUTE: the FIB holds only the default route),
+ *   sends DIOs and forwards DAOs.
  * - leaf (RFC 9010 behaviour): joins and sends DAOs, never DIOs, never
  *   forwards.
  *
@@ -25,8 +27,11 @@
  * for). The objective function is the root's choice: OF0 (RFC 6552) with the
  * default step of rank, or MRHOF (RFC 6719) with the ETX of the interface's
  * link estimator (GET WREN_NETOPT_LINK_ETX); either leaves links worse than
- * ETX 4, so a parent that stops acknowledging is replaced. Every change of routes goes to the IPv6 module through netapi SET
- * (WREN_NETOPT_IPV6_ROUTE_ADD/DEL); nothing of IPv6's state is read directly.
+ * ETX 4, so a parent that stops acknowledging is replaced. The default route
+ * goes to the IPv6 module through netapi SET (WREN_NETOPT_IPV6_ROUTE_ADD/DEL);
+ * nothing of IPv6's state is read directly. The route table is built in
+ * (CONFIG_WREN_RPL_ROUTES) or memory the caller hands over
+ * (WREN_NETOPT_RPL_ROUTE_MEM): a root's table is sized apart from a router's.
  *
  * Non-storing mode (MOP 1): DAOs go to the root with the parent's address;
  * the root answers GET WREN_NETOPT_RPL_SRH with source routes for IPv6 to
@@ -56,11 +61,17 @@
 #define CONFIG_WREN_RPL_PARENTS 4 /**< candidate parents kept */
 #endif
 #ifndef CONFIG_WREN_RPL_ROUTES
-#define CONFIG_WREN_RPL_ROUTES 16 /**< downward routes (storing mode) */
+/** downward routes built in (a storing router's; a root or a router with a
+ *  large subtree gets memory of the caller's: WREN_NETOPT_RPL_ROUTE_MEM) */
+#define CONFIG_WREN_RPL_ROUTES 16
 #endif
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
                "one parent at least; indices fit an int8_t");
-_Static_assert(CONFIG_WREN_RPL_ROUTES >= 0, "0 or more routes");
+_Static_assert(CONFIG_WREN_RPL_ROUTES >= 0 && CONFIG_WREN_RPL_ROUTES <= 0xffff,
+               "0..65535 routes");
+/** Most hops of a source route a non-storing root builds (bounds its walk
+ *  up the DAO parents, and a loop in them) */
+#define WREN_RPL_SRH_HOPS 32
 
 /** Rank of the root and the default MinHopRankIncrease (RFC 6550 17). */
 #define WREN_RPL_MIN_HOP_RANK_INC 256
@@ -104,14 +115,18 @@ struct wren_rpl_role_cfg {
     C(parent_switch)        /* preferred parent changed */                        \
     C(parents_full)         /* a candidate refused: parent table full */          \
     C(parent_expired)                                                             \
-    C(routes_full)          /* a DAO target refused: route table or FIB full */   \
+    C(routes_full)          /* a DAO target refused: the route table is full */  \
     C(route_expired)                                                              \
     C(route_no_path)        /* routes removed by a no-path DAO */                 \
     C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
     C(new_version)          /* DODAG versions adopted after the first */          \
     C(rpi_rank_error)       /* an RPI whose rank contradicts its direction (R set) */\
-    C(rpi_loop)             /* a second rank error: the datagram dropped */
+    C(rpi_loop)             /* a second rank error: the datagram dropped */         \
+    C(routes_used)          /* gauge: routes held now */                          \
+    C(routes_size)          /* gauge: the route table's size (full: used = size) */\
+    C(parents_used)         /* gauge: candidate parents (neighbours) held now */  \
+    C(parents_size)         /* gauge: the parent table's size */
 
 struct wren_rpl_stats {
     WREN_RPL_COUNTERS(WREN_COUNTER_U32)
@@ -127,14 +142,24 @@ struct wren_rpl_parent {
     uint32_t heard_s;   /**< last DIO, seconds */
 };
 
-/** A downward route a DAO installed (storing mode). */
+/** A downward route a DAO installed: storing mode, the target via a child;
+ *  non-storing root, the target and its DAO parent. 32 bytes (Cortex-M3). */
 struct wren_rpl_route {
     uint8_t target[16];
-    uint8_t via[16];    /**< the child's link-local address */
+    uint8_t via[8];     /**< IID: of the child's link-local address (fe80::/64,
+                             storing) or of the DAO parent's address in the
+                             DODAG's /64 prefix (non-storing) */
     uint8_t plen;       /**< 0: free slot */
     uint8_t path_seq;
     uint8_t flags;      /**< announcement to our parent pending / in flight */
     uint32_t expires_s;
+};
+
+/** Value of SET WREN_NETOPT_RPL_ROUTE_MEM: @p n routes at @p mem, zeroed,
+ *  the caller's until the role is off and other memory (or NULL) is set. */
+struct wren_rpl_route_mem {
+    struct wren_rpl_route *mem; /**< NULL: the CONFIG_WREN_RPL_ROUTES built in */
+    uint32_t n;                 /**< 1..65535 */
 };
 
 struct wren_rpl {
@@ -172,7 +197,9 @@ struct wren_rpl {
     uint8_t probe_next;   /**< the candidate the next probe (unicast DIS) goes to */
     uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
-    struct wren_rpl_route routes[CONFIG_WREN_RPL_ROUTES];
+    struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
+    uint16_t n_routes;
+    struct wren_rpl_route own_routes[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
     struct wren_trickle trickle;
     struct wren_timer tick;
 };
@@ -196,6 +223,15 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *cfg)
  * @return 0; -EINVAL if not a root.
  */
 int wren_rpl_global_repair(struct wren_rpl *rpl);
+
+/**
+ * @brief Use @p n routes at @p mem (zeroed; the caller's memory, kept until
+ *        the role is off and another table is given) for the route table:
+ *        a non-storing root needs one per node of its DODAG, a storing
+ *        router one per node below it. @p mem NULL: the built-in table.
+ * @return 0; -EBUSY (a role is set), -EINVAL (@p n not 1..65535).
+ */
+int wren_rpl_set_route_mem(struct wren_rpl *rpl, struct wren_rpl_route *mem, uint32_t n);
 
 /** The module, for the stack assembly (src/stack/stack.h). */
 extern const struct wren_module_ops wren_rpl_module;

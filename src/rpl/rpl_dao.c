@@ -1,6 +1,7 @@
 /* RPL's downward half: DAOs and DAO-ACKs, the route table (storing mode:
- * mirrored in the FIB; non-storing: the root's source routes) and the RPI of
- * datagrams (RFC 6553 / RFC 9008). rpl.c has the upward half (DIO, DIS,
+ * the downward routes IPv6 asks for with GET WREN_NETOPT_RPL_ROUTE;
+ * non-storing: the root's source routes) and the RPI of datagrams
+ * (RFC 6553 / RFC 9008). rpl.c has the upward half (DIO, DIS,
  * parents, objective functions) and the module. */
 #include <errno.h>
 #include <string.h>
@@ -48,7 +49,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
     unsigned fwd = 0;
     uint32_t now = now_s(rpl);
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         r->flags &= (uint8_t)~RT_IN_FLIGHT;
         if (ns || !r->plen || !(r->flags & RT_DIRTY) || fwd == DAO_MAX_FWD) {
@@ -106,41 +107,29 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     }
 }
 
-/* Forget route @p r; in storing mode it is in the FIB too. */
-void wren_rpl_route_drop(struct wren_rpl *rpl, struct wren_rpl_route *r)
-{
-    if (rpl->mop != RPL_MOP_NON_STORING) {
-        wren_rpl_route_set(rpl, r->target, r->plen, NULL, false, NULL);
-    }
-    memset(r, 0, sizeof(*r));
-}
-
 void wren_rpl_clear_routes(struct wren_rpl *rpl)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
-        struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->plen) {
-            wren_rpl_route_drop(rpl, r);
-            memset(r, 0, sizeof(*r));
-        }
-    }
+    memset(rpl->routes, 0, (size_t)rpl->n_routes * sizeof(rpl->routes[0]));
 }
 
 static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t, uint8_t plen)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->plen == plen && wren_ipv6_prefix_equal(r->target, t, plen)) {
+        if (r->plen == plen && (plen < 128 || r->target[15] == t[15]) &&
+            wren_ipv6_prefix_equal(r->target, t, plen)) {
             return r;
         }
     }
     return NULL;
 }
 
-/* One target of a DAO (storing mode, RFC 6550 9.2.2). Returns false if it
- * had to be refused. */
-static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_opt_target *t,
-                       const struct rpl_opt_transit *tr, bool fib)
+/* One target of a DAO (RFC 6550 9.2.2), routed via @p via (an IID: of the
+ * child's link-local address in storing mode, of the DAO parent's address
+ * in our prefix in non-storing mode). Returns false if it had to be
+ * refused. */
+static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rpl_opt_target *t,
+                       const struct rpl_opt_transit *tr)
 {
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
@@ -151,37 +140,25 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *src, const struct rp
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {
         /* no-path: remove the route if it goes through this child */
-        if (r && memcmp(r->via, src, 16) == 0) {
-            if (fib) {
-                wren_rpl_route_set(rpl, r->target, r->plen, NULL, false, NULL);
-            }
+        if (r && memcmp(r->via, via, 8) == 0) {
             memset(r, 0, sizeof(*r));
             rpl->stats.route_no_path++;
         }
         return true;
     }
-    if (r && memcmp(r->via, src, 16) != 0 && !seq_newer(tr->path_seq, r->path_seq) &&
+    if (r && memcmp(r->via, via, 8) != 0 && !seq_newer(tr->path_seq, r->path_seq) &&
         tr->path_seq != r->path_seq) {
         return true; /* an older path through another child: keep ours */
     }
-    for (unsigned i = 0; r == NULL && i < CONFIG_WREN_RPL_ROUTES; i++) {
+    for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
         r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
     }
     if (r == NULL) {
         rpl->stats.routes_full++;
         return false;
     }
-    int rc = 0;
-    if (fib) {
-        wren_rpl_route_set(rpl, target, t->prefix_len, src, true, &rc);
-    }
-    if (rc < 0) {
-        memset(r, 0, sizeof(*r));
-        rpl->stats.routes_full++; /* the FIB is full */
-        return false;
-    }
     memcpy(r->target, target, 16);
-    memcpy(r->via, src, 16);
+    memcpy(r->via, via, 8);
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
     r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
@@ -196,9 +173,10 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     bool ns = rpl->mop == RPL_MOP_NON_STORING;
     /* storing: from a child on the link; non-storing: to the root only,
      * from anywhere in the DODAG (9.7) */
+    static const uint8_t ll64[8] = { 0xfe, 0x80 };
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
         m->dao.instance != rpl->instance || (ns && !root) ||
-        (!ns && !wren_ipv6_addr_is_link_local(src))) {
+        (!ns && memcmp(src, ll64, 8) != 0)) {
         rpl->stats.rx_drop_dao++;
         return;
     }
@@ -230,8 +208,12 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
                 rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
                 return;
             }
+            if (ns && (rpl->prefix_len != 64 || memcmp(tr.parent, rpl->prefix, 8) != 0)) {
+                rpl->stats.rx_drop_dao++; /* a parent outside our /64: no source route */
+                return;
+            }
             for (unsigned k = first; k < nt; k++) {
-                refused |= !dao_target(rpl, ns ? tr.parent : src, &targets[k], &tr, !ns);
+                refused |= !dao_target(rpl, (ns ? tr.parent : src) + 8, &targets[k], &tr);
             }
             first = nt;
         }
@@ -260,7 +242,7 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
         rpl->stats.dao_ack_refused++; /* announced anyway: the refresh tries again */
     }
     bool more = false;
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->flags & RT_IN_FLIGHT) {
             r->flags = 0;
@@ -274,6 +256,15 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
     }
 }
 
+/* The route to (our prefix, @p iid)/128, or NULL. */
+static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t *iid)
+{
+    uint8_t a[16];
+    memcpy(a, rpl->prefix, 8);
+    memcpy(a + 8, iid, 8);
+    return route_find(rpl, a, 128);
+}
+
 /* Non-storing root (RFC 6554 3, RFC 6550 9.7): the source route to @p dst
  * from the DAO parents: out = [if_id][first hop, 16][SRH, with 0 as next
  * header; none when dst is a child of ours]. Returns its length, -ENOENT
@@ -281,42 +272,70 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
 int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max)
 {
     if (rpl->role != WREN_RPL_ROOT || rpl->mop != RPL_MOP_NON_STORING ||
-        wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst)) {
-        return -ENOENT;
+        rpl->prefix_len != 64 || memcmp(dst, rpl->prefix, 8) != 0) {
+        return -ENOENT; /* DAO parents are in our /64: so are the nodes routed */
     }
-    /* walk the parents up from dst: path[0] = dst, path[k] = the hop whose
-     * parent is us; bounded by the table (a loop in it is no route) */
-    uint8_t path[CONFIG_WREN_RPL_ROUTES + 1][16];
+    /* walk the parents up from dst: up[0] = dst's route, up[k] = the route
+     * of the hop whose parent is us; bounded (a loop in the table is no route) */
+    const struct wren_rpl_route *up[WREN_RPL_SRH_HOPS + 1];
     size_t k = 0;
-    memcpy(path[0], dst, 16);
+    up[0] = route_find(rpl, dst, 128);
     for (;;) {
-        struct wren_rpl_route *r = route_find(rpl, path[k], 128);
-        if (r == NULL) {
+        if (up[k] == NULL) {
             return -ENOENT;
         }
-        if (memcmp(r->via, rpl->addr, 16) == 0) {
+        if (memcmp(up[k]->via, rpl->addr + 8, 8) == 0) {
             break;
         }
-        if (++k > CONFIG_WREN_RPL_ROUTES) {
+        if (++k > WREN_RPL_SRH_HOPS) {
             return -ENOENT;
         }
-        memcpy(path[k], r->via, 16);
+        up[k] = route_find_iid(rpl, up[k - 1]->via);
     }
     if (max < 17) {
         return -EOVERFLOW;
     }
     out[0] = rpl->if_id;
-    memcpy(out + 1, path[k], 16);
+    memcpy(out + 1, up[k]->target, 16);
     if (k == 0) {
         return 17; /* a child of ours: on the link, no SRH */
     }
     /* the hops after the first, toward dst */
-    uint8_t hops[CONFIG_WREN_RPL_ROUTES][16];
+    uint8_t hops[WREN_RPL_SRH_HOPS][16];
     for (size_t i = 0; i < k; i++) {
-        memcpy(hops[i], path[k - 1 - i], 16);
+        memcpy(hops[i], up[k - 1 - i]->target, 16);
     }
-    int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, path[k], out + 17, max - 17);
+    int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, up[k]->target, out + 17,
+                              max - 17);
     return n < 0 ? -EOVERFLOW : 17 + n;
+}
+
+/* Storing mode (RFC 6550 9): the downward route to @p dst, the longest
+ * prefix among the routes our children's DAOs installed: out = [if_id]
+ * [prefix length][next hop, 16: the child's link-local address]. Returns 18
+ * or -ENOENT. */
+int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out)
+{
+    const struct wren_rpl_route *best = NULL;
+    if (rpl->role == WREN_RPL_OFF || rpl->mop == RPL_MOP_NON_STORING) {
+        return -ENOENT;
+    }
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        const struct wren_rpl_route *r = &rpl->routes[i];
+        if (r->plen && (best == NULL || r->plen > best->plen) &&
+            wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
+            best = r;
+        }
+    }
+    if (best == NULL) {
+        return -ENOENT;
+    }
+    static const uint8_t ll64[8] = { 0xfe, 0x80 };
+    out[0] = rpl->if_id;
+    out[1] = best->plen;
+    memcpy(out + 2, ll64, 8);
+    memcpy(out + 10, best->via, 8);
+    return 18;
 }
 
 /* Is a datagram to @p dst going down from here (RFC 6553 O flag)? At the
@@ -326,16 +345,8 @@ static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
     if (rpl->role == WREN_RPL_ROOT) {
         return true;
     }
-    if (rpl->mop == RPL_MOP_NON_STORING) {
-        return false;
-    }
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
-        const struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->plen && wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
-            return true;
-        }
-    }
-    return false;
+    uint8_t r[18];
+    return wren_rpl_route_lookup(rpl, dst, r) > 0;
 }
 
 static bool in_dodag(const struct wren_rpl *rpl)

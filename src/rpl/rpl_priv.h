@@ -64,8 +64,8 @@ static inline uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
 }
 
 /* rpl.c */
-/* Add (@p via, @p add) or remove a FIB route through the IPv6 module;
- * *@p res (if given) gets its answer. */
+/* Add (@p via, @p add) or remove a FIB route through the IPv6 module (the
+ * default route via the preferred parent); *@p res (if given) gets its answer. */
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
                         const uint8_t *via, bool add, int *res);
 /* A link-local control message to @p dst on our interface, hop limit 255. */
@@ -73,11 +73,11 @@ void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *
 
 /* rpl_dao.c */
 void wren_rpl_send_dao(struct wren_rpl *rpl);
-void wren_rpl_route_drop(struct wren_rpl *rpl, struct wren_rpl_route *r);
 void wren_rpl_clear_routes(struct wren_rpl *rpl);
 void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
 void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m);
 int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max);
+int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out);
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
 

@@ -33,6 +33,7 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
                           (unsigned long)rpl->trickle.i, (unsigned long)rpl->trickle.sent,
                           (unsigned long)rpl->trickle.suppressed);
     }
+    unsigned n = 0;
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         const struct wren_rpl_parent *p = &rpl->parents[i];
         if (p->used) {
@@ -40,21 +41,32 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
                               wren_ipv6_addr_to_str(a, p->addr), p->rank, p->etx / 128,
                               (p->etx % 128) * 100 / 128,
                               (unsigned long)(now - p->heard_s), i == rpl->pref ? " preferred" : "");
+            n++;
         }
     }
-    unsigned n = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_ROUTES; i++) {
+    wren_shell_printf(sh, "parents %u of %u%s\n", n, (unsigned)CONFIG_WREN_RPL_PARENTS,
+                      n == CONFIG_WREN_RPL_PARENTS ? " (full)" : "");
+    n = 0;
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen) {
+            /* the next hop's address: a child's link-local one (storing), a
+             * DAO parent's in the prefix (non-storing) */
             char v[WREN_IPV6_ADDR_STRLEN];
+            uint8_t via[16] = { 0xfe, 0x80 };
+            if (rpl->mop == RPL_MOP_NON_STORING) {
+                memcpy(via, rpl->prefix, 8);
+            }
+            memcpy(via + 8, r->via, 8);
             wren_shell_printf(sh, "route %s/%u via %s expires %lus\n",
                               wren_ipv6_addr_to_str(a, r->target), r->plen,
-                              wren_ipv6_addr_to_str(v, r->via),
+                              wren_ipv6_addr_to_str(v, via),
                               (unsigned long)(r->expires_s - now));
             n++;
         }
     }
-    wren_shell_printf(sh, "routes %u of %u\n", n, (unsigned)CONFIG_WREN_RPL_ROUTES);
+    wren_shell_printf(sh, "routes %u of %u%s\n", n, (unsigned)rpl->n_routes,
+                      n == rpl->n_routes ? " (full)" : "");
 #if CONFIG_WREN_COUNTER_NAMES
     static const char *const names[] = { WREN_RPL_COUNTERS(WREN_COUNTER_STR) };
     const uint32_t *v = (const uint32_t *)&rpl->stats;

@@ -55,7 +55,7 @@ def _quiesce(request):
             s.run(s.now + 15)
 
 
-def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing"):
+def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing", root_routes=None):
     _built.append((s, n))
     for i in range(n):
         s.add_node(10.0 * i, 0)
@@ -66,8 +66,9 @@ def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing"):
         s.open_pcap(pcap)
     for i in range(n):
         s.set_cca(i, True)
-    for node, cmd in scenario._rpl_commands(scenario.Rpl(root=[root], leaves=list(leaves),
-                                                         mode=mode), n):
+    rpl = scenario.Rpl(root=[root], leaves=list(leaves), mode=mode, root_routes=root_routes)
+    scenario.rpl_tables(s, rpl, n)  # the root's table: one route per node (the default)
+    for node, cmd in scenario._rpl_commands(rpl, n):
         res, out = s.shell(node, cmd.replace(" instance 0", ""))
         assert res == 0, out
 
@@ -230,18 +231,43 @@ def test_rpl_leaf_joins_but_never_routes(sim_factory):
     assert s2.counters(1)["icmpv6.rx_drop_short"] == 0
 
 
-def test_rpl_route_table_full_is_a_counted_refusal(sim_factory):
-    # 19 nodes around the root, all in range of each other; 16 routes fit
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+def test_rpl_root_table_sized_apart_from_routers(sim_factory, mode):
+    """19 nodes around the root, all in range of each other: the root's
+    table (given by the simulator, one route per node) holds all 19, more
+    than a router's built-in 16; the shell and the JSON's gauges say it is
+    not full, and the root reaches the node it learnt last."""
     n = 20
     s = sim_factory(4)
-    build(s, n, [(a, b, 1.0) for a in range(n) for b in range(a + 1, n)])
+    build(s, n, [(a, b, 1.0) for a in range(n) for b in range(a + 1, n)], mode=mode)
     s.run(60)
     root = rpl_state(s, 0)
-    assert len(root["routes"]) == 16 and "routes 16 of 16" in root["out"]
+    assert len(root["routes"]) == n - 1 and f"routes {n - 1} of {n}\n" in root["out"], root["out"]
+    tables = scenario.rpl_tables_state(s.counters(0))
+    assert tables["routes"] == n - 1 and tables["routes_size"] == n and not tables["routes_full"]
+    assert s.counters(0)["rpl.routes_full"] == 0
+    # a router keeps its built-in table (no memory given)
+    assert "routes 0 of 16\n" in rpl_state(s, 1)["out"]
+    last = rpl_state(s, n - 1)["addr"]
+    assert ping(s, 0, last) == 3
+
+
+def test_rpl_route_table_full_is_a_counted_refusal(sim_factory):
+    # 19 nodes around the root, all in range of each other; the root is
+    # given a table of 12 routes
+    n, size = 20, 12
+    s = sim_factory(4)
+    build(s, n, [(a, b, 1.0) for a in range(n) for b in range(a + 1, n)], root_routes=size)
+    s.run(60)
+    root = rpl_state(s, 0)
+    assert len(root["routes"]) == size and f"routes {size} of {size} (full)" in root["out"]
     c0 = s.counters(0)
-    assert c0["rpl.routes_full"] >= n - 1 - 16
+    assert c0["rpl.routes_full"] >= n - 1 - size
+    # the JSON's view of the same gauges
+    tables = scenario.rpl_tables_state(c0)
+    assert tables["routes_full"] and tables["routes"] == tables["routes_size"] == size
     refused = sum(s.counters(i)["rpl.dao_ack_refused"] for i in range(1, n))
-    assert refused >= n - 1 - 16
+    assert refused >= n - 1 - size
     # the routes held still carry traffic
     held = {t.split("/")[0] for t, _ in root["routes"]}
     i = next(k for k in range(1, n) if rpl_state(s, k)["addr"] in held)
