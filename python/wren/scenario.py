@@ -230,9 +230,10 @@ class Rpl(Table):
     instance: int = spec(0, lo=0, hi=127)
     # route tables given to RPL (wren_sim_rpl_routes): a root's holds a
     # route to every node of its DODAG (default: one per node of the
-    # scenario, so a whole DODAG never fills it); a
-    # router's holds the nodes below it in storing mode (default: the table
-    # built into every node, CONFIG_WREN_RPL_ROUTES)
+    # scenario, so a whole DODAG never fills it); in storing mode a router's
+    # holds the nodes below it (default: one per other node; non-storing
+    # routers keep none and get no memory: the 16 built into every node,
+    # CONFIG_WREN_RPL_ROUTES, stay unused)
     root_routes: int | None = spec(None, lo=1, hi=65535, unit="routes")
     routes: int | None = spec(None, lo=1, hi=65535, unit="routes")
 
@@ -591,9 +592,11 @@ def _check_rpl(r: Rpl, ctx: _Ctx) -> None:
 
 def rpl_tables(sim: Sim, r: Rpl, n: int) -> None:
     """Give RPL its route tables (before the roles): each root one of
-    `root_routes` (default n), each router one of `routes` if given."""
+    `root_routes` (default n), each router one of `routes` (default: n - 1
+    in storing mode, none given in non-storing mode)."""
     for node in range(n):
-        size = (r.root_routes or n) if node in r.root else r.routes
+        size = ((r.root_routes or n) if node in r.root else
+                r.routes or (max(n - 1, 1) if r.mode == "storing" else None))
         if size and node not in r.leaves:
             sim.rpl_routes(node, size)
 

@@ -113,6 +113,7 @@ static void take_address(struct wren_rpl *rpl)
 void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len)
 {
     /* link-local control traffic: hop limit 255, like ND */
+    rpl->stats.tx_bytes += (uint32_t)len;
     if (wren_icmpv6_send(rpl->node, NULL, dst, 255, rpl->if_id, m, len) < 0) {
         rpl->stats.tx_fail++;
     }

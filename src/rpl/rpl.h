@@ -110,6 +110,7 @@ struct wren_rpl_role_cfg {
     C(tx_dao)                                                                     \
     C(tx_dao_ack)                                                                 \
     C(tx_fail)              /* a message that could not be sent (no buffer) */    \
+    C(tx_bytes)             /* bytes of the RPL messages sent (ICMPv6 header and body) */\
     C(joined)               /* DODAGs joined */                                   \
     C(detached)             /* all parents lost: rank infinite */                 \
     C(parent_switch)        /* preferred parent changed */                        \

@@ -82,6 +82,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     rpl->stats.tx_dao++;
     if (ns) {
         /* across the DODAG, like any datagram: the default hop limit */
+        rpl->stats.tx_bytes += (uint32_t)len;
         if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
             rpl->stats.tx_fail++;
         }
@@ -99,6 +100,7 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     rpl->stats.tx_dao_ack++;
     if (rpl->mop == RPL_MOP_NON_STORING) {
         /* down the DODAG to a global address: IPv6 asks us for the SRH */
+        rpl->stats.tx_bytes += (uint32_t)len;
         if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
             rpl->stats.tx_fail++;
         }

@@ -55,7 +55,8 @@ def _quiesce(request):
             s.run(s.now + 15)
 
 
-def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing", root_routes=None):
+def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing", root_routes=None,
+          routes=None):
     _built.append((s, n))
     for i in range(n):
         s.add_node(10.0 * i, 0)
@@ -66,8 +67,9 @@ def build(s, n, links, root=0, leaves=(), pcap=None, mode="storing", root_routes
         s.open_pcap(pcap)
     for i in range(n):
         s.set_cca(i, True)
-    rpl = scenario.Rpl(root=[root], leaves=list(leaves), mode=mode, root_routes=root_routes)
-    scenario.rpl_tables(s, rpl, n)  # the root's table: one route per node (the default)
+    rpl = scenario.Rpl(root=[root], leaves=list(leaves), mode=mode, root_routes=root_routes,
+                       routes=routes)
+    scenario.rpl_tables(s, rpl, n)  # as a scenario's: the root's one route per node
     for node, cmd in scenario._rpl_commands(rpl, n):
         res, out = s.shell(node, cmd.replace(" instance 0", ""))
         assert res == 0, out
@@ -246,8 +248,9 @@ def test_rpl_root_table_sized_apart_from_routers(sim_factory, mode):
     tables = scenario.rpl_tables_state(s.counters(0))
     assert tables["routes"] == n - 1 and tables["routes_size"] == n and not tables["routes_full"]
     assert s.counters(0)["rpl.routes_full"] == 0
-    # a router keeps its built-in table (no memory given)
-    assert "routes 0 of 16\n" in rpl_state(s, 1)["out"]
+    # a router's table: one per other node in storing mode (the scenario's
+    # default), the built-in 16 in non-storing mode (it keeps no routes)
+    assert f"routes 0 of {n - 1 if mode == 'storing' else 16}\n" in rpl_state(s, 1)["out"]
     last = rpl_state(s, n - 1)["addr"]
     assert ping(s, 0, last) == 3
 
@@ -624,7 +627,7 @@ def test_rpl_hostile_control_messages_counted_and_bounded(sim_factory):
     from scapy.packet import Raw
     n = 3
     s = sim_factory(12)
-    build(s, n, line_links(n))
+    build(s, n, line_links(n), routes=16)
     s.run(60)
     st = [rpl_state(s, i) for i in range(n)]
     victim = 1
