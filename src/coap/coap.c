@@ -138,13 +138,96 @@ static bool path_match(const struct coap_msg *m, const char *path)
 
 /* ---- RFC 6690: /.well-known/core ------------------------------------------------ */
 
-static void link_format(struct wren_coap *c, struct wren_coap_resp *resp)
+/* RFC 6690 4.1: @p v (@p n bytes) matches the query value @p pat (@p pn
+ * bytes; a last '*' matches any rest). */
+static bool lf_value_match(const char *v, size_t n, const uint8_t *pat, size_t pn)
 {
+    if (pn && pat[pn - 1] == '*') {
+        pn--;
+        return n >= pn && memcmp(v, pat, pn) == 0;
+    }
+    return n == pn && memcmp(v, pat, pn) == 0;
+}
+
+/* RFC 6690 4.1: whether @p r passes the filter @p q (one Uri-Query,
+ * "name=value" or "name": the attribute is present). href matches the
+ * path, ct the format, obs observability; other names are looked up in
+ * r->attrs, whose quoted values are lists of space-separated words (rt, if:
+ * RFC 6690 3.1, 3.2), each matched on its own. */
+static bool lf_match(const struct wren_coap_resource *r, const uint8_t *q, size_t qn)
+{
+    const uint8_t *eq = memchr(q, '=', qn);
+    size_t nn = eq ? (size_t)(eq - q) : qn;
+    const uint8_t *pat = eq ? eq + 1 : q;
+    size_t pn = eq ? qn - nn - 1 : 0;
+    if (nn == 4 && memcmp(q, "href", 4) == 0) {
+        return !eq || lf_value_match(r->path, strlen(r->path), pat, pn);
+    }
+    if (nn == 2 && memcmp(q, "ct", 2) == 0) {
+        char num[20];
+        return r->cf >= 0 && (!eq || lf_value_match(num, utoa(num, (uint64_t)r->cf), pat, pn));
+    }
+    if (nn == 3 && memcmp(q, "obs", 3) == 0) {
+        return r->observable;
+    }
+    for (const char *a = r->attrs; a && (a = strchr(a, ';')) != NULL;) {
+        a++;
+        size_t k = 0;
+        while (k < nn && a[k] != '\0' && a[k] == (char)q[k]) {
+            k++;
+        }
+        if (k != nn || (a[k] != '=' && a[k] != ';' && a[k] != '\0')) {
+            continue;
+        }
+        if (!eq) {
+            return true;
+        }
+        if (a[k] != '=') {
+            return false;
+        }
+        const char *v = a + k + 1;
+        bool quoted = *v == '"';
+        v += quoted;
+        for (;;) {
+            const char *e = v;
+            while (*e && *e != (quoted ? '"' : ';') && !(quoted && *e == ' ')) {
+                e++;
+            }
+            if (lf_value_match(v, (size_t)(e - v), pat, pn)) {
+                return true;
+            }
+            if (*e != ' ') {
+                return false;
+            }
+            v = e + 1;
+        }
+    }
+    return false;
+}
+
+/* The links of every resource that passes each of @p m's Uri-Query filters. */
+static void link_format(struct wren_coap *c, const struct coap_msg *m,
+                        struct wren_coap_resp *resp)
+{
+    bool first = true;
     for (unsigned i = 0; i < c->n_res; i++) {
         const struct wren_coap_resource *r = c->res[i];
-        if (i) {
+        struct coap_opt_iter it;
+        struct coap_opt o;
+        bool pass = true;
+        wren_coap_opt_iter_init(&it, m);
+        while (pass && wren_coap_opt_next(&it, &o) > 0) {
+            if (o.num == COAP_OPT_URI_QUERY) {
+                pass = lf_match(r, o.val, o.len);
+            }
+        }
+        if (!pass) {
+            continue;
+        }
+        if (!first) {
             wren_coap_resp_write(resp, ",", 1);
         }
+        first = false;
         wren_coap_resp_write(resp, "<", 1);
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
@@ -164,9 +247,8 @@ static void link_format(struct wren_coap *c, struct wren_coap_resp *resp)
 static void wellknown_get(struct wren_coap *c, const struct wren_coap_req *req,
                           struct wren_coap_resp *resp, void *arg)
 {
-    (void)req;
     (void)arg;
-    link_format(c, resp);
+    link_format(c, req->msg, resp);
 }
 
 static const struct wren_coap_resource wellknown = {
@@ -541,24 +623,31 @@ static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     if (mt->observe >= 0 && COAP_CODE_CLASS(resp->code) == 2) {
         wren_coap_build_opt_uint(&b, COAP_OPT_OBSERVE, (uint32_t)mt->observe & COAP_OBSERVE_MASK);
     }
+    bool ok = COAP_CODE_CLASS(resp->code) == 2;
+    if (ok && resp->location_path) {
+        wren_coap_build_opt_path(&b, COAP_OPT_LOCATION_PATH, resp->location_path);
+    }
     size_t plen = 0;
-    if (COAP_CODE_CLASS(resp->code) == 2 && resp->pos > resp->off) {
+    if (ok && resp->pos > resp->off) {
         plen = resp->pos - resp->off;
         if (plen > resp->max) {
             plen = resp->max;
         }
     }
-    if (resp->cf >= 0 && COAP_CODE_CLASS(resp->code) == 2 && (plen || mt->get)) {
+    if (resp->cf >= 0 && ok && (plen || mt->get)) {
         wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)resp->cf);
     }
     if (resp->has_max_age) {
         wren_coap_build_opt_uint(&b, COAP_OPT_MAX_AGE, resp->max_age);
     }
+    if (ok && resp->location_query) {
+        wren_coap_build_opt_query(&b, COAP_OPT_LOCATION_QUERY, resp->location_query);
+    }
     if (mt->block) {
         mt->blk.more = resp->pos > resp->off + plen;
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&mt->blk));
     }
-    if (CONFIG_WREN_COAP_BLOCK1 && mt->has_b1 && COAP_CODE_CLASS(resp->code) == 2) {
+    if (CONFIG_WREN_COAP_BLOCK1 && mt->has_b1 && ok) {
         /* RFC 7959 2.5: the block acknowledged (M: the server waits for more) */
         mt->b1.more = resp->code == COAP_CODE_CONTINUE;
         wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK1, (uint32_t)wren_coap_block_encode(&mt->b1));
@@ -568,8 +657,11 @@ static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     }
     int hl = wren_coap_build_end(&b);
     if (hl < 0) {
-        /* cannot happen: WREN_COAP_RESP_HDR_ROOM covers every option above */
-        hl = 0;
+        /* only Location options beyond CONFIG_WREN_COAP_LOCATION_ROOM: the
+         * handler's mistake, answered 5.00 without options */
+        wren_coap_build_init(&b, hdr, sizeof(hdr), mt->type, COAP_CODE_INTERNAL_ERROR, mt->mid,
+                             mt->token, mt->tkl);
+        hl = wren_coap_build_end(&b);
         plen = 0;
     }
     uint8_t *start = pl - (plen ? 1 : 0) - hl;

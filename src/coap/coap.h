@@ -141,10 +141,16 @@
 #define CONFIG_WREN_COAP_OBS_CON_MS (24u * 3600u * 1000u)
 #endif
 
+/** Bytes of Location-Path and Location-Query options a response can carry
+ *  (wren_coap_resp's location_path/location_query, encoded). */
+#ifndef CONFIG_WREN_COAP_LOCATION_ROOM
+#define CONFIG_WREN_COAP_LOCATION_ROOM 32
+#endif
+
 /** Room the server keeps before a response's payload for its header, token
- *  and options (ETag, Content-Format, Max-Age, Block2, Size2 and the marker
- *  need at most 43 bytes). */
-#define WREN_COAP_RESP_HDR_ROOM 48
+ *  and options (ETag, Observe, Content-Format, Max-Age, Block2, Block1, Size2
+ *  and the marker need at most 48 bytes; the Location options the rest). */
+#define WREN_COAP_RESP_HDR_ROOM (48 + CONFIG_WREN_COAP_LOCATION_ROOM)
 
 _Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
                    CONFIG_WREN_COAP_MSG_MAX <= 65507,
@@ -235,6 +241,12 @@ struct wren_coap_resp {
     uint8_t has_max_age;
     uint8_t etag_len;      /**< 0: no ETag */
     uint8_t etag[8];
+    /* RFC 7252 5.10.7: where a POST (or PUT) created the resource: "/a/b"
+     * as Location-Path options and "k=v&x" as Location-Query options (NULL:
+     * none; static strings). Encoded beyond CONFIG_WREN_COAP_LOCATION_ROOM,
+     * the response becomes 5.00. */
+    const char *location_path;
+    const char *location_query;
     /* the window of the representation that goes into this message */
     uint8_t *buf;
     size_t off;            /**< representation byte where buf starts */

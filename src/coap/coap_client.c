@@ -117,13 +117,7 @@ static int build_request(struct wren_coap_xchg *x, const struct wren_coap_client
         wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)rq->cf);
     }
     if (rq->query) {
-        const char *q = rq->query;
-        while (*q) {
-            const char *e = strchr(q, '&');
-            size_t n = e ? (size_t)(e - q) : strlen(q);
-            wren_coap_build_opt(&b, COAP_OPT_URI_QUERY, q, n);
-            q += n + (e ? 1 : 0);
-        }
+        wren_coap_build_opt_query(&b, COAP_OPT_URI_QUERY, rq->query);
     }
     if (rq->accept >= 0) {
         wren_coap_build_opt_uint(&b, COAP_OPT_ACCEPT, (uint32_t)rq->accept);

@@ -364,6 +364,18 @@ void wren_coap_build_opt_path(struct coap_builder *b, uint16_t num, const char *
     }
 }
 
+void wren_coap_build_opt_query(struct coap_builder *b, uint16_t num, const char *query)
+{
+    while (*query) {
+        const char *e = query;
+        while (*e && *e != '&') {
+            e++;
+        }
+        wren_coap_build_opt(b, num, query, (size_t)(e - query));
+        query = *e ? e + 1 : e;
+    }
+}
+
 uint8_t *wren_coap_build_payload_start(struct coap_builder *b, size_t *max)
 {
     if (!b->err && b->done_opts) {

@@ -276,6 +276,10 @@ void wren_coap_build_opt_uint(struct coap_builder *b, uint16_t num, uint32_t v);
  *         (Uri-Path, Location-Path); a leading '/' is skipped. */
 void wren_coap_build_opt_path(struct coap_builder *b, uint16_t num, const char *path);
 
+/** @brief Append each '&'-separated part of @p query ("k=v&x") as option
+ *         @p num (Uri-Query, Location-Query). */
+void wren_coap_build_opt_query(struct coap_builder *b, uint16_t num, const char *query);
+
 /**
  * @brief Append the payload marker and @p len bytes of @p data (nothing when
  *        @p len is 0: an empty payload has no marker).

@@ -194,6 +194,11 @@ async def main():
     code, pl, r = await req(GET, "/.well-known/core")
     out["wk_cf"] = r.opt.content_format
     out["links"] = {l.href: dict(l.attr_pairs) for l in parse(pl.decode()).links}
+    # RFC 6690 4.1 filters, the query as aiocoap encodes it from the URI
+    out["filtered"] = {}
+    for q in ("ct=42", "href=/c*", "obs", "ct=50"):
+        code, pl, r = await req(GET, "/.well-known/core?" + q)
+        out["filtered"][q] = [code, sorted(l.href for l in parse(pl.decode()).links)]
     code, pl, r = await req(GET, "/stats")
     out["stats_lines"] = len(pl.decode().splitlines())
     # observe /counter while 100 POSTs change it
@@ -239,6 +244,10 @@ def test_coap_aiocoap_client(coap_node):
     assert out["wk_cf"] == 40, out
     assert out["links"] == {"/counter": {"ct": "0", "obs": None}, "/stats": {"ct": "0"},
                             "/pattern": {"ct": "42"}}, out
+    assert out["filtered"] == {"ct=42": ["2.05 Content", ["/pattern"]],
+                               "href=/c*": ["2.05 Content", ["/counter"]],
+                               "obs": ["2.05 Content", ["/counter"]],
+                               "ct=50": ["2.05 Content", []]}, out["filtered"]
     assert out["stats_lines"] > 50, out
     ok, n, first, last, ordered = out["observe"]
     assert ok and int(last) == int(first) + 100 and ordered, out["observe"]

@@ -86,6 +86,7 @@ struct rq {
     uint16_t extra_opt;   /* 0: none; else an empty option of that number (ordered) */
     int32_t block1;       /* -1: none */
     int32_t observe;      /* -1: none */
+    const char *query;    /* "a=b&c" as Uri-Query options, or NULL */
 };
 
 static ssize_t request(const struct rq *r)
@@ -110,6 +111,9 @@ static ssize_t request(const struct rq *r)
     }
     if (r->path) {
         wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, r->path);
+    }
+    if (r->query) {
+        wren_coap_build_opt_query(&bld, COAP_OPT_URI_QUERY, r->query);
     }
     if (r->extra_opt > COAP_OPT_URI_PATH && r->extra_opt < COAP_OPT_ACCEPT) {
         wren_coap_build_opt(&bld, r->extra_opt, "x", 1);
@@ -780,6 +784,99 @@ TEST(test_wellknown__link_format_and_resources)
     FX_CLEAN(1000000);
 }
 
+/* POST creates "/items/<n>": Location-Path and Location-Query (RFC 7252
+ * 5.8.2, 5.10.7); a location beyond CONFIG_WREN_COAP_LOCATION_ROOM is 5.00 */
+static void items_post(struct wren_coap *c, const struct wren_coap_req *req,
+                       struct wren_coap_resp *resp_, void *arg)
+{
+    (void)c;
+    (void)arg;
+    resp_->code = COAP_CODE_CREATED;
+    if (req->payload_len == 4 && memcmp(req->payload, "long", 4) == 0) {
+        resp_->location_path = "/items/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                                "/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+        return;
+    }
+    resp_->location_path = "/items/7";
+    resp_->location_query = "v=1&new";
+}
+
+/* the values of every option @p num of resp, joined with '|' */
+static const char *opt_strs(uint16_t num)
+{
+    static char out[128];
+    size_t n = 0;
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    wren_coap_opt_iter_init(&it, &resp);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        if (o.num == num && n + o.len + 1 < sizeof(out)) {
+            if (n) {
+                out[n++] = '|';
+            }
+            memcpy(out + n, o.val, o.len);
+            n += o.len;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+TEST(test_wellknown__query_filters_and_location)
+{
+    static const struct wren_coap_resource temp = {
+        .path = "/sensors/temp", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
+        .observable = true, .attrs = ";rt=\"temperature-c core.s\";if=sensor", .handler = app_get,
+    };
+    static const struct wren_coap_resource items = {
+        .path = "/items", .methods = WREN_COAP_POST, .cf = -1, .attrs = ";rt=\"collection\"",
+        .handler = items_post,
+    };
+    CHECK_EQ(wren_coap_resource_add(srv, &temp), 0);
+    CHECK_EQ(wren_coap_resource_add(srv, &items), 0);
+    static const struct {
+        const char *query, *links;
+    } cases[] = {
+        /* RFC 6690 4.1: one word of a space-separated rt, a '*' prefix */
+        { "rt=core.s", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor" },
+        { "rt=temp*", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor" },
+        { "rt=temperature", "" },
+        { "rt=coll*", "</items>;rt=\"collection\"" },
+        { "if=sensor", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor" },
+        { "href=/items", "</items>;rt=\"collection\"" },
+        { "href=/s*", "</stats>;ct=0,</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";"
+                      "if=sensor" },
+        { "ct=42", "</pattern>;ct=42" },
+        { "obs", "</counter>;ct=0;obs,</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";"
+                 "if=sensor" },
+        { "rt", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor,"
+                "</items>;rt=\"collection\"" },
+        /* every filter must pass */
+        { "href=/s*&obs", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor" },
+        { "sz=5", "" },
+        { "r", "" },
+    };
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK(RQ(.mid = (uint16_t)(10 + i), .path = "/.well-known/core",
+                 .query = cases[i].query) > 0);
+        check_piggyback((uint16_t)(10 + i), COAP_CODE_CONTENT);
+        CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_LINK_FORMAT);
+        if (!payload_is(cases[i].links)) {
+            fail_msg("?%s: %.*s", cases[i].query, (int)resp.payload_len, resp.payload);
+        }
+    }
+    CHECK(RQ(.mid = 40, .code = COAP_CODE_POST, .path = "/items", .payload = "x", .plen = 1) > 0);
+    check_piggyback(40, COAP_CODE_CREATED);
+    CHECK(strcmp(opt_strs(COAP_OPT_LOCATION_PATH), "items|7") == 0);
+    CHECK(strcmp(opt_strs(COAP_OPT_LOCATION_QUERY), "v=1|new") == 0);
+    CHECK(RQ(.mid = 41, .code = COAP_CODE_POST, .path = "/items", .payload = "long",
+             .plen = 4) > 0);
+    check_piggyback(41, COAP_CODE_INTERNAL_ERROR);
+    CHECK_EQ(resp.opts_len, 0);
+    CHECK_EQ(resp.payload_len, 0);
+    FX_CLEAN(1000000);
+}
+
 TEST(test_stats__streamed_counters)
 {
     /* the stats resource is longer than a block: fetch it whole, block by block */
@@ -818,6 +915,7 @@ int main(void)
         CTEST(test_block1__atomic_upload_and_broken_sequences),
         CTEST(test_observe__register_notify_deregister),
         CTEST(test_wellknown__link_format_and_resources),
+        CTEST(test_wellknown__query_filters_and_location),
         CTEST(test_stats__streamed_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
