@@ -593,24 +593,12 @@ static struct wren_coap_observer *obs_register(struct wren_coap *c,
     return o;
 }
 
-/* How a response goes out besides what the handler made. */
-struct resp_meta {
-    uint8_t type;
-    uint16_t mid;
-    const uint8_t *token;
-    uint8_t tkl;
-    bool block;            /* with Block2 blk */
-    bool has_b1;           /* with Block1 b1 */
-    bool get;
-    struct coap_block blk, b1;
-    int32_t observe;       /* Observe value, -1: none */
-};
 
 /* The header and options of @p resp (its payload written at c->tx +
  * WREN_COAP_RESP_HDR_ROOM) into a scratch buffer, then placed right before
  * the payload. @return its offset in c->tx, and *len. */
-static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
-                          struct resp_meta *mt, size_t *len)
+int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
+                             struct wren_coap_resp_meta *mt, size_t *len)
 {
     uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
     uint8_t hdr[WREN_COAP_RESP_HDR_ROOM];
@@ -674,9 +662,11 @@ static int place_response(struct wren_coap *c, struct wren_coap_resp *resp,
 }
 
 /* Run the request and build the response into c->tx. @return its offset in
- * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option). */
-static int handle_request(struct wren_coap *c, const struct coap_msg *m,
-                          const struct wren_sock_udp_ep *from, size_t *len)
+ * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option).
+ * With @p obs, observations are that transport's (CoAP over TCP). */
+int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
+                             const struct wren_sock_udp_ep *from, size_t *len,
+                             wren_coap_obs_fn obs, void *obs_arg)
 {
     struct req_opts ro;
     req_scan(m, &ro);
@@ -755,7 +745,13 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
             c->in_handler = 0;
             if (m->code == COAP_CODE_GET) {
                 bool ok = COAP_CODE_CLASS(resp.code) == 2;
-                if (ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok && r->observable) {
+                if (obs) {
+                    observe = obs(obs_arg, r, m,
+                                  ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok &&
+                                      r->observable,
+                                  !block || blk.num == 0);
+                } else if (ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok &&
+                           r->observable) {
                     if (obs_register(c, r, from, m)) {
                         observe = (int32_t)(c->obs_seq & COAP_OBSERVE_MASK);
                     }
@@ -791,13 +787,13 @@ static int handle_request(struct wren_coap *c, const struct coap_msg *m,
         }
     }
 
-    struct resp_meta meta = {
+    struct wren_coap_resp_meta meta = {
         .type = m->type == COAP_CON ? COAP_ACK : COAP_NON,
         .mid = m->type == COAP_CON ? m->mid : c->next_mid++,
         .token = m->token, .tkl = m->tkl, .block = block, .blk = blk, .has_b1 = has_b1,
         .b1 = b1, .observe = observe, .get = m->code == COAP_CODE_GET,
     };
-    return place_response(c, &resp, &meta, len);
+    return wren_coap_place_response(c, &resp, &meta, len);
 }
 
 /* ---- notifications (RFC 7641 4.2, 4.5) ------------------------------------------------ */
@@ -826,7 +822,7 @@ static void obs_send(struct wren_coap_observer *o)
     bool con = !o->had_con || now - o->last_con_ms >= c->obs_con_ms;
     c->obs_seq = (c->obs_seq + 1) & COAP_OBSERVE_MASK;
     o->mid = c->next_mid++;
-    struct resp_meta mt = { .type = con ? COAP_CON : COAP_NON, .mid = o->mid, .token = o->token,
+    struct wren_coap_resp_meta mt = { .type = con ? COAP_CON : COAP_NON, .mid = o->mid, .token = o->token,
                             .tkl = o->tkl, .get = true, .observe = (int32_t)c->obs_seq };
     if (resp.pos > room) {
         /* RFC 7959 3.4: the first block; the client asks for the rest */
@@ -835,7 +831,7 @@ static void obs_send(struct wren_coap_observer *o)
         resp.max = COAP_BLOCK_SIZE(mt.blk.szx);
     }
     size_t len;
-    int at = place_response(c, &resp, &mt, &len);
+    int at = wren_coap_place_response(c, &resp, &mt, &len);
     c->stats.obs_notify++;
     o->dirty = 0;
     if (wren_sock_udp_send(&c->sock, c->tx + at, len, &o->ep) < 0) {
@@ -898,13 +894,19 @@ int wren_coap_notify(struct wren_coap *c, const struct wren_coap_resource *r)
         }
         obs_send(o);
     }
+    if (c->tcp_notify) {
+        n += c->tcp_notify(c->tcp_arg, r); /* CoAP over TCP's observers */
+    }
     return n;
 }
 
 /* Notifications a handler asked for, now that its response is out. */
-static void obs_flush(struct wren_coap *c)
+void wren_coap_obs_flush(struct wren_coap *c)
 {
     c->notify_deferred = 0;
+    if (c->tcp_notify) {
+        (void)c->tcp_notify(c->tcp_arg, NULL);
+    }
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
         struct wren_coap_observer *o = &c->obs[i];
         if (o->used && o->dirty && !o->con_pending) {
@@ -1015,7 +1017,7 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
         }
     }
     size_t len;
-    int at = handle_request(c, m, from, &len);
+    int at = wren_coap_handle_request(c, m, from, &len, NULL, NULL);
     if (at < 0) {
         send_empty(c, COAP_RST, m->mid, from);
         d->used = 0;
@@ -1024,7 +1026,7 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     dedup_store(c, d, from, m, c->tx + at, len);
     send_msg(c, c->tx + at, len, from);
     if (c->notify_deferred) {
-        obs_flush(c);
+        wren_coap_obs_flush(c);
     }
 }
 

@@ -319,6 +319,9 @@ struct wren_coap_dedup {
 struct wren_coap_client_req {
     uint8_t method;           /**< COAP_CODE_GET .. COAP_CODE_DELETE */
     bool non;                 /**< send NON (no retransmission) */
+    bool tcp;                 /**< CoAP over TCP (RFC 8323) to the endpoint's TCP port, on a
+                                   connection of coap/coap_tcp.h (opened when there is
+                                   none; non is then meaningless) */
     bool observe;             /**< register as an observer (RFC 7641): notifications reach
                                    the callback with status 1 until wren_coap_cancel() */
     const char *path;         /**< "/a/b" (NULL or "/": none) */
@@ -362,6 +365,7 @@ struct wren_coap_xchg {
     uint8_t state;           /**< waiting for the ACK, or for a separate response */
     uint8_t retx;
     uint8_t non;
+    uint8_t tcp;             /**< over TCP: 1 waiting for the connection, 2 sent */
     uint8_t token[4];
     uint8_t observe;         /**< an observation (stays after its first response) */
     uint8_t observing;       /**< ... registered: notifications are taken */
@@ -411,6 +415,10 @@ struct wren_coap {
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
     uint8_t max_retransmit;
+    /** CoAP over TCP's observers (coap/coap_tcp.h): notified with @p r
+     *  changed, or with NULL to send what a handler deferred. @return how many. */
+    int (*tcp_notify)(void *arg, const struct wren_coap_resource *r);
+    void *tcp_arg;
     void *shell;                 /**< the shell of the `coap` command's request */
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */

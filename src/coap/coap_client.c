@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coap/coap_priv.h"
+#include "coap/coap_tcp.h"
 #include "core/node.h"
 #include "core/thread.h"
 
@@ -45,6 +46,9 @@ static void xchg_end(struct wren_coap_xchg *x, int status, const struct coap_msg
 static int xchg_send(struct wren_coap_xchg *x)
 {
     struct wren_coap *c = x->c;
+    if (x->tcp) {
+        return wren_coap_tcp_xchg_send(c, x); /* RFC 8323: on its connection */
+    }
     if (wren_sock_udp_send(&c->sock, x->msg, x->len, &x->to) < 0) {
         c->stats.tx_drop++;
         return -ENOBUFS;
@@ -56,7 +60,8 @@ static int xchg_send(struct wren_coap_xchg *x)
 static void xchg_arm(struct wren_coap_xchg *x)
 {
     struct wren_coap *c = x->c;
-    if (x->non) {
+    if (x->non || x->tcp) {
+        /* no retransmission: the response is waited for that long */
         wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
         return;
     }
@@ -68,7 +73,7 @@ static void xchg_timer(struct wren_timer *t, void *arg)
     (void)t;
     struct wren_coap_xchg *x = arg;
     struct wren_coap *c = x->c;
-    if (x->non || x->state == XS_WAIT_RESP || x->retx >= c->max_retransmit) {
+    if (x->non || x->tcp || x->state == XS_WAIT_RESP || x->retx >= c->max_retransmit) {
         c->stats.cl_timeout++;
         xchg_end(x, -ETIMEDOUT, NULL);
         return;
@@ -171,7 +176,8 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     x->to = *to;
     x->cb = cb;
     x->arg = arg;
-    x->non = rq->non;
+    x->non = rq->non && !rq->tcp;
+    x->tcp = rq->tcp ? 1 : 0;
     x->observe = rq->observe && rq->method == COAP_CODE_GET;
     x->mid = c->next_mid++;
     uint32_t tok = wren_node_random(c->node);
@@ -318,7 +324,9 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
         if (notif) {
             uint64_t now = wren_node_now(c->node) / 1000u;
             /* RFC 7641 3.4: only a notification newer than the newest counts */
-            if (x->observing && !wren_coap_observe_fresher(x->obs_seq, x->obs_ms, v, now)) {
+            /* over TCP they come in order, the value is ignored (RFC 8323 7.1) */
+            if (x->observing && !x->tcp &&
+                !wren_coap_observe_fresher(x->obs_seq, x->obs_ms, v, now)) {
                 c->stats.cl_obs_stale++;
                 return;
             }
@@ -376,7 +384,7 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
         struct wren_coap_xchg *x = &c->xchg[i];
-        if (!x->used || !from_peer(x, from)) {
+        if (!x->used || x->tcp || !from_peer(x, from)) {
             continue;
         }
         if (m->type == COAP_ACK || m->type == COAP_RST) {
@@ -421,6 +429,36 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
         }
     }
     return false;
+}
+
+bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
+                                const struct wren_sock_udp_ep *from)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        struct wren_coap_xchg *x = &c->xchg[i];
+        if (x->used && x->tcp == 2 && from_peer(x, from) && m->tkl == sizeof(x->token) &&
+            memcmp(m->token, x->token, m->tkl) == 0) {
+            deliver(x, m);
+            return true;
+        }
+    }
+    return false;
+}
+
+void wren_coap_client_tcp_event(struct wren_coap *c, const struct wren_sock_udp_ep *to, int err)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        struct wren_coap_xchg *x = &c->xchg[i];
+        if (!x->used || !x->tcp || !from_peer(x, to)) {
+            continue;
+        }
+        if (err < 0) {
+            c->stats.cl_timeout += err == -ETIMEDOUT;
+            xchg_end(x, err, NULL);
+        } else if (x->tcp == 1 && xchg_send(x) < 0) {
+            xchg_end(x, -ENOBUFS, NULL);
+        }
+    }
 }
 
 /* ---- blocking calls ------------------------------------------------------------ */

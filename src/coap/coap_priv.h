@@ -5,12 +5,59 @@
 #include "coap/coap.h"
 #include "shell/shell.h"
 
+/** How a response goes out besides what the handler made. */
+struct wren_coap_resp_meta {
+    uint8_t type;
+    uint16_t mid;
+    const uint8_t *token;
+    uint8_t tkl;
+    bool block;            /* with Block2 blk */
+    bool has_b1;           /* with Block1 b1 */
+    bool get;
+    struct coap_block blk, b1;
+    int32_t observe;       /* Observe value, -1: none */
+};
+
+/** The header and options of @p resp (its payload written at c->tx +
+ *  WREN_COAP_RESP_HDR_ROOM) placed right before the payload, in the UDP
+ *  format. @return its offset in c->tx, and *len. */
+int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
+                             struct wren_coap_resp_meta *mt, size_t *len);
+
+/**
+ * Observations of a transport other than UDP's table (CoAP over TCP): @p reg
+ * a GET asks to observe @p r (RFC 7641 3.1; registered: return the Observe
+ * value to send, else -1); otherwise @p unreg a GET without Observe (or with
+ * 1) ends the observation of its token (RFC 7641 3.6). @return -1 then.
+ */
+typedef int32_t (*wren_coap_obs_fn)(void *arg, const struct wren_coap_resource *r,
+                                    const struct coap_msg *m, bool reg, bool unreg);
+
+/** Run request @p m from @p from and build its response into c->tx (UDP
+ *  format, type ACK for a CON). @return its offset in c->tx and *len, or -1
+ *  for a RST (a NON with an unrecognized critical option). */
+int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
+                             const struct wren_sock_udp_ep *from, size_t *len,
+                             wren_coap_obs_fn obs, void *obs_arg);
+
+/** Send the notifications handlers asked for while they ran. */
+void wren_coap_obs_flush(struct wren_coap *c);
+
 /** Handle the datagram of @p n bytes in c->rx from @p from. */
 void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from);
 
 /** Hand an ACK, RST or response to the client. @return whether it matched a request. */
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from);
+
+/** Hand a response that came over CoAP over TCP from @p from to the
+ *  client's TCP exchanges. @return whether it matched one. */
+bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
+                                const struct wren_sock_udp_ep *from);
+
+/** The TCP connection to @p to is up (@p err 0: send the exchanges waiting
+ *  for it) or gone (@p err < 0: end them and those in flight with it). */
+void wren_coap_client_tcp_event(struct wren_coap *c, const struct wren_sock_udp_ep *to, int err);
 
 /** End every client exchange without calling back (the server stops). */
 void wren_coap_client_stop(struct wren_coap *c);

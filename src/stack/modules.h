@@ -12,6 +12,7 @@
 #define WREN_STACK_MODULES_H
 
 #include "coap/coap.h"
+#include "coap/coap_tcp.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
 #include "nib/nd_eth.h"
@@ -28,6 +29,7 @@
     X(udp)                    \
     X(tcp)                    \
     X(coap)                   \
+    X(coap_tcp)               \
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)

@@ -1,0 +1,332 @@
+/**
+ * @file test_coap_tcp_server.c
+ * @brief CoAP over TCP (RFC 8323) on one node's IPv6 loopback: the client
+ *        (wren_coap_request with tcp) against the node's own server over
+ *        TCP port 5683 (GET/PUT/POST/DELETE, 16 KiB Block2 and Block1,
+ *        observe with a notification caused over UDP, deregistration, ping
+ *        and release), and a raw socket sending what a hostile or broken
+ *        peer sends: a request before the CSM, a frame beyond
+ *        Max-Message-Size, a cut extended length, token length 15, a CSM
+ *        with an unknown critical option, a malformed option, and more
+ *        connections than the listener has sockets. Each: an Abort (or a
+ *        counted refusal), the connection closed, the packet buffer empty.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coap/coap.h"
+#include "coap/coap_tcp.h"
+#include "fixture.h"
+#include "sock/sock_tcp.h"
+#include "tcp/tcp.h"
+#include "wire/coap_tcp.h"
+
+static struct wren_node *node;
+static struct fx_node *fxn;
+static struct wren_coap *c;
+static struct wren_coap_tcp *t;
+static const struct wren_sock_udp_ep srv = { .addr = { [15] = 1 }, .port = COAP_PORT };
+static const struct wren_sock_tcp_ep srv_tcp = { .addr = { [15] = 1 }, .port = COAP_PORT };
+static struct wren_sock_tcp raw[3];
+
+static int setup(void **state)
+{
+    fx_setup(state);
+    fxn = fx_node_ex(FX_IP | FX_TCP, 65536, 1, 1);
+    node = &fxn->node;
+    c = calloc(1, sizeof(*c));
+    t = calloc(1, sizeof(*t));
+    memset(raw, 0, sizeof(raw));
+    CHECK_EQ(wren_coap_init(node, c), 0);
+    CHECK_EQ(wren_coap_tcp_init(node, t), 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    wren_coap_tcp_stop(t);
+    wren_coap_stop(c);
+    for (unsigned i = 0; i < 3; i++) {
+        wren_sock_tcp_disconnect(&raw[i]);
+    }
+    fx_run_us(120000000); /* lingering sockets finish closing */
+    free(t);
+    free(c);
+    return fx_teardown(state);
+}
+
+#define CTEST(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
+
+static struct {
+    int calls, blocks, status;
+    uint8_t code;
+    size_t len;
+    uint8_t data[20000];
+} got;
+
+static void cb(struct wren_coap *cc, int status, const struct coap_msg *m, void *arg)
+{
+    (void)cc;
+    (void)arg;
+    got.calls++;
+    if (status == 1) {
+        got.blocks++;
+    }
+    if (m) {
+        got.code = m->code;
+        CHECK(got.len + m->payload_len <= sizeof(got.data));
+        if (m->payload_len) {
+            memcpy(got.data + got.len, m->payload, m->payload_len);
+        }
+        got.len += m->payload_len;
+    }
+    got.status = status;
+}
+
+static void request(uint8_t method, const char *path, const char *payload)
+{
+    memset(&got, 0, sizeof(got));
+    struct wren_coap_client_req rq = { .method = method, .path = path, .cf = -1, .accept = -1,
+                                       .tcp = true };
+    if (payload) {
+        rq.payload = payload;
+        rq.len = strlen(payload);
+        rq.cf = COAP_CF_TEXT;
+    }
+    CHECK(wren_coap_request(c, &srv, &rq, cb, NULL) >= 0);
+    fx_run_us(2000000);
+}
+
+static size_t pattern_source(void *arg, size_t off, uint8_t *buf, size_t max)
+{
+    (void)arg;
+    for (size_t i = 0; i < max; i++) {
+        buf[i] = (uint8_t)((off + i) % 251u);
+    }
+    return max;
+}
+
+TEST(test_coap_tcp__methods_blockwise_observe)
+{
+    request(COAP_CODE_GET, "/counter", NULL);
+    CHECK(got.status == 0 && got.code == COAP_CODE_CONTENT && got.len == 1 && got.data[0] == '0');
+    CHECK_EQ(t->stats.conn_open, 1);
+    CHECK_EQ(t->stats.conn_accept, 1);
+    CHECK_EQ(t->stats.rx_csm, 2); /* each side got the other's */
+    request(COAP_CODE_POST, "/counter", NULL);
+    CHECK(got.code == COAP_CODE_CHANGED && got.len == 1 && got.data[0] == '1');
+    request(COAP_CODE_PUT, "/counter", "41");
+    CHECK(got.code == COAP_CODE_CHANGED && c->counter == 41);
+    request(COAP_CODE_DELETE, "/counter", NULL);
+    CHECK(got.code == COAP_CODE_DELETED && c->counter == 0);
+    request(COAP_CODE_GET, "/nothing", NULL);
+    CHECK_EQ(got.code, COAP_CODE_NOT_FOUND);
+    /* 16 KiB Block2: 16 blocks of 1024 */
+    request(COAP_CODE_GET, "/pattern", NULL);
+    CHECK(got.status == 0 && got.len == CONFIG_WREN_COAP_PATTERN_LEN && got.blocks == 15);
+    for (size_t i = 0; i < got.len; i++) {
+        CHECK_EQ(got.data[i], (uint8_t)(i % 251));
+    }
+    /* and back in Block1 blocks: /pattern checks every byte */
+    memset(&got, 0, sizeof(got));
+    struct wren_coap_client_req put = { .method = COAP_CODE_PUT, .path = "/pattern", .cf = 42,
+                                        .accept = -1, .tcp = true, .len = 5000,
+                                        .source = pattern_source };
+    CHECK(wren_coap_request(c, &srv, &put, cb, NULL) >= 0);
+    fx_run_us(5000000);
+    CHECK(got.status == 0 && got.code == COAP_CODE_CHANGED);
+    CHECK_EQ(c->pattern_len, 5000);
+    CHECK_EQ(c->stats.req_incomplete, 0);
+    /* observe /counter; a POST over UDP notifies over TCP */
+    memset(&got, 0, sizeof(got));
+    struct wren_coap_client_req obs = { .method = COAP_CODE_GET, .path = "/counter", .cf = -1,
+                                        .accept = -1, .tcp = true, .observe = true };
+    int x = wren_coap_request(c, &srv, &obs, cb, NULL);
+    CHECK(x >= 0);
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.obs_add, 1);
+    CHECK(got.calls == 1 && got.status == 1 && got.data[0] == '0');
+    struct wren_coap_client_req post = { .method = COAP_CODE_POST, .path = "/counter", .cf = -1,
+                                         .accept = -1 };
+    for (int i = 0; i < 3; i++) {
+        CHECK(wren_coap_request(c, &srv, &post, NULL, NULL) >= 0); /* over UDP */
+        fx_run_us(1000000);
+    }
+    CHECK_EQ(t->stats.obs_notify, 3);
+    CHECK(got.calls == 4 && got.len == 4 && memcmp(got.data, "0123", 4) == 0);
+    wren_coap_cancel(c, x);
+    /* a GET without Observe with the same token ends it: here, the
+     * connection's Release does (RFC 8323 7.4) */
+    CHECK_EQ(wren_coap_tcp_ping(t, &srv, true), 0);
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.rx_ping, 1);
+    CHECK_EQ(t->stats.rx_pong, 1);
+    CHECK_EQ(wren_coap_tcp_close(t, &srv), 0);
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.rx_release, 1);
+    CHECK_EQ(t->stats.obs_remove, 1);
+    CHECK_EQ(t->stats.conn_close, 2);
+    CHECK_EQ(t->stats.rx_drop_format + t->stats.rx_no_csm + t->stats.tx_abort + t->stats.tx_drop,
+             0);
+    /* a new request opens a new connection */
+    request(COAP_CODE_GET, "/counter", NULL);
+    CHECK(got.status == 0 && got.data[0] == '3');
+    CHECK_EQ(t->stats.conn_open, 2);
+    CHECK_EQ(wren_coap_tcp_close(t, &srv), 0);
+    FX_CLEAN(120000000);
+}
+
+/* ---- a raw peer -------------------------------------------------------------- */
+
+static void raw_open(unsigned i)
+{
+    CHECK_EQ(wren_sock_tcp_connect(node, &raw[i], &srv_tcp, 0, 0), -EINPROGRESS);
+    fx_run_us(100000);
+    CHECK_EQ(raw[i].conn.state, WREN_TCP_ESTABLISHED);
+}
+
+static void raw_send(unsigned i, const void *b, size_t n)
+{
+    CHECK_EQ(wren_sock_tcp_write(&raw[i], b, n, 0), (ssize_t)n);
+    fx_run_us(200000);
+}
+
+/* The messages the server sent on raw[i] so far: their codes in order. */
+static unsigned raw_codes(unsigned i, uint8_t *codes, unsigned max, struct coap_msg *last,
+                          uint8_t *buf, size_t cap)
+{
+    ssize_t n = wren_sock_tcp_read(&raw[i], buf, cap, 0);
+    unsigned k = 0;
+    size_t off = 0;
+    while (n > 0 && off < (size_t)n && k < max) {
+        uint64_t total;
+        CHECK_EQ(wren_coap_tcp_frame_len(buf + off, (size_t)n - off, &total), 0);
+        CHECK(off + total <= (size_t)n);
+        CHECK_EQ(wren_coap_tcp_parse(buf + off, (size_t)total, last), 0);
+        codes[k++] = last->code;
+        off += (size_t)total;
+    }
+    return k;
+}
+
+static const uint8_t csm[] = { 0x30, 0xe1, 0x22, 0x04, 0x80 };
+
+/* send @p bytes (after a CSM when @p with_csm) and expect CSM + Abort and
+ * the connection closed by the server */
+static void expect_abort(const uint8_t *bytes, size_t n, bool with_csm, uint16_t bad_csm)
+{
+    memset(raw, 0, sizeof(raw));
+    raw_open(0);
+    if (with_csm) {
+        raw_send(0, csm, sizeof(csm));
+    }
+    raw_send(0, bytes, n);
+    uint8_t codes[4], buf[256];
+    struct coap_msg m;
+    unsigned k = raw_codes(0, codes, 4, &m, buf, sizeof(buf));
+    CHECK_EQ(k, 2);
+    CHECK_EQ(codes[0], COAP_CODE_CSM);
+    CHECK_EQ(codes[1], COAP_CODE_ABORT);
+    struct coap_tcp_signal s;
+    CHECK_EQ(wren_coap_tcp_signal_parse(&m, &s), 0);
+    CHECK(m.payload_len > 0); /* a diagnostic */
+    CHECK_EQ(s.has_bad_csm_option, bad_csm != 0);
+    if (bad_csm) {
+        CHECK_EQ(s.bad_csm_option, bad_csm);
+    }
+    /* the server closed: the end of the stream */
+    CHECK_EQ(wren_sock_tcp_read(&raw[0], buf, sizeof(buf), 0), 0);
+    wren_sock_tcp_disconnect(&raw[0]);
+    fx_run_us(1000000);
+}
+
+TEST(test_coap_tcp__adversarial)
+{
+    /* a request before the CSM */
+    static const uint8_t get[] = { 0x00, 0x01 };
+    expect_abort(get, sizeof(get), false, 0);
+    CHECK_EQ(t->stats.rx_no_csm, 1);
+    /* a frame of 4 GiB: beyond Max-Message-Size */
+    static const uint8_t huge[] = { 0xf0, 0xff, 0xff, 0xff, 0xff, 0x01 };
+    expect_abort(huge, sizeof(huge), true, 0);
+    CHECK_EQ(t->stats.rx_drop_big, 1);
+    /* just beyond: 1152 + the header + 1 */
+    static uint8_t big[CONFIG_WREN_COAP_TCP_MSG_MAX + COAP_TCP_HDR_MAX + 1];
+    size_t body = sizeof(big) - 4;
+    big[0] = 0xe0;
+    big[1] = (uint8_t)((body - 269) >> 8);
+    big[2] = (uint8_t)(body - 269);
+    big[3] = 0x02;
+    big[4] = 0xff;
+    expect_abort(big, sizeof(big), true, 0);
+    CHECK_EQ(t->stats.rx_drop_big, 2);
+    /* token length 15 */
+    static const uint8_t tkl[] = { 0x0f, 0x01, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+    expect_abort(tkl, sizeof(tkl), true, 0);
+    /* an option with nibble 15 */
+    static const uint8_t opt15[] = { 0x10, 0x01, 0xf0 };
+    expect_abort(opt15, sizeof(opt15), true, 0);
+    CHECK_EQ(t->stats.rx_drop_format, 2);
+    /* a CSM with critical option 9 */
+    static const uint8_t crit[] = { 0x10, 0xe1, 0x90 };
+    expect_abort(crit, sizeof(crit), false, 9);
+    CHECK_EQ(t->stats.rx_sig_critical, 1);
+    CHECK_EQ(t->stats.tx_abort, 6);
+
+    /* a cut extended length, then the peer's FIN: closed, nothing else */
+    memset(raw, 0, sizeof(raw));
+    raw_open(0);
+    raw_send(0, csm, sizeof(csm));
+    static const uint8_t cut[] = { 0xe0, 0x01 };
+    raw_send(0, cut, sizeof(cut));
+    uint32_t closed = t->stats.conn_close;
+    wren_sock_tcp_disconnect(&raw[0]);
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.conn_close, closed + 1);
+
+    /* Ping with Custody: Pong with the token and Custody; an empty message
+     * and an unknown signal are ignored; Release: closed */
+    memset(raw, 0, sizeof(raw));
+    raw_open(0);
+    raw_send(0, csm, sizeof(csm));
+    static const uint8_t ping[] = { 0x12, 0xe2, 0xab, 0xcd, 0x20, 0x00, 0x00, 0x00, 0xe9 };
+    raw_send(0, ping, sizeof(ping));
+    uint8_t codes[4], buf[256];
+    struct coap_msg m;
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 2);
+    CHECK_EQ(codes[1], COAP_CODE_PONG);
+    CHECK(m.tkl == 2 && m.token[0] == 0xab && m.token[1] == 0xcd);
+    struct coap_tcp_signal s;
+    CHECK(wren_coap_tcp_signal_parse(&m, &s) == 0 && s.custody);
+    CHECK_EQ(t->stats.rx_drop_unexpected, 1);
+    static const uint8_t rel[] = { 0x20, 0xe4, 0x41, 0x05 };
+    raw_send(0, rel, sizeof(rel));
+    CHECK_EQ(wren_sock_tcp_read(&raw[0], buf, sizeof(buf), 0), 0);
+    CHECK_EQ(t->stats.rx_release, 1);
+    wren_sock_tcp_disconnect(&raw[0]);
+    fx_run_us(1000000);
+
+    /* more connections than sockets: the third is refused, counted */
+    memset(raw, 0, sizeof(raw));
+    raw_open(0);
+    raw_open(1);
+    CHECK_EQ(wren_sock_tcp_connect(node, &raw[2], &srv_tcp, 0, 0), -EINPROGRESS);
+    fx_run_us(100000);
+    CHECK(raw[2].conn.state != WREN_TCP_ESTABLISHED);
+    CHECK(fxn->tcp->stats.syn_drop_pool >= 1);
+    CHECK_EQ(t->stats.conn_accept, 8 + 2);
+    for (unsigned i = 0; i < 3; i++) {
+        wren_sock_tcp_disconnect(&raw[i]);
+    }
+    FX_CLEAN(120000000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CTEST(test_coap_tcp__methods_blockwise_observe),
+        CTEST(test_coap_tcp__adversarial),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
