@@ -1,6 +1,8 @@
 /* The CoAP module's shell command: `coap` lists the resources served;
  * `coap get|post|put|delete ADDR PATH [PAYLOAD] [non] [port N]` sends a
- * request and prints the response when it comes. */
+ * request and prints the response when it comes; a URI instead of ADDR
+ * PATH (`coap://[ADDR]:PORT/PATH?QUERY`, or `coap+tcp://...` for CoAP over
+ * TCP, RFC 8323 8.1) names the transport, the port and the query too. */
 #include <errno.h>
 #include <string.h>
 
@@ -61,6 +63,54 @@ static size_t pattern_source(void *arg, size_t off, uint8_t *buf, size_t max)
     return max;
 }
 
+/* RFC 7252 6.1, RFC 8323 8.1: "coap[+tcp]://[ADDR][:PORT][/PATH][?QUERY]",
+ * cut in place into @p rq and @p to. @return 0, or -EINVAL. */
+static int parse_uri(char *uri, struct wren_coap_client_req *rq, struct wren_sock_udp_ep *to)
+{
+    char *p;
+    if (strncmp(uri, "coap://[", 8) == 0) {
+        p = uri + 8;
+    } else if (strncmp(uri, "coap+tcp://[", 12) == 0) {
+        p = uri + 12;
+        rq->tcp = true;
+    } else {
+        return -EINVAL;
+    }
+    char *end = strchr(p, ']');
+    if (end == NULL) {
+        return -EINVAL;
+    }
+    *end = '\0';
+    if (wren_ipv6_addr_from_str(to->addr, p) < 0) {
+        return -EINVAL;
+    }
+    p = end + 1;
+    if (*p == ':') {
+        unsigned long port = 0;
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+            port = port * 10 + (unsigned long)(*p - '0');
+            if (port > 65535) {
+                return -EINVAL;
+            }
+        }
+        if (port == 0) {
+            return -EINVAL;
+        }
+        to->port = (uint16_t)port;
+    }
+    if (*p != '\0' && *p != '/' && *p != '?') {
+        return -EINVAL;
+    }
+    char *q = strchr(p, '?');
+    if (q) {
+        *q = '\0';
+        rq->query = q + 1;
+    }
+    /* the path keeps its leading '/' */
+    rq->path = *p ? p : NULL;
+    return 0;
+}
+
 static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     struct wren_coap *c = (struct wren_coap *)m;
@@ -101,9 +151,15 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         rq.observe = true;
     }
     struct wren_sock_udp_ep to = { .port = COAP_PORT };
-    int bad = rq.method == 0 || argc < 4 || wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
-    rq.path = argc >= 4 ? argv[3] : NULL;
-    for (int i = 4; !bad && i < argc; i++) {
+    int first = 4, bad;
+    if (argc >= 3 && strncmp(argv[2], "coap", 4) == 0) {
+        bad = rq.method == 0 || parse_uri(argv[2], &rq, &to) < 0;
+        first = 3;
+    } else {
+        bad = rq.method == 0 || argc < 4 || wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
+        rq.path = argc >= 4 ? argv[3] : NULL;
+    }
+    for (int i = first; !bad && i < argc; i++) {
         if (strcmp(argv[i], "non") == 0) {
             rq.non = true;
         } else if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
@@ -122,8 +178,9 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         }
     }
     if (bad) {
-        wren_shell_printf(sh, "usage: coap [get|post|put|delete|observe ADDR PATH "
-                              "[PAYLOAD|pattern:N] [non] [port N] | cancel]\n");
+        wren_shell_printf(sh, "usage: coap [get|post|put|delete|observe ADDR PATH|URI "
+                              "[PAYLOAD|pattern:N] [non] [port N] | cancel] "
+                              "(URI: coap[+tcp]://[ADDR][:PORT][/PATH][?QUERY])\n");
         return -EINVAL;
     }
     /* one request of the shell's at a time: its state is the module's */
@@ -145,8 +202,9 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
 
 const struct wren_shell_cmd wren_coap_shell_cmds[] = {
     { "coap",
-      "coap [get|post|put|delete|observe ADDR PATH [PAYLOAD|pattern:N] [non] [port N] | "
-      "cancel]: CoAP resources, or a request (pattern:N: N bytes of i mod 251, in Block1 "
+      "coap [get|post|put|delete|observe ADDR PATH|URI [PAYLOAD|pattern:N] [non] [port N] | "
+      "cancel]: CoAP resources, or a request (URI: coap://[ADDR]:PORT/PATH?QUERY, or "
+      "coap+tcp://... for CoAP over TCP; pattern:N: N bytes of i mod 251, in Block1 "
       "blocks; observe: a line per notification until cancel)",
       cmd_coap },
     { NULL, NULL, NULL },
