@@ -111,7 +111,7 @@ static void conn_close(struct wren_coap_tcp_conn *tc, int err)
     t->stats.conn_close++;
     obs_free_conn(t, conn_idx(tc));
     wren_sock_tcp_disconnect(tc->sock);
-    if (client) {
+    if (CONFIG_WREN_COAP_CLIENT && client) {
         wren_coap_client_tcp_event(t->coap, &tc->peer, err);
     }
 }
@@ -343,7 +343,7 @@ static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
     } else if (cls == 0) {
         request_input(tc, &m);
     } else if (cls >= 2 && cls <= 5) {
-        if (!wren_coap_client_input_tcp(t->coap, &m, &tc->peer)) {
+        if (!(CONFIG_WREN_COAP_CLIENT && wren_coap_client_input_tcp(t->coap, &m, &tc->peer))) {
             t->stats.rx_drop_unmatched++;
         }
     } else {
@@ -414,7 +414,9 @@ static void sock_cb(struct wren_sock_tcp *sock, unsigned events, void *arg)
         t->stats.conn_open++;
         conn_start(tc, CT_OPEN);
         (void)send_csm(tc); /* RFC 8323 3.3: first, without waiting for the peer's */
-        wren_coap_client_tcp_event(t->coap, &tc->peer, 0);
+        if (CONFIG_WREN_COAP_CLIENT) {
+            wren_coap_client_tcp_event(t->coap, &tc->peer, 0);
+        }
     }
     if (events & (WREN_SOCK_TCP_EV_RECV | WREN_SOCK_TCP_EV_SEND)) {
         rx_pump(tc);
