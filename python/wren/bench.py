@@ -397,19 +397,26 @@ def bench_udp_goodput() -> list[Record]:
                     "lower", None, "1,232-byte datagram between two nodes over 6LoWPAN")]
 
 
+def goodput_1hop(mode: str, size: int, seconds: float = 10) -> tuple[float, float]:
+    """(goodput, bound) in kbit/s of @size-byte UDP datagrams over one
+    simulated hop for @seconds (bench_goodput; @mode "nomac": no CSMA, no
+    ACKs; "mac": CSMA-CA, ACKs, retries)."""
+    import subprocess
+    from . import paths
+    out = subprocess.run([str(paths.BUILD / "bench_goodput"), mode, str(size), f"{seconds:g}"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return float(out[4]), float(out[5])
+
+
 def bench_goodput_1hop() -> list[Record]:
     """Single-hop UDP goodput over the simulated channel beside the analytic
     bound (airtime + interframe space of the same frames), RIOT paper fig. 8."""
-    import subprocess
     from . import paths
-    exe = paths.BUILD / "bench_goodput"
     sizes = list(range(0, 1233, 48)) + [1232]
     rows: dict[str, list[tuple[int, float, float]]] = {"nomac": [], "mac": []}
     for mode in rows:
         for size in sizes:
-            out = subprocess.run([str(exe), mode, str(size), "10"], capture_output=True, text=True,
-                                 check=True).stdout.split()
-            rows[mode].append((size, float(out[4]), float(out[5])))
+            rows[mode].append((size, *goodput_1hop(mode, size)))
     paths.OUT.mkdir(exist_ok=True)
     import matplotlib
     matplotlib.use("Agg")

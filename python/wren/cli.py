@@ -52,6 +52,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.main(args)
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce
+    return reproduce.main(args)
+
+
 def cmd_size(args: argparse.Namespace) -> int:
     from . import size
     size.main(args)
@@ -90,6 +95,11 @@ def parser() -> argparse.ArgumentParser:
     sp = command("bench", cmd_bench, "run benchmarks and print their figures")
     sp.add_argument("name", nargs="?", help="only benchmarks whose name contains this")
     sp.add_argument("--json", help="write the records as JSON")
+
+    sp = command("reproduce", cmd_reproduce,
+                 "re-run the papers' figures; plots and a report beside the papers' values")
+    from . import reproduce
+    reproduce.add_arguments(sp)
 
     sp = command("size", cmd_size, "Cortex-M3 ROM/RAM report")
     sp.add_argument("--json", help="write rom_*/ram_* records as JSON")
