@@ -17,6 +17,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from . import energy
     sc = scenario.load(args.scenario)   # checked before anything is built
     energy.profile(args.profile)        # so is the energy profile
+    picture = None
+    if getattr(args, "plot", None) is not None:   # and the picture's file name
+        from . import plot
+        picture = plot.check_path(args.plot or paths.OUT / f"{sc.name or 'scenario'}.png")
     build.host()
     result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=args.pcap)
     energy.annotate(result, args.profile)
@@ -24,6 +28,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.json:
         scenario.write_json(result, args.json)
         print(f"result: {args.json}")
+    if picture is not None:
+        plot.topology(result, picture)
+        print(f"picture: {picture}")
     return 0
 
 
@@ -86,6 +93,10 @@ def parser() -> argparse.ArgumentParser:
     sp = command("sim", cmd_sim, "run a scenario")
     sp.add_argument("scenario", help="scenario TOML file")
     sim_opts(sp)
+    sp.add_argument("--plot", nargs="?", const="", metavar="FILE",
+                    help="draw the topology (links by PRR, the RPL DODAG) and per-node "
+                         "delivery and duty cycle (.png, .svg or .pdf; default "
+                         "out/<scenario name>.png)")
 
     sp = command("test", cmd_test, "build and run every test")
     sp.add_argument("--quick", action="store_true",

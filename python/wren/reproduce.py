@@ -173,6 +173,11 @@ class Row:
             return None
         return self.wren / p
 
+    def wren_text(self) -> str:
+        if self.wren is None:
+            return f"not measured: {self.note}" if self.note else "-"
+        return fmt(self.wren)
+
     def paper_text(self) -> str:
         if self.paper is None:
             return "-"
@@ -835,17 +840,19 @@ def by_name() -> dict[str, Figure]:
     return {f.name: f for f in FIGURES}
 
 
-def select(name: str | None) -> list[Figure]:
-    """The figures @name names (None or "all": every one); an unknown name
-    is a UserError naming the known ones."""
-    if name in (None, "all"):
+def select(names: Sequence[str] | None) -> list[Figure]:
+    """The figures @names name, in the list's order (none or "all": every
+    one); an unknown name is a UserError naming the known ones."""
+    if not names or "all" in names:
         return list(FIGURES)
     figs = by_name()
-    if name in figs:
-        return [figs[name]]
-    close = difflib.get_close_matches(name, list(figs), n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise UserError(f"unknown figure '{name}'{hint}; the figures are all, {', '.join(figs)}")
+    for name in names:
+        if name not in figs:
+            close = difflib.get_close_matches(name, list(figs), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise UserError(f"unknown figure '{name}'{hint}; the figures are all, "
+                            f"{', '.join(figs)}")
+    return [f for f in FIGURES if f.name in names]
 
 
 # ---- plotting ---------------------------------------------------------------------
@@ -889,7 +896,7 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
         ax.set_ylabel(p.ylabel)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-    mfig.suptitle(f"{fig.name}: {fig.title} (paper in red)", fontsize=11)
+    mfig.suptitle(f"{fig.name}: {fig.title}\n(the paper's values in red)", fontsize=10)
     mfig.tight_layout()
     directory.mkdir(parents=True, exist_ok=True)
     files = []
@@ -915,6 +922,9 @@ def run_figure(fig: Figure, quick: bool, directory: Path) -> Outcome:
         # a tool this figure needs is missing or failed: the report says so
         out = Outcome(reason=f"failed to run: {type(e).__name__}: {str(e).strip()[:300]}")
     out.seconds = time.monotonic() - t0
+    if out.reason is None and not any(r.wren is not None for r in out.rows):
+        out.reason = "it ran but measured nothing (a bug in the figure's code)"
+        out.panels = []
     out.files = [str(f) for f in plot(fig, out, directory)]
     return out
 
@@ -974,7 +984,7 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
             if o.reason and r.wren is None:
                 continue
             md.append(f"| {f.name} | {_md_cell(r.quantity)} | {_md_cell(r.paper_text())} "
-                      f"[{r.unit}] | {fmt(r.wren)} | {fmt(r.ratio)} | {cmd} |")
+                      f"[{r.unit}] | {_md_cell(r.wren_text())} | {fmt(r.ratio)} | {cmd} |")
     md.append("")
     for f, o in results:
         md.append(f"## {f.name}: {f.title}\n")
@@ -1019,7 +1029,8 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
                 continue
             h.append(f"<tr><td>{link}</td><td>{html.escape(r.quantity)}</td>"
                      f"<td class='n'>{html.escape(r.paper_text())} {html.escape(r.unit)}</td>"
-                     f"<td class='n'>{fmt(r.wren)}</td><td class='n'>{fmt(r.ratio)}</td>"
+                     f"<td class='n'>{html.escape(r.wren_text())}</td>"
+                     f"<td class='n'>{fmt(r.ratio)}</td>"
                      f"<td>{cmd}</td></tr>")
     h.append("</table>")
     for f, o in results:
@@ -1058,13 +1069,14 @@ def _bar(n: int) -> Iterator[Callable[[str], None] | None]:
 
 
 def main(args: argparse.Namespace) -> int:
-    figs = select(args.name)       # a bad name: before anything is built
+    figs = select(args.names)      # a bad name: before anything is built
     directory = Path(args.out) if args.out else paths.OUT / "reproduce"
     quick = bool(args.quick)
     from . import build
     with redirect_stdout(StringIO()):
         build.host()
-    command = "./wren reproduce " + (args.name or "all") + (" --quick" if quick else "") + \
+    command = "./wren reproduce " + (" ".join(args.names) or "all") + \
+        (" --quick" if quick else "") + \
         (f" --out {args.out}" if args.out else "")
     results = []
     with _bar(len(figs)) as bar:
@@ -1086,7 +1098,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def add_arguments(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("name", nargs="?", help="a figure (e.g. riot_fig4) or all (the default)")
+    sp.add_argument("names", nargs="*", metavar="NAME",
+                    help="figures (e.g. riot_fig4 tcp_sec72) or all (the default)")
     sp.add_argument("--out", help="directory for the plots and the report (default out/reproduce)")
     sp.add_argument("--quick", action="store_true",
                     help="fewer payload sizes, one seed: minutes instead of tens of minutes")

@@ -820,6 +820,7 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
         tables = rpl_tables_state(nd["counters"])
         if tables is not None:
             nd["rpl"] = tables
+    topo = topology(sim, sc)
     totals: dict[str, int] = {}
     for nd in nodes:
         for k, v in nd["counters"].items():
@@ -836,7 +837,44 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
         "failed_commands": failed,
         "totals": totals,
         "nodes": nodes,
+        **topo,
     }
+
+
+_PARENT = re.compile(r"^parent (\S+) rank \d+ .*preferred$", re.M)
+
+
+def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
+    """What a picture of the network needs (./wren sim --plot, wren.plot):
+    "positions" [[x, y, z]] per node, "links" [[from, to, prr]] (the range
+    model's, then the [[links]] entries, which override them), and with
+    [rpl] "rpl_parents" {node: its preferred parent's node id or None}, read
+    from the `rpl` shell command at the end of the run (read-only)."""
+    from .addr import ll
+    pos = sc.positions()
+    links: dict[tuple[int, int], float] = {}
+    radio = sc.radio
+    if radio.range is not None and radio.range > 0:
+        for a, pa in enumerate(pos):
+            for b, pb in enumerate(pos):
+                if a != b and math.dist(pa, pb) <= radio.range:
+                    links[(a, b)] = radio.prr
+    for link in sc.links:
+        links[(link.src, link.dst)] = link.prr
+        if link.both:
+            links[(link.dst, link.src)] = link.prr
+    out: dict[str, Any] = {"positions": [list(p) for p in pos],
+                           "links": [[a, b, prr] for (a, b), prr in sorted(links.items())]}
+    if sc.rpl is not None:
+        ids = {ipaddress.IPv6Address(ll(i)): i for i in range(sim.node_count)}
+        parents: dict[str, int | None] = {}
+        for i in range(sim.node_count):
+            _, text = sim.shell(i, "rpl")
+            m = _PARENT.search(text)
+            parents[str(i)] = ids.get(ipaddress.IPv6Address(m.group(1))) if m else None
+        out["rpl_parents"] = parents
+        out["rpl_roots"] = list(sc.rpl.root)
+    return out
 
 
 # ---- results ------------------------------------------------------------

@@ -1,0 +1,198 @@
+"""./wren reproduce (wren.reproduce) and ./wren sim --plot (wren.plot).
+
+Only cheap figures run here (the simulated ones take well under a second
+each); the callgrind and Cortex-M3 ones belong to ./wren reproduce itself.
+"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wren import reproduce
+from wren.reproduce import Figure, Outcome, Row
+
+ROOT = Path(__file__).resolve().parents[2]
+CHEAP = ["riot_fig8", "riot_fig14", "tcp_sec72", "tsch_fig4"]  # in the list's order
+
+
+def wren(*args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    return subprocess.run([sys.executable, "-m", "wren.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _numbers(quote: str) -> set[float]:
+    """Every number a quote writes, read the English (10,000; 64.1) and the
+    German way (0,227; 15,5)."""
+    out = set()
+    for tok in re.findall(r"\d[\d.,]*", quote):
+        tok = tok.rstrip(".,")
+        for t in (tok.replace(",", ""), tok.replace(".", "").replace(",", ".")):
+            try:
+                out.add(float(t))
+            except ValueError:
+                pass
+    return out
+
+
+def test_every_paper_value_is_cited():
+    vals = reproduce.paper_values()
+    papers = reproduce.papers()
+    assert len(vals) >= 40
+    texts = {}
+    pdir = reproduce.papers_dir()
+    for key, v in vals.items():
+        assert v.paper in papers, key
+        assert v.where and v.quote and v.unit, key
+        assert v.bound in (None, "upper", "lower"), key
+        if v.value is not None and key != "riot.fig8.mac_fraction":
+            assert v.value in _numbers(v.quote), f"{key}: {v.value} is not in {v.quote!r}"
+        if pdir is not None:
+            if v.file not in texts:
+                texts[v.file] = reproduce.normalize((pdir / v.file).read_text())
+            assert reproduce.normalize(v.quote) in texts[v.file], f"{key}: quote not in {v.file}"
+    # "below two third": the one number the paper writes in words
+    assert "two third" in vals["riot.fig8.mac_fraction"].quote
+
+
+def test_every_figure_runs_or_says_why():
+    names = [f.name for f in reproduce.FIGURES]
+    assert len(names) == len(set(names))
+    for want in ("riot_fig4", "riot_fig5", "riot_fig8", "riot_table3", "riot_fig10",
+                 "riot_fig12", "riot_fig13", "riot_fig14", "tcp_fig4", "tcp_fig5", "tcp_fig6",
+                 "tcp_sec72", "tcp_eq2", "tcp_fig9", "tsch_fig4", "tsch_fig5", "de_fig2",
+                 "de_fig3"):
+        assert want in names
+    for f in reproduce.FIGURES:
+        assert (f.run is None) == bool(f.reason), f.name
+        for k in f.cited:
+            assert k in reproduce.paper_values(), (f.name, k)
+    assert "ICN" in reproduce.by_name()["riot_fig14"].reason
+    assert "TSCH is not built" in reproduce.by_name()["tsch_fig5"].reason
+
+
+def test_a_figure_that_measures_nothing_gets_a_reason(tmp_path):
+    fig = Figure("empty", "riot", "nothing", run=lambda quick: Outcome(
+        rows=[Row("x", "us", None, reproduce.pv("riot.fig5.udp_us"))]))
+    out = reproduce.run_figure(fig, True, tmp_path)
+    assert out.reason and "measured nothing" in out.reason
+    assert not list(tmp_path.iterdir())   # no plot of nothing
+    reproduce.write_report([(fig, out)], True, tmp_path, "test")
+    md = (tmp_path / "report.md").read_text()
+    assert "| empty | nothing | - | cannot run: it ran but measured nothing" in md
+
+
+def test_cheap_figures_end_to_end(tmp_path):
+    res = wren("reproduce", *CHEAP, "--quick", "--out", "rep", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    # not a terminal: one line per figure, then where the report is
+    lines = res.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines[:len(CHEAP)]] == CHEAP
+    rep = tmp_path / "rep"
+    data = json.loads((rep / "report.json").read_text())
+    assert [f["name"] for f in data["figures"]] == CHEAP
+    figs = {f["name"]: f for f in data["figures"]}
+    md = (rep / "report.md").read_text()
+    html = (rep / "report.html").read_text()
+    for name, f in figs.items():
+        assert f["command"] == f"./wren reproduce {name} --quick"
+        assert f"`{f['command']}`" in md and name in html
+        if f["reason"]:
+            assert f["reason"] in md
+            assert not (rep / f"{name}.png").exists()
+            continue
+        assert (rep / f"{name}.png").stat().st_size > 5000
+        assert (rep / f"{name}.svg").read_text().lstrip().startswith("<?xml")
+        assert f.get("rows") and all(r["wren"] is not None for r in f["rows"])
+        for r in f["rows"]:
+            if r["paper"] is not None:
+                assert math.isclose(r["ratio"], r["wren"] / r["paper"])
+            assert r["cite"] and r["cite"] in md
+    # the radio figure: the paper's 2/3 beside a fraction of the bound
+    r8 = figs["riot_fig8"]["rows"]
+    assert r8[0]["paper_text"] == "< 0.667" and 0.3 < r8[0]["wren"] < 1.0
+    assert 0.9 < r8[1]["wren"] <= 1.0
+    # the paper's four hops, each beside wren's
+    hops = figs["tcp_sec72"]["rows"]
+    assert [r["paper"] for r in hops] == [64.1, 28.3, 19.5, 17.5]
+    assert hops[0]["wren"] > hops[1]["wren"] > hops[2]["wren"] > hops[3]["wren"] > 0
+    assert "no ICN stack" in figs["riot_fig14"]["reason"]
+    # the HTML page is self-contained: every plot is in it
+    assert html.count("data:image/png;base64,") == 2
+    assert "<img" in html and "src='riot_fig8.png'" not in html
+
+
+def test_unknown_figure_is_one_line_and_exit_2(tmp_path):
+    res = wren("reproduce", "riot_fig99", "--out", "rep", cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.startswith("wren: unknown figure 'riot_fig99' (did you mean 'riot_fig")
+    assert res.stderr.count("\n") == 1 and res.stdout == ""
+    assert not (tmp_path / "rep").exists()
+
+
+RPL_LINE = """\
+name = "line"
+duration = 40.0
+[[nodes]]
+x = 0.0
+[[nodes]]
+x = 10.0
+[[nodes]]
+x = 20.0
+[[nodes]]
+x = 20.0
+y = 10.0
+[radio]
+range = 12.0
+prr = 0.9
+[rpl]
+root = 0
+[[apps]]
+nodes = [3]
+dst = 2
+size = 30
+interval = 2.0
+start = 20.0
+[[apps]]
+nodes = [2]
+interval = 0.0
+"""
+
+
+def test_sim_plot_draws_the_dodag(tmp_path):
+    (tmp_path / "line.toml").write_text(RPL_LINE)
+    res = wren("sim", "line.toml", "--plot", "pic.png", "--json", "r.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "picture: pic.png" in res.stdout
+    png = (tmp_path / "pic.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["positions"][3] == [20.0, 10.0, 0.0]
+    # the range model's links: neighbours 10 m apart, both ways, PRR 0.9
+    assert sorted((a, b) for a, b, _ in r["links"]) == [(0, 1), (1, 0), (1, 2), (2, 1),
+                                                         (2, 3), (3, 2)]
+    assert {prr for _, _, prr in r["links"]} == {0.9}
+    # the DODAG the picture draws: a line up to the root
+    assert r["rpl_roots"] == [0]
+    assert r["rpl_parents"] == {"0": None, "1": 0, "2": 1, "3": 2}
+
+
+def test_sim_plot_without_rpl_and_bad_name(tmp_path):
+    from wren import plot
+    result = {"scenario": "x", "positions": [[0, 0, 0]] * 3, "links": [[0, 1, 1.0], [1, 2, 0.5]],
+              "nodes": [{"id": i, "counters": {"app.sent": i, "radio.time_listen_us": 5,
+                                               "radio.time_off_us": 5}} for i in range(3)]}
+    # no distinct positions: networkx lays the links out
+    assert plot.topology(result, tmp_path / "t.svg") == [tmp_path / "t.svg"]
+    assert (tmp_path / "t.svg").read_text().lstrip().startswith("<?xml")
+    (tmp_path / "line.toml").write_text(RPL_LINE)
+    res = wren("sim", "line.toml", "--plot", "pic.gif", "--json", "r.json", cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr == ("wren: cannot draw pic.gif: the picture's file name must end in "
+                          ".png, .svg, .pdf\n")
+    assert not (tmp_path / "r.json").exists()
