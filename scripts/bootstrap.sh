@@ -9,7 +9,7 @@ cmd=${1:-demo}
 base="cmake ninja-build gcc libc6-dev pkg-config libcmocka-dev python3 python3-venv"
 full="$base tshark clang libclang-rt-14-dev gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi valgrind qemu-system-arm iproute2 iputils-ping radvd libcoap3-bin liblwip-dev"
 case "$cmd" in
-    test|size|bench|fuzz) want=$full ;;
+    test|size|bench|fuzz|reproduce) want=$full ;;
     *) want=$base ;;
 esac
 

@@ -805,9 +805,9 @@ FIGURES: list[Figure] = [
     Figure("riot_fig10", "riot", "Fig. 10: ROM and RAM of the stack", riot_fig10),
     Figure("riot_fig12", "riot", "Fig. 12: energy per packet, 1 packet/s", riot_fig12),
     Figure("riot_fig13", "riot", "Fig. 13: device-to-device travel times, RIOT vs Contiki",
-           reason="no ICN stack is involved here, but it cannot run either: the figure sets "
-                  "RIOT beside Contiki's uIP on the same boards, wren has no Contiki peer, and "
-                  "the paper gives only the relative difference",
+           reason="the figure sets RIOT beside Contiki's uIP on the same boards: wren has no "
+                  "Contiki peer, and the paper gives only the relative difference (the paper's "
+                  "ICN figures are 14 and 15: no ICN stack)",
            cited=("riot.fig13.contiki_text",)),
     Figure("riot_fig14", "riot", "Fig. 14: CCN-lite (ICN) stack size beside GNRC",
            reason="no ICN stack: wren has no CCN/NDN module to measure",
