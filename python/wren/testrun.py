@@ -166,6 +166,7 @@ def stage_sanitizers() -> bool:
                               text=True).stdout.strip()
     host_tests = (paths.ROOT / "tests/py/test_host.py", paths.ROOT / "tests/py/test_tcp_linux.py",
                   paths.ROOT / "tests/py/test_coap_linux.py",
+                  paths.ROOT / "tests/py/test_coap_tcp_linux.py",
                   paths.ROOT / "tests/py/test_lwip.py")
     ok &= _sanitized(
         lambda env: _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
