@@ -108,6 +108,7 @@ static void conn_close(struct wren_coap_tcp_conn *tc, int err)
     }
     bool client = tc->client;
     tc->state = CT_FREE;
+    wren_timer_cancel(t->node, &tc->timer);
     t->stats.conn_close++;
     obs_free_conn(t, conn_idx(tc));
     wren_sock_tcp_disconnect(tc->sock);
@@ -125,9 +126,58 @@ static void conn_abort(struct wren_coap_tcp_conn *tc, const char *diag, int32_t 
     conn_close(tc, -ECONNABORTED);
 }
 
+/* Whether an observer or a client exchange uses the connection. */
+static bool conn_busy(const struct wren_coap_tcp_conn *tc)
+{
+    const struct wren_coap_tcp *t = tc->t;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
+        if (t->obs[i].used && t->obs[i].conn == conn_idx(tc)) {
+            return true;
+        }
+    }
+    for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        const struct wren_coap_xchg *x = &t->coap->xchg[i];
+        if (x->used && x->tcp && x->to.port == tc->peer.port &&
+            memcmp(x->to.addr, tc->peer.addr, 16) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The CSM did not come in time, or the connection may be idle. */
+static void conn_timer(struct wren_timer *tm, void *arg)
+{
+    (void)tm;
+    struct wren_coap_tcp_conn *tc = arg;
+    struct wren_coap_tcp *t = tc->t;
+    if (tc->state == CT_OPEN) {
+        t->stats.conn_csm_timeout++;
+        conn_abort(tc, "no CSM", -1);
+        return;
+    }
+    if (tc->state != CT_READY || CONFIG_WREN_COAP_TCP_IDLE_MS == 0) {
+        return;
+    }
+    uint64_t idle = (uint64_t)CONFIG_WREN_COAP_TCP_IDLE_MS * 1000u;
+    uint64_t since = wren_node_now(t->node) - tc->last_rx_us;
+    if (since >= idle && !conn_busy(tc)) {
+        t->stats.conn_idle++;
+        (void)send_signal(tc, COAP_CODE_RELEASE, NULL, 0, 0, false, 0, "idle");
+        conn_close(tc, -ECONNRESET);
+        return;
+    }
+    wren_timer_set(t->node, &tc->timer, since >= idle ? idle : idle - since);
+}
+
 static void conn_start(struct wren_coap_tcp_conn *tc, uint8_t state)
 {
     tc->state = state;
+    tc->last_rx_us = wren_node_now(tc->t->node);
+    if (state == CT_OPEN) {
+        wren_timer_set(tc->t->node, &tc->timer,
+                       (uint64_t)CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS * 1000u);
+    }
     tc->peer_mms = COAP_TCP_MMS_BASE;
     tc->peer_bwt = 0;
     tc->have = 0;
@@ -292,6 +342,12 @@ static void signal_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m
         tc->peer_bwt |= s.block_wise;
         if (tc->state == CT_OPEN) {
             tc->state = CT_READY;
+            if (CONFIG_WREN_COAP_TCP_IDLE_MS) {
+                wren_timer_set(t->node, &tc->timer,
+                               (uint64_t)CONFIG_WREN_COAP_TCP_IDLE_MS * 1000u);
+            } else {
+                wren_timer_cancel(t->node, &tc->timer);
+            }
         }
         break;
     case COAP_CODE_PING:
@@ -325,6 +381,7 @@ static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
     struct wren_coap_tcp *t = tc->t;
     struct coap_msg m;
     t->stats.rx++;
+    tc->last_rx_us = wren_node_now(t->node);
     if (wren_coap_tcp_parse(tc->rx, len, &m) < 0) {
         t->stats.rx_drop_format++; /* RFC 8323 5.6: rejected with an Abort */
         conn_abort(tc, "malformed message", -1);
@@ -611,6 +668,7 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
         t->conns[i].t = t;
         t->conns[i].sock = &t->socks[i];
+        wren_timer_init(&t->conns[i].timer, conn_timer, &t->conns[i]);
     }
     struct wren_sock_tcp_ep local = { .port = COAP_PORT };
     wren_sock_tcp_queue_set_cb(&t->queue, accept_cb, t);

@@ -21,7 +21,10 @@
  * Ping gets a Pong with its token (and Custody when asked: requests are
  * handled as they come, so all before it are done). A Release closes the
  * connection once the responses are out (they are: handling is
- * synchronous); an Abort closes it at once. Malformed messages, messages
+ * synchronous); an Abort closes it at once. A peer that sends no CSM within
+ * CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS is aborted, and a connection unused for
+ * CONFIG_WREN_COAP_TCP_IDLE_MS (no observer or exchange on it) is released,
+ * so silent peers cannot hold the bounded connections. Malformed messages, messages
  * beyond CONFIG_WREN_COAP_TCP_MSG_MAX and signals with an unknown critical
  * option are answered with an Abort (diagnostic payload, Bad-CSM-Option for
  * a CSM's) and the connection is closed. Every one of these is counted.
@@ -69,6 +72,17 @@
 #define CONFIG_WREN_COAP_TCP_OBSERVERS 2
 #endif
 
+/** A connection whose peer sent no CSM within this time is aborted, ms
+ *  (RFC 8323 3.3: a missing CSM is a connection error). */
+#ifndef CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS
+#define CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS 10000u
+#endif
+/** A connection that received nothing for this long and has no observer or
+ *  client exchange on it is released (a Release, then closed), ms; 0: never. */
+#ifndef CONFIG_WREN_COAP_TCP_IDLE_MS
+#define CONFIG_WREN_COAP_TCP_IDLE_MS 300000u
+#endif
+
 #define WREN_COAP_TCP_NCONN (CONFIG_WREN_COAP_TCP_CONNS + CONFIG_WREN_COAP_TCP_CLIENT_CONNS)
 
 _Static_assert(CONFIG_WREN_COAP_TCP_CONNS >= 1 &&
@@ -85,6 +99,8 @@ _Static_assert(CONFIG_WREN_SOCK_TCP_SNDBUF >= CONFIG_WREN_COAP_MSG_MAX + COAP_TC
     C(conn_fail)        /* client connections refused, reset or timed out */                       \
     C(conn_full)        /* client requests refused: every client connection in use */              \
     C(conn_close)       /* connections closed (by either side) */                                  \
+    C(conn_csm_timeout) /* connections aborted: no CSM within CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS */ \
+    C(conn_idle)        /* connections released after CONFIG_WREN_COAP_TCP_IDLE_MS unused */        \
     C(rx)               /* messages received */                                                    \
     C(rx_drop_format)   /* malformed messages: Abort */                                            \
     C(rx_drop_big)      /* messages beyond CONFIG_WREN_COAP_TCP_MSG_MAX: Abort */                  \
@@ -116,6 +132,8 @@ struct wren_coap_tcp_stats {
 struct wren_coap_tcp_conn {
     struct wren_sock_tcp *sock;
     struct wren_coap_tcp *t;
+    struct wren_timer timer;       /**< the CSM's deadline, then the idle check */
+    uint64_t last_rx_us;           /**< when a message last came */
     struct wren_sock_udp_ep peer;  /**< its address and TCP port */
     uint32_t peer_mms;             /**< the peer's Max-Message-Size */
     uint32_t want;                 /**< bytes of the message being read that are needed */

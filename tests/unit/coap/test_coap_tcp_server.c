@@ -322,11 +322,52 @@ TEST(test_coap_tcp__adversarial)
     FX_CLEAN(120000000);
 }
 
+/* a peer that never sends its CSM is aborted; one that goes quiet after it
+ * is released; one that keeps talking is not */
+TEST(test_coap_tcp__silent_and_idle_peers)
+{
+    uint8_t codes[4], buf[256];
+    struct coap_msg m;
+    raw_open(0);
+    fx_run_us((uint64_t)CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS * 1000u - 500000u);
+    CHECK_EQ(t->stats.conn_csm_timeout, 0);
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.conn_csm_timeout, 1);
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 2);
+    CHECK(codes[0] == COAP_CODE_CSM && codes[1] == COAP_CODE_ABORT);
+    CHECK_EQ(wren_sock_tcp_read(&raw[0], buf, sizeof(buf), 0), 0);
+    wren_sock_tcp_disconnect(&raw[0]);
+    fx_run_us(1000000);
+
+    memset(raw, 0, sizeof(raw));
+    raw_open(0);
+    raw_open(1);
+    raw_send(0, csm, sizeof(csm));
+    raw_send(1, csm, sizeof(csm));
+    /* raw[1] pings every minute: never idle */
+    static const uint8_t ping[] = { 0x01, 0xe2, 0x01 };
+    for (int i = 0; i < 6; i++) {
+        fx_run_us(60000000);
+        raw_send(1, ping, sizeof(ping));
+    }
+    CHECK_EQ(t->stats.conn_idle, 1);
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 2);
+    CHECK(codes[0] == COAP_CODE_CSM && codes[1] == COAP_CODE_RELEASE);
+    CHECK_EQ(wren_sock_tcp_read(&raw[0], buf, sizeof(buf), 0), 0);
+    CHECK_EQ(raw[1].conn.state, WREN_TCP_ESTABLISHED);
+    CHECK_EQ(t->stats.rx_ping, 6);
+    for (unsigned i = 0; i < 2; i++) {
+        wren_sock_tcp_disconnect(&raw[i]);
+    }
+    FX_CLEAN(120000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         CTEST(test_coap_tcp__methods_blockwise_observe),
         CTEST(test_coap_tcp__adversarial),
+        CTEST(test_coap_tcp__silent_and_idle_peers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
