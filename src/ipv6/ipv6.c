@@ -647,6 +647,61 @@ static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
     return false;
 }
 
+/* Whether datagram @p dg (whole, in one snip) starts with a hop-by-hop
+ * header holding an RPL option. */
+static bool has_rpi(const struct wren_snip *dg)
+{
+    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
+        return false;
+    }
+    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return false;
+    }
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if (o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RFC 9008 7 and 8: a root forwarding a datagram down its DODAG that the
+ * datagram cannot travel as it is (non-storing: it needs a source route;
+ * storing: it came from outside, without an RPI) puts it in an IPv6-in-IPv6
+ * tunnel to its destination, since a router may not insert headers into
+ * another's datagram (RFC 8200 4). The outer header is the root's own:
+ * send() gives it the SRH and the RPI. @p dg: the whole datagram, its hop
+ * limit already decremented. Returns true if the tunnel took it (sent, or
+ * dropped and counted), false to forward it as it is. */
+static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
+{
+    struct wren_module *rpl = rpl_module(ip);
+    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL) {
+        return false;
+    }
+    uint8_t v[17];
+    wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+    v[16] = has_rpi(dg);
+    if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
+        return false;
+    }
+    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, dg, NULL, IPV6_HDR_LEN,
+                                           WREN_NETTYPE_IPV6);
+    if (oh == NULL) {
+        ip->stats.rx_drop_nobuf++;
+        wren_pktbuf_release(&ip->node->pktbuf, dg);
+        return true;
+    }
+    dg->type = WREN_NETTYPE_UNDEF;
+    wren_ipv6_hdr_init(oh->data, NULL, v, IPV6_NH_IPV6);
+    ip->stats.tx_tunnel++;
+    send(ip, oh);
+    return true;
+}
+
 /* Forward a received datagram (first snip: the whole datagram); with
  * @p direct, to its destination as a neighbour on that interface (the next
  * hop of a source route). */
@@ -680,6 +735,9 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
         return;
     }
     dg->data[IPV6_OFF_HOP_LIMIT]--;
+    if (tunnel_down(ip, dg)) {
+        return;
+    }
     uint8_t next = dg->data[IPV6_OFF_NEXT];
     /* TX layout: the 40-byte header as its own snip, then the payload */
     struct wren_snip *hdr = wren_pktbuf_mark(pb, dg, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);
@@ -799,7 +857,9 @@ drop:
     return -1;
 }
 
-static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
+/* @p tunnelled: @p pkt came out of an IPv6-in-IPv6 tunnel (one level is
+ * taken apart, no more) */
+static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnelled)
 {
     struct wren_node *node = ip->node;
     struct wren_pktbuf *pb = &node->pktbuf;
@@ -855,6 +915,20 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
             return; /* handed to ICMPv6 for an error */
         }
     }
+    if (nh == IPV6_NH_IPV6 && CONFIG_WREN_IPV6_ROUTER) {
+        /* RFC 9008: the end of a root's tunnel (RFC 2473 3: the outer
+         * headers go, the inner datagram is received as it is, here or on
+         * to its destination); a tunnel within a tunnel is not taken apart */
+        size_t outer = IPV6_HDR_LEN + ext_len;
+        if (tunnelled || pkt->size < outer + IPV6_HDR_LEN) {
+            ip->stats.rx_drop_decap++;
+            goto drop;
+        }
+        ip->stats.rx_decap++;
+        wren_pktbuf_trim_front(pb, pkt, outer);
+        receive_dg(ip, pkt, true);
+        return;
+    }
     if (wren_pktbuf_mark(pb, pkt, IPV6_HDR_LEN, WREN_NETTYPE_IPV6) == NULL ||
         (ext_len && wren_pktbuf_mark(pb, pkt, ext_len, WREN_NETTYPE_IPV6_EXT) == NULL)) {
         ip->stats.rx_drop_nobuf++;
@@ -870,6 +944,11 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
 
 drop:
     wren_pktbuf_release(pb, pkt);
+}
+
+static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt)
+{
+    receive_dg(ip, pkt, false);
 }
 
 /* ---- module ------------------------------------------------------------ */

@@ -135,7 +135,10 @@ struct wren_ipv6_if {
     C(rx_srh_forwarded)       /* sent on to a source route's next hop */      \
     C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */   \
     C(tx_rpi)                 /* RPL options (RPI) inserted */                \
-    C(rx_drop_rpl_loop)       /* a second rank error in an RPI: a loop */
+    C(rx_drop_rpl_loop)       /* a second rank error in an RPI: a loop */     \
+    C(tx_tunnel)              /* forwarded IPv6-in-IPv6 down a DODAG (9008) */\
+    C(rx_decap)               /* IPv6-in-IPv6 to us: the inner one went on */ \
+    C(rx_drop_decap)          /* a tunnel in a tunnel, or a bad inner header */
 
 struct wren_ipv6_stats {
     WREN_IPV6_COUNTERS(WREN_COUNTER_U32)

@@ -114,6 +114,11 @@ enum wren_netopt {
                                         routes, a storing router's routes) instead of the
                                         CONFIG_WREN_RPL_ROUTES built in; mem NULL: back to
                                         the built-in table. -EBUSY with a role */
+    WREN_NETOPT_RPL_TUNNEL,        /**< GET, asked by IPv6 forwarding a datagram: in:
+                                        uint8_t[16] destination, uint8_t 1 if it carries an
+                                        RPI; out: uint8_t[16] the end of an IPv6-in-IPv6
+                                        tunnel to put it in (RFC 9008: a root sending it
+                                        down its DODAG); -ENOENT: forward it as it is */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

@@ -898,6 +898,8 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         memcpy(dst, val, 16);
         return wren_rpl_route_lookup(rpl, dst, val);
     }
+    case WREN_NETOPT_RPL_TUNNEL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val);
     case WREN_NETOPT_RPL_SRH: {
         uint8_t dst[16];
         if (max < 16) {

@@ -340,15 +340,46 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
     return 18;
 }
 
-/* Is a datagram to @p dst going down from here (RFC 6553 O flag)? At the
- * root always; in storing mode when we hold a route to it. */
-static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
+/* Whether we hold a downward route covering @p dst (storing mode). */
+static bool has_route(struct wren_rpl *rpl, const uint8_t *dst)
 {
-    if (rpl->role == WREN_RPL_ROOT) {
-        return true;
-    }
     uint8_t r[18];
     return wren_rpl_route_lookup(rpl, dst, r) > 0;
+}
+
+/* Is a datagram to @p dst going down from here (RFC 6553 O flag)? When we
+ * hold a route to it: in storing mode a route, at a non-storing root a
+ * source route (else it leaves the DODAG, or goes nowhere). */
+static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    if (rpl->mop != RPL_MOP_NON_STORING) {
+        return has_route(rpl, dst);
+    }
+    uint8_t r[17];
+    return rpl->role == WREN_RPL_ROOT && wren_rpl_source_route(rpl, dst, r, sizeof(r)) != -ENOENT;
+}
+
+/* RFC 9008 7.2 and 8.2: the root forwarding a datagram down (from outside
+ * the DODAG, or in non-storing mode from a node of it to another) tunnels it
+ * to its destination, the outer header carrying the RPI and, non-storing,
+ * the SRH. In storing mode a datagram that already carries an RPI travels
+ * as it is (the O flag turns it down). @p v: in: destination (16), whether
+ * the datagram has an RPI (1); out: the tunnel's end (16). */
+int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v)
+{
+    if (rpl->role != WREN_RPL_ROOT || wren_ipv6_addr_is_multicast(v) ||
+        wren_ipv6_addr_is_link_local(v) || memcmp(v, rpl->addr, 16) == 0) {
+        return -ENOENT;
+    }
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        uint8_t r[17];
+        if (wren_rpl_source_route(rpl, v, r, sizeof(r)) == -ENOENT) {
+            return -ENOENT;
+        }
+    } else if (v[16] || !has_route(rpl, v)) {
+        return -ENOENT;
+    }
+    return 16; /* the destination itself, a node of the DODAG */
 }
 
 static bool in_dodag(const struct wren_rpl *rpl)

@@ -80,5 +80,6 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out);
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
+int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v);
 
 #endif

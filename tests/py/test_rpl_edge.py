@@ -1,0 +1,204 @@
+"""RPL at the edge of the DODAG, both modes (RFC 9008), checked on the wire:
+which datagrams carry an RPI, when the root tunnels IPv6-in-IPv6 (from
+outside the DODAG; from one node of a non-storing DODAG to another, with the
+SRH in the outer header), and that the tunnel ends at the destination. And a
+16-hop non-storing line, whose SRH no longer fits in a first fragment,
+delivering downward from the root and from a node in the middle.
+
+tshark 4.0 predates RFC 9008's RPI type 0x23: it shows the option's four
+bytes as "unknown" data (flags, instance, sender rank), which is what the
+tests read."""
+import pytest
+
+from conftest import tshark_fields
+from test_rpl_sim import _quiesce, build, line_links, ping, rpl_state  # noqa: F401
+
+OUT_PREFIX = "2001:db8:1::"
+
+
+def ll(st) -> str:
+    return f"fe80::{st['addr'].split('::')[1]}"
+
+
+def rpi_of(unknown: str) -> dict:
+    """The RPI data tshark shows as unknown option bytes ("80000a00")."""
+    b = bytes.fromhex(unknown.replace(":", ""))
+    assert len(b) == 4, unknown
+    return {"O": bool(b[0] & 0x80), "R": bool(b[0] & 0x40), "F": bool(b[0] & 0x20),
+            "instance": b[1], "rank": b[2] << 8 | b[3]}
+
+
+def echo_rows(pcap, icmp_type):
+    """Per frame holding a whole echo datagram of @icmp_type: the IPv6
+    headers' sources and destinations, hop-by-hop next headers, option
+    types and data, routing header types and address counts."""
+    rows = tshark_fields(pcap, "ipv6.src", "ipv6.dst", "ipv6.hopopts.nxt", "ipv6.opt.type",
+                         "ipv6.opt.unknown", "ipv6.routing.type", "ipv6.routing.nxt",
+                         "_ws.malformed", "wpan.src64", "wpan.dst64",
+                         extra=["-Y", f"icmpv6.type == {icmp_type}"])
+    out = []
+    for r in rows:
+        assert r[7] == "", r  # nothing malformed
+        out.append({"src": r[0].split(","), "dst": r[1].split(","),
+                    "hbh_nxt": r[2].split(",") if r[2] else [],
+                    "opt": r[3].split(",") if r[3] else [],
+                    "rpi": [rpi_of(x) for x in r[4].split(",")] if r[4] else [],
+                    "rh": r[5].split(",") if r[5] else [],
+                    "rh_nxt": r[6].split(",") if r[6] else []})
+    return out
+
+
+# Y: the root 0, routers 1 and 2 below it, 3 below 1 and 4 below 2; node 5
+# is outside the DODAG (no RPL role, another prefix), a neighbour of the root
+Y_LINKS = [(0, 1, 1.0), (0, 2, 1.0), (1, 3, 1.0), (2, 4, 1.0)]
+
+
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+def test_rpl_edge_tunnels_and_rpi_on_the_wire(sim_factory, tmp_path, mode):
+    """RFC 9008 (sections 7 and 8) at the root: a datagram from outside the
+    DODAG goes down in an IPv6-in-IPv6 tunnel from the root to its
+    destination, the outer header carrying the RPI (non-storing: and the
+    SRH), the inner one untouched without an RPI; the answer goes up with
+    the RPI of its sender and leaves the DODAG as it is (type 0x23 is
+    skipped by routers that do not know it). Between two branches, storing
+    mode turns the datagram down at the common ancestor (the root) with the
+    O flag, no tunnel; non-storing mode tunnels it from the root with the
+    SRH, the inner datagram keeping its RPI. Each tunnel ends at the
+    destination (decapsulated there, counted)."""
+    pcap = tmp_path / "edge.pcap"
+    s = sim_factory(1)
+    build(s, 5, Y_LINKS, pcap=pcap, mode=mode)
+    out = s.add_node(-10.0, 0)
+    s.set_link(0, out, 1.0)
+    s.set_link(out, 0, 1.0)
+    s.set_cca(out, True)
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(5)]
+    assert all(x["joined"] for x in st), [x["out"] for x in st]
+    out_addr = f"{OUT_PREFIX}5"
+    # the outside node: its own prefix, the DODAG's through the root
+    _, o = s.shell(out, "ifconfig")
+    out_ll = next(w for w in o.split() if w.startswith("fe80::")).split("/")[0]
+    for node, cmd in ((out, f"ifconfig 1 add {out_addr}/64"),
+                      (out, f"fib add 2001:db8::/64 via {ll(st[0])} dev 1"),
+                      (0, f"fib add {OUT_PREFIX}/64 via {out_ll} dev 1")):
+        res, text = s.shell(node, cmd)
+        assert res == 0, text
+    s.run(s.now + 2)
+    assert ping(s, out, st[4]["addr"]) == 3, "outside -> node 4"
+    assert ping(s, 3, st[4]["addr"]) == 3, "node 3 -> node 4"
+    c0, c3, c4 = s.counters(0), s.counters(3), s.counters(4)
+    ns = mode == "non-storing"
+    # outside -> 4: 3 tunnelled; non-storing, 3 <-> 4: 3 requests, 3 answers
+    assert c0["ipv6.tx_tunnel"] == (9 if ns else 3), c0
+    assert c4["ipv6.rx_decap"] == (6 if ns else 3) and c4["ipv6.rx_drop_decap"] == 0
+    assert c3["ipv6.tx_tunnel"] == 0 and c3["ipv6.rx_decap"] == (3 if ns else 0)
+    s.close()
+
+    root, n3, n4 = st[0]["addr"], st[3]["addr"], st[4]["addr"]
+    reqs = echo_rows(pcap, 128)
+    # outside -> node 4: on the outside link as sent (no RPI), then tunnelled
+    plain = [r for r in reqs if r["src"] == [out_addr]]
+    tun = [r for r in reqs if r["src"] == [root, out_addr]]
+    assert len(plain) >= 3 and not any(r["opt"] for r in plain), plain
+    assert len(tun) >= 2 * 3, reqs  # root -> 2, 2 -> 4
+    for r in tun:
+        # the outer destination: node 4, or with a source route the hop the
+        # SRH names next (node 2 from the root, then node 4)
+        assert r["dst"] in ([n4, n4], [st[2]["addr"], n4] if ns else [n4, n4]), r
+        # outer: RPI (0x23, O set: down, instance 0) then, non-storing, the SRH,
+        # then IPv6; inner: no hop-by-hop header at all
+        assert r["opt"] == ["0x23"] and r["rpi"][0]["O"] and r["rpi"][0]["instance"] == 0, r
+        assert not r["rpi"][0]["R"] and not r["rpi"][0]["F"], r
+        if ns:
+            # the root's SRH: node 2 as the first hop, node 4 in the header;
+            # the last hop (2 -> 4) has it with no segments left
+            assert r["hbh_nxt"] == ["43"] and r["rh"] == ["3"] and r["rh_nxt"] == ["41"], r
+        else:
+            assert r["hbh_nxt"] == ["41"] and r["rh"] == [], r
+    # node 4 -> outside: up with node 4's RPI (O clear), no tunnel, out of
+    # the DODAG as it is
+    reps = echo_rows(pcap, 129)
+    up = [r for r in reps if r["src"] == [n4] and r["dst"] == [out_addr]]
+    assert len(up) >= 3 * 3, reps  # 4 -> 2 -> 0 -> outside
+    for r in up:
+        assert r["opt"] == ["0x23"] and not r["rpi"][0]["O"] and r["rh"] == [], r
+        assert r["hbh_nxt"] == ["58"], r
+    # node 3 -> node 4
+    p2p = [r for r in reqs if r["src"][-1] == n3 and r["dst"][-1] == n4]
+    assert len(p2p) >= 4 * 3, p2p  # 3 -> 1 -> 0 -> 2 -> 4
+    if ns:
+        # up as sent (RPI, O clear), then in the root's tunnel with its SRH;
+        # the inner datagram keeps an RPI of its own
+        direct = [r for r in p2p if r["src"] == [n3]]
+        inner = [r for r in p2p if r["src"] == [root, n3]]
+        assert len(direct) >= 2 * 3 and len(inner) >= 2 * 3, p2p
+        for r in direct:
+            assert r["opt"] == ["0x23"] and not r["rpi"][0]["O"] and r["rh"] == [], r
+        for r in inner:
+            assert r["opt"] == ["0x23", "0x23"] and r["rpi"][0]["O"], r
+            assert r["hbh_nxt"] == ["43", "58"] and r["rh"] == ["3"] and r["rh_nxt"] == ["41"], r
+    else:
+        # one header all the way: the RPI's O flag set from the root on,
+        # the sender rank each hop's
+        assert all(r["src"] == [n3] and r["opt"] == ["0x23"] and r["rh"] == [] for r in p2p), p2p
+        downs = [r["rpi"][0] for r in p2p if r["rpi"][0]["O"]]
+        ups = [r["rpi"][0] for r in p2p if not r["rpi"][0]["O"]]
+        assert len(downs) >= 2 * 3 and len(ups) >= 2 * 3, p2p
+        assert {x["rank"] for x in downs} == {st[0]["rank"], st[2]["rank"]}, downs
+        assert {x["rank"] for x in ups} == {st[3]["rank"], st[1]["rank"]}, ups
+        assert not any(x["R"] or x["F"] for x in downs + ups)
+
+
+def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
+    """A 17-node line in non-storing mode (other stacks stop at about 8
+    hops): the root pings the far end and back, and so does the node in the
+    middle, whose datagrams the root tunnels down with its SRH. The root's
+    source route to the far end names 15 hops (24 octets here: these
+    addresses differ in their last octet only, RFC 6554 elides the rest);
+    the tunnelled datagrams' header chain (outer IPv6, RPI, SRH, inner IPv6,
+    RPI: 120 octets) runs past what the first fragment covers, and 6LoWPAN,
+    which carries extension headers uncompressed after IPHC, continues it in
+    the next fragment at every hop."""
+    n = 17
+    pcap = tmp_path / "line16.pcap"
+    s = sim_factory(1)
+    build(s, n, line_links(n), pcap=pcap, mode="non-storing")
+    s.run(240)
+    st = [rpl_state(s, i) for i in range(n)]
+    assert all(x["joined"] for x in st), [x["out"] for x in st if not x["joined"]]
+    far, mid = n - 1, n // 2
+    for a, b in ((0, far), (far, 0), (mid, far), (far, mid)):
+        assert ping(s, a, st[b]["addr"]) == 3, f"{a} -> {b}"
+    # tunnelled by the root: mid's echo requests to far, and its answers to
+    # far's requests (far's datagrams to mid meet mid on their way up)
+    assert s.counters(0)["ipv6.tx_tunnel"] == 2 * 3
+    assert s.counters(far)["ipv6.rx_decap"] == 2 * 3
+    assert s.counters(mid)["ipv6.rx_decap"] == 0  # far -> mid passes mid on its way up
+    assert all(s.counters(i)["ipv6.rx_drop_srh"] == 0 for i in range(n))
+    s.close()
+    # every hop of mid's tunnelled echo requests to far: the headers before
+    # the ICMPv6 one (outer IPv6, its RPI, the SRH naming the hops after
+    # the root's first, the inner IPv6 header and its RPI) run past what the
+    # first fragment covers: the next fragments carry the rest of the chain
+    frags = tshark_fields(pcap, "wpan.src64", "6lowpan.frag.tag", "6lowpan.frag.offset",
+                          "ipv6.src", "ipv6.dst", "ipv6.hopopts.len_oct", "ipv6.routing.len",
+                          "ipv6.routing.rpl.addr_count", "icmpv6.type", "_ws.malformed")
+    first_cover = {}
+    for r in frags:
+        if r[2] and int(r[2]) > 0:
+            key = (r[0], r[1])
+            first_cover[key] = min(first_cover.get(key, 1 << 16), int(r[2]))
+    root, mid_a, far_a = st[0]["addr"], st[mid]["addr"], st[far]["addr"]
+    tunnelled = [r for r in frags if r[8] == "128" and r[3] == f"{root},{mid_a}"]
+    assert len(tunnelled) >= 3 * (far - mid), len(tunnelled)
+    for r in tunnelled:
+        assert r[9] == "" and r[4].split(",")[1] == far_a, r
+        hbh = [int(x) for x in r[5].split(",")]
+        chain = 40 + hbh[0] + (int(r[6]) + 1) * 8 + 40 + hbh[1]
+        assert chain > first_cover[(r[0], r[1])], (r, chain, first_cover[(r[0], r[1])])
+    # the root's own echo requests to far: one SRH naming the 15 hops after
+    # the first (compressed: these addresses differ in their last octet)
+    rows = tshark_fields(pcap, "ipv6.src", "ipv6.routing.rpl.addr_count", "_ws.malformed",
+                         extra=["-Y", "icmpv6.type == 128 && ipv6.routing.type == 3"])
+    assert any(r[0] == root and r[1] == str(far - 1) and r[2] == "" for r in rows), rows
