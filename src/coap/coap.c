@@ -336,8 +336,8 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
 
 /* ---- sending ------------------------------------------------------------------------ */
 
-static int send_msg(struct wren_coap *c, const uint8_t *msg, size_t len,
-                    const struct wren_sock_udp_ep *to)
+int wren_coap_send(struct wren_coap *c, const uint8_t *msg, size_t len,
+                   const struct wren_sock_udp_ep *to)
 {
     if (wren_sock_udp_send(&c->sock, msg, len, to) < 0) {
         c->stats.tx_drop++;
@@ -347,13 +347,19 @@ static int send_msg(struct wren_coap *c, const uint8_t *msg, size_t len,
     return 0;
 }
 
+uint32_t wren_coap_ack_timeout(struct wren_coap *c)
+{
+    uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
+    return c->ack_timeout_ms + (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+}
+
 static void send_empty(struct wren_coap *c, uint8_t type, uint16_t mid,
                        const struct wren_sock_udp_ep *to)
 {
     uint8_t b[COAP_HDR_LEN];
     struct coap_builder bld;
     wren_coap_build_init(&bld, b, sizeof(b), type, COAP_CODE_EMPTY, mid, NULL, 0);
-    send_msg(c, b, COAP_HDR_LEN, to);
+    wren_coap_send(c, b, COAP_HDR_LEN, to);
 }
 
 /* ---- requests ------------------------------------------------------------------------ */
@@ -661,9 +667,14 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     return (int)(start - c->tx);
 }
 
+/* handle_request(): no response now (a NON whose handler deferred it) */
+#define WREN_COAP_NO_RESPONSE (-2)
+
 /* Run the request and build the response into c->tx. @return its offset in
- * c->tx and *len, or -1 for a RST (NON with an unrecognized critical option).
- * With @p obs, observations are that transport's (CoAP over TCP). */
+ * c->tx and *len, -1 for a RST (NON with an unrecognized critical option), or
+ * WREN_COAP_NO_RESPONSE (a NON whose handler deferred its response).
+ * With @p obs, observations are that transport's (CoAP over TCP), which has
+ * no separate responses: its handlers cannot defer. */
 int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                              const struct wren_sock_udp_ep *from, size_t *len,
                              wren_coap_obs_fn obs, void *obs_arg)
@@ -741,8 +752,24 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             resp.cf = r->cf;
             c->stats.req++;
             c->in_handler = 1;
+            c->cur_req = obs ? NULL : &req;
             r->handler(c, &req, &resp, r->arg);
+            c->cur_req = NULL;
             c->in_handler = 0;
+            if (c->deferred) {
+                /* RFC 7252 5.2.2: a CON is acknowledged now (an empty ACK), a
+                 * NON answered later only */
+                c->deferred = 0;
+                if (CONFIG_WREN_COAP_BLOCK1 && up) {
+                    up->used = 0;
+                }
+                if (m->type == COAP_NON) {
+                    return WREN_COAP_NO_RESPONSE;
+                }
+                struct wren_coap_resp ack = { .code = COAP_CODE_EMPTY, .cf = -1 };
+                struct wren_coap_resp_meta am = { .type = COAP_ACK, .mid = m->mid, .observe = -1 };
+                return wren_coap_place_response(c, &ack, &am, len);
+            }
             if (m->code == COAP_CODE_GET) {
                 bool ok = COAP_CODE_CLASS(resp.code) == 2;
                 if (obs) {
@@ -847,9 +874,7 @@ static void obs_send(struct wren_coap_observer *o)
         c->stats.obs_con++;
         o->con_pending = 1;
         o->retx = 0;
-        uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
-        o->timeout_ms = c->ack_timeout_ms +
-                        (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+        o->timeout_ms = wren_coap_ack_timeout(c);
         wren_timer_set(c->node, &o->timer, (uint64_t)o->timeout_ms * 1000u);
     }
 }
@@ -977,7 +1002,7 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
     d->idempotent = m->code != COAP_CODE_POST;
     d->stored = len <= CONFIG_WREN_COAP_DEDUP_BYTES;
     d->len = (uint16_t)(d->stored ? len : 0);
-    if (d->stored) {
+    if (d->stored && len) {
         memcpy(d->resp, resp, len);
     }
 }
@@ -989,7 +1014,9 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     if (d) {
         if (d->stored) {
             c->stats.rx_dup++;
-            send_msg(c, d->resp, d->len, from);
+            if (d->len) {
+                wren_coap_send(c, d->resp, d->len, from);
+            }
             return;
         }
         if (!d->idempotent) {
@@ -1011,20 +1038,23 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
             wren_coap_build_opt_uint(&bld, COAP_OPT_MAX_AGE, wait_s);
             int n = wren_coap_build_end(&bld);
             if (n > 0) {
-                send_msg(c, b, (size_t)n, from);
+                wren_coap_send(c, b, (size_t)n, from);
             }
             return;
         }
     }
     size_t len;
     int at = wren_coap_handle_request(c, m, from, &len, NULL, NULL);
-    if (at < 0) {
+    if (at == WREN_COAP_NO_RESPONSE) {
+        dedup_store(c, d, from, m, NULL, 0); /* its duplicates get nothing either */
+    } else if (at < 0) {
         send_empty(c, COAP_RST, m->mid, from);
         d->used = 0;
         return;
+    } else {
+        dedup_store(c, d, from, m, c->tx + at, len);
+        wren_coap_send(c, c->tx + at, len, from);
     }
-    dedup_store(c, d, from, m, c->tx + at, len);
-    send_msg(c, c->tx + at, len, from);
     if (c->notify_deferred) {
         wren_coap_obs_flush(c);
     }
@@ -1050,7 +1080,7 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         } else {
             c->stats.rx_rst++;
         }
-        if (!obs_input(c, &m, from) &&
+        if (!obs_input(c, &m, from) && !wren_coap_sep_input(c, &m, from) &&
             !(CONFIG_WREN_COAP_CLIENT && wren_coap_client_input(c, &m, from))) {
             c->stats.rx_drop_unmatched++;
         }
@@ -1191,6 +1221,8 @@ void wren_coap_stop(struct wren_coap *c)
             obs_free(&c->obs[i]);
         }
     }
+    wren_coap_sep_stop(c);
+    wren_timer_cancel(c->node, &c->slow_timer);
     wren_sock_udp_close(&c->sock);
     wren_netreg_unregister(c->node, WREN_NETTYPE_UDP, &c->reg);
     c->n_res = 0;

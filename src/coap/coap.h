@@ -89,13 +89,13 @@
 #ifndef CONFIG_WREN_COAP_DEDUP_EVICT_MS
 #define CONFIG_WREN_COAP_DEDUP_EVICT_MS 45000u
 #endif
-/** Serve `/counter`, `/stats` and `/pattern` on every node. */
+/** Serve `/counter`, `/stats`, `/pattern` and `/slow` on every node. */
 #ifndef CONFIG_WREN_COAP_DEFAULT_RESOURCES
 #define CONFIG_WREN_COAP_DEFAULT_RESOURCES 1
 #endif
 
-/** Resources every node serves (`/counter`, `/stats`, `/pattern`). */
-#define WREN_COAP_N_DEFAULT (CONFIG_WREN_COAP_DEFAULT_RESOURCES ? 3 : 0)
+/** Resources every node serves (`/counter`, `/stats`, `/pattern`, `/slow`). */
+#define WREN_COAP_N_DEFAULT (CONFIG_WREN_COAP_DEFAULT_RESOURCES ? 4 : 0)
 /** Size of `/pattern` until a PUT changes it, bytes. */
 #ifndef CONFIG_WREN_COAP_PATTERN_LEN
 #define CONFIG_WREN_COAP_PATTERN_LEN 16384u
@@ -131,6 +131,21 @@
 #define CONFIG_WREN_COAP_BLOCK1 2
 #endif
 
+/** Separate responses the server keeps at once (RFC 7252 5.2.2): requests a
+ *  handler deferred with wren_coap_resp_defer() (1..8). */
+#ifndef CONFIG_WREN_COAP_SEPARATE
+#define CONFIG_WREN_COAP_SEPARATE 2
+#endif
+/** Bytes of a separate response kept for its retransmission. */
+#ifndef CONFIG_WREN_COAP_SEPARATE_BYTES
+#define CONFIG_WREN_COAP_SEPARATE_BYTES 128
+#endif
+/** The default resource `/slow` answers GETs this long after them, as
+ *  separate responses, ms. */
+#ifndef CONFIG_WREN_COAP_SLOW_MS
+#define CONFIG_WREN_COAP_SLOW_MS 1000u
+#endif
+
 /** Observers the server keeps (RFC 7641), all resources together. */
 #ifndef CONFIG_WREN_COAP_OBSERVERS
 #define CONFIG_WREN_COAP_OBSERVERS 4
@@ -158,6 +173,11 @@ _Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
 _Static_assert(CONFIG_WREN_COAP_DEDUP >= 1 && CONFIG_WREN_COAP_DEDUP <= 255,
                "CONFIG_WREN_COAP_DEDUP: 1..255");
 _Static_assert(CONFIG_WREN_COAP_RESOURCES <= 255, "CONFIG_WREN_COAP_RESOURCES: 0..255");
+_Static_assert(CONFIG_WREN_COAP_SEPARATE >= 1 && CONFIG_WREN_COAP_SEPARATE <= 8,
+               "CONFIG_WREN_COAP_SEPARATE: 1..8");
+_Static_assert(CONFIG_WREN_COAP_SEPARATE_BYTES >= COAP_HDR_LEN + COAP_TOKEN_MAX + 4 &&
+                   CONFIG_WREN_COAP_SEPARATE_BYTES <= 1024,
+               "CONFIG_WREN_COAP_SEPARATE_BYTES: a header with token and Content-Format, at most 1024");
 
 /** Methods a resource allows (bit 1 << code: GET 1 .. DELETE 4). */
 enum {
@@ -189,6 +209,12 @@ enum {
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
     C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
+    C(sep_defer)        /* requests answered with an empty ACK (CON) or later (NON): separate */   \
+    C(sep_full)         /* deferrals refused: every separate-response slot in use */               \
+    C(sep_sent)         /* separate responses sent */                                              \
+    C(sep_retx)         /* ... CON ones retransmitted */                                           \
+    C(sep_timeout)      /* ... CON ones never acknowledged (given up after MAX_RETRANSMIT) */      \
+    C(sep_rst)          /* ... CON ones answered with RST */                                       \
     C(obs_add)          /* observers registered */                                                 \
     C(obs_full)         /* registrations refused (every observer slot in use): no Observe */       \
     C(obs_remove)       /* observers removed by a GET without Observe or with Observe 1 */         \
@@ -281,6 +307,22 @@ struct wren_coap_block1 {
     uint8_t used;
     uint32_t next;          /**< the block number expected next */
     uint32_t t_ms;          /**< when the last block came */
+};
+
+/** A request whose response follows later (RFC 7252 5.2.2). */
+struct wren_coap_sep {
+    struct wren_timer timer;           /**< a CON response's retransmission */
+    struct wren_coap *c;
+    struct wren_sock_udp_ep ep;
+    uint32_t timeout_ms;
+    uint16_t mid;                      /**< the response's message ID (once sent) */
+    uint16_t len;                      /**< bytes of msg */
+    uint8_t token[COAP_TOKEN_MAX];
+    uint8_t tkl;
+    uint8_t state;                     /**< 0: free, 1: the handler's, 2: CON sent, unacknowledged */
+    uint8_t con;                       /**< the request was CON: so is the response */
+    uint8_t retx;
+    uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];
 };
 
 /** An observer (RFC 7641 4.1). */
@@ -409,6 +451,11 @@ struct wren_coap {
     struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
     uint32_t obs_seq;            /**< the latest Observe sequence number */
     uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
+    uint8_t deferred;            /**< the running handler deferred its response */
+    const struct wren_coap_req *cur_req; /**< the request whose handler runs, or NULL */
+    struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
+    struct wren_timer slow_timer; /**< the `/slow` resource's answers */
+    uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */
     uint32_t obs_con_ms;
     struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
@@ -514,6 +561,33 @@ int wren_coap_notify(struct wren_coap *c, const struct wren_coap_resource *r);
 
 /** @brief At least one CON notification per @p ms (0: every one CON). */
 void wren_coap_set_obs_con_ms(struct wren_coap *c, uint32_t ms);
+
+/**
+ * @brief From a handler: answer @p req later (RFC 7252 5.2.2). A CON request
+ *        gets an empty ACK now (its duplicates too), a NON one nothing; the
+ *        response follows with wren_coap_resp_separate(), CON for a CON
+ *        request (retransmitted until acknowledged), NON for a NON one.
+ * @code
+ *   int h = wren_coap_resp_defer(c, req);
+ *   if (h < 0) { resp->code = COAP_CODE_SERVICE_UNAVAILABLE; return; }
+ *   // ... later, from the node's context:
+ *   wren_coap_resp_separate(c, h, COAP_CODE_CONTENT, COAP_CF_TEXT, "21.5", 4);
+ * @endcode
+ * @return a handle (>= 0), -ENOSPC (every CONFIG_WREN_COAP_SEPARATE slot in
+ *         use: answer now), -EINVAL (not in a request's handler).
+ */
+int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req);
+
+/**
+ * @brief Send the response of deferred request @p h: @p code, Content-Format
+ *        @p cf (-1: none) and @p len bytes of @p payload.
+ * @return 0 (a CON response is retransmitted from now on), -EINVAL (@p h
+ *         not deferred), -EMSGSIZE (beyond CONFIG_WREN_COAP_SEPARATE_BYTES: @p h
+ *         stays, answer with less), -ENOBUFS (a NON response could not be
+ *         sent; @p h is over).
+ */
+int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
+                            const void *payload, size_t len);
 
 /**
  * @brief Append @p len bytes to the representation: the part inside the

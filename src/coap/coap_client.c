@@ -147,8 +147,7 @@ static void xchg_start(struct wren_coap_xchg *x)
     x->state = XS_WAIT_ACK;
     x->retx = 0;
     /* RFC 7252 4.2: initial timeout random in [ACK_TIMEOUT, ACK_TIMEOUT * factor] */
-    uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
-    x->timeout_ms = c->ack_timeout_ms + (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+    x->timeout_ms = wren_coap_ack_timeout(c);
     c->stats.cl_req++;
 }
 

@@ -46,6 +46,21 @@ void wren_coap_obs_flush(struct wren_coap *c);
 /** Handle the datagram of @p n bytes in c->rx from @p from. */
 void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from);
 
+/** Send @p len bytes of @p msg to @p to, counted (tx, tx_drop). @return 0 or -ENOBUFS. */
+int wren_coap_send(struct wren_coap *c, const uint8_t *msg, size_t len,
+                   const struct wren_sock_udp_ep *to);
+
+/** A CON's first retransmission timeout, random in [ACK_TIMEOUT,
+ *  ACK_TIMEOUT * ACK_RANDOM_FACTOR] (RFC 7252 4.2), ms. */
+uint32_t wren_coap_ack_timeout(struct wren_coap *c);
+
+/** An ACK or RST for a separate response? (src/coap/coap_sep.c) */
+bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from);
+
+/** Forget every separate response (the server stops). */
+void wren_coap_sep_stop(struct wren_coap *c);
+
 /** Hand an ACK, RST or response to the client. @return whether it matched a request. */
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from);

@@ -1,4 +1,5 @@
-/* The resources every node serves: /counter, /stats and /pattern. */
+/* The resources every node serves: /counter, /stats, /pattern and /slow. */
+#include <errno.h>
 #include <string.h>
 
 #include "coap/coap_priv.h"
@@ -137,6 +138,41 @@ static void pattern_handler(struct wren_coap *c, const struct wren_coap_req *req
     resp->pos = c->pattern_len;
 }
 
+/* ---- /slow: GET answered CONFIG_WREN_COAP_SLOW_MS later (separate) ------- */
+
+static void slow_answer(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_coap *c = arg;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        if (c->slow_pending & (1u << i)) {
+            (void)wren_coap_resp_separate(c, (int)i, COAP_CODE_CONTENT, COAP_CF_TEXT, "slow", 4);
+        }
+    }
+    c->slow_pending = 0;
+}
+
+static void slow_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                         struct wren_coap_resp *resp, void *arg)
+{
+    (void)arg;
+    int h = wren_coap_resp_defer(c, req);
+    if (h == -EINVAL) {
+        wren_coap_resp_write(resp, "slow", 4); /* a transport without separate responses (TCP) */
+        return;
+    }
+    if (h < 0) {
+        resp->code = COAP_CODE_SERVICE_UNAVAILABLE; /* RFC 7252 5.9.3.4 */
+        resp->max_age = CONFIG_WREN_COAP_SLOW_MS / 1000u + 1u;
+        resp->has_max_age = 1;
+        return;
+    }
+    if (c->slow_pending == 0) {
+        wren_timer_set(c->node, &c->slow_timer, (uint64_t)CONFIG_WREN_COAP_SLOW_MS * 1000u);
+    }
+    c->slow_pending |= (uint8_t)(1u << h);
+}
+
 static const struct wren_coap_resource defaults[] = {
     { .path = "/counter",
       .methods = WREN_COAP_GET | WREN_COAP_POST | WREN_COAP_PUT | WREN_COAP_DELETE,
@@ -145,13 +181,15 @@ static const struct wren_coap_resource defaults[] = {
     { .path = "/stats", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = stats_handler },
     { .path = "/pattern", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_OCTETS,
       .block1 = true, .handler = pattern_handler },
+    { .path = "/slow", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = slow_handler },
 };
 
-_Static_assert(sizeof(defaults) / sizeof(defaults[0]) == 3, "WREN_COAP_N_DEFAULT");
+_Static_assert(sizeof(defaults) / sizeof(defaults[0]) == 4, "WREN_COAP_N_DEFAULT");
 
 void wren_coap_default_resources(struct wren_coap *c)
 {
     c->pattern_len = CONFIG_WREN_COAP_PATTERN_LEN;
+    wren_timer_init(&c->slow_timer, slow_answer, c);
     for (unsigned i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
         (void)wren_coap_resource_add(c, &defaults[i]);
     }

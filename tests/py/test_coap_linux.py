@@ -105,6 +105,10 @@ def test_coap_libcoap_client(coap_node, tmp_path):
     assert libcoap(ns, "-N", "-m", "get", f"{BASE}/counter").stdout.strip() == "42"
     assert libcoap(ns, "-m", "delete", f"{BASE}/counter").returncode == 0
     assert libcoap(ns, "-m", "get", f"{BASE}/counter").stdout.strip() == "0"
+    # a separate response (RFC 7252 5.2.2): empty ACK, then a CON 2.05 that
+    # libcoap acknowledges; and for a NON request a NON response
+    assert libcoap(ns, "-m", "get", f"{BASE}/slow").stdout.strip() == "slow"
+    assert libcoap(ns, "-N", "-m", "get", f"{BASE}/slow").stdout.strip() == "slow"
     # 16 KiB block-wise (libcoap follows Block2 from the first response),
     # and with 64-byte blocks asked for (-b 2 is SZX 2)
     for extra in ((), ("-b", "64")):
@@ -151,7 +155,13 @@ def test_coap_libcoap_client(coap_node, tmp_path):
     assert st["req_bad_option"] == 1 and st["req_proxy"] == 1 and st["req_not_found"] == 1, st
     assert st["rx_drop_format"] == 0 and st["tx_drop"] == 0 and st["req_busy"] == 0, st
     assert st["req_incomplete"] == 0, st
+    assert st["sep_defer"] == 2 and st["sep_sent"] == 2 and st["sep_timeout"] == 0, st
+    assert st["sep_retx"] == 0 and st["sep_rst"] == 0, st
     rows = check_capture(cap, 2 * (7 + 16 + 256 + 240 + 15 + 16 + 4))
+    # the separate CON response and libcoap's ACK of it
+    slow = [x for x in rows if x["ipv6.src"] == WREN and x["coap.type"] == "0" and
+            x["coap.code"] == "69"]
+    assert slow, "no CON 2.05 from wren"
     print("\n[coap libcoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))
 
 
@@ -195,6 +205,8 @@ async def main():
     out["wk_cf"] = r.opt.content_format
     out["links"] = {l.href: dict(l.attr_pairs) for l in parse(pl.decode()).links}
     # RFC 6690 4.1 filters, the query as aiocoap encodes it from the URI
+    code, pl, r = await req(GET, "/slow")
+    out["slow"] = [code, pl.decode()]
     out["filtered"] = {}
     for q in ("ct=42", "href=/c*", "obs", "ct=50"):
         code, pl, r = await req(GET, "/.well-known/core?" + q)
@@ -243,11 +255,12 @@ def test_coap_aiocoap_client(coap_node):
     assert out["pattern_back"] == [16000, True], out
     assert out["wk_cf"] == 40, out
     assert out["links"] == {"/counter": {"ct": "0", "obs": None}, "/stats": {"ct": "0"},
-                            "/pattern": {"ct": "42"}}, out
+                            "/pattern": {"ct": "42"}, "/slow": {"ct": "0"}}, out
     assert out["filtered"] == {"ct=42": ["2.05 Content", ["/pattern"]],
                                "href=/c*": ["2.05 Content", ["/counter"]],
                                "obs": ["2.05 Content", ["/counter"]],
                                "ct=50": ["2.05 Content", []]}, out["filtered"]
+    assert out["slow"] == ["2.05 Content", "slow"], out
     assert out["stats_lines"] > 50, out
     ok, n, first, last, ordered = out["observe"]
     assert ok and int(last) == int(first) + 100 and ordered, out["observe"]

@@ -759,7 +759,7 @@ TEST(test_wellknown__link_format_and_resources)
     CHECK(RQ(.mid = 1, .path = "/.well-known/core") > 0);
     check_piggyback(1, COAP_CODE_CONTENT);
     CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_LINK_FORMAT);
-    CHECK(payload_is("</counter>;ct=0;obs,</stats>;ct=0,</pattern>;ct=42,"
+    CHECK(payload_is("</counter>;ct=0;obs,</stats>;ct=0,</pattern>;ct=42,</slow>;ct=0,"
                      "</sensors/temp>;ct=0;obs;rt=\"temperature\""));
     CHECK(RQ(.mid = 2, .path = "/sensors/temp") > 0);
     CHECK(payload_is("hi"));
@@ -844,7 +844,8 @@ TEST(test_wellknown__query_filters_and_location)
         { "rt=coll*", "</items>;rt=\"collection\"" },
         { "if=sensor", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor" },
         { "href=/items", "</items>;rt=\"collection\"" },
-        { "href=/s*", "</stats>;ct=0,</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";"
+        { "href=/s*", "</stats>;ct=0,</slow>;ct=0,</sensors/temp>;ct=0;obs;"
+                      "rt=\"temperature-c core.s\";"
                       "if=sensor" },
         { "ct=42", "</pattern>;ct=42" },
         { "obs", "</counter>;ct=0;obs,</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";"
@@ -874,6 +875,87 @@ TEST(test_wellknown__query_filters_and_location)
     check_piggyback(41, COAP_CODE_INTERNAL_ERROR);
     CHECK_EQ(resp.opts_len, 0);
     CHECK_EQ(resp.payload_len, 0);
+    FX_CLEAN(1000000);
+}
+
+/* RFC 7252 5.2.2 with the default resource /slow: a CON gets an empty ACK
+ * (its duplicate too), the response follows as a CON retransmitted until
+ * acknowledged; a NON gets its response as a NON; slots are bounded */
+TEST(test_separate__empty_ack_then_con_response)
+{
+    CHECK(RQ(.mid = 1, .path = "/slow") > 0);
+    CHECK_EQ(resp.type, COAP_ACK);
+    CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    CHECK_EQ(resp.mid, 1);
+    CHECK_EQ(resp.tkl, 0);
+    CHECK_EQ(resp.opts_len + resp.payload_len, 0);
+    CHECK(RQ(.mid = 1, .path = "/slow") > 0); /* a duplicate: the empty ACK again */
+    CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    CHECK_EQ(srv->stats.rx_dup, 1);
+    CHECK_EQ(srv->stats.req, 1);
+    fx_run_us(CONFIG_WREN_COAP_SLOW_MS * 1000u);
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK_EQ(resp.code, COAP_CODE_CONTENT);
+    CHECK(resp.tkl == 2 && memcmp(resp.token, "tk", 2) == 0);
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_TEXT);
+    CHECK(payload_is("slow"));
+    uint16_t rmid = resp.mid;
+    CHECK(rmid != 1);
+    /* not acknowledged: the same message again after the first timeout */
+    fx_run_us(3100000);
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK_EQ(resp.mid, rmid);
+    CHECK(payload_is("slow"));
+    cli_send_empty(COAP_ACK, rmid);
+    fx_run_us(120000000);
+    CHECK_EQ(notification(), 0);
+    CHECK_EQ(srv->stats.sep_retx, 1);
+    CHECK_EQ(srv->stats.sep_sent, 1);
+
+    /* NON: nothing now, a NON response later; its duplicate gets nothing */
+    CHECK_EQ(RQ(.mid = 2, .type = COAP_NON, .path = "/slow"), 0);
+    CHECK_EQ(RQ(.mid = 2, .type = COAP_NON, .path = "/slow"), 0);
+    fx_run_us(CONFIG_WREN_COAP_SLOW_MS * 1000u);
+    CHECK(notification() > 0);
+    CHECK_EQ(resp.type, COAP_NON);
+    CHECK(payload_is("slow") && resp.tkl == 2);
+    CHECK_EQ(notification(), 0);
+
+    /* every slot in use: 5.03 with Max-Age, answered now */
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        CHECK(RQ(.mid = (uint16_t)(10 + i), .path = "/slow") > 0);
+        CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    }
+    CHECK(RQ(.mid = 20, .path = "/slow") > 0);
+    check_piggyback(20, COAP_CODE_SERVICE_UNAVAILABLE);
+    CHECK(opt_u(COAP_OPT_MAX_AGE) >= 1);
+    CHECK_EQ(srv->stats.sep_full, 1);
+    fx_run_us(CONFIG_WREN_COAP_SLOW_MS * 1000u);
+    /* one answered with RST, the others never acknowledged: given up */
+    CHECK(notification() > 0);
+    cli_send_empty(COAP_RST, resp.mid);
+    CHECK_EQ(srv->stats.sep_rst, 1);
+    int copies = 0;
+    for (int i = 0; i < 200; i++) {
+        fx_run_us(1000000);
+        while (notification() > 0) {
+            copies++;
+        }
+    }
+    CHECK_EQ(srv->stats.sep_timeout, CONFIG_WREN_COAP_SEPARATE - 1);
+    CHECK_EQ(copies, (int)(CONFIG_WREN_COAP_SEPARATE - 1) * (1 + CONFIG_WREN_COAP_MAX_RETRANSMIT));
+    /* and the slots are free again */
+    CHECK(RQ(.mid = 30, .path = "/slow") > 0);
+    CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    fx_run_us(CONFIG_WREN_COAP_SLOW_MS * 1000u);
+    CHECK(notification() > 0);
+    cli_send_empty(COAP_ACK, resp.mid);
+    /* wren_coap_resp_defer outside a handler */
+    CHECK_EQ(wren_coap_resp_defer(srv, NULL), -EINVAL);
+    CHECK_EQ(wren_coap_resp_separate(srv, 0, COAP_CODE_CONTENT, -1, NULL, 0), -EINVAL);
+    CHECK_EQ(wren_coap_resp_separate(srv, 99, COAP_CODE_CONTENT, -1, NULL, 0), -EINVAL);
     FX_CLEAN(1000000);
 }
 
@@ -916,6 +998,7 @@ int main(void)
         CTEST(test_observe__register_notify_deregister),
         CTEST(test_wellknown__link_format_and_resources),
         CTEST(test_wellknown__query_filters_and_location),
+        CTEST(test_separate__empty_ack_then_con_response),
         CTEST(test_stats__streamed_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

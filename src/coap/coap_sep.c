@@ -1,0 +1,116 @@
+/* Separate responses (RFC 7252 5.2.2): a handler defers its request, the
+ * server acknowledges a CON with an empty ACK, and the response follows
+ * later, CON (retransmitted like a request until acknowledged) for a CON
+ * request and NON for a NON one. */
+#include <errno.h>
+#include <string.h>
+
+#include "coap/coap_priv.h"
+#include "core/node.h"
+
+static void sep_free(struct wren_coap_sep *s)
+{
+    wren_timer_cancel(s->c->node, &s->timer);
+    s->state = 0;
+}
+
+static void sep_timer(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_coap_sep *s = arg;
+    struct wren_coap *c = s->c;
+    if (s->retx >= c->max_retransmit) {
+        c->stats.sep_timeout++;
+        sep_free(s);
+        return;
+    }
+    /* RFC 7252 4.2: the same message again, the timeout doubled */
+    s->retx++;
+    s->timeout_ms *= 2;
+    c->stats.sep_retx++;
+    (void)wren_coap_send(c, s->msg, s->len, &s->ep);
+    wren_timer_set(c->node, &s->timer, (uint64_t)s->timeout_ms * 1000u);
+}
+
+int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
+{
+    if (req == NULL || req != c->cur_req) {
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        struct wren_coap_sep *s = &c->sep[i];
+        if (s->state == 0) {
+            *s = (struct wren_coap_sep){ .c = c, .ep = req->remote, .tkl = req->msg->tkl,
+                                         .state = 1, .con = req->msg->type == COAP_CON };
+            memcpy(s->token, req->msg->token, req->msg->tkl);
+            wren_timer_init(&s->timer, sep_timer, s);
+            c->deferred = 1;
+            c->stats.sep_defer++;
+            return (int)i;
+        }
+    }
+    c->stats.sep_full++;
+    return -ENOSPC;
+}
+
+int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
+                            const void *payload, size_t len)
+{
+    if (h < 0 || h >= CONFIG_WREN_COAP_SEPARATE || c->sep[h].state != 1) {
+        return -EINVAL;
+    }
+    struct wren_coap_sep *s = &c->sep[h];
+    struct coap_builder b;
+    uint16_t mid = c->next_mid;
+    wren_coap_build_init(&b, s->msg, sizeof(s->msg), s->con ? COAP_CON : COAP_NON, code, mid,
+                         s->token, s->tkl);
+    if (cf >= 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)cf);
+    }
+    wren_coap_build_payload(&b, payload, len);
+    int n = wren_coap_build_end(&b);
+    if (n < 0) {
+        return -EMSGSIZE;
+    }
+    c->next_mid++;
+    s->mid = mid;
+    s->len = (uint16_t)n;
+    c->stats.sep_sent++;
+    int rc = wren_coap_send(c, s->msg, s->len, &s->ep);
+    if (!s->con) {
+        s->state = 0;
+        return rc;
+    }
+    /* a CON whose first send failed is retransmitted like a lost one */
+    s->state = 2;
+    s->retx = 0;
+    s->timeout_ms = wren_coap_ack_timeout(c);
+    wren_timer_set(c->node, &s->timer, (uint64_t)s->timeout_ms * 1000u);
+    return 0;
+}
+
+bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        struct wren_coap_sep *s = &c->sep[i];
+        if (s->state == 2 && s->mid == m->mid && s->ep.port == from->port &&
+            memcmp(s->ep.addr, from->addr, 16) == 0) {
+            if (m->type == COAP_RST) {
+                c->stats.sep_rst++;
+            }
+            sep_free(s);
+            return true;
+        }
+    }
+    return false;
+}
+
+void wren_coap_sep_stop(struct wren_coap *c)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        if (c->sep[i].state) {
+            sep_free(&c->sep[i]);
+        }
+    }
+}
