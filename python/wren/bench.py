@@ -925,3 +925,13 @@ def bench_tcp_sizes() -> list[Record]:
 
 
 BENCHES["tcp_sizes"] = bench_tcp_sizes
+
+
+def bench_coap_vs_tcp() -> list[Record]:
+    """The TCP paper's 9.4 / Figure 9: TCP against CoAP under injected loss
+    (python/wren/experiments/coap_vs_tcp.py; plot and JSON in out/)."""
+    from .experiments import coap_vs_tcp
+    return coap_vs_tcp.bench()
+
+
+BENCHES["coap_vs_tcp"] = bench_coap_vs_tcp

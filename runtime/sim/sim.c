@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "apps/tcp_app.h"
+#include "sim/sensor.h"
 #include "core/byteorder.h"
 #include "stack/modules.h"
 #include "stack/stack.h"
@@ -48,6 +49,10 @@ void wren_sim_free(struct wren_sim *s)
         free(s->nodes[i]->out);
         free(s->nodes[i]->tcp_app);
         free(s->nodes[i]->rpl_routes);
+        if (s->nodes[i]->sensor) {
+            wren_sensor_free(s->nodes[i]->sensor);
+            free(s->nodes[i]->sensor);
+        }
         free(s->nodes[i]);
     }
     free(s->nodes);
@@ -119,6 +124,7 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         return res;
     }
     wren_shell_init(&sn->shell, &sn->node, out_cb, sn);
+    wren_shell_set_extra(&sn->shell, wren_sim_shell_cmds);
     return 0;
 }
 
@@ -274,6 +280,15 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
         wren_tcp_app_init(sn->tcp_app, &sn->node, out_cb, sn);
         wren_shell_set_tcp(&sn->shell, sn->tcp_app);
         s->bytes += sizeof(*sn->tcp_app);
+    }
+    if (sn->sensor == NULL && strncmp(line, "sensor", 6) == 0) {
+        /* the experiment application (sim/sensor.h) only for nodes that use it */
+        sn->sensor = calloc(1, sizeof(*sn->sensor));
+        if (sn->sensor == NULL) {
+            return -ENOMEM;
+        }
+        wren_sensor_init(sn->sensor, &sn->node);
+        s->bytes += sizeof(*sn->sensor);
     }
     int res = wren_shell_exec(&sn->shell, line);
     /* what the command queued runs now, at the same virtual instant */

@@ -39,6 +39,7 @@ struct wren_sim_node {
     struct wren_rawgen app;
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
     void *rpl_routes;       /**< RPL's route table, when given one (wren_sim_rpl_routes) */
+    struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -48,6 +49,7 @@ struct wren_sim_node {
 };
 
 struct wren_sim_zep;
+struct wren_sensor;
 
 struct wren_sim {
     struct wren_world world;

@@ -213,6 +213,23 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
         int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_FAULTS, 0, &f, sizeof(f));
         return res < 0 ? wren_shell_error(sh, res, "ifconfig faults") : 0;
     }
+    if (!bad && argc >= 4 && argc <= 5 && strcmp(argv[2], "dgloss") == 0) {
+        /* IF dgloss LOSS% [SEED]: 6LoWPAN drops whole datagrams both ways
+         * (after reassembly, before fragmentation) with that probability */
+        struct wren_module *lo = wren_shell_layer(sh, WREN_NETTYPE_SIXLOWPAN);
+        long loss = pct_hundredths(argv[3]);
+        uint64_t seed = 0;
+        for (const char *p = argc == 5 ? argv[4] : ""; *p; p++) {
+            bad |= *p < '0' || *p > '9' || seed > UINT64_MAX / 10 - 1;
+            seed = seed * 10 + (uint64_t)(*p - '0');
+        }
+        if (wren_netif_get(node, id) == NULL || lo == NULL || loss < 0 || bad) {
+            return wren_shell_error(sh, -EINVAL, "ifconfig IF dgloss LOSS% [SEED]");
+        }
+        struct wren_netopt_faults f = { .seed = seed, .loss = (uint16_t)loss };
+        int res = wren_netapi_set(node, lo, WREN_NETOPT_FAULTS, id, &f, sizeof(f));
+        return res < 0 ? wren_shell_error(sh, res, "ifconfig dgloss") : 0;
+    }
     if (!bad && argc == 4 && strcmp(argv[2], "ack") == 0) {
         /* IF ack on|off: ask for 802.15.4 ACKs on unicast (off for peers
          * that never send any, such as lwIP's zepif) */
@@ -542,7 +559,7 @@ static const struct wren_shell_cmd commands[] = {
     { "help", "list commands", cmd_help },
     { "ifconfig",
       "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]; "
-      "IF ack on|off; IF l2src short|long",
+      "IF dgloss LOSS% [SEED] (6LoWPAN drops whole datagrams); IF ack on|off; IF l2src short|long",
       cmd_ifconfig },
     { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
     { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",

@@ -75,9 +75,28 @@ static void udp_fill_csum(uint8_t *dg, size_t len)
     put_be16(dg + IPV6_HDR_LEN + 6, cs ? cs : 0xffff);
 }
 
+/* Injected loss: whether to drop this datagram (splitmix64 reduced to 1/100 %). */
+static bool fault_drop(struct wren_sixlowpan *lp)
+{
+    if (!CONFIG_WREN_SIXLOWPAN_FAULTS || lp->fault_loss == 0) {
+        return false;
+    }
+    uint64_t z = (lp->fault_prng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (uint32_t)((z >> 32) % 10000u) < lp->fault_loss;
+}
+
 void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
                        bool udp_csum)
 {
+    if (fault_drop(lp)) {
+        lp->stats.rx_drop_fault++;
+        wren_pktbuf_release(&lp->node->pktbuf, dg);
+        wren_pktbuf_release(&lp->node->pktbuf, pkt);
+        return;
+    }
     struct wren_pktbuf *pb = &lp->node->pktbuf;
     struct wren_snip *rest = pkt->next;
     if (rest) {
@@ -176,6 +195,11 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         wren_pktbuf_release(pb, pkt);
         return;
     }
+    if (fault_drop(lp)) {
+        lp->stats.tx_drop_fault++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
     lp->stats.tx_datagrams++;
     wren_sixlowpan_frag_send(lp, pkt, iphc, (size_t)hlen, uncomp, payload, dgram_size);
 }
@@ -205,6 +229,10 @@ static int sixlowpan_get(struct wren_node *node, struct wren_module *self, uint1
     if (opt == WREN_NETOPT_SIXLOWPAN_CTX && ctx < SIXLOWPAN_CTX_COUNT) {
         return wren_netopt_put(val, max, &lp->ctx[ctx], sizeof(lp->ctx[ctx]));
     }
+    if (CONFIG_WREN_SIXLOWPAN_FAULTS && opt == WREN_NETOPT_FAULTS) {
+        struct wren_netopt_faults f = { .loss = lp->fault_loss };
+        return wren_netopt_put(val, max, &f, sizeof(f));
+    }
     return -ENOTSUP;
 }
 
@@ -220,6 +248,22 @@ static int sixlowpan_set(struct wren_node *node, struct wren_module *self, uint1
         }
         memcpy(&c, val, sizeof(c));
         return wren_sixlowpan_ctx_set(lp, (uint8_t)ctx, &c);
+    }
+    if (CONFIG_WREN_SIXLOWPAN_FAULTS && opt == WREN_NETOPT_FAULTS) {
+        /* whole datagrams only: reordering and holding are the devices' */
+        struct wren_netopt_faults f;
+        if (len != sizeof(f)) {
+            return -EINVAL;
+        }
+        memcpy(&f, val, sizeof(f));
+        if (f.loss > 10000 || f.reorder || f.hold_ms) {
+            return f.loss > 10000 ? -EINVAL : -ENOTSUP;
+        }
+        if (f.seed) {
+            lp->fault_prng = f.seed;
+        }
+        lp->fault_loss = f.loss;
+        return 0;
     }
     return -ENOTSUP;
 }

@@ -13,6 +13,15 @@
  *   Decompresses IPHC or strips the uncompressed-IPv6 dispatch, reassembles
  *   fragments, and hands whole datagrams to (WREN_NETTYPE_IPV6, ALL).
  *
+ * - Injected loss (experiments): SET WREN_NETOPT_FAULTS (struct
+ *   wren_netopt_faults: @c loss in 1/100 %, @c seed; reorder must be 0)
+ *   drops each whole datagram with that probability, received ones after
+ *   reassembly and sent ones before fragmentation, each counted
+ *   (rx_drop_fault, tx_drop_fault); the frames themselves were sent and
+ *   acknowledged, so the MAC does not retry. Draws come from a PRNG of the
+ *   layer's own (splitmix64 from @c seed), so the same seed drops the same
+ *   datagrams and loss 0 draws nothing.
+ *
  * Reassembly keeps CONFIG_WREN_SIXLOWPAN_REASS_SLOTS datagrams at once, each
  * at most CONFIG_WREN_SIXLOWPAN_MAX_DGRAM bytes, for at most
  * CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS. Overlapping fragments discard the
@@ -55,6 +64,12 @@
 #ifndef CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS
 #define CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS 10000
 #endif
+/** Datagram loss injection (SET WREN_NETOPT_FAULTS, `ifconfig IF dgloss`): for
+ *  experiments that drop whole packets after link retries and reassembly, as
+ *  the TCP paper's section 9.4 did at its border router. 0 leaves it out. */
+#ifndef CONFIG_WREN_SIXLOWPAN_FAULTS
+#define CONFIG_WREN_SIXLOWPAN_FAULTS 1
+#endif
 _Static_assert(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS >= 1,
                "a datagram in reassembly at least: 1,280-byte datagrams come in fragments");
 
@@ -78,7 +93,9 @@ _Static_assert(CONFIG_WREN_SIXLOWPAN_REASS_SLOTS >= 1,
     C(tx_datagrams)                                                                                                 \
     C(tx_frags)             /* fragments sent */                                                                    \
     C(tx_drop_bad)          /* malformed request from IPv6 */                                                       \
-    C(tx_drop_nobuf)
+    C(tx_drop_nobuf)                                                                                                \
+    C(rx_drop_fault)        /* whole datagrams dropped by injected loss (WREN_NETOPT_FAULTS) */                    \
+    C(tx_drop_fault)        /* ... on the way down, before fragmentation */
 
 struct wren_sixlowpan_stats {
     WREN_SIXLOWPAN_COUNTERS(WREN_COUNTER_U32)
@@ -108,6 +125,8 @@ struct wren_sixlowpan {
     struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
     struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
     struct wren_timer gc;
+    uint64_t fault_prng;         /**< splitmix64 state of the injected loss */
+    uint16_t fault_loss;         /**< datagrams dropped each way, 1/100 % (0: none) */
 };
 
 /** @brief Start the 6LoWPAN layer of @p node. */

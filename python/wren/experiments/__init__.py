@@ -1,0 +1,1 @@
+"""Experiments that reproduce the papers' figures in the simulator, one module each."""
