@@ -75,17 +75,18 @@ static void udp_fill_csum(uint8_t *dg, size_t len)
     put_be16(dg + IPV6_HDR_LEN + 6, cs ? cs : 0xffff);
 }
 
-/* Injected loss: whether to drop this datagram (splitmix64 reduced to 1/100 %). */
+/* Injected loss: whether to drop this datagram (a Weyl sequence through
+ * murmur3's finalizer, reduced to 1/100 %). */
 static bool fault_drop(struct wren_sixlowpan *lp)
 {
     if (!CONFIG_WREN_SIXLOWPAN_FAULTS || lp->fault_loss == 0) {
         return false;
     }
-    uint64_t z = (lp->fault_prng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (uint32_t)((z >> 32) % 10000u) < lp->fault_loss;
+    uint32_t z = (lp->fault_prng += 0x9e3779b9u);
+    z = (z ^ (z >> 16)) * 0x85ebca6bu;
+    z = (z ^ (z >> 13)) * 0xc2b2ae35u;
+    z ^= z >> 16;
+    return z % 10000u < lp->fault_loss;
 }
 
 void wren_sixlowpan_deliver(struct wren_sixlowpan *lp, struct wren_snip *pkt, struct wren_snip *dg,
@@ -260,7 +261,7 @@ static int sixlowpan_set(struct wren_node *node, struct wren_module *self, uint1
             return f.loss > 10000 ? -EINVAL : -ENOTSUP;
         }
         if (f.seed) {
-            lp->fault_prng = f.seed;
+            lp->fault_prng = (uint32_t)(f.seed ^ (f.seed >> 32));
         }
         lp->fault_loss = f.loss;
         return 0;

@@ -19,7 +19,7 @@
  *   reassembly and sent ones before fragmentation, each counted
  *   (rx_drop_fault, tx_drop_fault); the frames themselves were sent and
  *   acknowledged, so the MAC does not retry. Draws come from a PRNG of the
- *   layer's own (splitmix64 from @c seed), so the same seed drops the same
+ *   layer's own (seeded from @c seed), so the same seed drops the same
  *   datagrams and loss 0 draws nothing.
  *
  * Reassembly keeps CONFIG_WREN_SIXLOWPAN_REASS_SLOTS datagrams at once, each
@@ -125,7 +125,7 @@ struct wren_sixlowpan {
     struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
     struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
     struct wren_timer gc;
-    uint64_t fault_prng;         /**< splitmix64 state of the injected loss */
+    uint32_t fault_prng;         /**< PRNG state of the injected loss */
     uint16_t fault_loss;         /**< datagrams dropped each way, 1/100 % (0: none) */
 };
 
