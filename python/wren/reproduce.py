@@ -549,7 +549,9 @@ def riot_fig12(quick: bool) -> Outcome:
                       + [Series(f"wren radio: {s}", ["sender", "receiver"],
                                 [tx["radio_mj"][s] / n, rx["radio_mj"][s] / max(got, 1)],
                                 f"C{i}") for i, s in enumerate(states)], bars=True)],
-        notes=[f"wren: ./wren sim on two nodes, {n} rawgen frames of 20 bytes at 1 s, energy "
+        notes=[f"wren: ./wren sim on two nodes, {n} rawgen frames of 20 bytes at 1 s (raw "
+               "802.15.4 frames, no UDP/IPv6 headers: listening dominates the radio's energy "
+               "either way), energy "
                f"model profile {res['energy']['profile']} ({res['energy']['description']}). "
                f"{res['energy']['mcu']}: the paper's 140 mJ is the whole board, the radio's "
                "share of it is about half (the paper: ~45 mW of ~90 mW). Received: "
@@ -1022,6 +1024,8 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
     md = [f"# wren: the papers' figures, reproduced\n",
           f"{head['date']}, commit {head['commit']}, {head['machine']}; mode {head['mode']}; "
           f"`{command}`.\n",
+          f"{len(results)} figures: {sum(1 for _, o in results if not o.reason)} measured, "
+          f"{sum(1 for _, o in results if o.reason)} cannot run (the reason is in the table).\n",
           "Paper values come from `python/wren/data/paper_values.toml` (each with its section "
           "and a quote); wren's are measured by the command in the last column. "
           "Ratio = wren / paper.\n",
