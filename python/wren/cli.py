@@ -63,6 +63,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
     return reproduce.main(args)
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep
+    sweep.plan(args.scenario, args.set or [], args.seeds, args.duration, args.profile)
+    build.host()   # after the arguments are checked: a mistake builds nothing
+    return sweep.main(args)
+
 
 def cmd_size(args: argparse.Namespace) -> int:
     from . import size
@@ -111,6 +117,21 @@ def parser() -> argparse.ArgumentParser:
                  "re-run the papers' figures; plots and a report beside the papers' values")
     from . import reproduce
     reproduce.add_arguments(sp)
+
+    sp = command("sweep", cmd_sweep, "a grid of runs of a scenario, merged into one table "
+                                     "(mean and 95 %% CI per cell)")
+    sp.add_argument("scenario", help="scenario TOML file")
+    sp.add_argument("--set", action="append", metavar="KEY=V1,V2..",
+                    help="a dotted scenario key and its values (radio.prr=0.8,0.9); repeat "
+                         "for more parameters: every combination runs")
+    sp.add_argument("--seeds", type=int, default=5, help="seeds 1..N per cell (default 5)")
+    sp.add_argument("--jobs", type=int, help="local processes (default: the number of cores)")
+    sp.add_argument("--ray", metavar="ADDRESS|auto",
+                    help="run on a Ray cluster (auto: the one `ray start` made here)")
+    sp.add_argument("--out", help="directory of results (default out/sweep/SCENARIO); a rerun "
+                                  "with the same directory resumes")
+    sp.add_argument("--duration", type=float, help="simulated seconds of each run")
+    sp.add_argument("--profile", default="iotlab-m3", help="energy profile (as ./wren sim)")
 
     sp = command("size", cmd_size, "Cortex-M3 ROM/RAM report")
     sp.add_argument("--json", help="write rom_*/ram_* records as JSON")

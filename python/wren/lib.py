@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
-from . import cenum, paths
+from . import cenum, paths, progress
 
 #: every WREN_NETOPT_* key of enum wren_netopt, without the prefix
 NETOPT: Final[Mapping[str, int]] = cenum.load(paths.SRC / "net/netopt.h", "wren_netopt",
@@ -267,8 +267,12 @@ class Sim:
                                         TIMING[timing], count, int(start_s * 1e6)), "rawgen")
 
     def run(self, until_s: float) -> None:
-        """Run until the virtual clock reads @until_s seconds."""
+        """Run until the virtual clock reads @until_s seconds (an open
+        progress.TaskBar hears of the simulated time and events)."""
+        t0, e0 = self.lib.wren_sim_now(self.h), self.lib.wren_sim_events(self.h)
         self.lib.wren_sim_run(self.h, int(round(until_s * 1e6)))
+        progress.sim_step((self.lib.wren_sim_now(self.h) - t0) / 1e6,
+                          self.lib.wren_sim_events(self.h) - e0)
 
     def zep_bridge(self, local_port: int, remote_port: int, remote_host: str = "127.0.0.1",
                    x: float = 0.0, y: float = 0.0, z: float = 0.0) -> int:

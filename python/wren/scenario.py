@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import (Any, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
                     get_origin)
 
-from . import cenum, lib, paths
+from . import cenum, lib, paths, progress
 from .errors import UserError
 from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
@@ -786,31 +786,22 @@ def run(sc: Scenario | Mapping[str, Any], seed: int | None = None,
 
 
 def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | None,
-         progress: bool) -> Result:
+         progress_: bool) -> Result:
     commands = _commands(sc, sim.node_count)
     shell_out: dict[int, list[str]] = {i: [] for i in range(sim.node_count)}
     failed = []
     t0 = time.monotonic()
-    step = max(duration / 100.0, 0.001)
-    shown = False
-    t = 0.0
-    while t < duration:
-        t = min(duration, t + step)
-        while commands and commands[0][0] <= t:
-            at, node, cmd = commands.pop(0)
-            sim.run(at)
-            res, out = sim.shell(node, cmd)
-            shell_out[node].append(f"> {cmd}\n{out}")
-            if res != 0:
-                failed.append({"node": node, "at": at, "cmd": cmd, "result": res})
-        sim.run(t)
-        wall = time.monotonic() - t0
-        if progress and wall > 2.0:
-            shown = True
-            print(f"\r  simulated {t:8.2f} s of {duration:.2f} s "
-                  f"({t / wall:6.1f}x real time)", end="", file=sys.stderr, flush=True)
-    if shown:
-        print(file=sys.stderr)
+    with progress.SimBar(duration, sc.name or "sim", show=None if progress_ else False) as bar:
+        for t in progress.slices(0.0, duration):
+            while commands and commands[0][0] <= t:
+                at, node, cmd = commands.pop(0)
+                sim.run(at)
+                res, out = sim.shell(node, cmd)
+                shell_out[node].append(f"> {cmd}\n{out}")
+                if res != 0:
+                    failed.append({"node": node, "at": at, "cmd": cmd, "result": res})
+            sim.run(t)
+            bar.update(sim.now, sim.events)
     wall = time.monotonic() - t0
     for i in range(sim.node_count):
         shell_out[i].append(sim.output(i))
