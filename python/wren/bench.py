@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from . import progress
 from .addr import addr
 from .lib import Sim
 
@@ -890,11 +891,15 @@ def main(args: argparse.Namespace) -> int:
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
           f"python {platform.python_version()}")
     records: list[Record] = []
-    for name, fn in BENCHES.items():
-        if args.name and args.name not in name:
-            continue
-        print(f"{name}:")
-        records.extend(fn())
+    chosen = [(n, fn) for n, fn in BENCHES.items() if not args.name or args.name in n]
+    # a bar over the benchmarks; the simulations inside report their
+    # simulated time and events to it through wren.lib.Sim.run
+    with progress.TaskBar(len(chosen), "bench", unit="bench") as bar:
+        for name, fn in chosen:
+            bar.task(name)
+            bar.write(f"{name}:")
+            records.extend(fn())
+            bar.advance()
     print()
     for r in records:
         tgt = f" (target {r['target']})" if r["target"] is not None else ""

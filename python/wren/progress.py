@@ -31,7 +31,7 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
-__all__ = ["enabled", "SimBar", "TaskBar", "sim_step", "slices"]
+__all__ = ["enabled", "SimBar", "TaskBar", "sim_step", "echo", "slices"]
 
 #: the TaskBar that sim_step() reports to (the innermost open one), if any
 _active: list["TaskBar"] = []
@@ -76,19 +76,20 @@ class _Bar:
             from tqdm import tqdm
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=self.stream,
                              dynamic_ncols=True, leave=False, mininterval=0.2,
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} "
-                                        "[{elapsed}<{remaining}]")
+                             bar_format="{desc}: {percentage:3.0f}%|{bar}| "
+                                        "[{elapsed}<{remaining}{postfix}]")
 
     def _post(self, text: str) -> None:
         if self._bar is not None:
             self._bar.set_postfix_str(text, refresh=False)
 
-    def write(self, line: str) -> None:
-        """Print @line (on the bar's stream) without breaking the bar."""
-        if self._bar is not None:
-            self._bar.write(line, file=self.stream)
+    def write(self, line: str, file: TextIO | None = None) -> None:
+        """Print @line (on stdout, or @file) without breaking the bar."""
+        f = file if file is not None else sys.stdout
+        if self._bar is not None and not isinstance(f, _Above):
+            self._bar.write(line, file=f)
         else:
-            print(line, file=self.stream, flush=True)
+            print(line, file=f, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -142,12 +143,19 @@ class TaskBar(_Bar):
 
     def __enter__(self) -> "TaskBar":
         _active.append(self)
+        self._stdout: TextIO | None = None
+        if self._bar is not None and not isinstance(sys.stdout, _Above):
+            self._stdout = sys.stdout
+            sys.stdout = _Above(sys.stdout)  # type: ignore[assignment]
         return self
 
     def __exit__(self, typ: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self in _active:
             _active.remove(self)
+        if self._stdout is not None:
+            sys.stdout = self._stdout
+            self._stdout = None
         self.close()
 
     def _refresh(self) -> None:
@@ -189,6 +197,32 @@ def sim_step(sim_s: float, events: int) -> None:
     the open TaskBar, if any, counts them (wren.lib.Sim.run calls this)."""
     if _active:
         _active[-1].step(sim_s, events)
+
+
+def echo(text: str, file: TextIO | None = None) -> None:
+    """Write @text to stdout (or @file) now; an open TaskBar keeps itself
+    below it (it routes stdout while it is drawn)."""
+    f = file if file is not None else sys.stdout
+    f.write(text)
+    f.flush()
+
+
+class _Above:
+    """What stdout is while a TaskBar is drawn: each write clears the bar,
+    writes, and draws the bar again, so printed lines and the bar do not mix."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        from tqdm import tqdm
+        with tqdm.external_write_mode(file=self.out):
+            n = self.out.write(text)
+            self.out.flush()
+        return n
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.out, name)
 
 
 def slices(start_s: float, end_s: float, n: int = 100, min_s: float = 0.001) -> list[float]:

@@ -579,14 +579,31 @@ def main(args: argparse.Namespace) -> int:
           flush=True)
     failures: list[tuple[Run, str]] = []
 
+    # Ctrl-C stops the sweep, but never between writing a run's file and
+    # renaming it into place: it is taken when that is done
+    state = {"critical": False, "pending": False}
+
+    def on_int(sig: int, frame: Any) -> None:
+        if state["critical"]:
+            state["pending"] = True
+        else:
+            raise KeyboardInterrupt
+
+    old_int = signal.signal(signal.SIGINT, on_int)
     with progress.TaskBar(len(todo), "sweep") as bar:
         def done(r: Run, rec: dict[str, Any]) -> None:
             rec["key"] = r.key
-            _write_atomic(_record_path(out, r), json.dumps(rec, indent=1))
-            records[r.key] = rec
+            state["critical"] = True
+            try:
+                _write_atomic(_record_path(out, r), json.dumps(rec, indent=1))
+                records[r.key] = rec
+            finally:
+                state["critical"] = False
+            if state["pending"]:
+                raise KeyboardInterrupt
             if rec["status"] != "ok":
                 failures.append((r, rec["error"]))
-                bar.write(f"run failed: {r.label()}: {rec['error']}")
+                bar.write(f"run failed: {r.label()}: {rec['error']}", file=sys.stderr)
             bar.task(r.label())
             bar.advance(sim_s=rec.get("duration_s") or 0.0, events=rec.get("events") or 0)
 
@@ -603,6 +620,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"\nwren: sweep interrupted: {n} of {len(p.runs)} runs are done in {out}; "
                   f"the same command resumes it", file=sys.stderr)
             return 130
+        finally:
+            signal.signal(signal.SIGINT, old_int)
     rows, run_rows = table(p, records)
     _write_table(rows, out / "results.csv")
     _write_table(run_rows, out / "runs.csv")

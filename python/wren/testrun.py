@@ -19,7 +19,7 @@ import concurrent.futures
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from . import build, paths
+from . import build, paths, progress
 
 
 #: What a sanitizer prints when it reports: any of these in a stage's output,
@@ -232,15 +232,18 @@ def main(args: argparse.Namespace) -> int:
                    ("fuzz targets", lambda: stage_fuzz(args.fuzz_seconds)),
                    ("Cortex-M3 build, qemu run, size", stage_cortexm)]
     results = []
-    for name, fn in stages:
-        print(f"\n=== {name} ===", flush=True)
-        t0 = time.monotonic()
-        try:
-            ok = fn()
-        except (subprocess.SubprocessError, SystemExit, OSError) as e:
-            print(f"{name}: {e}")
-            ok = False
-        results.append((name, ok, time.monotonic() - t0))
+    with progress.TaskBar(len(stages), "test", unit="stage") as bar:
+        for name, fn in stages:
+            progress.echo(f"\n=== {name} ===\n")
+            bar.task(name)
+            t0 = time.monotonic()
+            try:
+                ok = fn()
+            except (subprocess.SubprocessError, SystemExit, OSError) as e:
+                progress.echo(f"{name}: {e}\n")
+                ok = False
+            results.append((name, ok, time.monotonic() - t0))
+            bar.advance()
     print("\n=== summary ===")
     for name, ok, dt in results:
         print(f"{'PASS' if ok else 'FAIL'}  {name}  ({dt:.0f} s)")
