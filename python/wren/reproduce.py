@@ -147,6 +147,8 @@ def fmt(v: float | None) -> str:
         return f"{v:.1f}"
     if a >= 1:
         return f"{v:.2f}"
+    if a >= 0.1:
+        return f"{v:.3f}"
     return f"{v:.3g}"
 
 
@@ -750,13 +752,14 @@ def tcp_fig9(quick: bool) -> Outcome:
     (coap_vs_tcp.run_point: a 3-hop line, a sleepy sensor sending batches of
     82-byte readings, loss injected at the border router)."""
     from .experiments import coap_vs_tcp as cv  # type: ignore[import-not-found, unused-ignore]
-    losses = (0.0, 6.0, 12.0, 21.0) if quick else tuple(cv.LOSSES)
-    seeds = (1,) if quick else (1, 2, 3)
+    losses = (0.0, 6.0, 12.0, 21.0) if quick else tuple(float(x) for x in cv.LOSSES)
+    seeds = (1, 2) if quick else tuple(cv.SEEDS)
+    readings = 1280 if quick else int(cv.READINGS)
     protos = ("tcp", "coap")
     pts: dict[tuple[str, float], dict[str, float]] = {}
     for p in protos:
         for loss in losses:
-            rs = [cv.run_point(p, loss, seed=sd) for sd in seeds]
+            rs = [cv.run_point(p, loss, seed=sd, readings=readings) for sd in seeds]
             pts[(p, loss)] = {k: sum(float(r[k]) for r in rs) / len(rs)
                               for k in ("reliability", "radio_dc")}
     below = max(x for x in losses if x < 15.0)
@@ -775,7 +778,8 @@ def tcp_fig9(quick: bool) -> Outcome:
                               [100 * pts[(p, x)]["radio_dc"] for x in losses], st)
                        for p, st in zip(protos, ("o-", "s-"))])],
         notes=["wren: helper fig9's experiment (wren.experiments.coap_vs_tcp.run_point), "
-               f"seeds {', '.join(map(str, seeds))}; the paper gives Figure 9's points only in "
+               f"{readings} readings per run, seeds {', '.join(map(str, seeds))}; the paper "
+               "gives Figure 9's points only in "
                "its plot, so the text's statement is the comparison. CPU duty cycle is not "
                "modelled."])
 
