@@ -298,23 +298,96 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
 
 /* ---- messages ------------------------------------------------------------------------ */
 
+/* Run @p m and put its response (TCP format) in c->tx. @return its offset
+ * and *n, or < 0. */
+static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t *n)
+{
+    struct wren_coap *c = tc->t->coap;
+    size_t len;
+    int at = wren_coap_handle_request(c, m, &tc->peer, &len, obs_hook, tc);
+    int st = at < 0 ? at : wren_coap_tcp_from_udp(c->tx, (size_t)at, len);
+    if (st >= 0) {
+        *n = (size_t)at + len - (size_t)st;
+    }
+    return st;
+}
+
+/* A GET whose response is beyond the peer's Max-Message-Size: asked again
+ * for the same bytes in blocks that fit (RFC 7959 2.4: the server picks a
+ * size no larger than asked). @p over is the response's bytes besides its
+ * payload. @return the response's offset in c->tx and *n, or < 0. */
+static int rerun_in_blocks(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t over,
+                           size_t *n)
+{
+    /* room for the Block2 and Size2 options the smaller block adds */
+    int szx = over + 12 < tc->peer_mms ? wren_coap_block_szx_fit(tc->peer_mms - over - 12) : -1;
+    if (szx < 0 || m->code != COAP_CODE_GET) {
+        return -1;
+    }
+    struct coap_block blk = { .num = 0, .szx = (uint8_t)szx };
+    struct coap_opt o;
+    uint32_t v;
+    struct coap_block asked;
+    if (wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+        wren_coap_block_decode(v, &asked) == 0) {
+        if (asked.szx <= szx) {
+            return -1; /* it asked for small blocks already */
+        }
+        blk.num = asked.num << (asked.szx - szx);
+    }
+    uint8_t buf[COAP_HDR_LEN + COAP_TOKEN_MAX + 256];
+    struct coap_builder b;
+    wren_coap_build_init(&b, buf, sizeof(buf), COAP_CON, m->code, 0, m->token, m->tkl);
+    struct coap_opt_iter it;
+    bool put = false;
+    int more;
+    wren_coap_opt_iter_init(&it, m);
+    do {
+        more = wren_coap_opt_next(&it, &o);
+        if (!put && (more <= 0 || o.num > COAP_OPT_BLOCK2)) {
+            wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(&blk));
+            put = true;
+        }
+        if (more > 0 && o.num != COAP_OPT_BLOCK2) {
+            wren_coap_build_opt(&b, o.num, o.val, o.len);
+        }
+    } while (more > 0);
+    struct coap_msg again;
+    int len = wren_coap_build_end(&b);
+    if (len < 0 || wren_coap_parse(buf, (size_t)len, &again) < 0) {
+        return -1;
+    }
+    return run_request(tc, &again, n);
+}
+
 static void request_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m)
 {
     struct wren_coap_tcp *t = tc->t;
     struct wren_coap *c = t->coap;
     t->stats.req++;
-    size_t len;
-    int at = wren_coap_handle_request(c, m, &tc->peer, &len, obs_hook, tc);
-    int st = at < 0 ? at : wren_coap_tcp_from_udp(c->tx, (size_t)at, len);
+    size_t n;
+    int st = run_request(tc, m, &n);
+    if (st >= 0 && n > tc->peer_mms) {
+        /* RFC 8323 5.3.1: never beyond what the peer takes */
+        struct coap_msg r;
+        size_t over = n;
+        if (wren_coap_tcp_parse(c->tx + st, n, &r) == 0) {
+            over -= r.payload_len;
+        }
+        t->stats.tx_reblock++;
+        st = rerun_in_blocks(tc, m, over, &n);
+        if (st >= 0 && n > tc->peer_mms) {
+            st = -1;
+        }
+        if (st < 0) {
+            t->stats.tx_too_big++;
+            (void)send_signal(tc, COAP_CODE_INTERNAL_ERROR, m->token, m->tkl, 0, false, 0,
+                              NULL);
+            return;
+        }
+    }
     if (st < 0) {
         t->stats.tx_drop++;
-        return;
-    }
-    size_t n = (size_t)at + len - (size_t)st;
-    if (n > tc->peer_mms) {
-        /* RFC 8323 5.3.1: never beyond what the peer takes */
-        t->stats.tx_too_big++;
-        (void)send_signal(tc, COAP_CODE_INTERNAL_ERROR, m->token, m->tkl, 0, false, 0, NULL);
         return;
     }
     (void)conn_write(tc, c->tx + st, n);

@@ -29,6 +29,9 @@
  * option are answered with an Abort (diagnostic payload, Bad-CSM-Option for
  * a CSM's) and the connection is closed. Every one of these is counted.
  *
+ * A GET response beyond the peer's Max-Message-Size is made again in
+ * blocks that fit it (RFC 7959 2.4); any other becomes a 5.00.
+ *
  * A message is read from the stream only when the send buffer has room for
  * the largest response, so a client that does not read its responses is
  * slowed by TCP's own flow control, not by drops.
@@ -117,7 +120,8 @@ _Static_assert(CONFIG_WREN_SOCK_TCP_SNDBUF >= CONFIG_WREN_COAP_MSG_MAX + COAP_TC
     C(tx)               /* messages sent */                                                        \
     C(tx_abort)         /* Aborts sent */                                                          \
     C(tx_drop)          /* messages not sent: the send buffer was full or the connection gone */   \
-    C(tx_too_big)       /* responses beyond the peer's Max-Message-Size: 5.00 sent instead */      \
+    C(tx_reblock)       /* GETs answered again in smaller blocks for the peer's Max-Message-Size */ \
+    C(tx_too_big)       /* responses beyond the peer's Max-Message-Size (no block fits): 5.00 */  \
     C(obs_add)          /* observers registered */                                                 \
     C(obs_full)         /* registrations refused (every observer slot in use) */                   \
     C(obs_remove)       /* observers removed (GET without Observe, or the connection closed) */    \

@@ -322,6 +322,60 @@ TEST(test_coap_tcp__adversarial)
     FX_CLEAN(120000000);
 }
 
+/* a peer whose CSM says 300 bytes gets GET responses in blocks that fit
+ * (the same bytes: a Block2 offset kept), small responses as they are */
+TEST(test_coap_tcp__peer_max_message_size)
+{
+    raw_open(0);
+    static const uint8_t csm300[] = { 0x30, 0xe1, 0x22, 0x01, 0x2c };
+    raw_send(0, csm300, sizeof(csm300));
+    /* GET /pattern (token 05), then GET /pattern with Block2 2/0/1024 (token 06) */
+    static const uint8_t get[] = { 0x81, 0x01, 0x05, 0xb7, 'p', 'a', 't', 't', 'e', 'r', 'n' };
+    static const uint8_t get2[] = { 0xa1, 0x01, 0x06, 0xb7, 'p', 'a', 't', 't', 'e', 'r', 'n',
+                                    0xc1, 0x26 };
+    static const uint8_t getc[] = { 0x81, 0x01, 0x07, 0xb7, 'c', 'o', 'u', 'n', 't', 'e', 'r' };
+    raw_send(0, get, sizeof(get));
+    raw_send(0, get2, sizeof(get2));
+    raw_send(0, getc, sizeof(getc));
+    uint8_t buf[2048];
+    ssize_t n = wren_sock_tcp_read(&raw[0], buf, sizeof(buf), 0);
+    CHECK(n > 0);
+    size_t off = 0;
+    unsigned k = 0;
+    while (off < (size_t)n) {
+        uint64_t total;
+        struct coap_msg m;
+        CHECK_EQ(wren_coap_tcp_frame_len(buf + off, (size_t)n - off, &total), 0);
+        CHECK(total <= 300);
+        CHECK_EQ(wren_coap_tcp_parse(buf + off, (size_t)total, &m), 0);
+        struct coap_opt o;
+        uint32_t v = 0;
+        struct coap_block blk = { 0 };
+        bool b2 = wren_coap_opt_find(&m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+                  wren_coap_block_decode(v, &blk) == 0;
+        if (k == 0) {
+            CHECK_EQ(m.code, COAP_CODE_CSM);
+        } else if (k == 1 || k == 2) {
+            CHECK(m.code == COAP_CODE_CONTENT && b2 && blk.szx == 4 && blk.more);
+            CHECK_EQ(m.payload_len, 256);
+            size_t at = (size_t)blk.num * 256;
+            CHECK_EQ(at, k == 1 ? 0u : 2048u); /* block 2 of 1,024 is block 8 of 256 */
+            for (size_t i = 0; i < m.payload_len; i++) {
+                CHECK_EQ(m.payload[i], (uint8_t)((at + i) % 251));
+            }
+        } else if (k == 3) {
+            CHECK(m.code == COAP_CODE_CONTENT && !b2 && m.payload_len == 1);
+        }
+        off += (size_t)total;
+        k++;
+    }
+    CHECK_EQ(k, 4); /* CSM and the three responses */
+    CHECK_EQ(t->stats.tx_reblock, 2);
+    CHECK_EQ(t->stats.tx_too_big, 0);
+    wren_sock_tcp_disconnect(&raw[0]);
+    FX_CLEAN(120000000);
+}
+
 /* a peer that never sends its CSM is aborted; one that goes quiet after it
  * is released; one that keeps talking is not */
 TEST(test_coap_tcp__silent_and_idle_peers)
@@ -368,6 +422,7 @@ int main(void)
         CTEST(test_coap_tcp__methods_blockwise_observe),
         CTEST(test_coap_tcp__adversarial),
         CTEST(test_coap_tcp__silent_and_idle_peers),
+        CTEST(test_coap_tcp__peer_max_message_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
