@@ -940,3 +940,99 @@ def bench_coap_vs_tcp() -> list[Record]:
 
 
 BENCHES["coap_vs_tcp"] = bench_coap_vs_tcp
+
+
+RPL_MESH = dict(n=50, seed=50, width=90.0, reach=18.0)  # 123 links, PRR 0.8..1.0
+
+
+def bench_rpl_mesh_50() -> list[Record]:
+    """Issue 13's 50-node experiment in both modes (python/wren/rplmesh.py):
+    a random lossy topology, formation, every node pings the root and the
+    root every node, UDP from every node to the root at one datagram a
+    minute for a simulated hour (flows 1.2 s apart), the busiest router
+    switched off half-way. Records without a suffix are storing mode (MOP 2),
+    `_nonstoring` ones non-storing mode (MOP 1)."""
+    from . import rplmesh
+    n, seed = RPL_MESH["n"], RPL_MESH["seed"]
+    links = rplmesh.random_mesh(int(n), int(seed), width=RPL_MESH["width"],
+                                reach=RPL_MESH["reach"])
+    print(f"  {n} nodes, random geometric graph (seed {seed}, {RPL_MESH['width']:g} m square, "
+          f"links under {RPL_MESH['reach']:g} m: {len(links)} links, PRR 0.8..1.0 each), "
+          f"CSMA-CA, OF0; root: node 0")
+    recs: list[Record] = []
+    prev = {"storing": (20, 0.9966), "non-storing": (178, 0.9949)}
+    for mode, sfx in (("storing", ""), ("non-storing", "_nonstoring")):
+        r = rplmesh.mesh_experiment(int(n), links, mode, int(seed), log=print)
+        what = f"{mode} mode (MOP {2 if mode == 'storing' else 1})"
+        same = (f"{n} nodes, random lossy topology ({len(links)} links, PRR 0.8..1.0, seed "
+                f"{seed}), {what}; records without a suffix are storing mode, _nonstoring "
+                f"ones non-storing")
+        formed = r.formed_s if r.formed_s is not None else 600.0
+        recs.append(_record(f"rpl_formation_50_s{sfx}", formed, "s (simulated)", "lower", None,
+                            f"simulated seconds until every node has a route upward and the "
+                            f"root one to every node{'' if r.formed_s is not None else ' (NOT formed within 600 s)'}; "
+                            f"{same}; an earlier ad hoc run: {prev[mode][0]} s"))
+        if r.formed_s is None:
+            continue
+        recs.append(_record(f"rpl_pdr_50_1ppm{sfx}", round(r.pdr, 4), "ratio", "higher", 0.99,
+                            f"UDP ({rplmesh.UDP_SIZE} B) from every node to the root at 1 "
+                            f"packet/min for a simulated hour, flows 1.2 s apart, the busiest "
+                            f"router (node {r.dead}) switched off at 30 min and its datagrams "
+                            f"counted until then; {r.received}/{r.sent}; {same}; an earlier ad "
+                            f"hoc run without a node switched off: {prev[mode][1]}"))
+        recs.append(_record(f"rpl_control_bytes_per_node_hour{sfx}",
+                            round(r.control_bytes / n / (r.hour_s / 3600)), "bytes", "lower",
+                            None, f"bytes of RPL messages (ICMPv6 header and body: DIS, DIO, "
+                                  f"DAO, DAO-ACK; {r.control_msgs} messages) sent per node in "
+                                  f"the UDP hour, the switch-off included; link-layer and "
+                                  f"IPv6 headers not counted; {same}"))
+        rec = r.recovery_max_s
+        recs.append(_record(f"rpl_parent_loss_recovery_50_s{sfx}",
+                            round(rec, 1) if rec is not None else 120.0, "s (simulated)", "lower",
+                            None, f"the busiest router (node {r.dead}, {len(r.orphans)} "
+                                  f"children that can still reach the root) switched off: the "
+                                  f"longest time until a child's echo to the root (one a second "
+                                  f"from the switch-off) is answered"
+                                  f"{'' if rec is not None else ' (one NEVER answered in 120 s)'}"
+                                  f"; {same}"))
+        ans = r.ping_up[0] + r.ping_down[0]
+        sent = r.ping_up[1] + r.ping_down[1]
+        recs.append(_record(f"rpl_ping_50_answered{sfx}", round(ans / sent, 4) if sent else 0,
+                            "ratio", "higher", None,
+                            f"echoes answered: every node pings the root 3 times (one node "
+                            f"every 3 s) {r.ping_up[0]}/{r.ping_up[1]}, then the root pings "
+                            f"every node twice {r.ping_down[0]}/{r.ping_down[1]}; {same}"))
+    return recs
+
+
+def bench_rpl_grid_1000() -> list[Record]:
+    """A 1,000-node grid (25 x 40, 10 m apart, each node hearing its 8
+    neighbours) forms a non-storing DODAG from the root at its centre."""
+    from . import rplmesh
+    limit = 2400.0
+    r = rplmesh.grid_formation(25, 40, spacing=10.0, range_m=15.0, prr=1.0, limit=limit)
+    formed = r["formed_s"]
+    print(f"  1,000-node grid, non-storing, root {r['root']} at the centre: "
+          f"{'formed in %.0f s simulated' % formed if formed is not None else 'NOT formed within %.0f s' % limit} "
+          f"({r['wall_s']:.1f} s wall, {r['events']} events), the root holds {r['root_routes']} "
+          f"routes; {r['bytes_per_node']} bytes per simulated node (the root's 1,000-route "
+          f"table included)")
+    what = ("1,000 nodes in a 25 x 40 grid 10 m apart, range 15 m (8 neighbours), PRR 1.0, "
+            "CSMA-CA, non-storing mode, OF0, root at the centre")
+    return [
+        _record("rpl_formation_1000_grid_s", formed if formed is not None else limit,
+                "s (simulated)", "lower", None,
+                f"simulated seconds until every node has a route upward and the root a source "
+                f"route entry for every node{'' if formed is not None else ' (NOT formed)'}; "
+                f"{what}"),
+        _record("rpl_formation_1000_grid_wall_s", round(r["wall_s"], 1), "s (wall)", "lower",
+                None, f"wall-clock seconds the simulator took for that (machine-dependent: "
+                      f"{platform.processor() or platform.machine()}, shared); {what}"),
+        _record("rpl_1000_grid_bytes_per_node", r["bytes_per_node"], "bytes", "lower", None,
+                f"simulator memory per node (6 KiB packet buffer included; the root's table "
+                f"of 1,000 routes x 32 bytes averaged in); {what}"),
+    ]
+
+
+BENCHES["rpl_mesh_50"] = bench_rpl_mesh_50
+BENCHES["rpl_grid_1000"] = bench_rpl_grid_1000

@@ -68,6 +68,8 @@ MODULES = [
     ("TCP", ["src/tcp", "src/wire/tcp.c", "src/core/siphash.c"],
      ["wren_inst_tcp", "wren_inst_tcp_lis", "wren_inst_tcp_conn"]),
     ("CoAP", ["src/coap", "src/wire/coap.c"], ["wren_inst_coap"]),
+    ("RPL", ["src/rpl", "src/wire/rpl.c", "src/core/trickle.c"],
+     ["wren_inst_rpl", "wren_inst_rpl_routes"]),
 ]
 HELPERS = "C library, libgcc"
 GNRC_6LN_ROM = 18525  # RIOT GNRC 6LN, Cortex-M3, gcc 12 -Os (issue 12)
@@ -489,7 +491,112 @@ def records_and_print(out: Callable[[str], object] = print,
                    f"(CONFIG_WREN_COAP_CLIENT_MSG_MAX); a server exchange (duplicate-cache "
                    f"slot with 64 bytes of response) is {st['dedup']}"},
     ]
+    recs += rpl_records(out)
     return recs
+
+
+def _sizes_obj(name: str, prefix: str) -> dict[str, int]:
+    """{name: bytes} of the wren_size_<prefix><name> arrays in the object
+    of runtime/cortexm/<name>.c (built, never linked)."""
+    import subprocess
+    objs = list((build.arm() / "runtime/cortexm").rglob(f"{name}.c.o*"))
+    if not objs:
+        raise RuntimeError(f"{name}.c's object not built")
+    syms = subprocess.run(["arm-none-eabi-nm", "-S", str(objs[0])], capture_output=True,
+                          text=True, check=True).stdout
+    out = {}
+    for line in syms.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3].startswith(f"wren_size_{prefix}"):
+            out[parts[3][len(f"wren_size_{prefix}"):]] = int(parts[1], 16)
+    return out
+
+
+def _stack_sections(image: str) -> dict[tuple[str, str], int]:
+    """{(object, section): ROM bytes} the image keeps from the stack (and
+    the toolchain helpers it reaches)."""
+    text = _map(image)
+    helpers = helpers_of(text)
+    out: dict[tuple[str, str], int] = {}
+    for raw, sec, kind, size in parse_map_objects(text):
+        if kind in ("rom", "data") and (_is_stack(raw) or raw in helpers):
+            key = (_short(raw), sec)
+            out[key] = out.get(key, 0) + size
+    return out
+
+
+def _wire_rpl_functions() -> set[str]:
+    """Functions defined by src/wire/rpl.c (its object shares rpl.c.obj's
+    name with src/rpl/rpl.c's in the map)."""
+    import subprocess
+    objs = [o for o in build.arm().rglob("rpl.c.o*") if o.parent.name == "wire"
+            and "/wren_core_m3.dir/" in str(o)]
+    if not objs:
+        return set()
+    syms = subprocess.run(["arm-none-eabi-nm", str(objs[0])], capture_output=True, text=True,
+                          check=True).stdout
+    return {p.split()[-1] for p in syms.splitlines() if " T " in p or " t " in p}
+
+
+def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
+    """rom_rpl_bytes: the stack (and helpers) of the rpl image less the same
+    of rpl_none (a router under the same configuration without RPL and
+    without IPv6's RPL hooks), with where the bytes go; ram_rpl_bytes: the
+    module's state, and per parent and route."""
+    a, b = _stack_sections("rpl"), _stack_sections("rpl_none")
+    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    rom = sum(delta.values())
+    wire = _wire_rpl_functions()
+    groups: dict[str, int] = {}
+    for (obj, sec), v in delta.items():
+        fn = sec.split(".")[-1]
+        g = ("RPL wire formats (src/wire/rpl.c)" if obj == "rpl.c" and fn in wire else
+             "RPL module (src/rpl)" if obj in ("rpl.c", "rpl_dao.c") else
+             "Trickle (src/core/trickle.c)" if obj == "trickle.c" else
+             "IPv6's RPL hooks (ipv6.c, image difference)" if obj == "ipv6.c" else
+             f"other ({obj})")
+        groups[g] = groups.get(g, 0) + v
+    out(f"RPL (both modes, root/router/leaf, OF0 and MRHOF, RPI, SRH insertion and "
+        f"processing; no shell): rpl image {sum(a.values())} bytes of stack, the same router "
+        f"without RPL {sum(b.values())}: RPL adds {rom}")
+    for g, v in sorted(groups.items(), key=lambda x: -x[1]):
+        if v:
+            out(f"  {g:<46}{v:>7}")
+    top = sorted(((v, f"{sec.split('.')[-1]} ({obj})") for (obj, sec), v in delta.items()
+                  if v > 0 and sec.startswith(".text")), reverse=True)[:12]
+    out("  largest functions: " + ", ".join(f"{name} {v}" for v, name in top))
+    st = _sizes_obj("rpl_sizes", "rpl_")
+    base = st["state"] - st["parent"] * st["parents"] - st["route"] * st["routes"]
+    out(f"RPL state: {st['state']} bytes with {st['parents']} parents and {st['routes']} "
+        f"routes built in = {base} + {st['parent']} per parent + {st['route']} per route; a "
+        f"root's (or a big router's) route table is memory of the caller's, {st['route']} "
+        f"bytes a route")
+    return [
+        {"name": "rom_rpl_bytes", "value": rom, "unit": "bytes", "better": "lower",
+         "target": 5120,
+         "anchor": "RIOT gnrc_rpl: 6,694 bytes of text (gnrc_networking example, Cortex-M3, "
+                   "gcc 12 -Os, storing mode only); Contiki-NG RPL-lite about 9.7 KB "
+                   "(non-storing only). wren: Cortex-M3 gcc 12 -Os, an image of a 6LoWPAN "
+                   "router with RPL less the same router without it (RPL module, RFC 6550/6553/"
+                   "6554 codecs, Trickle, and IPv6's hooks: RPI insertion and checks, SRH "
+                   "insertion and processing, downward route lookup), both modes of operation, "
+                   "root/router/leaf, OF0 and MRHOF; C library and libgcc helpers included; "
+                   "no shell command (the images have none; rpl_shell.c is 1.6 KB more)"},
+        {"name": "ram_rpl_bytes", "value": st["state"], "unit": "bytes", "better": "lower",
+         "target": None,
+         "anchor": f"the RPL module's state with the default configuration: {base} + "
+                   f"{st['parent']} per configured parent (CONFIG_WREN_RPL_PARENTS "
+                   f"{st['parents']}) + {st['route']} per configured route "
+                   f"(CONFIG_WREN_RPL_ROUTES {st['routes']}); a root's table is memory the "
+                   f"caller hands over (WREN_NETOPT_RPL_ROUTE_MEM), {st['route']} bytes a route"},
+        {"name": "ram_rpl_bytes_per_parent", "value": st["parent"], "unit": "bytes",
+         "better": "lower", "target": None,
+         "anchor": "one candidate parent: link-local address, rank, ETX, DTSN, last heard"},
+        {"name": "ram_rpl_bytes_per_route", "value": st["route"], "unit": "bytes",
+         "better": "lower", "target": None,
+         "anchor": "one downward route (storing) or source-route entry (non-storing root): "
+                   "target, the next hop's or DAO parent's IID, path sequence, lifetime"},
+    ]
 
 
 def main(args: argparse.Namespace | None) -> list[Record]:

@@ -352,7 +352,7 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
  * length and the next hop. Returns whether there is one. */
 static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
 {
-    if (!CONFIG_WREN_IPV6_ROUTER) {
+    if (!CONFIG_WREN_IPV6_RPL) {
         return false;
     }
     struct wren_netreg_entry *e =
@@ -451,7 +451,7 @@ static void receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
  * usual, -1 when the buffer is full. */
 static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned)
 {
-    if (!CONFIG_WREN_IPV6_ROUTER) {
+    if (!CONFIG_WREN_IPV6_RPL) {
         return 0;
     }
     uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
@@ -493,7 +493,7 @@ static struct wren_module *rpl_module(struct wren_ipv6 *ip)
  * header. Returns 0, or -1 when the buffer is full. */
 static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
 {
-    if (!CONFIG_WREN_IPV6_ROUTER) {
+    if (!CONFIG_WREN_IPV6_RPL) {
         return 0; /* first: without RPL a host's build drops all of this */
     }
     struct wren_module *rpl = rpl_module(ip);
@@ -526,7 +526,7 @@ static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
  * writable. Returns 0 or -1 (dropped, counted). */
 static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg)
 {
-    if (!CONFIG_WREN_IPV6_ROUTER) {
+    if (!CONFIG_WREN_IPV6_RPL) {
         return 0;
     }
     struct wren_module *rpl = rpl_module(ip);
@@ -832,7 +832,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         goto param_problem;
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
-        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
+        if (CONFIG_WREN_IPV6_RPL && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
             return srh_step(ip, pkt, plen, e.rh_off);
         }
         /* a routing header we would have to process: no source routing here */

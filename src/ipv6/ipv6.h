@@ -61,6 +61,15 @@ _Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
 #ifndef CONFIG_WREN_IPV6_ROUTER
 #define CONFIG_WREN_IPV6_ROUTER 1
 #endif
+/** RPL's hooks (1 by default in a router): the RPL option (RPI) of datagrams
+ *  originated and forwarded, a non-storing root's source routes (RFC 6554)
+ *  and their processing, storing mode's downward routes, each asked of the
+ *  module taking ICMPv6 type 155. 0 leaves them out of a router that runs
+ *  no RPL (and lets the size report count RPL's whole cost). */
+#ifndef CONFIG_WREN_IPV6_RPL
+#define CONFIG_WREN_IPV6_RPL CONFIG_WREN_IPV6_ROUTER
+#endif
+_Static_assert(!CONFIG_WREN_IPV6_RPL || CONFIG_WREN_IPV6_ROUTER, "RPL's hooks need a router");
 
 /**
  * Links whose next hops need address resolution by neighbor discovery

@@ -24,7 +24,7 @@
 
 static inline uint32_t now_s(const struct wren_rpl *rpl)
 {
-    return (uint32_t)(wren_node_now(rpl->node) / 1000000u);
+    return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
 }
 
 static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)

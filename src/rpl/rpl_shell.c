@@ -17,7 +17,7 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
 {
     static const char *const role[] = { "off", "root", "router", "leaf" };
     char a[WREN_IPV6_ADDR_STRLEN];
-    uint32_t now = (uint32_t)(wren_node_now(sh->node) / 1000000u);
+    uint32_t now = wren_node_now_s(sh->node);
     wren_shell_printf(sh, "iface %u role %s%s\n", rpl->if_id, role[rpl->role],
                       rpl->role != WREN_RPL_OFF && rpl->role != WREN_RPL_ROOT && !rpl->joined
                           ? " (not joined)"

@@ -13,7 +13,7 @@ import struct
 import pytest
 
 from conftest import tshark_fields
-from wren import scenario
+from wren import rplmesh, scenario
 from wren.scenario import ScenarioError
 
 PREFIX = "2001:db8::/64"
@@ -157,23 +157,7 @@ def test_rpl_line_forms_and_pings_both_ways(sim_factory, tmp_path, mode):
             assert all(a in {st[k]["addr"] for k in range(1, n)} for a in full.split(",")), full
 
 
-def random_mesh(n, seed, width=45.0, reach=16.0):
-    """A connected random geometric graph; links lose 0..20 % of frames."""
-    rnd = random.Random(seed)
-    while True:
-        pos = [(rnd.uniform(0, width), rnd.uniform(0, width)) for _ in range(n)]
-        links = [(a, b, round(rnd.uniform(0.8, 1.0), 2)) for a in range(n) for b in range(a + 1, n)
-                 if math.dist(pos[a], pos[b]) < reach]
-        seen, todo = {0}, [0]
-        while todo:
-            k = todo.pop()
-            for a, b, _ in links:
-                for x, y in ((a, b), (b, a)):
-                    if x == k and y not in seen:
-                        seen.add(y)
-                        todo.append(y)
-        if len(seen) == n:
-            return links
+random_mesh = rplmesh.random_mesh  # a connected random geometric graph, links 0..20 % lossy
 
 
 # the lossy-mesh, diamond and busiest-parent outcomes depend on the seed
@@ -680,3 +664,21 @@ def test_rpl_hostile_control_messages_counted_and_bounded(sim_factory):
     assert c2["rpl.tx_dao_ack"] - c1["rpl.tx_dao_ack"] == taken
     assert f"{st[2]['addr']}/128" in {t for t, _ in after["routes"]}  # the real one stays
     assert ping(s, 0, st[2]["addr"]) == 3
+
+
+@pytest.mark.parametrize("mode", ["storing", "non-storing"])
+def test_rpl_mesh_experiment_small(mode):
+    """The benchmark's experiment (./wren bench rpl_mesh_50) on 15 nodes of a
+    lossy random mesh with a 5-minute \"hour\": the DODAG forms (every node
+    joined, the root routing to all), pings go both ways, the UDP flows reach
+    the root, and when the busiest router is switched off its children that
+    can still reach the root are answered again (recovery times printed)."""
+    n = 15
+    links = rplmesh.random_mesh(n, 2, width=50, reach=17)
+    r = rplmesh.mesh_experiment(n, links, mode, 2, hour_s=300, log=print)
+    assert r.formed_s is not None and r.formed_s < 300
+    assert r.ping_up[1] == 3 * (n - 1) and r.ping_down[1] == 2 * (n - 1)
+    assert r.ping_up[0] + r.ping_down[0] >= 0.8 * (r.ping_up[1] + r.ping_down[1])
+    assert r.sent >= (n - 2) * 4 and r.pdr >= 0.85, (r.received, r.sent)
+    assert r.control_msgs > 0 and r.control_bytes > 10 * r.control_msgs
+    assert r.orphans and all(v is not None for v in r.recovery_s.values()), r.recovery_s

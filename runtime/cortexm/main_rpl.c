@@ -1,0 +1,58 @@
+/* Cortex-M3 images for the size of RPL (./wren size, rom_rpl_bytes): a
+ * 6LoWPAN router (802.15.4, 6LoWPAN, IPv6 with forwarding, ICMPv6) with RPL
+ * (rpl) and the same router without it (rpl_none: no RPL module and
+ * CONFIG_WREN_IPV6_RPL=0, IPv6 without its RPL hooks), under the same
+ * configuration otherwise; the difference of the two images is what RPL
+ * costs. The node becomes a non-storing root with route memory of its own
+ * (a root is sized apart from a router), announces its DODAG and stops. */
+#include <stdio.h>
+
+#include "instance.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
+#if WREN_IMAGE_RPL
+#include "rpl/rpl.h"
+
+#define ROOT_ROUTES 8
+
+struct wren_rpl wren_inst_rpl;
+struct wren_rpl_route wren_inst_rpl_routes[ROOT_ROUTES];
+#endif
+
+int main(void)
+{
+    static const struct wren_module_ops *const mods[] = {
+        &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module,
+#if WREN_IMAGE_RPL
+        &wren_rpl_module,
+#endif
+    };
+    static void *const states[] = { &wren_inst_sixlowpan, &wren_inst_ipv6, &wren_inst_icmpv6,
+#if WREN_IMAGE_RPL
+                                    &wren_inst_rpl,
+#endif
+    };
+    static const struct wren_stack_iface ifs[] = { WREN_INST_IFACE };
+    static const struct wren_stack_desc d = { .ifaces = ifs, .n_ifaces = 1, .mods = mods,
+                                              .states = states,
+                                              .n_mods = WREN_STACK_ARRAY_LEN(mods) };
+    wren_loopback_setup(&wren_inst_dev, WREN_NETDEV_TYPE_IEEE802154, 125);
+    if (wren_inst_init(&d) < 0) {
+        printf("wren cortex-m3 rpl: assembly failed\n");
+        return 2;
+    }
+#if WREN_IMAGE_RPL
+    struct wren_module *rpl = &wren_inst_rpl.module;
+    struct wren_rpl_route_mem mem = { wren_inst_rpl_routes, ROOT_ROUTES };
+    struct wren_rpl_role_cfg c = { .role = WREN_RPL_ROOT, .prefix_len = 64,
+                                   .mop = RPL_MOP_NON_STORING, .prefix = { 0x20, 0x01, 0x0d, 0xb8 } };
+    if (wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROUTE_MEM, 0, &mem, sizeof(mem)) < 0 ||
+        wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROLE, 0, &c, sizeof(c)) < 0) {
+        printf("wren cortex-m3 rpl: no root\n");
+        return 1;
+    }
+#endif
+    wren_rt_cortexm_poll(&wren_inst_rt);
+    printf("wren cortex-m3 rpl: %s\n", WREN_IMAGE_RPL ? "non-storing root" : "router without RPL");
+    return 0;
+}
