@@ -679,7 +679,7 @@ static bool has_rpi(const struct wren_snip *dg)
 static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 {
     struct wren_module *rpl = rpl_module(ip);
-    if (!CONFIG_WREN_IPV6_ROUTER || rpl == NULL) {
+    if (!CONFIG_WREN_IPV6_RPL || rpl == NULL) {
         return false;
     }
     uint8_t v[17];

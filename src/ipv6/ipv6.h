@@ -63,7 +63,8 @@ _Static_assert(CONFIG_WREN_IPV6_GROUPS >= 0, "0 or more joined groups");
 #endif
 /** RPL's hooks (1 by default in a router): the RPL option (RPI) of datagrams
  *  originated and forwarded, a non-storing root's source routes (RFC 6554)
- *  and their processing, storing mode's downward routes, each asked of the
+ *  and their processing, a root's tunnels down (RFC 9008), storing mode's
+ *  downward routes, each asked of the
  *  module taking ICMPv6 type 155. 0 leaves them out of a router that runs
  *  no RPL (and lets the size report count RPL's whole cost). */
 #ifndef CONFIG_WREN_IPV6_RPL
