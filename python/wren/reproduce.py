@@ -214,6 +214,7 @@ class Outcome:
     panels: list[Panel] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reason: str | None = None   # why it cannot run (then no rows of wren's, no plot)
+    failed: bool = False        # its code failed (a bug or a missing tool), not a known gap
     seconds: float = 0.0
     files: list[str] = field(default_factory=list)
 
@@ -978,11 +979,13 @@ def run_figure(fig: Figure, quick: bool, directory: Path) -> Outcome:
     except Exception as e:  # noqa: BLE001
         # a tool this figure needs is missing or failed: the report says so,
         # with the error, and the other figures still run
-        out = Outcome(reason=f"failed to run: {type(e).__name__}: {str(e).strip()[:300]}")
+        out = Outcome(reason=f"failed to run: {type(e).__name__}: {str(e).strip()[:300]}",
+                      failed=True)
     out.seconds = time.monotonic() - t0
     if out.reason is None and not any(r.wren is not None for r in out.rows):
         out.reason = "it ran but measured nothing (a bug in the figure's code)"
         out.panels = []
+        out.failed = True
     out.files = [str(f) for f in plot(fig, out, directory)]
     return out
 
@@ -998,7 +1001,7 @@ def _git_head() -> str:
 def _rows_json(fig: Figure, out: Outcome, quick: bool) -> dict[str, Any]:
     return {
         "name": fig.name, "paper": fig.paper, "title": fig.title,
-        "command": fig.command(quick), "reason": out.reason, "seconds": round(out.seconds, 2),
+        "command": fig.command(quick), "reason": out.reason, "failed": out.failed, "seconds": round(out.seconds, 2),
         "plots": [Path(f).name for f in out.files], "notes": out.notes,
         "rows": [{"quantity": r.quantity, "unit": r.unit, "wren": r.wren,
                   "paper": r.paper_number, "paper_text": r.paper_text(), "ratio": r.ratio,
@@ -1150,7 +1153,10 @@ def main(args: argparse.Namespace) -> int:
                 bar.advance()
     files = write_report(results, quick, directory, command)
     print(f"report: {files[0]} and {files[1]}")
-    return 0
+    failed = [f.name for f, o in results if o.failed]
+    if failed:
+        print(f"failed: {', '.join(failed)} (the report says why)")
+    return 1 if failed else 0
 
 
 def add_arguments(sp: argparse.ArgumentParser) -> None:

@@ -3,7 +3,8 @@
 Stages: C unit tests (ctest), Python tests (pytest), the same C and Python
 tests under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 target for a short time, and the Cortex-M3 build run under qemu with its
-size report. Exits non-zero if any stage fails. A stage fails on any
+size report, then the papers' figures in quick mode (./wren reproduce all
+--quick, written to out/reproduce/). Exits non-zero if any stage fails. A stage fails on any
 sanitizer report too, also one that leaves every exit status 0 (see
 _run, _ctest, _sanitized; tests/py/test_testrun.py plants faults).
 """
@@ -225,12 +226,20 @@ def stage_cortexm() -> bool:
     return ok
 
 
+def stage_reproduce() -> bool:
+    """./wren reproduce all --quick: every figure of the papers runs (or says
+    why it cannot); a figure whose code fails fails the stage."""
+    from . import reproduce
+    return reproduce.main(argparse.Namespace(names=["all"], quick=True, out=None)) == 0
+
+
 def main(args: argparse.Namespace) -> int:
     stages: list[tuple[str, Callable[[], bool]]] = [("C unit tests", stage_unit), ("Python tests", stage_python)]
     if not args.quick:
         stages += [("sanitizers (ASan+UBSan)", stage_sanitizers),
                    ("fuzz targets", lambda: stage_fuzz(args.fuzz_seconds)),
-                   ("Cortex-M3 build, qemu run, size", stage_cortexm)]
+                   ("Cortex-M3 build, qemu run, size", stage_cortexm),
+                   ("papers' figures (./wren reproduce all --quick)", stage_reproduce)]
     results = []
     with progress.TaskBar(len(stages), "test", unit="stage") as bar:
         for name, fn in stages:

@@ -196,3 +196,18 @@ def test_sim_plot_without_rpl_and_bad_name(tmp_path):
     assert res.stderr == ("wren: cannot draw pic.gif: the picture's file name must end in "
                           ".png, .svg, .pdf\n")
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_failing_figure_fails_the_command(tmp_path, monkeypatch, capsys):
+    import argparse
+    from wren import build
+    fig = Figure("boom", "riot", "a figure whose code fails", run=lambda quick: 1 // 0)
+    monkeypatch.setattr(reproduce, "FIGURES", [fig])
+    monkeypatch.setattr(build, "host", lambda: None)
+    rc = reproduce.main(argparse.Namespace(names=["boom"], quick=True, out=str(tmp_path)))
+    assert rc == 1
+    out = capsys.readouterr().out
+    assert "boom: cannot run (failed to run: ZeroDivisionError" in out
+    assert "failed: boom (the report says why)" in out
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["figures"][0]["failed"] is True
