@@ -216,14 +216,56 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
 void wren_coap_client_stop(struct wren_coap *c)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        wren_coap_cancel(c, (int)i);
+        if (c->xchg[i].used) {
+            xchg_free(&c->xchg[i]);
+        }
     }
+}
+
+static int resend(struct wren_coap_xchg *x);
+
+/* The observation request again with Observe 1 (RFC 7641 3.6): over TCP
+ * nothing answers an unwanted notification with RST, so the client says it. */
+static int deregister(struct wren_coap_xchg *x)
+{
+    struct coap_msg old;
+    if (wren_coap_parse(x->msg, x->len, &old) < 0) {
+        return -ENOBUFS;
+    }
+    uint8_t buf[CONFIG_WREN_COAP_CLIENT_MSG_MAX];
+    struct coap_builder b;
+    wren_coap_build_init(&b, buf, sizeof(buf), old.type, old.code, x->mid, old.token, old.tkl);
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    wren_coap_opt_iter_init(&it, &old);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        if (o.num == COAP_OPT_OBSERVE) {
+            wren_coap_build_opt_uint(&b, COAP_OPT_OBSERVE, COAP_OBSERVE_DEREGISTER);
+        } else if (o.num != COAP_OPT_BLOCK2) {
+            wren_coap_build_opt(&b, o.num, o.val, o.len);
+        }
+    }
+    int n = wren_coap_build_end(&b);
+    if (n < 0) {
+        return -ENOBUFS;
+    }
+    memcpy(x->msg, buf, (size_t)n);
+    x->len = (uint16_t)n;
+    /* its response ends the exchange quietly */
+    x->cb = NULL;
+    x->observe = 0;
+    x->observing = 0;
+    return resend(x);
 }
 
 void wren_coap_cancel(struct wren_coap *c, int i)
 {
     if (i >= 0 && i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
-        xchg_free(&c->xchg[i]);
+        struct wren_coap_xchg *x = &c->xchg[i];
+        if (x->tcp == 2 && x->observing && deregister(x) == 0) {
+            return;
+        }
+        xchg_free(x);
     }
 }
 

@@ -8,8 +8,10 @@
 
 #include "coap/coap_priv.h"
 #include "core/node.h"
+#include "ipv6/addr_str.h"
 #include "net/netopt.h"
 #include "pktbuf/pktbuf.h"
+#include "shell/shell.h"
 #include "tcp/tcp.h"
 
 enum { CT_FREE = 0, CT_CONNECTING, CT_OPEN, CT_READY };
@@ -432,6 +434,11 @@ static void signal_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m
         break;
     case COAP_CODE_PONG:
         t->stats.rx_pong++;
+        if (t->shell && m->tkl == sizeof(t->ping_token) &&
+            memcmp(m->token, &t->ping_token, m->tkl) == 0) {
+            wren_shell_printf(t->shell, "coap_tcp: pong%s\n", s.custody ? " (custody)" : "");
+            t->shell = NULL;
+        }
         break;
     case COAP_CODE_RELEASE:
         /* RFC 8323 5.5: close once the responses are out (they are) */
@@ -670,6 +677,7 @@ int wren_coap_tcp_ping(struct wren_coap_tcp *t, const struct wren_sock_udp_ep *t
         return -ENOTCONN;
     }
     uint32_t tok = wren_node_random(t->node);
+    t->ping_token = tok;
     return send_signal(tc, COAP_CODE_PING, (const uint8_t *)&tok, sizeof(tok),
                        custody ? COAP_SIG_PING_CUSTODY : 0, true, 0, NULL);
 }
@@ -686,6 +694,71 @@ int wren_coap_tcp_close(struct wren_coap_tcp *t, const struct wren_sock_udp_ep *
     conn_close(tc, -ECONNRESET);
     return 0;
 }
+
+/* ---- the shell ------------------------------------------------------------------------- */
+
+static const char *const state_names[] = { "free", "connecting", "no CSM yet", "ready" };
+
+static int cmd_coap_tcp(struct wren_shell *sh, struct wren_module *self, int argc, char **argv)
+{
+    struct wren_coap_tcp *t = (struct wren_coap_tcp *)self;
+    if (argc == 1) {
+        wren_shell_printf(sh, "CoAP over TCP on port %u: %u server and %u client connections\n",
+                          COAP_PORT, CONFIG_WREN_COAP_TCP_CONNS,
+                          CONFIG_WREN_COAP_TCP_CLIENT_CONNS);
+        for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
+            const struct wren_coap_tcp_conn *tc = &t->conns[i];
+            if (tc->state == CT_FREE) {
+                continue;
+            }
+            unsigned nobs = 0;
+            for (unsigned k = 0; k < CONFIG_WREN_COAP_TCP_OBSERVERS; k++) {
+                nobs += t->obs[k].used && t->obs[k].conn == i;
+            }
+            char a[WREN_IPV6_ADDR_STRLEN];
+            wren_shell_printf(sh, "  [%s]:%u %s %s, peer max message %lu, %u observers\n",
+                              wren_ipv6_addr_to_str(a, tc->peer.addr), tc->peer.port,
+                              tc->client ? "client" : "server", state_names[tc->state],
+                              (unsigned long)tc->peer_mms, nobs);
+        }
+        return 0;
+    }
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    bool ping = strcmp(argv[1], "ping") == 0, custody = false;
+    int bad = (!ping && strcmp(argv[1], "release") != 0) || argc < 3 ||
+              wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
+    for (int i = 3; !bad && i < argc; i++) {
+        if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
+            to.port = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
+        } else if (ping && strcmp(argv[i], "custody") == 0) {
+            custody = true;
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad) {
+        wren_shell_printf(sh, "usage: coap_tcp [ping ADDR [port N] [custody] | "
+                              "release ADDR [port N]]\n");
+        return -EINVAL;
+    }
+    int rc = ping ? wren_coap_tcp_ping(t, &to, custody) : wren_coap_tcp_close(t, &to);
+    if (rc < 0) {
+        return wren_shell_error(sh, rc, ping ? "coap_tcp ping" : "coap_tcp release");
+    }
+    if (ping) {
+        t->shell = sh; /* the Pong is printed when it comes */
+    }
+    return 0;
+}
+
+const struct wren_shell_cmd wren_coap_tcp_shell_cmds[] = {
+    { "coap_tcp",
+      "coap_tcp [ping ADDR [port N] [custody] | release ADDR [port N]]: CoAP over TCP "
+      "connections, or a Ping (the Pong is printed) or Release on the client connection to "
+      "ADDR (requests: coap get coap+tcp://[ADDR]/PATH)",
+      cmd_coap_tcp },
+    { NULL, NULL, NULL },
+};
 
 /* ---- the module ------------------------------------------------------------------------ */
 
@@ -726,6 +799,7 @@ const struct wren_module_ops wren_coap_tcp_module = {
     .init = coap_tcp_stack_init,
     .size = sizeof(struct wren_coap_tcp),
     .counters = WREN_IF_NAMES(&coap_tcp_counters),
+    .cmds = WREN_IF_SHELL(wren_coap_tcp_shell_cmds),
 };
 
 int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)

@@ -54,6 +54,7 @@
 #include "core/counters.h"
 #include "core/module.h"
 #include "net/netreg.h"
+#include "shell/shell.h"
 #include "sock/sock_tcp.h"
 #include "wire/coap_tcp.h"
 
@@ -170,12 +171,17 @@ struct wren_coap_tcp {
     struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN];
     struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
     uint8_t in_rx;                 /**< a received message is being handled */
+    uint32_t ping_token;           /**< the last Ping's (wren_coap_tcp_ping()) */
+    void *shell;                   /**< the shell waiting for its Pong */
 };
 
 /** netreg context the module registers under (type TCP), to be found. */
 #define WREN_COAP_TCP_NETREG_CTX (0x10000u + COAP_PORT)
 
 extern const struct wren_module_ops wren_coap_tcp_module;
+
+/** The `coap_tcp` shell command (connections, ping, release). */
+extern const struct wren_shell_cmd wren_coap_tcp_shell_cmds[];
 
 /**
  * @brief Serve @p node's CoAP server (wren_coap_of(), started before) over

@@ -1,6 +1,7 @@
 """CoAP over TCP (RFC 8323) between two simulated 802.15.4 nodes (6LoWPAN,
 one hop) through the shell's `coap ... coap+tcp://`: the four methods, 16
-KiB block-wise each way, observe; over a lossy link every POST answered
+KiB block-wise each way, observe, the `coap_tcp` command (connections,
+ping, release); over a lossy link every POST answered
 exactly once (TCP retransmits, CoAP does not); the same seed gives the same
 run; tshark dissects every frame."""
 from conftest import tshark_fields
@@ -44,6 +45,25 @@ def test_coap_tcp_two_nodes(sim_factory, tmp_path):
         for k in ("rx_drop_format", "rx_drop_big", "rx_no_csm", "tx_abort", "tx_drop"):
             assert c[f"coap_tcp.{k}"] == 0, (k, c)
         assert c["coap.cl_timeout"] == 0, c
+    # B's cancel deregistered over TCP (RFC 7641 3.6): A has no observer left
+    assert ca["coap_tcp.obs_remove"] == 1, ca
+    # the coap_tcp command: A's client connection to B (B released A's first one
+    # after 5 idle minutes), a Ping with custody, a Release
+    assert cb["coap_tcp.conn_idle"] == 1, cb
+    (line,) = coap(s, a, f"get {TB}/counter")
+    res, out = s.shell(a, "coap_tcp")
+    assert res == 0 and f"[{B_ADDR}]:5683 client ready, peer max message 1152" in out, out
+    res, out = s.shell(a, f"coap_tcp ping {B_ADDR} custody")
+    assert res == 0, out
+    s.run(s.now + 2)
+    assert "coap_tcp: pong (custody)" in s.output(a)
+    assert s.shell(a, f"coap_tcp release {B_ADDR}")[0] == 0
+    s.run(s.now + 2)
+    res, out = s.shell(a, "coap_tcp")
+    assert "client ready" not in out, out
+    assert s.counters(b)["coap_tcp.rx_release"] == 1 and s.counters(b)["coap_tcp.rx_ping"] == 1
+    res, out = s.shell(a, "coap_tcp ping nonsense")
+    assert res != 0 and "usage" in out, out
     s.close()
     rows = tshark_fields(pcap, "frame.protocols", "_ws.malformed", "coap.code",
                          "_ws.expert.message", "ipv6.src",

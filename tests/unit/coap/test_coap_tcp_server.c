@@ -155,9 +155,14 @@ TEST(test_coap_tcp__methods_blockwise_observe)
     }
     CHECK_EQ(t->stats.obs_notify, 3);
     CHECK(got.calls == 4 && got.len == 4 && memcmp(got.data, "0123", 4) == 0);
+    /* cancel over TCP sends the GET again with Observe 1 (RFC 7641 3.6):
+     * the server forgets the observer, the answer ends the exchange quietly */
     wren_coap_cancel(c, x);
-    /* a GET without Observe with the same token ends it: here, the
-     * connection's Release does (RFC 8323 7.4) */
+    fx_run_us(1000000);
+    CHECK_EQ(t->stats.obs_remove, 1);
+    CHECK_EQ(got.calls, 4);
+    CHECK(!c->xchg[x].used);
+    CHECK_EQ(t->stats.rx_drop_unmatched, 0);
     CHECK_EQ(wren_coap_tcp_ping(t, &srv, true), 0);
     fx_run_us(1000000);
     CHECK_EQ(t->stats.rx_ping, 1);
