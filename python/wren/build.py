@@ -14,13 +14,15 @@ def _gen() -> list[str]:
 
 
 def cmake_build(tree: Path, *options: str, quiet: bool = True,
-                env: Mapping[str, str] | None = None) -> Path:
-    """Configure @tree (once) with @options and build it; raise on failure."""
+                env: Mapping[str, str] | None = None, target: str | None = None) -> Path:
+    """Configure @tree (once) with @options and build it (only @target, if
+    given); raise on failure."""
     tree.mkdir(parents=True, exist_ok=True)
     if not (tree / "CMakeCache.txt").exists():
         cmd = ["cmake", "-S", str(paths.ROOT), "-B", str(tree), *_gen(), *options]
         _run(cmd, quiet, env)
-    _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2)], quiet, env)
+    _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2),
+          *(["--target", target] if target else [])], quiet, env)
     return tree
 
 
@@ -35,6 +37,12 @@ def _run(cmd: Sequence[str], quiet: bool, env: Mapping[str, str] | None) -> None
 
 def host() -> Path:
     return cmake_build(paths.BUILD, "-DCMAKE_BUILD_TYPE=RelWithDebInfo")
+
+
+def sim_lib() -> Path:
+    """Only what the simulator's Python binding loads (libwren_sim.so), in
+    the host tree: ./wren demo, sim and sweep need no more."""
+    return cmake_build(paths.BUILD, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", target="wren_sim")
 
 
 def sanitize() -> Path:

@@ -21,7 +21,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if getattr(args, "plot", None) is not None:   # and the picture's file name
         from . import plot
         picture = plot.check_path(args.plot or paths.OUT / f"{sc.name or 'scenario'}.png")
-    build.host()
+    build.sim_lib()
     result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=args.pcap)
     energy.annotate(result, args.profile)
     scenario.summary(result)
@@ -35,11 +35,26 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo, energy, plot, scenario
+    sc = scenario.load(paths.SCENARIOS / "demo.toml")
+    energy.profile(args.profile)
+    picture = plot.check_path(args.plot or paths.OUT / "demo.png")
+    pcap = args.pcap or str(paths.OUT / "demo.pcap")
+    out_json = args.json or str(paths.OUT / "demo.json")
     paths.OUT.mkdir(exist_ok=True)
-    args.scenario = paths.SCENARIOS / "demo.toml"
-    args.pcap = args.pcap or str(paths.OUT / "demo.pcap")
-    args.json = args.json or str(paths.OUT / "demo.json")
-    return cmd_sim(args)
+    build.sim_lib()
+    result = scenario.run(sc, seed=args.seed, duration=args.duration, pcap=pcap)
+    energy.annotate(result, args.profile)
+    st = demo.story(sc, result)
+    result["story"] = st
+    demo.tell(st)
+    scenario.write_json(result, out_json)
+    plot.topology(result, picture)
+    print(f"\n{result['duration_s']:g} s simulated in {result['wall_s']:.2f} s wall "
+          f"({result['events']} events), seed {result['seed']}")
+    print(f"capture: {pcap} (tshark -r {pcap}); result: {out_json} (every counter of every "
+          f"node); picture: {picture}")
+    return 0
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -66,7 +81,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     from . import sweep
     sweep.plan(args.scenario, args.set or [], args.seeds, args.duration, args.profile)
-    build.host()   # after the arguments are checked: a mistake builds nothing
+    build.sim_lib()   # after the arguments are checked: a mistake builds nothing
     return sweep.main(args)
 
 
@@ -95,7 +110,10 @@ def parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=fn)
         return sp
 
-    sim_opts(command("demo", cmd_demo, "build and run the demo simulation (scenarios/demo.toml)"))
+    sp = command("demo", cmd_demo, "build and run the demo: a self-forming 30-node RPL mesh "
+                                   "with CoAP observe, ping and TCP (scenarios/demo.toml)")
+    sim_opts(sp)
+    sp.add_argument("--plot", metavar="FILE", help="the picture (default out/demo.png)")
     sp = command("sim", cmd_sim, "run a scenario")
     sp.add_argument("scenario", help="scenario TOML file")
     sim_opts(sp)

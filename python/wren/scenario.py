@@ -207,8 +207,12 @@ class App(Table):
 @dataclass(kw_only=True)
 class Shell(Table):
     """A [[shell]] entry: commands run `at` a time on `node` or `nodes`
-    (neither: every node); {id}, {prev}, {next} become node ids."""
+    (neither: every node), again `every` so many seconds until `until` (or
+    the end of the run) if given; {id}, {prev}, {next} become node ids,
+    {addr} the node's address in the [rpl] prefix and {addr[N]} node N's."""
     at: float = spec(0.0, lo=0.0, unit="seconds")
+    every: float | None = spec(None, lo=0.001, unit="seconds")
+    until: float | None = spec(None, lo=0.0, unit="seconds")
     node: int | None = spec(None, node_ref=True, what="a node id")
     nodes: NodeSel | None = spec(None, toml=NodeSel | int, conv=_id_list, node_ref=True,
                                  what='"all", a list of node ids or a node id')
@@ -568,8 +572,14 @@ def _check(sc: Scenario, ctx: _Ctx) -> None:
         if sh.node is not None and sh.nodes is not None:
             raise ctx.error(("shell", i), "nodes", "[[shell]] has both 'node' and 'nodes': "
                                                    "give one")
+        if sh.until is not None and sh.every is None:
+            raise ctx.error(("shell", i), "until", "'until' in [[shell]] without 'every': "
+                                                   "a command that runs once needs no end")
+        if sh.until is not None and sh.until < sh.at:
+            raise ctx.error(("shell", i), "until", f"'until' in [[shell]] ({sh.until:g} s) is "
+                                                   f"before 'at' ({sh.at:g} s)")
         for cmd in sh.cmd:
-            _check_template(cmd, ctx, ("shell", i))
+            _check_template(cmd, ctx, ("shell", i), sc)
 
 
 def _check_rpl(r: Rpl, ctx: _Ctx) -> None:
@@ -613,22 +623,68 @@ def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
     return out
 
 
-def _check_template(cmd: str, ctx: _Ctx, table: TomlPath) -> None:
-    """A [[shell]] command's placeholders are {id}, {prev} and {next}."""
+class _Addrs(str):
+    """{addr} in a [[shell]] command: this node's address in the [rpl]
+    prefix; {addr[N]}: node N's (IIDs from the nodes' EUI-64s, as the
+    nodes make them)."""
+    prefix: str
+    n: int
+
+    def __new__(cls, prefix: str, node: int, n: int) -> "_Addrs":
+        from .addr import addr
+        obj = super().__new__(cls, addr(prefix, node))
+        obj.prefix, obj.n = prefix, n
+        return obj
+
+    def __getitem__(self, key: Any) -> str:  # type: ignore[override]
+        from .addr import addr
+        node = int(key)
+        if not 0 <= node < self.n:
+            raise IndexError(f"node {node} is out of range: the scenario has {self.n} node"
+                             f"{'s' if self.n != 1 else ''}")
+        return addr(self.prefix, node)
+
+
+def _addr_prefix(sc: Scenario) -> str | None:
+    """The /64 of [rpl] that {addr} takes addresses in, or None."""
+    if sc.rpl is None:
+        return None
+    net = ipaddress.IPv6Network(sc.rpl.prefix, strict=True)
+    return str(net.network_address) if net.prefixlen == 64 else None
+
+
+def _fields(sc: Scenario, node: int) -> dict[str, Any]:
+    """What a [[shell]] command's placeholders become on @node."""
+    out: dict[str, Any] = {"id": node, "prev": node - 1, "next": node + 1}
+    prefix = _addr_prefix(sc)
+    if prefix is not None:
+        out["addr"] = _Addrs(prefix, node, sc.node_count)
+    return out
+
+
+def _check_template(cmd: str, ctx: _Ctx, table: TomlPath, sc: Scenario) -> None:
+    """A [[shell]] command's placeholders are {id}, {prev}, {next}, {addr}
+    and {addr[N]}."""
     try:
         names = [f for _, f, _, _ in string.Formatter().parse(cmd) if f is not None]
     except ValueError as e:
         raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {e} in {json.dumps(cmd)} "
                                       f"(write {{{{ and }}}} for braces)") from None
     for name in names:
-        if name not in ("id", "prev", "next"):
+        base = re.split(r"[.\[]", name, maxsplit=1)[0]
+        if base not in ("id", "prev", "next", "addr"):
             raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: unknown placeholder "
                                           f"{{{name}}} in {json.dumps(cmd)} (known: {{id}}, "
-                                          f"{{prev}}, {{next}})")
+                                          f"{{prev}}, {{next}}, {{addr}}, {{addr[N]}})")
+        if base == "addr" and _addr_prefix(sc) is None:
+            raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {{{name}}} in "
+                                          f"{json.dumps(cmd)} needs [rpl] with a /64 'prefix' "
+                                          f"(the nodes' addresses are in it)")
     try:
-        cmd.format(id=0, prev=0, next=0)
-    except (ValueError, IndexError, KeyError) as e:
-        raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {e} in {json.dumps(cmd)}") from None
+        cmd.format(**_fields(sc, 0))
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError) as e:
+        msg = str(e).strip("'\"")
+        raise ctx.error(table, "cmd", f"'cmd' in [[shell]]: {msg} in {json.dumps(cmd)}") from None
 
 
 def parse(data: Mapping[str, Any], source: str | None = None, text: str | None = None,
@@ -756,17 +812,27 @@ def _populate(sim: Sim, sc: Scenario) -> None:
                            start_s=app.start)
 
 
-def _commands(sc: Scenario, n: int) -> list[tuple[float, int, str]]:
-    """[(time, node, command)] from the [[shell]] tables, in time order;
-    at the same time in the order of the file (entries, their nodes, the
-    commands of a list)."""
+def _commands(sc: Scenario, n: int, duration: float) -> list[tuple[float, int, str]]:
+    """[(time, node, command)] from the [[shell]] tables, in time order
+    (an entry with `every` once per period from `at` until `until` or
+    @duration); at the same time in the order of the file (entries, their
+    nodes, the commands of a list)."""
     out = []
     for i, c in enumerate(sc.shell):
+        times = [c.at]
+        if c.every is not None:
+            # until `until` (inclusive), or the end of the run (exclusive)
+            end = min(duration - 1e-6, c.until) if c.until is not None else duration - 1e-6
+            k = 1
+            while c.at + k * c.every <= end + 1e-9:
+                times.append(c.at + k * c.every)
+                k += 1
         for node in _ids(c.nodes if c.nodes is not None else
                          ([c.node] if c.node is not None else None), n):
             for k, cmd in enumerate(c.cmd):
-                line = cmd.format(id=node, prev=node - 1, next=node + 1)
-                out.append((c.at, i, node, k, line))
+                line = cmd.format(**_fields(sc, node))
+                for t in times:
+                    out.append((round(t, 6), i, node, k, line))
     out.sort(key=lambda e: e[:4])
     first = [] if sc.rpl is None else [(0.0, node, cmd) for node, cmd in _rpl_commands(sc.rpl, n)]
     return first + [(t, node, cmd) for t, _, node, _, cmd in out]
@@ -785,22 +851,54 @@ def run(sc: Scenario | Mapping[str, Any], seed: int | None = None,
         sim.close()
 
 
+#: [rpl] formation is looked for this many times per simulated second
+FORMED_STEPS = 10
+
+
+def _dodag_formed(sim: Sim, r: Rpl) -> bool:
+    """Whether every node has joined a DODAG (joined more often than it
+    detached, by its counters) and the roots hold a route to every other
+    node (storing: their route tables; non-storing: their source routes)."""
+    n = sim.node_count
+    others = [i for i in range(n) if i not in r.root]
+    if sum(sim.counters(i).get("rpl.routes_used", 0) for i in r.root) < len(others):
+        return False
+    for i in others:
+        c = sim.counters(i)
+        if c.get("rpl.joined", 0) <= c.get("rpl.detached", 0):
+            return False
+    return True
+
+
 def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | None,
          progress_: bool) -> Result:
-    commands = _commands(sc, sim.node_count)
+    commands = _commands(sc, sim.node_count, duration)
     shell_out: dict[int, list[str]] = {i: [] for i in range(sim.node_count)}
     failed = []
     t0 = time.monotonic()
+    formed: float | None = None
+    prev = 0.0
     with progress.SimBar(duration, sc.name or "sim", show=None if progress_ else False) as bar:
         for t in progress.slices(0.0, duration):
-            while commands and commands[0][0] <= t:
-                at, node, cmd = commands.pop(0)
-                sim.run(at)
-                res, out = sim.shell(node, cmd)
-                shell_out[node].append(f"> {cmd}\n{out}")
-                if res != 0:
-                    failed.append({"node": node, "at": at, "cmd": cmd, "result": res})
-            sim.run(t)
+            # with [rpl], until the DODAG has formed, stop every 0.1 s of
+            # simulated time to look (where a run stops does not change it)
+            stops = [t]
+            if sc.rpl is not None and formed is None:
+                stops = [k / FORMED_STEPS for k in range(math.floor(prev * FORMED_STEPS) + 1,
+                                                         math.floor(t * FORMED_STEPS) + 1)]
+                stops = [u for u in stops if u < t] + [t]
+            for u in stops:
+                while commands and commands[0][0] <= u:
+                    at, node, cmd = commands.pop(0)
+                    sim.run(at)
+                    res, out = sim.shell(node, cmd)
+                    shell_out[node].append(f"> {cmd}\n{out}")
+                    if res != 0:
+                        failed.append({"node": node, "at": at, "cmd": cmd, "result": res})
+                sim.run(u)
+                if sc.rpl is not None and formed is None and _dodag_formed(sim, sc.rpl):
+                    formed = u
+            prev = t
             bar.update(sim.now, sim.events)
     wall = time.monotonic() - t0
     for i in range(sim.node_count):
@@ -829,6 +927,7 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
         "totals": totals,
         "nodes": nodes,
         **topo,
+        **({"rpl_formed_s": formed} if sc.rpl is not None else {}),
     }
 
 

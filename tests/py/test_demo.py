@@ -1,15 +1,122 @@
-"""The demo scenario and its capture, checked with tools nobody here wrote."""
+"""./wren demo: a 30-node mesh forms an RPL DODAG, the root observes a
+sensor over CoAP, a node pings across 4 hops, a TCP transfer crosses the
+mesh; the story it prints is checked against the run's own record (the
+JSON), the capture against tshark. Then the broadcast grid (the first demo,
+scenarios/broadcast_grid.toml): its capture checked with tools nobody here
+wrote."""
 import json
+import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT, tshark_fields
+from wren import demo as wdemo
 from wren import scenario
 from wren.addr import eui64_str
 
 
-def demo(duration=5.0):
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """`./wren demo` (the front end itself) writing into a directory of its own."""
+    d = tmp_path_factory.mktemp("demo")
+    res = subprocess.run([sys.executable, "-m", "wren.cli", "demo", "--json", str(d / "d.json"),
+                          "--pcap", str(d / "d.pcap"), "--plot", str(d / "d.png")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    return res.stdout, json.loads((d / "d.json").read_text()), d
+
+
+def _num(pattern, text):
+    m = re.search(pattern, text)
+    assert m, (pattern, text)
+    return m.groups()
+
+
+def test_demo_story_numbers_come_from_the_run(demo_run):
+    out, r, _ = demo_run
+    shells = {nd["id"]: nd["shell"] for nd in r["nodes"]}
+    n = len(r["nodes"])
+    assert n == 30
+    # formation: every node joined, the root routes to all (checked each simulated second)
+    formed = float(_num(r"the DODAG formed in ([\d.]+) s", out)[0])
+    assert formed == r["rpl_formed_s"] and 0 < formed < 20   # before the apps start
+    joined, deepest = map(int, _num(r"at the end (\d+) nodes are in it, the deepest (\d+) hops",
+                                    out))
+    assert joined == n
+    assert deepest == max(wdemo.hops(r, i) for i in range(n)) >= 4
+    root_routes = r["nodes"][0]["counters"]["rpl.routes_used"]
+    assert root_routes == n - 1
+    # CoAP observe: readings the sensor took (its own 2.04 answers) and notifications the root got
+    sensor, hops, readings, heard = map(int, _num(
+        r"on node (\d+) \((\d+) hops\), which took (\d+) readings; (\d+) of them reached", out))
+    assert sensor == 29 and hops == wdemo.hops(r, 29) >= 4
+    took = re.findall(r"^coap: 2\.04, \d+ bytes, fnv1a \S+: (\d+)$", shells[29], re.M)
+    got = re.findall(r"^coap: notification 2\.05, \d+ bytes, fnv1a \S+: (\d+)$", shells[0], re.M)
+    assert readings == len(took) == 13                   # every 10 s from 20 s to 140 s
+    assert heard == len(set(took) & set(got)) and heard >= readings // 2
+    assert r["nodes"][29]["counters"]["coap.obs_notify"] >= heard
+    # ping across 4 hops: the replies node 24 printed
+    node, hops, rcvd, sent = map(int, _num(r"ping: node (\d+) \((\d+) hops\) -> node 0: (\d+) "
+                                           r"of (\d+) answered", out))
+    assert node == 24 and hops == 4 == wdemo.hops(r, 24)
+    assert sent == 20 and rcvd == len(re.findall(r"^64 bytes from ", shells[24], re.M)) >= 15
+    ttls = set(re.findall(r"ttl=(\d+)", shells[24]))
+    assert ttls == {"61"}                                # 3 routers between: 4 hops
+    # TCP: what the sink received and its goodput, from its `tcp stats`
+    got, size, bad, goodput = _num(r"sink on node 0: (\d+) of (\d+) bytes, (\d+) bad, "
+                                   r"goodput ([\d.]+) kbit/s", out)
+    srv = _num(r"server: CLOSED .*received (\d+) bad (\d+) goodput ([\d.]+) kbit/s", shells[0])
+    assert (got, bad, goodput) == srv and int(got) == int(size) == 16384 and bad == "0"
+    assert float(goodput) > 1.0
+    # radio and energy: from the counters and the energy model
+    duty = float(_num(r"on ([\d.]+) % of the time", out)[0])
+    assert duty == round(100 * sum(scenario.duty(nd["counters"]) for nd in r["nodes"]) / n, 1)
+    frames, coll = map(int, _num(r"radio: (\d+) frames on the air, (\d+) lost", out))
+    assert frames == r["totals"]["radio.tx_frames"] and coll == r["totals"]["radio.rx_collisions"]
+    mj = float(_num(r"\(iotlab-m3, radio only\): (\d+) mJ for the network", out)[0])
+    assert mj == round(r["energy"]["mj"]) == round(sum(nd["energy"]["mj"] for nd in r["nodes"]))
+    assert r["story"]["ping"]["received"] == rcvd and r["failed_commands"] == []
+
+
+def test_demo_story_follows_the_run(tmp_path):
+    """Stopped at 40 s (same seed): the same formation, the ping still
+    running, no TCP yet: the story says so."""
     sc = scenario.load(ROOT / "scenarios/demo.toml")
+    full = scenario.run(sc, progress=False)
+    short = scenario.run(sc, duration=40.0, progress=False)
+    assert short["rpl_formed_s"] == full["rpl_formed_s"]
+    st = wdemo.story(sc, short)
+    assert st["tcp"]["received"] == 0 and st["tcp"]["state"] is None
+    assert st["ping"]["sent"] == 0                       # no statistics before the last reply
+    assert st["coap"]["readings"] == 2                   # at 20 and 30 s (40 s: the end)
+
+
+def test_demo_capture_and_picture(demo_run):
+    """tshark dissects every frame of the capture (FCS good, nothing
+    malformed): RPL (DIS/DIO/DAO/DAO-ACK), CoAP, TCP and echo on 802.15.4."""
+    _, r, d = demo_run
+    rows = tshark_fields(d / "d.pcap", "frame.protocols", "wpan.fcs_ok", "_ws.malformed",
+                         "icmpv6.type", "icmpv6.code", "coap.code", "tcp.len")
+    assert len(rows) >= r["totals"]["radio.tx_frames"]
+    assert all(x[1] in ("1", "") and x[2] == "" for x in rows), \
+        [x for x in rows if x[2] or x[1] not in ("1", "")][:3]
+    protos = " ".join(x[0] for x in rows)
+    for p in ("wpan", "6lowpan", "ipv6", "icmpv6", "udp", "coap", "tcp"):
+        assert p in protos, p
+    rpl_codes = {x[4] for x in rows if x[3] == "155"}
+    assert {"0", "1", "2", "3"} <= rpl_codes             # DIS, DIO, DAO, DAO-ACK
+    assert {x[3] for x in rows} >= {"128", "129"}         # echo request and reply
+    assert any(x[5] for x in rows) and any(x[6] not in ("", "0") for x in rows)
+    png = (d / "d.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000
+
+
+# ---- the broadcast grid ---------------------------------------------------
+
+def demo(duration=5.0):
+    sc = scenario.load(ROOT / "scenarios/broadcast_grid.toml")
     return sc, duration
 
 
@@ -79,7 +186,7 @@ def test_cli_sim_writes_json_and_pcap(tmp_path):
     out = tmp_path / "r.json"
     pcap = tmp_path / "r.pcap"
     res = subprocess.run([sys.executable, "-m", "wren.cli", "sim",
-                          str(ROOT / "scenarios/demo.toml"), "--duration", "1",
+                          str(ROOT / "scenarios/broadcast_grid.toml"), "--duration", "1",
                           "--seed", "3", "--json", str(out), "--pcap", str(pcap)],
                          capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0, res.stderr

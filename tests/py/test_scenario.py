@@ -69,9 +69,9 @@ def line_of(path: Path, needle: str) -> int:
 # ---- typed objects ----------------------------------------------------------
 
 def test_scenarios_load_into_typed_objects():
-    sc = scenario.load(ROOT / "scenarios/demo.toml")
+    sc = scenario.load(ROOT / "scenarios/broadcast_grid.toml")
     assert isinstance(sc, Scenario)
-    assert sc.name == "demo" and sc.seed == 1 and sc.duration == 30.0
+    assert sc.name == "broadcast_grid" and sc.seed == 1 and sc.duration == 30.0
     assert sc.grid == Grid(rows=5, cols=5, spacing=10.0)
     assert sc.radio == Radio(range=15.0, prr=0.95, cca=True, channel=26, proc_delay_us=0)
     assert sc.apps == [App(kind="rawgen", nodes="all", dst="broadcast", size=60, interval=0.25,
@@ -146,7 +146,7 @@ def test_misspelled_key_in_links_and_shell(tmp_path):
                        f"(did you mean 'cmd'?)"
     p = write(tmp_path, BASE + "[[shell]]\nnode = 1\nrun = \"fib\"\n")
     assert error(p) == f"{p}:{line_of(p, 'run')}: unknown key 'run' in [[shell]] " \
-                       f"(known: 'at', 'node', 'nodes', 'cmd')"
+                       f"(known: 'at', 'every', 'until', 'node', 'nodes', 'cmd')"
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -250,9 +250,57 @@ def test_other_mistakes(tmp_path):
                        f"'nodes': give one"
     p = write(tmp_path, BASE + "[[shell]]\ncmd = [\"fib\", \"ping fe80::{idd}\"]\n")
     assert error(p) == (f"{p}:{line_of(p, 'cmd')}: 'cmd' in [[shell]]: unknown placeholder "
-                        f"{{idd}} in \"ping fe80::{{idd}}\" (known: {{id}}, {{prev}}, {{next}})")
+                        f"{{idd}} in \"ping fe80::{{idd}}\" (known: {{id}}, {{prev}}, {{next}}, "
+                        f"{{addr}}, {{addr[N]}})")
+    p = write(tmp_path, BASE + "[[shell]]\ncmd = \"ping {addr[1]}\"\n")
+    assert error(p) == (f"{p}:{line_of(p, 'cmd')}: 'cmd' in [[shell]]: {{addr[1]}} in "
+                        f"\"ping {{addr[1]}}\" needs [rpl] with a /64 'prefix' (the nodes' "
+                        f"addresses are in it)")
+    rpl = BASE + "[rpl]\nroot = 0\n"
+    p = write(tmp_path, rpl + "[[shell]]\ncmd = \"ping {addr[7]}\"\n")
+    assert error(p) == (f"{p}:{line_of(p, 'cmd')}: 'cmd' in [[shell]]: node 7 is out of range: "
+                        f"the scenario has 3 nodes in \"ping {{addr[7]}}\"")
+    p = write(tmp_path, BASE + "[[shell]]\nat = 2.0\nuntil = 5.0\ncmd = \"fib\"\n")
+    assert error(p) == (f"{p}:{line_of(p, 'until')}: 'until' in [[shell]] without 'every': a "
+                        f"command that runs once needs no end")
+    p = write(tmp_path, BASE + "[[shell]]\nat = 2.0\nevery = 1.0\nuntil = 1.0\ncmd = \"fib\"\n")
+    assert error(p) == (f"{p}:{line_of(p, 'until')}: 'until' in [[shell]] (1 s) is before "
+                        f"'at' (2 s)")
+    p = write(tmp_path, BASE + "[[shell]]\nevery = 0.0\ncmd = \"fib\"\n")
+    assert error(p) == (f"{p}:{line_of(p, 'every')}: 'every' in [[shell]] must be at least "
+                        f"0.001 seconds, not 0")
     p = write(tmp_path, BASE + "[[shell]]\ncmd = \"udp send {\"\n")
     assert error(p).startswith(f"{p}:{line_of(p, 'cmd')}: 'cmd' in [[shell]]: Single '{{'")
+
+
+def test_shell_every_until_and_addresses():
+    """[[shell]] `every` repeats a command until `until` (inclusive) or the
+    end of the run (exclusive); {addr} and {addr[N]} are the nodes'
+    addresses in the [rpl] prefix (IIDs from their EUI-64s)."""
+    from wren.addr import addr
+    sc = scenario.parse({"duration": 10.0, "nodes": [{}, {"x": 10.0}], "rpl": {"root": 0},
+                         "shell": [{"at": 2.0, "every": 3.0, "node": 1, "cmd": "ping {addr[0]}"},
+                                   {"at": 1.0, "every": 2.0, "until": 5.0, "nodes": "all",
+                                    "cmd": "coap get {addr} /counter"},
+                                   {"at": 4.0, "node": 0, "cmd": "fib"}]})
+    cmds = [c for c in scenario._commands(sc, 2, 10.0) if not c[2].startswith("rpl")]
+    a0, a1 = addr("2001:db8::", 0), addr("2001:db8::", 1)
+    assert cmds == [(1.0, 0, f"coap get {a0} /counter"), (1.0, 1, f"coap get {a1} /counter"),
+                    (2.0, 1, f"ping {a0}"),
+                    (3.0, 0, f"coap get {a0} /counter"), (3.0, 1, f"coap get {a1} /counter"),
+                    (4.0, 0, "fib"),
+                    (5.0, 1, f"ping {a0}"),   # at the same time: in the file's order
+                    (5.0, 0, f"coap get {a0} /counter"), (5.0, 1, f"coap get {a1} /counter"),
+                    (8.0, 1, f"ping {a0}")]
+    # and in a run: node 1 pings node 0 by its address in the prefix
+    res = scenario.run({"duration": 12.0, "nodes": [{}, {"x": 10.0}], "radio": {"range": 15.0},
+                        "rpl": {"root": 0},
+                        "shell": [{"at": 5.0, "every": 2.0, "until": 9.0, "node": 1,
+                                   "cmd": "ping {addr[0]} -c 1"}]}, progress=False)
+    out = res["nodes"][1]["shell"]
+    assert out.count(f"> ping {a0} -c 1") == 3
+    assert out.count(f"bytes from {a0}") == 3, out
+    assert res["rpl_formed_s"] is not None and res["rpl_formed_s"] <= 5.0
 
 
 def test_missing_file_and_invalid_toml(tmp_path):
