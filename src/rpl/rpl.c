@@ -333,7 +333,8 @@ static void select_parent(struct wren_rpl *rpl)
         best_rank = cur_rank;
     }
     bool changed = best != rpl->pref;
-    if (changed && rpl->pref >= 0) {
+    int old = rpl->pref;
+    if (changed && old >= 0) {
         rpl->stats.parent_switch++;
     }
     rpl->pref = (int8_t)best;
@@ -350,8 +351,12 @@ static void select_parent(struct wren_rpl *rpl)
          * new path, same path sequence, 9.2.2) */
         for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
             if (rpl->routes[i].plen) {
-                rpl->routes[i].flags = RT_DIRTY;
+                /* (a no-path still to go up stays one) */
+                rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
             }
+        }
+        if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
+            wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
         }
         schedule_dao(rpl);
         wren_trickle_inconsistent(rpl->node, &rpl->trickle);
@@ -651,8 +656,8 @@ static void rpl_tick(struct wren_timer *t, void *arg)
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
+            rpl->stats.route_expired += route_live(r);
             memset(r, 0, sizeof(*r));
-            rpl->stats.route_expired++;
         }
     }
     if (rpl->role == WREN_RPL_ROOT) {

@@ -119,6 +119,7 @@ struct wren_rpl_role_cfg {
     C(routes_full)          /* a DAO target refused: the route table is full */  \
     C(route_expired)                                                              \
     C(route_no_path)        /* routes removed by a no-path DAO */                 \
+    C(tx_no_path)           /* no-path DAOs to a parent we left (storing) */      \
     C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
     C(new_version)          /* DODAG versions adopted after the first */          \
@@ -200,6 +201,7 @@ struct wren_rpl {
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
     struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
     uint16_t n_routes;
+    uint16_t dao_next;   /**< the route the next DAO's forwarded targets start from */
     struct wren_rpl_route own_routes[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
     struct wren_trickle trickle;
     struct wren_timer tick;

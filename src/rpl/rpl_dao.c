@@ -50,21 +50,31 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     unsigned fwd = 0;
     uint32_t now = now_s(rpl);
     for (unsigned i = 0; i < rpl->n_routes; i++) {
+        rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
+    }
+    /* the dirty routes from where the last DAO stopped: when its ACK is
+     * lost, the DAO sent again carries the next ones instead of the same
+     * first DAO_MAX_FWD every time (those stay dirty and come round again) */
+    unsigned start = rpl->dao_next < rpl->n_routes ? rpl->dao_next : 0;
+    for (unsigned k = 0; !ns && k < rpl->n_routes && fwd < DAO_MAX_FWD; k++) {
+        unsigned i = (start + k) % rpl->n_routes;
         struct wren_rpl_route *r = &rpl->routes[i];
-        r->flags &= (uint8_t)~RT_IN_FLIGHT;
-        if (ns || !r->plen || !(r->flags & RT_DIRTY) || fwd == DAO_MAX_FWD) {
+        if (!r->plen || !(r->flags & RT_DIRTY)) {
             continue;
         }
         uint32_t left = r->expires_s - now, unit = rpl->cfg.lifetime_unit;
         uint32_t units = (left + unit - 1) / unit;
         struct rpl_opt_target rt = { .prefix_len = r->plen, .prefix = r->target,
                                      .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
+        /* a route a no-path DAO removed goes up as a no-path (9.2.2) */
         struct rpl_opt_transit rtr = { .path_seq = r->path_seq,
-                                       .path_lifetime = (uint8_t)(units < 1 ? 1
+                                       .path_lifetime = (uint8_t)((r->flags & RT_NOPATH) ? 0
+                                                                  : units < 1 ? 1
                                                                   : units > 255 ? 255 : units) };
         n += (size_t)wren_rpl_opt_target_emit(&rt, opts + n, sizeof(opts) - n);
         n += (size_t)wren_rpl_opt_transit_emit(&rtr, opts + n, sizeof(opts) - n);
         r->flags |= RT_IN_FLIGHT;
+        rpl->dao_next = (uint16_t)(i + 1);
         fwd++;
     }
     rpl->dao_seq = seq_next(rpl->dao_seq);
@@ -88,6 +98,61 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
         }
     } else {
         wren_rpl_send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
+    }
+}
+
+/* Storing mode, RFC 6550 9.2.2 and 11.2.2.3... of a parent change: a no-path
+ * DAO (no ACK asked) to the parent we left, @p parent (its link-local
+ * address), for our own address and every route we hold, so that it and
+ * the routers above it up to the common ancestor drop the routes through
+ * the old branch at once rather than when they expire (each passes the
+ * no-path on while the route went through the child it came from). One
+ * transit option after the targets applies to all of them (6.7.8). */
+void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
+{
+    uint8_t opts[MSG_MAX], out[MSG_MAX + 24];
+    const struct rpl_opt_transit tr = { .path_seq = rpl->path_seq, .path_lifetime = 0 };
+    unsigned i = 0;
+    bool own = rpl->addr[0] != 0;
+    for (;;) {
+        size_t n = 0;
+        unsigned nt = 0;
+        if (own) {
+            struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr,
+                                        .prefix_bytes = 16 };
+            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            nt++;
+            own = false;
+        }
+        /* targets of 20 bytes at most, the transit 6 */
+        for (; i < rpl->n_routes && n + 20 + 6 <= sizeof(opts); i++) {
+            const struct wren_rpl_route *r = &rpl->routes[i];
+            if (!route_live(r)) {
+                continue;
+            }
+            struct rpl_opt_target t = { .prefix_len = r->plen, .prefix = r->target,
+                                        .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
+            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            nt++;
+        }
+        if (nt == 0) {
+            return;
+        }
+        n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
+        rpl->dao_seq = seq_next(rpl->dao_seq);
+        struct rpl_msg m = { .code = RPL_CODE_DAO,
+                             .dao = { .instance = rpl->instance, .seq = rpl->dao_seq },
+                             .opts = opts, .opts_len = n };
+        int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+        if (len <= 0) {
+            return;
+        }
+        rpl->stats.tx_dao++;
+        rpl->stats.tx_no_path++;
+        wren_rpl_send_msg(rpl, parent, out, (size_t)len);
+        if (i >= rpl->n_routes) {
+            return;
+        }
     }
 }
 
@@ -136,20 +201,27 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
     if (t->prefix_len == 0 || wren_ipv6_addr_is_multicast(target) ||
-        wren_ipv6_addr_is_link_local(target)) {
-        return true; /* nothing to route: ignored */
+        wren_ipv6_addr_is_link_local(target) ||
+        (t->prefix_len == 128 && memcmp(target, rpl->addr, 16) == 0)) {
+        return true; /* nothing to route (or ourselves, through a loop): ignored */
     }
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {
-        /* no-path: remove the route if it goes through this child */
-        if (r && memcmp(r->via, via, 8) == 0) {
-            memset(r, 0, sizeof(*r));
+        /* no-path: remove the route if it goes through this child; a
+         * storing router tells its parent in turn (its next DAO) */
+        if (r && route_live(r) && memcmp(r->via, via, 8) == 0) {
             rpl->stats.route_no_path++;
+            if (rpl->role == WREN_RPL_ROOT || rpl->mop == RPL_MOP_NON_STORING) {
+                memset(r, 0, sizeof(*r));
+            } else {
+                r->flags = RT_NOPATH | RT_DIRTY;
+                r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
+            }
         }
         return true;
     }
-    if (r && memcmp(r->via, via, 8) != 0 && !seq_newer(tr->path_seq, r->path_seq) &&
-        tr->path_seq != r->path_seq) {
+    if (r && route_live(r) && memcmp(r->via, via, 8) != 0 &&
+        !seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
         return true; /* an older path through another child: keep ours */
     }
     for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
@@ -179,6 +251,14 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
         m->dao.instance != rpl->instance || (ns && !root) ||
         (!ns && memcmp(src, ll64, 8) != 0)) {
+        rpl->stats.rx_drop_dao++;
+        return;
+    }
+    if (!ns && !root && rpl->pref >= 0 && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
+        /* from our own preferred parent: it took us (or a node below us)
+         * as its parent, a loop for a moment (RFC 6550 9.2: DAOs go up
+         * only). Its routes would point back up; no ACK, it sends again
+         * to the parent it settles on */
         rpl->stats.rx_drop_dao++;
         return;
     }
@@ -241,12 +321,26 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
     }
     rpl->dao_wait = false;
     if (m->dao_ack.status >= 128) {
-        rpl->stats.dao_ack_refused++; /* announced anyway: the refresh tries again */
+        /* RFC 6550 6.5: refused (the parent's table is full): what this
+         * DAO carried stays to be announced, again with a later DAO (the
+         * refresh, or in 30-40 s; another parent may take it by then), not
+         * at once to a parent that just said no */
+        rpl->stats.dao_ack_refused++;
+        for (unsigned i = 0; i < rpl->n_routes; i++) {
+            rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
+        }
+        uint32_t soon = now_s(rpl) + 30 + wren_node_random_below(rpl->node, 10);
+        if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
+            rpl->next_dao_s = soon;
+        }
+        return;
     }
     bool more = false;
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->flags & RT_IN_FLIGHT) {
+        if ((r->flags & (RT_IN_FLIGHT | RT_NOPATH)) == (RT_IN_FLIGHT | RT_NOPATH)) {
+            memset(r, 0, sizeof(*r)); /* the no-path went up: the slot is free */
+        } else if (r->flags & RT_IN_FLIGHT) {
             r->flags = 0;
         }
         more |= (r->flags & RT_DIRTY) != 0;
@@ -324,7 +418,7 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
     }
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->plen && (best == NULL || r->plen > best->plen) &&
+        if (route_live(r) && (best == NULL || r->plen > best->plen) &&
             wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
             best = r;
         }

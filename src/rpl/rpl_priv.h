@@ -21,6 +21,17 @@
 #define DAO_MAX_FWD 4
 #define RT_DIRTY 0x01     /* to be announced to our parent */
 #define RT_IN_FLIGHT 0x02 /* in the DAO awaiting its ACK */
+/* removed by a no-path DAO from the child it went through: no route any
+ * more, kept (with RT_DIRTY) until our parent acknowledges the no-path we
+ * send it in turn, or for NOPATH_HOLD_S */
+#define RT_NOPATH 0x04
+#define NOPATH_HOLD_S 60
+
+/* Whether slot @p r holds a route datagrams may take. */
+static inline bool route_live(const struct wren_rpl_route *r)
+{
+    return r->plen && !(r->flags & RT_NOPATH);
+}
 
 static inline uint32_t now_s(const struct wren_rpl *rpl)
 {
@@ -73,6 +84,7 @@ void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *
 
 /* rpl_dao.c */
 void wren_rpl_send_dao(struct wren_rpl *rpl);
+void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent);
 void wren_rpl_clear_routes(struct wren_rpl *rpl);
 void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
 void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m);

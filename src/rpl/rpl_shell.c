@@ -6,6 +6,7 @@
 #include "core/node.h"
 #include "ipv6/addr_str.h"
 #include "rpl/rpl.h"
+#include "rpl/rpl_priv.h"
 #include "shell/shell.h"
 
 static const char usage[] =
@@ -49,7 +50,7 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
     n = 0;
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
-        if (r->plen) {
+        if (route_live(r)) {
             /* the next hop's address: a child's link-local one (storing), a
              * DAO parent's in the prefix (non-storing) */
             char v[WREN_IPV6_ADDR_STRLEN];
