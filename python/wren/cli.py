@@ -150,6 +150,8 @@ def parser() -> argparse.ArgumentParser:
                                   "with the same directory resumes")
     sp.add_argument("--duration", type=float, help="simulated seconds of each run")
     sp.add_argument("--profile", default="iotlab-m3", help="energy profile (as ./wren sim)")
+    sp.add_argument("--metric", action="append", metavar="COUNTER",
+                    help="also table this counter's total over the nodes (e.g. coap.obs_notify)")
 
     sp = command("size", cmd_size, "Cortex-M3 ROM/RAM report")
     sp.add_argument("--json", help="write rom_*/ram_* records as JSON")

@@ -28,7 +28,9 @@ metric: the parameters, metric, n (runs that finished), mean, std, ci95_low,
 ci95_high (Student t with n-1 degrees of freedom; empty for n < 2) and
 failed (the seeds that failed); DIR/runs.csv and .parquet have one row per
 run. The metrics (METRICS below) come from the run's counters, the duty cycle
-and the energy model; wall time is in the run files but not in the table,
+and the energy model, and --metric COUNTER adds a counter's total over the
+nodes (coap.obs_notify; every counter's total is in the run files, so a
+metric added later needs no run again); wall time is in the run files but not in the table,
 so that the same sweep gives the same table locally and on Ray.
 """
 import argparse
@@ -65,6 +67,7 @@ METRICS: dict[str, str] = {
     "mj_per_packet": "energy per delivered application packet, mJ",
     "events": "simulator events",
     "failed_commands": "[[shell]] commands that returned an error",
+    "formed_s": "with [rpl]: simulated seconds until the DODAG formed (rpl_formed_s)",
 }
 
 
@@ -239,6 +242,7 @@ def metrics(result: Mapping[str, Any]) -> dict[str, float | None]:
         "mj_per_packet": en["mj_per_delivered_packet"],
         "events": result["events"],
         "failed_commands": len(result.get("failed_commands", [])),
+        "formed_s": result.get("rpl_formed_s"),
     }
 
 
@@ -477,9 +481,40 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def table(p: Plan, records: Mapping[str, dict[str, Any]]) -> tuple[list[dict[str, Any]],
-                                                                   list[dict[str, Any]]]:
-    """(cells, runs): the rows of results.* and runs.* from the records."""
+def _value(rec: Mapping[str, Any], m: str) -> Any:
+    """Metric @m of a finished run: one of METRICS, else a counter's total."""
+    if m in METRICS:
+        return rec["metrics"].get(m)
+    return rec.get("totals", {}).get(m, 0)
+
+
+def counter_names() -> list[str]:
+    """Every counter a node has (a node with every module of the stack)."""
+    from .lib import Sim
+    with Sim(1) as s:
+        s.add_node()
+        return list(s.counters(0))
+
+
+def check_metrics(names: Sequence[str]) -> list[str]:
+    """--metric names: counters (their totals over the nodes); a SweepError
+    naming an unknown one, with the closest as a suggestion."""
+    import difflib
+    if not names:
+        return []
+    known = counter_names()
+    for n in names:
+        if n not in known and n not in METRICS:
+            close = difflib.get_close_matches(n, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else " (./wren sim --json shows them)"
+            raise SweepError(f"--metric {n}: no such counter{hint}")
+    return [n for n in names if n not in METRICS]
+
+
+def table(p: Plan, records: Mapping[str, dict[str, Any]],
+          extra: Sequence[str] = ()) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(cells, runs): the rows of results.* and runs.* from the records;
+    @extra: counters (totals) tabled beside METRICS."""
     keys = [k for k, _ in p.sets]
     cells: dict[tuple[Any, ...], list[Run]] = {}
     for r in p.runs:
@@ -491,16 +526,16 @@ def table(p: Plan, records: Mapping[str, dict[str, Any]]) -> tuple[list[dict[str
         recs = [(r, records.get(r.key)) for r in runs]
         ok = [rec for _, rec in recs if rec and rec.get("status") == "ok"]
         failed = [r.seed for r, rec in recs if rec and rec.get("status") != "ok"]
-        for m in METRICS:
-            xs = [float(rec["metrics"][m]) for rec in ok if rec["metrics"].get(m) is not None]
+        for m in [*METRICS, *extra]:
+            xs = [float(_value(rec, m)) for rec in ok if _value(rec, m) is not None]
             rows.append({**params, "metric": m, **mean_ci(xs),
                          "failed": " ".join(str(s) for s in failed)})
         for r, rec in recs:
             row = {**params, "seed": r.seed,
                    "status": "missing" if rec is None else rec.get("status"),
                    "error": None if rec is None else rec.get("error")}
-            for m in METRICS:
-                row[m] = rec["metrics"].get(m) if rec and rec.get("status") == "ok" else None
+            for m in [*METRICS, *extra]:
+                row[m] = _value(rec, m) if rec and rec.get("status") == "ok" else None
             run_rows.append(row)
     assert all(set(keys) <= set(r) for r in rows)
     return rows, run_rows
@@ -559,6 +594,7 @@ def main(args: argparse.Namespace) -> int:
     p = plan(args.scenario, args.set or [], args.seeds, args.duration, args.profile)
     if args.jobs is not None and args.jobs < 1:
         raise SweepError(f"--jobs {args.jobs}: give at least 1")
+    extra = check_metrics(getattr(args, "metric", None) or [])
     out = Path(args.out) if args.out else paths.OUT / "sweep" / Path(p.source).stem
     ray = _ray_init(args.ray) if args.ray else None   # before anything is written
     try:
@@ -622,12 +658,12 @@ def main(args: argparse.Namespace) -> int:
             return 130
         finally:
             signal.signal(signal.SIGINT, old_int)
-    rows, run_rows = table(p, records)
+    rows, run_rows = table(p, records, extra)
     _write_table(rows, out / "results.csv")
     _write_table(run_rows, out / "runs.csv")
-    print_table(p, rows, ["app_delivery", "duty_pct", "energy_mj", "collisions"])
+    print_table(p, rows, ["app_delivery", "duty_pct", "energy_mj", "collisions", *extra])
     print(f"table: {out / 'results.csv'} and .parquet (mean, std, 95 % CI per cell and metric;"
-          f" metrics: {', '.join(METRICS)}); every run: {out / 'runs.csv'}")
+          f" metrics: {', '.join([*METRICS, *extra])}); every run: {out / 'runs.csv'}")
     for r, err in failures:
         print(f"failed: {r.label()}: {err}", file=sys.stderr)
     failed_all = [r for r in p.runs if records.get(r.key, {}).get("status") != "ok"]

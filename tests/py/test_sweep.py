@@ -42,7 +42,9 @@ nodes = 0
 interval = 0.0   # receives only
 """
 # the issue's grid: 2 parameters x 3 values x 5 seeds
-GRID = ["--set", "radio.prr=0.6,0.8,1.0", "--set", "apps.0.interval=0.05,0.1,0.2"]
+# (and a counter's total as a metric of its own)
+GRID = ["--set", "radio.prr=0.6,0.8,1.0", "--set", "apps.0.interval=0.05,0.1,0.2",
+        "--metric", "mac.tx_retries"]
 SEEDS = 5
 RUNS = 3 * 3 * SEEDS
 
@@ -96,13 +98,17 @@ def test_sweep_local_table_mean_and_ci(local):
     assert len(runs) == RUNS and all(r["status"] == "ok" for r in runs)
     assert len(list((out / "runs").glob("*.json"))) == RUNS
     rows = read_csv(out / "results.csv")
-    assert len(rows) == 9 * len(sweep.METRICS)
+    assert len(rows) == 9 * (len(sweep.METRICS) + 1)
     # each cell's figures are those of its five runs
     for row in rows:
         cell = [r for r in runs if r["radio.prr"] == row["radio.prr"]
                 and r["apps.0.interval"] == row["apps.0.interval"]]
         xs = [float(r[row["metric"]]) for r in cell if r[row["metric"]] != ""]
-        assert int(row["n"]) == len(xs) == SEEDS
+        # no [rpl]: no formation time (empty, not 0)
+        assert int(row["n"]) == len(xs) == (0 if row["metric"] == "formed_s" else SEEDS)
+        if not xs:
+            assert row["mean"] == row["ci95_low"] == ""
+            continue
         want = sweep.mean_ci(xs)
         assert float(row["mean"]) == pytest.approx(want["mean"])
         if want["std"]:
@@ -119,6 +125,13 @@ def test_sweep_local_table_mean_and_ci(local):
     sent = {r["apps.0.interval"]: float(r["mean"]) for r in rows
             if r["metric"] == "app_sent" and r["radio.prr"] == "1.0"}
     assert sent["0.05"] > sent["0.1"] > sent["0.2"]
+    # --metric: the counter's total over the nodes, from each run's file
+    recs = [json.loads(f.read_text()) for f in (out / "runs").glob("*.json")]
+    for row in (r for r in rows if r["metric"] == "mac.tx_retries"):
+        xs = [float(rec["totals"]["mac.tx_retries"]) for rec in recs
+              if dict(rec["params"]) == {"radio.prr": float(row["radio.prr"]),
+                                         "apps.0.interval": float(row["apps.0.interval"])}]
+        assert len(xs) == SEEDS and float(row["mean"]) == pytest.approx(sum(xs) / SEEDS)
     # Parquet holds the same table
     import pyarrow.parquet as pq
     t = pq.read_table(out / "results.parquet").to_pylist()
@@ -179,32 +192,35 @@ def test_sweep_failed_run_reported_with_seed_and_error(tiny):
     bad = [r for r in rows if r["mac.max_backoffs"] == "9"]
     assert bad and all(r["n"] == "0" and r["failed"] == "1 2" and r["mean"] == "" for r in bad)
     good = [r for r in rows if r["mac.max_backoffs"] == "4"]
-    assert all(r["n"] == "2" and r["failed"] == "" for r in good)
+    assert all(r["n"] == "2" and r["failed"] == "" for r in good if r["metric"] != "formed_s")
     runs = read_csv(out / "runs.csv")
     errs = [r for r in runs if r["status"] == "error"]
     assert sorted(r["seed"] for r in errs) == ["1", "2"]
     assert all("netopt set failed" in r["error"] for r in errs)
 
 
-@pytest.mark.parametrize("sets,msg", [
-    (["radio.pr=0.5"], "--set radio.pr=0.5: unknown key 'pr' in [radio] (did you mean 'prr'?)"),
-    (["radio.prr=0.5,high"], "--set radio.prr=high: 'prr' in [radio] must be a number, "
-                             "not the string \"high\""),
-    (["radio.prr=1.5"], "--set radio.prr=1.5: 'prr' in [radio] must be between 0 and 1"),
-    (["mac.retries=2.5"], "--set mac.retries=2.5: 'retries' in [mac] must be an integer"),
-    (["apps.size=10"], "--set apps.size: [[apps]] is an array of tables: name an entry by its "
-                       "index, e.g. apps.0.size"),
-    (["apps.3.size=10"], "--set apps.3.size: [[apps]] has entries 0..1, not 3"),
-    (["seed=1,2"], "--set seed: the seeds of a sweep are --seeds N"),
-    (["radio.prr"], "--set radio.prr: write KEY=VALUE"),
+@pytest.mark.parametrize("args,msg", [
+    (["--set", "radio.pr=0.5"],
+     "--set radio.pr=0.5: unknown key 'pr' in [radio] (did you mean 'prr'?)"),
+    (["--set", "radio.prr=0.5,high"],
+     "--set radio.prr=high: 'prr' in [radio] must be a number, not the string \"high\""),
+    (["--set", "radio.prr=1.5"],
+     "--set radio.prr=1.5: 'prr' in [radio] must be between 0 and 1"),
+    (["--set", "mac.retries=2.5"],
+     "--set mac.retries=2.5: 'retries' in [mac] must be an integer"),
+    (["--set", "apps.size=10"],
+     "--set apps.size: [[apps]] is an array of tables: name an entry by its index, "
+     "e.g. apps.0.size"),
+    (["--set", "apps.3.size=10"], "--set apps.3.size: [[apps]] has entries 0..1, not 3"),
+    (["--set", "seed=1,2"], "--set seed: the seeds of a sweep are --seeds N"),
+    (["--set", "radio.prr"], "--set radio.prr: write KEY=VALUE"),
+    (["--set", "radio.prr=0.5", "--metric", "mac.tx_retry"],
+     "--metric mac.tx_retry: no such counter (did you mean 'mac.tx_retries'?)"),
     ([], "no --set KEY=V1,V2.."),
 ])
-def test_sweep_bad_input_one_line_exit_2(tiny, tmp_path, capsys, sets, msg):
+def test_sweep_bad_input_one_line_exit_2(tiny, tmp_path, capsys, args, msg):
     out = tmp_path / "never"
-    argv = ["sweep", str(tiny), "--seeds", "2", "--out", str(out)]
-    for s in sets:
-        argv += ["--set", s]
-    assert cli.main(argv) == 2
+    assert cli.main(["sweep", str(tiny), "--seeds", "2", "--out", str(out), *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("wren: ") and msg in err, err
     assert not out.exists()
