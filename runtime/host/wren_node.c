@@ -4,6 +4,7 @@
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
  *             [--any-channel] [--pan ID] [--eui64 ADDR]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
+ *             [--rpl-root PREFIX/LEN [--rpl-mode storing|non-storing]]
  *             [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] [--tap-seed N]
  *             [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]
  *
@@ -33,6 +34,15 @@
  * (ARO). The Linux side routes PREFIX via the node's TAP link-local
  * address; --default-via ADDR gives the node a default route through ADDR
  * (the Linux host's link-local address on the TAP) for its replies.
+ *
+ * RPL border router (--rpl-root PREFIX/LEN, with --zep; with --tap too for
+ * a border router): the node is the root of an RPL DODAG (RFC 6550) on the
+ * first 802.15.4 interface, storing mode unless --rpl-mode non-storing: its
+ * DIOs carry PREFIX (PIO, autoconfiguration with LEN 64), it takes the
+ * address PREFIX + its link-local IID, forwards, and routes PREFIX onto the
+ * radio link (the DAOs' routes are longer, so they win). The Linux side
+ * routes PREFIX via the node's TAP link-local address, as for
+ * --border-router; --default-via gives the nodes' replies their way out.
  *
  * Faults on the TAP (for tests; this kernel has no netem): --tap-loss drops
  * that percentage of the frames in each direction, --tap-reorder holds that
@@ -66,6 +76,7 @@
 #include "net/netopt.h"
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
+#include "rpl/rpl.h"
 #include "shell/shell.h"
 #include "sixlowpan/sixlowpan.h"
 #include "apps/tcp_app.h"
@@ -120,6 +131,7 @@ static void usage(FILE *f)
                "                 [--border-router PREFIX/LEN] [--default-via ADDR]\n"
                "                 [--tap-loss PCT] [--tap-reorder PCT] [--tap-hold-ms MS] "
                "[--tap-seed N]\n"
+               "                 [--rpl-root PREFIX/LEN [--rpl-mode storing|non-storing]]\n"
                "                 [--pktbuf BYTES] [--script FILE] [--exit-on-eof] [--modules LIST]\n"
                "  --tap IFNAME   Ethernet interface over TAP device IFNAME (needs CAP_NET_ADMIN)\n"
                "  --zep SPEC     802.15.4 over ZEP: bind UDP LPORT, send to RHOST:RPORT\n"
@@ -139,6 +151,13 @@ static void usage(FILE *f)
                "                 6CO as context 0, ABRO), take address registrations (ARO);\n"
                "                 on Linux: ip -6 route add PREFIX via <this node's TAP\n"
                "                 link-local> dev IFNAME\n"
+               "  --rpl-root PREFIX/LEN\n"
+               "                 RPL DODAG root of PREFIX on the first ZEP link (LEN 64 for\n"
+               "                 the nodes' autoconfiguration): DIOs with PREFIX, forwarding,\n"
+               "                 PREFIX routed onto the radio link; with --tap a border router\n"
+               "                 (Linux: ip -6 route add PREFIX via <TAP link-local> dev IFNAME)\n"
+               "  --rpl-mode storing|non-storing\n"
+               "                 RPL mode of operation of --rpl-root (default storing)\n"
                "  --default-via ADDR\n"
                "                 default route through ADDR on the TAP (e.g. the Linux\n"
                "                 host's link-local address there)\n"
@@ -153,7 +172,7 @@ static void usage(FILE *f)
                "  --script FILE  read commands from FILE instead of stdin\n"
                "  --exit-on-eof  exit when the commands run out\n"
                "  --modules LIST the modules to run, comma-separated, in start order\n"
-               "                 (default: all of them: sixlowpan,ipv6,icmpv6,udp,tcp,coap,nib,nd_eth)\n");
+               "                 (default: all of them: sixlowpan,ipv6,icmpv6,udp,tcp,coap,nib,nd_eth,rpl)\n");
 }
 
 /* ---- program commands ------------------------------------------------------ */
@@ -358,7 +377,8 @@ static int die(const char *what, int res)
 
 /* What the command line asks for. */
 struct opts {
-    const char *tap_name, *zep_spec[MAX_ZEP], *script, *br_spec, *via_spec;
+    const char *tap_name, *zep_spec[MAX_ZEP], *script, *br_spec, *via_spec, *rpl_spec,
+        *rpl_mode;
     const struct wren_module_ops *mods[16]; /**< --modules, in start order */
     uint8_t n_mods;                         /**< 0: every module of the list */
     unsigned n_zep_spec;
@@ -368,6 +388,7 @@ struct opts {
     struct wren_netopt_faults faults;
     bool tap_seed_given, exit_on_eof, any_channel;
     uint8_t br_prefix[16], br_len, via[16];
+    struct wren_rpl_role_cfg rpl; /**< --rpl-root: role ROOT */
 };
 
 /* A user's mistake: one line naming it. @return 2 (the exit status). */
@@ -441,6 +462,12 @@ static int take_opt(struct opts *o, int c, const char *arg)
     case 'd':
         o->via_spec = arg;
         return 0;
+    case 'r':
+        o->rpl_spec = arg;
+        return 0;
+    case 'M':
+        o->rpl_mode = arg;
+        return 0;
     case 'L':
     case 'R': {
         double pct = strtod(arg, &e);
@@ -500,6 +527,52 @@ static int take_opt(struct opts *o, int c, const char *arg)
     }
 }
 
+/* PREFIX/LEN with LEN 1..@p max_len into @p prefix, @p len. @return 0 or -1. */
+static int parse_prefix(const char *spec, uint8_t *prefix, uint8_t *len, unsigned max_len)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof(tmp), "%s", spec);
+    char *slash = strchr(tmp, '/'), *el = NULL;
+    unsigned long l = slash ? strtoul(slash + 1, &el, 10) : 0;
+    if (slash) {
+        *slash = 0;
+    }
+    if (!slash || *el || el == slash + 1 || l == 0 || l > max_len ||
+        wren_ipv6_addr_from_str(prefix, tmp) < 0) {
+        return -1;
+    }
+    *len = (uint8_t)l;
+    return 0;
+}
+
+/* --rpl-root and --rpl-mode. @return 0 or 2. */
+static int check_rpl(struct opts *o)
+{
+    if (o->rpl_mode && !o->rpl_spec) {
+        return bad_arg("--rpl-mode needs --rpl-root");
+    }
+    if (!o->rpl_spec) {
+        return 0;
+    }
+    o->rpl.role = WREN_RPL_ROOT;
+    o->rpl.mop = RPL_MOP_STORING;
+    if (parse_prefix(o->rpl_spec, o->rpl.prefix, &o->rpl.prefix_len, 128) < 0 ||
+        wren_ipv6_addr_is_multicast(o->rpl.prefix) || wren_ipv6_addr_is_link_local(o->rpl.prefix)) {
+        fprintf(stderr, "wren-node: --rpl-root wants a global PREFIX/LEN (LEN 1..128; 64 for "
+                        "the nodes' autoconfiguration), not '%s'\n",
+                o->rpl_spec);
+        return 2;
+    }
+    if (o->rpl_mode && strcmp(o->rpl_mode, "non-storing") == 0) {
+        o->rpl.mop = RPL_MOP_NON_STORING;
+    } else if (o->rpl_mode && strcmp(o->rpl_mode, "storing") != 0) {
+        fprintf(stderr, "wren-node: --rpl-mode wants storing or non-storing, not '%s'\n",
+                o->rpl_mode);
+        return 2;
+    }
+    return o->n_zep_spec ? 0 : bad_arg("--rpl-root needs --zep (the DODAG's radio link)");
+}
+
 /* Options that only make sense together. @return 0 or 2. */
 static int check_opts(struct opts *o)
 {
@@ -511,23 +584,19 @@ static int check_opts(struct opts *o)
         return bad_arg("IPv6 runs on two interfaces: --tap and one --zep, or two --zep");
     }
     if (o->br_spec) {
-        char tmp[64];
-        snprintf(tmp, sizeof(tmp), "%s", o->br_spec);
-        char *slash = strchr(tmp, '/'), *el = NULL;
-        unsigned long l = slash ? strtoul(slash + 1, &el, 10) : 0;
-        if (slash) {
-            *slash = 0;
-        }
-        if (!slash || *el || l == 0 || l > 64 || wren_ipv6_addr_from_str(o->br_prefix, tmp) < 0) {
+        if (parse_prefix(o->br_spec, o->br_prefix, &o->br_len, 64) < 0) {
             fprintf(stderr, "wren-node: --border-router wants PREFIX/LEN (LEN 1..64; 64 for "
                             "SLAAC), not '%s'\n",
                     o->br_spec);
             return 2;
         }
-        o->br_len = (uint8_t)l;
         if (!o->tap_name || !o->n_zep_spec) {
             return bad_arg("--border-router needs --tap and --zep");
         }
+    }
+    int res = check_rpl(o);
+    if (res) {
+        return res;
     }
     if ((o->has_pan || o->has_eui64) && !o->n_zep_spec) {
         return bad_arg("--pan and --eui64 need --zep");
@@ -561,6 +630,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"modules", required_argument, NULL, 'm'},
         {"border-router", required_argument, NULL, 'b'},
         {"default-via", required_argument, NULL, 'd'},
+        {"rpl-root", required_argument, NULL, 'r'},
+        {"rpl-mode", required_argument, NULL, 'M'},
         {"tap-loss", required_argument, NULL, 'L'},
         {"tap-reorder", required_argument, NULL, 'R'},
         {"tap-hold-ms", required_argument, NULL, 'H'},
@@ -569,7 +640,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {NULL, 0, NULL, 0},
     };
     int c, res;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:L:R:H:S:m:P:E:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:r:M:L:R:H:S:m:P:E:", opts, NULL)) != -1) {
         if ((res = take_opt(o, c, optarg)) != 0) {
             return res;
         }
@@ -677,6 +748,26 @@ static int configure(struct app *a, const struct opts *o)
         if ((res = wren_nib_prefix_add(nib, o->br_prefix, o->br_len, 0)) < 0 ||
             (res = wren_nib_border_router(nib, 1)) < 0) {
             return die("cannot become a border router", res);
+        }
+    }
+    if (o->rpl.role == WREN_RPL_ROOT) {
+        /* the DODAG root on the (first) 802.15.4 interface, and its prefix
+         * routed there: a destination no DAO announced yet goes onto the
+         * radio link, not back where it came from */
+        uint8_t zif = a->lowpan_if[0].netif.id;
+        struct wren_module *rpl = wren_stack_module(&a->stack, &wren_rpl_module, zif);
+        struct wren_module *ip = wren_stack_module(&a->stack, &wren_ipv6_module, 0);
+        if (rpl == NULL || ip == NULL) {
+            fprintf(stderr, "wren-node: --rpl-root needs the rpl and ipv6 modules\n");
+            return 2;
+        }
+        struct wren_fib_entry r = {.prefix_len = o->rpl.prefix_len, .if_id = zif};
+        memcpy(r.prefix, o->rpl.prefix, 16);
+        if ((res = wren_netapi_set(&a->node, rpl, WREN_NETOPT_RPL_ROLE, 0, &o->rpl,
+                                   sizeof(o->rpl))) < 0 ||
+            (res = wren_netapi_set(&a->node, ip, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r,
+                                   sizeof(r))) < 0) {
+            return die("cannot become the RPL root", res);
         }
     }
     if (o->via_spec) {

@@ -116,6 +116,65 @@ uint64_t wren_sim_zep_flush(struct wren_sim_zep *z, uint64_t wall_us)
     return 0;
 }
 
+/* A source a live process sends from: remembered, so that frames to it get
+ * their ACK on the air (see zep_bridge.h). @p mpdu without FCS. */
+static void learn_live(struct wren_sim_zep *z, const uint8_t *mpdu, size_t len)
+{
+    struct ieee802154_frame f;
+    if (wren_ieee802154_parse(mpdu, len, &f) < 0 || f.hdr.type == IEEE802154_TYPE_ACK ||
+        (f.hdr.src_mode != IEEE802154_ADDR_SHORT && f.hdr.src_mode != IEEE802154_ADDR_EXT)) {
+        return;
+    }
+    uint16_t pan = wren_ieee802154_has_src_pan(&f.hdr) ? f.hdr.src_pan : f.hdr.dst_pan;
+    size_t alen = wren_ieee802154_addr_len(f.hdr.src_mode);
+    for (unsigned i = 0; i < WREN_SIM_ZEP_LIVE; i++) {
+        if (z->live[i].mode == f.hdr.src_mode && z->live[i].pan == pan &&
+            memcmp(z->live[i].addr, f.hdr.src_addr, alen) == 0) {
+            return;
+        }
+    }
+    unsigned i = z->live_next;
+    z->live_next = (i + 1) % WREN_SIM_ZEP_LIVE;
+    z->live[i].mode = f.hdr.src_mode;
+    z->live[i].pan = pan;
+    memset(z->live[i].addr, 0, sizeof(z->live[i].addr));
+    memcpy(z->live[i].addr, f.hdr.src_addr, alen);
+}
+
+/* A simulated frame that has just ended at the bridge: if it asks for an
+ * ACK and is for a live source, the Imm-Ack goes out now, after the
+ * radio's turnaround, as the live radio's hardware would send it. */
+static void ack_for_live(struct wren_sim_zep *z, const uint8_t *mpdu, size_t len)
+{
+    struct ieee802154_frame f;
+    if (wren_ieee802154_parse(mpdu, len, &f) < 0 || !f.hdr.ack_req || f.hdr.seq_suppressed ||
+        (f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD)) {
+        return;
+    }
+    size_t alen = wren_ieee802154_addr_len(f.hdr.dst_mode);
+    unsigned i = 0;
+    for (; i < WREN_SIM_ZEP_LIVE; i++) {
+        if (alen && z->live[i].mode == f.hdr.dst_mode && z->live[i].pan == f.hdr.dst_pan &&
+            memcmp(z->live[i].addr, f.hdr.dst_addr, alen) == 0) {
+            break;
+        }
+    }
+    if (i == WREN_SIM_ZEP_LIVE) {
+        return;
+    }
+    struct wren_netdev *dev = &z->radio.netdev;
+    uint8_t ack[3] = { IEEE802154_TYPE_ACK, 0, f.hdr.seq };
+    struct wren_iolist iol = { .next = NULL, .base = ack, .len = sizeof(ack) };
+    bool cca = z->radio.cca_before_tx;
+    z->radio.cca_before_tx = false; /* an ACK goes without CCA */
+    if (dev->driver->send(dev, &iol) < 0) {
+        z->stats.ack_busy++;
+    } else {
+        z->stats.acks_for_live++;
+    }
+    z->radio.cca_before_tx = cca;
+}
+
 /* a frame the medium delivered to the bridge (it has just ended): queued
  * with its start on the air, out as ZEP when its turn comes */
 static void to_zep(struct wren_sim_zep *z)
@@ -126,6 +185,7 @@ static void to_zep(struct wren_sim_zep *z)
     if (n <= 0) {
         return;
     }
+    ack_for_live(z, psdu, (size_t)n);
     if (z->out_count == WREN_SIM_ZEP_QUEUE) {
         z->stats.to_zep_drops++;
         return;
@@ -193,6 +253,12 @@ int wren_sim_zep_poll(struct wren_sim_zep *z)
             z->stats.rx_bad_fcs++;
             continue;
         }
+        size_t mpdu_len = f.hdr.len - IEEE802154_FCS_LEN;
+        if ((f.psdu[0] & 0x07) == IEEE802154_TYPE_ACK) {
+            z->stats.from_zep_acks++; /* the bridge ACKs for the live side */
+            continue;
+        }
+        learn_live(z, f.psdu, mpdu_len);
         if (z->q_count == WREN_SIM_ZEP_QUEUE) {
             z->stats.queue_drops++;
             continue;

@@ -20,7 +20,16 @@
  *   to them;
  * - every ZEP data packet it receives on its channel with a good FCS is put
  *   on the air from its position (queued while it is sending; a full queue
- *   drops, counted).
+ *   drops, counted);
+ * - it acknowledges on the air for the live side, as the live radio's own
+ *   hardware would: a simulated frame asking for an ACK whose destination
+ *   (PAN and address) is one a live process sent from gets an Imm-Ack
+ *   aTurnaroundTime after it ends. The live process's own ACK would reach
+ *   the simulated air only after a trip through UDP and the bridge's
+ *   queue, far beyond macAckWaitDuration, so ACK frames from ZEP are not
+ *   put on the air (counted). The addresses are learnt from the frames
+ *   live processes send (WREN_SIM_ZEP_LIVE of them, oldest replaced); one
+ *   that has sent nothing yet is not acknowledged.
  *
  * Live processes run on wall-clock time, so a simulation with a bridge must
  * be run with wren_sim_run_realtime(), which keeps virtual time at wall-clock
@@ -43,6 +52,7 @@
 #include "sim/medium.h"
 
 #define WREN_SIM_ZEP_QUEUE 16 /**< frames from outside waiting for the air */
+#define WREN_SIM_ZEP_LIVE 4   /**< live sources the bridge acknowledges for */
 
 #define WREN_SIM_ZEP_COUNTERS(C)                                          \
     C(to_zep)        /* frames from the medium sent as ZEP */              \
@@ -54,7 +64,10 @@
     C(rx_other)      /* acknowledgements, other channels */                \
     C(rx_bad_fcs)                                                          \
     C(queue_drops)   /* queue full */                                      \
-    C(tx_busy)       /* CCA failures: the frame is lost */
+    C(tx_busy)       /* CCA failures: the frame is lost */                 \
+    C(acks_for_live) /* ACKs the bridge sent on the air for a live node */ \
+    C(ack_busy)      /* an ACK for a live node not sent: radio busy */     \
+    C(from_zep_acks) /* ACK frames from ZEP, not put on the air */
 
 struct wren_sim_zep_stats {
     WREN_SIM_ZEP_COUNTERS(WREN_COUNTER_U64)
@@ -80,6 +93,13 @@ struct wren_sim_zep {
     uint64_t last_wall;   /**< wall-clock time (CLOCK_MONOTONIC us) it went */
     bool sent_any;
     bool out_held;        /**< the next frame waited for its turn */
+    /* live sources (PAN, address mode, address) the bridge ACKs for */
+    struct {
+        uint16_t pan;
+        uint8_t mode; /**< IEEE802154_ADDR_SHORT or _EXT; 0: free */
+        uint8_t addr[8];
+    } live[WREN_SIM_ZEP_LIVE];
+    unsigned live_next;   /**< the slot the next new source takes */
     struct wren_sim_zep_stats stats;
 };
 
