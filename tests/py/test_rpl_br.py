@@ -1,0 +1,349 @@
+"""wren-node as the RPL border router: the DODAG root of a 20-node simulated
+mesh, reached from Linux.
+
+    Linux (netns) --tap0-- wren-node --rpl-root --ZEP-- sim bridge radio ~ 20 simulated RPL routers
+
+The whole mesh runs in the simulator at wall-clock pace (runtime/sim/
+zep_bridge.c); the border router is the real wren-node binary, outside it,
+on a TAP in a network namespace the test makes and on ZEP to the
+simulator's bridge radio, which sits at the edge of the mesh and hears two
+nodes. The simulated nodes are plain RPL routers (`rpl router`): they join
+the DODAG from the border router's DIOs, take an address from its prefix
+and announce it with DAOs, so every route to them is RPL's. Linux routes
+the prefix via the border router's TAP link-local address; the border
+router's default route goes back to Linux (--default-via).
+
+For each mode (storing, non-storing) one mesh serves every check of the
+module (module-scoped fixture): Linux pings every node by its global
+address, every node pings Linux, Linux opens a TCP connection to a node
+four radio hops from the border router (its echo service) and fetches a
+CoAP resource from a node several hops deep with libcoap's coap-client;
+tshark then dissects the ZEP capture (everything the bridge radio heard
+and the border router sent) with nothing flagged.
+
+The bridge's socket is opened inside the namespace (setns on the calling
+thread only), so the border router's ZEP port and the capture live there
+too. Needs root, iproute2, tshark, ping and coap-client-notls. Timeouts
+only guard against hangs: nothing asserts on wall-clock time.
+"""
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from conftest import Netns, WrenNode, tshark_fields
+from test_host import PROBE_PORT, kernel_addr_ready
+from test_sim_zep import Pacer
+from wren.lib import Sim
+
+PREFIX = "2001:db8:b0::"
+LINUX_LL = "fe80::1"
+LINUX_GLOBAL = "2001:db8:ff::1"
+BR_ID = 100
+BR_LL_ETH = "fe80::57:52ff:fe00:64"      # --id 100 on Ethernet: MAC 02:57:52:00:00:64
+BR_ZEP_PORT = 17754                     # in the namespace: nothing else there
+BRIDGE_PORT = 17760
+COLS, ROWS, SPACING = 4, 4, 10.0        # 20 nodes, 10 m apart
+N = COLS * ROWS
+RANGE = 15.0                            # neighbours: the 8 around (diagonals 14.1 m)
+MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
+TCP_PORT = 5001
+CLONE_NEWNET = 0x40000000
+
+
+@contextmanager
+def in_netns(name):
+    """Run the block's system calls in network namespace @name (this thread
+    only): sockets made there stay there."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    target = os.open(f"/run/netns/{name}", os.O_RDONLY)
+    try:
+        if libc.setns(target, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), f"setns into {name}")
+        try:
+            yield
+        finally:
+            if libc.setns(own, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(own)
+        os.close(target)
+
+
+class Capture:
+    """tshark on the namespace's lo (the ZEP datagrams between the border
+    router and the bridge) into a pcap; sync() waits until it has caught up
+    (probe datagrams to PROBE_PORT, as test_host's Capture)."""
+
+    def __init__(self, ns, pcap):
+        self.ns = ns
+        self.p = ns.popen("tshark", "-i", "lo", "-f",
+                          f"udp port {BR_ZEP_PORT} or udp port {PROBE_PORT}", "-w", pcap,
+                          "-P", "-l", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True, env={**os.environ, "HOME": "/tmp"})
+        self.lines = []
+        self.probes = 0
+        self.cv = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            with self.cv:
+                self.lines.append(line)
+                self.cv.notify_all()
+
+    def sync(self, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            sport = 30000 + self.probes
+            self.probes += 1
+            self.ns.run(sys.executable, "-c",
+                        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                        f"s.bind(('127.0.0.1', {sport})); "
+                        f"s.sendto(b'probe', ('127.0.0.1', {PROBE_PORT}))", check=True)
+            rx = re.compile(rf"\b{sport}\b.*\b{PROBE_PORT}\b")
+            with self.cv:
+                if self.cv.wait_for(lambda: any(rx.search(x) for x in self.lines), timeout=0.5):
+                    return
+        raise AssertionError("the capture never caught up with the probes")
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.sync()
+            self.p.send_signal(2)
+        return self.p.wait(20)
+
+
+def rpl_state(pacer, i):
+    with pacer.lock:
+        res, out = pacer.sim.shell(i, "rpl")
+    assert res == 0, out
+    m = re.search(r"^address (\S+)", out, re.M)
+    r = re.search(r" rank (\d+)", out)
+    return {"joined": "not joined" not in out and r is not None,
+            "addr": m.group(1) if m else None, "rank": int(r.group(1)) if r else None,
+            "out": out}
+
+
+def br_routes(br):
+    out = br.run("rpl", r"^rx_dis ")
+    m = re.search(r"^routes (\d+) of (\d+)", out, re.M)
+    return int(m.group(1)), out
+
+
+class Mesh:
+    def __init__(self, mode, ns, sim, pacer, br, cap, pcap):
+        self.mode, self.ns, self.sim, self.pacer, self.br = mode, ns, sim, pacer, br
+        self.cap, self.pcap = cap, pcap
+        self.state = []
+
+    def hops(self, i):
+        return (self.state[i]["rank"] - MIN_HOP) // OF0_INC
+
+    def run_all(self, cmd_of, regex, apart=0.25, timeout=30.0):
+        """Give every node a shell command, @apart seconds one after the
+        other; return each one's output up to @regex."""
+        for i in range(N):
+            with self.pacer.lock:
+                self.sim.output(i)  # drop what came before
+                res, _ = self.sim.shell(i, cmd_of(i))
+            assert res == 0, cmd_of(i)
+            time.sleep(apart)
+        got = [""] * N
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.pacer.lock:
+                for i in range(N):
+                    got[i] += self.sim.output(i)
+            if all(re.search(regex, g) for g in got):
+                break
+            time.sleep(0.2)
+        return got
+
+
+def need(tool):
+    import shutil
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+
+
+@pytest.fixture(scope="module", params=["storing", "non-storing"])
+def mesh(request, host_ok, tmp_path_factory):
+    need("tshark")
+    need("ping")
+    mode = request.param
+    name = f"wren-br-{os.getpid()}-{mode}"
+    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True)
+    ns = Netns(name)
+    sim = pacer = br = None
+    try:
+        ns.ip("link", "set", "lo", "up")
+        ns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
+        ns.ip("link", "set", "tap0", "up")
+        tmp = tmp_path_factory.mktemp(f"br-{mode}")
+        os.chmod(tmp, 0o777)
+        pcap = tmp / "zep.pcap"
+        cap = Capture(ns, pcap)
+        cap.sync()
+        sim = Sim(7)
+        sim.set_range(RANGE, 1.0)
+        for k in range(N):
+            sim.add_node(SPACING * (k % COLS), SPACING * (k // COLS))
+            sim.set_cca(k, True)
+        with in_netns(name):
+            # at the mesh's west edge: it hears nodes 0 and 5 only
+            sim.zep_bridge(BRIDGE_PORT, BR_ZEP_PORT, x=-SPACING, y=SPACING / 2)
+        br = WrenNode(ns, "--tap", "tap0", "--zep", f"{BR_ZEP_PORT}:127.0.0.1:{BRIDGE_PORT}",
+                      "--id", BR_ID, "--rpl-root", f"{PREFIX}/64", "--rpl-mode", mode,
+                      "--default-via", LINUX_LL)
+        br.run("help", r"^exit ")
+        pacer = Pacer(sim)
+        for k in range(N):
+            pacer.shell(k, "rpl router")
+        ns.ip("-6", "addr", "add", f"{LINUX_LL}/64", "dev", "tap0")
+        ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
+        ns.ip("-6", "route", "add", f"{PREFIX}/64", "via", BR_LL_ETH, "dev", "tap0")
+        kernel_addr_ready(ns, LINUX_LL)
+        kernel_addr_ready(ns, LINUX_GLOBAL)
+        # formed: every node joined and the root holds a route to each
+        m = Mesh(mode, ns, sim, pacer, br, cap, pcap)
+        t0 = time.monotonic()
+        deadline = t0 + 120
+        while True:
+            n, out = br_routes(br)
+            if n >= N:
+                break
+            assert time.monotonic() < deadline, f"the root routes {n} of {N} nodes:\n{out}"
+            time.sleep(0.5)
+        m.state = [rpl_state(pacer, k) for k in range(N)]
+        assert all(s["joined"] and s["addr"] for s in m.state), m.state
+        print(f"\n{mode}: formed in {time.monotonic() - t0:.1f} s (wall clock), hops "
+              f"{sorted(m.hops(k) for k in range(N))}")
+        yield m
+        # orderly end: the border router leaves, the mesh is silenced and
+        # runs on (virtual time, fast) until nothing is in flight
+        if not br.pktbuf_empty():
+            raise AssertionError("the border router's packet buffer is not empty:\n" +
+                                 br.run("pktbuf\nstats\nzep\nnd", r"^tap "))
+        assert br.exit() == 0
+        pacer.close()
+        pacer = None
+        for k in range(N):
+            sim.shell(k, "rpl off")
+        sim.run(sim.now + 15)
+        assert sim.pktbufs_clean(), "a simulated node's packet buffer is not empty"
+    finally:
+        if pacer:
+            pacer.close()
+        if br:
+            br.stop()
+        ns.stop_all()
+        if sim:
+            sim.close()
+        ns.ip("tuntap", "del", "dev", "tap0", "mode", "tap", check=False)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_linux_pings_every_node(mesh):
+    procs = []
+    for k in range(N):
+        procs.append((k, mesh.ns.popen("ping", "-6", "-c", "3", "-i", "1", "-W", "3",
+                                       "-s", "32",
+                                       mesh.state[k]["addr"], stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)))
+        time.sleep(0.25)
+    lost = {}
+    for k, p in procs:
+        out, _ = p.communicate(timeout=60)
+        m = re.search(r"(\d+) received", out)
+        if not m or int(m.group(1)) < 3:
+            lost[k] = out
+    seqs = {k: (mesh.hops(k), re.findall(r"icmp_seq=(\d+)", o)) for k, o in lost.items()}
+    print(f"{mesh.mode}: Linux -> every node, answered partly (node: hops, seqs): {seqs}")
+    # every node answers; on a radio mesh with hidden terminals an echo may
+    # be lost now and then (the MAC gives up after its retries)
+    assert all(re.search(r"[12] received", out) for out in lost.values()), lost
+
+
+def test_every_node_pings_linux(mesh):
+    got = mesh.run_all(lambda k: f"ping {LINUX_GLOBAL} -c 3 -i 1000 -s 32",
+                       r"packets transmitted")
+    recv = [int(m.group(1)) if (m := re.search(r"transmitted, (\d+) received", g)) else 0
+            for g in got]
+    print(f"{mesh.mode}: every node -> Linux: echo replies per node {recv}")
+    assert all(r >= 1 for r in recv), list(enumerate(got))
+
+
+def test_tcp_to_a_node_four_hops_deep(mesh):
+    deep = [k for k in range(N) if mesh.hops(k) == 4]
+    assert deep, [mesh.hops(k) for k in range(N)]
+    k = deep[0]
+    mesh.pacer.shell(k, f"tcp listen {TCP_PORT} echo")
+    data = bytes(i % 251 for i in range(2000))
+    client = (
+        "import socket, sys\n"
+        f"s = socket.create_connection(('{mesh.state[k]['addr']}', {TCP_PORT}), timeout=60)\n"
+        f"d = bytes(i % 251 for i in range({len(data)}))\n"
+        "s.sendall(d)\n"
+        "got = b''\n"
+        "while len(got) < len(d):\n"
+        "    b = s.recv(4096)\n"
+        "    if not b: break\n"
+        "    got += b\n"
+        "s.close()\n"
+        "print('echoed', len(got), got == d)\n")
+    res = mesh.ns.run(sys.executable, "-c", client, timeout=90)
+    assert res.returncode == 0 and f"echoed {len(data)} True" in res.stdout, \
+        res.stdout + res.stderr
+    mesh.pacer.shell(k, "tcp unlisten")
+
+
+def test_coap_get_from_a_deep_node(mesh):
+    need("coap-client-notls")
+    k = max(range(N), key=mesh.hops)
+    res = mesh.ns.run("timeout", "60", "coap-client-notls", "-m", "get", "-B", "50",
+                      f"coap://[{mesh.state[k]['addr']}]/.well-known/core", timeout=90)
+    assert res.returncode == 0 and "</counter>" in res.stdout, res.stdout + res.stderr
+
+
+def test_capture_dissects_clean(mesh):
+    assert mesh.cap.stop() == 0
+    rows = tshark_fields(mesh.pcap, "frame.protocols", "wpan.fcs_ok", "_ws.malformed",
+                         "_ws.expert", "icmpv6.type", "icmpv6.code", "icmpv6.checksum.status",
+                         "tcp.checksum.status",
+                         extra=("-R", f"udp.port == {BR_ZEP_PORT}", "-2",
+                                "-o", "tcp.check_checksum:TRUE"))
+    assert rows
+    assert all(r[2] == "" for r in rows), [r for r in rows if r[2]]
+    data = [r for r in rows if ":wpan" in r[0]]
+    assert data and all(r[1] == "1" for r in data), [r for r in data if r[1] != "1"]
+    # every ICMPv6 and TCP checksum checked and good
+    assert all(r[6] in ("", "1") and r[7] in ("", "1") for r in data), \
+        [r for r in data if r[6] not in ("", "1") or r[7] not in ("", "1")]
+    # and the UDP inside (CoAP); the outer UDP of ZEP on lo has the partial
+    # checksum of the kernel's offload, so it is left out
+    udp = tshark_fields(mesh.pcap, "udp.checksum.status",
+                        extra=("-R", f"udp.port == {BR_ZEP_PORT} && 6lowpan && udp.port == 5683",
+                               "-2", "-o", "udp.check_checksum:TRUE"))
+    assert udp and all(r[0].split(",")[-1] == "1" for r in udp), udp
+    # Nothing flagged: no error or warning of any dissector. Allowed: RFC 9008's RPI type 0x23, which tshark 4.0 predates
+    # (a note "Unknown Data"), and the Sequence group's traffic analysis: the
+    # bridge hears a datagram at every hop near it (TCP's "suspected
+    # retransmission", an echo request answered out of its earshot)
+    def flagged(expert):
+        return [e for e in expert.split(",") if e and "/Sequence)" not in e and
+                not ("(Note/Undecoded)" in e and "Unknown Data" in e)]
+    bad = [r for r in data if flagged(r[3])]
+    assert not bad, bad
+    # RPL's messages have nothing to note at all
+    rpl = [r for r in data if r[4] == "155"]
+    assert all(r[3] == "" for r in rpl), [r for r in rpl if r[3]]
+    assert {r[5] for r in rpl} >= {"1", "2", "3"}, rpl     # DIO, DAO, DAO-ACK
+    assert any(":tcp" in r[0] for r in data) and any(":coap" in r[0] for r in data)
