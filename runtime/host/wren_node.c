@@ -40,7 +40,8 @@
  * first 802.15.4 interface, storing mode unless --rpl-mode non-storing: its
  * DIOs carry PREFIX (PIO, autoconfiguration with LEN 64), it takes the
  * address PREFIX + its link-local IID, forwards, and routes PREFIX onto the
- * radio link (the DAOs' routes are longer, so they win). The Linux side
+ * radio link (the DAOs' routes are longer, so they win). Its route table
+ * holds RPL_ROOT_ROUTES (1,024) nodes. The Linux side
  * routes PREFIX via the node's TAP link-local address, as for
  * --border-router; --default-via gives the nodes' replies their way out.
  *
@@ -88,6 +89,7 @@
 #define ARENA_MAX (256u * 1024u)
 #define LINE_MAX_LEN 256
 #define MAX_ZEP 2 /* 802.15.4 interfaces (CONFIG_WREN_IPV6_IFS: 2 with IPv6) */
+#define RPL_ROOT_ROUTES 1024 /* --rpl-root: routes (nodes of the DODAG) the root holds */
 
 /* The process's one node and everything around it. */
 struct app {
@@ -115,6 +117,9 @@ static struct app app;
 static _Alignas(8) uint8_t arena[ARENA_MAX];
 /* the modules' state: every module of the list, one NIB per ZEP interface */
 static _Alignas(8) uint8_t modules[64 * 1024];
+/* --rpl-root: the root's route table, one route per node of the DODAG
+ * (the CONFIG_WREN_RPL_ROUTES built into the module suit a router) */
+static struct wren_rpl_route rpl_routes[RPL_ROOT_ROUTES];
 
 static void out(void *ctx, const char *s)
 {
@@ -763,7 +768,10 @@ static int configure(struct app *a, const struct opts *o)
         }
         struct wren_fib_entry r = {.prefix_len = o->rpl.prefix_len, .if_id = zif};
         memcpy(r.prefix, o->rpl.prefix, 16);
-        if ((res = wren_netapi_set(&a->node, rpl, WREN_NETOPT_RPL_ROLE, 0, &o->rpl,
+        struct wren_rpl_route_mem mem = {.mem = rpl_routes, .n = RPL_ROOT_ROUTES};
+        if ((res = wren_netapi_set(&a->node, rpl, WREN_NETOPT_RPL_ROUTE_MEM, 0, &mem,
+                                   sizeof(mem))) < 0 ||
+            (res = wren_netapi_set(&a->node, rpl, WREN_NETOPT_RPL_ROLE, 0, &o->rpl,
                                    sizeof(o->rpl))) < 0 ||
             (res = wren_netapi_set(&a->node, ip, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r,
                                    sizeof(r))) < 0) {

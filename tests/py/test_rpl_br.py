@@ -49,7 +49,7 @@ BR_ID = 100
 BR_LL_ETH = "fe80::57:52ff:fe00:64"      # --id 100 on Ethernet: MAC 02:57:52:00:00:64
 BR_ZEP_PORT = 17754                     # in the namespace: nothing else there
 BRIDGE_PORT = 17760
-COLS, ROWS, SPACING = 4, 4, 10.0        # 20 nodes, 10 m apart
+COLS, ROWS, SPACING = 5, 4, 10.0        # 20 nodes, 10 m apart
 N = COLS * ROWS
 RANGE = 15.0                            # neighbours: the 8 around (diagonals 14.1 m)
 MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
@@ -197,6 +197,9 @@ def mesh(request, host_ok, tmp_path_factory):
         for k in range(N):
             sim.add_node(SPACING * (k % COLS), SPACING * (k // COLS))
             sim.set_cca(k, True)
+            # retries 0..20 ms apart: hidden terminals' retries would
+            # otherwise collide again (CSMA's backoff is shorter than a frame)
+            sim.set_mac(k, retry_delay_ms=20)
         with in_netns(name):
             # at the mesh's west edge: it hears nodes 0 and 5 only
             sim.zep_bridge(BRIDGE_PORT, BR_ZEP_PORT, x=-SPACING, y=SPACING / 2)
@@ -206,6 +209,8 @@ def mesh(request, host_ok, tmp_path_factory):
         br.run("help", r"^exit ")
         pacer = Pacer(sim)
         for k in range(N):
+            if mode == "storing":
+                sim.rpl_routes(k, N)  # a router may hold a route to every node
             pacer.shell(k, "rpl router")
         ns.ip("-6", "addr", "add", f"{LINUX_LL}/64", "dev", "tap0")
         ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
