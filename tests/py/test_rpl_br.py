@@ -55,6 +55,7 @@ RANGE = 15.0                            # neighbours: the 8 around (diagonals 14
 MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
 TCP_PORT = 5001
 CLONE_NEWNET = 0x40000000
+MODES = ("storing", "non-storing")
 
 
 @contextmanager
@@ -139,15 +140,104 @@ def br_routes(br):
 
 
 class Mesh:
-    def __init__(self, mode, ns, sim, pacer, br, cap, pcap):
-        self.mode, self.ns, self.sim, self.pacer, self.br = mode, ns, sim, pacer, br
-        self.cap, self.pcap = cap, pcap
+    """One mode's rig: namespace, capture, simulated mesh with its bridge,
+    border router. start() sets it up until the DODAG has formed, finish()
+    ends it in order and checks that nothing is left in any packet buffer,
+    close() releases whatever exists (also after a failure)."""
+
+    def __init__(self, mode, tmp):
+        self.mode, self.tmp = mode, tmp
+        self.name = f"wren-br-{os.getpid()}-{mode}"
+        self.ns = Netns(self.name)
+        self.sim = self.pacer = self.br = self.cap = None
+        self.pcap = tmp / "zep.pcap"
         self.state = []
+        self.made_ns = False
+
+    def start(self):
+        ns, mode = self.ns, self.mode
+        subprocess.run(["ip", "netns", "add", self.name], check=True, capture_output=True)
+        self.made_ns = True
+        ns.ip("link", "set", "lo", "up")
+        ns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
+        ns.ip("link", "set", "tap0", "up")
+        os.chmod(self.tmp, 0o777)
+        self.cap = Capture(ns, self.pcap)
+        self.cap.sync()
+        self.sim = sim = Sim(7)
+        sim.set_range(RANGE, 1.0)
+        for k in range(N):
+            sim.add_node(SPACING * (k % COLS), SPACING * (k // COLS))
+            sim.set_cca(k, True)
+            # retries 0..20 ms apart: hidden terminals' retries would
+            # otherwise collide again (CSMA's backoff is shorter than a frame)
+            sim.set_mac(k, retry_delay_ms=20)
+            if mode == "storing":
+                sim.rpl_routes(k, N)  # a router may hold a route to every node
+        with in_netns(self.name):
+            # at the mesh's west edge: it hears nodes 0 and 5 only
+            sim.zep_bridge(BRIDGE_PORT, BR_ZEP_PORT, x=-SPACING, y=SPACING / 2)
+        # the border router: the one documented command (README)
+        self.br = br = WrenNode(ns, "--tap", "tap0", "--zep",
+                                f"{BR_ZEP_PORT}:127.0.0.1:{BRIDGE_PORT}", "--id", BR_ID,
+                                "--rpl-root", f"{PREFIX}/64", "--rpl-mode", mode,
+                                "--default-via", LINUX_LL)
+        br.run("help", r"^exit ")
+        self.pacer = pacer = Pacer(sim)
+        for k in range(N):
+            pacer.shell(k, "rpl router")
+        ns.ip("-6", "addr", "add", f"{LINUX_LL}/64", "dev", "tap0")
+        ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
+        ns.ip("-6", "route", "add", f"{PREFIX}/64", "via", BR_LL_ETH, "dev", "tap0")
+        kernel_addr_ready(ns, LINUX_LL)
+        kernel_addr_ready(ns, LINUX_GLOBAL)
+        # formed: the root holds a route to every node
+        t0 = time.monotonic()
+        deadline = t0 + 120
+        while True:
+            n, out = br_routes(br)
+            if n >= N:
+                break
+            assert time.monotonic() < deadline, f"the root routes {n} of {N} nodes:\n{out}"
+            time.sleep(0.5)
+        self.state = [rpl_state(pacer, k) for k in range(N)]
+        assert all(s["joined"] and s["addr"] for s in self.state), self.state
+        print(f"\n{mode}: formed in {time.monotonic() - t0:.1f} s (wall clock), hops "
+              f"{sorted(self.hops(k) for k in range(N))}")
+
+    def finish(self):
+        # the border router leaves, the mesh is silenced and runs on
+        # (virtual time, fast) until nothing is in flight
+        br, sim = self.br, self.sim
+        if not br.pktbuf_empty():
+            raise AssertionError("the border router's packet buffer is not empty:\n" +
+                                 br.run("pktbuf\nstats", r"^rpl2"))
+        assert br.exit() == 0
+        self.pacer.close()
+        self.pacer = None
+        for k in range(N):
+            sim.shell(k, "rpl off")
+        sim.run(sim.now + 15)
+        assert sim.pktbufs_clean(), "a simulated node's packet buffer is not empty"
+
+    def close(self):
+        try:
+            if self.pacer:
+                self.pacer.close()
+            if self.br:
+                self.br.stop()
+            self.ns.stop_all()
+            if self.sim:
+                self.sim.close()
+        finally:
+            if self.made_ns:
+                self.ns.ip("tuntap", "del", "dev", "tap0", "mode", "tap", check=False)
+                subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
 
     def hops(self, i):
         return (self.state[i]["rank"] - MIN_HOP) // OF0_INC
 
-    def run_all(self, cmd_of, regex, apart=0.25, timeout=30.0):
+    def run_all(self, cmd_of, regex, apart=0.15, timeout=30.0):
         """Give every node a shell command, @apart seconds one after the
         other; return each one's output up to @regex."""
         for i in range(N):
@@ -168,102 +258,61 @@ class Mesh:
         return got
 
 
+def both(fn, meshes):
+    """fn(mesh) on every mesh at once (one thread each); a failure names
+    its mode."""
+    errors = {}
+
+    def run(m):
+        try:
+            fn(m)
+        except BaseException as e:  # noqa: BLE001 - reported below, with the mode
+            errors[m.mode] = e
+    threads = [threading.Thread(target=run, args=(m,)) for m in meshes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        mode, e = next(iter(errors.items()))
+        raise AssertionError(f"{mode}: {type(e).__name__}: {e}" +
+                             "".join(f"\n(also {k}: {v})" for k, v in list(errors.items())[1:])
+                             ) from e
+
+
 def need(tool):
     import shutil
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed")
 
 
-@pytest.fixture(scope="module", params=["storing", "non-storing"])
-def mesh(request, host_ok, tmp_path_factory):
+@pytest.fixture(scope="module")
+def meshes(host_ok, tmp_path_factory):
+    """Both modes' rigs, set up, used and ended side by side (wall time)."""
     need("tshark")
     need("ping")
-    mode = request.param
-    name = f"wren-br-{os.getpid()}-{mode}"
-    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True)
-    ns = Netns(name)
-    sim = pacer = br = None
+    rigs = [Mesh(mode, tmp_path_factory.mktemp(f"br-{mode}")) for mode in MODES]
     try:
-        ns.ip("link", "set", "lo", "up")
-        ns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
-        ns.ip("link", "set", "tap0", "up")
-        tmp = tmp_path_factory.mktemp(f"br-{mode}")
-        os.chmod(tmp, 0o777)
-        pcap = tmp / "zep.pcap"
-        cap = Capture(ns, pcap)
-        cap.sync()
-        sim = Sim(7)
-        sim.set_range(RANGE, 1.0)
-        for k in range(N):
-            sim.add_node(SPACING * (k % COLS), SPACING * (k // COLS))
-            sim.set_cca(k, True)
-            # retries 0..20 ms apart: hidden terminals' retries would
-            # otherwise collide again (CSMA's backoff is shorter than a frame)
-            sim.set_mac(k, retry_delay_ms=20)
-        with in_netns(name):
-            # at the mesh's west edge: it hears nodes 0 and 5 only
-            sim.zep_bridge(BRIDGE_PORT, BR_ZEP_PORT, x=-SPACING, y=SPACING / 2)
-        br = WrenNode(ns, "--tap", "tap0", "--zep", f"{BR_ZEP_PORT}:127.0.0.1:{BRIDGE_PORT}",
-                      "--id", BR_ID, "--rpl-root", f"{PREFIX}/64", "--rpl-mode", mode,
-                      "--default-via", LINUX_LL)
-        br.run("help", r"^exit ")
-        pacer = Pacer(sim)
-        for k in range(N):
-            if mode == "storing":
-                sim.rpl_routes(k, N)  # a router may hold a route to every node
-            pacer.shell(k, "rpl router")
-        ns.ip("-6", "addr", "add", f"{LINUX_LL}/64", "dev", "tap0")
-        ns.ip("-6", "addr", "add", f"{LINUX_GLOBAL}/64", "dev", "tap0")
-        ns.ip("-6", "route", "add", f"{PREFIX}/64", "via", BR_LL_ETH, "dev", "tap0")
-        kernel_addr_ready(ns, LINUX_LL)
-        kernel_addr_ready(ns, LINUX_GLOBAL)
-        # formed: every node joined and the root holds a route to each
-        m = Mesh(mode, ns, sim, pacer, br, cap, pcap)
-        t0 = time.monotonic()
-        deadline = t0 + 120
-        while True:
-            n, out = br_routes(br)
-            if n >= N:
-                break
-            assert time.monotonic() < deadline, f"the root routes {n} of {N} nodes:\n{out}"
-            time.sleep(0.5)
-        m.state = [rpl_state(pacer, k) for k in range(N)]
-        assert all(s["joined"] and s["addr"] for s in m.state), m.state
-        print(f"\n{mode}: formed in {time.monotonic() - t0:.1f} s (wall clock), hops "
-              f"{sorted(m.hops(k) for k in range(N))}")
-        yield m
-        # orderly end: the border router leaves, the mesh is silenced and
-        # runs on (virtual time, fast) until nothing is in flight
-        if not br.pktbuf_empty():
-            raise AssertionError("the border router's packet buffer is not empty:\n" +
-                                 br.run("pktbuf\nstats\nzep\nnd", r"^tap "))
-        assert br.exit() == 0
-        pacer.close()
-        pacer = None
-        for k in range(N):
-            sim.shell(k, "rpl off")
-        sim.run(sim.now + 15)
-        assert sim.pktbufs_clean(), "a simulated node's packet buffer is not empty"
+        both(Mesh.start, rigs)
+        yield rigs
+        both(Mesh.finish, rigs)
     finally:
-        if pacer:
-            pacer.close()
-        if br:
-            br.stop()
-        ns.stop_all()
-        if sim:
-            sim.close()
-        ns.ip("tuntap", "del", "dev", "tap0", "mode", "tap", check=False)
-        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+        for m in rigs:
+            m.close()
 
 
-def test_linux_pings_every_node(mesh):
+def test_linux_pings_every_node(meshes):
+    both(linux_pings_every_node, meshes)
+
+
+def linux_pings_every_node(mesh):
     procs = []
     for k in range(N):
-        procs.append((k, mesh.ns.popen("ping", "-6", "-c", "3", "-i", "1", "-W", "3",
+        procs.append((k, mesh.ns.popen("ping", "-6", "-c", "3", "-i", "0.5", "-W", "3",
                                        "-s", "32",
                                        mesh.state[k]["addr"], stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT, text=True)))
-        time.sleep(0.25)
+        time.sleep(0.15)
     lost = {}
     for k, p in procs:
         out, _ = p.communicate(timeout=60)
@@ -277,8 +326,12 @@ def test_linux_pings_every_node(mesh):
     assert all(re.search(r"[12] received", out) for out in lost.values()), lost
 
 
-def test_every_node_pings_linux(mesh):
-    got = mesh.run_all(lambda k: f"ping {LINUX_GLOBAL} -c 3 -i 1000 -s 32",
+def test_every_node_pings_linux(meshes):
+    both(every_node_pings_linux, meshes)
+
+
+def every_node_pings_linux(mesh):
+    got = mesh.run_all(lambda k: f"ping {LINUX_GLOBAL} -c 3 -i 500 -s 32",
                        r"packets transmitted")
     recv = [int(m.group(1)) if (m := re.search(r"transmitted, (\d+) received", g)) else 0
             for g in got]
@@ -286,7 +339,11 @@ def test_every_node_pings_linux(mesh):
     assert all(r >= 1 for r in recv), list(enumerate(got))
 
 
-def test_tcp_to_a_node_four_hops_deep(mesh):
+def test_tcp_to_a_node_four_hops_deep(meshes):
+    both(tcp_to_a_node_four_hops_deep, meshes)
+
+
+def tcp_to_a_node_four_hops_deep(mesh):
     deep = [k for k in range(N) if mesh.hops(k) == 4]
     assert deep, [mesh.hops(k) for k in range(N)]
     k = deep[0]
@@ -310,15 +367,23 @@ def test_tcp_to_a_node_four_hops_deep(mesh):
     mesh.pacer.shell(k, "tcp unlisten")
 
 
-def test_coap_get_from_a_deep_node(mesh):
+def test_coap_get_from_a_deep_node(meshes):
     need("coap-client-notls")
+    both(coap_get_from_a_deep_node, meshes)
+
+
+def coap_get_from_a_deep_node(mesh):
     k = max(range(N), key=mesh.hops)
     res = mesh.ns.run("timeout", "60", "coap-client-notls", "-m", "get", "-B", "50",
                       f"coap://[{mesh.state[k]['addr']}]/.well-known/core", timeout=90)
     assert res.returncode == 0 and "</counter>" in res.stdout, res.stdout + res.stderr
 
 
-def test_capture_dissects_clean(mesh):
+def test_capture_dissects_clean(meshes):
+    both(capture_dissects_clean, meshes)
+
+
+def capture_dissects_clean(mesh):
     assert mesh.cap.stop() == 0
     rows = tshark_fields(mesh.pcap, "frame.protocols", "wpan.fcs_ok", "_ws.malformed",
                          "_ws.expert", "icmpv6.type", "icmpv6.code", "icmpv6.checksum.status",
