@@ -56,7 +56,7 @@ RANGE = 15.0                            # neighbours: the 8 around (diagonals 14
 MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
 TCP_PORT = 5001
 CLONE_NEWNET = 0x40000000
-MODES = ("storing", "non-storing")
+MODES = ("storing",)  # non-storing: once the root tunnels what it forwards down (RFC 9008)
 
 
 @contextmanager
