@@ -243,10 +243,12 @@ class Mesh:
     def hops(self, i):
         return (self.state[i]["rank"] - MIN_HOP) // OF0_INC
 
-    def run_all(self, cmd_of, regex, apart=0.15, timeout=30.0):
-        """Give every node a shell command, @apart seconds one after the
-        other; return each one's output up to @regex."""
-        for i in range(N):
+    def run_all(self, cmd_of, regex, nodes=None, apart=0.2, timeout=30.0):
+        """Give each of @nodes (default: all) a shell command, @apart seconds
+        one after the other; return each one's output up to @regex (by node
+        index; '' for the others)."""
+        nodes = range(N) if nodes is None else nodes
+        for i in nodes:
             with self.pacer.lock:
                 self.sim.output(i)  # drop what came before
                 res, _ = self.sim.shell(i, cmd_of(i))
@@ -256,9 +258,9 @@ class Mesh:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.pacer.lock:
-                for i in range(N):
+                for i in nodes:
                     got[i] += self.sim.output(i)
-            if all(re.search(regex, g) for g in got):
+            if all(re.search(regex, got[i]) for i in nodes):
                 break
             time.sleep(0.2)
         return got
@@ -311,25 +313,30 @@ def test_linux_pings_every_node(meshes):
     both(linux_pings_every_node, meshes)
 
 
+ATTEMPTS = 6  # echo requests per node at most, 0.5 s apart, until one is answered
+
+
 def linux_pings_every_node(mesh):
+    # each node is pinged until it answers (ping -c 1 -w: at most ATTEMPTS
+    # requests), the nodes 0.2 s apart: on a mesh with hidden terminals a
+    # frame is lost now and then (the MAC gives up after its retries), and
+    # many echoes at once through the two nodes next to the bridge lose more
     procs = []
     for k in range(N):
-        procs.append((k, mesh.ns.popen("ping", "-6", "-c", "3", "-i", "0.5", "-W", "3",
-                                       "-s", "32",
-                                       mesh.state[k]["addr"], stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, text=True)))
-        time.sleep(0.15)
-    lost = {}
+        procs.append((k, mesh.ns.popen("ping", "-6", "-c", "1", "-i", "0.5",
+                                       "-w", ATTEMPTS // 2, "-s", "32", mesh.state[k]["addr"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True)))
+        time.sleep(0.2)
+    sent, silent = [], {}
     for k, p in procs:
         out, _ = p.communicate(timeout=60)
-        m = re.search(r"(\d+) received", out)
-        if not m or int(m.group(1)) < 3:
-            lost[k] = out
-    seqs = {k: (mesh.hops(k), re.findall(r"icmp_seq=(\d+)", o)) for k, o in lost.items()}
-    print(f"{mesh.mode}: Linux -> every node, answered partly (node: hops, seqs): {seqs}")
-    # every node answers; on a radio mesh with hidden terminals an echo may
-    # be lost now and then (the MAC gives up after its retries)
-    assert all(re.search(r"[12] received", out) for out in lost.values()), lost
+        m = re.search(r"(\d+) packets transmitted, (\d+) received", out)
+        if not m or m.group(2) != "1":
+            silent[k] = out
+        sent.append(int(m.group(1)) if m else 0)
+    print(f"{mesh.mode}: Linux -> every node: echo requests until answered {sent}")
+    assert not silent, silent
 
 
 def test_every_node_pings_linux(meshes):
@@ -337,12 +344,19 @@ def test_every_node_pings_linux(meshes):
 
 
 def every_node_pings_linux(mesh):
-    got = mesh.run_all(lambda k: f"ping {LINUX_GLOBAL} -c 3 -i 500 -s 32",
-                       r"packets transmitted")
-    recv = [int(m.group(1)) if (m := re.search(r"transmitted, (\d+) received", g)) else 0
-            for g in got]
-    print(f"{mesh.mode}: every node -> Linux: echo replies per node {recv}")
-    assert all(r >= 1 for r in recv), list(enumerate(got))
+    # every node pings Linux once, 0.2 s apart; those not answered again, in
+    # rounds, at most ATTEMPTS times
+    todo, tries = list(range(N)), [0] * N
+    for _ in range(ATTEMPTS):
+        got = mesh.run_all(lambda k: f"ping {LINUX_GLOBAL} -c 1 -s 32", r"packets transmitted",
+                           nodes=todo, apart=0.2)
+        for k in todo:
+            tries[k] += 1
+        todo = [k for k in todo if not re.search(r"transmitted, 1 received", got[k])]
+        if not todo:
+            break
+    print(f"{mesh.mode}: every node -> Linux: echo requests until answered {tries}")
+    assert not todo, f"never answered: nodes {todo}"
 
 
 def test_tcp_to_a_node_four_hops_deep(meshes):
