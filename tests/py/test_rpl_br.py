@@ -40,7 +40,7 @@ import pytest
 from conftest import Netns, WrenNode, tshark_fields
 from test_host import PROBE_PORT, kernel_addr_ready
 from test_sim_zep import Pacer
-from wren.addr import addr
+from wren.addr import addr, eui64_str
 from wren.lib import Sim
 
 PREFIX = "2001:db8:b0::"
@@ -56,7 +56,7 @@ RANGE = 15.0                            # neighbours: the 8 around (diagonals 14
 MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
 TCP_PORT = 5001
 CLONE_NEWNET = 0x40000000
-MODES = ("storing",)  # non-storing: once the root tunnels what it forwards down (RFC 9008)
+MODES = ("storing", "non-storing")
 
 
 @contextmanager
@@ -437,6 +437,24 @@ def capture_dissects_clean(mesh):
     assert all(r[3] == "" for r in rpl), [r for r in rpl if r[3]]
     assert {r[5] for r in rpl} >= {"1", "2", "3"}, rpl     # DIO, DAO, DAO-ACK
     assert any(":tcp" in r[0] for r in data) and any(":coap" in r[0] for r in data)
+    # RFC 9008: what Linux sends into the DODAG, the root forwards tunnelled
+    # (IPv6-in-IPv6 from its own address, the RPI in the outer header); in
+    # non-storing mode the outer header carries the source route (RFC 6554)
+    # to every node beyond the root's children
+    br_addr = addr(PREFIX, BR_ID)
+    down = tshark_fields(mesh.pcap, "frame.protocols", "ipv6.src", "ipv6.dst", "ipv6.opt.type",
+                         "ipv6.routing.type",
+                         extra=("-2", "-R", f"udp.port == {BR_ZEP_PORT} && wpan.src64 == "
+                                f"{eui64_str(BR_ID)} && icmpv6.type == 128"))
+    assert len(down) >= N, down
+    deep = {mesh.state[k]["addr"] for k in range(N) if mesh.hops(k) > 1}
+    for protos, src, dst, opt, rt in down:
+        assert ":ipv6:ipv6" in protos.replace(".hopopts", "").replace(".routing", ""), protos
+        assert src.split(",") == [br_addr, LINUX_GLOBAL] and "0x23" in opt.split(","), (src, opt)
+        if mesh.mode == "non-storing" and dst.split(",")[-1] in deep:
+            assert rt == "3", (protos, dst, rt)
+        elif mesh.mode == "storing":
+            assert rt == "", (protos, dst, rt)
 
 
 def test_wren_node_rpl_root_options():
