@@ -56,6 +56,8 @@ RANGE = 15.0                            # neighbours: the 8 around (diagonals 14
 MIN_HOP, OF0_INC = 256, 3 * 256         # OF0: rank = 256 + hops x 768
 TCP_PORT = 5001
 CLONE_NEWNET = 0x40000000
+
+pytestmark = pytest.mark.realtime
 MODES = ("storing", "non-storing")
 
 
@@ -295,7 +297,20 @@ def need(tool):
 
 
 @pytest.fixture(scope="module")
-def meshes(host_ok, tmp_path_factory):
+def no_preload():
+    """The programs this module runs (ip, tshark, ping, coap-client,
+    wren-node) run without the sanitizers that ./wren test preloads into the
+    interpreter for a sanitized libwren_sim.so (as its host tests do)."""
+    saved = os.environ.pop("LD_PRELOAD", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["LD_PRELOAD"] = saved
+
+
+@pytest.fixture(scope="module")
+def meshes(host_ok, no_preload, tmp_path_factory):
     """Both modes' rigs, set up, used and ended side by side (wall time)."""
     need("tshark")
     need("ping")
