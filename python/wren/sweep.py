@@ -366,20 +366,32 @@ def run_ray(ray: Any, p: Plan, todo: Sequence[Run], done: Done) -> None:
         refs = {remote.remote(data, name, r.params, r.seed, p.duration, p.profile): r
                 for r in todo}
         waiting = list(refs)
-        while waiting:
-            ready, waiting = ray.wait(waiting, num_returns=1)
-            for ref in ready:
-                r = refs[ref]
-                try:
-                    rec = ray.get(ref)
-                except Exception as e:  # the task or its worker died
-                    rec = {"params": [[k, v] for k, v in r.params], "seed": r.seed,
-                           "status": "error", "wall_s": None,
-                           "error": f"Ray task failed: {type(e).__name__}: "
-                                    f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}"}
-                done(r, rec)
+        try:
+            _ray_collect(ray, refs, waiting, done)
+        except BaseException:   # Ctrl-C: the cluster drops what has not run
+            for ref in waiting:
+                ray.cancel(ref, force=True)
+            raise
     finally:
         ray.shutdown()
+
+
+def _ray_collect(ray: Any, refs: Mapping[Any, Run], waiting: list[Any], done: Done) -> None:
+    """Hand each finished task's record to @done as it comes; @waiting (in
+    place) holds the tasks not finished."""
+    while waiting:
+        ready, rest = ray.wait(waiting, num_returns=1)
+        waiting[:] = rest
+        for ref in ready:
+            r = refs[ref]
+            try:
+                rec = ray.get(ref)
+            except Exception as e:  # the task or its worker died
+                rec = {"params": [[k, v] for k, v in r.params], "seed": r.seed,
+                       "status": "error", "wall_s": None,
+                       "error": f"Ray task failed: {type(e).__name__}: "
+                                f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}"}
+            done(r, rec)
 
 
 # ---- statistics -----------------------------------------------------------
@@ -639,7 +651,8 @@ def main(args: argparse.Namespace) -> int:
                 raise KeyboardInterrupt
             if rec["status"] != "ok":
                 failures.append((r, rec["error"]))
-                bar.write(f"run failed: {r.label()}: {rec['error']}", file=sys.stderr)
+                if bar.on:   # (the list at the end says it again, also without a terminal)
+                    bar.write(f"run failed: {r.label()}: {rec['error']}", file=sys.stderr)
             bar.task(r.label())
             bar.advance(sim_s=rec.get("duration_s") or 0.0, events=rec.get("events") or 0)
 
