@@ -71,25 +71,35 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
                      label="link PRR")
     parents = result.get("rpl_parents") or {}
     roots = set(result.get("rpl_roots") or [])
-    for child, parent in parents.items():
-        if parent is None:
-            continue
-        (x0, y0), (x1, y1) = pos[int(child)], pos[parent]
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), zorder=2,
-                    arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.0,
-                                "shrinkA": 9, "shrinkB": 9})
+    edges = [(pos[int(c)], pos[par]) for c, par in parents.items() if par is not None]
+    if len(edges) <= 300:
+        for (x0, y0), (x1, y1) in edges:
+            ax.annotate("", xy=(x1, y1), xytext=(x0, y0), zorder=2,
+                        arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.0,
+                                    "shrinkA": 9, "shrinkB": 9})
+    elif edges:   # many: lines without heads, drawn at once
+        ax.add_collection(LineCollection([list(e) for e in edges], colors="black",
+                                         linewidths=1.5, zorder=2))
     joined = {int(c) for c, par in parents.items() if par is not None}
+    big = n > 100
+    size = 30 if big else 320
+    groups: dict[tuple[str, str], list[int]] = {}
     for i in range(n):
-        x, y = pos[i]
         root = i in roots
         face = "gold" if root else ("white" if parents and i not in joined else "lightblue")
-        ax.scatter([x], [y], s=320, marker="s" if root else "o", c=face, edgecolors="black",
-                   zorder=3)
-        ax.text(x, y, str(i), ha="center", va="center", fontsize=8, zorder=4)
+        groups.setdefault((face, "s" if root else "o"), []).append(i)
+    for (face, marker), ids_ in groups.items():
+        ax.scatter([pos[i][0] for i in ids_], [pos[i][1] for i in ids_], s=size * (3 if big and
+                   marker == "s" else 1), marker=marker, c=face, edgecolors="black", zorder=3)
+    if not big:
+        for i in range(n):
+            ax.text(pos[i][0], pos[i][1], str(i), ha="center", va="center", fontsize=8,
+                    zorder=4)
     ax.set_aspect("equal", adjustable="datalim")
     ax.autoscale_view()
     title = result.get("scenario") or "scenario"
-    extra = (f"\nRPL DODAG: arrows from child to preferred parent, {len(joined)} of "
+    extra = (f"\nRPL DODAG: {'edges' if len(edges) > 300 else 'arrows'} from child to "
+             f"preferred parent, {len(joined)} of "
              f"{n - len(roots)} nodes joined, root square" if parents else "")
     ax.set_title(f"{title}: {n} nodes{extra}", fontsize=10)
     ax.set_xlabel("x (m)")
@@ -99,16 +109,24 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
     cs = [nd["counters"] for nd in result["nodes"]]
     ax1 = fig.add_subplot(grid[0, 1])
     w = 0.4
-    ax1.bar([i - w / 2 for i in ids], [c.get("app.sent", 0) for c in cs], w, label="app sent")
-    ax1.bar([i + w / 2 for i in ids], [c.get("app.received", 0) for c in cs], w,
-            label="app received")
+    sent, rcvd = [c.get("app.sent", 0) for c in cs], [c.get("app.received", 0) for c in cs]
+    if n <= 100:
+        ax1.bar([i - w / 2 for i in ids], sent, w, label="app sent")
+        ax1.bar([i + w / 2 for i in ids], rcvd, w, label="app received")
+    else:
+        ax1.plot(ids, sent, drawstyle="steps-mid", label="app sent")
+        ax1.plot(ids, rcvd, drawstyle="steps-mid", label="app received")
     ax1.set_ylabel("packets")
     if not any(c.get("app.sent", 0) or c.get("app.received", 0) for c in cs):
         ax1.text(0.5, 0.5, "no application traffic", transform=ax1.transAxes, ha="center")
     ax1.set_title("delivery: packets each node's applications sent and received", fontsize=9)
     ax1.legend(fontsize=7)
     ax2 = fig.add_subplot(grid[1, 1])
-    ax2.bar(ids, [100 * duty(c) for c in cs], color="C2")
+    dc = [100 * duty(c) for c in cs]
+    if n <= 100:
+        ax2.bar(ids, dc, color="C2")
+    else:   # bars of a pixel or less alias: a filled step line
+        ax2.fill_between(ids, dc, step="mid", color="C2")
     ax2.set_ylabel("radio on (%)")
     ax2.set_xlabel("node")
     ax2.set_title("radio duty cycle", fontsize=9)

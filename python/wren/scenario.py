@@ -945,10 +945,19 @@ def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
     links: dict[tuple[int, int], float] = {}
     radio = sc.radio
     if radio.range is not None and radio.range > 0:
-        for a, pa in enumerate(pos):
-            for b, pb in enumerate(pos):
-                if a != b and math.dist(pa, pb) <= radio.range:
-                    links[(a, b)] = radio.prr
+        # pairs within range through a grid of range-sized cells: each node is
+        # compared with the nodes of its own and the 26 cells around it
+        r = radio.range
+        cells: dict[tuple[int, ...], list[int]] = {}
+        for i, p in enumerate(pos):
+            cells.setdefault(tuple(math.floor(c / r) for c in p), []).append(i)
+        near = [(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
+        for (cx, cy, cz), members in cells.items():
+            for dx, dy, dz in near:
+                for b in cells.get((cx + dx, cy + dy, cz + dz), ()):
+                    for a in members:
+                        if a != b and math.dist(pos[a], pos[b]) <= r:
+                            links[(a, b)] = radio.prr
     for link in sc.links:
         links[(link.src, link.dst)] = link.prr
         if link.both:
