@@ -411,6 +411,8 @@ struct wren_coap_xchg {
     uint8_t token[4];
     uint8_t observe;         /**< an observation (stays after its first response) */
     uint8_t observing;       /**< ... registered: notifications are taken */
+    uint8_t obs_blk;         /**< ... the rest of a notification's Block2 blocks is being fetched */
+    uint8_t blk_token[4];    /**< ... with requests of this token */
     uint32_t obs_seq;        /**< the newest notification's sequence number */
     uint32_t obs_ms;         /**< and when it came */
     uint8_t b1_szx;          /**< Block1 size while a body goes in blocks */

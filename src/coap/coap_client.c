@@ -75,6 +75,10 @@ static void xchg_timer(struct wren_timer *t, void *arg)
     struct wren_coap *c = x->c;
     if (x->non || x->tcp || x->state == XS_WAIT_RESP || x->retx >= c->max_retransmit) {
         c->stats.cl_timeout++;
+        if (x->obs_blk) {
+            x->obs_blk = 0; /* that notification stays cut; the observation goes on */
+            return;
+        }
         xchg_end(x, -ETIMEDOUT, NULL);
         return;
     }
@@ -285,7 +289,8 @@ static int rebuild(struct wren_coap_xchg *x, int32_t block2, int32_t block1, boo
     if (new_mid) {
         x->mid = c->next_mid++;
     }
-    wren_coap_build_init(&b, buf, sizeof(buf), old.type, old.code, x->mid, old.token, old.tkl);
+    wren_coap_build_init(&b, buf, sizeof(buf), old.type, old.code, x->mid,
+                         x->obs_blk ? x->blk_token : old.token, old.tkl);
     /* the replaced options in order, each put before the first option past it */
     struct {
         uint16_t num;
@@ -308,7 +313,9 @@ static int rebuild(struct wren_coap_xchg *x, int32_t block2, int32_t block1, boo
         if (more <= 0) {
             break;
         }
-        if (o.num != COAP_OPT_BLOCK2 && o.num != COAP_OPT_BLOCK1 && o.num != COAP_OPT_SIZE1) {
+        /* RFC 7959 3.4: a notification's later blocks are asked for without Observe */
+        if (o.num != COAP_OPT_BLOCK2 && o.num != COAP_OPT_BLOCK1 && o.num != COAP_OPT_SIZE1 &&
+            !(x->obs_blk && o.num == COAP_OPT_OBSERVE)) {
             wren_coap_build_opt(&b, o.num, o.val, o.len);
         }
     }
@@ -351,6 +358,48 @@ static bool from_peer(const struct wren_coap_xchg *x, const struct wren_sock_udp
     return x->to.port == from->port && memcmp(x->to.addr, from->addr, 16) == 0;
 }
 
+/* Whether @p m carries @p x's token (or the one of its notification's block requests). */
+static bool tok_match(const struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    return m->tkl == sizeof(x->token) &&
+           (memcmp(m->token, x->token, m->tkl) == 0 ||
+            (x->obs_blk && memcmp(m->token, x->blk_token, m->tkl) == 0));
+}
+
+/* After a notification (or one of its blocks) @p m of observation @p x:
+ * ask for its next block if Block2 says more follow (RFC 7959 3.4: by
+ * GETs without Observe, with the observation's token), else stop asking. */
+static void obs_next_block(struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    struct coap_opt o;
+    uint32_t v;
+    struct coap_block blk;
+    if (!x->used) {
+        return; /* cancelled by the callback */
+    }
+    if (COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
+        wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, &blk) == 0 && blk.more &&
+        blk.num < COAP_BLOCK_NUM_MAX) {
+        struct coap_block nb = { .num = blk.num + 1, .szx = blk.szx };
+        if (!x->obs_blk) {
+            /* a token of their own: a GET without Observe carrying the
+             * observation's token would end it (RFC 7641 3.6) at servers
+             * that do not look at Block2 first */
+            uint32_t tok = wren_node_random(x->c->node);
+            memcpy(x->blk_token, &tok, sizeof(x->blk_token));
+        }
+        x->obs_blk = 1;
+        x->b1 = 0;
+        if (rebuild(x, wren_coap_block_encode(&nb), -1, true) == 0 && resend(x) == 0) {
+            return;
+        }
+    }
+    if (x->obs_blk) {
+        x->obs_blk = 0;
+        wren_timer_cancel(x->c->node, &x->timer); /* no more retransmissions */
+    }
+}
+
 /* A response for @p x: deliver it, and ask for the next block if there is one. */
 static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
 {
@@ -377,9 +426,19 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
             }
             x->obs_seq = v;
             x->obs_ms = (uint32_t)now;
+            x->obs_blk = 0; /* a newer one replaces a notification still being fetched */
             if (x->cb) {
                 x->cb(c, 1, m, x->arg);
             }
+            obs_next_block(x, m);
+            return;
+        }
+        if (x->obs_blk) {
+            /* a block of the latest notification: the rest follows (RFC 7959 3.4) */
+            if (x->cb) {
+                x->cb(c, 1, m, x->arg);
+            }
+            obs_next_block(x, m);
             return;
         }
         /* no Observe (refused), or a non-2.xx: the observation is over (RFC 7641 3.2) */
@@ -446,14 +505,14 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                 }
                 return true;
             }
-            if (m->tkl != sizeof(x->token) || memcmp(m->token, x->token, m->tkl) != 0) {
+            if (!tok_match(x, m)) {
                 continue;
             }
             deliver(x, m);
             return true;
         }
         /* a CON or NON response: matched by token (RFC 7252 5.3.2) */
-        if (m->tkl == sizeof(x->token) && memcmp(m->token, x->token, m->tkl) == 0) {
+        if (tok_match(x, m)) {
             if (m->type == COAP_CON) {
                 uint8_t ack[COAP_HDR_LEN];
                 struct coap_builder b;
@@ -477,8 +536,7 @@ bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
         struct wren_coap_xchg *x = &c->xchg[i];
-        if (x->used && x->tcp == 2 && from_peer(x, from) && m->tkl == sizeof(x->token) &&
-            memcmp(m->token, x->token, m->tkl) == 0) {
+        if (x->used && x->tcp == 2 && from_peer(x, from) && tok_match(x, m)) {
             deliver(x, m);
             return true;
         }

@@ -124,6 +124,7 @@ static void pattern_handler(struct wren_coap *c, const struct wren_coap_req *req
         }
         if (!req->block_more) {
             c->pattern_len = (uint32_t)(req->block_off + req->payload_len);
+            (void)wren_coap_notify(c, arg); /* its observers get it block-wise */
         }
         return;
     }
@@ -180,7 +181,8 @@ static const struct wren_coap_resource defaults[] = {
       .arg = (void *)&defaults[0] },
     { .path = "/stats", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = stats_handler },
     { .path = "/pattern", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_OCTETS,
-      .block1 = true, .handler = pattern_handler },
+      .observable = true, .block1 = true, .handler = pattern_handler,
+      .arg = (void *)&defaults[2] },
     { .path = "/slow", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = slow_handler },
 };
 

@@ -26,8 +26,13 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
         }
         r->len += m->payload_len;
     }
-    if (status > 0 && !r->observe) {
-        return; /* more blocks follow */
+    struct coap_opt o;
+    uint32_t v;
+    struct coap_block blk;
+    bool more = m && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+                wren_coap_block_decode(v, &blk) == 0 && blk.more;
+    if (status > 0 && (!r->observe || more)) {
+        return; /* more blocks follow (of a notification too, RFC 7959 3.4) */
     }
     if (status <= 0) {
         r->active = 0;

@@ -425,6 +425,60 @@ TEST(test_client__observe_own_server_and_freshness)
     FX_CLEAN(1000000);
 }
 
+/* RFC 7641 + RFC 7959 3.4: an observed resource larger than a message. The
+ * registration's response and every notification carry the first block; the
+ * client asks for the rest (GETs without Observe, the observation's token)
+ * and stays registered */
+TEST(test_client__observe_block2_notifications_followed)
+{
+    memset(&got, 0, sizeof(got));
+    struct wren_coap_client_req rq = get_counter;
+    rq.path = "/pattern";
+    rq.observe = true;
+    int x = wren_coap_request(c, &self_ep, &rq, cb, NULL);
+    CHECK(x >= 0);
+    fx_run_us(2000000);
+    CHECK_EQ(got.status, 1);
+    CHECK_EQ(got.len, CONFIG_WREN_COAP_PATTERN_LEN);
+    CHECK_EQ(got.calls, (int)(CONFIG_WREN_COAP_PATTERN_LEN / 1024));
+    for (size_t i = 0; i < got.len; i++) {
+        CHECK_EQ(got.data[i], (uint8_t)(i % 251));
+    }
+    CHECK_EQ(c->stats.obs_add, 1);
+    CHECK_EQ(c->stats.obs_remove, 0);
+    /* a PUT of 3,000 bytes changes it: a notification of three blocks */
+    for (int k = 0; k < 2; k++) {
+        memset(&got, 0, sizeof(got));
+        int flip = -1;
+        struct wren_coap_client_req put = get_counter;
+        put.method = COAP_CODE_PUT;
+        put.path = "/pattern";
+        put.len = k ? 1500 : 3000;
+        put.source = pattern_source;
+        put.source_arg = &flip;
+        CHECK(wren_coap_request(c, &self_ep, &put, NULL, NULL) >= 0);
+        fx_run_us(5000000);
+        CHECK_EQ(c->pattern_len, put.len);
+        CHECK_EQ(got.status, 1);
+        CHECK_EQ(got.len, put.len);
+        CHECK_EQ(got.calls, k ? 2 : 3);
+        for (size_t i = 0; i < got.len; i++) {
+            CHECK_EQ(got.data[i], (uint8_t)(i % 251));
+        }
+    }
+    CHECK_EQ(c->stats.obs_notify, 2);
+    CHECK_EQ(c->stats.obs_remove, 0);
+    CHECK_EQ(c->stats.cl_timeout, 0);
+    CHECK_EQ(c->stats.cl_retx, 0);
+    /* still observing: cancelled, the next notification gets a RST */
+    wren_coap_cancel(c, x);
+    wren_coap_set_obs_con_ms(c, 0);
+    CHECK_EQ(wren_coap_notify(c, c->res[2]), 1);
+    fx_run_us(100000);
+    CHECK_EQ(c->stats.obs_rst, 1);
+    FX_CLEAN(1000000);
+}
+
 static struct {
     int rc;
     struct wren_coap_result res;
@@ -477,6 +531,7 @@ int main(void)
         CTEST(test_client__retransmission_doubles_then_gives_up),
         CTEST(test_client__separate_response_rst_non),
         CTEST(test_client__observe_own_server_and_freshness),
+        CTEST(test_client__observe_block2_notifications_followed),
         CTEST(test_client__blocking_call_on_a_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -759,7 +759,7 @@ TEST(test_wellknown__link_format_and_resources)
     CHECK(RQ(.mid = 1, .path = "/.well-known/core") > 0);
     check_piggyback(1, COAP_CODE_CONTENT);
     CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_LINK_FORMAT);
-    CHECK(payload_is("</counter>;ct=0;obs,</stats>;ct=0,</pattern>;ct=42,</slow>;ct=0,"
+    CHECK(payload_is("</counter>;ct=0;obs,</stats>;ct=0,</pattern>;ct=42;obs,</slow>;ct=0,"
                      "</sensors/temp>;ct=0;obs;rt=\"temperature\""));
     CHECK(RQ(.mid = 2, .path = "/sensors/temp") > 0);
     CHECK(payload_is("hi"));
@@ -847,8 +847,9 @@ TEST(test_wellknown__query_filters_and_location)
         { "href=/s*", "</stats>;ct=0,</slow>;ct=0,</sensors/temp>;ct=0;obs;"
                       "rt=\"temperature-c core.s\";"
                       "if=sensor" },
-        { "ct=42", "</pattern>;ct=42" },
-        { "obs", "</counter>;ct=0;obs,</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";"
+        { "ct=42", "</pattern>;ct=42;obs" },
+        { "obs", "</counter>;ct=0;obs,</pattern>;ct=42;obs,</sensors/temp>;ct=0;obs;"
+                 "rt=\"temperature-c core.s\";"
                  "if=sensor" },
         { "rt", "</sensors/temp>;ct=0;obs;rt=\"temperature-c core.s\";if=sensor,"
                 "</items>;rt=\"collection\"" },
