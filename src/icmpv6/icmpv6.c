@@ -223,7 +223,18 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
     for (unsigned i = 0, off = 0; i < n; off += pc[i]->size, i++) {
         quote(b + ICMPV6_HDR_LEN, qlen, off, pc[i]);
     }
-    if (answer(node, pkt, ip, body) == 0) {
+    /* RFC 4443 2.2: from the address the datagram went to if it is ours,
+     * else (a router's error about a datagram it forwards) one of ours,
+     * never the destination's */
+    uint8_t to[16];
+    wren_ipv6_addr_copy(to, ip + IPV6_OFF_DST);
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    bool own = !wren_ipv6_addr_is_multicast(to) && e != NULL &&
+               wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_IS_OWN, 0, to, 16) == 1 &&
+               to[0] == 1;
+    if (send_msg(node, own ? ip + IPV6_OFF_DST : NULL, ip + IPV6_OFF_SRC, 0, if_of(pkt), body) ==
+        0) {
         icmp->stats.tx_errors++;
     }
 }

@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "shell/shell.h"
 #include "core/node.h"
+#include "link/link_est.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
@@ -770,6 +771,31 @@ static bool own_addr(void *ctx, const uint8_t addr[16])
     return wren_ipv6_is_own(ctx, addr);
 }
 
+/* RFC 6554 4.2, the last check: is @p next_hop a neighbour on @p if_id?
+ * 6LoWPAN keeps no neighbour cache for route-over meshes, so the evidence
+ * is the link estimator of the interface (GET WREN_NETOPT_LINK_ETX): a
+ * node whose ETX reached 7 (a frame never ACKed counts 8, smoothed 7/8:
+ * some 14 frames in a row unacknowledged, 15 from a perfect link) is not
+ * one. ETX 4, where RPL stops using a link, is too low a bar: collisions on
+ * a busy line push a good link past it for a moment. A node the estimator
+ * does not know gets the benefit of the doubt: it may well be a neighbour
+ * nothing was sent to yet. */
+static bool srh_neighbour(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop)
+{
+    struct wren_netif *netif = wren_netif_get(ip->node, if_id);
+    struct wren_link_etx q = { .len = 0 };
+    if (netif == NULL || wren_ipv6_addr_is_multicast(next_hop)) {
+        return true;
+    }
+    q.len = wren_ipv6_l2_from_iid(next_hop + 8, q.addr);
+    if (wren_netapi_get(ip->node, &netif->module, WREN_NETOPT_LINK_ETX, 0, &q, sizeof(q)) < 0) {
+        return true;
+    }
+    uint16_t etx;
+    memcpy(&etx, q.etx, 2);
+    return etx < WREN_LINK_ETX_NOACK - WREN_LINK_ETX_ONE;
+}
+
 /* RFC 6554 4.2: one hop of an RPL source routing header at @p rh_off
  * (after the fixed header) of a datagram for us with segments left. Returns
  * 0 when the packet was forwarded or went to ICMPv6, -1 to drop it. */
@@ -780,8 +806,16 @@ static int srh_step(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
                                   pkt->data + IPV6_OFF_DST, own_addr, ip, &err);
     if (rc == 1) {
         struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+        uint8_t if_id = nhs ? wren_netif_hdr(nhs)->if_id : 0;
+        if (!srh_neighbour(ip, if_id, pkt->data + IPV6_OFF_DST)) {
+            /* 4.2: the next hop is not a neighbour: destination
+             * unreachable, error in source routing header */
+            ip->stats.rx_drop_srh++;
+            icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_SRH, 0);
+            return 0;
+        }
         ip->stats.rx_srh_forwarded++;
-        forward(ip, pkt, nhs ? wren_netif_hdr(nhs)->if_id : 0);
+        forward(ip, pkt, if_id);
         return 0;
     }
     ip->stats.rx_drop_srh++;
@@ -994,6 +1028,13 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
         wren_ipv6_addr_copy(dst, val);
         int res = wren_ipv6_select_src(ip, (uint8_t)ctx, dst, val);
         return res < 0 ? res : 16;
+    }
+    case WREN_NETOPT_IPV6_IS_OWN: {
+        if (max < 16) {
+            return -EOVERFLOW;
+        }
+        uint8_t own = wren_ipv6_is_own(ip, val);
+        return wren_netopt_put(val, max, &own, 1);
     }
     case WREN_NETOPT_IPV6_FORWARDING:
         v = &fwd;

@@ -76,6 +76,8 @@ enum wren_netopt {
     WREN_NETOPT_IPV6_MTU,          /**< uint16_t link MTU of interface ctx */
     WREN_NETOPT_HOP_LIMIT,         /**< uint8_t default hop limit of interface ctx */
     WREN_NETOPT_IPV6_NETIF_ADD,    /**< SET: uint8_t interface id to run IPv6 on */
+    WREN_NETOPT_IPV6_IS_OWN,       /**< GET: in: uint8_t[16] address; out: uint8_t 1 if it
+                                        is one of the node's unicast addresses, else 0 */
 
     /* 6LoWPAN and neighbor discovery */
     WREN_NETOPT_SIXLOWPAN_CTX = 0x180, /**< SET/GET: struct sixlowpan_ctx of context id ctx */

@@ -25,6 +25,7 @@
 #define ICMPV6_UNREACH_BEYOND_SCOPE 2
 #define ICMPV6_UNREACH_ADDR 3
 #define ICMPV6_UNREACH_PORT 4
+#define ICMPV6_UNREACH_SRH 7 /**< error in source routing header (RFC 6554 4.2) */
 
 /* parameter problem codes */
 #define ICMPV6_PARAM_HDR 0

@@ -8,6 +8,8 @@ delivering downward from the root and from a node in the middle.
 tshark 4.0 predates RFC 9008's RPI type 0x23: it shows the option's four
 bytes as "unknown" data (flags, instance, sender rank), which is what the
 tests read."""
+import struct
+
 import pytest
 
 from conftest import tshark_fields
@@ -202,3 +204,69 @@ def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
     rows = tshark_fields(pcap, "ipv6.src", "ipv6.routing.rpl.addr_count", "_ws.malformed",
                          extra=["-Y", "icmpv6.type == 128 && ipv6.routing.type == 3"])
     assert any(r[0] == root and r[1] == str(far - 1) and r[2] == "" for r in rows), rows
+
+
+def test_rpl_srh_every_check_of_rfc6554_4_2(sim_factory, tmp_path):
+    """RFC 6554 4.2 at a router (node 1 of a 3-node non-storing line), the
+    checks test_rpl_sim's adversarial test does not make, from datagrams
+    injected into its radio: no segments left (the header is done: the
+    datagram is delivered here), a multicast IPv6 destination (discarded
+    without an error), hop limit 1 (time exceeded, nothing forwarded), and a
+    next hop that is not a neighbour: the link estimator knows it and none
+    of its frames was acknowledged (ETX 7: from the fifteenth datagram) ->
+    destination unreachable, code 7, to the source (from the router's own
+    address, RFC 4443 2.2, not the next hop's the datagram now names)."""
+    from scapy.layers.inet import UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.packet import Raw
+    from test_rpl_sim import _fcs, _srh
+    n = 3
+    pcap = tmp_path / "srh.pcap"
+    s = sim_factory(8)
+    build(s, n, line_links(n), mode="non-storing", pcap=pcap)
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    victim, me, nxt, root = 1, st[1]["addr"], st[2]["addr"], st[0]["addr"]
+    ghost = "2001:db8::57:52ff:fe00:63"  # no such node
+    seq = [0]
+
+    def inject(rh, dst=me, hlim=64, src=root):
+        payload = bytes(IPv6(src=src, dst=nxt) / UDP(sport=7, dport=9) / Raw(b"srh"))[40:]
+        ip = bytes(IPv6(src=src, dst=dst, nh=43, hlim=hlim, plen=len(rh) + len(payload)))[:40]
+        seq[0] += 1
+        mhr = struct.pack("<HBHHH", 0x8841, seq[0], 0x23, 0xFFFF, 0)
+        frame = mhr + b"\x41" + ip + rh + payload
+        assert len(frame) + 2 <= 127
+        assert s.inject(victim, frame + _fcs(frame)) == 0
+        s.run(s.now + 1.5)  # the ICMPv6 error budget refills
+
+    def delta(key):
+        return s.counters(victim)[key] - before[key]
+
+    before = s.counters(victim)
+    inject(_srh([nxt], 0))  # no segments left: for us
+    assert delta("ipv6.rx_delivered") == 1 and delta("ipv6.rx_srh_forwarded") == 0
+    before = s.counters(victim)
+    inject(_srh([nxt], 1), dst="ff02::1")  # multicast destination
+    assert delta("ipv6.rx_drop_srh") == 1 and delta("icmpv6.tx_errors") == 0
+    before = s.counters(victim)
+    inject(_srh([nxt], 1), hlim=1)  # no hop left
+    assert delta("ipv6.rx_drop_hop_limit") == 1 and delta("icmpv6.tx_errors") == 1
+    assert delta("ipv6.rx_forwarded") == 0
+    before = s.counters(victim)
+    for _ in range(16):
+        inject(_srh([ghost], 1))
+    # the first 14 go (nothing is known of the ghost at first; each frame
+    # goes unacknowledged, ETX 2 -> 7 in 14 steps of 7/8), then code 7
+    assert delta("ipv6.rx_srh_forwarded") == 14 and delta("ipv6.rx_drop_srh") == 2
+    assert delta("icmpv6.tx_errors") == 2
+    # and a real neighbour is still followed
+    inject(_srh([nxt], 1))
+    assert delta("ipv6.rx_srh_forwarded") == 15
+    s.close()
+    rows = tshark_fields(pcap, "ipv6.src", "ipv6.dst", "icmpv6.type", "icmpv6.code",
+                         "_ws.malformed", extra=["-Y", "icmpv6.type == 1 || icmpv6.type == 3"])
+    errs = [(r[0].split(",")[0], r[1].split(",")[0], r[2].split(",")[0], r[3].split(",")[0])
+            for r in rows if r[4] == ""]
+    assert errs.count((me, root, "1", "7")) == 2, errs  # to the root, the source
+    assert errs.count((me, root, "3", "0")) == 1, errs
