@@ -352,6 +352,16 @@ def riot_fig5(quick: bool) -> Outcome:
             Row("the rest of the path (802.15.4 link + MAC, netif, netapi, pktbuf), 1,000 B",
                 "us", k["rest"], None,
                 note="GNRC charges its packet buffer and IPC to each layer's thread")]
+    if not quick:
+        # how far the x86-64 count stands from a Cortex-M3's (qemu traces the
+        # udp image's 20-byte loopback datagram instruction by instruction)
+        from . import qemu_bench
+        m3 = qemu_bench.run()
+        if m3 is not None:
+            rows.append(Row("CPU model check: Cortex-M3 / x86-64 instructions, 20-byte UDP "
+                            "datagram over the loopback (qemu mps2-an385 / callgrind)", "ratio",
+                            m3[0] / _udp("loopback", 20)[0], None,
+                            note="the CPU model takes this ratio as 1"))
     cum = [("UDP + IP + 6Lo", lambda d: d["UDP"] + d["IPv6"] + d["6Lo"], "o-"),
            ("IP + 6Lo", lambda d: d["IPv6"] + d["6Lo"], "s-"),
            ("6Lo", lambda d: d["6Lo"], "^-")]
