@@ -470,11 +470,37 @@ def test_coap_wren_client_aiocoap_server(client_node):
           json.dumps({"coap_messages": len(rows), "stats": st}))
 
 
+AIOCOAP_LOSSY = r"""
+import asyncio, json, sys
+from aiocoap import Context, Message, GET, POST
+from aiocoap.numbers.constants import TransportTuning
+
+class Patient(TransportTuning):
+    ACK_TIMEOUT = 0.4
+    MAX_RETRANSMIT = 7
+
+async def main():
+    ctx = await Context.create_client_context()
+    async def req(code):
+        m = Message(code=code, uri=sys.argv[1] + "/counter", transport_tuning=Patient())
+        r = await ctx.request(m).response
+        return r.payload.decode()
+    out = {"start": int(await req(GET)), "answers": []}
+    for _ in range(20):
+        out["answers"].append(await req(POST))
+    await ctx.shutdown()
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
 def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
     """CON under 20 % loss each way on the TAP (wren-node's fault injector):
     libcoap retransmits, wren answers duplicates from its cache, and no POST
     is executed twice: the answers are distinct and increasing, and wren
-    executed at most one POST per request."""
+    executed at most one POST per request. Then aiocoap, whose retransmission
+    budget covers the loss: every request answered, each executed once."""
     if shutil.which("coap-client-notls") is None:
         pytest.skip("coap-client-notls (libcoap3-bin) is not installed")
     ns = tapns
@@ -488,7 +514,7 @@ def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
     ns.ip("-6", "neigh", "replace", WREN, "lladdr", "02:57:52:00:00:01", "dev", "tap0",
           "nud", "permanent")
     answers = []
-    for _ in range(10):
+    for _ in range(3):
         # libcoap retransmits with its 2..3 s doubling timeout (4 retransmissions);
         # -B bounds its wait. One client port (-p) for all: one endpoint. (POSTs
         # from more endpoints than the duplicate cache has slots within 45 s get
@@ -508,12 +534,26 @@ def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
     # cache: checked with a trace of serve() and the TAP's per-frame fate).
     # The injector's draws are per frame index, so with seed 7 they run at
     # about 30 % each way over the frames this test uses (rx 17, tx 19 of the
-    # first 60 draws), and one run in four or five has such a POST. The answer
-    # count is therefore held loosely; the invariant below is not.
-    assert len(answers) >= 5, (answers, st)
+    # first 60 draws), and about one POST in thirty meets that (which costs
+    # the test libcoap's whole 93 s budget: three POSTs only). The answer count
+    # is therefore held loosely, the invariant is not; aiocoap below, with a
+    # budget that covers the loss, is held to every request answered.
+    assert len(answers) >= 1, (answers, st)
     assert answers == sorted(set(answers)), answers  # each answer once, in order
-    assert st["req"] <= 10 and max(answers) <= st["req"], (answers, st)
-    assert st["rx_dup"] > 0, st  # the loss was real, and duplicates were answered
-    print("\n[coap lossy tap] " + json.dumps({"answered": len(answers), "stats": st}))
+    assert st["req"] <= 3 and max(answers) <= st["req"], (answers, st)
+    # aiocoap with a retransmission budget that covers the loss (MAX_RETRANSMIT
+    # 7 from a 0.4 s ACK_TIMEOUT: all eight copies or their answers lost is
+    # 0.36^8 at 20 % each way): every one of 20 POSTs answered, each executed
+    # exactly once (the answers are the counter's next 20 values)
+    res = ns.run(sys.executable, "-c", AIOCOAP_LOSSY, BASE, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    st2 = coap_stats(node)
+    start = got["start"]
+    assert got["answers"] == [str(start + 1 + i) for i in range(20)], got
+    assert st2["req"] - st["req"] == 21, (st, st2)  # 20 POSTs and the GET, once each
+    assert st2["rx_dup"] > st["rx_dup"], st2  # the loss was real: duplicates answered
+    print("\n[coap lossy tap] " + json.dumps({"libcoap_answered": len(answers),
+                                              "aiocoap": got, "stats": st2}))
     assert node.pktbuf_empty()
     assert node.exit() == 0
