@@ -645,7 +645,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {NULL, 0, NULL, 0},
     };
     int c, res;
-    while ((c = getopt_long(argc, argv, "i:t:z:c:p:s:ehb:d:r:M:L:R:H:S:m:P:E:", opts, NULL)) != -1) {
+    static const char shortopts[] = "i:t:z:c:p:s:ehb:d:r:M:L:R:H:S:m:P:E:";
+    while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
         if ((res = take_opt(o, c, optarg)) != 0) {
             return res;
         }

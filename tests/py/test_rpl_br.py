@@ -83,15 +83,17 @@ def in_netns(name):
 
 class Capture:
     """tshark on the namespace's lo (the ZEP datagrams between the border
-    router and the bridge) into a pcap; sync() waits until it has caught up
-    (probe datagrams to PROBE_PORT, as test_host's Capture)."""
+    router and the bridge) and on tap0 (Linux's side) into one pcapng;
+    sync() waits until it has caught up (probe datagrams to PROBE_PORT on lo,
+    as test_host's Capture)."""
 
     def __init__(self, ns, pcap):
         self.ns = ns
         self.p = ns.popen("tshark", "-i", "lo", "-f",
-                          f"udp port {BR_ZEP_PORT} or udp port {PROBE_PORT}", "-w", pcap,
-                          "-P", "-l", stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True, env={**os.environ, "HOME": "/tmp"})
+                          f"udp port {BR_ZEP_PORT} or udp port {PROBE_PORT}", "-i", "tap0",
+                          "-w", pcap, "-P", "-l", stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "HOME": "/tmp"})
         self.lines = []
         self.probes = 0
         self.cv = threading.Condition()
@@ -153,7 +155,7 @@ class Mesh:
         self.name = f"wren-br-{os.getpid()}-{mode}"
         self.ns = Netns(self.name)
         self.sim = self.pacer = self.br = self.cap = None
-        self.pcap = tmp / "zep.pcap"
+        self.pcap = tmp / "br.pcapng"
         self.state = []
         self.made_ns = False
 
@@ -438,8 +440,9 @@ def capture_dissects_clean(mesh):
                         extra=("-R", f"udp.port == {BR_ZEP_PORT} && 6lowpan && udp.port == 5683",
                                "-2", "-o", "udp.check_checksum:TRUE"))
     assert udp and all(r[0].split(",")[-1] == "1" for r in udp), udp
-    # Nothing flagged: no error or warning of any dissector. Allowed: RFC 9008's RPI type 0x23, which tshark 4.0 predates
-    # (a note "Unknown Data"), and the Sequence group's traffic analysis: the
+    # Nothing flagged: no error or warning of any dissector. Allowed: RFC
+    # 9008's RPI type 0x23, which tshark 4.0 predates (a note "Unknown
+    # Data"), and the Sequence group's traffic analysis: the
     # bridge hears a datagram at every hop near it (TCP's "suspected
     # retransmission", an echo request answered out of its earshot)
     def flagged(expert):
@@ -452,6 +455,15 @@ def capture_dissects_clean(mesh):
     assert all(r[3] == "" for r in rpl), [r for r in rpl if r[3]]
     assert {r[5] for r in rpl} >= {"1", "2", "3"}, rpl     # DIO, DAO, DAO-ACK
     assert any(":tcp" in r[0] for r in data) and any(":coap" in r[0] for r in data)
+    # Linux's side (tap0): the same, every ICMPv6, TCP and UDP checksum good
+    tap = tshark_fields(mesh.pcap, "frame.protocols", "_ws.malformed", "_ws.expert",
+                        "icmpv6.checksum.status", "tcp.checksum.status", "udp.checksum.status",
+                        extra=("-R", "frame.interface_name == \"tap0\"", "-2",
+                               "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"))
+    assert any(":icmpv6" in r[0] for r in tap) and any(":tcp" in r[0] for r in tap) and \
+        any(":coap" in r[0] for r in tap), tap
+    bad = [r for r in tap if r[1] or flagged(r[2]) or any(x not in ("", "1") for x in r[3:])]
+    assert not bad, bad
     # RFC 9008: what Linux sends into the DODAG, the root forwards tunnelled
     # (IPv6-in-IPv6 from its own address, the RPI in the outer header); in
     # non-storing mode the outer header carries the source route (RFC 6554)
