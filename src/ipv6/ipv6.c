@@ -525,7 +525,7 @@ static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
  * our rank) after RPL checked it for a rank error; RPL answers -ELOOP for a
  * second error (a loop): the datagram is dropped. @p dg: the datagram,
  * writable. Returns 0 or -1 (dropped, counted). */
-static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg)
+static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t *prev_iid)
 {
     if (!CONFIG_WREN_IPV6_RPL) {
         return 0;
@@ -545,9 +545,10 @@ static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg)
         if ((o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) || o.len < RPL_RPI_LEN) {
             continue;
         }
-        uint8_t v[20];
+        uint8_t v[28];
         wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
         memcpy(v + 16, hbh + o.off + 2, RPL_RPI_LEN);
+        memcpy(v + 20, prev_iid, 8);
         int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
         if (n == -ELOOP) {
             ip->stats.rx_drop_rpl_loop++;
@@ -722,6 +723,14 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
         icmp_error(ip, pkt, ICMPV6_TIME_EXCEEDED, 0, 0);
         return;
     }
+    /* the previous hop, by the IID of its link address (RPL's forwarding
+     * error flag names it) */
+    uint8_t prev_iid[8] = { 0 };
+    struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    if (nhs) {
+        const struct wren_netif_hdr *nh = wren_netif_hdr(nhs);
+        wren_ipv6_iid_from_l2(prev_iid, nh->src, nh->src_len);
+    }
     /* keep only the datagram: drop link headers and the netif header */
     struct wren_snip *dg = pkt;
     if (wren_pktbuf_write_path(pb, &pkt, &dg) < 0) {
@@ -731,7 +740,7 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
     }
     wren_pktbuf_release(pb, dg->next);
     dg->next = NULL;
-    if (rpi_forward(ip, dg) < 0) {
+    if (rpi_forward(ip, dg, prev_iid) < 0) {
         wren_pktbuf_release(pb, dg);
         return;
     }

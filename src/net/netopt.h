@@ -104,8 +104,9 @@ enum wren_netopt {
                                         the 4 bytes of RPI data (RFC 6553: flags, instance,
                                         sender rank); -ENOENT: not in a DODAG, no RPI */
     WREN_NETOPT_RPL_RPI_FWD,       /**< GET, asked by IPv6 forwarding a datagram with an RPI:
-                                        in: uint8_t[16] destination, the 4 RPI bytes; out:
-                                        the RPI bytes to write back; -ELOOP: drop it */
+                                        in: uint8_t[16] destination, the 4 RPI bytes, the
+                                        previous hop's IID (8); out: the RPI bytes to write
+                                        back; -ELOOP: drop it */
     WREN_NETOPT_RPL_ROUTE,         /**< GET, asked by IPv6 routing a datagram (originated or
                                         forwarded): in: uint8_t[16] destination; out:
                                         uint8_t interface, uint8_t prefix length, uint8_t[16]

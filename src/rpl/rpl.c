@@ -894,7 +894,7 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
     case WREN_NETOPT_RPL_RPI:
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:
-        return max < 20 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
+        return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
     case WREN_NETOPT_RPL_ROUTE: {
         uint8_t dst[16];
         if (max < 18) {

@@ -124,7 +124,9 @@ struct wren_rpl_role_cfg {
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
     C(new_version)          /* DODAG versions adopted after the first */          \
     C(rpi_rank_error)       /* an RPI whose rank contradicts its direction (R set) */\
-    C(rpi_loop)             /* a second rank error: the datagram dropped */         \
+    C(rpi_loop)             /* a second rank error: the datagram dropped */          \
+    C(rpi_no_route_down)    /* going down with no route: F set, sent back up */       \
+    C(rpi_forward_error)    /* came back with F: the route through that child dropped */         \
     C(routes_used)          /* gauge: routes held now */                          \
     C(routes_size)          /* gauge: the route table's size (full: used = size) */\
     C(parents_used)         /* gauge: candidate parents (neighbours) held now */  \

@@ -495,10 +495,40 @@ int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v)
     return RPL_RPI_LEN;
 }
 
-/* RFC 6550 11.2.2.2: a datagram we forward. @p v: in: destination (16) and
- * the RPI (4); out: the RPI to write back (4). A rank that contradicts the
- * direction is an error: the first sets R (and resets Trickle, the DODAG
- * may be inconsistent), a second one means a loop: -ELOOP, drop. */
+/* RFC 6550 11.2.2.3, storing mode: a datagram to @p dst came back from the
+ * child with IID @p via with the forwarding-error flag: that child has no
+ * route to it; the routes through it that cover dst go (a router passes
+ * the no-path up with its next DAO, as for a no-path DAO). */
+static void forward_error(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *via)
+{
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        struct wren_rpl_route *r = &rpl->routes[i];
+        if (!route_live(r) || memcmp(r->via, via, 8) != 0 ||
+            !wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
+            continue;
+        }
+        if (rpl->role == WREN_RPL_ROOT) {
+            memset(r, 0, sizeof(*r));
+        } else {
+            r->flags = RT_NOPATH | RT_DIRTY;
+            r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
+        }
+    }
+    if (rpl->role != WREN_RPL_ROOT && !rpl->dao_wait) {
+        wren_rpl_send_dao(rpl);
+    }
+}
+
+/* RFC 6550 11.2.2.2: a datagram we forward. @p v: in: destination (16),
+ * the RPI (4) and the previous hop's IID (8); out: the RPI to write back
+ * (4). A rank that contradicts the direction is an error: the first sets R
+ * (and resets Trickle, the DODAG may be inconsistent), a second one means a
+ * loop: -ELOOP, drop. Storing mode, 11.2.2.3: a datagram going down to a
+ * router without a route to its destination goes back up with F set (O
+ * kept; without F the parent would send it down again, and again until the
+ * hop limit ran out), and the router it comes back to drops its route
+ * through that child and tries another (F cleared), else sends it on up
+ * with F. */
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
 {
     struct rpl_rpi r;
@@ -506,9 +536,15 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
         r.instance != rpl->instance) {
         return -ENOENT; /* not ours to judge: forwarded as it is */
     }
+    bool storing = rpl->mop != RPL_MOP_NON_STORING;
     bool down = (r.flags & RPL_RPI_O) != 0;
     bool error = down ? r.rank >= rpl->rank : r.rank <= rpl->rank;
-    if (error && rpl->role != WREN_RPL_ROOT) {
+    if (storing && (r.flags & RPL_RPI_F)) {
+        /* it travels against its O flag: no rank check */
+        rpl->stats.rpi_forward_error++;
+        forward_error(rpl, v, v + 20);
+        r.flags &= (uint8_t)~RPL_RPI_F;
+    } else if (error && rpl->role != WREN_RPL_ROOT) {
         if (r.flags & RPL_RPI_R) {
             rpl->stats.rpi_loop++;
             wren_trickle_inconsistent(rpl->node, &rpl->trickle);
@@ -520,8 +556,14 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
     }
     /* storing: down where we hold a route; non-storing: the direction does
      * not change on the way (up to the root, then down its source route) */
-    if (rpl->mop != RPL_MOP_NON_STORING) {
-        r.flags = (uint8_t)((r.flags & ~RPL_RPI_O) | (goes_down(rpl, v) ? RPL_RPI_O : 0));
+    if (storing) {
+        bool route = goes_down(rpl, v);
+        if (!route && down && rpl->role != WREN_RPL_ROOT) {
+            rpl->stats.rpi_no_route_down++;
+            r.flags |= RPL_RPI_F; /* O stays: back up to the parent */
+        } else {
+            r.flags = (uint8_t)((r.flags & ~RPL_RPI_O) | (route ? RPL_RPI_O : 0));
+        }
     }
     v[0] = r.flags;
     v[1] = r.instance;

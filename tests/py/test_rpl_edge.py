@@ -22,6 +22,10 @@ def ll(st) -> str:
     return f"fe80::{st['addr'].split('::')[1]}"
 
 
+def routes(st) -> dict:
+    return {t.split("/")[0]: v for t, v in st["routes"]}
+
+
 def rpi_of(unknown: str) -> dict:
     """The RPI data tshark shows as unknown option bytes ("80000a00")."""
     b = bytes.fromhex(unknown.replace(":", ""))
@@ -270,3 +274,49 @@ def test_rpl_srh_every_check_of_rfc6554_4_2(sim_factory, tmp_path):
             for r in rows if r[4] == ""]
     assert errs.count((me, root, "1", "7")) == 2, errs  # to the root, the source
     assert errs.count((me, root, "3", "0")) == 1, errs
+
+
+def test_rpl_storing_forwarding_error_cleans_a_stale_route(sim_factory):
+    """RFC 6550 11.2.2.3, storing mode, 0 - 1 - 2: node 1 is told (a DAO
+    that claims to come from node 2) that 2001:db8::77 lies below node 2,
+    which knows nothing of it; node 1 and the root route it down. The
+    root's first echo request to it goes down to node 2, which has no route:
+    it sets F and sends it back up; node 1 drops its route through node 2
+    and, with no other, sends it on up with F; the root drops its route and
+    answers the sender (itself) with destination unreachable. Without the
+    flag the datagram went down again and again until its hop limit ran
+    out."""
+    from scapy.contrib.rpl import RPLDAO, RPLOptTgt, RPLOptTIO
+    from scapy.layers.inet6 import ICMPv6RPL, IPv6
+    from test_rpl_sim import _fcs
+    n = 3
+    s = sim_factory(4)
+    build(s, n, line_links(n))
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    ghost = "2001:db8::77"
+    body = RPLDAO(RPLInstanceID=0, K=0, daoseq=9) / RPLOptTgt(plen=128, prefix=ghost) / \
+        RPLOptTIO(pathseq=250, pathlifetime=30)
+    pkt = bytes(IPv6(src=ll(st[2]), dst=ll(st[1]), hlim=255) / ICMPv6RPL() / body)
+    eui2 = bytes.fromhex("02575" "2fffe000002")
+    mhr = struct.pack("<HBHH", 0xC841, 9, 0x23, 0xFFFF) + eui2[::-1]
+    frame = mhr + b"\x41" + pkt
+    assert s.inject(1, frame + _fcs(frame)) == 0
+    s.run(s.now + 5)
+    assert routes(rpl_state(s, 1)).get(ghost) == ll(st[2])
+    assert routes(rpl_state(s, 0)).get(ghost) == ll(st[1])
+    before = [s.counters(i) for i in range(n)]
+    assert ping(s, 0, ghost, count=1) == 0
+    c = [s.counters(i) for i in range(n)]
+
+    def d(i, key):
+        return c[i][key] - before[i][key]
+
+    assert d(2, "rpl.rpi_no_route_down") == 1 and d(2, "ipv6.rx_forwarded") == 1
+    assert d(1, "rpl.rpi_forward_error") == 1 and d(1, "rpl.rpi_no_route_down") == 1
+    assert d(1, "ipv6.rx_forwarded") == 2  # down once, back up once
+    assert d(0, "rpl.rpi_forward_error") == 1 and d(0, "ipv6.rx_drop_no_route") == 1
+    assert all(d(i, "ipv6.rx_drop_hop_limit") == 0 for i in range(n))
+    assert ghost not in routes(rpl_state(s, 1)) and ghost not in routes(rpl_state(s, 0))
+    # the DODAG itself is untouched
+    assert ping(s, 0, st[2]["addr"]) == 3
