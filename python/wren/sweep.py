@@ -339,14 +339,14 @@ def _probe(address: str, timeout_s: float = 5.0) -> None:
 
 
 def _ray_init(address: str) -> Any:
+    if address != "auto":
+        _probe(address)   # first: importing ray takes seconds
     try:
         import ray
     except ImportError:
         raise SweepError("--ray: the ray package is not installed (python/requirements.txt; "
                          "rerun scripts/bootstrap.sh)") from None
     env = _env()
-    if address != "auto":
-        _probe(address)
     try:
         ray.init(address=address, logging_level="ERROR", log_to_driver=False,
                  runtime_env={"env_vars": env})
