@@ -126,6 +126,8 @@ class SimBar(_Bar):
         self.done_s = now_s
         self._post(f"sim {now_s:.1f}/{self.total_s:g} s, {_rate((events - self.events0) / wall)}"
                    f" ev/s, {now_s / wall:.1f}x real time")
+        if now_s >= self.total_s:   # the end is drawn, however fast the run was
+            self._bar.refresh()
 
 
 class TaskBar(_Bar):
