@@ -77,7 +77,7 @@ static int send_csm(struct wren_coap_tcp_conn *tc)
     struct coap_builder bld;
     size_t off = COAP_TCP_HDR_MAX - COAP_HDR_LEN;
     wren_coap_build_init(&bld, b + off, sizeof(b) - off, COAP_CON, COAP_CODE_CSM, 0, NULL, 0);
-    wren_coap_build_opt_uint(&bld, COAP_SIG_CSM_MAX_MESSAGE_SIZE, CONFIG_WREN_COAP_TCP_MSG_MAX);
+    wren_coap_build_opt_uint(&bld, COAP_SIG_CSM_MAX_MESSAGE_SIZE, CONFIG_WREN_COAP_MSG_MAX);
     wren_coap_build_opt(&bld, COAP_SIG_CSM_BLOCK_WISE, NULL, 0);
     int n = wren_coap_build_end(&bld);
     int at = n < 0 ? n : wren_coap_tcp_from_udp(b, off, (size_t)n);
@@ -183,7 +183,6 @@ static void conn_start(struct wren_coap_tcp_conn *tc, uint8_t state)
     tc->peer_mms = COAP_TCP_MMS_BASE;
     tc->peer_bwt = 0;
     tc->have = 0;
-    tc->want = 1;
 }
 
 /* ---- observers over TCP (RFC 7641, RFC 8323 7) ------------------------------------- */
@@ -455,14 +454,14 @@ static void signal_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m
     }
 }
 
-/* One whole message of @p len bytes in tc->rx. */
+/* One whole message of @p len bytes in the server's receive buffer. */
 static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
 {
     struct wren_coap_tcp *t = tc->t;
     struct coap_msg m;
     t->stats.rx++;
     tc->last_rx_us = wren_node_now(t->node);
-    if (wren_coap_tcp_parse(tc->rx, len, &m) < 0) {
+    if (wren_coap_tcp_parse(t->coap->rx, len, &m) < 0) {
         t->stats.rx_drop_format++; /* RFC 8323 5.6: rejected with an Abort */
         conn_abort(tc, "malformed message", -1);
         return;
@@ -488,50 +487,67 @@ static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
     }
 }
 
-/* Read messages off the stream, one at a time, each only when the send
- * buffer has room for the largest answer. */
+/* Whether the peer has closed its side (no more bytes will come). */
+static bool peer_done(const struct wren_coap_tcp_conn *tc)
+{
+    uint8_t st = tc->sock->conn.state;
+    return st == WREN_TCP_CLOSE_WAIT || st == WREN_TCP_LAST_ACK || st == WREN_TCP_CLOSED;
+}
+
+/* Read messages off the stream, one at a time: the header into the
+ * connection's few bytes, then, once the rest of the message is all in the
+ * socket's receive buffer (a message fits it whole) and the send buffer has
+ * room for the largest answer, the whole message into the server's one
+ * receive buffer, handled at once. No connection keeps a message buffer. */
 static void rx_pump(struct wren_coap_tcp_conn *tc)
 {
     struct wren_coap_tcp *t = tc->t;
+    uint8_t *rx = t->coap->rx;
     if (t->in_rx) {
         return; /* the outer call goes on reading */
     }
     t->in_rx = 1;
     while (tc->state >= CT_OPEN) {
-        if (tc->have == tc->want) {
-            uint64_t total;
-            if (wren_coap_tcp_frame_len(tc->rx, tc->have, &total) < 0) {
-                tc->want = (uint32_t)total;
-            } else if (total > sizeof(tc->rx)) {
-                t->stats.rx++;
-                t->stats.rx_drop_big++;
-                conn_abort(tc, "message too large", -1);
+        uint64_t total;
+        if (wren_coap_tcp_frame_len(tc->hdr, tc->have, &total) < 0) {
+            ssize_t n = wren_sock_tcp_read(tc->sock, tc->hdr + tc->have,
+                                           (size_t)total - tc->have, 0);
+            if (n == 0) {
+                conn_close(tc, -ECONNRESET); /* the peer's FIN */
                 break;
-            } else if (tc->have < total) {
-                tc->want = (uint32_t)total;
-            } else {
-                if (writable(tc) < RESP_MAX) {
-                    break; /* EV_SEND resumes */
+            }
+            if (n < 0) {
+                if (n != -EAGAIN) {
+                    conn_close(tc, (int)n);
                 }
-                size_t n = tc->have;
-                tc->have = 0;
-                tc->want = 1;
-                msg_input(tc, n);
-                continue;
+                break;
             }
+            tc->have += (uint8_t)n;
+            continue;
         }
-        ssize_t n = wren_sock_tcp_read(tc->sock, tc->rx + tc->have, tc->want - tc->have, 0);
-        if (n == 0) {
-            conn_close(tc, -ECONNRESET); /* the peer's FIN */
+        if (total > sizeof(t->coap->rx)) {
+            t->stats.rx++;
+            t->stats.rx_drop_big++;
+            conn_abort(tc, "message too large", -1);
             break;
         }
-        if (n < 0) {
-            if (n != -EAGAIN) {
-                conn_close(tc, (int)n);
+        size_t rest = (size_t)total - tc->have;
+        if (wren_tcp_readable(&tc->sock->conn) < rest) {
+            if (peer_done(tc)) {
+                conn_close(tc, -ECONNRESET); /* it ended inside a message */
             }
+            break; /* EV_RECV resumes */
+        }
+        if (writable(tc) < RESP_MAX) {
+            break; /* EV_SEND resumes */
+        }
+        memcpy(rx, tc->hdr, tc->have);
+        if (rest && wren_sock_tcp_read(tc->sock, rx + tc->have, rest, 0) != (ssize_t)rest) {
+            conn_close(tc, -EIO); /* cannot happen: the bytes were there */
             break;
         }
-        tc->have += (uint32_t)n;
+        tc->have = 0;
+        msg_input(tc, (size_t)total);
     }
     t->in_rx = 0;
     if (t->coap->notify_deferred) {

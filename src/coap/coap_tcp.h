@@ -15,7 +15,7 @@
  * the client may ignore; the observation ends with the connection).
  *
  * Signals (RFC 8323 5): each side sends a CSM first (Max-Message-Size =
- * CONFIG_WREN_COAP_TCP_MSG_MAX, Block-Wise-Transfer; BERT is not
+ * CONFIG_WREN_COAP_MSG_MAX, the server's receive buffer, Block-Wise-Transfer; BERT is not
  * implemented, so the size stays at or below 1152 where the option does not
  * offer it); a connection whose first message is not a CSM is aborted. A
  * Ping gets a Pong with its token (and Custody when asked: requests are
@@ -25,7 +25,7 @@
  * CONFIG_WREN_COAP_TCP_CSM_TIMEOUT_MS is aborted, and a connection unused for
  * CONFIG_WREN_COAP_TCP_IDLE_MS (no observer or exchange on it) is released,
  * so silent peers cannot hold the bounded connections. Malformed messages, messages
- * beyond CONFIG_WREN_COAP_TCP_MSG_MAX and signals with an unknown critical
+ * beyond CONFIG_WREN_COAP_MSG_MAX and signals with an unknown critical
  * option are answered with an Abort (diagnostic payload, Bad-CSM-Option for
  * a CSM's) and the connection is closed. Every one of these is counted.
  *
@@ -66,11 +66,6 @@
 #ifndef CONFIG_WREN_COAP_TCP_CLIENT_CONNS
 #define CONFIG_WREN_COAP_TCP_CLIENT_CONNS 1
 #endif
-/** Largest message received (the Max-Message-Size sent in the CSM), bytes;
- *  each connection has a buffer of this size plus the framing header. */
-#ifndef CONFIG_WREN_COAP_TCP_MSG_MAX
-#define CONFIG_WREN_COAP_TCP_MSG_MAX CONFIG_WREN_COAP_MSG_MAX
-#endif
 /** Observers over TCP, all connections and resources together. */
 #ifndef CONFIG_WREN_COAP_TCP_OBSERVERS
 #define CONFIG_WREN_COAP_TCP_OBSERVERS 2
@@ -92,8 +87,8 @@
 _Static_assert(CONFIG_WREN_COAP_TCP_CONNS >= 1 &&
                    CONFIG_WREN_COAP_TCP_CONNS <= CONFIG_WREN_SOCK_TCP_QUEUE_MAX,
                "CONFIG_WREN_COAP_TCP_CONNS: 1..CONFIG_WREN_SOCK_TCP_QUEUE_MAX");
-_Static_assert(CONFIG_WREN_COAP_TCP_MSG_MAX >= 64 && CONFIG_WREN_COAP_TCP_MSG_MAX <= 65535,
-               "CONFIG_WREN_COAP_TCP_MSG_MAX: 64..65535");
+_Static_assert(CONFIG_WREN_SOCK_TCP_RCVBUF >= CONFIG_WREN_COAP_MSG_MAX,
+               "the TCP receive buffer must hold the largest CoAP message whole");
 _Static_assert(CONFIG_WREN_SOCK_TCP_SNDBUF >= CONFIG_WREN_COAP_MSG_MAX + COAP_TCP_HDR_MAX,
                "the TCP send buffer must hold the largest CoAP response");
 
@@ -107,7 +102,7 @@ _Static_assert(CONFIG_WREN_SOCK_TCP_SNDBUF >= CONFIG_WREN_COAP_MSG_MAX + COAP_TC
     C(conn_idle)        /* connections released after CONFIG_WREN_COAP_TCP_IDLE_MS unused */        \
     C(rx)               /* messages received */                                                    \
     C(rx_drop_format)   /* malformed messages: Abort */                                            \
-    C(rx_drop_big)      /* messages beyond CONFIG_WREN_COAP_TCP_MSG_MAX: Abort */                  \
+    C(rx_drop_big)      /* messages beyond CONFIG_WREN_COAP_MSG_MAX: Abort */                  \
     C(rx_no_csm)        /* a first message that was not a CSM: Abort */                            \
     C(rx_sig_critical)  /* signals with an unknown critical option: Abort */                       \
     C(rx_csm)           /* CSMs received */                                                        \
@@ -141,12 +136,11 @@ struct wren_coap_tcp_conn {
     uint64_t last_rx_us;           /**< when a message last came */
     struct wren_sock_udp_ep peer;  /**< its address and TCP port */
     uint32_t peer_mms;             /**< the peer's Max-Message-Size */
-    uint32_t want;                 /**< bytes of the message being read that are needed */
-    uint32_t have;                 /**< bytes of it in rx */
+    uint8_t hdr[COAP_TCP_HDR_MAX]; /**< the header of the message being read */
+    uint8_t have;                  /**< bytes of it in hdr */
     uint8_t state;                 /**< free, connecting, open (no CSM yet), ready */
     uint8_t client;                /**< we opened it */
     uint8_t peer_bwt;              /**< the peer's CSM offered block-wise transfers */
-    uint8_t rx[CONFIG_WREN_COAP_TCP_MSG_MAX + COAP_TCP_HDR_MAX];
 };
 
 /** An observer over TCP (RFC 7641 with RFC 8323 7). */
