@@ -23,8 +23,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* the neighbour: short address 0x0042, link-local fe80::ff:fe00:42 */
+/* the neighbour: short address 0x0042, link-local fe80::ff:fe00:42; with
+ * bit 2 of the first byte set, DAOs come from another one, 0x0043 (a child:
+ * a router refuses DAOs from its preferred parent) */
 static const uint8_t peer_ll[16] = { 0xfe, 0x80, [11] = 0xff, [12] = 0xfe, [15] = 0x42 };
+static const uint8_t child_ll[16] = { 0xfe, 0x80, [11] = 0xff, [12] = 0xfe, [15] = 0x43 };
 static const uint8_t all_rpl[16] = { 0xff, 0x02, [15] = 0x1a };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -56,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n > size - off) {
             n = size - off;
         }
+        bool child = (data[0] & 4) && n >= 1 && data[off] == RPL_CODE_DAO;
         if (n > 104) {
             n = 104; /* 15 + 3 + 1 + 104 + 2 = 125 */
         }
@@ -76,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             put_le16(psdu + k, 0xffff);
             k += 2;
         }
-        put_le16(psdu + k, 0x0042);
+        put_le16(psdu + k, child ? 0x0043 : 0x0042);
         k += 2;
         /* RFC 6282 IPHC: traffic class and flow label elided, next header
          * inline, hop limit 255, source from the link address; destination
@@ -94,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t mlen = 1 + n;
         if (mlen >= 4) {
             msg[2] = msg[3] = 0;
-            put_be16(msg + 2, wren_icmpv6_csum(peer_ll, uni ? me : all_rpl, msg, mlen));
+            put_be16(msg + 2, wren_icmpv6_csum(child ? child_ll : peer_ll, uni ? me : all_rpl,
+                                               msg, mlen));
         }
         k += mlen;
         put_le16(psdu + k, wren_ieee802154_fcs(psdu, k));
