@@ -380,7 +380,12 @@ def _ray_collect(ray: Any, refs: Mapping[Any, Run], waiting: list[Any], done: Do
     """Hand each finished task's record to @done as it comes; @waiting (in
     place) holds the tasks not finished."""
     while waiting:
-        ready, rest = ray.wait(waiting, num_returns=1)
+        # whatever finished within a second (one wait per second, not per
+        # task: a sweep of thousands of runs does not wait thousands of times
+        # over the whole list)
+        ready, rest = ray.wait(waiting, num_returns=len(waiting), timeout=1.0)
+        if not ready:
+            ready, rest = ray.wait(rest, num_returns=1)
         waiting[:] = rest
         for ref in ready:
             r = refs[ref]
