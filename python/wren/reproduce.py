@@ -1138,6 +1138,13 @@ def _taskbar(n: int) -> Any:
 def main(args: argparse.Namespace) -> int:
     figs = select(args.names)      # a bad name: before anything is built
     directory = Path(args.out) if args.out else paths.OUT / "reproduce"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".wren-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UserError(f"cannot write the report to {directory}: {e.strerror}") from None
     quick = bool(args.quick)
     from . import build
     with redirect_stdout(StringIO()):

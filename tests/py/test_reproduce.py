@@ -133,6 +133,10 @@ def test_unknown_figure_is_one_line_and_exit_2(tmp_path):
     assert res.stderr.startswith("wren: unknown figure 'riot_fig99' (did you mean 'riot_fig")
     assert res.stderr.count("\n") == 1 and res.stdout == ""
     assert not (tmp_path / "rep").exists()
+    (tmp_path / "file").write_text("")
+    res = wren("reproduce", "tsch_fig4", "--out", "file/rep", cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr == "wren: cannot write the report to file/rep: Not a directory\n"
 
 
 RPL_LINE = """\
