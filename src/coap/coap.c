@@ -7,6 +7,8 @@
 
 #include "core/node.h"
 #include "coap/coap_priv.h"
+#include "net/netapi.h"
+#include "net/netif.h"
 #include "net/netreg.h"
 #include "pktbuf/pktbuf.h"
 #include "net/netopt.h"
@@ -1007,14 +1009,30 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
     }
 }
 
+/* RFC 7252 8.2: the response @p resp (@p len bytes) to a multicast request
+ * goes after a random leisure, and not at all when it says nothing useful
+ * (an error, or an empty payload such as a discovery filter that matched
+ * nothing). */
+static void mcast_answer(struct wren_coap *c, const uint8_t *resp, size_t len,
+                         const struct wren_sock_udp_ep *to)
+{
+    struct coap_msg r;
+    if (wren_coap_parse(resp, len, &r) < 0 || COAP_CODE_CLASS(r.code) != 2 ||
+        r.payload_len == 0) {
+        c->stats.mc_quiet++;
+    } else if (wren_coap_sep_leisure(c, resp, len, to) < 0) {
+        c->stats.mc_busy++;
+    }
+}
+
 static void serve(struct wren_coap *c, const struct coap_msg *m,
-                  const struct wren_sock_udp_ep *from)
+                  const struct wren_sock_udp_ep *from, bool mcast)
 {
     struct wren_coap_dedup *d = dedup_find(c, from, m->type, m->mid);
     if (d) {
         if (d->stored) {
             c->stats.rx_dup++;
-            if (d->len) {
+            if (d->len && !mcast) {
                 wren_coap_send(c, d->resp, d->len, from);
             }
             return;
@@ -1027,6 +1045,10 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     } else {
         uint32_t wait_s = 0;
         d = dedup_slot(c, from, &wait_s);
+        if (d == NULL && mcast) {
+            c->stats.mc_busy++;
+            return;
+        }
         if (d == NULL) {
             /* RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry */
             c->stats.req_busy++;
@@ -1048,9 +1070,16 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     if (at == WREN_COAP_NO_RESPONSE) {
         dedup_store(c, d, from, m, NULL, 0); /* its duplicates get nothing either */
     } else if (at < 0) {
-        send_empty(c, COAP_RST, m->mid, from);
+        if (mcast) {
+            c->stats.mc_drop++; /* RFC 7252 8.2: no RST to a multicast request */
+        } else {
+            send_empty(c, COAP_RST, m->mid, from);
+        }
         d->used = 0;
         return;
+    } else if (mcast) {
+        dedup_store(c, d, from, m, NULL, 0); /* duplicates get nothing */
+        mcast_answer(c, c->tx + at, len, from);
     } else {
         dedup_store(c, d, from, m, c->tx + at, len);
         wren_coap_send(c, c->tx + at, len, from);
@@ -1060,11 +1089,22 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     }
 }
 
-/* Handle one datagram of @p n bytes in c->rx from @p from. */
-void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from)
+/* Handle one datagram of @p n bytes in c->rx from @p from (@p mcast: sent
+ * to a multicast group, RFC 7252 8: never answered with RST). */
+void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from,
+                     bool mcast)
 {
     struct coap_msg m;
     int rc = wren_coap_parse(c->rx, n, &m);
+    if (mcast) {
+        c->stats.mc_req += rc == 0 && m.code != COAP_CODE_EMPTY && COAP_CODE_CLASS(m.code) == 0;
+        if (rc < 0 || m.type != COAP_NON || COAP_CODE_CLASS(m.code) != 0 ||
+            m.code == COAP_CODE_EMPTY) {
+            /* RFC 7252 8.1: multicast requests are NON; the rest would get a RST */
+            c->stats.mc_drop++;
+            return;
+        }
+    }
     if (rc < 0) {
         c->stats.rx_drop_format++;
         /* RFC 7252 4.2, 4.3: a malformed CON is rejected with a RST (when
@@ -1118,7 +1158,7 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
         c->stats.rx_drop_format++; /* a source address is never multicast */
         return;
     }
-    serve(c, &m, from);
+    serve(c, &m, from, mcast);
 }
 
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
@@ -1127,6 +1167,8 @@ static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
     (void)events;
     for (;;) {
         struct wren_sock_udp_ep from;
+        uint8_t to[16] = { 0 };
+        (void)wren_sock_udp_next_dst(sock, to);
         ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
         if (n == -ENOBUFS) {
             c->stats.rx++;
@@ -1137,7 +1179,7 @@ static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
             return;
         }
         c->stats.rx++;
-        wren_coap_input(c, (size_t)n, &from);
+        wren_coap_input(c, (size_t)n, &from, wren_ipv6_addr_is_multicast(to));
     }
 }
 
@@ -1183,6 +1225,26 @@ const struct wren_module_ops wren_coap_module = {
     .cmds = WREN_IF_SHELL(wren_coap_shell_cmds),
 };
 
+/* RFC 7252 12.8: All CoAP Nodes, link-local and site-local, on every
+ * interface (where IPv6 has room for them; counted there otherwise). */
+static void join_all_coap_nodes(struct wren_coap *c, uint16_t opt)
+{
+    static const uint8_t groups[2][16] = {
+        { 0xff, 0x02, [15] = 0xfd },
+        { 0xff, 0x05, [15] = 0xfd },
+    };
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(c->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    if (e == NULL) {
+        return;
+    }
+    for (struct wren_netif *n = c->node->netifs; n; n = n->next) {
+        for (unsigned g = 0; g < 2; g++) {
+            (void)wren_netapi_set(c->node, e->module, opt, n->id, groups[g], 16);
+        }
+    }
+}
+
 int wren_coap_init(struct wren_node *node, struct wren_coap *c)
 {
     memset(c, 0, sizeof(*c));
@@ -1201,6 +1263,7 @@ int wren_coap_init(struct wren_node *node, struct wren_coap *c)
         return rc;
     }
     wren_sock_udp_set_cb(&c->sock, sock_cb, c);
+    join_all_coap_nodes(c, WREN_NETOPT_IPV6_GROUP_JOIN);
     c->ack_timeout_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS;
     c->ack_random_permille = CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE;
     c->max_retransmit = CONFIG_WREN_COAP_MAX_RETRANSMIT;
@@ -1223,6 +1286,7 @@ void wren_coap_stop(struct wren_coap *c)
     }
     wren_coap_sep_stop(c);
     wren_timer_cancel(c->node, &c->slow_timer);
+    join_all_coap_nodes(c, WREN_NETOPT_IPV6_GROUP_LEAVE);
     wren_sock_udp_close(&c->sock);
     wren_netreg_unregister(c->node, WREN_NETTYPE_UDP, &c->reg);
     c->n_res = 0;

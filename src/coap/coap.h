@@ -146,6 +146,12 @@
 #define CONFIG_WREN_COAP_SLOW_MS 1000u
 #endif
 
+/** RFC 7252 8.2 DEFAULT_LEISURE: a response to a multicast request waits a
+ *  random time up to this, ms. */
+#ifndef CONFIG_WREN_COAP_LEISURE_MS
+#define CONFIG_WREN_COAP_LEISURE_MS 5000u
+#endif
+
 /** Observers the server keeps (RFC 7641), all resources together. */
 #ifndef CONFIG_WREN_COAP_OBSERVERS
 #define CONFIG_WREN_COAP_OBSERVERS 4
@@ -215,6 +221,10 @@ enum {
     C(sep_retx)         /* ... CON ones retransmitted */                                           \
     C(sep_timeout)      /* ... CON ones never acknowledged (given up after MAX_RETRANSMIT) */      \
     C(sep_rst)          /* ... CON ones answered with RST */                                       \
+    C(mc_req)           /* requests to all-CoAP-nodes (ff02::fd, ff05::fd) or another group */      \
+    C(mc_drop)          /* multicast messages a unicast one would have had a RST for, CONs */       \
+    C(mc_quiet)         /* multicast requests not answered: an error or an empty result */          \
+    C(mc_busy)          /* multicast responses dropped: no slot to wait the leisure in */           \
     C(obs_add)          /* observers registered */                                                 \
     C(obs_full)         /* registrations refused (every observer slot in use): no Observe */       \
     C(obs_remove)       /* observers removed by a GET without Observe or with Observe 1 */         \
@@ -319,7 +329,8 @@ struct wren_coap_sep {
     uint16_t len;                      /**< bytes of msg */
     uint8_t token[COAP_TOKEN_MAX];
     uint8_t tkl;
-    uint8_t state;                     /**< 0: free, 1: the handler's, 2: CON sent, unacknowledged */
+    uint8_t state;                     /**< 0: free, 1: the handler's, 2: CON sent, unacknowledged,
+                                            3: a multicast request's response in its leisure */
     uint8_t con;                       /**< the request was CON: so is the response */
     uint8_t retx;
     uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];

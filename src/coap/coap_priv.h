@@ -44,7 +44,8 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
 void wren_coap_obs_flush(struct wren_coap *c);
 
 /** Handle the datagram of @p n bytes in c->rx from @p from. */
-void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from);
+void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from,
+                     bool mcast);
 
 /** Send @p len bytes of @p msg to @p to, counted (tx, tx_drop). @return 0 or -ENOBUFS. */
 int wren_coap_send(struct wren_coap *c, const uint8_t *msg, size_t len,
@@ -57,6 +58,12 @@ uint32_t wren_coap_ack_timeout(struct wren_coap *c);
 /** An ACK or RST for a separate response? (src/coap/coap_sep.c) */
 bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
                          const struct wren_sock_udp_ep *from);
+
+/** Send response @p msg (@p len bytes) to @p to after a random time within
+ *  CONFIG_WREN_COAP_LEISURE_MS (RFC 7252 8.2), kept in a separate-response
+ *  slot. @return 0, -ENOSPC (no slot), -EMSGSIZE. */
+int wren_coap_sep_leisure(struct wren_coap *c, const uint8_t *msg, size_t len,
+                          const struct wren_sock_udp_ep *to);
 
 /** Forget every separate response (the server stops). */
 void wren_coap_sep_stop(struct wren_coap *c);

@@ -19,6 +19,11 @@ static void sep_timer(struct wren_timer *t, void *arg)
     (void)t;
     struct wren_coap_sep *s = arg;
     struct wren_coap *c = s->c;
+    if (s->state == 3) {
+        (void)wren_coap_send(c, s->msg, s->len, &s->ep); /* the leisure is over */
+        s->state = 0;
+        return;
+    }
     if (s->retx >= c->max_retransmit) {
         c->stats.sep_timeout++;
         sep_free(s);
@@ -87,6 +92,28 @@ int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf
     s->timeout_ms = wren_coap_ack_timeout(c);
     wren_timer_set(c->node, &s->timer, (uint64_t)s->timeout_ms * 1000u);
     return 0;
+}
+
+int wren_coap_sep_leisure(struct wren_coap *c, const uint8_t *msg, size_t len,
+                          const struct wren_sock_udp_ep *to)
+{
+    if (len > CONFIG_WREN_COAP_SEPARATE_BYTES) {
+        return -EMSGSIZE;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        struct wren_coap_sep *s = &c->sep[i];
+        if (s->state == 0) {
+            *s = (struct wren_coap_sep){ .c = c, .ep = *to, .state = 3, .len = (uint16_t)len };
+            memcpy(s->msg, msg, len);
+            wren_timer_init(&s->timer, sep_timer, s);
+            wren_timer_set(c->node, &s->timer,
+                           (uint64_t)wren_node_random_below(c->node,
+                                                            CONFIG_WREN_COAP_LEISURE_MS + 1) *
+                               1000u);
+            return 0;
+        }
+    }
+    return -ENOSPC;
 }
 
 bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,

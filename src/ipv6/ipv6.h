@@ -39,9 +39,10 @@
 #endif
 #ifndef CONFIG_WREN_IPV6_GROUPS
 /** Groups an interface may join besides all-nodes and the solicited-node
- *  groups of its addresses, which are always received. 0: none (a host
- *  needs none; GROUP_JOIN answers -ENOTSUP). */
-#define CONFIG_WREN_IPV6_GROUPS 2
+ *  groups of its addresses, which are always received (all-routers,
+ *  all-RPL-nodes, CoAP's all-CoAP-nodes link- and site-local). 0: none (a
+ *  host needs none; GROUP_JOIN answers -ENOTSUP). */
+#define CONFIG_WREN_IPV6_GROUPS 4
 #endif
 #define WREN_IPV6_DEFAULT_HOP_LIMIT 64
 /** Largest RPL source routing header inserted at a non-storing root: 16

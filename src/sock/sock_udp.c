@@ -179,6 +179,19 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
     return (ssize_t)len;
 }
 
+int wren_sock_udp_next_dst(const struct wren_sock_udp *sock, uint8_t local[16])
+{
+    if (sock->rx.len == 0) {
+        return -EAGAIN;
+    }
+    struct wren_snip *ips = wren_pkt_search(sock->rx.q[sock->rx.head], WREN_NETTYPE_IPV6);
+    memset(local, 0, 16);
+    if (ips) {
+        wren_ipv6_addr_copy(local, ips->data + IPV6_OFF_DST);
+    }
+    return 0;
+}
+
 ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
                            uint64_t timeout_us, struct wren_sock_udp_ep *remote)
 {

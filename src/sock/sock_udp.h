@@ -86,6 +86,14 @@ ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
                            uint64_t timeout_us, struct wren_sock_udp_ep *remote);
 
 /**
+ * @brief Where the datagram wren_sock_udp_recv() returns next was sent to:
+ *        its destination address (one of the node's, or a multicast group
+ *        it joined) into @p local.
+ * @return 0, or -EAGAIN (nothing queued).
+ */
+int wren_sock_udp_next_dst(const struct wren_sock_udp *sock, uint8_t local[16]);
+
+/**
  * @brief Whether @p sock takes datagrams whose UDP checksum the 6LoWPAN
  *        sender elided (NHC C bit, RFC 6282 4.3.2). Off by default: nothing
  *        proves such a datagram intact, so the UDP layer drops it and counts

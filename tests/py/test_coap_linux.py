@@ -105,6 +105,11 @@ def test_coap_libcoap_client(coap_node, tmp_path):
     assert libcoap(ns, "-N", "-m", "get", f"{BASE}/counter").stdout.strip() == "42"
     assert libcoap(ns, "-m", "delete", f"{BASE}/counter").returncode == 0
     assert libcoap(ns, "-m", "get", f"{BASE}/counter").stdout.strip() == "0"
+    # multicast (RFC 7252 8): a NON to All CoAP Nodes on the link, answered
+    # after the leisure (up to 5 s) from wren's unicast address
+    res = libcoap(ns, "-N", "-B", "6", "-m", "get", "coap://[ff02::fd%tap0]/.well-known/core")
+    assert "</counter>;ct=0;obs" in res.stdout, res.stdout + res.stderr
+    assert coap_stats(node)["mc_req"] == 1
     # a separate response (RFC 7252 5.2.2): empty ACK, then a CON 2.05 that
     # libcoap acknowledges; and for a NON request a NON response
     assert libcoap(ns, "-m", "get", f"{BASE}/slow").stdout.strip() == "slow"

@@ -1,0 +1,143 @@
+/**
+ * @file test_coap_multicast.c
+ * @brief CoAP requests to All CoAP Nodes (RFC 7252 8, 12.8) between three
+ *        simulated 6LoWPAN nodes: a plain socket on one sends to ff02::fd,
+ *        the servers on the other two answer after a random leisure, never
+ *        with an error, an empty result or a RST, and a CON to the group is
+ *        ignored; unicast requests are unchanged.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "coap/coap.h"
+#include "fixture.h"
+#include "sock/sock_udp.h"
+#include "wire/ipv6.h"
+
+static const uint8_t all_coap[16] = { 0xff, 0x02, [15] = 0xfd };
+
+struct got {
+    unsigned n;
+    uint64_t at[4];
+    uint8_t from_last[16];
+    uint8_t code[4];
+    uint16_t payload_len[4];
+};
+
+/* run up to @p us in 50 ms steps collecting what @p s receives after @p t0 */
+static void collect(struct wren_sock_udp *s, uint64_t us, struct got *g, uint64_t t0)
+{
+    for (uint64_t t = 0; t < us; t += 50000) {
+        fx_run_us(50000);
+        uint8_t b[1200];
+        struct wren_sock_udp_ep from;
+        ssize_t n;
+        while ((n = wren_sock_udp_recv(s, b, sizeof(b), 0, &from)) > 0) {
+            struct coap_msg m;
+            CHECK_EQ(wren_coap_parse(b, (size_t)n, &m), 0);
+            CHECK(g->n < 4);
+            CHECK_EQ(m.type, COAP_NON);
+            CHECK(m.tkl == 2 && memcmp(m.token, "mc", 2) == 0);
+            g->at[g->n] = fx_now() - t0;
+            g->code[g->n] = m.code;
+            g->payload_len[g->n] = (uint16_t)m.payload_len;
+            memcpy(g->from_last, from.addr, 16);
+            g->n++;
+        }
+    }
+}
+
+static void send_req(struct wren_sock_udp *s, const struct fx_node *a, const uint8_t *to,
+                     uint8_t type, uint16_t mid, const char *path, const char *query,
+                     uint16_t crit)
+{
+    uint8_t b[64];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), type, COAP_CODE_GET, mid, (const uint8_t *)"mc", 2);
+    wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, path);
+    if (query) {
+        wren_coap_build_opt_query(&bld, COAP_OPT_URI_QUERY, query);
+    }
+    if (crit) {
+        wren_coap_build_opt(&bld, crit, "", 0);
+    }
+    int n = wren_coap_build_end(&bld);
+    CHECK(n > 0);
+    struct wren_sock_udp_ep ep = { .port = COAP_PORT, .netif = a->if_id };
+    memcpy(ep.addr, to, 16);
+    CHECK_EQ(wren_sock_udp_send(s, b, (size_t)n, &ep), n);
+}
+
+TEST(test_multicast__leisure_and_quiet_errors)
+{
+    struct fx_node *a = fx_node(FX_LOWPAN_NODE);
+    struct fx_node *b = fx_node(FX_LOWPAN_NODE);
+    struct fx_node *c = fx_node(FX_LOWPAN_NODE);
+    fx_link2(a, b);
+    fx_link2(a, c);
+    struct wren_coap *sb = calloc(1, sizeof(*sb)), *sc = calloc(1, sizeof(*sc));
+    CHECK_EQ(wren_coap_init(&b->node, sb), 0);
+    CHECK_EQ(wren_coap_init(&c->node, sc), 0);
+    struct wren_sock_udp s;
+    struct wren_sock_udp_ep l = { .port = 40000 };
+    CHECK_EQ(wren_sock_udp_create(&a->node, &s, &l, NULL), 0);
+    fx_run_us(1000000);
+
+    /* discovery: both answer, each within DEFAULT_LEISURE, not at once */
+    struct got g = { 0 };
+    uint64_t t0 = fx_now();
+    send_req(&s, a, all_coap, COAP_NON, 1, "/.well-known/core", NULL, 0);
+    collect(&s, CONFIG_WREN_COAP_LEISURE_MS * 1000u + 500000u, &g, t0);
+    CHECK_EQ(g.n, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        CHECK_EQ(g.code[i], COAP_CODE_CONTENT);
+        CHECK(g.payload_len[i] > 0);
+        CHECK(g.at[i] <= CONFIG_WREN_COAP_LEISURE_MS * 1000u + 100000u);
+    }
+    CHECK(g.at[1] > 100000u); /* the later one waited */
+    CHECK_EQ(sb->stats.mc_req, 1);
+    CHECK_EQ(sc->stats.mc_req, 1);
+    uint8_t peer[16]; /* one server's unicast address: where its answer came from */
+    memcpy(peer, g.from_last, 16);
+    CHECK(!wren_ipv6_addr_is_multicast(peer));
+    /* a filter: only what matches answers (/pattern has ct=42) */
+    memset(&g, 0, sizeof(g));
+    send_req(&s, a, all_coap, COAP_NON, 2, "/.well-known/core", "ct=42", 0);
+    collect(&s, CONFIG_WREN_COAP_LEISURE_MS * 1000u + 500000u, &g, fx_now());
+    CHECK_EQ(g.n, 2);
+    CHECK_EQ(g.payload_len[0], strlen("</pattern>;ct=42;obs"));
+    /* nothing useful to say: no answer at all (an empty filter result, 4.04,
+     * an unknown critical option, which a unicast NON gets a RST for) */
+    memset(&g, 0, sizeof(g));
+    send_req(&s, a, all_coap, COAP_NON, 3, "/.well-known/core", "rt=none", 0);
+    send_req(&s, a, all_coap, COAP_NON, 4, "/nothing", NULL, 0);
+    send_req(&s, a, all_coap, COAP_NON, 5, "/counter", NULL, 65001);
+    /* a CON to a group is not a valid request: ignored (RFC 7252 8.1) */
+    send_req(&s, a, all_coap, COAP_CON, 6, "/counter", NULL, 0);
+    collect(&s, CONFIG_WREN_COAP_LEISURE_MS * 1000u + 500000u, &g, fx_now());
+    CHECK_EQ(g.n, 0);
+    CHECK_EQ(sb->stats.mc_quiet, 2);
+    CHECK_EQ(sb->stats.mc_drop, 2);
+    CHECK_EQ(sb->stats.tx, 2);
+    CHECK_EQ(sc->stats.tx, 2);
+    /* unicast as before: answered at once, errors too */
+    memset(&g, 0, sizeof(g));
+    send_req(&s, a, peer, COAP_NON, 7, "/nothing", NULL, 0);
+    collect(&s, 300000, &g, fx_now());
+    CHECK_EQ(g.n, 1);
+    CHECK_EQ(g.code[0], COAP_CODE_NOT_FOUND);
+    wren_sock_udp_close(&s);
+    wren_coap_stop(sb);
+    wren_coap_stop(sc);
+    free(sb);
+    free(sc);
+    FX_CLEAN(1000000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FX_TEST(test_multicast__leisure_and_quiet_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
