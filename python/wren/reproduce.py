@@ -204,6 +204,7 @@ class Panel:
     ylabel: str
     series: list[Series] = field(default_factory=list)
     hlines: list[tuple[float, str]] = field(default_factory=list)  # the paper's levels
+    vlines: list[tuple[float, str]] = field(default_factory=list)  # the paper's positions
     bars: bool = False     # series are bar groups over categorical xs
     logy: bool = False
 
@@ -666,11 +667,12 @@ def tcp_fig5(quick: bool) -> Outcome:
                        Series("wren: 8.2 ms per frame", kib, g, "s-"),
                        Series("wren: model B (Eq. 2), 8.2 ms", kib,
                               [r["model"] for r in res[_proc()]], "C1:")],
-                      hlines=[])],
+                      vlines=[(paper_number("tcp.fig5.leveloff_kib"),
+                               "paper: levels off at ~1.5 KiB"),
+                              (paper_number("tcp.fig5.bdp_kib"), "paper: BDP ~1.6 KiB")])],
         notes=[f"wren: bench.tcp_transfer_mean, MSS {mss} ({smss} data bytes), window = both "
                f"buffers = w segments, 8.2 ms per frame, {_seed_note(quick)}. The paper's "
-               "level-off (1.5 KiB) and BDP (1.6 KiB) are drawn as the vertical positions in "
-               "the rows only: its figure has no numbers in the text."])
+               "text gives where its curve levels off and its BDP, no goodput values."])
 
 
 def _fig6_delays(quick: bool) -> list[int]:
@@ -982,6 +984,8 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
                 ax.plot(s.xs, ys, s.style, label=s.label, **kw)
         for y, label in p.hlines:
             ax.axhline(y, color="red", linestyle="--", label=label)
+        for k, (x, label) in enumerate(p.vlines):
+            ax.axvline(x, color="red", linestyle="--" if k == 0 else ":", label=label)
         if p.logy:
             ax.set_yscale("log")
         elif not p.bars:
