@@ -22,7 +22,6 @@ every such row (CPU_MODEL).
 """
 import argparse
 import base64
-import dataclasses
 import datetime
 import difflib
 import functools
@@ -32,7 +31,6 @@ import math
 import platform
 import re
 import subprocess
-import sys
 import time
 import tomllib
 from collections.abc import Callable, Sequence
@@ -1042,7 +1040,8 @@ def _git_head() -> str:
 def _rows_json(fig: Figure, out: Outcome, quick: bool) -> dict[str, Any]:
     return {
         "name": fig.name, "paper": fig.paper, "title": fig.title,
-        "command": fig.command(quick), "reason": out.reason, "failed": out.failed, "seconds": round(out.seconds, 2),
+        "command": fig.command(quick), "reason": out.reason, "failed": out.failed,
+        "seconds": round(out.seconds, 2),
         "plots": [Path(f).name for f in out.files], "notes": out.notes,
         "rows": [{"quantity": r.quantity, "unit": r.unit, "wren": r.wren,
                   "paper": r.paper_number, "paper_text": r.paper_text(), "ratio": r.ratio,
@@ -1069,7 +1068,7 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
     (directory / "report.json").write_text(json.dumps(data, indent=1))
     ptitle = {k: v["title"] for k, v in papers().items()}
 
-    md = [f"# wren: the papers' figures, reproduced\n",
+    md = ["# wren: the papers' figures, reproduced\n",
           f"{head['date']}, commit {head['commit']}, {head['machine']}; mode {head['mode']}; "
           f"`{command}`.\n",
           f"{len(results)} figures: {sum(1 for _, o in results if not o.reason)} measured, "

@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 from wren import reproduce
 from wren.reproduce import Figure, Outcome, Row
