@@ -366,27 +366,35 @@ static void send_empty(struct wren_coap *c, uint8_t type, uint16_t mid,
 
 /* ---- requests ------------------------------------------------------------------------ */
 
-/* What the option walk found (RFC 7252 5.4). */
-struct req_opts {
-    int32_t accept;
-    int32_t cf;
-    uint32_t block2;
-    uint32_t block1;
-    uint32_t size1;
-    uint8_t has_block2;
-    uint8_t has_block1;
-    uint8_t has_observe;
-    uint32_t observe;
-    uint8_t bad;     /* an unrecognized critical option */
-    uint8_t proxy;   /* Proxy-Uri or Proxy-Scheme */
+/* What the option walk found (RFC 7252 5.4): the value of each option of
+ * ro_nums (uint, 0 when absent) and which were present. */
+enum { RO_ACCEPT, RO_CF, RO_BLOCK2, RO_BLOCK1, RO_SIZE1, RO_OBSERVE, RO_PROXY_URI,
+       RO_PROXY_SCHEME, RO_N };
+static const uint8_t ro_nums[RO_N] = {
+    COAP_OPT_ACCEPT, COAP_OPT_CONTENT_FORMAT, COAP_OPT_BLOCK2, COAP_OPT_BLOCK1,
+    COAP_OPT_SIZE1,  COAP_OPT_OBSERVE,        COAP_OPT_PROXY_URI, COAP_OPT_PROXY_SCHEME,
 };
+
+struct req_opts {
+    uint32_t v[RO_N];
+    uint16_t has;    /* bit k: ro_nums[k] present */
+    uint8_t bad;     /* an unrecognized critical option */
+};
+
+#define RO_HAS(ro, k) (((ro)->has >> (k)) & 1u)
+
+/* Option @p k's value, -1 when absent (Accept, Content-Format). */
+static int32_t ro_int(const struct req_opts *ro, unsigned k)
+{
+    return RO_HAS(ro, k) ? (int32_t)ro->v[k] : -1;
+}
 
 static void req_scan(const struct coap_msg *m, struct req_opts *ro)
 {
     struct coap_opt_iter it;
     struct coap_opt o;
     uint32_t prev = 0x10000;
-    *ro = (struct req_opts){ .accept = -1, .cf = -1 };
+    memset(ro, 0, sizeof(*ro));
     wren_coap_opt_iter_init(&it, m);
     while (wren_coap_opt_next(&it, &o) > 0) {
         /* 5.4.3: a bad length is an unrecognized option; 5.4.5: so is a
@@ -395,41 +403,14 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
                      (o.num != prev || wren_coap_opt_repeatable(o.num));
         prev = o.num;
         if (!known) {
-            if (COAP_OPT_CRITICAL(o.num)) {
-                ro->bad = 1;
-            }
+            ro->bad |= COAP_OPT_CRITICAL(o.num);
             continue;
         }
-        uint32_t v = 0;
-        (void)wren_coap_opt_uint(&o, &v);
-        switch (o.num) {
-        case COAP_OPT_ACCEPT:
-            ro->accept = (int32_t)v;
-            break;
-        case COAP_OPT_CONTENT_FORMAT:
-            ro->cf = (int32_t)v;
-            break;
-        case COAP_OPT_BLOCK2:
-            ro->block2 = v;
-            ro->has_block2 = 1;
-            break;
-        case COAP_OPT_BLOCK1:
-            ro->block1 = v;
-            ro->has_block1 = 1;
-            break;
-        case COAP_OPT_SIZE1:
-            ro->size1 = v;
-            break;
-        case COAP_OPT_OBSERVE:
-            ro->observe = v;
-            ro->has_observe = 1;
-            break;
-        case COAP_OPT_PROXY_URI:
-        case COAP_OPT_PROXY_SCHEME:
-            ro->proxy = 1;
-            break;
-        default:
-            break;
+        for (unsigned k = 0; k < RO_N; k++) {
+            if (o.num == ro_nums[k]) {
+                (void)wren_coap_opt_uint(&o, &ro->v[k]);
+                ro->has |= (uint16_t)(1u << k);
+            }
         }
     }
 }
@@ -699,7 +680,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         }
         c->stats.req_bad_option++;
         resp.code = COAP_CODE_BAD_OPTION;
-    } else if (ro.proxy) {
+    } else if (ro.has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
         c->stats.req_proxy++;
         resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
     } else if ((r = find_resource(c, m)) == NULL) {
@@ -709,7 +690,8 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         c->stats.req_not_allowed++;
         resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
         r = NULL;
-    } else if (m->code == COAP_CODE_GET && ro.accept >= 0 && r->cf >= 0 && ro.accept != r->cf) {
+    } else if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_ACCEPT) && r->cf >= 0 &&
+               ro_int(&ro, RO_ACCEPT) != r->cf) {
         c->stats.req_not_acceptable++;
         resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4 */
         r = NULL;
@@ -718,8 +700,8 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
     if (r) {
         /* RFC 7959 2.4: the block asked for, no larger than what fits */
         int fit = wren_coap_block_szx_fit(room);
-        if (m->code == COAP_CODE_GET && ro.has_block2) {
-            if (wren_coap_block_decode(ro.block2, &blk) < 0) {
+        if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_BLOCK2)) {
+            if (wren_coap_block_decode(ro.v[RO_BLOCK2], &blk) < 0) {
                 c->stats.req_bad_option++;
                 resp.code = COAP_CODE_BAD_OPTION;
                 r = NULL;
@@ -732,12 +714,13 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             }
         }
         struct wren_coap_req req = {
-            .msg = m, .remote = *from, .method = m->code, .cf = ro.cf,
-            .accept = ro.accept, .payload = m->payload, .payload_len = m->payload_len,
-            .size1 = ro.size1,
+            .msg = m, .remote = *from, .method = m->code, .cf = ro_int(&ro, RO_CF),
+            .accept = ro_int(&ro, RO_ACCEPT), .payload = m->payload,
+            .payload_len = m->payload_len, .size1 = ro.v[RO_SIZE1],
         };
-        if (r && ro.has_block1 && (m->code == COAP_CODE_PUT || m->code == COAP_CODE_POST)) {
-            uint8_t err = block1_check(c, r, from, m, ro.block1, &b1, &req, &up);
+        if (r && RO_HAS(&ro, RO_BLOCK1) &&
+            (m->code == COAP_CODE_PUT || m->code == COAP_CODE_POST)) {
+            uint8_t err = block1_check(c, r, from, m, ro.v[RO_BLOCK1], &b1, &req, &up);
             if (err) {
                 resp.code = err;
                 r = NULL;
@@ -776,10 +759,10 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                 bool ok = COAP_CODE_CLASS(resp.code) == 2;
                 if (obs) {
                     observe = obs(obs_arg, r, m,
-                                  ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok &&
+                                  RO_HAS(&ro, RO_OBSERVE) && ro.v[RO_OBSERVE] == COAP_OBSERVE_REGISTER && ok &&
                                       r->observable,
                                   !block || blk.num == 0);
-                } else if (ro.has_observe && ro.observe == COAP_OBSERVE_REGISTER && ok &&
+                } else if (RO_HAS(&ro, RO_OBSERVE) && ro.v[RO_OBSERVE] == COAP_OBSERVE_REGISTER && ok &&
                            r->observable) {
                     if (obs_register(c, r, from, m)) {
                         observe = (int32_t)(c->obs_seq & COAP_OBSERVE_MASK);
