@@ -85,6 +85,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return sweep.main(args)
 
 
+def cmd_cpucosts(args: argparse.Namespace) -> int:
+    import shutil
+    from . import cpu
+    if not shutil.which("qemu-system-arm"):
+        raise UserError("cpucosts needs qemu-system-arm (./scripts/bootstrap.sh installs it)")
+    ins = cpu.write()
+    for op in cpu.OPS:
+        print(f"{op:>10}  {ins[op]:8.1f} instructions")
+    print(f"written: {cpu.COSTS}")
+    return 0
+
+
 def cmd_size(args: argparse.Namespace) -> int:
     from . import size
     size.main(args)
@@ -155,6 +167,9 @@ def parser() -> argparse.ArgumentParser:
 
     sp = command("size", cmd_size, "Cortex-M3 ROM/RAM report")
     sp.add_argument("--json", help="write rom_*/ram_* records as JSON")
+
+    command("cpucosts", cmd_cpucosts, "measure the Cortex-M3 instructions per frame and "
+                                      "datagram under qemu (the CPU model's costs file)")
 
     command("build", cmd_build, "build the host tree only")
     return p
