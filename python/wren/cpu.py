@@ -138,8 +138,9 @@ def node_cpu(c: Mapping[str, int], duration_s: float, ins: Mapping[str, float],
 def note(costs: Mapping[str, Any]) -> str:
     return (f"CPU time estimated: Cortex-M3 instructions per frame/datagram measured under qemu "
             f"({COMMAND}, commit {str(costs['commit'])[:12]}) x counters, CPI {CPI:g} assumed, "
-            f"{CLOCK_HZ / 1e6:g} MHz; MAC ACKs/backoff (radio hardware), TCP/CoAP/RPL/ND "
-            f"processing and timers not charged")
+            f"{CLOCK_HZ / 1e6:g} MHz (the iotlab-m3's STM32F103, whatever the energy "
+            f"profile); MAC ACKs/backoff (radio hardware), TCP/CoAP/RPL/ND processing and "
+            f"timers not charged")
 
 
 def annotate(result: dict[str, Any], path: Path = COSTS) -> None:

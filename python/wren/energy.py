@@ -7,10 +7,14 @@ times the supply voltage, from a profile in data/energy_profiles.toml
     E [mJ] = V * sum over states s of I_s [mA] * t_s [s]
              + V * I_mcu_sleep [mA] * duration [s]     (when the profile has it)
 
-CPU time is not modelled: the simulator has no per-node instruction or
-cycle count, so no node is charged for running its CPU (mcu_active_ma is
-never used). A profile without an MCU sleep figure charges the MCU nothing
-at all; both gaps are stated in the result ("mcu" of the energy block).
+CPU active time is estimated per node by wren.cpu (Cortex-M3 instructions
+per frame and datagram, measured under qemu, times the node's counters) and
+added to the result as its "cpu" block. It is charged in mJ only when the
+profile has an MCU active current (mcu_active_ma, then
+V * (I_active - I_sleep) * t_cpu on top of the sleep current); no profile
+has one yet, because no datasheet figure could be checked. A profile without
+an MCU sleep figure charges the MCU nothing at all; the gaps are stated in
+the result ("mcu" of the energy block).
 
 Per node, beside the total: mJ per packet the node's applications received
 (app.received) and uJ per payload byte received (app.rx_bytes), None when it
@@ -38,6 +42,7 @@ class Profile:
     supply_v: float
     radio_ma: Mapping[str, float]   # per state of STATES
     mcu_sleep_ma: float | None      # None: not in the profile, not charged
+    mcu_active_ma: float | None     # None: CPU time not charged in mJ
     sources: tuple[str, ...]
     missing: tuple[str, ...]
 
@@ -60,6 +65,7 @@ def profile(name: str, path: Path = PROFILES) -> Profile:
     return Profile(name=name, description=p["description"], supply_v=float(p["supply_v"]),
                    radio_ma={s: float(p[f"radio_{s}_ma"]) for s in STATES},
                    mcu_sleep_ma=float(p["mcu_sleep_ma"]) if "mcu_sleep_ma" in p else None,
+                   mcu_active_ma=float(p["mcu_active_ma"]) if "mcu_active_ma" in p else None,
                    sources=tuple(p.get("sources", ())), missing=tuple(p.get("missing", ())))
 
 
@@ -67,11 +73,16 @@ def _per(num: float, den: int) -> float | None:
     return num / den if den else None
 
 
-def node_energy(c: Mapping[str, int], duration_s: float, p: Profile) -> dict[str, Any]:
-    """The energy block of one node from its counters."""
+def node_energy(c: Mapping[str, int], duration_s: float, p: Profile,
+                cpu_s: float = 0.0) -> dict[str, Any]:
+    """The energy block of one node from its counters (and its CPU active
+    time @cpu_s, charged only if the profile has an MCU active current)."""
     radio_mj = {s: p.supply_v * p.radio_ma[s] * c.get(f"radio.time_{s}_us", 0) / 1e6
                 for s in STATES}
-    mcu_mj = 0.0 if p.mcu_sleep_ma is None else p.supply_v * p.mcu_sleep_ma * duration_s
+    sleep_ma = p.mcu_sleep_ma or 0.0
+    mcu_mj = p.supply_v * sleep_ma * duration_s
+    if p.mcu_active_ma is not None:
+        mcu_mj += p.supply_v * (p.mcu_active_ma - sleep_ma) * cpu_s
     total = sum(radio_mj.values()) + mcu_mj
     rcvd, rbytes = c.get("app.received", 0), c.get("app.rx_bytes", 0)
     per_byte = _per(total, rbytes)
@@ -85,21 +96,27 @@ def node_energy(c: Mapping[str, int], duration_s: float, p: Profile) -> dict[str
 
 
 def mcu_note(p: Profile) -> str:
-    """What the MCU share of the figures is (CPU time is never modelled)."""
-    cpu = "CPU active time is not modelled (no per-node cycle model in the simulator)"
+    """What the MCU share of the figures is."""
+    if p.mcu_active_ma is None:
+        cpu = ("CPU active time is estimated (cpu_ms, cpu%) but not charged in mJ: the "
+               "profile has no checked MCU active current")
+    else:
+        cpu = "CPU active time is charged at the profile's MCU active current"
     if p.mcu_sleep_ma is None:
-        return f"{cpu}; the profile has no MCU figure, so the MCU is not charged"
+        return f"{cpu}; the profile has no MCU sleep figure, so the sleeping MCU is not charged"
     return f"{cpu}; the MCU is charged its sleep current for the whole run"
 
 
 def annotate(result: dict[str, Any], name: str = DEFAULT) -> None:
     """Add the energy of every node, and the network's, to a ./wren sim
     result (in place): result["energy"] and each node's "energy"."""
+    from . import cpu
     p = profile(name)
+    cpu.annotate(result)
     duration = float(result["duration_s"])
     total = 0.0
     for nd in result["nodes"]:
-        nd["energy"] = node_energy(nd["counters"], duration, p)
+        nd["energy"] = node_energy(nd["counters"], duration, p, nd["cpu"]["active_s"])
         total += nd["energy"]["mj"]
     t = result["totals"]
     delivered, dbytes = t.get("app.received", 0), t.get("app.rx_bytes", 0)
@@ -110,6 +127,7 @@ def annotate(result: dict[str, Any], name: str = DEFAULT) -> None:
         "supply_v": p.supply_v,
         "radio_ma": dict(p.radio_ma),
         "mcu_sleep_ma": p.mcu_sleep_ma,
+        "mcu_active_ma": p.mcu_active_ma,
         "mcu": mcu_note(p),
         "sources": list(p.sources),
         "missing": list(p.missing),

@@ -56,6 +56,8 @@ SUMMARY_COLUMNS: list[tuple[str, str | None]] = [
 ]
 #: added when the result carries the energy model's figures (wren.energy)
 ENERGY_COLUMNS: list[str] = ["mJ", "mJ/pkt", "uJ/B"]
+#: added when the result carries the CPU model's estimate (wren.cpu)
+CPU_COLUMNS: list[str] = ["cpu_ms", "cpu%"]
 
 Result = dict[str, Any]
 """What run() returns and write_json() writes (plain JSON data)."""
@@ -1013,7 +1015,9 @@ def _fig(v: float | None) -> str:
 def summary(result: Result, out: TextIO = sys.stdout) -> None:
     """Print the per-node table and totals."""
     en = result.get("energy")
-    hdr = [name for name, _ in SUMMARY_COLUMNS] + (ENERGY_COLUMNS if en else [])
+    cp = result.get("cpu")
+    hdr = ([name for name, _ in SUMMARY_COLUMNS] + (ENERGY_COLUMNS if en else [])
+           + (CPU_COLUMNS if cp else []))
     rows: list[list[Any]] = []
     for nd in result["nodes"]:
         c = nd["counters"]
@@ -1024,12 +1028,15 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
         if en:
             e = nd["energy"]
             row += [_fig(e["mj"]), _fig(e["mj_per_rx_packet"]), _fig(e["uj_per_rx_byte"])]
+        if cp:
+            row += [f"{nd['cpu']['active_ms']:.3f}", f"{nd['cpu']['duty'] * 100:.4f}"]
         rows.append(row)
     t = result["totals"]
     rows.append(["total"] + [t.get(key, 0) if key else drops(t) if name == "drops" else ""
                              for name, key in SUMMARY_COLUMNS[1:]]
                 + ([_fig(en["mj"]), _fig(en["mj_per_delivered_packet"]),
-                    _fig(en["uj_per_delivered_byte"])] if en else []))
+                    _fig(en["uj_per_delivered_byte"])] if en else [])
+                + ([f"{cp['active_s'] * 1e3:.3f}", f"{cp['mean_duty'] * 100:.4f}"] if cp else []))
     widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
     fmt = "  ".join(f"{{:>{w}}}" for w in widths)
     print(fmt.format(*hdr), file=out)
@@ -1047,6 +1054,9 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
               f"{en['mj']:.3f} mJ in all; mJ/pkt and uJ/B per packet and payload byte the "
               f"node's apps received (total: delivered in the network); {en['mcu']}",
               file=out)
+    if cp:
+        print(f"cpu: {cp['note']}; cpu% = CPU active time / simulated time (total: the "
+              f"nodes' mean)", file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
     for t in ("routes", "parents"):

@@ -94,7 +94,7 @@ def test_iotlab_m3_figures_written_out(result):
     assert e1["mj"] == pytest.approx(369.0, rel=1e-12)
     assert e1["mj_per_rx_packet"] == pytest.approx(73.8, rel=1e-12)
     assert e1["uj_per_rx_byte"] == pytest.approx(1845.0, rel=1e-12)
-    assert "not modelled" in res["energy"]["mcu"]
+    assert "not charged in mJ" in res["energy"]["mcu"]
 
 
 def test_every_profile_cites_its_figures():
@@ -134,7 +134,7 @@ interval = 0.0
 """)
     res = wren_sim("e.toml", "--profile", "openmote-cc2538", "--json", "r.json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert res.stdout.splitlines()[0].split()[-3:] == ["mJ", "mJ/pkt", "uJ/B"]
+    assert res.stdout.splitlines()[0].split()[-5:] == ["mJ", "mJ/pkt", "uJ/B", "cpu_ms", "cpu%"]
     assert "energy (openmote-cc2538" in res.stdout
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["energy"]["profile"] == "openmote-cc2538"
