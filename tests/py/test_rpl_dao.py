@@ -207,3 +207,37 @@ def test_rpl_version_wraps_around_the_lollipop(sim_factory):
     after = rpl_state(s, 2)
     assert _version(after) == 2 and all(p[0] != "fe80::ff:fe00:63" for p in after["parents"])
     assert s.counters(2)["rpl.new_version"] == len(seen) - 1
+
+
+def test_rpl_refused_dao_is_announced_again_within_a_minute(sim_factory):
+    """A root with a table of two routes and three children: the third
+    child's DAO is refused (DAO-ACK status 128, RFC 6550 6.5). The child
+    keeps what it announced to announce again 30-40 s later rather than at
+    the refresh, a quarter of an hour on: once a slot frees (a no-path DAO
+    in the name of another child), the refused child is routed within a
+    minute."""
+    from scapy.contrib.rpl import RPLDAO, RPLOptTgt, RPLOptTIO
+    from scapy.layers.inet6 import ICMPv6RPL, IPv6
+    n = 4
+    s = sim_factory(5)
+    build(s, n, [(0, k, 1.0) for k in range(1, n)], root_routes=2)
+    s.run(60)
+    st = [rpl_state(s, i) for i in range(n)]
+    held = routes(st[0])
+    assert len(held) == 2
+    out = next(k for k in range(1, n) if st[k]["addr"] not in held)
+    gone = next(k for k in range(1, n) if k != out)
+    assert s.counters(out)["rpl.dao_ack_refused"] >= 1
+    # a no-path DAO from `gone` (its link address and link-local source)
+    body = RPLDAO(RPLInstanceID=0, K=0, daoseq=99) / \
+        RPLOptTgt(plen=128, prefix=st[gone]["addr"]) / RPLOptTIO(pathseq=250, pathlifetime=0)
+    pkt = bytes(IPv6(src=ll(st[gone]), dst=ll(st[0]), hlim=255) / ICMPv6RPL() / body)
+    eui = bytes.fromhex("025752fffe0000") + bytes([gone])
+    mhr = struct.pack("<HBHH", 0xC841, 99, 0x23, 0xFFFF) + eui[::-1]
+    frame = mhr + b"\x41" + pkt
+    assert s.inject(0, frame + _fcs(frame)) == 0
+    s.run(s.now + 1)
+    assert st[gone]["addr"] not in routes(rpl_state(s, 0))
+    s.run(s.now + 45)
+    assert routes(rpl_state(s, 0)).get(st[out]["addr"]) == ll(st[out])
+    assert ping(s, 0, st[out]["addr"]) == 3
