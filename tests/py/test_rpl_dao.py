@@ -7,6 +7,7 @@ import ipaddress
 import re
 import struct
 
+from conftest import tshark_fields
 from test_rpl_sim import _fcs, _quiesce, build, ping, rpl_state  # noqa: F401
 
 
@@ -18,7 +19,7 @@ def routes(st) -> dict:
     return {t.split("/")[0]: v for t, v in st["routes"]}
 
 
-def test_rpl_storing_parent_change_sends_no_path_to_the_old_branch(sim_factory):
+def test_rpl_storing_parent_change_sends_no_path_to_the_old_branch(sim_factory, tmp_path):
     """Storing mode: 0 - 1 - 2 - 3 - 4, then a link 0 - 3 comes up. Node 3
     moves to the root (its rank drops by two hops); it tells the parent it
     left (node 2) with a no-path DAO for itself and node 4, node 2 drops
@@ -27,8 +28,9 @@ def test_rpl_storing_parent_change_sends_no_path_to_the_old_branch(sim_factory):
     Without no-path DAOs nodes 1 and 2 kept the stale routes for the whole
     route lifetime (30 min)."""
     n = 5
+    pcap = tmp_path / "nopath.pcap"
     s = sim_factory(1)
-    build(s, n, [(i, i + 1, 1.0) for i in range(n - 1)])
+    build(s, n, [(i, i + 1, 1.0) for i in range(n - 1)], pcap=pcap)
     s.run(90)
     st = [rpl_state(s, i) for i in range(n)]
     assert all(x["joined"] for x in st)
@@ -63,6 +65,17 @@ def test_rpl_storing_parent_change_sends_no_path_to_the_old_branch(sim_factory):
     # traffic takes the new path both ways
     assert ping(s, 0, a4) == 3 and ping(s, 4, st[0]["addr"]) == 3
     assert ping(s, 1, a4) == 3  # up to the root, down through 3
+    s.close()
+    # on the wire: 3's no-path to 2 and 2's DAO passing it on to 1, both
+    # naming 3 and 4 with lifetime 0; tshark flags nothing, checksums good
+    rows = tshark_fields(pcap, "ipv6.src", "ipv6.dst", "icmpv6.rpl.opt.target.prefix",
+                         "icmpv6.rpl.opt.transit.pathlifetime", "_ws.malformed", "_ws.expert",
+                         "icmpv6.checksum.status",
+                         extra=["-Y", "icmpv6.type == 155 && icmpv6.code == 2"])
+    nopaths = [(r[0], r[1]) for r in rows
+               if "0" in r[3].split(",") and {a3, a4} <= set(r[2].split(","))]
+    assert (ll(st[3]), ll(st[2])) in nopaths and (ll(st[2]), ll(st[1])) in nopaths, rows
+    assert all(r[4] == "" and r[5] == "" and r[6] == "1" for r in rows), rows
 
 
 def _inject_dao(s, victim, dst_ll, targets, seq):
