@@ -6,6 +6,7 @@ counter names come from the library at run time (wren_sim_counters), so
 nothing here repeats a number or a counter name the C side defines.
 """
 import ctypes
+import errno
 import difflib
 import os
 import struct
@@ -75,6 +76,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_counters": (c_int, [c_void_p, c_uint32, POINTER(c_char_p),
                                   POINTER(c_uint64), c_int]),
     "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
+    "wren_sim_failed_module": (c_char_p, [c_void_p]),
     "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
     "wren_sim_rpl_routes": (c_int, [c_void_p, c_uint32, c_uint32]),
     "wren_sim_shell": (c_int, [c_void_p, c_uint32, c_char_p]),
@@ -204,7 +206,12 @@ class Sim:
     def add_node(self, x: float = 0.0, y: float = 0.0, z: float = 0.0, pktbuf: int = 0) -> int:
         """A node at (x, y, z) with a packet buffer of @pktbuf bytes (0: the
         default); returns its id (0, 1, ...; also its short address)."""
-        return _check(self.lib.wren_sim_add_node(self.h, x, y, z, pktbuf), "add_node")
+        res = self.lib.wren_sim_add_node(self.h, x, y, z, pktbuf)
+        failed = self.lib.wren_sim_failed_module(self.h) if res < 0 else None
+        if failed and res != -errno.ECANCELED:
+            raise SimError(f"add_node: module {failed.decode()!r} refused to start (a module "
+                           f"it needs missing from the set?)", -res)
+        return _check(res, "add_node")
 
     def set_link(self, a: int, b: int, prr: float = 1.0) -> None:
         """A directed link from @a to @b delivering the share @prr of frames

@@ -31,6 +31,23 @@ struct wren_sim *wren_sim_new(uint64_t seed)
     return s;
 }
 
+static void node_free(struct wren_sim_node *sn)
+{
+    if (sn == NULL) {
+        return;
+    }
+    free(sn->arena);
+    free(sn->modules);
+    free(sn->out);
+    free(sn->tcp_app);
+    free(sn->rpl_routes);
+    if (sn->sensor) {
+        wren_sensor_free(sn->sensor);
+        free(sn->sensor);
+    }
+    free(sn);
+}
+
 void wren_sim_free(struct wren_sim *s)
 {
     if (s == NULL) {
@@ -44,17 +61,9 @@ void wren_sim_free(struct wren_sim *s)
     wren_world_destroy(&s->world);
     free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
-        free(s->nodes[i]->arena);
-        free(s->nodes[i]->modules);
-        free(s->nodes[i]->out);
-        free(s->nodes[i]->tcp_app);
-        free(s->nodes[i]->rpl_routes);
-        if (s->nodes[i]->sensor) {
-            wren_sensor_free(s->nodes[i]->sensor);
-            free(s->nodes[i]->sensor);
-        }
-        free(s->nodes[i]);
+        node_free(s->nodes[i]);
     }
+    node_free(s->failed);
     free(s->nodes);
     names_free(s);
     free(s);
@@ -119,8 +128,10 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         return -ENOMEM;
     }
     *bytes = len;
-    int res = wren_stack_build(&sn->node, &desc, sn->modules, len, NULL);
+    struct wren_stack built = { .n = 0 };
+    int res = wren_stack_build(&sn->node, &desc, sn->modules, len, &built);
     if (res < 0) {
+        s->failed_module = built.failed ? built.failed->name : NULL;
         return res;
     }
     wren_shell_init(&sn->shell, &sn->node, out_cb, sn);
@@ -132,6 +143,9 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
 {
     if (s->zep) {
         return -EBUSY; /* node ids are radio indexes: the bridge took the next one */
+    }
+    if (s->failed) {
+        return -ECANCELED; /* its radio holds the next index (see below) */
     }
     if (s->n_nodes == s->cap_nodes) {
         uint32_t cap = s->cap_nodes ? s->cap_nodes * 2 : 64;
@@ -164,9 +178,10 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
     size_t mod_bytes = 0;
     res = stack_init(s, sn, &mod_bytes);
     if (res < 0) {
-        free(sn->modules);
-        free(arena);
-        free(sn);
+        /* The medium lists its radio and the world may hold timers of the
+         * modules that did start: the node is kept, out of the simulation,
+         * until wren_sim_free, and no node can be added after it. */
+        s->failed = sn;
         return res;
     }
     s->nodes[s->n_nodes++] = sn;
@@ -458,6 +473,11 @@ int wren_sim_rpl_routes(struct wren_sim *s, uint32_t id, uint32_t n)
     sn->rpl_routes = m.mem;
     s->bytes += (size_t)n * sizeof(struct wren_rpl_route);
     return 0;
+}
+
+const char *wren_sim_failed_module(const struct wren_sim *s)
+{
+    return s->failed_module;
 }
 
 size_t wren_sim_bytes_per_node(const struct wren_sim *s)

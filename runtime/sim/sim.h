@@ -64,6 +64,8 @@ struct wren_sim {
     uint8_t n_mods;         /**< 0: every module of the list */
     struct wren_sim_names *names; /**< counter names made so far (wren_sim_counters) */
     size_t n_names;
+    struct wren_sim_node *failed; /**< a node whose stack failed to build (freed last) */
+    const char *failed_module;    /**< the module that refused to start there, or NULL */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
@@ -103,9 +105,16 @@ int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
 /**
  * @brief Add a node at (x, y, z) with a @p pktbuf_size byte packet buffer
  *        (0: the default, 6 KiB). The radio listens on channel 26.
- * @return the node id (0, 1, ...), or -errno.
+ * @return the node id (0, 1, ...), or -errno. If the node's stack fails to
+ *         build (a module whose init refuses, such as coap_tcp without tcp),
+ *         the error is returned and every later add_node returns -ECANCELED:
+ *         the simulation keeps running the nodes it has.
  */
 int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size);
+
+/** @brief The name of the module whose init refused when a node's stack
+ *         failed to build (wren_sim_add_node), or NULL. */
+const char *wren_sim_failed_module(const struct wren_sim *s);
 
 /** @brief Set the directed link @p from -> @p to (prr 0: interferes only). */
 int wren_sim_set_link(struct wren_sim *s, uint32_t from, uint32_t to, double prr);

@@ -79,6 +79,9 @@ static int start(struct wren_node *node, const struct wren_module_ops *m, void *
         return -ENOMEM;
     }
     int res = m->init(node, state, if_id);
+    if (res < 0 && out) {
+        out->failed = m;
+    }
     if (res < 0 || out == NULL) {
         return res;
     }

@@ -90,6 +90,7 @@ struct wren_stack {
         uint8_t if_id;
     } made[CONFIG_WREN_STACK_MODULES];
     uint8_t n;
+    const struct wren_module_ops *failed; /**< the module whose init refused, or NULL */
 };
 
 /** @brief Bytes of pool @p d needs on @p node (its interfaces so far, or

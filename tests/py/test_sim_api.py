@@ -2,6 +2,7 @@
 import pytest
 
 from wren import scenario
+from wren.lib import SimError
 
 
 def test_hidden_terminal_collisions_disappear_when_senders_hear(sim_factory):
@@ -112,3 +113,21 @@ def test_proc_delay_from_the_scenario_radio_table_and_per_node():
     assert b0["radio.proc_us"] == 0
     # 4.1 ms more per frame: fewer frames get through the same queue
     assert b1["app.received"] > c1["app.received"]
+
+
+def test_node_whose_stack_fails_to_build_is_refused_safely(sim):
+    """coap_tcp refuses to start without tcp: add_node says so, later nodes
+    are refused (the failed node's radio holds the next index), the nodes
+    already there keep running, and freeing the simulation touches no freed
+    memory (the sanitized run of this test caught a use-after-free in the
+    medium before the failed node was kept until wren_sim_free)."""
+    a = sim.add_node(0.0, 0.0, 0.0)
+    sim.set_modules(["sixlowpan", "ipv6", "icmpv6", "udp", "coap", "coap_tcp"])
+    with pytest.raises(SimError, match="add_node: module .coap_tcp. refused to start .* failed: Operation not supported"):
+        sim.add_node(1.0, 0.0, 0.0)
+    sim.set_modules(None)
+    with pytest.raises(SimError, match="add_node failed: Operation canceled"):
+        sim.add_node(2.0, 0.0, 0.0)
+    sim.run(2.0)
+    rc, out = sim.shell(a, "ifconfig")
+    assert rc == 0, out
