@@ -489,7 +489,11 @@ int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v)
     if (!in_dodag(rpl)) {
         return -ENOENT;
     }
-    v[0] = goes_down(rpl, v) ? RPL_RPI_O : 0;
+    bool down = goes_down(rpl, v);
+    if (rpl->role == WREN_RPL_ROOT && !down) {
+        return -ENOENT; /* RFC 9008: out of the RPL domain, not into it: no RPI */
+    }
+    v[0] = down ? RPL_RPI_O : 0;
     v[1] = rpl->instance;
     put_be16(v + 2, rpl->rank);
     return RPL_RPI_LEN;

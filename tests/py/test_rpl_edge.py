@@ -92,6 +92,7 @@ def test_rpl_edge_tunnels_and_rpi_on_the_wire(sim_factory, tmp_path, mode):
         assert res == 0, text
     s.run(s.now + 2)
     assert ping(s, out, st[4]["addr"]) == 3, "outside -> node 4"
+    assert ping(s, out, st[0]["addr"]) == 3, "outside -> root"
     assert ping(s, 3, st[4]["addr"]) == 3, "node 3 -> node 4"
     c0, c3, c4 = s.counters(0), s.counters(3), s.counters(4)
     ns = mode == "non-storing"
@@ -130,6 +131,10 @@ def test_rpl_edge_tunnels_and_rpi_on_the_wire(sim_factory, tmp_path, mode):
     for r in up:
         assert r["opt"] == ["0x23"] and not r["rpi"][0]["O"] and r["rh"] == [], r
         assert r["hbh_nxt"] == ["58"], r
+    # the root's own answers to the outside node: no RPI (RFC 9008: the
+    # RPI is for the RPL domain; the root's datagram leaves it at once)
+    root_out = [r for r in reps if r["src"] == [root] and r["dst"] == [out_addr]]
+    assert len(root_out) >= 3 and not any(r["opt"] or r["rh"] for r in root_out), root_out
     # node 3 -> node 4
     p2p = [r for r in reqs if r["src"][-1] == n3 and r["dst"][-1] == n4]
     assert len(p2p) >= 4 * 3, p2p  # 3 -> 1 -> 0 -> 2 -> 4
