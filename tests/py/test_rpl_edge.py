@@ -161,6 +161,37 @@ def test_rpl_edge_tunnels_and_rpi_on_the_wire(sim_factory, tmp_path, mode):
         assert not any(x["R"] or x["F"] for x in downs + ups)
 
 
+def _inject_uncompressed_srh(s, st, far):
+    """An echo request from the root to node @far with an SRH naming nodes
+    2 .. far in full, to node 1, in 6LoWPAN fragments (uncompressed IPv6
+    dispatch) from the root's short address into node 1's radio."""
+    import ipaddress
+    from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
+    from test_rpl_sim import _fcs
+    root, first, dst = st[0]["addr"], st[1]["addr"], st[far]["addr"]
+    # the checksum is over the final destination (RFC 8200 8.1)
+    icmp = bytes(IPv6(src=root, dst=dst) / ICMPv6EchoRequest(id=77, seq=1, data=b"x" * 16))[40:]
+    hops = b"".join(ipaddress.IPv6Address(st[k]["addr"]).packed for k in range(2, far + 1))
+    srh = bytes([58, len(hops) // 8, 3, far - 1, 0x00, 0x00, 0, 0]) + hops
+    dg = bytes(IPv6(src=root, dst=first, nh=43, hlim=64, plen=len(srh) + len(icmp)))[:40] + \
+        srh + icmp
+    assert len(srh) == 8 + 16 * (far - 1)
+    size, tag, chunk, off, seq = len(dg), 0x5151, 96, 0, 200
+    while off < size:
+        n = min(chunk, size - off)
+        if off == 0:
+            hdr = struct.pack(">HH", 0xC000 | size, tag) + b"\x41"
+        else:
+            hdr = struct.pack(">HHB", 0xE000 | size, tag, off // 8)
+        seq += 1
+        mhr = struct.pack("<HBHHH", 0x8841, seq & 0xFF, 0x23, 0xFFFF, 0x0000)
+        frame = mhr + hdr + dg[off:off + n]
+        assert len(frame) + 2 <= 127
+        assert s.inject(1, frame + _fcs(frame)) == 0
+        s.run(s.now + 0.02)
+        off += n
+
+
 def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
     """A 17-node line in non-storing mode (other stacks stop at about 8
     hops): the root pings the far end and back, and so does the node in the
@@ -170,7 +201,9 @@ def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
     the tunnelled datagrams' header chain (outer IPv6, RPI, SRH, inner IPv6,
     RPI: 120 octets) runs past what the first fragment covers, and 6LoWPAN,
     which carries extension headers uncompressed after IPHC, continues it in
-    the next fragment at every hop."""
+    the next fragment at every hop. And a source route sent uncompressed
+    (248 octets of SRH, ~2.5 fragments' worth) still takes every hop to the
+    far end, which answers."""
     n = 17
     pcap = tmp_path / "line16.pcap"
     s = sim_factory(1)
@@ -187,6 +220,18 @@ def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
     assert s.counters(far)["ipv6.rx_decap"] == 2 * 3
     assert s.counters(mid)["ipv6.rx_decap"] == 0  # far -> mid passes mid on its way up
     assert all(s.counters(i)["ipv6.rx_drop_srh"] == 0 for i in range(n))
+    # an SRH that does not fit the first fragment by far: the root's route
+    # to the far end with its 15 addresses uncompressed (CmprI 0: 248
+    # octets; RFC 6554 lets a sender elide less), as fragments into node
+    # 1's radio from the root's link address. Every router reassembles it,
+    # takes its hop and sends it on in fragments again; the far end answers
+    far_before = s.counters(far)["icmpv6.tx_echo_reply"]
+    fwd_before = [s.counters(i)["ipv6.rx_srh_forwarded"] for i in range(n)]
+    _inject_uncompressed_srh(s, st, far)
+    s.run(s.now + 10)
+    assert s.counters(far)["icmpv6.tx_echo_reply"] == far_before + 1
+    assert all(s.counters(i)["ipv6.rx_srh_forwarded"] == fwd_before[i] + 1
+               for i in range(1, far)), [s.counters(i)["ipv6.rx_srh_forwarded"] for i in range(n)]
     s.close()
     # every hop of mid's tunnelled echo requests to far: the headers before
     # the ICMPv6 one (outer IPv6, its RPI, the SRH naming the hops after
@@ -208,6 +253,15 @@ def test_rpl_16_hop_line_non_storing_delivers_downward(sim_factory, tmp_path):
         hbh = [int(x) for x in r[5].split(",")]
         chain = 40 + hbh[0] + (int(r[6]) + 1) * 8 + 40 + hbh[1]
         assert chain > first_cover[(r[0], r[1])], (r, chain, first_cover[(r[0], r[1])])
+    # the uncompressed SRH on the air, as each router sent it on (1 -> 2 ..
+    # 15 -> 16): 15 full addresses, every hop's reassembly clean
+    big = tshark_fields(pcap, "ipv6.routing.rpl.addr_count", "ipv6.routing.len",
+                        "ipv6.routing.segleft", "_ws.malformed",
+                        extra=["-Y", "icmpv6.echo.identifier == 77 && icmpv6.type == 128"])
+    assert len(big) == far - 1, big
+    assert {r[2] for r in big} == {str(k) for k in range(far - 1)}, big
+    assert all(r[0] == str(far - 1) and int(r[1]) * 8 + 8 == 8 + 16 * (far - 1) and r[3] == ""
+               for r in big), big
     # the root's own echo requests to far: one SRH naming the 15 hops after
     # the first (compressed: these addresses differ in their last octet)
     rows = tshark_fields(pcap, "ipv6.src", "ipv6.routing.rpl.addr_count", "_ws.malformed",
