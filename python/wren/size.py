@@ -451,8 +451,8 @@ def records_and_print(out: Callable[[str], object] = print,
     coap, _ = image_report("coap")
     coap_rom, coap_ram = coap["CoAP"]["rom"], coap["CoAP"]["ram"]
     st = coap_state_bytes()
-    out(f"CoAP server only (observe, Block2, duplicate cache, link format; no client, no "
-        f"Block1 uploads) "
+    out(f"CoAP server only (observe, Block2, duplicate cache, link format with filters, "
+        f"separate responses, multicast; no client, no Block1 uploads) "
         f"adds {srv_rom} bytes of ROM and {srv['CoAP']['ram']} of RAM (256-byte messages)")
     out(f"CoAP (server with default resources, Block1/Block2 both ways, observe, client) "
         f"adds {coap_rom} bytes of ROM and {coap_ram} of RAM (two "
@@ -464,12 +464,14 @@ def records_and_print(out: Callable[[str], object] = print,
         {"name": "rom_coap_server_bytes", "value": srv_rom, "unit": "bytes", "better": "lower",
          "target": 2901,
          "anchor": "RIOT gcoap + nanocoap with server-side observe: 2,901 bytes of text on "
-                   "Cortex-M0+ (its authors' figure). wren's is Cortex-M3 -Os and also has what "
-                   "gcoap's server lacks: a duplicate cache replaying responses (RFC 7252 4.5), "
-                   "Block2 windows of any representation (RFC 7959); like gcoap it leaves "
-                   "Block1 bodies out (CONFIG_WREN_COAP_BLOCK1=0: 4.13), "
-                   "CON notifications retransmitted and observers dropped on timeout or RST, "
-                   "4.02/4.06/5.05 option rules; application handlers not counted"},
+                   "Cortex-M0+ (its authors' figure). Differs: wren's is Cortex-M3 -Os, and its "
+                   "server also keeps a duplicate cache replaying responses (RFC 7252 4.5), "
+                   "serves Block2 windows of any representation (RFC 7959), retransmits CON "
+                   "notifications and drops observers on timeout or RST, sends separate "
+                   "responses (5.2.2), answers multicast after a leisure (8.2), filters "
+                   "/.well-known/core (RFC 6690 4.1), sends Location options and applies the "
+                   "4.02/4.06/5.05 option rules; Block1 uploads are left out "
+                   "(CONFIG_WREN_COAP_BLOCK1=0: 4.13); application handlers not counted"},
         {"name": "rom_coap_full_bytes", "value": coap_rom, "unit": "bytes", "better": "lower",
          "target": 4096,
          "anchor": "CoAP server and client with block-wise both ways and observe, plus the "
