@@ -163,7 +163,8 @@ static void check_piggyback(uint16_t mid, uint8_t code)
 
 static bool payload_is(const char *s)
 {
-    return resp.payload_len == strlen(s) && memcmp(resp.payload, s, resp.payload_len) == 0;
+    return resp.payload_len == strlen(s) &&
+           (resp.payload_len == 0 || memcmp(resp.payload, s, resp.payload_len) == 0);
 }
 
 TEST(test_counter__get_post_put_delete)
