@@ -89,6 +89,7 @@ def test_point_delivers_and_adds_up(protocol, tmp_path):
     assert r["retx"] > 0 and r["retx"] == r["retx_timeout"] + r["retx_dupack_sack"], r
     # the CPU estimate (frames and datagrams only) is far below the radio's
     assert 0 < r["radio_dc"] < 0.2 and 0 < r["cpu_dc"] < r["radio_dc"] / 10, r
+    assert r["cpu_dc"] < r["cpu_dc_with_upload"] < r["radio_dc"], r
     if protocol == "coap":
         assert r["retx_dupack_sack"] == 0  # CoAP sees every loss by its timeout
         assert r["packets_sent"] >= 2 * 11  # 5,248 bytes in 512-byte blocks per batch
@@ -113,7 +114,7 @@ def test_summary_and_records():
     rates, and the two records at 15 %."""
     pts = [dict(protocol=p, loss_pct=15.0, seed=k, generated=1000, delivered=d,
                 reliability=d / 1000, retx=r, retx_timeout=r - u, retx_dupack_sack=u,
-                radio_dc=0.02, cpu_dc=0.001 * k)
+                radio_dc=0.02, cpu_dc=0.001 * k, cpu_dc_with_upload=0.003 * k)
            for p, k, d, r, u in (("tcp", 1, 1000, 50, 10), ("tcp", 2, 980, 70, 20),
                                  ("coap", 1, 990, 60, 0), ("coap", 2, 970, 80, 0))]
     summ = coap_vs_tcp.summarize(pts)
@@ -123,6 +124,7 @@ def test_summary_and_records():
     assert tcp["retx_per_1k_readings"] == pytest.approx(60.0)
     assert tcp["retx_dupack_sack_per_1k"] == pytest.approx(15.0)
     assert tcp["cpu_dc_pct"] == pytest.approx(0.15)
+    assert tcp["cpu_dc_with_upload_pct"] == pytest.approx(0.45)
     recs = {r["name"]: r for r in coap_vs_tcp.records(summ)}
     assert recs["coap_vs_tcp_reliability_15pct_coap"]["value"] == pytest.approx(98.0)
     assert recs["coap_vs_tcp_reliability_15pct_tcp"]["value"] == pytest.approx(99.0)

@@ -58,13 +58,17 @@ def test_datagram_and_forwarding_arithmetic():
     ins = {"frame_tx": 100.0, "frame_rx": 90.0, "frame_drop": 50.0, "udp_tx": 400.0,
            "udp_rx": 300.0, "forward": 600.0}
     c = {"netif.tx_frames": 6, "netif.rx_frames": 7, "netif.rx_drop_not_for_us": 1,
-         "ipv6.rx_pkts": 5, "ipv6.tx_pkts": 4, "ipv6.rx_forwarded": 3}
+         "ipv6.rx_pkts": 5, "ipv6.tx_pkts": 4, "ipv6.rx_forwarded": 3,
+         "radio.proc_us": 500}
     # 6*100 + 7*90 + 1*50 + (300-90)*2 + (400-100)*1 + (600-90-100)*3
     hand = 600 + 630 + 50 + 420 + 300 + 1230
     out = cpu.node_cpu(c, 2.0, ins, clock_hz=1e6, cpi=2.0)
     assert out["instructions"] == hand
     assert out["active_s"] == pytest.approx(hand * 2.0 / 1e6, rel=1e-12)
     assert out["duty"] == pytest.approx(hand * 2.0 / 1e6 / 2.0, rel=1e-12)
+    # the modelled radio upload is beside the estimate, not in it
+    assert out["upload_s"] == pytest.approx(500e-6, rel=1e-12)
+    assert out["duty_with_upload"] == pytest.approx((hand * 2.0 / 1e6 + 500e-6) / 2.0, rel=1e-12)
 
 
 def test_costs_file_is_what_its_command_writes():
