@@ -5,7 +5,8 @@ counters say it did.
 The costs are measured, not typed in: `./wren cpucosts` runs the Cortex-M3
 image runtime/cortexm/main_cpucost.c under qemu (mps2-an385), counts every
 guest instruction of each operation (qemu_bench.trace) and writes
-data/cpu_costs.toml with the command and the commit that produced it.
+data/cpu_costs.toml with the command and the commit it measured (the last one
+that changed the stack, the image or the build).
 
     instructions = frame_tx   * netif.tx_frames
                  + frame_rx   * netif.rx_frames
@@ -75,9 +76,13 @@ def _commit() -> str:
     def git(*a: str) -> str:
         return subprocess.run(["git", "-C", str(paths.ROOT), *a], capture_output=True,
                               text=True, check=False).stdout.strip()
-    head = git("rev-parse", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--", "src", "runtime/cortexm")
-    return head + (" (with uncommitted changes to src/ or runtime/cortexm)" if dirty else "")
+    # the last commit that changed what is measured (the stack, the image,
+    # the build): stable when unrelated commits come before it
+    built = ("src", "runtime/cortexm", "cmake", "CMakeLists.txt")
+    head = git("log", "-1", "--format=%H", "--", *built) or "unknown"
+    dirty = git("status", "--porcelain", "--", *built)
+    return head + (" (with uncommitted changes to src/, runtime/cortexm or the build)"
+                   if dirty else "")
 
 
 def render(instructions: Mapping[str, float], commit: str) -> str:
