@@ -680,8 +680,11 @@ static bool has_rpi(const struct wren_snip *dg)
  * dropped and counted), false to forward it as it is. */
 static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 {
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return false; /* first: without RPL a router's build drops all of this */
+    }
     struct wren_module *rpl = rpl_module(ip);
-    if (!CONFIG_WREN_IPV6_RPL || rpl == NULL) {
+    if (rpl == NULL) {
         return false;
     }
     uint8_t v[17];
