@@ -15,7 +15,7 @@ from ctypes import (POINTER, c_char_p, c_double, c_int, c_int32, c_size_t,
                     c_uint8, c_uint16, c_uint32, c_uint64, c_void_p)
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from . import cenum, paths, progress
 
@@ -117,6 +117,16 @@ class SimError(RuntimeError):
         self.errno = errno
 
 
+class _ClosedLib:
+    """What a closed Sim calls instead of the library: every function raises
+    (the handle is gone; passing NULL to the library would crash Python)."""
+
+    def __getattr__(self, name: str) -> Any:
+        def closed(*args: object) -> Any:
+            raise SimError(f"{name} on a closed Sim", errno.EBADF)
+        return closed
+
+
 def _check(res: int, what: str) -> int:
     if res < 0:
         raise SimError(what, -res)
@@ -154,6 +164,7 @@ class Sim:
         if self.h:
             self.lib.wren_sim_free(self.h)
             self.h = None
+            self.lib = cast(ctypes.CDLL, _ClosedLib())
 
     def __enter__(self) -> "Sim":
         return self

@@ -131,3 +131,15 @@ def test_node_whose_stack_fails_to_build_is_refused_safely(sim):
     sim.run(2.0)
     rc, out = sim.shell(a, "ifconfig")
     assert rc == 0, out
+
+
+def test_closed_sim_raises_instead_of_crashing():
+    from wren.lib import Sim
+    s = Sim(1)
+    s.add_node()
+    s.close()
+    s.close()  # idempotent
+    with pytest.raises(SimError, match="on a closed Sim"):
+        s.run(1.0)
+    with pytest.raises(SimError, match="on a closed Sim"):
+        s.shell(0, "ifconfig")
