@@ -103,7 +103,8 @@ def render(instructions: Mapping[str, float], commit: str) -> str:
         "",
         "[instructions]",
     ]
-    lines += [f"{op} = {instructions[op]:.1f}" for op in OPS]
+    # a count divided by REPS (8) has at most 3 decimals: written exactly
+    lines += [f"{op} = {instructions[op]:.3f}" for op in OPS]
     return "\n".join(lines) + "\n"
 
 
