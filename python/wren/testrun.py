@@ -154,7 +154,9 @@ def _pytest(env: Mapping[str, str] | None = None, args: Sequence[object] = (),
 
 def stage_python() -> bool:
     build.host()
-    return _pytest()
+    # the sweep on a local Ray instance too (test_sweep; ~30 s of both CPUs,
+    # run beside the other simulated tests; never in the sanitized stage)
+    return _pytest({"WREN_TEST_RAY": "1"})
 
 
 def stage_sanitizers() -> bool:

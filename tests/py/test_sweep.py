@@ -2,7 +2,8 @@
 (Student t) per cell and metric; a failed run reported with its seed and
 error; a sweep interrupted halfway resumes and ends with the same table; the
 same sweep on a local Ray instance (`ray start --head` inside the test)
-gives the identical table (opt-in: WREN_TEST_RAY=1, ~30 s); every mistake one line and exit 2, nothing
+gives the identical table (WREN_TEST_RAY=1, which ./wren test's Python stage
+sets; ~30 s); every mistake one line and exit 2, nothing
 written."""
 import csv
 import json
@@ -241,9 +242,9 @@ RAY = Path(sys.executable).parent / "ray"
 
 
 @pytest.mark.skipif(os.environ.get("WREN_TEST_RAY") != "1" or bool(os.environ.get("WREN_SANITIZED")),
-                    reason="opt-in: WREN_TEST_RAY=1 (starting Ray and its workers takes ~30 s "
-                           "of a loaded 2-core machine, beyond this suite's budget; never under "
-                           "the sanitizers, whose runtime Ray's processes would inherit)")
+                    reason="WREN_TEST_RAY=1 runs it (./wren test's Python stage sets it: "
+                           "starting Ray and its workers takes ~30 s of a 2-core machine; never "
+                           "under the sanitizers, whose runtime Ray's processes would inherit)")
 def test_sweep_on_local_ray_gives_the_same_table(tiny, local, tmp_path):
     """`ray start --head` (2 CPUs, no dashboard), the same sweep with --ray
     auto: the identical table; the cluster is stopped afterwards."""
