@@ -106,6 +106,11 @@
 #ifndef CONFIG_WREN_COAP_CLIENT
 #define CONFIG_WREN_COAP_CLIENT 1
 #endif
+/** Client requests over TCP (RFC 8323, through coap/coap_tcp.h: rq->tcp);
+ *  0: UDP only, and the client no longer links the CoAP-over-TCP module. */
+#ifndef CONFIG_WREN_COAP_CLIENT_TCP
+#define CONFIG_WREN_COAP_CLIENT_TCP 1
+#endif
 /** Client requests outstanding at once. */
 #ifndef CONFIG_WREN_COAP_CLIENT_XCHG
 #define CONFIG_WREN_COAP_CLIENT_XCHG 2

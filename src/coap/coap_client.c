@@ -46,7 +46,7 @@ static void xchg_end(struct wren_coap_xchg *x, int status, const struct coap_msg
 static int xchg_send(struct wren_coap_xchg *x)
 {
     struct wren_coap *c = x->c;
-    if (x->tcp) {
+    if (CONFIG_WREN_COAP_CLIENT_TCP && x->tcp) {
         return wren_coap_tcp_xchg_send(c, x); /* RFC 8323: on its connection */
     }
     if (wren_sock_udp_send(&c->sock, x->msg, x->len, &x->to) < 0) {
@@ -164,6 +164,9 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
         rq->method > COAP_CODE_DELETE || (rq->block2_size && szx2 < 0) ||
         (rq->block1_size && szx1 < 0) || (rq->len && !rq->payload && !rq->source)) {
         return -EINVAL;
+    }
+    if (rq->tcp && !CONFIG_WREN_COAP_CLIENT_TCP) {
+        return -ENOTSUP;
     }
     int i = 0;
     while (i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
