@@ -234,6 +234,13 @@ class Rpl(Table):
     mode: Literal["storing", "non-storing"] = spec("storing")
     objective: Literal["of0", "mrhof"] = spec("of0")
     instance: int = spec(0, lo=0, hi=127)
+    # the roots' DODAGs are grounded (RFC 6550 3.2.4: the G flag of their
+    # DIOs); false: floating DODAGs, left for a grounded one when one is heard
+    grounded: bool = spec(True)
+    # a router that loses every parent roots a floating DODAG of its own so
+    # the nodes below it stay connected (they rejoin a grounded DODAG heard
+    # later); false: it only solicits DIOs (`rpl router nofloat`)
+    floating: bool = spec(True)
     # route tables given to RPL (wren_sim_rpl_routes): a root's holds a
     # route to every node of its DODAG (default: one per node of the
     # scenario, so a whole DODAG never fills it); in storing mode a router's
@@ -619,9 +626,12 @@ def _rpl_commands(r: Rpl, n: int) -> list[tuple[int, str]]:
     for node in range(n):
         if node in r.root:
             mode = "nonstoring" if r.mode == "non-storing" else "storing"
-            out.append((node, f"rpl root {r.prefix} instance {r.instance} {mode} {r.objective}"))
+            g = "grounded" if r.grounded else "floating"
+            out.append((node, f"rpl root {r.prefix} instance {r.instance} {mode} {r.objective} "
+                              f"{g}"))
         else:
-            out.append((node, "rpl leaf" if node in r.leaves else "rpl router"))
+            out.append((node, "rpl leaf" if node in r.leaves else
+                              "rpl router" if r.floating else "rpl router nofloat"))
     return out
 
 

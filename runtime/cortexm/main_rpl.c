@@ -45,7 +45,8 @@ int main(void)
     struct wren_module *rpl = &wren_inst_rpl.module;
     struct wren_rpl_route_mem mem = { wren_inst_rpl_routes, ROOT_ROUTES };
     struct wren_rpl_role_cfg c = { .role = WREN_RPL_ROOT, .prefix_len = 64,
-                                   .mop = RPL_MOP_NON_STORING, .prefix = { 0x20, 0x01, 0x0d, 0xb8 } };
+                                   .mop = RPL_MOP_NON_STORING, .prefix = { 0x20, 0x01, 0x0d, 0xb8 },
+                                   .flags = WREN_RPL_CFG_GROUNDED };
     if (wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROUTE_MEM, 0, &mem, sizeof(mem)) < 0 ||
         wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROLE, 0, &c, sizeof(c)) < 0) {
         printf("wren cortex-m3 rpl: no root\n");

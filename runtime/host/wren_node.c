@@ -561,6 +561,7 @@ static int check_rpl(struct opts *o)
     }
     o->rpl.role = WREN_RPL_ROOT;
     o->rpl.mop = RPL_MOP_STORING;
+    o->rpl.flags = WREN_RPL_CFG_GROUNDED; /* it has the uplink (RFC 6550 3.2.4) */
     if (parse_prefix(o->rpl_spec, o->rpl.prefix, &o->rpl.prefix_len, 128) < 0 ||
         wren_ipv6_addr_is_multicast(o->rpl.prefix) || wren_ipv6_addr_is_link_local(o->rpl.prefix)) {
         fprintf(stderr, "wren-node: --rpl-root wants a global PREFIX/LEN (LEN 1..128; 64 for "

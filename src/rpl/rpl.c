@@ -45,6 +45,13 @@
 #define BAD_HOLD_S 10
 /* seconds between probes of a candidate whose link looked too poor */
 #define PROBE_INTERVAL_S 30
+/* seconds a router that detached because its preferred parent poisoned
+ * waits for that parent's floating DODAG before it floats one of its own
+ * (the parent floats at once: one floating DODAG for the sub-DODAG) */
+#define FLOAT_WAIT_S 5
+/* seconds a detached node refuses the version it left from nodes ranked
+ * like or below it (struct wren_rpl, guard_*) */
+#define GUARD_S 60
 
 static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
 
@@ -132,7 +139,8 @@ static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
     struct rpl_msg m = {
         .code = RPL_CODE_DIO,
         .dio = { .instance = rpl->instance, .version = rpl->version, .rank = rpl->rank,
-                 .g_mop_prf = (uint8_t)(RPL_DIO_G | rpl->mop << 3), .dtsn = rpl->dtsn,
+                 .g_mop_prf = (uint8_t)((rpl->grounded ? RPL_DIO_G : 0) | rpl->mop << 3),
+                 .dtsn = rpl->dtsn,
                  .dodagid = rpl->dodagid },
         .opts = opts,
         .opts_len = (size_t)n,
@@ -215,6 +223,10 @@ static void default_route(struct wren_rpl *rpl, const uint8_t *via)
 static void detach(struct wren_rpl *rpl)
 {
     rpl->stats.detached++;
+    memcpy(rpl->guard_dodagid, rpl->dodagid, 16);
+    rpl->guard_version = rpl->version;
+    rpl->guard_rank = rpl->rank;
+    rpl->guard_until_s = now_s(rpl) + GUARD_S;
     rpl->joined = false;
     rpl->bad_since_s = 0;
     rpl->pref = -1;
@@ -228,6 +240,67 @@ static void detach(struct wren_rpl *rpl)
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
     rpl->next_dis_s = now_s(rpl) + 1;
+    /* RFC 6550 3.2.4, 18.2.x: a router MAY become the root of a floating
+     * DODAG (rpl_tick): at once when it lost its links, a little later when
+     * its parent poisoned (that parent floats one itself: follow it) */
+    rpl->float_due = rpl->may_float;
+    rpl->float_at_s = now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+}
+
+/* RFC 6550 3.2.4: a detached router roots a floating DODAG (G clear, its
+ * own address as DODAGID, the instance and configuration it had, a new
+ * version) so that the nodes below it stay connected and route among
+ * themselves; role ROOT until it hears a grounded DODAG (leave_float). */
+static void float_root(struct wren_rpl *rpl)
+{
+    rpl->float_due = false;
+    if (rpl->addr[0] == 0) {
+        return; /* no address of ours to name the DODAG with */
+    }
+    rpl->role = WREN_RPL_ROOT;
+    rpl->floating = true;
+    rpl->grounded = false;
+    rpl->stats.float_formed++;
+    memcpy(rpl->dodagid, rpl->addr, 16);
+    rpl->version = seq_next(rpl->version);
+    rpl->dtsn = seq_next(rpl->dtsn);
+    rpl->rank = rpl->cfg.min_hop_rank_inc; /* ROOT_RANK */
+    rpl->lowest_rank = rpl->rank;
+    if (rpl->mop == RPL_MOP_NON_STORING) {
+        wren_rpl_clear_routes(rpl); /* (a router's table held none) */
+    }
+    trickle_start(rpl);
+    send_dio(rpl, all_rpl_nodes);
+}
+
+/* A grounded DODAG of the instance is heard (RFC 6552 4.2, RFC 6719 3.4:
+ * grounded is preferred to floating): a floating root gives its role up, a
+ * node of a floating DODAG leaves it; the caller joins the grounded one.
+ * Storing: the routes below stay and go up to the new parent (marked in
+ * select_parent); non-storing: the floating root's routes go (the grounded
+ * root learns them from the DAOs every node sends it on joining). */
+static void leave_float(struct wren_rpl *rpl)
+{
+    rpl->stats.float_rejoin++;
+    if (rpl->floating) {
+        rpl->floating = false;
+        rpl->role = WREN_RPL_ROUTER;
+        if (rpl->mop == RPL_MOP_NON_STORING) {
+            wren_rpl_clear_routes(rpl);
+        }
+    } else {
+        default_route(rpl, NULL);
+    }
+    wren_trickle_stop(rpl->node, &rpl->trickle);
+    rpl->joined = false;
+    rpl->pref = -1;
+    rpl->rank = RPL_INFINITE_RANK;
+    memset(rpl->parents, 0, sizeof(rpl->parents));
+    rpl->next_dao_s = 0;
+    rpl->dao_wait = false;
+    /* should the grounded DIO not be taken after all, float again */
+    rpl->float_due = rpl->may_float;
+    rpl->float_at_s = now_s(rpl) + FLOAT_WAIT_S;
 }
 
 /* ETX of the link to @p p (x 128) from the interface's link estimator
@@ -409,6 +482,8 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
 {
     rpl->joined = true;
     rpl->stats.joined++;
+    rpl->grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
+    rpl->float_due = false;
     rpl->instance = d->instance;
     rpl->version = d->version;
     rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
@@ -482,9 +557,26 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
 {
     const struct rpl_dio *d = &m->dio;
     rpl->stats.rx_dio++;
+    bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
+    bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
+                 d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
+                 memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0;
+    if (stale) {
+        rpl->stats.rx_drop_rank++; /* the version we left, from our old sub-DODAG maybe */
+        return;
+    }
+    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
+        d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
+        leave_float(rpl); /* and join it below, as a detached router */
+    }
     if (rpl->role == WREN_RPL_ROOT) {
         if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
             d->version != rpl->version) {
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
+            /* a floating DODAG of the instance next to us: a DIO of ours
+             * soon brings its nodes back (RFC 6550 8.3 allows more events
+             * than it lists to be inconsistencies) */
             wren_trickle_inconsistent(rpl->node, &rpl->trickle);
         } else if (d->instance == rpl->instance) {
             wren_trickle_consistent(&rpl->trickle);
@@ -502,6 +594,22 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
     }
     bool same = rpl->joined && d->instance == rpl->instance &&
                 memcmp(d->dodagid, rpl->dodagid, 16) == 0;
+    if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
+        struct wren_rpl_parent *gone = parent_find(rpl, src);
+        if (grounded && !rpl->grounded) {
+            leave_float(rpl); /* grounded is preferred: join it below */
+        } else if (gone) {
+            /* a parent of ours now advertises another DODAG (it floats one,
+             * or went to another): it left ours (8.2.2.5); with no other
+             * parent we detach and follow it below */
+            memset(gone, 0, sizeof(*gone));
+            rpl->float_wait = true;
+            select_parent(rpl);
+            rpl->float_wait = false;
+        } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
+            wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
+        }
+    }
     if (!rpl->joined) {
         if (d->rank >= RPL_INFINITE_RANK) {
             rpl->stats.rx_drop_rank++;
@@ -565,7 +673,9 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         /* poisoned: the sender left (8.2.2.5) */
         if (p) {
             memset(p, 0, sizeof(*p));
+            rpl->float_wait = true; /* (if we detach: it may float, follow it) */
             select_parent(rpl);
+            rpl->float_wait = false;
             wren_trickle_inconsistent(rpl->node, &rpl->trickle);
         }
         return;
@@ -664,6 +774,10 @@ static void rpl_tick(struct wren_timer *t, void *arg)
         return;
     }
     if (!rpl->joined) {
+        if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
+            float_root(rpl);
+            return;
+        }
         if (now >= rpl->next_dis_s) {
             send_dis(rpl);
             rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
@@ -760,6 +874,9 @@ static void stop(struct wren_rpl *rpl)
         default_route(rpl, NULL);
     }
     rpl->joined = false;
+    rpl->floating = false;
+    rpl->float_due = false;
+    rpl->guard_until_s = 0;
     rpl->pref = -1;
     rpl->rank = RPL_INFINITE_RANK;
     memset(rpl->parents, 0, sizeof(rpl->parents));
@@ -782,6 +899,8 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     }
     stop(rpl);
     rpl->role = c->role;
+    rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
+    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
     if (c->role == WREN_RPL_OFF) {
         wren_timer_cancel(rpl->node, &rpl->tick);
         return 0;

@@ -93,7 +93,17 @@ struct wren_rpl_role_cfg {
     uint8_t mop;        /**< root: RPL_MOP_STORING or RPL_MOP_NON_STORING */
     uint8_t ocp;        /**< root: objective function, 0 OF0 (RFC 6552), 1 MRHOF (RFC 6719) */
     uint8_t prefix[16]; /**< root */
+    uint8_t flags;      /**< WREN_RPL_CFG_* */
 };
+
+/** root: its DODAG is grounded (RFC 6550 3.2.4: it reaches the goal, e.g.
+ *  the uplink of a border router), the DIOs' G flag; without it a floating
+ *  DODAG: nodes leave it for a grounded one of the instance when they hear one */
+#define WREN_RPL_CFG_GROUNDED 0x01
+/** router: never form a floating DODAG after losing every parent (by
+ *  default a router that detaches becomes the root of one, RFC 6550 3.2.4,
+ *  so that the nodes below it stay connected; leaves never do) */
+#define WREN_RPL_CFG_NO_FLOAT 0x02
 
 #define WREN_RPL_COUNTERS(C)                                                      \
     C(rx_dis)                                                                     \
@@ -123,6 +133,8 @@ struct wren_rpl_role_cfg {
     C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
     C(new_version)          /* DODAG versions adopted after the first */          \
+    C(float_formed)         /* floating DODAGs formed as their root after a detach */\
+    C(float_rejoin)         /* a floating DODAG left for a grounded one */        \
     C(rpi_rank_error)       /* an RPI whose rank contradicts its direction (R set) */\
     C(rpi_loop)             /* a second rank error: the datagram dropped */          \
     C(rpi_no_route_down)    /* going down with no route: F set, sent back up */       \
@@ -174,6 +186,21 @@ struct wren_rpl {
     uint8_t if_id;
     uint8_t role;        /**< enum wren_rpl_role */
     bool joined;
+    bool grounded;       /**< the DODAG's G flag (a root's: configured) */
+    bool floating;       /**< a router acting as the root of a floating DODAG
+                              (role ROOT meanwhile, until a grounded DODAG is heard) */
+    bool may_float;      /**< a router: may form a floating DODAG (WREN_RPL_CFG_NO_FLOAT) */
+    bool float_due;      /**< detached: float at float_at_s unless a DODAG is joined */
+    bool float_wait;     /**< (while a poisoning parent is dropped: wait before floating) */
+    uint32_t float_at_s;
+    /* after a detach, the DODAG version left and our rank in it: for
+     * GUARD_S, DIOs of that version from nodes not closer to its root than
+     * we were are refused (they may be our own sub-DODAG, not yet poisoned:
+     * joining them would make a loop that counts to infinity) */
+    uint32_t guard_until_s;
+    uint16_t guard_rank;
+    uint8_t guard_version;
+    uint8_t guard_dodagid[16];
     uint8_t instance;
     uint8_t version;
     uint8_t mop;

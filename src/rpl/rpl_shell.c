@@ -10,8 +10,8 @@
 #include "shell/shell.h"
 
 static const char usage[] =
-    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | "
-    "rpl router | "
+    "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
+    "[grounded|floating] | rpl router [float|nofloat] | "
     "rpl leaf | rpl off | rpl repair\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
@@ -19,13 +19,15 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
     static const char *const role[] = { "off", "root", "router", "leaf" };
     char a[WREN_IPV6_ADDR_STRLEN];
     uint32_t now = wren_node_now_s(sh->node);
-    wren_shell_printf(sh, "iface %u role %s%s\n", rpl->if_id, role[rpl->role],
+    wren_shell_printf(sh, "iface %u role %s%s%s\n", rpl->if_id, role[rpl->role],
+                      rpl->floating ? " (floating, a router)" : "",
                       rpl->role != WREN_RPL_OFF && rpl->role != WREN_RPL_ROOT && !rpl->joined
                           ? " (not joined)"
                           : "");
     if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
-        wren_shell_printf(sh, "instance %u dodag %s version %u mop %u of %s rank %u\n",
-                          rpl->instance, wren_ipv6_addr_to_str(a, rpl->dodagid), rpl->version,
+        wren_shell_printf(sh, "instance %u dodag %s %s version %u mop %u of %s rank %u\n",
+                          rpl->instance, wren_ipv6_addr_to_str(a, rpl->dodagid),
+                          rpl->grounded ? "grounded" : "floating", rpl->version,
                           rpl->mop, rpl->cfg.ocp == 1 ? "mrhof" : "of0", rpl->rank);
         if (rpl->addr[0]) {
             wren_shell_printf(sh, "address %s\n", wren_ipv6_addr_to_str(a, rpl->addr));
@@ -85,7 +87,9 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
         show(sh, rpl);
         return 0;
     }
-    struct wren_rpl_role_cfg c = { .mop = RPL_MOP_STORING, .instance = 0 };
+    /* a root typed by hand is grounded unless told `floating` */
+    struct wren_rpl_role_cfg c = { .mop = RPL_MOP_STORING, .instance = 0,
+                                   .flags = WREN_RPL_CFG_GROUNDED };
     if (strcmp(argv[1], "root") == 0) {
         c.role = WREN_RPL_ROOT;
         if (argc < 3 || wren_shell_prefix(argv[2], c.prefix, &c.prefix_len) < 0) {
@@ -106,13 +110,20 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
                 c.mop = RPL_MOP_NON_STORING;
             } else if (strcmp(argv[i], "of0") == 0 || strcmp(argv[i], "mrhof") == 0) {
                 c.ocp = argv[i][0] == 'm';
+            } else if (strcmp(argv[i], "grounded") == 0) {
+                c.flags = WREN_RPL_CFG_GROUNDED;
+            } else if (strcmp(argv[i], "floating") == 0) {
+                c.flags = 0;
             } else {
                 wren_shell_printf(sh, "%s", usage);
                 return -EINVAL;
             }
         }
-    } else if (strcmp(argv[1], "router") == 0 && argc == 2) {
+    } else if (strcmp(argv[1], "router") == 0 &&
+               (argc == 2 || (argc == 3 && (strcmp(argv[2], "float") == 0 ||
+                                            strcmp(argv[2], "nofloat") == 0)))) {
         c.role = WREN_RPL_ROUTER;
+        c.flags = argc == 3 && argv[2][0] == 'n' ? WREN_RPL_CFG_NO_FLOAT : 0;
     } else if (strcmp(argv[1], "leaf") == 0 && argc == 2) {
         c.role = WREN_RPL_LEAF;
     } else if (strcmp(argv[1], "off") == 0 && argc == 2) {
@@ -129,8 +140,8 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 }
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
-    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] | router | "
-             "leaf | off | repair (root: new version)",
+    { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
+             "[grounded|floating] | router [float|nofloat] | leaf | off | repair (root: new version)",
       cmd_rpl },
     { NULL, NULL, NULL },
 };
