@@ -560,9 +560,13 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
     bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
     bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
                  d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
+                 d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
                  memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0;
     if (stale) {
         rpl->stats.rx_drop_rank++; /* the version we left, from our old sub-DODAG maybe */
+        if (!rpl->joined && rpl->role == WREN_RPL_ROUTER) {
+            send_dio(rpl, src); /* poisoned again: the one we sent may have been lost */
+        }
         return;
     }
     if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&

@@ -10,7 +10,10 @@ import re
 import pytest
 
 from conftest import tshark_fields
-from test_rpl_sim import PREFIX, _quiesce, build, line_links, ping, rpl_state  # noqa: F401
+from test_rpl_sim import (PREFIX, _quiesce, build, line_links, line_scenario,  # noqa: F401
+                          ping, rpl_state)
+from wren import scenario
+from wren.scenario import ScenarioError
 
 
 def links_of(s, node, n, up):
@@ -60,12 +63,18 @@ def test_rpl_line_floats_without_its_root_and_rejoins_it(sim_factory, tmp_path, 
     # one floating DODAG: the others followed node 1 rather than float their own
     assert [c[i]["rpl.float_formed"] for i in (2, 3, 4)] == [0, 0, 0], c
     # the floating DODAG routes among its nodes: both ends, and its root to all
+    # (a frame may collide with the DIOs and DAOs of the new DODAG: one echo
+    # of three may go; without routes none would come back)
     s.run(max(s.now + 5, t_off + 30))  # (node 4's pings to the root are over)
     s.output(4)
-    assert ping(s, 4, st[2]["addr"]) == 3
-    assert ping(s, 2, st[4]["addr"]) == 3
+    # the floating root learns every node from the DAOs sent to it
+    below = {f"{st[i]['addr']}/128" for i in (2, 3, 4)}
+    assert wait_for(s, lambda: {t for t, _ in rpl_state(s, 1)["routes"]} >= below, 60), \
+        rpl_state(s, 1)["out"]
+    assert ping(s, 4, st[2]["addr"]) >= 2
+    assert ping(s, 2, st[4]["addr"]) >= 2
     for i in (2, 3, 4):
-        assert ping(s, 1, st[i]["addr"], count=2) == 2, (i, rpl_state(s, 1)["out"])
+        assert ping(s, 1, st[i]["addr"]) >= 2, (i, rpl_state(s, 1)["out"])
     # the grounded root is heard again: everyone rejoins it
     links_of(s, 0, n, up=True)
     t_on = s.now
@@ -86,8 +95,8 @@ def test_rpl_line_floats_without_its_root_and_rejoins_it(sim_factory, tmp_path, 
         rpl_state(s, 0)["out"]
     s.run(s.now + 5)
     for i in range(1, n):
-        assert ping(s, 0, st[i]["addr"], count=2) == 2, (i, rpl_state(s, 0)["out"])
-    assert ping(s, 4, root) == 3
+        assert ping(s, 0, st[i]["addr"]) >= 2, (i, rpl_state(s, 0)["out"])
+    assert ping(s, 4, root) >= 2
     s.close()  # flushes the capture
     # on the wire: node 1's DIOs after the root went carry G clear and its own
     # address as DODAGID; the root's carry G set throughout
@@ -130,3 +139,23 @@ def test_rpl_nofloat_router_and_floating_root_config(sim_factory):
     assert ping(s, 2, st[1]["addr"]) == 3
     res, out = s.shell(0, "rpl router sideways")
     assert res != 0 and "usage" in out
+
+
+def test_rpl_scenario_grounded_and_floating_keys():
+    """[rpl] grounded/floating become the shell's words; defaults: a grounded
+    root, routers that may float."""
+    cmds = dict(scenario._rpl_commands(scenario.Rpl(root=[0], leaves=[2]), 4))
+    assert cmds[0].endswith(" grounded") and cmds[1] == "rpl router" and cmds[2] == "rpl leaf"
+    cmds = dict(scenario._rpl_commands(scenario.Rpl(root=[0], grounded=False, floating=False), 2))
+    assert cmds[0].endswith(" floating") and cmds[1] == "rpl router nofloat"
+    with pytest.raises(ScenarioError) as e:
+        scenario.parse(line_scenario(root=0, grounded="yes"), source="t.toml")
+    assert "grounded" in str(e.value) and "\n" not in str(e.value), str(e.value)
+    # a scenario run: the root's DIOs say floating, the routers follow it
+    sc = line_scenario(root=0, grounded=False)
+    sc["shell"] = [{"at": 50.0, "node": 3, "cmd": "rpl"}]
+    res = scenario.run(sc, progress=False)
+    assert not res.get("failed"), res.get("failed")
+    assert re.search(r"dodag 2001:db8::\S+ floating", res["nodes"][3]["shell"]), \
+        res["nodes"][3]["shell"]
+    assert all(nd["counters"]["rpl.joined"] == 1 for nd in res["nodes"][1:])
