@@ -132,6 +132,8 @@ struct wren_rpl_role_cfg {
     C(tx_no_path)           /* no-path DAOs to a parent we left (storing) */      \
     C(dao_retx)             /* DAOs sent again for want of a DAO-ACK */           \
     C(dao_ack_refused)      /* DAO-ACKs with a rejecting status */                \
+    C(dao_ack_deferred)     /* non-storing root: no source route to the DAO's sender yet */\
+    C(dao_ack_late)         /* deferred DAO-ACKs sent once the path to the sender completed */\
     C(new_version)          /* DODAG versions adopted after the first */          \
     C(float_formed)         /* floating DODAGs formed as their root after a detach */\
     C(float_rejoin)         /* a floating DODAG left for a grounded one */        \
@@ -167,7 +169,10 @@ struct wren_rpl_route {
                              DODAG's /64 prefix (non-storing) */
     uint8_t plen;       /**< 0: free slot */
     uint8_t path_seq;
-    uint8_t flags;      /**< announcement to our parent pending / in flight */
+    uint8_t flags;      /**< announcement to our parent pending / in flight;
+                             non-storing root: DAO-ACK deferred */
+    uint8_t ack_seq;    /**< non-storing root: the DAO sequence a deferred
+                             DAO-ACK answers */
     uint32_t expires_s;
 };
 

@@ -240,6 +240,44 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     return true;
 }
 
+static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t *iid);
+
+/* Non-storing root: is there a complete source route to @p dst? */
+static bool reachable(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    uint8_t r[17];
+    return wren_rpl_source_route(rpl, dst, r, sizeof(r)) != -ENOENT;
+}
+
+/* Non-storing root: the node with IID @p iid became reachable; the DAO-ACKs
+ * deferred for the nodes below it (its DAO children, theirs, ...) that are
+ * reachable now go out, a bounded number of levels at a time. */
+static void release_acks(struct wren_rpl *rpl, const uint8_t *iid)
+{
+    uint8_t todo[ACK_RELEASE_MAX][8];
+    unsigned head = 0, tail = 0, sent = 0;
+    memcpy(todo[tail++], iid, 8);
+    while (head < tail && sent < ACK_RELEASE_SEND) {
+        const uint8_t *up = todo[head++];
+        for (unsigned i = 0; i < rpl->n_routes; i++) {
+            struct wren_rpl_route *r = &rpl->routes[i];
+            if (!(r->flags & RT_ACK_PENDING) || !route_live(r) || r->plen != 128 ||
+                memcmp(r->via, up, 8) != 0 || !reachable(rpl, r->target)) {
+                continue;
+            }
+            if (sent++ == ACK_RELEASE_SEND) {
+                break;
+            }
+            r->flags &= (uint8_t)~RT_ACK_PENDING;
+            rpl->stats.dao_ack_late++;
+            send_dao_ack(rpl, r->target, r->ack_seq, RPL_DAO_ACK_OK);
+            if (tail < ACK_RELEASE_MAX) {
+                memcpy(todo[tail++], r->target + 8, 8);
+            }
+        }
+    }
+}
+
 void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
 {
     rpl->stats.rx_dao++;
@@ -302,6 +340,25 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     }
     if (rc < 0) {
         rpl->stats.rx_drop_malformed++;
+        return;
+    }
+    if (root && ns && !refused) {
+        /* the ACK goes down a source route: defer it while the path to the
+         * sender is incomplete (sent into the void it would only make the
+         * sender repeat its DAO across the whole DODAG) */
+        struct wren_rpl_route *r = route_find(rpl, src, 128);
+        if (r && route_live(r) && !reachable(rpl, src)) {
+            if (m->dao.flags & RPL_DAO_K) {
+                r->flags |= RT_ACK_PENDING;
+                r->ack_seq = m->dao.seq;
+                rpl->stats.dao_ack_deferred++;
+            }
+            return;
+        }
+        if (m->dao.flags & RPL_DAO_K) {
+            send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_OK);
+        }
+        release_acks(rpl, src + 8);
         return;
     }
     if (m->dao.flags & RPL_DAO_K) {

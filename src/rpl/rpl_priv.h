@@ -26,6 +26,15 @@
  * send it in turn, or for NOPATH_HOLD_S */
 #define RT_NOPATH 0x04
 #define NOPATH_HOLD_S 60
+/* non-storing root: the DAO-ACK to this target waits for a source route
+ * (the DAO of a node on its path is still to come) */
+#define RT_ACK_PENDING 0x08
+/* a DAO at the root releases at most ACK_RELEASE_SEND deferred DAO-ACKs,
+ * searched level by level down from its sender through ACK_RELEASE_MAX
+ * nodes (a burst of ACKs down one branch collides; the others go with
+ * their senders' next DAO) */
+#define ACK_RELEASE_MAX 8
+#define ACK_RELEASE_SEND 2
 
 /* Whether slot @p r holds a route datagrams may take. */
 static inline bool route_live(const struct wren_rpl_route *r)
