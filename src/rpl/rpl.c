@@ -352,8 +352,7 @@ static void select_parent(struct wren_rpl *rpl)
      * to neighbours ranked like us (siblings: a node below us ranks at least
      * MinHopRankIncrease more), moving down the DODAG (8.2.2.4) when nothing
      * above is left; pass 2: the best of poor links (worse than ETX 4), so a
-     * transient loss does not detach a node that has a single parent (or
-     * whose preferred parent just poisoned: its slot is empty then) */
+     * transient loss does not detach a node that has a single parent */
     int pass = 0;
     for (; pass < 3 && best < 0; pass++) {
         uint32_t below = !rpl->joined ? RPL_INFINITE_RANK + 1u
@@ -361,8 +360,7 @@ static void select_parent(struct wren_rpl *rpl)
         for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
             struct wren_rpl_parent *p = &rpl->parents[i];
             if (!p->used || (i != rpl->pref && p->rank >= below) ||
-                (pass == 2 && rpl->pref >= 0 && rpl->parents[rpl->pref].used &&
-                 i != rpl->pref)) {
+                (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
                 continue; /* pass 2 keeps the parent we have, if any */
             }
             uint32_t r = rank_via(rpl, p, pass < 2);
