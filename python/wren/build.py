@@ -14,15 +14,17 @@ def _gen() -> list[str]:
 
 
 def cmake_build(tree: Path, *options: str, quiet: bool = True,
-                env: Mapping[str, str] | None = None, target: str | None = None) -> Path:
-    """Configure @tree (once) with @options and build it (only @target, if
-    given); raise on failure."""
+                env: Mapping[str, str] | None = None,
+                target: str | Sequence[str] | None = None) -> Path:
+    """Configure @tree (once) with @options and build it (only @target, one
+    name or several, if given); raise on failure."""
     tree.mkdir(parents=True, exist_ok=True)
     if not (tree / "CMakeCache.txt").exists():
         cmd = ["cmake", "-S", str(paths.ROOT), "-B", str(tree), *_gen(), *options]
         _run(cmd, quiet, env)
     _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2),
-          *(["--target", target] if target else [])], quiet, env)
+          *(["--target", *([target] if isinstance(target, str) else target)] if target
+            else [])], quiet, env)
     return tree
 
 
@@ -50,8 +52,10 @@ def sanitize() -> Path:
 
 
 def fuzz() -> Path:
+    """The libFuzzer targets (fuzz/fuzz_*.c) only: nothing else of the tree."""
     return cmake_build(paths.BUILD_FUZZ, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DWREN_FUZZ=ON",
-                       env={"CC": "clang"})
+                       "-DWREN_TESTS=OFF", env={"CC": "clang"},
+                       target=sorted(p.stem for p in (paths.ROOT / "fuzz").glob("fuzz_*.c")))
 
 
 def arm() -> Path:
