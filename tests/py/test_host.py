@@ -388,10 +388,13 @@ class Capture:
     (to PROBE_PORT, which the capture filter also takes, each from a source
     port of its own) until tshark has printed the last one."""
 
-    def __init__(self, ns, pcap):
+    def __init__(self, ns, pcap, zep_port=17754, also=()):
+        """@zep_port: the ZEP port captured on lo; @also: more interfaces
+        (such as a TAP) captured into the same pcapng."""
         self.ns = ns
-        self.p = ns.popen("tshark", "-i", "lo", "-f", f"udp port 17754 or udp port {PROBE_PORT}",
-                          "-w", pcap, "-P", "-l", stdout=subprocess.PIPE,
+        more = [a for i in also for a in ("-i", i)]
+        self.p = ns.popen("tshark", "-i", "lo", "-f",
+                          f"udp port {zep_port} or udp port {PROBE_PORT}", *more, "-w", pcap, "-P", "-l", stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, text=True,
                           env={**os.environ, "HOME": "/tmp"})
         self.lines = []
@@ -421,8 +424,9 @@ class Capture:
         raise AssertionError("the capture never caught up with the probes")
 
     def stop(self):
-        self.sync()
-        self.p.send_signal(2)
+        if self.p.poll() is None:
+            self.sync()
+            self.p.send_signal(2)
         return self.p.wait(20)
 
 

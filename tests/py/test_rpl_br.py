@@ -41,7 +41,7 @@ from contextlib import contextmanager
 import pytest
 
 from conftest import Netns, WrenNode, tshark_fields
-from test_host import PROBE_PORT, kernel_addr_ready
+from test_host import Capture, kernel_addr_ready
 from test_sim_zep import Pacer
 from wren.addr import addr, eui64_str
 from wren.lib import Sim
@@ -84,52 +84,6 @@ def in_netns(name):
         os.close(target)
 
 
-class Capture:
-    """tshark on the namespace's lo (the ZEP datagrams between the border
-    router and the bridge) and on tap0 (Linux's side) into one pcapng;
-    sync() waits until it has caught up (probe datagrams to PROBE_PORT on lo,
-    as test_host's Capture)."""
-
-    def __init__(self, ns, pcap):
-        self.ns = ns
-        self.p = ns.popen("tshark", "-i", "lo", "-f",
-                          f"udp port {BR_ZEP_PORT} or udp port {PROBE_PORT}", "-i", "tap0",
-                          "-w", pcap, "-P", "-l", stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True,
-                          env={**os.environ, "HOME": "/tmp"})
-        self.lines = []
-        self.probes = 0
-        self.cv = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-
-    def sync(self, timeout=20.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            sport = 30000 + self.probes
-            self.probes += 1
-            self.ns.run(sys.executable, "-c",
-                        "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-                        f"s.bind(('127.0.0.1', {sport})); "
-                        f"s.sendto(b'probe', ('127.0.0.1', {PROBE_PORT}))", check=True)
-            rx = re.compile(rf"\b{sport}\b.*\b{PROBE_PORT}\b")
-            with self.cv:
-                if self.cv.wait_for(lambda: any(rx.search(x) for x in self.lines), timeout=0.5):
-                    return
-        raise AssertionError("the capture never caught up with the probes")
-
-    def stop(self):
-        if self.p.poll() is None:
-            self.sync()
-            self.p.send_signal(2)
-        return self.p.wait(20)
-
-
 def rpl_state(pacer, i):
     with pacer.lock:
         res, out = pacer.sim.shell(i, "rpl")
@@ -170,7 +124,7 @@ class Mesh:
         ns.ip("tuntap", "add", "dev", "tap0", "mode", "tap")
         ns.ip("link", "set", "tap0", "up")
         os.chmod(self.tmp, 0o777)
-        self.cap = Capture(ns, self.pcap)
+        self.cap = Capture(ns, self.pcap, zep_port=BR_ZEP_PORT, also=("tap0",))
         self.cap.sync()
         self.sim = sim = Sim(7)
         sim.set_range(RANGE, 1.0)
