@@ -368,10 +368,12 @@ def parse_stats(text: str) -> dict[str, int]:
 
 
 def tshark_fields(pcap: str | Path, *fields: str, extra: Sequence[str] = ()) -> list[list[str]]:
-    """Rows of the given tshark fields, one per frame."""
+    """Rows of the given tshark fields, one per frame. IRC is switched off:
+    tshark registers it on TCP port 57000, inside Linux's ephemeral port
+    range, and then reads a test's TCP payload as malformed IRC."""
     if not shutil.which("tshark"):
         pytest.skip("tshark not installed")
-    cmd = ["tshark", "-r", str(pcap), "-T", "fields", *extra]
+    cmd = ["tshark", "-r", str(pcap), "-T", "fields", "--disable-protocol", "irc", *extra]
     for f in fields:
         cmd += ["-e", f]
     res = subprocess.run(cmd, capture_output=True, text=True, check=True,
