@@ -157,6 +157,13 @@
 #define CONFIG_WREN_COAP_LEISURE_MS 5000u
 #endif
 
+/** How long the client takes responses to a multicast request (RFC 7252
+ *  8.2: they come up to the servers' leisure late), ms; a request's
+ *  mc_wait_ms overrides it. */
+#ifndef CONFIG_WREN_COAP_MCAST_WAIT_MS
+#define CONFIG_WREN_COAP_MCAST_WAIT_MS (CONFIG_WREN_COAP_LEISURE_MS + 1000u)
+#endif
+
 /** Observers the server keeps (RFC 7641), all resources together. */
 #ifndef CONFIG_WREN_COAP_OBSERVERS
 #define CONFIG_WREN_COAP_OBSERVERS 4
@@ -376,7 +383,10 @@ struct wren_coap_dedup {
 /** A client request (wren_coap_request()). */
 struct wren_coap_client_req {
     uint8_t method;           /**< COAP_CODE_GET .. COAP_CODE_DELETE */
-    bool non;                 /**< send NON (no retransmission) */
+    bool non;                 /**< send NON (no retransmission); a request to a multicast
+                                   address must be NON (RFC 7252 8.1) */
+    uint32_t mc_wait_ms;      /**< to a multicast address: how long responses are taken,
+                                   0: CONFIG_WREN_COAP_MCAST_WAIT_MS */
     bool tcp;                 /**< CoAP over TCP (RFC 8323) to the endpoint's TCP port, on a
                                    connection of coap/coap_tcp.h (opened when there is
                                    none; non is then meaningless) */
@@ -406,6 +416,10 @@ struct wren_coap_client_req {
  * final response, or -ETIMEDOUT (no ACK after MAX_RETRANSMIT, or no
  * response), -ECONNREFUSED (RST), -ENOBUFS (the next block could not be
  * sent), with @p resp NULL. The exchange is over after a status <= 0.
+ * A request to a multicast address (RFC 7252 8.1) gets status 1 with each
+ * response as it comes, from any unicast source with the request's token
+ * (wren_coap_resp_from() names it), then 0 with @p resp NULL when the wait
+ * is over; Block2 in those responses is not followed.
  */
 typedef void (*wren_coap_resp_cb)(struct wren_coap *c, int status, const struct coap_msg *resp,
                                   void *arg);
@@ -424,6 +438,8 @@ struct wren_coap_xchg {
     uint8_t retx;
     uint8_t non;
     uint8_t tcp;             /**< over TCP: 1 waiting for the connection, 2 sent */
+    uint8_t mcast;           /**< sent to a multicast group: answers from anyone, until
+                                  timeout_ms (the wait) ends */
     uint8_t token[4];
     uint8_t observe;         /**< an observation (stays after its first response) */
     uint8_t observing;       /**< ... registered: notifications are taken */
@@ -450,6 +466,7 @@ struct wren_coap_shell_req {
     uint8_t printable;
     uint8_t text_len;
     uint8_t observe;     /**< an observation: a line per notification */
+    uint8_t mcast;       /**< to a group: a line per answer, with its source */
     int8_t x;            /**< its exchange */
     char text[65];       /**< the first bytes */
 };
@@ -485,6 +502,7 @@ struct wren_coap {
     int (*tcp_notify)(void *arg, const struct wren_coap_resource *r);
     void *tcp_arg;
     void *shell;                 /**< the shell of the `coap` command's request */
+    const struct wren_sock_udp_ep *resp_from; /**< a response's source, in its callback */
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
@@ -531,10 +549,15 @@ int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resour
  *        2.5), each after the server's 2.31 Continue, with Size1 on the first.
  * @return the exchange (>= 0, for wren_coap_cancel()), -EBUSY (every
  *         exchange in use), -EMSGSIZE (request beyond
- *         CONFIG_WREN_COAP_CLIENT_MSG_MAX), -EINVAL, -ENOBUFS.
+ *         CONFIG_WREN_COAP_CLIENT_MSG_MAX), -EINVAL (also a CON, an
+ *         observation, TCP or a Block1 body to a multicast address), -ENOBUFS.
  */
 int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
                       const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg);
+
+/** @brief In a request's callback with a response: where it came from
+ *         (the unicast source of an answer to a multicast request). */
+const struct wren_sock_udp_ep *wren_coap_resp_from(const struct wren_coap *c);
 
 /** @brief Forget exchange @p x (its callback is not called again). */
 void wren_coap_cancel(struct wren_coap *c, int x);

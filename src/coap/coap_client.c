@@ -10,6 +10,7 @@
 #include "coap/coap_tcp.h"
 #include "core/node.h"
 #include "core/thread.h"
+#include "wire/ipv6.h"
 
 enum { XS_WAIT_ACK = 0, XS_WAIT_RESP = 1 };
 
@@ -60,6 +61,11 @@ static int xchg_send(struct wren_coap_xchg *x)
 static void xchg_arm(struct wren_coap_xchg *x)
 {
     struct wren_coap *c = x->c;
+    if (x->mcast) {
+        /* RFC 7252 8.2: answers come within the servers' leisure */
+        wren_timer_set(c->node, &x->timer, (uint64_t)x->timeout_ms * 1000u);
+        return;
+    }
     if (x->non || x->tcp) {
         /* no retransmission: the response is waited for that long */
         wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
@@ -73,6 +79,10 @@ static void xchg_timer(struct wren_timer *t, void *arg)
     (void)t;
     struct wren_coap_xchg *x = arg;
     struct wren_coap *c = x->c;
+    if (x->mcast) {
+        xchg_end(x, 0, NULL); /* the wait is over: every answer has been delivered */
+        return;
+    }
     if (x->non || x->tcp || x->state == XS_WAIT_RESP || x->retx >= c->max_retransmit) {
         c->stats.cl_timeout++;
         if (x->obs_blk) {
@@ -168,6 +178,11 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     if (rq->tcp && !CONFIG_WREN_COAP_CLIENT_TCP) {
         return -ENOTSUP;
     }
+    /* RFC 7252 8.1: a multicast request is NON, and nothing follows it */
+    bool mcast = wren_ipv6_addr_is_multicast(to->addr);
+    if (mcast && (!rq->non || rq->tcp || rq->observe || rq->block1_size)) {
+        return -EINVAL;
+    }
     int i = 0;
     while (i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
         i++;
@@ -198,6 +213,9 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
         if (fit < 0) {
             return -EMSGSIZE;
         }
+        if (mcast) {
+            return -EINVAL; /* no Block1 to a group */
+        }
         x->b1 = 1;
         x->b1_szx = (uint8_t)(rq->block1_size && szx1 < fit ? szx1 : fit);
     }
@@ -212,6 +230,10 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     wren_timer_init(&x->timer, xchg_timer, x);
     x->used = 1;
     xchg_start(x);
+    if (mcast) {
+        x->mcast = 1;
+        x->timeout_ms = rq->mc_wait_ms ? rq->mc_wait_ms : CONFIG_WREN_COAP_MCAST_WAIT_MS;
+    }
     if (xchg_send(x) < 0) {
         x->used = 0;
         return -ENOBUFS;
@@ -482,13 +504,47 @@ static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
     xchg_end(x, 0, m);
 }
 
+static void send_empty_ack(struct wren_coap *c, const struct coap_msg *m,
+                           const struct wren_sock_udp_ep *from)
+{
+    uint8_t ack[COAP_HDR_LEN];
+    struct coap_builder b;
+    wren_coap_build_init(&b, ack, sizeof(ack), COAP_ACK, COAP_CODE_EMPTY, m->mid, NULL, 0);
+    if (wren_sock_udp_send(&c->sock, ack, sizeof(ack), from) < 0) {
+        c->stats.tx_drop++;
+    } else {
+        c->stats.tx++;
+    }
+}
+
+const struct wren_sock_udp_ep *wren_coap_resp_from(const struct wren_coap *c)
+{
+    return c->resp_from;
+}
+
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
         struct wren_coap_xchg *x = &c->xchg[i];
-        if (!x->used || x->tcp || !from_peer(x, from)) {
+        if (!x->used || x->tcp || !(x->mcast || from_peer(x, from))) {
             continue;
+        }
+        if (x->mcast) {
+            /* RFC 7252 8.2: any server's answer, by token; the exchange stays */
+            if (m->type == COAP_ACK || m->type == COAP_RST || !tok_match(x, m)) {
+                continue;
+            }
+            c->stats.cl_resp++;
+            if (m->type == COAP_CON) {
+                send_empty_ack(c, m, from);
+            }
+            if (x->cb) {
+                c->resp_from = from;
+                x->cb(c, 1, m, x->arg);
+                c->resp_from = NULL;
+            }
+            return true;
         }
         if (m->type == COAP_ACK || m->type == COAP_RST) {
             if (m->mid != x->mid || x->non) {
@@ -517,17 +573,11 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
         /* a CON or NON response: matched by token (RFC 7252 5.3.2) */
         if (tok_match(x, m)) {
             if (m->type == COAP_CON) {
-                uint8_t ack[COAP_HDR_LEN];
-                struct coap_builder b;
-                wren_coap_build_init(&b, ack, sizeof(ack), COAP_ACK, COAP_CODE_EMPTY, m->mid,
-                                     NULL, 0);
-                if (wren_sock_udp_send(&c->sock, ack, sizeof(ack), from) < 0) {
-                    c->stats.tx_drop++;
-                } else {
-                    c->stats.tx++;
-                }
+                send_empty_ack(c, m, from);
             }
+            c->resp_from = from;
             deliver(x, m);
+            c->resp_from = NULL;
             return true;
         }
     }

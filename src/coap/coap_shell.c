@@ -9,6 +9,7 @@
 #include "coap/coap_priv.h"
 #include "ipv6/addr_str.h"
 #include "shell/shell.h"
+#include "wire/ipv6.h"
 
 static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
 {
@@ -31,7 +32,7 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
     struct coap_block blk;
     bool more = m && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
                 wren_coap_block_decode(v, &blk) == 0 && blk.more;
-    if (status > 0 && (!r->observe || more)) {
+    if (status > 0 && !r->mcast && (!r->observe || more)) {
         return; /* more blocks follow (of a notification too, RFC 7959 3.4) */
     }
     if (status <= 0) {
@@ -46,9 +47,21 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
                                                                                      : "send");
         return;
     }
+    if (r->mcast && status == 0) {
+        wren_shell_printf(sh, "coap: multicast wait over\n");
+        return;
+    }
+    char src[48] = "";
+    const struct wren_sock_udp_ep *from = wren_coap_resp_from(c);
+    if (r->mcast && from) {
+        size_t n = strlen(wren_ipv6_addr_to_str(src + 5, from->addr)) + 5;
+        memcpy(src, "from ", 5);
+        src[n] = ' ';
+        src[n + 1] = '\0';
+    }
     r->text[r->text_len] = '\0';
-    wren_shell_printf(sh, "coap: %s%u.%02u, %zu bytes, fnv1a 0x%08x%s%s\n",
-                      status > 0 ? "notification " : "", (unsigned)COAP_CODE_CLASS(r->code),
+    wren_shell_printf(sh, "coap: %s%s%u.%02u, %zu bytes, fnv1a 0x%08x%s%s\n",
+                      src, status > 0 && r->observe ? "notification " : "", (unsigned)COAP_CODE_CLASS(r->code),
                       (unsigned)COAP_CODE_DETAIL(r->code), r->len, (unsigned)r->fnv,
                       r->printable && r->len ? ": " : "", r->printable && r->len ? r->text : "");
     /* the next notification is counted afresh */
@@ -193,8 +206,11 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
     if (r->active) {
         return wren_shell_error(sh, -EBUSY, "coap request");
     }
+    /* RFC 7252 8.1: a request to a group goes NON */
+    bool mcast = !rq.tcp && wren_ipv6_addr_is_multicast(to.addr);
+    rq.non = rq.non || mcast;
     *r = (struct wren_coap_shell_req){ .fnv = 2166136261u, .printable = 1, .active = 1,
-                                       .observe = rq.observe };
+                                       .observe = rq.observe, .mcast = mcast };
     c->shell = sh;
     int x = wren_coap_request(c, &to, &rq, resp_cb, r);
     if (x < 0) {

@@ -121,3 +121,25 @@ def test_coap_same_seed_same_run(sim_factory):
         lines = coap(s, a, f"get {B_ADDR} /pattern", wait=300)
         outs.append((lines, s.counters(a)["coap.cl_retx"], s.counters(b)["coap.tx"]))
     assert outs[0] == outs[1]
+
+
+def test_coap_multicast_discovery(sim_factory):
+    """`coap get coap://[ff02::fd]/.well-known/core` on A: a NON to All CoAP
+    Nodes (RFC 7252 8.1), a line per answer with its unicast source, then the
+    end of the wait (the servers' leisure and a margin)."""
+    s = sim_factory(3)
+    a, b, c = s.add_node(0, 0), s.add_node(10, 0), s.add_node(-10, 0)
+    for n in (b, c):
+        s.set_link(a, n, 1.0)
+        s.set_link(n, a, 1.0)
+    for n in (a, b, c):
+        s.set_cca(n, True)
+    s.run(s.now + 1)
+    lines = coap(s, a, "get coap://[ff02::fd]/.well-known/core", wait=10)
+    answers = [re.match(r"coap: from (\S+) 2\.05, (\d+) bytes, .*</counter>", x) for x in lines]
+    assert len(lines) == 3 and all(answers[:2]) and lines[2] == "coap: multicast wait over", lines
+    srcs = {m.group(1) for m in answers[:2]}
+    assert len(srcs) == 2 and not any(x.startswith("ff") for x in srcs), lines
+    cnt = s.counters(a)
+    assert cnt["coap.cl_resp"] == 2 and cnt["coap.cl_retx"] == 0 and cnt["coap.tx"] == 1, cnt
+    assert s.counters(b)["coap.mc_req"] == 1 and s.counters(c)["coap.mc_req"] == 1

@@ -4,7 +4,8 @@
  *        simulated 6LoWPAN nodes: a plain socket on one sends to ff02::fd,
  *        the servers on the other two answer after a random leisure, never
  *        with an error, an empty result or a RST, and a CON to the group is
- *        ignored; unicast requests are unchanged.
+ *        ignored; unicast requests are unchanged; wren's client sends a
+ *        NON to the group and gets both answers, then its wait's end.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -134,10 +135,104 @@ TEST(test_multicast__leisure_and_quiet_errors)
     FX_CLEAN(1000000);
 }
 
+struct mc_got {
+    unsigned n, done, after_done;
+    uint8_t from[4][16];
+    uint8_t code[4];
+    uint16_t payload_len[4];
+    uint64_t done_at;
+};
+
+static void mc_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
+{
+    struct mc_got *g = arg;
+    g->after_done += g->done;
+    if (status == 0 && m == NULL) {
+        g->done++;
+        g->done_at = fx_now();
+        return;
+    }
+    CHECK_EQ(status, 1);
+    CHECK(m != NULL && g->n < 4);
+    const struct wren_sock_udp_ep *from = wren_coap_resp_from(c);
+    CHECK(from != NULL);
+    memcpy(g->from[g->n], from->addr, 16);
+    g->code[g->n] = m->code;
+    g->payload_len[g->n] = (uint16_t)m->payload_len;
+    g->n++;
+}
+
+/* wren's own client to the group: a NON, each server's answer delivered
+ * with its unicast source, then "done" when the wait ends; a CON refused */
+TEST(test_multicast__client_discovery)
+{
+    struct fx_node *a = fx_node(FX_LOWPAN_NODE);
+    struct fx_node *b = fx_node(FX_LOWPAN_NODE);
+    struct fx_node *c = fx_node(FX_LOWPAN_NODE);
+    fx_link2(a, b);
+    fx_link2(a, c);
+    struct wren_coap *ca = calloc(1, sizeof(*ca)), *sb = calloc(1, sizeof(*sb)),
+                     *sc = calloc(1, sizeof(*sc));
+    CHECK_EQ(wren_coap_init(&a->node, ca), 0);
+    CHECK_EQ(wren_coap_init(&b->node, sb), 0);
+    CHECK_EQ(wren_coap_init(&c->node, sc), 0);
+    fx_run_us(1000000);
+
+    struct wren_sock_udp_ep to = { .port = COAP_PORT, .netif = a->if_id };
+    memcpy(to.addr, all_coap, 16);
+    struct wren_coap_client_req rq = { .method = COAP_CODE_GET, .path = "/.well-known/core",
+                                       .cf = -1, .accept = -1 };
+    struct mc_got g = { 0 };
+    /* RFC 7252 8.1: only NON to a group */
+    CHECK_EQ(wren_coap_request(ca, &to, &rq, mc_cb, &g), -EINVAL);
+    rq.non = true;
+    rq.observe = true;
+    CHECK_EQ(wren_coap_request(ca, &to, &rq, mc_cb, &g), -EINVAL);
+    rq.observe = false;
+    uint64_t t0 = fx_now();
+    CHECK(wren_coap_request(ca, &to, &rq, mc_cb, &g) >= 0);
+    CHECK_EQ(sb->stats.mc_req + sc->stats.mc_req, 0);
+    fx_run_us(CONFIG_WREN_COAP_MCAST_WAIT_MS * 1000u - 100000u);
+    /* both answered within the leisure; the exchange is still open */
+    CHECK_EQ(g.n, 2);
+    CHECK_EQ(g.done, 0);
+    CHECK_EQ(sb->stats.mc_req, 1);
+    CHECK_EQ(sc->stats.mc_req, 1);
+    for (unsigned i = 0; i < 2; i++) {
+        CHECK_EQ(g.code[i], COAP_CODE_CONTENT);
+        CHECK(g.payload_len[i] > 0);
+        CHECK(!wren_ipv6_addr_is_multicast(g.from[i]));
+    }
+    CHECK(memcmp(g.from[0], g.from[1], 16) != 0);
+    fx_run_us(200000);
+    CHECK_EQ(g.done, 1);
+    CHECK_EQ(g.done_at - t0, CONFIG_WREN_COAP_MCAST_WAIT_MS * 1000u);
+    CHECK_EQ(ca->stats.cl_resp, 2);
+    CHECK_EQ(ca->stats.cl_retx, 0);
+    CHECK_EQ(ca->stats.tx, 1); /* the one request, never again */
+    /* a shorter wait of the request's own: the answers that come later find nothing */
+    memset(&g, 0, sizeof(g));
+    rq.mc_wait_ms = 1;
+    CHECK(wren_coap_request(ca, &to, &rq, mc_cb, &g) >= 0);
+    fx_run_us(CONFIG_WREN_COAP_MCAST_WAIT_MS * 1000u);
+    CHECK_EQ(g.done, 1);
+    CHECK_EQ(g.n, 0);
+    CHECK_EQ(g.after_done, 0);
+    CHECK_EQ(ca->stats.cl_resp, 2);
+    wren_coap_stop(ca);
+    wren_coap_stop(sb);
+    wren_coap_stop(sc);
+    free(ca);
+    free(sb);
+    free(sc);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST(test_multicast__leisure_and_quiet_errors),
+        FX_TEST(test_multicast__client_discovery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
