@@ -1075,6 +1075,13 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
         if full:
             print(f"RPL {t[:-1]} table full on node (entries, refusals): {', '.join(full)}",
                   file=out)
+    # the neighbour cache (6LoWPAN ND, nib.nc_full; Ethernet ND, nd_eth.nc_full): entries
+    # refused because every one was protected or busy
+    nc = [f"{nd['id']} ({sum(v for k, v in nd['counters'].items() if k.endswith('.nc_full'))}"
+          f" refused)" for nd in result["nodes"]
+          if any(v for k, v in nd["counters"].items() if k.endswith(".nc_full"))]
+    if nc:
+        print(f"neighbour cache full on node (refusals): {', '.join(nc)}", file=out)
     for f in result.get("failed_commands", []):
         print(f"command failed on node {f['node']} at {f['at']:g} s: {f['cmd']} "
               f"({f['result']})", file=out)

@@ -449,3 +449,19 @@ def test_stack_unknown_module_is_named_with_a_suggestion(tmp_path):
     assert res.returncode == 2, res
     assert re.fullmatch(r"wren: x\.toml:\d+: modules: unknown module 'icmp6' \(did you mean "
                         r"'icmpv6'\?\); the modules are sixlowpan, ipv6, .*\n", res.stderr), res.stderr
+
+
+def test_summary_names_nodes_whose_neighbour_cache_refused_entries():
+    """The summary says which nodes' neighbour caches were full (the
+    nib.nc_full / nd_eth.nc_full counters: entries refused), and says
+    nothing when none was."""
+    import io
+    res = scenario.run({"nodes": [{}, {"x": 5}], "radio": {"range": 10.0}, "duration": 1.0},
+                       progress=False)
+    out = io.StringIO()
+    scenario.summary(res, out)
+    assert "neighbour cache full" not in out.getvalue()
+    res["nodes"][1]["counters"]["nib.nc_full"] = 3
+    out = io.StringIO()
+    scenario.summary(res, out)
+    assert "neighbour cache full on node (refusals): 1 (3 refused)" in out.getvalue()
