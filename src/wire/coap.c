@@ -144,16 +144,8 @@ size_t wren_coap_len(const struct coap_msg *m)
     return COAP_HDR_LEN + m->tkl + m->opts_len + (m->payload_len ? 1 + m->payload_len : 0);
 }
 
-int wren_coap_emit(const struct coap_msg *m, uint8_t *buf, size_t len)
+void wren_coap_emit_body(const struct coap_msg *m, uint8_t *p)
 {
-    size_t need = wren_coap_len(m);
-    if (len < need || m->tkl > COAP_TOKEN_MAX) {
-        return len < need ? -COAP_ERR_NOBUFS : -COAP_ERR_INVAL;
-    }
-    buf[0] = (uint8_t)((COAP_VERSION << 6) | ((m->type & 3) << 4) | m->tkl);
-    buf[1] = m->code;
-    put_be16(buf + 2, m->mid);
-    uint8_t *p = buf + COAP_HDR_LEN;
     memcpy(p, m->token, m->tkl);
     p += m->tkl;
     if (m->opts_len) {
@@ -164,6 +156,18 @@ int wren_coap_emit(const struct coap_msg *m, uint8_t *buf, size_t len)
         *p++ = COAP_PAYLOAD_MARKER;
         memcpy(p, m->payload, m->payload_len);
     }
+}
+
+int wren_coap_emit(const struct coap_msg *m, uint8_t *buf, size_t len)
+{
+    size_t need = wren_coap_len(m);
+    if (len < need || m->tkl > COAP_TOKEN_MAX) {
+        return len < need ? -COAP_ERR_NOBUFS : -COAP_ERR_INVAL;
+    }
+    buf[0] = (uint8_t)((COAP_VERSION << 6) | ((m->type & 3) << 4) | m->tkl);
+    buf[1] = m->code;
+    put_be16(buf + 2, m->mid);
+    wren_coap_emit_body(m, buf + COAP_HDR_LEN);
     return (int)need;
 }
 

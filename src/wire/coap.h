@@ -210,6 +210,12 @@ size_t wren_coap_len(const struct coap_msg *m);
  */
 int wren_coap_emit(const struct coap_msg *m, uint8_t *buf, size_t len);
 
+/** @brief Write what follows the header in either framing (UDP, or TCP's
+ *         in wire/coap_tcp.c): the token, the option bytes as they are, and
+ *         the payload behind a marker when there is one, from @p p, which
+ *         the caller has checked has room. */
+void wren_coap_emit_body(const struct coap_msg *m, uint8_t *p);
+
 /** @brief Start walking @p m's options. */
 void wren_coap_opt_iter_init(struct coap_opt_iter *it, const struct coap_msg *m);
 

@@ -138,17 +138,7 @@ int wren_coap_tcp_emit(const struct coap_msg *m, uint8_t *buf, size_t len)
     }
     uint64_t body = body_len(m);
     hdr_write(buf, body, m->tkl, m->code);
-    uint8_t *p = buf + hdr_len(body);
-    memcpy(p, m->token, m->tkl);
-    p += m->tkl;
-    if (m->opts_len) {
-        memcpy(p, m->opts, m->opts_len);
-        p += m->opts_len;
-    }
-    if (m->payload_len) {
-        *p++ = COAP_PAYLOAD_MARKER;
-        memcpy(p, m->payload, m->payload_len);
-    }
+    wren_coap_emit_body(m, buf + hdr_len(body));
     return (int)need;
 }
 
