@@ -60,6 +60,33 @@ enum wren_netopt {
                                         neighbour's link address, out its ETX; -ENOENT if
                                         nothing was sent to it yet */
 
+    /* radio timing, for a slotted MAC (TSCH); times are the node's own clock
+     * (wren_node_now(): in the simulator each node's crystal drifts) */
+    WREN_NETOPT_RX_TIMESTAMP = 0x70, /**< GET: uint64_t us, local time at which the last
+                                          received frame's first symbol (SHR) began */
+    WREN_NETOPT_TX_DELAY,            /**< GET: uint32_t us from send() (CCA off) to the
+                                          frame's first symbol on the air */
+
+    /* TSCH (link/tsch.h); cells and state of the interface's TSCH MAC */
+    WREN_NETOPT_TSCH_CELL_ADD = 0xa0, /**< SET: struct wren_tsch_cell (counters ignored);
+                                           -EEXIST same slotframe/slot/channel offset/
+                                           neighbour, -ENOSPC table full */
+    WREN_NETOPT_TSCH_CELL_DEL,        /**< SET: struct wren_tsch_cell: the cell with the same
+                                           slotframe, slot offset, channel offset and
+                                           neighbour (-ENOENT) */
+    WREN_NETOPT_TSCH_CELLS,           /**< GET: struct wren_tsch_cell[], every cell with its
+                                           counters */
+    WREN_NETOPT_TSCH_SYNC,            /**< GET: struct wren_tsch_sync_info */
+    WREN_NETOPT_TSCH_TIME_SOURCE,     /**< SET: uint8_t[8] EUI-64 of the neighbour to keep
+                                           time with (RPL's preferred parent); 0 bytes: any */
+    WREN_NETOPT_TSCH_JOIN_PRIO,       /**< SET: uint8_t join metric our EBs advertise
+                                           (RFC 8180 6.1: DAGRank(rank) - 1; 0xff: do not
+                                           send EBs) */
+    WREN_NETOPT_TSCH_QUEUES,          /**< GET: struct wren_tsch_queue_info[], one per
+                                           neighbour with frames queued */
+    WREN_NETOPT_TSCH_ROLE,            /**< SET/GET: uint8_t enum wren_tsch_role */
+    WREN_NETOPT_TSCH_STATS,           /**< GET: struct wren_tsch_stats (link/tsch.h) */
+
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;
                                         SET: add one struct wren_ipv6_addr */
@@ -122,6 +149,11 @@ enum wren_netopt {
                                         RPI; out: uint8_t[16] the end of an IPv6-in-IPv6
                                         tunnel to put it in (RFC 9008: a root sending it
                                         down its DODAG); -ENOENT: forward it as it is */
+    WREN_NETOPT_RPL_PARENT,        /**< GET: uint8_t[16] the preferred parent's link-local
+                                        address and uint8_t[8] its link-layer (EUI-64)
+                                        address; -ENOENT: none (root, or not joined) */
+    WREN_NETOPT_RPL_RANK,          /**< GET: uint16_t our rank (0xffff: infinite, not in
+                                        a DODAG) */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

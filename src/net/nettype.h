@@ -16,6 +16,8 @@ enum wren_nettype {
     WREN_NETTYPE_ICMPV6,
     WREN_NETTYPE_UDP,
     WREN_NETTYPE_TCP,
+    WREN_NETTYPE_SIXTOP,       /**< a 6P message (RFC 8480), from the 6top IE of a TSCH
+                                    frame: netif header (neighbour), then the message */
     WREN_NETTYPE_NUMOF
 };
 
