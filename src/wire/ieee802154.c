@@ -342,7 +342,9 @@ static int ie_walk(const uint8_t *b, size_t *pos, size_t end, unsigned payload, 
             return ERR(IE);
         n = d & (payload ? 0x7ffu : 0x7fu);
         id = payload ? (d >> 11) & 0xfu : (d >> 7) & 0xffu;
-        if (id >= (payload ? 0xfu : 0x7eu)) {
+        /* Only 0x7e/0x7f end a header list: ids 0x80..0xff are reserved
+         * IEs (Table 7-7), skipped like any unknown IE. */
+        if (payload ? id == 0xfu : (id == 0x7eu || id == 0x7fu)) {
             if (n)
                 return ERR(IE);
             *list_end = p;

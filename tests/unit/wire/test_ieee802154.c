@@ -564,6 +564,19 @@ TEST(test_ieee802154_parse__ie_bad_type_or_termination)
     CHECK_EQ(wren_ieee802154_parse(buf, sizeof(buf), &f), -IEEE802154_ERR_IE);
 }
 
+TEST(test_ieee802154_parse__reserved_header_ie_ids_are_not_terminations)
+{
+    /* Header IE id 0x80 (reserved; descriptor 0x4001), length 1, then HT2
+     * and a payload: the reserved IE belongs to the list, it ends nothing. */
+    static const uint8_t frame[] = {0x01, 0x22, 0x01, 0x01, 0x40, 0xaa, 0x80, 0x3f, 0x99};
+    struct ieee802154_frame f;
+
+    CHECK_EQ(wren_ieee802154_parse(frame, sizeof(frame), &f), 0);
+    CHECK_EQ(f.hdr_ie_len, 3);
+    CHECK_EQ(f.payload_len, 1);
+    CHECK_EQ(f.payload[0], 0x99);
+}
+
 TEST(test_ieee802154_parse__ie_empty_lists)
 {
     /* HT2 only; HT1 + PT only. */
@@ -1060,6 +1073,7 @@ int main(void)
         cmocka_unit_test(test_ieee802154_parse__secured_2003),
         cmocka_unit_test(test_ieee802154_parse__ie_past_end),
         cmocka_unit_test(test_ieee802154_parse__ie_bad_type_or_termination),
+        cmocka_unit_test(test_ieee802154_parse__reserved_header_ie_ids_are_not_terminations),
         cmocka_unit_test(test_ieee802154_parse__ie_empty_lists),
         cmocka_unit_test(test_ieee802154_has_pan__table_7_2),
         cmocka_unit_test(test_ieee802154_has_pan__classic_rule),
