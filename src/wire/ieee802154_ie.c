@@ -461,10 +461,13 @@ int wren_ieee802154_payload_ies_emit(const struct ieee802154_payload_ies *in, ui
 int wren_ieee802154_tsch_slotframe_next(const struct ieee802154_mlme_ies *m, size_t *pos,
                                         struct ieee802154_tsch_slotframe *sf)
 {
-    const uint8_t *c = m->sf_wire + *pos;
     size_t left = *pos < m->sf_wire_len ? m->sf_wire_len - *pos : 0;
+    const uint8_t *c;
 
-    if (left < 4 || (left - 4) / 5 < c[3])
+    if (left < 4)
+        return 0;
+    c = m->sf_wire + *pos;
+    if ((left - 4) / 5 < c[3])
         return 0;
     sf->handle = c[0];
     sf->size = get_le16(c + 1);
@@ -478,12 +481,13 @@ int wren_ieee802154_tsch_slotframe_next(const struct ieee802154_mlme_ies *m, siz
 void wren_ieee802154_tsch_link_get(const struct ieee802154_tsch_slotframe *sf, unsigned i,
                                    struct ieee802154_tsch_link *out)
 {
-    const uint8_t *c = sf->wire + 5 * (size_t)i;
+    const uint8_t *c;
 
     if (sf->links) {
         *out = sf->links[i];
         return;
     }
+    c = sf->wire + 5 * (size_t)i;
     out->timeslot = get_le16(c);
     out->channel_offset = get_le16(c + 2);
     out->options = c[4];
