@@ -11,6 +11,7 @@
  */
 #include "wire/ieee802154_ie.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "core/byteorder.h"
@@ -184,12 +185,14 @@ static void hdr_ies_codec(const struct ieee802154_hdr_ies *in, struct wr *w)
 
 /* 7.4.4.4: the template's twelve times in wire order, after the id; the
  * last two are 3 bytes in the long (27-byte) form. */
+#define TS(f) (uint8_t) offsetof(struct ieee802154_tsch_timeslot, f)
+static const uint8_t ts_off[10] = {TS(cca_offset),   TS(cca),          TS(tx_offset), TS(rx_offset),
+                                   TS(rx_ack_delay), TS(tx_ack_delay), TS(rx_wait),   TS(ack_wait),
+                                   TS(rx_tx),        TS(max_ack)};
+
 static uint16_t *ts_field(struct ieee802154_tsch_timeslot *t, unsigned i)
 {
-    uint16_t *f[10] = {&t->cca_offset,   &t->cca,          &t->tx_offset, &t->rx_offset,
-                       &t->rx_ack_delay, &t->tx_ack_delay, &t->rx_wait,   &t->ack_wait,
-                       &t->rx_tx,        &t->max_ack};
-    return f[i];
+    return (uint16_t *)(void *)((uint8_t *)t + ts_off[i]);
 }
 
 static int parse_timeslot(const struct ieee802154_ie *ie, struct ieee802154_tsch_timeslot *t)
