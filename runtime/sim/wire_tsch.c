@@ -39,6 +39,11 @@ int wren_wire_tsch_eb(uint16_t pan, const uint8_t *src, uint64_t asn, uint8_t jo
         struct ieee802154_channel_hopping *h = &ies.mlme.hopping;
 
         wren_ieee802154_tsch_timeslot_default(&ies.mlme.timeslot);
+        if (full == 2) { /* 3-byte max_tx and length: the 27-byte form */
+            ies.mlme.timeslot.id = 1;
+            ies.mlme.timeslot.max_tx = 65541;
+            ies.mlme.timeslot.length = 70000;
+        }
         h->full = true;
         h->page = 0;
         h->n_channels = 16;

@@ -17,9 +17,11 @@
 
 /**
  * @brief A minimal-6TiSCH EB (wren_ieee802154_eb_minimal_ies): full == 0
- * gives the timeslot template and hopping sequence by id 0; full != 0
+ * gives the timeslot template and hopping sequence by id 0; full == 1
  * writes the default template and the hopping sequence @p hop_seq
- * (@p hop_len little-endian 16-bit channels) in full.
+ * (@p hop_len little-endian 16-bit channels) in full; full == 2 the same
+ * with template id 1 whose max_tx (65,541 us) and length (70,000 us) need
+ * the 27-byte form.
  */
 int wren_wire_tsch_eb(uint16_t pan, const uint8_t *src, uint64_t asn, uint8_t join_metric,
                       uint16_t sf_size, int full, const uint8_t *hop_seq, uint16_t hop_len,

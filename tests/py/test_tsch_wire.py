@@ -50,10 +50,12 @@ def _out(n: int) -> int:
     return n
 
 
-def eb(lib, full: bool, sf_size: int = 101, join_metric: int = 3) -> bytes:
+def eb(lib, full: int, sf_size: int = 101, join_metric: int = 3) -> bytes:
+    """full: 0 template and hopping sequence by id, 1 both in full, 2 a
+    template in the 27-byte form."""
     out = create_string_buffer(256)
     seq = b"".join(struct.pack("<H", c) for c in HOPPING) if full else None
-    n = _out(lib.wren_wire_tsch_eb(PAN, EUI_A, ASN, join_metric, sf_size, int(full), seq,
+    n = _out(lib.wren_wire_tsch_eb(PAN, EUI_A, ASN, join_metric, sf_size, full, seq,
                                    len(HOPPING) if full else 0, out, 256))
     return out.raw[:n]
 
@@ -105,9 +107,9 @@ FIELDS = ("wpan.frame_type", "wpan.version", "wpan.seqno_suppression", "wpan.ie_
 @pytest.fixture(scope="module")
 def dissected(lib, tmp_path_factory):
     data = sixtop_data(lib)
-    frames = [eb(lib, full=False), eb(lib, full=True, sf_size=397, join_metric=0), data,
+    frames = [eb(lib, full=0), eb(lib, full=1, sf_size=397, join_metric=0), data,
               enhack(lib, data, -12, False), enhack(lib, data, 100, True),
-              enhack(lib, data, -2048, False), enhack(lib, data, 2047, True)]
+              enhack(lib, data, -2048, False), enhack(lib, data, 2047, True), eb(lib, full=2)]
     pcap = tmp_path_factory.mktemp("tsch") / "tsch.pcap"
     write_pcap(pcap, frames)
     rows = tshark_fields(pcap, *FIELDS)
@@ -168,6 +170,17 @@ def test_tsch_wire__eb_full_template_and_hopping(lib, dissected):
     assert d["hopping"] == ",".join(map(str, HOPPING))
 
 
+def test_tsch_wire__eb_timeslot_template_long_form(lib, dissected):
+    """A template whose max_tx and length exceed 0xffff us: 3-byte fields
+    (the 27-byte Timeslot IE), read back by tshark and by wren."""
+    frames, rows = dissected
+    r = rows[7]
+    assert r["wpan.tsch.timeslot.id"] == "0x01"
+    assert (r["wpan.tsch.timeslot.max_tx"], r["wpan.tsch.timeslot.length"]) == ("65541", "70000")
+    assert r["wpan.tsch.timeslot.cca_offset"] == "1800"
+    assert describe(lib, frames[7])["timeslot_length"] == "70000"
+
+
 def test_tsch_wire__sixtop_ie_in_data_frame(lib, dissected):
     frames, rows = dissected
     r = rows[2]
@@ -209,7 +222,7 @@ def test_tsch_wire__bad_ie_lengths_refused(lib):
                 crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
         return b + struct.pack("<H", crc)
 
-    good = bytearray(eb(lib, full=False)[:-2])
+    good = bytearray(eb(lib, full=0)[:-2])
     desc = create_string_buffer(256)
     bad_sync = bytearray(good)
     bad_sync[16] -= 1   # MLME IE length 25
@@ -226,7 +239,8 @@ def test_tsch_wire__bad_ie_lengths_refused(lib):
 def test_tsch_wire__scapy_frame_control_and_fcs(dissected):
     scapy = pytest.importorskip("scapy.layers.dot15d4")
     frames, _ = dissected
-    expect = [(0, 1, 1), (0, 1, 1), (1, 0, 1), (2, 0, 1), (2, 0, 1), (2, 0, 1), (2, 0, 1)]
+    expect = [(0, 1, 1), (0, 1, 1), (1, 0, 1), (2, 0, 1), (2, 0, 1), (2, 0, 1), (2, 0, 1),
+              (0, 1, 1)]
     for fr, (ftype, seq_supp, ie) in zip(frames, expect):
         p = scapy.Dot15d4FCS(fr)
         assert p.fcf_frametype == ftype and p.fcf_framever == 2
