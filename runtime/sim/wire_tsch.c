@@ -100,6 +100,41 @@ int wren_wire_tsch_sixtop_data(uint16_t pan, const uint8_t *src, const uint8_t *
     return finish(&f, out, out_max);
 }
 
+int wren_wire_ieee802154_data(uint8_t version, uint8_t dst_mode, uint8_t src_mode, int panid_comp,
+                              int seq_suppressed, uint16_t dst_pan, uint16_t src_pan,
+                              const uint8_t *dst, const uint8_t *src, uint8_t *out,
+                              size_t out_max)
+{
+    struct ieee802154_frame f;
+
+    memset(&f, 0, sizeof(f));
+    f.hdr.type = IEEE802154_TYPE_DATA;
+    f.hdr.version = version;
+    f.hdr.dst_mode = dst_mode;
+    f.hdr.src_mode = src_mode;
+    f.hdr.panid_comp = panid_comp != 0;
+    f.hdr.seq_suppressed = seq_suppressed != 0;
+    f.hdr.seq = 0x5a;
+    f.hdr.dst_pan = dst_pan;
+    f.hdr.src_pan = src_pan;
+    memcpy(f.hdr.dst_addr, dst, 8);
+    memcpy(f.hdr.src_addr, src, 8);
+    return finish(&f, out, out_max);
+}
+
+int wren_wire_ieee802154_pans(const uint8_t *psdu, size_t len, uint16_t *pans)
+{
+    struct ieee802154_frame f;
+    int rc = len < IEEE802154_FCS_LEN ? -IEEE802154_ERR_TRUNCATED
+                                      : wren_ieee802154_parse(psdu, len - IEEE802154_FCS_LEN, &f);
+
+    if (rc < 0)
+        return rc;
+    pans[0] = f.hdr.dst_pan;
+    pans[1] = f.hdr.src_pan;
+    return (int)wren_ieee802154_has_dst_pan(&f.hdr) | (int)wren_ieee802154_has_src_pan(&f.hdr) << 1;
+}
+
 /* Append to desc; the text is cut at desc_max. */
 static void put(char *desc, size_t desc_max, const char *fmt, ...)
 {

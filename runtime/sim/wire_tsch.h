@@ -36,6 +36,19 @@ int wren_wire_tsch_enhack(const uint8_t *rx, size_t rx_len, int us, int nack, ui
 int wren_wire_tsch_sixtop_data(uint16_t pan, const uint8_t *src, const uint8_t *dst, uint8_t seq,
                                const uint8_t *msg, size_t msg_len, uint8_t *out, size_t out_max);
 
+/** @brief A data frame (no payload) with the given frame version, addressing
+ *  modes, PAN ID compression and sequence number suppression; addresses
+ *  canonical, 8 bytes each (the first 2 used for short ones). */
+int wren_wire_ieee802154_data(uint8_t version, uint8_t dst_mode, uint8_t src_mode, int panid_comp,
+                              int seq_suppressed, uint16_t dst_pan, uint16_t src_pan,
+                              const uint8_t *dst, const uint8_t *src, uint8_t *out,
+                              size_t out_max);
+
+/** @brief Parse a PSDU: which PAN ID fields it carries (bit 0 destination,
+ *  bit 1 source) and the PAN IDs as wren reads them (@p pans[2]).
+ *  @return the bits, or -IEEE802154_ERR_x. */
+int wren_wire_ieee802154_pans(const uint8_t *psdu, size_t len, uint16_t *pans);
+
 /**
  * @brief Parse a PSDU with wren's parsers and describe it as
  * "key=value ..." text (time correction, ASN, template, hopping sequence,

@@ -248,3 +248,62 @@ def test_tsch_wire__scapy_frame_control_and_fcs(dissected):
         # sequence number suppression bit 0 of its fcf_reserved_2
         assert p.fcf_reserved_2 == (ie << 1 | seq_supp)
         assert p.compute_fcs(fr[:-2]) == fr[-2:]
+
+
+# 802.15.4-2015 Table 7-2 (frame version 2): (dst mode, src mode, PAN ID
+# compression) -> (destination PAN ID present, source PAN ID present);
+# modes 0 none, 2 short, 3 extended. Versions 0/1 (7.2.1.5): destination PAN
+# with a destination address, source PAN with a source address unless
+# compressed; compression needs both addresses.
+TABLE_7_2 = {
+    (0, 0, 0): (0, 0), (0, 0, 1): (1, 0),
+    (2, 0, 0): (1, 0), (3, 0, 0): (1, 0), (2, 0, 1): (0, 0), (3, 0, 1): (0, 0),
+    (0, 2, 0): (0, 1), (0, 3, 0): (0, 1), (0, 2, 1): (0, 0), (0, 3, 1): (0, 0),
+    (3, 3, 0): (1, 0), (3, 3, 1): (0, 0),
+    (2, 2, 0): (1, 1), (2, 3, 0): (1, 1), (3, 2, 0): (1, 1),
+    (2, 2, 1): (1, 0), (2, 3, 1): (1, 0), (3, 2, 1): (1, 0),
+}
+
+
+def test_tsch_wire__pan_id_compression_table_7_2(lib, tmp_path):
+    """Data frames of every addressing combination, versions 1 and 2, built
+    by wren: tshark finds exactly the PAN ID fields Table 7-2 (v2) or the
+    2006 rule (v1) gives, nothing flagged, and wren's parser agrees."""
+    from ctypes import POINTER
+    lib.wren_wire_ieee802154_data.restype = c_int
+    lib.wren_wire_ieee802154_data.argtypes = [c_uint8, c_uint8, c_uint8, c_int, c_int, c_uint16,
+                                              c_uint16, c_char_p, c_char_p, c_void_p, c_size_t]
+    lib.wren_wire_ieee802154_pans.restype = c_int
+    lib.wren_wire_ieee802154_pans.argtypes = [c_char_p, c_size_t, POINTER(c_uint16)]
+    frames, want = [], []
+    for version in (1, 2):
+        for (d, s, comp), v2 in TABLE_7_2.items():
+            exp = v2 if version == 2 else (int(d != 0), int(s != 0 and not comp))
+            out = create_string_buffer(64)
+            n = lib.wren_wire_ieee802154_data(version, d, s, comp, 0, 0x1111, 0x2222, EUI_B,
+                                              EUI_A, out, 64)
+            if version == 1 and comp and not (d and s):
+                assert n == -5  # IEEE802154_ERR_PANID: 2006 compression needs both
+                continue
+            fr = out.raw[:_out(n)]
+            pans = (c_uint16 * 2)()
+            assert lib.wren_wire_ieee802154_pans(fr, len(fr), pans) == exp[0] | exp[1] << 1
+            frames.append(fr)
+            want.append(((version, d, s, comp), exp))
+    # sequence number suppression (v2) moves nothing else
+    out = create_string_buffer(64)
+    n = _out(lib.wren_wire_ieee802154_data(2, 3, 3, 0, 1, 0x1111, 0x2222, EUI_B, EUI_A, out, 64))
+    frames.append(out.raw[:n])
+    want.append(((2, 3, 3, 0), (1, 0)))
+    pcap = tmp_path / "pans.pcap"
+    write_pcap(pcap, frames)
+    rows = tshark_fields(pcap, "wpan.dst_pan", "wpan.src_pan", "wpan.dst64", "wpan.src64",
+                         "wpan.seq_no", "wpan.fcs_ok", "_ws.expert", "_ws.malformed")
+    assert len(rows) == len(frames)
+    for (combo, (dp, sp)), r in zip(want, rows):
+        assert (r[0] == "0x1111") == bool(dp), (combo, r)
+        assert (r[1] == "0x2222") == bool(sp), (combo, r)
+        assert r[2] == ("02:57:52:7f:ff:e0:00:02" if combo[1] == 3 else ""), (combo, r)
+        assert r[3] == ("02:57:52:7f:ff:e0:00:01" if combo[2] == 3 else ""), (combo, r)
+        assert r[5] == "1" and r[6] == "" and r[7] == "", (combo, r)
+    assert rows[-1][4] == "" and rows[0][4] == "90"  # suppressed / seq 0x5a
