@@ -52,6 +52,9 @@ TIMING: Final[Mapping[str, int]] = {
     k.lower(): v for k, v in cenum.load(paths.SRC / "apps/rawgen.h", "wren_rawgen_timing",
                                         "WREN_RAWGEN_").items()}
 
+#: capture formats by name: their pcap link types (runtime/sim/pcap.h)
+PCAP_FORMATS: Final[Mapping[str, int]] = {"wpan": 195, "wpan-tap": 283}
+
 _lib: ctypes.CDLL | None = None
 
 _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
@@ -59,6 +62,14 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_free": (None, [c_void_p]),
     "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
     "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
+    "wren_sim_set_drift": (c_int, [c_void_p, c_int32, c_double]),
+    "wren_sim_set_drift_range": (c_int, [c_void_p, c_double]),
+    "wren_sim_get_drift": (c_int, [c_void_p, c_uint32, POINTER(c_double)]),
+    "wren_sim_node_now": (c_uint64, [c_void_p, c_uint32]),
+    "wren_sim_set_pathloss": (c_int, [c_void_p, c_double, c_double, c_double, c_double,
+                                      c_double]),
+    "wren_sim_link_info": (c_int, [c_void_p, c_uint32, c_uint32, c_uint32, POINTER(c_double),
+                                   POINTER(c_int32)]),
     "wren_sim_set_modules": (c_int, [c_void_p, c_char_p]),
     "wren_sim_module_name": (c_char_p, [c_uint32]),
     "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
@@ -67,6 +78,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_netopt_set": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
     "wren_sim_netopt_get": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
     "wren_sim_open_pcap": (c_int, [c_void_p, c_char_p]),
+    "wren_sim_open_pcap_as": (c_int, [c_void_p, c_char_p, c_uint32]),
     "wren_sim_rawgen": (c_int, [c_void_p, c_uint32, c_int32, c_uint16, c_uint32,
                                 c_uint8, c_uint32, c_uint64]),
     "wren_sim_run": (None, [c_void_p, c_uint64]),
@@ -188,6 +200,56 @@ class Sim:
         ones, before each attempt; ACKs take none. 0 turns it off."""
         _check(self.lib.wren_sim_set_proc_delay(self.h, node, int(us)), "set_proc_delay")
 
+    def set_pathloss(self, exponent: float = 3.0, ref_loss_db: float = 40.0,
+                     sigma_db: float = 4.0, tx_power_dbm: float = 0.0,
+                     noise_dbm: float = -100.0) -> None:
+        """Links between nodes added from now on from log-distance path loss
+        with log-normal shadowing (runtime/sim/pathloss.h; the defaults are
+        its): RSSI = tx_power_dbm - ref_loss_db - 10 exponent log10(d / 1 m)
+        - X, X ~ N(0, sigma_db) per pair from the seed; a frame gets through
+        with the O-QPSK PRR of its length at SNR = RSSI - noise_dbm.
+        exponent 0 turns the model off."""
+        _check(self.lib.wren_sim_set_pathloss(self.h, float(exponent), float(ref_loss_db),
+                                              float(sigma_db), float(tx_power_dbm),
+                                              float(noise_dbm)), "set_pathloss")
+
+    def link(self, a: int, b: int, psdu: int = 127) -> tuple[float, int] | None:
+        """(PRR of a @psdu-octet frame, RSSI dBm) of the link from @a to @b,
+        or None if @b does not hear @a."""
+        prr, rssi = c_double(), c_int32()
+        res = self.lib.wren_sim_link_info(self.h, a, b, psdu, ctypes.byref(prr),
+                                          ctypes.byref(rssi))
+        if res == -errno.ENOENT:
+            return None
+        _check(res, f"link {a} -> {b}")
+        return prr.value, rssi.value
+
+    def set_drift(self, ppm: float, node: int = -1) -> None:
+        """Node @node's crystal runs @ppm parts per million fast (negative:
+        slow) from now on: its clock, timers and radio timestamps (-1: every
+        node, and nodes added later). By default each node draws its offset
+        within +-30 ppm from the seed (set_drift_range)."""
+        _check(self.lib.wren_sim_set_drift(self.h, node, float(ppm)), f"set_drift {ppm}")
+
+    def set_drift_range(self, max_ppm: float) -> None:
+        """Nodes added from now on draw their crystal offset uniformly within
+        +-@max_ppm from the seed and their id (0: exact clocks)."""
+        _check(self.lib.wren_sim_set_drift_range(self.h, float(max_ppm)),
+               f"set_drift_range {max_ppm}")
+
+    def drift(self, node: int) -> float:
+        """Node @node's crystal offset, ppm."""
+        v = c_double()
+        _check(self.lib.wren_sim_get_drift(self.h, node, ctypes.byref(v)), "drift")
+        return v.value
+
+    def node_now_us(self, node: int) -> int:
+        """Node @node's own clock (its wren_node_now()), us."""
+        t = self.lib.wren_sim_node_now(self.h, node)
+        if t == 2**64 - 1:
+            raise SimError("node_now", errno.EINVAL)
+        return int(t)
+
     def module_names(self) -> list[str]:
         """The stack's module list (src/stack/modules.h), in start order."""
         names: list[str] = []
@@ -272,9 +334,16 @@ class Sim:
     def set_channel(self, node: int, channel: int) -> None:
         self.set_opt_u16(node, NETOPT_CHANNEL, channel)
 
-    def open_pcap(self, path: str | os.PathLike[str]) -> None:
-        """Capture every frame on the air into @path (LINKTYPE 195)."""
-        _check(self.lib.wren_sim_open_pcap(self.h, os.fsencode(path)), f"pcap {path}")
+    def open_pcap(self, path: str | os.PathLike[str], fmt: str = "wpan") -> None:
+        """Capture every frame on the air into @path, stamped with the true
+        time its first symbol began: @fmt "wpan" is LINKTYPE 195 (the PSDU),
+        "wpan-tap" LINKTYPE 283 (with each frame's channel: tshark's
+        wpan-tap.ch_num)."""
+        if fmt not in PCAP_FORMATS:
+            raise ValueError(f"unknown pcap format '{fmt}'; the formats are "
+                             f"{', '.join(PCAP_FORMATS)}")
+        _check(self.lib.wren_sim_open_pcap_as(self.h, os.fsencode(path), PCAP_FORMATS[fmt]),
+               f"pcap {path}")
 
     def rawgen(self, node: int, dst: int = -1, size: int = 40, interval_s: float = 1.0,
                timing: str = "jitter", count: int = 0, start_s: float = 0.0) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import (Any, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
+from typing import (Any, Final, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
                     get_origin)
 
 from . import cenum, lib, paths, progress
@@ -38,7 +38,8 @@ from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
 from .tomlpos import Positions
 
-__all__ = ["Scenario", "ScenarioError", "Grid", "RandomField", "NodeSpec", "Radio", "Link",
+__all__ = ["Scenario", "ScenarioError", "Grid", "RandomField", "NodeSpec", "Radio", "PathLoss",
+           "Link",
            "Mac", "App", "Shell", "Rpl", "load", "parse", "build", "run", "summary", "write_json"]
 
 #: the per-node table of ./wren sim: (column, counter); None: computed
@@ -108,6 +109,9 @@ def spec(default: Any = MISSING, *, factory: Callable[[], Any] | None = None,
     return field(default=default, metadata=meta)
 
 
+#: the largest crystal offset the simulator takes (WREN_WORLD_CLOCK_MAX_PPM)
+MAX_DRIFT_PPM: Final[float] = 1000.0
+
 NodeSel = Literal["all"] | list[int]
 """Nodes a key applies to: "all" or a list of ids."""
 
@@ -145,16 +149,37 @@ class NodeSpec(Table):
     y: float = spec(0.0)
     z: float = spec(0.0)
     proc_delay_us: int | None = spec(None, lo=0, hi=U32)
+    # this node's crystal offset, ppm (negative: slow), instead of a drawn one
+    drift_ppm: float | None = spec(None, lo=-MAX_DRIFT_PPM, hi=MAX_DRIFT_PPM, unit="ppm")
+
+
+@dataclass(kw_only=True)
+class PathLoss(Table):
+    """[radio.pathloss]: links from log-distance path loss with log-normal
+    shadowing (runtime/sim/pathloss.h): RSSI = tx_power_dbm - ref_loss_db -
+    10 exponent log10(d / 1 m) - X, X ~ N(0, sigma_db) drawn per pair from
+    the seed; each frame gets through with the O-QPSK PRR of its length at
+    SNR = RSSI - noise_dbm. The defaults are the C model's."""
+    exponent: float = spec(3.0, lo=0.1, hi=10.0)
+    ref_loss_db: float = spec(40.0, lo=0.0, hi=200.0, unit="dB")
+    sigma_db: float = spec(4.0, lo=0.0, hi=30.0, unit="dB")
+    tx_power_dbm: float = spec(0.0, lo=-50.0, hi=50.0, unit="dBm")
+    noise_dbm: float = spec(-100.0, lo=-200.0, hi=0.0, unit="dBm")
 
 
 @dataclass(kw_only=True)
 class Radio(Table):
-    """[radio]: links by range, CCA, channel, per-frame processing delay."""
+    """[radio]: links by range or [radio.pathloss], CCA, channel, per-frame
+    processing delay, the crystals' offsets."""
     range: float | None = spec(None, lo=0.0, unit="metres")
     prr: float = spec(1.0, lo=0.0, hi=1.0)
     cca: bool = spec(True)
     channel: int | None = spec(None, lo=11, hi=26)
     proc_delay_us: int | None = spec(None, lo=0, hi=U32)
+    # every node's crystal offset is drawn within +-drift_ppm from the seed
+    # (default 30; 0: exact clocks); [[nodes]] may give a node its own
+    drift_ppm: float | None = spec(None, lo=0.0, hi=MAX_DRIFT_PPM, unit="ppm")
+    pathloss: PathLoss | None = spec(None)
 
 
 @dataclass(kw_only=True)
@@ -258,6 +283,9 @@ class Scenario(Table):
     seed: int = spec(1, lo=0, hi=U64)
     duration: float = spec(10.0, lo=0.0, unit="seconds")
     pktbuf: int = spec(0, lo=0, hi=U32, unit="bytes")
+    # the capture's format (--pcap): "wpan" LINKTYPE 195, "wpan-tap" 283
+    # with each frame's channel
+    pcap_format: str = spec("wpan", choices=lambda: lib.PCAP_FORMATS)
     grid: Grid | None = spec(None)
     random: RandomField | None = spec(None)
     nodes: list[NodeSpec] = spec(factory=list)
@@ -569,6 +597,9 @@ def _check(sc: Scenario, ctx: _Ctx) -> None:
         raise ctx.error((), second, f"{names[second]} besides {names[first]}: a scenario places "
                                     f"its nodes with one of [grid], [random] and [[nodes]]")
     _node_refs(sc, ctx)
+    if sc.radio.pathloss is not None and sc.radio.range is not None:
+        raise ctx.error(("radio",), "range", "'range' in [radio] besides [radio.pathloss]: "
+                                             "links come from one model or the other")
     for i, link in enumerate(sc.links):
         if link.src == link.dst:
             raise ctx.error(("links", i), "to", f"a link from node {link.src} to itself")
@@ -768,7 +799,7 @@ def build(sc: Scenario | Mapping[str, Any], seed: int | None = None,
         _populate(sim, sc)
         if pcap:
             try:
-                sim.open_pcap(pcap)
+                sim.open_pcap(pcap, sc.pcap_format)
             except SimError as e:
                 raise UserError(f"cannot write the capture {pcap}: "
                                 f"{os.strerror(e.errno)}") from None
@@ -789,6 +820,15 @@ def _populate(sim: Sim, sc: Scenario) -> None:
             sim.set_modules(sc.stack.modules)
     if radio.range is not None:
         sim.set_range(radio.range, radio.prr)
+    if radio.pathloss is not None:
+        pl = radio.pathloss
+        with _at(pl.where, "pathloss"):
+            sim.set_pathloss(exponent=pl.exponent, ref_loss_db=pl.ref_loss_db,
+                             sigma_db=pl.sigma_db, tx_power_dbm=pl.tx_power_dbm,
+                             noise_dbm=pl.noise_dbm)
+    if radio.drift_ppm is not None:
+        with _at(radio.where, "drift_ppm"):
+            sim.set_drift_range(radio.drift_ppm)
     if radio.proc_delay_us is not None:
         with _at(radio.where, "proc_delay_us"):
             sim.set_proc_delay(radio.proc_delay_us)
@@ -800,6 +840,9 @@ def _populate(sim: Sim, sc: Scenario) -> None:
         if nd.proc_delay_us is not None:
             with _at(nd.where, f"proc_delay_us of node {i}"):
                 sim.set_proc_delay(nd.proc_delay_us, i)
+        if nd.drift_ppm is not None:
+            with _at(nd.where, f"drift_ppm of node {i}"):
+                sim.set_drift(nd.drift_ppm, i)
     for link in sc.links:
         with _at(link.where, f"link {link.src} -> {link.dst}"):
             sim.set_link(link.src, link.dst, link.prr)
@@ -970,6 +1013,12 @@ def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
                     for a in members:
                         if a != b and math.dist(pos[a], pos[b]) <= r:
                             links[(a, b)] = radio.prr
+    if radio.pathloss is not None:
+        # the model's links as the simulator drew them: PRR of a full frame
+        for a in range(sim.node_count):
+            for b in range(sim.node_count):
+                if a != b and (info := sim.link(a, b)) is not None:
+                    links[(a, b)] = info[0]
     for link in sc.links:
         links[(link.src, link.dst)] = link.prr
         if link.both:

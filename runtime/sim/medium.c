@@ -44,6 +44,20 @@ static void raise_isr(struct wren_sim_radio *r, uint8_t what)
 
 /* ---- the channel ------------------------------------------------------- */
 
+/* whether a frame over @p l can get through at all (else it only interferes) */
+static inline bool delivers(const struct wren_sim_link *l)
+{
+    return l->prr != 0 || l->ln_prr_octet <= 0;
+}
+
+double wren_sim_link_prr(const struct wren_sim_link *l, unsigned psdu_len)
+{
+    if (l->ln_prr_octet > 0) {
+        return l->prr / 65535.0;
+    }
+    return exp((double)l->ln_prr_octet * psdu_len);
+}
+
 /* what the radio puts on the air: the uploaded frame or its own ACK */
 static const uint8_t *air_buf(const struct wren_sim_radio *r)
 {
@@ -66,27 +80,28 @@ static void frame_starts(struct wren_sim_radio *tx)
         }
         rx->audible++;
         if (rx->state == WREN_NETOPT_STATE_OFF) {
-            if (l->prr) {
+            if (delivers(l)) {
                 rx->stats.rx_while_off++;
             }
         } else if (rx->tx_phase >= SIM_TX_TURNAROUND) {
-            if (l->prr) {
+            if (delivers(l)) {
                 rx->stats.rx_while_tx++;
             }
         } else if (rx->rx_from) {
             /* overlap: the frame being received is lost, and so is this one */
             rx->rx_corrupt = true;
-            if (l->prr) {
+            if (delivers(l)) {
                 rx->stats.rx_collisions++;
             }
         } else if (rx->audible > 1) {
             /* something else is already on the air here */
-            if (l->prr) {
+            if (delivers(l)) {
                 rx->stats.rx_collisions++;
             }
-        } else if (l->prr) {
+        } else if (delivers(l)) {
             rx->rx_from = tx;
             rx->rx_corrupt = false;
+            rx->rx_start = m->world->now;
             set_state(rx, WREN_NETOPT_STATE_RX);
         }
     }
@@ -101,6 +116,7 @@ static void deliver(struct wren_sim_radio *rx, const struct wren_sim_radio *tx,
     }
     memcpy(rx->rx_buf, air_buf(tx), air_len(tx));
     rx->rx_len = air_len(tx);
+    rx->rx_stamp = rx->rx_start;
     rx->rx_rssi = l->rssi;
     rx->rx_lqi = (uint8_t)(l->prr >> 8);
     rx->rx_ready = true;
@@ -128,8 +144,10 @@ static void frame_ends(struct wren_sim_radio *tx)
         set_state(rx, WREN_NETOPT_STATE_IDLE);
         if (rx->rx_corrupt) {
             rx->stats.rx_collisions++;
-        } else if (l->prr == UINT16_MAX ||
-                   wren_world_random_unit(m->world) * 65535.0 < (double)l->prr) {
+        } else if (l->ln_prr_octet > 0
+                       ? (l->prr == UINT16_MAX ||
+                          wren_world_random_unit(m->world) * 65535.0 < (double)l->prr)
+                       : wren_world_random_unit(m->world) < wren_sim_link_prr(l, air_len(tx))) {
             deliver(rx, tx, l);
         } else {
             rx->stats.rx_link_loss++;
@@ -192,7 +210,7 @@ static void tx_timer_cb(struct wren_timer *t, void *arg)
         set_state(r, WREN_NETOPT_STATE_TX);
         r->stats.tx_frames++;
         r->stats.tx_bytes += air_len(r);
-        wren_pcap_write(&r->medium->pcap, w->now, air_buf(r), air_len(r));
+        wren_pcap_write_154(&r->medium->pcap, w->now, air_buf(r), air_len(r), r->channel);
         frame_starts(r);
         wren_world_timer_set(w, &r->tx_timer, w->now + wren_phy_airtime_us(air_len(r)));
         return;
@@ -343,6 +361,16 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
         return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_RSSI_LAST:
         return wren_netopt_put(val, max, &r->rx_rssi, 2);
+    case WREN_NETOPT_RX_TIMESTAMP: {
+        uint64_t ts = r->clock ? wren_world_clock_local(r->clock, r->rx_stamp) : r->rx_stamp;
+        return wren_netopt_put(val, max, &ts, 8);
+    }
+    case WREN_NETOPT_TX_DELAY: {
+        /* true microseconds: a local clock within 1000 ppm reads them the
+         * same to well under 1 us */
+        uint32_t d = WREN_PHY_TURNAROUND_US + r->proc_delay_us;
+        return wren_netopt_put(val, max, &d, 4);
+    }
     case WREN_NETOPT_DEV_STATS: {
         struct wren_sim_radio_dev_stats d;
         wren_sim_radio_sync_time(r);
@@ -368,6 +396,16 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
     }
 }
 
+/* the radio stops receiving the frame it locked onto (switched off, retuned) */
+static void rx_abort(struct wren_sim_radio *r)
+{
+    if (r->rx_from) {
+        r->rx_from = NULL;
+        r->stats.rx_aborted++;
+        set_state(r, WREN_NETOPT_STATE_IDLE);
+    }
+}
+
 static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len)
 {
     struct wren_sim_radio *r = radio_of(dev);
@@ -377,10 +415,15 @@ static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, siz
         if (len != 2 || (memcpy(&ch, val, 2), ch < 11 || ch > 26)) {
             return -EINVAL;
         }
-        if (r->rx_from || r->tx_phase >= SIM_TX_TURNAROUND) {
+        if (r->tx_phase >= SIM_TX_TURNAROUND) {
             return -EBUSY;
         }
-        /* what this radio hears is per channel: recount on the new one */
+        if (ch == r->channel) {
+            return 0;
+        }
+        rx_abort(r);
+        /* what this radio hears is per channel: recount on the new one (it
+         * hears those frames' energy but locks onto none of them) */
         r->channel = ch;
         r->audible = 0;
         for (uint32_t i = 0; i < r->medium->n_radios; i++) {
@@ -418,8 +461,10 @@ static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, siz
         if (r->tx_phase != SIM_TX_IDLE || r->proc_phase != SIM_PROC_IDLE) {
             return -EBUSY;
         }
-        if (s == WREN_NETOPT_STATE_OFF && r->rx_from) {
-            r->rx_from = NULL;
+        if (s == WREN_NETOPT_STATE_OFF) {
+            rx_abort(r);
+        } else if (r->state == WREN_NETOPT_STATE_RX) {
+            return 0; /* on already, and receiving */
         }
         set_state(r, s);
         return 0;
@@ -470,6 +515,37 @@ void wren_medium_set_range(struct wren_medium *m, double range, double prr)
     m->range_prr = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
 }
 
+int wren_medium_set_pathloss(struct wren_medium *m, const struct wren_pathloss *p,
+                             uint64_t seed)
+{
+    if (p == NULL) {
+        m->pathloss_on = false;
+        return 0;
+    }
+    if (!wren_pathloss_valid(p)) {
+        return -EINVAL;
+    }
+    m->pathloss = *p;
+    m->pathloss_seed = seed;
+    m->pathloss_on = true;
+    return 0;
+}
+
+const struct wren_sim_link *wren_medium_link(const struct wren_medium *m, uint32_t from,
+                                             uint32_t to)
+{
+    if (from >= m->n_radios) {
+        return NULL;
+    }
+    const struct wren_sim_radio *r = m->radios[from];
+    for (uint32_t i = 0; i < r->n_links; i++) {
+        if (r->links[i].to == to) {
+            return &r->links[i];
+        }
+    }
+    return NULL;
+}
+
 void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us)
 {
     m->proc_delay_us = us;
@@ -492,7 +568,8 @@ static struct wren_sim_link *find_link(struct wren_sim_radio *r, uint32_t to)
     return NULL;
 }
 
-static int put_link(struct wren_sim_radio *from, uint32_t to, uint16_t prr, int16_t rssi)
+static int put_link(struct wren_sim_radio *from, uint32_t to, uint16_t prr, int16_t rssi,
+                    float ln_prr_octet)
 {
     if (from->tx_phase == SIM_TX_ON_AIR) {
         return -EBUSY; /* links of a frame on the air must not change under it */
@@ -513,6 +590,7 @@ static int put_link(struct wren_sim_radio *from, uint32_t to, uint16_t prr, int1
     }
     l->prr = prr;
     l->rssi = rssi;
+    l->ln_prr_octet = ln_prr_octet;
     return 0;
 }
 
@@ -547,15 +625,33 @@ int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, doubl
     wren_timer_init(&r->proc_timer, proc_timer_cb, r);
     m->radios[m->n_radios++] = r;
 
-    if (m->range > 0) {
+    if (m->pathloss_on) {
+        for (uint32_t i = 0; i < r->index; i++) {
+            struct wren_sim_radio *o = m->radios[i];
+            double dx = o->x - x, dy = o->y - y, dz = o->z - z;
+            double d = sqrt(dx * dx + dy * dy + dz * dz);
+            double rssi = wren_pathloss_rssi(&m->pathloss, d, m->pathloss_seed, i, r->index);
+            double snr = rssi - m->pathloss.noise_dbm;
+            if (snr < WREN_PATHLOSS_MIN_SNR_DB) {
+                continue;
+            }
+            double prr = wren_pathloss_prr(snr, WREN_PHY_MAX_PSDU);
+            float lpo = (float)(8.0 * log1p(-wren_pathloss_ber(snr)));
+            int16_t rs = (int16_t)lround(rssi < -200 ? -200 : rssi > 100 ? 100 : rssi);
+            uint16_t p = (uint16_t)lround(prr * 65535.0);
+            if (put_link(o, r->index, p, rs, lpo) < 0 || put_link(r, i, p, rs, lpo) < 0) {
+                return -ENOMEM;
+            }
+        }
+    } else if (m->range > 0) {
         for (uint32_t i = 0; i < r->index; i++) {
             struct wren_sim_radio *o = m->radios[i];
             double dx = o->x - x, dy = o->y - y, dz = o->z - z;
             double d = sqrt(dx * dx + dy * dy + dz * dz);
             if (d <= m->range) {
                 int16_t rssi = rssi_at(d);
-                if (put_link(o, r->index, m->range_prr, rssi) < 0 ||
-                    put_link(r, i, m->range_prr, rssi) < 0) {
+                if (put_link(o, r->index, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0 ||
+                    put_link(r, i, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0) {
                     return -ENOMEM;
                 }
             }
@@ -572,7 +668,7 @@ int wren_medium_set_link(struct wren_medium *m, uint32_t from, uint32_t to, doub
     struct wren_sim_radio *a = m->radios[from], *b = m->radios[to];
     double dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
     uint16_t p = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
-    return put_link(a, to, p, rssi_at(sqrt(dx * dx + dy * dy + dz * dz)));
+    return put_link(a, to, p, rssi_at(sqrt(dx * dx + dy * dy + dz * dz)), WREN_SIM_LINK_FIXED);
 }
 
 void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to)
@@ -605,6 +701,9 @@ int wren_medium_inject(struct wren_medium *m, uint32_t index, const uint8_t *psd
     }
     memcpy(r->rx_buf, psdu, len);
     r->rx_len = (uint8_t)len;
+    /* as if it had just ended on the air */
+    uint64_t air = wren_phy_airtime_us((unsigned)len);
+    r->rx_stamp = m->world->now > air ? m->world->now - air : 0;
     r->rx_rssi = -50;
     r->rx_lqi = 255;
     r->rx_ready = true;
@@ -613,8 +712,8 @@ int wren_medium_inject(struct wren_medium *m, uint32_t index, const uint8_t *psd
     return 0;
 }
 
-int wren_medium_open_pcap(struct wren_medium *m, const char *path)
+int wren_medium_open_pcap(struct wren_medium *m, const char *path, uint32_t linktype)
 {
     wren_pcap_close(&m->pcap);
-    return wren_pcap_open(&m->pcap, path, WREN_PCAP_LINKTYPE_IEEE802154_FCS);
+    return wren_pcap_open(&m->pcap, path, linktype);
 }

@@ -31,6 +31,20 @@
  * waiting for its frame's outcome, not the ACK's); the uploaded frame then
  * starts when the ACK has ended. Default 0: no delay.
  *
+ * Time: the medium runs on the world's true time; a radio with a clock (its
+ * node's drifting crystal, runtime/sim/world.h) reports times to its node in
+ * that local time: GET WREN_NETOPT_RX_TIMESTAMP is the local time at which
+ * the last delivered frame's first symbol (SHR) began, GET
+ * WREN_NETOPT_TX_DELAY the time from send() (CCA off) to the first symbol:
+ * the turnaround plus the processing delay of a full frame (a shorter frame
+ * goes out earlier by its smaller upload, see below).
+ *
+ * Listening and channels: a radio receives only frames whose first symbol
+ * it heard on its channel while on; switched on, or retuned, during a frame
+ * it hears the frame's energy (CCA busy, collisions) but does not lock onto
+ * it. Switching off or retuning during a reception abandons it
+ * (rx_aborted). Radio-state time (off, listen, rx, tx) is true time.
+ *
  * The sim radio is a netdev like any hardware radio: the stack above it
  * cannot tell the difference.
  */
@@ -44,6 +58,7 @@
 #include "core/timer.h"
 #include "net/netdev.h"
 #include "net/netopt.h"
+#include "sim/pathloss.h"
 #include "sim/pcap.h"
 #include "sim/world.h"
 
@@ -62,9 +77,16 @@ static inline uint32_t wren_phy_airtime_us(unsigned psdu_len)
 
 struct wren_sim_link {
     uint32_t to;     /**< index of the receiving radio */
-    uint16_t prr;    /**< reception ratio, 0..65535 for 0..1 */
+    uint16_t prr;    /**< reception ratio, 0..65535 for 0..1 (path-loss links:
+                          of a 127-octet PSDU) */
     int16_t rssi;    /**< dBm at the receiver */
+    float ln_prr_octet; /**< path-loss links: ln of the PRR per PSDU octet
+                             (<= 0), the PRR of a frame of L octets being
+                             exp(L * this); WREN_SIM_LINK_FIXED: prr for all */
 };
+
+/** ln_prr_octet of a link whose PRR does not depend on the frame's length */
+#define WREN_SIM_LINK_FIXED 1.0f
 
 #define WREN_SIM_RADIO_COUNTERS(C)                                               \
     C(tx_frames)          /* frames put on the air */                            \
@@ -78,7 +100,8 @@ struct wren_sim_link {
     C(cca_busy)           /* CCAs that found the channel busy */                 \
     C(rx_bad_fcs)         /* injected frames whose FCS did not check */          \
     C(proc_us)            /* time spent in the per-frame processing delay */     \
-    C(ack_during_proc)    /* ACKs sent while a frame was being uploaded */
+    C(ack_during_proc)    /* ACKs sent while a frame was being uploaded */  \
+    C(rx_aborted)         /* receptions abandoned: radio switched off or retuned */
 
 struct wren_sim_radio_stats {
     WREN_SIM_RADIO_COUNTERS(WREN_COUNTER_U64)
@@ -116,6 +139,7 @@ struct wren_medium;
 struct wren_sim_radio {
     struct wren_netdev netdev;           /**< first: the radio is a netdev */
     struct wren_medium *medium;
+    const struct wren_world_clock *clock; /**< its node's clock; NULL: true time */
     uint32_t index;
     double x, y, z;
     uint16_t channel;
@@ -141,6 +165,8 @@ struct wren_sim_radio {
     uint16_t audible;                    /**< transmissions heard right now */
     struct wren_sim_radio *rx_from;      /**< transmitter locked onto */
     uint64_t cca_start;
+    uint64_t rx_start;                   /**< true time the locked frame began */
+    uint64_t rx_stamp;                   /**< true time the last delivered one began */
     uint64_t quiet_since;                /**< when audible last fell to 0 */
     uint64_t state_since;
     uint64_t time_in[4];                 /**< per enum wren_netopt_state, us */
@@ -164,6 +190,9 @@ struct wren_medium {
     double range;           /**< distance model: links within range (0: explicit only) */
     uint16_t range_prr;     /**< PRR of distance-model links */
     uint32_t proc_delay_us; /**< processing delay of radios added later */
+    bool pathloss_on;       /**< links of radios added later from the path-loss model */
+    struct wren_pathloss pathloss;
+    uint64_t pathloss_seed; /**< the shadowing draws */
     struct wren_pcap pcap;
 };
 
@@ -175,6 +204,25 @@ void wren_medium_destroy(struct wren_medium *m);
 /** @brief Use the distance model: every pair within @p range metres gets
  *         links with reception ratio @p prr (applies to radios added later). */
 void wren_medium_set_range(struct wren_medium *m, double range, double prr);
+
+/**
+ * @brief Use the path-loss model (runtime/sim/pathloss.h) for radios added
+ *        later, instead of the range model: every pair whose SNR is at
+ *        least WREN_PATHLOSS_MIN_SNR_DB gets links both ways with that RSSI,
+ *        delivering each frame with the PRR of its length at that SNR (an
+ *        ACK gets through more often than a long frame); the shadowing is
+ *        drawn from @p seed and the pair. @p p NULL: off again.
+ * @return 0 or -EINVAL (wren_pathloss_valid).
+ */
+int wren_medium_set_pathloss(struct wren_medium *m, const struct wren_pathloss *p,
+                             uint64_t seed);
+
+/** @brief Reception ratio of a PSDU of @p psdu_len octets over link @p l. */
+double wren_sim_link_prr(const struct wren_sim_link *l, unsigned psdu_len);
+
+/** @brief The directed link @p from -> @p to, or NULL. */
+const struct wren_sim_link *wren_medium_link(const struct wren_medium *m, uint32_t from,
+                                             uint32_t to);
 
 /** @brief Per-frame processing delay (see above) of radios added later:
  *         @p us per 127-octet PSDU, proportionally less for shorter frames;
@@ -196,8 +244,11 @@ int wren_medium_set_link(struct wren_medium *m, uint32_t from, uint32_t to, doub
 /** @brief Remove the directed link @p from -> @p to, if any. */
 void wren_medium_remove_link(struct wren_medium *m, uint32_t from, uint32_t to);
 
-/** @brief Write every frame put on the air to @p path. @return 0 or -errno. */
-int wren_medium_open_pcap(struct wren_medium *m, const char *path);
+/** @brief Write every frame put on the air to @p path, as @p linktype
+ *         (WREN_PCAP_LINKTYPE_IEEE802154_FCS, or ..._TAP with each frame's
+ *         channel), stamped with the true time its first symbol began.
+ *  @return 0 or -errno (-EINVAL: another link type). */
+int wren_medium_open_pcap(struct wren_medium *m, const char *path, uint32_t linktype);
 
 /**
  * @brief Hand radio @p index a frame as if it had just been received

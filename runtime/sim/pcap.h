@@ -10,16 +10,39 @@
 
 /** LINKTYPE_IEEE802_15_4_WITHFCS: 802.15.4 PSDU including the FCS. */
 #define WREN_PCAP_LINKTYPE_IEEE802154_FCS 195
+/**
+ * LINKTYPE_IEEE802_15_4_TAP: a TAP header of TLVs before the PSDU (with
+ * FCS). wren writes two TLVs, so that tools see the channel of each frame
+ * (tshark: wpan-tap.ch_num, wpan-tap.ch_page, wpan-tap.fcs_type):
+ *
+ *     0      1      2             4
+ *     +------+------+-------------+
+ *     | ver 0| rsvd | length 20   |   header, little-endian
+ *     +------+------+-------------+---------------------------+
+ *     | type 0 (FCS type)  | len 1 | 1 (16-bit CRC) | pad x3   |
+ *     +--------------------+-------+--------------------------+
+ *     | type 3 (channel)   | len 3 | channel (LE16) | page | pad |
+ *     +--------------------+-------+--------------------------+
+ *     | PSDU with FCS ...
+ */
+#define WREN_PCAP_LINKTYPE_IEEE802154_TAP 283
 
 struct wren_pcap {
     FILE *f;
     uint64_t frames;
+    uint32_t linktype;
 };
 
-/** @brief Create @p path with a pcap header. @return 0 or -errno. */
+/** @brief Create @p path with a pcap header for @p linktype (195 or 283).
+ *  @return 0, -EINVAL for another link type, or -errno. */
 int wren_pcap_open(struct wren_pcap *p, const char *path, uint32_t linktype);
-/** @brief Append one frame captured at @p ts_us. */
+/** @brief Append one frame captured at @p ts_us (a TAP capture without a
+ *         channel TLV). */
 void wren_pcap_write(struct wren_pcap *p, uint64_t ts_us, const uint8_t *data, size_t len);
+/** @brief Append one PSDU that went out on @p channel (channel page 0) at
+ *         @p ts_us; the channel is in the record of a TAP capture only. */
+void wren_pcap_write_154(struct wren_pcap *p, uint64_t ts_us, const uint8_t *psdu, size_t len,
+                         uint16_t channel);
 /** @brief Flush and close. */
 void wren_pcap_close(struct wren_pcap *p);
 

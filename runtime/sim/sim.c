@@ -1,6 +1,7 @@
 #include "sim/sim.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "sim/zep_bridge.h"
 
 static void names_free(struct wren_sim *s);
+static double drift_draw(const struct wren_sim *s, uint32_t id);
 
 struct wren_sim *wren_sim_new(uint64_t seed)
 {
@@ -26,6 +28,7 @@ struct wren_sim *wren_sim_new(uint64_t seed)
         return NULL;
     }
     s->seed = seed;
+    s->drift_max_ppm = WREN_SIM_DRIFT_DEFAULT_PPM;
     wren_world_init(&s->world, seed);
     wren_medium_init(&s->medium, &s->world);
     return s;
@@ -168,13 +171,17 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
     sn->arena = arena;
     sn->arena_size = arena_size;
     uint32_t id = s->n_nodes;
-    wren_node_init(&sn->node, &wren_world_rt_ops, &s->world, arena, arena_size, id, s->seed);
+    /* the node's own crystal (in range: both bounds are checked when set) */
+    wren_world_clock_init(&sn->clock, &s->world, s->drift_fixed ? s->drift_ppm
+                                                                : drift_draw(s, id));
+    wren_node_init(&sn->node, &wren_clock_rt_ops, &sn->clock, arena, arena_size, id, s->seed);
     int res = wren_medium_add_radio(&s->medium, &sn->radio, x, y, z);
     if (res < 0) {
         free(arena);
         free(sn);
         return res;
     }
+    sn->radio.clock = &sn->clock;
     size_t mod_bytes = 0;
     res = stack_init(s, sn, &mod_bytes);
     if (res < 0) {
@@ -194,6 +201,65 @@ static struct wren_sim_node *get(struct wren_sim *s, uint32_t id)
     return id < s->n_nodes ? s->nodes[id] : NULL;
 }
 
+/* The crystal offset node @p id draws: uniform in +-max from (seed, id)
+ * alone (splitmix64), so it does not depend on what else drew numbers. */
+static double drift_draw(const struct wren_sim *s, uint32_t id)
+{
+    uint64_t z = s->seed + 0x9e3779b97f4a7c15ull * ((uint64_t)id + 1) + 0x5851f42d4c957f2dull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    return (2.0 * u - 1.0) * s->drift_max_ppm;
+}
+
+int wren_sim_set_drift(struct wren_sim *s, int32_t id, double ppm)
+{
+    if (!(fabs(ppm) <= WREN_WORLD_CLOCK_MAX_PPM)) {
+        return -EINVAL;
+    }
+    if (id < 0) {
+        s->drift_fixed = true;
+        s->drift_ppm = ppm;
+        for (uint32_t i = 0; i < s->n_nodes; i++) {
+            wren_world_clock_set_ppm(&s->nodes[i]->clock, &s->nodes[i]->node, ppm);
+        }
+        return 0;
+    }
+    struct wren_sim_node *sn = get(s, (uint32_t)id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    return wren_world_clock_set_ppm(&sn->clock, &sn->node, ppm);
+}
+
+int wren_sim_set_drift_range(struct wren_sim *s, double max_ppm)
+{
+    if (!(max_ppm >= 0 && max_ppm <= WREN_WORLD_CLOCK_MAX_PPM)) {
+        return -EINVAL;
+    }
+    s->drift_max_ppm = max_ppm;
+    s->drift_fixed = false;
+    return 0;
+}
+
+int wren_sim_get_drift(const struct wren_sim *s, uint32_t id, double *ppm)
+{
+    if (id >= s->n_nodes) {
+        return -EINVAL;
+    }
+    *ppm = s->nodes[id]->clock.ppm;
+    return 0;
+}
+
+uint64_t wren_sim_node_now(const struct wren_sim *s, uint32_t id)
+{
+    if (id >= s->n_nodes) {
+        return UINT64_MAX;
+    }
+    return wren_world_clock_local(&s->nodes[id]->clock, s->world.now);
+}
+
 int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
 {
     if (id < 0) {
@@ -208,6 +274,42 @@ int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
         return -EINVAL;
     }
     sn->radio.proc_delay_us = us;
+    return 0;
+}
+
+int wren_sim_set_pathloss(struct wren_sim *s, double exponent, double ref_loss_db,
+                          double sigma_db, double tx_power_dbm, double noise_dbm)
+{
+    if (exponent == 0) {
+        return wren_medium_set_pathloss(&s->medium, NULL, 0);
+    }
+    struct wren_pathloss p = {
+        .exponent = exponent,
+        .ref_loss_db = ref_loss_db,
+        .sigma_db = sigma_db,
+        .tx_power_dbm = tx_power_dbm,
+        .noise_dbm = noise_dbm,
+    };
+    return wren_medium_set_pathloss(&s->medium, &p, s->seed);
+}
+
+int wren_sim_link_info(const struct wren_sim *s, uint32_t from, uint32_t to, uint32_t psdu_len,
+                       double *prr, int32_t *rssi)
+{
+    if (from >= s->medium.n_radios || to >= s->medium.n_radios || psdu_len == 0 ||
+        psdu_len > WREN_PHY_MAX_PSDU) {
+        return -EINVAL;
+    }
+    const struct wren_sim_link *l = wren_medium_link(&s->medium, from, to);
+    if (l == NULL) {
+        return -ENOENT;
+    }
+    if (prr) {
+        *prr = wren_sim_link_prr(l, psdu_len);
+    }
+    if (rssi) {
+        *rssi = l->rssi;
+    }
     return 0;
 }
 
@@ -246,7 +348,12 @@ int wren_sim_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val
 
 int wren_sim_open_pcap(struct wren_sim *s, const char *path)
 {
-    return wren_medium_open_pcap(&s->medium, path);
+    return wren_medium_open_pcap(&s->medium, path, WREN_PCAP_LINKTYPE_IEEE802154_FCS);
+}
+
+int wren_sim_open_pcap_as(struct wren_sim *s, const char *path, uint32_t linktype)
+{
+    return wren_medium_open_pcap(&s->medium, path, linktype);
 }
 
 int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t payload_len,

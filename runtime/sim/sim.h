@@ -20,6 +20,7 @@
 #ifndef WREN_SIM_SIM_H
 #define WREN_SIM_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@
 
 struct wren_sim_node {
     struct wren_node node;
+    struct wren_world_clock clock;  /**< the node's crystal: its rt (world.h) */
     struct wren_ieee802154_netif netif;
     struct wren_sim_radio radio;
     uint8_t *modules;       /**< the modules' state (src/stack/modules.h: all of them) */
@@ -64,6 +66,9 @@ struct wren_sim {
     uint8_t n_mods;         /**< 0: every module of the list */
     struct wren_sim_names *names; /**< counter names made so far (wren_sim_counters) */
     size_t n_names;
+    double drift_max_ppm;   /**< nodes added later draw their offset in +-this */
+    double drift_ppm;       /**< ... or all get this one, if drift_fixed */
+    bool drift_fixed;
     struct wren_sim_node *failed; /**< a node whose stack failed to build (freed last) */
     const char *failed_module;    /**< the module that refused to start there, or NULL */
 };
@@ -90,6 +95,28 @@ const char *wren_sim_module_name(uint32_t i);
 void wren_sim_set_range(struct wren_sim *s, double range, double prr);
 
 /**
+ * @brief Links from the path-loss model (runtime/sim/pathloss.h) between
+ *        nodes added from now on, instead of the range model: log-distance
+ *        path loss with exponent @p exponent and @p ref_loss_db at 1 m,
+ *        log-normal shadowing of @p sigma_db per pair (drawn from the seed),
+ *        @p tx_power_dbm, noise floor @p noise_dbm; each frame gets through
+ *        with the O-QPSK PRR of its length at the link's SNR. @p exponent 0
+ *        turns the model off.
+ * @return 0 or -EINVAL for impossible values (nothing changes).
+ */
+int wren_sim_set_pathloss(struct wren_sim *s, double exponent, double ref_loss_db,
+                          double sigma_db, double tx_power_dbm, double noise_dbm);
+
+/**
+ * @brief The link @p from -> @p to: its reception ratio for a PSDU of
+ *        @p psdu_len octets (FCS included) into @p prr and its RSSI (dBm)
+ *        into @p rssi (either may be NULL).
+ * @return 0, -EINVAL (no such node, psdu_len not 1..127), -ENOENT (no link).
+ */
+int wren_sim_link_info(const struct wren_sim *s, uint32_t from, uint32_t to, uint32_t psdu_len,
+                       double *prr, int32_t *rssi);
+
+/**
  * @brief Per-frame processing delay of node @p id's radio (runtime/sim/medium.h):
  *        before each frame it sends (each CSMA attempt and retransmission
  *        again; not its ACKs) the radio spends @p us * PSDU / 127, a full
@@ -101,6 +128,38 @@ void wren_sim_set_range(struct wren_sim *s, double range, double prr);
  * @return 0 or -EINVAL for an unknown node.
  */
 int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
+
+/** Default bound of the nodes' crystal offsets, ppm (a common 2.4 GHz
+ *  radio crystal's tolerance; 802.15.4 allows 40). */
+#define WREN_SIM_DRIFT_DEFAULT_PPM 30.0
+
+/**
+ * @brief Drifting clocks: node @p id's crystal runs @p ppm parts per
+ *        million fast (negative: slow) from now on (runtime/sim/world.h):
+ *        its wren_node_now() and its timers run on that clock, its radio
+ *        reports times in it. @p id -1: every node so far, and nodes added
+ *        later get @p ppm too instead of a drawn offset. Without a call,
+ *        each node's offset is drawn uniformly within
+ *        +-WREN_SIM_DRIFT_DEFAULT_PPM from the seed and its id (the same
+ *        for the same seed, whatever else the simulation does).
+ * @return 0, or -EINVAL (no such node, |ppm| > WREN_WORLD_CLOCK_MAX_PPM).
+ */
+int wren_sim_set_drift(struct wren_sim *s, int32_t id, double ppm);
+
+/**
+ * @brief Nodes added from now on draw their crystal offset uniformly within
+ *        +-@p max_ppm (from the seed and their id; 0: exact clocks), and
+ *        forget a fixed offset given with wren_sim_set_drift(s, -1, ...).
+ * @return 0 or -EINVAL (negative, or above WREN_WORLD_CLOCK_MAX_PPM).
+ */
+int wren_sim_set_drift_range(struct wren_sim *s, double max_ppm);
+
+/** @brief Node @p id's crystal offset, ppm, into @p ppm. @return 0 or -EINVAL. */
+int wren_sim_get_drift(const struct wren_sim *s, uint32_t id, double *ppm);
+
+/** @brief Node @p id's local time (its wren_node_now()), us, or UINT64_MAX
+ *         for an unknown node. */
+uint64_t wren_sim_node_now(const struct wren_sim *s, uint32_t id);
 
 /**
  * @brief Add a node at (x, y, z) with a @p pktbuf_size byte packet buffer
@@ -128,8 +187,18 @@ int wren_sim_netopt_set(struct wren_sim *s, uint32_t id, uint16_t opt, const voi
 int wren_sim_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val,
                         size_t max);
 
-/** @brief Capture every frame on the air to @p path (pcap, LINKTYPE 195). */
+/** @brief Capture every frame on the air to @p path (pcap, LINKTYPE 195),
+ *         stamped with the true time its first symbol began. */
 int wren_sim_open_pcap(struct wren_sim *s, const char *path);
+
+/**
+ * @brief Capture as wren_sim_open_pcap() does, in link type @p linktype:
+ *        195 (LINKTYPE_IEEE802_15_4_WITHFCS, the default) or 283
+ *        (LINKTYPE_IEEE802_15_4_TAP: each frame with the channel it went
+ *        out on, runtime/sim/pcap.h).
+ * @return 0, -EINVAL for another link type, or -errno.
+ */
+int wren_sim_open_pcap_as(struct wren_sim *s, const char *path, uint32_t linktype);
 
 /**
  * @brief Start raw traffic from node @p id to node @p dst (-1: broadcast).

@@ -1,14 +1,18 @@
 #include "sim/world.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NODE_QUEUED 0x01
 
-static void world_arm(void *rt, struct wren_timer *t)
+/* queue @p t at true time @p when (the present if that has passed) */
+static void queue_at(struct wren_world *w, struct wren_timer *t, uint64_t when)
 {
-    struct wren_world *w = rt;
-    uint64_t when = t->deadline < w->now ? w->now : t->deadline;
+    if (when < w->now) {
+        when = w->now;
+    }
     if (wren_timerq_push(&w->timers, t, when) == 0) {
         return;
     }
@@ -21,6 +25,11 @@ static void world_arm(void *rt, struct wren_timer *t)
     w->timers.v = v;
     w->timers.cap = cap;
     wren_timerq_push(&w->timers, t, when);
+}
+
+static void world_arm(void *rt, struct wren_timer *t)
+{
+    queue_at(rt, t, t->deadline);
 }
 
 static void world_disarm(void *rt, struct wren_timer *t)
@@ -55,6 +64,118 @@ const struct wren_rt_ops wren_world_rt_ops = {
     .timer_disarm = world_disarm,
     .node_pending = world_node_pending,
 };
+
+/* ---- node clocks ------------------------------------------------------ */
+
+static void clock_arm(void *rt, struct wren_timer *t)
+{
+    struct wren_world_clock *c = rt;
+    queue_at(c->world, t, wren_world_clock_true(c, t->deadline));
+}
+
+static void clock_disarm(void *rt, struct wren_timer *t)
+{
+    wren_timerq_remove(&((struct wren_world_clock *)rt)->world->timers, t);
+}
+
+static uint64_t clock_now(void *rt)
+{
+    const struct wren_world_clock *c = rt;
+    return wren_world_clock_local(c, c->world->now);
+}
+
+static void clock_node_pending(void *rt, struct wren_node *node)
+{
+    world_node_pending(((struct wren_world_clock *)rt)->world, node);
+}
+
+const struct wren_rt_ops wren_clock_rt_ops = {
+    .now = clock_now,
+    .timer_arm = clock_arm,
+    .timer_disarm = clock_disarm,
+    .node_pending = clock_node_pending,
+};
+
+#define CLOCK_ONE ((int64_t)1 << 40)
+
+static int clock_rate(struct wren_world_clock *c, double ppm)
+{
+    if (!(fabs(ppm) <= WREN_WORLD_CLOCK_MAX_PPM)) {
+        return -EINVAL; /* NaN too */
+    }
+    c->ppm = ppm;
+    c->k = llround(ppm * 1e-6 * (double)CLOCK_ONE);
+    c->kinv = (int64_t)(-(__int128)c->k * CLOCK_ONE / (CLOCK_ONE + c->k));
+    return 0;
+}
+
+int wren_world_clock_init(struct wren_world_clock *c, struct wren_world *w, double ppm)
+{
+    memset(c, 0, sizeof(*c));
+    c->world = w;
+    return clock_rate(c, ppm);
+}
+
+uint64_t wren_world_clock_true(const struct wren_world_clock *c, uint64_t local_us)
+{
+    if (local_us <= c->l0) {
+        return c->t0;
+    }
+    uint64_t dl = local_us - c->l0;
+    if (c->k == 0) {
+        return c->t0 + dl;
+    }
+    /* a guess within a microsecond or two, then the exact first instant:
+     * local() is monotonic, so step until local(t - 1) < local_us <= local(t) */
+    uint64_t dt = dl + (uint64_t)(int64_t)(((__int128)dl * c->kinv) >> 40);
+    while (wren_world_clock_local(c, c->t0 + dt) < local_us) {
+        dt++;
+    }
+    while (dt > 0 && wren_world_clock_local(c, c->t0 + dt - 1) >= local_us) {
+        dt--;
+    }
+    return c->t0 + dt;
+}
+
+int wren_world_clock_set_ppm(struct wren_world_clock *c, struct wren_node *node, double ppm)
+{
+    if (!(fabs(ppm) <= WREN_WORLD_CLOCK_MAX_PPM)) {
+        return -EINVAL;
+    }
+    struct wren_world *w = c->world;
+    c->l0 = wren_world_clock_local(c, w->now);
+    c->t0 = w->now;
+    clock_rate(c, ppm);
+    if (node == NULL) {
+        return 0;
+    }
+    /* the node's armed timers move to their new true times: collect them
+     * first (re-queueing reorders the heap), in heap order (deterministic) */
+    size_t n = 0;
+    for (size_t i = 0; i < w->timers.len; i++) {
+        n += w->timers.v[i].timer->node == node;
+    }
+    if (n == 0) {
+        return 0;
+    }
+    struct wren_timer **v = malloc(n * sizeof(*v));
+    if (v == NULL) {
+        abort(); /* the simulator itself is out of memory */
+    }
+    n = 0;
+    for (size_t i = 0; i < w->timers.len; i++) {
+        if (w->timers.v[i].timer->node == node) {
+            v[n++] = w->timers.v[i].timer;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        clock_arm(c, v[i]);
+    }
+    free(v);
+    return 0;
+}
+
+/* ---- the world --------------------------------------------------------- */
 
 void wren_world_init(struct wren_world *w, uint64_t seed)
 {
@@ -112,7 +233,12 @@ void wren_world_run_until(struct wren_world *w, uint64_t until_us)
         w->now = next;
         struct wren_timer *t = wren_timerq_pop_due(&w->timers, next);
         w->fired++;
-        wren_timer_expire(w, &wren_world_rt_ops, t);
+        if (t->node) {
+            /* a periodic timer re-arms on its node's clock */
+            wren_timer_expire(t->node->rt, t->node->rt_ops, t);
+        } else {
+            wren_timer_expire(w, &wren_world_rt_ops, t);
+        }
     }
     if (until_us > w->now) {
         w->now = until_us;

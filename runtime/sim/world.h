@@ -31,6 +31,63 @@ struct wren_world {
 
 extern const struct wren_rt_ops wren_world_rt_ops;
 
+/**
+ * A node's own clock: its crystal runs fast or slow by a fixed frequency
+ * offset, so its local time drifts from the world's true time. A node whose
+ * rt is a clock (wren_clock_rt_ops) reads wren_node_now() in local time and
+ * arms its timers in local time; the world queues each timer at the first
+ * true microsecond at which the local clock has reached the deadline, so a
+ * timer never fires early in local time and at most 1 us late.
+ *
+ *     local(T) = l0 + (T - t0) + floor((T - t0) * k / 2^40)
+ *
+ * with k = ppm * 1e-6 * 2^40 (integer arithmetic: the same on every host).
+ * Both clocks read 0 at true time 0 until the offset changes; a change
+ * re-anchors (t0, l0) at the present, so local time stays continuous.
+ */
+struct wren_world_clock {
+    struct wren_world *world;
+    uint64_t t0;    /**< true time of the anchor, us */
+    uint64_t l0;    /**< local time at the anchor, us */
+    int64_t k;      /**< frequency offset, 2^-40 units */
+    int64_t kinv;   /**< -k / (1 + k), 2^-40 units: first guess of the inverse */
+    double ppm;     /**< the offset as set */
+};
+
+/** Largest frequency offset a clock accepts, ppm (crystals are within 100). */
+#define WREN_WORLD_CLOCK_MAX_PPM 1000.0
+
+extern const struct wren_rt_ops wren_clock_rt_ops;
+
+/** @brief A clock in @p w that reads the true time and runs @p ppm fast
+ *         (negative: slow). @return 0 or -EINVAL if |ppm| is too large. */
+int wren_world_clock_init(struct wren_world_clock *c, struct wren_world *w, double ppm);
+
+/**
+ * @brief Change the offset of @p c from now on (local time stays
+ *        continuous), and re-queue the armed timers of @p node (which runs
+ *        on @p c) at their new true times.
+ * @return 0 or -EINVAL if |ppm| is too large (nothing changes).
+ */
+int wren_world_clock_set_ppm(struct wren_world_clock *c, struct wren_node *node, double ppm);
+
+/** @brief Local time of @p c at true time @p true_us (true_us >= c->t0). */
+static inline uint64_t wren_world_clock_local(const struct wren_world_clock *c,
+                                              uint64_t true_us)
+{
+    uint64_t dt = true_us - c->t0;
+    if (c->k == 0) {
+        return c->l0 + dt;
+    }
+    __int128 p = (__int128)dt * c->k;
+    /* floor division by 2^40 (an arithmetic shift rounds towards -inf) */
+    return c->l0 + dt + (uint64_t)(int64_t)(p >> 40);
+}
+
+/** @brief The first true time at which @p c reads at least @p local_us
+ *         (c->t0 if it already did at the anchor). */
+uint64_t wren_world_clock_true(const struct wren_world_clock *c, uint64_t local_us);
+
 /** @brief Start an empty world at time 0 with @p seed. */
 void wren_world_init(struct wren_world *w, uint64_t seed);
 /** @brief Free the event queue (nodes belong to the caller). */

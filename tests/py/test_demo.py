@@ -56,7 +56,12 @@ def test_demo_story_numbers_come_from_the_run(demo_run):
     got = re.findall(r"^coap: notification 2\.05, \d+ bytes, fnv1a \S+: (\d+)$", shells[0], re.M)
     assert readings == len(took) == 13                   # every 10 s from 20 s to 140 s
     assert heard == len(set(took) & set(got)) and heard >= readings // 2
-    assert r["nodes"][29]["counters"]["coap.obs_notify"] >= heard
+    # every reading heard came in a notification the sensor counted, but for
+    # the first line: the registration's own 2.05 (it carries an Observe
+    # option, so the shell prints it as a notification; RFC 7641 3.1), not
+    # counted in coap.obs_notify (with +-30 ppm crystals all 13 readings
+    # arrive with seed 1, the first in that response)
+    assert r["nodes"][29]["counters"]["coap.obs_notify"] >= len(set(took) & set(got[1:]))
     # ping across 4 hops: the replies node 24 printed
     node, hops, rcvd, sent = map(int, _num(r"ping: node (\d+) \((\d+) hops\) -> node 0: (\d+) "
                                            r"of (\d+) answered", out))

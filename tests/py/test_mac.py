@@ -104,6 +104,12 @@ def test_ifs_runs_from_the_end_of_the_ack_on_the_capture(tmp_path, sim_factory):
     cases = [(40, True, 0), (40, False, 0), (10, True, 0), (100, True, 3), (60, True, 3)]
     for k, (size, csma, min_be) in enumerate(cases):
         s = sim_factory(k + 1)
+        # exact clocks: the gaps are checked to the microsecond on the
+        # capture (true time); a drifting sender times its IFS on its own
+        # crystal (640 us at -30 ppm are 640.02 true us) and its timer fires
+        # at the first true microsecond its clock reaches, so 641 would be
+        # right there
+        s.set_drift(0)
         s.add_node(0, 0)
         s.add_node(10, 0)
         s.set_link(0, 1)

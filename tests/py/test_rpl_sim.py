@@ -501,8 +501,28 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
         via = {t.split("/")[0]: v for t, v in root["routes"]}
         stale = [k for k in seen if k != 0 and via.get(st[k]["addr"]) in (None, ll_of[dead])]
         assert not stale, (stale, root["out"])
+    # the root reaches a child once its route to the child no longer goes
+    # through the dead router: over lossy links the child's first DAOs
+    # through its new parent may all be lost (seen with seeds 8 and 39 in
+    # non-storing mode, with exact clocks too), and DAOs are resent with a
+    # backoff: wait for that route, at most 2 minutes more
+    dead_addrs = {ll_of[dead], st[dead]["addr"]}
+
+    def routed(c):
+        via = {t.split("/")[0]: v for t, v in rpl_state(s, 0)["routes"]}
+        return via.get(st[c]["addr"]) not in (None, *dead_addrs)
+    for _ in range(24):
+        if all(routed(c) for c in reachable):
+            break
+        s.run(s.now + 5)
     for c in reachable:
-        assert ping(s, 0, st[c]["addr"]) >= 2, f"root -> {c}"
+        assert routed(c), (c, rpl_state(s, 0)["out"])
+        # (right after the repair a burst of 3 echoes over the lossy new
+        # path was seen lost whole, 3 of 40 seeds with +-30 ppm crystals,
+        # the route being right: the next burst, 30 s later, got through)
+        assert ping(s, 0, st[c]["addr"]) >= 2 or (s.run(s.now + 30) or
+                                                  ping(s, 0, st[c]["addr"]) >= 2), \
+            f"root -> {c}"
 
 
 def test_rpl_rpi_rank_errors_both_ways_then_loop(sim_factory):

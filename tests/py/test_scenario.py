@@ -115,7 +115,7 @@ def test_readme_documents_every_key():
 def test_unknown_key_names_file_line_and_table(tmp_path):
     p = write(tmp_path, BASE.replace("cca = true", "cca = true\nzap = 1"))
     assert error(p) == (f"{p}:{line_of(p, 'zap')}: unknown key 'zap' in [radio] (known: "
-                        f"'range', 'prr', 'cca', 'channel', 'proc_delay_us')")
+                        f"'range', 'prr', 'cca', 'channel', 'proc_delay_us', 'drift_ppm')")
     p = write(tmp_path, "zap = 1\n" + BASE)
     assert error(p).startswith(f"{p}:1: unknown key 'zap' at the top level (known: 'name', ")
 

@@ -2,6 +2,7 @@
  * hidden terminals, channels, link PRR, determinism of captures, injected
  * malformed frames, radio time accounting, and scale. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,189 @@ TEST(test_proc_delay__acks_go_out_during_an_upload)
     CHECK_DRAINED();
 }
 
+/* ---- captures with channels (LINKTYPE_IEEE802_15_4_TAP) ----------------- */
+
+/* node 0 sends 3 broadcasts on channel 15, then 3 on 20; the capture in
+ * @p linktype; returns its bytes (malloc'ed) and length */
+static long tap_capture(uint64_t seed, uint32_t linktype, uint8_t **out)
+{
+    const char *path = "/tmp/wren_tap.pcap";
+    struct wren_sim *s = fx_sim(seed);
+    wren_sim_add_node(s, 0, 0, 0, 0);
+    wren_sim_add_node(s, 1, 0, 0, 0);
+    wren_sim_set_link(s, 0, 1, 1.0);
+    set_cca(s, 0, 0);
+    if (wren_sim_open_pcap_as(s, path, linktype) != 0) {
+        return -1;
+    }
+    uint16_t ch = 15;
+    wren_sim_netopt_set(s, 0, WREN_NETOPT_CHANNEL, &ch, 2);
+    wren_sim_rawgen(s, 0, -1, 20, 100000, WREN_RAWGEN_PERIODIC, 6, 0);
+    wren_sim_run(s, 350000);
+    ch = 20;
+    wren_sim_netopt_set(s, 0, WREN_NETOPT_CHANNEL, &ch, 2);
+    wren_sim_run(s, 1000000);
+    fx_sim_done(s);
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    *out = malloc((size_t)len);
+    if (fread(*out, 1, (size_t)len, f) != (size_t)len) {
+        len = -1;
+    }
+    fclose(f);
+    remove(path);
+    return len;
+}
+
+TEST(test_pcap_tap__channel_of_each_frame)
+{
+    uint8_t *a, *b;
+    long n = tap_capture(4, WREN_PCAP_LINKTYPE_IEEE802154_TAP, &a);
+    CHECK(n > 24);
+    CHECK_EQ(get_le32(a + 20), 283);
+    int k = 0, on15 = 0;
+    for (long off = 24; off + 16 <= n; k++) {
+        uint32_t incl = get_le32(a + off + 8);
+        const uint8_t *t = a + off + 16;
+        /* TAP header: version 0, length 20: the FCS type TLV (16-bit CRC),
+         * the channel TLV (channel, page 0), each padded to 4 octets */
+        CHECK_EQ(t[0], 0);
+        CHECK_EQ(get_le16(t + 2), 20);
+        CHECK_EQ(get_le16(t + 4), 0);
+        CHECK_EQ(get_le16(t + 6), 1);
+        CHECK_EQ(t[8], 1);
+        CHECK_EQ(get_le16(t + 12), 3);
+        CHECK_EQ(get_le16(t + 14), 3);
+        /* retuned at 350 ms */
+        uint64_t ts = (uint64_t)get_le32(a + off) * 1000000u + get_le32(a + off + 4);
+        CHECK_EQ(get_le16(t + 16), (ts < 350000 ? 15 : 20));
+        on15 += ts < 350000;
+        CHECK_EQ(t[18], 0);
+        /* then the PSDU, whose FCS checks */
+        CHECK_EQ(wren_ieee802154_fcs_check(t + 20, incl - 20), 0);
+        off += 16 + incl;
+    }
+    CHECK_EQ(k, 6);
+    CHECK(on15 >= 3 && on15 <= 4);
+    /* the same seed: the same bytes */
+    CHECK_EQ(tap_capture(4, WREN_PCAP_LINKTYPE_IEEE802154_TAP, &b), n);
+    CHECK(memcmp(a, b, (size_t)n) == 0);
+    free(a);
+    free(b);
+    /* the default format is 195, without TAP headers; other types refused */
+    long n195 = tap_capture(4, WREN_PCAP_LINKTYPE_IEEE802154_FCS, &b);
+    CHECK_EQ(n195, n - 6 * 20);
+    CHECK_EQ(get_le32(b + 20), 195);
+    free(b);
+    CHECK_EQ(tap_capture(4, 1, &b), -1);
+    CHECK_DRAINED();
+}
+
+/* ---- the path-loss model ----------------------------------------------- */
+
+TEST(test_pathloss__prr_follows_the_oqpsk_curve)
+{
+    /* (1 - BER)^(8 L) with the 802.15.4 O-QPSK BER; values of the formula
+     * computed independently (Python, math.comb) */
+    CHECK(fabs(wren_pathloss_prr(0.0, 127) - 0.84864) < 1e-4);
+    CHECK(fabs(wren_pathloss_prr(-1.0, 127) - 0.31099) < 1e-4);
+    CHECK(fabs(wren_pathloss_prr(-3.0, 5) - 0.51572) < 1e-4);
+    CHECK(fabs(wren_pathloss_ber(-2.0) - 0.0051970) < 1e-6);
+    CHECK(wren_pathloss_prr(2.0, 127) > 0.999);
+    CHECK(wren_pathloss_prr(WREN_PATHLOSS_MIN_SNR_DB, 5) < 0.01);
+    CHECK(wren_pathloss_prr(20.0, 127) == 1.0);
+    CHECK(wren_pathloss_ber(-40.0) <= 0.5);
+    double last = 0;
+    for (double snr = -10; snr <= 10; snr += 0.25) {
+        double p = wren_pathloss_prr(snr, 60);
+        CHECK(p >= last && p <= 1.0);
+        CHECK(wren_pathloss_prr(snr, 5) >= p); /* shorter frames survive better */
+        last = p;
+    }
+}
+
+TEST(test_pathloss__links_from_distance_and_shadowing)
+{
+    struct wren_sim *s = fx_sim(9);
+    /* no shadowing: RSSI = -40 - 30 log10(d); SNR = RSSI + 100 */
+    CHECK_EQ(wren_sim_set_pathloss(s, 3.0, 40.0, 0.0, 0.0, -100.0), 0);
+    const double xs[] = { 0, 50, 108, 200 };
+    for (int i = 0; i < 4; i++) {
+        wren_sim_add_node(s, xs[i], 0, 0, 0);
+    }
+    double prr;
+    int32_t rssi;
+    CHECK_EQ(wren_sim_link_info(s, 0, 1, 127, &prr, &rssi), 0);
+    CHECK_EQ(rssi, -91); /* -40 - 30 log10(50) = -90.97 */
+    CHECK(prr > 0.9999);
+    CHECK_EQ(wren_sim_link_info(s, 0, 2, 127, &prr, &rssi), 0);
+    CHECK_EQ(rssi, -101); /* SNR -1.0 dB */
+    CHECK(fabs(prr - wren_pathloss_prr(60 - 30 * log10(108.0), 127)) < 1e-4);
+    double prr_ack;
+    CHECK_EQ(wren_sim_link_info(s, 2, 0, 5, &prr_ack, NULL), 0);
+    CHECK(prr_ack > 0.9);
+    CHECK_EQ(wren_sim_link_info(s, 0, 3, 127, &prr, &rssi), -ENOENT); /* SNR -9 dB */
+    CHECK_EQ(wren_sim_link_info(s, 0, 9, 127, &prr, &rssi), -EINVAL);
+    CHECK_EQ(wren_sim_link_info(s, 0, 1, 0, &prr, &rssi), -EINVAL);
+    CHECK_EQ(wren_sim_set_pathloss(s, -1.0, 40.0, 0.0, 0.0, -100.0), -EINVAL);
+    CHECK_EQ(wren_sim_set_pathloss(s, 3.0, 40.0, -2.0, 0.0, -100.0), -EINVAL);
+
+    /* frames over the 108 m link get through at the PRR of their length:
+     * 1000 broadcasts of a 60-octet PSDU (43 octets of payload) */
+    set_cca(s, 0, 0);
+    wren_sim_rawgen(s, 0, -1, 43, 10000, WREN_RAWGEN_PERIODIC, 1000, 0);
+    wren_sim_rawgen(s, 2, -1, 43, 0, 0, 0, 0);
+    wren_sim_run(s, 11000000);
+    CHECK_EQ(counter(s, 0, "radio.tx_frames"), 1000);
+    CHECK_EQ(wren_sim_link_info(s, 0, 2, 60, &prr, NULL), 0);
+    double got = (double)counter(s, 2, "app.received") / 1000.0;
+    /* binomial: 4.5 standard deviations (sqrt(p (1 - p) / 1000) < 0.016) */
+    CHECK(prr > 0.5 && prr < 0.8);
+    CHECK(fabs(got - prr) < 0.07);
+    CHECK_EQ(counter(s, 2, "radio.rx_link_loss") + counter(s, 2, "app.received"), 1000);
+
+    /* shadowing: drawn once per pair from the seed, the same both ways,
+     * about N(0, sigma) over many pairs */
+    struct wren_sim *s2 = fx_sim(10), *s3 = fx_sim(10), *s4 = fx_sim(11);
+    struct wren_sim *v[3] = { s2, s3, s4 };
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ(wren_sim_set_pathloss(v[k], 3.0, 40.0, 6.0, 0.0, -100.0), 0);
+        for (int i = 0; i < 40; i++) {
+            wren_sim_add_node(v[k], 10.0 * i, 0, 0, 0); /* a line, 10 m apart */
+        }
+    }
+    double sum = 0, sq = 0;
+    int pairs = 0, same = 0, differ = 0;
+    for (uint32_t a = 0; a < 40; a++) {
+        for (uint32_t b = a + 1; b < 40; b++) {
+            int32_t r_ab, r_ba, r3, r4;
+            if (wren_sim_link_info(s2, a, b, 127, NULL, &r_ab) != 0) {
+                continue;
+            }
+            CHECK_EQ(wren_sim_link_info(s2, b, a, 127, NULL, &r_ba), 0);
+            CHECK_EQ(r_ab, r_ba);
+            CHECK_EQ(wren_sim_link_info(s3, a, b, 127, NULL, &r3), 0);
+            same += r3 == r_ab;
+            differ += wren_sim_link_info(s4, a, b, 127, NULL, &r4) != 0 || r4 != r_ab;
+            double mean = -40.0 - 30.0 * log10(10.0 * (b - a));
+            sum += r_ab - mean;
+            sq += (r_ab - mean) * (r_ab - mean);
+            pairs++;
+        }
+    }
+    CHECK(pairs > 200);
+    CHECK_EQ(same, pairs);
+    CHECK(differ > pairs / 2);
+    /* (pairs far apart are only linked when shadowing helps: that biases
+     * the mean up; the spread stays near sigma) */
+    double m = sum / pairs, sd = sqrt(sq / pairs - m * m);
+    CHECK(m > -2.0 && m < 4.0);
+    CHECK(sd > 4.0 && sd < 7.5);
+    CHECK_DRAINED();
+}
+
 static size_t make_frame(uint8_t *buf, uint16_t dst, uint16_t pan, const uint8_t *pl,
                          size_t plen)
 {
@@ -524,6 +708,9 @@ int main(void)
         FX_TEST(test_proc_delay__gap_between_frames_grows_by_the_delay),
         FX_TEST(test_proc_delay__acks_go_out_during_an_upload),
         FX_TEST(test_inject__malformed_frames_dropped_by_reason),
+        FX_TEST(test_pcap_tap__channel_of_each_frame),
+        FX_TEST(test_pathloss__prr_follows_the_oqpsk_curve),
+        FX_TEST(test_pathloss__links_from_distance_and_shadowing),
         FX_TEST(test_scale__ten_thousand_nodes),
     };
     return cmocka_run_group_tests_name("medium", tests, NULL, NULL);
