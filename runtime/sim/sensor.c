@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/node.h"
+#include "sim/flow.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
@@ -639,5 +640,10 @@ const struct wren_shell_cmd wren_sim_shell_cmds[] = {
       "[batch N] [mss N] [block B] [poll MS] [port P] | sensor stats: the TCP paper's anemometer "
       "application (82-byte readings each second, batches of 64, over TCP or CoAP Block1)",
       cmd_sensor },
+    { "flow",
+      "flow sink [port P] | flow send ADDR [port P] [size B] [mean MS] [count N] [start MS] | "
+      "flow stats: UDP datagrams every MEAN ms on average (each gap uniform in [mean/2, "
+      "3 mean/2]), counted per source at the sink (sim/flow.h)",
+      wren_flow_cmd },
     { NULL, NULL, NULL },
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "apps/tcp_app.h"
+#include "sim/flow.h"
 #include "sim/sensor.h"
 #include "core/byteorder.h"
 #include "stack/modules.h"
@@ -47,6 +48,10 @@ static void node_free(struct wren_sim_node *sn)
     if (sn->sensor) {
         wren_sensor_free(sn->sensor);
         free(sn->sensor);
+    }
+    if (sn->flow) {
+        wren_flow_free(sn->flow);
+        free(sn->flow);
     }
     free(sn);
 }
@@ -411,6 +416,15 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
         }
         wren_sensor_init(sn->sensor, &sn->node);
         s->bytes += sizeof(*sn->sensor);
+    }
+    if (sn->flow == NULL && strncmp(line, "flow", 4) == 0) {
+        /* per-source UDP flows (sim/flow.h) only for nodes that use them */
+        sn->flow = calloc(1, sizeof(*sn->flow));
+        if (sn->flow == NULL) {
+            return -ENOMEM;
+        }
+        wren_flow_init(sn->flow, &sn->node);
+        s->bytes += sizeof(*sn->flow);
     }
     int res = wren_shell_exec(&sn->shell, line);
     /* what the command queued runs now, at the same virtual instant */

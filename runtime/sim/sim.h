@@ -42,6 +42,7 @@ struct wren_sim_node {
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
     void *rpl_routes;       /**< RPL's route table, when given one (wren_sim_rpl_routes) */
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
+    struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -52,6 +53,7 @@ struct wren_sim_node {
 
 struct wren_sim_zep;
 struct wren_sensor;
+struct wren_flow;
 
 struct wren_sim {
     struct wren_world world;

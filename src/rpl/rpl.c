@@ -898,6 +898,15 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
          c->instance > 127)) {
         return -EINVAL;
     }
+    if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS)) {
+#if CONFIG_WREN_RPL_ROOT_TIMERS
+        if (c->dio_imin < 3 || c->dio_imin > 23 || c->lifetime == 0 || c->lifetime_unit == 0) {
+            return -EINVAL;
+        }
+#else
+        return -ENOTSUP;
+#endif
+    }
     if (ip == NULL) {
         return -ENODEV;
     }
@@ -929,6 +938,15 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
         .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = c->ocp,
         .def_lifetime = DEF_LIFETIME, .lifetime_unit = DEF_LIFETIME_UNIT,
     };
+#if CONFIG_WREN_RPL_ROOT_TIMERS
+    if (c->flags & WREN_RPL_CFG_TIMERS) {
+        rpl->cfg.dio_int_min = c->dio_imin;
+        rpl->cfg.dio_int_doublings = c->dio_doublings;
+        rpl->cfg.dio_redundancy = c->dio_k;
+        rpl->cfg.def_lifetime = c->lifetime;
+        rpl->cfg.lifetime_unit = c->lifetime_unit;
+    }
+#endif
     memset(rpl->prefix, 0, 16);
     memcpy(rpl->prefix, c->prefix, (c->prefix_len + 7u) / 8);
     rpl->prefix_len = c->prefix_len;

@@ -94,6 +94,14 @@ struct wren_rpl_role_cfg {
     uint8_t ocp;        /**< root: objective function, 0 OF0 (RFC 6552), 1 MRHOF (RFC 6719) */
     uint8_t prefix[16]; /**< root */
     uint8_t flags;      /**< WREN_RPL_CFG_* */
+    /* root, with WREN_RPL_CFG_TIMERS: the DODAG configuration's timers
+     * (RFC 6550 6.7.6) instead of the defaults; every node takes them
+     * from the root's DIOs */
+    uint8_t dio_imin;      /**< DIOIntervalMin: Imin = 2^n ms (3..23) */
+    uint8_t dio_doublings; /**< DIOIntervalDoublings (0: a fixed interval) */
+    uint8_t dio_k;         /**< DIORedundancyConstant (0: never suppressed) */
+    uint8_t lifetime;      /**< Default Lifetime, in lifetime units (DAOs refresh at half) */
+    uint16_t lifetime_unit; /**< Lifetime Unit, seconds */
 };
 
 /** root: its DODAG is grounded (RFC 6550 3.2.4: it reaches the goal, e.g.
@@ -104,6 +112,13 @@ struct wren_rpl_role_cfg {
  *  default a router that detaches becomes the root of one, RFC 6550 3.2.4,
  *  so that the nodes below it stay connected; leaves never do) */
 #define WREN_RPL_CFG_NO_FLOAT 0x02
+/** root: take dio_imin, dio_doublings, dio_k, lifetime and lifetime_unit
+ *  (with CONFIG_WREN_RPL_ROOT_TIMERS; without it such a role is -ENOTSUP) */
+#define WREN_RPL_CFG_TIMERS 0x04
+
+#ifndef CONFIG_WREN_RPL_ROOT_TIMERS
+#define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
+#endif
 
 #define WREN_RPL_COUNTERS(C)                                                      \
     C(rx_dis)                                                                     \

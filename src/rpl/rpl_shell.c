@@ -11,7 +11,7 @@
 
 static const char usage[] =
     "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
-    "[grounded|floating] | rpl router [float|nofloat] | "
+    "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | rpl router [float|nofloat] | "
     "rpl leaf | rpl off | rpl repair\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
@@ -111,9 +111,39 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
             } else if (strcmp(argv[i], "of0") == 0 || strcmp(argv[i], "mrhof") == 0) {
                 c.ocp = argv[i][0] == 'm';
             } else if (strcmp(argv[i], "grounded") == 0) {
-                c.flags = WREN_RPL_CFG_GROUNDED;
+                c.flags |= WREN_RPL_CFG_GROUNDED;
             } else if (strcmp(argv[i], "floating") == 0) {
-                c.flags = 0;
+                c.flags &= (uint8_t)~WREN_RPL_CFG_GROUNDED;
+            } else if (strcmp(argv[i], "dio") == 0 && i + 3 < argc) {
+                /* Imin = 2^IMIN ms, Imax = Imin x 2^DOUBLINGS, redundancy K */
+                int bad = 0;
+                if (!(c.flags & WREN_RPL_CFG_TIMERS)) { /* the other half: rpl.c's defaults */
+                    c.lifetime = 30;
+                    c.lifetime_unit = 60;
+                }
+                c.flags |= WREN_RPL_CFG_TIMERS;
+                c.dio_imin = (uint8_t)wren_shell_num(argv[++i], 3, 23, &bad);
+                c.dio_doublings = (uint8_t)wren_shell_num(argv[++i], 0, 20, &bad);
+                c.dio_k = (uint8_t)wren_shell_num(argv[++i], 0, 255, &bad);
+                if (bad) {
+                    wren_shell_printf(sh, "rpl: dio IMIN (3..23) DOUBLINGS (0..20) K (0..255)\n");
+                    return -EINVAL;
+                }
+            } else if (strcmp(argv[i], "lifetime") == 0 && i + 2 < argc) {
+                /* routes live N x UNIT_S seconds; DAOs refresh them at half */
+                int bad = 0;
+                if (!(c.flags & WREN_RPL_CFG_TIMERS)) { /* the other half: rpl.c's defaults */
+                    c.dio_imin = 10;
+                    c.dio_doublings = 8;
+                    c.dio_k = 10;
+                }
+                c.flags |= WREN_RPL_CFG_TIMERS;
+                c.lifetime = (uint8_t)wren_shell_num(argv[++i], 1, 255, &bad);
+                c.lifetime_unit = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
+                if (bad) {
+                    wren_shell_printf(sh, "rpl: lifetime N (1..255) UNIT_S (1..65535)\n");
+                    return -EINVAL;
+                }
             } else {
                 wren_shell_printf(sh, "%s", usage);
                 return -EINVAL;
@@ -141,7 +171,8 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
     { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
-             "[grounded|floating] | router [float|nofloat] | leaf | off | repair (root: new version)",
+             "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | router [float|nofloat] | "
+             "leaf | off | repair (root: new version)",
       cmd_rpl },
     { NULL, NULL, NULL },
 };

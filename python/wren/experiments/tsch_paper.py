@@ -1,0 +1,488 @@
+"""The 6TiSCH paper's 30-node experiment (its Section IV-A, Table I, Figs. 4
+and 5) in wren's simulator, on TSCH and, for comparison, on the CSMA MAC.
+
+The paper (../shared/papers/002_*.txt, "RIOT and OpenWSN 6TiSCH: Happy
+Together", PEMWN 2020) forms 30-node OpenWSN networks on the OpenTestbed
+(OpenMote-B boards in Inria-Paris' offices), every node sending "60 UDP
+datagrams per hour, on average" to the border router, 10 runs of 2 h per
+configuration, "All results are presented with a 95% confidence interval".
+Table I: 1 packet/min on average, RPL DIO period 10 s, DAO period 60 s,
+TSCH slotframe 101, 20 ms slots, up to 15 retransmissions, 16 channels.
+Fig. 4 plots the end-to-end PDR (datagrams received / datagrams the
+application generated), Fig. 5 the radio duty cycle (time the radio is on /
+the measurement period); the text gives "in most cases PDR is above 99%" and
+the stack's duty cycle "below 1%" (data/paper_values.toml: tsch.fig4.pdr,
+tsch.fig5.duty). The figures' points are not in the stored text.
+
+Here, per seed: 30 nodes placed at random in a 100 m x 60 m office floor,
+node 0 (the border router, RPL root) at the middle of one long side. Every
+pair of nodes gets a link whose packet reception ratio follows a
+log-distance path-loss model with log-normal shadowing (TOPOLOGY: exponent
+4.0 (an office with walls), 40 dB at 1 m, sigma 6 dB drawn once per pair, both directions alike,
+0 dBm, noise floor -100 dBm) through the 802.15.4 O-QPSK bit error rate
+(IEEE 802.15.4-2015 / Zuniga & Krishnamachari's model) for a 70-byte
+frame; links under PRR 0.05 are left out. A topology whose good links
+(PRR >= 0.5) do not connect every node to the root is drawn again.
+
+RPL (storing mode, MRHOF on the link estimator's ETX): the root announces
+DIOIntervalMin 13 (Imin = Imax = 8.2 s, redundancy 0: a DIO every 8.2 s on
+average, Trickle's intervals being powers of two: the nearest to the paper's
+10 s) and a route lifetime of 2 x 60 s (each node refreshes its DAO every
+60 s, the paper's DAO period). Once the DODAG has formed (every node joined,
+the root holding a route to each) and SETTLE_S more, every node starts a
+flow of 30-byte datagrams to the root (`flow send`, runtime/sim/flow.h):
+DURATION_S / 60 of them, each gap uniform in 30..90 s (60 s on average).
+The run lasts until every flow is done and DRAIN_S more. Per node: PDR =
+distinct datagrams the root's sink counted from it / datagrams its
+application generated; radio duty cycle = (listen + receive + transmit time)
+/ the DURATION_S window from the flows' start (radio.time_*_us).
+
+MACs (MACS):
+- "csma": wren's 802.15.4 unslotted CSMA-CA, radio always on, ACKs, 7
+  retransmissions (the standard's macMaxFrameRetries maximum; the paper's 15
+  are TSCH's).
+- "tsch": the TSCH MAC (tschcore) with minimal 6TiSCH and MSF (sixtop):
+  slotframe 101, 20 ms slots, 15 retransmissions, 16 channels. Until it is
+  in the tree, `run` says so.
+
+    from wren.experiments import tsch_paper
+    r = tsch_paper.run_one("csma", seed=1, duration_s=600)
+    res = tsch_paper.experiment(["csma"], seeds=range(1, 11))   # + table, plot
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import multiprocessing
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import paths, rplmesh
+from ..lib import Sim
+from ..sweep import mean_ci
+
+N = 30
+ROOT = 0
+PREFIX = "2001:db8::/64"
+SEEDS = tuple(range(1, 11))
+DURATION_S = 7200.0       # the paper's 2 h per run
+MEAN_S = 60.0             # Table I: 1 packet/min on average
+UDP_SIZE = 30             # bytes of UDP payload
+SETTLE_S = 60.0           # after formation, before the flows start
+DRAIN_S = 120.0           # after the last datagram: time to arrive
+FORM_LIMIT_S = 1200.0
+#: the root's role: Table I's DIO and DAO periods (see TABLE_I)
+RPL_ROOT = f"rpl root {PREFIX} storing mrhof dio 13 0 0 lifetime 2 60"
+
+#: Table I of the paper, and how each row is set here
+TABLE_I: dict[str, tuple[str, str]] = {
+    "App. traffic load": ("Avg. 1 pkt/min", "flow send ... mean 60000 (gaps uniform 30..90 s)"),
+    "RPL DIO period": ("10 s", "rpl root ... dio 13 0 0: Trickle Imin = Imax = 2^13 ms = 8.2 s, "
+                               "k = 0 (never suppressed)"),
+    "RPL DAO period": ("60 s", "rpl root ... lifetime 2 60: routes live 120 s, DAOs refresh at "
+                               "half: every 60 s"),
+    "TSCH slotframe length": ("101", "TSCH: slotframe 101"),
+    "TSCH slot duration": ("20 ms", "TSCH: 20 ms timeslot template"),
+    "TSCH max retransmission": ("15", "TSCH: 15; CSMA: 7 (802.15.4's macMaxFrameRetries limit)"),
+    "Frequency channels": ("16", "TSCH: hopping over channels 11..26; CSMA: one channel"),
+}
+
+#: the distance model (see the module's doc)
+TOPOLOGY: dict[str, float] = dict(width=100.0, height=60.0, pl0_db=40.0, exponent=4.0,
+                                  sigma_db=6.0, tx_dbm=0.0, noise_dbm=-100.0, frame_bytes=70,
+                                  min_prr=0.05, good_prr=0.5)
+
+MACS = ("csma", "tsch")
+MAC_LABEL = {"csma": "CSMA-CA, radio always on", "tsch": "TSCH + minimal 6TiSCH + MSF"}
+FIG_NAME = "tsch_paper_30"
+
+
+# ---- topology ------------------------------------------------------------------
+
+def oqpsk_prr(snr_db: float, frame_bytes: int) -> float:
+    """Packet reception ratio of a @frame_bytes frame at @snr_db over the
+    2.4 GHz O-QPSK PHY (bit error rate of 16-ary orthogonal DSSS with
+    non-coherent detection, IEEE 802.15.4-2015 Annex / Zuniga &
+    Krishnamachari 2004)."""
+    snr = 10 ** (snr_db / 10)
+    ber = (8 / 15) * (1 / 16) * sum((-1) ** k * math.comb(16, k) * math.exp(20 * snr * (1 / k - 1))
+                                    for k in range(2, 17))
+    ber = min(max(ber, 0.0), 0.5)
+    return (1 - ber) ** (8 * frame_bytes)
+
+
+def topology(seed: int, n: int = N, **kw: float) -> dict[str, Any]:
+    """Positions and links of one run: {"pos": [(x, y)], "links": [(a, b, prr)]}
+    with a < b (both directions alike), drawn from @seed (see TOPOLOGY)."""
+    t = {**TOPOLOGY, **kw}
+    rnd = random.Random(f"tsch_paper-{seed}")
+    for _ in range(1000):
+        pos = [(0.0, t["height"] / 2)] + [(rnd.uniform(0, t["width"]), rnd.uniform(0, t["height"]))
+                                          for _ in range(n - 1)]
+        links = []
+        for a in range(n):
+            for b in range(a + 1, n):
+                d = max(math.dist(pos[a], pos[b]), 1.0)
+                pl = t["pl0_db"] + 10 * t["exponent"] * math.log10(d) + rnd.gauss(0, t["sigma_db"])
+                prr = oqpsk_prr(t["tx_dbm"] - pl - t["noise_dbm"], int(t["frame_bytes"]))
+                if prr >= t["min_prr"]:
+                    links.append((a, b, round(prr, 4)))
+        good = [(a, b, p) for a, b, p in links if p >= t["good_prr"]]
+        if len(rplmesh.reachable(good, ROOT)) == n:
+            return {"pos": pos, "links": links}
+    raise RuntimeError(f"seed {seed}: no connected topology in 1,000 draws")
+
+
+def hops(links: Sequence[tuple[int, int, float]], n: int = N, good: float = 0.5) -> list[int]:
+    """Shortest hop counts from the root over links of PRR >= @good."""
+    nbr: dict[int, list[int]] = {}
+    for a, b, p in links:
+        if p >= good:
+            nbr.setdefault(a, []).append(b)
+            nbr.setdefault(b, []).append(a)
+    dist = {ROOT: 0}
+    todo = [ROOT]
+    while todo:
+        nxt = []
+        for x in todo:
+            for y in nbr.get(x, []):
+                if y not in dist:
+                    dist[y] = dist[x] + 1
+                    nxt.append(y)
+        todo = nxt
+    return [dist.get(i, -1) for i in range(n)]
+
+
+# ---- the MACs --------------------------------------------------------------------
+
+def tsch_available() -> str | None:
+    """None when the simulator can run TSCH, else why not."""
+    if not hasattr(Sim, "set_tsch"):
+        return ("TSCH is not built yet: wren's simulator has no TSCH MAC to choose "
+                "(Sim.set_tsch; issue 15, helper tschcore)")
+    return None
+
+
+def setup_mac(sim: Sim, mac: str, n: int) -> None:
+    """Put every node's interface on @mac (see MACS)."""
+    if mac == "csma":
+        for i in range(n):
+            sim.set_mac(i, csma=True, ack=True, retries=7)
+        return
+    if mac == "tsch":
+        why = tsch_available()
+        if why:
+            raise RuntimeError(why)
+        for i in range(n):
+            sim.set_tsch(i, coordinator=(i == ROOT), slotframe=101, slot_ms=20,  # type: ignore[attr-defined]
+                         retries=15, channels=16)
+        return
+    raise ValueError(f"mac must be one of {MACS}, not {mac!r}")
+
+
+# ---- one run ----------------------------------------------------------------------
+
+_SRC = re.compile(r"^flow src (\S+) received (\d+) dup (\d+)", re.M)
+_GEN = re.compile(r"^flow: generated (\d+) failed (\d+)", re.M)
+
+
+def _radio(c: dict[str, int]) -> dict[str, int]:
+    return {k: c[f"radio.time_{k}_us"] for k in ("off", "listen", "rx", "tx")}
+
+
+def _shell(sim: Sim, node: int, cmd: str) -> str:
+    res, out = sim.shell(node, cmd)
+    if res != 0:
+        raise RuntimeError(f"node {node}: {cmd}: {out.strip()}")
+    return out
+
+
+def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
+            mean_s: float = MEAN_S, pcap: str | Path | None = None) -> dict[str, Any]:
+    """One run of the experiment (see the module's doc): per-node PDR and
+    duty cycle, and what explains them, as a JSON-able dict."""
+    wall0 = time.perf_counter()
+    topo = topology(seed, n)
+    sim = Sim(seed)
+    try:
+        for x, y in topo["pos"]:
+            sim.add_node(x, y)
+        for a, b, prr in topo["links"]:
+            sim.set_link(a, b, prr)
+            sim.set_link(b, a, prr)
+        setup_mac(sim, mac, n)
+        if pcap:
+            sim.open_pcap(pcap)
+        for i in range(n):
+            sim.rpl_routes(i, n)  # storing mode: room for every node below
+        _shell(sim, ROOT, RPL_ROOT)
+        for i in range(n):
+            if i != ROOT:
+                _shell(sim, i, "rpl router")
+        formed = rplmesh.wait_formed(sim, n, root=ROOT, step=5.0, limit=FORM_LIMIT_S)
+        if formed is None:
+            c = sim.counters(ROOT)
+            raise RuntimeError(f"{mac} seed {seed}: the DODAG did not form within "
+                               f"{FORM_LIMIT_S:.0f} s (root routes {c['rpl.routes_used']} of "
+                               f"{n - 1})")
+        sim.run(sim.now + SETTLE_S)
+        addr = {i: rplmesh.rpl_addr(sim, i) for i in range(n)}
+        _shell(sim, ROOT, "flow sink")
+        count = max(1, int(round(duration_s / mean_s)))
+        for i in range(n):
+            if i != ROOT:
+                _shell(sim, i, f"flow send {addr[ROOT]} size {UDP_SIZE} "
+                               f"mean {int(mean_s * 1000)} count {count}")
+        t0 = sim.now
+        c0 = {i: sim.counters(i) for i in range(n)}
+        sim.run(t0 + duration_s)
+        c1 = {i: sim.counters(i) for i in range(n)}
+        # the flows' last datagrams (gaps up to 1.5 x mean), then time to arrive
+        end = t0 + count * mean_s * 1.5 + DRAIN_S
+        while sim.now < end:
+            sim.run(min(end, sim.now + 60))
+            gen = [int(_GEN.search(_shell(sim, i, "flow stats")).group(1))  # type: ignore[union-attr]
+                   for i in range(n) if i != ROOT]
+            if all(g >= count for g in gen):
+                sim.run(sim.now + DRAIN_S)
+                break
+        sink = {m.group(1): (int(m.group(2)), int(m.group(3)))
+                for m in _SRC.finditer(_shell(sim, ROOT, "flow stats"))}
+        c2 = {i: sim.counters(i) for i in range(n)}
+        nodes = []
+        for i in range(n):
+            r0, r1 = _radio(c0[i]), _radio(c1[i])
+            d = {k: r1[k] - r0[k] for k in r0}
+            total = sum(d.values())
+            nd: dict[str, Any] = {
+                "node": i, "duty_cycle": (total - d["off"]) / total if total else 0.0,
+                "listen_us": d["listen"], "rx_us": d["rx"], "tx_us": d["tx"], "window_us": total}
+            if i != ROOT:
+                m = _GEN.search(_shell(sim, i, "flow stats"))
+                gen, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+                got, dup = sink.get(addr[i], (0, 0))
+                nd.update(generated=gen, failed=failed, received=got, duplicates=dup,
+                          pdr=got / gen if gen else 0.0)
+            nd["drops"] = {k: c2[i].get(k, 0) - c0[i].get(k, 0) for k in DROP_COUNTERS
+                           if c2[i].get(k, 0) - c0[i].get(k, 0)}
+            nodes.append(nd)
+        clean = sim.pktbufs_clean()
+    finally:
+        sim.close()
+    src = [x for x in nodes if x["node"] != ROOT]
+    gen, got = sum(x["generated"] for x in src), sum(x["received"] for x in src)
+    return {"mac": mac, "seed": seed, "duration_s": duration_s, "n": n, "formed_s": formed,
+            "hops": hops(topo["links"], n), "links": len(topo["links"]),
+            "generated": gen, "received": got, "pdr": got / gen if gen else 0.0,
+            "duty_cycle": sum(x["duty_cycle"] for x in src) / len(src),
+            "root_duty_cycle": nodes[ROOT]["duty_cycle"],
+            "nodes": nodes, "pktbufs_clean": clean, "wall_s": time.perf_counter() - wall0}
+
+
+#: counters whose changes over the window say where datagrams were lost
+DROP_COUNTERS = ("mac.tx_noack", "mac.tx_caf", "ipv6.rx_drop_no_route", "ipv6.tx_drop_no_route",
+                 "ipv6.rx_drop_hop_limit", "ipv6.rx_drop_rpl_loop", "sixlowpan.tx_drop_queue",
+                 "netif.tx_drop_queue", "netif.tx_drop_dev", "rpl.parent_switch",
+                 "rpl.detached", "pktbuf.alloc_fail")
+
+
+# ---- many runs ---------------------------------------------------------------------
+
+def _key(mac: str, seed: int, duration_s: float, mean_s: float) -> str:
+    return f"{mac}-s{seed}-d{duration_s:g}-m{mean_s:g}"
+
+
+def _one(args: tuple[str, int, float, float]) -> dict[str, Any]:
+    mac, seed, duration_s, mean_s = args
+    return run_one(mac, seed, duration_s, mean_s=mean_s)
+
+
+def run_many(macs: Sequence[str], seeds: Sequence[int], duration_s: float = DURATION_S,
+             mean_s: float = MEAN_S, jobs: int | None = None, cache: Path | None = None,
+             say: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Every (mac, seed) run, @jobs processes at once (default: the cores);
+    each result kept as JSON in @cache (a rerun takes it from there)."""
+    todo = [(m, s, duration_s, mean_s) for m in macs for s in seeds]
+    done: dict[tuple[str, int], dict[str, Any]] = {}
+    if cache:
+        (cache / "runs").mkdir(parents=True, exist_ok=True)
+        for m, s, d, ms in todo:
+            f = cache / "runs" / f"{_key(m, s, d, ms)}.json"
+            if f.exists():
+                done[(m, s)] = json.loads(f.read_text())
+    pending = [t for t in todo if (t[0], t[1]) not in done]
+
+    def keep(r: dict[str, Any]) -> None:
+        done[(r["mac"], r["seed"])] = r
+        say(f"  {r['mac']} seed {r['seed']}: PDR {100 * r['pdr']:.2f} % "
+            f"({r['received']}/{r['generated']}), duty cycle {100 * r['duty_cycle']:.3f} % "
+            f"(root {100 * r['root_duty_cycle']:.2f} %), formed in {r['formed_s']:.0f} s, "
+            f"{r['wall_s']:.0f} s wall")
+        if cache:
+            f = cache / "runs" / f"{_key(r['mac'], r['seed'], duration_s, mean_s)}.json"
+            tmp = f.with_suffix(".tmp")
+            tmp.write_text(json.dumps(r))
+            tmp.rename(f)
+
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(pending) or 1))
+    if jobs == 1:
+        for t in pending:
+            keep(_one(t))
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:
+            for r in ex.map(_one, pending):
+                keep(r)
+    return [done[(t[0], t[1])] for t in todo]
+
+
+def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per MAC: the network's PDR and duty cycle over runs (mean, 95 % CI by
+    Student t), and per node over runs."""
+    out: dict[str, dict[str, Any]] = {}
+    for mac in dict.fromkeys(r["mac"] for r in runs):
+        rs = [r for r in runs if r["mac"] == mac]
+        n = rs[0]["n"]
+        per_node = []
+        for i in range(n):
+            nd = [r["nodes"][i] for r in rs]
+            row: dict[str, Any] = {"node": i, "duty_cycle": mean_ci([x["duty_cycle"] for x in nd])}
+            if i != ROOT:
+                row["pdr"] = mean_ci([x["pdr"] for x in nd])
+            per_node.append(row)
+        out[mac] = {
+            "runs": len(rs), "seeds": [r["seed"] for r in rs],
+            "pdr": mean_ci([r["pdr"] for r in rs]),
+            "duty_cycle": mean_ci([r["duty_cycle"] for r in rs]),
+            "root_duty_cycle": mean_ci([r["root_duty_cycle"] for r in rs]),
+            "pdr_per_run": [r["pdr"] for r in rs],
+            "duty_cycle_per_run": [r["duty_cycle"] for r in rs],
+            "pdr_min_node": min(x["pdr"] for r in rs for x in r["nodes"] if x["node"] != ROOT),
+            "duty_cycle_max_node": max(x["duty_cycle"] for r in rs for x in r["nodes"]
+                                       if x["node"] != ROOT),
+            "formed_s": mean_ci([r["formed_s"] for r in rs]),
+            "max_hops": max(max(r["hops"]) for r in rs),
+            "per_node": per_node,
+        }
+    return out
+
+
+def _pct(ci: dict[str, Any], digits: int = 2) -> str:
+    if ci["mean"] is None:
+        return "-"
+    m = 100 * ci["mean"]
+    if ci["ci95_low"] is None:
+        return f"{m:.{digits}f}"
+    return f"{m:.{digits}f} ± {100 * (ci['ci95_high'] - ci['mean']):.{digits}f}"
+
+
+def table(summary: dict[str, dict[str, Any]], paper_pdr: float, paper_dc: float) -> str:
+    """The comparison: network figures per MAC beside the paper's, then per
+    node (mean ± 95 % CI half-width over the runs)."""
+    lines = ["network (mean over runs ± 95 % CI half-width; each run's value is the mean "
+             "over its 29 sending nodes)",
+             f"{'MAC':<34} {'runs':>4} {'PDR %':>16} {'duty cycle %':>16} {'root DC %':>16} "
+             f"{'min node PDR %':>14}",
+             f"{'paper (OpenWSN, Figs. 4-5)':<34} {'10':>4} {f'> {paper_pdr:g}':>16} "
+             f"{f'< {paper_dc:g}':>16} {'-':>16} {'-':>14}"]
+    for mac, s in summary.items():
+        lines.append(f"{MAC_LABEL.get(mac, mac):<34} {s['runs']:>4} {_pct(s['pdr']):>16} "
+                     f"{_pct(s['duty_cycle'], 3):>16} {_pct(s['root_duty_cycle'], 2):>16} "
+                     f"{100 * s['pdr_min_node']:>14.2f}")
+    macs = list(summary)
+    lines += ["", "per node (mean over runs ± 95 % CI half-width)",
+              f"{'node':>4} " + " ".join(f"{m + ' PDR %':>18} {m + ' DC %':>18}" for m in macs)]
+    n = len(next(iter(summary.values()))["per_node"])
+    for i in range(n):
+        cells = []
+        for m in macs:
+            row = summary[m]["per_node"][i]
+            cells.append(f"{_pct(row['pdr']) if 'pdr' in row else 'root':>18} "
+                         f"{_pct(row['duty_cycle'], 3):>18}")
+        lines.append(f"{i:>4} " + " ".join(cells))
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, dict[str, Any]], out_dir: Path, paper_pdr: float, paper_dc: float,
+         name: str = FIG_NAME) -> list[Path]:
+    """Fig. 4 (PDR) and Fig. 5 (duty cycle) as the paper draws them: each
+    run's mean a circle, the mean over runs an asterisk with its 95 % CI,
+    per MAC; the paper's bounds as lines. PNG and SVG in @out_dir."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    out_dir.mkdir(parents=True, exist_ok=True)
+    macs = list(summary)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    for ax, key, paper, what, bound in ((axes[0], "pdr", paper_pdr, "end-to-end PDR (%)", "above"),
+                                        (axes[1], "duty_cycle", paper_dc, "radio duty cycle (%)",
+                                         "below")):
+        for k, mac in enumerate(macs):
+            s = summary[mac]
+            ys = [100 * v for v in s[f"{key}_per_run"]]
+            ax.plot([k] * len(ys), ys, "o", mfc="none", color=f"C{k}", label=None)
+            ci = s[key]
+            err = None
+            if ci["ci95_low"] is not None:
+                err = [[100 * (ci["mean"] - ci["ci95_low"])], [100 * (ci["ci95_high"] - ci["mean"])]]
+            ax.errorbar([k], [100 * ci["mean"]], yerr=err, fmt="*", ms=14, color=f"C{k}",
+                        capsize=6, label=f"wren {MAC_LABEL.get(mac, mac)}: "
+                                         f"{_pct(ci, 2 if key == 'pdr' else 3)} %")
+        ax.axhline(paper, color="r", ls="--", label=f"paper: {bound} {paper:g} %")
+        ax.set_xticks(range(len(macs)))
+        ax.set_xticklabels([MAC_LABEL.get(m, m) for m in macs], fontsize=8)
+        ax.set_xlim(-0.6, len(macs) - 0.4)
+        ax.set_ylabel(what)
+        if key == "duty_cycle" and any(summary[m]["duty_cycle"]["mean"] > 0.2 for m in macs):
+            ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    axes[0].set_title("Fig. 4: PDR, 30 nodes (circles: runs, *: mean, 95 % CI)", fontsize=9)
+    axes[1].set_title("Fig. 5: radio duty cycle of the 29 sending nodes", fontsize=9)
+    runs = max(s["runs"] for s in summary.values())
+    fig.suptitle(f"6TiSCH paper IV-A in wren's simulator: 30 nodes, 1 UDP datagram/min/node to "
+                 f"the root, {runs} runs each", fontsize=9)
+    fig.tight_layout()
+    files = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
+    fig.savefig(files[0], dpi=100)
+    fig.savefig(files[1])
+    plt.close(fig)
+    return files
+
+
+def experiment(macs: Sequence[str] = MACS, seeds: Sequence[int] = SEEDS,
+               duration_s: float = DURATION_S, out_dir: Path | None = None,
+               jobs: int | None = None, verbose: bool = True) -> dict[str, Any]:
+    """The runs, the table, the plot and a JSON of everything in @out_dir
+    (default out/tsch_paper). MACs that cannot run are left out with why."""
+    from ..reproduce import paper_number
+    out_dir = out_dir or paths.OUT / "tsch_paper"
+    say = print if verbose else (lambda *_: None)
+    skipped = {}
+    if "tsch" in macs and tsch_available():
+        skipped["tsch"] = tsch_available()
+        macs = [m for m in macs if m != "tsch"]
+        say(f"  tsch: {skipped['tsch']}")
+    runs = run_many(macs, seeds, duration_s, jobs=jobs, cache=out_dir, say=say)
+    summary = summarize(runs)
+    ppdr, pdc = paper_number("tsch.fig4.pdr"), paper_number("tsch.fig5.duty")
+    text = table(summary, ppdr, pdc)
+    files = plot(summary, out_dir, ppdr, pdc)
+    js = out_dir / f"{FIG_NAME}.json"
+    js.write_text(json.dumps({"duration_s": duration_s, "seeds": list(seeds), "table_i": TABLE_I,
+                              "topology": TOPOLOGY, "summary": summary, "skipped": skipped,
+                              "runs": [{k: v for k, v in r.items() if k != "nodes"} for r in runs]},
+                             indent=1))
+    (out_dir / f"{FIG_NAME}.txt").write_text(text + "\n")
+    files += [js, out_dir / f"{FIG_NAME}.txt"]
+    if verbose:
+        print(text)
+        for f in files:
+            print(f"  {f}")
+    return {"runs": runs, "summary": summary, "skipped": skipped, "files": files, "table": text}
