@@ -942,6 +942,19 @@ def bench_coap_vs_tcp() -> list[Record]:
 BENCHES["coap_vs_tcp"] = bench_coap_vs_tcp
 
 
+def bench_tsch_paper() -> list[Record]:
+    """The 6TiSCH paper's 30-node experiment (Table I, Figs. 4-5) on TSCH and
+    on the CSMA MAC with and without low-power listening
+    (python/wren/experiments/tsch_paper.py; table, plot and JSON in
+    out/tsch_paper/): tsch_pdr_30, tsch_duty_cycle_30_pct and the CSMA
+    variants' csma*_pdr_30, csma*_duty_cycle_30_pct."""
+    from .experiments import tsch_paper
+    return tsch_paper.bench()
+
+
+BENCHES["tsch_paper"] = bench_tsch_paper
+
+
 RPL_MESH = dict(n=50, seed=50, width=90.0, reach=18.0)  # 123 links, PRR 0.8..1.0
 
 

@@ -46,6 +46,7 @@ NETOPT_MAX_RETRIES: Final[int] = _netopt("MAX_RETRIES")
 NETOPT_RETRY_DELAY: Final[int] = _netopt("RETRY_DELAY")
 NETOPT_MAC_PARENT: Final[int] = _netopt("MAC_PARENT")
 NETOPT_MAC_POLL: Final[int] = _netopt("MAC_POLL")
+NETOPT_MAC_LPL: Final[int] = _netopt("MAC_LPL")
 
 #: rawgen's timings by their scenario names ("jitter", "poisson", "periodic")
 TIMING: Final[Mapping[str, int]] = {
@@ -313,6 +314,12 @@ class Sim:
         self.set_opt_bytes(node, NETOPT_MAC_PARENT, struct.pack(">H", parent))
         self.set_opt_bytes(node, NETOPT_MAC_POLL,
                            struct.pack("=II", poll_ms, max_poll_ms or poll_ms))
+
+    def set_lpl(self, node: int, interval_ms: int) -> None:
+        """Low-power listening on @node's CSMA MAC: its radio wakes every
+        @interval_ms to listen, frames go out as trains of copies (0: off,
+        the radio always on; link/ieee802154_lpl.c)."""
+        self.set_opt_u16(node, NETOPT_MAC_LPL, interval_ms)
 
     def set_cca(self, node: int, on: bool) -> None:
         """CSMA-CA (with its clear channel assessments) on or off."""

@@ -68,6 +68,15 @@ struct wren_mac_stats {
     WREN_MAC_COUNTERS(WREN_COUNTER_U32)
 };
 
+#ifndef CONFIG_WREN_MAC_LPL
+/** Low-power listening on the CSMA MAC (link/ieee802154_lpl.c; off until
+ *  SET WREN_NETOPT_MAC_LPL; the Cortex-M3 images build without it) */
+#define CONFIG_WREN_MAC_LPL 1
+#endif
+#ifndef CONFIG_WREN_MAC_LPL_PHASES
+#define CONFIG_WREN_MAC_LPL_PHASES 8 /**< neighbours whose wake time LPL remembers */
+#endif
+
 #ifndef CONFIG_WREN_MAC_CHILDREN
 #define CONFIG_WREN_MAC_CHILDREN 4       /**< sleepy children a parent holds frames for */
 #endif
@@ -128,6 +137,24 @@ struct wren_mac {
     bool netif_waiting;        /**< the interface was told to wait for the MAC */
     struct wren_mac_stats stats;
     struct wren_link_est est;  /**< ETX per neighbour from unicast outcomes */
+#if CONFIG_WREN_MAC_LPL
+    /* low-power listening (link/ieee802154_lpl.c): the radio wakes every
+     * lpl_ms to listen; a frame goes out as a train of copies */
+    uint16_t lpl_ms;           /**< check interval; 0: off */
+    bool lpl_listening;        /**< in a wake's listen window */
+    bool lpl_took;             /**< a frame was taken in this window: it closes */
+    uint64_t lpl_wake;         /**< the next wake (local time) */
+    uint64_t strobe_end;       /**< the train of the frame in progress ends then */
+    uint64_t copy_start;       /**< the last copy went on the air then */
+    bool lpl_waited;           /**< the try waited for its receiver's wake */
+    uint8_t phase_next;
+    struct {
+        uint8_t addr[8];
+        uint8_t len;
+        uint64_t at;           /**< a copy it acknowledged started then (local time) */
+    } phases[CONFIG_WREN_MAC_LPL_PHASES]; /**< neighbours' wakes (ContikiMAC's phase lock) */
+    struct wren_timer lpl_timer;
+#endif
 };
 
 struct wren_ieee802154_netif {

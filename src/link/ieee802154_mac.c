@@ -21,7 +21,11 @@
 #define LIFS_US (40u * SYMBOL_US)
 #define MAX_SIFS_FRAME 18u                   /* aMaxSIFSFrameSize */
 
-enum { MAC_IDLE = 0, MAC_BACKOFF, MAC_SENDING, MAC_WAIT_ACK, MAC_RETRY_WAIT };
+#define MAC_IDLE WREN_MAC_IDLE
+#define MAC_BACKOFF WREN_MAC_BACKOFF
+#define MAC_SENDING WREN_MAC_SENDING
+#define MAC_WAIT_ACK WREN_MAC_WAIT_ACK
+#define MAC_RETRY_WAIT WREN_MAC_RETRY_WAIT
 enum { JOB_NETIF = 0, JOB_INDIRECT, JOB_POLL };
 
 #define POLL_LISTEN_US 100000u  /* how long a sleepy node waits for a pending frame */
@@ -37,7 +41,7 @@ static struct wren_node *node_of(struct wren_ieee802154_netif *nif)
     return nif->netif.node;
 }
 
-static void radio_on(struct wren_ieee802154_netif *nif, bool on)
+void wren_mac_radio_on(struct wren_ieee802154_netif *nif, bool on)
 {
     struct wren_mac *m = &nif->mac;
     if (m->radio_off == !on) {
@@ -105,7 +109,7 @@ static void transmit(struct wren_ieee802154_netif *nif)
     struct wren_netdev *dev = nif->netif.dev;
     uint8_t cca = m->csma;
     dev->driver->set(dev, WREN_NETOPT_CCA_BEFORE_TX, &cca, 1);
-    radio_on(nif, true);
+    wren_mac_radio_on(nif, true);
     struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
     iol[0] = (struct wren_iolist){ .base = m->mhr, .len = m->mhr_len };
     unsigned n = 1;
@@ -158,8 +162,34 @@ static void attempt(struct wren_ieee802154_netif *nif)
     struct wren_mac *m = &nif->mac;
     m->nb = 0;
     m->be = m->min_be;
+#if CONFIG_WREN_MAC_LPL
+    uint32_t wait = wren_mac_lpl_try(nif);
+    if (wait) {
+        /* the receiver's wake is known: start the train just before it */
+        m->phase = MAC_RETRY_WAIT;
+        wren_timer_set(node_of(nif), &m->timer, wait);
+        wren_mac_lpl_idle(nif);
+        return;
+    }
+#endif
     backoff(nif);
 }
+
+#if CONFIG_WREN_MAC_LPL
+/* The next copy of a low-power-listening train, after the interframe space. */
+static void copy_again(struct wren_ieee802154_netif *nif)
+{
+    struct wren_mac *m = &nif->mac;
+    struct wren_node *node = node_of(nif);
+    uint64_t at = ifs_ready(m, (m->csma ? CCA_US : 0) + TURNAROUND_US);
+    m->phase = MAC_BACKOFF;
+    if (at <= wren_node_now(node)) {
+        transmit(nif);
+    } else {
+        wren_timer_set_abs(node, &m->timer, at);
+    }
+}
+#endif
 
 static void mac_timer(struct wren_timer *t, void *arg)
 {
@@ -171,6 +201,12 @@ static void mac_timer(struct wren_timer *t, void *arg)
         transmit(nif);
         break;
     case MAC_WAIT_ACK:
+#if CONFIG_WREN_MAC_LPL
+        if (wren_mac_lpl_again(nif)) {
+            copy_again(nif); /* the receiver may still be asleep: the train goes on */
+            break;
+        }
+#endif
         /* no ACK in macAckWaitDuration: retry, after a random delay */
         if (m->tries >= m->max_retries) {
             finish(nif, WREN_NETDEV_EV_TX_NOACK);
@@ -207,6 +243,9 @@ void wren_mac_init(struct wren_ieee802154_netif *nif)
     wren_timer_init(&m->timer, mac_timer, nif);
     wren_timer_init(&m->poll_timer, poll_timer_cb, nif);
     wren_timer_init(&m->child_timer, child_expire, nif);
+#if CONFIG_WREN_MAC_LPL
+    wren_mac_lpl_init(nif);
+#endif
     struct wren_netdev *dev = nif->netif.dev;
     uint8_t wired = 0;
     if (dev->driver->get(dev, WREN_NETOPT_IS_WIRED, &wired, 1) == 1 && wired) {
@@ -324,8 +363,11 @@ static void after_job(struct wren_ieee802154_netif *nif, uint8_t job)
         wren_netif_tx_resume(&nif->netif);
     }
     if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
-        radio_on(nif, false); /* sleepy: off until the next poll or frame */
+        wren_mac_radio_on(nif, false); /* sleepy: off until the next poll or frame */
     }
+#if CONFIG_WREN_MAC_LPL
+    wren_mac_lpl_idle(nif);
+#endif
 }
 
 static void poll_parent(struct wren_ieee802154_netif *nif)
@@ -456,8 +498,11 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
     if (m->phase != MAC_SENDING) {
         /* the completion of an ACK we sent */
         if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
-            radio_on(nif, false);
+            wren_mac_radio_on(nif, false);
         }
+#if CONFIG_WREN_MAC_LPL
+        wren_mac_lpl_idle(nif);
+#endif
         return;
     }
     switch (ev) {
@@ -470,15 +515,34 @@ void wren_mac_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
         if (m->be < m->max_be) {
             m->be++;
         }
+#if CONFIG_WREN_MAC_LPL
+        uint32_t wait = wren_mac_lpl_busy_us(nif);
+        if (wait) {
+            m->phase = MAC_BACKOFF;
+            wren_timer_set(node, &m->timer, wait);
+            wren_mac_lpl_idle(nif); /* asleep until then */
+            return;
+        }
+#endif
         backoff(nif);
         return;
     case WREN_NETDEV_EV_TX_COMPLETE:
         m->stats.tx_attempts++;
+#if CONFIG_WREN_MAC_LPL
+        /* it ends now; on the air for SHR, PHR and PSDU at 32 us a byte */
+        m->copy_start = m->last_tx_end - ((uint64_t)m->psdu_len + 6u) * 32u;
+#endif
         if (m->ack_req) {
             m->phase = MAC_WAIT_ACK;
             wren_timer_set(node, &m->timer, ACK_WAIT_US + (uint64_t)m->link_delay_us);
             return;
         }
+#if CONFIG_WREN_MAC_LPL
+        if (wren_mac_lpl_again(nif)) {
+            copy_again(nif); /* a broadcast train lasts a whole check interval */
+            return;
+        }
+#endif
         finish(nif, WREN_NETDEV_EV_TX_COMPLETE);
         return;
     default:
@@ -520,6 +584,27 @@ static void polled_frame(struct wren_ieee802154_netif *nif, const struct ieee802
     }
 }
 
+/* Whether (source, sequence number) of @p f is the last one seen from that
+ * source (a copy of a frame already taken); remember it if not. */
+static bool seen_before(struct wren_mac *m, const struct ieee802154_frame *f)
+{
+    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
+    for (unsigned i = 0; i < 4; i++) {
+        if (m->seen[i].len == len && memcmp(m->seen[i].addr, f->hdr.src_addr, len) == 0) {
+            if (m->seen[i].seq == f->hdr.seq) {
+                return true;
+            }
+            m->seen[i].seq = f->hdr.seq;
+            return false;
+        }
+    }
+    unsigned i = m->seen_next++ % 4;
+    memcpy(m->seen[i].addr, f->hdr.src_addr, len);
+    m->seen[i].len = len;
+    m->seen[i].seq = f->hdr.seq;
+    return false;
+}
+
 enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f,
                              bool for_us_unicast)
 {
@@ -535,6 +620,9 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
             m->last_tx_end = wren_node_now(node_of(nif));
             m->last_psdu = m->psdu_len;
             m->stats.ack_rx++;
+#if CONFIG_WREN_MAC_LPL
+            wren_mac_lpl_acked(nif);
+#endif
             m->ack_fp = f->hdr.frame_pending;
             finish(nif, WREN_NETDEV_EV_TX_COMPLETE);
         } else {
@@ -559,8 +647,17 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
         if (m->polling && for_us_unicast) {
             polled_frame(nif, f);
         }
+#if CONFIG_WREN_MAC_LPL
+        if (m->lpl_ms) {
+            wren_mac_lpl_got(nif);
+            if (!f->hdr.seq_suppressed && seen_before(m, f)) {
+                m->stats.rx_dup++; /* a second copy of a train */
+                return WREN_MAC_RX_DUP;
+            }
+        }
+#endif
         if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
-            radio_on(nif, false);
+            wren_mac_radio_on(nif, false);
         }
         return WREN_MAC_RX_DELIVER;
     }
@@ -569,22 +666,14 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
     if (m->polling) {
         polled_frame(nif, f);
     }
+#if CONFIG_WREN_MAC_LPL
+    wren_mac_lpl_got(nif);
+#endif
     /* a retransmission of what we already took (our ACK was lost) */
-    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
-    for (unsigned i = 0; i < 4; i++) {
-        if (m->seen[i].len == len && memcmp(m->seen[i].addr, f->hdr.src_addr, len) == 0) {
-            if (m->seen[i].seq == f->hdr.seq) {
-                m->stats.rx_dup++;
-                return WREN_MAC_RX_DUP;
-            }
-            m->seen[i].seq = f->hdr.seq;
-            return WREN_MAC_RX_DELIVER;
-        }
+    if (seen_before(m, f)) {
+        m->stats.rx_dup++;
+        return WREN_MAC_RX_DUP;
     }
-    unsigned i = m->seen_next++ % 4;
-    memcpy(m->seen[i].addr, f->hdr.src_addr, len);
-    m->seen[i].len = len;
-    m->seen[i].seq = f->hdr.seq;
     return WREN_MAC_RX_DELIVER;
 }
 
@@ -626,6 +715,10 @@ int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, siz
         uint32_t v[2] = { m->poll_min_ms, m->poll_max_ms };
         return wren_netopt_put(val, max, v, sizeof(v));
     }
+#if CONFIG_WREN_MAC_LPL
+    case WREN_NETOPT_MAC_LPL:
+        return wren_netopt_put(val, max, &m->lpl_ms, 2);
+#endif
     default:
         return -ENOTSUP;
     }
@@ -655,15 +748,25 @@ int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *va
         if (v[1]) {
             /* a sleepy node: the radio sleeps between polls */
             if (m->phase == MAC_IDLE) {
-                radio_on(nif, false);
+                wren_mac_radio_on(nif, false);
             }
             wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
         } else {
             wren_timer_cancel(node_of(nif), &m->poll_timer);
-            radio_on(nif, true);
+            wren_mac_radio_on(nif, true);
         }
         return 0;
     }
+#if CONFIG_WREN_MAC_LPL
+    if (opt == WREN_NETOPT_MAC_LPL) {
+        uint16_t ms;
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(&ms, val, 2);
+        return wren_mac_lpl_set(nif, ms);
+    }
+#endif
     if (opt == WREN_NETOPT_RETRY_DELAY) {
         if (len != 2) {
             return -EINVAL;

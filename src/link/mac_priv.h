@@ -12,6 +12,9 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
 
 #if CONFIG_WREN_MAC_SOFT
 
+enum { WREN_MAC_IDLE = 0, WREN_MAC_BACKOFF, WREN_MAC_SENDING, WREN_MAC_WAIT_ACK,
+       WREN_MAC_RETRY_WAIT };
+
 void wren_mac_init(struct wren_ieee802154_netif *nif);
 /* Take @p pkt (netif header, then the payload snips) from the interface:
  * send it with CSMA-CA, ACK and retries as configured (0: the interface
@@ -32,6 +35,30 @@ enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct iee
 
 int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max);
 int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len);
+
+/* The radio on (listening) or off; the MAC remembers which. */
+void wren_mac_radio_on(struct wren_ieee802154_netif *nif, bool on);
+
+#if CONFIG_WREN_MAC_LPL
+/* Low-power listening (ieee802154_lpl.c). */
+void wren_mac_lpl_init(struct wren_ieee802154_netif *nif);
+/* SET WREN_NETOPT_MAC_LPL: the check interval (0: off, the radio on). */
+int wren_mac_lpl_set(struct wren_ieee802154_netif *nif, uint16_t ms);
+/* A try of a frame starts (its train, one check interval and a listen
+ * window long, starts with its first copy); how long to wait before it
+ * (0: now): a unicast to a neighbour whose wake we know waits for it. */
+uint32_t wren_mac_lpl_try(struct wren_ieee802154_netif *nif);
+/* The frame in progress was acknowledged: its receiver was awake then. */
+void wren_mac_lpl_acked(struct wren_ieee802154_netif *nif);
+/* A copy went out unacknowledged: whether another should follow. */
+bool wren_mac_lpl_again(struct wren_ieee802154_netif *nif);
+/* The channel was busy: how long to wait before CCA again (0: CSMA-CA's own backoff). */
+uint32_t wren_mac_lpl_busy_us(struct wren_ieee802154_netif *nif);
+/* The MAC is idle and nothing more is awaited here: sleep unless listening. */
+void wren_mac_lpl_idle(struct wren_ieee802154_netif *nif);
+/* A frame for us (or a broadcast) was taken: sleep once the MAC is idle. */
+void wren_mac_lpl_got(struct wren_ieee802154_netif *nif);
+#endif
 
 #endif /* CONFIG_WREN_MAC_SOFT */
 

@@ -59,6 +59,8 @@ enum wren_netopt {
     WREN_NETOPT_LINK_ETX,          /**< GET: struct wren_link_etx (link/link_est.h): in the
                                         neighbour's link address, out its ETX; -ENOENT if
                                         nothing was sent to it yet */
+    WREN_NETOPT_MAC_LPL,           /**< uint16_t ms: low-power listening's check interval
+                                        (0: off, the radio always on; CSMA MAC only) */
 
     /* radio timing, for a slotted MAC (TSCH); times are the node's own clock
      * (wren_node_now(): in the simulator each node's crystal drifts) */

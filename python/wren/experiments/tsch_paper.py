@@ -41,6 +41,14 @@ MACs (MACS):
 - "csma": wren's 802.15.4 unslotted CSMA-CA, radio always on, ACKs, 7
   retransmissions (the standard's macMaxFrameRetries maximum; the paper's 15
   are TSCH's).
+- "csma_lpl": the same with low-power listening (link/ieee802154_lpl.c,
+  X-MAC/ContikiMAC style without phase learning): every radio wakes every
+  125 ms for a 6 ms listen window; frames go out as trains of copies for
+  125 ms + 6 ms, a unicast train until its ACK. At Table I's DIO period,
+  every node's DIO is a 131 ms train every 8.2 s.
+- "csma_lpl_trickle": the same, but DIOs on Trickle's schedule (wren's RPL
+  defaults: Imin 1 s, 8 doublings, k 10), as an LPL network would run RPL;
+  DAOs still every 60 s.
 - "tsch": the TSCH MAC (tschcore) with minimal 6TiSCH and MSF (sixtop):
   slotframe 101, 20 ms slots, 15 retransmissions, 16 channels. Until it is
   in the tree, `run` says so.
@@ -79,6 +87,9 @@ DRAIN_S = 120.0           # after the last datagram: time to arrive
 FORM_LIMIT_S = 1200.0
 #: the root's role: Table I's DIO and DAO periods (see TABLE_I)
 RPL_ROOT = f"rpl root {PREFIX} storing mrhof dio 13 0 0 lifetime 2 60"
+#: csma_lpl_trickle's: DAOs as Table I, DIOs by Trickle as wren's RPL does by
+#: default (Imin 2^10 ms, 8 doublings, k 10: minutes apart once stable)
+RPL_ROOT_TRICKLE = f"rpl root {PREFIX} storing mrhof lifetime 2 60"
 
 #: Table I of the paper, and how each row is set here
 TABLE_I: dict[str, tuple[str, str]] = {
@@ -98,8 +109,13 @@ TOPOLOGY: dict[str, float] = dict(width=100.0, height=60.0, pl0_db=40.0, exponen
                                   sigma_db=6.0, tx_dbm=0.0, noise_dbm=-100.0, frame_bytes=70,
                                   min_prr=0.05, good_prr=0.5)
 
-MACS = ("csma", "tsch")
-MAC_LABEL = {"csma": "CSMA-CA, radio always on", "tsch": "TSCH + minimal 6TiSCH + MSF"}
+#: the variants (a MAC, and RPL as Table I has it unless said)
+MACS = ("tsch", "csma", "csma_lpl", "csma_lpl_trickle")
+LPL_MS = 125              # csma_lpl's check interval (ContikiMAC's default: 8 Hz)
+MAC_LABEL = {"csma": "CSMA-CA, radio always on",
+             "csma_lpl": f"CSMA-CA + LPL {LPL_MS} ms",
+             "csma_lpl_trickle": f"CSMA-CA + LPL {LPL_MS} ms, Trickle DIOs",
+             "tsch": "TSCH + minimal 6TiSCH + MSF"}
 FIG_NAME = "tsch_paper_30"
 
 
@@ -175,6 +191,12 @@ def setup_mac(sim: Sim, mac: str, n: int) -> None:
         for i in range(n):
             sim.set_mac(i, csma=True, ack=True, retries=7)
         return
+    if mac in ("csma_lpl", "csma_lpl_trickle"):
+        for i in range(n):
+            # macMaxCSMABackoffs at its maximum: a neighbour's train holds the channel
+            sim.set_mac(i, csma=True, ack=True, retries=7, max_backoffs=5)
+            sim.set_lpl(i, LPL_MS)
+        return
     if mac == "tsch":
         why = tsch_available()
         if why:
@@ -221,7 +243,7 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             sim.open_pcap(pcap)
         for i in range(n):
             sim.rpl_routes(i, n)  # storing mode: room for every node below
-        _shell(sim, ROOT, RPL_ROOT)
+        _shell(sim, ROOT, RPL_ROOT_TRICKLE if mac == "csma_lpl_trickle" else RPL_ROOT)
         for i in range(n):
             if i != ROOT:
                 _shell(sim, i, "rpl router")
@@ -286,10 +308,11 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
 
 
 #: counters whose changes over the window say where datagrams were lost
-DROP_COUNTERS = ("mac.tx_noack", "mac.tx_caf", "ipv6.rx_drop_no_route", "ipv6.tx_drop_no_route",
-                 "ipv6.rx_drop_hop_limit", "ipv6.rx_drop_rpl_loop", "sixlowpan.tx_drop_queue",
-                 "netif.tx_drop_queue", "netif.tx_drop_dev", "rpl.parent_switch",
-                 "rpl.detached", "pktbuf.alloc_fail")
+DROP_COUNTERS = ("mac.tx_noack", "mac.tx_caf", "mac.rx_dup", "ipv6.rx_drop_no_route",
+                 "ipv6.tx_drop_no_route", "ipv6.rx_drop_hop_limit", "ipv6.rx_drop_rpl_loop",
+                 "ipv6.tx_drop_nobuf", "ipv6.rx_drop_nobuf", "6lowpan.tx_drop_nobuf",
+                 "netif.tx_drop_queue", "netif.tx_drop_dev", "netif.rx_drop_queue",
+                 "rpl.parent_switch", "rpl.detached", "rpl.route_expired", "pktbuf.alloc_fail")
 
 
 # ---- many runs ---------------------------------------------------------------------
@@ -486,3 +509,48 @@ def experiment(macs: Sequence[str] = MACS, seeds: Sequence[int] = SEEDS,
         for f in files:
             print(f"  {f}")
     return {"runs": runs, "summary": summary, "skipped": skipped, "files": files, "table": text}
+
+
+#: bench record names per variant (the issue's for TSCH, the rest by analogy)
+RECORDS = {"tsch": ("tsch_pdr_30", "tsch_duty_cycle_30_pct"),
+           "csma": ("csma_pdr_30", "csma_duty_cycle_30_pct"),
+           "csma_lpl": ("csma_lpl_pdr_30", "csma_lpl_duty_cycle_30_pct"),
+           "csma_lpl_trickle": ("csma_lpl_trickle_pdr_30", "csma_lpl_trickle_duty_cycle_30_pct")}
+
+
+def records(res: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bench records of an experiment()'s result: PDR (ratio, target
+    0.99 for TSCH) and the sending nodes' radio duty cycle (%, target < 1 for
+    TSCH) per variant."""
+    from ..reproduce import pv
+    recs = []
+    for v, s in res["summary"].items():
+        pdr_name, dc_name = RECORDS[v]
+        pdr, dc = s["pdr"], s["duty_cycle"]
+        what = (f"{MAC_LABEL[v]}; 30 nodes, 1 UDP datagram/min/node to the root, Table I's "
+                f"RPL/TSCH parameters, {s['runs']} runs of {res['runs'][0]['duration_s'] / 3600:g} "
+                f"h (seeds {s['seeds'][0]}..{s['seeds'][-1]}); mean of the runs, 95 % CI "
+                f"{'-' if pdr['ci95_low'] is None else ''}")
+        recs.append({"name": pdr_name, "value": round(pdr["mean"], 4), "unit": "ratio",
+                     "better": "higher", "target": 0.99 if v == "tsch" else None,
+                     "anchor": what + (f"{pdr['ci95_low']:.4f}..{pdr['ci95_high']:.4f}"
+                                       if pdr["ci95_low"] is not None else "")
+                     + f"; worst node of any run {s['pdr_min_node']:.3f}; paper: "
+                     + pv("tsch.fig4.pdr").cite()})
+        recs.append({"name": dc_name, "value": round(100 * dc["mean"], 3), "unit": "%",
+                     "better": "lower", "target": 1 if v == "tsch" else None,
+                     "anchor": what.replace("; mean of the runs", "; radio on (listen + rx + tx) "
+                                            "over the 2 h window, mean of the 29 sending nodes "
+                                            "and of the runs")
+                     + (f"{100 * dc['ci95_low']:.3f}..{100 * dc['ci95_high']:.3f} %"
+                        if dc["ci95_low"] is not None else "")
+                     + f"; the root's {100 * s['root_duty_cycle']['mean']:.2f} %; paper: "
+                     + pv("tsch.fig5.duty").cite()})
+    return recs
+
+
+def bench() -> list[dict[str, Any]]:
+    """./wren bench tsch_paper: every variant, 10 seeds of 2 h (runs kept in
+    out/tsch_paper/runs: a rerun only runs what is missing), the table, the
+    plot, and the records."""
+    return records(experiment())
