@@ -898,15 +898,12 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
          c->instance > 127)) {
         return -EINVAL;
     }
-    if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS)) {
 #if CONFIG_WREN_RPL_ROOT_TIMERS
-        if (c->dio_imin < 3 || c->dio_imin > 23 || c->lifetime == 0 || c->lifetime_unit == 0) {
-            return -EINVAL;
-        }
-#else
-        return -ENOTSUP;
-#endif
+    if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS) &&
+        (c->dio_imin < 3 || c->dio_imin > 23 || c->lifetime == 0 || c->lifetime_unit == 0)) {
+        return -EINVAL;
     }
+#endif
     if (ip == NULL) {
         return -ENODEV;
     }

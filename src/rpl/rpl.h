@@ -113,7 +113,7 @@ struct wren_rpl_role_cfg {
  *  so that the nodes below it stay connected; leaves never do) */
 #define WREN_RPL_CFG_NO_FLOAT 0x02
 /** root: take dio_imin, dio_doublings, dio_k, lifetime and lifetime_unit
- *  (with CONFIG_WREN_RPL_ROOT_TIMERS; without it such a role is -ENOTSUP) */
+ *  (with CONFIG_WREN_RPL_ROOT_TIMERS; a build without it keeps the defaults) */
 #define WREN_RPL_CFG_TIMERS 0x04
 
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
