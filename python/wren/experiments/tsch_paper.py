@@ -179,14 +179,19 @@ def hops(links: Sequence[tuple[int, int, float]], n: int = N, good: float = 0.5)
 
 def tsch_available() -> str | None:
     """None when the simulator can run TSCH, else why not."""
-    if not hasattr(Sim, "set_tsch"):
+    if not hasattr(Sim, "set_mac_kind"):
         return ("TSCH is not built yet: wren's simulator has no TSCH MAC to choose "
-                "(Sim.set_tsch; issue 15, helper tschcore)")
+                "(Sim.set_mac_kind; issue 15, helper tschcore)")
     return None
 
 
+#: the TSCH MAC's settings (`tsch set KEY VALUE`): Table I
+TSCH_SET = {"slot_us": 20000, "sf_len": 101, "max_retries": 15}
+
+
 def setup_mac(sim: Sim, mac: str, n: int) -> None:
-    """Put every node's interface on @mac (see MACS)."""
+    """Put every node's interface on @mac (see MACS). TSCH is chosen before
+    the nodes are made (Sim.set_mac_kind): see run_one."""
     if mac == "csma":
         for i in range(n):
             sim.set_mac(i, csma=True, ack=True, retries=7)
@@ -198,12 +203,13 @@ def setup_mac(sim: Sim, mac: str, n: int) -> None:
             sim.set_lpl(i, LPL_MS)
         return
     if mac == "tsch":
-        why = tsch_available()
-        if why:
-            raise RuntimeError(why)
         for i in range(n):
-            sim.set_tsch(i, coordinator=(i == ROOT), slotframe=101, slot_ms=20,  # type: ignore[attr-defined]
-                         retries=15, channels=16)
+            for k, v in TSCH_SET.items():
+                _shell(sim, i, f"tsch set {k} {v}")
+        _shell(sim, ROOT, "tsch coordinator")
+        for i in range(n):
+            if i != ROOT:
+                _shell(sim, i, "tsch node")
         return
     raise ValueError(f"mac must be one of {MACS}, not {mac!r}")
 
@@ -231,8 +237,14 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
     duty cycle, and what explains them, as a JSON-able dict."""
     wall0 = time.perf_counter()
     topo = topology(seed, n)
+    if mac not in MACS:
+        raise ValueError(f"mac must be one of {MACS}, not {mac!r}")
+    if mac == "tsch" and tsch_available():
+        raise RuntimeError(tsch_available())
     sim = Sim(seed)
     try:
+        if mac == "tsch":
+            sim.set_mac_kind("tsch")  # type: ignore[attr-defined]
         for x, y in topo["pos"]:
             sim.add_node(x, y)
         for a, b, prr in topo["links"]:
