@@ -179,15 +179,16 @@ def test_lpl_refuses_what_it_cannot_do(sim):
         sim.set_lpl(n, 125)      # a sleepy child polls instead
 
 
-def test_oqpsk_prr_and_topology():
-    """The distance model: PRR rises from 0 to 1 within a few dB; a
-    topology is connected over good links, the same for the same seed."""
-    assert tp.oqpsk_prr(-5, 70) < 0.01 and tp.oqpsk_prr(5, 70) > 0.99
-    assert 0.3 < tp.oqpsk_prr(-1, 70) < 0.7     # the transitional region: ~2 dB wide
+def test_topology():
+    """The placement: the root at the middle of a side, connected over good
+    links (the simulator's path-loss model), several hops deep, the same for
+    the same seed."""
     t = tp.topology(3)
     assert t == tp.topology(3) and t != tp.topology(4)
-    assert len(t["pos"]) == tp.N and min(tp.hops(t["links"])) == 0
-    assert all(h > 0 for h in tp.hops(t["links"])[1:]) and max(tp.hops(t["links"])) >= 2
+    assert len(t["pos"]) == tp.N and t["pos"][tp.ROOT] == (0.0, tp.TOPOLOGY["height"] / 2)
+    h = tp.hops(t["links"])
+    assert h[tp.ROOT] == 0 and all(x > 0 for x in h[1:]) and max(h) >= 2
+    assert all(0.01 <= p <= 1 for _, _, p in t["links"])
 
 
 def test_experiment_machinery(tmp_path):
