@@ -71,17 +71,19 @@ int wren_world_clock_init(struct wren_world_clock *c, struct wren_world *w, doub
  */
 int wren_world_clock_set_ppm(struct wren_world_clock *c, struct wren_node *node, double ppm);
 
-/** @brief Local time of @p c at true time @p true_us (true_us >= c->t0). */
+/** @brief Local time of @p c at true time @p true_us (also before the
+ *         anchor: a radio's timestamp of a frame received before the offset
+ *         changed). */
 static inline uint64_t wren_world_clock_local(const struct wren_world_clock *c,
                                               uint64_t true_us)
 {
-    uint64_t dt = true_us - c->t0;
+    int64_t dt = (int64_t)(true_us - c->t0);
     if (c->k == 0) {
-        return c->l0 + dt;
+        return c->l0 + (uint64_t)dt;
     }
     __int128 p = (__int128)dt * c->k;
     /* floor division by 2^40 (an arithmetic shift rounds towards -inf) */
-    return c->l0 + dt + (uint64_t)(int64_t)(p >> 40);
+    return c->l0 + (uint64_t)dt + (uint64_t)(int64_t)(p >> 40);
 }
 
 /** @brief The first true time at which @p c reads at least @p local_us

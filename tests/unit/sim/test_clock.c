@@ -135,6 +135,10 @@ TEST(test_drift__change_keeps_local_time_continuous_and_moves_timers)
     double ppm;
     CHECK_EQ(wren_sim_get_drift(s, 0, &ppm), 0);
     CHECK(ppm == -50.0);
+    /* before the anchor (5 s) the clock still converts, at the new rate:
+     * 1 s before it reads 1 s * 0.99995 less (to the microsecond: the
+     * offset is kept to 2^-40) */
+    CHECK(wren_world_clock_local(&s->nodes[0]->clock, 4000000) - 4000049 <= 1);
     CHECK_EQ(wren_sim_set_drift(s, 0, 2000.0), -EINVAL);
     CHECK_EQ(wren_sim_set_drift(s, 5, 1.0), -EINVAL);
     CHECK_EQ(wren_sim_get_drift(s, 5, &ppm), -EINVAL);
