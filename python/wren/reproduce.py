@@ -899,6 +899,10 @@ def _tsch_fig(quick: bool, key: str, paper_key: str, what: str, unit_scale: floa
              "The paper gives Figs. 4-5's points only in its plots; the text's bounds are "
              "the comparison."]
     notes += [f"{v}: {why}" for v, why in res["skipped"].items()]
+    notes += [f"{tp.MAC_LABEL.get(v, v)}: the DODAG had not formed within {tp.FORM_LIMIT_S:.0f} "
+              f"simulated s in the runs of seeds {s['not_formed']}; their flows started all the "
+              f"same (datagrams without a route count as lost)"
+              for v, s in summ.items() if s["not_formed"]]
     return Outcome(rows=rows, panels=[panel], notes=notes)
 
 

@@ -239,6 +239,19 @@ def _radio(c: dict[str, int]) -> dict[str, int]:
     return {k: c[f"radio.time_{k}_us"] for k in ("off", "listen", "rx", "tx")}
 
 
+def _iid(addr: str) -> int:
+    """The low 64 bits of an IPv6 address."""
+    import ipaddress
+    return int(ipaddress.IPv6Address(addr)) & ((1 << 64) - 1)
+
+
+def _link_local_iid(sim: Sim, node: int) -> int:
+    m = re.search(r"(fe80::[0-9a-f:]+)/64", _shell(sim, node, "ifconfig"))
+    if m is None:
+        raise RuntimeError(f"node {node} has no link-local address")
+    return _iid(m.group(1))
+
+
 def _shell(sim: Sim, node: int, cmd: str) -> str:
     res, out = sim.shell(node, cmd)
     if res != 0:
@@ -266,19 +279,18 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
         for i in range(n):
             if i != ROOT:
                 _shell(sim, i, "rpl router")
+        # the flows start once the DODAG has formed, or at FORM_LIMIT_S all the
+        # same (a node without a route then makes datagrams that are lost, as
+        # the paper counts them: received / generated)
         formed = rplmesh.wait_formed(sim, n, root=ROOT, step=5.0, limit=FORM_LIMIT_S)
-        if formed is None:
-            c = sim.counters(ROOT)
-            raise RuntimeError(f"{mac} seed {seed}: the DODAG did not form within "
-                               f"{FORM_LIMIT_S:.0f} s (root routes {c['rpl.routes_used']} of "
-                               f"{n - 1})")
+        joined_at_start = sum(rplmesh.joined(sim.counters(i)) for i in range(n) if i != ROOT)
         sim.run(sim.now + SETTLE_S)
-        addr = {i: rplmesh.rpl_addr(sim, i) for i in range(n)}
+        root_addr = rplmesh.rpl_addr(sim, ROOT)
         _shell(sim, ROOT, "flow sink")
         count = max(1, int(round(duration_s / mean_s)))
         for i in range(n):
             if i != ROOT:
-                _shell(sim, i, f"flow send {addr[ROOT]} size {UDP_SIZE} "
+                _shell(sim, i, f"flow send {root_addr} size {UDP_SIZE} "
                                f"mean {int(mean_s * 1000)} count {count}")
         t0 = sim.now
         c0 = {i: sim.counters(i) for i in range(n)}
@@ -293,8 +305,11 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             if all(g >= count for g in gen):
                 sim.run(sim.now + DRAIN_S)
                 break
-        sink = {m.group(1): (int(m.group(2)), int(m.group(3)))
+        # a source is known at the sink by its address in the prefix: the
+        # node's interface identifier (its link-local one's)
+        sink = {_iid(m.group(1)): (int(m.group(2)), int(m.group(3)))
                 for m in _SRC.finditer(_shell(sim, ROOT, "flow stats"))}
+        iid = {i: _link_local_iid(sim, i) for i in range(n)}
         c2 = {i: sim.counters(i) for i in range(n)}
         nodes = []
         for i in range(n):
@@ -307,7 +322,7 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             if i != ROOT:
                 m = _GEN.search(_shell(sim, i, "flow stats"))
                 gen, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-                got, dup = sink.get(addr[i], (0, 0))
+                got, dup = sink.get(iid[i], (0, 0))
                 nd.update(generated=gen, failed=failed, received=got, duplicates=dup,
                           pdr=got / gen if gen else 0.0)
             nd["drops"] = {k: c2[i].get(k, 0) - c0[i].get(k, 0) for k in DROP_COUNTERS
@@ -319,6 +334,7 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
     src = [x for x in nodes if x["node"] != ROOT]
     gen, got = sum(x["generated"] for x in src), sum(x["received"] for x in src)
     return {"mac": mac, "seed": seed, "duration_s": duration_s, "n": n, "formed_s": formed,
+            "joined_at_start": joined_at_start,
             "hops": hops(topo["links"], n), "links": len(topo["links"]),
             "generated": gen, "received": got, "pdr": got / gen if gen else 0.0,
             "duty_cycle": sum(x["duty_cycle"] for x in src) / len(src),
@@ -364,8 +380,11 @@ def run_many(macs: Sequence[str], seeds: Sequence[int], duration_s: float = DURA
         done[(r["mac"], r["seed"])] = r
         say(f"  {r['mac']} seed {r['seed']}: PDR {100 * r['pdr']:.2f} % "
             f"({r['received']}/{r['generated']}), duty cycle {100 * r['duty_cycle']:.3f} % "
-            f"(root {100 * r['root_duty_cycle']:.2f} %), formed in {r['formed_s']:.0f} s, "
-            f"{r['wall_s']:.0f} s wall")
+            f"(root {100 * r['root_duty_cycle']:.2f} %), "
+            + (f"formed in {r['formed_s']:.0f} s, " if r["formed_s"] is not None else
+               f"NOT formed in {FORM_LIMIT_S:.0f} s ({r['joined_at_start']} of {r['n'] - 1} "
+               f"joined), ")
+            + f"{r['wall_s']:.0f} s wall")
         if cache:
             f = cache / "runs" / f"{_key(r['mac'], r['seed'], duration_s, mean_s)}.json"
             tmp = f.with_suffix(".tmp")
@@ -408,7 +427,8 @@ def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "pdr_min_node": min(x["pdr"] for r in rs for x in r["nodes"] if x["node"] != ROOT),
             "duty_cycle_max_node": max(x["duty_cycle"] for r in rs for x in r["nodes"]
                                        if x["node"] != ROOT),
-            "formed_s": mean_ci([r["formed_s"] for r in rs]),
+            "formed_s": mean_ci([r["formed_s"] for r in rs if r["formed_s"] is not None]),
+            "not_formed": [r["seed"] for r in rs if r["formed_s"] is None],
             "max_hops": max(max(r["hops"]) for r in rs),
             "per_node": per_node,
         }
@@ -437,6 +457,11 @@ def table(summary: dict[str, dict[str, Any]], paper_pdr: float, paper_dc: float)
         lines.append(f"{MAC_LABEL.get(mac, mac):<34} {s['runs']:>4} {_pct(s['pdr']):>16} "
                      f"{_pct(s['duty_cycle'], 3):>16} {_pct(s['root_duty_cycle'], 2):>16} "
                      f"{100 * s['pdr_min_node']:>14.2f}")
+    for mac, s in summary.items():
+        if s["not_formed"]:
+            lines.append(f"{MAC_LABEL.get(mac, mac)}: the DODAG had not formed within "
+                         f"{FORM_LIMIT_S:.0f} s in the runs of seeds {s['not_formed']} (their "
+                         f"flows started all the same)")
     macs = list(summary)
     lines += ["", "per node (mean over runs ± 95 % CI half-width)",
               f"{'node':>4} " + " ".join(f"{m + ' PDR %':>18} {m + ' DC %':>18}" for m in macs)]
