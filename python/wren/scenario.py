@@ -958,7 +958,8 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
     wall = time.monotonic() - t0
     for i in range(sim.node_count):
         shell_out[i].append(sim.output(i))
-    nodes: list[dict[str, Any]] = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i])}
+    nodes: list[dict[str, Any]] = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i]),
+              "drift_ppm": sim.drift(i)}  # the node's crystal offset
              for i in range(sim.node_count)]
     for nd in nodes:
         tables = rpl_tables_state(nd["counters"])

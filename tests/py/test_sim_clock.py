@@ -127,7 +127,8 @@ def test_scenario_keys_drift_pathloss_and_capture(tmp_path):
     # the capture: LINKTYPE 283, every frame on channel 26; the same bytes again
     rows = tshark_fields(tmp_path / "a.pcap", "wpan-tap.ch_num")
     assert len(rows) == sent and {r[0] for r in rows} == {"26"}
-    scenario.run(sc, pcap=tmp_path / "b.pcap")
+    r = scenario.run(sc, pcap=tmp_path / "b.pcap")
+    assert r["nodes"][1]["drift_ppm"] == -12.5 and abs(r["nodes"][2]["drift_ppm"]) <= 80
     scenario.run(sc, pcap=tmp_path / "c.pcap")
     assert (tmp_path / "b.pcap").read_bytes() == (tmp_path / "c.pcap").read_bytes()
 
