@@ -41,6 +41,15 @@ _Static_assert(CONFIG_WREN_SCHED_QUEUE_LEN > 0 && CONFIG_WREN_SCHED_QUEUE_LEN < 
 _Static_assert(CONFIG_WREN_SCHED_PRIOS > 0 && CONFIG_WREN_SCHED_PRIOS <= 8,
                "1..8 priority levels");
 
+/** 802.15.4 security in the link layer (link/ieee802154_sec.h): AES-128
+ *  CCM*, keys, frame counters. 0 drops it (about 2 KB of ROM on Cortex-M3
+ *  and the per-interface tables): secured frames are then dropped as
+ *  unsupported. Read by the link layer and by 6LoWPAN (which leaves room
+ *  in each frame for the auxiliary security header and the MIC). */
+#ifndef CONFIG_WREN_IEEE802154_SEC
+#define CONFIG_WREN_IEEE802154_SEC 1
+#endif
+
 /** Link the shell's commands of each module (0 on devices without a shell:
  *  the modules' command code is then dropped by the linker). */
 #ifndef CONFIG_WREN_SHELL

@@ -31,6 +31,17 @@ void wren_ieee802154_eui64_from_id(uint32_t id, uint8_t eui64[8])
     eui64[7] = (uint8_t)id;
 }
 
+/* Whether data frames leave secured. */
+static bool sec_data(const struct wren_ieee802154_netif *nif)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    return nif->sec.level[IEEE802154_TYPE_DATA] != 0;
+#else
+    (void)nif;
+    return false;
+#endif
+}
+
 static bool all_zero(const uint8_t *a, size_t n)
 {
     while (n && a[n - 1] == 0) {
@@ -64,13 +75,51 @@ static void link_init(struct wren_netif *netif)
     nif->src_len = 8;
     nif->seq = (uint8_t)wren_node_random(netif->node);
     nif->ack_req = true;
+#if CONFIG_WREN_IEEE802154_SEC
+    wren_ieee802154_sec_init(nif);
+#endif
 #if CONFIG_WREN_MAC_SOFT
     wren_mac_init(nif); /* may switch ACKs off again for a wire */
 #endif
 }
 
+#if CONFIG_WREN_IEEE802154_SEC
+/* 9.2.2: the whole secured frame (MHR with the auxiliary header, payload
+ * encrypted or not, MIC) in one snip in place of pkt's payload. Returns 1,
+ * 0 if the frame leaves unsecured, or -errno (pkt unchanged). */
+static int secure_frame(struct wren_ieee802154_netif *nif, struct ieee802154_hdr *h,
+                        struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &nif->netif.node->pktbuf;
+    int mic = wren_ieee802154_sec_prepare(nif, h, false);
+    int hl = wren_ieee802154_hdr_len(h);
+    size_t plen = wren_pkt_len(pkt->next);
+    if (mic <= 0 || hl < 0) {
+        return mic <= 0 ? mic : -EINVAL;
+    }
+    size_t len = (size_t)hl + plen + (size_t)mic;
+    if (len + IEEE802154_FCS_LEN > MAX_PSDU) {
+        return -EMSGSIZE;
+    }
+    struct wren_snip *s = wren_pktbuf_add(pb, NULL, NULL, len,
+                                          pkt->next ? pkt->next->type : WREN_NETTYPE_UNDEF);
+    if (s == NULL) {
+        nif->sec.stats.tx_nobuf++;
+        return -ENOBUFS;
+    }
+    wren_ieee802154_hdr_emit(h, s->data, (size_t)hl);
+    wren_pkt_copy(pkt->next, s->data + hl, plen);
+    memset(s->data + hl + plen, 0, (size_t)mic);
+    wren_ieee802154_sec_secure(nif, h, 0, s->data, (size_t)hl, len);
+    wren_pktbuf_release(pb, pkt->next);
+    pkt->next = s;
+    return 1;
+}
+#endif
+
 int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
-                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf)
+                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf,
+                  struct wren_snip *pkt)
 {
     struct ieee802154_hdr h;
     memset(&h, 0, sizeof(h));
@@ -90,7 +139,8 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
     } else {
         return -1;
     }
-    if (nif->src_len == 2) {
+    /* secured frames leave from the EUI-64: it is in their nonce */
+    if (nif->src_len == 2 && !(sec_data(nif) && type == IEEE802154_TYPE_DATA)) {
         h.src_mode = IEEE802154_ADDR_SHORT;
         memcpy(h.src_addr, nif->short_addr, 2);
     } else {
@@ -98,6 +148,16 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
         memcpy(h.src_addr, nif->long_addr, 8);
     }
     h.seq = seq;
+#if CONFIG_WREN_IEEE802154_SEC
+    if (type == IEEE802154_TYPE_DATA && pkt) {
+        int r = secure_frame(nif, &h, pkt);
+        if (r != 0) {
+            return r > 0 ? 0 : -1;
+        }
+    }
+#else
+    (void)pkt;
+#endif
     int n = wren_ieee802154_hdr_emit(&h, buf, MAX_MHR);
     return n < 0 ? -1 : n;
 }
@@ -113,16 +173,18 @@ static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
     uint8_t mhr[MAX_MHR];
     int hlen = wren_link_mhr(nif, IEEE802154_TYPE_DATA, nh->dst, bcast ? 0 : nh->dst_len,
                              nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK), false, nif->seq,
-                             mhr);
+                             mhr, pkt);
     struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
-    iol[0] = (struct wren_iolist){ .base = mhr, .len = (size_t)hlen };
+    iol[0] = (struct wren_iolist){ .base = mhr, .len = hlen > 0 ? (size_t)hlen : 0 };
     unsigned n = 1;
     for (struct wren_snip *s = pkt->next; s && n <= CONFIG_WREN_NETIF_MAX_SNIPS; s = s->next) {
         iol[n] = (struct wren_iolist){ .base = s->data, .len = s->size };
         iol[n - 1].next = &iol[n];
         n++;
     }
-    int res = hlen < 0 ? -EINVAL : dev->driver->send(dev, iol);
+    /* a secured frame is all in the payload snip (hlen 0) */
+    struct wren_iolist *first = hlen == 0 && n > 1 ? &iol[1] : iol;
+    int res = hlen < 0 ? -EINVAL : dev->driver->send(dev, first);
     if (res == -EBUSY) {
         return -EBUSY;
     }
@@ -143,8 +205,12 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
     const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
     bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
     size_t plen = wren_pkt_len(pkt->next);
-    /* the longest header we could put in front: extended addresses */
-    size_t hlen = 3 + 2 + (bcast ? 2 : nh->dst_len) + nif->src_len;
+    /* the longest header we could put in front: extended addresses; with
+     * security the auxiliary header, the MIC, and the EUI-64 as source */
+    size_t hlen = 3 + 2 + (bcast ? 2 : nh->dst_len) + (sec_data(nif) ? 8 : nif->src_len);
+#if CONFIG_WREN_IEEE802154_SEC
+    hlen += wren_ieee802154_sec_overhead(nif, IEEE802154_TYPE_DATA);
+#endif
     if ((!bcast && nh->dst_len != 2 && nh->dst_len != 8) ||
         hlen + plen + IEEE802154_FCS_LEN > MAX_PSDU) {
         netif->stats.tx_drop_bad++;
@@ -191,6 +257,18 @@ static bool for_us(const struct wren_ieee802154_netif *nif, const struct ieee802
     }
 }
 
+/* Incoming frame security on a received frame (its one snip is ours). */
+static int sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                        struct wren_snip *pkt)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    return wren_ieee802154_sec_unsecure(nif, f, pkt->data, pkt->size, NULL, 0);
+#else
+    (void)nif, (void)f, (void)pkt;
+    return 0;
+#endif
+}
+
 static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
                       const struct wren_netdev_rx_info *info)
 {
@@ -217,15 +295,21 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
+    /* the CSMA MAC's own commands (data requests) are never secured */
     if ((f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD) ||
-        f.hdr.security) {
+        (f.hdr.security && (!CONFIG_WREN_IEEE802154_SEC || f.hdr.type == IEEE802154_TYPE_CMD))) {
         reason = &netif->stats.rx_drop_unsupported;
         goto drop;
     }
     bool mine = for_us(nif, &f.hdr);
     if (f.hdr.type == IEEE802154_TYPE_CMD) {
-        /* MAC commands (data requests) are the MAC's; others we do not use */
+        /* MAC commands (data requests) are the MAC's; others we do not use
+         * (and none if the policy wants commands secured: counted there) */
 #if CONFIG_WREN_MAC_SOFT
+        if (mine && CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, &f, pkt) < 0) {
+            wren_pktbuf_release(&node->pktbuf, pkt);
+            return;
+        }
         if (!mine || wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
             netif->stats.rx_drop_unsupported++;
         }
@@ -249,6 +333,12 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
 #else
     (void)unicast;
 #endif
+    /* after the MAC: it ACKs and drops retransmissions (lost ACKs) first,
+     * which would otherwise look like replays */
+    if (CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, &f, pkt) < 0) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return; /* counted by reason in the security counters */
+    }
     size_t hlen = (size_t)(f.payload - pkt->data);
     size_t plen = f.payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
@@ -301,6 +391,18 @@ drop:
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+#if CONFIG_WREN_IEEE802154_SEC
+    int sres = wren_ieee802154_sec_get(nif, opt, val, max);
+    if (sres != -ENOTSUP) {
+        if (opt == WREN_NETOPT_SEC_OVERHEAD && sres == 2 && nif->src_len == 2 && sec_data(nif)) {
+            uint16_t v;
+            memcpy(&v, val, 2);
+            v = (uint16_t)(v + 6); /* the EUI-64 instead of the short source */
+            memcpy(val, &v, 2);
+        }
+        return sres;
+    }
+#endif
 #if CONFIG_WREN_MAC_SOFT
     int mres = wren_mac_get(nif, opt, val, max);
     if (mres != -ENOTSUP) {
@@ -344,6 +446,12 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+#if CONFIG_WREN_IEEE802154_SEC
+    int sres = wren_ieee802154_sec_set(nif, opt, val, len);
+    if (sres != -ENOTSUP) {
+        return sres;
+    }
+#endif
 #if CONFIG_WREN_MAC_SOFT
     int mres = wren_mac_set(nif, opt, val, len);
     if (mres != -ENOTSUP) {
@@ -399,6 +507,10 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
 static const struct wren_counter_set mac_counters =
     WREN_COUNTER_SET("mac", WREN_MAC_COUNTERS, WREN_NETOPT_MAC_STATS, uint32_t);
 #endif
+#if CONFIG_WREN_IEEE802154_SEC
+static const struct wren_counter_set sec_counters =
+    WREN_COUNTER_SET("sec", WREN_SEC_COUNTERS, WREN_NETOPT_SEC_STATS, uint32_t);
+#endif
 
 const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
@@ -412,6 +524,9 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
     .type = WREN_NETDEV_TYPE_IEEE802154,
 #if CONFIG_WREN_MAC_SOFT
     .counters = WREN_IF_NAMES(&mac_counters),
+#endif
+#if CONFIG_WREN_IEEE802154_SEC
+    .counters2 = WREN_IF_NAMES(&sec_counters),
 #endif
 };
 

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/timer.h"
+#include "link/ieee802154_sec.h"
 #include "link/link_est.h"
 #include "net/netif.h"
 #include "stack/stack.h"
@@ -169,6 +170,9 @@ struct wren_ieee802154_netif {
     uint8_t src_len;           /**< source address of our frames: 8 (default) or 2 */
     bool ack_req;              /**< ask for ACKs on unicast */
     bool promiscuous;
+#if CONFIG_WREN_IEEE802154_SEC
+    struct wren_ieee802154_sec sec; /**< keys, levels, frame counters */
+#endif
 };
 
 extern const struct wren_netif_link_ops wren_ieee802154_link;

@@ -119,7 +119,8 @@ static void transmit(struct wren_ieee802154_netif *nif)
         iol[n - 1].next = &iol[n];
         n++;
     }
-    int res = dev->driver->send(dev, iol);
+    /* a secured frame is all in its payload snip (no MHR here) */
+    int res = dev->driver->send(dev, m->mhr_len || n == 1 ? iol : &iol[1]);
     if (res == -EBUSY) {
         /* the radio is still busy with an ACK of ours: not the channel's
          * fault, try again one backoff period later */
@@ -267,9 +268,14 @@ static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wre
     struct wren_mac *m = &nif->mac;
     uint8_t seq = nif->seq++;
     int n = wren_link_mhr(nif, job == JOB_POLL ? IEEE802154_TYPE_CMD : IEEE802154_TYPE_DATA, dst,
-                          dst_len, ack_req, fp, seq, m->mhr);
+                          dst_len, ack_req, fp, seq, m->mhr, pkt);
     if (n < 0) {
-        wren_pktbuf_release(&node_of(nif)->pktbuf, pkt);
+        /* (securing it failed, counted) ends like a frame the radio refused */
+        m->job = job;
+        m->pkt = pkt;
+        m->ack_req = false;
+        nif->netif.stats.tx_drop_dev++;
+        finish(nif, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
         return;
     }
     if (job == JOB_POLL) {

@@ -6,9 +6,14 @@
 #include "wire/ieee802154.h"
 
 /* Build the MAC header of a frame from us to @p dst (dst_len 0: broadcast)
- * into @p buf (at least 23 bytes); return its length or -1 (in link.c). */
+ * into @p buf (at least 23 bytes); return its length or -1 (in link.c).
+ * A data frame that security applies to is built whole, secured, into one
+ * snip that replaces the payload of @p pkt (netif header, payload): the
+ * return value is then 0 (no header in buf), or -1 if that failed
+ * (counted; pkt unchanged). */
 int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t *dst,
-                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf);
+                  uint8_t dst_len, bool ack_req, bool fp, uint8_t seq, uint8_t *buf,
+                  struct wren_snip *pkt);
 
 #if CONFIG_WREN_MAC_SOFT
 

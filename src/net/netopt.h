@@ -62,6 +62,19 @@ enum wren_netopt {
     WREN_NETOPT_MAC_LPL,           /**< uint16_t ms: low-power listening's check interval
                                         (0: off, the radio always on; CSMA MAC only) */
 
+    /* 802.15.4 security (link/ieee802154_sec.h), per interface */
+    WREN_NETOPT_SEC_KEY = 0x90,      /**< SET: struct wren_ieee802154_sec_key (index 1..255;
+                                          replaces a key of the same index; -ENOSPC table
+                                          full); GET: uint8_t[] the indices of the keys set */
+    WREN_NETOPT_SEC_KEY_DEL,         /**< SET: uint8_t key index to forget (-ENOENT) */
+    WREN_NETOPT_SEC_LEVEL,           /**< SET: struct wren_ieee802154_sec_policy; GET: the
+                                          same, in: its frame_type */
+    WREN_NETOPT_SEC_FRAME_COUNTER,   /**< uint32_t frame counter of the next secured frame
+                                          (SET: restore it after a reboot; never lower it) */
+    WREN_NETOPT_SEC_STATS,           /**< GET: struct wren_ieee802154_sec_stats */
+    WREN_NETOPT_SEC_OVERHEAD,        /**< GET: uint16_t bytes security adds to a data frame
+                                          (auxiliary header and MIC); 0: unsecured */
+
     /* radio timing, for a slotted MAC (TSCH); times are the node's own clock
      * (wren_node_now(): in the simulator each node's crystal drifts) */
     WREN_NETOPT_RX_TIMESTAMP = 0x70, /**< GET: uint64_t us, local time at which the last

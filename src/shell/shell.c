@@ -99,6 +99,134 @@ static long pct_hundredths(const char *s)
     return v <= 10000 ? v : -1;
 }
 
+#if CONFIG_WREN_IEEE802154_SEC
+/* 802.15.4 security levels by name (802.15.4-2015 Table 9-6) */
+static const char sec_names[] = "off\0mic32\0mic64\0mic128\0enc\0enc-mic32\0enc-mic64\0enc-mic128";
+
+static const char *sec_level_name(unsigned level)
+{
+    const char *p = sec_names;
+    while (level-- && level < 8) {
+        p += strlen(p) + 1;
+    }
+    return p;
+}
+
+/* "enc-mic32" or "5" -> 5; -1 if neither */
+static int sec_level_parse(const char *s)
+{
+    for (unsigned l = 0; l < 8; l++) {
+        if (strcmp(s, sec_level_name(l)) == 0 || (s[0] == (char)('0' + l) && !s[1])) {
+            return (int)l;
+        }
+    }
+    return -1;
+}
+
+static int hex_nibble(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static void show_sec(struct wren_shell *sh, struct wren_module *m)
+{
+    struct wren_node *node = sh->node;
+    struct wren_ieee802154_sec_stats st;
+    uint8_t idx[32];
+    uint32_t fc = 0;
+    if (wren_netapi_get(node, m, WREN_NETOPT_SEC_STATS, 0, &st, sizeof(st)) != sizeof(st)) {
+        return;
+    }
+    int nkeys = wren_netapi_get(node, m, WREN_NETOPT_SEC_KEY, 0, idx, sizeof(idx));
+    wren_netapi_get(node, m, WREN_NETOPT_SEC_FRAME_COUNTER, 0, &fc, sizeof(fc));
+    static const char *const types[4] = { "beacon", "data", "ack", "cmd" };
+    wren_shell_printf(sh, "          Security:");
+    for (uint8_t t = 0; t < 4; t++) {
+        struct wren_ieee802154_sec_policy p = { .frame_type = t };
+        wren_netapi_get(node, m, WREN_NETOPT_SEC_LEVEL, 0, &p, sizeof(p));
+        wren_shell_printf(sh, " %s %s", types[t], sec_level_name(p.level));
+        if (p.level) {
+            wren_shell_printf(sh, " (key %u)", p.key_index);
+        }
+        wren_shell_printf(sh, t < 3 ? "," : ";");
+    }
+    wren_shell_printf(sh, " keys");
+    for (int i = 0; i < nkeys; i++) {
+        wren_shell_printf(sh, " %u", idx[i]);
+    }
+    wren_shell_printf(sh, "%s; frame counter %lu\n", nkeys > 0 ? "" : " none", (unsigned long)fc);
+    wren_shell_printf(sh, "          sec: tx secured %lu, no key %lu, counter end %lu, nobuf %lu; rx "
+                      "secured %lu; drops: no key %lu, bad MIC %lu, replay %lu, level %lu, "
+                      "malformed %lu, no source %lu, table full %lu\n",
+                      (unsigned long)st.tx_secured, (unsigned long)st.tx_no_key,
+                      (unsigned long)st.tx_counter_end, (unsigned long)st.tx_nobuf,
+                      (unsigned long)st.rx_secured, (unsigned long)st.rx_no_key,
+                      (unsigned long)st.rx_bad_mic, (unsigned long)st.rx_replay,
+                      (unsigned long)st.rx_level, (unsigned long)st.rx_malformed,
+                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full);
+}
+
+/* IF key IDX HEX32 | IF key IDX del | IF sec [beacon|data|ack|cmd] LEVEL [KEYIDX] */
+static int cmd_if_sec(struct wren_shell *sh, struct wren_netif *nif, int argc, char **argv)
+{
+    struct wren_node *node = sh->node;
+    int bad = 0, res;
+    if (strcmp(argv[2], "key") == 0) {
+        if (argc != 5) {
+            return wren_shell_error(sh, -EINVAL, "ifconfig IF key INDEX HEX32|del");
+        }
+        uint8_t index = (uint8_t)wren_shell_num(argv[3], 1, 255, &bad);
+        if (bad) {
+            return wren_shell_error(sh, -EINVAL, "key index: 1..255");
+        }
+        if (strcmp(argv[4], "del") == 0) {
+            res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_KEY_DEL, 0, &index, 1);
+            return res < 0 ? wren_shell_error(sh, res, "ifconfig key del") : 0;
+        }
+        struct wren_ieee802154_sec_key k = { .index = index };
+        const char *h = argv[4];
+        for (unsigned i = 0; i < 32; i++) {
+            int v = hex_nibble(h[i]);
+            if (v < 0) {
+                return wren_shell_error(sh, -EINVAL, "key: 32 hex digits (128 bits)");
+            }
+            k.key[i / 2] = (uint8_t)(k.key[i / 2] << 4 | v);
+        }
+        if (h[32]) {
+            return wren_shell_error(sh, -EINVAL, "key: 32 hex digits (128 bits)");
+        }
+        res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_KEY, 0, &k, sizeof(k));
+        return res < 0 ? wren_shell_error(sh, res, "ifconfig key") : 0;
+    }
+    /* sec [TYPE] LEVEL [KEYIDX]: TYPE data by default; the key of the
+     * minimal 6TiSCH configuration by default (K1 = 1 for beacons, else
+     * K2 = 2) */
+    static const char *const types[4] = { "beacon", "data", "ack", "cmd" };
+    int a = 3;
+    struct wren_ieee802154_sec_policy p = { .frame_type = IEEE802154_TYPE_DATA };
+    for (uint8_t t = 0; t < 4 && a < argc; t++) {
+        if (strcmp(argv[a], types[t]) == 0 || (t == 0 && strcmp(argv[a], "eb") == 0)) {
+            p.frame_type = t;
+            a++;
+            break;
+        }
+    }
+    int level = a < argc ? sec_level_parse(argv[a]) : -1;
+    p.key_index = p.frame_type == IEEE802154_TYPE_BEACON ? 1 : 2;
+    if (a + 2 == argc) {
+        p.key_index = (uint8_t)wren_shell_num(argv[a + 1], 1, 255, &bad);
+    }
+    if (level < 0 || bad || argc > a + 2) {
+        return wren_shell_error(sh, -EINVAL, "ifconfig IF sec [beacon|data|ack|cmd] "
+                                "off|mic32|mic64|mic128|enc|enc-mic32|enc-mic64|enc-mic128 [KEY]");
+    }
+    p.level = (uint8_t)level;
+    res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_LEVEL, 0, &p, sizeof(p));
+    return res < 0 ? wren_shell_error(sh, res, "ifconfig sec") : 0;
+}
+#endif
+
 static void show_if(struct wren_shell *sh, struct wren_netif *netif)
 {
     struct wren_node *node = sh->node;
@@ -170,6 +298,9 @@ addresses:;
                   (unsigned long)fs.tx_dropped, (unsigned long)fs.tx_reordered,
                   (unsigned long)fs.tx_held_timeout);
     }
+#if CONFIG_WREN_IEEE802154_SEC
+    show_sec(sh, m);
+#endif
     const struct wren_netif_stats *st = &netif->stats;
     struct wren_netif_stats stats;
     if (wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &stats, sizeof(stats)) == sizeof(stats)) {
@@ -230,6 +361,15 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
         int res = wren_netapi_set(node, lo, WREN_NETOPT_FAULTS, id, &f, sizeof(f));
         return res < 0 ? wren_shell_error(sh, res, "ifconfig dgloss") : 0;
     }
+#if CONFIG_WREN_IEEE802154_SEC
+    if (!bad && argc >= 4 && (strcmp(argv[2], "key") == 0 || strcmp(argv[2], "sec") == 0)) {
+        struct wren_netif *nif = wren_netif_get(node, id);
+        if (nif == NULL) {
+            return wren_shell_error(sh, -ENODEV, "ifconfig: no such interface");
+        }
+        return cmd_if_sec(sh, nif, argc, argv);
+    }
+#endif
     if (!bad && argc == 4 && strcmp(argv[2], "ack") == 0) {
         /* IF ack on|off: ask for 802.15.4 ACKs on unicast (off for peers
          * that never send any, such as lwIP's zepif) */
@@ -253,7 +393,8 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
     }
     if (bad || argc < 4 || ip == NULL) {
         wren_shell_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
-                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off | IF l2src short|long]\n");
+                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off | IF l2src short|long | "
+                      "IF key INDEX HEX32|del | IF sec [beacon|data|ack|cmd] LEVEL [KEY]]\n");
         return -EINVAL;
     }
     struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };

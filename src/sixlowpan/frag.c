@@ -52,6 +52,13 @@ void wren_sixlowpan_frag_send(struct wren_sixlowpan *lp, struct wren_snip *pkt, 
     struct wren_netif *netif = wren_netif_get(lp->node, nh.if_id);
     size_t room = wren_sixlowpan_frame_room(&nh);
     size_t plen = wren_pkt_len(payload);
+    uint16_t sec = 0;
+    /* 802.15.4 security takes room too: auxiliary header and MIC */
+    if (CONFIG_WREN_IEEE802154_SEC && netif &&
+        wren_netapi_get(lp->node, &netif->module, WREN_NETOPT_SEC_OVERHEAD, 0, &sec, 2) == 2 &&
+        sec < room) {
+        room -= sec;
+    }
     /* FRAG1 carries the compressed headers and as much payload as keeps the
      * uncompressed length covered a multiple of 8 */
     size_t first = room - SIXLOWPAN_FRAG1_LEN - hlen;

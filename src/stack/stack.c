@@ -244,10 +244,11 @@ void wren_stack_counters(struct wren_node *node, wren_counter_fn fn, void *ctx)
     fn(ctx, &sched_set, "", &sc);
     uint8_t first = node->netifs ? node->netifs->id : 0;
     for (struct wren_netif *n = node->netifs; n; n = n->next) {
-        const struct wren_counter_set *sets[3] = {
-            n->module.ops->counters, n->link->counters, n->dev->driver->counters
+        const struct wren_counter_set *sets[4] = {
+            n->module.ops->counters, n->link->counters, n->link->counters2,
+            n->dev->driver->counters
         };
-        for (unsigned i = 0; i < 3; i++) {
+        for (unsigned i = 0; i < 4; i++) {
             if (sets[i]) {
                 visit_set(node, &n->module, sets[i], n->id, first, fn, ctx);
             }
