@@ -175,7 +175,7 @@ static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
                              nif->ack_req && !(nh->flags & WREN_NETIF_HDR_NO_ACK), false, nif->seq,
                              mhr, pkt);
     struct wren_iolist iol[CONFIG_WREN_NETIF_MAX_SNIPS + 1];
-    iol[0] = (struct wren_iolist){ .base = mhr, .len = hlen > 0 ? (size_t)hlen : 0 };
+    iol[0] = (struct wren_iolist){ .base = mhr, .len = (size_t)hlen };
     unsigned n = 1;
     for (struct wren_snip *s = pkt->next; s && n <= CONFIG_WREN_NETIF_MAX_SNIPS; s = s->next) {
         iol[n] = (struct wren_iolist){ .base = s->data, .len = s->size };
@@ -183,7 +183,7 @@ static int hw_send(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
         n++;
     }
     /* a secured frame is all in the payload snip (hlen 0) */
-    struct wren_iolist *first = hlen == 0 && n > 1 ? &iol[1] : iol;
+    struct wren_iolist *first = CONFIG_WREN_IEEE802154_SEC && hlen == 0 && n > 1 ? &iol[1] : iol;
     int res = hlen < 0 ? -EINVAL : dev->driver->send(dev, first);
     if (res == -EBUSY) {
         return -EBUSY;
@@ -325,20 +325,28 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     bool unicast = mine && !(f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
                              get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST);
+    /* security before the MAC's duplicate detection: a forged frame must
+     * not enter its table of recent sequence numbers. A retransmission of
+     * the last secured frame (1: our ACK was lost) goes to the MAC for its
+     * ACK, never up. */
+    int sres = CONFIG_WREN_IEEE802154_SEC ? sec_unsecure(nif, &f, pkt) : 0;
+    if (sres < 0) {
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return; /* counted by reason in the security counters */
+    }
 #if CONFIG_WREN_MAC_SOFT
-    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER) {
+    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER || sres > 0) {
         wren_pktbuf_release(&node->pktbuf, pkt);
         return;
     }
 #else
     (void)unicast;
-#endif
-    /* after the MAC: it ACKs and drops retransmissions (lost ACKs) first,
-     * which would otherwise look like replays */
-    if (CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, &f, pkt) < 0) {
+    if (sres > 0) {
+        netif->stats.rx_drop_unsupported++; /* (the radio saw the duplicate) */
         wren_pktbuf_release(&node->pktbuf, pkt);
-        return; /* counted by reason in the security counters */
+        return;
     }
+#endif
     size_t hlen = (size_t)(f.payload - pkt->data);
     size_t plen = f.payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);

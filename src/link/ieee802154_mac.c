@@ -26,6 +26,7 @@
 #define MAC_SENDING WREN_MAC_SENDING
 #define MAC_WAIT_ACK WREN_MAC_WAIT_ACK
 #define MAC_RETRY_WAIT WREN_MAC_RETRY_WAIT
+#define MAC_FAILED WREN_MAC_FAILED
 enum { JOB_NETIF = 0, JOB_INDIRECT, JOB_POLL };
 
 #define POLL_LISTEN_US 100000u  /* how long a sleepy node waits for a pending frame */
@@ -120,7 +121,8 @@ static void transmit(struct wren_ieee802154_netif *nif)
         n++;
     }
     /* a secured frame is all in its payload snip (no MHR here) */
-    int res = dev->driver->send(dev, m->mhr_len || n == 1 ? iol : &iol[1]);
+    int res = dev->driver->send(dev, !CONFIG_WREN_IEEE802154_SEC || m->mhr_len || n == 1 ? iol
+                                                                                : &iol[1]);
     if (res == -EBUSY) {
         /* the radio is still busy with an ACK of ours: not the channel's
          * fault, try again one backoff period later */
@@ -227,6 +229,11 @@ static void mac_timer(struct wren_timer *t, void *arg)
     case MAC_RETRY_WAIT:
         attempt(nif);
         break;
+    case MAC_FAILED:
+        if (CONFIG_WREN_IEEE802154_SEC) {
+            finish(nif, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
+        }
+        break;
     default:
         break;
     }
@@ -269,13 +276,20 @@ static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wre
     uint8_t seq = nif->seq++;
     int n = wren_link_mhr(nif, job == JOB_POLL ? IEEE802154_TYPE_CMD : IEEE802154_TYPE_DATA, dst,
                           dst_len, ack_req, fp, seq, m->mhr, pkt);
+    if (n < 0 && !CONFIG_WREN_IEEE802154_SEC) {
+        wren_pktbuf_release(&node_of(nif)->pktbuf, pkt);
+        return;
+    }
     if (n < 0) {
-        /* (securing it failed, counted) ends like a frame the radio refused */
+        /* securing it failed (no key, counted): it ends like a frame the
+         * radio refused, but from the timer, after the interface has
+         * taken note that the MAC took it */
         m->job = job;
         m->pkt = pkt;
         m->ack_req = false;
+        m->phase = MAC_FAILED;
         nif->netif.stats.tx_drop_dev++;
-        finish(nif, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
+        wren_timer_set(node_of(nif), &m->timer, 0);
         return;
     }
     if (job == JOB_POLL) {

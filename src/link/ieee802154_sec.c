@@ -68,7 +68,7 @@ int wren_ieee802154_sec_prepare(struct wren_ieee802154_netif *nif, struct ieee80
         return -EINVAL;
     if (!key_of(s, s->key_index[t])) {
         s->stats.tx_no_key++;
-        return -ENOKEY;
+        return -ENOENT;
     }
     if (tsch) {
         /* 9.4.2: the ASN replaces the frame counter in the nonce */
@@ -96,7 +96,7 @@ int wren_ieee802154_sec_secure(struct wren_ieee802154_netif *nif, const struct i
     uint8_t nonce[13];
 
     if (!key)
-        return -ENOKEY;
+        return -ENOENT;
     if (len < mic || (h->sec_level & 4 && len - mic < open_len))
         return -EINVAL;
     len -= mic;
@@ -157,7 +157,7 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
     /* key identifier mode 1 only: the key index names the key */
     key = h->key_id_mode == 1 ? key_of(s, h->key_index) : NULL;
     if (!key) {
-        reason = &s->stats.rx_no_key, err = -ENOKEY;
+        reason = &s->stats.rx_no_key, err = -ENOENT;
         goto drop;
     }
     if (!src) {
@@ -170,7 +170,10 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
     if (!h->asn_in_nonce) {
         /* 9.2.4 h), i): counter exhausted, or not fresh */
         n = nbr_of(s, src, &slot);
-        if (h->frame_counter == UINT32_MAX || (n && h->frame_counter <= n->counter)) {
+        if (n && h->frame_counter == n->counter) {
+            return 1; /* the last frame again: a retransmission (our ACK was lost) */
+        }
+        if (h->frame_counter == UINT32_MAX || (n && h->frame_counter < n->counter)) {
             reason = &s->stats.rx_replay, err = -EALREADY;
             goto drop;
         }

@@ -28,9 +28,12 @@
  * Levels 1-3 authenticate the whole frame.
  *
  * Replay protection: a frame counter must be above the highest one
- * accepted from that neighbour (the MAC's duplicate detection catches
- * retransmissions of a frame first, so an ACK lost on the way back does
- * not make the retransmission a replay). A neighbour enters the table
+ * accepted from that neighbour. The same counter again is the sender's
+ * retransmission of that frame after a lost ACK (MAC retries reuse the
+ * secured frame): it is reported apart (1), for the MAC to acknowledge
+ * and drop as a duplicate. Security runs before the MAC's duplicate
+ * detection, so a forged frame never enters the MAC's table of recent
+ * sequence numbers (where it would make the genuine frame a duplicate). A neighbour enters the table
  * with its first frame that passes the MIC check; when the table is full
  * a new neighbour's frames are dropped (rx_nbr_full) rather than evicting
  * one whose counter then could be replayed. TSCH frames with the ASN in
@@ -160,7 +163,7 @@ size_t wren_ieee802154_sec_overhead(const struct wren_ieee802154_netif *nif, uin
  *                     nonce, the frame counter is suppressed.
  * @return The MIC length to leave room for (0, 4, 8 or 16); 0 with h
  *         unchanged if the type is sent unsecured.
- * @return -ENOKEY if the type's key is not set (counted tx_no_key).
+ * @return -ENOENT if the type's key is not set (counted tx_no_key).
  * @return -EOVERFLOW if the frame counter is exhausted (tx_counter_end).
  * @return -EINVAL for a short source address, or tsch with version < 2.
  */
@@ -180,7 +183,7 @@ int wren_ieee802154_sec_prepare(struct wren_ieee802154_netif *nif, struct ieee80
  *                         header IEs and their termination IE, a command
  *                         frame's identifier (ignored for levels 1-3).
  * @param[in]     len      Bytes in @p mpdu.
- * @return 0, or -ENOKEY if the key went away, -EINVAL if @p len cannot
+ * @return 0, or -ENOENT if the key went away, -EINVAL if @p len cannot
  *         hold @p open_len and the MIC.
  */
 int wren_ieee802154_sec_secure(struct wren_ieee802154_netif *nif, const struct ieee802154_hdr *h,
@@ -201,8 +204,12 @@ int wren_ieee802154_sec_secure(struct wren_ieee802154_netif *nif, const struct i
  * @param[in]     asn  Absolute slot number of the frame (ASN in nonce).
  * @return 0 if the frame may go on (unsecured where allowed, or unsecured
  *         now).
+ * @return 1 for the neighbour's last accepted frame counter again: a
+ *         retransmission, not decrypted (acknowledge it, do not deliver it;
+ *         not counted here). Never for ASN-in-nonce frames: a TSCH MAC
+ *         secures each transmission anew with its slot's ASN.
  * @return -EPERM unsecured or below the required level (rx_level).
- * @return -EBADMSG bad MIC; -ENOKEY unknown key; -EALREADY replay;
+ * @return -EBADMSG bad MIC; -ENOENT unknown key; -EALREADY replay;
  *         -EPROTO malformed header; -EADDRNOTAVAIL no EUI-64 for the
  *         nonce; -ENOSPC counter table full.
  */

@@ -18,7 +18,7 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
 #if CONFIG_WREN_MAC_SOFT
 
 enum { WREN_MAC_IDLE = 0, WREN_MAC_BACKOFF, WREN_MAC_SENDING, WREN_MAC_WAIT_ACK,
-       WREN_MAC_RETRY_WAIT };
+       WREN_MAC_RETRY_WAIT, WREN_MAC_FAILED /* securing failed: ends from the timer */ };
 
 void wren_mac_init(struct wren_ieee802154_netif *nif);
 /* Take @p pkt (netif header, then the payload snips) from the interface:

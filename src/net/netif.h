@@ -105,8 +105,11 @@ struct wren_netif_link_ops {
     int (*set)(struct wren_netif *netif, uint16_t opt, const void *val, size_t len);
     /** What the link layer counts (its GET answers counters->opt), or NULL. */
     const struct wren_counter_set *counters;
-    /** A second set of it (802.15.4: security), or NULL. */
+#if CONFIG_WREN_IEEE802154_SEC
+    /** A second set of it (802.15.4: security), or NULL. (Only with
+     *  CONFIG_WREN_IEEE802154_SEC: images without it stay as they were.) */
     const struct wren_counter_set *counters2;
+#endif
     /** The enum wren_netdev_type it frames for (modules pick interfaces by it). */
     uint8_t type;
 };

@@ -244,11 +244,13 @@ void wren_stack_counters(struct wren_node *node, wren_counter_fn fn, void *ctx)
     fn(ctx, &sched_set, "", &sc);
     uint8_t first = node->netifs ? node->netifs->id : 0;
     for (struct wren_netif *n = node->netifs; n; n = n->next) {
-        const struct wren_counter_set *sets[4] = {
-            n->module.ops->counters, n->link->counters, n->link->counters2,
-            n->dev->driver->counters
+        const struct wren_counter_set *sets[] = {
+            n->module.ops->counters, n->link->counters, n->dev->driver->counters,
+#if CONFIG_WREN_IEEE802154_SEC
+            n->link->counters2,
+#endif
         };
-        for (unsigned i = 0; i < 4; i++) {
+        for (unsigned i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
             if (sets[i]) {
                 visit_set(node, &n->module, sets[i], n->id, first, fn, ctx);
             }
