@@ -86,9 +86,10 @@ enum {
 #endif
 
 /**
- * The auxiliary security header and MIC of secured frames (parsed, never
- * processed: wren's link layer drops secured frames). 0: a secured frame
- * parses as IEEE802154_ERR_SECURITY and cannot be emitted.
+ * The auxiliary security header and MIC of secured frames (parsed here;
+ * secured and unsecured by the link layer, link/ieee802154_sec.h, with
+ * CONFIG_WREN_IEEE802154_SEC). 0: a secured frame parses as
+ * IEEE802154_ERR_SECURITY and cannot be emitted.
  */
 #ifndef CONFIG_WREN_IEEE802154_SECURITY
 #define CONFIG_WREN_IEEE802154_SECURITY 1
