@@ -30,10 +30,14 @@ def fcs(data: bytes) -> bytes:
 def pcap_frames(path):
     """The PSDUs (FCS included) of a pcap file, in order."""
     data = path.read_bytes()
+    linktype = struct.unpack_from("<I", data, 20)[0]
     off, out = 24, []
     while off + 16 <= len(data):
         incl = struct.unpack_from("<I", data, off + 8)[0]
-        out.append(data[off + 16:off + 16 + incl])
+        rec = data[off + 16:off + 16 + incl]
+        if linktype == 283:  # a TAP header (its length at 2..3) before the PSDU
+            rec = rec[struct.unpack_from("<H", rec, 2)[0]:]
+        out.append(rec)
         off += 16 + incl
     return out
 
