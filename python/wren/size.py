@@ -613,7 +613,9 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
     rom = sum(crypto.values())
     delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
     out(f"802.15.4 security (rpl_sec image: the rpl router with CONFIG_WREN_IEEE802154_SEC=1): "
-        f"AES-128 CCM* (src/crypto) {rom} bytes; all of security adds {sum(delta.values())}")
+        f"AES-128 CCM* (src/crypto) {rom} bytes, no static RAM (Contiki-NG's aes-128.c + "
+        f"ccm-star.c compiled the same way: 1268 bytes and 176 of RAM); all of security adds "
+        f"{sum(delta.values())}")
     for (obj, sec), v in sorted(crypto.items(), key=lambda x: -x[1]):
         out(f"  {sec.split('.')[-1] + ' (' + obj + ')':<46}{v:>7}")
     groups: dict[str, int] = {}
@@ -625,8 +627,10 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
     return [
         {"name": "rom_ccm_bytes", "value": rom, "unit": "bytes", "better": "lower",
          "target": 1024,
-         "anchor": "Contiki-NG's software AES-128 + CCM* (os/lib/aes-128.c, ccm-star.c) is "
-                   "about 1.2 KB; wren: Cortex-M3 gcc 12 -Os, src/crypto as kept in an image "
+         "anchor": "Contiki-NG's software AES-128 + CCM* (os/lib/aes-128.c, ccm-star.c, "
+                   "compiled alone the same way, arm-none-eabi-gcc 12 -mcpu=cortex-m3 -mthumb "
+                   "-Os -ffunction-sections: 724 + 544 = 1,268 bytes of text and 176 bytes of "
+                   "RAM for its stored round keys); wren: src/crypto as kept in an image "
                    "that secures its frames (rpl_sec): encryption-only AES with the key "
                    "schedule on the fly (no stored round keys, one 256-byte S-box, no "
                    "T-tables), CCM* seal/open with MIC 0/4/8/16 in one pass"},

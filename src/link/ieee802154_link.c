@@ -101,8 +101,8 @@ static int secure_frame(struct wren_ieee802154_netif *nif, struct ieee802154_hdr
     if (len + IEEE802154_FCS_LEN > MAX_PSDU) {
         return -EMSGSIZE;
     }
-    struct wren_snip *s = wren_pktbuf_add(pb, NULL, NULL, len,
-                                          pkt->next ? pkt->next->type : WREN_NETTYPE_UNDEF);
+    /* typed as a whole frame: a second call (the radio was busy) sends it as is */
+    struct wren_snip *s = wren_pktbuf_add(pb, NULL, NULL, len, WREN_NETTYPE_IEEE802154);
     if (s == NULL) {
         nif->sec.stats.tx_nobuf++;
         return -ENOBUFS;
@@ -149,6 +149,10 @@ int wren_link_mhr(struct wren_ieee802154_netif *nif, uint8_t type, const uint8_t
     }
     h.seq = seq;
 #if CONFIG_WREN_IEEE802154_SEC
+    if (type == IEEE802154_TYPE_DATA && pkt && pkt->next &&
+        pkt->next->type == WREN_NETTYPE_IEEE802154) {
+        return 0; /* secured already, in one piece */
+    }
     if (type == IEEE802154_TYPE_DATA && pkt) {
         int r = secure_frame(nif, &h, pkt);
         if (r != 0) {
