@@ -503,7 +503,8 @@ def plot(summary: dict[str, dict[str, Any]], out_dir: Path, paper_pdr: float, pa
                                          f"{_pct(ci, 2 if key == 'pdr' else 3)} %")
         ax.axhline(paper, color="r", ls="--", label=f"paper: {bound} {paper:g} %")
         ax.set_xticks(range(len(macs)))
-        ax.set_xticklabels([MAC_LABEL.get(m, m) for m in macs], fontsize=8)
+        ax.set_xticklabels([MAC_LABEL.get(m, m).replace(" + ", "\n+ ").replace(", ", ",\n")
+                            for m in macs], fontsize=8)
         ax.set_xlim(-0.6, len(macs) - 0.4)
         ax.set_ylabel(what)
         if key == "duty_cycle" and any(summary[m]["duty_cycle"]["mean"] > 0.2 for m in macs):
