@@ -72,6 +72,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_link_info": (c_int, [c_void_p, c_uint32, c_uint32, c_uint32, POINTER(c_double),
                                    POINTER(c_int32)]),
     "wren_sim_set_modules": (c_int, [c_void_p, c_char_p]),
+    "wren_sim_set_mac": (c_int, [c_void_p, c_char_p]),
     "wren_sim_module_name": (c_char_p, [c_uint32]),
     "wren_sim_add_node": (c_int, [c_void_p, c_double, c_double, c_double, c_uint32]),
     "wren_sim_set_link": (c_int, [c_void_p, c_uint32, c_uint32, c_double]),
@@ -337,6 +338,12 @@ class Sim:
                 self.set_opt_u8(node, opt, int(val))
         if retry_delay_ms is not None:
             self.set_opt_u16(node, NETOPT_RETRY_DELAY, int(retry_delay_ms))
+
+    def set_mac_kind(self, kind: str) -> None:
+        """The MAC of nodes added from now on: "csma" (default) or "tsch"."""
+        res = self.lib.wren_sim_set_mac(self.h, kind.encode())
+        if res < 0:
+            raise SimError(f"unknown MAC kind {kind!r} (csma or tsch)", -res)
 
     def set_channel(self, node: int, channel: int) -> None:
         self.set_opt_u16(node, NETOPT_CHANNEL, channel)

@@ -45,6 +45,7 @@ static void node_free(struct wren_sim_node *sn)
     free(sn->out);
     free(sn->tcp_app);
     free(sn->rpl_routes);
+    free(sn->tsch);
     if (sn->sensor) {
         wren_sensor_free(sn->sensor);
         free(sn->sensor);
@@ -120,11 +121,46 @@ const char *wren_sim_module_name(uint32_t i)
     return wren_stack_module_name(i);
 }
 
+/* the TSCH interface of a simulated node: its MAC state beside the node */
+static int tsch_link_add(struct wren_node *node, void *state, struct wren_netdev *dev)
+{
+    struct wren_sim_node *sn = state;
+    return wren_ieee802154_netif_add_tsch(node, &sn->netif, sn->tsch, dev);
+}
+
+static const struct wren_link_def sim_tsch_link = {
+    .name = "ieee802154_tsch",
+    .size = 0,
+    .type = WREN_NETDEV_TYPE_IEEE802154,
+    .add = tsch_link_add,
+};
+
+int wren_sim_set_mac(struct wren_sim *s, const char *kind)
+{
+    if (kind && strcmp(kind, "tsch") == 0) {
+        s->mac_tsch = 1;
+    } else if (kind == NULL || kind[0] == 0 || strcmp(kind, "csma") == 0) {
+        s->mac_tsch = 0;
+    } else {
+        return -ENOENT;
+    }
+    return 0;
+}
+
 static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *bytes)
 {
-    const struct wren_stack_iface ifs[] = {
+    struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
     };
+    if (s->mac_tsch) {
+        sn->tsch = calloc(1, sizeof(*sn->tsch));
+        if (sn->tsch == NULL) {
+            return -ENOMEM;
+        }
+        *bytes += sizeof(*sn->tsch);
+        ifs[0].link = &sim_tsch_link;
+        ifs[0].state = sn;
+    }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
     if (s->n_mods) {
         desc.mods = s->mods;
@@ -135,7 +171,7 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
     if (sn->modules == NULL) {
         return -ENOMEM;
     }
-    *bytes = len;
+    *bytes += len;
     struct wren_stack built = { .n = 0 };
     int res = wren_stack_build(&sn->node, &desc, sn->modules, len, &built);
     if (res < 0) {

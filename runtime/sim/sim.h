@@ -41,6 +41,7 @@ struct wren_sim_node {
     struct wren_rawgen app;
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
     void *rpl_routes;       /**< RPL's route table, when given one (wren_sim_rpl_routes) */
+    struct wren_tsch *tsch; /**< the interface's TSCH MAC (wren_sim_set_mac "tsch"), or NULL */
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
     uint8_t app_on;
@@ -73,6 +74,7 @@ struct wren_sim {
     bool drift_fixed;
     struct wren_sim_node *failed; /**< a node whose stack failed to build (freed last) */
     const char *failed_module;    /**< the module that refused to start there, or NULL */
+    uint8_t mac_tsch;       /**< nodes added from now on run TSCH (wren_sim_set_mac) */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
@@ -172,6 +174,16 @@ uint64_t wren_sim_node_now(const struct wren_sim *s, uint32_t id);
  *         the simulation keeps running the nodes it has.
  */
 int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size);
+
+/**
+ * @brief The MAC of the 802.15.4 interface of nodes added from now on:
+ *        "csma" (the default: unslotted CSMA-CA, src/link/ieee802154_mac.c)
+ *        or "tsch" (src/link/tsch.h: the node starts scanning for EBs; make
+ *        one the coordinator with the shell's `tsch coordinator` or SET
+ *        WREN_NETOPT_TSCH_ROLE).
+ * @return 0, or -ENOENT for another name (nothing changes).
+ */
+int wren_sim_set_mac(struct wren_sim *s, const char *kind);
 
 /** @brief The name of the module whose init refused when a node's stack
  *         failed to build (wren_sim_add_node), or NULL. */

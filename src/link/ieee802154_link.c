@@ -81,6 +81,11 @@ static void link_init(struct wren_netif *netif)
 #if CONFIG_WREN_MAC_SOFT
     wren_mac_init(nif); /* may switch ACKs off again for a wire */
 #endif
+#if CONFIG_WREN_TSCH
+    if (nif->tsch) {
+        wren_tsch_init(nif);
+    }
+#endif
 }
 
 #if CONFIG_WREN_IEEE802154_SEC
@@ -231,7 +236,9 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -EINVAL;
     }
-#if CONFIG_WREN_MAC_SOFT
+#if CONFIG_WREN_TSCH
+    int res = nif->tsch ? wren_tsch_submit(nif, pkt) : wren_mac_submit(nif, pkt);
+#elif CONFIG_WREN_MAC_SOFT
     int res = wren_mac_submit(nif, pkt);
 #else
     int res = hw_send(nif, pkt);
@@ -281,6 +288,12 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     struct ieee802154_frame f;
     uint32_t *reason;
 
+#if CONFIG_WREN_TSCH
+    if (nif->tsch) {
+        wren_tsch_recv(nif, pkt, info);
+        return;
+    }
+#endif
     int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
     if (res < 0) {
         /* frames of a kind this build leaves out are unsupported, not malformed */
@@ -351,6 +364,11 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         return;
     }
 #endif
+#if CONFIG_WREN_TSCH
+    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
+#else
+    /* (the same as wren_link_deliver(), which builds without TSCH leave out:
+     * inline here it costs the Cortex-M images nothing) */
     size_t hlen = (size_t)(f.payload - pkt->data);
     size_t plen = f.payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
@@ -393,6 +411,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     netif->stats.rx_frames++;
     netif->stats.rx_bytes += (uint32_t)len;
+#endif
     return;
 
 drop:
@@ -400,9 +419,75 @@ drop:
     wren_pktbuf_release(&node->pktbuf, pkt);
 }
 
+#if CONFIG_WREN_TSCH
+void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
+                       const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
+                       uint8_t type)
+{
+    struct wren_netif *netif = &nif->netif;
+    struct wren_node *node = netif->node;
+    uint32_t *reason = &netif->stats.rx_drop_nobuf;
+    size_t hlen = (size_t)(f->payload - pkt->data);
+    size_t plen = f->payload_len;
+    struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
+    if (mhr == NULL) {
+        goto drop;
+    }
+    if (pkt->size > plen) {
+        /* trailing bytes (IEs handled above, MIC never here) are not payload */
+        wren_pktbuf_trim_back(&node->pktbuf, pkt, plen);
+    }
+    struct wren_snip *nh_snip = wren_pktbuf_add(&node->pktbuf, NULL, NULL,
+                                                sizeof(struct wren_netif_hdr),
+                                                WREN_NETTYPE_NETIF);
+    if (nh_snip == NULL) {
+        goto drop;
+    }
+    mhr->next = nh_snip;
+    struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
+    memset(nh, 0, sizeof(*nh));
+    nh->src_len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
+    nh->dst_len = (uint8_t)wren_ieee802154_addr_len(f->hdr.dst_mode);
+    memcpy(nh->src, f->hdr.src_addr, nh->src_len);
+    memcpy(nh->dst, f->hdr.dst_addr, nh->dst_len);
+    if (nh->dst_len == 2 && get_be16(nh->dst) == IEEE802154_BROADCAST) {
+        nh->flags |= WREN_NETIF_HDR_BROADCAST;
+    }
+    nh->if_id = netif->id;
+    nh->rssi = info->rssi;
+    nh->lqi = info->lqi;
+
+    if (type == WREN_NETTYPE_UNDEF) {
+        /* RFC 4944 5.1: a first byte 00xxxxxx is "not a LoWPAN frame" */
+        type = (pkt->size && (pkt->data[0] & 0xc0) != 0) ? WREN_NETTYPE_SIXLOWPAN
+                                                         : WREN_NETTYPE_UNDEF;
+    }
+    size_t len = pkt->size;
+    if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
+        netif->stats.rx_drop_no_receiver++;
+        return;
+    }
+    netif->stats.rx_frames++;
+    netif->stats.rx_bytes += (uint32_t)len;
+    return;
+
+drop:
+    (*reason)++;
+    wren_pktbuf_release(&node->pktbuf, pkt);
+}
+#endif
+
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+#if CONFIG_WREN_TSCH
+    if (nif->tsch) {
+        int tres = wren_tsch_get(nif, opt, val, max);
+        if (tres != -ENOTSUP) {
+            return tres;
+        }
+    }
+#endif
 #if CONFIG_WREN_IEEE802154_SEC
     int sres = wren_ieee802154_sec_get(nif, opt, val, max);
     if (sres != -ENOTSUP) {
@@ -458,6 +543,14 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+#if CONFIG_WREN_TSCH
+    if (nif->tsch) {
+        int tres = wren_tsch_set(nif, opt, val, len);
+        if (tres != -ENOTSUP) {
+            return tres;
+        }
+    }
+#endif
 #if CONFIG_WREN_IEEE802154_SEC
     int sres = wren_ieee802154_sec_set(nif, opt, val, len);
     if (sres != -ENOTSUP) {
@@ -523,12 +616,25 @@ static const struct wren_counter_set mac_counters =
 static const struct wren_counter_set sec_counters =
     WREN_COUNTER_SET("sec", WREN_SEC_COUNTERS, WREN_NETOPT_SEC_STATS, uint32_t);
 #endif
+#if CONFIG_WREN_TSCH
+static void link_tx_event(struct wren_netif *netif, enum wren_netdev_event ev)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    if (nif->tsch) {
+        wren_tsch_tx_event(nif, ev);
+    } else {
+        wren_mac_tx_event(netif, ev);
+    }
+}
+#endif
 
 const struct wren_netif_link_ops wren_ieee802154_link = {
     .init = link_init,
     .send = link_send,
     .recv = link_recv,
-#if CONFIG_WREN_MAC_SOFT
+#if CONFIG_WREN_TSCH
+    .tx_event = link_tx_event,
+#elif CONFIG_WREN_MAC_SOFT
     .tx_event = wren_mac_tx_event,
 #endif
     .get = link_get,
@@ -542,9 +648,32 @@ const struct wren_netif_link_ops wren_ieee802154_link = {
 #endif
 };
 
+#if CONFIG_WREN_TSCH
+static const struct wren_counter_set tsch_counters =
+    WREN_COUNTER_SET("tsch", WREN_TSCH_COUNTERS, WREN_NETOPT_TSCH_STATS, uint32_t);
+
+/* the same operations; what it counts is the TSCH MAC's */
+static const struct wren_netif_link_ops tsch_link = {
+    .init = link_init,
+    .send = link_send,
+    .recv = link_recv,
+    .tx_event = link_tx_event,
+    .get = link_get,
+    .set = link_set,
+    .type = WREN_NETDEV_TYPE_IEEE802154,
+    .counters = WREN_IF_NAMES(&tsch_counters),
+#if CONFIG_WREN_IEEE802154_SEC
+    .counters2 = WREN_IF_NAMES(&sec_counters),
+#endif
+};
+#endif
+
 int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_netif *nif,
                               struct wren_netdev *dev)
 {
+#if CONFIG_WREN_TSCH
+    nif->tsch = NULL;
+#endif
     return wren_netif_add(node, &nif->netif, dev, &wren_ieee802154_link);
 }
 
@@ -559,3 +688,28 @@ const struct wren_link_def wren_link_ieee802154 = {
     .type = WREN_NETDEV_TYPE_IEEE802154,
     .add = link_add,
 };
+
+#if CONFIG_WREN_TSCH
+int wren_ieee802154_netif_add_tsch(struct wren_node *node, struct wren_ieee802154_netif *nif,
+                                   struct wren_tsch *tsch, struct wren_netdev *dev)
+{
+    if (tsch == NULL) {
+        return -EINVAL;
+    }
+    nif->tsch = tsch;
+    return wren_netif_add(node, &nif->netif, dev, &tsch_link);
+}
+
+static int link_add_tsch(struct wren_node *node, void *state, struct wren_netdev *dev)
+{
+    struct wren_ieee802154_tsch_netif *s = state;
+    return wren_ieee802154_netif_add_tsch(node, &s->nif, &s->tsch, dev);
+}
+
+const struct wren_link_def wren_link_ieee802154_tsch = {
+    .name = "ieee802154_tsch",
+    .size = sizeof(struct wren_ieee802154_tsch_netif),
+    .type = WREN_NETDEV_TYPE_IEEE802154,
+    .add = link_add_tsch,
+};
+#endif

@@ -30,6 +30,7 @@
 #include "core/timer.h"
 #include "link/ieee802154_sec.h"
 #include "link/link_est.h"
+#include "link/tsch.h"
 #include "net/netif.h"
 #include "stack/stack.h"
 
@@ -158,10 +159,17 @@ struct wren_mac {
 #endif
 };
 
+#if CONFIG_WREN_TSCH && !CONFIG_WREN_MAC_SOFT
+#error "CONFIG_WREN_TSCH needs CONFIG_WREN_MAC_SOFT (the software MAC's link estimator)"
+#endif
+
 struct wren_ieee802154_netif {
     struct wren_netif netif;   /**< first */
 #if CONFIG_WREN_MAC_SOFT
     struct wren_mac mac;       /**< absent when the radio does it (400 bytes on Cortex-M3) */
+#endif
+#if CONFIG_WREN_TSCH
+    struct wren_tsch *tsch;    /**< NULL: the CSMA MAC; else this interface runs TSCH */
 #endif
     uint16_t pan;
     uint8_t short_addr[2];     /**< network order */
@@ -195,5 +203,28 @@ int wren_ieee802154_netif_add(struct wren_node *node, struct wren_ieee802154_net
 
 /** The link layer, for the stack assembly (src/stack/stack.h). */
 extern const struct wren_link_def wren_link_ieee802154;
+
+#if CONFIG_WREN_TSCH
+/** An 802.15.4 interface that runs TSCH: its state for the assembly. */
+struct wren_ieee802154_tsch_netif {
+    struct wren_ieee802154_netif nif; /**< first */
+    struct wren_tsch tsch;
+};
+
+/**
+ * @brief Add an 802.15.4 interface over @p dev to @p node that runs the TSCH
+ *        MAC (link/tsch.h) with state @p tsch (zeroed or not, the caller's
+ *        for the interface's life) instead of CSMA. It starts as a node
+ *        (WREN_TSCH_NODE: scanning for EBs); SET WREN_NETOPT_TSCH_ROLE makes
+ *        it the coordinator.
+ * @return the interface id or -errno.
+ */
+int wren_ieee802154_netif_add_tsch(struct wren_node *node, struct wren_ieee802154_netif *nif,
+                                   struct wren_tsch *tsch, struct wren_netdev *dev);
+
+/** The link layer with the TSCH MAC, for the stack assembly: state is a
+ *  struct wren_ieee802154_tsch_netif. */
+extern const struct wren_link_def wren_link_ieee802154_tsch;
+#endif
 
 #endif

@@ -67,4 +67,26 @@ void wren_mac_lpl_got(struct wren_ieee802154_netif *nif);
 
 #endif /* CONFIG_WREN_MAC_SOFT */
 
+/* Pass a received data frame up (in link.c): @p pkt holds the MPDU parsed
+ * into @p f; the payload goes to netreg @p type with a netif header
+ * (WREN_NETTYPE_UNDEF: 6LoWPAN or NALP by its first byte). Owns @p pkt. */
+void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
+                       const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
+                       uint8_t type);
+
+#if CONFIG_WREN_TSCH
+/* The TSCH MAC (tsch.c, tsch_slot.c), in place of the CSMA one when
+ * nif->tsch is set. */
+void wren_tsch_init(struct wren_ieee802154_netif *nif);
+/* Queue @p pkt (netif header first) for its neighbour: 1 (taken, no TX
+ * event follows) or -errno after having dropped it. */
+int wren_tsch_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt);
+/* A received frame (one snip, MPDU without FCS). Owns @p pkt. */
+void wren_tsch_recv(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
+                    const struct wren_netdev_rx_info *info);
+void wren_tsch_tx_event(struct wren_ieee802154_netif *nif, enum wren_netdev_event ev);
+int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max);
+int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len);
+#endif
+
 #endif

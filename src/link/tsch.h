@@ -8,14 +8,50 @@
  * (net/netopt.h), and 6P messages exchanged as WREN_NETTYPE_SIXTOP packets
  * (the link layer carries them in the 6top IE, RFC 8480 3.1).
  *
- * INTERFACE DRAFT (lead, session 2026-11-28): the types here are the
- * contract between the TSCH MAC and the modules above it; the MAC's own
- * state and functions are added by its implementation.
+ * An interface runs TSCH when its link layer is given a struct wren_tsch
+ * (wren_ieee802154_netif_add_tsch(), or the assembly's
+ * wren_link_ieee802154_tsch); it then never uses the CSMA MAC. The MAC
+ * keeps time in slots of the timeslot template (default 802.15.4-2015
+ * Table 8-99, 10 ms), sleeps on one timer until the next slot one of its
+ * cells is active in, and has the radio on only for the parts of a slot
+ * that need it. Layout of a slot (TX side; the receiver listens from
+ * tx_offset - rx_wait/2 to tx_offset + rx_wait/2 for the frame to start):
+ *
+ * @verbatim
+ *  slot start       tx_offset            frame end   +ack_delay
+ *  |-----------------|==== frame ====|----------|=== Enh-ACK ===|------|
+ *                  ^ send() at tx_offset - TX_DELAY
+ *  next slot start: slot_us later
+ * @endverbatim
  */
 #ifndef WREN_LINK_TSCH_H
 #define WREN_LINK_TSCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "core/counters.h"
+#include "core/timer.h"
+
+/** TSCH in the link layer: 1 on host and simulator builds, 0 on the
+ *  Cortex-M images that do not run it (the 802.15.4 interface state and code
+ *  stay as they were). */
+#ifndef CONFIG_WREN_TSCH
+#define CONFIG_WREN_TSCH 1
+#endif
+#ifndef CONFIG_WREN_TSCH_CELLS
+#define CONFIG_WREN_TSCH_CELLS 16       /**< cells in the schedule */
+#endif
+#ifndef CONFIG_WREN_TSCH_SLOTFRAMES
+#define CONFIG_WREN_TSCH_SLOTFRAMES 2   /**< slotframes (handles 0..n-1 in use at once) */
+#endif
+#ifndef CONFIG_WREN_TSCH_NBRS
+#define CONFIG_WREN_TSCH_NBRS 8         /**< neighbours with a queue (plus the broadcast one) */
+#endif
+#ifndef CONFIG_WREN_TSCH_QUEUE_LEN
+#define CONFIG_WREN_TSCH_QUEUE_LEN 8    /**< frames queued per neighbour */
+#endif
+#define WREN_TSCH_HOP_MAX 16            /**< longest hopping sequence kept */
 
 /** Cell options (802.15.4-2015 7.4.4.3 Link Options, the same bits). */
 enum {
@@ -75,5 +111,161 @@ struct wren_tsch_queue_info {
     uint8_t nbr[8];
     uint8_t len;            /**< frames queued */
 };
+
+/** Value of SET/GET WREN_NETOPT_TSCH_CONFIG: the timeslot template, the
+ *  minimal schedule (RFC 8180) and the MAC's periods. SET checks every field
+ *  (-EINVAL) and takes effect at the next (re)start of the role; times in
+ *  microseconds unless named otherwise. */
+struct wren_tsch_config {
+    uint32_t slot_us;       /**< macTsTimeslotLength: 10000 (802.15.4-2015 Table 8-99) */
+    uint16_t tx_offset_us;  /**< macTsTxOffset: 2120 */
+    uint16_t rx_wait_us;    /**< macTsRxWait: 2200 (the guard: +-1100 around tx_offset) */
+    uint16_t ack_delay_us;  /**< macTsTxAckDelay: 1000 (frame end to Enh-ACK start) */
+    uint16_t ack_wait_us;   /**< macTsAckWait: 400 */
+    uint16_t sf_len;        /**< minimal slotframe length: 101 (RFC 8180 4.1's example,
+                                 RFC 9033's SLOTFRAME_LENGTH) */
+    uint16_t eb_period_ms;  /**< longest EB period: 16000; after a (re)start EBs go out
+                                 every eb_min_ms, the period doubling up to this one */
+    uint16_t eb_min_ms;     /**< 1000 */
+    uint16_t ka_ms;         /**< keep-alive: a frame to the time source after this long
+                                 without a correction from it; 0: off. 5000 */
+    uint16_t desync_ms;     /**< no correction from the time source this long: desync,
+                                 scan again. 20000 */
+    uint16_t scan_ms;       /**< scanning: time on one channel before the next: 1000 */
+    uint8_t max_retries;    /**< macMaxFrameRetries for TSCH: 0..15, default 7 */
+    uint8_t min_be;         /**< TSCH CSMA-CA on shared cells: macMinBe 1 */
+    uint8_t max_be;         /**< macMaxBe 5 */
+    uint8_t hop_len;        /**< channels in the hopping sequence: 1..16 */
+    uint8_t hop[WREN_TSCH_HOP_MAX]; /**< the hopping sequence (default: 16 channels,
+                                         sequence id 0 of the Channel Hopping IE) */
+};
+
+/** Counters of the TSCH MAC; every drop has one. */
+#define WREN_TSCH_COUNTERS(C)                                                              \
+    C(tx_data)            /* data frames put on the air (each try) */                     \
+    C(tx_eb)              /* enhanced beacons sent */                                     \
+    C(tx_ka)              /* keep-alives queued to the time source */                     \
+    C(tx_ok)              /* frames done: acknowledged, or broadcast */                   \
+    C(tx_retries)         /* retransmissions */                                           \
+    C(tx_noack)           /* frames given up after max_retries */                         \
+    C(tx_sixtop)          /* 6P messages sent in a 6top IE */                             \
+    C(ack_tx)             /* Enh-ACKs sent */                                             \
+    C(ack_rx)             /* Enh-ACKs received for our frames */                          \
+    C(ack_bad)            /* an ACK in our ACK window that was not ours / did not parse */ \
+    C(rx_data)            /* data frames received in a cell */                            \
+    C(rx_eb)              /* enhanced beacons received */                                 \
+    C(rx_dup)             /* retransmissions already passed up */                         \
+    C(rx_sixtop)          /* 6P messages passed up */                                     \
+    C(rx_idle)            /* RX cells with nothing heard */                               \
+    C(drop_queue_full)    /* frames dropped: the neighbour's queue was full */            \
+    C(drop_no_queue)      /* frames dropped: no queue left for a new neighbour */         \
+    C(drop_off)           /* frames dropped: role off */                                  \
+    C(drop_too_long)      /* frames that did not fit a PSDU with their IEs */             \
+    C(drop_not_synced)    /* frames heard while scanning that are not EBs */              \
+    C(drop_bad_ie)        /* EBs / ACKs / frames with IEs that do not parse or miss one */ \
+    C(drop_eb_asn)        /* EBs whose ASN contradicts ours (an absurd jump): refused */  \
+    C(drop_eb_prio)       /* EBs not joined: join metric 0xff, or not below the one we  \
+                             had before a desync (see wren_tsch.scan_prio) */             \
+    C(drop_flush)         /* frames dropped at desync / role change */                    \
+    C(sync_joins)         /* joins (EB accepted while scanning) */                        \
+    C(sync_corrections)   /* time corrections from the time source */                     \
+    C(sync_clamped)       /* of those, bigger than the guard time: limited to it */      \
+    C(sync_desync)        /* desynchronisations (no correction for desync_ms) */          \
+    C(sync_ts_loop)       /* the time source's EB had a join metric not below ours: a   \
+                             timing loop (nodes keeping each other in an old network); \
+                             left as a desync */                                          \
+    C(scan_hops)          /* scan channel changes */                                      \
+    C(slot_late)          /* slots skipped: the MAC woke after they began */
+
+struct wren_tsch_stats {
+    WREN_TSCH_COUNTERS(WREN_COUNTER_U32)
+};
+
+struct wren_snip;
+struct wren_ieee802154_netif;
+
+/** A neighbour's frames (index 0: broadcast), linked through netif headers. */
+struct wren_tsch_queue {
+    uint8_t nbr[8];
+    uint8_t used;           /**< 0: free */
+    uint8_t len;
+    uint8_t tries;          /**< attempts of the head frame so far */
+    uint8_t be;             /**< backoff exponent (shared cells) */
+    uint16_t backoff;       /**< shared-cell opportunities to let pass */
+    struct wren_snip *head;
+    struct wren_snip *tail;
+};
+
+struct wren_tsch_slotframe {
+    uint16_t len;           /**< 0: unused */
+    uint16_t off;           /**< ASN % len of the current slot */
+};
+
+/** The TSCH MAC of one interface (caller memory, see the file comment). */
+struct wren_tsch {
+    struct wren_ieee802154_netif *nif;
+    struct wren_timer timer;        /**< the only timer: slot parts, scan hops */
+    struct wren_tsch_config cfg;
+    /* time: slot asn starts at ref_time + (asn - ref_asn) * slot_us, plus
+     * the estimated drift of our clock against the time source's */
+    uint64_t asn;                   /**< the current (or next) active slot */
+    uint64_t ref_asn;
+    uint64_t ref_time;              /**< local us */
+    int32_t drift_q30;              /**< our clock's rate error, 2^-30 units */
+    uint64_t last_sync;             /**< local us of the last correction */
+    uint64_t slot_start;            /**< of asn */
+    uint64_t tx_end;                /**< local us: end of the frame we sent / received */
+    uint64_t eb_next;               /**< local us: next EB due */
+    uint32_t eb_ivl_ms;             /**< current EB interval */
+    uint8_t eb_count;               /**< EBs sent at it */
+    uint32_t tx_delay_us;           /**< the radio's WREN_NETOPT_TX_DELAY */
+    uint8_t role;                   /**< enum wren_tsch_role */
+    uint8_t synced;
+    uint8_t phase;                  /**< what the timer does next (tsch_slot.c) */
+    uint8_t join_prio;              /**< of our EBs (0xff: none) */
+    uint8_t desync_due;             /**< leave at the end of this slot (keep-alive lost) */
+    uint8_t join_prio_set;          /**< set by SET JOIN_PRIO (else time source's + 1) */
+    uint8_t ts[8];                  /**< time source */
+    uint8_t ts_len;
+    uint8_t ts_set;                 /**< chosen by SET TIME_SOURCE (not only the EB's) */
+    uint8_t scan_prio;              /**< scanning after a desync: join only EBs with a join
+                                         metric below this (nodes closer to the root than
+                                         we were), until scan_strict_until */
+    uint64_t scan_strict_until;
+    uint8_t channel;                /**< the radio's channel now */
+    uint8_t cell;                   /**< index of the cell of the slot in progress */
+    uint8_t q;                      /**< queue of the frame in progress (0xff: an EB) */
+    uint8_t tx_seq;
+    uint8_t ack_req;
+    uint8_t psdu_len;               /**< bytes in buf */
+    uint8_t buf[127];               /**< frame sent / ACK sent in this slot */
+    struct {
+        uint8_t addr[8];
+        uint8_t seq;
+        uint8_t used;
+    } seen[4];                      /**< last (source, sequence): duplicates */
+    uint8_t seen_next;
+    uint8_t rr;                     /**< round robin over the queues in shared cells */
+    struct wren_tsch_slotframe sf[CONFIG_WREN_TSCH_SLOTFRAMES];
+    struct wren_tsch_cell cells[CONFIG_WREN_TSCH_CELLS]; /**< options 0: free */
+    struct wren_tsch_queue queues[CONFIG_WREN_TSCH_NBRS + 1];
+    struct wren_tsch_stats stats;
+};
+
+struct wren_shell;
+struct wren_module;
+/** The `tsch` shell command (src/link/tsch_shell.c): state, cells, queues,
+ *  counters of the first TSCH interface; role, cells and settings. */
+int wren_tsch_shell(struct wren_shell *sh, struct wren_module *m, int argc, char **argv);
+
+/** @brief The default configuration (802.15.4-2015 template, RFC 8180). */
+void wren_tsch_config_default(struct wren_tsch_config *cfg);
+
+/** @brief The ASN of the slot in progress (or the next active one): the
+ *         CCM* nonce of a secured frame uses it (802.15.4-2015 9.3.2.2). */
+static inline uint64_t wren_tsch_asn(const struct wren_tsch *t)
+{
+    return t->asn;
+}
 
 #endif

@@ -101,6 +101,8 @@ enum wren_netopt {
                                            neighbour with frames queued */
     WREN_NETOPT_TSCH_ROLE,            /**< SET/GET: uint8_t enum wren_tsch_role */
     WREN_NETOPT_TSCH_STATS,           /**< GET: struct wren_tsch_stats (link/tsch.h) */
+    WREN_NETOPT_TSCH_CONFIG,          /**< SET/GET: struct wren_tsch_config (link/tsch.h):
+                                           timeslot template, minimal schedule, periods */
 
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;

@@ -707,6 +707,10 @@ static const struct wren_shell_cmd commands[] = {
       cmd_udp },
     { "tcp", "tcp listen|connect|send|close|unlisten|stats (tcp help)", cmd_tcp },
     { "pktbuf", "packet buffer usage", cmd_pktbuf },
+#if CONFIG_WREN_TSCH
+    { "tsch", "TSCH MAC: state, cells, queues; coordinator|node|off; cell add|del SF SLOT CHOFF "
+              "TRSK [EUI64]; set KEY VALUE; prio N; ts EUI64", wren_tsch_shell },
+#endif
     { "stats", "counters of every layer", cmd_stats },
     { NULL, NULL, NULL },
 };

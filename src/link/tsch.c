@@ -1,0 +1,1057 @@
+/* The TSCH MAC (IEEE 802.15.4-2015 6.2.6) of an 802.15.4 interface: the
+ * schedule (slotframes, cells), the per-neighbour queues and TSCH CSMA-CA
+ * on shared cells (6.2.5.3), retransmissions, the frames it sends (data,
+ * keep-alives, 6P in the 6top IE, enhanced beacons, Enh-ACKs) and receives
+ * (joining from an EB, synchronisation, duplicates), minimal 6TiSCH
+ * (RFC 8180) and the WREN_NETOPT_TSCH_* options. The slot engine is in
+ * tsch_slot.c. */
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/node.h"
+#include "link/tsch_priv.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "wire/ieee802154_ie.h"
+
+#if CONFIG_WREN_TSCH
+
+#define MAX_PSDU 127
+#define TSCH_EB_BURST 32 /* EBs at one period before it doubles */
+#define FCS_LEN 2
+
+/* The 16-channel hopping sequence of sequence id 0 in the 2.4 GHz band, as
+ * 6TiSCH implementations (OpenWSN, Contiki-NG) use it. */
+static const uint8_t default_hop[16] = { 16, 17, 23, 18, 26, 15, 25, 22,
+                                         19, 11, 12, 13, 24, 14, 20, 21 };
+
+void wren_tsch_config_default(struct wren_tsch_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    /* 802.15.4-2015 Table 8-99, the default timeslot template */
+    cfg->slot_us = 10000;
+    cfg->tx_offset_us = 2120;
+    cfg->rx_wait_us = 2200;
+    cfg->ack_delay_us = 1000;
+    cfg->ack_wait_us = 400;
+    cfg->sf_len = 101;
+    cfg->eb_period_ms = 16000;
+    cfg->eb_min_ms = 1000;
+    cfg->ka_ms = 5000;
+    cfg->desync_ms = 20000;
+    cfg->scan_ms = 1000;
+    cfg->max_retries = 7;
+    cfg->min_be = 1;
+    cfg->max_be = 5;
+    cfg->hop_len = sizeof(default_hop);
+    memcpy(cfg->hop, default_hop, sizeof(default_hop));
+}
+
+static int config_check(const struct wren_tsch_config *c)
+{
+    /* the slot must hold the longest frame (macTsMaxTx 4256) and its ACK
+     * (macTsMaxAck 2400), as the default template does */
+    uint32_t need = (uint32_t)c->tx_offset_us + 4256u + c->ack_delay_us + 2400u;
+    if (c->slot_us < need || c->slot_us > 1000000u || c->tx_offset_us < c->rx_wait_us / 2u + 200u ||
+        c->ack_delay_us < c->ack_wait_us / 2u + 200u || c->sf_len == 0 || c->eb_min_ms == 0 ||
+        c->eb_period_ms < c->eb_min_ms || c->desync_ms == 0 || c->scan_ms == 0 ||
+        c->max_retries > 15 || c->min_be > c->max_be || c->max_be > 8 || c->hop_len == 0 ||
+        c->hop_len > WREN_TSCH_HOP_MAX || (c->ka_ms && c->ka_ms >= c->desync_ms)) {
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < c->hop_len; i++) {
+        if (c->hop[i] < 11 || c->hop[i] > 26) {
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static struct wren_tsch *tsch_of(struct wren_ieee802154_netif *nif)
+{
+    return nif->tsch;
+}
+
+void wren_tsch_radio(struct wren_tsch *t, bool on)
+{
+    struct wren_netdev *dev = t->nif->netif.dev;
+    uint8_t st = on ? WREN_NETOPT_STATE_IDLE : WREN_NETOPT_STATE_OFF;
+    if (t->nif->mac.radio_off == !on) {
+        return;
+    }
+    if (dev->driver->set(dev, WREN_NETOPT_STATE, &st, 1) == 0) {
+        t->nif->mac.radio_off = !on;
+    }
+}
+
+void wren_tsch_set_channel(struct wren_tsch *t, uint8_t ch)
+{
+    if (t->channel == ch) {
+        return;
+    }
+    struct wren_netdev *dev = t->nif->netif.dev;
+    uint16_t v = ch;
+    if (dev->driver->set(dev, WREN_NETOPT_CHANNEL, &v, sizeof(v)) == 0) {
+        t->channel = ch;
+    }
+}
+
+/* ---- queues -------------------------------------------------------------- */
+
+static void queue_drop_all(struct wren_tsch *t, struct wren_tsch_queue *q)
+{
+    struct wren_pktbuf *pb = &tsch_node(t)->pktbuf;
+    while (q->head) {
+        struct wren_snip *p = q->head;
+        q->head = wren_netif_hdr(p)->q_next;
+        t->stats.drop_flush++;
+        wren_pktbuf_release(pb, p);
+    }
+    q->tail = NULL;
+    q->len = 0;
+    q->tries = 0;
+    q->backoff = 0;
+    q->be = t->cfg.min_be;
+}
+
+void wren_tsch_flush(struct wren_tsch *t)
+{
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        queue_drop_all(t, &t->queues[i]);
+        if (i) {
+            t->queues[i].used = 0;
+        }
+    }
+}
+
+/* the queue of neighbour @p nbr (NULL: broadcast), made if @p make */
+static int queue_of(struct wren_tsch *t, const uint8_t *nbr, bool make)
+{
+    if (nbr == NULL) {
+        return 0;
+    }
+    int free_q = -1;
+    for (unsigned i = 1; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        struct wren_tsch_queue *q = &t->queues[i];
+        if (q->used && memcmp(q->nbr, nbr, 8) == 0) {
+            return (int)i;
+        }
+        if (free_q < 0 && (!q->used || q->len == 0)) {
+            free_q = (int)i; /* an empty queue can be given to another neighbour */
+        }
+    }
+    if (!make || free_q < 0) {
+        return -1;
+    }
+    struct wren_tsch_queue *q = &t->queues[free_q];
+    memset(q, 0, sizeof(*q));
+    memcpy(q->nbr, nbr, 8);
+    q->used = 1;
+    q->be = t->cfg.min_be;
+    return free_q;
+}
+
+static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
+{
+    struct wren_node *node = tsch_node(t);
+    struct wren_tsch_queue *q = &t->queues[qi];
+    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN) {
+        t->stats.drop_queue_full++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -ENOBUFS;
+    }
+    struct wren_snip *head = pkt;
+    if (wren_pktbuf_write_path(&node->pktbuf, &pkt, &head) < 0) {
+        t->nif->netif.stats.rx_drop_nobuf++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -ENOBUFS;
+    }
+    wren_netif_hdr(pkt)->q_next = NULL;
+    if (q->tail) {
+        wren_netif_hdr(q->tail)->q_next = pkt;
+    } else {
+        q->head = pkt;
+    }
+    q->tail = pkt;
+    q->len++;
+    return 1;
+}
+
+int wren_tsch_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
+{
+    struct wren_tsch *t = tsch_of(nif);
+    struct wren_node *node = nif->netif.node;
+    const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
+    bool bcast = (nh->flags & WREN_NETIF_HDR_BROADCAST) || nh->dst_len == 0;
+    if (t->role == WREN_TSCH_OFF) {
+        t->stats.drop_off++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -ENETDOWN;
+    }
+    if (!bcast && nh->dst_len != 8) {
+        /* TSCH neighbours are known by their EUI-64 (queues, cells, time source) */
+        nif->netif.stats.tx_drop_bad++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -EINVAL;
+    }
+    int qi = queue_of(t, bcast ? NULL : nh->dst, true);
+    if (qi < 0) {
+        t->stats.drop_no_queue++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return -ENOBUFS;
+    }
+    return enqueue(t, qi, pkt);
+}
+
+/* a keep-alive (RFC 8180 4.4: a frame to the time source to get an ACK
+ * with a time correction): an empty data frame, unless one is queued */
+void wren_tsch_keepalive(struct wren_tsch *t)
+{
+    if (t->ts_len != 8) {
+        return;
+    }
+    int qi = queue_of(t, t->ts, true);
+    if (qi < 0 || t->queues[qi].len) {
+        return; /* what is queued for it will bring an ACK */
+    }
+    struct wren_pktbuf *pb = &tsch_node(t)->pktbuf;
+    struct wren_snip *pkt = wren_netif_hdr_add(pb, NULL, t->nif->long_addr, 8, t->ts, 8);
+    if (pkt == NULL) {
+        return;
+    }
+    if (enqueue(t, qi, pkt) > 0) {
+        t->stats.tx_ka++;
+    }
+}
+
+static bool may_send(const struct wren_tsch_queue *q, bool shared)
+{
+    return q->head && (!shared || q->backoff == 0);
+}
+
+/* an EB goes out in the minimal cell when due and nothing else waits; before
+ * queued frames only once it is eb_period_ms late (frames are not held up by
+ * EBs, and the fast EBs after a (re)start only fill idle cells) */
+static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    if (!t->synced || t->join_prio == 0xff || c->slotframe != TSCH_SLOTFRAME_MINIMAL) {
+        return false;
+    }
+    uint64_t now = wren_node_now(tsch_node(t));
+    if (now < t->eb_next) {
+        return false;
+    }
+    if (now >= t->eb_next + (uint64_t)t->cfg.eb_period_ms * 1000u) {
+        return true; /* a node that always has frames still sends EBs */
+    }
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        if (t->queues[i].head) {
+            return false;
+        }
+    }
+    return true;
+}
+
+uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
+    uint8_t pick = TSCH_Q_NONE;
+    if (c->nbr_len == 8) {
+        int qi = queue_of(t, c->nbr, false);
+        if (qi > 0 && may_send(&t->queues[qi], shared)) {
+            pick = (uint8_t)qi;
+        }
+    } else if (eb_due(t, c)) {
+        pick = TSCH_Q_EB;
+    } else if (may_send(&t->queues[0], shared)) {
+        pick = 0;
+    } else {
+        /* unicast frames in a cell for any neighbour, in turn */
+        for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS; k++) {
+            unsigned i = (t->rr + k - 1) % CONFIG_WREN_TSCH_NBRS + 1;
+            if (t->queues[i].used && may_send(&t->queues[i], shared)) {
+                pick = (uint8_t)i;
+                t->rr = (uint8_t)(i % CONFIG_WREN_TSCH_NBRS);
+                break;
+            }
+        }
+    }
+    if (shared) {
+        /* 6.2.5.3: every shared cell a queue could have used counts down
+         * its backoff */
+        for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+            struct wren_tsch_queue *q = &t->queues[i];
+            if (q->backoff && q->head && (c->nbr_len == 0 || (i && q->used &&
+                                                               memcmp(q->nbr, c->nbr, 8) == 0))) {
+                q->backoff--;
+            }
+        }
+    }
+    return pick;
+}
+
+/* ---- frames we send -------------------------------------------------------- */
+
+static int build_eb(struct wren_tsch *t)
+{
+    struct ieee802154_payload_ies ies;
+    struct ieee802154_tsch_slotframe sf;
+    struct ieee802154_tsch_link cell;
+    struct ieee802154_frame f;
+    uint8_t ie_buf[64];
+    wren_ieee802154_eb_minimal_ies(&ies, &sf, &cell, t->asn, t->join_prio, t->cfg.sf_len);
+    struct ieee802154_tsch_timeslot ts;
+    wren_ieee802154_tsch_timeslot_default(&ts);
+    if (t->cfg.slot_us != ts.length || t->cfg.tx_offset_us != ts.tx_offset ||
+        t->cfg.rx_wait_us != ts.rx_wait || t->cfg.ack_delay_us != ts.tx_ack_delay ||
+        t->cfg.ack_wait_us != ts.ack_wait) {
+        /* RFC 8180 4.3: another template goes out whole */
+        ts.full = true;
+        ts.length = t->cfg.slot_us;
+        ts.tx_offset = t->cfg.tx_offset_us;
+        ts.rx_offset = (uint16_t)(t->cfg.tx_offset_us - t->cfg.rx_wait_us / 2u);
+        ts.rx_wait = t->cfg.rx_wait_us;
+        ts.tx_ack_delay = t->cfg.ack_delay_us;
+        ts.rx_ack_delay = (uint16_t)(t->cfg.ack_delay_us - t->cfg.ack_wait_us / 2u);
+        ts.ack_wait = t->cfg.ack_wait_us;
+        ies.mlme.timeslot = ts;
+    }
+    uint8_t seq_le[2 * WREN_TSCH_HOP_MAX];
+    if (t->cfg.hop_len != sizeof(default_hop) ||
+        memcmp(t->cfg.hop, default_hop, sizeof(default_hop)) != 0) {
+        /* a sequence of our own: described whole (7.4.4.31) */
+        struct ieee802154_channel_hopping *h = &ies.mlme.hopping;
+        for (unsigned i = 0; i < t->cfg.hop_len; i++) {
+            put_le16(seq_le + 2 * i, t->cfg.hop[i]);
+        }
+        h->full = true;
+        h->page = 0;
+        h->n_channels = 16;
+        h->phy_config = 0x07fff800u; /* channels 11..26 */
+        h->seq_len = t->cfg.hop_len;
+        h->seq = seq_le;
+        h->current_hop = 0;
+    }
+    int res = wren_ieee802154_eb_frame(&f, t->nif->pan, t->nif->long_addr, &ies, ie_buf,
+                                       sizeof(ie_buf));
+    if (res < 0) {
+        return -EINVAL;
+    }
+    res = wren_ieee802154_emit(&f, t->buf, MAX_PSDU - FCS_LEN);
+    if (res < 0) {
+        return -EINVAL;
+    }
+    t->psdu_len = (uint8_t)res;
+    t->ack_req = 0;
+    return 0;
+}
+
+static int build_data(struct wren_tsch *t, uint8_t qi)
+{
+    struct wren_tsch_queue *q = &t->queues[qi];
+    struct wren_snip *pkt = q->head;
+    struct wren_ieee802154_netif *nif = t->nif;
+    struct ieee802154_frame f;
+    memset(&f, 0, sizeof(f));
+    struct ieee802154_hdr *h = &f.hdr;
+    h->type = IEEE802154_TYPE_DATA;
+    h->version = IEEE802154_VERSION_2015;
+    h->panid_comp = true;
+    h->dst_pan = nif->pan;
+    h->src_pan = nif->pan;
+    if (qi == 0) {
+        h->dst_mode = IEEE802154_ADDR_SHORT;
+        put_be16(h->dst_addr, IEEE802154_BROADCAST);
+    } else {
+        h->dst_mode = IEEE802154_ADDR_EXT;
+        memcpy(h->dst_addr, q->nbr, 8);
+        h->ack_req = true; /* TSCH unicast is always acknowledged */
+    }
+    h->src_mode = IEEE802154_ADDR_EXT;
+    memcpy(h->src_addr, nif->long_addr, 8);
+    if (q->tries == 0) {
+        /* a retransmission keeps its sequence number (duplicates) */
+        wren_netif_hdr(pkt)->lqi = nif->seq++;
+    }
+    h->seq = wren_netif_hdr(pkt)->lqi;
+    struct wren_snip *body = pkt->next;
+    uint8_t ie_buf[MAX_PSDU];
+    size_t plen = wren_pkt_len(body);
+    if (body && body->type == WREN_NETTYPE_SIXTOP) {
+        /* a 6P message: the 6top sub-IE of an IETF payload IE (RFC 8480 3.1) */
+        uint8_t msg[MAX_PSDU];
+        struct ieee802154_payload_ies ies;
+        if (plen > sizeof(msg)) {
+            return -EMSGSIZE;
+        }
+        memset(&ies, 0, sizeof(ies));
+        ies.has_sixtop = true;
+        ies.sixtop = msg;
+        ies.sixtop_len = (uint16_t)wren_pkt_copy(body, msg, sizeof(msg));
+        int ie_len = wren_ieee802154_payload_ies_emit(&ies, ie_buf, sizeof(ie_buf));
+        if (ie_len < 0) {
+            return -EMSGSIZE;
+        }
+        f.payload_ie = ie_buf;
+        f.payload_ie_len = (size_t)ie_len;
+        h->ie_present = true;
+        plen = 0;
+        body = NULL;
+    }
+    int n = wren_ieee802154_emit(&f, t->buf, MAX_PSDU - FCS_LEN);
+    if (n < 0 || (size_t)n + plen + FCS_LEN > MAX_PSDU) {
+        return -EMSGSIZE;
+    }
+    wren_pkt_copy(body, t->buf + n, plen);
+    t->psdu_len = (uint8_t)(n + (int)plen);
+    t->tx_seq = h->seq;
+    t->ack_req = h->ack_req;
+    return 0;
+}
+
+int wren_tsch_build_frame(struct wren_tsch *t, uint8_t q)
+{
+    if (q == TSCH_Q_EB) {
+        return build_eb(t);
+    }
+    if (build_data(t, q) == 0) {
+        return 0;
+    }
+    /* it can never go out: drop it, and the slot stays a listening one */
+    struct wren_tsch_queue *qu = &t->queues[q];
+    struct wren_snip *p = qu->head;
+    qu->head = wren_netif_hdr(p)->q_next;
+    if (qu->head == NULL) {
+        qu->tail = NULL;
+    }
+    qu->len--;
+    qu->tries = 0;
+    t->stats.drop_too_long++;
+    wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
+    return -EMSGSIZE;
+}
+
+static bool is_ts(const struct wren_tsch *t, const uint8_t *addr);
+
+void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
+{
+    struct wren_tsch_cell *c = &t->cells[t->cell];
+    if (t->q == TSCH_Q_EB) {
+        t->stats.tx_eb++;
+        /* after a (re)start EBs go every eb_min_ms, the period doubling
+         * after every TSCH_EB_BURST of them up to eb_period_ms: a network
+         * that restarts is found within a minute or two, a settled one
+         * sends few; a random quarter of jitter spreads EBs over channels */
+        uint32_t ivl = t->eb_ivl_ms;
+        uint32_t jit = wren_node_random_below(tsch_node(t), ivl / 4u + 1u);
+        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(ivl - ivl / 8u + jit) * 1000u;
+        if (++t->eb_count >= TSCH_EB_BURST) {
+            t->eb_count = 0;
+            t->eb_ivl_ms = ivl * 2u > t->cfg.eb_period_ms ? t->cfg.eb_period_ms : ivl * 2u;
+        }
+        return;
+    }
+    if (t->q > CONFIG_WREN_TSCH_NBRS) {
+        return;
+    }
+    struct wren_tsch_queue *q = &t->queues[t->q];
+    struct wren_snip *p = q->head;
+    if (p == NULL) {
+        return;
+    }
+    bool sixtop = p->next && p->next->type == WREN_NETTYPE_SIXTOP;
+    t->stats.tx_data++;
+    if (q->tries) {
+        t->stats.tx_retries++;
+    }
+    q->tries++;
+    if (acked) {
+        c->tx_ack += t->ack_req;
+    }
+    if (!acked && t->ack_req) {
+        if (c->options & WREN_TSCH_CELL_SHARED) {
+            /* 6.2.5.3: wait a random number of shared cells, window doubling */
+            q->backoff = (uint16_t)wren_node_random_below(tsch_node(t), 1u << q->be);
+            if (q->be < t->cfg.max_be) {
+                q->be++;
+            }
+        }
+        if (q->tries <= t->cfg.max_retries) {
+            return; /* again in a later cell */
+        }
+        t->stats.tx_noack++;
+        if (p->next == NULL && t->role == WREN_TSCH_NODE && is_ts(t, q->nbr)) {
+            /* a keep-alive that no try got through: the time source is gone
+             * (a lossy link still passes one of max_retries + 1): leave now
+             * rather than at desync_ms */
+            t->desync_due = 1;
+        }
+    } else {
+        t->stats.tx_ok++;
+        t->stats.tx_sixtop += sixtop;
+        q->be = t->cfg.min_be;
+        q->backoff = 0;
+    }
+    if (t->ack_req) {
+        /* the link estimator (RPL's ETX) learns from every unicast */
+        wren_link_est_tx(&t->nif->mac.est, q->nbr, 8, q->tries, acked);
+    }
+    q->head = wren_netif_hdr(p)->q_next;
+    if (q->head == NULL) {
+        q->tail = NULL;
+        q->be = t->cfg.min_be;
+        q->backoff = 0;
+    }
+    q->len--;
+    q->tries = 0;
+    wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
+}
+
+/* ---- frames we receive ----------------------------------------------------- */
+
+static bool is_ts(const struct wren_tsch *t, const uint8_t *addr)
+{
+    return t->ts_len == 8 && memcmp(t->ts, addr, 8) == 0;
+}
+
+/* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
+static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
+                 const struct ieee802154_payload_ies *pie, uint64_t rx_start)
+{
+    const struct ieee802154_mlme_ies *m = &pie->mlme;
+    struct wren_tsch_config cfg = t->cfg;
+    if (!(m->present & IEEE802154_MLME_SYNC) || (m->sync.asn >> 40) != 0) {
+        t->stats.drop_bad_ie++;
+        return;
+    }
+    if (m->sync.join_metric == 0xff ||
+        (m->sync.join_metric >= t->scan_prio &&
+         wren_node_now(tsch_node(t)) < t->scan_strict_until)) {
+        /* after a desync, first only from nodes closer to the root than we
+         * were: nodes still in the old network (which may be what lost the
+         * root) must not pull us back into it */
+        t->stats.drop_eb_prio++;
+        return;
+    }
+    if ((m->present & IEEE802154_MLME_TIMESLOT) && m->timeslot.full) {
+        cfg.slot_us = m->timeslot.length;
+        cfg.tx_offset_us = m->timeslot.tx_offset;
+        cfg.rx_wait_us = m->timeslot.rx_wait;
+        cfg.ack_delay_us = m->timeslot.tx_ack_delay;
+        cfg.ack_wait_us = m->timeslot.ack_wait;
+    } else if ((m->present & IEEE802154_MLME_TIMESLOT) && m->timeslot.id != 0) {
+        t->stats.drop_bad_ie++; /* a template we do not know */
+        return;
+    }
+    if ((m->present & IEEE802154_MLME_HOPPING) && m->hopping.full) {
+        if (m->hopping.seq_len == 0 || m->hopping.seq_len > WREN_TSCH_HOP_MAX) {
+            t->stats.drop_bad_ie++;
+            return;
+        }
+        cfg.hop_len = (uint8_t)m->hopping.seq_len;
+        for (unsigned i = 0; i < cfg.hop_len; i++) {
+            uint16_t ch = wren_ieee802154_hopping_channel(&m->hopping, i);
+            cfg.hop[i] = (uint8_t)(ch < 11 || ch > 26 ? 0 : ch);
+        }
+    } else if ((m->present & IEEE802154_MLME_HOPPING) && m->hopping.id != 0) {
+        t->stats.drop_bad_ie++;
+        return;
+    } else {
+        cfg.hop_len = sizeof(default_hop);
+        memcpy(cfg.hop, default_hop, sizeof(default_hop));
+    }
+    /* the minimal slotframe's length from the Slotframe and Link IE */
+    if (m->present & IEEE802154_MLME_SLOTFRAMES) {
+        size_t pos = 0;
+        struct ieee802154_tsch_slotframe sf;
+        while (wren_ieee802154_tsch_slotframe_next(m, &pos, &sf) == 1) {
+            if (sf.handle == TSCH_SLOTFRAME_MINIMAL) {
+                cfg.sf_len = sf.size;
+            }
+        }
+    }
+    if (config_check(&cfg) < 0) {
+        t->stats.drop_bad_ie++;
+        return;
+    }
+    t->cfg = cfg;
+    if (!is_ts(t, f->hdr.src_addr)) {
+        t->drift_q30 = 0; /* another clock than the one we knew */
+    }
+    memcpy(t->ts, f->hdr.src_addr, 8);
+    t->ts_len = 8;
+    t->ts_set = 0;
+    if (!t->join_prio_set) {
+        t->join_prio = m->sync.join_metric == 0xfe ? 0xfe : (uint8_t)(m->sync.join_metric + 1);
+    }
+    wren_tsch_minimal_schedule(t);
+    /* the EB went out tx_offset into slot asn */
+    t->asn = m->sync.asn;
+    t->ref_asn = t->asn;
+    t->slot_start = rx_start - t->cfg.tx_offset_us;
+    t->ref_time = t->slot_start;
+    t->last_sync = wren_node_now(tsch_node(t));
+    t->synced = 1;
+    t->eb_ivl_ms = t->cfg.eb_min_ms;
+    t->eb_count = 0;
+    t->eb_next = t->last_sync + (uint64_t)t->cfg.eb_min_ms * 1000u;
+    t->stats.sync_joins++;
+    wren_timer_cancel(tsch_node(t), &t->timer);
+    wren_tsch_end_slot(t);
+}
+
+/* an Enh-ACK for us: the frame in progress is done */
+static void on_ack(struct wren_tsch *t, const struct ieee802154_frame *f)
+{
+    struct ieee802154_hdr_ies hie;
+    const struct wren_tsch_queue *q = t->q <= CONFIG_WREN_TSCH_NBRS ? &t->queues[t->q] : NULL;
+    if (q == NULL || f->hdr.version != IEEE802154_VERSION_2015 || f->hdr.seq_suppressed ||
+        f->hdr.seq != t->tx_seq ||
+        (f->hdr.dst_mode == IEEE802154_ADDR_EXT &&
+         memcmp(f->hdr.dst_addr, t->nif->long_addr, 8) != 0)) {
+        t->stats.ack_bad++;
+        return; /* not ours: the window stays open */
+    }
+    if (wren_ieee802154_hdr_ies_parse(f->hdr_ie, f->hdr_ie_len, &hie) < 0) {
+        t->stats.drop_bad_ie++;
+        return;
+    }
+    t->stats.ack_rx++;
+    wren_timer_cancel(tsch_node(t), &t->timer);
+    if (hie.has_time_corr && is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE) {
+        /* 6.5.4.3: the time source measured our frame this far off */
+        wren_tsch_sync(t, hie.time_corr.us);
+    }
+    wren_tsch_tx_result(t, !hie.has_time_corr || !hie.time_corr.nack);
+    wren_tsch_end_slot(t);
+}
+
+static bool seen_before(struct wren_tsch *t, const struct ieee802154_hdr *h)
+{
+    for (unsigned i = 0; i < 4; i++) {
+        if (t->seen[i].used && memcmp(t->seen[i].addr, h->src_addr, 8) == 0) {
+            if (t->seen[i].seq == h->seq) {
+                return true;
+            }
+            t->seen[i].seq = h->seq;
+            return false;
+        }
+    }
+    unsigned i = t->seen_next++ % 4u;
+    memcpy(t->seen[i].addr, h->src_addr, 8);
+    t->seen[i].seq = h->seq;
+    t->seen[i].used = 1;
+    return false;
+}
+
+/* answer a frame with an Enh-ACK carrying how far off it came */
+static void send_ack(struct wren_tsch *t, const struct ieee802154_frame *f, int32_t late)
+{
+    struct ieee802154_frame ack;
+    uint8_t ie_buf[IEEE802154_IE_TIME_CORR_LEN];
+    /* 7.4.2.7: the correction the sender should apply: expected - actual */
+    int32_t us = -late;
+    struct ieee802154_time_corr tc = { .us = (int16_t)(us > 2047 ? 2047 : us < -2048 ? -2048 : us),
+                                       .nack = false };
+    int n = -1;
+    if (wren_ieee802154_enhack_frame(&ack, &f->hdr, &tc, ie_buf, sizeof(ie_buf)) == 0) {
+        n = wren_ieee802154_emit(&ack, t->buf, MAX_PSDU - FCS_LEN);
+    }
+    if (n < 0) {
+        wren_tsch_end_slot(t);
+        return;
+    }
+    t->psdu_len = (uint8_t)n;
+    t->stats.ack_tx++;
+    uint64_t at = t->tx_end + t->cfg.ack_delay_us;
+    t->phase = TSCH_PH_ACK_SEND;
+    wren_timer_set_abs(tsch_node(t), &t->timer, at > t->tx_delay_us ? at - t->tx_delay_us : at);
+}
+
+void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
+                   const struct wren_netdev_rx_info *info, uint64_t rx_start)
+{
+    struct wren_ieee802154_netif *nif = t->nif;
+    struct wren_netif *netif = &nif->netif;
+    struct wren_pktbuf *pb = &netif->node->pktbuf;
+    struct ieee802154_frame f;
+    struct ieee802154_payload_ies pie;
+    uint8_t phase = t->phase;
+    bool listening = phase == TSCH_PH_RX_WAIT || phase == TSCH_PH_RX_BUSY;
+    bool ack_window = phase == TSCH_PH_ACK_WAIT || phase == TSCH_PH_ACK_RX;
+    int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
+    if (res < 0) {
+        netif->stats.rx_drop_malformed++;
+        goto done;
+    }
+    if (f.hdr.security) {
+        netif->stats.rx_drop_unsupported++;
+        goto done;
+    }
+    if (f.hdr.type == IEEE802154_TYPE_ACK) {
+        if (ack_window) {
+            on_ack(t, &f);
+        } else {
+            netif->stats.rx_drop_not_for_us++;
+        }
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    memset(&pie, 0, sizeof(pie));
+    if (f.hdr.ie_present &&
+        wren_ieee802154_payload_ies_parse(f.payload_ie, f.payload_ie_len, &pie) < 0) {
+        t->stats.drop_bad_ie++;
+        goto done;
+    }
+    bool eb = f.hdr.type == IEEE802154_TYPE_BEACON && f.hdr.version == IEEE802154_VERSION_2015 &&
+              f.hdr.src_mode == IEEE802154_ADDR_EXT;
+    if (phase == TSCH_PH_SCAN) {
+        if (eb) {
+            t->stats.rx_eb++;
+            join(t, &f, &pie, rx_start);
+        } else {
+            t->stats.drop_not_synced++;
+        }
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    if (!listening) {
+        /* the radio is only on in our slots: a frame outside them is stray */
+        netif->stats.rx_drop_not_for_us++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    wren_timer_cancel(netif->node, &t->timer);
+    struct wren_tsch_cell *c = &t->cells[t->cell];
+    /* how late it began against our slot (positive: their clock is behind) */
+    int64_t late64 = (int64_t)(rx_start - (t->slot_start + t->cfg.tx_offset_us));
+    int32_t late = late64 > 100000 ? 100000 : late64 < -100000 ? -100000 : (int32_t)late64;
+    bool from_ts = f.hdr.src_mode == IEEE802154_ADDR_EXT && is_ts(t, f.hdr.src_addr) &&
+                   t->role == WREN_TSCH_NODE;
+    if (eb) {
+        t->stats.rx_eb++;
+        if (!(pie.mlme.present & IEEE802154_MLME_SYNC)) {
+            t->stats.drop_bad_ie++;
+        } else if (pie.mlme.sync.asn != t->asn) {
+            /* an EB that contradicts our ASN: never followed (a neighbour
+             * that restarted, or a forgery); the time source going silent
+             * ends in a desync by the rules */
+            t->stats.drop_eb_asn++;
+        } else if (from_ts && pie.mlme.sync.join_metric >= t->join_prio) {
+            /* our time source is as far from the root as we are, or further:
+             * it keeps time with us (directly or round a loop), and nothing
+             * ties the loop to the network's coordinator any more */
+            t->stats.sync_ts_loop++;
+            wren_tsch_desync(t);
+            goto done;
+        } else if (from_ts) {
+            wren_tsch_sync(t, late);
+            if (!t->join_prio_set) {
+                t->join_prio = (uint8_t)(pie.mlme.sync.join_metric + 1);
+            }
+        }
+        wren_tsch_end_slot(t);
+        goto done;
+    }
+    if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.src_mode != IEEE802154_ADDR_EXT) {
+        netif->stats.rx_drop_unsupported++;
+        wren_tsch_end_slot(t);
+        goto done;
+    }
+    bool bcast = f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
+                 get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST;
+    bool mine = f.hdr.dst_mode == IEEE802154_ADDR_EXT &&
+                memcmp(f.hdr.dst_addr, nif->long_addr, 8) == 0;
+    bool pan_ok = !wren_ieee802154_has_dst_pan(&f.hdr) || f.hdr.dst_pan == nif->pan ||
+                  f.hdr.dst_pan == IEEE802154_BROADCAST;
+    if (!pan_ok || (!bcast && !mine)) {
+        netif->stats.rx_drop_not_for_us++;
+        wren_tsch_end_slot(t);
+        goto done;
+    }
+    c->rx++;
+    t->stats.rx_data++;
+    if (from_ts) {
+        wren_tsch_sync(t, late);
+        late = 0; /* we moved to it */
+    }
+    if (mine && f.hdr.ack_req) {
+        send_ack(t, &f, late);
+    } else {
+        wren_tsch_end_slot(t);
+    }
+    if (mine && seen_before(t, &f.hdr)) {
+        t->stats.rx_dup++;
+        goto done;
+    }
+    if (pie.has_sixtop) {
+        /* RFC 8480 3.1: the 6P message goes to the 6P module */
+        struct ieee802154_frame g = f;
+        g.payload = pie.sixtop;
+        g.payload_len = pie.sixtop_len;
+        t->stats.rx_sixtop++;
+        wren_link_deliver(nif, pkt, &g, info, WREN_NETTYPE_SIXTOP);
+        return;
+    }
+    if (f.payload_len == 0) {
+        goto done; /* a keep-alive */
+    }
+    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
+    return;
+
+done:
+    if (listening && t->phase == phase) {
+        wren_tsch_end_slot(t); /* nothing more to do in this slot */
+    }
+    wren_pktbuf_release(pb, pkt);
+}
+
+/* ---- schedule and options ---------------------------------------------------- */
+
+static int cell_find(const struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        const struct wren_tsch_cell *o = &t->cells[i];
+        if (o->options && o->slotframe == c->slotframe && o->slot_offset == c->slot_offset &&
+            o->channel_offset == c->channel_offset && o->nbr_len == c->nbr_len &&
+            memcmp(o->nbr, c->nbr, o->nbr_len) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static int cell_add(struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    if ((c->options & (WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX)) == 0 || (c->options & ~0x0fu) ||
+        c->slotframe >= CONFIG_WREN_TSCH_SLOTFRAMES || (c->nbr_len != 0 && c->nbr_len != 8) ||
+        c->kind > WREN_TSCH_CELL_MANUAL || c->channel_offset >= 0x100) {
+        return -EINVAL;
+    }
+    if (cell_find(t, c) >= 0) {
+        return -EEXIST;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].options == 0) {
+            t->cells[i] = *c;
+            if (c->nbr_len == 0) {
+                memset(t->cells[i].nbr, 0, 8);
+            }
+            t->cells[i].elapsed = t->cells[i].used = t->cells[i].tx_ack = t->cells[i].rx = 0;
+            if (t->sf[c->slotframe].len == 0) {
+                /* a new slotframe: as long as the minimal one */
+                t->sf[c->slotframe].len = t->cfg.sf_len;
+            }
+            return 0;
+        }
+    }
+    return -ENOSPC;
+}
+
+void wren_tsch_minimal_schedule(struct wren_tsch *t)
+{
+    /* RFC 8180 4.1: one shared cell, slot 0, channel offset 0, slotframe 0 */
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].kind == WREN_TSCH_CELL_MINIMAL) {
+            t->cells[i].options = 0;
+        }
+    }
+    t->sf[TSCH_SLOTFRAME_MINIMAL].len = t->cfg.sf_len;
+    struct wren_tsch_cell c = {
+        .options = WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX | WREN_TSCH_CELL_SHARED |
+                   WREN_TSCH_CELL_TIMEKEEPING,
+        .kind = WREN_TSCH_CELL_MINIMAL,
+    };
+    cell_add(t, &c);
+}
+
+void wren_tsch_init(struct wren_ieee802154_netif *nif)
+{
+    struct wren_tsch *t = nif->tsch;
+    memset(t, 0, sizeof(*t));
+    t->nif = nif;
+    wren_tsch_config_default(&t->cfg);
+    wren_timer_init(&t->timer, wren_tsch_timer_cb, t);
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        t->queues[i].be = t->cfg.min_be;
+    }
+    t->queues[0].used = 1;
+    struct wren_netdev *dev = nif->netif.dev;
+    uint32_t d;
+    /* a radio that does not say: an 802.15.4 turnaround (aTurnaroundTime) */
+    t->tx_delay_us = dev->driver->get(dev, WREN_NETOPT_TX_DELAY, &d, sizeof(d)) == sizeof(d) ? d
+                                                                                             : 192u;
+    t->q = TSCH_Q_NONE;
+    nif->mac.radio_off = false;
+    t->role = WREN_TSCH_NODE;
+    wren_tsch_start(t);
+}
+
+int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max)
+{
+    struct wren_tsch *t = tsch_of(nif);
+    switch (opt) {
+    case WREN_NETOPT_TSCH_SYNC: {
+        struct wren_tsch_sync_info s;
+        memset(&s, 0, sizeof(s));
+        s.asn = t->asn;
+        s.role = t->role;
+        s.synced = t->synced;
+        s.join_prio = t->join_prio;
+        s.ts_len = t->ts_len;
+        memcpy(s.time_source, t->ts, 8);
+        s.drift_ppb = wren_tsch_drift_ppb(t);
+        uint64_t since = wren_node_now(nif->netif.node) - t->last_sync;
+        s.last_sync_ms = since / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(since / 1000u);
+        return wren_netopt_put(val, max, &s, sizeof(s));
+    }
+    case WREN_NETOPT_TSCH_ROLE:
+        return wren_netopt_put(val, max, &t->role, 1);
+    case WREN_NETOPT_TSCH_JOIN_PRIO:
+        return wren_netopt_put(val, max, &t->join_prio, 1);
+    case WREN_NETOPT_TSCH_TIME_SOURCE:
+        return wren_netopt_put(val, max, t->ts, t->ts_len);
+    case WREN_NETOPT_TSCH_STATS:
+        return wren_netopt_put(val, max, &t->stats, sizeof(t->stats));
+    case WREN_NETOPT_TSCH_CONFIG:
+        return wren_netopt_put(val, max, &t->cfg, sizeof(t->cfg));
+    case WREN_NETOPT_TSCH_CELLS: {
+        size_t n = 0;
+        for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+            if (t->cells[i].options == 0) {
+                continue;
+            }
+            if ((n + 1) * sizeof(struct wren_tsch_cell) > max) {
+                return -EOVERFLOW;
+            }
+            memcpy((uint8_t *)val + n * sizeof(struct wren_tsch_cell), &t->cells[i],
+                   sizeof(struct wren_tsch_cell));
+            n++;
+        }
+        return (int)(n * sizeof(struct wren_tsch_cell));
+    }
+    case WREN_NETOPT_TSCH_QUEUES: {
+        size_t n = 0;
+        for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+            const struct wren_tsch_queue *q = &t->queues[i];
+            if (q->len == 0) {
+                continue;
+            }
+            struct wren_tsch_queue_info qi = { .nbr_len = i ? 8 : 0, .len = q->len };
+            memcpy(qi.nbr, q->nbr, i ? 8 : 0);
+            if ((n + 1) * sizeof(qi) > max) {
+                return -EOVERFLOW;
+            }
+            memcpy((uint8_t *)val + n * sizeof(qi), &qi, sizeof(qi));
+            n++;
+        }
+        return (int)(n * sizeof(struct wren_tsch_queue_info));
+    }
+    case WREN_NETOPT_MAX_RETRIES:
+        return wren_netopt_put(val, max, &t->cfg.max_retries, 1);
+    case WREN_NETOPT_CSMA_MIN_BE:
+        return wren_netopt_put(val, max, &t->cfg.min_be, 1);
+    case WREN_NETOPT_CSMA_MAX_BE:
+        return wren_netopt_put(val, max, &t->cfg.max_be, 1);
+    default:
+        return -ENOTSUP;
+    }
+}
+
+int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_tsch *t = tsch_of(nif);
+    struct wren_tsch_cell c;
+    switch (opt) {
+    case WREN_NETOPT_TSCH_ROLE: {
+        uint8_t r;
+        if (len != 1 || (memcpy(&r, val, 1), r > WREN_TSCH_NODE)) {
+            return -EINVAL;
+        }
+        t->role = r;
+        t->scan_strict_until = 0;
+        if (r == WREN_TSCH_OFF) {
+            wren_tsch_flush(t);
+        }
+        wren_tsch_start(t);
+        return 0;
+    }
+    case WREN_NETOPT_TSCH_JOIN_PRIO:
+        if (len != 1) {
+            return -EINVAL;
+        }
+        t->join_prio = *(const uint8_t *)val;
+        t->join_prio_set = 1;
+        return 0;
+    case WREN_NETOPT_TSCH_TIME_SOURCE:
+        if (len == 0) {
+            t->ts_set = 0; /* any: the one we joined through stays */
+            return 0;
+        }
+        if (len != 8) {
+            return -EINVAL;
+        }
+        if (!is_ts(t, val)) {
+            memcpy(t->ts, val, 8);
+            t->ts_len = 8;
+            t->drift_q30 = 0;
+        }
+        t->ts_set = 1;
+        return 0;
+    case WREN_NETOPT_TSCH_CELL_ADD:
+    case WREN_NETOPT_TSCH_CELL_DEL:
+        if (len != sizeof(c)) {
+            return -EINVAL;
+        }
+        memcpy(&c, val, sizeof(c));
+        if (opt == WREN_NETOPT_TSCH_CELL_ADD) {
+            int res = cell_add(t, &c);
+            if (res == 0 && t->synced && t->phase == TSCH_PH_SLOT) {
+                wren_tsch_end_slot(t); /* the next active slot may be sooner now */
+            }
+            return res;
+        } else {
+            int i = cell_find(t, &c);
+            if (i < 0) {
+                return -ENOENT;
+            }
+            t->cells[i].options = 0;
+            return 0;
+        }
+    case WREN_NETOPT_TSCH_CONFIG: {
+        struct wren_tsch_config cfg;
+        if (len != sizeof(cfg)) {
+            return -EINVAL;
+        }
+        memcpy(&cfg, val, sizeof(cfg));
+        if (config_check(&cfg) < 0) {
+            return -EINVAL;
+        }
+        t->cfg = cfg;
+        return 0;
+    }
+    case WREN_NETOPT_MAX_RETRIES:
+    case WREN_NETOPT_CSMA_MIN_BE:
+    case WREN_NETOPT_CSMA_MAX_BE: {
+        if (len != 1) {
+            return -EINVAL;
+        }
+        struct wren_tsch_config cfg = t->cfg;
+        uint8_t v = *(const uint8_t *)val;
+        *(opt == WREN_NETOPT_MAX_RETRIES ? &cfg.max_retries
+          : opt == WREN_NETOPT_CSMA_MIN_BE ? &cfg.min_be
+                                          : &cfg.max_be) = v;
+        if (config_check(&cfg) < 0) {
+            return -EINVAL;
+        }
+        t->cfg = cfg;
+        return 0;
+    }
+    default:
+        return -ENOTSUP;
+    }
+}
+
+#endif /* CONFIG_WREN_TSCH */

@@ -1,0 +1,321 @@
+"""The TSCH MAC (src/link/tsch*.c) in the simulator: nodes join by scanning
+for enhanced beacons, keep time with their time source, and carry RPL, ICMPv6
+and UDP over 6LoWPAN in the minimal cell (RFC 8180); keep-alives, desync and
+rejoin, the coordinator losing power, hostile EBs and IEs. Slotframes are
+shortened (11 slots) so the tests need little simulated time; the 802.15.4
+default timeslot template (10 ms) is kept."""
+import re
+import struct
+
+import pytest
+
+from conftest import tshark_fields
+from wren import scenario
+from wren.addr import eui64_str
+
+PREFIX = "2001:db8::/64"
+SF_LEN = 11
+SLOT_US = 10000
+TX_OFFSET_US = 2120
+HOP = [16, 17, 23, 18, 26, 15, 25, 22, 19, 11, 12, 13, 24, 14, 20, 21]
+
+
+def ts_str(node: int) -> str:
+    """An EUI-64 as `tsch` prints it (0257:52ff:fe00:0000)."""
+    h = eui64_str(node).replace(":", "")
+    return ":".join(h[k:k + 4] for k in range(0, 16, 4))
+
+
+def tsch(s, i) -> dict:
+    res, out = s.shell(i, "tsch")
+    assert res == 0, out
+    m = re.search(r"role (\S+)\s+(synced|not synced)\s+asn (\d+)\s+join prio (\d+)", out)
+    assert m, out
+    ts = re.search(r"time source (\S+)", out).group(1)
+    return {"out": out, "role": m.group(1), "synced": m.group(2) == "synced",
+            "asn": int(m.group(3)), "prio": int(m.group(4)), "ts": ts}
+
+
+_built: list = []
+
+
+@pytest.fixture(autouse=True)
+def _quiesce(request):
+    """TSCH queues and RPL always hold frames somewhere: after each test RPL
+    is switched off on every node and the network runs on (TSCH delivers or
+    drops what is queued) before sim_factory checks the packet buffers."""
+    if "sim_factory" in request.fixturenames:
+        request.getfixturevalue("sim_factory")
+    _built.clear()
+    yield
+    for s, _, rpl in _built:
+        if s.h:
+            n = s.node_count
+            if rpl:
+                for i in range(n):
+                    s.shell(i, "rpl off")
+            s.run(s.now + 30)
+            for i in range(n):
+                s.shell(i, "tsch off")  # what still waits is flushed and counted
+            s.run(s.now + 1)
+
+
+def net(s, n, links, pcap=None, rpl=True, coordinator=0, extra=()):
+    """@n TSCH nodes with @links (a, b, prr, both ways); @coordinator starts
+    the network (and roots the DODAG if @rpl)."""
+    s.set_mac_kind("tsch")
+    _built.append((s, n, rpl))
+    for i in range(n):
+        s.add_node(10.0 * i, 0)
+    for a, b, prr in links:
+        s.set_link(a, b, prr)
+        s.set_link(b, a, prr)
+    if pcap:
+        s.open_pcap(pcap)
+    for i in range(n):
+        for cmd in (f"tsch set sf_len {SF_LEN}",) + tuple(extra):
+            res, out = s.shell(i, cmd)
+            assert res == 0, out
+    res, out = s.shell(coordinator, "tsch coordinator")
+    assert res == 0, out
+    if rpl:
+        r = scenario.Rpl(root=[coordinator], leaves=[], mode="storing")
+        scenario.rpl_tables(s, r, n)
+        for node, cmd in scenario._rpl_commands(r, n):
+            res, out = s.shell(node, cmd.replace(" instance 0", ""))
+            assert res == 0, out
+
+
+def line(n):
+    return [(i, i + 1, 1.0) for i in range(n - 1)]
+
+
+def wait(s, cond, limit_s, step=1.0):
+    end = s.now + limit_s
+    while not cond() and s.now < end:
+        s.run(s.now + step)
+    return cond()
+
+
+def ping(s, src, dst, count=5, interval_ms=2000) -> int:
+    res, out = s.shell(src, f"ping {dst} -c {count} -i {interval_ms}")
+    assert res == 0, out
+    s.run(s.now + count * interval_ms / 1000 + 10)
+    out += s.output(src)
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", out)
+    assert m, out
+    return int(m.group(2))
+
+
+def global_addr(s, i) -> str:
+    res, out = s.shell(i, "rpl")
+    m = re.search(r"^address (\S+)", out, re.M)
+    assert m, out
+    return m.group(1)
+
+
+def rpl_ready(s, n) -> bool:
+    """Every node joined and the root holds a route to each (storing mode)."""
+    for i in range(n):
+        res, out = s.shell(i, "rpl")
+        if "not joined" in out or not re.search(r"^address", out, re.M):
+            return False
+    res, out = s.shell(0, "rpl")
+    return len(re.findall(r"^route \S+ via", out, re.M)) == n - 1
+
+
+def test_tsch_two_nodes_join_sync_and_ping(sim_factory, tmp_path):
+    s = sim_factory(1)
+    pcap = tmp_path / "tsch2.pcap"
+    net(s, 2, line(2), pcap=pcap, rpl=False)
+    st = tsch(s, 1)
+    assert st["role"] == "node" and not st["synced"]
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    c, n = tsch(s, 0), tsch(s, 1)
+    assert c["role"] == "coordinator" and c["prio"] == 0
+    assert n["ts"] == ts_str(0)
+    assert n["prio"] == 1
+    # the same slot count on both sides: the node took the coordinator's ASN
+    assert abs(c["asn"] - n["asn"]) <= SF_LEN
+    assert ping(s, 1, "fe80::57:52ff:fe00:0") == 5
+    assert ping(s, 0, "fe80::57:52ff:fe00:1") == 5
+    k = s.counters(1)
+    assert k["tsch.sync_joins"] == 1 and k["tsch.sync_desync"] == 0
+    assert k["tsch.sync_corrections"] > 0 and k["tsch.ack_rx"] > 0
+    assert s.counters(0)["tsch.tx_eb"] > 0 and s.counters(0)["tsch.ack_tx"] > 0
+    s.close()
+    rows = tshark_fields(pcap, "wpan.frame_type", "wpan.version", "_ws.malformed", "_ws.expert")
+    types = {r[0] for r in rows}
+    assert {"0x0000", "0x0001", "0x0002"} <= types, types  # EBs, data, Enh-ACKs
+    for r in rows:
+        assert r[1] == "2", r  # TSCH frames are 802.15.4-2015 frames
+        assert not r[2], r
+
+
+def test_tsch_three_node_line_rpl_ping_udp(sim_factory):
+    """Join, sync, RPL over the minimal cell, ping and UDP both ways across
+    two hops."""
+    n = 3
+    s = sim_factory(2)
+    net(s, n, line(n))
+    assert wait(s, lambda: all(tsch(s, i)["synced"] for i in range(n)), 240)
+    st = [tsch(s, i) for i in range(n)]
+    assert st[2]["ts"] != st[1]["ts"] and st[2]["prio"] == 2  # node 2 joined through node 1
+
+    assert wait(s, lambda: rpl_ready(s, n), 240)
+    addrs = [global_addr(s, i) for i in range(n)]
+    assert ping(s, 2, addrs[0], count=10, interval_ms=4000) == 10
+    assert ping(s, 0, addrs[2], count=10, interval_ms=4000) == 10
+    res, out = s.shell(0, "udp server start 7000 sink")
+    assert res == 0, out
+    res, out = s.shell(2, f"udp send {addrs[0]} 7000 40 20 2000")
+    assert res == 0, out
+    s.run(s.now + 60)
+    assert s.counters(0)["udp.rx"] >= 20
+    for i in range(n):
+        k = s.counters(i)
+        assert k["tsch.drop_queue_full"] == 0 and k["tsch.drop_bad_ie"] == 0
+        assert k["tsch.sync_desync"] == 0
+
+
+def test_tsch_keepalives_hold_sync_and_without_them_desync_then_rejoin(sim_factory):
+    """The coordinator stops sending EBs (join priority 0xff). With
+    keep-alives the node stays synchronised on the ACKs of its time source;
+    with them off nothing corrects its clock any more: after desync_ms it
+    declares the desync, scans, and joins again once EBs come back."""
+    s = sim_factory(3)
+    net(s, 2, line(2), rpl=False)
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    assert s.shell(0, "tsch prio 255")[0] == 0
+    s.run(s.now + 300)
+    k = s.counters(1)
+    assert tsch(s, 1)["synced"] and k["tsch.sync_desync"] == 0
+    assert k["tsch.tx_ka"] >= 300 // 5 - 5  # one per keep-alive period (5 s)
+    eb0 = s.counters(0)["tsch.tx_eb"]
+    s.run(s.now + 60)
+    assert s.counters(0)["tsch.tx_eb"] == eb0  # none while the priority is 0xff
+    # keep-alives off: the last correction ages past desync_ms (20 s)
+    assert s.shell(1, "tsch set ka_ms 0")[0] == 0
+    t0 = s.now
+    assert wait(s, lambda: not tsch(s, 1)["synced"], 60, step=0.5)
+    took = s.now - t0
+    assert 20 - 5 <= took <= 21, took  # the last keep-alive's ACK was at most 5 s before
+    assert s.counters(1)["tsch.sync_desync"] == 1
+    s.run(s.now + 30)
+    assert not tsch(s, 1)["synced"]  # no EBs: nothing to join
+    assert s.shell(0, "tsch prio 0")[0] == 0
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    assert s.counters(1)["tsch.sync_joins"] == 2
+    assert ping(s, 1, "fe80::57:52ff:fe00:0") == 5
+
+
+def test_tsch_coordinator_power_loss_network_delivers_again(sim_factory):
+    """The coordinator (and RPL root) loses power for 10 s: radio off, its
+    queues and routes gone, a new network (ASN 0) when it comes back. Every
+    node notices (desync: no correction from its time source), rejoins, and
+    the root reaches every node again within 3 simulated minutes. The time is
+    printed. EBs go every 300 ms after a (re)start (eb_min_ms): a scanning
+    node hears one EB in 16 (one channel of the 16), so the EB rate sets how
+    fast each hop rejoins."""
+    n = 4
+    s = sim_factory(4)
+    net(s, n, line(n), extra=("tsch set eb_min_ms 300",))
+    assert wait(s, lambda: rpl_ready(s, n), 300)
+    addrs = [global_addr(s, i) for i in range(n)]
+    assert ping(s, n - 1, addrs[0], count=3, interval_ms=8000) == 3
+    joins = [s.counters(i)["tsch.sync_joins"] for i in range(n)]
+    assert s.shell(0, "rpl off")[0] == 0
+    assert s.shell(0, "tsch off")[0] == 0
+    s.run(s.now + 10)
+    t0 = s.now
+    assert s.shell(0, "tsch coordinator")[0] == 0
+    assert s.shell(0, f"rpl root {PREFIX} storing")[0] == 0
+    assert wait(s, lambda: rpl_ready(s, n) and all(
+        s.counters(i)["tsch.sync_joins"] > joins[i] for i in range(1, n)), 180)
+    took = s.now - t0
+    print(f"\n  every node rejoined and the root has every route {took:.0f} s after the "
+          f"coordinator came back")
+    for i in range(1, n):
+        assert s.counters(i)["tsch.sync_desync"] >= 1, i
+    assert tsch(s, 1)["asn"] < 200 * 100  # the new network's ASN, not the old one's
+    delivered = sum(ping(s, 0, addrs[i], count=2, interval_ms=8000) for i in range(1, n))
+    assert delivered == 2 * (n - 1), delivered
+    assert s.now - t0 <= 180 + 3 * 20, s.now - t0
+
+
+def _fcs(data):
+    crc = 0
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
+    return struct.pack("<H", crc)
+
+
+def eb_frame(src_node, asn, join_metric=0, sync_len=6, sf_count=1):
+    """An enhanced beacon as RFC 8180 6.1 has it (802.15.4-2015 frame
+    version 2), from node @src_node's EUI-64, with TSCH Synchronization (ASN
+    @asn), Timeslot id 0, Channel Hopping id 0 and the minimal cell;
+    @sync_len / @sf_count other than 6 / 1 make the IEs lie about their
+    length / count."""
+    from wren.addr import eui64
+    fcf = 0x0000 | 1 << 6 | 1 << 8 | 1 << 9 | 2 << 10 | 2 << 12 | 3 << 14
+    mhr = struct.pack("<HHH", fcf, 0x0023, 0xFFFF) + bytes(reversed(eui64(src_node)))
+    ht1 = struct.pack("<H", 0x7E << 7)
+    sync_body = struct.pack("<Q", asn)[:5] + bytes([join_metric]) + b"\0" * max(0, sync_len - 6)
+    sync_body = sync_body[:sync_len]
+    subs = struct.pack("<H", len(sync_body) | 0x1A << 8) + sync_body
+    subs += struct.pack("<H", 1 | 0x1C << 8) + b"\x00"
+    subs += struct.pack("<H", 1 | 0x9 << 11 | 0x8000) + b"\x00"
+    sf = bytes([sf_count, 0]) + struct.pack("<HB", SF_LEN, 1) + struct.pack("<HHB", 0, 0, 0x0F)
+    subs += struct.pack("<H", len(sf) | 0x1B << 8) + sf
+    mlme = struct.pack("<H", len(subs) | 1 << 11 | 0x8000) + subs
+    frame = mhr + ht1 + mlme
+    return frame + _fcs(frame)
+
+
+def test_tsch_hostile_ebs_and_ies_counted_no_desync(sim_factory):
+    """Forged EBs in the victim's listening windows, claiming to come from its
+    time source: an absurd ASN jump (refused: the ASN is never taken from an
+    EB once synchronised), a Sync IE of the wrong length, a slotframe count
+    that disagrees with the IE; and the same into a scanning node, which
+    joins none of the malformed ones. Each is a counted drop, the victim stays
+    synchronised with the real network and still delivers."""
+    s = sim_factory(5)
+    net(s, 3, line(3), rpl=False)
+    assert wait(s, lambda: all(tsch(s, i)["synced"] for i in range(3)), 240)
+    victim = 1
+    before = s.counters(victim)
+    asn = tsch(s, 0)["asn"]
+    forged = [eb_frame(0, asn + 1_000_000), eb_frame(0, (1 << 40) - 1),
+              eb_frame(0, asn, sync_len=5), eb_frame(0, asn, sf_count=3)]
+    # every millisecond for 3 s: every listening window of the victim gets
+    # some (the radio takes a frame only while it listens)
+    t = s.now
+    for k in range(3000):
+        s.run(t + k / 1000)
+        s.inject(victim, forged[k % len(forged)])
+    after = s.counters(victim)
+    d = {k: after[k] - before[k] for k in after if k.startswith("tsch.")}
+    assert d["tsch.drop_eb_asn"] >= 5, d
+    assert d["tsch.drop_bad_ie"] >= 5, d
+    assert d["tsch.sync_desync"] == 0 and d["tsch.sync_joins"] == 0, d
+    st = [tsch(s, i) for i in range(3)]
+    assert st[victim]["synced"] and abs(st[victim]["asn"] - st[0]["asn"]) <= SF_LEN
+    assert ping(s, victim, "fe80::57:52ff:fe00:0") == 5
+    assert ping(s, 2, "fe80::57:52ff:fe00:1") == 5
+    # a node that scans takes the ASN of a well-formed EB only
+    s.add_node(40, 0)
+    s.set_link(3, 2, 1.0)
+    s.set_link(2, 3, 1.0)
+    assert s.shell(3, f"tsch set sf_len {SF_LEN}")[0] == 0
+    b3 = s.counters(3)
+    t = s.now
+    for k in range(2000):
+        s.run(t + k / 1000)
+        s.inject(3, forged[2 + k % 2])
+    a3 = s.counters(3)
+    assert a3["tsch.drop_bad_ie"] - b3["tsch.drop_bad_ie"] >= 100
+    assert not tsch(s, 3)["synced"] and a3["tsch.sync_joins"] == 0
+    assert wait(s, lambda: tsch(s, 3)["synced"], 240)
+    assert tsch(s, 3)["ts"] == ts_str(2)
