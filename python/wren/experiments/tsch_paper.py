@@ -61,6 +61,8 @@ MACs (MACS):
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
+import hashlib
 import json
 import math
 import multiprocessing
@@ -352,8 +354,19 @@ DROP_COUNTERS = ("mac.tx_noack", "mac.tx_caf", "mac.rx_dup", "ipv6.rx_drop_no_ro
 
 # ---- many runs ---------------------------------------------------------------------
 
+@functools.cache
+def _code() -> str:
+    """A fingerprint of what a run depends on: the simulator library and
+    this module (a cached run of other code is not taken)."""
+    from .. import lib
+    h = hashlib.sha256()
+    for f in (lib.library_path(), Path(__file__)):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _key(mac: str, seed: int, duration_s: float, mean_s: float) -> str:
-    return f"{mac}-s{seed}-d{duration_s:g}-m{mean_s:g}"
+    return f"{mac}-s{seed}-d{duration_s:g}-m{mean_s:g}-{_code()}"
 
 
 def _one(args: tuple[str, int, float, float]) -> dict[str, Any]:
@@ -365,7 +378,9 @@ def run_many(macs: Sequence[str], seeds: Sequence[int], duration_s: float = DURA
              mean_s: float = MEAN_S, jobs: int | None = None, cache: Path | None = None,
              say: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """Every (mac, seed) run, @jobs processes at once (default: the cores);
-    each result kept as JSON in @cache (a rerun takes it from there)."""
+    each result kept as JSON in @cache, named by the run and a hash of the
+    simulator library and this module (a rerun of the same code takes it
+    from there)."""
     todo = [(m, s, duration_s, mean_s) for m in macs for s in seeds]
     done: dict[tuple[str, int], dict[str, Any]] = {}
     if cache:
