@@ -294,6 +294,40 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
 
 /* ---- frames we send -------------------------------------------------------- */
 
+/* 802.15.4 security (link/ieee802154_sec.h) of the frames TSCH builds: the
+ * policy of the frame type fills the header (ASN in the nonce, no frame
+ * counter), the frame is emitted with room for the MIC, then sealed with the
+ * ASN of the slot it goes out in. A retry is built again in its own slot,
+ * so it is sealed with that slot's ASN. */
+static int sec_prepare(struct wren_tsch *t, struct ieee802154_hdr *h)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    return wren_ieee802154_sec_prepare(t->nif, h, true);
+#else
+    (void)t, (void)h;
+    return 0;
+#endif
+}
+
+static int sec_seal(struct wren_tsch *t, const struct ieee802154_hdr *h, size_t n)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    struct ieee802154_frame g;
+    if (!h->security) {
+        return 0;
+    }
+    /* authenticated only: MHR, header IEs and their termination IE */
+    if (wren_ieee802154_parse(t->buf, n, &g) < 0) {
+        return -EINVAL;
+    }
+    size_t open = (size_t)((g.payload_ie_len ? g.payload_ie : g.payload) - t->buf);
+    return wren_ieee802154_sec_secure(t->nif, h, t->asn, t->buf, open, n);
+#else
+    (void)t, (void)h, (void)n;
+    return 0;
+#endif
+}
+
 static int build_eb(struct wren_tsch *t)
 {
     struct ieee802154_payload_ies ies;
@@ -336,11 +370,11 @@ static int build_eb(struct wren_tsch *t)
     }
     int res = wren_ieee802154_eb_frame(&f, t->nif->pan, t->nif->long_addr, &ies, ie_buf,
                                        sizeof(ie_buf));
-    if (res < 0) {
+    if (res < 0 || sec_prepare(t, &f.hdr) < 0) {
         return -EINVAL;
     }
     res = wren_ieee802154_emit(&f, t->buf, MAX_PSDU - FCS_LEN);
-    if (res < 0) {
+    if (res < 0 || sec_seal(t, &f.hdr, (size_t)res) < 0) {
         return -EINVAL;
     }
     t->psdu_len = (uint8_t)res;
@@ -400,11 +434,29 @@ static int build_data(struct wren_tsch *t, uint8_t qi)
         plen = 0;
         body = NULL;
     }
+    int mic = sec_prepare(t, h);
+    if (mic < 0) {
+        return -EMSGSIZE; /* no key for it (counted sec.tx_no_key) */
+    }
+    uint8_t plain[MAX_PSDU];
+    if (mic > 0 && plen) {
+        /* a secured frame is emitted whole: its MIC follows the payload */
+        if (plen > sizeof(plain)) {
+            return -EMSGSIZE;
+        }
+        f.payload = plain;
+        f.payload_len = wren_pkt_copy(body, plain, sizeof(plain));
+        plen = 0;
+        body = NULL;
+    }
     int n = wren_ieee802154_emit(&f, t->buf, MAX_PSDU - FCS_LEN);
     if (n < 0 || (size_t)n + plen + FCS_LEN > MAX_PSDU) {
         return -EMSGSIZE;
     }
     wren_pkt_copy(body, t->buf + n, plen);
+    if (sec_seal(t, h, (size_t)n) < 0) {
+        return -EMSGSIZE;
+    }
     t->psdu_len = (uint8_t)(n + (int)plen);
     t->tx_seq = h->seq;
     t->ack_req = h->ack_req;
@@ -656,8 +708,12 @@ static void send_ack(struct wren_tsch *t, const struct ieee802154_frame *f, int3
     struct ieee802154_time_corr tc = { .us = (int16_t)(us > 2047 ? 2047 : us < -2048 ? -2048 : us),
                                        .nack = false };
     int n = -1;
-    if (wren_ieee802154_enhack_frame(&ack, &f->hdr, &tc, ie_buf, sizeof(ie_buf)) == 0) {
+    if (wren_ieee802154_enhack_frame(&ack, &f->hdr, &tc, ie_buf, sizeof(ie_buf)) == 0 &&
+        sec_prepare(t, &ack.hdr) >= 0) {
         n = wren_ieee802154_emit(&ack, t->buf, MAX_PSDU - FCS_LEN);
+        if (n >= 0 && sec_seal(t, &ack.hdr, (size_t)n) < 0) {
+            n = -1;
+        }
     }
     if (n < 0) {
         wren_tsch_end_slot(t);
@@ -669,6 +725,54 @@ static void send_ack(struct wren_tsch *t, const struct ieee802154_frame *f, int3
     t->phase = TSCH_PH_ACK_SEND;
     wren_timer_set_abs(tsch_node(t), &t->timer, at > t->tx_delay_us ? at - t->tx_delay_us : at);
 }
+
+#if CONFIG_WREN_IEEE802154_SEC
+/* 9.2.4 on a received frame, in place: the nonce's ASN is this slot's, or,
+ * scanning, the one the EB announces (an EB is authenticated only, its
+ * IEs readable); an Enh-Ack has no source address: it comes from the
+ * neighbour our frame went to. A secured frame's payload IEs are then
+ * split from its payload. Returns 0 or a negative reason (counted). */
+static int rx_unsecure(struct wren_tsch *t, struct ieee802154_frame *f, struct wren_snip *pkt,
+                       uint8_t phase, bool ack_window)
+{
+    uint64_t asn = t->asn;
+    const uint8_t *src = NULL;
+    size_t ie_len, rest;
+    if (f->hdr.type == IEEE802154_TYPE_ACK && f->hdr.src_mode == IEEE802154_ADDR_NONE) {
+        if (!ack_window || t->q > CONFIG_WREN_TSCH_NBRS || t->q == 0) {
+            return f->hdr.security ? -EINVAL : 0; /* not ours either way */
+        }
+        src = t->queues[t->q].nbr;
+    }
+    if (phase == TSCH_PH_SCAN && f->hdr.security && f->hdr.type == IEEE802154_TYPE_BEACON &&
+        !(f->hdr.sec_level & 4)) {
+        struct ieee802154_payload_ies pie;
+        if (wren_ieee802154_payload_ie_split(f->payload_ie, f->payload_ie_len, &ie_len, &rest) < 0 ||
+            wren_ieee802154_payload_ies_parse(f->payload_ie, ie_len, &pie) < 0 ||
+            !(pie.mlme.present & IEEE802154_MLME_SYNC)) {
+            t->stats.drop_bad_ie++;
+            return -EINVAL;
+        }
+        asn = pie.mlme.sync.asn;
+    }
+    int r = wren_ieee802154_sec_unsecure(t->nif, f, pkt->data, pkt->size, src, asn);
+    if (r != 0) {
+        return r < 0 ? r : -EALREADY;
+    }
+    if (f->hdr.security && f->payload_ie_len) {
+        /* the plaintext after HT1: payload IEs, then (after PT) the payload */
+        if (wren_ieee802154_payload_ie_split(f->payload_ie, f->payload_ie_len, &ie_len, &rest) <
+            0) {
+            t->stats.drop_bad_ie++;
+            return -EINVAL;
+        }
+        f->payload = f->payload_ie + rest;
+        f->payload_len = f->payload_ie_len - rest;
+        f->payload_ie_len = ie_len;
+    }
+    return 0;
+}
+#endif
 
 void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    const struct wren_netdev_rx_info *info, uint64_t rx_start)
@@ -686,10 +790,16 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
         netif->stats.rx_drop_malformed++;
         goto done;
     }
+#if CONFIG_WREN_IEEE802154_SEC
+    if (rx_unsecure(t, &f, pkt, phase, ack_window) < 0) {
+        goto done; /* counted by reason in sec.* */
+    }
+#else
     if (f.hdr.security) {
         netif->stats.rx_drop_unsupported++;
         goto done;
     }
+#endif
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
         if (ack_window) {
             on_ack(t, &f);
