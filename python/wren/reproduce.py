@@ -875,15 +875,15 @@ def _tsch_fig(quick: bool, key: str, paper_key: str, what: str, unit_scale: floa
         ci = s[key]
         half = (f"95 % CI {unit_scale * ci['ci95_low']:.3g}..{unit_scale * ci['ci95_high']:.3g}"
                 if ci["ci95_low"] is not None else "one run: no CI")
-        rows.append(Row(f"{tp.MAC_LABEL.get(v, v)}: {what}, mean of {s['runs']} runs", "%",
+        rows.append(Row(f"{tp.label(v)}: {what}, mean of {s['runs']} runs", "%",
                         unit_scale * ci["mean"], paper,
                         note=half + ("" if v == "tsch" else "; a comparison: the paper's figure "
                                                             "is TSCH's")))
-    cats = [tp.MAC_LABEL.get(v, v) for v in summ]
+    cats = [tp.label(v) for v in summ]
     series = []
     for k, (v, s) in enumerate(summ.items()):
         ys = [unit_scale * x for x in s[f"{key}_per_run"]]
-        series.append(Series(f"wren {tp.MAC_LABEL.get(v, v)}: runs (o), mean (*)",
+        series.append(Series(f"wren {tp.label(v)}: runs (o), mean (*)",
                              [cats[k]] * len(ys), ys, f"C{k}o"))
         series.append(Series("", [cats[k]], [unit_scale * s[key]["mean"]], f"C{k}*"))
     log = key == "duty_cycle" and any(s[key]["mean"] > 0.2 for s in summ.values())
@@ -900,7 +900,7 @@ def _tsch_fig(quick: bool, key: str, paper_key: str, what: str, unit_scale: floa
              "The paper gives Figs. 4-5's points only in its plots; the text's bounds are "
              "the comparison."]
     notes += [f"{v}: {why}" for v, why in res["skipped"].items()]
-    notes += [f"{tp.MAC_LABEL.get(v, v)}: the DODAG had not formed within {tp.FORM_LIMIT_S:.0f} "
+    notes += [f"{tp.label(v)}: the DODAG had not formed within {tp.FORM_LIMIT_S:.0f} "
               f"simulated s in the runs of seeds {s['not_formed']}; their flows started all the "
               f"same (datagrams without a route count as lost)"
               for v, s in summ.items() if s["not_formed"]]

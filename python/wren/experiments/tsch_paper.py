@@ -122,6 +122,23 @@ MAC_LABEL = {"csma": "CSMA-CA, radio always on",
 FIG_NAME = "tsch_paper_30"
 
 
+@functools.cache
+def has_msf() -> bool:
+    """Whether the simulator's stack has the 6top module (6P and MSF)."""
+    s = Sim(1)
+    try:
+        return "sixtop" in s.module_names()
+    finally:
+        s.close()
+
+
+def label(mac: str) -> str:
+    """A variant's name for tables and plots (TSCH's says whether MSF runs)."""
+    if mac == "tsch" and not has_msf():
+        return "TSCH + minimal 6TiSCH (no 6top/MSF)"
+    return MAC_LABEL.get(mac, mac)
+
+
 # ---- topology ------------------------------------------------------------------
 
 def _place(seed: int, attempt: int, n: int, t: dict[str, float]) -> list[tuple[float, float]]:
@@ -464,17 +481,17 @@ def table(summary: dict[str, dict[str, Any]], paper_pdr: float, paper_dc: float)
     node (mean ± 95 % CI half-width over the runs)."""
     lines = ["network (mean over runs ± 95 % CI half-width; each run's value is the mean "
              "over its 29 sending nodes)",
-             f"{'MAC':<34} {'runs':>4} {'PDR %':>16} {'duty cycle %':>16} {'root DC %':>16} "
+             f"{'MAC':<36} {'runs':>4} {'PDR %':>16} {'duty cycle %':>16} {'root DC %':>16} "
              f"{'min node PDR %':>14}",
-             f"{'paper (OpenWSN, Figs. 4-5)':<34} {'10':>4} {f'> {paper_pdr:g}':>16} "
+             f"{'paper (OpenWSN, Figs. 4-5)':<36} {'10':>4} {f'> {paper_pdr:g}':>16} "
              f"{f'< {paper_dc:g}':>16} {'-':>16} {'-':>14}"]
     for mac, s in summary.items():
-        lines.append(f"{MAC_LABEL.get(mac, mac):<34} {s['runs']:>4} {_pct(s['pdr']):>16} "
+        lines.append(f"{label(mac):<36} {s['runs']:>4} {_pct(s['pdr']):>16} "
                      f"{_pct(s['duty_cycle'], 3):>16} {_pct(s['root_duty_cycle'], 2):>16} "
                      f"{100 * s['pdr_min_node']:>14.2f}")
     for mac, s in summary.items():
         if s["not_formed"]:
-            lines.append(f"{MAC_LABEL.get(mac, mac)}: the DODAG had not formed within "
+            lines.append(f"{label(mac)}: the DODAG had not formed within "
                          f"{FORM_LIMIT_S:.0f} s in the runs of seeds {s['not_formed']} (their "
                          f"flows started all the same)")
     macs = list(summary)
@@ -514,11 +531,11 @@ def plot(summary: dict[str, dict[str, Any]], out_dir: Path, paper_pdr: float, pa
             if ci["ci95_low"] is not None:
                 err = [[100 * (ci["mean"] - ci["ci95_low"])], [100 * (ci["ci95_high"] - ci["mean"])]]
             ax.errorbar([k], [100 * ci["mean"]], yerr=err, fmt="*", ms=14, color=f"C{k}",
-                        capsize=6, label=f"wren {MAC_LABEL.get(mac, mac)}: "
+                        capsize=6, label=f"wren {label(mac)}: "
                                          f"{_pct(ci, 2 if key == 'pdr' else 3)} %")
         ax.axhline(paper, color="r", ls="--", label=f"paper: {bound} {paper:g} %")
         ax.set_xticks(range(len(macs)))
-        ax.set_xticklabels([MAC_LABEL.get(m, m).replace(" + ", "\n+ ").replace(", ", ",\n")
+        ax.set_xticklabels([label(m).replace(" + ", "\n+ ").replace(", ", ",\n")
                             for m in macs], fontsize=8)
         ax.set_xlim(-0.6, len(macs) - 0.4)
         ax.set_ylabel(what)
@@ -587,7 +604,7 @@ def records(res: dict[str, Any]) -> list[dict[str, Any]]:
     for v, s in res["summary"].items():
         pdr_name, dc_name = RECORDS[v]
         pdr, dc = s["pdr"], s["duty_cycle"]
-        what = (f"{MAC_LABEL[v]}; 30 nodes, 1 UDP datagram/min/node to the root, Table I's "
+        what = (f"{label(v)}; 30 nodes, 1 UDP datagram/min/node to the root, Table I's "
                 f"RPL/TSCH parameters, {s['runs']} runs of {res['runs'][0]['duration_s'] / 3600:g} "
                 f"h (seeds {s['seeds'][0]}..{s['seeds'][-1]}); mean of the runs, 95 % CI "
                 f"{'-' if pdr['ci95_low'] is None else ''}")
