@@ -495,6 +495,7 @@ def records_and_print(out: Callable[[str], object] = print,
     ]
     recs += rpl_records(out)
     recs += sec_records(out)
+    recs += tsch_records(out)
     return recs
 
 
@@ -634,6 +635,82 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
                    "that secures its frames (rpl_sec): encryption-only AES with the key "
                    "schedule on the fly (no stored round keys, one 256-byte S-box, no "
                    "T-tables), CCM* seal/open with MIC 0/4/8/16 in one pass"},
+    ]
+
+
+def _wire_functions(name: str, lib: str) -> set[str]:
+    """Functions defined by src/wire/<name>.c as built into @lib (a module
+    of the same file name elsewhere shares the object's name in the map)."""
+    import subprocess
+    objs = [o for o in build.arm().rglob(f"{name}.c.o*") if o.parent.name == "wire"
+            and f"/{lib}.dir/" in str(o)]
+    if not objs:
+        return set()
+    syms = subprocess.run(["arm-none-eabi-nm", str(objs[0])], capture_output=True, text=True,
+                          check=True).stdout
+    return {p.split()[-1] for p in syms.splitlines() if " T " in p or " t " in p}
+
+
+#: where TSCH's bytes go: (group, test on (object, function)); the first
+#: that matches takes the section
+def _tsch_groups(wire_sixp: set[str]) -> list[tuple[str, Callable[[str, str], bool]]]:
+    return [
+        ("TSCH MAC (src/link/tsch*.c)", lambda o, f: o.startswith("tsch")),
+        ("802.15.4-2015 IEs (src/wire/ieee802154_ie.c)", lambda o, f: o == "ieee802154_ie.c"),
+        ("6P messages (src/wire/sixp.c)", lambda o, f: o == "sixp.c" and f in wire_sixp),
+        ("6P (src/sixtop/sixp.c)", lambda o, f: o == "sixp.c"),
+        ("MSF (src/sixtop/msf.c)", lambda o, f: o == "msf.c"),
+        ("802.15.4 link layer's TSCH hooks (image difference)",
+         lambda o, f: o == "ieee802154_link.c"),
+        ("802.15.4 frames: the whole-frame emit (image difference)",
+         lambda o, f: o == "ieee802154.c"),
+        ("RPL: GET RPL_PARENT/RPL_RANK for MSF (image difference)", lambda o, f: o == "rpl.c"),
+        ("C library, libgcc (64-bit division)", lambda o, f: not o.endswith(".c")),
+    ]
+
+
+def tsch_records(out: Callable[[str], object] = print) -> list[Record]:
+    """rom_tsch_bytes: the stack (and helpers) of the tsch image less the
+    same of the rpl image (the same router and root on CSMA, without 6top),
+    with where the bytes go; ram_tsch_bytes: the TSCH MAC's state."""
+    a, b = _stack_sections("tsch"), _stack_sections("rpl")
+    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    rom = sum(delta.values())
+    groups: dict[str, int] = {}
+    rules = _tsch_groups(_wire_functions("sixp", "wren_core_m3_tsch"))
+    for (obj, sec), v in delta.items():
+        fn = sec.split(".")[-1]
+        g = next((name for name, test in rules if test(obj, fn)), f"other ({obj})")
+        groups[g] = groups.get(g, 0) + v
+    out(f"TSCH (802.15.4-2015 TSCH MAC: minimal 6TiSCH cell, EBs, joining, synchronisation, "
+        f"per-neighbour queues, Enh-ACKs; 6top and MSF when the image has them; no shell): tsch "
+        f"image {sum(a.values())} bytes of stack, the rpl image (the same router on CSMA) "
+        f"{sum(b.values())}: TSCH adds {rom}")
+    for g, v in sorted(groups.items(), key=lambda x: -x[1]):
+        if v:
+            out(f"  {g:<58}{v:>7}")
+    top = sorted(((v, f"{sec.split('.')[-1]} ({obj})") for (obj, sec), v in delta.items()
+                  if v > 0 and sec.startswith(".text")), reverse=True)[:12]
+    out("  largest functions: " + ", ".join(f"{name} {v}" for v, name in top))
+    st = _sizes_obj("tsch_sizes", "tsch_")
+    out(f"TSCH state: {st['state']} bytes per interface ({st['cells']} cells, {st['nbrs']} "
+        f"neighbour queues of {st['queue_len']} frames built in)")
+    return [
+        {"name": "rom_tsch_bytes", "value": rom, "unit": "bytes", "better": "lower",
+         "target": 8192,
+         "anchor": "TSCH + 6top + MSF on Cortex-M3, gcc 12 -Os: the tsch image (the rpl "
+                   "image's 6LoWPAN router and RPL root with its interface on the TSCH MAC) "
+                   "less the rpl image (the same on CSMA): TSCH MAC, 802.15.4-2015 IE codecs, "
+                   "the link layer's TSCH hooks, 6P and MSF when linked (the report's group "
+                   "lines say which are); C library and libgcc helpers included; no shell. "
+                   "Contiki-NG's and OpenWSN's TSCH could not be built here to compare "
+                   "(the note of issue 15 says why)"},
+        {"name": "ram_tsch_bytes", "value": st["state"], "unit": "bytes", "better": "lower",
+         "target": None,
+         "anchor": f"the TSCH MAC's state of one interface with the default configuration "
+                   f"(CONFIG_WREN_TSCH_CELLS {st['cells']}, CONFIG_WREN_TSCH_NBRS {st['nbrs']}, "
+                   f"CONFIG_WREN_TSCH_QUEUE_LEN {st['queue_len']}); frames queued live in the "
+                   f"packet buffer"},
     ]
 
 
