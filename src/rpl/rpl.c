@@ -1029,6 +1029,30 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
+    case WREN_NETOPT_RPL_RANK: {
+        if (!CONFIG_WREN_RPL_PARENT_INFO) {
+            return -ENOTSUP;
+        }
+        uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
+        return wren_netopt_put(val, max, &r, sizeof(r));
+    }
+    case WREN_NETOPT_RPL_PARENT: {
+        /* the preferred parent's link-local address and EUI-64 (from its
+         * IID, RFC 4944 6); a parent known only by a short address has none */
+        uint8_t pa[24];
+        if (!CONFIG_WREN_RPL_PARENT_INFO) {
+            return -ENOTSUP;
+        }
+        if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
+            return -ENOENT;
+        }
+        const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
+        memcpy(pa, p->addr, 16);
+        if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
+            return -ENOENT;
+        }
+        return wren_netopt_put(val, max, pa, sizeof(pa));
+    }
     case WREN_NETOPT_RPL_RPI:
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:

@@ -65,6 +65,15 @@
  *  large subtree gets memory of the caller's: WREN_NETOPT_RPL_ROUTE_MEM) */
 #define CONFIG_WREN_RPL_ROUTES 16
 #endif
+#ifndef CONFIG_WREN_RPL_PARENT_INFO
+/** RPL answers GET WREN_NETOPT_RPL_PARENT / RPL_RANK (what MSF reads, src/sixtop):
+ *  with TSCH by default (124 bytes on a Cortex-M3) */
+#if defined(CONFIG_WREN_TSCH)
+#define CONFIG_WREN_RPL_PARENT_INFO CONFIG_WREN_TSCH
+#else
+#define CONFIG_WREN_RPL_PARENT_INFO 1
+#endif
+#endif
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
                "one parent at least; indices fit an int8_t");
 _Static_assert(CONFIG_WREN_RPL_ROUTES >= 0 && CONFIG_WREN_RPL_ROUTES <= 0xffff,

@@ -19,6 +19,7 @@
 #include "nib/nib.h"
 #include "rpl/rpl.h"
 #include "sixlowpan/sixlowpan.h"
+#include "sixtop/sixtop.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
 
@@ -32,7 +33,8 @@
     X(coap_tcp)               \
     X(nib)                    \
     X(nd_eth)                 \
-    X(rpl)
+    X(rpl)                    \
+    X(sixtop)
 
 /** @brief The module called @p name in the list (its X(name)), or NULL. */
 const struct wren_module_ops *wren_stack_module_named(const char *name);

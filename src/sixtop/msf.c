@@ -1,0 +1,448 @@
+/* MSF, the Minimal Scheduling Function (RFC 9033): autonomous cells,
+ * negotiated cells to the preferred parent that follow the traffic,
+ * relocation, the parent switch, 6P error handling, and the glue with RPL
+ * and TSCH (time source, join priority). */
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
+#include "net/netreg.h"
+#include "sixtop/sixtop.h"
+#include "sixtop/sixtop_priv.h"
+#include "wire/rpl.h"
+
+#define MIN_HOP_RANK_INC 256 /* RFC 6550 17: DAGRank = floor(rank / MinHopRankIncrease) */
+
+static const struct wren_msf_cfg msf_defaults = {
+    .slotframe_len = 101,
+    .num_ch_offset = 16,
+    .lim_high_pct = 75,
+    .lim_low_pct = 25,
+    .relocate_pdr_pct = 50,
+    .max_num_cells = 100,
+    .min_numtx = 16,
+    .housekeeping_s = 60,
+    .quarantine_s = 300,
+    .wait_min_s = 30,
+    .wait_max_s = 60,
+    .enabled = 1,
+};
+
+/* RFC 9033 Appendix A: SAX with h0 = 0, l_bit = 0, r_bit = 1 over the
+ * EUI-64's bytes in order, 16-bit arithmetic */
+uint16_t wren_msf_sax(const uint8_t eui64[8], uint16_t max)
+{
+    uint16_t h = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        h ^= (uint16_t)((uint16_t)(h << 0) + (h >> 1) + eui64[i]);
+    }
+    return max ? (uint16_t)(h % max) : 0;
+}
+
+/* RFC 9033 3: an autonomous cell of @p eui64: slot 1 .. length - 1 (never
+ * the minimal cell's slot 0), channel 0 .. NUM_CH_OFFSET - 1 */
+static struct sixp_cell auto_cell(const struct wren_msf *f, const uint8_t eui64[8])
+{
+    struct sixp_cell c = {
+        (uint16_t)(1 + wren_msf_sax(eui64, (uint16_t)(f->cfg.slotframe_len - 1))),
+        wren_msf_sax(eui64, f->cfg.num_ch_offset),
+    };
+    return c;
+}
+
+void wren_msf_init(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    f->cfg = msf_defaults;
+    f->last_jp = 0x100;
+    struct sixp_cell c = auto_cell(f, s->eui64);
+    f->auto_slot = c.slot_offset;
+    f->auto_ch = c.channel_offset;
+}
+
+unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
+{
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    const struct wren_msf_cfg *cfg = &s->msf.cfg;
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    unsigned k = 0;
+    if (n < 0 || cfg->slotframe_len < 2) {
+        return 0;
+    }
+    /* RFC 9033 8: random free slots (not slot 0, the minimal cell), random channels */
+    for (unsigned tries = 0; tries < 8 * max && k < max; tries++) {
+        struct sixp_cell c = {
+            (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u)),
+            (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset),
+        };
+        bool dup = sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
+        for (unsigned i = 0; i < k && !dup; i++) {
+            dup = out[i].slot_offset == c.slot_offset;
+        }
+        if (!dup) {
+            out[k++] = c;
+        }
+    }
+    return k;
+}
+
+/* Responder (RFC 9033 8): the first candidates whose slot is free here */
+static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *req,
+                    struct sixp_cell *out, unsigned max)
+{
+    (void)nbr;
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    const uint8_t *cand = req->code == SIXP_CMD_RELOCATE ? req->cand : req->cells;
+    unsigned n_cand = req->code == SIXP_CMD_RELOCATE ? req->n_cand : req->n_cells;
+    unsigned k = 0;
+    if (n < 0) {
+        return -SIXP_RC_RESET;
+    }
+    for (unsigned i = 0; i < n_cand && k < max; i++) {
+        struct sixp_cell c = wren_sixp_cell_get(cand, i);
+        bool bad = c.slot_offset == 0 || c.slot_offset >= s->msf.cfg.slotframe_len ||
+                   sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
+        for (unsigned j = 0; j < k && !bad; j++) {
+            bad = out[j].slot_offset == c.slot_offset;
+        }
+        if (!bad) {
+            out[k++] = c;
+        }
+    }
+    return (int)k;
+}
+
+static bool quarantined(const struct wren_sixtop *s, const uint8_t nbr[8])
+{
+    const struct wren_msf *f = &s->msf;
+    return f->quarantine_until_s && memcmp(f->quarantine, nbr, 8) == 0 &&
+           (int32_t)(sixtop_now_s(s) - f->quarantine_until_s) < 0;
+}
+
+static void wait_retry(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    uint32_t span = f->cfg.wait_max_s > f->cfg.wait_min_s ? f->cfg.wait_max_s - f->cfg.wait_min_s : 0;
+    f->wait_until_s = sixtop_now_s(s) + f->cfg.wait_min_s + wren_node_random_below(s->node, span + 1);
+    s->stats.msf_waitretry++;
+}
+
+static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint8_t opts,
+                  uint8_t num, const struct sixp_cell *cells, unsigned n)
+{
+    if (wren_sixtop_request(s, nbr, cmd, opts, num, cells, n) < 0) {
+        return;
+    }
+    switch (cmd) {
+    case SIXP_CMD_ADD: s->stats.msf_add++; break;
+    case SIXP_CMD_DELETE: s->stats.msf_delete++; break;
+    case SIXP_CMD_RELOCATE: s->stats.msf_relocate++; break;
+    case SIXP_CMD_CLEAR: s->stats.msf_clear++; break;
+    default: break;
+    }
+}
+
+/* RFC 9033 Table 1 (after 6P): what a transaction's end means */
+static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int rc,
+                     const struct sixp_msg *resp)
+{
+    struct wren_msf *f = &s->msf;
+    if (t->cmd == SIXP_CMD_CLEAR && f->clear_old && memcmp(t->nbr, f->old_parent, 8) == 0) {
+        f->clear_old = 0; /* done with the old parent, whatever the answer */
+    }
+    /* the cell counts changed (or will be retried): count use afresh */
+    memset(f->elapsed, 0, sizeof(f->elapsed));
+    memset(f->used, 0, sizeof(f->used));
+    switch (rc) {
+    case SIXP_RC_SUCCESS:
+    case SIXP_RC_EOL:
+        if (t->cmd == SIXP_CMD_ADD && resp && resp->n_cells == 0) {
+            wait_retry(s); /* none of our candidates suited it */
+        }
+        break;
+    case SIXP_RC_ERR_SEQNUM:
+    case SIXP_RC_ERR_CELLLIST:
+        /* the schedules disagree: start again from nothing (RFC 9033 7) */
+        if (t->cmd != SIXP_CMD_CLEAR && f->cfg.enabled) {
+            start(s, t->nbr, SIXP_CMD_CLEAR, 0, 0, NULL, 0);
+        }
+        break;
+    case SIXP_RC_ERR:
+    case SIXP_RC_RESET:
+    case SIXP_RC_ERR_VERSION:
+    case SIXP_RC_ERR_SFID:
+        memcpy(f->quarantine, t->nbr, 8);
+        f->quarantine_until_s = sixtop_now_s(s) + f->cfg.quarantine_s;
+        s->stats.msf_quarantine++;
+        break;
+    default: /* BUSY, LOCKED, timeout */
+        wait_retry(s);
+        break;
+    }
+}
+
+const struct wren_sixp_sf wren_msf_sf = {
+    .sfid = SIXP_SFID_MSF,
+    .name = "MSF",
+    .pick = msf_pick,
+    .done = msf_done,
+};
+
+/* ---- autonomous cells (RFC 9033 3) ------------------------------------------------ */
+
+static bool has_tx_to(const struct wren_tsch_cell *c, int n, const uint8_t nbr[8])
+{
+    for (int i = 0; i < n; i++) {
+        if (sixtop_is_negotiated(&c[i], nbr) && (c[i].options & WREN_TSCH_CELL_TX)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int auto_tx_index(const struct wren_msf *f, const uint8_t nbr[8])
+{
+    for (unsigned i = 0; i < f->auto_tx_n; i++) {
+        if (memcmp(f->auto_tx[i], nbr, 8) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struct wren_tsch_cell *c,
+                        int n)
+{
+    struct wren_msf *f = &s->msf;
+    if (auto_tx_index(f, nbr) >= 0 || has_tx_to(c, n, nbr) ||
+        f->auto_tx_n == sizeof(f->auto_tx) / sizeof(f->auto_tx[0])) {
+        return;
+    }
+    /* the neighbour's autonomous RX cell, shared (it may hear others there) */
+    if (sixtop_cell(s, true, nbr, auto_cell(f, nbr), WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED,
+                    WREN_TSCH_CELL_AUTONOMOUS) == 0) {
+        memcpy(f->auto_tx[f->auto_tx_n++], nbr, 8);
+        s->stats.msf_auto_tx++;
+    }
+}
+
+static void auto_tx_del(struct wren_sixtop *s, unsigned i)
+{
+    struct wren_msf *f = &s->msf;
+    sixtop_cell(s, false, f->auto_tx[i], auto_cell(f, f->auto_tx[i]),
+                WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, WREN_TSCH_CELL_AUTONOMOUS);
+    f->auto_tx_n--;
+    memmove(f->auto_tx[i], f->auto_tx[i + 1], (size_t)(f->auto_tx_n - i) * 8);
+}
+
+void wren_msf_sending(struct wren_sixtop *s, const uint8_t nbr[8])
+{
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    if (n >= 0) {
+        auto_tx_add(s, nbr, sched, n);
+    }
+}
+
+/* keep an autonomous TX cell to each neighbour with frames queued and no
+ * negotiated TX cell; take it away once its queue is empty */
+static void auto_tx_update(struct wren_sixtop *s, const struct wren_tsch_cell *c, int n)
+{
+    struct wren_msf *f = &s->msf;
+    struct wren_tsch_queue_info q[CONFIG_WREN_SIXP_NBRS + 1];
+    int k = wren_netapi_get(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_QUEUES, 0, q, sizeof(q));
+    k = k < 0 ? 0 : k / (int)sizeof(q[0]);
+    for (int i = 0; i < k; i++) {
+        if (q[i].nbr_len == 8 && q[i].len) {
+            auto_tx_add(s, q[i].nbr, c, n);
+        }
+    }
+    for (unsigned i = f->auto_tx_n; i-- > 0;) {
+        bool queued = false;
+        for (int j = 0; j < k && !queued; j++) {
+            queued = q[j].nbr_len == 8 && q[j].len && memcmp(q[j].nbr, f->auto_tx[i], 8) == 0;
+        }
+        if (!queued || has_tx_to(c, n, f->auto_tx[i])) {
+            auto_tx_del(s, i);
+        }
+    }
+}
+
+/* ---- RPL glue (RFC 8180 6.1, RFC 9033 2) -------------------------------------------- */
+
+static void rpl_glue(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    struct wren_netreg_entry *e = wren_netreg_lookup(s->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    uint8_t role = 0, pa[24];
+    uint16_t rank = RPL_INFINITE_RANK;
+    if (e == NULL || wren_netapi_get(s->node, e->module, WREN_NETOPT_RPL_ROLE, 0, &role, 1) < 1 ||
+        role == 0) {
+        return; /* no RPL here: TSCH keeps the time source and priority it has */
+    }
+    wren_netapi_get(s->node, e->module, WREN_NETOPT_RPL_RANK, 0, &rank, sizeof(rank));
+    /* join priority DAGRank(rank) - 1; 0xff (no EBs) out of a DODAG */
+    uint16_t jp = rank == RPL_INFINITE_RANK ? 0xff : (uint16_t)(rank / MIN_HOP_RANK_INC);
+    jp = jp == 0xff ? 0xff : jp == 0 ? 0 : (uint16_t)(jp - 1 < 0xfe ? jp - 1 : 0xfe);
+    if (jp != f->last_jp) {
+        uint8_t v = (uint8_t)jp;
+        if (wren_netapi_set(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_JOIN_PRIO, 0, &v, 1) == 0) {
+            f->last_jp = jp;
+        }
+    }
+    bool has = wren_netapi_get(s->node, e->module, WREN_NETOPT_RPL_PARENT, 0, pa, sizeof(pa)) ==
+               (int)sizeof(pa);
+    if (!has) {
+        f->has_parent = 0;
+        return;
+    }
+    if (f->has_parent && memcmp(f->parent, pa + 16, 8) == 0) {
+        return;
+    }
+    /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
+     * TX cells to it as we had with the old one, which we then CLEAR */
+    wren_netapi_set(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_TIME_SOURCE, 0, pa + 16, 8);
+    if (f->has_parent) {
+        memcpy(f->old_parent, f->parent, 8);
+        f->clear_old = 1;
+        s->stats.msf_parent_switch++;
+    }
+    memcpy(f->parent, pa + 16, 8);
+    f->has_parent = 1;
+    f->wait_until_s = 0;
+    memset(f->elapsed, 0, sizeof(f->elapsed));
+    memset(f->used, 0, sizeof(f->used));
+    f->last_elapsed[0] = f->last_elapsed[1] = 0;
+    f->last_used[0] = f->last_used[1] = 0;
+}
+
+/* ---- negotiated cells (RFC 9033 5) --------------------------------------------------- */
+
+/* NumCellsElapsed / NumCellsUsed of the TX (d 0) or RX (d 1) cells with the
+ * parent, from the MAC's per-cell counters since the last look */
+static unsigned count_use(struct wren_sixtop *s, const struct wren_tsch_cell *c, int n, int d)
+{
+    struct wren_msf *f = &s->msf;
+    uint8_t opt = d ? WREN_TSCH_CELL_RX : WREN_TSCH_CELL_TX;
+    uint32_t el = 0, us = 0;
+    unsigned cells = 0;
+    for (int i = 0; i < n; i++) {
+        if (sixtop_is_negotiated(&c[i], f->parent) && (c[i].options & opt)) {
+            cells++;
+            el += c[i].elapsed;
+            us += d ? c[i].rx : c[i].used;
+        }
+    }
+    if (el >= f->last_elapsed[d] && us >= f->last_used[d]) {
+        uint32_t de = el - f->last_elapsed[d], du = us - f->last_used[d];
+        f->elapsed[d] = (uint16_t)(f->elapsed[d] + (de > 0xffff ? 0xffff : de));
+        f->used[d] = (uint16_t)(f->used[d] + (du > 0xffff ? 0xffff : du));
+    }
+    /* a cell went away: its counters with it; start from here */
+    f->last_elapsed[d] = el;
+    f->last_used[d] = us;
+    return cells;
+}
+
+/* RFC 9033 5.3: the TX cell to the parent whose PDR is RELOCATE_PDRTHRES
+ * below the best one's, if any */
+static bool worst_cell(const struct wren_msf *f, const struct wren_tsch_cell *c, int n,
+                       struct sixp_cell *out)
+{
+    int best = -1, worst = 101, wi = -1;
+    for (int i = 0; i < n; i++) {
+        if (!sixtop_is_negotiated(&c[i], f->parent) || !(c[i].options & WREN_TSCH_CELL_TX) ||
+            c[i].used < f->cfg.min_numtx) {
+            continue;
+        }
+        int pdr = (int)((uint64_t)c[i].tx_ack * 100u / c[i].used);
+        best = pdr > best ? pdr : best;
+        if (pdr < worst) {
+            worst = pdr;
+            wi = i;
+        }
+    }
+    if (wi < 0 || best - worst <= f->cfg.relocate_pdr_pct) {
+        return false;
+    }
+    out->slot_offset = c[wi].slot_offset;
+    out->channel_offset = c[wi].channel_offset;
+    return true;
+}
+
+void wren_msf_tick(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    struct wren_tsch_sync_info si;
+    uint32_t now = sixtop_now_s(s);
+    if (wren_netapi_get(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) < 0 ||
+        !si.synced) {
+        return;
+    }
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    if (n < 0) {
+        return;
+    }
+    if (!f->auto_rx) {
+        struct sixp_cell c = { f->auto_slot, f->auto_ch };
+        int rc = sixtop_cell(s, true, NULL, c, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
+        f->auto_rx = rc == 0 || rc == -EEXIST;
+    }
+    auto_tx_update(s, sched, n);
+    rpl_glue(s);
+    if (!f->cfg.enabled) {
+        return;
+    }
+    if (f->clear_old && !sixtop_trans_of(s, f->old_parent)) {
+        start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL, 0);
+    }
+    if (!f->has_parent || sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
+        (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
+        return;
+    }
+    unsigned ntx = count_use(s, sched, n, 0), nrx = count_use(s, sched, n, 1);
+    if (ntx == 0) {
+        /* RFC 9033 5.1: at least one negotiated TX cell to the parent; after a
+         * switch as many as there were to the old one */
+        unsigned want = 0;
+        for (int i = 0; f->clear_old && i < n; i++) {
+            want += sixtop_is_negotiated(&sched[i], f->old_parent) &&
+                    (sched[i].options & WREN_TSCH_CELL_TX);
+        }
+        want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;
+        start(s, f->parent, SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want, NULL, 0);
+        return;
+    }
+    /* RFC 9033 5.1/5.2: after MAX_NUM_CELLS cells elapsed, one more cell
+     * above LIM_NUMCELLSUSED_HIGH, one fewer below LIM_NUMCELLSUSED_LOW */
+    for (int d = 0; d < 2; d++) {
+        if (f->elapsed[d] < f->cfg.max_num_cells) {
+            continue;
+        }
+        uint32_t pct = (uint32_t)f->used[d] * 100u / f->elapsed[d];
+        unsigned cells = d ? nrx : ntx;
+        uint8_t opt = d ? SIXP_CELL_RX : SIXP_CELL_TX;
+        f->elapsed[d] = f->used[d] = 0;
+        if (pct > f->cfg.lim_high_pct) {
+            start(s, f->parent, SIXP_CMD_ADD, opt, 1, NULL, 0);
+            return;
+        }
+        if (pct < f->cfg.lim_low_pct && cells > (d ? 0u : 1u)) {
+            start(s, f->parent, SIXP_CMD_DELETE, opt, 1, NULL, 0);
+            return;
+        }
+    }
+    /* RX cells from the parent adapt once one exists (`6p add NBR rx`);
+     * without one, downward traffic comes in our autonomous RX cell */
+    if ((int32_t)(now - f->next_housekeeping_s) >= 0) {
+        f->next_housekeeping_s = now + f->cfg.housekeeping_s;
+        struct sixp_cell bad;
+        if (worst_cell(f, sched, n, &bad)) {
+            start(s, f->parent, SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1, &bad, 1);
+        }
+    }
+}

@@ -1,0 +1,775 @@
+/* 6P (RFC 8480): transactions, sequence numbers, the schedule changes they
+ * make, and the module around them (sixtop.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/node.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "shell/shell.h"
+#include "sixtop/sixtop.h"
+#include "sixtop/sixtop_priv.h"
+
+/* ---- helpers shared with MSF ------------------------------------------------- */
+
+uint32_t sixtop_now_s(const struct wren_sixtop *s)
+{
+    return wren_node_now_s(s->node);
+}
+
+struct wren_module *sixtop_netif(struct wren_sixtop *s)
+{
+    struct wren_netif *netif = wren_netif_get(s->node, s->if_id);
+    return netif ? &netif->module : NULL;
+}
+
+int sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
+{
+    struct wren_module *m = sixtop_netif(s);
+    if (m == NULL) {
+        return -ENODEV;
+    }
+    int n = wren_netapi_get(s->node, m, WREN_NETOPT_TSCH_CELLS, 0, c, max * sizeof(*c));
+    return n < 0 ? n : (int)((unsigned)n / sizeof(*c));
+}
+
+int sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell cell,
+                uint8_t options, uint8_t kind)
+{
+    struct wren_module *m = sixtop_netif(s);
+    struct wren_tsch_cell c;
+    memset(&c, 0, sizeof(c));
+    c.slot_offset = cell.slot_offset;
+    c.channel_offset = cell.channel_offset;
+    c.slotframe = SIXTOP_SLOTFRAME;
+    /* 6P CellOptions and 802.15.4 link options share TX/RX/SHARED bits */
+    c.options = options & (WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX | WREN_TSCH_CELL_SHARED);
+    c.kind = kind;
+    if (nbr) {
+        c.nbr_len = 8;
+        memcpy(c.nbr, nbr, 8);
+    }
+    if (m == NULL) {
+        return -ENODEV;
+    }
+    int rc = wren_netapi_set(s->node, m, add ? WREN_NETOPT_TSCH_CELL_ADD : WREN_NETOPT_TSCH_CELL_DEL,
+                             0, &c, sizeof(c));
+    if (rc < 0 && add) {
+        s->stats.cell_add_fail++;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+bool sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8])
+{
+    return c->kind == WREN_TSCH_CELL_NEGOTIATED && c->slotframe == SIXTOP_SLOTFRAME &&
+           c->nbr_len == 8 && memcmp(c->nbr, nbr, 8) == 0;
+}
+
+bool sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
+                      uint16_t slot)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (c[i].slotframe == SIXTOP_SLOTFRAME && c[i].slot_offset == slot) {
+            return true;
+        }
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
+        const struct wren_sixp_trans *t = &s->trans[i];
+        for (unsigned k = 0; t->used && k < t->n_cells; k++) {
+            if (t->cells[k].slot_offset == slot) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+struct wren_sixp_trans *sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8])
+{
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
+        if (s->trans[i].used && memcmp(s->trans[i].nbr, nbr, 8) == 0) {
+            return &s->trans[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- neighbours and sequence numbers (RFC 8480 3.4.6) ------------------------- */
+
+static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8], bool add)
+{
+    struct wren_sixp_nbr *free = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
+        struct wren_sixp_nbr *n = &s->nbrs[i];
+        if (n->used && memcmp(n->addr, a, 8) == 0) {
+            return n;
+        }
+        if (!n->used && free == NULL) {
+            free = n;
+        }
+    }
+    if (!add || free == NULL) {
+        if (add) {
+            s->stats.nbr_full++;
+        }
+        return NULL;
+    }
+    memset(free, 0, sizeof(*free));
+    free->used = 1;
+    memcpy(free->addr, a, 8);
+    return free; /* SeqNum 0: as after a reset */
+}
+
+int wren_sixtop_seqnum(const struct wren_sixtop *s, const uint8_t nbr[8])
+{
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
+        if (s->nbrs[i].used && memcmp(s->nbrs[i].addr, nbr, 8) == 0) {
+            return s->nbrs[i].seqnum;
+        }
+    }
+    return -1;
+}
+
+/* 0 only after a reset or a CLEAR: the lollipop goes 0xff -> 1 */
+static uint8_t seq_next(uint8_t v)
+{
+    return v == 0xff ? 1 : (uint8_t)(v + 1);
+}
+
+/* A request answered with one of these was not taken up: SeqNum stays */
+static bool rc_keeps_seqnum(uint8_t rc)
+{
+    return rc == SIXP_RC_ERR_BUSY || rc == SIXP_RC_ERR_VERSION || rc == SIXP_RC_ERR_SFID ||
+           rc == SIXP_RC_ERR_SEQNUM;
+}
+
+static const struct wren_sixp_sf *sf_find(const struct wren_sixtop *s, uint8_t sfid)
+{
+    for (unsigned i = 0; i < sizeof(s->sf) / sizeof(s->sf[0]); i++) {
+        if (s->sf[i] && s->sf[i]->sfid == sfid) {
+            return s->sf[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static int send_msg(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m)
+{
+    struct wren_pktbuf *pb = &s->node->pktbuf;
+    struct wren_module *netif = sixtop_netif(s);
+    int len = wren_sixp_len(m);
+    if (len < 0 || netif == NULL) {
+        return -EINVAL;
+    }
+    struct wren_snip *pl = wren_pktbuf_add(pb, NULL, NULL, (size_t)len, WREN_NETTYPE_SIXTOP);
+    struct wren_snip *pkt = pl ? wren_netif_hdr_add(pb, pl, NULL, 0, nbr, 8) : NULL;
+    if (pkt == NULL) {
+        if (pl) {
+            wren_pktbuf_release(pb, pl);
+        }
+        s->stats.tx_nobuf++;
+        return -ENOBUFS;
+    }
+    wren_sixp_emit(m, pl->data, (size_t)len);
+    wren_netif_hdr(pkt)->if_id = s->if_id;
+    if (wren_netapi_send(s->node, netif, pkt) < 0) {
+        wren_pktbuf_release(pb, pkt);
+        s->stats.tx_nobuf++;
+        return -ENOBUFS;
+    }
+    wren_msf_sending(s, nbr);
+    return 0;
+}
+
+/* a response to @p req carrying @p rc and, for SUCCESS/EOL, @p cells / total */
+static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *req,
+                    uint8_t rc, const uint8_t *cells, unsigned n, uint16_t total)
+{
+    struct sixp_msg r;
+    memset(&r, 0, sizeof(r));
+    r.type = SIXP_TYPE_RESPONSE;
+    r.code = rc;
+    r.sfid = req->sfid;
+    r.seqnum = req->seqnum;
+    /* the body by command; an unknown command gets none */
+    r.resp_cmd = req->code >= SIXP_CMD_ADD && req->code <= SIXP_CMD_CLEAR ? req->code : 0;
+    r.cells = cells;
+    r.n_cells = (uint16_t)n;
+    r.total = total;
+    if (send_msg(s, nbr, &r) == 0) {
+        s->stats.tx_response++;
+    }
+}
+
+/* ---- responder ----------------------------------------------------------------- */
+
+/* CellOptions from the other end's point of view: TX and RX swap */
+static uint8_t mirror(uint8_t o)
+{
+    return (uint8_t)((o & ~(SIXP_CELL_TX | SIXP_CELL_RX)) | (o & SIXP_CELL_TX ? SIXP_CELL_RX : 0) |
+                     (o & SIXP_CELL_RX ? SIXP_CELL_TX : 0));
+}
+
+static int find_cell(const struct wren_tsch_cell *c, unsigned n, const uint8_t nbr[8],
+                     struct sixp_cell x)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (sixtop_is_negotiated(&c[i], nbr) && c[i].slot_offset == x.slot_offset &&
+            c[i].channel_offset == x.channel_offset) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static bool locked(const struct wren_sixtop *s, struct sixp_cell x)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
+        const struct wren_sixp_trans *t = &s->trans[i];
+        for (unsigned k = 0; t->used && k < t->n_rel; k++) {
+            if (t->rel[k].slot_offset == x.slot_offset) {
+                return true;
+            }
+        }
+        if (t->used && t->cmd == SIXP_CMD_DELETE) {
+            for (unsigned k = 0; k < t->n_cells; k++) {
+                if (t->cells[k].slot_offset == x.slot_offset) {
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* DELETE, RELOCATE: every cell named must be ours with nbr, with those
+ * options, none in a transaction of ours */
+static uint8_t check_named(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                           const struct wren_tsch_cell *sched, unsigned n, uint8_t opts)
+{
+    unsigned k = m->code == SIXP_CMD_DELETE ? m->n_cells : m->num_cells;
+    if (k < m->num_cells || m->num_cells == 0 || m->num_cells > CONFIG_WREN_SIXP_CELLS) {
+        s->stats.rx_bad_celllist++;
+        return SIXP_RC_ERR_CELLLIST;
+    }
+    for (unsigned i = 0; i < k; i++) {
+        struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
+        int j = find_cell(sched, n, nbr, x);
+        if (j < 0 || (sched[j].options & (SIXP_CELL_TX | SIXP_CELL_RX)) !=
+                         (opts & (SIXP_CELL_TX | SIXP_CELL_RX))) {
+            s->stats.rx_bad_celllist++;
+            return SIXP_RC_ERR_CELLLIST;
+        }
+        if (locked(s, x)) {
+            s->stats.rx_locked++;
+            return SIXP_RC_ERR_LOCKED;
+        }
+    }
+    return SIXP_RC_SUCCESS;
+}
+
+/* RFC 8480 3.3: carry out request @p m of @p nbr (checks passed); answer */
+static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                    const struct wren_sixp_sf *sf, struct wren_sixp_nbr *nb)
+{
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    struct sixp_cell pick[CONFIG_WREN_SIXP_CELLS];
+    uint8_t out[CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
+    unsigned n_out = 0;
+    uint16_t total = 0;
+    uint8_t rc = SIXP_RC_SUCCESS;
+    uint8_t opts = mirror(m->cell_options); /* the cells as we hold them */
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    if (n < 0) {
+        rc = SIXP_RC_RESET; /* no schedule to work on: a critical error */
+        goto answer;
+    }
+    switch (m->code) {
+    case SIXP_CMD_DELETE:
+        rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
+        for (unsigned i = 0; rc == SIXP_RC_SUCCESS && i < m->num_cells; i++) {
+            struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
+            sixtop_cell(s, false, nbr, x, opts, WREN_TSCH_CELL_NEGOTIATED);
+            wren_sixp_cell_put(out, n_out++, x);
+        }
+        break;
+    case SIXP_CMD_RELOCATE:
+        rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
+        if (rc != SIXP_RC_SUCCESS) {
+            break;
+        }
+        /* new cells are picked as for ADD */
+        /* fall through */
+    case SIXP_CMD_ADD: {
+        int k = sf->pick(s, nbr, m, pick,
+                         m->num_cells < CONFIG_WREN_SIXP_CELLS ? m->num_cells : CONFIG_WREN_SIXP_CELLS);
+        if (k < 0) {
+            rc = (uint8_t)-k;
+            goto answer;
+        }
+        for (int i = 0; i < k; i++) {
+            if (m->code == SIXP_CMD_RELOCATE) {
+                sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, (unsigned)i), opts,
+                            WREN_TSCH_CELL_NEGOTIATED);
+            }
+            if (sixtop_cell(s, true, nbr, pick[i], opts, WREN_TSCH_CELL_NEGOTIATED) == 0) {
+                wren_sixp_cell_put(out, n_out++, pick[i]);
+            }
+        }
+        break;
+    }
+    case SIXP_CMD_COUNT:
+        for (int i = 0; i < n; i++) {
+            total += sixtop_is_negotiated(&sched[i], nbr) &&
+                     (sched[i].options & 7) == (opts & 7);
+        }
+        break;
+    case SIXP_CMD_LIST: {
+        unsigned seen = 0, max = m->max_num_cells < CONFIG_WREN_SIXP_CELLS ? m->max_num_cells
+                                                                          : CONFIG_WREN_SIXP_CELLS;
+        rc = SIXP_RC_EOL;
+        for (int i = 0; i < n; i++) {
+            if (!sixtop_is_negotiated(&sched[i], nbr) || (sched[i].options & 7) != (opts & 7)) {
+                continue;
+            }
+            if (seen++ < m->offset) {
+                continue;
+            }
+            if (n_out == max) {
+                rc = SIXP_RC_SUCCESS; /* more follow */
+                break;
+            }
+            struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
+            wren_sixp_cell_put(out, n_out++, x);
+        }
+        break;
+    }
+    case SIXP_CMD_CLEAR:
+        for (int i = 0; i < n; i++) {
+            if (sixtop_is_negotiated(&sched[i], nbr)) {
+                struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
+                sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
+            }
+        }
+        break;
+    default: /* SIGNAL: MSF defines none */
+        rc = SIXP_RC_ERR;
+        break;
+    }
+answer:
+    if (m->code == SIXP_CMD_CLEAR) {
+        nb->seqnum = 0; /* RFC 8480 3.4.6: both ends start again at 0 */
+    } else if (!rc_keeps_seqnum(rc)) {
+        nb->seqnum = seq_next(m->seqnum);
+    }
+    respond(s, nbr, m, rc, out, n_out, total);
+}
+
+static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                       int perr)
+{
+    s->stats.rx_request++;
+    if (perr == -SIXP_ERR_CMD) {
+        s->stats.rx_unknown_cmd++;
+        respond(s, nbr, m, SIXP_RC_ERR, NULL, 0, 0);
+        return;
+    }
+    if (perr < 0) {
+        if (perr == -SIXP_ERR_TRUNCATED) {
+            s->stats.rx_truncated++;
+        } else {
+            s->stats.rx_bad_length++;
+        }
+        respond(s, nbr, m, SIXP_RC_ERR, NULL, 0, 0);
+        return;
+    }
+    const struct wren_sixp_sf *sf = sf_find(s, m->sfid);
+    if (sf == NULL) {
+        s->stats.rx_bad_sfid++;
+        respond(s, nbr, m, SIXP_RC_ERR_SFID, NULL, 0, 0);
+        return;
+    }
+    /* RFC 8480 3.4.3: one transaction at a time between two neighbours */
+    if (sixtop_trans_of(s, nbr)) {
+        s->stats.rx_busy++;
+        respond(s, nbr, m, SIXP_RC_ERR_BUSY, NULL, 0, 0);
+        return;
+    }
+    struct wren_sixp_nbr *nb = nbr_find(s, nbr, true);
+    if (nb == NULL) {
+        respond(s, nbr, m, SIXP_RC_ERR_BUSY, NULL, 0, 0);
+        return;
+    }
+    /* RFC 8480 3.4.6.2: a SeqNum other than ours (a lost response, a reset
+     * neighbour sending 0) means the schedules may disagree; CLEAR is always
+     * taken, it is what repairs them */
+    if (m->code != SIXP_CMD_CLEAR && m->seqnum != nb->seqnum) {
+        s->stats.rx_err_seqnum++;
+        respond(s, nbr, m, SIXP_RC_ERR_SEQNUM, NULL, 0, 0);
+        return;
+    }
+    execute(s, nbr, m, sf, nb);
+}
+
+/* ---- initiator ------------------------------------------------------------------ */
+
+static void trans_end(struct wren_sixtop *s, struct wren_sixp_trans *t, int rc,
+                      const struct sixp_msg *resp)
+{
+    struct wren_sixp_trans copy = *t;
+    t->used = 0; /* free before done(): the SF may start the next one */
+    const struct wren_sixp_sf *sf = sf_find(s, copy.sfid);
+    if (sf && sf->done) {
+        sf->done(s, &copy, rc, resp);
+    }
+}
+
+/* remove every negotiated cell with nbr (CLEAR) */
+static void clear_cells(struct wren_sixtop *s, const uint8_t nbr[8])
+{
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    for (int i = 0; i < n; i++) {
+        if (sixtop_is_negotiated(&sched[i], nbr)) {
+            struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
+            sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
+        }
+    }
+}
+
+static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
+{
+    for (unsigned i = 0; i < t->n_cells; i++) {
+        if (t->cells[i].slot_offset == x.slot_offset &&
+            t->cells[i].channel_offset == x.channel_offset) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void count_rc(struct wren_sixtop_stats *st, uint8_t rc)
+{
+    switch (rc) {
+    case SIXP_RC_ERR: st->rc_err++; break;
+    case SIXP_RC_RESET: st->rc_reset++; break;
+    case SIXP_RC_ERR_VERSION: st->rc_err_version++; break;
+    case SIXP_RC_ERR_SFID: st->rc_err_sfid++; break;
+    case SIXP_RC_ERR_SEQNUM: st->rc_err_seqnum++; break;
+    case SIXP_RC_ERR_CELLLIST: st->rc_err_celllist++; break;
+    case SIXP_RC_ERR_BUSY: st->rc_err_busy++; break;
+    case SIXP_RC_ERR_LOCKED: st->rc_err_locked++; break;
+    default: break;
+    }
+}
+
+static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp_msg *m,
+                        int perr)
+{
+    if (perr == -SIXP_ERR_RC) {
+        s->stats.rx_bad_rc++;
+        return;
+    }
+    struct wren_sixp_trans *t = sixtop_trans_of(s, nbr);
+    if (t == NULL || m->type == SIXP_TYPE_CONFIRMATION) {
+        s->stats.rx_no_trans++; /* 2-step only: no confirmation is ever awaited */
+        return;
+    }
+    if (m->seqnum != t->seqnum) {
+        s->stats.rx_stale_seqnum++;
+        return;
+    }
+    s->stats.rx_response++;
+    s->last_rc = m->code;
+    count_rc(&s->stats, m->code);
+    int rc = m->code;
+    if (wren_sixp_body_parse(m, t->cmd) < 0) {
+        s->stats.rx_bad_length++;
+        rc = SIXP_RC_ERR;
+    }
+    s->last_n_cells = (uint8_t)m->n_cells;
+    s->last_total = m->total;
+    struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
+    if (t->cmd == SIXP_CMD_CLEAR) {
+        clear_cells(s, nbr);
+        if (nb) {
+            nb->seqnum = 0;
+        }
+    } else if (nb && !rc_keeps_seqnum((uint8_t)rc)) {
+        nb->seqnum = seq_next(t->seqnum);
+    }
+    if (rc == SIXP_RC_SUCCESS || rc == SIXP_RC_EOL) {
+        s->stats.trans_ok++;
+        unsigned k = m->n_cells;
+        if (t->cmd == SIXP_CMD_ADD || t->cmd == SIXP_CMD_RELOCATE) {
+            /* the cells must be among those we proposed, at most NumCells */
+            for (unsigned i = 0; i < k; i++) {
+                if (!proposed(t, wren_sixp_cell_get(m->cells, i)) || k > t->num_cells) {
+                    s->stats.rx_bad_celllist++;
+                    trans_end(s, t, SIXP_RC_ERR_CELLLIST, m);
+                    return;
+                }
+            }
+            for (unsigned i = 0; i < k; i++) {
+                if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
+                    sixtop_cell(s, false, nbr, t->rel[i], t->cell_options,
+                                WREN_TSCH_CELL_NEGOTIATED);
+                }
+                sixtop_cell(s, true, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
+                            WREN_TSCH_CELL_NEGOTIATED);
+            }
+        } else if (t->cmd == SIXP_CMD_DELETE) {
+            for (unsigned i = 0; i < k; i++) {
+                sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
+                            WREN_TSCH_CELL_NEGOTIATED);
+            }
+        }
+    }
+    trans_end(s, t, rc, m);
+}
+
+int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd,
+                        uint8_t cell_options, uint8_t num_cells, const struct sixp_cell *cells,
+                        unsigned n)
+{
+    if (cmd < SIXP_CMD_ADD || cmd > SIXP_CMD_CLEAR || cmd == SIXP_CMD_SIGNAL ||
+        n > CONFIG_WREN_SIXP_CELLS || num_cells > CONFIG_WREN_SIXP_CELLS) {
+        return -EINVAL;
+    }
+    struct wren_sixp_trans *t = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
+        t = s->trans[i].used ? NULL : &s->trans[i];
+    }
+    if (sixtop_trans_of(s, nbr) || t == NULL) {
+        s->stats.trans_refused++;
+        return -EBUSY;
+    }
+    struct wren_sixp_nbr *nb = nbr_find(s, nbr, true);
+    if (nb == NULL) {
+        return -ENOSPC;
+    }
+    memset(t, 0, sizeof(*t));
+    memcpy(t->nbr, nbr, 8);
+    t->cmd = cmd;
+    t->sfid = SIXP_SFID_MSF;
+    t->seqnum = nb->seqnum;
+    t->cell_options = cell_options;
+    t->num_cells = num_cells;
+    uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
+    struct sixp_msg m;
+    memset(&m, 0, sizeof(m));
+    m.type = SIXP_TYPE_REQUEST;
+    m.code = cmd;
+    m.sfid = t->sfid;
+    m.seqnum = t->seqnum;
+    m.cell_options = cell_options;
+    m.num_cells = num_cells;
+    m.max_num_cells = CONFIG_WREN_SIXP_CELLS;
+    switch (cmd) {
+    case SIXP_CMD_RELOCATE:
+        if (n == 0) {
+            return -EINVAL;
+        }
+        memcpy(t->rel, cells, n * sizeof(*cells));
+        t->n_rel = (uint8_t)n;
+        t->num_cells = (uint8_t)n;
+        m.num_cells = (uint8_t)n;
+        /* fall through */
+    case SIXP_CMD_ADD:
+        t->used = 1; /* reserve: the candidates skip cells under relocation */
+        t->n_cells = (uint8_t)wren_msf_candidates(s, t->cells, CONFIG_WREN_SIXP_CELLS);
+        t->used = 0;
+        if (t->n_cells == 0) {
+            return -ENOSPC;
+        }
+        break;
+    case SIXP_CMD_DELETE:
+        if (cells) {
+            memcpy(t->cells, cells, n * sizeof(*cells));
+            t->n_cells = (uint8_t)n;
+        } else {
+            /* ours with nbr, of those options, the last ones */
+            struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+            int k = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+            for (int i = k - 1; i >= 0 && t->n_cells < num_cells; i--) {
+                if (sixtop_is_negotiated(&sched[i], nbr) &&
+                    (sched[i].options & 7) == (cell_options & 7)) {
+                    struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
+                    t->cells[t->n_cells++] = x;
+                }
+            }
+        }
+        if (t->n_cells < num_cells || num_cells == 0) {
+            return -ENOENT;
+        }
+        break;
+    default:
+        break;
+    }
+    for (unsigned i = 0; i < t->n_rel; i++) {
+        wren_sixp_cell_put(list, i, t->rel[i]);
+    }
+    uint8_t *cl = list + (size_t)t->n_rel * SIXP_CELL_LEN;
+    for (unsigned i = 0; i < t->n_cells; i++) {
+        wren_sixp_cell_put(cl, i, t->cells[i]);
+    }
+    if (cmd == SIXP_CMD_RELOCATE) {
+        m.cells = list;
+        m.n_cells = t->n_rel;
+        m.cand = cl;
+        m.n_cand = t->n_cells;
+    } else {
+        m.cells = cl;
+        m.n_cells = t->n_cells;
+    }
+    t->used = 1;
+    t->deadline_s = sixtop_now_s(s) + CONFIG_WREN_SIXP_TIMEOUT_S;
+    int rc = send_msg(s, nbr, &m);
+    if (rc < 0) {
+        t->used = 0;
+        return rc;
+    }
+    s->stats.tx_request++;
+    return 0;
+}
+
+/* ---- the module ------------------------------------------------------------------ */
+
+static void receive(struct wren_sixtop *s, struct wren_snip *pkt)
+{
+    struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    uint8_t nbr[8];
+    if (nh == NULL || wren_netif_hdr(nh)->src_len != 8 || pkt->type != WREN_NETTYPE_SIXTOP) {
+        s->stats.rx_no_addr++;
+        goto done;
+    }
+    memcpy(nbr, wren_netif_hdr(nh)->src, 8);
+    struct sixp_msg m;
+    int rc = wren_sixp_parse(pkt->data, pkt->size, &m);
+    if (pkt->size < SIXP_HDR_LEN) {
+        s->stats.rx_truncated++;
+        goto done;
+    }
+    if (rc == -SIXP_ERR_VERSION) {
+        /* RFC 8480 3.2.1: a request in a version we do not speak is answered */
+        s->stats.rx_bad_version++;
+        if (m.type == SIXP_TYPE_REQUEST) {
+            m.code = 0; /* no body of any command */
+            respond(s, nbr, &m, SIXP_RC_ERR_VERSION, NULL, 0, 0);
+        }
+        goto done;
+    }
+    if (rc == -SIXP_ERR_TYPE) {
+        s->stats.rx_bad_type++;
+        goto done;
+    }
+    if (m.type == SIXP_TYPE_REQUEST) {
+        on_request(s, nbr, &m, rc);
+    } else {
+        on_response(s, nbr, &m, rc);
+    }
+done:
+    wren_pktbuf_release(&s->node->pktbuf, pkt);
+}
+
+static void tick(struct wren_timer *tm, void *arg)
+{
+    (void)tm;
+    struct wren_sixtop *s = arg;
+    uint32_t now = sixtop_now_s(s);
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
+        struct wren_sixp_trans *t = &s->trans[i];
+        if (t->used && (int32_t)(now - t->deadline_s) >= 0) {
+            s->stats.trans_timeout++;
+            if (t->cmd == SIXP_CMD_CLEAR) {
+                /* RFC 8480 3.3.5: the initiator clears whatever the outcome */
+                struct wren_sixp_nbr *nb = nbr_find(s, t->nbr, false);
+                clear_cells(s, t->nbr);
+                if (nb) {
+                    nb->seqnum = 0;
+                }
+            }
+            trans_end(s, t, -1, NULL);
+        }
+    }
+    wren_msf_tick(s);
+}
+
+static void sixtop_handle(struct wren_node *node, struct wren_module *self,
+                          const struct wren_msg *msg)
+{
+    struct wren_sixtop *s = (struct wren_sixtop *)self;
+    if (msg->type == WREN_MSG_RCV) {
+        receive(s, msg->ptr);
+    } else if (msg->ptr) {
+        wren_pktbuf_release(&node->pktbuf, msg->ptr);
+    }
+}
+
+static int sixtop_get(struct wren_node *node, struct wren_module *self, uint16_t opt,
+                      uint16_t ctx, void *val, size_t max)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_sixtop *s = (struct wren_sixtop *)self;
+    switch (opt) {
+    case WREN_NETOPT_STATS:
+        return wren_netopt_put(val, max, &s->stats, sizeof(s->stats));
+    case WREN_NETOPT_IF_ID:
+        return wren_netopt_put(val, max, &s->if_id, 1);
+    default:
+        return -ENOTSUP;
+    }
+}
+
+static int sixtop_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
+{
+    return wren_sixtop_init(node, (struct wren_sixtop *)self, if_id);
+}
+
+static const struct wren_counter_set sixtop_counters =
+    WREN_COUNTER_SET("sixtop", WREN_SIXTOP_COUNTERS, WREN_NETOPT_STATS, uint32_t);
+
+/* in its _shell.c */
+extern const struct wren_shell_cmd wren_sixtop_shell_cmds[];
+
+const struct wren_module_ops wren_sixtop_module = {
+    .name = "sixtop",
+    .handle = sixtop_handle,
+    .get = sixtop_get,
+    .init = sixtop_stack_init,
+    .size = sizeof(struct wren_sixtop),
+    .link = WREN_NETDEV_TYPE_IEEE802154,
+    .per_if = 1,
+    .counters = WREN_IF_NAMES(&sixtop_counters),
+    .cmds = WREN_IF_SHELL(wren_sixtop_shell_cmds),
+};
+
+int wren_sixtop_init(struct wren_node *node, struct wren_sixtop *s, uint8_t if_id)
+{
+    memset(s, 0, sizeof(*s));
+    s->module.ops = &wren_sixtop_module;
+    s->module.prio = WREN_PRIO_NET;
+    s->node = node;
+    s->if_id = if_id;
+    s->sf[0] = &wren_msf_sf;
+    struct wren_module *m = sixtop_netif(s);
+    if (m == NULL) {
+        return -ENODEV;
+    }
+    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, s->eui64, 8);
+    wren_msf_init(s);
+    wren_timer_init(&s->tick, tick, s);
+    /* an interface without TSCH (CSMA) has no use for 6P: stay idle */
+    struct wren_tsch_sync_info si;
+    if (wren_netapi_get(node, m, WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) != -ENOTSUP) {
+        wren_timer_set_periodic(node, &s->tick, 1000000);
+    }
+    return wren_netreg_register(node, WREN_NETTYPE_SIXTOP, WREN_NETREG_DEMUX_ALL, &s->module,
+                                &s->reg);
+}

@@ -1,0 +1,43 @@
+/* Inside src/sixtop: what 6P (sixp.c), MSF (msf.c) and the shell share. */
+#ifndef WREN_SIXTOP_PRIV_H
+#define WREN_SIXTOP_PRIV_H
+
+#include "link/tsch.h"
+#include "sixtop/sixtop.h"
+
+/** Slotframe every 6P/MSF cell lives in (RFC 9033 2: one slotframe, handle 0). */
+#define SIXTOP_SLOTFRAME 0
+
+/** @brief The schedule (GET WREN_NETOPT_TSCH_CELLS) into @p c[@p max].
+ *  @return how many, or -errno (-ENOTSUP: the interface runs no TSCH). */
+int sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max);
+/** @brief SET CELL_ADD (@p add) or CELL_DEL of one cell. @return 0 or -errno. */
+int sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell c,
+                uint8_t options, uint8_t kind);
+/** @brief Whether cell @p c (slotframe 0) is a negotiated cell with @p nbr. */
+bool sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8]);
+/** @brief Whether slot offset @p slot of slotframe 0 is in @p c[@p n] or in a
+ *         list of one of our transactions in progress. */
+bool sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
+                      uint16_t slot);
+/** @brief Our transaction with @p nbr, or NULL. */
+struct wren_sixp_trans *sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8]);
+/** @brief Node time, whole seconds. */
+uint32_t sixtop_now_s(const struct wren_sixtop *s);
+/** @brief The interface's module. */
+struct wren_module *sixtop_netif(struct wren_sixtop *s);
+
+/* MSF (msf.c) */
+extern const struct wren_sixp_sf wren_msf_sf;
+void wren_msf_init(struct wren_sixtop *s);
+/** once a second */
+void wren_msf_tick(struct wren_sixtop *s);
+/** a 6P message is queued to @p nbr: give it the autonomous TX cell */
+void wren_msf_sending(struct wren_sixtop *s, const uint8_t nbr[8]);
+/** @brief Up to @p max candidate cells for an ADD/RELOCATE: free slots of
+ *         slotframe 0, random channel offsets. @return how many. */
+unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max);
+/** @brief SAX hash (RFC 9033 Appendix A) of @p eui64 modulo @p max. */
+uint16_t wren_msf_sax(const uint8_t eui64[8], uint16_t max);
+
+#endif
