@@ -66,7 +66,7 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     const struct wren_msf_cfg *cfg = &s->msf.cfg;
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     unsigned k = 0;
     if (n < 0 || cfg->slotframe_len < 2) {
         return 0;
@@ -77,7 +77,7 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
             (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u)),
             (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset),
         };
-        bool dup = sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
+        bool dup = wren_sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
         for (unsigned i = 0; i < k && !dup; i++) {
             dup = out[i].slot_offset == c.slot_offset;
         }
@@ -94,7 +94,7 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
 {
     (void)nbr;
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     const uint8_t *cand = req->code == SIXP_CMD_RELOCATE ? req->cand : req->cells;
     unsigned n_cand = req->code == SIXP_CMD_RELOCATE ? req->n_cand : req->n_cells;
     unsigned k = 0;
@@ -104,7 +104,7 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     for (unsigned i = 0; i < n_cand && k < max; i++) {
         struct sixp_cell c = wren_sixp_cell_get(cand, i);
         bool bad = c.slot_offset == 0 || c.slot_offset >= s->msf.cfg.slotframe_len ||
-                   sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
+                   wren_sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
         for (unsigned j = 0; j < k && !bad; j++) {
             bad = out[j].slot_offset == c.slot_offset;
         }
@@ -119,14 +119,14 @@ static bool quarantined(const struct wren_sixtop *s, const uint8_t nbr[8])
 {
     const struct wren_msf *f = &s->msf;
     return f->quarantine_until_s && memcmp(f->quarantine, nbr, 8) == 0 &&
-           (int32_t)(sixtop_now_s(s) - f->quarantine_until_s) < 0;
+           (int32_t)(wren_sixtop_now_s(s) - f->quarantine_until_s) < 0;
 }
 
 static void wait_retry(struct wren_sixtop *s)
 {
     struct wren_msf *f = &s->msf;
     uint32_t span = f->cfg.wait_max_s > f->cfg.wait_min_s ? f->cfg.wait_max_s - f->cfg.wait_min_s : 0;
-    f->wait_until_s = sixtop_now_s(s) + f->cfg.wait_min_s + wren_node_random_below(s->node, span + 1);
+    f->wait_until_s = wren_sixtop_now_s(s) + f->cfg.wait_min_s + wren_node_random_below(s->node, span + 1);
     s->stats.msf_waitretry++;
 }
 
@@ -175,7 +175,7 @@ static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int
     case SIXP_RC_ERR_VERSION:
     case SIXP_RC_ERR_SFID:
         memcpy(f->quarantine, t->nbr, 8);
-        f->quarantine_until_s = sixtop_now_s(s) + f->cfg.quarantine_s;
+        f->quarantine_until_s = wren_sixtop_now_s(s) + f->cfg.quarantine_s;
         s->stats.msf_quarantine++;
         break;
     default: /* BUSY, LOCKED, timeout */
@@ -196,7 +196,7 @@ const struct wren_sixp_sf wren_msf_sf = {
 static bool has_tx_to(const struct wren_tsch_cell *c, int n, const uint8_t nbr[8])
 {
     for (int i = 0; i < n; i++) {
-        if (sixtop_is_negotiated(&c[i], nbr) && (c[i].options & WREN_TSCH_CELL_TX)) {
+        if (wren_sixtop_is_negotiated(&c[i], nbr) && (c[i].options & WREN_TSCH_CELL_TX)) {
             return true;
         }
     }
@@ -222,7 +222,7 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
         return;
     }
     /* the neighbour's autonomous RX cell, shared (it may hear others there) */
-    if (sixtop_cell(s, true, nbr, auto_cell(f, nbr), WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED,
+    if (wren_sixtop_cell(s, true, nbr, auto_cell(f, nbr), WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED,
                     WREN_TSCH_CELL_AUTONOMOUS) == 0) {
         memcpy(f->auto_tx[f->auto_tx_n++], nbr, 8);
         s->stats.msf_auto_tx++;
@@ -232,7 +232,7 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
 static void auto_tx_del(struct wren_sixtop *s, unsigned i)
 {
     struct wren_msf *f = &s->msf;
-    sixtop_cell(s, false, f->auto_tx[i], auto_cell(f, f->auto_tx[i]),
+    wren_sixtop_cell(s, false, f->auto_tx[i], auto_cell(f, f->auto_tx[i]),
                 WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, WREN_TSCH_CELL_AUTONOMOUS);
     f->auto_tx_n--;
     memmove(f->auto_tx[i], f->auto_tx[i + 1], (size_t)(f->auto_tx_n - i) * 8);
@@ -241,7 +241,7 @@ static void auto_tx_del(struct wren_sixtop *s, unsigned i)
 void wren_msf_sending(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     if (n >= 0) {
         auto_tx_add(s, nbr, sched, n);
     }
@@ -253,7 +253,7 @@ static void auto_tx_update(struct wren_sixtop *s, const struct wren_tsch_cell *c
 {
     struct wren_msf *f = &s->msf;
     struct wren_tsch_queue_info q[CONFIG_WREN_SIXP_NBRS + 1];
-    int k = wren_netapi_get(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_QUEUES, 0, q, sizeof(q));
+    int k = wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_QUEUES, 0, q, sizeof(q));
     k = k < 0 ? 0 : k / (int)sizeof(q[0]);
     for (int i = 0; i < k; i++) {
         if (q[i].nbr_len == 8 && q[i].len) {
@@ -289,7 +289,7 @@ static void rpl_glue(struct wren_sixtop *s)
     jp = jp == 0xff ? 0xff : jp == 0 ? 0 : (uint16_t)(jp - 1 < 0xfe ? jp - 1 : 0xfe);
     if (jp != f->last_jp) {
         uint8_t v = (uint8_t)jp;
-        if (wren_netapi_set(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_JOIN_PRIO, 0, &v, 1) == 0) {
+        if (wren_netapi_set(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_JOIN_PRIO, 0, &v, 1) == 0) {
             f->last_jp = jp;
         }
     }
@@ -304,7 +304,7 @@ static void rpl_glue(struct wren_sixtop *s)
     }
     /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
      * TX cells to it as we had with the old one, which we then CLEAR */
-    wren_netapi_set(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_TIME_SOURCE, 0, pa + 16, 8);
+    wren_netapi_set(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_TIME_SOURCE, 0, pa + 16, 8);
     if (f->has_parent) {
         memcpy(f->old_parent, f->parent, 8);
         f->clear_old = 1;
@@ -330,7 +330,7 @@ static unsigned count_use(struct wren_sixtop *s, const struct wren_tsch_cell *c,
     uint32_t el = 0, us = 0;
     unsigned cells = 0;
     for (int i = 0; i < n; i++) {
-        if (sixtop_is_negotiated(&c[i], f->parent) && (c[i].options & opt)) {
+        if (wren_sixtop_is_negotiated(&c[i], f->parent) && (c[i].options & opt)) {
             cells++;
             el += c[i].elapsed;
             us += d ? c[i].rx : c[i].used;
@@ -354,7 +354,7 @@ static bool worst_cell(const struct wren_msf *f, const struct wren_tsch_cell *c,
 {
     int best = -1, worst = 101, wi = -1;
     for (int i = 0; i < n; i++) {
-        if (!sixtop_is_negotiated(&c[i], f->parent) || !(c[i].options & WREN_TSCH_CELL_TX) ||
+        if (!wren_sixtop_is_negotiated(&c[i], f->parent) || !(c[i].options & WREN_TSCH_CELL_TX) ||
             c[i].used < f->cfg.min_numtx) {
             continue;
         }
@@ -378,18 +378,18 @@ void wren_msf_tick(struct wren_sixtop *s)
     struct wren_msf *f = &s->msf;
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     struct wren_tsch_sync_info si;
-    uint32_t now = sixtop_now_s(s);
-    if (wren_netapi_get(s->node, sixtop_netif(s), WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) < 0 ||
+    uint32_t now = wren_sixtop_now_s(s);
+    if (wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) < 0 ||
         !si.synced) {
         return;
     }
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     if (n < 0) {
         return;
     }
     if (!f->auto_rx) {
         struct sixp_cell c = { f->auto_slot, f->auto_ch };
-        int rc = sixtop_cell(s, true, NULL, c, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
+        int rc = wren_sixtop_cell(s, true, NULL, c, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
         f->auto_rx = rc == 0 || rc == -EEXIST;
     }
     auto_tx_update(s, sched, n);
@@ -397,10 +397,10 @@ void wren_msf_tick(struct wren_sixtop *s)
     if (!f->cfg.enabled) {
         return;
     }
-    if (f->clear_old && !sixtop_trans_of(s, f->old_parent)) {
+    if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
         start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL, 0);
     }
-    if (!f->has_parent || sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
+    if (!f->has_parent || wren_sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
         (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
         return;
     }
@@ -410,7 +410,7 @@ void wren_msf_tick(struct wren_sixtop *s)
          * switch as many as there were to the old one */
         unsigned want = 0;
         for (int i = 0; f->clear_old && i < n; i++) {
-            want += sixtop_is_negotiated(&sched[i], f->old_parent) &&
+            want += wren_sixtop_is_negotiated(&sched[i], f->old_parent) &&
                     (sched[i].options & WREN_TSCH_CELL_TX);
         }
         want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;

@@ -14,20 +14,20 @@
 
 /* ---- helpers shared with MSF ------------------------------------------------- */
 
-uint32_t sixtop_now_s(const struct wren_sixtop *s)
+uint32_t wren_sixtop_now_s(const struct wren_sixtop *s)
 {
     return wren_node_now_s(s->node);
 }
 
-struct wren_module *sixtop_netif(struct wren_sixtop *s)
+struct wren_module *wren_sixtop_netif(struct wren_sixtop *s)
 {
     struct wren_netif *netif = wren_netif_get(s->node, s->if_id);
     return netif ? &netif->module : NULL;
 }
 
-int sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
+int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
 {
-    struct wren_module *m = sixtop_netif(s);
+    struct wren_module *m = wren_sixtop_netif(s);
     if (m == NULL) {
         return -ENODEV;
     }
@@ -35,10 +35,10 @@ int sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
     return n < 0 ? n : (int)((unsigned)n / sizeof(*c));
 }
 
-int sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell cell,
+int wren_sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell cell,
                 uint8_t options, uint8_t kind)
 {
-    struct wren_module *m = sixtop_netif(s);
+    struct wren_module *m = wren_sixtop_netif(s);
     struct wren_tsch_cell c;
     memset(&c, 0, sizeof(c));
     c.slot_offset = cell.slot_offset;
@@ -62,13 +62,13 @@ int sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp
     return rc < 0 ? rc : 0;
 }
 
-bool sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8])
+bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8])
 {
     return c->kind == WREN_TSCH_CELL_NEGOTIATED && c->slotframe == SIXTOP_SLOTFRAME &&
            c->nbr_len == 8 && memcmp(c->nbr, nbr, 8) == 0;
 }
 
-bool sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
+bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
                       uint16_t slot)
 {
     for (unsigned i = 0; i < n; i++) {
@@ -87,7 +87,7 @@ bool sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *
     return false;
 }
 
-struct wren_sixp_trans *sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8])
+struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         if (s->trans[i].used && memcmp(s->trans[i].nbr, nbr, 8) == 0) {
@@ -161,7 +161,7 @@ static const struct wren_sixp_sf *sf_find(const struct wren_sixtop *s, uint8_t s
 static int send_msg(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m)
 {
     struct wren_pktbuf *pb = &s->node->pktbuf;
-    struct wren_module *netif = sixtop_netif(s);
+    struct wren_module *netif = wren_sixtop_netif(s);
     int len = wren_sixp_len(m);
     if (len < 0 || netif == NULL) {
         return -EINVAL;
@@ -219,7 +219,7 @@ static int find_cell(const struct wren_tsch_cell *c, unsigned n, const uint8_t n
                      struct sixp_cell x)
 {
     for (unsigned i = 0; i < n; i++) {
-        if (sixtop_is_negotiated(&c[i], nbr) && c[i].slot_offset == x.slot_offset &&
+        if (wren_sixtop_is_negotiated(&c[i], nbr) && c[i].slot_offset == x.slot_offset &&
             c[i].channel_offset == x.channel_offset) {
             return (int)i;
         }
@@ -284,7 +284,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     uint16_t total = 0;
     uint8_t rc = SIXP_RC_SUCCESS;
     uint8_t opts = mirror(m->cell_options); /* the cells as we hold them */
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     if (n < 0) {
         rc = SIXP_RC_RESET; /* no schedule to work on: a critical error */
         goto answer;
@@ -294,7 +294,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
         rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
         for (unsigned i = 0; rc == SIXP_RC_SUCCESS && i < m->num_cells; i++) {
             struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
-            sixtop_cell(s, false, nbr, x, opts, WREN_TSCH_CELL_NEGOTIATED);
+            wren_sixtop_cell(s, false, nbr, x, opts, WREN_TSCH_CELL_NEGOTIATED);
             wren_sixp_cell_put(out, n_out++, x);
         }
         break;
@@ -314,10 +314,10 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
         }
         for (int i = 0; i < k; i++) {
             if (m->code == SIXP_CMD_RELOCATE) {
-                sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, (unsigned)i), opts,
+                wren_sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, (unsigned)i), opts,
                             WREN_TSCH_CELL_NEGOTIATED);
             }
-            if (sixtop_cell(s, true, nbr, pick[i], opts, WREN_TSCH_CELL_NEGOTIATED) == 0) {
+            if (wren_sixtop_cell(s, true, nbr, pick[i], opts, WREN_TSCH_CELL_NEGOTIATED) == 0) {
                 wren_sixp_cell_put(out, n_out++, pick[i]);
             }
         }
@@ -325,7 +325,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     }
     case SIXP_CMD_COUNT:
         for (int i = 0; i < n; i++) {
-            total += sixtop_is_negotiated(&sched[i], nbr) &&
+            total += wren_sixtop_is_negotiated(&sched[i], nbr) &&
                      (sched[i].options & 7) == (opts & 7);
         }
         break;
@@ -334,7 +334,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
                                                                           : CONFIG_WREN_SIXP_CELLS;
         rc = SIXP_RC_EOL;
         for (int i = 0; i < n; i++) {
-            if (!sixtop_is_negotiated(&sched[i], nbr) || (sched[i].options & 7) != (opts & 7)) {
+            if (!wren_sixtop_is_negotiated(&sched[i], nbr) || (sched[i].options & 7) != (opts & 7)) {
                 continue;
             }
             if (seen++ < m->offset) {
@@ -351,9 +351,9 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     }
     case SIXP_CMD_CLEAR:
         for (int i = 0; i < n; i++) {
-            if (sixtop_is_negotiated(&sched[i], nbr)) {
+            if (wren_sixtop_is_negotiated(&sched[i], nbr)) {
                 struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-                sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
+                wren_sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
             }
         }
         break;
@@ -395,7 +395,7 @@ static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct
         return;
     }
     /* RFC 8480 3.4.3: one transaction at a time between two neighbours */
-    if (sixtop_trans_of(s, nbr)) {
+    if (wren_sixtop_trans_of(s, nbr)) {
         s->stats.rx_busy++;
         respond(s, nbr, m, SIXP_RC_ERR_BUSY, NULL, 0, 0);
         return;
@@ -433,11 +433,11 @@ static void trans_end(struct wren_sixtop *s, struct wren_sixp_trans *t, int rc,
 static void clear_cells(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    int n = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     for (int i = 0; i < n; i++) {
-        if (sixtop_is_negotiated(&sched[i], nbr)) {
+        if (wren_sixtop_is_negotiated(&sched[i], nbr)) {
             struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-            sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
+            wren_sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
         }
     }
 }
@@ -475,7 +475,7 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
         s->stats.rx_bad_rc++;
         return;
     }
-    struct wren_sixp_trans *t = sixtop_trans_of(s, nbr);
+    struct wren_sixp_trans *t = wren_sixtop_trans_of(s, nbr);
     if (t == NULL || m->type == SIXP_TYPE_CONFIRMATION) {
         s->stats.rx_no_trans++; /* 2-step only: no confirmation is ever awaited */
         return;
@@ -517,15 +517,15 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
             }
             for (unsigned i = 0; i < k; i++) {
                 if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
-                    sixtop_cell(s, false, nbr, t->rel[i], t->cell_options,
+                    wren_sixtop_cell(s, false, nbr, t->rel[i], t->cell_options,
                                 WREN_TSCH_CELL_NEGOTIATED);
                 }
-                sixtop_cell(s, true, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
+                wren_sixtop_cell(s, true, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
                             WREN_TSCH_CELL_NEGOTIATED);
             }
         } else if (t->cmd == SIXP_CMD_DELETE) {
             for (unsigned i = 0; i < k; i++) {
-                sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
+                wren_sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
                             WREN_TSCH_CELL_NEGOTIATED);
             }
         }
@@ -545,7 +545,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
         t = s->trans[i].used ? NULL : &s->trans[i];
     }
-    if (sixtop_trans_of(s, nbr) || t == NULL) {
+    if (wren_sixtop_trans_of(s, nbr) || t == NULL) {
         s->stats.trans_refused++;
         return -EBUSY;
     }
@@ -595,9 +595,9 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
         } else {
             /* ours with nbr, of those options, the last ones */
             struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-            int k = sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+            int k = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
             for (int i = k - 1; i >= 0 && t->n_cells < num_cells; i--) {
-                if (sixtop_is_negotiated(&sched[i], nbr) &&
+                if (wren_sixtop_is_negotiated(&sched[i], nbr) &&
                     (sched[i].options & 7) == (cell_options & 7)) {
                     struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
                     t->cells[t->n_cells++] = x;
@@ -628,7 +628,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
         m.n_cells = t->n_cells;
     }
     t->used = 1;
-    t->deadline_s = sixtop_now_s(s) + CONFIG_WREN_SIXP_TIMEOUT_S;
+    t->deadline_s = wren_sixtop_now_s(s) + CONFIG_WREN_SIXP_TIMEOUT_S;
     int rc = send_msg(s, nbr, &m);
     if (rc < 0) {
         t->used = 0;
@@ -681,7 +681,7 @@ static void tick(struct wren_timer *tm, void *arg)
 {
     (void)tm;
     struct wren_sixtop *s = arg;
-    uint32_t now = sixtop_now_s(s);
+    uint32_t now = wren_sixtop_now_s(s);
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         struct wren_sixp_trans *t = &s->trans[i];
         if (t->used && (int32_t)(now - t->deadline_s) >= 0) {
@@ -758,7 +758,7 @@ int wren_sixtop_init(struct wren_node *node, struct wren_sixtop *s, uint8_t if_i
     s->node = node;
     s->if_id = if_id;
     s->sf[0] = &wren_msf_sf;
-    struct wren_module *m = sixtop_netif(s);
+    struct wren_module *m = wren_sixtop_netif(s);
     if (m == NULL) {
         return -ENODEV;
     }

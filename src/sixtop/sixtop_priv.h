@@ -10,22 +10,22 @@
 
 /** @brief The schedule (GET WREN_NETOPT_TSCH_CELLS) into @p c[@p max].
  *  @return how many, or -errno (-ENOTSUP: the interface runs no TSCH). */
-int sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max);
+int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max);
 /** @brief SET CELL_ADD (@p add) or CELL_DEL of one cell. @return 0 or -errno. */
-int sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell c,
+int wren_sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell c,
                 uint8_t options, uint8_t kind);
 /** @brief Whether cell @p c (slotframe 0) is a negotiated cell with @p nbr. */
-bool sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8]);
+bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8]);
 /** @brief Whether slot offset @p slot of slotframe 0 is in @p c[@p n] or in a
  *         list of one of our transactions in progress. */
-bool sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
+bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
                       uint16_t slot);
 /** @brief Our transaction with @p nbr, or NULL. */
-struct wren_sixp_trans *sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8]);
+struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8]);
 /** @brief Node time, whole seconds. */
-uint32_t sixtop_now_s(const struct wren_sixtop *s);
+uint32_t wren_sixtop_now_s(const struct wren_sixtop *s);
 /** @brief The interface's module. */
-struct wren_module *sixtop_netif(struct wren_sixtop *s);
+struct wren_module *wren_sixtop_netif(struct wren_sixtop *s);
 
 /* MSF (msf.c) */
 extern const struct wren_sixp_sf wren_msf_sf;

@@ -164,7 +164,7 @@ static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char *
         return wren_shell_error(sh, rc, argv[1]);
     }
     wren_shell_printf(sh, "6P %s to %s sent, seqnum %d\n", wren_sixp_cmd_name(cmd), argv[2],
-                      sixtop_trans_of(s, nbr) ? sixtop_trans_of(s, nbr)->seqnum : -1);
+                      wren_sixtop_trans_of(s, nbr) ? wren_sixtop_trans_of(s, nbr)->seqnum : -1);
     return 0;
 }
 

@@ -505,10 +505,10 @@ TEST(test_sixtop__adversarial_messages)
     static const uint8_t stale[] = { 0x10, 0x00, 0x00, 0x09, 0x01, 0x00 };
     inject(a, b, stale, sizeof(stale));
     CHECK_EQ(b->s.stats.rx_stale_seqnum, 1);
-    CHECK(sixtop_trans_of(&b->s, a->eui) != NULL); /* still waiting */
+    CHECK(wren_sixtop_trans_of(&b->s, a->eui) != NULL); /* still waiting */
     static const uint8_t right[] = { 0x10, 0x00, 0x00, 0x00, 0x01, 0x00 };
     inject(a, b, right, sizeof(right));
-    CHECK(sixtop_trans_of(&b->s, a->eui) == NULL);
+    CHECK(wren_sixtop_trans_of(&b->s, a->eui) == NULL);
     CHECK_EQ(b->s.stats.trans_ok, 1);
     CHECK_EQ(b->s.last_total, 1);
     CHECK_EQ(wren_sixtop_seqnum(&b->s, a->eui), 1);
