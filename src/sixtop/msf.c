@@ -358,7 +358,12 @@ static bool worst_cell(const struct wren_msf *f, const struct wren_tsch_cell *c,
             c[i].used < f->cfg.min_numtx) {
             continue;
         }
-        int pdr = (int)((uint64_t)c[i].tx_ack * 100u / c[i].used);
+        uint32_t u = c[i].used, a = c[i].tx_ack < u ? c[i].tx_ack : u;
+        while (u > 0xffffffu) { /* 32-bit arithmetic only (no libgcc 64-bit division) */
+            u >>= 1;
+            a >>= 1;
+        }
+        int pdr = (int)(a * 100u / u);
         best = pdr > best ? pdr : best;
         if (pdr < worst) {
             worst = pdr;
