@@ -644,7 +644,7 @@ static void receive(struct wren_sixtop *s, struct wren_snip *pkt)
 {
     struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
     uint8_t nbr[8];
-    if (nh == NULL || wren_netif_hdr(nh)->src_len != 8 || pkt->type != WREN_NETTYPE_SIXTOP) {
+    if (nh == NULL || wren_netif_hdr(nh)->src_len != 8) {
         s->stats.rx_no_addr++;
         goto done;
     }
