@@ -302,16 +302,18 @@ static void rpl_glue(struct wren_sixtop *s)
     if (f->has_parent && memcmp(f->parent, pa + 16, 8) == 0) {
         return;
     }
+    bool had = f->has_parent || f->had_parent; /* lost a while, then another: still a switch */
     /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
      * TX cells to it as we had with the old one, which we then CLEAR */
     wren_netapi_set(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_TIME_SOURCE, 0, pa + 16, 8);
-    if (f->has_parent) {
+    if (had && memcmp(f->parent, pa + 16, 8) != 0) {
         memcpy(f->old_parent, f->parent, 8);
         f->clear_old = 1;
         s->stats.msf_parent_switch++;
     }
     memcpy(f->parent, pa + 16, 8);
     f->has_parent = 1;
+    f->had_parent = 1;
     f->wait_until_s = 0;
     memset(f->elapsed, 0, sizeof(f->elapsed));
     memset(f->used, 0, sizeof(f->used));

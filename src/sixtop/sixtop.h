@@ -183,6 +183,7 @@ struct wren_msf {
     struct wren_msf_cfg cfg;
     uint8_t parent[8];           /**< preferred parent's EUI-64 */
     uint8_t has_parent;
+    uint8_t had_parent;          /**< parent holds the last one we had */
     uint8_t auto_rx;             /**< our autonomous RX cell is installed */
     uint8_t auto_tx_n;           /**< autonomous TX cells installed (of auto_tx) */
     uint8_t auto_tx[4][8];       /**< their neighbours */
