@@ -66,13 +66,9 @@
 #define CONFIG_WREN_RPL_ROUTES 16
 #endif
 #ifndef CONFIG_WREN_RPL_PARENT_INFO
-/** RPL answers GET WREN_NETOPT_RPL_PARENT / RPL_RANK (what MSF reads, src/sixtop):
- *  with TSCH by default (124 bytes on a Cortex-M3) */
-#if defined(CONFIG_WREN_TSCH)
-#define CONFIG_WREN_RPL_PARENT_INFO CONFIG_WREN_TSCH
-#else
+/** RPL answers GET WREN_NETOPT_RPL_PARENT / RPL_RANK (what MSF reads, src/sixtop;
+ *  124 bytes on a Cortex-M3: the images without TSCH set it 0) */
 #define CONFIG_WREN_RPL_PARENT_INFO 1
-#endif
 #endif
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
                "one parent at least; indices fit an int8_t");
