@@ -99,26 +99,46 @@ struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_
 
 /* ---- neighbours and sequence numbers (RFC 8480 3.4.6) ------------------------- */
 
+/* The entry of neighbour @p a; with @p add a new one (SeqNum 0), in place of
+ * the one heard from longest ago (not in a transaction, not MSF's parent)
+ * when the table is full: a flood of strangers cannot lock out the
+ * neighbours that come after it; one evicted starts again from SeqNum 0
+ * (its next request gets RC_ERR_SEQNUM and a CLEAR, as after a reset) */
 static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8], bool add)
 {
     struct wren_sixp_nbr *free = NULL;
+    uint32_t now = wren_sixtop_now_s(s);
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
         struct wren_sixp_nbr *n = &s->nbrs[i];
         if (n->used && memcmp(n->addr, a, 8) == 0) {
+            n->seen_s = now;
             return n;
         }
         if (!n->used && free == NULL) {
             free = n;
         }
     }
-    if (!add || free == NULL) {
-        if (add) {
-            s->stats.nbr_full++;
-        }
+    if (!add) {
         return NULL;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS && free == NULL; i++) {
+        struct wren_sixp_nbr *n = &s->nbrs[i];
+        if (wren_sixtop_trans_of(s, n->addr) == NULL &&
+            !(s->msf.has_parent && memcmp(n->addr, s->msf.parent, 8) == 0) &&
+            (free == NULL || (int32_t)(n->seen_s - free->seen_s) < 0)) {
+            free = n;
+        }
+    }
+    if (free == NULL) {
+        s->stats.nbr_full++;
+        return NULL;
+    }
+    if (free->used) {
+        s->stats.nbr_evict++;
     }
     memset(free, 0, sizeof(*free));
     free->used = 1;
+    free->seen_s = now;
     memcpy(free->addr, a, 8);
     return free; /* SeqNum 0: as after a reset */
 }

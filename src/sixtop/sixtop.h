@@ -119,7 +119,8 @@ struct wren_msf_cfg {
     C(rx_bad_celllist)  /* request naming cells we do not have with its sender (ERR_CELLLIST) */   \
     C(rx_locked)        /* request naming cells of a transaction in progress (ERR_LOCKED) */       \
     C(rx_no_addr)       /* message without a netif header naming an EUI-64 */                      \
-    C(nbr_full)         /* neighbour table full (request answered ERR_BUSY / not sent) */          \
+    C(nbr_full)         /* neighbour table full of neighbours in transactions (ERR_BUSY / not sent) */\
+    C(nbr_evict)        /* neighbour heard from longest ago forgotten for a new one */             \
     C(tx_nobuf)         /* packet buffer full: message not sent */                                 \
     C(rc_err)           /* responses received, by error code: RC_ERR */                            \
     C(rc_reset)                                                                                    \
@@ -203,6 +204,7 @@ struct wren_sixp_nbr {
     uint8_t addr[8];
     uint8_t used;
     uint8_t seqnum;   /**< the next request's, either direction (0: after reset/CLEAR) */
+    uint32_t seen_s;  /**< last heard from or sent to, s */
 };
 
 struct wren_sixtop {

@@ -522,6 +522,32 @@ TEST(test_sixtop__adversarial_messages)
     FX_CLEAN(1000);
 }
 
+/* strangers flooding requests cannot lock the neighbour table: the one
+ * heard from longest ago makes room, a real neighbour still gets its cells */
+TEST(test_sixtop__neighbour_table_flood)
+{
+    make(2, false);
+    struct fake *a = &F[0], *b = &F[1];
+    static const uint8_t count[] = { 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    for (unsigned i = 0; i < 3 * CONFIG_WREN_SIXP_NBRS; i++) {
+        struct fake spoof;
+        memset(&spoof, 0, sizeof(spoof));
+        spoof.eui[0] = 0x0a;
+        spoof.eui[7] = (uint8_t)i;
+        inject(&spoof, b, count, sizeof(count));
+        fx_run_us(1000000);
+    }
+    CHECK_EQ(b->s.stats.rx_request, 3 * CONFIG_WREN_SIXP_NBRS);
+    CHECK_EQ(b->s.stats.nbr_evict, 2 * CONFIG_WREN_SIXP_NBRS);
+    CHECK_EQ(b->s.stats.nbr_full, 0);
+    CHECK_EQ(wren_sixtop_request(&a->s, b->eui, SIXP_CMD_ADD, SIXP_CELL_TX, 1, NULL, 0), 0);
+    fx_run_us(100000);
+    CHECK_EQ(a->s.last_rc, SIXP_RC_SUCCESS);
+    check_mirrored(a, b);
+    CHECK_EQ(cells_with(a, b, 0), 1);
+    FX_CLEAN(1000);
+}
+
 /* MSF: the autonomous RX cell; the autonomous TX cell while frames are
  * queued; RPL's parent becomes the time source, its rank the join priority;
  * one TX cell to the parent, more when used, fewer when idle; relocation of
@@ -645,6 +671,7 @@ int main(void)
         FX_TEST(test_sixtop__lost_response_seqnum_clear),
         FX_TEST(test_sixtop__concurrent_requests_busy),
         FX_TEST(test_sixtop__adversarial_messages),
+        FX_TEST(test_sixtop__neighbour_table_flood),
         FX_TEST(test_msf__cells_follow_the_parent),
     };
     return cmocka_run_group_tests_name("sixtop", tests, NULL, NULL);
