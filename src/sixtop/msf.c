@@ -390,6 +390,21 @@ void wren_msf_tick(struct wren_sixtop *s)
         !si.synced) {
         return;
     }
+    /* SLOTFRAME_LENGTH is the MAC's (slotframe 0): the autonomous cell moves with it */
+    struct wren_tsch_config tc;
+    if (wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_CONFIG, 0, &tc,
+                        sizeof(tc)) == (int)sizeof(tc) &&
+        tc.sf_len >= 2 && tc.sf_len != f->cfg.slotframe_len) {
+        struct sixp_cell old = { f->auto_slot, f->auto_ch };
+        if (f->auto_rx) {
+            wren_sixtop_cell(s, false, NULL, old, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
+            f->auto_rx = 0;
+        }
+        f->cfg.slotframe_len = tc.sf_len;
+        struct sixp_cell c = auto_cell(f, s->eui64);
+        f->auto_slot = c.slot_offset;
+        f->auto_ch = c.channel_offset;
+    }
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     if (n < 0) {
         return;

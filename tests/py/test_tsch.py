@@ -160,9 +160,16 @@ def test_tsch_three_node_line_rpl_ping_udp(sim_factory):
     net(s, n, line(n))
     assert wait(s, lambda: all(tsch(s, i)["synced"] for i in range(n)), 240)
     st = [tsch(s, i) for i in range(n)]
-    assert st[2]["ts"] != st[1]["ts"] and st[2]["prio"] == 2  # node 2 joined through node 1
+    assert st[2]["ts"] != st[1]["ts"]  # node 2 joined through node 1
 
     assert wait(s, lambda: rpl_ready(s, n), 240)
+    # in a DODAG the join priority is DAGRank(rank) - 1 (RFC 8180 6.1; MSF sets it
+    # from RPL's rank) and the time source RPL's preferred parent (node 1 for node 2)
+    s.run(s.now + 2)
+    for i in range(n):
+        rank = int(re.search(r" rank (\d+)", s.shell(i, "rpl")[1]).group(1))
+        assert tsch(s, i)["prio"] == rank // 256 - 1, (i, rank, tsch(s, i))
+    assert tsch(s, 2)["ts"] == ts_str(1)
     addrs = [global_addr(s, i) for i in range(n)]
     assert ping(s, 2, addrs[0], count=10, interval_ms=4000) == 10
     assert ping(s, 0, addrs[2], count=10, interval_ms=4000) == 10
