@@ -207,6 +207,12 @@ int wren_tsch_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
 
 /* a keep-alive (RFC 8180 4.4: a frame to the time source to get an ACK
  * with a time correction): an empty data frame, unless one is queued */
+bool wren_tsch_ts_pending(struct wren_tsch *t)
+{
+    int qi = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
+    return qi > 0 && t->queues[qi].head != NULL;
+}
+
 void wren_tsch_keepalive(struct wren_tsch *t)
 {
     if (t->ts_len != 8) {
@@ -497,8 +503,16 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
          * that restarts is found within a minute or two, a settled one
          * sends few; a random quarter of jitter spreads EBs over channels */
         uint32_t ivl = t->eb_ivl_ms;
-        uint32_t jit = wren_node_random_below(tsch_node(t), ivl / 4u + 1u);
-        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(ivl - ivl / 8u + jit) * 1000u;
+        /* with n neighbours sending EBs too, each sends 2/n as many: the
+         * minimal cell carries about as many EBs however dense the network */
+        unsigned n = 0;
+        for (uint32_t b = t->eb_heard; b; b &= b - 1) {
+            n++;
+        }
+        uint32_t eff = n > 2 ? ivl * n / 2u : ivl;
+        t->eb_heard = 0;
+        uint32_t jit = wren_node_random_below(tsch_node(t), eff / 4u + 1u);
+        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(eff - eff / 8u + jit) * 1000u;
         if (++t->eb_count >= TSCH_EB_BURST) {
             t->eb_count = 0;
             t->eb_ivl_ms = ivl * 2u > t->cfg.eb_period_ms ? t->cfg.eb_period_ms : ivl * 2u;
@@ -534,10 +548,11 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
             return; /* again in a later cell */
         }
         t->stats.tx_noack++;
-        if (p->next == NULL && t->role == WREN_TSCH_NODE && is_ts(t, q->nbr)) {
-            /* a keep-alive that no try got through: the time source is gone
-             * (a lossy link still passes one of max_retries + 1): leave now
-             * rather than at desync_ms */
+        if (t->role == WREN_TSCH_NODE && is_ts(t, q->nbr)) {
+            /* a frame to the time source (a keep-alive, or any) that no try
+             * got through: the time source is gone, or our clock is off by
+             * more than the guard (a lossy link still passes one of
+             * max_retries + 1): leave now */
             t->desync_due = 1;
         }
     } else {
@@ -842,6 +857,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    t->role == WREN_TSCH_NODE;
     if (eb) {
         t->stats.rx_eb++;
+        /* who else sends EBs here: one bit per neighbour (a hash of its
+         * EUI-64), counted and cleared at each EB of ours */
+        t->eb_heard |= 1u << ((f.hdr.src_addr[7] ^ f.hdr.src_addr[6] ^ f.hdr.src_addr[5]) & 31u);
         if (!(pie.mlme.present & IEEE802154_MLME_SYNC)) {
             t->stats.drop_bad_ie++;
         } else if (pie.mlme.sync.asn != t->asn) {
@@ -849,10 +867,12 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
              * that restarted, or a forgery); the time source going silent
              * ends in a desync by the rules */
             t->stats.drop_eb_asn++;
-        } else if (from_ts && pie.mlme.sync.join_metric >= t->join_prio) {
+        } else if (from_ts && !t->join_prio_set && pie.mlme.sync.join_metric >= t->join_prio) {
             /* our time source is as far from the root as we are, or further:
              * it keeps time with us (directly or round a loop), and nothing
-             * ties the loop to the network's coordinator any more */
+             * ties the loop to the network's coordinator any more (with the
+             * join priority from RPL's rank, RPL keeps the time sources
+             * loop-free instead) */
             t->stats.sync_ts_loop++;
             wren_tsch_desync(t);
             goto done;

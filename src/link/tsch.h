@@ -125,12 +125,16 @@ struct wren_tsch_config {
     uint16_t sf_len;        /**< minimal slotframe length: 101 (RFC 8180 4.1's example,
                                  RFC 9033's SLOTFRAME_LENGTH) */
     uint16_t eb_period_ms;  /**< longest EB period: 16000; after a (re)start EBs go out
-                                 every eb_min_ms, the period doubling up to this one */
+                                 every eb_min_ms, the period doubling (after 32 EBs) up to
+                                 this one; with n > 2 neighbours heard sending EBs, each
+                                 period is n/2 times longer */
     uint16_t eb_min_ms;     /**< 1000 */
     uint16_t ka_ms;         /**< keep-alive: a frame to the time source after this long
                                  without a correction from it; 0: off. 5000 */
-    uint16_t desync_ms;     /**< no correction from the time source this long: desync,
-                                 scan again. 20000 */
+    uint16_t desync_ms;     /**< no correction from the time source this long (and no
+                                 frame to it still being tried; at most 3 x this): desync,
+                                 scan again. A frame to it that fails every try desyncs at
+                                 once. 20000 */
     uint16_t scan_ms;       /**< scanning: time on one channel before the next: 1000 */
     uint8_t max_retries;    /**< macMaxFrameRetries for TSCH: 0..15, default 7 */
     uint8_t min_be;         /**< TSCH CSMA-CA on shared cells: macMinBe 1 */
@@ -218,6 +222,9 @@ struct wren_tsch {
     uint64_t eb_next;               /**< local us: next EB due */
     uint32_t eb_ivl_ms;             /**< current EB interval */
     uint8_t eb_count;               /**< EBs sent at it */
+    uint32_t eb_heard;              /**< neighbours heard sending EBs since our last one
+                                         (a bit per hash of their EUI-64): our EB interval
+                                         grows with their number */
     uint32_t tx_delay_us;           /**< the radio's WREN_NETOPT_TX_DELAY */
     uint8_t role;                   /**< enum wren_tsch_role */
     uint8_t synced;

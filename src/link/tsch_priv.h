@@ -52,6 +52,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked);
 void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    const struct wren_netdev_rx_info *info, uint64_t rx_start);
 void wren_tsch_keepalive(struct wren_tsch *t);
+bool wren_tsch_ts_pending(struct wren_tsch *t);
 void wren_tsch_flush(struct wren_tsch *t);
 void wren_tsch_minimal_schedule(struct wren_tsch *t);
 

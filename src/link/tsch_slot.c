@@ -190,7 +190,12 @@ void wren_tsch_sync(struct wren_tsch *t, int32_t shift)
 static void slot_begin(struct wren_tsch *t)
 {
     uint64_t now = now_of(t);
-    if (t->role == WREN_TSCH_NODE && now - t->last_sync > (uint64_t)t->cfg.desync_ms * 1000u) {
+    /* desync: no correction from the time source for desync_ms, unless a
+     * frame to it is still being tried (its ACK will correct us; its last
+     * try failing desyncs at once), and never past 3 x desync_ms */
+    uint64_t quiet = now - t->last_sync;
+    if (t->role == WREN_TSCH_NODE && quiet > (uint64_t)t->cfg.desync_ms * 1000u &&
+        (!wren_tsch_ts_pending(t) || quiet > (uint64_t)t->cfg.desync_ms * 3000u)) {
         wren_tsch_desync(t);
         return;
     }

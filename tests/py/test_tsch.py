@@ -326,3 +326,92 @@ def test_tsch_hostile_ebs_and_ies_counted_no_desync(sim_factory):
     assert not tsch(s, 3)["synced"] and a3["tsch.sync_joins"] == 0
     assert wait(s, lambda: tsch(s, 3)["synced"], 240)
     assert tsch(s, 3)["ts"] == ts_str(2)
+
+
+@pytest.mark.parametrize("ppm", [30, 100])
+def test_tsch_drifting_crystals_stay_synchronised_for_a_day(sim_factory, ppm):
+    """Crystals +ppm, -ppm, +ppm on a 3-node line (neighbours 2 x ppm apart),
+    the RFC 8180 defaults (10 ms slots, slotframe 101): over a simulated day
+    no node loses sync; each estimates its drift against its time source;
+    the radio is on well under 1 % of the time."""
+    s = sim_factory(7)
+    s.set_mac_kind("tsch")
+    _built.append((s, 3, False))
+    for i in range(3):
+        s.add_node(10.0 * i, 0)
+    for a, b, prr in line(3):
+        s.set_link(a, b, prr)
+        s.set_link(b, a, prr)
+    for i, d in enumerate((ppm, -ppm, ppm)):
+        s.set_drift(d, i)
+    assert s.shell(0, "tsch coordinator")[0] == 0
+    s.run(24 * 3600)
+    for i in range(1, 3):
+        k = s.counters(i)
+        assert tsch(s, i)["synced"], i
+        assert k["tsch.sync_joins"] == 1 and k["tsch.sync_desync"] == 0, (i, k)
+        assert k["tsch.sync_clamped"] == 0 and k["tsch.tx_noack"] == 0, (i, k)
+        assert k["tsch.sync_corrections"] > 24 * 3600 / 10, (i, k)
+    # node 1 keeps time with the coordinator (2 x ppm apart), node 2 with
+    # node 1, whose slots run at the coordinator's rate: the same as its own
+    d1 = int(re.search(r"drift (-?\d+) ppb", tsch(s, 1)["out"]).group(1))
+    d2 = int(re.search(r"drift (-?\d+) ppb", tsch(s, 2)["out"]).group(1))
+    assert abs(d1 + 2 * ppm * 1000) < 0.05 * 2 * ppm * 1000, d1
+    assert abs(d2) < 2000, d2
+    for i in range(2):  # (node 2 scanned, radio on, until it heard an EB)
+        k = s.counters(i)
+        on = k["radio.time_listen_us"] + k["radio.time_rx_us"] + k["radio.time_tx_us"]
+        assert on / (on + k["radio.time_off_us"]) < 0.01, (i, on)
+    # one shared cell a second: the pings go slowly
+    assert ping(s, 1, "fe80::57:52ff:fe00:0", count=3, interval_ms=10000) == 3
+    assert ping(s, 2, "fe80::57:52ff:fe00:1", count=3, interval_ms=10000) == 3
+
+
+def test_tsch_frames_on_the_channels_the_hopping_sequence_gives(sim_factory, tmp_path):
+    """From a capture with channel numbers (LINKTYPE 283): every frame is on
+    hop[(ASN + channel offset) % 16], the ASN taken from the last EB's
+    Synchronization IE (tshark's) and the time since; the minimal cell has
+    offset 0, a dedicated cell node 1 -> node 0 (slot 5, offset 3) carries
+    some of the pings' requests."""
+    s = sim_factory(8)
+    pcap = tmp_path / "hop.pcap"
+    s.set_mac_kind("tsch")
+    _built.append((s, 2, False))
+    for i in range(2):
+        s.add_node(10.0 * i, 0)
+    s.set_link(0, 1, 1.0)
+    s.set_link(1, 0, 1.0)
+    s.open_pcap(pcap, "wpan-tap")
+    for i in range(2):
+        assert s.shell(i, f"tsch set sf_len {SF_LEN}")[0] == 0
+    assert s.shell(0, "tsch coordinator")[0] == 0
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    e0 = ts_str(0).replace(":", "")
+    assert s.shell(1, f"tsch cell add 0 5 3 T {e0}")[0] == 0
+    assert s.shell(0, f"tsch cell add 0 5 3 R {ts_str(1).replace(':', '')}")[0] == 0
+    assert ping(s, 1, "fe80::57:52ff:fe00:0", count=10) == 10
+    res, out = s.shell(1, "tsch")
+    cell = re.search(r"cell sf 0 slot 5 choff 3 T--- manual .*used (\d+) acked (\d+)", out)
+    # (frames to node 0 take whichever of its cells comes first: this one or
+    # the minimal cell)
+    assert cell and int(cell.group(1)) >= 3 and int(cell.group(2)) == int(cell.group(1)), out
+    s.close()
+    rows = tshark_fields(pcap, "frame.time_epoch", "wpan-tap.ch_num", "wpan.frame_type",
+                         "wpan.src64", "wpan.dst64", "wpan.tsch.asn")
+    last_eb = None
+    checked = {0: 0, 3: 0}
+    for t, ch, ftype, src, dst, asn in rows:
+        t = float(t)
+        if ftype == "0x0000":
+            last_eb = (t, int(asn))
+        if last_eb is None:
+            continue
+        # frames start tx_offset into their slot (Enh-ACKs ack_delay after a frame)
+        slots = (t - last_eb[0]) / (SLOT_US / 1e6)
+        n = last_eb[1] + round(slots) if ftype != "0x0002" else last_eb[1] + int(slots)
+        off = n % SF_LEN
+        assert off in (0, 5), (t, n, ftype)
+        choff = 0 if off == 0 else 3
+        assert int(ch) == HOP[(n + choff) % 16], (t, ch, n, choff, ftype)
+        checked[choff] += 1
+    assert checked[0] > 50 and checked[3] >= 6, checked
