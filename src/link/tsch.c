@@ -207,6 +207,14 @@ int wren_tsch_submit(struct wren_ieee802154_netif *nif, struct wren_snip *pkt)
 
 /* a keep-alive (RFC 8180 4.4: a frame to the time source to get an ACK
  * with a time correction): an empty data frame, unless one is queued */
+uint32_t wren_tsch_eb_min_ms(const struct wren_tsch *t)
+{
+    /* at most one minimal cell in three: a node keeps listening in the
+     * others, and two nodes in their fast phase do not fill the cell */
+    uint32_t cell_ms = t->cfg.slot_us / 1000u * t->cfg.sf_len;
+    return t->cfg.eb_min_ms > 3u * cell_ms ? t->cfg.eb_min_ms : 3u * cell_ms;
+}
+
 bool wren_tsch_ts_pending(struct wren_tsch *t)
 {
     int qi = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
@@ -501,7 +509,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
         /* after a (re)start EBs go every eb_min_ms, the period doubling
          * after every TSCH_EB_BURST of them up to eb_period_ms: a network
          * that restarts is found within a minute or two, a settled one
-         * sends few; a random quarter of jitter spreads EBs over channels */
+         * sends few */
         uint32_t ivl = t->eb_ivl_ms;
         /* with n neighbours sending EBs too, each sends 2/n as many: the
          * minimal cell carries about as many EBs however dense the network */
@@ -511,8 +519,12 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
         }
         uint32_t eff = n > 2 ? ivl * n / 2u : ivl;
         t->eb_heard = 0;
-        uint32_t jit = wren_node_random_below(tsch_node(t), eff / 4u + 1u);
-        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(eff - eff / 8u + jit) * 1000u;
+        /* uniformly within [eff/2, 3 eff/2]: several minimal slotframes,
+         * so the EBs' channels (the hopping sequence at their ASN) are
+         * spread over all of it (a jitter within one slotframe gave a few
+         * channels only, which a scanning node on another never heard) */
+        uint32_t jit = wren_node_random_below(tsch_node(t), eff + 1u);
+        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(eff / 2u + jit) * 1000u;
         if (++t->eb_count >= TSCH_EB_BURST) {
             t->eb_count = 0;
             t->eb_ivl_ms = ivl * 2u > t->cfg.eb_period_ms ? t->cfg.eb_period_ms : ivl * 2u;
@@ -661,7 +673,7 @@ static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
     t->ref_time = t->slot_start;
     t->last_sync = wren_node_now(tsch_node(t));
     t->synced = 1;
-    t->eb_ivl_ms = t->cfg.eb_min_ms;
+    t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
     t->eb_count = 0;
     t->eb_next = t->last_sync + (uint64_t)t->cfg.eb_min_ms * 1000u;
     t->stats.sync_joins++;

@@ -128,7 +128,7 @@ struct wren_tsch_config {
                                  every eb_min_ms, the period doubling (after 32 EBs) up to
                                  this one; with n > 2 neighbours heard sending EBs, each
                                  period is n/2 times longer */
-    uint16_t eb_min_ms;     /**< 1000 */
+    uint16_t eb_min_ms;     /**< 1000 (at least 3 minimal slotframes) */
     uint16_t ka_ms;         /**< keep-alive: a frame to the time source after this long
                                  without a correction from it; 0: off. 5000 */
     uint16_t desync_ms;     /**< no correction from the time source this long (and no

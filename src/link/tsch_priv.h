@@ -53,6 +53,7 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    const struct wren_netdev_rx_info *info, uint64_t rx_start);
 void wren_tsch_keepalive(struct wren_tsch *t);
 bool wren_tsch_ts_pending(struct wren_tsch *t);
+uint32_t wren_tsch_eb_min_ms(const struct wren_tsch *t);
 void wren_tsch_flush(struct wren_tsch *t);
 void wren_tsch_minimal_schedule(struct wren_tsch *t);
 

@@ -134,7 +134,7 @@ void wren_tsch_start(struct wren_tsch *t)
         t->ts_len = 0;
         t->synced = 1;
         t->last_sync = t->ref_time;
-        t->eb_ivl_ms = t->cfg.eb_min_ms;
+        t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
         t->eb_count = 0;
         t->eb_next = t->ref_time;
         if (!t->join_prio_set) {
