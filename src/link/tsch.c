@@ -272,6 +272,7 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
 {
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
     uint8_t pick = TSCH_Q_NONE;
+    int ts_q;
     if (c->nbr_len == 8) {
         int qi = queue_of(t, c->nbr, false);
         if (qi > 0 && may_send(&t->queues[qi], shared)) {
@@ -279,15 +280,20 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
         }
     } else if (eb_due(t, c)) {
         pick = TSCH_Q_EB;
-    } else if (may_send(&t->queues[0], shared)) {
-        pick = 0;
+    } else if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
+               wren_node_now(tsch_node(t)) - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u &&
+               (ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1) > 0 &&
+               may_send(&t->queues[ts_q], shared)) {
+        pick = (uint8_t)ts_q; /* overdue for a correction: the time source first */
     } else {
-        /* unicast frames in a cell for any neighbour, in turn */
-        for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS; k++) {
-            unsigned i = (t->rr + k - 1) % CONFIG_WREN_TSCH_NBRS + 1;
+        /* a cell for any neighbour: the broadcast queue and the neighbours'
+         * in turn (broadcasts first would starve unicast, keep-alives to
+         * the time source among them, while DIOs and DISs keep coming) */
+        for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS + 1u; k++) {
+            unsigned i = (t->rr + k) % (CONFIG_WREN_TSCH_NBRS + 1u);
             if (t->queues[i].used && may_send(&t->queues[i], shared)) {
                 pick = (uint8_t)i;
-                t->rr = (uint8_t)(i % CONFIG_WREN_TSCH_NBRS);
+                t->rr = (uint8_t)i;
                 break;
             }
         }
@@ -560,11 +566,11 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
             return; /* again in a later cell */
         }
         t->stats.tx_noack++;
-        if (t->role == WREN_TSCH_NODE && is_ts(t, q->nbr)) {
-            /* a frame to the time source (a keep-alive, or any) that no try
-             * got through: the time source is gone, or our clock is off by
-             * more than the guard (a lossy link still passes one of
-             * max_retries + 1): leave now */
+        if (p->next == NULL && t->role == WREN_TSCH_NODE && is_ts(t, q->nbr)) {
+            /* a keep-alive that no try got through: the time source is gone,
+             * or our clock is off by more than the guard (a lossy link still
+             * passes one of max_retries + 1): leave now (a data frame that
+             * fails is the routing's business: it may change parent) */
             t->desync_due = 1;
         }
     } else {

@@ -133,7 +133,7 @@ struct wren_tsch_config {
                                  without a correction from it; 0: off. 5000 */
     uint16_t desync_ms;     /**< no correction from the time source this long (and no
                                  frame to it still being tried; at most 3 x this): desync,
-                                 scan again. A frame to it that fails every try desyncs at
+                                 scan again. A keep-alive that fails every try desyncs at
                                  once. 20000 */
     uint16_t scan_ms;       /**< scanning: time on one channel before the next: 1000 */
     uint8_t max_retries;    /**< macMaxFrameRetries for TSCH: 0..15, default 7 */
