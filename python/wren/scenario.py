@@ -201,7 +201,12 @@ class Link(Table):
 
 @dataclass(kw_only=True)
 class Mac(Table):
-    """[mac]: 802.15.4 MAC parameters of every node (None: the default)."""
+    """[mac]: 802.15.4 MAC of every node: `kind` "csma" (the default) or
+    "tsch" (src/link/tsch.h: node `coordinator` starts the network, the
+    others join it); its parameters (None: the default; retries and the
+    backoff exponents apply to either)."""
+    kind: str = spec("csma", choices=lambda: {"csma": 0, "tsch": 1})
+    coordinator: int = spec(0, node_ref=True, what="a node id")
     csma: bool | None = spec(None)
     ack: bool | None = spec(None)
     retries: int | None = spec(None, lo=0, hi=U8)
@@ -832,6 +837,8 @@ def _populate(sim: Sim, sc: Scenario) -> None:
     if radio.proc_delay_us is not None:
         with _at(radio.where, "proc_delay_us"):
             sim.set_proc_delay(radio.proc_delay_us)
+    with _at(mac.where, "kind"):
+        sim.set_mac_kind(mac.kind)
     for x, y, z in sc.positions():
         with _at(sc.where, "adding a node"):
             sim.add_node(x, y, z, sc.pktbuf)
@@ -856,6 +863,11 @@ def _populate(sim: Sim, sc: Scenario) -> None:
         if radio.channel is not None:
             with _at(radio.where, f"channel of node {node}"):
                 sim.set_channel(node, radio.channel)
+    if mac.kind == "tsch":
+        with _at(mac.where, "coordinator"):
+            res, out = sim.shell(mac.coordinator, "tsch coordinator")
+            if res < 0:
+                raise ScenarioError(f"[mac] coordinator: {out.strip()}", mac.where)
     if sc.rpl is not None:
         with _at(sc.rpl.where, "route tables"):
             rpl_tables(sim, sc.rpl, n)

@@ -1178,6 +1178,12 @@ int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *v
             return -EINVAL;
         }
         t->cfg = cfg;
+        if (t->role != WREN_TSCH_OFF) {
+            /* a running network cannot change its template or slotframe
+             * under way: the role starts again with it (a coordinator: a new
+             * network; a node: scans, then follows the EBs it joins by) */
+            wren_tsch_start(t);
+        }
         return 0;
     }
     case WREN_NETOPT_MAX_RETRIES:

@@ -114,8 +114,10 @@ struct wren_tsch_queue_info {
 
 /** Value of SET/GET WREN_NETOPT_TSCH_CONFIG: the timeslot template, the
  *  minimal schedule (RFC 8180) and the MAC's periods. SET checks every field
- *  (-EINVAL) and takes effect at the next (re)start of the role; times in
- *  microseconds unless named otherwise. */
+ *  (-EINVAL) and restarts the role with it (a coordinator starts a new
+ *  network, a node scans again; a joining node takes the template, hopping
+ *  sequence and slotframe length from the EB); times in microseconds unless
+ *  named otherwise. */
 struct wren_tsch_config {
     uint32_t slot_us;       /**< macTsTimeslotLength: 10000 (802.15.4-2015 Table 8-99) */
     uint16_t tx_offset_us;  /**< macTsTxOffset: 2120 */
