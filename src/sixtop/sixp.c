@@ -561,6 +561,9 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
         n > CONFIG_WREN_SIXP_CELLS || num_cells > CONFIG_WREN_SIXP_CELLS) {
         return -EINVAL;
     }
+    if (!wren_timer_armed(&s->tick)) {
+        return -ENOTSUP; /* the interface runs no TSCH (see wren_sixtop_init) */
+    }
     struct wren_sixp_trans *t = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
         t = s->trans[i].used ? NULL : &s->trans[i];

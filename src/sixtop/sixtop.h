@@ -233,7 +233,7 @@ struct wren_sixtop {
  * @return 0 (the request is queued; the SF's done() follows); -EBUSY (a
  *         transaction with @p nbr is in progress, or none free), -ENOSPC
  *         (neighbour table full), -ENOENT (DELETE/RELOCATE: no such cells),
- *         -ENOBUFS, -EINVAL.
+ *         -ENOTSUP (the interface runs no TSCH), -ENOBUFS, -EINVAL.
  */
 int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd,
                         uint8_t cell_options, uint8_t num_cells, const struct sixp_cell *cells,

@@ -160,6 +160,10 @@ static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char *
         wren_shell_printf(sh, "%s", usage);
         return -EINVAL;
     }
+    if (rc == -ENOTSUP) {
+        wren_shell_printf(sh, "error: 6p %s: interface %u runs no TSCH\n", argv[1], s->if_id);
+        return rc;
+    }
     if (rc < 0) {
         return wren_shell_error(sh, rc, argv[1]);
     }

@@ -100,3 +100,22 @@ def test_sixtop_msf_three_nodes_add_delete_data(sim_factory, tmp_path):
     for r in six:
         assert r[3] in ("0x00", "0"), r  # MSF
         assert not r[4] and not r[5], r
+
+
+def test_sixtop_shell_mistakes_get_one_clear_line(sim_factory):
+    """A bad neighbour, a missing argument or an interface without TSCH:
+    one line saying what is wrong, nothing sent."""
+    s = sim_factory(1)
+    s.add_node(0, 0)
+    res, out = s.shell(0, "6p add 0257:52ff")
+    assert res != 0 and out.strip() == "error: bad neighbour '0257:52ff' (an EUI-64: 0011:2233:4455:6677)"
+    res, out = s.shell(0, "6p relocate 0257:52ff:fe00:0001 5")
+    assert res != 0 and out.startswith("usage: 6p") and out.count("\n") == 1, out
+    res, out = s.shell(0, "6p frobnicate 0257:52ff:fe00:0001")
+    assert res != 0 and out.startswith("usage: 6p"), out
+    # CSMA: no TSCH schedule to take cells from
+    res, out = s.shell(0, "6p add 0257:52ff:fe00:0001")
+    assert res != 0 and out == "error: 6p add: interface 1 runs no TSCH\n", out
+    res, out = s.shell(0, "6p")
+    assert res == 0 and "eui64 0257:52ff:fe00:0000" in out, out
+    assert s.counters(0)["sixtop.tx_request"] == 0
