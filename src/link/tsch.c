@@ -268,6 +268,19 @@ static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
     return true;
 }
 
+/* Broadcasts in a shared cell are never acknowledged, so they never back
+ * off: with n neighbours that all have some (DIOs, DISs), every shared cell
+ * would carry a collision. Each goes with probability 2/(n + 2), n the
+ * neighbours heard lately: about one sender per cell however dense. */
+static bool bcast_turn(struct wren_tsch *t)
+{
+    unsigned n = 0;
+    for (uint32_t b = t->nbr_heard[0] | t->nbr_heard[1]; b; b &= b - 1) {
+        n++;
+    }
+    return n <= 1 || wren_node_random_below(tsch_node(t), n + 2u) < 2u;
+}
+
 uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
@@ -291,6 +304,9 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
          * the time source among them, while DIOs and DISs keep coming) */
         for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS + 1u; k++) {
             unsigned i = (t->rr + k) % (CONFIG_WREN_TSCH_NBRS + 1u);
+            if (i == 0 && shared && t->queues[0].head && !bcast_turn(t)) {
+                continue;
+            }
             if (t->queues[i].used && may_send(&t->queues[i], shared)) {
                 pick = (uint8_t)i;
                 t->rr = (uint8_t)i;
@@ -873,6 +889,19 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     int32_t late = late64 > 100000 ? 100000 : late64 < -100000 ? -100000 : (int32_t)late64;
     bool from_ts = f.hdr.src_mode == IEEE802154_ADDR_EXT && is_ts(t, f.hdr.src_addr) &&
                    t->role == WREN_TSCH_NODE;
+    if (f.hdr.src_mode == IEEE802154_ADDR_EXT) {
+        /* neighbours heard lately, a bit per hash of the EUI-64, over two
+         * windows of 64 slotframe-0 cycles */
+        uint64_t cycle = t->cfg.slot_us * (uint64_t)t->cfg.sf_len * 64u;
+        uint64_t now = wren_node_now(tsch_node(t));
+        if (now - t->nbr_window > cycle) {
+            t->nbr_heard[1] = now - t->nbr_window > 2u * cycle ? 0 : t->nbr_heard[0];
+            t->nbr_heard[0] = 0;
+            t->nbr_window = now;
+        }
+        t->nbr_heard[0] |= 1u << ((f.hdr.src_addr[7] ^ f.hdr.src_addr[6] ^ f.hdr.src_addr[5]) &
+                                  31u);
+    }
     if (eb) {
         t->stats.rx_eb++;
         /* who else sends EBs here: one bit per neighbour (a hash of its

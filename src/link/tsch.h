@@ -224,6 +224,10 @@ struct wren_tsch {
     uint64_t eb_next;               /**< local us: next EB due */
     uint32_t eb_ivl_ms;             /**< current EB interval */
     uint8_t eb_count;               /**< EBs sent at it */
+    uint32_t nbr_heard[2];          /**< neighbours heard (a bit per hash of the EUI-64),
+                                         this window and the last: broadcasts in shared
+                                         cells go with probability 2/(n + 2) */
+    uint64_t nbr_window;            /**< local us the current window began */
     uint32_t eb_heard;              /**< neighbours heard sending EBs since our last one
                                          (a bit per hash of their EUI-64): our EB interval
                                          grows with their number */
