@@ -3,6 +3,8 @@
 #ifndef WREN_LINK_TSCH_PRIV_H
 #define WREN_LINK_TSCH_PRIV_H
 
+#include <string.h>
+
 #include "link/mac_priv.h"
 #include "link/tsch.h"
 
@@ -43,7 +45,13 @@ static inline struct wren_node *tsch_node(const struct wren_tsch *t)
 /* ASN modulo @p m (1..65535) with 32-bit divisions only */
 uint32_t wren_tsch_asn_mod(uint64_t asn, uint32_t m);
 
+static inline bool wren_tsch_is_ts(const struct wren_tsch *t, const uint8_t *addr)
+{
+    return t->ts_len == 8 && memcmp(t->ts, addr, 8) == 0;
+}
+
 /* tsch.c */
+int wren_tsch_config_check(const struct wren_tsch_config *c);
 void wren_tsch_radio(struct wren_tsch *t, bool on);
 void wren_tsch_set_channel(struct wren_tsch *t, uint8_t ch);
 uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c);

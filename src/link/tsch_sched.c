@@ -1,0 +1,263 @@
+/* The TSCH MAC's schedule (slotframes and cells, RFC 8180's minimal one),
+ * its start on an interface, and the WREN_NETOPT_TSCH_* options (and the
+ * retry / backoff ones on a TSCH interface). */
+#include <errno.h>
+#include <string.h>
+
+#include "core/node.h"
+#include "link/tsch_priv.h"
+#include "net/netopt.h"
+
+#if CONFIG_WREN_TSCH
+
+static int cell_find(const struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        const struct wren_tsch_cell *o = &t->cells[i];
+        if (o->options && o->slotframe == c->slotframe && o->slot_offset == c->slot_offset &&
+            o->channel_offset == c->channel_offset && o->nbr_len == c->nbr_len &&
+            memcmp(o->nbr, c->nbr, o->nbr_len) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static int cell_add(struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    if ((c->options & (WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX)) == 0 || (c->options & ~0x0fu) ||
+        c->slotframe >= CONFIG_WREN_TSCH_SLOTFRAMES || (c->nbr_len != 0 && c->nbr_len != 8) ||
+        c->kind > WREN_TSCH_CELL_MANUAL || c->channel_offset >= 0x100) {
+        return -EINVAL;
+    }
+    if (cell_find(t, c) >= 0) {
+        return -EEXIST;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].options == 0) {
+            t->cells[i] = *c;
+            if (c->nbr_len == 0) {
+                memset(t->cells[i].nbr, 0, 8);
+            }
+            t->cells[i].elapsed = t->cells[i].used = t->cells[i].tx_ack = t->cells[i].rx = 0;
+            if (t->sf[c->slotframe].len == 0) {
+                /* a new slotframe: as long as the minimal one */
+                t->sf[c->slotframe].len = t->cfg.sf_len;
+            }
+            return 0;
+        }
+    }
+    return -ENOSPC;
+}
+
+void wren_tsch_minimal_schedule(struct wren_tsch *t)
+{
+    /* RFC 8180 4.1: one shared cell, slot 0, channel offset 0, slotframe 0 */
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].kind == WREN_TSCH_CELL_MINIMAL) {
+            t->cells[i].options = 0;
+        }
+    }
+    t->sf[TSCH_SLOTFRAME_MINIMAL].len = t->cfg.sf_len;
+    struct wren_tsch_cell c = {
+        .options = WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX | WREN_TSCH_CELL_SHARED |
+                   WREN_TSCH_CELL_TIMEKEEPING,
+        .kind = WREN_TSCH_CELL_MINIMAL,
+    };
+    cell_add(t, &c);
+}
+
+void wren_tsch_init(struct wren_ieee802154_netif *nif)
+{
+    struct wren_tsch *t = nif->tsch;
+    memset(t, 0, sizeof(*t));
+    t->nif = nif;
+    wren_tsch_config_default(&t->cfg);
+    wren_timer_init(&t->timer, wren_tsch_timer_cb, t);
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        t->queues[i].be = t->cfg.min_be;
+    }
+    t->queues[0].used = 1;
+    struct wren_netdev *dev = nif->netif.dev;
+    uint32_t d;
+    /* a radio that does not say: an 802.15.4 turnaround (aTurnaroundTime) */
+    t->tx_delay_us = dev->driver->get(dev, WREN_NETOPT_TX_DELAY, &d, sizeof(d)) == sizeof(d) ? d
+                                                                                             : 192u;
+    t->q = TSCH_Q_NONE;
+    nif->mac.radio_off = false;
+    t->role = WREN_TSCH_NODE;
+    wren_tsch_start(t);
+}
+
+int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max)
+{
+    struct wren_tsch *t = nif->tsch;
+    switch (opt) {
+    case WREN_NETOPT_TSCH_SYNC: {
+        struct wren_tsch_sync_info s;
+        memset(&s, 0, sizeof(s));
+        s.asn = t->asn;
+        s.role = t->role;
+        s.synced = t->synced;
+        s.join_prio = t->join_prio;
+        s.ts_len = t->ts_len;
+        memcpy(s.time_source, t->ts, 8);
+        s.drift_ppb = wren_tsch_drift_ppb(t);
+        uint64_t since = wren_node_now(nif->netif.node) - t->last_sync;
+        s.last_sync_ms = since / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(since / 1000u);
+        return wren_netopt_put(val, max, &s, sizeof(s));
+    }
+    case WREN_NETOPT_TSCH_ROLE:
+        return wren_netopt_put(val, max, &t->role, 1);
+    case WREN_NETOPT_TSCH_JOIN_PRIO:
+        return wren_netopt_put(val, max, &t->join_prio, 1);
+    case WREN_NETOPT_TSCH_TIME_SOURCE:
+        return wren_netopt_put(val, max, t->ts, t->ts_len);
+    case WREN_NETOPT_TSCH_STATS:
+        return wren_netopt_put(val, max, &t->stats, sizeof(t->stats));
+    case WREN_NETOPT_TSCH_CONFIG:
+        return wren_netopt_put(val, max, &t->cfg, sizeof(t->cfg));
+    case WREN_NETOPT_TSCH_CELLS: {
+        size_t n = 0;
+        for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+            if (t->cells[i].options == 0) {
+                continue;
+            }
+            if ((n + 1) * sizeof(struct wren_tsch_cell) > max) {
+                return -EOVERFLOW;
+            }
+            memcpy((uint8_t *)val + n * sizeof(struct wren_tsch_cell), &t->cells[i],
+                   sizeof(struct wren_tsch_cell));
+            n++;
+        }
+        return (int)(n * sizeof(struct wren_tsch_cell));
+    }
+    case WREN_NETOPT_TSCH_QUEUES: {
+        size_t n = 0;
+        for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+            const struct wren_tsch_queue *q = &t->queues[i];
+            if (q->len == 0) {
+                continue;
+            }
+            struct wren_tsch_queue_info qi = { .nbr_len = i ? 8 : 0, .len = q->len };
+            memcpy(qi.nbr, q->nbr, i ? 8 : 0);
+            if ((n + 1) * sizeof(qi) > max) {
+                return -EOVERFLOW;
+            }
+            memcpy((uint8_t *)val + n * sizeof(qi), &qi, sizeof(qi));
+            n++;
+        }
+        return (int)(n * sizeof(struct wren_tsch_queue_info));
+    }
+    case WREN_NETOPT_MAX_RETRIES:
+        return wren_netopt_put(val, max, &t->cfg.max_retries, 1);
+    case WREN_NETOPT_CSMA_MIN_BE:
+        return wren_netopt_put(val, max, &t->cfg.min_be, 1);
+    case WREN_NETOPT_CSMA_MAX_BE:
+        return wren_netopt_put(val, max, &t->cfg.max_be, 1);
+    default:
+        return -ENOTSUP;
+    }
+}
+
+int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_tsch *t = nif->tsch;
+    struct wren_tsch_cell c;
+    switch (opt) {
+    case WREN_NETOPT_TSCH_ROLE: {
+        uint8_t r;
+        if (len != 1 || (memcpy(&r, val, 1), r > WREN_TSCH_NODE)) {
+            return -EINVAL;
+        }
+        t->role = r;
+        t->scan_strict_until = 0;
+        if (r == WREN_TSCH_OFF) {
+            wren_tsch_flush(t);
+        }
+        wren_tsch_start(t);
+        return 0;
+    }
+    case WREN_NETOPT_TSCH_JOIN_PRIO:
+        if (len != 1) {
+            return -EINVAL;
+        }
+        t->join_prio = *(const uint8_t *)val;
+        t->join_prio_set = 1;
+        return 0;
+    case WREN_NETOPT_TSCH_TIME_SOURCE:
+        if (len == 0) {
+            t->ts_set = 0; /* any: the one we joined through stays */
+            return 0;
+        }
+        if (len != 8) {
+            return -EINVAL;
+        }
+        if (!wren_tsch_is_ts(t, val)) {
+            memcpy(t->ts, val, 8);
+            t->ts_len = 8;
+            t->drift_q30 = 0;
+        }
+        t->ts_set = 1;
+        return 0;
+    case WREN_NETOPT_TSCH_CELL_ADD:
+    case WREN_NETOPT_TSCH_CELL_DEL:
+        if (len != sizeof(c)) {
+            return -EINVAL;
+        }
+        memcpy(&c, val, sizeof(c));
+        if (opt == WREN_NETOPT_TSCH_CELL_ADD) {
+            int res = cell_add(t, &c);
+            if (res == 0 && t->synced && t->phase == TSCH_PH_SLOT) {
+                wren_tsch_end_slot(t); /* the next active slot may be sooner now */
+            }
+            return res;
+        } else {
+            int i = cell_find(t, &c);
+            if (i < 0) {
+                return -ENOENT;
+            }
+            t->cells[i].options = 0;
+            return 0;
+        }
+    case WREN_NETOPT_TSCH_CONFIG: {
+        struct wren_tsch_config cfg;
+        if (len != sizeof(cfg)) {
+            return -EINVAL;
+        }
+        memcpy(&cfg, val, sizeof(cfg));
+        if (wren_tsch_config_check(&cfg) < 0) {
+            return -EINVAL;
+        }
+        t->cfg = cfg;
+        if (t->role != WREN_TSCH_OFF) {
+            /* a running network cannot change its template or slotframe
+             * under way: the role starts again with it (a coordinator: a new
+             * network; a node: scans, then follows the EBs it joins by) */
+            wren_tsch_start(t);
+        }
+        return 0;
+    }
+    case WREN_NETOPT_MAX_RETRIES:
+    case WREN_NETOPT_CSMA_MIN_BE:
+    case WREN_NETOPT_CSMA_MAX_BE: {
+        if (len != 1) {
+            return -EINVAL;
+        }
+        struct wren_tsch_config cfg = t->cfg;
+        uint8_t v = *(const uint8_t *)val;
+        *(opt == WREN_NETOPT_MAX_RETRIES ? &cfg.max_retries
+          : opt == WREN_NETOPT_CSMA_MIN_BE ? &cfg.min_be
+                                          : &cfg.max_be) = v;
+        if (wren_tsch_config_check(&cfg) < 0) {
+            return -EINVAL;
+        }
+        t->cfg = cfg;
+        return 0;
+    }
+    default:
+        return -ENOTSUP;
+    }
+}
+
+#endif /* CONFIG_WREN_TSCH */
