@@ -104,7 +104,11 @@ int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, si
         memcpy(s.time_source, t->ts, 8);
         s.drift_ppb = wren_tsch_drift_ppb(t);
         uint64_t since = wren_node_now(nif->netif.node) - t->last_sync;
-        s.last_sync_ms = since / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(since / 1000u);
+        /* 32-bit divisions only (a 64-bit one links libgcc's, 0.9 KB) */
+        s.last_sync_ms = (since >> 32) == 0 ? (uint32_t)since / 1000u
+                         : wren_us_to_s(since) < UINT32_MAX / 1000u
+                             ? wren_us_to_s(since) * 1000u
+                             : UINT32_MAX;
         return wren_netopt_put(val, max, &s, sizeof(s));
     }
     case WREN_NETOPT_TSCH_ROLE:
