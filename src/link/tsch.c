@@ -281,6 +281,23 @@ static bool bcast_turn(struct wren_tsch *t)
     return n <= 1 || wren_node_random_below(tsch_node(t), n + 2u) < 2u;
 }
 
+/* Whether a TX cell to @p nbr of its own is in the schedule (MSF's
+ * autonomous TX cell, a negotiated one): a neighbour that has one leaves the
+ * cells for any neighbour, the minimal cell first, to the broadcasts (RFC
+ * 9033 2: EBs and DIOs in the minimal cell, unicast in autonomous and
+ * negotiated cells). A node that sends in a shared cell does not listen in
+ * it, and the broadcasts it then misses are RPL's DIOs. */
+static bool has_own_cell(const struct wren_tsch *t, const uint8_t *nbr)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        const struct wren_tsch_cell *o = &t->cells[i];
+        if ((o->options & WREN_TSCH_CELL_TX) && o->nbr_len == 8 && memcmp(o->nbr, nbr, 8) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
@@ -296,7 +313,7 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
     } else if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
                wren_node_now(tsch_node(t)) - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u &&
                (ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1) > 0 &&
-               may_send(&t->queues[ts_q], shared)) {
+               may_send(&t->queues[ts_q], shared) && !has_own_cell(t, t->ts)) {
         pick = (uint8_t)ts_q; /* overdue for a correction: the time source first */
     } else {
         /* a cell for any neighbour: the broadcast queue and the neighbours'
@@ -307,7 +324,8 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
             if (i == 0 && shared && t->queues[0].head && !bcast_turn(t)) {
                 continue;
             }
-            if (t->queues[i].used && may_send(&t->queues[i], shared)) {
+            if (t->queues[i].used && may_send(&t->queues[i], shared) &&
+                (i == 0 || !has_own_cell(t, t->queues[i].nbr))) {
                 pick = (uint8_t)i;
                 t->rr = (uint8_t)i;
                 break;
