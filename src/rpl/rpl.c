@@ -788,9 +788,14 @@ static void rpl_tick(struct wren_timer *t, void *arg)
         }
         return;
     }
-    /* parents silent for three of the longest DIO intervals are gone */
+    /* parents silent for three of the longest DIO intervals, and at least
+     * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
+     * every ~2 s with every neighbour's and most are lost, and with a 180 s
+     * floor nodes kept dropping parents they were still talking to (6TiSCH
+     * paper's 30-node floor: PDR 15-31 % -> 33-52 %). A preferred parent that
+     * is really gone shows sooner in its unicast outcomes (bad_since_s). */
     uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : imax_ms(rpl)) / 1000u;
-    uint32_t silent_s = 3 * (imax_s > 60 ? imax_s : 60);
+    uint32_t silent_s = 3 * (imax_s > 200 ? imax_s : 200);
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
         if (p->used && now - p->heard_s > silent_s) {
