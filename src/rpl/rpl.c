@@ -792,13 +792,16 @@ static void rpl_tick(struct wren_timer *t, void *arg)
      * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
      * every ~2 s with every neighbour's and most are lost, and with a 180 s
      * floor nodes kept dropping parents they were still talking to (6TiSCH
-     * paper's 30-node floor: PDR 15-31 % -> 33-52 %). A preferred parent that
-     * is really gone shows sooner in its unicast outcomes (bad_since_s). */
+     * paper's 30-node floor: PDR 15-31 % -> 33-52 %). The preferred parent
+     * never expires this way: with Trickle's suppression (k > 0) a parent
+     * may rightly stay silent for ever, and it is alive as long as our
+     * unicasts to it (DAOs, data) are acknowledged; one that is gone shows
+     * in their outcomes (bad_since_s, probes, detach). */
     uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : imax_ms(rpl)) / 1000u;
     uint32_t silent_s = 3 * (imax_s > 200 ? imax_s : 200);
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
-        if (p->used && now - p->heard_s > silent_s) {
+        if (p->used && i != rpl->pref && now - p->heard_s > silent_s) {
             memset(p, 0, sizeof(*p));
             rpl->stats.parent_expired++;
         }
