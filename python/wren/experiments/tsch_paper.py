@@ -53,6 +53,11 @@ MACs (MACS):
 - "tsch": the TSCH MAC (tschcore) with minimal 6TiSCH and MSF (sixtop):
   slotframe 101, 20 ms slots, 15 retransmissions, 16 channels. Until it is
   in the tree, `run` says so.
+- "tsch_trickle": the same with DIOs on Trickle's schedule from Table I's
+  period (Imin 2^13 ms = 8.2 s, 8 doublings, k = 1): 30 routers each sending a
+  DIO every 8.2 s offer the one minimal cell (one per 2.02 s) seven times what
+  it carries; Trickle (RFC 6206) keeps the neighbourhood's DIOs to about one
+  per interval once the DODAG is stable.
 
     from wren.experiments import tsch_paper
     r = tsch_paper.run_one("csma", seed=1, duration_s=600)
@@ -93,6 +98,8 @@ RPL_ROOT = f"rpl root {PREFIX} storing mrhof dio 13 0 0 lifetime 2 60"
 #: csma_lpl_trickle's: DAOs as Table I, DIOs by Trickle as wren's RPL does by
 #: default (Imin 2^10 ms, 8 doublings, k 10: minutes apart once stable)
 RPL_ROOT_TRICKLE = f"rpl root {PREFIX} storing mrhof lifetime 2 60"
+#: tsch_trickle's: Trickle from Table I's DIO period (see the module's doc)
+RPL_ROOT_TSCH_TRICKLE = f"rpl root {PREFIX} storing mrhof dio 13 8 1 lifetime 2 60"
 
 #: Table I of the paper, and how each row is set here
 TABLE_I: dict[str, tuple[str, str]] = {
@@ -113,12 +120,13 @@ TOPOLOGY: dict[str, float] = dict(width=100.0, height=60.0, pl0_db=40.0, exponen
                                   min_prr=0.01, good_prr=0.5)
 
 #: the variants (a MAC, and RPL as Table I has it unless said)
-MACS = ("tsch", "csma", "csma_lpl", "csma_lpl_trickle")
+MACS = ("tsch", "tsch_trickle", "csma", "csma_lpl", "csma_lpl_trickle")
 LPL_MS = 125              # csma_lpl's check interval (ContikiMAC's default: 8 Hz)
 MAC_LABEL = {"csma": "CSMA-CA, radio always on",
              "csma_lpl": f"CSMA-CA + LPL {LPL_MS} ms",
              "csma_lpl_trickle": f"CSMA-CA + LPL {LPL_MS} ms, Trickle DIOs",
-             "tsch": "TSCH + minimal 6TiSCH + MSF"}
+             "tsch": "TSCH + minimal 6TiSCH + MSF",
+             "tsch_trickle": "TSCH + minimal 6TiSCH + MSF, Trickle DIOs"}
 FIG_NAME = "tsch_paper_30"
 
 
@@ -134,8 +142,8 @@ def has_msf() -> bool:
 
 def label(mac: str) -> str:
     """A variant's name for tables and plots (TSCH's says whether MSF runs)."""
-    if mac == "tsch" and not has_msf():
-        return "TSCH + minimal 6TiSCH (no 6top/MSF)"
+    if mac.startswith("tsch") and not has_msf():
+        return MAC_LABEL[mac].replace(" + MSF", "") + " (no 6top/MSF)"
     return MAC_LABEL.get(mac, mac)
 
 
@@ -159,7 +167,7 @@ def build(seed: int, n: int = N, mac: str = "csma", **kw: float) -> tuple[Sim, d
         pos = _place(seed, attempt, n, t)
         sim = Sim(seed)
         try:
-            if mac == "tsch":
+            if mac.startswith("tsch"):
                 sim.set_mac_kind("tsch")  # type: ignore[attr-defined]
             sim.set_pathloss(exponent=t["exponent"], ref_loss_db=t["pl0_db"],
                              sigma_db=t["sigma_db"], tx_power_dbm=t["tx_dbm"],
@@ -236,7 +244,7 @@ def setup_mac(sim: Sim, mac: str, n: int) -> None:
             sim.set_mac(i, csma=True, ack=True, retries=7, max_backoffs=5)
             sim.set_lpl(i, LPL_MS)
         return
-    if mac == "tsch":
+    if mac.startswith("tsch"):
         for i in range(n):
             for k, v in TSCH_SET.items():
                 _shell(sim, i, f"tsch set {k} {v}")
@@ -285,7 +293,7 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
     wall0 = time.perf_counter()
     if mac not in MACS:
         raise ValueError(f"mac must be one of {MACS}, not {mac!r}")
-    if mac == "tsch" and tsch_available():
+    if mac.startswith("tsch") and tsch_available():
         raise RuntimeError(tsch_available())
     sim, topo = build(seed, n, mac)
     try:
@@ -294,7 +302,8 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             sim.open_pcap(pcap)
         for i in range(n):
             sim.rpl_routes(i, n)  # storing mode: room for every node below
-        _shell(sim, ROOT, RPL_ROOT_TRICKLE if mac == "csma_lpl_trickle" else RPL_ROOT)
+        _shell(sim, ROOT, {"csma_lpl_trickle": RPL_ROOT_TRICKLE,
+                           "tsch_trickle": RPL_ROOT_TSCH_TRICKLE}.get(mac, RPL_ROOT))
         for i in range(n):
             if i != ROOT:
                 _shell(sim, i, "rpl router")
@@ -565,10 +574,11 @@ def experiment(macs: Sequence[str] = MACS, seeds: Sequence[int] = SEEDS,
     out_dir = out_dir or paths.OUT / "tsch_paper"
     say = print if verbose else (lambda *_: None)
     skipped = {}
-    if "tsch" in macs and tsch_available():
-        skipped["tsch"] = tsch_available()
-        macs = [m for m in macs if m != "tsch"]
-        say(f"  tsch: {skipped['tsch']}")
+    if tsch_available():
+        for m in [m for m in macs if m.startswith("tsch")]:
+            skipped[m] = tsch_available()
+            say(f"  {m}: {skipped[m]}")
+        macs = [m for m in macs if not m.startswith("tsch")]
     runs = run_many(macs, seeds, duration_s, jobs=jobs, cache=out_dir, say=say)
     summary = summarize(runs)
     ppdr, pdc = paper_number("tsch.fig4.pdr"), paper_number("tsch.fig5.duty")
@@ -590,6 +600,7 @@ def experiment(macs: Sequence[str] = MACS, seeds: Sequence[int] = SEEDS,
 
 #: bench record names per variant (the issue's for TSCH, the rest by analogy)
 RECORDS = {"tsch": ("tsch_pdr_30", "tsch_duty_cycle_30_pct"),
+           "tsch_trickle": ("tsch_trickle_pdr_30", "tsch_trickle_duty_cycle_30_pct"),
            "csma": ("csma_pdr_30", "csma_duty_cycle_30_pct"),
            "csma_lpl": ("csma_lpl_pdr_30", "csma_lpl_duty_cycle_30_pct"),
            "csma_lpl_trickle": ("csma_lpl_trickle_pdr_30", "csma_lpl_trickle_duty_cycle_30_pct")}
