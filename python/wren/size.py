@@ -529,12 +529,12 @@ def _stack_sections(image: str) -> dict[tuple[str, str], int]:
     return out
 
 
-def _wire_rpl_functions() -> set[str]:
-    """Functions defined by src/wire/rpl.c (its object shares rpl.c.obj's
-    name with src/rpl/rpl.c's in the map)."""
+def _wire_functions(name: str, lib: str) -> set[str]:
+    """Functions defined by src/wire/<name>.c as built into @lib (a module
+    of the same file name elsewhere shares the object's name in the map)."""
     import subprocess
-    objs = [o for o in build.arm().rglob("rpl.c.o*") if o.parent.name == "wire"
-            and "/wren_core_m3.dir/" in str(o)]
+    objs = [o for o in build.arm().rglob(f"{name}.c.o*") if o.parent.name == "wire"
+            and f"/{lib}.dir/" in str(o)]
     if not objs:
         return set()
     syms = subprocess.run(["arm-none-eabi-nm", str(objs[0])], capture_output=True, text=True,
@@ -542,15 +542,28 @@ def _wire_rpl_functions() -> set[str]:
     return {p.split()[-1] for p in syms.splitlines() if " T " in p or " t " in p}
 
 
+def _image_delta(image: str, base: str) -> tuple[dict[tuple[str, str], int], int, int]:
+    """{(object, section): bytes} @image keeps beyond @base (negative where
+    it keeps less), and the two images' stack totals."""
+    a, b = _stack_sections(image), _stack_sections(base)
+    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    return delta, sum(a.values()), sum(b.values())
+
+
+def _largest_functions(delta: dict[tuple[str, str], int], n: int = 12) -> str:
+    top = sorted(((v, f"{sec.split('.')[-1]} ({obj})") for (obj, sec), v in delta.items()
+                  if v > 0 and sec.startswith(".text")), reverse=True)[:n]
+    return "  largest functions: " + ", ".join(f"{name} {v}" for v, name in top)
+
+
 def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     """rom_rpl_bytes: the stack (and helpers) of the rpl image less the same
     of rpl_none (a router under the same configuration without RPL and
     without IPv6's RPL hooks), with where the bytes go; ram_rpl_bytes: the
     module's state, and per parent and route."""
-    a, b = _stack_sections("rpl"), _stack_sections("rpl_none")
-    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    delta, total_a, total_b = _image_delta("rpl", "rpl_none")
     rom = sum(delta.values())
-    wire = _wire_rpl_functions()
+    wire = _wire_functions("rpl", "wren_core_m3")
     groups: dict[str, int] = {}
     for (obj, sec), v in delta.items():
         fn = sec.split(".")[-1]
@@ -561,14 +574,12 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
              f"other ({obj})")
         groups[g] = groups.get(g, 0) + v
     out(f"RPL (both modes, root/router/leaf, OF0 and MRHOF, RPI, SRH insertion and "
-        f"processing; no shell): rpl image {sum(a.values())} bytes of stack, the same router "
-        f"without RPL {sum(b.values())}: RPL adds {rom}")
+        f"processing; no shell): rpl image {total_a} bytes of stack, the same router "
+        f"without RPL {total_b}: RPL adds {rom}")
     for g, v in sorted(groups.items(), key=lambda x: -x[1]):
         if v:
             out(f"  {g:<46}{v:>7}")
-    top = sorted(((v, f"{sec.split('.')[-1]} ({obj})") for (obj, sec), v in delta.items()
-                  if v > 0 and sec.startswith(".text")), reverse=True)[:12]
-    out("  largest functions: " + ", ".join(f"{name} {v}" for v, name in top))
+    out(_largest_functions(delta))
     st = _sizes_obj("rpl_sizes", "rpl_")
     base = st["state"] - st["parent"] * st["parents"] - st["route"] * st["routes"]
     out(f"RPL state: {st['state']} bytes with {st['parents']} parents and {st['routes']} "
@@ -609,10 +620,10 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
     CCM*), by function; and, printed beside it, everything security adds
     to the router (rpl_sec less rpl: crypto, the link layer's key tables,
     frame counters and procedures, 6LoWPAN's room for the MIC)."""
-    a, b = _stack_sections("rpl_sec"), _stack_sections("rpl")
+    a = _stack_sections("rpl_sec")
     crypto = {k: v for k, v in a.items() if k[0] in ("aes128.c", "ccm.c")}
     rom = sum(crypto.values())
-    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    delta, _, _ = _image_delta("rpl_sec", "rpl")
     out(f"802.15.4 security (rpl_sec image: the rpl router with CONFIG_WREN_IEEE802154_SEC=1): "
         f"AES-128 CCM* (src/crypto) {rom} bytes, no static RAM (Contiki-NG's aes-128.c + "
         f"ccm-star.c compiled the same way: 1268 bytes and 176 of RAM); all of security adds "
@@ -638,19 +649,6 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
     ]
 
 
-def _wire_functions(name: str, lib: str) -> set[str]:
-    """Functions defined by src/wire/<name>.c as built into @lib (a module
-    of the same file name elsewhere shares the object's name in the map)."""
-    import subprocess
-    objs = [o for o in build.arm().rglob(f"{name}.c.o*") if o.parent.name == "wire"
-            and f"/{lib}.dir/" in str(o)]
-    if not objs:
-        return set()
-    syms = subprocess.run(["arm-none-eabi-nm", str(objs[0])], capture_output=True, text=True,
-                          check=True).stdout
-    return {p.split()[-1] for p in syms.splitlines() if " T " in p or " t " in p}
-
-
 #: where TSCH's bytes go: (group, test on (object, function)); the first
 #: that matches takes the section
 def _tsch_groups(wire_sixp: set[str]) -> list[tuple[str, Callable[[str, str], bool]]]:
@@ -673,8 +671,7 @@ def tsch_records(out: Callable[[str], object] = print) -> list[Record]:
     """rom_tsch_bytes: the stack (and helpers) of the tsch image less the
     same of the rpl image (the same router and root on CSMA, without 6top),
     with where the bytes go; ram_tsch_bytes: the TSCH MAC's state."""
-    a, b = _stack_sections("tsch"), _stack_sections("rpl")
-    delta = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    delta, total_a, total_b = _image_delta("tsch", "rpl")
     rom = sum(delta.values())
     groups: dict[str, int] = {}
     rules = _tsch_groups(_wire_functions("sixp", "wren_core_m3_tsch"))
@@ -684,14 +681,12 @@ def tsch_records(out: Callable[[str], object] = print) -> list[Record]:
         groups[g] = groups.get(g, 0) + v
     out(f"TSCH (802.15.4-2015 TSCH MAC: minimal 6TiSCH cell, EBs, joining, synchronisation, "
         f"per-neighbour queues, Enh-ACKs; 6P and MSF when the image has them; no shell): tsch "
-        f"image {sum(a.values())} bytes of stack, the rpl image (the same router on CSMA) "
-        f"{sum(b.values())}: TSCH adds {rom}")
+        f"image {total_a} bytes of stack, the rpl image (the same router on CSMA) "
+        f"{total_b}: TSCH adds {rom}")
     for g, v in sorted(groups.items(), key=lambda x: -x[1]):
         if v:
             out(f"  {g:<58}{v:>7}")
-    top = sorted(((v, f"{sec.split('.')[-1]} ({obj})") for (obj, sec), v in delta.items()
-                  if v > 0 and sec.startswith(".text")), reverse=True)[:12]
-    out("  largest functions: " + ", ".join(f"{name} {v}" for v, name in top))
+    out(_largest_functions(delta))
     st = _sizes_obj("tsch_sizes", "tsch_")
     out(f"TSCH state: {st['state']} bytes per interface ({st['cells']} cells, {st['nbrs']} "
         f"neighbour queues of {st['queue_len']} frames built in)")

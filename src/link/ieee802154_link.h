@@ -29,6 +29,7 @@
 
 #include "core/timer.h"
 #include "link/ieee802154_sec.h"
+#include "link/link_dup.h"
 #include "link/link_est.h"
 #include "link/tsch.h"
 #include "net/netif.h"
@@ -116,12 +117,7 @@ struct wren_mac {
     uint8_t min_be, max_be, max_backoffs, max_retries;
     uint16_t retry_delay_ms;
     uint32_t link_delay_us;    /**< the device's WREN_NETOPT_LINK_DELAY: added to the ACK wait */
-    struct {
-        uint8_t addr[8];
-        uint8_t len;
-        uint8_t seq;
-    } seen[4];                 /**< last (source, sequence) per recent neighbor */
-    uint8_t seen_next;
+    struct wren_link_dup seen; /**< last (source, sequence) per recent neighbor */
     uint8_t job;               /**< what the frame in progress is (interface, indirect, poll) */
     bool ack_fp;               /**< frame pending bit of the last ACK */
     bool frame_fp;             /**< frame pending bit to set on the frame in progress */

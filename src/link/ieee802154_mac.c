@@ -605,24 +605,11 @@ static void polled_frame(struct wren_ieee802154_netif *nif, const struct ieee802
 }
 
 /* Whether (source, sequence number) of @p f is the last one seen from that
- * source (a copy of a frame already taken); remember it if not. */
+ * source (link/link_dup.h) */
 static bool seen_before(struct wren_mac *m, const struct ieee802154_frame *f)
 {
-    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
-    for (unsigned i = 0; i < 4; i++) {
-        if (m->seen[i].len == len && memcmp(m->seen[i].addr, f->hdr.src_addr, len) == 0) {
-            if (m->seen[i].seq == f->hdr.seq) {
-                return true;
-            }
-            m->seen[i].seq = f->hdr.seq;
-            return false;
-        }
-    }
-    unsigned i = m->seen_next++ % 4;
-    memcpy(m->seen[i].addr, f->hdr.src_addr, len);
-    m->seen[i].len = len;
-    m->seen[i].seq = f->hdr.seq;
-    return false;
+    return wren_link_dup_seen(&m->seen, f->hdr.src_addr,
+                              (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode), f->hdr.seq);
 }
 
 enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f,

@@ -268,16 +268,28 @@ static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
     return true;
 }
 
+static unsigned bits_set(uint32_t b)
+{
+    unsigned n = 0;
+    for (; b; b &= b - 1) {
+        n++;
+    }
+    return n;
+}
+
+/* neighbours heard lately (a bit per hash of their EUI-64, two windows) */
+static unsigned nbrs_heard(const struct wren_tsch *t)
+{
+    return bits_set(t->nbr_heard[0] | t->nbr_heard[1]);
+}
+
 /* Broadcasts in a shared cell are never acknowledged, so they never back
  * off: with n neighbours that all have some (DIOs, DISs), every shared cell
  * would carry a collision. Each goes with probability 2/(n + 2), n the
  * neighbours heard lately: about one sender per cell however dense. */
 static bool bcast_turn(struct wren_tsch *t)
 {
-    unsigned n = 0;
-    for (uint32_t b = t->nbr_heard[0] | t->nbr_heard[1]; b; b &= b - 1) {
-        n++;
-    }
+    unsigned n = nbrs_heard(t);
     return n <= 1 || wren_node_random_below(tsch_node(t), n + 2u) < 2u;
 }
 
@@ -555,13 +567,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
          * neighbours heard lately: in a busy minimal cell EBs collide, and
          * counting only the EBs that got through made every node send more
          * (30 nodes, Table I, 10 seeds x 2 h: PDR 39.6 % -> 47.4 %) */
-        unsigned n = 0, m = 0;
-        for (uint32_t b = t->eb_heard; b; b &= b - 1) {
-            n++;
-        }
-        for (uint32_t b = t->nbr_heard[0] | t->nbr_heard[1]; b; b &= b - 1) {
-            m++;
-        }
+        unsigned n = bits_set(t->eb_heard), m = nbrs_heard(t);
         n = m > n ? m : n;
         uint32_t eff = n > 2 ? ivl * n / 1u : ivl;
         t->eb_heard = 0;
@@ -746,24 +752,6 @@ static void on_ack(struct wren_tsch *t, const struct ieee802154_frame *f)
     }
     wren_tsch_tx_result(t, !hie.has_time_corr || !hie.time_corr.nack);
     wren_tsch_end_slot(t);
-}
-
-static bool seen_before(struct wren_tsch *t, const struct ieee802154_hdr *h)
-{
-    for (unsigned i = 0; i < 4; i++) {
-        if (t->seen[i].used && memcmp(t->seen[i].addr, h->src_addr, 8) == 0) {
-            if (t->seen[i].seq == h->seq) {
-                return true;
-            }
-            t->seen[i].seq = h->seq;
-            return false;
-        }
-    }
-    unsigned i = t->seen_next++ % 4u;
-    memcpy(t->seen[i].addr, h->src_addr, 8);
-    t->seen[i].seq = h->seq;
-    t->seen[i].used = 1;
-    return false;
 }
 
 /* answer a frame with an Enh-ACK carrying how far off it came */
@@ -978,7 +966,7 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     } else {
         wren_tsch_end_slot(t);
     }
-    if (mine && seen_before(t, &f.hdr)) {
+    if (mine && wren_link_dup_seen(&t->seen, f.hdr.src_addr, 8, f.hdr.seq)) {
         t->stats.rx_dup++;
         goto done;
     }

@@ -32,6 +32,7 @@
 
 #include "core/counters.h"
 #include "core/timer.h"
+#include "link/link_dup.h"
 
 /** TSCH in the link layer: 1 on host and simulator builds, 0 on the
  *  Cortex-M images that do not run it (the 802.15.4 interface state and code
@@ -252,12 +253,7 @@ struct wren_tsch {
     uint8_t ack_req;
     uint8_t psdu_len;               /**< bytes in buf */
     uint8_t buf[127];               /**< frame sent / ACK sent in this slot */
-    struct {
-        uint8_t addr[8];
-        uint8_t seq;
-        uint8_t used;
-    } seen[4];                      /**< last (source, sequence): duplicates */
-    uint8_t seen_next;
+    struct wren_link_dup seen;      /**< last (source, sequence): duplicates */
     uint8_t rr;                     /**< round robin over the queues in shared cells */
     struct wren_tsch_slotframe sf[CONFIG_WREN_TSCH_SLOTFRAMES];
     struct wren_tsch_cell cells[CONFIG_WREN_TSCH_CELLS]; /**< options 0: free */
