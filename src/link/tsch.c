@@ -42,6 +42,7 @@ void wren_tsch_config_default(struct wren_tsch_config *cfg)
     cfg->ka_ms = 5000;
     cfg->desync_ms = 20000;
     cfg->scan_ms = 1000;
+    cfg->eb_sf_len = 0;
     cfg->max_retries = 7;
     cfg->min_be = 1;
     cfg->max_be = 5;
@@ -57,6 +58,7 @@ int wren_tsch_config_check(const struct wren_tsch_config *c)
     if (c->slot_us < need || c->slot_us > 1000000u || c->tx_offset_us < c->rx_wait_us / 2u + 200u ||
         c->ack_delay_us < c->ack_wait_us / 2u + 200u || c->sf_len == 0 || c->eb_min_ms == 0 ||
         c->eb_period_ms < c->eb_min_ms || c->desync_ms == 0 || c->scan_ms == 0 ||
+        c->eb_sf_len == 1 || (c->eb_sf_len && CONFIG_WREN_TSCH_SLOTFRAMES <= TSCH_SLOTFRAME_EB) ||
         c->max_retries > 15 || c->min_be > c->max_be || c->max_be > 8 || c->hop_len == 0 ||
         c->hop_len > WREN_TSCH_HOP_MAX || (c->ka_ms && c->ka_ms >= c->desync_ms)) {
         return -EINVAL;
@@ -250,14 +252,26 @@ static bool may_send(const struct wren_tsch_queue *q, bool shared)
  * EBs, and the fast EBs after a (re)start only fill idle cells) */
 static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
-    if (!t->synced || t->join_prio == 0xff || c->slotframe != TSCH_SLOTFRAME_MINIMAL) {
+    if (!t->synced || t->join_prio == 0xff) {
         return false;
     }
     uint64_t now = wren_node_now(tsch_node(t));
     if (now < t->eb_next) {
         return false;
     }
-    if (now >= t->eb_next + (uint64_t)t->cfg.eb_period_ms * 1000u) {
+    if (c->slotframe == TSCH_SLOTFRAME_EB) {
+        return true; /* the EB's own cell */
+    }
+    if (c->slotframe != TSCH_SLOTFRAME_MINIMAL) {
+        return false;
+    }
+    if (t->cfg.eb_sf_len) {
+        /* EBs have a cell of their own: the minimal cell takes them only
+         * in the fast phase after a (re)start, and only when idle */
+        if (t->eb_ivl_ms >= t->cfg.eb_period_ms) {
+            return false;
+        }
+    } else if (now >= t->eb_next + (uint64_t)t->cfg.eb_period_ms * 1000u) {
         return true; /* a node that always has frames still sends EBs */
     }
     for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
@@ -322,6 +336,8 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
         }
     } else if (eb_due(t, c)) {
         pick = TSCH_Q_EB;
+    } else if (c->slotframe == TSCH_SLOTFRAME_EB) {
+        /* the EB cell carries EBs only */
     } else if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
                wren_node_now(tsch_node(t)) - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u &&
                (ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1) > 0 &&
@@ -569,7 +585,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
          * (30 nodes, Table I, 10 seeds x 2 h: PDR 39.6 % -> 47.4 %) */
         unsigned n = bits_set(t->eb_heard), m = nbrs_heard(t);
         n = m > n ? m : n;
-        uint32_t eff = n > 2 ? ivl * n / 1u : ivl;
+        uint32_t eff = n > 2 && !t->cfg.eb_sf_len ? ivl * n : ivl;
         t->eb_heard = 0;
         /* uniformly within [eff/2, 3 eff/2]: several minimal slotframes,
          * so the EBs' channels (the hopping sequence at their ASN) are
@@ -617,6 +633,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
              * or our clock is off by more than the guard (a lossy link still
              * passes one of max_retries + 1): leave now (a data frame that
              * fails is the routing's business: it may change parent) */
+            t->stats.desync_ka++;
             t->desync_due = 1;
         }
     } else {

@@ -129,8 +129,8 @@ struct wren_tsch_config {
                                  RFC 9033's SLOTFRAME_LENGTH) */
     uint16_t eb_period_ms;  /**< longest EB period: 16000; after a (re)start EBs go out
                                  every eb_min_ms, the period doubling (after 32 EBs) up to
-                                 this one; with n > 2 neighbours heard sending EBs, each
-                                 period is n/2 times longer */
+                                 this one; without an EB slotframe, with n > 2
+                                 neighbours heard, each period is n times longer */
     uint16_t eb_min_ms;     /**< 1000 (at least 3 minimal slotframes) */
     uint16_t ka_ms;         /**< keep-alive: a frame to the time source after this long
                                  without a correction from it; 0: off. 5000 */
@@ -139,6 +139,14 @@ struct wren_tsch_config {
                                  scan again. A keep-alive that fails every try desyncs at
                                  once. 20000 */
     uint16_t scan_ms;       /**< scanning: time on one channel before the next: 1000 */
+    uint16_t eb_sf_len;     /**< the EB slotframe (handle 1), in slots; 0: none. With one,
+                                 each node sends its EBs in a TX cell of its own in it (slot:
+                                 a hash of its EUI-64) and listens in its time source's,
+                                 and the minimal cell carries EBs only in the fast phase
+                                 after a (re)start, when it is idle: joining no longer
+                                 competes with RPL's broadcasts (as Orchestra's EB
+                                 slotframe). A prime such as 397 spreads the cells over
+                                 every channel. Every node of a network must use the same */
     uint8_t max_retries;    /**< macMaxFrameRetries for TSCH: 0..15, default 7 */
     uint8_t min_be;         /**< TSCH CSMA-CA on shared cells: macMinBe 1 */
     uint8_t max_be;         /**< macMaxBe 5 */
@@ -177,7 +185,9 @@ struct wren_tsch_config {
     C(sync_joins)         /* joins (EB accepted while scanning) */                        \
     C(sync_corrections)   /* time corrections from the time source */                     \
     C(sync_clamped)       /* of those, bigger than the guard time: limited to it */      \
-    C(sync_desync)        /* desynchronisations (no correction for desync_ms) */          \
+    C(sync_desync)        /* desynchronisations, all causes: */                           \
+    C(desync_quiet)       /*   no correction from the time source for desync_ms */        \
+    C(desync_ka)          /*   a keep-alive failed every try */                           \
     C(sync_ts_loop)       /* the time source's EB had a join metric not below ours: a   \
                              timing loop (nodes keeping each other in an old network); \
                              left as a desync */                                          \

@@ -30,6 +30,7 @@ enum {
 #define TSCH_Q_EB 0xff   /* the frame in progress is an EB */
 #define TSCH_Q_NONE 0xfe
 #define TSCH_SLOTFRAME_MINIMAL 0
+#define TSCH_SLOTFRAME_EB 1 /* wren_tsch_config.eb_sf_len */
 
 /* us on air of a PSDU of @p psdu bytes (with FCS): SHR, PHR, PSDU at 250 kb/s */
 static inline uint32_t tsch_airtime_us(unsigned psdu)
@@ -72,6 +73,7 @@ void wren_tsch_schedule(struct wren_tsch *t);
 void wren_tsch_end_slot(struct wren_tsch *t);
 void wren_tsch_sync(struct wren_tsch *t, int32_t shift);
 void wren_tsch_desync(struct wren_tsch *t);
+void wren_tsch_eb_cells(struct wren_tsch *t);
 int32_t wren_tsch_drift_ppb(const struct wren_tsch *t);
 uint64_t wren_tsch_slot_time(const struct wren_tsch *t, uint64_t asn);
 

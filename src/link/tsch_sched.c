@@ -50,6 +50,48 @@ static int cell_add(struct wren_tsch *t, const struct wren_tsch_cell *c)
     return -ENOSPC;
 }
 
+/* the slot of a node's EB cell in the EB slotframe: a hash of its EUI-64 */
+static uint16_t eb_slot(const uint8_t *eui64, uint16_t len)
+{
+    uint32_t h = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        h = h * 31u + eui64[i];
+    }
+    return (uint16_t)(h % len);
+}
+
+/* The EB slotframe (wren_tsch_config.eb_sf_len): a TX cell for our EBs, and
+ * an RX cell in our time source's (its EBs keep us in time). Made again when
+ * the time source changes. */
+void wren_tsch_eb_cells(struct wren_tsch *t)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].kind == WREN_TSCH_CELL_MINIMAL &&
+            t->cells[i].slotframe == TSCH_SLOTFRAME_EB) {
+            t->cells[i].options = 0;
+        }
+    }
+    uint16_t len = t->cfg.eb_sf_len;
+    if (len == 0 || t->role == WREN_TSCH_OFF) {
+        return;
+    }
+    t->sf[TSCH_SLOTFRAME_EB].len = len;
+    struct wren_tsch_cell c = {
+        .slot_offset = eb_slot(t->nif->long_addr, len),
+        .slotframe = TSCH_SLOTFRAME_EB,
+        .options = WREN_TSCH_CELL_TX,
+        .kind = WREN_TSCH_CELL_MINIMAL,
+    };
+    cell_add(t, &c);
+    if (t->role == WREN_TSCH_NODE && t->ts_len == 8 && eb_slot(t->ts, len) != c.slot_offset) {
+        c.slot_offset = eb_slot(t->ts, len);
+        c.options = WREN_TSCH_CELL_RX | WREN_TSCH_CELL_TIMEKEEPING;
+        c.nbr_len = 8;
+        memcpy(c.nbr, t->ts, 8);
+        cell_add(t, &c);
+    }
+}
+
 void wren_tsch_minimal_schedule(struct wren_tsch *t)
 {
     /* RFC 8180 4.1: one shared cell, slot 0, channel offset 0, slotframe 0 */
@@ -65,6 +107,7 @@ void wren_tsch_minimal_schedule(struct wren_tsch *t)
         .kind = WREN_TSCH_CELL_MINIMAL,
     };
     cell_add(t, &c);
+    wren_tsch_eb_cells(t);
 }
 
 void wren_tsch_init(struct wren_ieee802154_netif *nif)
@@ -201,6 +244,7 @@ int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *v
             memcpy(t->ts, val, 8);
             t->ts_len = 8;
             t->drift_q30 = 0;
+            wren_tsch_eb_cells(t);
         }
         t->ts_set = 1;
         return 0;

@@ -77,9 +77,10 @@ static void show(struct wren_shell *sh, struct wren_module *m)
                       (unsigned long long)s.asn, s.join_prio);
     wren_shell_printf(sh, "  time source %s  last sync %lu ms ago  drift %ld ppb\n", a,
                       (unsigned long)s.last_sync_ms, (long)s.drift_ppb);
-    wren_shell_printf(sh, "  slot %lu us  slotframe %u  EB %u..%u ms  keep-alive %u ms  desync %u ms  "
-                      "retries %u  BE %u..%u  hopping %u channels\n",
+    wren_shell_printf(sh, "  slot %lu us  slotframe %u  EB %u..%u ms, EB slotframe %u  keep-alive %u ms  "
+                      "desync %u ms  retries %u  BE %u..%u  hopping %u channels\n",
                       (unsigned long)cfg.slot_us, cfg.sf_len, cfg.eb_min_ms, cfg.eb_period_ms,
+                      cfg.eb_sf_len,
                       cfg.ka_ms, cfg.desync_ms, cfg.max_retries, cfg.min_be, cfg.max_be,
                       cfg.hop_len);
     struct wren_tsch_cell cells[CONFIG_WREN_TSCH_CELLS];
@@ -150,6 +151,8 @@ static int set_cfg(struct wren_shell *sh, struct wren_module *m, const char *key
         cfg.desync_ms = (uint16_t)n;
     } else if (strcmp(key, "scan_ms") == 0 && n <= 0xffff) {
         cfg.scan_ms = (uint16_t)n;
+    } else if (strcmp(key, "eb_sf_len") == 0 && n <= 0xffff) {
+        cfg.eb_sf_len = (uint16_t)n;
     } else if (strcmp(key, "max_retries") == 0 && n <= 0xff) {
         cfg.max_retries = (uint8_t)n;
     } else if (strcmp(key, "min_be") == 0 && n <= 0xff) {

@@ -198,6 +198,7 @@ static void slot_begin(struct wren_tsch *t)
     uint64_t quiet = now - t->last_sync;
     if (t->role == WREN_TSCH_NODE && quiet > (uint64_t)t->cfg.desync_ms * 1000u &&
         (!wren_tsch_ts_pending(t) || quiet > (uint64_t)t->cfg.desync_ms * 3000u)) {
+        t->stats.desync_quiet++;
         wren_tsch_desync(t);
         return;
     }
