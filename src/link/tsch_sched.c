@@ -164,6 +164,13 @@ int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, si
         return wren_netopt_put(val, max, &t->stats, sizeof(t->stats));
     case WREN_NETOPT_TSCH_CONFIG:
         return wren_netopt_put(val, max, &t->cfg, sizeof(t->cfg));
+    case WREN_NETOPT_TSCH_CELLS_FREE: {
+        uint16_t n = 0;
+        for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+            n += t->cells[i].options == 0;
+        }
+        return wren_netopt_put(val, max, &n, sizeof(n));
+    }
     case WREN_NETOPT_TSCH_CELLS: {
         size_t n = 0;
         for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {

@@ -103,6 +103,7 @@ enum wren_netopt {
     WREN_NETOPT_TSCH_STATS,           /**< GET: struct wren_tsch_stats (link/tsch.h) */
     WREN_NETOPT_TSCH_CONFIG,          /**< SET/GET: struct wren_tsch_config (link/tsch.h):
                                            timeslot template, minimal schedule, periods */
+    WREN_NETOPT_TSCH_CELLS_FREE,      /**< GET: uint16_t cells the schedule has room for */
 
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;

@@ -14,6 +14,8 @@
 #include "wire/rpl.h"
 
 #define MIN_HOP_RANK_INC 256 /* RFC 6550 17: DAGRank = floor(rank / MinHopRankIncrease) */
+/* schedule cells a responder keeps free for autonomous TX cells (msf_pick) */
+#define MSF_ROOM_KEEP 2
 
 static const struct wren_msf_cfg msf_defaults = {
     .slotframe_len = 101,
@@ -62,6 +64,16 @@ void wren_msf_init(struct wren_sixtop *s)
     f->auto_ch = c.channel_offset;
 }
 
+/* cells the MAC's schedule has room for */
+static unsigned room(struct wren_sixtop *s)
+{
+    uint16_t n = 0;
+    return wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_CELLS_FREE, 0, &n,
+                           sizeof(n)) == (int)sizeof(n)
+               ? n
+               : 0;
+}
+
 unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
@@ -101,6 +113,16 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     if (n < 0) {
         return -SIXP_RC_RESET;
     }
+    /* cells granted leave MSF_ROOM_KEEP free: our autonomous TX cells (what
+     * we send to a neighbour without negotiated cells: 6P responses, DAO-ACKs,
+     * downward data) must not be crowded out by children's RX cells; a child
+     * we grant none still reaches our autonomous RX cell */
+    unsigned r = room(s);
+    r = r > MSF_ROOM_KEEP ? r - MSF_ROOM_KEEP : 0;
+    if (r < max && r < n_cand) {
+        s->stats.msf_no_room++;
+        max = r;
+    }
     for (unsigned i = 0; i < n_cand && k < max; i++) {
         struct sixp_cell c = wren_sixp_cell_get(cand, i);
         bool bad = c.slot_offset == 0 || c.slot_offset >= s->msf.cfg.slotframe_len ||
@@ -133,6 +155,17 @@ static void wait_retry(struct wren_sixtop *s)
 static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint8_t opts,
                   uint8_t num, const struct sixp_cell *cells, unsigned n)
 {
+    if (cmd == SIXP_CMD_ADD) {
+        /* never ask for cells we could not install: the parent would hold
+         * them and we would not (a hub's full table, 30 nodes: the parent
+         * filled its own with cells we never used) */
+        unsigned r = room(s);
+        if (r == 0) {
+            s->stats.msf_no_room++;
+            return;
+        }
+        num = num > r ? (uint8_t)r : num;
+    }
     if (wren_sixtop_request(s, nbr, cmd, opts, num, cells, n) < 0) {
         return;
     }

@@ -70,11 +70,6 @@
  *  their neighbour's shared cell and may be sent up to 16 times with back-off */
 #define CONFIG_WREN_SIXP_TIMEOUT_S 30
 #endif
-#ifndef CONFIG_WREN_SIXTOP_SCHED_CELLS
-/** cells read at once from the MAC (GET WREN_NETOPT_TSCH_CELLS, on the stack:
- *  36 bytes each) */
-#define CONFIG_WREN_SIXTOP_SCHED_CELLS 24
-#endif
 _Static_assert(CONFIG_WREN_SIXP_NBRS >= 1 && CONFIG_WREN_SIXP_NBRS <= 255, "1..255 neighbours");
 _Static_assert(CONFIG_WREN_SIXP_TRANS >= 1 && CONFIG_WREN_SIXP_TRANS <= CONFIG_WREN_SIXP_NBRS,
                "at most one transaction per neighbour");
@@ -138,7 +133,8 @@ struct wren_msf_cfg {
     C(msf_parent_switch)                                                                           \
     C(msf_auto_tx)      /* autonomous TX cells installed */                                        \
     C(msf_quarantine)   /* neighbours quarantined (RC_ERR, RESET, VERSION, SFID) */                \
-    C(msf_waitretry)    /* waits before a retry (BUSY, LOCKED, timeout) */
+    C(msf_waitretry)    /* waits before a retry (BUSY, LOCKED, timeout) */                        \
+    C(msf_no_room)      /* ADDs not asked or cells not granted: the MAC's schedule is full */
 
 struct wren_sixtop_stats {
     WREN_SIXTOP_COUNTERS(WREN_COUNTER_U32)

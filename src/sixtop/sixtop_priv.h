@@ -5,6 +5,12 @@
 #include "link/tsch.h"
 #include "sixtop/sixtop.h"
 
+#ifndef CONFIG_WREN_SIXTOP_SCHED_CELLS
+/** cells read at once from the MAC (GET WREN_NETOPT_TSCH_CELLS, on the stack:
+ *  36 bytes each): the whole schedule, or MSF would miss busy slots */
+#define CONFIG_WREN_SIXTOP_SCHED_CELLS CONFIG_WREN_TSCH_CELLS
+#endif
+
 /** Slotframe every 6P/MSF cell lives in (RFC 9033 2: one slotframe, handle 0). */
 #define SIXTOP_SLOTFRAME 0
 
