@@ -42,7 +42,7 @@ void wren_tsch_config_default(struct wren_tsch_config *cfg)
     cfg->ka_ms = 5000;
     cfg->desync_ms = 20000;
     cfg->scan_ms = 1000;
-    cfg->eb_sf_len = 0;
+    cfg->eb_sf_len = 397;
     cfg->max_retries = 7;
     cfg->min_be = 1;
     cfg->max_be = 5;

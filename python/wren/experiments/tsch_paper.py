@@ -228,7 +228,7 @@ def tsch_available() -> str | None:
 
 
 #: the TSCH MAC's settings (`tsch set KEY VALUE`): Table I
-TSCH_SET = {"slot_us": 20000, "sf_len": 101, "max_retries": 15, "eb_sf_len": 397}
+TSCH_SET = {"slot_us": 20000, "sf_len": 101, "max_retries": 15}
 
 
 def setup_mac(sim: Sim, mac: str, n: int) -> None:
