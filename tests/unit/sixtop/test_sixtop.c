@@ -132,6 +132,13 @@ static int fake_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
     }
     case WREN_NETOPT_TSCH_QUEUES:
         return wren_netopt_put(val, max, f->q, f->n_q * sizeof(f->q[0]));
+    case WREN_NETOPT_TSCH_CELLS_FREE: {
+        uint16_t n = 0;
+        for (int i = 0; i < CELLS; i++) {
+            n += f->cells[i].options == 0;
+        }
+        return wren_netopt_put(val, max, &n, sizeof(n));
+    }
     default:
         return -ENOTSUP;
     }
@@ -663,6 +670,68 @@ TEST(test_msf__cells_follow_the_parent)
     FX_CLEAN(1000);
 }
 
+/* fill @p f's schedule with manual cells (slotframe 1, out of MSF's way)
+ * until @p left are free */
+static void fill_cells(struct fake *f, int left)
+{
+    int free_n = 0;
+    for (int i = 0; i < CELLS; i++) {
+        free_n += f->cells[i].options == 0;
+    }
+    for (int i = 0; i < CELLS && free_n > left; i++) {
+        if (f->cells[i].options == 0) {
+            f->cells[i] = (struct wren_tsch_cell){ .slot_offset = (uint16_t)(200 + i), .slotframe = 1,
+                                                   .options = WREN_TSCH_CELL_RX,
+                                                   .kind = WREN_TSCH_CELL_MANUAL };
+            free_n--;
+        }
+    }
+}
+
+static void free_manual_cells(struct fake *f)
+{
+    for (int i = 0; i < CELLS; i++) {
+        if (f->cells[i].kind == WREN_TSCH_CELL_MANUAL) {
+            f->cells[i].options = 0;
+        }
+    }
+}
+
+/* A full schedule: MSF never asks for cells it could not install (its parent
+ * would hold cells it does not), and a responder keeps two cells free for
+ * autonomous TX cells; the schedules stay mirrored */
+TEST(test_msf__full_schedule_asks_and_grants_no_more)
+{
+    make(2, true);
+    struct fake *a = &F[0], *b = &F[1];
+    with_rpl(b, 256, NULL);
+    with_rpl(a, 768, b);
+    fill_cells(a, 1); /* room for the autonomous RX cell only */
+    fx_run_us(3000000);
+    CHECK(a->s.stats.msf_no_room >= 1);
+    CHECK_EQ(a->s.stats.msf_add, 0);
+    CHECK_EQ(cells_with(a, b, 0), 0);
+    CHECK_EQ(cells_with(b, a, 0), 0);
+
+    /* room here, none to spare at the parent: SUCCESS with no cell */
+    free_manual_cells(a);
+    fill_cells(b, 2);
+    fx_run_us(3000000);
+    CHECK(a->s.stats.msf_add >= 1);
+    CHECK(b->s.stats.msf_no_room >= 1);
+    CHECK_EQ(cells_with(a, b, 0), 0);
+    CHECK_EQ(cells_with(b, a, 0), 0);
+    CHECK(a->s.stats.msf_waitretry >= 1);
+
+    /* room at both: the cell comes, mirrored */
+    free_manual_cells(b);
+    a->s.msf.wait_until_s = 0;
+    fx_run_us(3000000);
+    CHECK_EQ(cells_with(a, b, WREN_TSCH_CELL_TX), 1);
+    check_mirrored(a, b);
+    FX_CLEAN(1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -673,6 +742,7 @@ int main(void)
         FX_TEST(test_sixtop__adversarial_messages),
         FX_TEST(test_sixtop__neighbour_table_flood),
         FX_TEST(test_msf__cells_follow_the_parent),
+        FX_TEST(test_msf__full_schedule_asks_and_grants_no_more),
     };
     return cmocka_run_group_tests_name("sixtop", tests, NULL, NULL);
 }
