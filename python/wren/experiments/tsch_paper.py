@@ -50,9 +50,9 @@ MACs (MACS):
 - "csma_lpl_trickle": the same, but DIOs on Trickle's schedule (wren's RPL
   defaults: Imin 1 s, 8 doublings, k 10), as an LPL network would run RPL;
   DAOs still every 60 s.
-- "tsch": the TSCH MAC (tschcore) with minimal 6TiSCH and MSF (sixtop):
-  slotframe 101, 20 ms slots, 15 retransmissions, 16 channels. Until it is
-  in the tree, `run` says so.
+- "tsch": the TSCH MAC (link/tsch*.c) with minimal 6TiSCH and MSF (sixtop):
+  slotframe 101, 20 ms slots, 15 retransmissions, 16 channels; the MAC's
+  defaults otherwise (EBs in an EB slotframe of 397 slots, 32 schedule cells).
 - "tsch_trickle": the same with DIOs on Trickle's schedule from Table I's
   period (Imin 2^13 ms = 8.2 s, 8 doublings, k = 1): 30 routers each sending a
   DIO every 8.2 s offer the one minimal cell (one per 2.02 s) seven times what
