@@ -527,7 +527,7 @@ def plot(summary: dict[str, dict[str, Any]], out_dir: Path, paper_pdr: float, pa
     import matplotlib.pyplot as plt
     out_dir.mkdir(parents=True, exist_ok=True)
     macs = list(summary)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.6))
     for ax, key, paper, what, bound in ((axes[0], "pdr", paper_pdr, "end-to-end PDR (%)", "above"),
                                         (axes[1], "duty_cycle", paper_dc, "radio duty cycle (%)",
                                          "below")):
@@ -551,7 +551,8 @@ def plot(summary: dict[str, dict[str, Any]], out_dir: Path, paper_pdr: float, pa
         if key == "duty_cycle" and any(summary[m]["duty_cycle"]["mean"] > 0.2 for m in macs):
             ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        # below the axes: inside, it hid points (the CSMA always-on 100 %)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     axes[0].set_title("Fig. 4: PDR, 30 nodes (circles: runs, *: mean, 95 % CI)", fontsize=9)
     axes[1].set_title("Fig. 5: radio duty cycle of the 29 sending nodes", fontsize=9)
     runs = max(s["runs"] for s in summary.values())
