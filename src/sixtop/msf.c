@@ -255,8 +255,7 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
         return;
     }
     /* the neighbour's autonomous RX cell, shared (it may hear others there) */
-    if (wren_sixtop_cell(s, true, nbr, auto_cell(f, nbr), WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED,
-                    WREN_TSCH_CELL_AUTONOMOUS) == 0) {
+    if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, nbr, auto_cell(f, nbr)) == 0) {
         memcpy(f->auto_tx[f->auto_tx_n++], nbr, 8);
         s->stats.msf_auto_tx++;
     }
@@ -265,8 +264,7 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
 static void auto_tx_del(struct wren_sixtop *s, unsigned i)
 {
     struct wren_msf *f = &s->msf;
-    wren_sixtop_cell(s, false, f->auto_tx[i], auto_cell(f, f->auto_tx[i]),
-                WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, WREN_TSCH_CELL_AUTONOMOUS);
+    wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, f->auto_tx[i], auto_cell(f, f->auto_tx[i]));
     f->auto_tx_n--;
     memmove(f->auto_tx[i], f->auto_tx[i + 1], (size_t)(f->auto_tx_n - i) * 8);
 }
@@ -286,7 +284,7 @@ static void auto_tx_update(struct wren_sixtop *s, const struct wren_tsch_cell *c
 {
     struct wren_msf *f = &s->msf;
     struct wren_tsch_queue_info q[CONFIG_WREN_SIXP_NBRS + 1];
-    int k = wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_QUEUES, 0, q, sizeof(q));
+    int k = wren_sixtop_if_get(s, WREN_NETOPT_TSCH_QUEUES, q, sizeof(q));
     k = k < 0 ? 0 : k / (int)sizeof(q[0]);
     for (int i = 0; i < k; i++) {
         if (q[i].nbr_len == 8 && q[i].len) {
@@ -322,7 +320,7 @@ static void rpl_glue(struct wren_sixtop *s)
     jp = jp == 0xff ? 0xff : jp == 0 ? 0 : (uint16_t)(jp - 1 < 0xfe ? jp - 1 : 0xfe);
     if (jp != f->last_jp) {
         uint8_t v = (uint8_t)jp;
-        if (wren_netapi_set(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_JOIN_PRIO, 0, &v, 1) == 0) {
+        if (wren_sixtop_if_set(s, WREN_NETOPT_TSCH_JOIN_PRIO, &v, 1) == 0) {
             f->last_jp = jp;
         }
     }
@@ -338,7 +336,7 @@ static void rpl_glue(struct wren_sixtop *s)
     bool had = f->has_parent || f->had_parent; /* lost a while, then another: still a switch */
     /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
      * TX cells to it as we had with the old one, which we then CLEAR */
-    wren_netapi_set(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_TIME_SOURCE, 0, pa + 16, 8);
+    wren_sixtop_if_set(s, WREN_NETOPT_TSCH_TIME_SOURCE, pa + 16, 8);
     if (had && memcmp(f->parent, pa + 16, 8) != 0) {
         memcpy(f->old_parent, f->parent, 8);
         f->clear_old = 1;
@@ -419,18 +417,18 @@ void wren_msf_tick(struct wren_sixtop *s)
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     struct wren_tsch_sync_info si;
     uint32_t now = wren_sixtop_now_s(s);
-    if (wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) < 0 ||
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_SYNC, &si, sizeof(si)) < 0 ||
         !si.synced) {
         return;
     }
     /* SLOTFRAME_LENGTH is the MAC's (slotframe 0): the autonomous cell moves with it */
     struct wren_tsch_config tc;
-    if (wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_CONFIG, 0, &tc,
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CONFIG, &tc,
                         sizeof(tc)) == (int)sizeof(tc) &&
         tc.sf_len >= 2 && tc.sf_len != f->cfg.slotframe_len) {
         struct sixp_cell old = { f->auto_slot, f->auto_ch };
         if (f->auto_rx) {
-            wren_sixtop_cell(s, false, NULL, old, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
+            wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, old);
             f->auto_rx = 0;
         }
         f->cfg.slotframe_len = tc.sf_len;
@@ -444,7 +442,7 @@ void wren_msf_tick(struct wren_sixtop *s)
     }
     if (!f->auto_rx) {
         struct sixp_cell c = { f->auto_slot, f->auto_ch };
-        int rc = wren_sixtop_cell(s, true, NULL, c, WREN_TSCH_CELL_RX, WREN_TSCH_CELL_AUTONOMOUS);
+        int rc = wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, c);
         f->auto_rx = rc == 0 || rc == -EEXIST;
     }
     auto_tx_update(s, sched, n);

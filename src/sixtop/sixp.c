@@ -1,6 +1,7 @@
 /* 6P (RFC 8480): transactions, sequence numbers, the schedule changes they
  * make, and the module around them (sixtop.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/config.h"
@@ -25,37 +26,41 @@ struct wren_module *wren_sixtop_netif(struct wren_sixtop *s)
     return netif ? &netif->module : NULL;
 }
 
-int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
+int wren_sixtop_if_get(struct wren_sixtop *s, uint16_t opt, void *val, size_t max)
 {
     struct wren_module *m = wren_sixtop_netif(s);
-    if (m == NULL) {
-        return -ENODEV;
-    }
-    int n = wren_netapi_get(s->node, m, WREN_NETOPT_TSCH_CELLS, 0, c, max * sizeof(*c));
+    return m ? wren_netapi_get(s->node, m, opt, 0, val, max) : -ENODEV;
+}
+
+int wren_sixtop_if_set(struct wren_sixtop *s, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_module *m = wren_sixtop_netif(s);
+    return m ? wren_netapi_set(s->node, m, opt, 0, val, len) : -ENODEV;
+}
+
+int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max)
+{
+    int n = wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CELLS, c, max * sizeof(*c));
     return n < 0 ? n : (int)((unsigned)n / sizeof(*c));
 }
 
-int wren_sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell cell,
-                uint8_t options, uint8_t kind)
+int wren_sixtop_cell(struct wren_sixtop *s, unsigned how, const uint8_t *nbr, struct sixp_cell cell)
 {
-    struct wren_module *m = wren_sixtop_netif(s);
+    bool add = how & SIXTOP_ADD;
     struct wren_tsch_cell c;
     memset(&c, 0, sizeof(c));
     c.slot_offset = cell.slot_offset;
     c.channel_offset = cell.channel_offset;
     c.slotframe = SIXTOP_SLOTFRAME;
     /* 6P CellOptions and 802.15.4 link options share TX/RX/SHARED bits */
-    c.options = options & (WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX | WREN_TSCH_CELL_SHARED);
-    c.kind = kind;
+    c.options = how & (WREN_TSCH_CELL_TX | WREN_TSCH_CELL_RX | WREN_TSCH_CELL_SHARED);
+    c.kind = (uint8_t)(how >> 8);
     if (nbr) {
         c.nbr_len = 8;
         memcpy(c.nbr, nbr, 8);
     }
-    if (m == NULL) {
-        return -ENODEV;
-    }
-    int rc = wren_netapi_set(s->node, m, add ? WREN_NETOPT_TSCH_CELL_ADD : WREN_NETOPT_TSCH_CELL_DEL,
-                             0, &c, sizeof(c));
+    int rc = wren_sixtop_if_set(s, add ? WREN_NETOPT_TSCH_CELL_ADD : WREN_NETOPT_TSCH_CELL_DEL,
+                                &c, sizeof(c));
     if (rc < 0 && add) {
         s->stats.cell_add_fail++;
     }
@@ -130,8 +135,7 @@ static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8],
         }
     }
     if (free == NULL) {
-        s->stats.nbr_full++;
-        return NULL;
+        return NULL; /* the caller counts nbr_full */
     }
     if (free->used) {
         s->stats.nbr_evict++;
@@ -226,6 +230,29 @@ static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     }
 }
 
+static struct sixp_cell cell_of(const struct wren_tsch_cell *c)
+{
+    struct sixp_cell x = { c->slot_offset, c->channel_offset };
+    return x;
+}
+
+/* a negotiated cell with nbr with the CellOptions @p opts (our view) */
+static bool same_cell(const struct wren_tsch_cell *c, const uint8_t nbr[8], uint8_t opts)
+{
+    return wren_sixtop_is_negotiated(c, nbr) && ((c->options ^ opts) & 7) == 0;
+}
+
+/* remove every negotiated cell with nbr of @p sched[@p n] */
+static void clear_in(struct wren_sixtop *s, const uint8_t nbr[8], const struct wren_tsch_cell *sched,
+                     int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (wren_sixtop_is_negotiated(&sched[i], nbr)) {
+            wren_sixtop_cell(s, SIXTOP_NEG | sched[i].options, nbr, cell_of(&sched[i]));
+        }
+    }
+}
+
 /* ---- responder ----------------------------------------------------------------- */
 
 /* CellOptions from the other end's point of view: TX and RX swap */
@@ -314,7 +341,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
         rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
         for (unsigned i = 0; rc == SIXP_RC_SUCCESS && i < m->num_cells; i++) {
             struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
-            wren_sixtop_cell(s, false, nbr, x, opts, WREN_TSCH_CELL_NEGOTIATED);
+            wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, x);
             wren_sixp_cell_put(out, n_out++, x);
         }
         break;
@@ -334,48 +361,37 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
         }
         for (int i = 0; i < k; i++) {
             if (m->code == SIXP_CMD_RELOCATE) {
-                wren_sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, (unsigned)i), opts,
-                            WREN_TSCH_CELL_NEGOTIATED);
+                wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, wren_sixp_cell_get(m->cells, (unsigned)i));
             }
-            if (wren_sixtop_cell(s, true, nbr, pick[i], opts, WREN_TSCH_CELL_NEGOTIATED) == 0) {
+            if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | opts, nbr, pick[i]) == 0) {
                 wren_sixp_cell_put(out, n_out++, pick[i]);
             }
         }
         break;
     }
     case SIXP_CMD_COUNT:
-        for (int i = 0; i < n; i++) {
-            total += wren_sixtop_is_negotiated(&sched[i], nbr) &&
-                     (sched[i].options & 7) == (opts & 7);
-        }
-        break;
     case SIXP_CMD_LIST: {
         unsigned seen = 0, max = m->max_num_cells < CONFIG_WREN_SIXP_CELLS ? m->max_num_cells
                                                                           : CONFIG_WREN_SIXP_CELLS;
-        rc = SIXP_RC_EOL;
+        rc = m->code == SIXP_CMD_LIST ? SIXP_RC_EOL : SIXP_RC_SUCCESS;
         for (int i = 0; i < n; i++) {
-            if (!wren_sixtop_is_negotiated(&sched[i], nbr) || (sched[i].options & 7) != (opts & 7)) {
+            if (!same_cell(&sched[i], nbr, opts)) {
                 continue;
             }
-            if (seen++ < m->offset) {
+            total++; /* COUNT's answer */
+            if (m->code != SIXP_CMD_LIST || seen++ < m->offset) {
                 continue;
             }
             if (n_out == max) {
                 rc = SIXP_RC_SUCCESS; /* more follow */
                 break;
             }
-            struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-            wren_sixp_cell_put(out, n_out++, x);
+            wren_sixp_cell_put(out, n_out++, cell_of(&sched[i]));
         }
         break;
     }
     case SIXP_CMD_CLEAR:
-        for (int i = 0; i < n; i++) {
-            if (wren_sixtop_is_negotiated(&sched[i], nbr)) {
-                struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-                wren_sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
-            }
-        }
+        clear_in(s, nbr, sched, n);
         break;
     default: /* SIGNAL: MSF defines none */
         rc = SIXP_RC_ERR;
@@ -393,44 +409,35 @@ answer:
 static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
                        int perr)
 {
+    const struct wren_sixp_sf *sf = sf_find(s, m->sfid);
+    struct wren_sixp_nbr *nb = NULL;
+    uint32_t *drop = NULL; /* the counter of a request refused, with rc */
+    uint8_t rc = SIXP_RC_ERR;
     s->stats.rx_request++;
     if (perr == -SIXP_ERR_CMD) {
-        s->stats.rx_unknown_cmd++;
-        respond(s, nbr, m, SIXP_RC_ERR, NULL, 0, 0);
-        return;
+        drop = &s->stats.rx_unknown_cmd;
+    } else if (perr == -SIXP_ERR_TRUNCATED) {
+        drop = &s->stats.rx_truncated;
+    } else if (perr < 0) {
+        drop = &s->stats.rx_bad_length;
+    } else if (sf == NULL) {
+        drop = &s->stats.rx_bad_sfid;
+        rc = SIXP_RC_ERR_SFID;
+    } else if (rc = SIXP_RC_ERR_BUSY, wren_sixtop_trans_of(s, nbr)) {
+        /* RFC 8480 3.4.3: one transaction at a time between two neighbours */
+        drop = &s->stats.rx_busy;
+    } else if ((nb = nbr_find(s, nbr, true)) == NULL) {
+        drop = &s->stats.nbr_full;
+    } else if (m->code != SIXP_CMD_CLEAR && m->seqnum != nb->seqnum) {
+        /* RFC 8480 3.4.6.2: a SeqNum other than ours (a lost response, a
+         * reset neighbour sending 0) means the schedules may disagree; CLEAR
+         * is always taken, it is what repairs them */
+        drop = &s->stats.rx_err_seqnum;
+        rc = SIXP_RC_ERR_SEQNUM;
     }
-    if (perr < 0) {
-        if (perr == -SIXP_ERR_TRUNCATED) {
-            s->stats.rx_truncated++;
-        } else {
-            s->stats.rx_bad_length++;
-        }
-        respond(s, nbr, m, SIXP_RC_ERR, NULL, 0, 0);
-        return;
-    }
-    const struct wren_sixp_sf *sf = sf_find(s, m->sfid);
-    if (sf == NULL) {
-        s->stats.rx_bad_sfid++;
-        respond(s, nbr, m, SIXP_RC_ERR_SFID, NULL, 0, 0);
-        return;
-    }
-    /* RFC 8480 3.4.3: one transaction at a time between two neighbours */
-    if (wren_sixtop_trans_of(s, nbr)) {
-        s->stats.rx_busy++;
-        respond(s, nbr, m, SIXP_RC_ERR_BUSY, NULL, 0, 0);
-        return;
-    }
-    struct wren_sixp_nbr *nb = nbr_find(s, nbr, true);
-    if (nb == NULL) {
-        respond(s, nbr, m, SIXP_RC_ERR_BUSY, NULL, 0, 0);
-        return;
-    }
-    /* RFC 8480 3.4.6.2: a SeqNum other than ours (a lost response, a reset
-     * neighbour sending 0) means the schedules may disagree; CLEAR is always
-     * taken, it is what repairs them */
-    if (m->code != SIXP_CMD_CLEAR && m->seqnum != nb->seqnum) {
-        s->stats.rx_err_seqnum++;
-        respond(s, nbr, m, SIXP_RC_ERR_SEQNUM, NULL, 0, 0);
+    if (drop) {
+        (*drop)++;
+        respond(s, nbr, m, rc, NULL, 0, 0);
         return;
     }
     execute(s, nbr, m, sf, nb);
@@ -453,13 +460,7 @@ static void trans_end(struct wren_sixtop *s, struct wren_sixp_trans *t, int rc,
 static void clear_cells(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
-    for (int i = 0; i < n; i++) {
-        if (wren_sixtop_is_negotiated(&sched[i], nbr)) {
-            struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-            wren_sixtop_cell(s, false, nbr, x, sched[i].options, WREN_TSCH_CELL_NEGOTIATED);
-        }
-    }
+    clear_in(s, nbr, sched, wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS));
 }
 
 static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
@@ -473,20 +474,10 @@ static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
     return false;
 }
 
-static void count_rc(struct wren_sixtop_stats *st, uint8_t rc)
-{
-    switch (rc) {
-    case SIXP_RC_ERR: st->rc_err++; break;
-    case SIXP_RC_RESET: st->rc_reset++; break;
-    case SIXP_RC_ERR_VERSION: st->rc_err_version++; break;
-    case SIXP_RC_ERR_SFID: st->rc_err_sfid++; break;
-    case SIXP_RC_ERR_SEQNUM: st->rc_err_seqnum++; break;
-    case SIXP_RC_ERR_CELLLIST: st->rc_err_celllist++; break;
-    case SIXP_RC_ERR_BUSY: st->rc_err_busy++; break;
-    case SIXP_RC_ERR_LOCKED: st->rc_err_locked++; break;
-    default: break;
-    }
-}
+/* the rc_* counters are in return-code order, RC_ERR first */
+_Static_assert(offsetof(struct wren_sixtop_stats, rc_err_locked) -
+                   offsetof(struct wren_sixtop_stats, rc_err) ==
+               (SIXP_RC_ERR_LOCKED - SIXP_RC_ERR) * sizeof(uint32_t), "rc counters in order");
 
 static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp_msg *m,
                         int perr)
@@ -506,7 +497,9 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
     }
     s->stats.rx_response++;
     s->last_rc = m->code;
-    count_rc(&s->stats, m->code);
+    if (m->code >= SIXP_RC_ERR) {
+        (&s->stats.rc_err)[m->code - SIXP_RC_ERR]++;
+    }
     int rc = m->code;
     if (wren_sixp_body_parse(m, t->cmd) < 0) {
         s->stats.rx_bad_length++;
@@ -537,16 +530,13 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
             }
             for (unsigned i = 0; i < k; i++) {
                 if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
-                    wren_sixtop_cell(s, false, nbr, t->rel[i], t->cell_options,
-                                WREN_TSCH_CELL_NEGOTIATED);
+                    wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
                 }
-                wren_sixtop_cell(s, true, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
-                            WREN_TSCH_CELL_NEGOTIATED);
+                wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | t->cell_options, nbr, wren_sixp_cell_get(m->cells, i));
             }
         } else if (t->cmd == SIXP_CMD_DELETE) {
             for (unsigned i = 0; i < k; i++) {
-                wren_sixtop_cell(s, false, nbr, wren_sixp_cell_get(m->cells, i), t->cell_options,
-                            WREN_TSCH_CELL_NEGOTIATED);
+                wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, wren_sixp_cell_get(m->cells, i));
             }
         }
     }
@@ -574,6 +564,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     }
     struct wren_sixp_nbr *nb = nbr_find(s, nbr, true);
     if (nb == NULL) {
+        s->stats.nbr_full++;
         return -ENOSPC;
     }
     memset(t, 0, sizeof(*t));
@@ -620,10 +611,8 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
             struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
             int k = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
             for (int i = k - 1; i >= 0 && t->n_cells < num_cells; i--) {
-                if (wren_sixtop_is_negotiated(&sched[i], nbr) &&
-                    (sched[i].options & 7) == (cell_options & 7)) {
-                    struct sixp_cell x = { sched[i].slot_offset, sched[i].channel_offset };
-                    t->cells[t->n_cells++] = x;
+                if (same_cell(&sched[i], nbr, cell_options)) {
+                    t->cells[t->n_cells++] = cell_of(&sched[i]);
                 }
             }
         }

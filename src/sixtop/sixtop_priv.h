@@ -14,12 +14,22 @@
 /** Slotframe every 6P/MSF cell lives in (RFC 9033 2: one slotframe, handle 0). */
 #define SIXTOP_SLOTFRAME 0
 
+/** @brief GET @p opt of the interface into @p val[@p max]. @return as
+ *         wren_netapi_get(), -ENODEV without the interface. */
+int wren_sixtop_if_get(struct wren_sixtop *s, uint16_t opt, void *val, size_t max);
+/** @brief SET @p opt of the interface. @return as wren_netapi_set(), -ENODEV. */
+int wren_sixtop_if_set(struct wren_sixtop *s, uint16_t opt, const void *val, size_t len);
 /** @brief The schedule (GET WREN_NETOPT_TSCH_CELLS) into @p c[@p max].
  *  @return how many, or -errno (-ENOTSUP: the interface runs no TSCH). */
 int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned max);
-/** @brief SET CELL_ADD (@p add) or CELL_DEL of one cell. @return 0 or -errno. */
-int wren_sixtop_cell(struct wren_sixtop *s, bool add, const uint8_t *nbr, struct sixp_cell c,
-                uint8_t options, uint8_t kind);
+/** wren_sixtop_cell()'s @p how: CellOptions (TX/RX/SHARED) | kind | SIXTOP_ADD */
+#define SIXTOP_ADD 0x10000u
+#define SIXTOP_NEG ((unsigned)WREN_TSCH_CELL_NEGOTIATED << 8)
+#define SIXTOP_AUTO ((unsigned)WREN_TSCH_CELL_AUTONOMOUS << 8)
+/** @brief SET CELL_ADD (@p how has SIXTOP_ADD) or CELL_DEL of one cell of
+ *         slotframe 0 with @p nbr (NULL: any), of the kind and options in
+ *         @p how. @return 0 or -errno. */
+int wren_sixtop_cell(struct wren_sixtop *s, unsigned how, const uint8_t *nbr, struct sixp_cell c);
 /** @brief Whether cell @p c (slotframe 0) is a negotiated cell with @p nbr. */
 bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8]);
 /** @brief Whether slot offset @p slot of slotframe 0 is in @p c[@p n] or in a
