@@ -3,6 +3,7 @@
  * relocation, the parent switch, 6P error handling, and the glue with RPL
  * and TSCH (time source, join priority). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/node.h"
@@ -68,10 +69,22 @@ void wren_msf_init(struct wren_sixtop *s)
 static unsigned room(struct wren_sixtop *s)
 {
     uint16_t n = 0;
-    return wren_netapi_get(s->node, wren_sixtop_netif(s), WREN_NETOPT_TSCH_CELLS_FREE, 0, &n,
-                           sizeof(n)) == (int)sizeof(n)
-               ? n
-               : 0;
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CELLS_FREE, &n, sizeof(n)) != (int)sizeof(n)) {
+        return 0;
+    }
+    return n;
+}
+
+/* slot @p slot is used in @p sched[@p n], by a transaction of ours, or
+ * by one of @p out[@p k] */
+static bool taken(const struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n,
+                  const struct sixp_cell *out, unsigned k, uint16_t slot)
+{
+    bool busy = wren_sixtop_slot_busy(s, sched, (unsigned)n, slot);
+    for (unsigned i = 0; i < k && !busy; i++) {
+        busy = out[i].slot_offset == slot;
+    }
+    return busy;
 }
 
 unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
@@ -89,11 +102,7 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
             (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u)),
             (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset),
         };
-        bool dup = wren_sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
-        for (unsigned i = 0; i < k && !dup; i++) {
-            dup = out[i].slot_offset == c.slot_offset;
-        }
-        if (!dup) {
+        if (!taken(s, sched, n, out, k, c.slot_offset)) {
             out[k++] = c;
         }
     }
@@ -125,12 +134,8 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     }
     for (unsigned i = 0; i < n_cand && k < max; i++) {
         struct sixp_cell c = wren_sixp_cell_get(cand, i);
-        bool bad = c.slot_offset == 0 || c.slot_offset >= s->msf.cfg.slotframe_len ||
-                   wren_sixtop_slot_busy(s, sched, (unsigned)n, c.slot_offset);
-        for (unsigned j = 0; j < k && !bad; j++) {
-            bad = out[j].slot_offset == c.slot_offset;
-        }
-        if (!bad) {
+        if (c.slot_offset != 0 && c.slot_offset < s->msf.cfg.slotframe_len &&
+            !taken(s, sched, n, out, k, c.slot_offset)) {
             out[k++] = c;
         }
     }
@@ -169,13 +174,11 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint
     if (wren_sixtop_request(s, nbr, cmd, opts, num, cells, n) < 0) {
         return;
     }
-    switch (cmd) {
-    case SIXP_CMD_ADD: s->stats.msf_add++; break;
-    case SIXP_CMD_DELETE: s->stats.msf_delete++; break;
-    case SIXP_CMD_RELOCATE: s->stats.msf_relocate++; break;
-    case SIXP_CMD_CLEAR: s->stats.msf_clear++; break;
-    default: break;
-    }
+    /* msf_add, msf_delete, msf_relocate follow each other as their commands */
+    _Static_assert(offsetof(struct wren_sixtop_stats, msf_relocate) -
+                       offsetof(struct wren_sixtop_stats, msf_add) ==
+                   (SIXP_CMD_RELOCATE - SIXP_CMD_ADD) * sizeof(uint32_t), "msf counters in order");
+    (cmd == SIXP_CMD_CLEAR ? &s->stats.msf_clear : &s->stats.msf_add + (cmd - SIXP_CMD_ADD))[0]++;
 }
 
 /* RFC 9033 Table 1 (after 6P): what a transaction's end means */
@@ -187,8 +190,8 @@ static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int
         f->clear_old = 0; /* done with the old parent, whatever the answer */
     }
     /* the cell counts changed (or will be retried): count use afresh */
-    memset(f->elapsed, 0, sizeof(f->elapsed));
-    memset(f->used, 0, sizeof(f->used));
+    memset(f->elapsed, 0, offsetof(struct wren_msf, last_elapsed) -
+                              offsetof(struct wren_msf, elapsed)); /* elapsed, used */
     switch (rc) {
     case SIXP_RC_SUCCESS:
     case SIXP_RC_EOL:
@@ -315,9 +318,13 @@ static void rpl_glue(struct wren_sixtop *s)
         return; /* no RPL here: TSCH keeps the time source and priority it has */
     }
     wren_netapi_get(s->node, e->module, WREN_NETOPT_RPL_RANK, 0, &rank, sizeof(rank));
-    /* join priority DAGRank(rank) - 1; 0xff (no EBs) out of a DODAG */
-    uint16_t jp = rank == RPL_INFINITE_RANK ? 0xff : (uint16_t)(rank / MIN_HOP_RANK_INC);
-    jp = jp == 0xff ? 0xff : jp == 0 ? 0 : (uint16_t)(jp - 1 < 0xfe ? jp - 1 : 0xfe);
+    /* join priority DAGRank(rank) - 1; 0xff (no EBs) out of a DODAG (the
+     * infinite rank's DAGRank is 0xff) */
+    _Static_assert(RPL_INFINITE_RANK / MIN_HOP_RANK_INC == 0xff, "DAGRank of the infinite rank");
+    uint16_t jp = (uint16_t)(rank / MIN_HOP_RANK_INC);
+    if (jp != 0 && jp != 0xff) {
+        jp--;
+    }
     if (jp != f->last_jp) {
         uint8_t v = (uint8_t)jp;
         if (wren_sixtop_if_set(s, WREN_NETOPT_TSCH_JOIN_PRIO, &v, 1) == 0) {
@@ -346,10 +353,9 @@ static void rpl_glue(struct wren_sixtop *s)
     f->has_parent = 1;
     f->had_parent = 1;
     f->wait_until_s = 0;
-    memset(f->elapsed, 0, sizeof(f->elapsed));
-    memset(f->used, 0, sizeof(f->used));
-    f->last_elapsed[0] = f->last_elapsed[1] = 0;
-    f->last_used[0] = f->last_used[1] = 0;
+    /* elapsed, used, last_elapsed, last_used (in that order in struct wren_msf) */
+    memset(f->elapsed, 0, offsetof(struct wren_msf, last_used) + sizeof(f->last_used) -
+                              offsetof(struct wren_msf, elapsed));
 }
 
 /* ---- negotiated cells (RFC 9033 5) --------------------------------------------------- */

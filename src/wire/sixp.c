@@ -24,7 +24,9 @@ static int has_cells(uint8_t c)
            c == SIXP_CMD_LIST;
 }
 
-/* RFC 8480 3.3: a request's body by its command */
+/* RFC 8480 3.3: a request's body by its command. The fixed part after
+ * Metadata is a prefix of CellOptions(1) NumCells-or-Reserved(1) Offset(2)
+ * MaxNumCells(2); ADD, DELETE, RELOCATE and SIGNAL have a variable part. */
 static int parse_request(struct sixp_msg *m)
 {
     const uint8_t *b = m->body;
@@ -33,45 +35,35 @@ static int parse_request(struct sixp_msg *m)
         return -SIXP_ERR_TRUNCATED;
     }
     m->metadata = get_le16(b);
-    switch (m->code) {
-    case SIXP_CMD_ADD:
-    case SIXP_CMD_DELETE:
-    case SIXP_CMD_RELOCATE: {
+    if (fixed > 2) {
         m->cell_options = b[2];
+    }
+    if (m->code == SIXP_CMD_LIST) {
+        m->offset = get_le16(b + 4);
+        m->max_num_cells = get_le16(b + 6);
+    } else if (fixed > 3) { /* ADD, DELETE, RELOCATE */
         m->num_cells = b[3];
-        size_t rest = n - fixed;
+        size_t rest = n - fixed, cells = rest / SIXP_CELL_LEN;
         if (rest % SIXP_CELL_LEN) {
             return -SIXP_ERR_LENGTH;
         }
-        size_t cells = rest / SIXP_CELL_LEN;
         m->cells = b + fixed;
-        if (m->code != SIXP_CMD_RELOCATE) {
-            m->n_cells = (uint16_t)cells;
-            return 0;
+        m->n_cells = (uint16_t)cells;
+        if (m->code == SIXP_CMD_RELOCATE) {
+            /* the relocation list is exactly NumCells cells, the candidates follow */
+            if (cells < m->num_cells) {
+                return -SIXP_ERR_LENGTH;
+            }
+            m->n_cells = m->num_cells;
+            m->cand = m->cells + (size_t)m->num_cells * SIXP_CELL_LEN;
+            m->n_cand = (uint16_t)(cells - m->num_cells);
         }
-        /* the relocation list is exactly NumCells cells, the candidates follow */
-        if (cells < m->num_cells) {
-            return -SIXP_ERR_LENGTH;
-        }
-        m->n_cells = m->num_cells;
-        m->cand = m->cells + (size_t)m->num_cells * SIXP_CELL_LEN;
-        m->n_cand = (uint16_t)(cells - m->num_cells);
         return 0;
     }
-    case SIXP_CMD_COUNT:
-        m->cell_options = b[2];
-        break;
-    case SIXP_CMD_LIST:
-        m->cell_options = b[2];
-        m->offset = get_le16(b + 4);
-        m->max_num_cells = get_le16(b + 6);
-        break;
-    case SIXP_CMD_SIGNAL:
+    if (m->code == SIXP_CMD_SIGNAL) {
         m->body += 2; /* the payload */
         m->body_len -= 2;
         return 0;
-    default: /* CLEAR */
-        break;
     }
     return n == fixed ? 0 : -SIXP_ERR_LENGTH;
 }
@@ -197,12 +189,12 @@ int wren_sixp_len(const struct sixp_msg *m)
     return n > 0xffff ? -SIXP_ERR_INVAL : (int)(SIXP_HDR_LEN + n);
 }
 
-static uint8_t *put_cells(uint8_t *p, const uint8_t *cells, size_t n)
+static uint8_t *put(uint8_t *p, const uint8_t *src, size_t n)
 {
     if (n) {
-        memcpy(p, cells, n * SIXP_CELL_LEN);
+        memcpy(p, src, n);
     }
-    return p + n * SIXP_CELL_LEN;
+    return p + n;
 }
 
 int wren_sixp_emit(const struct sixp_msg *m, uint8_t *buf, size_t max)
@@ -219,48 +211,28 @@ int wren_sixp_emit(const struct sixp_msg *m, uint8_t *buf, size_t max)
     *p++ = m->code;
     *p++ = m->sfid;
     *p++ = m->seqnum;
+    uint8_t cmd = m->resp_cmd;
     if (m->type == SIXP_TYPE_REQUEST) {
-        put_le16(p, m->metadata);
-        p += 2;
-        switch (m->code) {
-        case SIXP_CMD_ADD:
-        case SIXP_CMD_DELETE:
-        case SIXP_CMD_RELOCATE:
-            *p++ = m->cell_options;
-            *p++ = m->num_cells;
-            p = put_cells(p, m->cells, m->n_cells);
-            if (m->code == SIXP_CMD_RELOCATE) {
-                p = put_cells(p, m->cand, m->n_cand);
-            }
-            break;
-        case SIXP_CMD_COUNT:
-            *p++ = m->cell_options;
-            break;
-        case SIXP_CMD_LIST:
-            *p++ = m->cell_options;
-            *p++ = 0; /* reserved */
-            put_le16(p, m->offset);
-            put_le16(p + 2, m->max_num_cells);
-            p += 4;
-            break;
-        case SIXP_CMD_SIGNAL:
-            if (m->body_len) {
-                memcpy(p, m->body, m->body_len);
-            }
-            p += m->body_len;
-            break;
-        default:
-            break;
-        }
-        return (int)(p - buf);
+        /* the fixed part (see parse_request), then the variable one */
+        uint8_t fixed[8];
+        cmd = m->code;
+        put_le16(fixed, m->metadata);
+        fixed[2] = m->cell_options;
+        fixed[3] = cmd == SIXP_CMD_LIST ? 0 : m->num_cells; /* LIST: reserved */
+        put_le16(fixed + 4, m->offset);
+        put_le16(fixed + 6, m->max_num_cells);
+        p = put(p, fixed, req_fixed[cmd]);
     }
-    size_t n = (size_t)len - SIXP_HDR_LEN;
-    if (m->resp_cmd == SIXP_CMD_COUNT && n == 2) {
+    /* what wren_sixp_len() counted after that: a COUNT response's Total, a
+     * cell list (RELOCATE: then the candidates), or the body as it is */
+    size_t rest = (size_t)(buf + len - p), k = (size_t)m->n_cells * SIXP_CELL_LEN;
+    if (cmd == SIXP_CMD_COUNT && rest == 2) {
         put_le16(p, m->total);
-    } else if (m->resp_cmd != 0 && has_cells(m->resp_cmd)) {
-        put_cells(p, m->cells, m->n_cells);
-    } else if (n) {
-        memcpy(p, m->body, n);
+    } else if (has_cells(cmd)) {
+        k = k < rest ? k : rest;
+        put(put(p, m->cells, k), m->cand, rest - k);
+    } else {
+        put(p, m->body, rest);
     }
     return len;
 }
