@@ -151,21 +151,21 @@ static size_t open_ie(struct wr *w)
     return start;
 }
 
-/* Descriptor kinds: the length field's mask and the id's shift. */
-#define K_HDR 0x7fu, 7, 0u        /* header IE */
-#define K_PAYLOAD 0x7ffu, 11, 1u  /* payload IE */
-#define K_SHORT 0xffu, 8, 0u      /* short sub-IE */
-#define K_LONG 0x7ffu, 11, 1u     /* long sub-IE */
+/* Descriptor kinds: the length field's largest value, then the
+ * descriptor's id bits (id shifted to its place, type bit 15). */
+#define K_HDR(id) 0x7fu, (unsigned)(id) << 7              /* header IE */
+#define K_PAYLOAD(id) 0x7ffu, ((unsigned)(id) << 11 | 0x8000u) /* payload IE */
+#define K_SHORT(id) 0xffu, (unsigned)(id) << 8            /* short sub-IE */
+#define K_LONG(id) 0x7ffu, ((unsigned)(id) << 11 | 0x8000u)    /* long sub-IE */
 
-static void close_ie(struct wr *w, size_t start, unsigned max, unsigned shift, unsigned type,
-                     unsigned id)
+static void close_ie(struct wr *w, size_t start, unsigned max, unsigned bits)
 {
     size_t n = w->pos - start - 2;
 
     if (n > max)
         w->err = ERR(INVAL);
     if (w->b)
-        put_le16(w->b + start, (uint16_t)(n | id << shift | type << 15));
+        put_le16(w->b + start, (uint16_t)(n | bits));
 }
 
 static void hdr_ies_codec(const struct ieee802154_hdr_ies *in, struct wr *w)
@@ -177,28 +177,55 @@ static void hdr_ies_codec(const struct ieee802154_hdr_ies *in, struct wr *w)
         if (us < -2048 || us > 2047)
             w->err = ERR(INVAL);
         w_le(w, ((unsigned)us & 0xfffu) | (unsigned)in->time_corr.nack << 15, 2);
-        close_ie(w, s, K_HDR, IEEE802154_HIE_TIME_CORR);
+        close_ie(w, s, K_HDR(IEEE802154_HIE_TIME_CORR));
     }
 }
 
 /* --- payload IEs ------------------------------------------------------- */
 
-/* 7.4.4.4: the template's twelve times in wire order, after the id; the
- * last two are 3 bytes in the long (27-byte) form. */
-#define TS(f) (uint8_t) offsetof(struct ieee802154_tsch_timeslot, f)
-static const uint8_t ts_off[10] = {TS(cca_offset),   TS(cca),          TS(tx_offset), TS(rx_offset),
-                                   TS(rx_ack_delay), TS(tx_ack_delay), TS(rx_wait),   TS(ack_wait),
-                                   TS(rx_tx),        TS(max_ack)};
+/* Fixed fields of a sub-IE, in wire order: each an offset in its struct and
+ * a size, the same on the wire (little-endian) and in the struct (1, 2 or
+ * 4 bytes). One table serves parse and emit. */
+#define FLD(type, f) (uint8_t) offsetof(type, f), (uint8_t)sizeof(((type *)0)->f)
 
-static uint16_t *ts_field(struct ieee802154_tsch_timeslot *t, unsigned i)
+/* 7.4.4.4: the template's id and twelve times; max_tx and length (the last
+ * two) are 2 bytes, 3 in the long (27-byte) form, and are not in here */
+#define TSL struct ieee802154_tsch_timeslot
+static const uint8_t ts_fields[] = {
+    FLD(TSL, id),           FLD(TSL, cca_offset),   FLD(TSL, cca),     FLD(TSL, tx_offset),
+    FLD(TSL, rx_offset),    FLD(TSL, rx_ack_delay), FLD(TSL, tx_ack_delay), FLD(TSL, rx_wait),
+    FLD(TSL, ack_wait),     FLD(TSL, rx_tx),        FLD(TSL, max_ack),
+};
+/* 7.4.4.31: id, page, channels, PHY configuration, sequence length (the
+ * sequence and the current hop follow) */
+#define HOP struct ieee802154_channel_hopping
+static const uint8_t hop_fields[] = {
+    FLD(HOP, id), FLD(HOP, page), FLD(HOP, n_channels), FLD(HOP, phy_config), FLD(HOP, seq_len),
+};
+/* 7.4.4.3: a slotframe descriptor, a link */
+#define SFR struct ieee802154_tsch_slotframe
+static const uint8_t sf_fields[] = { FLD(SFR, handle), FLD(SFR, size), FLD(SFR, n_links) };
+#define LNK struct ieee802154_tsch_link
+static const uint8_t link_fields[] = {
+    FLD(LNK, timeslot), FLD(LNK, channel_offset), FLD(LNK, options),
+};
+
+static void w_fields(struct wr *w, const void *base, const uint8_t *f, size_t n)
 {
-    return (uint16_t *)(void *)((uint8_t *)t + ts_off[i]);
+    for (size_t i = 0; i < n; i += 2) {
+        const uint8_t *d = (const uint8_t *)base + f[i];
+        w_le(w,
+             f[i + 1] == 1   ? *d
+             : f[i + 1] == 2 ? *(const uint16_t *)(const void *)d
+                             : *(const uint32_t *)(const void *)d,
+             f[i + 1]);
+    }
 }
 
 static int parse_timeslot(const struct ieee802154_ie *ie, struct ieee802154_tsch_timeslot *t)
 {
     const uint8_t *c = ie->content;
-    size_t wide;
+    size_t wide = ie->len == 27 ? 3 : 2;
 
     if (ie->len != 1 && ie->len != 25 && ie->len != 27)
         return ERR(LENGTH);
@@ -206,9 +233,8 @@ static int parse_timeslot(const struct ieee802154_ie *ie, struct ieee802154_tsch
     t->full = ie->len > 1;
     if (!t->full)
         return 0;
-    for (unsigned i = 0; i < 10; i++)
-        *ts_field(t, i) = get_le16(c + 1 + 2 * i);
-    wide = ie->len == 27 ? 3 : 2;
+    for (unsigned i = 1; i <= 10; i++) /* the ten 2-byte times after the id */
+        *(uint16_t *)(void *)((uint8_t *)t + ts_fields[2 * i]) = get_le16(c + 2 * i - 1);
     t->max_tx = get_le16(c + 21) | (wide == 3 ? (uint32_t)c[23] << 16 : 0);
     c += 21 + wide;
     t->length = get_le16(c) | (wide == 3 ? (uint32_t)c[2] << 16 : 0);
@@ -346,41 +372,39 @@ static void mlme_codec(const struct ieee802154_mlme_ies *m, struct wr *w)
         w_le(w, (uint32_t)m->sync.asn, 4);
         w_le(w, (uint32_t)(m->sync.asn >> 32), 1);
         w_le(w, m->sync.join_metric, 1);
-        close_ie(w, s, K_SHORT, IEEE802154_SUBIE_TSCH_SYNC);
+        close_ie(w, s, K_SHORT(IEEE802154_SUBIE_TSCH_SYNC));
     }
     if (m->present & IEEE802154_MLME_TIMESLOT) {
-        struct ieee802154_tsch_timeslot t = m->timeslot;
+        const struct ieee802154_tsch_timeslot *t = &m->timeslot;
 
         s = open_ie(w);
-        w_le(w, t.id, 1);
-        if (t.full) {
-            size_t wide = (t.max_tx | t.length) >> 16 ? 3 : 2;
+        if (!t->full)
+            w_le(w, t->id, 1);
+        else {
+            size_t wide = (t->max_tx | t->length) >> 16 ? 3 : 2;
 
-            if ((t.max_tx | t.length) >> 24)
+            if ((t->max_tx | t->length) >> 24)
                 w->err = ERR(INVAL);
-            for (unsigned i = 0; i < 10; i++)
-                w_le(w, *ts_field(&t, i), 2);
-            w_le(w, t.max_tx, wide);
-            w_le(w, t.length, wide);
+            w_fields(w, t, ts_fields, sizeof(ts_fields));
+            w_le(w, t->max_tx, wide);
+            w_le(w, t->length, wide);
         }
-        close_ie(w, s, K_SHORT, IEEE802154_SUBIE_TSCH_TIMESLOT);
+        close_ie(w, s, K_SHORT(IEEE802154_SUBIE_TSCH_TIMESLOT));
     }
     if (m->present & IEEE802154_MLME_HOPPING) {
         const struct ieee802154_channel_hopping *h = &m->hopping;
 
         s = open_ie(w);
-        w_le(w, h->id, 1);
-        if (h->full) {
+        if (!h->full)
+            w_le(w, h->id, 1);
+        else {
             if (h->page == 9 || h->page == 10)
                 w->err = ERR(INVAL);
-            w_le(w, h->page, 1);
-            w_le(w, h->n_channels, 2);
-            w_le(w, h->phy_config, 4);
-            w_le(w, h->seq_len, 2);
+            w_fields(w, h, hop_fields, sizeof(hop_fields));
             w_bytes(w, h->seq, 2 * (size_t)h->seq_len);
             w_le(w, h->current_hop, 2);
         }
-        close_ie(w, s, K_LONG, IEEE802154_SUBIE_CHANNEL_HOPPING);
+        close_ie(w, s, K_LONG(IEEE802154_SUBIE_CHANNEL_HOPPING));
     }
     if (m->present & IEEE802154_MLME_SLOTFRAMES) {
         s = open_ie(w);
@@ -388,19 +412,15 @@ static void mlme_codec(const struct ieee802154_mlme_ies *m, struct wr *w)
         for (unsigned i = 0; i < m->n_slotframes; i++) {
             const struct ieee802154_tsch_slotframe *sf = &m->slotframes[i];
 
-            w_le(w, sf->handle, 1);
-            w_le(w, sf->size, 2);
-            w_le(w, sf->n_links, 1);
+            w_fields(w, sf, sf_fields, sizeof(sf_fields));
             for (unsigned j = 0; j < sf->n_links; j++) {
                 struct ieee802154_tsch_link l;
 
                 wren_ieee802154_tsch_link_get(sf, j, &l);
-                w_le(w, l.timeslot, 2);
-                w_le(w, l.channel_offset, 2);
-                w_le(w, l.options, 1);
+                w_fields(w, &l, link_fields, sizeof(link_fields));
             }
         }
-        close_ie(w, s, K_SHORT, IEEE802154_SUBIE_TSCH_SLOTFRAME);
+        close_ie(w, s, K_SHORT(IEEE802154_SUBIE_TSCH_SLOTFRAME));
     }
 }
 
@@ -411,13 +431,13 @@ static void payload_ies_codec(const struct ieee802154_payload_ies *in, struct wr
     if (in->mlme.present) {
         s = open_ie(w);
         mlme_codec(&in->mlme, w);
-        close_ie(w, s, K_PAYLOAD, IEEE802154_PIE_MLME);
+        close_ie(w, s, K_PAYLOAD(IEEE802154_PIE_MLME));
     }
     if (in->has_sixtop) {
         s = open_ie(w);
         w_le(w, IEEE802154_IETF_6TOP, 1);
         w_bytes(w, in->sixtop, in->sixtop_len);
-        close_ie(w, s, K_PAYLOAD, IEEE802154_PIE_IETF);
+        close_ie(w, s, K_PAYLOAD(IEEE802154_PIE_IETF));
     }
 }
 
@@ -504,14 +524,23 @@ uint16_t wren_ieee802154_hopping_channel(const struct ieee802154_channel_hopping
 /* 802.15.4-2015 Table 8-99: the 2450 MHz default template (10 ms). */
 void wren_ieee802154_tsch_timeslot_default(struct ieee802154_tsch_timeslot *ts)
 {
-    static const uint16_t v[10] = {1800, 128, 2120, 1020, 800, 1000, 2200, 400, 192, 2400};
+    static const struct ieee802154_tsch_timeslot def = {
+        .full = true,
+        .cca_offset = 1800,
+        .cca = 128,
+        .tx_offset = 2120,
+        .rx_offset = 1020,
+        .rx_ack_delay = 800,
+        .tx_ack_delay = 1000,
+        .rx_wait = 2200,
+        .ack_wait = 400,
+        .rx_tx = 192,
+        .max_ack = 2400,
+        .max_tx = 4256,
+        .length = 10000,
+    };
 
-    memset(ts, 0, sizeof(*ts));
-    ts->full = true;
-    for (unsigned i = 0; i < 10; i++)
-        *ts_field(ts, i) = v[i];
-    ts->max_tx = 4256;
-    ts->length = 10000;
+    *ts = def;
 }
 
 /* --- frames ------------------------------------------------------------ */
