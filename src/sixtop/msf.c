@@ -60,9 +60,7 @@ void wren_msf_init(struct wren_sixtop *s)
     struct wren_msf *f = &s->msf;
     f->cfg = msf_defaults;
     f->last_jp = 0x100;
-    struct sixp_cell c = auto_cell(f, s->eui64);
-    f->auto_slot = c.slot_offset;
-    f->auto_ch = c.channel_offset;
+    f->auto_c = auto_cell(f, s->eui64);
 }
 
 /* cells the MAC's schedule has room for */
@@ -157,9 +155,14 @@ static void wait_retry(struct wren_sixtop *s)
     s->stats.msf_waitretry++;
 }
 
-static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint8_t opts,
-                  uint8_t num, const struct sixp_cell *cells, unsigned n)
+/* start()'s @p req: command, CellOptions, NumCells */
+#define REQ(cmd, opts, num) ((unsigned)(cmd) | (unsigned)(opts) << 8 | (unsigned)(num) << 16)
+
+/* request @p req of @p nbr; RELOCATE moves @p bad (NULL otherwise) */
+static void start(struct wren_sixtop *s, const uint8_t nbr[8], unsigned req,
+                  const struct sixp_cell *bad)
 {
+    uint8_t cmd = (uint8_t)req, opts = (uint8_t)(req >> 8), num = (uint8_t)(req >> 16);
     if (cmd == SIXP_CMD_ADD) {
         /* never ask for cells we could not install: the parent would hold
          * them and we would not (a hub's full table, 30 nodes: the parent
@@ -171,7 +174,7 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint
         }
         num = num > r ? (uint8_t)r : num;
     }
-    if (wren_sixtop_request(s, nbr, cmd, opts, num, cells, n) < 0) {
+    if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0) {
         return;
     }
     /* msf_add, msf_delete, msf_relocate follow each other as their commands */
@@ -203,7 +206,7 @@ static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int
     case SIXP_RC_ERR_CELLLIST:
         /* the schedules disagree: start again from nothing (RFC 9033 7) */
         if (t->cmd != SIXP_CMD_CLEAR && f->cfg.enabled) {
-            start(s, t->nbr, SIXP_CMD_CLEAR, 0, 0, NULL, 0);
+            start(s, t->nbr, REQ(SIXP_CMD_CLEAR, 0, 0), NULL);
         }
         break;
     case SIXP_RC_ERR:
@@ -432,23 +435,19 @@ void wren_msf_tick(struct wren_sixtop *s)
     if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CONFIG, &tc,
                         sizeof(tc)) == (int)sizeof(tc) &&
         tc.sf_len >= 2 && tc.sf_len != f->cfg.slotframe_len) {
-        struct sixp_cell old = { f->auto_slot, f->auto_ch };
         if (f->auto_rx) {
-            wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, old);
+            wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, f->auto_c);
             f->auto_rx = 0;
         }
         f->cfg.slotframe_len = tc.sf_len;
-        struct sixp_cell c = auto_cell(f, s->eui64);
-        f->auto_slot = c.slot_offset;
-        f->auto_ch = c.channel_offset;
+        f->auto_c = auto_cell(f, s->eui64);
     }
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     if (n < 0) {
         return;
     }
     if (!f->auto_rx) {
-        struct sixp_cell c = { f->auto_slot, f->auto_ch };
-        int rc = wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, c);
+        int rc = wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, f->auto_c);
         f->auto_rx = rc == 0 || rc == -EEXIST;
     }
     auto_tx_update(s, sched, n);
@@ -457,7 +456,7 @@ void wren_msf_tick(struct wren_sixtop *s)
         return;
     }
     if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
-        start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL, 0);
+        start(s, f->old_parent, REQ(SIXP_CMD_CLEAR, 0, 0), NULL);
     }
     if (!f->has_parent || wren_sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
         (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
@@ -473,7 +472,7 @@ void wren_msf_tick(struct wren_sixtop *s)
                     (sched[i].options & WREN_TSCH_CELL_TX);
         }
         want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;
-        start(s, f->parent, SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want, NULL, 0);
+        start(s, f->parent, REQ(SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want), NULL);
         return;
     }
     /* RFC 9033 5.1/5.2: after MAX_NUM_CELLS cells elapsed, one more cell
@@ -487,11 +486,11 @@ void wren_msf_tick(struct wren_sixtop *s)
         uint8_t opt = d ? SIXP_CELL_RX : SIXP_CELL_TX;
         f->elapsed[d] = f->used[d] = 0;
         if (pct > f->cfg.lim_high_pct) {
-            start(s, f->parent, SIXP_CMD_ADD, opt, 1, NULL, 0);
+            start(s, f->parent, REQ(SIXP_CMD_ADD, opt, 1), NULL);
             return;
         }
         if (pct < f->cfg.lim_low_pct && cells > (d ? 0u : 1u)) {
-            start(s, f->parent, SIXP_CMD_DELETE, opt, 1, NULL, 0);
+            start(s, f->parent, REQ(SIXP_CMD_DELETE, opt, 1), NULL);
             return;
         }
     }
@@ -501,7 +500,7 @@ void wren_msf_tick(struct wren_sixtop *s)
         f->next_housekeeping_s = now + f->cfg.housekeeping_s;
         struct sixp_cell bad;
         if (worst_cell(f, sched, n, &bad)) {
-            start(s, f->parent, SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1, &bad, 1);
+            start(s, f->parent, REQ(SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1), &bad);
         }
     }
 }

@@ -184,7 +184,7 @@ struct wren_msf {
     uint8_t auto_rx;             /**< our autonomous RX cell is installed */
     uint8_t auto_tx_n;           /**< autonomous TX cells installed (of auto_tx) */
     uint8_t auto_tx[4][8];       /**< their neighbours */
-    uint16_t auto_slot, auto_ch; /**< our autonomous RX cell */
+    struct sixp_cell auto_c;     /**< our autonomous RX cell */
     /* these four in this order: msf.c clears them as one range */
     uint16_t elapsed[2], used[2]; /**< NumCellsElapsed/Used: TX [0], RX [1] */
     uint32_t last_elapsed[2], last_used[2]; /**< the cells' counters summed at the last look */

@@ -51,7 +51,7 @@ static void show(struct wren_shell *sh, const struct wren_sixtop *s)
     eui_str(a, s->eui64);
     wren_shell_printf(sh, "iface %u eui64 %s sf %u (MSF%s) autonomous rx slot %u ch %u%s\n",
                       s->if_id, a, SIXP_SFID_MSF, f->cfg.enabled ? "" : ", requests off",
-                      f->auto_slot, f->auto_ch, f->auto_rx ? "" : " (not installed)");
+                      f->auto_c.slot_offset, f->auto_c.channel_offset, f->auto_rx ? "" : " (not installed)");
     if (f->has_parent) {
         eui_str(a, f->parent);
         wren_shell_printf(sh, "parent %s cells elapsed tx %u rx %u used tx %u rx %u%s\n", a,

@@ -577,7 +577,7 @@ TEST(test_msf__cells_follow_the_parent)
     }
     CHECK(found);
     CHECK(ac.slot_offset >= 1 && ac.slot_offset <= 100 && ac.channel_offset < 16);
-    CHECK_EQ(a->s.msf.auto_slot, ac.slot_offset);
+    CHECK_EQ(a->s.msf.auto_c.slot_offset, ac.slot_offset);
     CHECK_EQ(memcmp(a->ts, b->eui, 8), 0);
     CHECK_EQ(a->jp, 2); /* DAGRank(768) - 1 */
     CHECK_EQ(b->jp, 0); /* the root's */
