@@ -207,11 +207,11 @@ struct wren_sixp_nbr {
 struct wren_sixtop {
     struct wren_module module; /**< first */
     struct wren_node *node;
+    struct wren_sixtop_stats stats; /**< near the start: short offsets in the code */
     struct wren_netreg_entry reg;
     struct wren_timer tick;
     uint8_t if_id;
     uint8_t eui64[8];          /**< ours (GET WREN_NETOPT_ADDRESS_LONG) */
-    struct wren_sixtop_stats stats;
     const struct wren_sixp_sf *sf[2]; /**< SFs we run; [0] is MSF */
     struct wren_sixp_nbr nbrs[CONFIG_WREN_SIXP_NBRS];
     struct wren_sixp_trans trans[CONFIG_WREN_SIXP_TRANS];
