@@ -102,6 +102,22 @@ struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_
     return NULL;
 }
 
+/* @p c[@p n] as a 6P cell list: the cells themselves on a little-endian
+ * host (struct sixp_cell is the wire's layout there), else written to @p buf */
+static const uint8_t *wire_cells(const struct sixp_cell *c, unsigned n, uint8_t *buf)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)n;
+    (void)buf;
+    return (const uint8_t *)c;
+#else
+    for (unsigned i = 0; i < n; i++) {
+        wren_sixp_cell_put(buf, i, c[i]);
+    }
+    return buf;
+#endif
+}
+
 /* ---- neighbours and sequence numbers (RFC 8480 3.4.6) ------------------------- */
 
 /* The entry of neighbour @p a; with @p add a new one (SeqNum 0), in place of
@@ -574,7 +590,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     t->seqnum = nb->seqnum;
     t->cell_options = cell_options;
     t->num_cells = num_cells;
-    uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
+    uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN]; /* big-endian hosts' lists */
     struct sixp_msg m;
     memset(&m, 0, sizeof(m));
     m.type = SIXP_TYPE_REQUEST;
@@ -623,15 +639,9 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     default:
         break;
     }
-    for (unsigned i = 0; i < t->n_rel; i++) {
-        wren_sixp_cell_put(list, i, t->rel[i]);
-    }
-    uint8_t *cl = list + (size_t)t->n_rel * SIXP_CELL_LEN;
-    for (unsigned i = 0; i < t->n_cells; i++) {
-        wren_sixp_cell_put(cl, i, t->cells[i]);
-    }
+    const uint8_t *cl = wire_cells(t->cells, t->n_cells, list);
     if (cmd == SIXP_CMD_RELOCATE) {
-        m.cells = list;
+        m.cells = wire_cells(t->rel, t->n_rel, list + sizeof(t->cells));
         m.n_cells = t->n_rel;
         m.cand = cl;
         m.n_cand = t->n_cells;
