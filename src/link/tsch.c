@@ -299,12 +299,39 @@ static unsigned nbrs_heard(const struct wren_tsch *t)
 
 /* Broadcasts in a shared cell are never acknowledged, so they never back
  * off: with n neighbours that all have some (DIOs, DISs), every shared cell
- * would carry a collision. Each goes with probability 2/(n + 2), n the
- * neighbours heard lately: about one sender per cell however dense. */
-static bool bcast_turn(struct wren_tsch *t)
+ * would carry a collision. Each goes with a chance bc_p, which follows how
+ * busy the shared cells we listen in are: p-persistence is at its best when
+ * about 1/e of the cells are idle, so a busy cell takes p down by 1/16 and
+ * an idle one up by 1/16 x 0.63/0.37 (the two balance at 37 % idle). The
+ * neighbours heard cap it at 2/(n + 2): under a load no rate of sending
+ * relieves (Table I: every node a DIO per 8.2 s into one cell per 2.02 s)
+ * collisions had hidden the neighbours, n stayed small and every node sent
+ * in 30 % of the cells, of which 1-5 % were heard. */
+#define BC_P_MAX 65535u /* 1 */
+#define BC_P_MIN 512u   /* 1/128 */
+
+void wren_tsch_shared_heard(struct wren_tsch *t, bool busy)
+{
+    const struct wren_tsch_cell *c = &t->cells[t->cell];
+    if (c->nbr_len != 0 || !(c->options & WREN_TSCH_CELL_SHARED)) {
+        return;
+    }
+    uint32_t p = t->bc_p ? t->bc_p : BC_P_MAX;
+    p = busy ? p - p / 16u : p + p * 17u / 160u;
+    t->bc_p = (uint16_t)(p > BC_P_MAX ? BC_P_MAX : p < BC_P_MIN ? BC_P_MIN : p);
+}
+
+uint16_t wren_tsch_bc_chance(const struct wren_tsch *t)
 {
     unsigned n = nbrs_heard(t);
-    return n <= 1 || wren_node_random_below(tsch_node(t), n + 2u) < 2u;
+    uint32_t p = t->bc_p ? t->bc_p : BC_P_MAX;
+    uint32_t cap = n <= 1 ? BC_P_MAX : 131072u / (n + 2u);
+    return (uint16_t)(p < cap ? p : cap);
+}
+
+static bool bcast_turn(struct wren_tsch *t)
+{
+    return wren_node_random_below(tsch_node(t), 65536u) < wren_tsch_bc_chance(t);
 }
 
 /* Whether a TX cell to @p nbr of its own is in the schedule (MSF's

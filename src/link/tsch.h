@@ -108,6 +108,8 @@ struct wren_tsch_sync_info {
     uint8_t time_source[8]; /**< EUI-64 */
     int32_t drift_ppb;      /**< estimated drift against the time source, 1e-9 */
     uint32_t last_sync_ms;  /**< ms since the last correction from the time source */
+    uint16_t bc_chance;     /**< chance a queued broadcast goes in a shared cell, 2^-16
+                                 (follows how busy those cells are, see tsch.c) */
 };
 
 /** Entry of GET WREN_NETOPT_TSCH_QUEUES. */
@@ -243,6 +245,8 @@ struct wren_tsch {
                                          this window and the last: broadcasts in shared
                                          cells go with probability 2/(n + 2) */
     uint64_t nbr_window;            /**< local us the current window began */
+    uint16_t bc_p;                  /**< chance of a broadcast in a shared cell, 2^-16
+                                         units, adapted to how busy those cells are */
     uint32_t eb_heard;              /**< neighbours heard sending EBs since our last one
                                          (a bit per hash of their EUI-64): our EB interval
                                          grows with their number */

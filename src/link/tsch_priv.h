@@ -74,6 +74,8 @@ void wren_tsch_end_slot(struct wren_tsch *t);
 void wren_tsch_sync(struct wren_tsch *t, int32_t shift);
 void wren_tsch_desync(struct wren_tsch *t);
 void wren_tsch_eb_cells(struct wren_tsch *t);
+void wren_tsch_shared_heard(struct wren_tsch *t, bool busy);
+uint16_t wren_tsch_bc_chance(const struct wren_tsch *t);
 int32_t wren_tsch_drift_ppb(const struct wren_tsch *t);
 uint64_t wren_tsch_slot_time(const struct wren_tsch *t, uint64_t asn);
 

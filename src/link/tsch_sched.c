@@ -146,6 +146,7 @@ int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, si
         s.ts_len = t->ts_len;
         memcpy(s.time_source, t->ts, 8);
         s.drift_ppb = wren_tsch_drift_ppb(t);
+        s.bc_chance = wren_tsch_bc_chance(t);
         uint64_t since = wren_node_now(nif->netif.node) - t->last_sync;
         /* 32-bit divisions only (a 64-bit one links libgcc's, 0.9 KB) */
         s.last_sync_ms = (since >> 32) == 0 ? (uint32_t)since / 1000u

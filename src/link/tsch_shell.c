@@ -75,8 +75,10 @@ static void show(struct wren_shell *sh, struct wren_module *m)
     wren_shell_printf(sh, "tsch: role %s  %s  asn %llu  join prio %u\n",
                       s.role < 3 ? role_names[s.role] : "?", s.synced ? "synced" : "not synced",
                       (unsigned long long)s.asn, s.join_prio);
-    wren_shell_printf(sh, "  time source %s  last sync %lu ms ago  drift %ld ppb\n", a,
-                      (unsigned long)s.last_sync_ms, (long)s.drift_ppb);
+    wren_shell_printf(sh, "  time source %s  last sync %lu ms ago  drift %ld ppb  broadcast chance "
+                          "%lu.%lu %%\n", a, (unsigned long)s.last_sync_ms, (long)s.drift_ppb,
+                      (unsigned long)(s.bc_chance * 1000ul / 65536ul) / 10ul,
+                      (unsigned long)(s.bc_chance * 1000ul / 65536ul) % 10ul);
     wren_shell_printf(sh, "  slot %lu us  slotframe %u  EB %u..%u ms, EB slotframe %u  keep-alive %u ms  "
                       "desync %u ms  retries %u  BE %u..%u  hopping %u channels\n",
                       (unsigned long)cfg.slot_us, cfg.sf_len, cfg.eb_min_ms, cfg.eb_period_ms,

@@ -308,6 +308,7 @@ void wren_tsch_timer_cb(struct wren_timer *tm, void *arg)
         set_at(t, TSCH_PH_RX_WAIT, t->slot_start + t->cfg.tx_offset_us + t->cfg.rx_wait_us / 2u);
         break;
     case TSCH_PH_RX_WAIT:
+        wren_tsch_shared_heard(t, radio_receiving(t));
         if (radio_receiving(t)) {
             set_at(t, TSCH_PH_RX_BUSY, now + tsch_airtime_us(127));
             break;
