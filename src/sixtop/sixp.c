@@ -780,16 +780,15 @@ int wren_sixtop_init(struct wren_node *node, struct wren_sixtop *s, uint8_t if_i
     s->node = node;
     s->if_id = if_id;
     s->sf[0] = &wren_msf_sf;
-    struct wren_module *m = wren_sixtop_netif(s);
-    if (m == NULL) {
+    if (wren_sixtop_netif(s) == NULL) {
         return -ENODEV;
     }
-    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, s->eui64, 8);
+    wren_sixtop_if_get(s, WREN_NETOPT_ADDRESS_LONG, s->eui64, 8);
     wren_msf_init(s);
     wren_timer_init(&s->tick, tick, s);
     /* an interface without TSCH (CSMA) has no use for 6P: stay idle */
     struct wren_tsch_sync_info si;
-    if (wren_netapi_get(node, m, WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) != -ENOTSUP) {
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_SYNC, &si, sizeof(si)) != -ENOTSUP) {
         wren_timer_set_periodic(node, &s->tick, 1000000);
     }
     return wren_netreg_register(node, WREN_NETTYPE_SIXTOP, WREN_NETREG_DEMUX_ALL, &s->module,
