@@ -241,24 +241,23 @@ static int parse_timeslot(const struct ieee802154_ie *ie, struct ieee802154_tsch
     return 0;
 }
 
-/* 7.4.4.3: count, then per slotframe handle, size, link count, links. */
+/* 7.4.4.3: count, then per slotframe handle, size, link count, links:
+ * exactly count slotframes, each whole, fill the IE. */
 static int parse_slotframes(const struct ieee802154_ie *ie, struct ieee802154_mlme_ies *m)
 {
-    const uint8_t *c = ie->content;
-    size_t pos = 1;
+    struct ieee802154_tsch_slotframe sf;
+    size_t pos = 0;
+    unsigned i = 0;
 
     if (ie->len < 1)
         return ERR(LENGTH);
-    for (unsigned i = 0; i < c[0]; i++) {
-        if (ie->len - pos < 4 || (size_t)(ie->len - pos - 4) / 5 < c[pos + 3])
-            return ERR(COUNT);
-        pos += 4 + 5 * (size_t)c[pos + 3];
-    }
-    if (pos != ie->len)
-        return ERR(COUNT);
-    m->n_slotframes = c[0];
-    m->sf_wire = c + 1;
+    m->sf_wire = ie->content + 1;
     m->sf_wire_len = (uint16_t)(ie->len - 1);
+    while (i < ie->content[0] && wren_ieee802154_tsch_slotframe_next(m, &pos, &sf))
+        i++;
+    if (i != ie->content[0] || pos != m->sf_wire_len)
+        return ERR(COUNT);
+    m->n_slotframes = ie->content[0];
     return 0;
 }
 
