@@ -73,18 +73,6 @@ static unsigned room(struct wren_sixtop *s)
     return n;
 }
 
-/* slot @p slot is used in @p sched[@p n], by a transaction of ours, or
- * by one of @p out[@p k] */
-static bool taken(const struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n,
-                  const struct sixp_cell *out, unsigned k, uint16_t slot)
-{
-    bool busy = wren_sixtop_slot_busy(s, sched, (unsigned)n, slot);
-    for (unsigned i = 0; i < k && !busy; i++) {
-        busy = out[i].slot_offset == slot;
-    }
-    return busy;
-}
-
 unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
@@ -100,7 +88,7 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
             (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u)),
             (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset),
         };
-        if (!taken(s, sched, n, out, k, c.slot_offset)) {
+        if (!wren_sixtop_slot_busy(s, sched, (unsigned)n, out, k, c.slot_offset)) {
             out[k++] = c;
         }
     }
@@ -133,7 +121,7 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     for (unsigned i = 0; i < n_cand && k < max; i++) {
         struct sixp_cell c = wren_sixp_cell_get(cand, i);
         if (c.slot_offset != 0 && c.slot_offset < s->msf.cfg.slotframe_len &&
-            !taken(s, sched, n, out, k, c.slot_offset)) {
+            !wren_sixtop_slot_busy(s, sched, (unsigned)n, out, k, c.slot_offset)) {
             out[k++] = c;
         }
     }

@@ -74,17 +74,22 @@ bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr
 }
 
 bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
-                      uint16_t slot)
+                           const struct sixp_cell *out, unsigned k, uint16_t slot)
 {
     for (unsigned i = 0; i < n; i++) {
         if (c[i].slotframe == SIXTOP_SLOTFRAME && c[i].slot_offset == slot) {
             return true;
         }
     }
+    for (unsigned i = 0; i < k; i++) {
+        if (out[i].slot_offset == slot) {
+            return true;
+        }
+    }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         const struct wren_sixp_trans *t = &s->trans[i];
-        for (unsigned k = 0; t->used && k < t->n_cells; k++) {
-            if (t->cells[k].slot_offset == slot) {
+        for (unsigned j = 0; t->used && j < t->n_cells; j++) {
+            if (t->cells[j].slot_offset == slot) {
                 return true;
             }
         }
@@ -472,11 +477,16 @@ static void trans_end(struct wren_sixtop *s, struct wren_sixp_trans *t, int rc,
     }
 }
 
-/* remove every negotiated cell with nbr (CLEAR) */
-static void clear_cells(struct wren_sixtop *s, const uint8_t nbr[8])
+/* CLEAR at the initiator (RFC 8480 3.3.5: whatever the outcome): no
+ * negotiated cell with nbr left, SeqNum 0 */
+static void cleared(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
     clear_in(s, nbr, sched, wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS));
+    if (nb) {
+        nb->seqnum = 0;
+    }
 }
 
 static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
@@ -523,14 +533,13 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
     }
     s->last_n_cells = (uint8_t)m->n_cells;
     s->last_total = m->total;
-    struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
     if (t->cmd == SIXP_CMD_CLEAR) {
-        clear_cells(s, nbr);
-        if (nb) {
-            nb->seqnum = 0;
+        cleared(s, nbr);
+    } else {
+        struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
+        if (nb && !rc_keeps_seqnum((uint8_t)rc)) {
+            nb->seqnum = seq_next(t->seqnum);
         }
-    } else if (nb && !rc_keeps_seqnum((uint8_t)rc)) {
-        nb->seqnum = seq_next(t->seqnum);
     }
     if (rc == SIXP_RC_SUCCESS || rc == SIXP_RC_EOL) {
         s->stats.trans_ok++;
@@ -709,12 +718,7 @@ static void tick(struct wren_timer *tm, void *arg)
         if (t->used && (int32_t)(now - t->deadline_s) >= 0) {
             s->stats.trans_timeout++;
             if (t->cmd == SIXP_CMD_CLEAR) {
-                /* RFC 8480 3.3.5: the initiator clears whatever the outcome */
-                struct wren_sixp_nbr *nb = nbr_find(s, t->nbr, false);
-                clear_cells(s, t->nbr);
-                if (nb) {
-                    nb->seqnum = 0;
-                }
+                cleared(s, t->nbr);
             }
             trans_end(s, t, -1, NULL);
         }

@@ -32,10 +32,10 @@ int wren_sixtop_sched(struct wren_sixtop *s, struct wren_tsch_cell *c, unsigned 
 int wren_sixtop_cell(struct wren_sixtop *s, unsigned how, const uint8_t *nbr, struct sixp_cell c);
 /** @brief Whether cell @p c (slotframe 0) is a negotiated cell with @p nbr. */
 bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr[8]);
-/** @brief Whether slot offset @p slot of slotframe 0 is in @p c[@p n] or in a
- *         list of one of our transactions in progress. */
+/** @brief Whether slot offset @p slot of slotframe 0 is in @p c[@p n], in
+ *         @p out[@p k], or in a list of one of our transactions in progress. */
 bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
-                      uint16_t slot);
+                           const struct sixp_cell *out, unsigned k, uint16_t slot);
 /** @brief Our transaction with @p nbr, or NULL. */
 struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8]);
 /** @brief Node time, whole seconds. */
