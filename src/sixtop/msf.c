@@ -73,26 +73,44 @@ static unsigned room(struct wren_sixtop *s)
     return n;
 }
 
-unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
+/* Up to @p max cells whose slot is free here (not slot 0, the minimal
+ * cell's; inside the slotframe; in no cell of ours, no transaction of ours,
+ * not taken twice) into @p out: of @p n_cand candidates from the list
+ * @p cand, or (@p cand NULL) of @p n_cand random ones (RFC 9033 8: random
+ * slots and channels). @return how many, -1 without a schedule. */
+static int free_cells(struct wren_sixtop *s, const uint8_t *cand, unsigned n_cand,
+                      struct sixp_cell *out, unsigned max)
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     const struct wren_msf_cfg *cfg = &s->msf.cfg;
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     unsigned k = 0;
-    if (n < 0 || cfg->slotframe_len < 2) {
-        return 0;
+    if (n < 0) {
+        return -1;
     }
-    /* RFC 9033 8: random free slots (not slot 0, the minimal cell), random channels */
-    for (unsigned tries = 0; tries < 8 * max && k < max; tries++) {
-        struct sixp_cell c = {
-            (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u)),
-            (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset),
-        };
-        if (!wren_sixtop_slot_busy(s, sched, (unsigned)n, out, k, c.slot_offset)) {
+    for (unsigned i = 0; i < n_cand && k < max; i++) {
+        struct sixp_cell c;
+        if (cand) {
+            c = wren_sixp_cell_get(cand, i);
+        } else {
+            c.slot_offset = (uint16_t)(1 + wren_node_random_below(s->node, cfg->slotframe_len - 1u));
+            c.channel_offset = (uint16_t)wren_node_random_below(s->node, cfg->num_ch_offset);
+        }
+        if (c.slot_offset != 0 && c.slot_offset < cfg->slotframe_len &&
+            !wren_sixtop_slot_busy(s, sched, (unsigned)n, out, k, c.slot_offset)) {
             out[k++] = c;
         }
     }
-    return k;
+    return (int)k;
+}
+
+unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
+{
+    if (s->msf.cfg.slotframe_len < 2) {
+        return 0; /* no slot but the minimal cell's */
+    }
+    int k = free_cells(s, NULL, 8 * max, out, max);
+    return k < 0 ? 0 : (unsigned)k;
 }
 
 /* Responder (RFC 9033 8): the first candidates whose slot is free here */
@@ -100,32 +118,21 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
                     struct sixp_cell *out, unsigned max)
 {
     (void)nbr;
-    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     const uint8_t *cand = req->code == SIXP_CMD_RELOCATE ? req->cand : req->cells;
     unsigned n_cand = req->code == SIXP_CMD_RELOCATE ? req->n_cand : req->n_cells;
-    unsigned k = 0;
-    if (n < 0) {
-        return -SIXP_RC_RESET;
-    }
     /* cells granted leave MSF_ROOM_KEEP free: our autonomous TX cells (what
      * we send to a neighbour without negotiated cells: 6P responses, DAO-ACKs,
      * downward data) must not be crowded out by children's RX cells; a child
      * we grant none still reaches our autonomous RX cell */
     unsigned r = room(s);
     r = r > MSF_ROOM_KEEP ? r - MSF_ROOM_KEEP : 0;
-    if (r < max && r < n_cand) {
-        s->stats.msf_no_room++;
-        max = r;
+    bool short_of_room = r < max && r < n_cand;
+    int k = free_cells(s, cand, n_cand, out, short_of_room ? r : max);
+    if (k < 0) {
+        return -SIXP_RC_RESET;
     }
-    for (unsigned i = 0; i < n_cand && k < max; i++) {
-        struct sixp_cell c = wren_sixp_cell_get(cand, i);
-        if (c.slot_offset != 0 && c.slot_offset < s->msf.cfg.slotframe_len &&
-            !wren_sixtop_slot_busy(s, sched, (unsigned)n, out, k, c.slot_offset)) {
-            out[k++] = c;
-        }
-    }
-    return (int)k;
+    s->stats.msf_no_room += short_of_room;
+    return k;
 }
 
 static bool quarantined(const struct wren_sixtop *s, const uint8_t nbr[8])
