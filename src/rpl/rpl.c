@@ -558,10 +558,13 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
     const struct rpl_dio *d = &m->dio;
     rpl->stats.rx_dio++;
     bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
+    /* (the guard keeps new candidates out, not news of the parents we took
+     * since: refusing those froze a parent's rank when it moved down, and
+     * two siblings each took the other, a loop until the guard ended) */
     bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
                  d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
                  d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
-                 memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0;
+                 memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0 && parent_find(rpl, src) == NULL;
     if (stale) {
         rpl->stats.rx_drop_rank++; /* the version we left, from our old sub-DODAG maybe */
         if (!rpl->joined && rpl->role == WREN_RPL_ROUTER) {

@@ -525,6 +525,55 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
             f"root -> {c}"
 
 
+def test_rpl_detach_guard_still_hears_the_parents_taken_since(sim_factory):
+    """After a detach, DIOs of the version left from nodes ranked like or
+    below the node's old rank are refused for 60 s (they may come from its
+    own sub-DODAG). Once it has joined again, a parent it took since that
+    moves down to such a rank is news, not a stranger: its rank is taken, so
+    the node does not keep it as a candidate at its old, better rank (with
+    two siblings each taking the other that way, seeds 73 and 74 of the
+    busiest-parent test looped until the guard ended). DIOs are injected
+    into a router that hears nobody else: A, then B and C, which it joins,
+    then C ranked below it, then B leaving: with C no longer a parent, the
+    router detaches instead of taking C."""
+    from scapy.contrib.rpl import RPLDIO, RPLOptDODAGConfig
+    from scapy.layers.inet6 import ICMPv6RPL, IPv6
+    s = sim_factory(3)
+    build(s, 2, [], mode="non-storing")  # node 1 hears only what is injected
+    assert s.shell(1, "rpl router nofloat")[0] == 0
+    s.run(2)
+    dodag = "2001:db8::1"
+    seq = [0]
+
+    def dio(short, rank):
+        body = RPLDIO(RPLInstanceID=0, ver=240, G=1, mop=1, rank=rank, dtsn=240, dodagid=dodag)
+        pkt = bytes(IPv6(src=f"fe80::ff:fe00:{short:x}", dst="ff02::1a", hlim=255) /
+                    ICMPv6RPL() / body /
+                    RPLOptDODAGConfig(MinRankIncrease=256, LifetimeUnit=60, DefLifetime=30))
+        seq[0] += 1
+        frame = struct.pack("<HBHHH", 0x8841, seq[0], 0x23, 0xFFFF, short) + b"\x41" + pkt
+        assert s.inject(1, frame + _fcs(frame)) == 0
+        s.run(s.now + 0.5)
+
+    def parents():
+        return {p[0]: (int(p[1]), bool(p[2])) for p in rpl_state(s, 1)["parents"]}
+    A, B, C = 0x61, 0x62, 0x63
+    dio(A, 256)
+    old_rank = rpl_state(s, 1)["rank"]  # 256 and OF0's step through A
+    assert parents() == {"fe80::ff:fe00:61": (256, True)} and old_rank > 256
+    dio(A, 0xFFFF)  # A leaves: detached, the guard is up (old_rank, 60 s)
+    assert s.counters(1)["rpl.detached"] == 1 and not rpl_state(s, 1)["joined"]
+    dio(B, 512)  # both ranked above the old rank: taken
+    dio(C, old_rank - 1)
+    assert parents() == {"fe80::ff:fe00:62": (512, True), "fe80::ff:fe00:63": (old_rank - 1, False)}
+    assert rpl_state(s, 1)["rank"] == old_rank + 256
+    dio(C, 2048)  # C moved down, to a rank the guard covers: still heard
+    assert parents()["fe80::ff:fe00:63"] == (2048, False)
+    dio(B, 0xFFFF)
+    st = rpl_state(s, 1)
+    assert s.counters(1)["rpl.detached"] == 2 and not st["joined"], st["out"]
+
+
 def test_rpl_rpi_rank_errors_both_ways_then_loop(sim_factory):
     """RFC 6550 11.2.2.2 at a router (storing mode, node 1 of a 3-node line),
     from frames injected into its radio: an RPI going up from a sender that
