@@ -49,6 +49,14 @@
  * waits for that parent's floating DODAG before it floats one of its own
  * (the parent floats at once: one floating DODAG for the sub-DODAG) */
 #define FLOAT_WAIT_S 5
+/* RPL's timekeeping tick: every 1 s +- TICK_JITTER_US, at a random phase. A
+ * DAO (first, resent, refresh) and a unicast DIS leave at a tick; with a
+ * fixed 1 s period started when the role was given, every node given its
+ * role at one instant sent them at the same instant of each second (within
+ * the crystals' drift), and nodes hidden from each other collided at a
+ * common neighbour, retry after retry (RFC 6550 9.5, 17: DAOs jittered) */
+#define TICK_US 1000000u
+#define TICK_JITTER_US 100000u
 /* seconds a detached node refuses the version it left from nodes ranked
  * like or below it (struct wren_rpl, guard_*) */
 #define GUARD_S 60
@@ -770,6 +778,9 @@ static void rpl_tick(struct wren_timer *t, void *arg)
     if (rpl->role == WREN_RPL_OFF) {
         return;
     }
+    wren_timer_set(rpl->node, &rpl->tick,
+                   TICK_US - TICK_JITTER_US +
+                       wren_node_random_below(rpl->node, 2 * TICK_JITTER_US));
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
@@ -927,8 +938,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
         return 0;
     }
     /* a node without a role has no timer running (an idle simulation of
-     * thousands of nodes pays nothing for RPL) */
-    wren_timer_set_periodic(rpl->node, &rpl->tick, 1000000);
+     * thousands of nodes pays nothing for RPL); the first tick at a random
+     * phase of the second (nodes given their roles together) */
+    wren_timer_set(rpl->node, &rpl->tick, 1 + wren_node_random_below(rpl->node, TICK_US));
     wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, all_rpl_nodes, 16);
     rpl->version = SEQ_INIT;
     rpl->dao_seq = SEQ_INIT;

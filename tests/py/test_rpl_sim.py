@@ -448,8 +448,13 @@ def test_rpl_parent_switched_off_children_find_another(sim_factory, mode, of, se
 
 # seeds 27 and 28: non-storing, both reassembly slots of the router on the
 # root's new path were held by the children's half datagrams for 10 s and
-# every echo of the root was refused (6LoWPAN now evicts an idle one)
-@pytest.mark.parametrize("seed", SEEDS + [27, 28])
+# every echo of the root was refused (6LoWPAN now evicts an idle one);
+# 6, 25 and 82: non-storing, 2 or 3 of the root's 3 echoes to a child lost
+# (6, 82: collisions with DAOs, which every node sent at one instant of the
+# second, now at a random phase; 25: 8 attempts in a row failed over a link
+# losing 18 % of frames each way); 73 and 74: with the random phase, two
+# siblings looped (the detach guard hid their DIOs from each other)
+@pytest.mark.parametrize("seed", SEEDS + [6, 25, 27, 28, 73, 74, 82])
 @pytest.mark.parametrize("mode", ["storing", "non-storing"])
 def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
     """In the 14-node lossy mesh, the router most nodes have as preferred
@@ -503,9 +508,10 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
         assert not stale, (stale, root["out"])
     # the root reaches a child once its route to the child no longer goes
     # through the dead router: over lossy links the child's first DAOs
-    # through its new parent may all be lost (seen with seeds 8 and 39 in
-    # non-storing mode, with exact clocks too), and DAOs are resent with a
-    # backoff: wait for that route, at most 2 minutes more
+    # through its new parent may all be lost, and DAOs are resent with a
+    # backoff: wait for that route, at most 2 minutes more (seeds 1-100,
+    # both modes, drifting or exact clocks: never needed since RPL's tick
+    # runs at a random phase; 6 of 400 runs waited 10-30 s before)
     dead_addrs = {ll_of[dead], st[dead]["addr"]}
 
     def routed(c):
@@ -517,12 +523,13 @@ def test_rpl_mesh_busiest_parent_switched_off(sim_factory, mode, seed):
         s.run(s.now + 5)
     for c in reachable:
         assert routed(c), (c, rpl_state(s, 0)["out"])
-        # (right after the repair a burst of 3 echoes over the lossy new
-        # path was seen lost whole, 3 of 40 seeds with +-30 ppm crystals,
-        # the route being right: the next burst, 30 s later, got through)
-        assert ping(s, 0, st[c]["addr"]) >= 2 or (s.run(s.now + 30) or
-                                                  ping(s, 0, st[c]["addr"]) >= 2), \
-            f"root -> {c}"
+        # at once, no second chance (seeds 1-100, +-30 ppm crystals,
+        # non-storing: 3 bursts under 2 of 3 before, 2 of them when every
+        # node's DAOs left at one instant of each second, the echoes' too,
+        # and collided at routers hidden from their senders; none since
+        # RPL's tick has a random phase. An echo is lost 1.9 % of the time
+        # (3.4 % before), each to a lossy link on its own)
+        assert ping(s, 0, st[c]["addr"]) >= 2, f"root -> {c}"
 
 
 def test_rpl_detach_guard_still_hears_the_parents_taken_since(sim_factory):
