@@ -159,6 +159,23 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
 {
     struct wren_node *node = tsch_node(t);
     struct wren_tsch_queue *q = &t->queues[qi];
+    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN && qi == 0) {
+        /* A full broadcast queue sheds its oldest frame, not the new one:
+         * what a shared cell cannot carry is control traffic whose latest
+         * copy counts (RPL's DIOs: under Table I's load a tail-dropping
+         * queue sent DIOs a minute stale, with ranks long gone, and kept a
+         * routing loop alive for hours). The head is kept if it may be on
+         * the air now. */
+        struct wren_snip **old = t->q == 0 ? &wren_netif_hdr(q->head)->q_next : &q->head;
+        struct wren_snip *p = *old;
+        *old = wren_netif_hdr(p)->q_next;
+        if (q->tail == p) {
+            q->tail = old == &q->head ? NULL : q->head;
+        }
+        q->len--;
+        t->stats.drop_bcast_full++;
+        wren_pktbuf_release(&node->pktbuf, p);
+    }
     if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN) {
         t->stats.drop_queue_full++;
         wren_pktbuf_release(&node->pktbuf, pkt);

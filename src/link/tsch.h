@@ -179,6 +179,8 @@ struct wren_tsch_config {
     C(rx_sixtop)          /* 6P messages passed up */                                     \
     C(rx_idle)            /* RX cells with nothing heard */                               \
     C(drop_queue_full)    /* frames dropped: the neighbour's queue was full */            \
+    C(drop_bcast_full)    /* broadcasts dropped: the broadcast queue was full, its      \
+                             oldest went (what a shared cell cannot carry is shed here) */ \
     C(drop_no_queue)      /* frames dropped: no queue left for a new neighbour */         \
     C(drop_off)           /* frames dropped: role off */                                  \
     C(drop_too_long)      /* frames that did not fit a PSDU with their IEs */             \

@@ -471,10 +471,37 @@ def test_tsch_broadcast_overload_keeps_the_shared_cell_heard(sim_factory):
         # a cell carries at most one broadcast; p-persistence at its best
         # delivers one in about e (0.37) of them: half that is the floor
         assert got >= 0.18 * cells, (i, got, cells)
-        assert after[i]["tsch.drop_queue_full"] > before[i]["tsch.drop_queue_full"]
+        assert after[i]["tsch.drop_bcast_full"] > before[i]["tsch.drop_bcast_full"]
         m = re.search(r"broadcast chance (\d+)\.(\d) %", tsch(s, i)["out"])
         assert m, tsch(s, i)["out"]
         # about one sender of the ten per cell
         assert float(f"{m.group(1)}.{m.group(2)}") < 2 * 100 / (n - 1) + 5
     for i in range(n):
         s.shell(i, "udp server stop")
+
+
+def test_tsch_full_broadcast_queue_sheds_its_oldest(sim_factory):
+    """A burst of 20 broadcasts into the 8-frame broadcast queue: the oldest
+    are shed (counted), the newest go out, because the latest copy of control
+    traffic is what counts (a DIO with the rank of a minute ago feeds loops).
+    The datagrams grow by a byte each (20..39), so their sizes say which
+    arrived."""
+    s = sim_factory(3)
+    net(s, 2, line(2), rpl=False)
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    s.run(s.now + 10)  # the queues empty after joining
+    assert s.shell(0, "udp server start 5000 sink")[0] == 0
+    before = s.counters(1)["tsch.drop_bcast_full"]
+    res, out = s.shell(1, "udp send ff02::1 5000 20-39 20 0")
+    assert res == 0, out
+    s.run(s.now + 60)
+    res, out = s.shell(0, "udp server stats")
+    m = re.search(r"received (\d+) .* size_sum (\d+)", out)
+    assert m, out
+    got, size_sum = int(m.group(1)), int(m.group(2))
+    shed = s.counters(1)["tsch.drop_bcast_full"] - before
+    assert shed == 12, shed  # 20 into 8 places, all at once
+    assert 6 <= got <= 8, got  # a broadcast may meet the coordinator's EB
+    # the newest eight (32..39, mean 35.5) rather than the first (20..27)
+    assert size_sum / got >= 30, (got, size_sum)
+    s.shell(0, "udp server stop")
