@@ -150,14 +150,11 @@ static void wait_retry(struct wren_sixtop *s)
     s->stats.msf_waitretry++;
 }
 
-/* start()'s @p req: command, CellOptions, NumCells */
-#define REQ(cmd, opts, num) ((unsigned)(cmd) | (unsigned)(opts) << 8 | (unsigned)(num) << 16)
-
-/* request @p req of @p nbr; RELOCATE moves @p bad (NULL otherwise) */
-static void start(struct wren_sixtop *s, const uint8_t nbr[8], unsigned req,
-                  const struct sixp_cell *bad)
+/* request @p cmd (CellOptions @p opts, NumCells @p num) of @p nbr; RELOCATE
+ * moves @p bad (NULL otherwise) */
+static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint8_t opts,
+                  uint8_t num, const struct sixp_cell *bad)
 {
-    uint8_t cmd = (uint8_t)req, opts = (uint8_t)(req >> 8), num = (uint8_t)(req >> 16);
     if (cmd == SIXP_CMD_ADD) {
         /* never ask for cells we could not install: the parent would hold
          * them and we would not (a hub's full table, 30 nodes: the parent
@@ -172,11 +169,13 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], unsigned req,
     if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0) {
         return;
     }
-    /* msf_add, msf_delete, msf_relocate follow each other as their commands */
-    _Static_assert(offsetof(struct wren_sixtop_stats, msf_relocate) -
-                       offsetof(struct wren_sixtop_stats, msf_add) ==
-                   (SIXP_CMD_RELOCATE - SIXP_CMD_ADD) * sizeof(uint32_t), "msf counters in order");
-    (cmd == SIXP_CMD_CLEAR ? &s->stats.msf_clear : &s->stats.msf_add + (cmd - SIXP_CMD_ADD))[0]++;
+    switch (cmd) {
+    case SIXP_CMD_ADD: s->stats.msf_add++; break;
+    case SIXP_CMD_DELETE: s->stats.msf_delete++; break;
+    case SIXP_CMD_RELOCATE: s->stats.msf_relocate++; break;
+    case SIXP_CMD_CLEAR: s->stats.msf_clear++; break;
+    default: break;
+    }
 }
 
 /* RFC 9033 Table 1 (after 6P): what a transaction's end means */
@@ -188,8 +187,8 @@ static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int
         f->clear_old = 0; /* done with the old parent, whatever the answer */
     }
     /* the cell counts changed (or will be retried): count use afresh */
-    memset(f->elapsed, 0, offsetof(struct wren_msf, last_elapsed) -
-                              offsetof(struct wren_msf, elapsed)); /* elapsed, used */
+    memset(f->elapsed, 0, sizeof(f->elapsed));
+    memset(f->used, 0, sizeof(f->used));
     switch (rc) {
     case SIXP_RC_SUCCESS:
     case SIXP_RC_EOL:
@@ -201,7 +200,7 @@ static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int
     case SIXP_RC_ERR_CELLLIST:
         /* the schedules disagree: start again from nothing (RFC 9033 7) */
         if (t->cmd != SIXP_CMD_CLEAR && f->cfg.enabled) {
-            start(s, t->nbr, REQ(SIXP_CMD_CLEAR, 0, 0), NULL);
+            start(s, t->nbr, SIXP_CMD_CLEAR, 0, 0, NULL);
         }
         break;
     case SIXP_RC_ERR:
@@ -256,7 +255,8 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
         return;
     }
     /* the neighbour's autonomous RX cell, shared (it may hear others there) */
-    if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, nbr, auto_cell(f, nbr)) == 0) {
+    unsigned how = SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED;
+    if (wren_sixtop_cell(s, how, nbr, auto_cell(f, nbr)) == 0) {
         memcpy(f->auto_tx[f->auto_tx_n++], nbr, 8);
         s->stats.msf_auto_tx++;
     }
@@ -265,7 +265,8 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
 static void auto_tx_del(struct wren_sixtop *s, unsigned i)
 {
     struct wren_msf *f = &s->msf;
-    wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, f->auto_tx[i], auto_cell(f, f->auto_tx[i]));
+    wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, f->auto_tx[i],
+                     auto_cell(f, f->auto_tx[i]));
     f->auto_tx_n--;
     memmove(f->auto_tx[i], f->auto_tx[i + 1], (size_t)(f->auto_tx_n - i) * 8);
 }
@@ -351,9 +352,10 @@ static void rpl_glue(struct wren_sixtop *s)
     f->has_parent = 1;
     f->had_parent = 1;
     f->wait_until_s = 0;
-    /* elapsed, used, last_elapsed, last_used (in that order in struct wren_msf) */
-    memset(f->elapsed, 0, offsetof(struct wren_msf, last_used) + sizeof(f->last_used) -
-                              offsetof(struct wren_msf, elapsed));
+    memset(f->elapsed, 0, sizeof(f->elapsed));
+    memset(f->used, 0, sizeof(f->used));
+    memset(f->last_elapsed, 0, sizeof(f->last_elapsed));
+    memset(f->last_used, 0, sizeof(f->last_used));
 }
 
 /* ---- negotiated cells (RFC 9033 5) --------------------------------------------------- */
@@ -451,7 +453,7 @@ void wren_msf_tick(struct wren_sixtop *s)
         return;
     }
     if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
-        start(s, f->old_parent, REQ(SIXP_CMD_CLEAR, 0, 0), NULL);
+        start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL);
     }
     if (!f->has_parent || wren_sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
         (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
@@ -467,7 +469,7 @@ void wren_msf_tick(struct wren_sixtop *s)
                     (sched[i].options & WREN_TSCH_CELL_TX);
         }
         want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;
-        start(s, f->parent, REQ(SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want), NULL);
+        start(s, f->parent, SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want, NULL);
         return;
     }
     /* RFC 9033 5.1/5.2: after MAX_NUM_CELLS cells elapsed, one more cell
@@ -481,11 +483,11 @@ void wren_msf_tick(struct wren_sixtop *s)
         uint8_t opt = d ? SIXP_CELL_RX : SIXP_CELL_TX;
         f->elapsed[d] = f->used[d] = 0;
         if (pct > f->cfg.lim_high_pct) {
-            start(s, f->parent, REQ(SIXP_CMD_ADD, opt, 1), NULL);
+            start(s, f->parent, SIXP_CMD_ADD, opt, 1, NULL);
             return;
         }
         if (pct < f->cfg.lim_low_pct && cells > (d ? 0u : 1u)) {
-            start(s, f->parent, REQ(SIXP_CMD_DELETE, opt, 1), NULL);
+            start(s, f->parent, SIXP_CMD_DELETE, opt, 1, NULL);
             return;
         }
     }
@@ -495,7 +497,7 @@ void wren_msf_tick(struct wren_sixtop *s)
         f->next_housekeeping_s = now + f->cfg.housekeeping_s;
         struct sixp_cell bad;
         if (worst_cell(f, sched, n, &bad)) {
-            start(s, f->parent, REQ(SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1), &bad);
+            start(s, f->parent, SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1, &bad);
         }
     }
 }

@@ -107,20 +107,13 @@ struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_
     return NULL;
 }
 
-/* @p c[@p n] as a 6P cell list: the cells themselves on a little-endian
- * host (struct sixp_cell is the wire's layout there), else written to @p buf */
+/* @p c[@p n] written as a 6P cell list into @p buf */
 static const uint8_t *wire_cells(const struct sixp_cell *c, unsigned n, uint8_t *buf)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    (void)n;
-    (void)buf;
-    return (const uint8_t *)c;
-#else
     for (unsigned i = 0; i < n; i++) {
         wren_sixp_cell_put(buf, i, c[i]);
     }
     return buf;
-#endif
 }
 
 /* ---- neighbours and sequence numbers (RFC 8480 3.4.6) ------------------------- */
@@ -382,7 +375,8 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
         }
         for (int i = 0; i < k; i++) {
             if (m->code == SIXP_CMD_RELOCATE) {
-                wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, wren_sixp_cell_get(m->cells, (unsigned)i));
+                wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr,
+                                 wren_sixp_cell_get(m->cells, (unsigned)i));
             }
             if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | opts, nbr, pick[i]) == 0) {
                 wren_sixp_cell_put(out, n_out++, pick[i]);
@@ -444,11 +438,13 @@ static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct
     } else if (sf == NULL) {
         drop = &s->stats.rx_bad_sfid;
         rc = SIXP_RC_ERR_SFID;
-    } else if (rc = SIXP_RC_ERR_BUSY, wren_sixtop_trans_of(s, nbr)) {
+    } else if (wren_sixtop_trans_of(s, nbr)) {
         /* RFC 8480 3.4.3: one transaction at a time between two neighbours */
         drop = &s->stats.rx_busy;
+        rc = SIXP_RC_ERR_BUSY;
     } else if ((nb = nbr_find(s, nbr, true)) == NULL) {
         drop = &s->stats.nbr_full;
+        rc = SIXP_RC_ERR_BUSY;
     } else if (m->code != SIXP_CMD_CLEAR && m->seqnum != nb->seqnum) {
         /* RFC 8480 3.4.6.2: a SeqNum other than ours (a lost response, a
          * reset neighbour sending 0) means the schedules may disagree; CLEAR
@@ -500,10 +496,20 @@ static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
     return false;
 }
 
-/* the rc_* counters are in return-code order, RC_ERR first */
-_Static_assert(offsetof(struct wren_sixtop_stats, rc_err_locked) -
-                   offsetof(struct wren_sixtop_stats, rc_err) ==
-               (SIXP_RC_ERR_LOCKED - SIXP_RC_ERR) * sizeof(uint32_t), "rc counters in order");
+static void count_rc(struct wren_sixtop_stats *st, uint8_t rc)
+{
+    switch (rc) {
+    case SIXP_RC_ERR: st->rc_err++; break;
+    case SIXP_RC_RESET: st->rc_reset++; break;
+    case SIXP_RC_ERR_VERSION: st->rc_err_version++; break;
+    case SIXP_RC_ERR_SFID: st->rc_err_sfid++; break;
+    case SIXP_RC_ERR_SEQNUM: st->rc_err_seqnum++; break;
+    case SIXP_RC_ERR_CELLLIST: st->rc_err_celllist++; break;
+    case SIXP_RC_ERR_BUSY: st->rc_err_busy++; break;
+    case SIXP_RC_ERR_LOCKED: st->rc_err_locked++; break;
+    default: break;
+    }
+}
 
 static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp_msg *m,
                         int perr)
@@ -523,9 +529,7 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
     }
     s->stats.rx_response++;
     s->last_rc = m->code;
-    if (m->code >= SIXP_RC_ERR) {
-        (&s->stats.rc_err)[m->code - SIXP_RC_ERR]++;
-    }
+    count_rc(&s->stats, m->code);
     int rc = m->code;
     if (wren_sixp_body_parse(m, t->cmd) < 0) {
         s->stats.rx_bad_length++;
@@ -557,7 +561,8 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
                 if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
                     wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
                 }
-                wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | t->cell_options, nbr, wren_sixp_cell_get(m->cells, i));
+                wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | t->cell_options, nbr,
+                                 wren_sixp_cell_get(m->cells, i));
             }
         } else if (t->cmd == SIXP_CMD_DELETE) {
             for (unsigned i = 0; i < k; i++) {
@@ -599,7 +604,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     t->seqnum = nb->seqnum;
     t->cell_options = cell_options;
     t->num_cells = num_cells;
-    uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN]; /* big-endian hosts' lists */
+    uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN]; /* the cell lists as sent */
     struct sixp_msg m;
     memset(&m, 0, sizeof(m));
     m.type = SIXP_TYPE_REQUEST;

@@ -55,7 +55,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define SIXP_VERSION 0       /**< RFC 8480 3.2.1 */
 #define SIXP_HDR_LEN 4
@@ -187,34 +186,24 @@ int wren_sixp_len(const struct sixp_msg *m);
 int wren_sixp_emit(const struct sixp_msg *m, uint8_t *buf, size_t max);
 
 /** @brief Cell @p i of a wire cell list. */
-_Static_assert(sizeof(struct sixp_cell) == SIXP_CELL_LEN, "struct sixp_cell is 4 bytes");
-
 static inline struct sixp_cell wren_sixp_cell_get(const uint8_t *list, unsigned i)
 {
     const uint8_t *p = list + (size_t)i * SIXP_CELL_LEN;
-    struct sixp_cell c;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&c, p, sizeof(c)); /* the wire's little-endian fields are the struct's */
-#else
-    c.slot_offset = (uint16_t)(p[0] | p[1] << 8);
-    c.channel_offset = (uint16_t)(p[2] | p[3] << 8);
-#endif
+    struct sixp_cell c = { (uint16_t)(p[0] | p[1] << 8), (uint16_t)(p[2] | p[3] << 8) };
     return c;
 }
 
+/** @brief Write cell @p c as cell @p i of a wire cell list. */
 static inline void wren_sixp_cell_put(uint8_t *list, unsigned i, struct sixp_cell c)
 {
     uint8_t *p = list + (size_t)i * SIXP_CELL_LEN;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &c, sizeof(c));
-#else
     p[0] = (uint8_t)c.slot_offset;
     p[1] = (uint8_t)(c.slot_offset >> 8);
     p[2] = (uint8_t)c.channel_offset;
     p[3] = (uint8_t)(c.channel_offset >> 8);
-#endif
 }
 
+/** @brief Name of command @p cmd ("ADD", ...) or NULL. */
 const char *wren_sixp_cmd_name(uint8_t cmd);
 /** @brief Name of return code @p rc ("SUCCESS", "ERR_BUSY", ...) or NULL. */
 const char *wren_sixp_rc_name(uint8_t rc);
