@@ -576,9 +576,7 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     out(f"RPL (both modes, root/router/leaf, OF0 and MRHOF, RPI, SRH insertion and "
         f"processing; no shell): rpl image {total_a} bytes of stack, the same router "
         f"without RPL {total_b}: RPL adds {rom}")
-    for g, v in sorted(groups.items(), key=lambda x: -x[1]):
-        if v:
-            out(f"  {g:<46}{v:>7}")
+    _print_groups(out, groups, 46)
     out(_largest_functions(delta))
     st = _sizes_obj("rpl_sizes", "rpl_")
     base = st["state"] - st["parent"] * st["parents"] - st["route"] * st["routes"]
@@ -649,6 +647,13 @@ def sec_records(out: Callable[[str], object] = print) -> list[Record]:
     ]
 
 
+def _print_groups(out: Callable[[str], object], groups: dict[str, int], width: int) -> None:
+    """A record's groups of bytes, largest first, those with any."""
+    for g, v in sorted(groups.items(), key=lambda x: -x[1]):
+        if v:
+            out(f"  {g:<{width}}{v:>7}")
+
+
 #: where TSCH's bytes go: (group, test on (object, function)); the first
 #: that matches takes the section
 def _tsch_groups(wire_sixp: set[str]) -> list[tuple[str, Callable[[str, str], bool]]]:
@@ -683,9 +688,7 @@ def tsch_records(out: Callable[[str], object] = print) -> list[Record]:
         f"per-neighbour queues, Enh-ACKs; 6P and MSF when the image has them; no shell): tsch "
         f"image {total_a} bytes of stack, the rpl image (the same router on CSMA) "
         f"{total_b}: TSCH adds {rom}")
-    for g, v in sorted(groups.items(), key=lambda x: -x[1]):
-        if v:
-            out(f"  {g:<58}{v:>7}")
+    _print_groups(out, groups, 58)
     out(_largest_functions(delta))
     st = _sizes_obj("tsch_sizes", "tsch_")
     out(f"TSCH state: {st['state']} bytes per interface ({st['cells']} cells, {st['nbrs']} "

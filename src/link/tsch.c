@@ -324,8 +324,7 @@ static unsigned nbrs_heard(const struct wren_tsch *t)
  * relieves (Table I: every node a DIO per 8.2 s into one cell per 2.02 s)
  * collisions had hidden the neighbours, n stayed small and every node sent
  * in 30 % of the cells, of which 1-5 % were heard. */
-#define BC_P_MAX 65535u /* 1 */
-#define BC_P_MIN 512u   /* 1/128 */
+#define BC_P_MIN 512u /* 1/128 */
 
 void wren_tsch_shared_heard(struct wren_tsch *t, bool busy)
 {
@@ -333,17 +332,16 @@ void wren_tsch_shared_heard(struct wren_tsch *t, bool busy)
     if (c->nbr_len != 0 || !(c->options & WREN_TSCH_CELL_SHARED)) {
         return;
     }
-    uint32_t p = t->bc_p ? t->bc_p : BC_P_MAX;
+    uint32_t p = t->bc_p;
     p = busy ? p - p / 16u : p + p * 17u / 160u;
-    t->bc_p = (uint16_t)(p > BC_P_MAX ? BC_P_MAX : p < BC_P_MIN ? BC_P_MIN : p);
+    t->bc_p = (uint16_t)(p > TSCH_BC_P_MAX ? TSCH_BC_P_MAX : p < BC_P_MIN ? BC_P_MIN : p);
 }
 
 uint16_t wren_tsch_bc_chance(const struct wren_tsch *t)
 {
     unsigned n = nbrs_heard(t);
-    uint32_t p = t->bc_p ? t->bc_p : BC_P_MAX;
-    uint32_t cap = n <= 1 ? BC_P_MAX : 131072u / (n + 2u);
-    return (uint16_t)(p < cap ? p : cap);
+    uint32_t cap = n <= 1 ? TSCH_BC_P_MAX : 131072u / (n + 2u);
+    return (uint16_t)(t->bc_p < cap ? t->bc_p : cap);
 }
 
 static bool bcast_turn(struct wren_tsch *t)

@@ -244,8 +244,8 @@ struct wren_tsch {
     uint32_t eb_ivl_ms;             /**< current EB interval */
     uint8_t eb_count;               /**< EBs sent at it */
     uint32_t nbr_heard[2];          /**< neighbours heard (a bit per hash of the EUI-64),
-                                         this window and the last: broadcasts in shared
-                                         cells go with probability 2/(n + 2) */
+                                         this window and the last: caps the broadcast
+                                         chance at 2/(n + 2) (bc_p) */
     uint64_t nbr_window;            /**< local us the current window began */
     uint16_t bc_p;                  /**< chance of a broadcast in a shared cell, 2^-16
                                          units, adapted to how busy those cells are */

@@ -31,6 +31,7 @@ enum {
 #define TSCH_Q_NONE 0xfe
 #define TSCH_SLOTFRAME_MINIMAL 0
 #define TSCH_SLOTFRAME_EB 1 /* wren_tsch_config.eb_sf_len */
+#define TSCH_BC_P_MAX 65535u /* wren_tsch.bc_p: a broadcast in every shared cell */
 
 /* us on air of a PSDU of @p psdu bytes (with FCS): SHR, PHR, PSDU at 250 kb/s */
 static inline uint32_t tsch_airtime_us(unsigned psdu)

@@ -121,6 +121,7 @@ void wren_tsch_init(struct wren_ieee802154_netif *nif)
         t->queues[i].be = t->cfg.min_be;
     }
     t->queues[0].used = 1;
+    t->bc_p = TSCH_BC_P_MAX; /* a quiet cell: broadcasts go at once */
     struct wren_netdev *dev = nif->netif.dev;
     uint32_t d;
     /* a radio that does not say: an 802.15.4 turnaround (aTurnaroundTime) */

@@ -307,15 +307,17 @@ void wren_tsch_timer_cb(struct wren_timer *tm, void *arg)
         wren_tsch_radio(t, true);
         set_at(t, TSCH_PH_RX_WAIT, t->slot_start + t->cfg.tx_offset_us + t->cfg.rx_wait_us / 2u);
         break;
-    case TSCH_PH_RX_WAIT:
-        wren_tsch_shared_heard(t, radio_receiving(t));
-        if (radio_receiving(t)) {
+    case TSCH_PH_RX_WAIT: {
+        bool busy = radio_receiving(t);
+        wren_tsch_shared_heard(t, busy);
+        if (busy) {
             set_at(t, TSCH_PH_RX_BUSY, now + tsch_airtime_us(127));
             break;
         }
         t->stats.rx_idle++;
         wren_tsch_end_slot(t);
         break;
+    }
     case TSCH_PH_RX_BUSY:
         wren_tsch_end_slot(t); /* the frame never completed (lost) */
         break;

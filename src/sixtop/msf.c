@@ -3,7 +3,6 @@
  * relocation, the parent switch, 6P error handling, and the glue with RPL
  * and TSCH (time source, join priority). */
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "core/node.h"

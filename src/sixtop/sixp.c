@@ -1,7 +1,6 @@
 /* 6P (RFC 8480): transactions, sequence numbers, the schedule changes they
  * make, and the module around them (sixtop.h). */
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "core/config.h"
