@@ -44,6 +44,35 @@ def sanitizer_report(text: str) -> str | None:
 _print_lock = threading.Lock()
 
 
+def failure_line(line: str) -> bool:
+    """True if @line names a failure: pytest's FAILED/ERROR summary lines,
+    ctest's failed or timed-out tests, testrun's own FAIL lines. The summary
+    repeats them under their stage, so that the tail of a long log (all a CI
+    may keep) says which test failed."""
+    s = line.strip()
+    return (s.startswith(("FAILED ", "ERROR ", "FAIL:")) or "***Failed" in s
+            or "***Timeout" in s or "***Exception" in s)
+
+
+#: The failure lines seen by _run and the stage checks since the last
+#: take_failures() (main takes them after each stage).
+_failures: list[str] = []
+_failures_lock = threading.Lock()
+
+
+def _note_failure(line: str) -> None:
+    with _failures_lock:
+        _failures.append(line.strip())
+
+
+def take_failures() -> list[str]:
+    """The failure lines noted since the last call, once each, in order."""
+    with _failures_lock:
+        seen = list(dict.fromkeys(_failures))
+        _failures.clear()
+    return seen
+
+
 def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
          cwd: Path | None = None, timeout: float | None = None,
          buffered: bool = False, ok_codes: Sequence[int] = (0,)) -> bool:
@@ -70,6 +99,8 @@ def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
                 sys.stdout.flush()
             if not found and sanitizer_report(line):
                 found.append(line.strip())
+            if failure_line(line):
+                _note_failure(line)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
@@ -86,9 +117,16 @@ def _run(cmd: Sequence[object], env: Mapping[str, str] | None = None,
                 sys.stdout.write("".join(kept))
                 sys.stdout.flush()
     if found:
-        print(f"FAIL: sanitizer report in the output of {Path(str(cmd[0])).name}: {found[0]}",
-              flush=True)
+        _fail(f"FAIL: sanitizer report in the output of {Path(str(cmd[0])).name}: {found[0]}")
+    elif rc not in ok_codes:
+        _fail(f"FAIL: {Path(str(cmd[0])).name} exited with status {rc}")
     return rc in ok_codes and not found
+
+
+def _fail(line: str) -> None:
+    """Print @line (a FAIL: line) and note it for the summary."""
+    print(line, flush=True)
+    _note_failure(line)
 
 
 def _sanitized(run: Callable[[Mapping[str, str]], bool], asan: str,
@@ -112,6 +150,7 @@ def _sanitized(run: Callable[[Mapping[str, str]], bool], asan: str,
                 print(f"sanitizer warning, not a report ({f.name}): {text.strip()}", flush=True)
                 continue
             print(f"FAIL: sanitizer report ({f.name}):\n{text}", flush=True)
+            _note_failure(f"FAIL: sanitizer report ({f.name}): {sanitizer_report(text)}")
             ok = False
     return ok
 
@@ -124,7 +163,7 @@ def _ctest(tree: Path, env: Mapping[str, str] | None = None) -> bool:
     ok = _run(["ctest", "--test-dir", tree, "--output-on-failure", "-j", "2"], env=env)
     found = sanitizer_report(log.read_text(errors="replace")) if log.exists() else None
     if found:
-        print(f"FAIL: sanitizer report in a test's output ({log}): {found.strip()}", flush=True)
+        _fail(f"FAIL: sanitizer report in a test's output ({log}): {found.strip()}")
     return ok and not found
 
 
@@ -243,6 +282,10 @@ def stage_reproduce() -> bool:
     return reproduce.main(argparse.Namespace(names=["all"], quick=True, out=None)) == 0
 
 
+#: How many failure lines the summary shows under a failed stage.
+MAX_SUMMARY_FAILURES = 12
+
+
 def main(args: argparse.Namespace) -> int:
     stages: list[tuple[str, Callable[[], bool]]] = [("C unit tests", stage_unit), ("Python tests", stage_python)]
     if not args.quick:
@@ -260,10 +303,16 @@ def main(args: argparse.Namespace) -> int:
                 ok = fn()
             except (subprocess.SubprocessError, SystemExit, OSError) as e:
                 progress.echo(f"{name}: {e}\n")
+                _note_failure(f"FAIL: {name}: {e}")
                 ok = False
-            results.append((name, ok, time.monotonic() - t0))
+            results.append((name, ok, time.monotonic() - t0, take_failures()))
             bar.advance()
     print("\n=== summary ===")
-    for name, ok, dt in results:
+    for name, ok, dt, failures in results:
         print(f"{'PASS' if ok else 'FAIL'}  {name}  ({dt:.0f} s)")
-    return 0 if all(ok for _, ok, _ in results) else 1
+        if not ok:
+            # the last ones are the stage's own verdicts; a flood of them is cut
+            for line in failures[-MAX_SUMMARY_FAILURES:]:
+                print(f"      {line[:300]}")
+    return 0 if all(ok for _, ok, _, _ in results) else 1
+

@@ -193,3 +193,24 @@ def test_report_marks():
     assert testrun.sanitizer_report("x\n==1==ERROR: LeakSanitizer: detected memory leaks\n")
     assert testrun.sanitizer_report("SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior a.c")
     assert testrun.sanitizer_report("all good\nPASS  fuzz targets\n") is None
+
+
+@pytest.mark.parametrize("fault", [True, False])
+def test_summary_names_the_failed_tests(tmp_path, capsys, fault):
+    """A CI that keeps only the tail of the log must still say which test
+    failed: the failure lines of pytest and ctest are collected for the
+    summary under their stage."""
+    testrun.take_failures()
+    test = tmp_path / "test_planted.py"
+    test.write_text(f"def test_planted_one():\n    assert {not fault}\n\n\n"
+                    "def test_planted_other():\n    pass\n")
+    tree = ctest_tree(tmp_path, f"exit {int(fault)}")
+    ok = testrun._pytest(tests=[test]) & testrun._ctest(tree)
+    capsys.readouterr()
+    failures = testrun.take_failures()
+    assert ok is not fault
+    named = "\n".join(failures)
+    assert ("FAILED" in named and "test_planted.py::test_planted_one" in named) is fault, named
+    assert "test_planted_other" not in named
+    assert ("planted" in named and "***Failed" in named) is fault, named
+    assert testrun.take_failures() == []
