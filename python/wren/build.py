@@ -1,4 +1,5 @@
 """Configure and build the C trees with CMake (incremental)."""
+import fcntl
 import os
 import shutil
 import subprocess
@@ -17,14 +18,18 @@ def cmake_build(tree: Path, *options: str, quiet: bool = True,
                 env: Mapping[str, str] | None = None,
                 target: str | Sequence[str] | None = None) -> Path:
     """Configure @tree (once) with @options and build it (only @target, one
-    name or several, if given); raise on failure."""
+    name or several, if given); raise on failure. Builds of one tree wait
+    for each other (a lock file in it): tests run side by side may each call
+    ./wren sim, and two ninjas in one tree break each other's outputs."""
     tree.mkdir(parents=True, exist_ok=True)
-    if not (tree / "CMakeCache.txt").exists():
-        cmd = ["cmake", "-S", str(paths.ROOT), "-B", str(tree), *_gen(), *options]
-        _run(cmd, quiet, env)
-    _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2),
-          *(["--target", *([target] if isinstance(target, str) else target)] if target
-            else [])], quiet, env)
+    with open(tree / ".wren-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (tree / "CMakeCache.txt").exists():
+            cmd = ["cmake", "-S", str(paths.ROOT), "-B", str(tree), *_gen(), *options]
+            _run(cmd, quiet, env)
+        _run(["cmake", "--build", str(tree), "-j", str(os.cpu_count() or 2),
+              *(["--target", *([target] if isinstance(target, str) else target)] if target
+                else [])], quiet, env)
     return tree
 
 
