@@ -83,9 +83,10 @@ int wren_ccm(const uint8_t key[16], const uint8_t nonce[13], uint8_t *buf, size_
     buf += a_len + m_len;
     for (size_t j = 0; j < mic_len; j++) {
         uint8_t t = c.x[j] ^ s[j];
-        diff |= (uint8_t)(t ^ buf[j]); /* constant time */
-        if (!open)
-            buf[j] = t;
+        if (open)
+            diff |= (uint8_t)(t ^ buf[j]); /* constant time */
+        else
+            buf[j] = t; /* (sealing never reads the MIC's bytes: not yet written) */
     }
     return open && diff ? -EBADMSG : 0;
 }
