@@ -250,9 +250,14 @@ int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *v
             return -EINVAL;
         }
         if (!wren_tsch_is_ts(t, val)) {
+            /* the drift estimate is kept: it is our clock's rate against the
+             * network's time, which the new time source keeps as the old
+             * one did (802.15.4-2015 6.5.4). Set to 0, a hub that switched
+             * parent drifted out of its new parent's guard time before the
+             * first correction came through a busy shared cell: no ACK, no
+             * EB heard, a desync, and every node below it followed */
             memcpy(t->ts, val, 8);
             t->ts_len = 8;
-            t->drift_q30 = 0;
             wren_tsch_eb_cells(t);
         }
         t->ts_set = 1;

@@ -505,3 +505,45 @@ def test_tsch_full_broadcast_queue_sheds_its_oldest(sim_factory):
     # the newest eight (32..39, mean 35.5) rather than the first (20..27)
     assert size_sum / got >= 30, (got, size_sum)
     s.shell(0, "udp server stop")
+
+
+def test_tsch_time_source_switch_keeps_the_drift_estimate(sim_factory):
+    """A node whose crystal runs 300 ppm fast keeps time with node 1, then
+    its time source becomes the coordinator (as RPL's parent switch makes it,
+    through SET TIME_SOURCE). Both run network time, so the drift estimate
+    still holds and is kept: with keep-alives off the only corrections are
+    the time source's EBs, up to 24 s apart (desync_ms 60 s here), over
+    which an uncompensated 300 ppm clock moves 7 ms, past the 1.1 ms
+    guard: it would hear no EB of its new time source again and desync (a
+    hub that switched parent in a 30-node network did, and every node below
+    it followed)."""
+    s = sim_factory(5)
+    net(s, 3, [(0, 1, 1.0), (1, 2, 1.0), (0, 2, 1.0)], rpl=False)
+    s.set_drift(0, 0)
+    s.set_drift(0, 1)
+    s.set_drift(300, 2)
+    # no keep-alives: EBs alone keep node 2 in time, up to 24 s apart
+    assert s.shell(2, "tsch set ka_ms 0")[0] == 0
+    assert s.shell(2, "tsch set desync_ms 60000")[0] == 0
+    assert wait(s, lambda: tsch(s, 1)["synced"] and tsch(s, 2)["synced"], 120)
+    # node 2 below node 1 (as RPL's rank would put it: MSF sets both)
+    assert s.shell(1, f"tsch ts {ts_str(0)}")[0] == 0
+    assert s.shell(2, "tsch prio 2")[0] == 0
+    assert s.shell(2, f"tsch ts {ts_str(1)}")[0] == 0
+    # the EB period grows to its 16 s; the estimate is learnt on node 1's EBs
+    s.run(s.now + 900)
+    t = tsch(s, 2)
+    assert t["synced"] and t["ts"] == ts_str(1), t["out"]
+    d_before = int(re.search(r"drift (-?\d+) ppb", t["out"]).group(1))
+    assert abs(d_before - 300000) < 15000, d_before
+    k0 = s.counters(2)
+    assert s.shell(2, f"tsch ts {ts_str(0)}")[0] == 0
+    s.run(s.now + 300)
+    t = tsch(s, 2)
+    k = s.counters(2)
+    assert t["synced"] and t["ts"] == ts_str(0), t["out"]
+    assert k["tsch.sync_desync"] == k0["tsch.sync_desync"] == 0, k
+    # corrected by the coordinator's EBs all along (one per 8..24 s)
+    assert k["tsch.sync_corrections"] - k0["tsch.sync_corrections"] >= 300 // 24, k
+    d_after = int(re.search(r"drift (-?\d+) ppb", t["out"]).group(1))
+    assert abs(d_after - 300000) < 15000, d_after
