@@ -155,6 +155,60 @@ static int queue_of(struct wren_tsch *t, const uint8_t *nbr, bool make)
     return free_q;
 }
 
+static bool is_sixtop(const struct wren_snip *pkt)
+{
+    return pkt->next && pkt->next->type == WREN_NETTYPE_SIXTOP;
+}
+
+/* Where a 6P message goes in neighbour queue @p qi: after the head if it
+ * may be on the air now or has been tried (its tries and sequence number are
+ * the queue's), then after the 6P messages queued before it (their order is
+ * kept), before any data frame. A 6P transaction waits for its response for
+ * CONFIG_WREN_SIXP_TIMEOUT_S: a request behind a full queue of forwarded
+ * data in one shared cell per slotframe went out after the timeout (50
+ * nodes, a hub's requests to the root, 8 frames at 40 % acknowledged), the
+ * responder installed cells the initiator had given up on, and the hub never
+ * got the negotiated cells its traffic needed. */
+static struct wren_snip **sixtop_slot(struct wren_tsch *t, int qi)
+{
+    struct wren_tsch_queue *q = &t->queues[qi];
+    struct wren_snip **at = &q->head;
+    if (q->head && (q->tries || t->q == qi)) {
+        at = &wren_netif_hdr(q->head)->q_next;
+    }
+    while (*at && is_sixtop(*at)) {
+        at = &wren_netif_hdr(*at)->q_next;
+    }
+    return at;
+}
+
+/* A full neighbour queue makes room for a 6P message: its last data frame
+ * goes (counted drop_queue_full). Every frame from sixtop_slot() on is data,
+ * so if there is one the tail is one, and never the head it keeps.
+ * @return whether one went. */
+static bool shed_data(struct wren_tsch *t, int qi)
+{
+    struct wren_tsch_queue *q = &t->queues[qi];
+    if (*sixtop_slot(t, qi) == NULL) {
+        return false;
+    }
+    struct wren_snip *p = q->head, *prev = NULL;
+    while (wren_netif_hdr(p)->q_next) {
+        prev = p;
+        p = wren_netif_hdr(p)->q_next;
+    }
+    if (prev) {
+        wren_netif_hdr(prev)->q_next = NULL;
+    } else {
+        q->head = NULL;
+    }
+    q->tail = prev;
+    q->len--;
+    t->stats.drop_queue_full++;
+    wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
+    return true;
+}
+
 static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
 {
     struct wren_node *node = tsch_node(t);
@@ -176,7 +230,8 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
         t->stats.drop_bcast_full++;
         wren_pktbuf_release(&node->pktbuf, p);
     }
-    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN) {
+    bool sixtop = qi != 0 && is_sixtop(pkt);
+    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN && !(sixtop && shed_data(t, qi))) {
         t->stats.drop_queue_full++;
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -ENOBUFS;
@@ -186,6 +241,14 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
         t->nif->netif.stats.rx_drop_nobuf++;
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -ENOBUFS;
+    }
+    struct wren_snip **at = sixtop ? sixtop_slot(t, qi) : NULL;
+    if (at && *at) {
+        /* 6P goes before the data frames (see sixtop_slot) */
+        wren_netif_hdr(pkt)->q_next = *at;
+        *at = pkt;
+        q->len++;
+        return 1;
     }
     wren_netif_hdr(pkt)->q_next = NULL;
     if (q->tail) {
@@ -649,7 +712,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
     if (p == NULL) {
         return;
     }
-    bool sixtop = p->next && p->next->type == WREN_NETTYPE_SIXTOP;
+    bool sixtop = is_sixtop(p);
     t->stats.tx_data++;
     if (q->tries) {
         t->stats.tx_retries++;

@@ -119,3 +119,33 @@ def test_sixtop_shell_mistakes_get_one_clear_line(sim_factory):
     res, out = s.shell(0, "6p")
     assert res == 0 and "eui64 0257:52ff:fe00:0000" in out, out
     assert s.counters(0)["sixtop.tx_request"] == 0
+
+
+def test_sixtop_request_goes_before_queued_data(sim_factory):
+    """A 6P request to a neighbour whose queue is full of data goes out
+    first: the last data frame makes room for it. A hub of 50 nodes that
+    forwarded more than its one autonomous cell to the root carried had its
+    ADD requests wait behind 8 data frames (or be dropped at the full
+    queue) past the 6P timeout: the root installed cells the hub had given
+    up on, and the hub never got the negotiated cells it needed."""
+    s = sim_factory(4)
+    net(s, 2, line(2), rpl=False)
+    assert wait(s, lambda: tsch(s, 1)["synced"], 120)
+    s.run(s.now + 10)  # the queues empty after joining
+    assert s.shell(0, "udp server start 7000 sink")[0] == 0
+    k0 = s.counters(1)
+    res, out = s.shell(1, "udp send fe80::57:52ff:fe00:0 7000 40 20 0")
+    assert res == 0, out
+    full = s.counters(1)["tsch.drop_queue_full"] - k0["tsch.drop_queue_full"]
+    assert full == 12, full  # 20 datagrams into 8 places
+    res, out = s.shell(1, f"6p add {ts_str(0)} tx 1")
+    assert res == 0, out
+    # one datagram made room; the head may already have gone to the radio
+    assert s.counters(1)["tsch.drop_queue_full"] - k0["tsch.drop_queue_full"] == 13
+    assert wait(s, lambda: s.counters(0)["sixtop.rx_request"] == 1, 30, step=0.01)
+    assert s.counters(0)["udp.rx"] <= 1, s.counters(0)["udp.rx"]
+    assert wait(s, lambda: "last response SUCCESS" in sixp(s, 1), 30)
+    s.run(s.now + 10)
+    assert s.counters(0)["udp.rx"] == 7
+    assert s.counters(1)["sixtop.trans_timeout"] == 0
+    s.shell(0, "udp server stop")
