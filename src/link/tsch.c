@@ -961,7 +961,8 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     struct ieee802154_frame f;
     struct ieee802154_payload_ies pie;
     uint8_t phase = t->phase;
-    bool listening = phase == TSCH_PH_RX_WAIT || phase == TSCH_PH_RX_BUSY;
+    bool listening = phase == TSCH_PH_RX_MID || phase == TSCH_PH_RX_WAIT ||
+                     phase == TSCH_PH_RX_BUSY;
     bool ack_window = phase == TSCH_PH_ACK_WAIT || phase == TSCH_PH_ACK_RX;
     int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
     if (res < 0) {

@@ -258,6 +258,7 @@ struct wren_tsch {
     uint8_t phase;                  /**< what the timer does next (tsch_slot.c) */
     uint8_t join_prio;              /**< of our EBs (0xff: none) */
     uint8_t desync_due;             /**< leave at the end of this slot (keep-alive lost) */
+    uint8_t rx_busy;                /**< a frame was coming in at RX_MID_US (tsch_slot.c) */
     uint8_t join_prio_set;          /**< set by SET JOIN_PRIO (else time source's + 1) */
     uint8_t ts[8];                  /**< time source */
     uint8_t ts_len;

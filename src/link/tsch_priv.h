@@ -21,6 +21,7 @@ enum {
     TSCH_PH_ACK_WAIT,  /* the ACK must have begun by now */
     TSCH_PH_ACK_RX,    /* the ACK is coming in */
     TSCH_PH_RX_ON,     /* switch on to listen */
+    TSCH_PH_RX_MID,    /* a frame of a neighbour in time is on the air now */
     TSCH_PH_RX_WAIT,   /* a frame must have begun by now */
     TSCH_PH_RX_BUSY,   /* a frame is coming in */
     TSCH_PH_ACK_SEND,  /* hand our Enh-ACK to the radio */

@@ -17,6 +17,14 @@
 #define LATE_MARGIN_US 50u
 /* the longest drift estimate believed: 500 ppm, in 2^-30 units */
 #define DRIFT_MAX_Q30 536871
+/* a listening window looks at the radio twice: at the guard's end (a frame
+ * still coming in) and this long after tx_offset, when a frame from a
+ * neighbour within 300 us of our time is on the air however short it is:
+ * a keep-alive (0.9 ms) or a short broadcast that collided or was lost
+ * ends before the guard does, and seen only then the cell looked idle (in
+ * a 50-node network the minimal cell, full of such collisions, looked idle
+ * to everyone, and the broadcast chance rose until nothing got through) */
+#define RX_MID_US 300u
 
 uint32_t wren_tsch_asn_mod(uint64_t asn, uint32_t m)
 {
@@ -305,10 +313,15 @@ void wren_tsch_timer_cb(struct wren_timer *tm, void *arg)
         break;
     case TSCH_PH_RX_ON:
         wren_tsch_radio(t, true);
+        t->rx_busy = 0;
+        set_at(t, TSCH_PH_RX_MID, t->slot_start + t->cfg.tx_offset_us + RX_MID_US);
+        break;
+    case TSCH_PH_RX_MID:
+        t->rx_busy = radio_receiving(t);
         set_at(t, TSCH_PH_RX_WAIT, t->slot_start + t->cfg.tx_offset_us + t->cfg.rx_wait_us / 2u);
         break;
     case TSCH_PH_RX_WAIT: {
-        bool busy = radio_receiving(t);
+        bool busy = radio_receiving(t) || t->rx_busy;
         wren_tsch_shared_heard(t, busy);
         if (busy) {
             set_at(t, TSCH_PH_RX_BUSY, now + tsch_airtime_us(127));

@@ -480,6 +480,42 @@ def test_tsch_broadcast_overload_keeps_the_shared_cell_heard(sim_factory):
         s.shell(i, "udp server stop")
 
 
+def _rx_windows(s, i) -> tuple:
+    """(listening windows, frames received) over node i's RX cells so far."""
+    rows = re.findall(r"cell sf \d+ slot \d+ choff \d+ (\S+) \S+ nbr \S+: elapsed (\d+) "
+                      r"used (\d+) acked \d+ rx (\d+)", tsch(s, i)["out"])
+    return (sum(int(e) - int(u) for o, e, u, _ in rows if o[1] == "R"),
+            sum(int(r) for o, _, _, r in rows if o[1] == "R"))
+
+
+def test_tsch_short_colliding_frames_are_not_idle_cells(sim_factory):
+    """Nodes 1 and 2, which do not hear each other, send keep-alives to the
+    coordinator between them every 200 ms: many collide there. A keep-alive
+    (23 bytes, 0.93 ms) ends before the guard does (1.1 ms after
+    tx_offset): looked at only at the guard's end, the radio idle again,
+    each collision was an idle cell (rx_idle), and in the shared cells
+    the broadcast chance rose with it (in a 50-node network the minimal
+    cell, full of short colliding frames, looked idle and collapsed). A
+    frame coming in 300 us after tx_offset makes the cell busy."""
+    s = sim_factory(9)
+    net(s, 3, [(0, 1, 1.0), (0, 2, 1.0)], rpl=False)
+    for i in (1, 2):
+        assert s.shell(i, "tsch set ka_ms 200")[0] == 0
+    assert wait(s, lambda: tsch(s, 1)["synced"] and tsch(s, 2)["synced"], 300)
+    k0, (w0, r0) = s.counters(0), _rx_windows(s, 0)
+    s.run(s.now + 120)
+    k, (w, r) = s.counters(0), _rx_windows(s, 0)
+    collisions = k["radio.rx_collisions"] - k0["radio.rx_collisions"]
+    assert collisions > 100, collisions
+    idle = k["tsch.rx_idle"] - k0["tsch.rx_idle"]
+    # the simulated radio counts a collision of two frames twice (the second
+    # frame's start, the first one's end): collisions / 2 windows had one,
+    # and none of them is idle (nor a window with a frame received)
+    assert idle <= (w - w0) - (r - r0) - collisions // 2, (idle, w - w0, r - r0, collisions)
+    for i in (1, 2):
+        assert s.counters(i)["tsch.sync_desync"] == 0
+
+
 def test_tsch_full_broadcast_queue_sheds_its_oldest(sim_factory):
     """A burst of 20 broadcasts into the 8-frame broadcast queue: the oldest
     are shed (counted), the newest go out, because the latest copy of control
