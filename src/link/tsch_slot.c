@@ -321,17 +321,13 @@ void wren_tsch_timer_cb(struct wren_timer *tm, void *arg)
         set_at(t, TSCH_PH_RX_WAIT, t->slot_start + t->cfg.tx_offset_us + t->cfg.rx_wait_us / 2u);
         break;
     case TSCH_PH_RX_WAIT: {
-        bool busy = radio_receiving(t);
-        wren_tsch_shared_heard(t, busy || t->rx_busy);
+        bool busy = radio_receiving(t) || t->rx_busy;
+        wren_tsch_shared_heard(t, busy);
         if (busy) {
             set_at(t, TSCH_PH_RX_BUSY, now + tsch_airtime_us(127));
             break;
         }
-        /* a frame seen at RX_MID that is over now was lost (a received one
-         * ends the window): the cell was busy, but there is nothing to wait for */
-        if (!t->rx_busy) {
-            t->stats.rx_idle++;
-        }
+        t->stats.rx_idle++;
         wren_tsch_end_slot(t);
         break;
     }
