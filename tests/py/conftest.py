@@ -179,6 +179,17 @@ class Netns(Procs):
         return subprocess.run(["ip", "-n", self.name, *map(str, args)], capture_output=True,
                               text=True, check=check, timeout=30)
 
+    def wait_listening(self, port: int, udp: bool = False, timeout: float = 20.0) -> None:
+        """Until a socket in the namespace listens on TCP (or is bound to
+        UDP) @port. A server started with popen is not ready at once, and a
+        probe with coap-client cannot tell: libcoap 4.3's coap-client exits
+        0 when the connection is refused or the port unreachable."""
+        deadline = time.monotonic() + timeout
+        while not self.run("ss", "-H", "-lnu" if udp else "-lnt", f"sport = :{port}").stdout:
+            assert time.monotonic() < deadline, \
+                f"nothing listens on {'UDP' if udp else 'TCP'} port {port} in {self.name}"
+            time.sleep(0.05)
+
 
 def _why_no_host() -> str | None:
     if not sys.platform.startswith("linux"):
