@@ -317,14 +317,17 @@ class WrenNode:
             assert time.monotonic() < deadline, f"{addr} never became valid:\n{out}"
             time.sleep(0.2)
 
-    def pktbuf_empty(self) -> bool:
-        # quiescent: give in-flight work (a reply, a retransmission) a moment
-        for _ in range(50):
+    def pktbuf_empty(self, wait_s: float = 5.0) -> bool:
+        """Whether the packet buffer is empty at some look within @wait_s
+        (quiescent: in-flight work, a reply, a retransmission, gets time)."""
+        deadline = time.monotonic() + wait_s
+        while True:
             out = self.run("pktbuf", r"packet buffer:")
             if re.search(r", 0 in use \(0 snips\)", out):
                 return True
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.1)
-        return False
 
     def exit(self) -> int:
         """The shell's exit; the process's exit status."""
