@@ -315,4 +315,3 @@ def main(args: argparse.Namespace) -> int:
             for line in failures[-MAX_SUMMARY_FAILURES:]:
                 print(f"      {line[:300]}")
     return 0 if all(ok for _, ok, _, _ in results) else 1
-

@@ -182,16 +182,12 @@ static struct wren_snip **sixtop_slot(struct wren_tsch *t, int qi)
     return at;
 }
 
-/* A full neighbour queue makes room for a 6P message: its last data frame
- * goes (counted drop_queue_full). Every frame from sixtop_slot() on is data,
- * so if there is one the tail is one, and never the head it keeps.
- * @return whether one went. */
-static bool shed_data(struct wren_tsch *t, int qi)
+/* A full neighbour queue makes room for a 6P message: its last frame goes
+ * (counted drop_queue_full). The caller knows it is a data frame: there is
+ * one from sixtop_slot() on, and every frame from there is data. */
+static void drop_tail(struct wren_tsch *t, int qi)
 {
     struct wren_tsch_queue *q = &t->queues[qi];
-    if (*sixtop_slot(t, qi) == NULL) {
-        return false;
-    }
     struct wren_snip *p = q->head, *prev = NULL;
     while (wren_netif_hdr(p)->q_next) {
         prev = p;
@@ -206,7 +202,6 @@ static bool shed_data(struct wren_tsch *t, int qi)
     q->len--;
     t->stats.drop_queue_full++;
     wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
-    return true;
 }
 
 static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
@@ -230,11 +225,16 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
         t->stats.drop_bcast_full++;
         wren_pktbuf_release(&node->pktbuf, p);
     }
-    bool sixtop = qi != 0 && is_sixtop(pkt);
-    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN && !(sixtop && shed_data(t, qi))) {
-        t->stats.drop_queue_full++;
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return -ENOBUFS;
+    /* 6P goes before the data frames (see sixtop_slot): @p at is the link
+     * it takes, and stays that link if the tail goes to make room */
+    struct wren_snip **at = qi != 0 && is_sixtop(pkt) ? sixtop_slot(t, qi) : NULL;
+    if (q->len >= CONFIG_WREN_TSCH_QUEUE_LEN) {
+        if (at == NULL || *at == NULL) {
+            t->stats.drop_queue_full++;
+            wren_pktbuf_release(&node->pktbuf, pkt);
+            return -ENOBUFS;
+        }
+        drop_tail(t, qi);
     }
     struct wren_snip *head = pkt;
     if (wren_pktbuf_write_path(&node->pktbuf, &pkt, &head) < 0) {
@@ -242,9 +242,7 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -ENOBUFS;
     }
-    struct wren_snip **at = sixtop ? sixtop_slot(t, qi) : NULL;
     if (at && *at) {
-        /* 6P goes before the data frames (see sixtop_slot) */
         wren_netif_hdr(pkt)->q_next = *at;
         *at = pkt;
         q->len++;
