@@ -172,6 +172,11 @@ enum wren_netopt {
                                         address; -ENOENT: none (root, or not joined) */
     WREN_NETOPT_RPL_RANK,          /**< GET: uint16_t our rank (0xffff: infinite, not in
                                         a DODAG) */
+    WREN_NETOPT_RPL_DIO_CONFIG,    /**< SET: uint8_t, how many of the multicast (Trickle)
+                                        DIOs from now on carry the DODAG configuration
+                                        option (255: all, the default); unicast DIOs
+                                        always do (RFC 6550 8.3). A test knob: a root
+                                        that behaves as RIOT's and Contiki-NG's do */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):

@@ -60,6 +60,8 @@
 /* seconds a detached node refuses the version it left from nodes ranked
  * like or below it (struct wren_rpl, guard_*) */
 #define GUARD_S 60
+/* seconds between unicast DIS asking for a DODAG configuration (ask_config) */
+#define CFG_DIS_S 3
 
 static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
 
@@ -134,10 +136,13 @@ void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *
     }
 }
 
-static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
+/* A DIO to @p dst; with the DODAG configuration option unless @p no_cfg
+ * (RFC 6550 6.3.1 leaves it to the sender; 8.3: a unicast DIO answering a
+ * DIS MUST carry it) */
+static void send_dio_opts(struct wren_rpl *rpl, const uint8_t *dst, bool no_cfg)
 {
     uint8_t opts[64], out[MSG_MAX];
-    int n = wren_rpl_opt_config_emit(&rpl->cfg, opts, sizeof(opts));
+    int n = no_cfg ? 0 : wren_rpl_opt_config_emit(&rpl->cfg, opts, sizeof(opts));
     if (rpl->prefix_len) {
         struct rpl_opt_prefix p = { .prefix_len = rpl->prefix_len, .flags = rpl->pio_flags,
                                     .valid = rpl->pio_valid, .preferred = rpl->pio_preferred,
@@ -160,12 +165,18 @@ static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
     }
 }
 
+static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
+{
+    send_dio_opts(rpl, dst, false);
+}
+
 static void send_dis_to(struct wren_rpl *rpl, const uint8_t *dst)
 {
     struct rpl_msg m = { .code = RPL_CODE_DIS };
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dis++;
+    rpl->stats.dis_unicast_tx += !wren_ipv6_addr_is_multicast(dst);
     wren_rpl_send_msg(rpl, dst, out, (size_t)len);
 }
 
@@ -197,7 +208,10 @@ static void trickle_fire(struct wren_trickle *tr, void *arg)
     (void)tr;
     struct wren_rpl *rpl = arg;
     if (rpl->role != WREN_RPL_LEAF && (rpl->joined || rpl->role == WREN_RPL_ROOT)) {
-        send_dio(rpl, all_rpl_nodes);
+        send_dio_opts(rpl, all_rpl_nodes, rpl->dio_cfg_left == 0);
+        if (rpl->dio_cfg_left && rpl->dio_cfg_left != 0xff) {
+            rpl->dio_cfg_left--;
+        }
     }
 }
 
@@ -509,6 +523,10 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     }
 }
 
+/* The DIO's options: the configuration (adopted when given; joining,
+ * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
+ * not parse, or asks for what we cannot do), -ENOENT (joining, and no
+ * configuration: RFC 6550 lets a root send it only now and then) */
 static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
 {
     struct rpl_opt_iter it;
@@ -522,25 +540,25 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
     while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
         if (o.type == RPL_OPT_CONFIG) {
             if (wren_rpl_opt_config_parse(&o, &cfg) < 0) {
-                return -1;
+                return -EINVAL;
             }
             have_cfg = true;
         } else if (o.type == RPL_OPT_PREFIX) {
             if (wren_rpl_opt_prefix_parse(&o, &pio) < 0) {
-                return -1;
+                return -EINVAL;
             }
             have_pio = true;
         }
     }
     if (rc < 0) {
-        return -1;
+        return -EINVAL;
     }
     if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
-        return -1; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
+        return -EINVAL; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
     }
     if (adopt) {
         if (!have_cfg) {
-            return -1; /* joining needs the configuration */
+            return -ENOENT; /* joining needs the configuration */
         }
         rpl->cfg = cfg;
     } else if (have_cfg) {
@@ -559,6 +577,23 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
         }
     }
     return 0;
+}
+
+/* A DIO of a DODAG we would join, without its configuration (RIOT and
+ * Contiki-NG put it in their first DIOs only): not malformed. RFC 6550 8.3:
+ * a unicast DIS to its sender is answered by a unicast DIO that carries it.
+ * One such DIS every CFG_DIS_S at most, whoever sent the DIOs (a root's
+ * neighbours hear one DIO per Trickle interval; a flood of them gets one
+ * DIS a few seconds). */
+static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
+{
+    uint32_t now = now_s(rpl);
+    rpl->stats.dio_no_config++;
+    if ((int32_t)(now - rpl->next_cfg_dis_s) < 0) {
+        return;
+    }
+    rpl->next_cfg_dis_s = now + CFG_DIS_S;
+    send_dis_to(rpl, src);
 }
 
 static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
@@ -603,6 +638,13 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
         rpl->stats.rx_drop_unsupported++;
         return;
     }
+    if (rpl->want_mop != 0xff && mop != rpl->want_mop) {
+        /* told to expect one mode: a DODAG of the other is not joined, and
+         * says so (counted, and `rpl` shows the mode heard) */
+        rpl->stats.dio_mop_mismatch++;
+        rpl->heard_mop = (uint8_t)mop;
+        return;
+    }
     if (!wren_ipv6_addr_is_link_local(src)) {
         rpl->stats.rx_drop_malformed++;
         return;
@@ -631,7 +673,12 @@ static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_ms
             return;
         }
         struct rpl_opt_config saved = rpl->cfg;
-        if (dio_options(rpl, m, true) < 0) {
+        int rc = dio_options(rpl, m, true);
+        if (rc == -ENOENT) {
+            ask_config(rpl, src);
+            return;
+        }
+        if (rc < 0) {
             rpl->cfg = saved;
             rpl->stats.rx_drop_malformed++;
             return;
@@ -926,11 +973,18 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
         return -EINVAL;
     }
 #endif
+    if ((c->role == WREN_RPL_ROUTER || c->role == WREN_RPL_LEAF) && (c->flags & WREN_RPL_CFG_MOP) &&
+        c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) {
+        return -EINVAL;
+    }
     if (ip == NULL) {
         return -ENODEV;
     }
     stop(rpl);
     rpl->role = c->role;
+    rpl->want_mop = c->role != WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_MOP) ? c->mop : 0xff;
+    rpl->heard_mop = 0xff;
+    rpl->next_cfg_dis_s = 0;
     rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
     rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
     if (c->role == WREN_RPL_OFF) {
@@ -1117,6 +1171,13 @@ static int rpl_set(struct wren_node *node, struct wren_module *self, uint16_t op
         memcpy(&m, val, sizeof(m));
         return wren_rpl_set_route_mem(rpl, m.mem, m.n);
     }
+    if (opt == WREN_NETOPT_RPL_DIO_CONFIG) {
+        if (len != 1) {
+            return -EINVAL;
+        }
+        rpl->dio_cfg_left = *(const uint8_t *)val;
+        return 0;
+    }
     if (opt != WREN_NETOPT_RPL_ROLE) {
         return -ENOTSUP;
     }
@@ -1164,6 +1225,7 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     rpl->lowest_rank = RPL_INFINITE_RANK;
     rpl->routes = rpl->own_routes;
     rpl->n_routes = CONFIG_WREN_RPL_ROUTES;
+    rpl->want_mop = rpl->heard_mop = rpl->dio_cfg_left = 0xff;
     if (wren_netif_get(node, if_id) == NULL) {
         return -ENODEV;
     }

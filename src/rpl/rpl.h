@@ -95,7 +95,8 @@ struct wren_rpl_role_cfg {
     uint8_t role;       /**< enum wren_rpl_role */
     uint8_t instance;   /**< root: RPLInstanceID (global: < 128) */
     uint8_t prefix_len; /**< root: its prefix, 64 for autoconfiguration */
-    uint8_t mop;        /**< root: RPL_MOP_STORING or RPL_MOP_NON_STORING */
+    uint8_t mop;        /**< root: RPL_MOP_STORING or RPL_MOP_NON_STORING; router or
+                             leaf with WREN_RPL_CFG_MOP: the only mode it joins */
     uint8_t ocp;        /**< root: objective function, 0 OF0 (RFC 6552), 1 MRHOF (RFC 6719) */
     uint8_t prefix[16]; /**< root */
     uint8_t flags;      /**< WREN_RPL_CFG_* */
@@ -120,6 +121,11 @@ struct wren_rpl_role_cfg {
 /** root: take dio_imin, dio_doublings, dio_k, lifetime and lifetime_unit
  *  (with CONFIG_WREN_RPL_ROOT_TIMERS; a build without it keeps the defaults) */
 #define WREN_RPL_CFG_TIMERS 0x04
+
+/** router or leaf: join only DODAGs of mode @c mop (a storing-only node,
+ *  as RIOT's is); a DIO of another mode is counted (dio_mop_mismatch) and
+ *  shown by `rpl`, never joined. Without it a node joins either mode. */
+#define WREN_RPL_CFG_MOP 0x08
 
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
 #define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
@@ -161,6 +167,10 @@ struct wren_rpl_role_cfg {
     C(rpi_loop)             /* a second rank error: the datagram dropped */          \
     C(rpi_no_route_down)    /* going down with no route: F set, sent back up */       \
     C(rpi_forward_error)    /* came back with F: the route through that child dropped */         \
+    C(dio_no_config)        /* DIOs of a DODAG we have no configuration for (asked by unicast DIS) */\
+    C(dis_unicast_tx)       /* unicast DIS sent (configuration asked, or a candidate probed) */  \
+    C(dio_mop_mismatch)     /* DIOs of a DODAG in another mode than the one we were told to expect */\
+    C(dao_mop_refused)      /* DAOs of the other mode of operation refused (DAO-ACK status 128, unqualified rejection) */\
     C(routes_used)          /* gauge: routes held now */                          \
     C(routes_size)          /* gauge: the route table's size (full: used = size) */\
     C(parents_used)         /* gauge: candidate parents (neighbours) held now */  \
@@ -251,6 +261,11 @@ struct wren_rpl {
     uint32_t dao_sent_s;
     uint32_t bad_since_s; /**< the preferred parent's link fails, none better: since */
     uint8_t probe_next;   /**< the candidate the next probe (unicast DIS) goes to */
+    uint8_t want_mop;     /**< router/leaf: the only mode joined (0xff: any) */
+    uint8_t heard_mop;    /**< the mode of the last DIO refused for want_mop (0xff: none) */
+    uint8_t dio_cfg_left; /**< multicast DIOs still to carry the configuration
+                               (0xff: all; WREN_NETOPT_RPL_DIO_CONFIG) */
+    uint32_t next_cfg_dis_s; /**< no unicast DIS asking for a configuration before */
     uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
     struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */

@@ -163,7 +163,7 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dao_ack++;
-    if (rpl->mop == RPL_MOP_NON_STORING) {
+    if (!wren_ipv6_addr_is_link_local(dst)) {
         /* down the DODAG to a global address: IPv6 asks us for the SRH */
         rpl->stats.tx_bytes += (uint32_t)len;
         if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
@@ -285,11 +285,24 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     bool ns = rpl->mop == RPL_MOP_NON_STORING;
     /* storing: from a child on the link; non-storing: to the root only,
      * from anywhere in the DODAG (9.7) */
-    static const uint8_t ll64[8] = { 0xfe, 0x80 };
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
-        m->dao.instance != rpl->instance || (ns && !root) ||
-        (!ns && memcmp(src, ll64, 8) != 0)) {
+        m->dao.instance != rpl->instance) {
         rpl->stats.rx_drop_dao++;
+        return;
+    }
+    bool ll = wren_ipv6_addr_is_link_local(src);
+    if (ns ? ll : !ll) {
+        /* RFC 6550 6.5: the other mode's DAO (a storing-only node, as
+         * RIOT's is, that joined our non-storing DODAG sends its parent
+         * link-local DAOs): refused aloud, never dropped in silence */
+        rpl->stats.dao_mop_refused++;
+        if (m->dao.flags & RPL_DAO_K) {
+            send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_UNABLE_TO_ACCEPT);
+        }
+        return;
+    }
+    if (ns && !root) {
+        rpl->stats.rx_drop_dao++; /* a global DAO is the root's (9.7): not to us */
         return;
     }
     if (!ns && !root && rpl->pref >= 0 && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "core/node.h"
+#include "net/netapi.h"
+#include "net/netopt.h"
 #include "ipv6/addr_str.h"
 #include "rpl/rpl.h"
 #include "rpl/rpl_priv.h"
@@ -11,8 +13,9 @@
 
 static const char usage[] =
     "usage: rpl [show] | rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
-    "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | rpl router [float|nofloat] | "
-    "rpl leaf | rpl off | rpl repair\n";
+    "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | "
+    "rpl router [float|nofloat] [storing|nonstoring] | rpl leaf [storing|nonstoring] | rpl off | "
+    "rpl repair | rpl dio-config N|all\n";
 
 static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
 {
@@ -24,6 +27,15 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
                       rpl->role != WREN_RPL_OFF && rpl->role != WREN_RPL_ROOT && !rpl->joined
                           ? " (not joined)"
                           : "");
+    static const char *const mop[] = { "no-downward", "non-storing", "storing", "storing-mcast" };
+    if (rpl->want_mop != 0xff && rpl->role != WREN_RPL_OFF && rpl->role != WREN_RPL_ROOT) {
+        wren_shell_printf(sh, "expects %s mode", mop[rpl->want_mop & 3]);
+        if (rpl->heard_mop != 0xff) {
+            wren_shell_printf(sh, "; heard a %s DODAG (%lu DIOs): not joined",
+                              mop[rpl->heard_mop & 3], (unsigned long)rpl->stats.dio_mop_mismatch);
+        }
+        wren_shell_printf(sh, "\n");
+    }
     if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
         wren_shell_printf(sh, "instance %u dodag %s %s version %u mop %u of %s rank %u\n",
                           rpl->instance, wren_ipv6_addr_to_str(a, rpl->dodagid),
@@ -149,13 +161,34 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
                 return -EINVAL;
             }
         }
-    } else if (strcmp(argv[1], "router") == 0 &&
-               (argc == 2 || (argc == 3 && (strcmp(argv[2], "float") == 0 ||
-                                            strcmp(argv[2], "nofloat") == 0)))) {
-        c.role = WREN_RPL_ROUTER;
-        c.flags = argc == 3 && argv[2][0] == 'n' ? WREN_RPL_CFG_NO_FLOAT : 0;
-    } else if (strcmp(argv[1], "leaf") == 0 && argc == 2) {
-        c.role = WREN_RPL_LEAF;
+    } else if (strcmp(argv[1], "router") == 0 || strcmp(argv[1], "leaf") == 0) {
+        /* [float|nofloat] (router) and the one mode joined, if told */
+        c.role = argv[1][0] == 'r' ? WREN_RPL_ROUTER : WREN_RPL_LEAF;
+        c.flags = 0;
+        for (int i = 2; i < argc; i++) {
+            bool router = c.role == WREN_RPL_ROUTER;
+            if (router && strcmp(argv[i], "nofloat") == 0) {
+                c.flags |= WREN_RPL_CFG_NO_FLOAT;
+            } else if (router && strcmp(argv[i], "float") == 0) {
+                c.flags &= (uint8_t)~WREN_RPL_CFG_NO_FLOAT;
+            } else if (strcmp(argv[i], "storing") == 0 || strcmp(argv[i], "nonstoring") == 0) {
+                c.flags |= WREN_RPL_CFG_MOP;
+                c.mop = argv[i][0] == 's' ? RPL_MOP_STORING : RPL_MOP_NON_STORING;
+            } else {
+                wren_shell_printf(sh, "rpl %s: unknown option '%s'\n%s", argv[1], argv[i], usage);
+                return -EINVAL;
+            }
+        }
+    } else if (strcmp(argv[1], "dio-config") == 0 && argc == 3) {
+        /* a test knob: multicast DIOs from now on that carry the configuration */
+        int bad = 0;
+        uint8_t n = strcmp(argv[2], "all") == 0
+                        ? 0xff : (uint8_t)wren_shell_num(argv[2], 0, 254, &bad);
+        if (bad) {
+            wren_shell_printf(sh, "rpl dio-config: N (0..254) or all\n");
+            return -EINVAL;
+        }
+        return wren_netapi_set(sh->node, m, WREN_NETOPT_RPL_DIO_CONFIG, 0, &n, 1);
     } else if (strcmp(argv[1], "off") == 0 && argc == 2) {
         c.role = WREN_RPL_OFF;
     } else if (strcmp(argv[1], "repair") == 0 && argc == 2) {
@@ -171,8 +204,9 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
     { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
-             "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | router [float|nofloat] | "
-             "leaf | off | repair (root: new version)",
+             "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | router [float|nofloat] "
+             "[storing|nonstoring] | leaf [storing|nonstoring] | off | repair (root: new version) | "
+             "dio-config N|all (multicast DIOs with the configuration)",
       cmd_rpl },
     { NULL, NULL, NULL },
 };

@@ -101,7 +101,8 @@ enum {
  *  accepted with a warning, 128..255 rejected. */
 enum {
     RPL_DAO_ACK_OK = 0,
-    RPL_DAO_ACK_UNABLE_TO_ACCEPT = 128, /**< RFC 6550 / 9010: no room */
+    RPL_DAO_ACK_UNABLE_TO_ACCEPT = 128, /**< RFC 6550; RFC 9010 12.6: "unqualified
+                                             rejection" (no room, another mode) */
 };
 
 /** Infinite rank (RFC 6550 17). */

@@ -27,6 +27,7 @@ struct fx_store {
     struct wren_tcp tcp;
     struct wren_nib nib;
     struct wren_nd_eth nd;
+    struct wren_rpl rpl;
 };
 
 #define FX_DEFAULT_ARENA 6144u
@@ -187,6 +188,7 @@ static void node_build(struct fx_node *n, unsigned parts)
         { FX_TCP, &wren_tcp_module, &st->tcp, (void **)&n->tcp },
         { FX_NIB, &wren_nib_module, &st->nib, (void **)&n->nib },
         { FX_ND_ETH, &wren_nd_eth_module, &st->nd, (void **)&n->nd },
+        { FX_RPL, &wren_rpl_module, &st->rpl, (void **)&n->rpl },
     };
     enum { N_ALL = sizeof(all) / sizeof(all[0]) };
     const struct wren_module_ops *mods[N_ALL];

@@ -50,6 +50,7 @@
 #include "net/netreg.h"
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
+#include "rpl/rpl.h"
 #include "sim/medium.h"
 #include "sim/sim.h"
 #include "sim/world.h"
@@ -71,6 +72,7 @@ enum fx_parts {
     FX_TCP = 1u << 12,
     FX_NIB = 1u << 13,      /**< 6LoWPAN neighbor discovery on the interface */
     FX_ND_ETH = 1u << 14,   /**< Ethernet neighbor discovery on the interface */
+    FX_RPL = 1u << 15,      /**< RPL on the (802.15.4) interface, role off */
 };
 #define FX_IP (FX_IPV6 | FX_ICMPV6 | FX_UDP)
 /** A 6LoWPAN node on the sim medium: radio, 6LoWPAN, IPv6, ICMPv6, UDP, NIB. */
@@ -94,6 +96,7 @@ struct fx_node {
     struct wren_tcp *tcp;
     struct wren_nib *nib;
     struct wren_nd_eth *nd;
+    struct wren_rpl *rpl;
     uint8_t *arena;                       /**< its packet buffer's memory (apart: ASan
                                                poisons a packet buffer's free space) */
     size_t arena_size;
