@@ -568,7 +568,7 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     for (obj, sec), v in delta.items():
         fn = sec.split(".")[-1]
         g = ("RPL wire formats (src/wire/rpl.c)" if obj == "rpl.c" and fn in wire else
-             "RPL module (src/rpl)" if obj in ("rpl.c", "rpl_dao.c") else
+             "RPL module (src/rpl)" if obj in ("rpl.c", "rpl_dao.c", "rpl_rul.c") else
              "Trickle (src/core/trickle.c)" if obj == "trickle.c" else
              "IPv6's RPL hooks (ipv6.c, image difference)" if obj == "ipv6.c" else
              f"other ({obj})")

@@ -367,6 +367,68 @@ static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
     return false;
 }
 
+/* RFC 9008: does a datagram to @p dst leaving through @p if_id leave the
+ * RPL domain? It does unless an RPL instance runs on that interface, and
+ * then still if @p dst is a RPL-unaware leaf (GET WREN_NETOPT_RPL_RUL). */
+static bool rpl_outside(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst)
+{
+    bool inside = false;
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        uint8_t v[17];
+        wren_ipv6_addr_copy(v, dst);
+        v[16] = if_id;
+        int rc = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_RUL, 0, v, sizeof(v));
+        if (rc == 1) {
+            return true;
+        }
+        inside |= rc == 0;
+    }
+    return !inside;
+}
+
+/* Take the hop-by-hop header off the datagram whose IPv6 header snip is
+ * @p hs when it holds an RPI and nothing else (padding aside): a leaf built
+ * without extension headers (RIOT's default examples) drops every datagram
+ * with one. The header is in the snip after @p hs, first (ours: a snip of
+ * its own; forwarded: the start of the payload). Another option: kept. */
+static void rpi_strip(struct wren_ipv6 *ip, struct wren_snip *hs)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    struct wren_snip *x = hs->next;
+    if (x == NULL || x->size < 8) {
+        return;
+    }
+    const uint8_t *hbh = x->data;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    bool rpi = false;
+    int rc;
+    if (x->size < hlen) {
+        return;
+    }
+    while ((rc = wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o)) > 0) {
+        if (o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) {
+            return;
+        }
+        rpi = true;
+    }
+    if (rc < 0 || !rpi) {
+        return;
+    }
+    hs->data[IPV6_OFF_NEXT] = hbh[0];
+    if (x->size == hlen) {
+        hs->next = x->next;
+        x->next = NULL;
+        wren_pktbuf_release(pb, x);
+    } else {
+        wren_pktbuf_trim_front(pb, x, hlen);
+    }
+    put_be16(hs->data + IPV6_OFF_PAYLOAD_LEN,
+             (uint16_t)(get_be16(hs->data + IPV6_OFF_PAYLOAD_LEN) - hlen));
+    ip->stats.tx_rpi_removed++;
+}
+
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
  * removed), out of the right interface; @p pinned is 0 or a forced interface.
  * A forwarded packet that cannot go gets an ICMPv6 error instead. */
@@ -411,6 +473,10 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         }
         ip->stats.tx_drop_no_route++;
         goto drop;
+    }
+    if (CONFIG_WREN_IPV6_RPL && pkt->data[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT &&
+        rpl_outside(ip, ifc->if_id, dst)) {
+        rpi_strip(ip, pkt);
     }
     if (wren_pkt_len(pkt) > ifc->mtu) {
         if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
@@ -562,6 +628,51 @@ static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t
     return 0;
 }
 
+static void send(struct wren_ipv6 *ip, struct wren_snip *pkt);
+
+/* RFC 9008 7.1.3, 8.1.3: a datagram a root originates for a RPL-unaware
+ * leaf goes in a tunnel to the 6LR that announced the leaf (GET
+ * WREN_NETOPT_RPL_TUNNEL, 2: ours), so that the leaf gets it with no RPL
+ * artifact; the outer header is sent as ours (SRH, RPI). @p pkt: the
+ * datagram, @p hs its writable IPv6 header, source set. Returns true if
+ * the tunnel took it (sent, or dropped and counted). */
+static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *hs)
+{
+    uint8_t *h = hs->data;
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER ||
+        wren_ipv6_addr_is_multicast(h + IPV6_OFF_DST) ||
+        wren_ipv6_addr_is_link_local(h + IPV6_OFF_DST)) {
+        return false;
+    }
+    uint8_t v[17];
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n != 16 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        wren_ipv6_addr_copy(v, h + IPV6_OFF_DST);
+        v[16] = 2;
+        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v));
+    }
+    if (n != 16) {
+        return false;
+    }
+    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)wren_pkt_len(hs->next));
+    if (h[IPV6_OFF_HOP_LIMIT] == 0) {
+        h[IPV6_OFF_HOP_LIMIT] = WREN_IPV6_DEFAULT_HOP_LIMIT;
+    }
+    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, pkt, NULL, IPV6_HDR_LEN,
+                                           WREN_NETTYPE_IPV6);
+    if (oh == NULL) {
+        ip->stats.tx_drop_nobuf++;
+        wren_pktbuf_release(&ip->node->pktbuf, pkt);
+        return true;
+    }
+    hs->type = WREN_NETTYPE_UNDEF;
+    wren_ipv6_hdr_init(oh->data, NULL, v, IPV6_NH_IPV6);
+    ip->stats.tx_tunnel++;
+    send(ip, oh);
+    return true;
+}
+
 static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
@@ -592,6 +703,9 @@ static void send(struct wren_ipv6 *ip, struct wren_snip *pkt)
             ip->stats.tx_drop_no_src++;
             goto drop;
         }
+    }
+    if (!local && tunnel_origin(ip, pkt, hs)) {
+        return;
     }
     int direct = 0;
     /* RPL's own messages go without an RPI */
@@ -709,8 +823,10 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 
 /* Forward a received datagram (first snip: the whole datagram); with
  * @p direct, to its destination as a neighbour on that interface (the next
- * hop of a source route). */
-static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
+ * hop of a source route); @p decapped: it came out of a root's tunnel to
+ * us (a 6LR's RPL-unaware leaf's), its RPI (if any) is its origin's, left
+ * alone (RFC 9008 7.3.2). */
+static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct, bool decapped)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     /* RFC 4291 2.5.6: a router never forwards a link-local source (a host
@@ -743,7 +859,7 @@ static void forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct)
     }
     wren_pktbuf_release(pb, dg->next);
     dg->next = NULL;
-    if (rpi_forward(ip, dg, prev_iid) < 0) {
+    if (!decapped && rpi_forward(ip, dg, prev_iid) < 0) {
         wren_pktbuf_release(pb, dg);
         return;
     }
@@ -827,7 +943,7 @@ static int srh_step(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
             return 0;
         }
         ip->stats.rx_srh_forwarded++;
-        forward(ip, pkt, if_id);
+        forward(ip, pkt, if_id, false);
         return 0;
     }
     ip->stats.rx_drop_srh++;
@@ -943,7 +1059,7 @@ static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnell
     if (!for_us(ip, dst, if_id)) {
         if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
             !wren_ipv6_addr_is_link_local(dst) && if_id) {
-            forward(ip, pkt, 0);
+            forward(ip, pkt, 0, tunnelled);
             return;
         }
         ip->stats.rx_drop_not_for_us++;

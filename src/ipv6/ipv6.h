@@ -147,9 +147,13 @@ struct wren_ipv6_if {
     C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */   \
     C(tx_rpi)                 /* RPL options (RPI) inserted */                \
     C(rx_drop_rpl_loop)       /* a second rank error in an RPI: a loop */     \
-    C(tx_tunnel)              /* forwarded IPv6-in-IPv6 down a DODAG (9008) */\
+    C(tx_tunnel)              /* IPv6-in-IPv6 down a DODAG (9008): forwarded, \
+                                 or ours to a RPL-unaware leaf's 6LR */       \
     C(rx_decap)               /* IPv6-in-IPv6 to us: the inner one went on */ \
-    C(rx_drop_decap)          /* a tunnel in a tunnel, or a bad inner header */
+    C(rx_drop_decap)          /* a tunnel in a tunnel, or a bad inner header */\
+    C(tx_rpi_removed)         /* RPIs taken off datagrams leaving the RPL     \
+                                 domain (RFC 9008): to a RPL-unaware leaf, or \
+                                 out of an interface not in the instance */
 
 struct wren_ipv6_stats {
     WREN_IPV6_COUNTERS(WREN_COUNTER_U32)

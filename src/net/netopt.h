@@ -177,6 +177,22 @@ enum wren_netopt {
                                         option (255: all, the default); unicast DIOs
                                         always do (RFC 6550 8.3). A test knob: a root
                                         that behaves as RIOT's and Contiki-NG's do */
+    WREN_NETOPT_RPL_REGISTERED,    /**< SET: struct wren_rpl_reg, by a NIB that accepted
+                                        an address registration (ARO/EARO; lifetime 0:
+                                        deregistered), to every RPL module: a RPL-unaware
+                                        leaf's address is announced on its behalf
+                                        (RFC 9010) */
+    WREN_NETOPT_RPL_RUL,           /**< GET, asked by IPv6 sending a datagram with an RPI:
+                                        in: uint8_t[16] destination, uint8_t interface; 1:
+                                        the destination is a RPL-unaware leaf we serve, 0:
+                                        the interface is this instance's and the
+                                        destination is not (RFC 9008: the RPI stays only
+                                        then); -ENOENT: not this instance's */
+    /* (a NIB's, kept here beside the RPL ones that use it) */
+    WREN_NETOPT_NIB_PREFIX,        /**< SET: struct wren_nib_prefix_adv, by RPL once it has
+                                        the DODAG's prefix: the NIB advertises it in RAs
+                                        (PIO, A flag) and takes registrations, as a
+                                        route-over router (no on-link route, no address) */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):
@@ -186,6 +202,22 @@ enum wren_netopt {
 };
 
 struct wren_snip;
+
+/** Value of SET WREN_NETOPT_RPL_REGISTERED. */
+struct wren_rpl_reg {
+    uint8_t addr[16];    /**< the registered address */
+    uint32_t lifetime_s; /**< 0: deregistered */
+    uint8_t if_id;       /**< where its owner is */
+    uint8_t flags;       /**< WREN_RPL_REG_* */
+};
+#define WREN_RPL_REG_EARO 0x01 /**< an RFC 8505 EARO (T flag): R says whether to route */
+#define WREN_RPL_REG_R 0x02    /**< EARO R flag: the owner asks to be routed (RFC 9010) */
+
+/** Value of SET WREN_NETOPT_NIB_PREFIX. */
+struct wren_nib_prefix_adv {
+    uint8_t prefix[16];
+    uint8_t len; /**< 1..64 */
+};
 
 /** Value of SET WREN_NETOPT_NIB_HOLD. */
 struct wren_nib_hold {

@@ -16,6 +16,7 @@
 #include "sixlowpan/sixlowpan.h"
 #include "wire/icmpv6.h"
 #include "wire/ipv6.h"
+#include "wire/rpl.h"
 
 #define RS_INTERVAL_S 4         /* RFC 4861 10: RTR_SOLICITATION_INTERVAL */
 #define MAX_RS 3                /* MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
@@ -507,6 +508,22 @@ static void refuse(struct wren_nib *nib, const struct nd_opts *o, const uint8_t 
     send_na(nib, r->ip, target, ICMPV6_NA_S, a);
 }
 
+/* RFC 9010: a registration accepted (lifetime 0: withdrawn) goes to the
+ * RPL modules of the node (netreg (ICMPv6, 155)), which announce the
+ * address of a RPL-unaware leaf in their DAOs */
+static void tell_rpl(struct wren_nib *nib, const uint8_t *addr, uint32_t lifetime_s,
+                     uint8_t aro_flags)
+{
+    struct wren_rpl_reg r = { .lifetime_s = lifetime_s, .if_id = nib->if_id,
+                              .flags = (uint8_t)(((aro_flags & ICMPV6_ARO_T) ? WREN_RPL_REG_EARO : 0) |
+                                                 ((aro_flags & ICMPV6_ARO_R) ? WREN_RPL_REG_R : 0)) };
+    memcpy(r.addr, addr, 16);
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        wren_netapi_set(nib->node, e->module, WREN_NETOPT_RPL_REGISTERED, 0, &r, sizeof(r));
+    }
+}
+
 static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
                   const uint8_t *fsrc, uint8_t fsrc_len)
 {
@@ -548,6 +565,7 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
             n->expires_s = now_s(nib) + (uint32_t)o.aro.lifetime * 60u;
             nib->stats.aro_ok++;
             send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
+            tell_rpl(nib, reg, (uint32_t)o.aro.lifetime * 60u, o.aro.flags);
         }
         return;
     }
@@ -684,6 +702,9 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
     return -ENOTSUP;
 }
 
+static int nib_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
+                   const void *val, size_t len);
+
 static int nib_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
 {
     return wren_nib_init(node, (struct wren_nib *)self, if_id);
@@ -699,6 +720,7 @@ const struct wren_module_ops wren_nib_module = {
     .name = "nib",
     .handle = nib_handle,
     .get = nib_get,
+    .set = nib_set,
     .init = nib_stack_init,
     .size = sizeof(struct wren_nib),
     .link = WREN_NETDEV_TYPE_IEEE802154,
@@ -743,6 +765,53 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     wren_timer_init(&nib->timer, nib_tick, nib);
     wren_timer_set_periodic(node, &nib->timer, 1000000);
     return 0;
+}
+
+/* SET WREN_NETOPT_NIB_PREFIX (RPL, with its DODAG's prefix): advertise it
+ * and take registrations, a route-over router (RFC 6775 5.4: the prefix is
+ * not on-link; RPL holds the routes and the address) */
+static int prefix_advertise(struct wren_nib *nib, const struct wren_nib_prefix_adv *a)
+{
+    struct wren_nib_prefix *p = NULL;
+    if (!CONFIG_WREN_IPV6_ROUTER || a->len == 0 || a->len > 64) {
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
+        struct wren_nib_prefix *q = &nib->prefixes[i];
+        if (q->len == a->len && wren_ipv6_prefix_equal(q->prefix, a->prefix, a->len)) {
+            return 0; /* known */
+        }
+        p = p == NULL && q->len == 0 ? q : p;
+    }
+    if (p == NULL) {
+        return -ENOSPC;
+    }
+    memset(p->prefix, 0, 16);
+    memcpy(p->prefix, a->prefix, (a->len + 7u) / 8);
+    p->len = a->len;
+    p->own = true;
+    nib->router = true;
+    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+    if (ipm) {
+        wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id, all_routers, 16);
+    }
+    return 0;
+}
+
+static int nib_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
+                   const void *val, size_t len)
+{
+    (void)node;
+    (void)ctx;
+    struct wren_nib_prefix_adv a;
+    if (opt != WREN_NETOPT_NIB_PREFIX) {
+        return -ENOTSUP;
+    }
+    if (len != sizeof(a)) {
+        return -EINVAL;
+    }
+    memcpy(&a, val, sizeof(a));
+    return prefix_advertise((struct wren_nib *)self, &a);
 }
 
 int wren_nib_border_router(struct wren_nib *nib, uint32_t version)

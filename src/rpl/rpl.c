@@ -122,6 +122,7 @@ static void take_address(struct wren_rpl *rpl)
     memcpy(a.addr + 8, ll + 8, 8);
     if (wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, &a, sizeof(a)) == 0) {
         memcpy(rpl->addr, a.addr, 16);
+        wren_rpl_advertise_prefix(rpl);
     }
 }
 
@@ -835,6 +836,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             memset(r, 0, sizeof(*r));
         }
     }
+    wren_rpl_rul_tick(rpl, now);
     if (rpl->role == WREN_RPL_ROOT) {
         return;
     }
@@ -943,6 +945,7 @@ static void stop(struct wren_rpl *rpl)
 {
     wren_trickle_stop(rpl->node, &rpl->trickle);
     wren_rpl_clear_routes(rpl);
+    wren_rpl_rul_clear(rpl);
     if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
         default_route(rpl, NULL);
     }
@@ -1142,6 +1145,8 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         memcpy(dst, val, 16);
         return wren_rpl_route_lookup(rpl, dst, val);
     }
+    case WREN_NETOPT_RPL_RUL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
     case WREN_NETOPT_RPL_TUNNEL:
         return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val);
     case WREN_NETOPT_RPL_SRH: {
@@ -1170,6 +1175,14 @@ static int rpl_set(struct wren_node *node, struct wren_module *self, uint16_t op
         }
         memcpy(&m, val, sizeof(m));
         return wren_rpl_set_route_mem(rpl, m.mem, m.n);
+    }
+    if (opt == WREN_NETOPT_RPL_REGISTERED) {
+        struct wren_rpl_reg r;
+        if (len != sizeof(r)) {
+            return -EINVAL;
+        }
+        memcpy(&r, val, sizeof(r));
+        return wren_rpl_rul_register(rpl, &r);
     }
     if (opt == WREN_NETOPT_RPL_DIO_CONFIG) {
         if (len != 1) {

@@ -70,6 +70,11 @@
  *  124 bytes on a Cortex-M3: the images without TSCH set it 0) */
 #define CONFIG_WREN_RPL_PARENT_INFO 1
 #endif
+#ifndef CONFIG_WREN_RPL_RULS
+/** RPL-unaware leaves (hosts registered by ND, RFC 9010) a 6LR announces */
+#define CONFIG_WREN_RPL_RULS 4
+#endif
+_Static_assert(CONFIG_WREN_RPL_RULS >= 1 && CONFIG_WREN_RPL_RULS <= 255, "1..255 leaves");
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
                "one parent at least; indices fit an int8_t");
 _Static_assert(CONFIG_WREN_RPL_ROUTES >= 0 && CONFIG_WREN_RPL_ROUTES <= 0xffff,
@@ -171,6 +176,12 @@ struct wren_rpl_role_cfg {
     C(dis_unicast_tx)       /* unicast DIS sent (configuration asked, or a candidate probed) */  \
     C(dio_mop_mismatch)     /* DIOs of a DODAG in another mode than the one we were told to expect */\
     C(dao_mop_refused)      /* DAOs of the other mode of operation refused (DAO-ACK status 128, unqualified rejection) */\
+    C(rul_added)            /* RPL-unaware leaves' registrations taken (RFC 9010) */      \
+    C(rul_removed)          /* ... deregistered or expired (withdrawn by a no-path DAO) */\
+    C(rul_ignored)          /* registrations of RPL nodes, or EARO without R: not announced */\
+    C(ruls_full)            /* a leaf refused: the table is full */                       \
+    C(tx_dao_rul)           /* DAOs to the root announcing leaves (non-storing signalling) */\
+    C(rx_dao_external)      /* root: external targets (E flag) installed, tunnelled to their 6LR */\
     C(routes_used)          /* gauge: routes held now */                          \
     C(routes_size)          /* gauge: the route table's size (full: used = size) */\
     C(parents_used)         /* gauge: candidate parents (neighbours) held now */  \
@@ -204,6 +215,17 @@ struct wren_rpl_route {
     uint8_t ack_seq;    /**< non-storing root: the DAO sequence a deferred
                              DAO-ACK answers */
     uint32_t expires_s;
+};
+
+/** A RPL-unaware leaf (RFC 9010): a host registered by ND on @c if_id
+ *  that runs no RPL; a 6LR announces it to the root, routes to it and
+ *  keeps RPL artifacts off what goes there (RFC 9008). */
+struct wren_rpl_rul {
+    uint8_t addr[16];
+    uint32_t expires_s; /**< the registration's end */
+    uint8_t if_id;      /**< 0: free slot */
+    uint8_t flags;      /**< announcement (or withdrawal) to send / in flight, announced */
+    uint8_t path_seq;
 };
 
 /** Value of SET WREN_NETOPT_RPL_ROUTE_MEM: @p n routes at @p mem, zeroed,
@@ -272,6 +294,10 @@ struct wren_rpl {
     uint16_t n_routes;
     uint16_t dao_next;   /**< the route the next DAO's forwarded targets start from */
     struct wren_rpl_route own_routes[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
+    struct wren_rpl_rul ruls[CONFIG_WREN_RPL_RULS];
+    uint8_t rul_wait_seq; /**< the DAO announcing leaves awaiting its DAO-ACK */
+    bool rul_wait;
+    uint32_t rul_sent_s;
     struct wren_trickle trickle;
     struct wren_timer tick;
 };

@@ -196,7 +196,7 @@ static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t,
  * in our prefix in non-storing mode). Returns false if it had to be
  * refused. */
 static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rpl_opt_target *t,
-                       const struct rpl_opt_transit *tr)
+                       const struct rpl_opt_transit *tr, bool ext)
 {
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
@@ -236,7 +236,8 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
     r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
-    r->flags = rpl->role == WREN_RPL_ROOT ? 0 : RT_DIRTY;
+    r->flags = rpl->role == WREN_RPL_ROOT ? (ext ? RT_EXTERNAL : 0) : RT_DIRTY;
+    rpl->stats.rx_dao_external += ext;
     return true;
 }
 
@@ -291,7 +292,10 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         return;
     }
     bool ll = wren_ipv6_addr_is_link_local(src);
-    if (ns ? ll : !ll) {
+    /* a storing root takes DAOs to its global address for external targets
+     * only (RFC 9010 3: a 6LR announces its leaves that way in any mode) */
+    bool ext_only = !ns && !ll;
+    if (ns ? ll : (ext_only && !root)) {
         /* RFC 6550 6.5: the other mode's DAO (a storing-only node, as
          * RIOT's is, that joined our non-storing DODAG sends its parent
          * link-local DAOs): refused aloud, never dropped in silence */
@@ -337,16 +341,26 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
                 rpl->stats.rx_drop_malformed++;
                 return;
             }
-            if (ns && tr.parent == NULL) {
+            bool ext = !ll && root && (tr.flags & RPL_TRANSIT_E) && tr.parent;
+            if (ext_only && !ext) {
+                rpl->stats.dao_mop_refused++; /* a non-storing DAO, not a 6LR's leaves */
+                if (m->dao.flags & RPL_DAO_K) {
+                    send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_UNABLE_TO_ACCEPT);
+                }
+                return;
+            }
+            if ((ns || ext) && tr.parent == NULL) {
                 rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
                 return;
             }
-            if (ns && (rpl->prefix_len != 64 || memcmp(tr.parent, rpl->prefix, 8) != 0)) {
+            if ((ns || ext) &&
+                (rpl->prefix_len != 64 || memcmp(tr.parent, rpl->prefix, 8) != 0)) {
                 rpl->stats.rx_drop_dao++; /* a parent outside our /64: no source route */
                 return;
             }
             for (unsigned k = first; k < nt; k++) {
-                refused |= !dao_target(rpl, (ns ? tr.parent : src) + 8, &targets[k], &tr);
+                refused |= !dao_target(rpl, (ns || ext ? tr.parent : src) + 8, &targets[k], &tr,
+                                       ext);
             }
             first = nt;
         }
@@ -386,6 +400,9 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
 void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
 {
     rpl->stats.rx_dao_ack++;
+    if (wren_rpl_dao_ack_rul(rpl, m)) {
+        return; /* the answer to the DAO announcing our leaves (rpl_rul.c) */
+    }
     if (!rpl->dao_wait || m->dao_ack.seq != rpl->dao_wait_seq) {
         return; /* an ACK of a DAO we passed on, or a stale one */
     }
@@ -446,6 +463,9 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
     const struct wren_rpl_route *up[WREN_RPL_SRH_HOPS + 1];
     size_t k = 0;
     up[0] = route_find(rpl, dst, 128);
+    if (up[0] && (up[0]->flags & RT_EXTERNAL)) {
+        return -ENOENT; /* a leaf's: the tunnel to its 6LR takes the source route */
+    }
     for (;;) {
         if (up[k] == NULL) {
             return -ENOENT;
@@ -483,12 +503,20 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out)
 {
     const struct wren_rpl_route *best = NULL;
+    const struct wren_rpl_rul *leaf = rpl->role == WREN_RPL_OFF ? NULL : wren_rpl_rul_find(rpl, dst);
+    if (leaf) {
+        /* a leaf registered with us (RFC 9010): on its link, in any mode */
+        out[0] = leaf->if_id;
+        out[1] = 128;
+        memcpy(out + 2, leaf->addr, 16);
+        return 18;
+    }
     if (rpl->role == WREN_RPL_OFF || rpl->mop == RPL_MOP_NON_STORING) {
         return -ENOENT;
     }
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
-        if (route_live(r) && (best == NULL || r->plen > best->plen) &&
+        if (route_live(r) && !(r->flags & RT_EXTERNAL) && (best == NULL || r->plen > best->plen) &&
             wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
             best = r;
         }
@@ -535,6 +563,24 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v)
         wren_ipv6_addr_is_link_local(v) || memcmp(v, rpl->addr, 16) == 0) {
         return -ENOENT;
     }
+    const struct wren_rpl_route *x = route_find(rpl, v, 128);
+    if (x && route_live(x) && (x->flags & RT_EXTERNAL)) {
+        /* RFC 9008 7.1.3, 7.2.4, 8.1.3, 8.2.4: a leaf's datagram goes in a
+         * tunnel to the 6LR that announced it, the leaf gets it bare */
+        uint8_t lr[17];
+        memcpy(lr, rpl->prefix, 8);
+        memcpy(lr + 8, x->via, 8);
+        if (rpl->mop == RPL_MOP_NON_STORING && wren_rpl_source_route(rpl, lr, lr, sizeof(lr)) ==
+                                                   -ENOENT) {
+            return -ENOENT;
+        }
+        memcpy(v, rpl->prefix, 8);
+        memcpy(v + 8, x->via, 8);
+        return 16;
+    }
+    if (v[16] == 2) {
+        return -ENOENT; /* a datagram of our own: tunnelled to leaves only */
+    }
     if (rpl->mop == RPL_MOP_NON_STORING) {
         uint8_t r[17];
         if (wren_rpl_source_route(rpl, v, r, sizeof(r)) == -ENOENT) {
@@ -546,7 +592,7 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v)
     return 16; /* the destination itself, a node of the DODAG */
 }
 
-static bool in_dodag(const struct wren_rpl *rpl)
+bool wren_rpl_in_dodag(const struct wren_rpl *rpl)
 {
     return rpl->role == WREN_RPL_ROOT ||
            (rpl->role != WREN_RPL_OFF && rpl->joined && rpl->rank < RPL_INFINITE_RANK);
@@ -556,8 +602,11 @@ static bool in_dodag(const struct wren_rpl *rpl)
  * the destination; out: the 4 bytes of option data). */
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v)
 {
-    if (!in_dodag(rpl)) {
+    if (!wren_rpl_in_dodag(rpl)) {
         return -ENOENT;
+    }
+    if (wren_rpl_rul_find(rpl, v)) {
+        return -ENOENT; /* RFC 9008: a RPL-unaware leaf gets no RPL artifacts */
     }
     bool down = goes_down(rpl, v);
     if (rpl->role == WREN_RPL_ROOT && !down) {
@@ -606,7 +655,7 @@ static void forward_error(struct wren_rpl *rpl, const uint8_t *dst, const uint8_
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
 {
     struct rpl_rpi r;
-    if (!in_dodag(rpl) || wren_rpl_rpi_parse(v + 16, RPL_RPI_LEN, &r) < 0 ||
+    if (!wren_rpl_in_dodag(rpl) || wren_rpl_rpi_parse(v + 16, RPL_RPI_LEN, &r) < 0 ||
         r.instance != rpl->instance) {
         return -ENOENT; /* not ours to judge: forwarded as it is */
     }

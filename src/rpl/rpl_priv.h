@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/node.h"
+#include "net/netopt.h"
 #include "net/netreg.h"
 #include "net/nettype.h"
 #include "rpl/rpl.h"
@@ -33,6 +34,15 @@
  * searched level by level down from its sender through ACK_RELEASE_MAX
  * nodes (a burst of ACKs down one branch collides; the others go with
  * their senders' next DAO) */
+/* root: a target some 6LR announced for a RPL-unaware leaf (RFC 9010,
+ * the TIO's E flag): via is the 6LR's IID in the prefix; datagrams to it
+ * go in a tunnel to that 6LR (RFC 9008 7.1.3, 8.1.3) */
+#define RT_EXTERNAL 0x10
+/* RUL flags (struct wren_rpl_rul) */
+#define RUL_DIRTY 0x01     /* an announcement (or its withdrawal) to send */
+#define RUL_IN_FLIGHT 0x02 /* in the DAO awaiting its ACK */
+#define RUL_ANNOUNCED 0x04 /* the root has (or may have) a route to it */
+#define RUL_GONE 0x08      /* deregistered or expired: a no-path to send */
 #define ACK_RELEASE_MAX 8
 #define ACK_RELEASE_SEND 2
 
@@ -102,5 +112,15 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v);
+bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
+
+/* rpl_rul.c */
+int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r);
+void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now);
+const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl, const uint8_t *addr);
+int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
+void wren_rpl_rul_clear(struct wren_rpl *rpl);
+void wren_rpl_advertise_prefix(struct wren_rpl *rpl);
+bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
 
 #endif

@@ -69,19 +69,29 @@ static void show(struct wren_shell *sh, const struct wren_rpl *rpl)
              * DAO parent's in the prefix (non-storing) */
             char v[WREN_IPV6_ADDR_STRLEN];
             uint8_t via[16] = { 0xfe, 0x80 };
-            if (rpl->mop == RPL_MOP_NON_STORING) {
+            if (rpl->mop == RPL_MOP_NON_STORING || (r->flags & RT_EXTERNAL)) {
                 memcpy(via, rpl->prefix, 8);
             }
             memcpy(via + 8, r->via, 8);
-            wren_shell_printf(sh, "route %s/%u via %s expires %lus\n",
+            wren_shell_printf(sh, "route %s/%u via %s expires %lus%s\n",
                               wren_ipv6_addr_to_str(a, r->target), r->plen,
                               wren_ipv6_addr_to_str(v, via),
-                              (unsigned long)(r->expires_s - now));
+                              (unsigned long)(r->expires_s - now),
+                              (r->flags & RT_EXTERNAL) ? " external (tunnel)" : "");
             n++;
         }
     }
     wren_shell_printf(sh, "routes %u of %u%s\n", n, (unsigned)rpl->n_routes,
                       n == rpl->n_routes ? " (full)" : "");
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+        const struct wren_rpl_rul *e = &rpl->ruls[i];
+        if (e->if_id && !(e->flags & RUL_GONE)) {
+            wren_shell_printf(sh, "leaf %s iface %u expires %lus%s\n",
+                              wren_ipv6_addr_to_str(a, e->addr), e->if_id,
+                              (unsigned long)(e->expires_s - now),
+                              (e->flags & RUL_ANNOUNCED) ? " announced" : "");
+        }
+    }
 #if CONFIG_WREN_COUNTER_NAMES
     static const char *const names[] = { WREN_RPL_COUNTERS(WREN_COUNTER_STR) };
     const uint32_t *v = (const uint32_t *)&rpl->stats;

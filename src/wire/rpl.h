@@ -268,6 +268,10 @@ struct rpl_opt_target {
     uint8_t prefix_bytes;  /**< as for rpl_opt_route */
 };
 
+/** Transit information E flag: the target is external (RFC 6550 6.7.8; a
+ *  6LR's RPL-unaware leaf, RFC 9010 9.2.2). */
+#define RPL_TRANSIT_E 0x80
+
 /** Transit information (RFC 6550 6.7.8). */
 struct rpl_opt_transit {
     uint8_t flags; /**< E (0x80) and the rest, kept */
