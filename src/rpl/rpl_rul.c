@@ -77,6 +77,9 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
     if (rpl->role != WREN_RPL_ROUTER && rpl->role != WREN_RPL_ROOT) {
         return 0; /* (a leaf serves nobody) */
     }
+    if (wren_ipv6_addr_is_link_local(r->addr) || wren_ipv6_addr_is_multicast(r->addr)) {
+        return 0; /* on its link already: nothing to announce or route */
+    }
     struct wren_rpl_rul *e = (struct wren_rpl_rul *)wren_rpl_rul_find(rpl, r->addr);
     if (r->lifetime_s == 0) {
         if (e) {
