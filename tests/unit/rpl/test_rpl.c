@@ -7,8 +7,12 @@
  * - a node told to expect storing mode hears a non-storing DODAG: counted,
  *   not joined;
  * - a non-storing root receives a storing-mode DAO (a storing-only peer):
- *   refused with a DAO-ACK of a rejecting status, counted.
+ *   refused with a DAO-ACK of a rejecting status, counted;
+ * - the registrations the NIB passes on (SET WREN_NETOPT_RPL_REGISTERED):
+ *   which are a RPL-unaware leaf's, the bounded table, deregistration and
+ *   expiry.
  * Every test ends with the node's packet buffer empty. */
+#include <errno.h>
 #include <string.h>
 
 #include "core/byteorder.h"
@@ -219,6 +223,61 @@ TEST(test_rpl_dao__storing_dao_refused_by_non_storing_root)
     FX_CLEAN(20000000);
 }
 
+static int reg(const uint8_t *addr, uint32_t lifetime_s, uint8_t flags)
+{
+    struct wren_rpl_reg r = { .lifetime_s = lifetime_s, .if_id = n->if_id, .flags = flags };
+    memcpy(r.addr, addr, 16);
+    return wren_netapi_set(&n->node, &n->rpl->module, WREN_NETOPT_RPL_REGISTERED, 0, &r,
+                           sizeof(r));
+}
+
+static int rul_query(const uint8_t *addr, uint8_t if_id)
+{
+    uint8_t v[17];
+    memcpy(v, addr, 16);
+    v[16] = if_id;
+    return wren_netapi_get(&n->node, &n->rpl->module, WREN_NETOPT_RPL_RUL, 0, v, sizeof(v));
+}
+
+/* RFC 9010 9.2.2: which registrations a router takes as a RPL-unaware
+ * leaf's; the table is bounded; a deregistration takes one out */
+TEST(test_rpl_rul__registrations_taken_and_refused)
+{
+    uint8_t a[16], ll[16];
+    role(WREN_RPL_ROUTER, 0, 0);
+    memcpy(a, pfx, 8);
+    memset(a + 8, 0, 8);
+    a[15] = 0x10;
+    CHECK_EQ(reg(a, 600, WREN_RPL_REG_EARO), 0); /* EARO without R: not to be routed */
+    CHECK_EQ(n->rpl->stats.rul_ignored, 1);
+    CHECK_EQ(rul_query(a, n->if_id), -ENOENT); /* (not joined: not in the DODAG either) */
+    peer_ll(ll);
+    CHECK_EQ(reg(ll, 600, 0), 0); /* link-local: nothing to announce */
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+        a[15] = (uint8_t)(0x10 + i);
+        CHECK_EQ(reg(a, 600, i & 1 ? 0 : WREN_RPL_REG_EARO | WREN_RPL_REG_R), 0);
+    }
+    CHECK_EQ(n->rpl->stats.rul_added, CONFIG_WREN_RPL_RULS);
+    a[15] = 0x10 + CONFIG_WREN_RPL_RULS;
+    CHECK_EQ(reg(a, 600, 0), -ENOSPC);
+    CHECK_EQ(n->rpl->stats.ruls_full, 1);
+    a[15] = 0x10;
+    CHECK_EQ(rul_query(a, n->if_id), 1);
+    CHECK_EQ(reg(a, 600, 0), 0); /* a refresh: the same entry */
+    CHECK_EQ(n->rpl->stats.rul_added, CONFIG_WREN_RPL_RULS);
+    CHECK_EQ(reg(a, 0, 0), 0);   /* deregistered (never announced: forgotten) */
+    CHECK_EQ(n->rpl->stats.rul_removed, 1);
+    CHECK_EQ(rul_query(a, n->if_id), -ENOENT);
+    a[15] = 0x10 + CONFIG_WREN_RPL_RULS;
+    CHECK_EQ(reg(a, 600, 0), 0); /* room again */
+    /* the registration runs out */
+    fx_run_us(601u * 1000000u);
+    CHECK_EQ(n->rpl->stats.rul_removed, 1 + CONFIG_WREN_RPL_RULS);
+    CHECK_EQ(rul_query(a, n->if_id), -ENOENT);
+    role(WREN_RPL_OFF, 0, 0);
+    FX_CLEAN(20000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +285,7 @@ int main(void)
         FX_TEST_SETUP(test_rpl_dio__bad_config_is_malformed, setup),
         FX_TEST_SETUP(test_rpl_dio__other_mode_counted_not_joined, setup),
         FX_TEST_SETUP(test_rpl_dao__storing_dao_refused_by_non_storing_root, setup),
+        FX_TEST_SETUP(test_rpl_rul__registrations_taken_and_refused, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
