@@ -367,12 +367,14 @@ static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
     return false;
 }
 
-/* RFC 9008: does a datagram to @p dst leaving through @p if_id leave the
- * RPL domain? It does unless an RPL instance runs on that interface, and
- * then still if @p dst is a RPL-unaware leaf (GET WREN_NETOPT_RPL_RUL). */
-static bool rpl_outside(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst)
+/* RFC 9008: must a datagram to @p dst leaving through @p if_id lose its
+ * RPI? Yes to a RPL-unaware leaf (GET WREN_NETOPT_RPL_RUL answers 1), and
+ * through an interface no RPL instance of ours runs on (none answers 0),
+ * except a datagram @p forwarded by a root (one answers 2) out of its
+ * DODAG: RFC 9008 7.2.1 lets that RPI go on. */
+static bool rpl_outside(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst, bool forwarded)
 {
-    bool inside = false;
+    bool inside = false, edge = false;
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
         uint8_t v[17];
@@ -383,8 +385,9 @@ static bool rpl_outside(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst)
             return true;
         }
         inside |= rc == 0;
+        edge |= rc == 2;
     }
-    return !inside;
+    return !inside && !(forwarded && edge);
 }
 
 /* Take the hop-by-hop header off the datagram whose IPv6 header snip is
@@ -475,7 +478,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         goto drop;
     }
     if (CONFIG_WREN_IPV6_RPL && pkt->data[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT &&
-        rpl_outside(ip, ifc->if_id, dst)) {
+        rpl_outside(ip, ifc->if_id, dst, forwarded)) {
         rpi_strip(ip, pkt);
     }
     if (wren_pkt_len(pkt) > ifc->mtu) {

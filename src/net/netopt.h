@@ -186,8 +186,10 @@ enum wren_netopt {
                                         in: uint8_t[16] destination, uint8_t interface; 1:
                                         the destination is a RPL-unaware leaf we serve, 0:
                                         the interface is this instance's and the
-                                        destination is not (RFC 9008: the RPI stays only
-                                        then); -ENOENT: not this instance's */
+                                        destination is not (RFC 9008: the RPI stays); 2:
+                                        neither, and this instance is a root (a forwarded
+                                        RPI may leave the domain there, RFC 9008 7.2.1);
+                                        -ENOENT: not this instance's */
     /* (a NIB's, kept here beside the RPL ones that use it) */
     WREN_NETOPT_NIB_PREFIX,        /**< SET: struct wren_nib_prefix_adv, by RPL once it has
                                         the DODAG's prefix: the NIB advertises it in RAs

@@ -235,7 +235,13 @@ int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v)
     if (wren_rpl_rul_find(rpl, v)) {
         return 1;
     }
-    return v[16] == rpl->if_id && wren_rpl_in_dodag(rpl) ? 0 : -ENOENT;
+    if (v[16] == rpl->if_id && wren_rpl_in_dodag(rpl)) {
+        return 0;
+    }
+    /* a root's other interfaces lead out of the domain (the Internet):
+     * RFC 9008 7.2.1 lets a forwarded RPI (type 0x23, skipped where
+     * unknown) go there, and RFC 8200 keeps routers from removing it */
+    return rpl->role == WREN_RPL_ROOT ? 2 : -ENOENT;
 }
 
 void wren_rpl_rul_clear(struct wren_rpl *rpl)
