@@ -54,12 +54,16 @@ static void node_ll(uint8_t *a)
     wren_ipv6_iid_from_l2(a + 8, n->nif->long_addr, 8);
 }
 
-/* ICMPv6 @p msg (checksum filled here) from the peer to @p dst */
-static void inject(const uint8_t *dst, uint8_t *msg, size_t len)
+/* ICMPv6 @p msg (checksum filled here) from @p from (NULL: the peer, a
+ * neighbour that is not a node) to @p dst */
+static void inject_from(const struct fx_node *from, const uint8_t *dst, uint8_t *msg, size_t len)
 {
     uint8_t src[16], pl[120], psdu[WREN_PHY_MAX_PSDU];
     CHECK(1 + IPV6_HDR_LEN + len <= sizeof(pl));
     peer_ll(src);
+    if (from) {
+        wren_ipv6_iid_from_l2(src + 8, from->nif->long_addr, 8);
+    }
     pl[0] = SIXLOWPAN_DISPATCH_IPV6_BYTE;
     wren_ipv6_hdr_init(pl + 1, src, dst, IPV6_NH_ICMPV6);
     put_be16(pl + 1 + 4, (uint16_t)len);
@@ -67,10 +71,16 @@ static void inject(const uint8_t *dst, uint8_t *msg, size_t len)
     put_be16(msg + 2, 0);
     put_be16(msg + 2, wren_icmpv6_csum(src, dst, msg, len));
     memcpy(pl + 1 + IPV6_HDR_LEN, msg, len);
-    struct fx_frame f = { .src = PEER, .dst = wren_ipv6_addr_is_multicast(dst)
-                                                  ? 0xffff : (uint16_t)n->radio->index };
+    struct fx_frame f = { .src = PEER, .src_eui = from ? from->nif->long_addr : NULL,
+                          .dst = wren_ipv6_addr_is_multicast(dst)
+                                     ? 0xffff : (uint16_t)n->radio->index };
     fx_inject(n, psdu, fx_frame_emit(&f, pl, 1 + IPV6_HDR_LEN + len, psdu));
     fx_run_us(100000);
+}
+
+static void inject(const uint8_t *dst, uint8_t *msg, size_t len)
+{
+    inject_from(NULL, dst, msg, len);
 }
 
 /* A DIO of instance 0, DODAG 2001:db8:0:1::1, rank 256 (the root's), mode
@@ -188,6 +198,10 @@ TEST(test_rpl_dio__other_mode_counted_not_joined)
 TEST(test_rpl_dao__storing_dao_refused_by_non_storing_root)
 {
     uint8_t m[64], ll[16], target[16];
+    /* the storing-only peer: a node of its own, whose RPL messages a sink takes */
+    struct fx_node *p = fx_node(FX_LOWPAN_NODE);
+    fx_link2(n, p);
+    struct fx_sink *got = fx_sink(p, WREN_NETTYPE_ICMPV6, ICMPV6_RPL);
     role(WREN_RPL_ROOT, RPL_MOP_NON_STORING, WREN_RPL_CFG_GROUNDED);
     uint32_t acks = n->rpl->stats.tx_dao_ack;
     memcpy(target, pfx, 8);
@@ -212,10 +226,19 @@ TEST(test_rpl_dao__storing_dao_refused_by_non_storing_root)
     memcpy(m + k, transit, sizeof(transit));
     k += sizeof(transit);
     node_ll(ll);
-    inject(ll, m, k);
+    inject_from(p, ll, m, k);
+    fx_run_us(1000000);
     CHECK_EQ(n->rpl->stats.dao_mop_refused, 1);
     CHECK_EQ(n->rpl->stats.rx_drop_malformed, 0);
     CHECK_EQ(n->rpl->stats.tx_dao_ack, acks + 1);
+    /* the DAO-ACK, link-local to the peer: instance 0, sequence 241, a
+     * rejecting status (RFC 6550 6.5: >= 128) */
+    CHECK_EQ(got->got, 1);
+    CHECK(got->len >= 8);
+    CHECK_EQ(got->data[1], RPL_CODE_DAO_ACK);
+    CHECK_EQ(got->data[4], 0);
+    CHECK_EQ(got->data[6], 241);
+    CHECK_EQ(got->data[7], RPL_DAO_ACK_UNABLE_TO_ACCEPT);
     uint8_t rr[17];
     memcpy(rr, target, 16);
     CHECK(wren_netapi_get(&n->node, &n->rpl->module, WREN_NETOPT_RPL_SRH, 0, rr, sizeof(rr)) < 0);
