@@ -514,9 +514,9 @@ static void refuse(struct wren_nib *nib, const struct nd_opts *o, const uint8_t 
 static void tell_rpl(struct wren_nib *nib, const uint8_t *addr, uint32_t lifetime_s,
                      uint8_t aro_flags)
 {
-    struct wren_rpl_reg r = { .lifetime_s = lifetime_s, .if_id = nib->if_id,
-                              .flags = (uint8_t)(((aro_flags & ICMPV6_ARO_T) ? WREN_RPL_REG_EARO : 0) |
-                                                 ((aro_flags & ICMPV6_ARO_R) ? WREN_RPL_REG_R : 0)) };
+    uint8_t f = (uint8_t)(((aro_flags & ICMPV6_ARO_T) ? WREN_RPL_REG_EARO : 0) |
+                          ((aro_flags & ICMPV6_ARO_R) ? WREN_RPL_REG_R : 0));
+    struct wren_rpl_reg r = { .lifetime_s = lifetime_s, .if_id = nib->if_id, .flags = f };
     memcpy(r.addr, addr, 16);
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {

@@ -172,10 +172,10 @@ struct wren_rpl_role_cfg {
     C(rpi_loop)             /* a second rank error: the datagram dropped */          \
     C(rpi_no_route_down)    /* going down with no route: F set, sent back up */       \
     C(rpi_forward_error)    /* came back with F: the route through that child dropped */         \
-    C(dio_no_config)        /* DIOs of a DODAG we have no configuration for (asked by unicast DIS) */\
+    C(dio_no_config)        /* DIOs of a DODAG without its configuration (a unicast DIS asks) */\
     C(dis_unicast_tx)       /* unicast DIS sent (configuration asked, or a candidate probed) */  \
-    C(dio_mop_mismatch)     /* DIOs of a DODAG in another mode than the one we were told to expect */\
-    C(dao_mop_refused)      /* DAOs of the other mode of operation refused (DAO-ACK status 128, unqualified rejection) */\
+    C(dio_mop_mismatch)     /* DIOs of a DODAG of another mode than the one expected */      \
+    C(dao_mop_refused)      /* DAOs of the other mode refused (DAO-ACK status 128) */      \
     C(rul_added)            /* RPL-unaware leaves' registrations taken (RFC 9010) */      \
     C(rul_removed)          /* ... deregistered or expired (withdrawn by a no-path DAO) */\
     C(rul_ignored)          /* registrations of RPL nodes, or EARO without R: not announced */\

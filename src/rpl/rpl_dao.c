@@ -503,7 +503,8 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out)
 {
     const struct wren_rpl_route *best = NULL;
-    const struct wren_rpl_rul *leaf = rpl->role == WREN_RPL_OFF ? NULL : wren_rpl_rul_find(rpl, dst);
+    const struct wren_rpl_rul *leaf =
+        rpl->role == WREN_RPL_OFF ? NULL : wren_rpl_rul_find(rpl, dst);
     if (leaf) {
         /* a leaf registered with us (RFC 9010): on its link, in any mode */
         out[0] = leaf->if_id;

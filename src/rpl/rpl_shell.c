@@ -214,9 +214,10 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
 
 const struct wren_shell_cmd wren_rpl_shell_cmds[] = {
     { "rpl", "RPL state; rpl root PREFIX/LEN [instance N] [storing|nonstoring] [of0|mrhof] "
-             "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | router [float|nofloat] "
-             "[storing|nonstoring] | leaf [storing|nonstoring] | off | repair (root: new version) | "
-             "dio-config N|all (multicast DIOs with the configuration)",
+             "[grounded|floating] [dio IMIN DOUBLINGS K] [lifetime N UNIT_S] | "
+             "router [float|nofloat] [storing|nonstoring] | leaf [storing|nonstoring] | off | "
+             "repair (root: new version) | dio-config N|all (multicast DIOs with the "
+             "configuration)",
       cmd_rpl },
     { NULL, NULL, NULL },
 };
