@@ -101,6 +101,12 @@ static void turn_around(struct wren_zep *zep, uint64_t now, uint64_t on_air)
  * (RX-done: a datagram marks its frame's end), and TX_COMPLETE follows. */
 static void frame_ends(struct wren_zep *zep)
 {
+    /* what arrived up to now counts: a frame that was on the air during
+     * our CCA stops this one yet (take_datagram) */
+    read_datagrams(zep);
+    if (zep->tx_phase != WREN_ZEP_TX_ON_AIR) {
+        return;
+    }
     /* the clock read before the datagram leaves: a receiver timestamps it
      * no sooner, so a peer's answer timed from there starts after our end */
     zep->tx_until = wren_host_now();
@@ -149,6 +155,7 @@ static void tx_timer_cb(struct wren_timer *t, void *arg)
             raise_isr(zep);
             return;
         }
+        zep->cca_end = now;
         turn_around(zep, now, now + WREN_ZEP_TURNAROUND_US);
         return;
     case WREN_ZEP_TX_TURNAROUND:
@@ -199,6 +206,7 @@ static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     put_le16(psdu + len, wren_ieee802154_fcs(psdu, len));
     zep->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
     zep->tx_ack = ack;
+    zep->cca_start = zep->cca_end = 0;
     if (zep->cca && !ack) {
         zep->tx_phase = WREN_ZEP_TX_CCA;
         zep->cca_start = now;
@@ -374,6 +382,25 @@ static uint64_t arrival_us(const struct msghdr *mh)
     return now;
 }
 
+/* A frame heard on the air during [start, end] while we turn around or
+ * send, after our CCA: if it was on the air during that CCA, the CCA was
+ * busy after all (we learn it only now, RX-done; nobody has heard of our
+ * frame yet either): the frame is not sent and the radio kept listening. */
+static bool cca_was_busy(struct wren_zep *zep, uint64_t start, uint64_t end)
+{
+    if ((zep->tx_phase != WREN_ZEP_TX_TURNAROUND && zep->tx_phase != WREN_ZEP_TX_ON_AIR) ||
+        zep->tx_ack || !zep->cca_end || start > zep->cca_end || end < zep->cca_start) {
+        return false;
+    }
+    wren_host_timer_cancel(zep->host, &zep->tx_timer);
+    zep->stats.cca_busy++;
+    zep->tx_phase = WREN_ZEP_TX_IDLE;
+    zep->tx_until = zep->tx_from; /* nothing went on the air */
+    zep->tx_result = WREN_NETDEV_EV_TX_MEDIUM_BUSY;
+    raise_isr(zep);
+    return true;
+}
+
 /* Whether a frame on the air during [start, end] was lost to our own
  * transmission (half-duplex): the radio turned around or sent meanwhile.
  * An ACK that arrives after our frame has ended answers it: never lost. */
@@ -411,7 +438,7 @@ static void take_datagram(struct wren_zep *zep, const uint8_t *buf, size_t n, ui
     uint64_t start = wren_zep_air_heard(&zep->air, at, f.hdr.len, &overlap);
     zep->stats.rx_overlap += overlap;
     bool ack = f.hdr.len == 5 && (f.psdu[0] & 0x07) == IEEE802154_TYPE_ACK;
-    if (lost_to_tx(zep, start, at, ack)) {
+    if (!cca_was_busy(zep, start, at) && lost_to_tx(zep, start, at, ack)) {
         zep->stats.rx_while_tx++; /* half-duplex: we were not listening */
         return;
     }

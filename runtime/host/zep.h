@@ -35,10 +35,15 @@
  * So a peer's ACK datagram comes 192 + 352 = 544 us after our frame's, and
  * ours within that of the peer's frame, inside macAckWaitDuration (864 us
  * from the end of the frame). The CCA is busy when a frame heard was on the
- * air during it (a frame still on the air is known only at its end, as a
- * ZEP radio cannot hear a frame begin). Half-duplex: a frame whose time on
- * the air overlaps our turnaround or transmission is lost (rx_while_tx),
- * except an ACK arriving after our frame ended: it answers our frame. A
+ * air during it. A frame still on the air is known only at its end, but
+ * ours is known to nobody before its datagram leaves either: a frame that
+ * arrives while we turn around or send and was on the air during our CCA
+ * makes that CCA busy after all (the frame is not sent, TX_MEDIUM_BUSY,
+ * and the frame heard is received), as a radio's CCA would have found it.
+ * Half-duplex: any other frame whose time on the air overlaps our
+ * turnaround or transmission is lost (rx_while_tx: both began within a CCA
+ * of each other, a real collision), except an ACK arriving after our frame
+ * ended: it answers our frame. A
  * frame that overlaps the one heard before it (two peers that did not hear
  * each other, or a peer that sends like a wire, such as lwIP's zepif) would
  * collide on a real channel; a datagram is a whole frame, so it is received
@@ -179,7 +184,7 @@ struct wren_zep {
     bool tx_ack;               /**< the frame in the transmitter is an ACK */
     bool ack_done;             /**< an ACK ended: TX_COMPLETE to report */
     uint8_t tx_result;         /**< a frame's outcome to report (0: none) */
-    uint64_t cca_start;
+    uint64_t cca_start, cca_end; /**< the CCA of the frame in the transmitter (0, 0: none) */
     uint64_t tx_from, tx_until; /**< the last transmission, turnaround included */
     uint64_t tx_on_air;        /**< when the frame in the transmitter goes on the air */
     struct wren_timer tx_timer;

@@ -222,7 +222,10 @@ def test_zep_wire_timing_of_fragmented_datagrams(zep_pair):
 
 def test_zep_contention_csma_sees_the_other_sender(zep_pair):
     # both send fragmented datagrams at once: each CCA hears the other's
-    # frames through the hub, and the spacing rules still hold on the wire
+    # frames through the hub (RX-done: a frame is heard at its end, and one
+    # heard while ours is on the air but that was on the air during our CCA
+    # makes that CCA busy after all), and the spacing rules still hold on
+    # the wire
     a, b, finish = zep_pair
     mark = len(a.lines)
     a._write(f"ping {ll(2)} -c 4 -i 50 -s 1000\n")

@@ -384,6 +384,35 @@ TEST(test_zep_half_duplex__a_frame_on_the_air_during_ours_is_lost)
     FX_CLEAN(0);
 }
 
+TEST(test_zep_cca__a_frame_on_the_air_during_it_stops_ours_when_heard_later)
+{
+    /* RX-done: a frame on the air during our CCA is heard only at its end,
+     * while ours is on the air; nobody has heard of ours yet, so the CCA
+     * was busy after all: ours is not sent, and the frame is received */
+    static const uint8_t frame[20] = {0x41, 0x88, 1};
+    set_cca(true);
+    CHECK_EQ(dev_send(frame, sizeof(frame)), 20);
+    for (int i = 0; i < 2000 && zep.tx_phase == WREN_ZEP_TX_CCA; i++) {
+        wren_host_run_for(host, 20);
+    }
+    uint64_t planned_end = zep.tx_until;
+    peer_send(26, 127, 5); /* 4,256 us on the air, ending now */
+    uint64_t t1 = wren_host_now();
+    run_tx();
+    if (t1 < planned_end && t1 < zep.cca_end + air(127)) {
+        /* it arrived before ours ended, and began before our CCA ended */
+        CHECK_EQ(last_tx, WREN_NETDEV_EV_TX_MEDIUM_BUSY);
+        CHECK_EQ(zep.stats.cca_busy, 1);
+        CHECK_EQ(zep.stats.tx_frames, 0);
+        CHECK_EQ(zep.stats.rx_while_tx, 0);
+        CHECK_EQ(n_rx, 1);
+        CHECK_EQ(rx_seqs[0], 5);
+        uint8_t b[256];
+        CHECK_EQ(recv(peer, b, sizeof(b), MSG_DONTWAIT), -1); /* nothing went out */
+    }
+    FX_CLEAN(0);
+}
+
 TEST(test_zep_half_duplex__an_ack_after_our_frame_is_received)
 {
     /* a peer that answers at once, with no turnaround at all: its ACK
@@ -480,6 +509,7 @@ int main(void)
         DEV_TEST(test_zep_recv__a_frame_is_handed_over_at_its_arrival),
         DEV_TEST(test_zep_recv__other_channels_dropped_unless_any_channel),
         DEV_TEST(test_zep_half_duplex__a_frame_on_the_air_during_ours_is_lost),
+        DEV_TEST(test_zep_cca__a_frame_on_the_air_during_it_stops_ours_when_heard_later),
         DEV_TEST(test_zep_half_duplex__an_ack_after_our_frame_is_received),
         DEV_TEST(test_zep_cca__a_frame_that_ended_before_it_leaves_it_clear),
         DEV_TEST(test_zep_cca__busy_when_a_frame_ends_during_it),
