@@ -291,12 +291,12 @@ class RxDonePeer:
     # -- timing helpers
     @staticmethod
     def _sleep_until(t_ns: int) -> None:
+        """Never sooner (no spinning: the CPU is the processes' under test)."""
         while True:
             left = t_ns - time.time_ns()
             if left <= 0:
                 return
-            if left > 300_000:
-                time.sleep((left - 200_000) / 1e9)
+            time.sleep(left / 1e9)
 
     def _xmit(self, psdu: bytes) -> int:
         self.sock.sendto(zep_data(self.channel, self.device, self.zseq, psdu), self.remote)
@@ -436,6 +436,11 @@ class RxDonePeer:
         else:
             self.stats["tx_noack"] += 1
         self._sleep_until(end + ifs)
+
+    def hello(self) -> None:
+        """A ZEP v2 acknowledgement packet, so that a dispatcher (wren-zep-hub)
+        learns us before we have anything to say."""
+        self.sock.sendto(b"EX\x02\x02" + struct.pack(">I", 0), self.remote)
 
     # -- echoes
     def ping(self, dst_ll: bytes, ident: int, seq: int, size: int, timeout_s: float = 5.0) -> bool:

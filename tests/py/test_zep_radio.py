@@ -293,7 +293,8 @@ def test_zep_ack_requests_can_be_turned_off(zep_pair):
     assert len(mine) >= 6 and len(theirs) >= 6, (len(mine), len(theirs))
     assert not any(f.ack_req for f in mine) and all(f.ack_req for f in theirs)
     # only node 2's frames were acknowledged
-    assert sum(1 for f in frames if f.type == 2) == len(theirs)
+    assert sum(1 for f in frames if f.type == 2) == len(theirs), \
+        (sum(1 for f in frames if f.type == 2), len(theirs))
     check_wire(frames)
 
 
