@@ -286,15 +286,18 @@ def test_zep_ack_requests_can_be_turned_off(zep_pair):
     assert "ifconfig IF ack on|off" in out, out
     out = a.run(f"ping {ll(2)} -c 2 -i 300 -s 300", r"packets transmitted")
     assert "2 packets transmitted, 2 received" in out, out
+    # node 2's frames that node 1 missed (a collision: RX-done learns of a
+    # frame only at its end) or could not answer get no ACK
+    missed = counters(a, "zep")["rx_while_tx"] + counters(a, "mac")["ack_tx_busy"]
     frames = finish(acks=False)
     data = [f for f in frames if f.type == 1]
     mine = [f for f in data if f.src == eui64(1)[::-1]]   # frames leave from the EUI-64s
     theirs = [f for f in data if f.src == eui64(2)[::-1]]
     assert len(mine) >= 6 and len(theirs) >= 6, (len(mine), len(theirs))
     assert not any(f.ack_req for f in mine) and all(f.ack_req for f in theirs)
-    # only node 2's frames were acknowledged
-    assert sum(1 for f in frames if f.type == 2) == len(theirs), \
-        (sum(1 for f in frames if f.type == 2), len(theirs))
+    # only node 2's frames were acknowledged, each one node 1 received
+    acks = sum(1 for f in frames if f.type == 2)
+    assert acks == len(theirs) - missed, (acks, len(theirs), missed)
     check_wire(frames)
 
 
