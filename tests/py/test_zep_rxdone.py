@@ -60,7 +60,8 @@ def test_rxdone_peer_fragmented_echoes_both_ways_with_acks(rxdone_pair):
     answered = [peer.ping(wren_ll, 0x4242, i, 1000) for i in range(10)]
     # wren pings the peer with the shell's ping
     peer_ll = socket.inet_ntop(socket.AF_INET6, ll_of(PEER_EUI))
-    out = node.run(f"ping {peer_ll} -c 10 -i 200 -s 1000", r"packets transmitted", timeout=60)
+    # (one at a time: the peer, like RIOT on ZEP, sends without CCA)
+    out = node.run(f"ping {peer_ll} -c 10 -i 500 -s 1000", r"packets transmitted", timeout=60)
     z, mac = counters(node, "zep"), counters(node, "mac")
     print("peer:", peer.stats, "\nwren zep:", z, "\nwren mac:", mac)
     assert all(answered), (answered, peer.stats)
