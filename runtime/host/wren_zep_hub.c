@@ -178,10 +178,6 @@ int main(int argc, char **argv)
             return 1;
         }
         count++;
-        if (pcap) {
-            struct timespec ts = rx_time(&mh);
-            pcap_frame(pcap, buf, (size_t)n, &ts);
-        }
         unsigned i;
         for (i = 0; i < n_peers && !same(&peers[i].addr, &from); i++) {
         }
@@ -211,6 +207,12 @@ int main(int argc, char **argv)
                 sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&peers[k].addr,
                        sizeof(peers[k].addr));
             }
+        }
+        /* recorded after forwarding, so that the file's writes delay no
+         * frame (its time is the kernel's receive time all the same) */
+        if (pcap) {
+            struct timespec ts = rx_time(&mh);
+            pcap_frame(pcap, buf, (size_t)n, &ts);
         }
     }
 }

@@ -90,11 +90,12 @@ static void read_datagrams(struct wren_zep *zep);
  * airtime; the radio is deaf from now until its datagram has left. */
 static void turn_around(struct wren_zep *zep, uint64_t now, uint64_t on_air)
 {
-    zep->tx_phase = WREN_ZEP_TX_TURNAROUND;
+    zep->tx_phase = WREN_ZEP_TX_SENDING;
     zep->tx_from = now;
     zep->tx_on_air = on_air;
     zep->tx_until = on_air + wren_zep_airtime_us(zep->tx_len); /* until it has left */
-    wren_host_timer_at(zep->host, &zep->tx_timer, on_air);
+    /* one wake-up, at the frame's end: nothing happens in between */
+    wren_host_timer_at(zep->host, &zep->tx_timer, zep->tx_until);
 }
 
 /* The frame's last octet has left the antenna: its datagram goes out now
@@ -104,8 +105,8 @@ static void frame_ends(struct wren_zep *zep)
     /* what arrived up to now counts: a frame that was on the air during
      * our CCA stops this one yet (take_datagram) */
     read_datagrams(zep);
-    if (zep->tx_phase != WREN_ZEP_TX_ON_AIR) {
-        return;
+    if (zep->tx_phase != WREN_ZEP_TX_SENDING) {
+        return; /* it stopped ours */
     }
     /* the clock read before the datagram leaves: a receiver timestamps it
      * no sooner, so a peer's answer timed from there starts after our end */
@@ -158,13 +159,7 @@ static void tx_timer_cb(struct wren_timer *t, void *arg)
         zep->cca_end = now;
         turn_around(zep, now, now + WREN_ZEP_TURNAROUND_US);
         return;
-    case WREN_ZEP_TX_TURNAROUND:
-        /* on the air (from tx_on_air, whenever the loop gets here) */
-        zep->tx_phase = WREN_ZEP_TX_ON_AIR;
-        wren_host_timer_at(zep->host, &zep->tx_timer,
-                           zep->tx_on_air + wren_zep_airtime_us(zep->tx_len));
-        return;
-    case WREN_ZEP_TX_ON_AIR:
+    case WREN_ZEP_TX_SENDING:
         frame_ends(zep);
         return;
     default:
@@ -388,7 +383,7 @@ static uint64_t arrival_us(const struct msghdr *mh)
  * frame yet either): the frame is not sent and the radio kept listening. */
 static bool cca_was_busy(struct wren_zep *zep, uint64_t start, uint64_t end)
 {
-    if ((zep->tx_phase != WREN_ZEP_TX_TURNAROUND && zep->tx_phase != WREN_ZEP_TX_ON_AIR) ||
+    if (zep->tx_phase != WREN_ZEP_TX_SENDING ||
         zep->tx_ack || !zep->cca_end || start > zep->cca_end || end < zep->cca_start) {
         return false;
     }

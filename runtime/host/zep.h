@@ -152,8 +152,7 @@ struct wren_zep_stats {
 enum wren_zep_tx_phase {
     WREN_ZEP_TX_IDLE = 0,
     WREN_ZEP_TX_CCA,
-    WREN_ZEP_TX_TURNAROUND,
-    WREN_ZEP_TX_ON_AIR,
+    WREN_ZEP_TX_SENDING, /**< turning around, then on the air until the datagram leaves */
 };
 
 /** A frame heard, ended at @p end (its datagram's arrival). */
