@@ -955,6 +955,17 @@ def bench_tsch_paper() -> list[Record]:
 BENCHES["tsch_paper"] = bench_tsch_paper
 
 
+def bench_zep_rxdone() -> list[Record]:
+    """Issue 23's ZEP records against an RX-done peer through the hub
+    (python/wren/experiments/zep_rxdone.py): zep_ack_delay_median_us,
+    zep_ack_within_864us_ratio, zep_1000B_echo_loss_pct."""
+    from .experiments import zep_rxdone
+    return zep_rxdone.bench()
+
+
+BENCHES["zep_rxdone"] = bench_zep_rxdone
+
+
 RPL_MESH = dict(n=50, seed=50, width=90.0, reach=18.0)  # 123 links, PRR 0.8..1.0
 
 

@@ -12,9 +12,13 @@
  *
  * --pcap FILE writes every ZEP data packet's 802.15.4 frame (with its FCS,
  * LINKTYPE 195) as the hub received it, stamped with the kernel's receive
- * time in nanoseconds: the channel as seen from the hub, for measuring
- * airtimes, interframe spaces and ACK turnarounds on the wire. Each record
- * is flushed as it is written.
+ * time in nanoseconds. A ZEP datagram marks the END of its frame (RX-done,
+ * as wren's ZEP radio, RIOT's socket_zep and Contiki-NG send it), so each
+ * record's time is when its frame ended on the air as seen from the hub;
+ * the frame began its airtime ((6 + length) * 32 us) before. That is the
+ * channel for measuring interframe spaces (end to next start) and ACK
+ * turnarounds (frame's end to ACK's end) on the wire. Each record is
+ * flushed as it is written.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -116,7 +120,8 @@ int main(int argc, char **argv)
             fprintf(c == 'h' ? stdout : stderr,
                     "usage: wren-zep-hub [--port PORT] [--pcap FILE] [--quiet]\n"
                     "  --port PORT  UDP port to listen on (default 17754)\n"
-                    "  --pcap FILE  write the 802.15.4 frames received, kernel-timestamped (ns)\n"
+                    "  --pcap FILE  write the 802.15.4 frames received, each stamped (ns) when\n"
+                    "               it arrived: the end of the frame's airtime\n"
                     "  --quiet      no messages about members\n");
             return c == 'h' ? 0 : 2;
         }
@@ -173,10 +178,6 @@ int main(int argc, char **argv)
             return 1;
         }
         count++;
-        if (pcap) {
-            struct timespec ts = rx_time(&mh);
-            pcap_frame(pcap, buf, (size_t)n, &ts);
-        }
         unsigned i;
         for (i = 0; i < n_peers && !same(&peers[i].addr, &from); i++) {
         }
@@ -206,6 +207,12 @@ int main(int argc, char **argv)
                 sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&peers[k].addr,
                        sizeof(peers[k].addr));
             }
+        }
+        /* recorded after forwarding, so that the file's writes delay no
+         * frame (its time is the kernel's receive time all the same) */
+        if (pcap) {
+            struct timespec ts = rx_time(&mh);
+            pcap_frame(pcap, buf, (size_t)n, &ts);
         }
     }
 }

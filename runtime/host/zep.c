@@ -1,4 +1,5 @@
-/* ZEP radio netdev (Linux only: UDP sockets), paced as an 802.15.4 radio. */
+/* ZEP radio netdev (Linux only: UDP sockets), paced as an 802.15.4 radio;
+ * a datagram marks its frame's end (RX-done). */
 #define _GNU_SOURCE
 
 #include "host/zep.h"
@@ -25,27 +26,34 @@
 uint64_t wren_zep_air_heard(struct wren_zep_air *air, uint64_t arrival, unsigned psdu_len,
                             bool *overlap)
 {
-    *overlap = air->next && air->until > arrival;
+    /* RX-done: the datagram marks the frame's end */
+    uint64_t a = wren_zep_airtime_us(psdu_len);
+    uint64_t start = arrival > a ? arrival - a : 0;
+    *overlap = air->next && air->until > start;
     if (*overlap) {
-        /* a radio receives one frame at a time: this one follows, and the
-         * busy spell they make together grows */
+        /* on the air together with the spell before it: one busy spell */
         unsigned last = (air->next - 1) % WREN_ZEP_AIR_HIST;
-        air->end[last] += wren_zep_airtime_us(psdu_len);
+        if (start < air->start[last]) {
+            air->start[last] = start;
+        }
+        if (arrival > air->end[last]) {
+            air->end[last] = arrival;
+        }
         air->until = air->end[last];
-        return air->until;
+        return start;
     }
     unsigned i = air->next++ % WREN_ZEP_AIR_HIST;
-    air->start[i] = arrival;
-    air->end[i] = arrival + wren_zep_airtime_us(psdu_len);
-    air->until = air->end[i];
-    return air->until;
+    air->start[i] = start;
+    air->end[i] = arrival;
+    air->until = arrival;
+    return start;
 }
 
 bool wren_zep_air_busy(const struct wren_zep_air *air, uint64_t from, uint64_t to)
 {
     unsigned n = air->next < WREN_ZEP_AIR_HIST ? air->next : WREN_ZEP_AIR_HIST;
     for (unsigned i = 0; i < n; i++) {
-        if (air->start[i] <= to && air->end[i] > from) {
+        if (air->start[i] <= to && air->end[i] >= from) {
             return true;
         }
     }
@@ -78,18 +86,31 @@ static int zep_xmit(struct wren_zep *zep, const uint8_t *buf, size_t len)
 
 static void read_datagrams(struct wren_zep *zep);
 
-/* Turn around (RX to TX), then on the air. */
-static void turn_around(struct wren_zep *zep, uint64_t now)
+/* Turn around (RX to TX) and go on the air at @p on_air, for the frame's
+ * airtime; the radio is deaf from now until its datagram has left. */
+static void turn_around(struct wren_zep *zep, uint64_t now, uint64_t on_air)
 {
-    zep->tx_phase = WREN_ZEP_TX_TURNAROUND;
+    zep->tx_phase = WREN_ZEP_TX_SENDING;
     zep->tx_from = now;
-    zep->tx_until = UINT64_MAX; /* known once the frame is out */
-    wren_host_timer_at(zep->host, &zep->tx_timer, now + WREN_ZEP_TURNAROUND_US);
+    zep->tx_on_air = on_air;
+    zep->tx_until = on_air + wren_zep_airtime_us(zep->tx_len); /* until it has left */
+    /* one wake-up, at the frame's end: nothing happens in between */
+    wren_host_timer_at(zep->host, &zep->tx_timer, zep->tx_until);
 }
 
-/* The frame's first octet goes on the air: its datagram goes out now. */
-static void go_on_air(struct wren_zep *zep)
+/* The frame's last octet has left the antenna: its datagram goes out now
+ * (RX-done: a datagram marks its frame's end), and TX_COMPLETE follows. */
+static void frame_ends(struct wren_zep *zep)
 {
+    /* what arrived up to now counts: a frame that was on the air during
+     * our CCA stops this one yet (take_datagram) */
+    read_datagrams(zep);
+    if (zep->tx_phase != WREN_ZEP_TX_SENDING) {
+        return; /* it stopped ours */
+    }
+    /* the clock read before the datagram leaves: a receiver timestamps it
+     * no sooner, so a peer's answer timed from there starts after our end */
+    zep->tx_until = wren_host_now();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct zep_hdr h = {
@@ -105,17 +126,18 @@ static void go_on_air(struct wren_zep *zep)
     };
     wren_zep_emit(&h, zep->tx_buf, ZEP_V2_HDR_LEN);
     if (zep_xmit(zep, zep->tx_buf, ZEP_V2_HDR_LEN + h.len) < 0) {
-        zep->stats.tx_errors++; /* lost, as on the air; the time passes all the same */
+        zep->stats.tx_errors++; /* lost, as on the air; the time has passed all the same */
     } else {
         zep->stats.tx_frames++;
         zep->stats.tx_acks += zep->tx_ack;
     }
-    /* the clock read after the datagram left: whoever timestamps it (the
-     * hub, a capture) sees it no later than this start */
-    uint64_t start = wren_host_now();
-    zep->tx_phase = WREN_ZEP_TX_ON_AIR;
-    zep->tx_until = start + wren_zep_airtime_us(zep->tx_len);
-    wren_host_timer_at(zep->host, &zep->tx_timer, zep->tx_until);
+    zep->tx_phase = WREN_ZEP_TX_IDLE;
+    if (zep->tx_ack) {
+        zep->ack_done = true;
+    } else {
+        zep->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
+    }
+    raise_isr(zep);
 }
 
 static void tx_timer_cb(struct wren_timer *t, void *arg)
@@ -134,19 +156,11 @@ static void tx_timer_cb(struct wren_timer *t, void *arg)
             raise_isr(zep);
             return;
         }
-        turn_around(zep, now);
+        zep->cca_end = now;
+        turn_around(zep, now, now + WREN_ZEP_TURNAROUND_US);
         return;
-    case WREN_ZEP_TX_TURNAROUND:
-        go_on_air(zep);
-        return;
-    case WREN_ZEP_TX_ON_AIR:
-        zep->tx_phase = WREN_ZEP_TX_IDLE;
-        if (zep->tx_ack) {
-            zep->ack_done = true;
-        } else {
-            zep->tx_result = WREN_NETDEV_EV_TX_COMPLETE;
-        }
-        raise_isr(zep);
+    case WREN_ZEP_TX_SENDING:
+        frame_ends(zep);
         return;
     default:
         return;
@@ -187,55 +201,44 @@ static int zep_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     put_le16(psdu + len, wren_ieee802154_fcs(psdu, len));
     zep->tx_len = (uint8_t)(len + IEEE802154_FCS_LEN);
     zep->tx_ack = ack;
+    zep->cca_start = zep->cca_end = 0;
     if (zep->cca && !ack) {
         zep->tx_phase = WREN_ZEP_TX_CCA;
         zep->cca_start = now;
         wren_host_timer_at(zep->host, &zep->tx_timer, now + WREN_ZEP_CCA_US);
+    } else if (ack) {
+        /* 6.7.4.2: aTurnaroundTime after the frame it answers ended (the
+         * radio's RX-done, the datagram's arrival), not after the stack
+         * got to it; never sooner */
+        uint64_t on_air = zep->rx_last_end + WREN_ZEP_TURNAROUND_US;
+        turn_around(zep, now, on_air > now ? on_air : now);
     } else {
-        turn_around(zep, now);
+        turn_around(zep, now, now + WREN_ZEP_TURNAROUND_US);
     }
     return (int)len;
 }
 
-/* The head of the queue ends at its time: then the stack may read it. */
-static void rx_schedule(struct wren_zep *zep)
-{
-    if (zep->rx_count && !zep->rx_held) {
-        wren_host_timer_at(zep->host, &zep->rx_timer, zep->rxq[zep->rx_head].end);
-    }
-}
-
-static void rx_timer_cb(struct wren_timer *t, void *arg)
-{
-    (void)t;
-    struct wren_zep *zep = arg;
-    if (zep->rx_count && !zep->rx_held) {
-        zep->rx_held = true;
-        zep->stats.rx_frames++;
-        raise_isr(zep);
-    }
-}
-
+/* The head of the queue (if any) is there for the stack to read. */
 static void rx_pop(struct wren_zep *zep)
 {
-    zep->rx_held = false;
     zep->rx_head = (zep->rx_head + 1) % CONFIG_WREN_ZEP_RX_QUEUE;
     zep->rx_count--;
     zep->hfd.events = POLLIN; /* room again */
-    rx_schedule(zep);
 }
 
 static int zep_recv(struct wren_netdev *dev, void *buf, size_t len,
                     struct wren_netdev_rx_info *info)
 {
     struct wren_zep *zep = zep_of(dev);
-    if (!zep->rx_held) {
+    if (!zep->rx_count) {
         return 0;
     }
     const struct wren_zep_rx *r = &zep->rxq[zep->rx_head];
     bool taken;
     int res = wren_netdev_recv_held(r->psdu, r->len, 0, r->lqi, buf, len, info, &taken);
     if (taken) {
+        zep->rx_last_end = r->end;
+        zep->rx_taken++;
         rx_pop(zep);
     }
     return res;
@@ -253,10 +256,16 @@ static void zep_isr(struct wren_netdev *dev)
         zep->ack_done = false;
         dev->event_cb(dev, WREN_NETDEV_EV_TX_COMPLETE);
     }
-    if (zep->rx_held) {
+    if (zep->rx_count) {
+        /* one frame per interrupt, so that TX outcomes interleave */
+        uint32_t taken = zep->rx_taken;
+        zep->stats.rx_frames++;
         dev->event_cb(dev, WREN_NETDEV_EV_RX_COMPLETE);
-        if (zep->rx_held) {
+        if (zep->rx_taken == taken && zep->rx_count) {
             rx_pop(zep); /* the stack did not take it */
+        }
+        if (zep->rx_count) {
+            raise_isr(zep);
         }
     }
 }
@@ -348,13 +357,17 @@ static const struct wren_netdev_driver zep_driver = {
  * runtime's clock; now if the kernel gave none. */
 static uint64_t arrival_us(const struct msghdr *mh)
 {
+    /* the wall clock read before the runtime's: a preemption between the
+     * two makes the arrival later, never sooner (every wait counted from
+     * it stays a lower bound) */
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
     uint64_t now = wren_host_now();
     for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)mh); c;
          c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec rx, real;
+            struct timespec rx;
             memcpy(&rx, CMSG_DATA(c), sizeof(rx));
-            clock_gettime(CLOCK_REALTIME, &real);
             int64_t ago_ns = ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000 +
                              (real.tv_nsec - rx.tv_nsec);
             uint64_t ago = ago_ns > 0 ? (uint64_t)ago_ns / 1000u : 0;
@@ -364,8 +377,42 @@ static uint64_t arrival_us(const struct msghdr *mh)
     return now;
 }
 
-/* One datagram: check it as a radio would; a frame on our channel is on
- * the air for its airtime and joins the queue, handed over when it ends. */
+/* A frame heard on the air during [start, end] while we turn around or
+ * send, after our CCA: if it was on the air during that CCA, the CCA was
+ * busy after all (we learn it only now, RX-done; nobody has heard of our
+ * frame yet either): the frame is not sent and the radio kept listening. */
+static bool cca_was_busy(struct wren_zep *zep, uint64_t start, uint64_t end)
+{
+    if (zep->tx_phase != WREN_ZEP_TX_SENDING ||
+        zep->tx_ack || !zep->cca_end || start > zep->cca_end || end < zep->cca_start) {
+        return false;
+    }
+    wren_host_timer_cancel(zep->host, &zep->tx_timer);
+    zep->stats.cca_busy++;
+    zep->tx_phase = WREN_ZEP_TX_IDLE;
+    zep->tx_until = zep->tx_from; /* nothing went on the air */
+    zep->tx_result = WREN_NETDEV_EV_TX_MEDIUM_BUSY;
+    raise_isr(zep);
+    return true;
+}
+
+/* Whether a frame on the air during [start, end] was lost to our own
+ * transmission (half-duplex): the radio turned around or sent meanwhile.
+ * An ACK that arrives after our frame has ended answers it: never lost. */
+static bool lost_to_tx(const struct wren_zep *zep, uint64_t start, uint64_t end, bool ack)
+{
+    if (zep->tx_phase == WREN_ZEP_TX_IDLE || zep->tx_phase == WREN_ZEP_TX_CCA) {
+        if (ack && end >= zep->tx_until) {
+            return false;
+        }
+    } else if (end >= zep->tx_from) {
+        return true; /* ends while we turn around or send */
+    }
+    return start < zep->tx_until && end >= zep->tx_from;
+}
+
+/* One datagram: check it as a radio would; a frame on our channel has just
+ * ended (RX-done) and joins the queue, handed to the stack at once. */
 static void take_datagram(struct wren_zep *zep, const uint8_t *buf, size_t n, uint64_t at)
 {
     zep->stats.rx_packets++;
@@ -383,9 +430,10 @@ static void take_datagram(struct wren_zep *zep, const uint8_t *buf, size_t n, ui
         return;
     }
     bool overlap;
-    uint64_t end = wren_zep_air_heard(&zep->air, at, f.hdr.len, &overlap);
+    uint64_t start = wren_zep_air_heard(&zep->air, at, f.hdr.len, &overlap);
     zep->stats.rx_overlap += overlap;
-    if (at >= zep->tx_from && at < zep->tx_until) {
+    bool ack = f.hdr.len == 5 && (f.psdu[0] & 0x07) == IEEE802154_TYPE_ACK;
+    if (!cca_was_busy(zep, start, at) && lost_to_tx(zep, start, at, ack)) {
         zep->stats.rx_while_tx++; /* half-duplex: we were not listening */
         return;
     }
@@ -400,12 +448,12 @@ static void take_datagram(struct wren_zep *zep, const uint8_t *buf, size_t n, ui
     }
     unsigned tail = (zep->rx_head + zep->rx_count) % CONFIG_WREN_ZEP_RX_QUEUE;
     struct wren_zep_rx *r = &zep->rxq[tail];
-    r->end = end;
+    r->end = at;
     r->len = (uint8_t)(f.hdr.len - IEEE802154_FCS_LEN);
     r->lqi = f.hdr.crc_mode ? f.hdr.lqi : f.psdu[f.hdr.len - 2];
     memcpy(r->psdu, f.psdu, r->len);
     if (zep->rx_count++ == 0) {
-        rx_schedule(zep);
+        raise_isr(zep); /* RX-done */
     }
 }
 
@@ -455,7 +503,6 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
     zep->device_id = id;
     zep->tx_from = zep->tx_until = 0;
     wren_timer_init(&zep->tx_timer, tx_timer_cb, zep);
-    wren_timer_init(&zep->rx_timer, rx_timer_cb, zep);
     put_be16(zep->short_addr, id);
     zep->long_addr[0] = 0x02;
     put_be32(zep->long_addr + 4, id);
@@ -527,7 +574,6 @@ int wren_zep_open(struct wren_zep *zep, struct wren_host *host, uint16_t local_p
 void wren_zep_close(struct wren_zep *zep)
 {
     wren_host_timer_cancel(zep->host, &zep->tx_timer);
-    wren_host_timer_cancel(zep->host, &zep->rx_timer);
     if (zep->hfd.fd >= 0) {
         wren_host_fd_remove(zep->host, &zep->hfd);
         close(zep->hfd.fd);

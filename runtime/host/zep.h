@@ -15,24 +15,39 @@
  * It behaves at wall-clock pace as a 250 kbit/s O-QPSK radio
  * (802.15.4-2015, 2.4 GHz), so the MAC above it runs unslotted CSMA-CA,
  * acknowledgements, retries and the interframe space exactly as on the
- * simulator's radio (the MAC does those; the device supplies the timing):
+ * simulator's radio (the MAC does those; the device supplies the timing).
+ *
+ * A datagram marks the END of its frame (RX-done), as in RIOT's socket_zep
+ * and Contiki-NG's ZEP radio: the sender emits it when the frame's airtime
+ * has passed, and the receiver takes it as a completely received frame at
+ * its arrival, as a transceiver's RX-done interrupt. A frame whose datagram
+ * arrived at t was on the air during [t - airtime, t]:
  *
  *     send(frame)   [CCA 8 symbols, if asked] -> turnaround 12 symbols ->
- *                   the datagram goes out -> on the air (6 + PSDU) * 32 us
+ *                   on the air (6 + PSDU) * 32 us -> the datagram goes out
  *                   -> TX_COMPLETE (or TX_MEDIUM_BUSY after a busy CCA)
- *     send(ACK)     turnaround (aTurnaroundTime, 192 us) -> out -> on the air
+ *     send(ACK)     on the air aTurnaroundTime (192 us) after the arrival
+ *                   of the frame it answers (the radio's RX-done), for 352
+ *                   us -> the datagram goes out -> TX_COMPLETE
+ *     received      handed to the stack at its arrival (the kernel's
+ *                   receive timestamp)
  *
- * A datagram marks the start of its frame. A frame heard on the channel
- * occupies the air from its arrival (the kernel's receive timestamp) for
- * its airtime, and reaches the stack when it has ended, as a radio hands
- * over a frame at its end; the MAC's ACK then goes out aTurnaroundTime
- * later, never sooner. The CCA is busy when anything heard was on the air
- * during it. Half-duplex: frames arriving while the device turns around or
- * sends are lost (rx_while_tx). A frame that arrives while the air is
- * still busy with an earlier one (a peer that sends like a wire, such as
- * lwIP's zepif) would be lost on a real channel; here it is received after
- * the earlier one ends, as if it had started then, and counted
- * (rx_overlap), so that such peers still interoperate.
+ * So a peer's ACK datagram comes 192 + 352 = 544 us after our frame's, and
+ * ours within that of the peer's frame, inside macAckWaitDuration (864 us
+ * from the end of the frame). The CCA is busy when a frame heard was on the
+ * air during it. A frame still on the air is known only at its end, but
+ * ours is known to nobody before its datagram leaves either: a frame that
+ * arrives while we turn around or send and was on the air during our CCA
+ * makes that CCA busy after all (the frame is not sent, TX_MEDIUM_BUSY,
+ * and the frame heard is received), as a radio's CCA would have found it.
+ * Half-duplex: any other frame whose time on the air overlaps our
+ * turnaround or transmission is lost (rx_while_tx: both began within a CCA
+ * of each other, a real collision), except an ACK arriving after our frame
+ * ended: it answers our frame. A
+ * frame that overlaps the one heard before it (two peers that did not hear
+ * each other, or a peer that sends like a wire, such as lwIP's zepif) would
+ * collide on a real channel; a datagram is a whole frame, so it is received
+ * all the same and counted (rx_overlap).
  *
  * Over UDP a frame reaches the other radios later than on the air (the hub
  * and the processes' scheduling): the device reports that allowance as
@@ -89,10 +104,10 @@ static inline uint32_t wren_zep_airtime_us(unsigned psdu_len)
 }
 
 /**
- * What a radio has heard on its channel, for its CCA and for the order of
- * reception: the last busy spells as [start, end) intervals (us), frames
- * that followed each other without a gap making one spell. Pure: times
- * come from the caller.
+ * What a radio has heard on its channel, for its CCA and its half-duplex
+ * bookkeeping: the last busy spells as [start, end] intervals (us), frames
+ * whose times on the air overlapped making one spell. Pure: times come from
+ * the caller.
  */
 #define WREN_ZEP_AIR_HIST 4
 struct wren_zep_air {
@@ -102,10 +117,12 @@ struct wren_zep_air {
 };
 
 /**
- * @brief A frame of @p psdu_len octets arrived at @p arrival. It is on the
- *        air from then, or from the end of the frame before it if that has
- *        not ended yet (*@p overlap set).
- * @return the time its reception ends.
+ * @brief The datagram of a frame of @p psdu_len octets (FCS included)
+ *        arrived at @p arrival: the frame ended then, and was on the air
+ *        from its airtime before. *@p overlap is set when it began before
+ *        the frame heard before it had ended (on a real channel, they
+ *        would have collided).
+ * @return the time the frame began.
  */
 uint64_t wren_zep_air_heard(struct wren_zep_air *air, uint64_t arrival, unsigned psdu_len,
                             bool *overlap);
@@ -121,8 +138,8 @@ bool wren_zep_air_busy(const struct wren_zep_air *air, uint64_t from, uint64_t t
     C(rx_other_channel)                                                                \
     C(rx_bad_fcs)                                                                      \
     C(rx_overrun)          /* reading paused: the queue of frames heard was full */    \
-    C(rx_overlap)          /* arrived while the air was busy: received after */        \
-    C(rx_while_tx)         /* arrived while turning around or sending: lost */         \
+    C(rx_overlap)          /* on the air with the frame before it: received all the same */ \
+    C(rx_while_tx)         /* on the air while we turned around or sent: lost */       \
     C(cca_busy)            /* CCAs that found the channel busy */                      \
     C(tx_frames)           /* frames sent (ACKs included) */                           \
     C(tx_acks)             /* of which acknowledgements */                             \
@@ -135,11 +152,10 @@ struct wren_zep_stats {
 enum wren_zep_tx_phase {
     WREN_ZEP_TX_IDLE = 0,
     WREN_ZEP_TX_CCA,
-    WREN_ZEP_TX_TURNAROUND,
-    WREN_ZEP_TX_ON_AIR,
+    WREN_ZEP_TX_SENDING, /**< turning around, then on the air until the datagram leaves */
 };
 
-/** A frame heard, on the air until @p end, then handed to the stack. */
+/** A frame heard, ended at @p end (its datagram's arrival). */
 struct wren_zep_rx {
     uint64_t end;
     uint8_t len; /**< PSDU without the FCS */
@@ -167,16 +183,17 @@ struct wren_zep {
     bool tx_ack;               /**< the frame in the transmitter is an ACK */
     bool ack_done;             /**< an ACK ended: TX_COMPLETE to report */
     uint8_t tx_result;         /**< a frame's outcome to report (0: none) */
-    uint64_t cca_start;
+    uint64_t cca_start, cca_end; /**< the CCA of the frame in the transmitter (0, 0: none) */
     uint64_t tx_from, tx_until; /**< the last transmission, turnaround included */
+    uint64_t tx_on_air;        /**< when the frame in the transmitter goes on the air */
     struct wren_timer tx_timer;
     uint8_t tx_len;            /**< PSDU with FCS */
     uint8_t tx_buf[ZEP_V2_HDR_LEN + ZEP_MAX_PSDU];
-    /* receiver: frames heard, in order; the head is handed over when it ends */
+    /* receiver: frames heard, in order, each handed over at its arrival */
     struct wren_zep_rx rxq[CONFIG_WREN_ZEP_RX_QUEUE];
     unsigned rx_head, rx_count;
-    bool rx_held;              /**< the head has ended: the stack may read it */
-    struct wren_timer rx_timer;
+    uint32_t rx_taken;         /**< frames the stack has taken */
+    uint64_t rx_last_end;      /**< end of the frame the stack took last: an ACK answers it */
     struct wren_zep_stats stats;
 };
 

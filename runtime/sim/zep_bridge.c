@@ -83,15 +83,17 @@ static void send_zep(struct wren_sim_zep *z, const uint8_t *psdu, uint8_t n)
 uint64_t wren_sim_zep_flush(struct wren_sim_zep *z, uint64_t wall_us)
 {
     while (z->out_count) {
-        uint64_t start = z->out_start[z->out_head];
+        uint64_t end = z->out_end[z->out_head];
         if (z->sent_any) {
-            /* as far apart as on the air, but silence beyond LIFS shrinks
-             * to LIFS, so that the bridge catches up after a delay: never
-             * closer than the previous frame's airtime (the bridge receives
-             * one frame at a time) and every turnaround and interframe
-             * space of the air kept */
-            uint64_t apart = start > z->last_start ? start - z->last_start : 0;
-            uint64_t air = wren_phy_airtime_us((unsigned)z->last_len + IEEE802154_FCS_LEN);
+            /* RX-done: each datagram marks its frame's end, so the ends
+             * keep, on the wall clock, at least the distance they had on
+             * the air (then every start, derived as the end less the
+             * airtime, keeps its turnaround and interframe space after the
+             * end before it); silence beyond LIFS shrinks to LIFS, so that
+             * the bridge catches up after a delay */
+            uint64_t apart = end > z->last_end ? end - z->last_end : 0;
+            uint64_t air = wren_phy_airtime_us((unsigned)z->out_len[z->out_head] +
+                                               IEEE802154_FCS_LEN);
             if (apart > air + BRIDGE_MAX_GAP_US) {
                 apart = air + BRIDGE_MAX_GAP_US;
             }
@@ -106,9 +108,9 @@ uint64_t wren_sim_zep_flush(struct wren_sim_zep *z, uint64_t wall_us)
         }
         send_zep(z, z->out[z->out_head], z->out_len[z->out_head]);
         z->sent_any = true;
-        z->last_start = start;
-        z->last_len = z->out_len[z->out_head];
-        z->last_wall = wall_now(); /* after the datagram left */
+        z->last_end = end;
+        /* read after the datagram left: the hub stamped it no later */
+        z->last_wall = wall_now();
         wall_us = z->last_wall;
         z->out_head = (z->out_head + 1) % WREN_SIM_ZEP_QUEUE;
         z->out_count--;
@@ -175,8 +177,9 @@ static void ack_for_live(struct wren_sim_zep *z, const uint8_t *mpdu, size_t len
     z->radio.cca_before_tx = cca;
 }
 
-/* a frame the medium delivered to the bridge (it has just ended): queued
- * with its start on the air, out as ZEP when its turn comes */
+/* a frame the medium delivered to the bridge: it has just ended, so its
+ * datagram goes out now (RX-done), or when its turn comes if the frames
+ * before it are late */
 static void to_zep(struct wren_sim_zep *z)
 {
     struct wren_netdev *dev = &z->radio.netdev;
@@ -191,11 +194,9 @@ static void to_zep(struct wren_sim_zep *z)
         return;
     }
     unsigned tail = (z->out_head + z->out_count) % WREN_SIM_ZEP_QUEUE;
-    uint64_t now = z->radio.medium->world->now;
-    uint32_t air = wren_phy_airtime_us((unsigned)n + IEEE802154_FCS_LEN);
     z->out_len[tail] = (uint8_t)n;
     memcpy(z->out[tail], psdu, (size_t)n);
-    z->out_start[tail] = now > air ? now - air : 0;
+    z->out_end[tail] = z->radio.medium->world->now;
     z->out_count++;
     wren_sim_zep_flush(z, wall_now());
 }
@@ -259,6 +260,10 @@ int wren_sim_zep_poll(struct wren_sim_zep *z)
             continue;
         }
         learn_live(z, f.psdu, mpdu_len);
+        /* RX-done: the frame ended at the datagram's arrival; its time on
+         * the air has passed and the simulation cannot send in the past,
+         * so it goes on the simulated air now, for its airtime (one
+         * airtime late: see zep_bridge.h) */
         if (z->q_count == WREN_SIM_ZEP_QUEUE) {
             z->stats.queue_drops++;
             continue;

@@ -9,27 +9,38 @@
  * - every frame the simulated network delivers to it (a frame on the air
  *   near it that it received intact) goes out as one ZEP data packet (CRC
  *   mode, its channel) to the remote address: a wren-zep-hub or a
- *   wren-node's ZEP port. A datagram marks the start of a frame for the
- *   ZEP radios that receive it (runtime/host/zep.h), so the bridge sends
- *   them no faster than the frames went on the simulated air: each one at
- *   least as long after the previous one, in wall-clock time, as their
- *   starts were apart in virtual time (at least the previous frame's
- *   airtime), except that silence longer than LIFS shrinks to LIFS, so
- *   that the bridge catches up with the simulation. Frames wait in a queue for their turn (WREN_SIM_ZEP_QUEUE; a
- *   full queue drops, counted), and go when wren_sim_run_realtime() gets
- *   to them;
- * - every ZEP data packet it receives on its channel with a good FCS is put
- *   on the air from its position (queued while it is sending; a full queue
- *   drops, counted);
+ *   wren-node's ZEP port. A datagram marks the END of its frame (RX-done,
+ *   runtime/host/zep.h, as RIOT's socket_zep and Contiki-NG read it), so a
+ *   frame goes out when it ends on the simulated air. When the bridge is
+ *   late (wren_sim_run_realtime() got to it late), the datagrams still keep
+ *   the distance their ends had in virtual time, so that turnarounds and
+ *   interframe spaces hold on the wire; silence longer than LIFS shrinks to
+ *   LIFS, so that the bridge catches up. Frames wait in a queue for their
+ *   turn (WREN_SIM_ZEP_QUEUE; a full queue drops, counted);
+ * - every ZEP data packet it receives on its channel with a good FCS is a
+ *   frame that has just ended. The simulation cannot send in the past, so
+ *   the bridge puts it on the air from its position at the datagram's
+ *   arrival, for its airtime (queued while it is sending; a full queue
+ *   drops, counted): simulated radios receive it one airtime after the
+ *   live radios did. The other choice, running the simulation an airtime
+ *   behind the wall clock so that the frame could be on the simulated air
+ *   at its real time, would only move that delay to the frames the other
+ *   way; this way the frames from the simulation, ACKs of live frames
+ *   included, are exact;
  * - it acknowledges on the air for the live side, as the live radio's own
  *   hardware would: a simulated frame asking for an ACK whose destination
  *   (PAN and address) is one a live process sent from gets an Imm-Ack
- *   aTurnaroundTime after it ends. The live process's own ACK would reach
- *   the simulated air only after a trip through UDP and the bridge's
- *   queue, far beyond macAckWaitDuration, so ACK frames from ZEP are not
- *   put on the air (counted). The addresses are learnt from the frames
- *   live processes send (WREN_SIM_ZEP_LIVE of them, oldest replaced); one
- *   that has sent nothing yet is not acknowledged.
+ *   aTurnaroundTime after it ends. The live process's own ACK datagram
+ *   leaves 192 + 352 us after the frame's (RX-done) plus a UDP trip, and
+ *   would then take its airtime again on the simulated air: beyond
+ *   macAckWaitDuration (864 us) of the simulated sender, so ACK frames
+ *   from ZEP are not put on the air (counted). The addresses are learnt
+ *   from the frames live processes send (WREN_SIM_ZEP_LIVE of them, oldest
+ *   replaced); one that has sent nothing yet is not acknowledged. A live
+ *   frame's ACK from a simulated node ends 544 us after the frame ends on
+ *   the simulated air, so its datagram reaches the live side an airtime
+ *   plus 544 us after the live frame's: within wren-node's ACK wait (its
+ *   WREN_NETOPT_LINK_DELAY), not within a bare 864 us.
  *
  * Live processes run on wall-clock time, so a simulation with a bridge must
  * be run with wren_sim_run_realtime(), which keeps virtual time at wall-clock
@@ -58,7 +69,7 @@
     C(to_zep)        /* frames from the medium sent as ZEP */              \
     C(to_zep_errors) /* sendto() failed */                                 \
     C(to_zep_drops)  /* the queue to ZEP was full */                       \
-    C(to_zep_paced)  /* frames that waited for their turn */              \
+    C(to_zep_paced)  /* frames held back to keep the distance of their ends */ \
     C(from_zep)      /* frames from ZEP put on the air */                  \
     C(rx_malformed)  /* not ZEP v2 data, or too short */                   \
     C(rx_other)      /* acknowledgements, other channels */                \
@@ -83,13 +94,12 @@ struct wren_sim_zep {
     uint8_t q_len[WREN_SIM_ZEP_QUEUE];
     uint8_t q[WREN_SIM_ZEP_QUEUE][WREN_PHY_MAX_PSDU];
     unsigned q_head, q_count;
-    /* frames on their way out to ZEP, with their start on the air (virtual us) */
+    /* frames on their way out to ZEP, with their end on the air (virtual us) */
     uint8_t out_len[WREN_SIM_ZEP_QUEUE];
     uint8_t out[WREN_SIM_ZEP_QUEUE][WREN_PHY_MAX_PSDU];
-    uint64_t out_start[WREN_SIM_ZEP_QUEUE];
+    uint64_t out_end[WREN_SIM_ZEP_QUEUE];
     unsigned out_head, out_count;
-    uint64_t last_start;  /**< virtual start of the last frame sent out */
-    uint8_t last_len;     /**< its PSDU length, FCS excluded */
+    uint64_t last_end;    /**< virtual end of the last frame sent out */
     uint64_t last_wall;   /**< wall-clock time (CLOCK_MONOTONIC us) it went */
     bool sent_any;
     bool out_held;        /**< the next frame waited for its turn */

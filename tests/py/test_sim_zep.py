@@ -159,9 +159,10 @@ def test_sim_without_bridge_never_waits(sim_factory):
 def test_bridge_sends_at_radio_pace(sim_factory, host_procs, tmp_path):
     # A simulated exchange with ACKs (a 1000-byte echo: ten fragments each
     # way, each ACKed 192 us after it ends) goes out through the bridge to a
-    # hub that records it with kernel timestamps: on the wire the frames keep
-    # the spacing they had on the simulated air (each ACK held back until
-    # its frame's airtime has passed), so the standard's spaces hold there
+    # hub that records it with kernel timestamps: each datagram leaves when
+    # its frame ends on the simulated air (RX-done), the ends keep at least
+    # the distance they had there, so the standard's spaces hold on the wire
+    # (each ACK's datagram >= 192 us + its airtime after its frame's)
     from conftest import HUB
     from test_zep_radio import Frame, check_wire, fragments, read_pcap_ns
     hub_port, bridge_port = free_udp_ports(2)
@@ -181,7 +182,6 @@ def test_bridge_sends_at_radio_pace(sim_factory, host_procs, tmp_path):
     assert "2 packets transmitted, 2 received" in out, out
     st = sim.zep_stats()
     assert st["to_zep_errors"] == st["to_zep_drops"] == 0, st
-    assert st["to_zep_paced"] > 0, st            # the ACKs waited for their frames
     hub.terminate()
     hub.wait(10)
     frames = [Frame(t, p) for t, p in read_pcap_ns(pcap)]

@@ -319,18 +319,20 @@ static err_t radio_input(struct pbuf *p, struct netif *netif)
         ack[4] = (u8_t)(crc >> 8);
         struct pbuf *a = pbuf_alloc(PBUF_RAW, sizeof(ack), PBUF_RAM);
         if (a) {
-            /* the datagram marks the frame's start: the frame ends its
-             * airtime later (the PSDU here lacks the FCS) */
+            /* ZEP radios (RIOT's socket_zep, Contiki-NG's, wren's) take a
+             * datagram as its frame's end (RX-done): the ACK goes on the
+             * air aTurnaroundTime after it, and its own datagram marks its
+             * end, the ACK's airtime later */
             struct timespec t;
             clock_gettime(CLOCK_MONOTONIC, &t);
-            ts_add(&t, (long)(p->tot_len + 2 + 6) * OCTET_NS + TURNAROUND_NS);
+            ts_add(&t, TURNAROUND_NS + ACK_NS);
             sleep_until(&t);
             pbuf_take(a, ack, sizeof(ack));
             if (peer.zep_linkoutput(netif, a) == ERR_OK) {
                 peer.rx_acks_sent++;
             }
             pbuf_free(a);
-            ts_add(&t, ACK_NS + SIFS_NS);
+            ts_add(&t, SIFS_NS);
             if (ts_before(&peer.air_free, &t)) {
                 peer.air_free = t;
             }
@@ -393,8 +395,9 @@ static bool wait_ack(u8_t seq, long wait_ns)
  * one that asks for an ACK waits for it (macAckWaitDuration, plus the time
  * a datagram takes through the kernel and the peer's process, as wren's ZEP
  * allows) and is sent again (macMaxFrameRetries 3) after a random backoff,
- * and the interframe space follows. A datagram marks the start of its
- * frame, as wren's ZEP radio reads it. */
+ * and the interframe space follows. A datagram marks the end of its frame
+ * (RX-done, as RIOT's socket_zep, Contiki-NG's and wren's ZEP radios read
+ * it): it leaves when the frame's airtime has passed. */
 #define ACK_WAIT_NS (864000L + 20000000L)
 #define MAX_FRAME_RETRIES 3
 #define BACKOFF_NS 320000L /* aUnitBackoffPeriod, 20 symbols */
@@ -421,23 +424,24 @@ static err_t radio_output(struct netif *netif, struct pbuf *p)
         pthread_mutex_lock(&peer.ack_lock);
         peer.ack_seq = -1;
         pthread_mutex_unlock(&peer.ack_lock);
+        struct timespec end;
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        ts_add(&end, air); /* on the air; its datagram marks its end */
+        sleep_until(&end);
         e = peer.zep_linkoutput(netif, p);
         if (e != ERR_OK) {
             peer.tx_errors++;
             break;
         }
         peer.tx_frames++;
-        if (!(fc0 & FC_AR) || wait_ack(seq, air + TURNAROUND_NS + ACK_NS + ACK_WAIT_NS)) {
+        if (!(fc0 & FC_AR) || wait_ack(seq, TURNAROUND_NS + ACK_NS + ACK_WAIT_NS)) {
             break;
         }
         if (attempt == MAX_FRAME_RETRIES) {
             peer.tx_no_ack++;
         }
     }
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!(fc0 & FC_AR)) {
-        ts_add(&now, air);
-    }
+    clock_gettime(CLOCK_MONOTONIC, &now); /* the frame (and its ACK) has ended */
     ts_add(&now, ifs);
     peer.air_free = now;
     return e;
