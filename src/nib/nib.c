@@ -1,4 +1,5 @@
 #include "nib/nib.h"
+#include "nib/nib_priv.h"
 
 #include <errno.h>
 #include <string.h>
@@ -846,86 +847,31 @@ const struct wren_module_ops wren_nib_module = {
     .cmds = WREN_IF_SHELL(wren_nib_shell_cmds),
 };
 
-/* The RPL module of this interface, if any (the receiver of ICMPv6 type 155) */
-static struct wren_module *rpl_of(struct wren_nib *nib)
+/* ---- for the router side in nib_6lr.c (nib_priv.h) ----------------------- */
+
+struct wren_module *wren_nib_layer(struct wren_nib *nib, uint8_t type)
 {
-    struct wren_netreg_entry *e = NULL;
-    while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
-        uint8_t id = 0;
-        if (wren_netapi_get(nib->node, e->module, WREN_NETOPT_IF_ID, 0, &id, 1) == 1 &&
-            id == nib->if_id) {
-            return e->module;
-        }
-    }
-    return NULL;
+    return layer(nib, type);
 }
 
-/* Whether RPL routes on this interface in a DODAG: a root, or a router
- * with a rank (builds without RANK: a router, RPL's address decides) */
-static bool rpl_routing(struct wren_nib *nib)
+bool wren_nib_own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t *state)
 {
-    struct wren_module *rpl = rpl_of(nib);
-    uint8_t role = WREN_RPL_OFF;
-    if (rpl == NULL || wren_netapi_get(nib->node, rpl, WREN_NETOPT_RPL_ROLE, 0, &role, 1) != 1 ||
-        (role != WREN_RPL_ROOT && role != WREN_RPL_ROUTER)) {
-        return false;
-    }
-    uint16_t rank = 0;
-    int res = wren_netapi_get(nib->node, rpl, WREN_NETOPT_RPL_RANK, 0, &rank, sizeof(rank));
-    return res == -ENOTSUP || (res == (int)sizeof(rank) && rank != RPL_INFINITE_RANK);
+    return own_addr(nib, out, global, state);
 }
 
-/* RFC 6775 / RFC 9010: while RPL routes here in a DODAG, this NIB is a 6LR
- * advertising the /64 of the (valid, global) address RPL took from the
- * DODAG's PIO; when it stops, it is a host again. A configured router (an
- * own prefix) stays as it is. */
-static void rpl_6lr_update(struct wren_nib *nib)
+bool wren_nib_ra_abro(struct wren_nib *nib, struct wren_nib_abro *a)
 {
-    if (!CONFIG_WREN_IPV6_ROUTER || (nib->router && !nib->rpl_6lr)) {
-        return;
-    }
-    uint8_t g[16], st = 0;
-    bool on = rpl_routing(nib) && own_addr(nib, g, true, &st) && st == WREN_IPV6_ADDR_VALID;
-    if (on && (!nib->rpl_6lr || memcmp(nib->dodag_prefix, g, 8) != 0)) {
-        memcpy(nib->dodag_prefix, g, 8);
-        if (!nib->rpl_6lr) {
-            /* routers listen to all-routers, where hosts solicit */
-            struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
-            if (ipm) {
-                wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id,
-                                all_routers, 16);
-            }
-        }
-        nib->rpl_6lr = true;
-        nib->router = true;
-    } else if (!on && nib->rpl_6lr) {
-        nib->rpl_6lr = false;
-        nib->router = false;
-    }
+    return ra_abro(nib, a);
 }
 
-/* RFC 6775 8.1 / RFC 4861 6.2.4: a router whose ABRO changed (the first,
- * another 6LBR, a new version) announces it at once with a few multicast
- * RAs, so that the news travels hop by hop to every 6LR and host. */
-static void ra_announce(struct wren_nib *nib, uint32_t now)
+void wren_nib_send_ra(struct wren_nib *nib, const uint8_t *dst)
 {
-    struct wren_nib_abro a;
-    if (!IS_ROUTER(nib) || !ra_abro(nib, &a)) {
-        return;
-    }
-    if (!nib->has_announced || a.version != nib->announced.version ||
-        memcmp(a.addr, nib->announced.addr, 16) != 0) {
-        nib->announced = a;
-        nib->has_announced = true;
-        nib->announce_left = WREN_NIB_ANNOUNCE_RAS;
-        nib->next_announce_s = now;
-    }
-    if (nib->announce_left && now >= nib->next_announce_s) {
-        nib->announce_left--;
-        nib->next_announce_s = now + WREN_NIB_ANNOUNCE_GAP_S;
-        send_ra(nib, all_nodes);
-        nib->stats.tx_ra_unsol++;
-    }
+    send_ra(nib, dst);
+}
+
+void wren_nib_host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool add)
+{
+    host_route(nib, n, add);
 }
 
 static void nib_tick(struct wren_timer *t, void *arg)
@@ -937,18 +883,7 @@ static void nib_tick(struct wren_timer *t, void *arg)
         nib->has_abro = false; /* its valid lifetime is over (RFC 6775 4.3) */
     }
     if (CONFIG_WREN_IPV6_ROUTER) {
-        rpl_6lr_update(nib);
-        ra_announce(nib, now);
-        for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-            struct wren_nib_neighbor *n = &nib->nc[i];
-            if (n->routed && (!nib->rpl_6lr || n->state != WREN_NIB_REGISTERED ||
-                              n->expires_s <= now)) {
-                if (n->state == WREN_NIB_REGISTERED && n->expires_s <= now) {
-                    n->state = WREN_NIB_FREE; /* its registration is over */
-                }
-                host_route(nib, n, false);
-            }
-        }
+        wren_nib_6lr_tick(nib, now); /* nib_6lr.c */
     }
     if (!IS_ROUTER(nib) && nib->rs_sent && now >= nib->next_rs_s) {
         wren_nib_solicit(nib);
