@@ -456,7 +456,7 @@ static void ra_take_pio(struct wren_nib *nib, const struct icmpv6_pio *pio)
 static uint16_t own_cids(const struct wren_nib *nib)
 {
     uint16_t m = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
+    for (unsigned i = 0; CONFIG_WREN_IPV6_ROUTER && i < CONFIG_WREN_NIB_CONTEXTS; i++) {
         m |= nib->ctxs[i].len ? (uint16_t)(1u << nib->ctxs[i].cid) : 0u;
     }
     return m;
@@ -486,6 +486,9 @@ static void ra_take(struct wren_nib *nib, const struct icmpv6_msg *m, bool pio, 
             wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &c, sizeof(c));
             seen |= (uint16_t)(1u << cid);
         }
+    }
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return; /* a host-only build keeps no ABRO, hence no versions */
     }
     uint16_t gone = renew ? (uint16_t)(nib->ra_cids & ~seen) : 0;
     for (uint16_t cid = 0; lp && gone && cid < SIXLOWPAN_CTX_COUNT; cid++) {
@@ -565,7 +568,8 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         return;
     }
     nib->stats.rx_ra++;
-    int fresh = abro_fresh(nib, &o);
+    /* (a host-only build keeps no ABRO: read_opts leaves has_abro false) */
+    int fresh = CONFIG_WREN_IPV6_ROUTER ? abro_fresh(nib, &o) : 0;
     if (!IS_ROUTER(nib)) {
         ra_router(nib, ip, m, &o);
     }
@@ -577,7 +581,8 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     if (fresh > 0) {
         nib->stats.abro_learned++;
     }
-    if (fresh >= 0 && o.has_abro && (fresh > 0 || !memcmp(nib->abro.addr, o.abro.addr, 16))) {
+    if (CONFIG_WREN_IPV6_ROUTER && fresh >= 0 && o.has_abro &&
+        (fresh > 0 || !memcmp(nib->abro.addr, o.abro.addr, 16))) {
         abro_keep(nib, &o.abro); /* newer, or the same again: its lifetime runs anew */
     }
     uint8_t g[16], st = 0;
@@ -879,10 +884,10 @@ static void nib_tick(struct wren_timer *t, void *arg)
     (void)t;
     struct wren_nib *nib = arg;
     uint32_t now = now_s(nib);
-    if (nib->has_abro && now >= nib->abro_expires_s) {
-        nib->has_abro = false; /* its valid lifetime is over (RFC 6775 4.3) */
-    }
     if (CONFIG_WREN_IPV6_ROUTER) {
+        if (nib->has_abro && now >= nib->abro_expires_s) {
+            nib->has_abro = false; /* its valid lifetime is over (RFC 6775 4.3) */
+        }
         wren_nib_6lr_tick(nib, now); /* nib_6lr.c */
     }
     if (!IS_ROUTER(nib) && nib->rs_sent && now >= nib->next_rs_s) {
