@@ -111,8 +111,16 @@ def test_rpl_routers_relay_the_abro_and_its_new_version(tmp_path, sim_factory):
         out, abro = nib(s, n)
         assert abro == (br_addr, 2), (n, out)
         assert "abro learned 2" in out, (n, out)
+    # mistakes: one line each
     res, out = s.shell(BR, "nib abro 2")
-    assert res != 0 and "not above 2" in out, out
+    assert res != 0 and out.strip() == "error: nib abro: version 2 is not above 2 (6LRs keep " \
+        "the higher)", out
+    for n in (R1, HOST):   # a RPL 6LR's prefix is RPL's; a host has none
+        res, out = s.shell(n, "nib abro 3")
+        assert res != 0 and out.strip().startswith("error: nib abro: a border router "
+                                                   "advertises a prefix of its own first"), out
+    res, out = s.shell(BR, "nib abro x")
+    assert res != 0 and "VERSION is a number" in out and len(out.strip().splitlines()) == 1, out
     quiesce(s)
     s.close()
     # R2's RAs: PIO (the DODAG's prefix), 6CO (the 6LBR's context 0,
