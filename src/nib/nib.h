@@ -52,8 +52,8 @@
  * are withdrawn; an RA with a lower version is stale (abro_stale): its
  * prefixes and contexts are not taken. The ABRO kept ends with its valid
  * lifetime. A router whose ABRO changes (its first, a new version, its
- * version as the 6LBR) tells its link at once: WREN_NIB_ANNOUNCE_RAS
- * multicast RAs, WREN_NIB_ANNOUNCE_GAP_S apart (tx_ra_unsol; RFC 4861
+ * version as the 6LBR) tells its link at once: CONFIG_WREN_NIB_ANNOUNCE_RAS
+ * multicast RAs, CONFIG_WREN_NIB_ANNOUNCE_GAP_S apart (tx_ra_unsol; RFC 4861
  * 6.2.4), so a new version travels hop by hop to the edge of the LoWPAN.
  *
  * A RPL router (or root) is a 6LR (RFC 6775, RFC 9010): while the RPL
@@ -105,11 +105,11 @@
 #endif
 /** Multicast RAs a router sends when its ABRO changes (RFC 4861 6.2.4:
  *  MAX_INITIAL_RTR_ADVERTISEMENTS), and the seconds between them. */
-#ifndef WREN_NIB_ANNOUNCE_RAS
-#define WREN_NIB_ANNOUNCE_RAS 3
+#ifndef CONFIG_WREN_NIB_ANNOUNCE_RAS
+#define CONFIG_WREN_NIB_ANNOUNCE_RAS 3
 #endif
-#ifndef WREN_NIB_ANNOUNCE_GAP_S
-#define WREN_NIB_ANNOUNCE_GAP_S 3
+#ifndef CONFIG_WREN_NIB_ANNOUNCE_GAP_S
+#define CONFIG_WREN_NIB_ANNOUNCE_GAP_S 3
 #endif
 /** Registration lifetime hosts ask for, minutes. */
 #ifndef CONFIG_WREN_NIB_ARO_LIFETIME_MIN

@@ -91,12 +91,12 @@ static void ra_announce(struct wren_nib *nib, uint32_t now)
         memcmp(a.addr, nib->announced.addr, 16) != 0) {
         nib->announced = a;
         nib->has_announced = true;
-        nib->announce_left = WREN_NIB_ANNOUNCE_RAS;
+        nib->announce_left = CONFIG_WREN_NIB_ANNOUNCE_RAS;
         nib->next_announce_s = now;
     }
     if (nib->announce_left && now >= nib->next_announce_s) {
         nib->announce_left--;
-        nib->next_announce_s = now + WREN_NIB_ANNOUNCE_GAP_S;
+        nib->next_announce_s = now + CONFIG_WREN_NIB_ANNOUNCE_GAP_S;
         wren_nib_send_ra(nib, all_nodes);
         nib->stats.tx_ra_unsol++;
     }
