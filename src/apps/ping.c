@@ -43,12 +43,21 @@ static unsigned long loss_pct(const struct wren_ping *p)
 
 static void finish(struct wren_ping *p)
 {
-    char line[200], a[WREN_IPV6_ADDR_STRLEN], dups[32] = "";
+    char line[220], a[WREN_IPV6_ADDR_STRLEN], dups[64] = "";
     wren_timer_cancel(p->node, &p->timer);
     wren_netreg_unregister(p->node, WREN_NETTYPE_IPV6, &p->reg);
     p->running = false;
-    if (p->dup) { /* as iputils ping */
-        snprintf(dups, sizeof(dups), ", +%lu duplicates", (unsigned long)p->dup);
+    /* "+N duplicates" as iputils ping; replies no request of the window
+     * wanted, and replies with other data, the same way when there are any */
+    int k = 0;
+    if (p->dup) {
+        k = snprintf(dups, sizeof(dups), ", +%lu duplicates", (unsigned long)p->dup);
+    }
+    if (p->late && k >= 0 && (size_t)k < sizeof(dups)) {
+        k += snprintf(dups + k, sizeof(dups) - (size_t)k, ", +%lu late", (unsigned long)p->late);
+    }
+    if (p->bad && k >= 0 && (size_t)k < sizeof(dups)) {
+        snprintf(dups + k, sizeof(dups) - (size_t)k, ", +%lu bad", (unsigned long)p->bad);
     }
     snprintf(line, sizeof(line),
              "--- %s ping statistics ---\n%lu packets transmitted, %lu received%s, %lu%% packet "

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "apps/ping.h"
+#include "core/byteorder.h"
 #include "fixture.h"
 #include "wire/icmpv6_types.h"
 #include "wire/ipv6.h"
@@ -119,6 +120,33 @@ TEST(test_ping__duplicates_neither_end_ping_nor_wrap_the_loss)
     FX_CLEAN(1000000);
 }
 
+/* A reply to a request that left the window of the last 16 (seq 0 after
+ * request 17 went) is late: neither an answer nor a duplicate */
+TEST(test_ping__reply_older_than_the_window_is_late)
+{
+    uint8_t dst[16], src[16];
+    ll_of(dst, b);
+    ll_of(src, a);
+    CHECK_EQ(wren_ping_start(&a->node, &ping, dst, 20, 8, 100000, 0, collect, NULL), 0);
+    fx_run_us(1750000); /* requests 0..17 sent and answered */
+    CHECK_EQ(ping.next_seq, 18);
+    CHECK_EQ(ping.rx, 18);
+    uint8_t m[16] = { ICMPV6_ECHO_REPLY, 0, 0, 0, 0, 0, 0, 0 };
+    put_be16(m + 4, ping.id);
+    for (unsigned i = 0; i < 8; i++) {
+        m[8 + i] = (uint8_t)i; /* seq 0's pattern */
+    }
+    CHECK_EQ(wren_icmpv6_send(&b->node, NULL, src, 0, 0, m, sizeof(m)), 0);
+    fx_run_us(30000);
+    CHECK_EQ(ping.late, 1);
+    CHECK_EQ(ping.dup, 0);
+    CHECK_EQ(ping.rx, 18);
+    fx_run_us(500000);
+    CHECK(!ping.running);
+    CHECK(strstr(out, "20 packets transmitted, 20 received, +1 late, 0% packet loss") != NULL);
+    FX_CLEAN(1000000);
+}
+
 /* No answer at all: ping sends its count of requests, waits, and ends at
  * 100 % (never more); a reply after the end is nobody's */
 TEST(test_ping__ends_after_count_and_wait_at_100_percent)
@@ -175,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FX_TEST_SETUP(test_ping__second_reply_is_a_duplicate_not_an_answer, setup),
         FX_TEST_SETUP(test_ping__duplicates_neither_end_ping_nor_wrap_the_loss, setup),
+        FX_TEST_SETUP(test_ping__reply_older_than_the_window_is_late, setup),
         FX_TEST_SETUP(test_ping__ends_after_count_and_wait_at_100_percent, setup),
         FX_TEST_SETUP(test_ping__link_local_leaves_through_the_interface_given, setup),
     };
