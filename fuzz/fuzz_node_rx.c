@@ -1,7 +1,8 @@
 /* Fuzz a whole node's receive path: the input is a sequence of frames
  * (one length byte, then that many bytes), each handed to a simulated node's
  * radio with a valid FCS, so they reach the MAC, 6LoWPAN (reassembly
- * included), IPv6, ICMPv6, neighbor discovery, UDP and the raw sink. After
+ * included), IPv6, ICMPv6, neighbor discovery (as a host, a router, the
+ * border router or a RPL router), UDP and the raw sink. After
  * every frame the packet buffer must be consistent; once the node has had
  * time to finish what the frames started (answers sent, reassembly timed
  * out), it must be empty. */
@@ -23,6 +24,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* promiscuous half the time, so frames for others go up too */
     if (size && (data[0] & 1)) {
         wren_sim_netopt_set(s, 0, WREN_NETOPT_PROMISCUOUS, &on, 1);
+    }
+    /* its neighbor discovery role, from bits 1-2: a host, a router with a
+     * context, the border router (ABRO), a RPL router (a 6LR once a DIO
+     * the input holds lets it join) */
+    static const char *const role[4][2] = {
+        { NULL, NULL },
+        { "nib prefix add 2001:db8::/64 ctx 1", NULL },
+        { "nib prefix add 2001:db8::/64 ctx 1", "nib abro 1" },
+        { "rpl router", NULL },
+    };
+    for (unsigned i = 0; size && i < 2; i++) {
+        const char *cmd = role[(data[0] >> 1) & 3][i];
+        if (cmd && wren_sim_shell(s, 0, cmd) != 0) {
+            abort();
+        }
     }
     size_t off = size ? 1 : 0;
     uint64_t t = 0;

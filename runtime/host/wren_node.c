@@ -27,13 +27,17 @@
  * (pause reading commands, for scripts) and `exit`. SIGINT/SIGTERM end it
  * cleanly; so does the end of the input with --exit-on-eof.
  *
- * Border router (--border-router PREFIX/LEN, with --tap and --zep): the
- * node forwards between the TAP and the (first) 802.15.4 interface and is
- * the 6LoWPAN border router of PREFIX there: its RAs carry the prefix
- * (PIO), the prefix as context 0 (6CO) and an ABRO; it takes registrations
- * (ARO). The Linux side routes PREFIX via the node's TAP link-local
- * address; --default-via ADDR gives the node a default route through ADDR
- * (the Linux host's link-local address on the TAP) for its replies.
+ * Border router (--border-router PREFIX/LEN, with --zep): the node is the
+ * 6LoWPAN border router (6LBR) of PREFIX on the (first) 802.15.4
+ * interface: its RAs carry the prefix (PIO), the prefix as context 0 (6CO)
+ * and an ABRO with its address there (RFC 6775 4.3: 6LRs, RIOT's among
+ * them, ignore RAs without one); it takes registrations (ARO). A TAP is
+ * optional: without one the 6LBR serves a LoWPAN on radio links only (a
+ * second --zep is another link it routes to); with --tap it also forwards
+ * between the TAP and the 802.15.4 link. The Linux side then routes PREFIX
+ * via the node's TAP link-local address; --default-via ADDR gives the node
+ * a default route through ADDR (the Linux host's link-local address on the
+ * TAP) for its replies.
  *
  * RPL border router (--rpl-root PREFIX/LEN, with --zep; with --tap too for
  * a border router): the node is the root of an RPL DODAG (RFC 6550) on the
@@ -151,11 +155,11 @@ static void usage(FILE *f)
                "  --eui64 ADDR   EUI-64 of the ZEP interfaces, 8 hex bytes (02:57:52:ff:fe:00:00:01);\n"
                "                 default 02:57:52:ff:fe and the id; the IPv6 addresses' IIDs\n"
                "  --border-router PREFIX/LEN\n"
-               "                 6LoWPAN border router (needs --tap and --zep): forward between\n"
-               "                 them, advertise PREFIX on the first ZEP link (RA with PIO,\n"
-               "                 6CO as context 0, ABRO), take address registrations (ARO);\n"
-               "                 on Linux: ip -6 route add PREFIX via <this node's TAP\n"
-               "                 link-local> dev IFNAME\n"
+               "                 6LoWPAN border router (6LBR, needs --zep): advertise PREFIX\n"
+               "                 on the first ZEP link (RA with PIO, 6CO as context 0, ABRO),\n"
+               "                 take address registrations (ARO); with --tap, forward\n"
+               "                 between the TAP and the ZEP link too; on Linux: ip -6 route\n"
+               "                 add PREFIX via <this node's TAP link-local> dev IFNAME\n"
                "  --rpl-root PREFIX/LEN\n"
                "                 RPL DODAG root of PREFIX on the first ZEP link (LEN 64 for\n"
                "                 the nodes' autoconfiguration): DIOs with PREFIX, forwarding,\n"
@@ -596,8 +600,8 @@ static int check_opts(struct opts *o)
                     o->br_spec);
             return 2;
         }
-        if (!o->tap_name || !o->n_zep_spec) {
-            return bad_arg("--border-router needs --tap and --zep");
+        if (!o->n_zep_spec) {
+            return bad_arg("--border-router needs --zep (the 6LoWPAN link it serves)");
         }
     }
     int res = check_rpl(o);

@@ -1,4 +1,5 @@
 #include "nib/nib.h"
+#include "nib/nib_priv.h"
 
 #include <errno.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "net/netif.h"
 #include "net/netopt.h"
 #include "net/nettype.h"
+#include "rpl/rpl.h"
 #include "sixlowpan/sixlowpan.h"
 #include "wire/icmpv6.h"
 #include "wire/ipv6.h"
@@ -58,6 +60,22 @@ static struct wren_nib_neighbor *nc_find(struct wren_nib *nib, const uint8_t *ip
     return NULL;
 }
 
+/* A RPL 6LR's host route to registered neighbour @p n (RFC 6775 5.4: no
+ * prefix is on-link; the registration is what makes a host reachable) */
+static void host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool add)
+{
+    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+    if (!CONFIG_WREN_IPV6_ROUTER || ipm == NULL || n->routed == add) {
+        return;
+    }
+    struct wren_fib_entry r = { .prefix_len = 128, .if_id = nib->if_id };
+    memcpy(r.prefix, n->ip, 16);
+    int res = wren_netapi_set(nib->node, ipm,
+                              add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL, 0, &r,
+                              sizeof(r));
+    n->routed = add && res >= 0;
+}
+
 /* A slot for a new entry of @p state: a free one, else (for protected states)
  * or always the least recently used unprotected one. */
 static struct wren_nib_neighbor *nc_slot(struct wren_nib *nib)
@@ -77,6 +95,7 @@ static struct wren_nib_neighbor *nc_slot(struct wren_nib *nib)
         return NULL;
     }
     nib->stats.nc_replaced++;
+    host_route(nib, lru, false); /* a deregistered one's, not swept yet */
     return lru;
 }
 
@@ -106,6 +125,9 @@ static struct wren_nib_neighbor *nc_update(struct wren_nib *nib, const uint8_t *
         n->l2len = l2len;
     }
     n->used_s = now_s(nib);
+    if (state == WREN_NIB_REGISTERED && nib->rpl_6lr) {
+        host_route(nib, n, true); /* before the NA that answers the registration */
+    }
     return n;
 }
 
@@ -198,6 +220,18 @@ static bool learned_abro(struct wren_nib *nib, struct wren_nib_abro *out)
     return false;
 }
 
+/* The ABRO this router's RAs carry: its own as the border router, else
+ * the one the node learned */
+static bool ra_abro(struct wren_nib *nib, struct wren_nib_abro *a)
+{
+    if (nib->border_router) {
+        a->version = nib->abro_version;
+        a->lifetime = 0;
+        return own_addr(nib, a->addr, true, NULL);
+    }
+    return learned_abro(nib, a);
+}
+
 static void send_ra(struct wren_nib *nib, const uint8_t *dst)
 {
     uint8_t m[ND_BUF] = { ICMPV6_ND_RA };
@@ -213,6 +247,16 @@ static void send_ra(struct wren_nib *nib, const uint8_t *dst)
             int k = wren_icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
             n += k > 0 ? (size_t)k : 0;
         }
+    }
+    if (nib->rpl_6lr) {
+        /* a RPL 6LR: the DODAG's prefix (RFC 9010: hosts that run no RPL
+         * learn it from their router's RA) */
+        uint8_t pfx[16] = { 0 };
+        memcpy(pfx, nib->dodag_prefix, 8);
+        struct icmpv6_pio pio = { .prefix_len = 64, .flags = ICMPV6_PIO_A,
+                                  .valid = 86400, .preferred = 14400, .prefix = pfx };
+        int k = wren_icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
+        n += k > 0 ? (size_t)k : 0;
     }
     uint16_t own_cids = 0;
     for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
@@ -356,38 +400,6 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
             o->has_abro = CONFIG_WREN_IPV6_ROUTER && m->type == ICMPV6_ND_RA &&
                           wren_icmpv6_opt_abro_parse(&opt, &o->abro) == 0;
             break;
-        case ICMPV6_OPT_PIO:
-            if (m->type == ICMPV6_ND_RA) {
-                struct icmpv6_pio pio;
-                if (wren_icmpv6_opt_pio_parse(&opt, &pio) == 0 && (pio.flags & ICMPV6_PIO_A) &&
-                    pio.prefix_len == 64 && !wren_ipv6_addr_is_link_local(pio.prefix) && pio.valid) {
-                    /* RFC 4862 5.5.3: an address from the prefix and our IID */
-                    struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
-                    memcpy(a.addr, pio.prefix, 8);
-                    wren_ipv6_iid_from_l2(a.addr + 8, nib->eui64, 8);
-                    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
-                    uint8_t cur[16], st = 0;
-                    bool have = own_addr(nib, cur, true, &st) && memcmp(cur, a.addr, 16) == 0;
-                    if (ipm && !have) {
-                        wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a,
-                                        sizeof(a));
-                    }
-                }
-            }
-            break;
-        case 34: /* 6CO */
-            if (m->type == ICMPV6_ND_RA) {
-                struct icmpv6_6co co;
-                struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
-                if (wren_icmpv6_opt_6co_parse(&opt, &co) == 0 && lp) {
-                    struct sixlowpan_ctx c = { .prefix_len = co.ctx_len, .valid = co.lifetime != 0,
-                                               .compress = (co.flags & ICMPV6_6CO_C) != 0 };
-                    memcpy(c.prefix, co.prefix, co.ctx_len > 64 ? 16 : 8);
-                    wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX,
-                                    co.flags & ICMPV6_6CO_CID_MASK, &c, sizeof(c));
-                }
-            }
-            break;
         default:
             break;
         }
@@ -412,28 +424,117 @@ static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         nc_update(nib, ip + 8, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
     }
     send_ra(nib, wren_ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
+    struct wren_nib_abro a;
+    if (nib->rpl_6lr && !learned_abro(nib, &a) && now_s(nib) >= nib->next_upstream_rs_s) {
+        /* a RPL 6LR without the 6LBR's ABRO asks the routers around it
+         * (its parents among them); the news is announced when it comes */
+        nib->next_upstream_rs_s = now_s(nib) + RS_INTERVAL_S;
+        wren_nib_solicit(nib);
+    }
 }
 
-static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
-                  const uint8_t *fsrc, uint8_t fsrc_len)
+/* RFC 4862 5.5.3: an address from an autoconfiguration prefix (@p pio) and
+ * our IID, tentative until registered; kept if it is ours already */
+static void ra_take_pio(struct wren_nib *nib, const struct icmpv6_pio *pio)
 {
-    if (!wren_ipv6_addr_is_link_local(ip + 8)) {
-        nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
+    if (!(pio->flags & ICMPV6_PIO_A) || pio->prefix_len != 64 ||
+        wren_ipv6_addr_is_link_local(pio->prefix) || !pio->valid) {
         return;
     }
-    struct nd_opts o;
-    if (IS_ROUTER(nib)) {
-        nib->stats.rx_ra++;
-        return;
+    struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_TENTATIVE };
+    memcpy(a.addr, pio->prefix, 8);
+    wren_ipv6_iid_from_l2(a.addr + 8, nib->eui64, 8);
+    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
+    uint8_t cur[16], st = 0;
+    bool have = own_addr(nib, cur, true, &st) && memcmp(cur, a.addr, 16) == 0;
+    if (ipm && !have) {
+        wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a, sizeof(a));
     }
-    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0) {
-        nib->stats.rx_invalid++;
-        return;
+}
+
+/* Own contexts (a configured router's) are never taken from others' RAs. */
+static uint16_t own_cids(const struct wren_nib *nib)
+{
+    uint16_t m = 0;
+    for (unsigned i = 0; CONFIG_WREN_IPV6_ROUTER && i < CONFIG_WREN_NIB_CONTEXTS; i++) {
+        m |= nib->ctxs[i].len ? (uint16_t)(1u << nib->ctxs[i].cid) : 0u;
     }
-    nib->stats.rx_ra++;
+    return m;
+}
+
+/* Take an RA's prefixes (@p pio: hosts only) and contexts (6CO, RFC 6775
+ * 5.4.2). @p renew: a new ABRO version, whose RA lists every context: the
+ * ones taken from earlier RAs that it no longer carries are withdrawn. */
+static void ra_take(struct wren_nib *nib, const struct icmpv6_msg *m, bool pio, bool renew)
+{
+    struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
+    uint16_t seen = 0, mine = own_cids(nib);
+    struct icmpv6_opt_iter it;
+    struct icmpv6_opt opt;
+    wren_icmpv6_opt_iter_init(&it, m->data, m->data_len);
+    while (wren_icmpv6_opt_next(&it, &opt) > 0) {
+        struct icmpv6_pio p;
+        struct icmpv6_6co co;
+        if (opt.type == ICMPV6_OPT_PIO && pio && wren_icmpv6_opt_pio_parse(&opt, &p) == 0) {
+            ra_take_pio(nib, &p);
+        } else if (opt.type == ICMPV6_OPT_6CO && lp && wren_icmpv6_opt_6co_parse(&opt, &co) == 0 &&
+                   !(mine & (1u << (co.flags & ICMPV6_6CO_CID_MASK)))) {
+            uint8_t cid = co.flags & ICMPV6_6CO_CID_MASK;
+            struct sixlowpan_ctx c = { .prefix_len = co.ctx_len, .valid = co.lifetime != 0,
+                                       .compress = (co.flags & ICMPV6_6CO_C) != 0 };
+            memcpy(c.prefix, co.prefix, co.ctx_len > 64 ? 16 : 8);
+            wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &c, sizeof(c));
+            seen |= (uint16_t)(1u << cid);
+        }
+    }
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return; /* a host-only build keeps no ABRO, hence no versions */
+    }
+    uint16_t gone = renew ? (uint16_t)(nib->ra_cids & ~seen) : 0;
+    for (uint16_t cid = 0; lp && gone && cid < SIXLOWPAN_CTX_COUNT; cid++) {
+        if (gone & (1u << cid)) {
+            struct sixlowpan_ctx c = { .valid = false };
+            wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &c, sizeof(c));
+        }
+    }
+    nib->ra_cids = renew ? seen : (uint16_t)(nib->ra_cids | seen);
+}
+
+/* RFC 6775 8.1: the RA's ABRO against the one kept, for the same 6LBR.
+ * @return 1 newer (or the first), -1 older (stale), 0 the same version,
+ *         none, or another 6LBR's (versions of two 6LBRs do not compare) */
+static int abro_fresh(const struct wren_nib *nib, const struct nd_opts *o)
+{
+    if (!o->has_abro || wren_ipv6_addr_is_multicast(o->abro.addr) ||
+        wren_ipv6_addr_is_unspecified(o->abro.addr)) {
+        return 0;
+    }
+    if (!nib->has_abro) {
+        return 1;
+    }
+    if (memcmp(nib->abro.addr, o->abro.addr, 16) != 0) {
+        return 0;
+    }
+    return o->abro.version > nib->abro.version ? 1 : o->abro.version < nib->abro.version ? -1 : 0;
+}
+
+static void abro_keep(struct wren_nib *nib, const struct icmpv6_abro *a)
+{
+    memcpy(nib->abro.addr, a->addr, 16);
+    nib->abro.version = a->version;
+    nib->abro.lifetime = a->lifetime;
+    nib->has_abro = true;
+    /* RFC 6775 4.3: units of 60 s; 0 means the default, 10,000 */
+    nib->abro_expires_s = now_s(nib) + (uint32_t)(a->lifetime ? a->lifetime : 10000u) * 60u;
+}
+
+/* A host: its default router (RFC 4861 6.3.4) */
+static void ra_router(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                      const struct nd_opts *o)
+{
     uint8_t l2[8];
-    uint8_t l2len = o.has_sllao ? o.sllao.len : wren_ipv6_l2_from_iid(ip + 16, l2);
-    struct wren_nib_neighbor *r = nc_update(nib, ip + 8, o.has_sllao ? o.sllao.addr : l2, l2len,
+    uint8_t l2len = o->has_sllao ? o->sllao.len : wren_ipv6_l2_from_iid(ip + 16, l2);
+    struct wren_nib_neighbor *r = nc_update(nib, ip + 8, o->has_sllao ? o->sllao.addr : l2, l2len,
                                             m->ra.router_lifetime ? WREN_NIB_ROUTER : WREN_NIB_STALE);
     if (r && m->ra.router_lifetime) {
         r->state = WREN_NIB_ROUTER;
@@ -445,18 +546,56 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
             wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &d, sizeof(d));
         }
     }
-    if (CONFIG_WREN_IPV6_ROUTER && o.has_abro && !wren_ipv6_addr_is_multicast(o.abro.addr) &&
-        (!nib->has_abro || o.abro.version > nib->abro.version)) {
-        /* RFC 6775 8.1.3 / 4.3: the 6LBR and its version; a higher version
-         * is newer information */
-        memcpy(nib->abro.addr, o.abro.addr, 16);
-        nib->abro.version = o.abro.version;
-        nib->abro.lifetime = o.abro.lifetime;
-        nib->has_abro = true;
+}
+
+/* Hosts take an RA's router, prefixes, contexts and ABRO; routers that are
+ * not the border router (6LRs) its contexts and ABRO, to pass them on
+ * (RFC 6775 8.1); the border router nothing: it is the source. */
+static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
+                  const uint8_t *fsrc, uint8_t fsrc_len)
+{
+    if (!wren_ipv6_addr_is_link_local(ip + 8)) {
+        nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
+        return;
+    }
+    struct nd_opts o;
+    if (IS_ROUTER(nib) && nib->border_router) {
+        nib->stats.rx_ra++;
+        return;
+    }
+    if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0) {
+        nib->stats.rx_invalid++;
+        return;
+    }
+    nib->stats.rx_ra++;
+    /* (a host-only build keeps no ABRO: read_opts leaves has_abro false) */
+    int fresh = CONFIG_WREN_IPV6_ROUTER ? abro_fresh(nib, &o) : 0;
+    if (!IS_ROUTER(nib)) {
+        ra_router(nib, ip, m, &o);
+    }
+    if (fresh < 0) {
+        nib->stats.abro_stale++; /* an older version's prefixes and contexts */
+    } else {
+        ra_take(nib, m, !IS_ROUTER(nib), fresh > 0 && nib->has_abro);
+    }
+    if (fresh > 0) {
         nib->stats.abro_learned++;
     }
-    nib->next_rs_s = UINT32_MAX; /* solicited enough */
-    register_addrs(nib);
+    if (CONFIG_WREN_IPV6_ROUTER && fresh >= 0 && o.has_abro &&
+        (fresh > 0 || !memcmp(nib->abro.addr, o.abro.addr, 16))) {
+        abro_keep(nib, &o.abro); /* newer, or the same again: its lifetime runs anew */
+    }
+    uint8_t g[16], st = 0;
+    if (!IS_ROUTER(nib)) {
+        nib->next_rs_s = UINT32_MAX; /* solicited enough */
+        if (!(own_addr(nib, g, true, &st) && st == WREN_IPV6_ADDR_VALID) &&
+            now_s(nib) >= nib->next_reg_s) {
+            /* not registered yet, none pending: register (a registered
+             * address renews on its own, nib_tick; further RAs, an
+             * announcement's, are no reason to) */
+            register_addrs(nib);
+        }
+    }
 }
 
 _Static_assert(CONFIG_WREN_NIB_REFUSALS >= 1 && CONFIG_WREN_NIB_REFUSALS <= 255,
@@ -692,7 +831,12 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &nib->if_id, 1);
     }
     if (CONFIG_WREN_IPV6_ROUTER && opt == WREN_NETOPT_NIB_ABRO) {
-        /* the one learned from RAs (a border router's own is in its RAs) */
+        /* a border router's own (its other links' routers relay it), else
+         * the one learned from RAs */
+        struct wren_nib_abro a;
+        if (nib->border_router) {
+            return ra_abro(nib, &a) ? wren_netopt_put(val, max, &a, sizeof(a)) : -ENOENT;
+        }
         return nib->has_abro ? wren_netopt_put(val, max, &nib->abro, sizeof(nib->abro))
                              : -ENOENT;
     }
@@ -729,11 +873,44 @@ const struct wren_module_ops wren_nib_module = {
     .cmds = WREN_IF_SHELL(wren_nib_shell_cmds),
 };
 
+/* ---- for the router side in nib_6lr.c (nib_priv.h) ----------------------- */
+
+struct wren_module *wren_nib_layer(struct wren_nib *nib, uint8_t type)
+{
+    return layer(nib, type);
+}
+
+bool wren_nib_own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t *state)
+{
+    return own_addr(nib, out, global, state);
+}
+
+bool wren_nib_ra_abro(struct wren_nib *nib, struct wren_nib_abro *a)
+{
+    return ra_abro(nib, a);
+}
+
+void wren_nib_send_ra(struct wren_nib *nib, const uint8_t *dst)
+{
+    send_ra(nib, dst);
+}
+
+void wren_nib_host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool add)
+{
+    host_route(nib, n, add);
+}
+
 static void nib_tick(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_nib *nib = arg;
     uint32_t now = now_s(nib);
+    if (CONFIG_WREN_IPV6_ROUTER) {
+        if (nib->has_abro && now >= nib->abro_expires_s) {
+            nib->has_abro = false; /* its valid lifetime is over (RFC 6775 4.3) */
+        }
+        wren_nib_6lr_tick(nib, now); /* nib_6lr.c */
+    }
     if (!IS_ROUTER(nib) && nib->rs_sent && now >= nib->next_rs_s) {
         wren_nib_solicit(nib);
     }
@@ -816,11 +993,23 @@ static int nib_set(struct wren_node *node, struct wren_module *self, uint16_t op
 
 int wren_nib_border_router(struct wren_nib *nib, uint32_t version)
 {
-    if (!nib->router) {
-        return -EINVAL;
+    if (!nib->router || nib->rpl_6lr) {
+        return -EINVAL; /* the authority of a prefix of its own only */
     }
     nib->border_router = true;
     nib->abro_version = version;
+    return 0;
+}
+
+int wren_nib_abro_version(struct wren_nib *nib, uint32_t version)
+{
+    if (!nib->border_router) {
+        return -EINVAL;
+    }
+    if (version <= nib->abro_version) {
+        return -ERANGE; /* 6LRs and hosts keep the higher version */
+    }
+    nib->abro_version = version; /* announced at the next tick (ra_announce) */
     return 0;
 }
 
@@ -844,6 +1033,7 @@ int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len
     p->len = len;
     p->own = true;
     nib->router = true;
+    nib->rpl_6lr = false; /* its own prefixes now, not RPL's */
     struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
     if (ipm == NULL) {
         return -ENODEV;

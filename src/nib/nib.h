@@ -41,11 +41,36 @@
  * A host takes an NA's ARO as its registration's answer only if it carries
  * its own EUI-64.
  *
- * ABRO (RFC 6775 4.3, 8.1.3): a border router's RAs carry its own; a host
- * keeps the one of the RAs it hears (a higher version replaces it), and a
- * router that is not the border router puts in every RA the one it or
- * another NIB of the node learned (GET WREN_NETOPT_NIB_ABRO through
- * netreg), so that the LoWPAN's hosts, RIOT's among them, take its RAs.
+ * ABRO (RFC 6775 4.3, 8.1): a border router's RAs carry its own; every
+ * other NIB keeps the one of the RAs it hears, hosts and routers (6LRs)
+ * alike, and a router that is not the border router puts in every RA the
+ * one it or another NIB of the node learned (GET WREN_NETOPT_NIB_ABRO
+ * through netreg), with the same version and 6LBR address, so that the
+ * LoWPAN's hosts and 6LRs, RIOT's among them, take its RAs. For the same
+ * 6LBR a higher version replaces the one kept, and the contexts follow it:
+ * those this NIB took from RAs and the new version's RA no longer carries
+ * are withdrawn; an RA with a lower version is stale (abro_stale): its
+ * prefixes and contexts are not taken. The ABRO kept ends with its valid
+ * lifetime. A router whose ABRO changes (its first, a new version, its
+ * version as the 6LBR) tells its link at once: CONFIG_WREN_NIB_ANNOUNCE_RAS
+ * multicast RAs, CONFIG_WREN_NIB_ANNOUNCE_GAP_S apart (tx_ra_unsol; RFC 4861
+ * 6.2.4), so a new version travels hop by hop to the edge of the LoWPAN.
+ *
+ * A RPL router (or root) is a 6LR (RFC 6775, RFC 9010): while the RPL
+ * module of this interface routes in a DODAG (GET WREN_NETOPT_RPL_ROLE and
+ * RANK), the NIB answers solicitations with RAs carrying the DODAG's
+ * prefix (the /64 of the address RPL took from the DIO's PIO), the
+ * contexts it holds and the ABRO it learned, and takes registrations, so
+ * hosts that run no RPL find a router and a prefix. Lacking an ABRO when a
+ * host solicits it, it solicits the routers around it (its parents among
+ * them) once per RS_INTERVAL; their answer brings it, and the change is
+ * announced as above. With no on-link prefix (RFC 6775 5.4), a RPL 6LR
+ * reaches the hosts registered with it through a host route each (/128
+ * on this interface, resolved by the registration), from the registration
+ * until it ends (expiry, deregistration: within a second). A router
+ * configured with a prefix of its own (wren_nib_prefix_add) is not a RPL
+ * 6LR: its prefixes are its own. (The router side that follows the
+ * LoWPAN's state each second is in nib_6lr.c.)
  *
  * An NS is answered for every valid (not tentative) address of the
  * interface (RFC 4861 7.2.3, RFC 4862 5.4.3), asked of the IPv6 layer.
@@ -78,6 +103,14 @@
 #ifndef CONFIG_WREN_NIB_REFUSALS
 #define CONFIG_WREN_NIB_REFUSALS 2
 #endif
+/** Multicast RAs a router sends when its ABRO changes (RFC 4861 6.2.4:
+ *  MAX_INITIAL_RTR_ADVERTISEMENTS), and the seconds between them. */
+#ifndef CONFIG_WREN_NIB_ANNOUNCE_RAS
+#define CONFIG_WREN_NIB_ANNOUNCE_RAS 3
+#endif
+#ifndef CONFIG_WREN_NIB_ANNOUNCE_GAP_S
+#define CONFIG_WREN_NIB_ANNOUNCE_GAP_S 3
+#endif
 /** Registration lifetime hosts ask for, minutes. */
 #ifndef CONFIG_WREN_NIB_ARO_LIFETIME_MIN
 #define CONFIG_WREN_NIB_ARO_LIFETIME_MIN 15
@@ -97,6 +130,7 @@ struct wren_nib_neighbor {
     uint8_t eui64[8];       /**< registered: the owner */
     uint8_t l2len;
     uint8_t state;          /**< enum wren_nib_state */
+    bool routed;            /**< a RPL 6LR's host route to it (registered) */
     uint32_t expires_s;     /**< routers and registered entries */
     uint32_t used_s;        /**< last use, for LRU */
 };
@@ -143,6 +177,9 @@ struct wren_nib_ctx {
     C(aro_rx_8505)    /* RFC 8505's: an EARO (T flag) registering the target,     \
                          from another source */                                    \
     C(abro_learned)   /* RAs whose ABRO was new (first or higher version) */       \
+    C(abro_stale)     /* RAs with an older version of the ABRO kept: their        \
+                         prefixes and contexts not taken (RFC 6775 8.1) */         \
+    C(tx_ra_unsol)    /* multicast RAs announcing a changed ABRO */                \
     C(reg_ok)                                                                      \
     C(reg_failed)     /* own registrations (host) */
 
@@ -164,6 +201,15 @@ struct wren_nib {
      *  without one). len 0: none. */
     struct wren_nib_abro abro;
     bool has_abro;
+    uint32_t abro_expires_s;     /**< the learned ABRO's valid lifetime */
+    uint16_t ra_cids;            /**< contexts this NIB took from RAs (bit = CID) */
+    struct wren_nib_abro announced; /**< router: the ABRO its RAs last announced */
+    bool has_announced;
+    uint8_t announce_left;       /**< multicast RAs still to send for it */
+    uint32_t next_announce_s;
+    bool rpl_6lr;                /**< a 6LR for RPL's DODAG (not a configured router) */
+    uint8_t dodag_prefix[8];     /**< ... advertising this /64 */
+    uint32_t next_upstream_rs_s; /**< ... soliciting no earlier than this */
     uint8_t rs_sent;
     uint32_t next_rs_s;
     uint32_t next_reg_s;         /**< host: when to (re-)register */
@@ -195,6 +241,15 @@ int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len
  * @return 0, or -EINVAL if it has no prefix of its own yet.
  */
 int wren_nib_border_router(struct wren_nib *nib, uint32_t version);
+
+/**
+ * @brief As the border router, start version @p version of the ABRO
+ *        (RFC 6775 4.3): 6LRs and hosts take a higher version as newer
+ *        information; the router announces it at once.
+ * @return 0; -EINVAL if it is not the border router; -ERANGE if
+ *         @p version is not above the current one.
+ */
+int wren_nib_abro_version(struct wren_nib *nib, uint32_t version);
 
 /** @brief Send a router solicitation now (host). */
 void wren_nib_solicit(struct wren_nib *nib);

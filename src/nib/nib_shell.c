@@ -12,6 +12,10 @@
 #include "shell/shell.h"
 #include "wire/ipv6.h"
 
+#define NIB_USAGE \
+    "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID] | " \
+    "nib [IF] abro VERSION\n"
+
 static struct wren_nib *nib_of(struct wren_shell *sh, long if_id)
 {
     /* the 6LoWPAN NIB among the NS receivers (Ethernet ND is another
@@ -34,7 +38,7 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
         int bad = 0;
         if_id = wren_shell_num(argv[1], 1, 255, &bad);
         if (bad) {
-            wren_shell_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
+            wren_shell_printf(sh, NIB_USAGE);
             return -EINVAL;
         }
         argc--;
@@ -48,7 +52,8 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
         static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
         uint32_t now = wren_node_now_s(sh->node);
         wren_shell_printf(sh, "iface %u role: %s\n", nib->if_id,
-                  nib->border_router ? "border router" : nib->router ? "router" : "host");
+                  nib->border_router ? "border router" : nib->rpl_6lr ? "router (RPL 6LR)" :
+                  nib->router ? "router" : "host");
         for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
             const struct wren_nib_neighbor *n = &nib->nc[i];
             if (n->state) {
@@ -71,15 +76,34 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
                           nib->prefixes[i].len, nib->prefixes[i].own ? "advertised" : "learned");
             }
         }
+        if (nib->rpl_6lr) {
+            uint8_t p[16] = { 0 };
+            char a[WREN_IPV6_ADDR_STRLEN];
+            memcpy(p, nib->dodag_prefix, 8);
+            wren_shell_printf(sh, "prefix %s/64 advertised (RPL's DODAG)\n",
+                              wren_ipv6_addr_to_str(a, p));
+        }
         if (nib->has_abro) { /* the border router learned from RAs */
             char a[WREN_IPV6_ADDR_STRLEN];
             wren_shell_printf(sh, "abro %s version %lu\n", wren_ipv6_addr_to_str(a, nib->abro.addr),
                               (unsigned long)nib->abro.version);
         }
+        if (nib->border_router) {
+            wren_shell_printf(sh, "abro version %lu (own)\n", (unsigned long)nib->abro_version);
+        }
+        if (nib->ra_cids) { /* the contexts (6CO) this NIB took from RAs */
+            wren_shell_printf(sh, "contexts from RAs:");
+            for (unsigned cid = 0; cid < 16; cid++) {
+                if (nib->ra_cids & (1u << cid)) {
+                    wren_shell_printf(sh, " %u", cid);
+                }
+            }
+            wren_shell_printf(sh, "\n");
+        }
         const struct wren_nib_stats *s = &nib->stats;
         wren_shell_printf(sh, "rx rs %lu ra %lu ns %lu na %lu invalid %lu; tx rs %lu ra %lu ns %lu na %lu; "
                       "cache replaced %lu full %lu; aro ok %lu dup %lu full %lu "
-                      "(rfc6775 %lu rfc8505 %lu); abro learned %lu; "
+                      "(rfc6775 %lu rfc8505 %lu); abro learned %lu stale %lu; ra unsolicited %lu; "
                       "registrations ok %lu failed %lu\n",
                   (unsigned long)s->rx_rs, (unsigned long)s->rx_ra, (unsigned long)s->rx_ns,
                   (unsigned long)s->rx_na, (unsigned long)s->rx_invalid, (unsigned long)s->tx_rs,
@@ -87,7 +111,8 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
                   (unsigned long)s->nc_replaced, (unsigned long)s->nc_full,
                   (unsigned long)s->aro_ok, (unsigned long)s->aro_dup, (unsigned long)s->aro_full,
                   (unsigned long)s->aro_rx_6775, (unsigned long)s->aro_rx_8505,
-                  (unsigned long)s->abro_learned, (unsigned long)s->reg_ok,
+                  (unsigned long)s->abro_learned, (unsigned long)s->abro_stale,
+                  (unsigned long)s->tx_ra_unsol, (unsigned long)s->reg_ok,
                   (unsigned long)s->reg_failed);
         return 0;
     }
@@ -107,12 +132,37 @@ static int cmd_nib(struct wren_shell *sh, struct wren_module *m, int argc, char 
             return res < 0 ? wren_shell_error(sh, res, "nib prefix") : 0;
         }
     }
-    wren_shell_printf(sh, "usage: nib [IF] [show] | nib [IF] rs | nib [IF] prefix add PREFIX/LEN [ctx CID]\n");
+    if (argc == 3 && strcmp(argv[1], "abro") == 0) {
+        /* become the border router (6LBR) of the prefixes advertised here,
+         * or start a new version of its ABRO */
+        int bad = 0;
+        long v = wren_shell_num(argv[2], 1, 0x7fffffffL, &bad);
+        if (bad) {
+            wren_shell_printf(sh, "error: nib abro: VERSION is a number 1..2147483647, not '%s'\n",
+                              argv[2]);
+            return -EINVAL;
+        }
+        if (!nib->router || nib->rpl_6lr) {
+            wren_shell_printf(sh, "error: nib abro: a border router advertises a prefix of its "
+                                  "own first (nib prefix add)\n");
+            return -EINVAL;
+        }
+        if (nib->border_router && (uint32_t)v <= nib->abro_version) {
+            wren_shell_printf(sh, "error: nib abro: version %ld is not above %lu (6LRs keep the "
+                                  "higher)\n", v, (unsigned long)nib->abro_version);
+            return -ERANGE;
+        }
+        int res = nib->border_router ? wren_nib_abro_version(nib, (uint32_t)v)
+                                     : wren_nib_border_router(nib, (uint32_t)v);
+        return res < 0 ? wren_shell_error(sh, res, "nib abro") : 0;
+    }
+    wren_shell_printf(sh, NIB_USAGE);
     return -EINVAL;
 }
 
 const struct wren_shell_cmd wren_nib_shell_cmds[] = {
-    { "nib", "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]",
+    { "nib", "[IF] neighbors, routers, prefixes; [IF] rs; [IF] prefix add PREFIX/LEN [ctx CID]; "
+             "[IF] abro VERSION (be the 6LBR)",
       cmd_nib },
     { NULL, NULL, NULL },
 };

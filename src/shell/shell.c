@@ -417,30 +417,51 @@ static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, 
 
 /* ---- ping, udp ------------------------------------------------------------ */
 
+#define PING_USAGE "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS] [-I IF]\n"
+
 static int cmd_ping(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     (void)m;
     uint8_t dst[16];
-    long count = 3, size = 56, interval = 1000;
-    int bad = argc < 2 || wren_ipv6_addr_from_str(dst, argv[1]) < 0;
-    for (int i = 2; !bad && i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "-c") == 0) {
-            count = wren_shell_num(argv[i + 1], 1, 65535, &bad);
-        } else if (strcmp(argv[i], "-s") == 0) {
-            size = wren_shell_num(argv[i + 1], 0, 1232, &bad);
-        } else if (strcmp(argv[i], "-i") == 0) {
-            interval = wren_shell_num(argv[i + 1], 1, 3600000, &bad);
+    long count = 3, size = 56, interval = 1000, if_id = 0;
+    int bad = 0, have_dst = 0;
+    for (int i = 1; !bad && i < argc; i++) {
+        const char *o = argv[i];
+        if (o[0] != '-') {
+            bad = have_dst || wren_ipv6_addr_from_str(dst, o) < 0;
+            have_dst = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            bad = 1;
+        } else if (strcmp(o, "-c") == 0) {
+            count = wren_shell_num(argv[++i], 1, 65535, &bad);
+        } else if (strcmp(o, "-s") == 0) {
+            size = wren_shell_num(argv[++i], 0, 1232, &bad);
+        } else if (strcmp(o, "-i") == 0) {
+            interval = wren_shell_num(argv[++i], 1, 3600000, &bad);
+        } else if (strcmp(o, "-I") == 0) {
+            /* the interface a link-local destination is on (as ifconfig
+             * numbers them) */
+            const char *name = argv[++i];
+            int nbad = 0;
+            if_id = wren_shell_num(name, 1, 255, &nbad);
+            if (nbad || wren_netif_get(sh->node, (uint8_t)if_id) == NULL) {
+                wren_shell_printf(sh, "error: ping -I: no interface '%s' (ifconfig lists them)\n",
+                                  name);
+                return -ENODEV;
+            }
         } else {
             bad = 1;
         }
     }
-    if (bad || (argc % 2) != 0) {
-        wren_shell_printf(sh, "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]\n");
+    if (bad || !have_dst) {
+        wren_shell_printf(sh, PING_USAGE);
         return -EINVAL;
     }
     char a[WREN_IPV6_ADDR_STRLEN];
     int res = wren_ping_start(sh->node, &sh->ping, dst, (uint16_t)count, (uint16_t)size,
-                              (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
+                              (uint32_t)interval * 1000u, (uint8_t)if_id, sh->out, sh->out_ctx);
     if (res < 0) {
         return wren_shell_error(sh, res, "ping");
     }
@@ -702,7 +723,7 @@ static const struct wren_shell_cmd commands[] = {
       "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]; "
       "IF dgloss LOSS% [SEED] (6LoWPAN drops whole datagrams); IF ack on|off; IF l2src short|long",
       cmd_ifconfig },
-    { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS]", cmd_ping },
+    { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS] [-I IF]", cmd_ping },
     { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",
       cmd_udp },
     { "tcp", "tcp listen|connect|send|close|unlisten|stats (tcp help)", cmd_tcp },

@@ -480,6 +480,33 @@ def test_zep_two_nodes_ping_and_tshark(netns, wren_node, tmp_path):
     assert sum(1 for r in rows if r[2]) == 6 * 3, rows
 
 
+def test_ping_link_local_on_the_second_interface_with_dash_I(tapns, wren_node):
+    """A link-local destination is ambiguous on a node with two interfaces:
+    without -I it leaves through the first (the TAP, where nobody has
+    node 2's address); ping -I 2 sends it on the ZEP radio, where node 2
+    answers. A wrong -I is one line naming it."""
+    hub = tapns.popen(HUB, "--port", 17754, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True)
+    assert "listening" in hub.stdout.readline()
+    a = wren_node("--tap", "tap0", "--zep", "17801:17754", "--id", "1", ns=tapns)
+    b = wren_node("--zep", "17802:17754", "--id", "2", ns=tapns)
+    for n in (a, b):
+        n.run("help", r"^exit ")
+    out = a.run("ifconfig\npktbuf", r"^packet buffer:")
+    assert "Iface 1  Ethernet" in out and "Iface 2  HWaddr" in out, out
+    out = a.run(f"ping {ll(2)} -c 2 -i 200", r"packets transmitted")
+    assert "2 packets transmitted, 0 received, 100% packet loss" in out, out
+    out = a.run(f"ping -I 2 {ll(2)} -c 3 -i 200 -s 300", r"packets transmitted")
+    assert "3 packets transmitted, 3 received, 0% packet loss" in out, out
+    assert out.count(f"bytes from {ll(2)}") == 3 and "DUP!" not in out, out
+    for bad in ("nosuch", "9"):
+        out = a.run(f"ping {ll(2)} -I {bad}", r"^(error|usage)")
+        assert out.strip().endswith(f"error: ping -I: no interface '{bad}' (ifconfig lists them)"), out
+    for n in (a, b):
+        assert n.pktbuf_empty()
+        assert n.exit() == 0
+
+
 # ---- border router: Linux -> TAP -> BR -> ZEP -> R -> ZEP -> N -------------
 #
 # Two radio links on one hub: link A on channel 25 (BR and R), link B on
