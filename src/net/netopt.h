@@ -190,11 +190,11 @@ enum wren_netopt {
                                         neither, and this instance is a root (a forwarded
                                         RPI may leave the domain there, RFC 9008 7.2.1);
                                         -ENOENT: not this instance's */
-    /* (a NIB's, kept here beside the RPL ones that use it) */
-    WREN_NETOPT_NIB_PREFIX,        /**< SET: struct wren_nib_prefix_adv, by RPL once it has
-                                        the DODAG's prefix: the NIB advertises it in RAs
-                                        (PIO, A flag) and takes registrations, as a
-                                        route-over router (no on-link route, no address) */
+    WREN_NETOPT_RPL_PREFIX,        /**< GET: struct wren_rpl_prefix, the DODAG's /64 while
+                                        the module routes in it (root, or joined router);
+                                        -ENOENT otherwise. Asked by the NIBs each second:
+                                        they are 6LRs of it (RAs with PIO, registrations),
+                                        on the RPL link and on the node's other links */
 
     /* transport */
     WREN_NETOPT_UDP_CSUM_ELIDED_OK = 0x200, /**< uint8_t bool, of a UDP receiver (a socket):
@@ -215,8 +215,8 @@ struct wren_rpl_reg {
 #define WREN_RPL_REG_EARO 0x01 /**< an RFC 8505 EARO (T flag): R says whether to route */
 #define WREN_RPL_REG_R 0x02    /**< EARO R flag: the owner asks to be routed (RFC 9010) */
 
-/** Value of SET WREN_NETOPT_NIB_PREFIX. */
-struct wren_nib_prefix_adv {
+/** Value of GET WREN_NETOPT_RPL_PREFIX. */
+struct wren_rpl_prefix {
     uint8_t prefix[16];
     uint8_t len; /**< 1..64 */
 };

@@ -846,9 +846,6 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
     return -ENOTSUP;
 }
 
-static int nib_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
-                   const void *val, size_t len);
-
 static int nib_stack_init(struct wren_node *node, struct wren_module *self, uint8_t if_id)
 {
     return wren_nib_init(node, (struct wren_nib *)self, if_id);
@@ -864,7 +861,6 @@ const struct wren_module_ops wren_nib_module = {
     .name = "nib",
     .handle = nib_handle,
     .get = nib_get,
-    .set = nib_set,
     .init = nib_stack_init,
     .size = sizeof(struct wren_nib),
     .link = WREN_NETDEV_TYPE_IEEE802154,
@@ -942,53 +938,6 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     wren_timer_init(&nib->timer, nib_tick, nib);
     wren_timer_set_periodic(node, &nib->timer, 1000000);
     return 0;
-}
-
-/* SET WREN_NETOPT_NIB_PREFIX (RPL, with its DODAG's prefix): advertise it
- * and take registrations, a route-over router (RFC 6775 5.4: the prefix is
- * not on-link; RPL holds the routes and the address) */
-static int prefix_advertise(struct wren_nib *nib, const struct wren_nib_prefix_adv *a)
-{
-    struct wren_nib_prefix *p = NULL;
-    if (!CONFIG_WREN_IPV6_ROUTER || a->len == 0 || a->len > 64) {
-        return -EINVAL;
-    }
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
-        struct wren_nib_prefix *q = &nib->prefixes[i];
-        if (q->len == a->len && wren_ipv6_prefix_equal(q->prefix, a->prefix, a->len)) {
-            return 0; /* known */
-        }
-        p = p == NULL && q->len == 0 ? q : p;
-    }
-    if (p == NULL) {
-        return -ENOSPC;
-    }
-    memset(p->prefix, 0, 16);
-    memcpy(p->prefix, a->prefix, (a->len + 7u) / 8);
-    p->len = a->len;
-    p->own = true;
-    nib->router = true;
-    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
-    if (ipm) {
-        wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id, all_routers, 16);
-    }
-    return 0;
-}
-
-static int nib_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
-                   const void *val, size_t len)
-{
-    (void)node;
-    (void)ctx;
-    struct wren_nib_prefix_adv a;
-    if (opt != WREN_NETOPT_NIB_PREFIX) {
-        return -ENOTSUP;
-    }
-    if (len != sizeof(a)) {
-        return -EINVAL;
-    }
-    memcpy(&a, val, sizeof(a));
-    return prefix_advertise((struct wren_nib *)self, &a);
 }
 
 int wren_nib_border_router(struct wren_nib *nib, uint32_t version)

@@ -19,47 +19,44 @@
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
 
-/* The RPL module of this interface, if any (the receiver of ICMPv6 type 155) */
-static struct wren_module *rpl_of(struct wren_nib *nib)
+/* The /64 of a DODAG the node routes in (GET WREN_NETOPT_RPL_PREFIX of the
+ * RPL modules, the receivers of ICMPv6 type 155): this interface's module
+ * first, else another interface's (a router with a link that runs no RPL
+ * serves the hosts there too, RFC 9010) */
+static bool rpl_dodag_prefix(struct wren_nib *nib, uint8_t prefix[8])
 {
+    struct wren_rpl_prefix p;
+    bool found = false;
     struct wren_netreg_entry *e = NULL;
     while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        if (wren_netapi_get(nib->node, e->module, WREN_NETOPT_RPL_PREFIX, 0, &p, sizeof(p)) !=
+            (int)sizeof(p)) {
+            continue;
+        }
         uint8_t id = 0;
-        if (wren_netapi_get(nib->node, e->module, WREN_NETOPT_IF_ID, 0, &id, 1) == 1 &&
-            id == nib->if_id) {
-            return e->module;
+        bool here = wren_netapi_get(nib->node, e->module, WREN_NETOPT_IF_ID, 0, &id, 1) == 1 &&
+                    id == nib->if_id;
+        if (here || !found) {
+            memcpy(prefix, p.prefix, 8);
+            found = true;
+        }
+        if (here) {
+            break;
         }
     }
-    return NULL;
+    return found;
 }
 
-/* Whether RPL routes on this interface in a DODAG: a root, or a router
- * with a rank (builds without RANK: a router, RPL's address decides) */
-static bool rpl_routing(struct wren_nib *nib)
-{
-    struct wren_module *rpl = rpl_of(nib);
-    uint8_t role = WREN_RPL_OFF;
-    if (rpl == NULL || wren_netapi_get(nib->node, rpl, WREN_NETOPT_RPL_ROLE, 0, &role, 1) != 1 ||
-        (role != WREN_RPL_ROOT && role != WREN_RPL_ROUTER)) {
-        return false;
-    }
-    uint16_t rank = 0;
-    int res = wren_netapi_get(nib->node, rpl, WREN_NETOPT_RPL_RANK, 0, &rank, sizeof(rank));
-    return res == -ENOTSUP || (res == (int)sizeof(rank) && rank != RPL_INFINITE_RANK);
-}
-
-/* RFC 6775 / RFC 9010: while RPL routes here in a DODAG, this NIB is a 6LR
- * advertising the /64 of the (valid, global) address RPL took from the
- * DODAG's PIO; when it stops, it is a host again. A configured router (an
- * own prefix) stays as it is. */
+/* RFC 6775 / RFC 9010: while the node routes in a DODAG, this NIB is a 6LR
+ * advertising the DODAG's /64; when it stops, it is a host again. A
+ * configured router (an own prefix) stays as it is. */
 static void rpl_6lr_update(struct wren_nib *nib)
 {
     if (!CONFIG_WREN_IPV6_ROUTER || (nib->router && !nib->rpl_6lr)) {
         return;
     }
-    uint8_t g[16], st = 0;
-    bool on = rpl_routing(nib) && wren_nib_own_addr(nib, g, true, &st) &&
-              st == WREN_IPV6_ADDR_VALID;
+    uint8_t g[8];
+    bool on = rpl_dodag_prefix(nib, g);
     if (on && (!nib->rpl_6lr || memcmp(nib->dodag_prefix, g, 8) != 0)) {
         memcpy(nib->dodag_prefix, g, 8);
         if (!nib->rpl_6lr) {

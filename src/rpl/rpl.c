@@ -122,7 +122,6 @@ static void take_address(struct wren_rpl *rpl)
     memcpy(a.addr + 8, ll + 8, 8);
     if (wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, &a, sizeof(a)) == 0) {
         memcpy(rpl->addr, a.addr, 16);
-        wren_rpl_advertise_prefix(rpl);
     }
 }
 
@@ -1109,6 +1108,17 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
+    case WREN_NETOPT_RPL_PREFIX: {
+        /* the DODAG's /64 while we route in it (a root, or a joined router):
+         * the NIBs advertise it to hosts that run no RPL (RFC 9010 4) */
+        struct wren_rpl_prefix p = { .len = 64 };
+        if ((rpl->role != WREN_RPL_ROOT && (rpl->role != WREN_RPL_ROUTER || !rpl->joined)) ||
+            rpl->prefix_len != 64) {
+            return -ENOENT;
+        }
+        memcpy(p.prefix, rpl->prefix, 8);
+        return wren_netopt_put(val, max, &p, sizeof(p));
+    }
     case WREN_NETOPT_RPL_RANK: {
         if (!CONFIG_WREN_RPL_PARENT_INFO) {
             return -ENOTSUP;

@@ -120,7 +120,6 @@ void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now);
 const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl, const uint8_t *addr);
 int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
 void wren_rpl_rul_clear(struct wren_rpl *rpl);
-void wren_rpl_advertise_prefix(struct wren_rpl *rpl);
 bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
 
 #endif

@@ -249,19 +249,3 @@ void wren_rpl_rul_clear(struct wren_rpl *rpl)
     memset(rpl->ruls, 0, sizeof(rpl->ruls));
     rpl->rul_wait = false;
 }
-
-/* A root or router with the DODAG's /64 has every NIB of the node
- * advertise it (SET WREN_NETOPT_NIB_PREFIX): hosts that run no RPL learn
- * an address and a router from its RAs and register with it (RFC 9010 4) */
-void wren_rpl_advertise_prefix(struct wren_rpl *rpl)
-{
-    if ((rpl->role != WREN_RPL_ROUTER && rpl->role != WREN_RPL_ROOT) || rpl->prefix_len != 64) {
-        return;
-    }
-    struct wren_nib_prefix_adv a = { .len = 64 };
-    memcpy(a.prefix, rpl->prefix, 8);
-    struct wren_netreg_entry *e = NULL;
-    while ((e = wren_netreg_lookup(rpl->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_RS, e))) {
-        wren_netapi_set(rpl->node, e->module, WREN_NETOPT_NIB_PREFIX, 0, &a, sizeof(a));
-    }
-}

@@ -7,7 +7,7 @@ Linux with no static route anywhere but Linux's one to the prefix (issue 23,
         --ZEP(ch 26)-- H: wren-node without the rpl module (ND only)
 
 H solicits R (`nib rs`), takes the DODAG's prefix from R's RA (R's NIBs
-advertise it once R joined: SET WREN_NETOPT_NIB_PREFIX), registers its
+advertise it once R joined: GET WREN_NETOPT_RPL_PREFIX), registers its
 address with an ARO (RFC 6775: no R flag, it sends no RPL message: a RUL)
 and R announces it to the root in a non-storing DAO with the TIO's E flag
 (RFC 9010 9.2.2), in both modes. Linux pings H and H pings Linux; the root
