@@ -73,10 +73,8 @@ def test_zep_only_border_router_serves_a_wren_host(radio_br):
 
 def test_zep_only_border_router_serves_a_foreign_host(radio_br):
     hub_port, br, host = radio_br
-    # wren asks for no ACKs here: when an ACK is due on ZEP is section 1's
-    # matter (RX-done), tested on its own; this test is about ND, whichever
-    # timing the build follows. (The peer still ACKs what asks for it.)
-    br.run("ifconfig 1 ack off\npktbuf", r"^packet buffer:")
+    # ACKs on both sides, as deployed stacks run (the peer's MAC follows
+    # ZEP's RX-done convention, as wren's does)
     peer = Peer(hub_port, PEER_EUI)
     try:
         ra = peer.solicit()
