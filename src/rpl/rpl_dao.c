@@ -279,35 +279,42 @@ static void release_acks(struct wren_rpl *rpl, const uint8_t *iid)
     }
 }
 
-void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+/* RFC 6550 6.5: the other mode's DAO (a storing-only node, as RIOT's is,
+ * that joined our non-storing DODAG sends its parent link-local DAOs; a
+ * non-storing DAO at a storing root that is no 6LR's announcement of its
+ * leaves): refused aloud, never dropped in silence */
+static void refuse_mop(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
 {
-    rpl->stats.rx_dao++;
+    rpl->stats.dao_mop_refused++;
+    if (m->dao.flags & RPL_DAO_K) {
+        send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_UNABLE_TO_ACCEPT);
+    }
+}
+
+/* Whether a DAO from @src is ours to take (storing: from a child on the
+ * link; non-storing: to the root only, from anywhere in the DODAG, 9.7);
+ * @ext_only: a storing root's DAO to its global address, which may announce
+ * external targets only (RFC 9010 3: a 6LR announces its leaves that way in
+ * any mode) */
+static bool dao_admitted(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m,
+                         bool *ext_only)
+{
     bool root = rpl->role == WREN_RPL_ROOT;
     bool ns = rpl->mop == RPL_MOP_NON_STORING;
-    /* storing: from a child on the link; non-storing: to the root only,
-     * from anywhere in the DODAG (9.7) */
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
         m->dao.instance != rpl->instance) {
         rpl->stats.rx_drop_dao++;
-        return;
+        return false;
     }
     bool ll = wren_ipv6_addr_is_link_local(src);
-    /* a storing root takes DAOs to its global address for external targets
-     * only (RFC 9010 3: a 6LR announces its leaves that way in any mode) */
-    bool ext_only = !ns && !ll;
-    if (ns ? ll : (ext_only && !root)) {
-        /* RFC 6550 6.5: the other mode's DAO (a storing-only node, as
-         * RIOT's is, that joined our non-storing DODAG sends its parent
-         * link-local DAOs): refused aloud, never dropped in silence */
-        rpl->stats.dao_mop_refused++;
-        if (m->dao.flags & RPL_DAO_K) {
-            send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_UNABLE_TO_ACCEPT);
-        }
-        return;
+    *ext_only = !ns && !ll;
+    if (ns ? ll : (*ext_only && !root)) {
+        refuse_mop(rpl, src, m);
+        return false;
     }
     if (ns && !root) {
         rpl->stats.rx_drop_dao++; /* a global DAO is the root's (9.7): not to us */
-        return;
+        return false;
     }
     if (!ns && !root && rpl->pref >= 0 && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
         /* from our own preferred parent: it took us (or a node below us)
@@ -315,14 +322,53 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
          * only). Its routes would point back up; no ACK, it sends again
          * to the parent it settles on */
         rpl->stats.rx_drop_dao++;
-        return;
+        return false;
     }
-    /* RFC 6550 6.7.8: a transit option applies to the targets before it */
+    return true;
+}
+
+/* The targets before a transit option get its route (RFC 6550 6.7.8);
+ * false: the DAO is dropped or refused (counted, answered) */
+static bool dao_transit(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m,
+                        const struct rpl_opt *o, bool ext_only,
+                        const struct rpl_opt_target *targets, unsigned from, unsigned to,
+                        bool *refused)
+{
+    bool root = rpl->role == WREN_RPL_ROOT;
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    struct rpl_opt_transit tr;
+    if (wren_rpl_opt_transit_parse(o, &tr) < 0) {
+        rpl->stats.rx_drop_malformed++;
+        return false;
+    }
+    bool ext = !wren_ipv6_addr_is_link_local(src) && root && (tr.flags & RPL_TRANSIT_E) &&
+               tr.parent;
+    if (ext_only && !ext) {
+        refuse_mop(rpl, src, m); /* a non-storing DAO, not a 6LR's leaves */
+        return false;
+    }
+    if ((ns || ext) && tr.parent == NULL) {
+        rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
+        return false;
+    }
+    if ((ns || ext) && (rpl->prefix_len != 64 || memcmp(tr.parent, rpl->prefix, 8) != 0)) {
+        rpl->stats.rx_drop_dao++; /* a parent outside our /64: no source route */
+        return false;
+    }
+    for (unsigned k = from; k < to; k++) {
+        *refused |= !dao_target(rpl, (ns || ext ? tr.parent : src) + 8, &targets[k], &tr, ext);
+    }
+    return true;
+}
+
+/* A DAO's targets and transits; false: dropped or refused (counted) */
+static bool dao_options(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m,
+                        bool ext_only, bool *refused)
+{
     struct rpl_opt_iter it;
     struct rpl_opt o;
     struct rpl_opt_target targets[8];
     unsigned nt = 0, first = 0;
-    bool refused = false;
     int rc;
     wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
     while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
@@ -332,41 +378,30 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
             }
             if (nt == 8 || wren_rpl_opt_target_parse(&o, &targets[nt]) < 0) {
                 rpl->stats.rx_drop_malformed++;
-                return;
+                return false;
             }
             nt++;
         } else if (o.type == RPL_OPT_TRANSIT) {
-            struct rpl_opt_transit tr;
-            if (wren_rpl_opt_transit_parse(&o, &tr) < 0) {
-                rpl->stats.rx_drop_malformed++;
-                return;
-            }
-            bool ext = !ll && root && (tr.flags & RPL_TRANSIT_E) && tr.parent;
-            if (ext_only && !ext) {
-                rpl->stats.dao_mop_refused++; /* a non-storing DAO, not a 6LR's leaves */
-                if (m->dao.flags & RPL_DAO_K) {
-                    send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_UNABLE_TO_ACCEPT);
-                }
-                return;
-            }
-            if ((ns || ext) && tr.parent == NULL) {
-                rpl->stats.rx_drop_malformed++; /* 6.7.8: non-storing needs the parent */
-                return;
-            }
-            if ((ns || ext) &&
-                (rpl->prefix_len != 64 || memcmp(tr.parent, rpl->prefix, 8) != 0)) {
-                rpl->stats.rx_drop_dao++; /* a parent outside our /64: no source route */
-                return;
-            }
-            for (unsigned k = first; k < nt; k++) {
-                refused |= !dao_target(rpl, (ns || ext ? tr.parent : src) + 8, &targets[k], &tr,
-                                       ext);
+            if (!dao_transit(rpl, src, m, &o, ext_only, targets, first, nt, refused)) {
+                return false;
             }
             first = nt;
         }
     }
     if (rc < 0) {
         rpl->stats.rx_drop_malformed++;
+        return false;
+    }
+    return true;
+}
+
+void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    rpl->stats.rx_dao++;
+    bool root = rpl->role == WREN_RPL_ROOT;
+    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ext_only = false, refused = false;
+    if (!dao_admitted(rpl, src, m, &ext_only) || !dao_options(rpl, src, m, ext_only, &refused)) {
         return;
     }
     if (root && ns && !refused) {
