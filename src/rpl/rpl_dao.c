@@ -27,6 +27,21 @@ static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_pare
  * are still to go up (9.2: each hop announces what it routes, and sends it
  * again until its parent ACKs); in non-storing mode to the root, with our
  * preferred parent's address in the transit option (9.7). */
+int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
+                      size_t max)
+{
+    rpl->dao_seq = seq_next(rpl->dao_seq);
+    struct rpl_msg m = { .code = RPL_CODE_DAO,
+                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
+                                  .seq = rpl->dao_seq },
+                         .opts = opts, .opts_len = n };
+    int len = wren_rpl_msg_emit(&m, out, max);
+    if (len > 0) {
+        rpl->stats.tx_dao++;
+    }
+    return len;
+}
+
 void wren_rpl_send_dao(struct wren_rpl *rpl)
 {
     if (rpl->pref < 0) {
@@ -77,19 +92,13 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
         rpl->dao_next = (uint16_t)(i + 1);
         fwd++;
     }
-    rpl->dao_seq = seq_next(rpl->dao_seq);
+    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
     rpl->dao_wait = true;
     rpl->dao_wait_seq = rpl->dao_seq;
     rpl->dao_sent_s = now;
-    struct rpl_msg m = { .code = RPL_CODE_DAO,
-                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
-                                  .seq = rpl->dao_seq },
-                         .opts = opts, .opts_len = n };
-    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     if (len <= 0) {
         return;
     }
-    rpl->stats.tx_dao++;
     if (ns) {
         /* across the DODAG, like any datagram: the default hop limit */
         rpl->stats.tx_bytes += (uint32_t)len;

@@ -102,6 +102,10 @@ void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t ple
 void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
 
 /* rpl_dao.c */
+/* A DAO (K flag, the next sequence number) with @p opts into @p out; its
+ * length, or <= 0 (nothing sent) */
+int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
+                      size_t max);
 void wren_rpl_send_dao(struct wren_rpl *rpl);
 void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent);
 void wren_rpl_clear_routes(struct wren_rpl *rpl);

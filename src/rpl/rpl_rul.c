@@ -155,19 +155,13 @@ static void send_rul_dao(struct wren_rpl *rpl, uint32_t now)
     if (k == 0) {
         return;
     }
-    rpl->dao_seq = seq_next(rpl->dao_seq);
+    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
     rpl->rul_wait = true;
     rpl->rul_wait_seq = rpl->dao_seq;
     rpl->rul_sent_s = now;
-    struct rpl_msg m = { .code = RPL_CODE_DAO,
-                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
-                                  .seq = rpl->dao_seq },
-                         .opts = opts, .opts_len = n };
-    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     if (len <= 0) {
         return;
     }
-    rpl->stats.tx_dao++;
     rpl->stats.tx_dao_rul++;
     rpl->stats.tx_bytes += (uint32_t)len;
     if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
