@@ -127,7 +127,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (chunk > len - pos)
             chunk = len - pos;
         size_t used = 0;
-        while (used < chunk) {
+        /* the messages past the k-th have no boundary in ends[]: stop at it,
+         * whichever branch counted it (a skipped one too) */
+        while (used < chunk && found < k) {
             if (skip) {
                 size_t n = skip < chunk - used ? skip : chunk - used;
                 skip -= n;
