@@ -804,9 +804,10 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
     if (rpl == NULL) {
         return false;
     }
-    uint8_t v[17];
+    uint8_t v[33];
     wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
     v[16] = has_rpi(dg);
+    wren_ipv6_addr_copy(v + 17, dg->data + IPV6_OFF_SRC);
     if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
         return false;
     }

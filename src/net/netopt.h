@@ -164,9 +164,11 @@ enum wren_netopt {
                                         the built-in table. -EBUSY with a role */
     WREN_NETOPT_RPL_TUNNEL,        /**< GET, asked by IPv6 forwarding a datagram: in:
                                         uint8_t[16] destination, uint8_t 1 if it carries an
-                                        RPI; out: uint8_t[16] the end of an IPv6-in-IPv6
-                                        tunnel to put it in (RFC 9008: a root sending it
-                                        down its DODAG); -ENOENT: forward it as it is */
+                                        RPI, and (when forwarding) uint8_t[16] its source;
+                                        out: uint8_t[16] the end of an IPv6-in-IPv6 tunnel
+                                        to put it in (RFC 9008: a root sending it down its
+                                        DODAG, a 6LR sending a RPL-unaware leaf's datagram
+                                        up to the root); -ENOENT: forward it as it is */
     WREN_NETOPT_RPL_PARENT,        /**< GET: uint8_t[16] the preferred parent's link-local
                                         address and uint8_t[8] its link-layer (EUI-64)
                                         address; -ENOENT: none (root, or not joined) */

@@ -1158,7 +1158,7 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
     case WREN_NETOPT_RPL_RUL:
         return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
     case WREN_NETOPT_RPL_TUNNEL:
-        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val);
+        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
     case WREN_NETOPT_RPL_SRH: {
         uint8_t dst[16];
         if (max < 16) {

@@ -602,8 +602,23 @@ static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
  * the SRH. In storing mode a datagram that already carries an RPI travels
  * as it is (the O flag turns it down). @p v: in: destination (16), whether
  * the datagram has an RPI (1); out: the tunnel's end (16). */
-int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v)
+/* RFC 9008 7.2.x, 8.2.x: a RPL-unaware leaf's datagram that leaves its
+ * 6LR for the DODAG or beyond goes in a tunnel to the root, which carries
+ * the RPI (the leaf gave none); @p v: destination, RPI flag, source */
+static bool rul_up(const struct wren_rpl *rpl, const uint8_t *v, size_t max)
 {
+    return max >= 33 && v[16] == 0 && rpl->role == WREN_RPL_ROUTER && rpl->joined &&
+           rpl->dodagid[0] != 0 && !wren_ipv6_addr_is_multicast(v) &&
+           !wren_ipv6_addr_is_link_local(v) && wren_rpl_rul_find(rpl, v + 17) != NULL &&
+           wren_rpl_rul_find(rpl, v) == NULL;
+}
+
+int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
+{
+    if (rul_up(rpl, v, max)) {
+        memcpy(v, rpl->dodagid, 16);
+        return 16;
+    }
     if (rpl->role != WREN_RPL_ROOT || wren_ipv6_addr_is_multicast(v) ||
         wren_ipv6_addr_is_link_local(v) || memcmp(v, rpl->addr, 16) == 0) {
         return -ENOENT;

@@ -115,7 +115,7 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out);
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
-int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v);
+int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max);
 bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
 
 /* rpl_rul.c */

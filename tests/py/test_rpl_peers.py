@@ -114,6 +114,9 @@ def test_rpl_unaware_leaf_routed_without_static_routes(sim_factory, tmp_path, mo
     c0, c1 = s.counters(0), s.counters(1)
     assert c0["rpl.rx_dao_external"] >= 1 and c1["rpl.tx_dao_rul"] >= 1
     assert c0["ipv6.tx_tunnel"] >= 6 and c1["ipv6.rx_decap"] >= 6
+    # and up: the host's requests leave its 6LR in a tunnel to the root, which
+    # carries the RPI the host gave none of (RFC 9008 7.2.x, 8.2.x)
+    assert c1["ipv6.tx_tunnel"] >= 6 and c0["ipv6.rx_decap"] >= 6, (c0, c1)
     # node 3's requests kept its RPI inside the tunnel (RFC 9008 7.3.2, 8.3.2):
     # the 6LR took it off before the host
     assert c1["ipv6.tx_rpi_removed"] >= 3
