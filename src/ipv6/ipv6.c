@@ -633,6 +633,25 @@ static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t
 
 static void send(struct wren_ipv6 *ip, struct wren_snip *pkt);
 
+/* IPv6-in-IPv6 (RFC 2473) to @p dst: a new outer header before @p pkt,
+ * whose header snip @p inner becomes the tunnel's payload, sent as ours
+ * (send(): source, RPI, SRH); a full buffer drops it, counted in @p nobuf */
+static void encapsulate(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *inner,
+                        const uint8_t *dst, uint32_t *nobuf)
+{
+    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, pkt, NULL, IPV6_HDR_LEN,
+                                           WREN_NETTYPE_IPV6);
+    if (oh == NULL) {
+        (*nobuf)++;
+        wren_pktbuf_release(&ip->node->pktbuf, pkt);
+        return;
+    }
+    inner->type = WREN_NETTYPE_UNDEF;
+    wren_ipv6_hdr_init(oh->data, NULL, dst, IPV6_NH_IPV6);
+    ip->stats.tx_tunnel++;
+    send(ip, oh);
+}
+
 /* RFC 9008 7.1.3, 8.1.3: a datagram a root originates for a RPL-unaware
  * leaf goes in a tunnel to the 6LR that announced the leaf (GET
  * WREN_NETOPT_RPL_TUNNEL, 2: ours), so that the leaf gets it with no RPL
@@ -662,17 +681,7 @@ static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wr
     if (h[IPV6_OFF_HOP_LIMIT] == 0) {
         h[IPV6_OFF_HOP_LIMIT] = WREN_IPV6_DEFAULT_HOP_LIMIT;
     }
-    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, pkt, NULL, IPV6_HDR_LEN,
-                                           WREN_NETTYPE_IPV6);
-    if (oh == NULL) {
-        ip->stats.tx_drop_nobuf++;
-        wren_pktbuf_release(&ip->node->pktbuf, pkt);
-        return true;
-    }
-    hs->type = WREN_NETTYPE_UNDEF;
-    wren_ipv6_hdr_init(oh->data, NULL, v, IPV6_NH_IPV6);
-    ip->stats.tx_tunnel++;
-    send(ip, oh);
+    encapsulate(ip, pkt, hs, v, &ip->stats.tx_drop_nobuf);
     return true;
 }
 
@@ -811,17 +820,7 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
     if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
         return false;
     }
-    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, dg, NULL, IPV6_HDR_LEN,
-                                           WREN_NETTYPE_IPV6);
-    if (oh == NULL) {
-        ip->stats.rx_drop_nobuf++;
-        wren_pktbuf_release(&ip->node->pktbuf, dg);
-        return true;
-    }
-    dg->type = WREN_NETTYPE_UNDEF;
-    wren_ipv6_hdr_init(oh->data, NULL, v, IPV6_NH_IPV6);
-    ip->stats.tx_tunnel++;
-    send(ip, oh);
+    encapsulate(ip, dg, dg, v, &ip->stats.rx_drop_nobuf);
     return true;
 }
 

@@ -31,7 +31,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -41,6 +40,7 @@ import pytest
 
 from wren import paths
 from wren.lib import Sim
+from wren.shellproc import ShellProcess
 
 ROOT: Path = paths.ROOT
 BUILD: Path = paths.BUILD
@@ -259,48 +259,16 @@ def host_procs() -> Iterator[Procs]:
         procs.stop_all()
 
 
-class WrenNode:
+class WrenNode(ShellProcess):
     """A wren-node process driven through its shell on stdin."""
 
     def __init__(self, procs: Procs, *args: object) -> None:
-        self.p = procs.popen(NODE, *args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, bufsize=1, track=False)
+        super().__init__(procs.popen(NODE, *args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1, track=False))
         procs.track(self.stop)
-        self.lines: list[str] = []
-        self.cv = threading.Condition()
-        self.t = threading.Thread(target=self._read, daemon=True)
-        self.t.start()
 
-    def _read(self) -> None:
-        assert self.p.stdout is not None
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-
-    def _write(self, text: str) -> None:
-        assert self.p.stdin is not None
-        self.p.stdin.write(text)
-        self.p.stdin.flush()
-
-    def run(self, cmd: str, until: str, timeout: float = 20.0) -> str:
-        """Send @cmd; return the output from then on up to the first line
-        matching the regex @until."""
-        with self.cv:
-            mark = len(self.lines)
-        self._write(cmd + "\n")
-        deadline = time.monotonic() + timeout
-        rx = re.compile(until)
-        with self.cv:
-            while True:
-                for i in range(mark, len(self.lines)):
-                    if rx.search(self.lines[i]):
-                        return "".join(self.lines[mark:i + 1])
-                left = deadline - time.monotonic()
-                if left <= 0 or self.p.poll() is not None:
-                    raise AssertionError(f"no {until!r} after {cmd!r}; output:\n" +
-                                         "".join(self.lines[mark:]) + self.stderr_now())
-                self.cv.wait(min(left, 0.5))
+    def failure_context(self) -> str:
+        return self.stderr_now()
 
     def stderr_now(self) -> str:
         if self.p.poll() is None or self.p.stderr is None or self.p.stderr.closed:

@@ -20,7 +20,6 @@ nothing here sends RIOT a routed datagram through a RPL router.
 import os
 import re
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import pytest
 
 from conftest import HUB, parse_stats
 from test_zep_radio import free_udp_ports
+from wren.shellproc import ShellProcess
 
 RIOT_ELF = os.environ.get("WREN_RIOT_ELF", "")
 
@@ -37,16 +37,15 @@ pytestmark = [pytest.mark.realtime,
                                         "(built with USE_ZEP=1)")]
 
 
-class RiotNode:
+class RiotNode(ShellProcess):
     """RIOT's native process driven through its shell on stdin."""
 
+    name = "RIOT"
+
     def __init__(self, zep_local: int, hub_port: int) -> None:
-        self.p = subprocess.Popen([RIOT_ELF, "-z", f"[::1]:{zep_local},[::1]:{hub_port}"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, bufsize=1)
-        self.lines: list[str] = []
-        self.cv = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
+        super().__init__(subprocess.Popen([RIOT_ELF, "-z", f"[::1]:{zep_local},[::1]:{hub_port}"],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, text=True, bufsize=1))
         self.wait_for(r"All up, running the shell now", 10)
         out = self.run("ifconfig", r"Statistics for IPv6|inet6 group: ff02::1a")
         m = re.search(r"Iface\s+(\d+)", out)
@@ -55,40 +54,6 @@ class RiotNode:
         m = re.search(r"inet6 addr: (fe80::[0-9a-f:]+)", out)
         assert m, out
         self.ll = m.group(1)
-
-    def _read(self) -> None:
-        assert self.p.stdout is not None
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-
-    def wait_for(self, until: str, timeout: float, mark: int = 0) -> str:
-        deadline = time.monotonic() + timeout
-        rx = re.compile(until)
-        with self.cv:
-            while True:
-                for i in range(mark, len(self.lines)):
-                    if rx.search(self.lines[i]):
-                        return "".join(self.lines[mark:i + 1])
-                left = deadline - time.monotonic()
-                if left <= 0 or self.p.poll() is not None:
-                    raise AssertionError(f"RIOT: no {until!r}; output:\n" +
-                                         "".join(self.lines[mark:]))
-                self.cv.wait(min(left, 0.5))
-
-    def run(self, cmd: str, until: str, timeout: float = 20.0) -> str:
-        with self.cv:
-            mark = len(self.lines)
-        assert self.p.stdin is not None
-        self.p.stdin.write(cmd + "\n")
-        self.p.stdin.flush()
-        return self.wait_for(until, timeout, mark)
-
-    def stop(self) -> None:
-        if self.p.poll() is None:
-            self.p.kill()
-        self.p.wait()
 
 
 @pytest.fixture
@@ -106,7 +71,7 @@ def rig(host_procs, wren_node, tmp_path):
     try:
         yield riot, start, pcap
     finally:
-        riot.stop()
+        riot.close()
 
 
 def riot_ping(riot: RiotNode, addr: str, count: int, size: int) -> tuple[int, int, int]:

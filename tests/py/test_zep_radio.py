@@ -27,15 +27,14 @@ Nothing is asserted about how long anything took beyond sanity upper bounds.
 """
 import re
 import socket
-import struct
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from conftest import HUB, tshark_fields
 from wren.addr import eui64, ll
+from wren.experiments.zep_rxdone import read_pcap as read_pcap_ns
 
 #: wall-clock bound: ./wren test runs these alone (conftest)
 pytestmark = pytest.mark.realtime
@@ -56,21 +55,6 @@ def free_udp_ports(n):
     for s in socks:
         s.close()
     return ports
-
-
-def read_pcap_ns(path: Path):
-    """(timestamp ns, PSDU with FCS) of each record of a nanosecond pcap."""
-    d = path.read_bytes()
-    magic = struct.unpack_from("<I", d, 0)[0]
-    assert magic == 0xA1B23C4D, hex(magic)
-    assert struct.unpack_from("<I", d, 20)[0] == 195  # 802.15.4 with FCS
-    off, out = 24, []
-    while off + 16 <= len(d):
-        sec, nsec, incl, _ = struct.unpack_from("<IIII", d, off)
-        off += 16
-        out.append((sec * 1_000_000_000 + nsec, d[off:off + incl]))
-        off += incl
-    return out
 
 
 class Frame:

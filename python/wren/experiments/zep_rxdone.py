@@ -31,13 +31,13 @@ import statistics
 import struct
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from .. import paths
 from ..addr import ll
+from ..shellproc import ShellProcess
 from ..zep_peer import ACK_WAIT_NS, RxDonePeer, ll_of, mac_parse
 
 PEER_EUI = bytes.fromhex("1234 56ff fe78 9abc")
@@ -54,46 +54,22 @@ def _free_port() -> int:
     return port
 
 
-class _Shell:
+def _node(*args: object) -> ShellProcess:
     """wren-node driven through its shell on stdin."""
-
-    def __init__(self, *args: object) -> None:
-        self.p = subprocess.Popen([str(paths.BUILD / "wren-node"), *map(str, args)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.lines: list[str] = []
-        self.cv = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.p.stdout is not None
-        for line in self.p.stdout:
-            with self.cv:
-                self.lines.append(line)
-                self.cv.notify_all()
-
-    def run(self, cmd: str, until: str, timeout: float = 120.0) -> str:
-        with self.cv:
-            mark = len(self.lines)
-        assert self.p.stdin is not None
-        self.p.stdin.write(cmd + "\n")
-        self.p.stdin.flush()
-        rx = re.compile(until)
-        with self.cv:
-            ok = self.cv.wait_for(lambda: any(rx.search(x) for x in self.lines[mark:]), timeout)
-            if not ok:
-                raise RuntimeError(f"wren-node: no {until!r} after {cmd!r}")
-            return "".join(self.lines[mark:])
-
-    def close(self) -> None:
-        if self.p.poll() is None:
-            self.p.kill()
-        self.p.wait(10)
+    sh = ShellProcess(subprocess.Popen([str(paths.BUILD / "wren-node"), *map(str, args)],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, text=True, bufsize=1))
+    sh.name = "wren-node"
+    return sh
 
 
 def read_pcap(path: Path) -> list[tuple[int, bytes]]:
-    """(capture time ns, PSDU with FCS) of each record of the hub's pcap."""
+    """(capture time ns, PSDU with FCS) of each record of the hub's pcap
+    (nanosecond pcap, 802.15.4 with FCS)."""
     d = path.read_bytes()
+    magic = struct.unpack_from("<I", d, 0)[0]
+    if magic != 0xA1B23C4D or struct.unpack_from("<I", d, 20)[0] != 195:
+        raise ValueError(f"{path}: not a nanosecond 802.15.4 pcap (magic {magic:#x})")
     off, out = 24, []
     while off + 16 <= len(d):
         sec, nsec, incl, _ = struct.unpack_from("<IIII", d, off)
@@ -134,7 +110,7 @@ def run(frames: int = FRAMES, echoes: int = ECHOES, log=print,
         hub = subprocess.Popen([str(paths.BUILD / "wren-zep-hub"), "--port", str(hub_port),
                                 "--pcap", str(pcap), "--quiet"])
         time.sleep(0.2)
-        node = _Shell("--zep", f"{wport}:127.0.0.1:{hub_port}", "--id", "1")
+        node = _node("--zep", f"{wport}:127.0.0.1:{hub_port}", "--id", "1")
         peer = RxDonePeer(("127.0.0.1", hub_port), PEER_EUI)
         try:
             node.run("help", r"^exit ")
