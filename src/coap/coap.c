@@ -467,6 +467,20 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
     }
 }
 
+/* Whether one of @p m's ETag options is @p etag (@p len bytes, 0: none). */
+static bool etag_listed(const struct coap_msg *m, const uint8_t *etag, size_t len)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    wren_coap_opt_iter_init(&it, m);
+    while (len && wren_coap_opt_next(&it, &o) > 0 && o.num <= COAP_OPT_ETAG) {
+        if (o.num == COAP_OPT_ETAG && o.len == len && memcmp(o.val, etag, len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static const struct wren_coap_resource *find_resource(struct wren_coap *c,
                                                       const struct coap_msg *m)
 {
@@ -732,6 +746,12 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         }
         c->stats.req_bad_option++;
         resp.code = COAP_CODE_BAD_OPTION;
+    } else if ((RO_HAS(&ro, RO_BLOCK1) && (ro.v[RO_BLOCK1] & 7u) == 7u) ||
+               (RO_HAS(&ro, RO_BLOCK2) && (ro.v[RO_BLOCK2] & 7u) == 7u)) {
+        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
+         * this server never offers in its CSM) */
+        c->stats.req_bad_szx++;
+        resp.code = COAP_CODE_BAD_REQUEST;
     } else if (ro.has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
         c->stats.req_proxy++;
         resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
@@ -838,7 +858,15 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                     up->used = 0;
                 }
             }
-            if (COAP_CODE_CLASS(resp.code) != 2) {
+            if (m->code == COAP_CODE_GET && resp.code == COAP_CODE_CONTENT &&
+                etag_listed(m, resp.etag, resp.etag_len)) {
+                /* RFC 7252 5.10.6.2: the client's copy is current */
+                c->stats.req_valid++;
+                resp.code = COAP_CODE_VALID;
+                resp.cf = -1;
+                resp.pos = 0;
+            }
+            if (COAP_CODE_CLASS(resp.code) != 2 || resp.code == COAP_CODE_VALID) {
                 block = false;
                 resp.off = 0;
             } else if (!block && resp.pos > room && m->code == COAP_CODE_GET) {

@@ -224,6 +224,8 @@ enum {
     C(req_not_found)    /* 4.04 */                                                                 \
     C(req_not_allowed)  /* 4.05 */                                                                 \
     C(req_not_acceptable) /* 4.06: Accept names a format the resource cannot produce */           \
+    C(req_bad_szx)      /* 4.00: Block1 or Block2 with the reserved SZX 7 (RFC 7959 2.2) */    \
+    C(req_valid)        /* 2.03 without payload: a GET's ETag was the current one (5.10.6) */ \
     C(req_unsupported_cf) /* 4.15: a POST/PUT payload in a format the resource does not take */      \
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
     C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \

@@ -290,9 +290,9 @@ TEST(test_block2__pattern_every_size)
     struct coap_block past = { .num = CONFIG_WREN_COAP_PATTERN_LEN / 16, .szx = 0 };
     CHECK(RQ(.mid = 2, .path = "/pattern", .block2 = wren_coap_block_encode(&past)) > 0);
     check_piggyback(2, COAP_CODE_BAD_OPTION);
-    /* SZX 7 is reserved: 4.02 */
+    /* SZX 7 is reserved: 4.00 (RFC 7959 2.2) */
     CHECK(RQ(.mid = 3, .path = "/pattern", .block2 = 0x17) > 0);
-    check_piggyback(3, COAP_CODE_BAD_OPTION);
+    check_piggyback(3, COAP_CODE_BAD_REQUEST);
     /* a block of the largest number: far beyond, 4.02, no overflow */
     CHECK(RQ(.mid = 4, .path = "/pattern", .block2 = 0xfffff6) > 0);
     check_piggyback(4, COAP_CODE_BAD_OPTION);

@@ -397,6 +397,30 @@ TEST(test_coap_tcp__peer_max_message_size)
     FX_CLEAN(120000000);
 }
 
+/* RFC 7959 2.2, RFC 8323 6: the server offers no BERT in its CSM, so a
+ * request's SZX 7 is the reserved one: 4.00, the connection stays */
+TEST(test_coap_tcp__szx7_without_bert)
+{
+    raw_open(0);
+    raw_send(0, csm, sizeof(csm));
+    /* GET /pattern with Block2 0/0/7 (token 09), then GET /counter (0a) */
+    static const uint8_t get[] = { 0xa1, 0x01, 0x09, 0xb7, 'p', 'a', 't', 't', 'e', 'r', 'n',
+                                   0xc1, 0x07 };
+    static const uint8_t getc[] = { 0x81, 0x01, 0x0a, 0xb7, 'c', 'o', 'u', 'n', 't', 'e', 'r' };
+    raw_send(0, get, sizeof(get));
+    raw_send(0, getc, sizeof(getc));
+    uint8_t codes[4], buf[256];
+    struct coap_msg m;
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 3);
+    CHECK_EQ(codes[0], COAP_CODE_CSM);
+    CHECK_EQ(codes[1], COAP_CODE_BAD_REQUEST);
+    CHECK_EQ(codes[2], COAP_CODE_CONTENT);
+    CHECK_EQ(c->stats.req_bad_szx, 1);
+    CHECK_EQ(t->stats.tx_abort, 0);
+    wren_sock_tcp_disconnect(&raw[0]);
+    FX_CLEAN(120000000);
+}
+
 /* a peer that never sends its CSM is aborted; one that goes quiet after it
  * is released; one that keeps talking is not */
 TEST(test_coap_tcp__silent_and_idle_peers)
@@ -444,6 +468,7 @@ int main(void)
         CTEST(test_coap_tcp__adversarial),
         CTEST(test_coap_tcp__silent_and_idle_peers),
         CTEST(test_coap_tcp__peer_max_message_size),
+        CTEST(test_coap_tcp__szx7_without_bert),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
