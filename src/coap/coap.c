@@ -614,18 +614,20 @@ static void obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
 
 static void obs_timer(struct wren_timer *t, void *arg);
 
-/* RFC 7641 4.1: an entry per endpoint and resource; a new registration of
- * the same replaces it (with its token). NULL when every slot is in use. */
+/* RFC 7641 4.1: an entry per endpoint and token; a registration with the
+ * same replaces it (for whatever resource it names now), another token is
+ * another observer. @p accept is the registration's Accept (-1: none), kept
+ * for the notifications. NULL when every slot is in use: the request is
+ * answered without Observe, and the observers stay as they were. */
 static struct wren_coap_observer *obs_register(struct wren_coap *c,
                                                const struct wren_coap_resource *r,
                                                const struct wren_sock_udp_ep *ep,
-                                               const struct coap_msg *m)
+                                               const struct coap_msg *m, int32_t accept)
 {
     struct wren_coap_observer *o = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
         struct wren_coap_observer *e = &c->obs[i];
-        if (e->used && e->res == r && e->ep.port == ep->port &&
-            memcmp(e->ep.addr, ep->addr, 16) == 0) {
+        if (obs_match(e, ep, m->token, m->tkl)) {
             o = e;
             break;
         }
@@ -639,12 +641,12 @@ static struct wren_coap_observer *obs_register(struct wren_coap *c,
     }
     if (!o->used) {
         c->stats.obs_add++;
-        *o = (struct wren_coap_observer){ .c = c, .res = r, .used = 1 };
+        *o = (struct wren_coap_observer){ .c = c, .used = 1, .ep = *ep, .tkl = m->tkl };
+        memcpy(o->token, m->token, m->tkl);
         wren_timer_init(&o->timer, obs_timer, o);
     }
-    o->ep = *ep;
-    o->tkl = m->tkl;
-    memcpy(o->token, m->token, m->tkl);
+    o->res = r;
+    o->accept = (int16_t)accept;
     return o;
 }
 
@@ -840,8 +842,10 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                                   !block || blk.num == 0);
                 } else if (RO_HAS(&ro, RO_OBSERVE) && ro.v[RO_OBSERVE] == COAP_OBSERVE_REGISTER && ok &&
                            r->observable) {
-                    if (obs_register(c, r, from, m)) {
-                        observe = (int32_t)(c->obs_seq & COAP_OBSERVE_MASK);
+                    if (obs_register(c, r, from, m, req.accept)) {
+                        /* RFC 7641 4.4: newer than any notification sent */
+                        c->obs_seq = (c->obs_seq + 1) & COAP_OBSERVE_MASK;
+                        observe = (int32_t)c->obs_seq;
                     }
                 } else if (!block || blk.num == 0) {
                     /* RFC 7641 3.6: a GET without Observe (not for a later
@@ -901,12 +905,14 @@ static void obs_send(struct wren_coap_observer *o)
     struct wren_coap *c = o->c;
     const struct wren_coap_resource *r = o->res;
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
-    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT, .cf = r->cf,
+    /* the format the registration asked for (it was one r produces) */
+    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
+                                   .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
                                    .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(empty.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
-                                 .cf = -1, .accept = -1 };
+                                 .cf = -1, .accept = o->accept };
     c->in_handler = 1;
     r->handler(c, &req, &resp, r->arg);
     c->in_handler = 0;

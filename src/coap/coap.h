@@ -363,7 +363,7 @@ struct wren_coap_sep {
     uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];
 };
 
-/** An observer (RFC 7641 4.1). */
+/** An observer (RFC 7641 4.1): one per endpoint and token. */
 struct wren_coap_observer {
     struct wren_timer timer;           /**< a CON notification's retransmission */
     struct wren_coap *c;
@@ -375,6 +375,7 @@ struct wren_coap_observer {
     uint8_t token[COAP_TOKEN_MAX];
     uint8_t tkl;
     uint8_t used;
+    int16_t accept;                    /**< the registration's Accept, -1: none */
     uint8_t con_pending;               /**< a CON notification awaits its ACK */
     uint8_t dirty;                     /**< the state changed meanwhile */
     uint8_t retx;

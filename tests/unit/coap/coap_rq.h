@@ -93,13 +93,16 @@ struct rq {
     const uint8_t *etag;  /* ETag options: etag_len bytes each of etag, etag2 (NULL: none) */
     const uint8_t *etag2;
     size_t etag_len;
+    const char *tok;      /* the token, NULL: "tk" */
 };
 
 static ssize_t request(const struct rq *r)
 {
     uint8_t b[1200];
     struct coap_builder bld;
-    wren_coap_build_init(&bld, b, sizeof(b), r->type, r->code, r->mid, (const uint8_t *)"tk", 2);
+    const char *tok = r->tok ? r->tok : "tk";
+    wren_coap_build_init(&bld, b, sizeof(b), r->type, r->code, r->mid, (const uint8_t *)tok,
+                         (uint8_t)strlen(tok));
     if (r->if_match) {
         wren_coap_build_opt(&bld, COAP_OPT_IF_MATCH, r->if_match, r->if_match_len);
     }
@@ -181,6 +184,27 @@ static bool payload_is(const char *s)
 {
     return resp.payload_len == strlen(s) &&
            (resp.payload_len == 0 || memcmp(resp.payload, s, resp.payload_len) == 0);
+}
+
+/* The notification cli got (parsed into resp), or 0. */
+static ssize_t notification(void)
+{
+    ssize_t n = wren_sock_udp_recv(&cli, rbuf, sizeof(rbuf), 0, NULL);
+    if (n == -EAGAIN) {
+        return 0;
+    }
+    CHECK(n > 0);
+    CHECK_EQ(wren_coap_parse(rbuf, (size_t)n, &resp), 0);
+    return n;
+}
+
+static void cli_send_empty(uint8_t type, uint16_t mid)
+{
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    uint8_t b[4] = { (uint8_t)(0x40 | (type << 4)), 0, (uint8_t)(mid >> 8), (uint8_t)mid };
+    CHECK_EQ(wren_sock_udp_send(&cli, b, 4, &to), 4);
+    fx_run_us(10000);
 }
 
 #endif

@@ -161,6 +161,64 @@ TEST(test_block__szx7_bad_request)
     FX_CLEAN(1000000);
 }
 
+/* The Observe value of resp (-1: none). */
+static int32_t observe_of(void)
+{
+    struct coap_opt o;
+    uint32_t v;
+    if (!wren_coap_opt_find(&resp, COAP_OPT_OBSERVE, &o) || wren_coap_opt_uint(&o, &v) < 0) {
+        return -1;
+    }
+    return (int32_t)v;
+}
+
+TEST(test_observe__endpoint_and_token)
+{
+    const struct wren_coap_resource *counter = srv->res[0];
+    CHECK(strcmp(counter->path, "/counter") == 0);
+    /* RFC 7641 4.1: one endpoint, two tokens: two observers */
+    CHECK(RQ(.mid = 1, .path = "/counter", .observe = 0) > 0);
+    check_piggyback(1, COAP_CODE_CONTENT);
+    CHECK(observe_of() >= 0);
+    CHECK(RQ(.mid = 2, .path = "/counter", .observe = 0, .tok = "t2") > 0);
+    CHECK(resp.code == COAP_CODE_CONTENT && resp.tkl == 2 && memcmp(resp.token, "t2", 2) == 0);
+    CHECK(observe_of() >= 0);
+    CHECK_EQ(srv->stats.obs_add, 2);
+    /* a change: each hears of it, with the handler's ETag */
+    srv->counter = 5;
+    CHECK_EQ(wren_coap_notify(srv, counter), 2);
+    fx_run_us(10000);
+    unsigned seen = 0;
+    uint32_t last = 0;
+    while (notification() > 0) {
+        seen |= memcmp(resp.token, "tk", 2) == 0 ? 1u : memcmp(resp.token, "t2", 2) == 0 ? 2u : 4u;
+        CHECK(payload_is("5"));
+        struct coap_opt e;
+        CHECK(wren_coap_opt_find(&resp, COAP_OPT_ETAG, &e) == 1 && e.len == 4 && e.val[3] == 5);
+        CHECK(observe_of() >= 0);
+        last = (uint32_t)observe_of();
+        cli_send_empty(COAP_ACK, resp.mid);
+    }
+    CHECK_EQ(seen, 3u);
+    /* RFC 7641 4.4: a re-registration (same endpoint and token) is newer
+     * than the last notification, and no new observer */
+    CHECK(RQ(.mid = 3, .path = "/counter", .observe = 0) > 0);
+    check_piggyback(3, COAP_CODE_CONTENT);
+    CHECK(observe_of() >= 0);
+    CHECK(wren_coap_observe_fresher(last, 0, (uint32_t)observe_of(), 0));
+    CHECK_EQ(srv->stats.obs_add, 2);
+    /* each token ends its own */
+    CHECK(RQ(.mid = 4, .path = "/counter", .tok = "t2") > 0);
+    CHECK_EQ(srv->stats.obs_remove, 1);
+    CHECK_EQ(wren_coap_notify(srv, counter), 1);
+    fx_run_us(10000);
+    CHECK(notification() > 0 && memcmp(resp.token, "tk", 2) == 0);
+    cli_send_empty(COAP_ACK, resp.mid);
+    CHECK(RQ(.mid = 5, .path = "/counter") > 0);
+    CHECK_EQ(wren_coap_notify(srv, counter), 0);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +226,7 @@ int main(void)
         CTEST(test_content_format__refused_on_post_put),
         CTEST(test_etag__valid_for_a_current_one),
         CTEST(test_block__szx7_bad_request),
+        CTEST(test_observe__endpoint_and_token),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

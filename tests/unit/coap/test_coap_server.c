@@ -434,27 +434,6 @@ static void bump(struct wren_sock_udp *o, uint16_t mid)
     CHECK(wren_sock_udp_recv(o, rbuf, sizeof(rbuf), 0, NULL) > 0); /* its 2.04 */
 }
 
-/* The notification cli got (parsed into resp), or 0. */
-static ssize_t notification(void)
-{
-    ssize_t n = wren_sock_udp_recv(&cli, rbuf, sizeof(rbuf), 0, NULL);
-    if (n == -EAGAIN) {
-        return 0;
-    }
-    CHECK(n > 0);
-    CHECK_EQ(wren_coap_parse(rbuf, (size_t)n, &resp), 0);
-    return n;
-}
-
-static void cli_send_empty(uint8_t type, uint16_t mid)
-{
-    struct wren_sock_udp_ep to = { .port = COAP_PORT };
-    memcpy(to.addr, lo, 16);
-    uint8_t b[4] = { (uint8_t)(0x40 | (type << 4)), 0, (uint8_t)(mid >> 8), (uint8_t)mid };
-    CHECK_EQ(wren_sock_udp_send(&cli, b, 4, &to), 4);
-    fx_run_us(10000);
-}
-
 TEST(test_observe__register_notify_deregister)
 {
     struct wren_sock_udp o;
