@@ -347,14 +347,22 @@ static bool same_ep(const struct wren_coap_dedup *d, const uint8_t *addr, uint16
     return d->port == port && memcmp(d->addr, addr, 16) == 0;
 }
 
-/* A slot for a new exchange from @p ep. A client has one request outstanding
- * at a time (NSTART = 1, RFC 7252 4.7), so its new request ends its older
- * exchanges: those are given up first; then exchanges of idempotent methods,
- * whose duplicates may be executed again (RFC 7252 4.5). In order: a free or
- * expired slot; the oldest exchange of @p ep; the oldest exchange whose
- * endpoint has a newer one; the oldest idempotent one; the oldest if older
- * than CONFIG_WREN_COAP_DEDUP_EVICT_MS; else NULL (*wait_s: seconds until one
- * will be): only POSTs of as many endpoints as slots within that time. */
+/* RFC 7252 4.5: whether executing a duplicate again is harmless (all but
+ * POST and PATCH, RFC 8132 2; an unknown method is only answered 4.05). */
+static bool method_idempotent(uint8_t code)
+{
+    return code != COAP_CODE_POST && code != COAP_CODE(0, 6);
+}
+
+/* A slot for a new exchange from @p ep: a free or expired one, else a live
+ * one given up (counted), in order: the oldest of @p ep's own (a client has
+ * one request outstanding at a time, NSTART = 1, RFC 7252 4.7: its new
+ * request ends its older exchanges); the oldest whose endpoint has a newer
+ * one (ended the same way; a block-wise transfer of many requests holds one
+ * slot); the oldest of an idempotent CON or a NON (a duplicate executed
+ * again does no harm). A CON of POST or PATCH is never given up within
+ * EXCHANGE_LIFETIME: when every slot holds one, NULL, and *wait_s says in
+ * how many seconds the oldest expires. */
 static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
                                           uint32_t *wait_s)
 {
@@ -366,8 +374,9 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
         if (!dedup_live(d, now)) {
             return d;
         }
-        /* 0: @p ep's own, 1: its endpoint has a newer one, 2: idempotent, 3: other */
-        unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent ? 2 : 3;
+        /* 0: @p ep's own, 1: its endpoint has a newer one, 2: idempotent or
+         * NON, 3: a non-idempotent CON's response */
+        unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent || d->non ? 2 : 3;
         for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP && rank > 1; k++) {
             const struct wren_coap_dedup *e = &c->dedup[k];
             if (same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0) {
@@ -380,11 +389,11 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
             best_rank = rank;
         }
     }
-    uint32_t age = now - best->t_ms;
-    if (best_rank < 3 || age >= CONFIG_WREN_COAP_DEDUP_EVICT_MS) {
+    if (best_rank < 3) {
+        c->stats.dedup_evicted++;
         return best;
     }
-    *wait_s = (CONFIG_WREN_COAP_DEDUP_EVICT_MS - age + 999u) / 1000u;
+    *wait_s = (CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS - (now - best->t_ms) + 999u) / 1000u;
     return NULL;
 }
 
@@ -1074,8 +1083,8 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
     d->seq = c->dedup_seq++;
     d->used = 1;
     d->non = m->type == COAP_NON;
-    d->idempotent = m->code != COAP_CODE_POST;
-    d->stored = len <= CONFIG_WREN_COAP_DEDUP_BYTES;
+    d->idempotent = method_idempotent(m->code);
+    d->stored = !d->non && len <= CONFIG_WREN_COAP_DEDUP_BYTES; /* a NON's is never replayed */
     d->len = (uint16_t)(d->stored ? len : 0);
     if (d->stored && len) {
         memcpy(d->resp, resp, len);
@@ -1102,6 +1111,10 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
                   const struct wren_sock_udp_ep *from, bool mcast)
 {
     struct wren_coap_dedup *d = dedup_find(c, from, m->type, m->mid);
+    if (d && d->non) {
+        c->stats.rx_dup_non++; /* RFC 7252 4.5: a NON's duplicate is ignored */
+        return;
+    }
     if (d) {
         if (d->stored) {
             c->stats.rx_dup++;
@@ -1118,18 +1131,17 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     } else {
         uint32_t wait_s = 0;
         d = dedup_slot(c, from, &wait_s);
-        if (d == NULL && mcast) {
-            c->stats.mc_busy++;
-            return;
-        }
-        if (d == NULL) {
-            /* RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry */
+        if (d == NULL && (m->type == COAP_NON || method_idempotent(m->code))) {
+            /* its duplicates may be executed again: served, not remembered */
+            c->stats.dedup_unstored++;
+        } else if (d == NULL) {
+            /* a POST must not be executed twice and cannot be remembered
+             * (RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry) */
             c->stats.req_busy++;
             uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
             struct coap_builder bld;
-            wren_coap_build_init(&bld, b, sizeof(b), m->type == COAP_CON ? COAP_ACK : COAP_NON,
-                                 COAP_CODE_SERVICE_UNAVAILABLE,
-                                 m->type == COAP_CON ? m->mid : c->next_mid++, m->token, m->tkl);
+            wren_coap_build_init(&bld, b, sizeof(b), COAP_ACK, COAP_CODE_SERVICE_UNAVAILABLE,
+                                 m->mid, m->token, m->tkl);
             wren_coap_build_opt_uint(&bld, COAP_OPT_MAX_AGE, wait_s);
             int n = wren_coap_build_end(&bld);
             if (n > 0) {
@@ -1140,21 +1152,25 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     }
     size_t len;
     int at = wren_coap_handle_request(c, m, from, &len, NULL, NULL);
-    if (at == WREN_COAP_NO_RESPONSE) {
-        dedup_store(c, d, from, m, NULL, 0); /* its duplicates get nothing either */
-    } else if (at < 0) {
+    if (at == -1) {
         if (mcast) {
             c->stats.mc_drop++; /* RFC 7252 8.2: no RST to a multicast request */
         } else {
             send_empty(c, COAP_RST, m->mid, from);
         }
-        d->used = 0;
+        if (d) {
+            d->used = 0;
+        }
         return;
-    } else if (mcast) {
-        dedup_store(c, d, from, m, NULL, 0); /* duplicates get nothing */
+    }
+    bool answer = at >= 0;  /* else a NON whose handler deferred its response */
+    if (d) {
+        /* a multicast request's duplicates get nothing (its answer waits) */
+        dedup_store(c, d, from, m, answer ? c->tx + at : NULL, answer && !mcast ? len : 0);
+    }
+    if (answer && mcast) {
         mcast_answer(c, c->tx + at, len, from);
-    } else {
-        dedup_store(c, d, from, m, c->tx + at, len);
+    } else if (answer) {
         wren_coap_send(c, c->tx + at, len, from);
     }
     if (c->notify_deferred) {

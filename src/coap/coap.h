@@ -32,17 +32,21 @@
  * request a NON response; an empty CON (ping) gets a RST; a malformed CON
  * is rejected with a RST, anything else malformed is dropped. Duplicates
  * (same endpoint and message ID within EXCHANGE_LIFETIME, NON_LIFETIME for
- * NON) get the stored response again; a response too large to store is
- * recomputed for idempotent methods, and the duplicate is dropped (counted)
- * for POST. A client has one outstanding request at a time (NSTART 1), so
- * its new request ends its older exchanges: a full cache gives a new request
- * the slot of its own endpoint's oldest exchange, else of an exchange whose
- * endpoint has a newer one (a block-wise transfer of many requests holds one
- * slot), else of an idempotent request (GET, PUT, DELETE: a duplicate may be
- * executed again, RFC 7252 4.5), else of one older than
- * CONFIG_WREN_COAP_DEDUP_EVICT_MS; when there is none (POSTs from as many
- * endpoints as slots within that time), the request is answered 5.03 with a
- * Max-Age and not executed. Every drop and refusal is counted.
+ * NON): a CON's get the stored response again (a response too large to
+ * store is recomputed for idempotent methods, and the duplicate is dropped,
+ * counted, for POST), a NON's are ignored. The cache (CONFIG_WREN_COAP_DEDUP
+ * slots) must remember the responses to CONs of POST and PATCH for
+ * EXCHANGE_LIFETIME; the others (idempotent methods, NONs) it remembers
+ * while there is room. A client has one outstanding request at a time
+ * (NSTART 1), so its new request ends its older exchanges: a full cache
+ * gives a new request the slot of its own endpoint's oldest exchange, else
+ * of an exchange whose endpoint has a newer one (a block-wise transfer of
+ * many requests holds one slot), else of the oldest idempotent or NON one.
+ * When every slot holds a live POST/PATCH response of another client, an
+ * idempotent or NON request is served without a slot (executing its
+ * duplicate again is harmless, RFC 7252 4.5), and a POST/PATCH CON is
+ * answered 5.03 with a Max-Age of the seconds until the oldest expires, and
+ * not executed. Every drop, eviction and refusal is counted.
  */
 #ifndef WREN_COAP_COAP_H
 #define WREN_COAP_COAP_H
@@ -83,11 +87,6 @@
 #endif
 #ifndef CONFIG_WREN_COAP_NON_LIFETIME_MS
 #define CONFIG_WREN_COAP_NON_LIFETIME_MS 145000u
-#endif
-/** A full cache gives up an exchange older than this (MAX_TRANSMIT_SPAN,
- *  45 s: its client has stopped retransmitting), ms. */
-#ifndef CONFIG_WREN_COAP_DEDUP_EVICT_MS
-#define CONFIG_WREN_COAP_DEDUP_EVICT_MS 45000u
 #endif
 /** Serve `/counter`, `/stats`, `/pattern` and `/slow` on every node. */
 #ifndef CONFIG_WREN_COAP_DEFAULT_RESOURCES
@@ -213,11 +212,14 @@ enum {
     C(rx_ack)           /* ACKs received */                                                        \
     C(rx_rst)           /* RSTs received */                                                        \
     C(rx_drop_unexpected) /* empty NONs, reserved code classes (CONs get a RST) */                      \
-    C(rx_dup)           /* duplicate requests answered with the stored response */                 \
+    C(rx_dup)           /* duplicate CONs answered with the stored response */                     \
+    C(rx_dup_non)       /* duplicate NONs ignored (RFC 7252 4.5) */                                \
     C(rx_dup_redo)      /* duplicates of idempotent requests whose response was too large to keep */ \
     C(rx_dup_drop)      /* duplicate POSTs whose response was too large to keep */                 \
     C(req)              /* requests executed */                                                    \
-    C(req_busy)         /* refused with 5.03: the duplicate cache was full */                      \
+    C(req_busy)         /* POST/PATCH CONs refused with 5.03: every cache slot holds a live one */ \
+    C(dedup_evicted)    /* live exchanges the cache gave up for a new one (see above) */          \
+    C(dedup_unstored)   /* idempotent or NON requests served without a slot: cache full */       \
     C(req_bad_option)   /* 4.02: unrecognized critical option, or Block2 beyond the end */         \
     C(req_rst)          /* NON requests rejected (unrecognized critical option) with RST */        \
     C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \

@@ -219,6 +219,116 @@ TEST(test_observe__endpoint_and_token)
     FX_CLEAN(1000000);
 }
 
+TEST(test_dedup__duplicate_non_ignored)
+{
+    /* RFC 7252 4.5: a NON's duplicate is ignored, not answered again */
+    CHECK(RQ(.type = COAP_NON, .mid = 7, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK(resp.type == COAP_NON && payload_is("1"));
+    CHECK_EQ(RQ(.type = COAP_NON, .mid = 7, .code = COAP_CODE_POST, .path = "/counter"), 0);
+    CHECK_EQ(RQ(.type = COAP_NON, .mid = 7, .path = "/counter"), 0);
+    CHECK_EQ(srv->counter, 1);
+    CHECK_EQ(srv->stats.rx_dup_non, 2);
+    /* a CON's is answered from the cache, never executed twice */
+    CHECK(RQ(.mid = 8, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK(RQ(.mid = 8, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    check_piggyback(8, COAP_CODE_CHANGED);
+    CHECK(payload_is("2"));
+    CHECK_EQ(srv->counter, 2);
+    CHECK_EQ(srv->stats.rx_dup, 1);
+    /* after NON_LIFETIME the NON's message ID is a new one */
+    fx_run_us(CONFIG_WREN_COAP_NON_LIFETIME_MS * 1000ull);
+    CHECK(RQ(.type = COAP_NON, .mid = 7, .code = COAP_CODE_POST, .path = "/counter") > 0);
+    CHECK_EQ(srv->counter, 3);
+    FX_CLEAN(1000000);
+}
+
+/* Send a CON @p code to @p path from @p s with message ID @p mid; the
+ * answer's code (0: none), its Max-Age in *max_age (when given). */
+static uint8_t from_ep(struct wren_sock_udp *s, uint8_t code, uint16_t mid, const char *path,
+                       uint32_t *max_age)
+{
+    struct wren_sock_udp_ep to = { .port = COAP_PORT };
+    memcpy(to.addr, lo, 16);
+    uint8_t b[32];
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), COAP_CON, code, mid, NULL, 0);
+    wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, path);
+    if (code == COAP_CODE_PUT) {
+        wren_coap_build_payload(&bld, "9", 1);
+    }
+    int n = wren_coap_build_end(&bld);
+    CHECK_EQ(wren_sock_udp_send(s, b, (size_t)n, &to), n);
+    fx_run_us(10000);
+    ssize_t k = wren_sock_udp_recv(s, rbuf, sizeof(rbuf), 0, NULL);
+    if (k == -EAGAIN) {
+        return 0;
+    }
+    CHECK(k > 0);
+    CHECK_EQ(wren_coap_parse(rbuf, (size_t)k, &resp), 0);
+    if (max_age) {
+        *max_age = opt_u(COAP_OPT_MAX_AGE);
+    }
+    return resp.code;
+}
+
+TEST(test_dedup__full_cache_serves_idempotent)
+{
+    enum { N = CONFIG_WREN_COAP_DEDUP };
+    struct wren_sock_udp s[N + 1];
+    for (int i = 0; i <= N; i++) {
+        struct wren_sock_udp_ep l = { .port = (uint16_t)(41000 + i) };
+        CHECK_EQ(wren_sock_udp_create(node, &s[i], &l, NULL), 0);
+    }
+    /* a POST from each of N endpoints: every slot holds a response that
+     * must be remembered for EXCHANGE_LIFETIME */
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(from_ep(&s[i], COAP_CODE_POST, 1, "counter", NULL), COAP_CODE_CHANGED);
+    }
+    CHECK_EQ(srv->counter, N);
+    /* a new client's GET, PUT and DELETE are served all the same */
+    fx_run_us(1000000);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_GET, 1, "counter", NULL), COAP_CODE_CONTENT);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_GET, 2, "stats", NULL), COAP_CODE_CONTENT);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_PUT, 3, "counter", NULL), COAP_CODE_CHANGED);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_DELETE, 4, "counter", NULL), COAP_CODE_DELETED);
+    CHECK_EQ(srv->stats.dedup_unstored, 4);
+    CHECK_EQ(srv->stats.req_busy, 0);
+    /* its POST is refused, not executed, with the seconds until the oldest
+     * slot expires */
+    uint32_t wait = 0;
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_POST, 5, "counter", &wait), COAP_CODE_SERVICE_UNAVAILABLE);
+    CHECK_EQ(srv->counter, 0);
+    CHECK_EQ(srv->stats.req_busy, 1);
+    CHECK(wait >= CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS / 1000u - 2 &&
+          wait <= CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS / 1000u);
+    /* the POSTs' duplicates still get their responses, not executed again */
+    fx_run_us(100 * 1000000ull);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(from_ep(&s[i], COAP_CODE_POST, 1, "counter", NULL), COAP_CODE_CHANGED);
+    }
+    CHECK_EQ(srv->counter, 0);
+    CHECK_EQ(srv->stats.rx_dup, N);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_POST, 6, "counter", &wait), COAP_CODE_SERVICE_UNAVAILABLE);
+    CHECK(wait >= CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS / 1000u - 102 &&
+          wait <= CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS / 1000u - 100);
+    /* when it says: served */
+    fx_run_us((uint64_t)wait * 1000000u);
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_POST, 7, "counter", NULL), COAP_CODE_CHANGED);
+    CHECK_EQ(srv->counter, 1);
+    CHECK_EQ(srv->stats.dedup_evicted, 0);
+    /* a full cache of idempotent exchanges gives up the oldest for a POST */
+    fx_run_us(CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS * 1000ull);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(from_ep(&s[i], COAP_CODE_GET, 2, "counter", NULL), COAP_CODE_CONTENT);
+    }
+    CHECK_EQ(from_ep(&s[N], COAP_CODE_POST, 8, "counter", NULL), COAP_CODE_CHANGED);
+    CHECK_EQ(srv->stats.dedup_evicted, 1);
+    for (int i = 0; i <= N; i++) {
+        wren_sock_udp_close(&s[i]);
+    }
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +337,8 @@ int main(void)
         CTEST(test_etag__valid_for_a_current_one),
         CTEST(test_block__szx7_bad_request),
         CTEST(test_observe__endpoint_and_token),
+        CTEST(test_dedup__duplicate_non_ignored),
+        CTEST(test_dedup__full_cache_serves_idempotent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
