@@ -476,6 +476,15 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
     }
 }
 
+/* RFC 7252 5.9.2.9: the largest body a request with a token of @p tkl
+ * bytes and @p opts bytes of options can carry in a message the server
+ * takes (Size1 of a 4.13). */
+static uint32_t body_max(uint8_t tkl, size_t opts)
+{
+    size_t over = COAP_HDR_LEN + tkl + opts + 1;
+    return over < CONFIG_WREN_COAP_MSG_MAX ? (uint32_t)(CONFIG_WREN_COAP_MSG_MAX - over) : 0;
+}
+
 /* Whether one of @p m's ETag options is @p etag (@p len bytes, 0: none). */
 static bool etag_listed(const struct coap_msg *m, const uint8_t *etag, size_t len)
 {
@@ -709,6 +718,9 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     if (mt->block && mt->blk.num == 0) {
         wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp->pos);
     }
+    if (resp->size1 && resp->code == COAP_CODE_TOO_LARGE) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_SIZE1, resp->size1);
+    }
     int hl = wren_coap_build_end(&b);
     if (hl < 0) {
         /* only Location options beyond CONFIG_WREN_COAP_LOCATION_ROOM: the
@@ -810,6 +822,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             uint8_t err = block1_check(c, r, from, m, ro.v[RO_BLOCK1], &b1, &req, &up);
             if (err) {
                 resp.code = err;
+                resp.size1 = body_max(m->tkl, m->opts_len); /* sent with a 4.13 only */
                 r = NULL;
             } else {
                 has_b1 = CONFIG_WREN_COAP_BLOCK1 && r->block1;
@@ -1250,6 +1263,33 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
     serve(c, &m, from, mcast);
 }
 
+/* A datagram beyond c->rx, whose first bytes c->rx holds: a unicast request
+ * whose header parses gets 4.13 with Size1 (RFC 7252 5.9.2.9), not the
+ * silence that would make its client retransmit it for 45 s. Size1 counts
+ * its options when they are whole in c->rx, else none. */
+static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, bool mcast)
+{
+    struct coap_msg m;
+    int rc = wren_coap_parse(c->rx, sizeof(c->rx), &m);
+    c->stats.rx_drop_big++;
+    if (mcast || rc == -COAP_ERR_TRUNCATED || rc == -COAP_ERR_VERSION || rc == -COAP_ERR_TKL ||
+        m.type > COAP_NON || COAP_CODE_CLASS(m.code) != 0 || m.code == COAP_CODE_EMPTY ||
+        wren_ipv6_addr_is_multicast(from->addr)) {
+        return;
+    }
+    c->stats.req_too_large++;
+    uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
+    struct coap_builder bld;
+    bool con = m.type == COAP_CON;
+    wren_coap_build_init(&bld, b, sizeof(b), con ? COAP_ACK : COAP_NON, COAP_CODE_TOO_LARGE,
+                         con ? m.mid : c->next_mid++, m.token, m.tkl);
+    wren_coap_build_opt_uint(&bld, COAP_OPT_SIZE1, body_max(m.tkl, rc == 0 ? m.opts_len : 0));
+    int n = wren_coap_build_end(&bld);
+    if (n > 0) {
+        wren_coap_send(c, b, (size_t)n, from);
+    }
+}
+
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
 {
     struct wren_coap *c = arg;
@@ -1261,7 +1301,7 @@ static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
         ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
         if (n == -ENOBUFS) {
             c->stats.rx++;
-            c->stats.rx_drop_big++;
+            too_large(c, &from, wren_ipv6_addr_is_multicast(to));
             continue;
         }
         if (n < 0) {

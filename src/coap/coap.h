@@ -181,7 +181,8 @@
 
 /** Room the server keeps before a response's payload for its header, token
  *  and options (ETag, Observe, Content-Format, Max-Age, Block2, Block1, Size2
- *  and the marker need at most 48 bytes; the Location options the rest). */
+ *  and the marker need at most 48 bytes, as do ETag, Max-Age and Size1 of a
+ *  4.13; the Location options the rest). */
 #define WREN_COAP_RESP_HDR_ROOM (48 + CONFIG_WREN_COAP_LOCATION_ROOM)
 
 _Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
@@ -207,7 +208,7 @@ enum {
 #define WREN_COAP_COUNTERS(C)                                                                      \
     C(rx)               /* datagrams received on port 5683 */                                      \
     C(rx_drop_format)   /* malformed messages (RFC 7252 3, 4.1); CONs answered with RST */         \
-    C(rx_drop_big)      /* datagrams longer than CONFIG_WREN_COAP_MSG_MAX */                       \
+    C(rx_drop_big)      /* datagrams longer than CONFIG_WREN_COAP_MSG_MAX (requests: 4.13) */     \
     C(rx_ping)          /* empty CONs answered with RST */                                         \
     C(rx_ack)           /* ACKs received */                                                        \
     C(rx_rst)           /* RSTs received */                                                        \
@@ -230,7 +231,8 @@ enum {
     C(req_valid)        /* 2.03 without payload: a GET's ETag was the current one (5.10.6) */ \
     C(req_unsupported_cf) /* 4.15: a POST/PUT payload in a format the resource does not take */      \
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
-    C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
+    C(req_too_large)    /* 4.13 with Size1: a body in blocks for a resource that takes none,     \
+                           or a request beyond CONFIG_WREN_COAP_MSG_MAX (also rx_drop_big) */     \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
     C(sep_defer)        /* requests answered with an empty ACK (CON) or later (NON): separate */   \
     C(sep_full)         /* deferrals refused: every separate-response slot in use */               \
@@ -300,6 +302,11 @@ struct wren_coap_resp {
      * the response becomes 5.00. */
     const char *location_path;
     const char *location_query;
+    /* with 4.13: the largest body the resource takes, sent as Size1 (RFC
+     * 7252 5.9.2.9, RFC 7959 4); 0: none. The server sets it for the 4.13s
+     * it makes itself (a request beyond CONFIG_WREN_COAP_MSG_MAX, a body in
+     * blocks for a resource without `block1`). */
+    uint32_t size1;
     /* the window of the representation that goes into this message */
     uint8_t *buf;
     size_t off;            /**< representation byte where buf starts */

@@ -329,6 +329,65 @@ TEST(test_dedup__full_cache_serves_idempotent)
     FX_CLEAN(1000000);
 }
 
+/* Send @p n bytes of a message: @p type, @p code, token "tk", Uri-Path
+ * @p path, a Uri-Query of @p qlen bytes when not 0, then a payload of
+ * @p plen bytes. @return what came back (resp), 0: nothing. */
+static ssize_t send_big(uint8_t type, uint8_t code, const char *path, size_t qlen, size_t plen)
+{
+    static uint8_t b[1500], fill[1400];
+    memset(fill, 'a', sizeof(fill));
+    struct coap_builder bld;
+    wren_coap_build_init(&bld, b, sizeof(b), type, code, 0x4242, (const uint8_t *)"tk", 2);
+    wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, path);
+    if (qlen) {
+        wren_coap_build_opt(&bld, COAP_OPT_URI_QUERY, fill, qlen);
+    }
+    wren_coap_build_payload(&bld, fill, plen);
+    int n = wren_coap_build_end(&bld);
+    CHECK(n > CONFIG_WREN_COAP_MSG_MAX);
+    return xchg(b, (size_t)n);
+}
+
+TEST(test_too_large__datagram_beyond_the_buffer)
+{
+    /* RFC 7252 5.9.2.9: 4.13 with Size1, the largest body that fits the
+     * server's message with this request's header, token and options
+     * (4 + 2 + 8 + the marker) */
+    CHECK(send_big(COAP_CON, COAP_CODE_PUT, "counter", 0, 1300) > 0);
+    check_piggyback(0x4242, COAP_CODE_TOO_LARGE);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE1), CONFIG_WREN_COAP_MSG_MAX - 15);
+    CHECK_EQ(resp.payload_len, 0);
+    CHECK(send_big(COAP_NON, COAP_CODE_POST, "counter", 0, 1300) > 0);
+    CHECK(resp.type == COAP_NON && resp.code == COAP_CODE_TOO_LARGE);
+    CHECK(resp.tkl == 2 && memcmp(resp.token, "tk", 2) == 0);
+    /* options beyond the buffer: Size1 as for no options */
+    CHECK(send_big(COAP_CON, COAP_CODE_GET, "counter", 1200, 0) > 0);
+    check_piggyback(0x4242, COAP_CODE_TOO_LARGE);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE1), CONFIG_WREN_COAP_MSG_MAX - 7);
+    /* not a request: dropped, counted */
+    CHECK_EQ(send_big(COAP_CON, COAP_CODE_CONTENT, "counter", 0, 1300), 0);
+    CHECK_EQ(srv->counter, 0);
+    CHECK_EQ(srv->stats.req, 0);
+    CHECK_EQ(srv->stats.rx_drop_big, 4);
+    CHECK_EQ(srv->stats.req_too_large, 3);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_too_large__block1_without_support)
+{
+    /* RFC 7959 2.9.3, 4: a body in blocks for a resource that takes none:
+     * 4.13 with Size1 (4 + 2 + Uri-Path 8 + Block1 3 + the marker) */
+    static uint8_t blk[64];
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_PUT, .path = "/counter", .block1 = 0x0a, .payload = blk,
+             .plen = sizeof(blk)) > 0);
+    check_piggyback(1, COAP_CODE_TOO_LARGE);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE1), CONFIG_WREN_COAP_MSG_MAX - 18);
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_BLOCK1, &(struct coap_opt){ 0 }), 0);
+    CHECK_EQ(srv->stats.req_too_large, 1);
+    CHECK_EQ(srv->counter, 0);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +398,8 @@ int main(void)
         CTEST(test_observe__endpoint_and_token),
         CTEST(test_dedup__duplicate_non_ignored),
         CTEST(test_dedup__full_cache_serves_idempotent),
+        CTEST(test_too_large__datagram_beyond_the_buffer),
+        CTEST(test_too_large__block1_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
