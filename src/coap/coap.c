@@ -416,6 +416,23 @@ uint32_t wren_coap_ack_timeout(struct wren_coap *c)
     return c->ack_timeout_ms + (spread ? wren_node_random_below(c->node, spread + 1) : 0);
 }
 
+/* Answer request @p m with @p code and one uint option @p opt = @p v, made
+ * without running it (ACK for a CON, else NON). */
+static void answer_opt(struct wren_coap *c, const struct coap_msg *m,
+                       const struct wren_sock_udp_ep *to, uint8_t code, uint16_t opt, uint32_t v)
+{
+    uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
+    struct coap_builder bld;
+    bool con = m->type == COAP_CON;
+    wren_coap_build_init(&bld, b, sizeof(b), con ? COAP_ACK : COAP_NON, code,
+                         con ? m->mid : c->next_mid++, m->token, m->tkl);
+    wren_coap_build_opt_uint(&bld, opt, v);
+    int n = wren_coap_build_end(&bld);
+    if (n > 0) {
+        wren_coap_send(c, b, (size_t)n, to);
+    }
+}
+
 static void send_empty(struct wren_coap *c, uint8_t type, uint16_t mid,
                        const struct wren_sock_udp_ep *to)
 {
@@ -1151,15 +1168,7 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
             /* a POST must not be executed twice and cannot be remembered
              * (RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry) */
             c->stats.req_busy++;
-            uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
-            struct coap_builder bld;
-            wren_coap_build_init(&bld, b, sizeof(b), COAP_ACK, COAP_CODE_SERVICE_UNAVAILABLE,
-                                 m->mid, m->token, m->tkl);
-            wren_coap_build_opt_uint(&bld, COAP_OPT_MAX_AGE, wait_s);
-            int n = wren_coap_build_end(&bld);
-            if (n > 0) {
-                wren_coap_send(c, b, (size_t)n, from);
-            }
+            answer_opt(c, m, from, COAP_CODE_SERVICE_UNAVAILABLE, COAP_OPT_MAX_AGE, wait_s);
             return;
         }
     }
@@ -1278,16 +1287,8 @@ static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, 
         return;
     }
     c->stats.req_too_large++;
-    uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
-    struct coap_builder bld;
-    bool con = m.type == COAP_CON;
-    wren_coap_build_init(&bld, b, sizeof(b), con ? COAP_ACK : COAP_NON, COAP_CODE_TOO_LARGE,
-                         con ? m.mid : c->next_mid++, m.token, m.tkl);
-    wren_coap_build_opt_uint(&bld, COAP_OPT_SIZE1, body_max(m.tkl, rc == 0 ? m.opts_len : 0));
-    int n = wren_coap_build_end(&bld);
-    if (n > 0) {
-        wren_coap_send(c, b, (size_t)n, from);
-    }
+    answer_opt(c, &m, from, COAP_CODE_TOO_LARGE, COAP_OPT_SIZE1,
+               body_max(m.tkl, rc == 0 ? m.opts_len : 0));
 }
 
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
