@@ -585,10 +585,7 @@ static uint8_t block1_check(struct wren_coap *c, const struct wren_coap_resource
                             uint32_t v, struct coap_block *b1, struct wren_coap_req *req,
                             struct wren_coap_block1 **up)
 {
-    if (wren_coap_block_decode(v, b1) < 0) {
-        c->stats.req_bad_option++;
-        return COAP_CODE_BAD_OPTION;
-    }
+    (void)wren_coap_block_decode(v, b1); /* as Block2's: it decodes */
     if (!CONFIG_WREN_COAP_BLOCK1 || !r->block1) {
         if (b1->num == 0 && !b1->more) {
             return 0; /* the whole body in one block */
@@ -817,17 +814,13 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         /* RFC 7959 2.4: the block asked for, no larger than what fits */
         int fit = wren_coap_block_szx_fit(room);
         if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_BLOCK2)) {
-            if (wren_coap_block_decode(ro.v[RO_BLOCK2], &blk) < 0) {
-                c->stats.req_bad_option++;
-                resp.code = COAP_CODE_BAD_OPTION;
-                r = NULL;
-            } else {
-                if (blk.szx > fit) {
-                    blk.num <<= blk.szx - fit; /* same offset, smaller blocks */
-                    blk.szx = (uint8_t)fit;
-                }
-                block = true;
+            /* (it decodes: at most 3 bytes, req_scan; not SZX 7, checked) */
+            (void)wren_coap_block_decode(ro.v[RO_BLOCK2], &blk);
+            if (blk.szx > fit) {
+                blk.num <<= blk.szx - fit; /* same offset, smaller blocks */
+                blk.szx = (uint8_t)fit;
             }
+            block = true;
         }
         struct wren_coap_req req = {
             .msg = m, .remote = *from, .method = m->code, .cf = ro_int(&ro, RO_CF),
