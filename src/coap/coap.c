@@ -93,19 +93,10 @@ static bool cf_in(const int16_t *l, int32_t v)
     return false;
 }
 
-/* The formats @p r produces: *n of them from the returned pointer. */
-static const int16_t *res_cfs(const struct wren_coap_resource *r, size_t *n)
+/* The @p k-th format @p r produces, -1 after the last. */
+static int32_t res_cf(const struct wren_coap_resource *r, unsigned k)
 {
-    if (r->cfs == NULL) {
-        *n = r->cf >= 0;
-        return &r->cf;
-    }
-    size_t k = 0;
-    while (r->cfs[k] >= 0) {
-        k++;
-    }
-    *n = k;
-    return r->cfs;
+    return r->cfs ? r->cfs[k] : k ? -1 : r->cf;
 }
 
 /* RFC 7252 5.10.4: whether @p r can answer in @p accept (-1: none asked). */
@@ -201,11 +192,10 @@ static bool lf_match(const struct wren_coap_resource *r, const uint8_t *q, size_
         return !eq || lf_value_match(r->path, strlen(r->path), pat, pn);
     }
     if (nn == 2 && memcmp(q, "ct", 2) == 0) {
-        size_t n;
-        const int16_t *f = res_cfs(r, &n);
-        for (size_t i = 0; i < n; i++) {
+        int32_t f;
+        for (unsigned k = 0; (f = res_cf(r, k)) >= 0; k++) {
             char num[20];
-            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f[i]), pat, pn)) {
+            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f), pat, pn)) {
                 return true;
             }
         }
@@ -275,20 +265,14 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
         wren_coap_resp_write(resp, "<", 1);
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
-        size_t n;
-        const int16_t *f = res_cfs(r, &n);
-        for (size_t k = 0; k < n; k++) {
-            /* RFC 7252 7.2.1: several formats as one quoted list */
-            if (k) {
-                wren_coap_resp_write(resp, " ", 1);
-            } else {
-                wren_coap_resp_write(resp, ";ct=\"", n > 1 ? 5 : 4);
-            }
-            wren_coap_resp_write_uint(resp, (uint64_t)f[k]);
+        /* RFC 7252 7.2.1: several formats as one quoted list */
+        bool several = res_cf(r, 1) >= 0;
+        int32_t f;
+        for (unsigned k = 0; (f = res_cf(r, k)) >= 0; k++) {
+            wren_coap_resp_write(resp, k ? " " : ";ct=\"", k ? 1 : 4 + several);
+            wren_coap_resp_write_uint(resp, (uint64_t)f);
         }
-        if (n > 1) {
-            wren_coap_resp_write(resp, "\"", 1);
-        }
+        wren_coap_resp_write(resp, "\"", several);
         if (r->observable) {
             wren_coap_resp_write(resp, ";obs", 4);
         }
