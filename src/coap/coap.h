@@ -71,7 +71,9 @@
 #ifndef CONFIG_WREN_COAP_MSG_MAX
 #define CONFIG_WREN_COAP_MSG_MAX 1152
 #endif
-/** Exchanges remembered for duplicate detection. */
+/** Exchanges remembered for duplicate detection (100 bytes each): the
+ *  responses to CONs of POST/PATCH for EXCHANGE_LIFETIME, others while there
+ *  is room. More clients POSTing within that time than slots get 5.03. */
 #ifndef CONFIG_WREN_COAP_DEDUP
 #define CONFIG_WREN_COAP_DEDUP 6
 #endif
