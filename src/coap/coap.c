@@ -667,6 +667,50 @@ static struct wren_coap_observer *obs_register(struct wren_coap *c,
 }
 
 
+/* What is refused before any handler runs (RFC 7252 5.4, 5.7.2, 5.8,
+ * 5.10.3, 5.10.4; RFC 7959 2.2): the code to answer, counted, with *rp NULL;
+ * or 0 with *rp the resource to run. */
+static uint8_t req_refusal(struct wren_coap *c, const struct coap_msg *m,
+                           const struct req_opts *ro, const struct wren_coap_resource **rp)
+{
+    const struct wren_coap_resource *r = NULL;
+    *rp = NULL;
+    if (ro->bad) {
+        c->stats.req_bad_option++;
+        return COAP_CODE_BAD_OPTION; /* an unrecognized critical option */
+    }
+    if ((RO_HAS(ro, RO_BLOCK1) && (ro->v[RO_BLOCK1] & 7u) == 7u) ||
+        (RO_HAS(ro, RO_BLOCK2) && (ro->v[RO_BLOCK2] & 7u) == 7u)) {
+        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
+         * this server never offers in its CSM) */
+        c->stats.req_bad_szx++;
+        return COAP_CODE_BAD_REQUEST;
+    }
+    if (ro->has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
+        c->stats.req_proxy++;
+        return COAP_CODE_PROXYING_NOT_SUPPORTED;
+    }
+    if ((r = find_resource(c, m)) == NULL) {
+        c->stats.req_not_found++;
+        return COAP_CODE_NOT_FOUND;
+    }
+    if (m->code > COAP_CODE_DELETE || !(r->methods & (1u << m->code))) {
+        c->stats.req_not_allowed++;
+        return COAP_CODE_METHOD_NOT_ALLOWED; /* also unknown methods */
+    }
+    if (!res_produces(r, ro_int(ro, RO_ACCEPT))) {
+        c->stats.req_not_acceptable++;
+        return COAP_CODE_NOT_ACCEPTABLE; /* whatever the method */
+    }
+    if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
+        RO_HAS(ro, RO_CF) && !cf_in(r->accepts, ro_int(ro, RO_CF))) {
+        c->stats.req_unsupported_cf++;
+        return COAP_CODE_UNSUPPORTED_FORMAT;
+    }
+    *rp = r;
+    return 0;
+}
+
 /* The header and options of @p resp (its payload written at c->tx +
  * WREN_COAP_RESP_HDR_ROOM) into a scratch buffer, then placed right before
  * the payload. @return its offset in c->tx, and *len. */
@@ -760,39 +804,11 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .cf = -1, .buf = pl, .max = room };
 
-    if (ro.bad) {
-        if (m->type == COAP_NON) {
-            c->stats.req_rst++;
-            return -1; /* RFC 7252 5.4.1: a NON is rejected */
-        }
-        c->stats.req_bad_option++;
-        resp.code = COAP_CODE_BAD_OPTION;
-    } else if ((RO_HAS(&ro, RO_BLOCK1) && (ro.v[RO_BLOCK1] & 7u) == 7u) ||
-               (RO_HAS(&ro, RO_BLOCK2) && (ro.v[RO_BLOCK2] & 7u) == 7u)) {
-        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
-         * this server never offers in its CSM) */
-        c->stats.req_bad_szx++;
-        resp.code = COAP_CODE_BAD_REQUEST;
-    } else if (ro.has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
-        c->stats.req_proxy++;
-        resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
-    } else if ((r = find_resource(c, m)) == NULL) {
-        c->stats.req_not_found++;
-        resp.code = COAP_CODE_NOT_FOUND;
-    } else if (m->code > COAP_CODE_DELETE || !(r->methods & (1u << m->code))) {
-        c->stats.req_not_allowed++;
-        resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
-        r = NULL;
-    } else if (!res_produces(r, ro_int(&ro, RO_ACCEPT))) {
-        c->stats.req_not_acceptable++;
-        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4: whatever the method */
-        r = NULL;
-    } else if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
-               RO_HAS(&ro, RO_CF) && !cf_in(r->accepts, ro_int(&ro, RO_CF))) {
-        c->stats.req_unsupported_cf++;
-        resp.code = COAP_CODE_UNSUPPORTED_FORMAT; /* RFC 7252 5.10.3, 5.9.2.10 */
-        r = NULL;
+    if (ro.bad && m->type == COAP_NON) {
+        c->stats.req_rst++;
+        return -1; /* RFC 7252 5.4.1: a NON is rejected */
     }
+    resp.code = req_refusal(c, m, &ro, &r);
 
     if (r) {
         /* RFC 7959 2.4: the block asked for, no larger than what fits */
