@@ -492,6 +492,15 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     uint8_t l2[16];
     uint8_t flags = 0;
     uint8_t l2len = resolve(ip, ifc, next_hop, l2, &flags);
+    if (!(flags & WREN_NETIF_HDR_MULTICAST) &&
+        ((l2len && l2len == ifc->l2len && memcmp(l2, ifc->l2addr, l2len) == 0) ||
+         wren_ipv6_is_own(ip, next_hop))) {
+        /* to ourselves through the link (a route or source route through
+         * us, a spoofed next hop): the radio would send it to nobody, or
+         * it would come round again; datagrams for us never get here */
+        ip->stats.tx_drop_self++;
+        goto drop;
+    }
     struct wren_snip *nh =
         wren_netif_hdr_add(&ip->node->pktbuf, pkt, ifc->l2addr, ifc->l2len, l2, l2len);
     if (nh == NULL) {
@@ -958,18 +967,38 @@ static int srh_step(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
     return 0;
 }
 
-/* RFC 8200 section 4: walk the extension headers of a datagram for us.
- * Returns 1 to go on (*nh, *ext_len set), 0 if the packet went to ICMPv6 for
- * a parameter problem (or, a source route, on to its next hop), -1 to drop
- * it (counted). */
+/* RFC 6553 3: an RPL option (a type we know, on a router) carries at
+ * least flags, instance and rank; a shorter one is malformed. Returns the
+ * offset of its length byte in the hop-by-hop header at @p hbh, 0 if none. */
+static uint16_t rpi_short(const uint8_t *hbh, size_t hlen)
+{
+    struct ipv6_ext_opt o;
+    size_t pos = 2;
+    while (CONFIG_WREN_IPV6_ROUTER && wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if ((o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) && o.len < RPL_RPI_LEN) {
+            return (uint16_t)(o.off + 1);
+        }
+    }
+    return 0;
+}
+
+/* RFC 8200 section 4: walk the extension headers of a datagram for us, or,
+ * @p fwd, the hop-by-hop header alone of one we forward (4, 4.3: a router
+ * examines no other; wren's routers examine it, they read the RPL option
+ * in it). Returns 1 to go on (*nh, *ext_len set), 0 if the packet went to
+ * ICMPv6 for a parameter problem (or, a source route, on to its next hop),
+ * -1 to drop it (counted). */
 static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint8_t *nh,
-                    size_t *ext_len)
+                    size_t *ext_len, bool fwd)
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
     /* the RPL option (RFC 6553's type asks to discard when unknown) */
     static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
-    int res = wren_ipv6_ext_walk(*nh, data, plen, known, CONFIG_WREN_IPV6_ROUTER ? 2 : 0, &e);
+    size_t n_known = CONFIG_WREN_IPV6_ROUTER ? 2 : 0;
+    int res = fwd ? wren_ipv6_ext_walk_hbh(*nh, data, plen, known, n_known, &e)
+                  : wren_ipv6_ext_walk(*nh, data, plen, known, n_known, &e);
+    uint32_t *count = fwd ? &ip->stats.rx_drop_hbh_fwd : &ip->stats.rx_drop_ext;
     uint8_t code = ICMPV6_PARAM_HDR;
     uint16_t ptr = e.err_off;
     switch (res) {
@@ -996,6 +1025,12 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         ptr = e.opt_off;
         goto param_problem;
     }
+    if ((e.flags & IPV6_EXT_F_HBH) && (ptr = rpi_short(data, (data[1] + 1u) * 8)) != 0) {
+        goto param_problem; /* code 0, at the option's length */
+    }
+    if (fwd) {
+        return 1;
+    }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
         if (CONFIG_WREN_IPV6_RPL && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
             return srh_step(ip, pkt, plen, e.rh_off);
@@ -1014,11 +1049,11 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
     return 1;
 
 param_problem:
-    ip->stats.rx_drop_ext++;
+    (*count)++;
     icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, code, (uint16_t)(IPV6_HDR_LEN + ptr));
     return 0;
 drop:
-    ip->stats.rx_drop_ext++;
+    (*count)++;
     return -1;
 }
 
@@ -1062,7 +1097,18 @@ static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnell
     if (!for_us(ip, dst, if_id)) {
         if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
             !wren_ipv6_addr_is_link_local(dst) && if_id) {
-            forward(ip, pkt, 0, tunnelled);
+            /* RFC 8200 4.2, 4.3: a malformed hop-by-hop header, or an
+             * option whose type says so, is not forwarded (before, any
+             * was: the next router or the destination had to refuse it) */
+            uint8_t fnh = pkt->data[IPV6_OFF_NEXT];
+            size_t fext = 0;
+            int res = fnh == IPV6_NH_HOPOPT ? walk_ext(ip, pkt, plen, &fnh, &fext, true) : 1;
+            if (res < 0) {
+                goto drop;
+            }
+            if (res > 0) {
+                forward(ip, pkt, 0, tunnelled);
+            }
             return;
         }
         ip->stats.rx_drop_not_for_us++;
@@ -1072,7 +1118,7 @@ static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnell
     size_t ext_len = 0;
     if (nh == IPV6_NH_HOPOPT || nh == IPV6_NH_ROUTING || nh == IPV6_NH_DSTOPTS ||
         nh == IPV6_NH_FRAGMENT) {
-        int res = walk_ext(ip, pkt, plen, &nh, &ext_len);
+        int res = walk_ext(ip, pkt, plen, &nh, &ext_len, false);
         if (res < 0) {
             goto drop;
         }
