@@ -185,12 +185,14 @@ static void send_dis(struct wren_rpl *rpl)
     send_dis_to(rpl, all_rpl_nodes);
 }
 
-/* Imin = 2^DIOIntervalMin ms from the configuration, within 2^3 (RFC 6550's
- * default: a DIO asking for less would make us flood) and 2^31 ms */
+/* Imin = 2^DIOIntervalMin ms from the configuration (bounded by cfg_bound
+ * when taken; the bounds again here, as a guard) */
 static uint32_t imin_ms(const struct wren_rpl *rpl)
 {
     uint8_t e = rpl->cfg.dio_int_min;
-    return 1u << (e < 3 ? 3 : e > 31 ? 31 : e);
+    return 1u << (e < CONFIG_WREN_RPL_DIO_IMIN_MIN   ? CONFIG_WREN_RPL_DIO_IMIN_MIN
+                  : e > CONFIG_WREN_RPL_DIO_IMAX_MAX ? CONFIG_WREN_RPL_DIO_IMAX_MAX
+                                                     : e);
 }
 
 /* Imax = Imin x 2^DIOIntervalDoublings, capped as Trickle caps it */
@@ -523,6 +525,63 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     }
 }
 
+/* RFC 4862 5.5.3 (b, c), RFC 6550 6.7.10: a prefix a node may form an
+ * address from and advertise: not multicast, link-local, loopback or
+ * unspecified (an all-zero /64 covers ::1 and :: too); lengths above 128
+ * the parser refused. ff02::/64 and fe80::/64 were taken, and a router's
+ * RPL address became its link-local one. */
+static bool pio_usable(const struct rpl_opt_prefix *p)
+{
+    static const uint8_t zero64[8];
+    uint8_t a[16] = { 0 };
+    if (p->prefix_len == 0 || p->prefix_len > 128) {
+        return false;
+    }
+    memcpy(a, p->prefix, (p->prefix_len + 7u) / 8);
+    if (p->prefix_len % 8) {
+        a[p->prefix_len / 8] &= (uint8_t)(0xff00u >> (p->prefix_len % 8));
+    }
+    return !wren_ipv6_addr_is_multicast(a) && !wren_ipv6_addr_is_link_local(a) &&
+           !wren_ipv6_addr_is_loopback(a) && !wren_ipv6_addr_is_unspecified(a) &&
+           (p->prefix_len > 64 || memcmp(a, zero64, 8) != 0);
+}
+
+/* The local limits on a DODAG configuration's timers (rpl.h: a DIO must
+ * neither make us flood nor silence us; RFC 6550 6.7.6 leaves the values to
+ * the root). DIOIntervalMin within [IMIN_MIN, IMAX_MAX], Imin + doublings
+ * at most IMAX_MAX, Default Lifetime x Lifetime Unit at least
+ * LIFETIME_MIN_S (DAOs refresh at half of it). DIORedundancyConstant is
+ * not bounded: whatever k, Trickle sends at most one DIO per interval.
+ * Returns whether a value had to change. */
+static bool cfg_bound(struct rpl_opt_config *c)
+{
+    bool out = false;
+    if (c->dio_int_min < CONFIG_WREN_RPL_DIO_IMIN_MIN || c->dio_int_min > CONFIG_WREN_RPL_DIO_IMAX_MAX) {
+        c->dio_int_min = c->dio_int_min < CONFIG_WREN_RPL_DIO_IMIN_MIN ? CONFIG_WREN_RPL_DIO_IMIN_MIN
+                                                                       : CONFIG_WREN_RPL_DIO_IMAX_MAX;
+        out = true;
+    }
+    if (c->dio_int_min + c->dio_int_doublings > CONFIG_WREN_RPL_DIO_IMAX_MAX) {
+        c->dio_int_doublings = (uint8_t)(CONFIG_WREN_RPL_DIO_IMAX_MAX - c->dio_int_min);
+        out = true;
+    }
+    uint32_t unit = c->lifetime_unit ? c->lifetime_unit : 1;
+    if ((uint32_t)c->def_lifetime * unit < CONFIG_WREN_RPL_LIFETIME_MIN_S) {
+        uint32_t units = (CONFIG_WREN_RPL_LIFETIME_MIN_S + unit - 1) / unit;
+        c->def_lifetime = (uint8_t)(units < 255 ? units : 1);
+        c->lifetime_unit = (uint16_t)(units < 255 ? unit : CONFIG_WREN_RPL_LIFETIME_MIN_S);
+        out = true;
+    }
+    return out;
+}
+
+/* Whether configurations @p a and @p b run Trickle alike. */
+static bool cfg_same_timers(const struct rpl_opt_config *a, const struct rpl_opt_config *b)
+{
+    return a->dio_int_min == b->dio_int_min && a->dio_int_doublings == b->dio_int_doublings &&
+           a->dio_redundancy == b->dio_redundancy;
+}
+
 /* The DIO's options: the configuration (adopted when given; joining,
  * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
  * not parse, or asks for what we cannot do), -ENOENT (joining, and no
@@ -544,7 +603,12 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
             }
             have_cfg = true;
         } else if (o.type == RPL_OPT_PREFIX) {
-            if (wren_rpl_opt_prefix_parse(&o, &pio) < 0) {
+            int prc = wren_rpl_opt_prefix_parse(&o, &pio);
+            if (prc == -RPL_ERR_PREFIX_LEN) {
+                rpl->stats.pio_refused++; /* RFC 4862 5.5.3: the option is ignored */
+                continue;
+            }
+            if (prc < 0) {
                 return -EINVAL;
             }
             have_pio = true;
@@ -556,13 +620,20 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
     if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
         return -EINVAL; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
     }
-    if (adopt) {
-        if (!have_cfg) {
-            return -ENOENT; /* joining needs the configuration */
+    if (adopt && !have_cfg) {
+        return -ENOENT; /* joining needs the configuration */
+    }
+    if (have_cfg) {
+        rpl->stats.cfg_clamped += cfg_bound(&cfg);
+        bool retime = !adopt && !cfg_same_timers(&cfg, &rpl->cfg);
+        rpl->cfg = cfg;
+        if (retime && wren_trickle_running(&rpl->trickle)) {
+            trickle_start(rpl); /* the new values at once, not after Imax */
         }
-        rpl->cfg = cfg;
-    } else if (have_cfg) {
-        rpl->cfg = cfg;
+    }
+    if (have_pio && !pio_usable(&pio)) {
+        rpl->stats.pio_refused++; /* neither taken nor passed on */
+        have_pio = false;
     }
     if (have_pio && (pio.flags & RPL_PIO_A) && pio.prefix_len == 64) {
         bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio.prefix, 8) != 0;
@@ -971,7 +1042,10 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     }
 #if CONFIG_WREN_RPL_ROOT_TIMERS
     if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS) &&
-        (c->dio_imin < 3 || c->dio_imin > 23 || c->lifetime == 0 || c->lifetime_unit == 0)) {
+        (c->dio_imin < CONFIG_WREN_RPL_DIO_IMIN_MIN ||
+         c->dio_imin + c->dio_doublings > CONFIG_WREN_RPL_DIO_IMAX_MAX ||
+         (uint32_t)c->lifetime * c->lifetime_unit < CONFIG_WREN_RPL_LIFETIME_MIN_S)) {
+        /* the local limits every node applies to a configuration (cfg_bound) */
         return -EINVAL;
     }
 #endif

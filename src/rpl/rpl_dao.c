@@ -200,6 +200,26 @@ static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t,
     return NULL;
 }
 
+/* Whether a DAO may install a route to @p target / @p plen (RFC 6550 6.7.7
+ * leaves the policy to the node): not a multicast or link-local target
+ * (no multicast mode here; a link-local one is on its link), not a prefix
+ * shorter than CONFIG_WREN_RPL_TARGET_MIN_PLEN, never one covering the
+ * DODAG's own prefix (::/0 or the /64 would draw the traffic for every node
+ * down to the child that announced it), nor the DODAGID at a router (the
+ * root's address: its traffic would turn down). */
+static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t plen)
+{
+    if (wren_ipv6_addr_is_multicast(target) || wren_ipv6_addr_is_link_local(target) ||
+        plen < CONFIG_WREN_RPL_TARGET_MIN_PLEN || plen == 0) {
+        return false;
+    }
+    if (rpl->prefix_len && plen <= rpl->prefix_len &&
+        wren_ipv6_prefix_equal(target, rpl->prefix, plen)) {
+        return false;
+    }
+    return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;
+}
+
 /* One target of a DAO (RFC 6550 9.2.2), routed via @p via (an IID: of the
  * child's link-local address in storing mode, of the DAO parent's address
  * in our prefix in non-storing mode). Returns false if it had to be
@@ -209,10 +229,13 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
 {
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
-    if (t->prefix_len == 0 || wren_ipv6_addr_is_multicast(target) ||
-        wren_ipv6_addr_is_link_local(target) ||
-        (t->prefix_len == 128 && memcmp(target, rpl->addr, 16) == 0)) {
-        return true; /* nothing to route (or ourselves, through a loop): ignored */
+    if (t->prefix_len == 128 && memcmp(target, rpl->addr, 16) == 0) {
+        return true; /* ourselves (through a loop for a moment): ignored */
+    }
+    if (!target_ok(rpl, target, t->prefix_len)) {
+        /* refused: the DAO-ACK says so (a no-path for it removes nothing) */
+        rpl->stats.dao_target_refused++;
+        return tr->path_lifetime == 0;
     }
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {
