@@ -154,10 +154,17 @@ struct wren_rpl_role_cfg {
 #define CONFIG_WREN_RPL_LIFETIME_MIN_S 60
 #endif
 #ifndef CONFIG_WREN_RPL_TARGET_MIN_PLEN
-/** shortest DAO target prefix a router installs a route for (RFC 6550 6.7.7
- *  allows prefixes; wren's nodes announce /128 addresses only, and a short
- *  prefix from a child would draw traffic for others down to it) */
+/** shortest DAO target within the DODAG's prefix a router installs a route
+ *  for (RFC 6550 6.7.7 allows prefixes; wren's nodes announce their /128
+ *  addresses, and a shorter prefix from a child would draw other nodes'
+ *  traffic down to it). A target covering the DODAG's prefix never is. */
 #define CONFIG_WREN_RPL_TARGET_MIN_PLEN 128
+#endif
+#ifndef CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN
+/** shortest DAO target outside the DODAG's prefix (a network behind a
+ *  node) a router installs a route for: a child cannot claim a larger share
+ *  of the address space than a /32 */
+#define CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN 32
 #endif
 _Static_assert(CONFIG_WREN_RPL_DIO_IMIN_MIN >= 3 &&
                    CONFIG_WREN_RPL_DIO_IMIN_MIN <= CONFIG_WREN_RPL_DIO_IMAX_MAX &&
@@ -165,7 +172,9 @@ _Static_assert(CONFIG_WREN_RPL_DIO_IMIN_MIN >= 3 &&
                "3 <= DIO_IMIN_MIN <= DIO_IMAX_MAX <= 31");
 _Static_assert(CONFIG_WREN_RPL_LIFETIME_MIN_S >= 1 && CONFIG_WREN_RPL_LIFETIME_MIN_S <= 65535,
                "1..65535 s");
-_Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MIN_PLEN <= 128,
+_Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MIN_PLEN <= 128 &&
+                   CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN >= 1 &&
+                   CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN <= 128,
                "1..128 bits");
 
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS

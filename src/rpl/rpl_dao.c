@@ -202,19 +202,24 @@ static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t,
 
 /* Whether a DAO may install a route to @p target / @p plen (RFC 6550 6.7.7
  * leaves the policy to the node): not a multicast or link-local target
- * (no multicast mode here; a link-local one is on its link), not a prefix
- * shorter than CONFIG_WREN_RPL_TARGET_MIN_PLEN, never one covering the
- * DODAG's own prefix (::/0 or the /64 would draw the traffic for every node
- * down to the child that announced it), nor the DODAGID at a router (the
- * root's address: its traffic would turn down). */
+ * (no multicast mode here; a link-local one is on its link); never one
+ * covering the DODAG's own prefix (::/0 or the /64 would draw the traffic
+ * for every node down to the child that announced it, as the longest
+ * match); inside the prefix at least CONFIG_WREN_RPL_TARGET_MIN_PLEN bits
+ * (a /96 would take other nodes' traffic), outside it (a network behind a
+ * node) at least CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN; at a router not the
+ * DODAGID (the root's address: its traffic would turn down). */
 static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t plen)
 {
-    if (wren_ipv6_addr_is_multicast(target) || wren_ipv6_addr_is_link_local(target) ||
-        plen < CONFIG_WREN_RPL_TARGET_MIN_PLEN || plen == 0) {
+    uint8_t pl = rpl->prefix_len;
+    if (wren_ipv6_addr_is_multicast(target) || wren_ipv6_addr_is_link_local(target) || plen == 0) {
         return false;
     }
-    if (rpl->prefix_len && plen <= rpl->prefix_len &&
-        wren_ipv6_prefix_equal(target, rpl->prefix, plen)) {
+    if (pl && wren_ipv6_prefix_equal(target, rpl->prefix, plen < pl ? plen : pl)) {
+        if (plen <= pl || plen < CONFIG_WREN_RPL_TARGET_MIN_PLEN) {
+            return false; /* covers the prefix, or too much of it */
+        }
+    } else if (plen < CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN) {
         return false;
     }
     return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;

@@ -8,9 +8,10 @@
  * - a Prefix Information option with a multicast, link-local, loopback or
  *   unspecified prefix, or a length above 128, is neither used for an
  *   address nor passed on (RFC 4862 5.5.3, RFC 6550 6.7.10);
- * - DAO targets that are multicast, shorter than the node's policy, or
- *   cover the DODAG's prefix are refused (DAO-ACK status 128), and so is a
- *   leaf's registration of the DODAGID.
+ * - DAO targets that are multicast, shorter than the node's policy
+ *   (CONFIG_WREN_RPL_TARGET_MIN_PLEN inside the DODAG's prefix, _EXT_ outside
+ *   it), or cover the DODAG's prefix are refused (DAO-ACK status 128), and
+ *   so is a leaf's registration of the DODAGID.
  * Every test ends with the packet buffers empty. */
 #include <errno.h>
 #include <string.h>
@@ -329,6 +330,7 @@ TEST(test_rpl_dao__hijacking_targets_refused)
         { { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1 }, 96 }, /* shorter than /128 */
         { { 0x20, 0x01 }, 16 },                        /* covers the prefix */
         { { 0xff, 0x05, [15] = 1 }, 128 },             /* multicast */
+        { { 0x30 }, 8 },                               /* too much of the outside */
     };
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         dao_one(p, bad[i].p, bad[i].plen, (uint8_t)(241 + i));
@@ -346,6 +348,11 @@ TEST(test_rpl_dao__hijacking_targets_refused)
     CHECK_EQ(got->data[7], RPL_DAO_ACK_OK);
     CHECK_EQ(route_to(t), 18);
     CHECK_EQ(route_to(other), -ENOENT);
+    /* and a network behind a node, outside the prefix (RFC 6550 6.7.7) */
+    static const uint8_t ext[16] = { 0x20, 0x01, 0x0c, 0x00 };
+    dao_one(p, ext, 32, 251);
+    CHECK_EQ(got->data[7], RPL_DAO_ACK_OK);
+    CHECK_EQ(route_to(ext), 18);
     CHECK_EQ(n->rpl->stats.dao_target_refused, sizeof(bad) / sizeof(bad[0]));
     role(WREN_RPL_OFF);
     FX_CLEAN(20000000);
