@@ -1,0 +1,325 @@
+/* IPv6 sending and forwarding: our datagrams (source, RPI, SRH, payload
+ * length, hop limit; loopback), forwarded ones (scope, hop limit, RPI), the
+ * route out (FIB, RPL's downward routes, a pinned interface), the next hop's
+ * link address and the link. Receiving: ipv6_rx.c. */
+#include "ipv6/ipv6.h"
+#include "ipv6/ipv6_priv.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/byteorder.h"
+#include "core/config.h"
+#include "shell/shell.h"
+#include "core/node.h"
+#include "link/link_est.h"
+#include "net/netapi.h"
+#include "net/netif.h"
+#include "net/netopt.h"
+#include "net/nettype.h"
+#include "wire/icmpv6_types.h"
+#include "wire/inet_csum.h"
+#include "wire/ipv6.h"
+#include "wire/ipv6_ext.h"
+#include "wire/rpl.h"
+
+/* Hand a TX packet [netif] -> [ipv6] -> ... to interface @p ifc. */
+static void to_link(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, struct wren_snip *pkt)
+{
+    struct wren_node *node = ip->node;
+    ip->stats.tx_pkts++;
+    if (ifc->flags & WREN_IPV6_IF_SIXLO) {
+        if (wren_netapi_dispatch(node, WREN_NETTYPE_SIXLOWPAN, WREN_NETREG_DEMUX_ALL,
+                                 WREN_MSG_SND, pkt) == 0) {
+            ip->stats.tx_drop_no_route++;
+        }
+        return;
+    }
+    struct wren_netif *netif = wren_netif_get(node, ifc->if_id);
+    if (netif == NULL) {
+        ip->stats.tx_drop_no_route++;
+        wren_pktbuf_release(&node->pktbuf, pkt);
+        return;
+    }
+    wren_netapi_send(node, &netif->module, pkt);
+}
+
+/* Link destination of @p next_hop on @p ifc into @p l2 (16 bytes of room);
+ * returns its length (0: broadcast). */
+static uint8_t resolve(struct wren_ipv6 *ip, const struct wren_ipv6_if *ifc,
+                       const uint8_t *next_hop, uint8_t *l2, uint8_t *flags)
+{
+    if (wren_ipv6_addr_is_multicast(next_hop)) {
+        *flags |= WREN_NETIF_HDR_BROADCAST | WREN_NETIF_HDR_MULTICAST;
+        return 0;
+    }
+    /* the neighbor cache first (neighbor discovery answers through GET, in
+     * place; the module running it on this interface knows) */
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
+        wren_ipv6_addr_copy(l2, next_hop);
+        int n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_NIB_L2, ifc->if_id, l2, 16);
+        if (n == 2 || n == 6 || n == 8) {
+            return (uint8_t)n;
+        }
+    }
+    if (CONFIG_WREN_IPV6_ETHERNET && (ifc->flags & WREN_IPV6_IF_ND)) {
+        return 0; /* Ethernet: unresolved, neighbor discovery solicits it (nd_hold) */
+    }
+    /* 6LoWPAN links: addresses carry the link address in their IID
+     * (RFC 6775 section 5.2) */
+    return wren_ipv6_l2_from_iid(next_hop + 8, l2);
+}
+
+/* RFC 4861 7.2.2: hand @p pkt (netif header first) to the neighbor
+ * discovery module of its interface, which holds it until @p next_hop
+ * answers a solicitation. */
+static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop,
+                    struct wren_snip *pkt)
+{
+    struct wren_nib_hold h = { .pkt = pkt };
+    wren_ipv6_addr_copy(h.next_hop, next_hop);
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_NS, e))) {
+        if (wren_netapi_set(ip->node, e->module, WREN_NETOPT_NIB_HOLD, if_id, &h, sizeof(h)) ==
+            0) {
+            ip->stats.tx_pkts++;
+            return;
+        }
+    }
+    ip->stats.tx_drop_no_route++;
+    wren_pktbuf_release(&ip->node->pktbuf, pkt);
+}
+
+/* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
+ * removed), out of the right interface; @p pinned is 0 or a forced interface.
+ * A forwarded packet that cannot go gets an ICMPv6 error instead. */
+void wren_ipv6_route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
+                         bool forwarded, bool on_link)
+{
+    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
+    const uint8_t *next_hop = dst;
+    struct wren_ipv6_if *ifc = NULL;
+    /* on_link: a strict source route's next hop is a neighbour on @p pinned */
+    bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
+                      wren_ipv6_addr_is_link_local(dst);
+    const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
+    uint8_t rr[18]; /* RPL's downward route: interface, prefix length, next hop */
+    if (!link_scope && wren_ipv6_rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
+        (!pinned || rr[0] == pinned) && ipv6_if_get(ip, rr[0])) {
+        ifc = ipv6_if_get(ip, rr[0]);
+        next_hop = rr + 2;
+    } else if (r && pinned && r->if_id != pinned) {
+        r = NULL; /* the pinned interface wins; its destination is on-link */
+    }
+    if (ifc) {
+        /* RPL's route */
+    } else if (r) {
+        ifc = ipv6_if_get(ip, r->if_id);
+        if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
+            next_hop = r->next_hop;
+        }
+    } else if (pinned) {
+        ifc = ipv6_if_get(ip, pinned);
+    } else if (link_scope) {
+        /* link scope without a pinned interface: the first one */
+        for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
+            ifc = ip->ifs[i].if_id ? &ip->ifs[i] : NULL;
+        }
+    }
+    if (ifc == NULL) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
+            ip->stats.rx_drop_no_route++;
+            wren_ipv6_icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_NO_ROUTE, 0);
+            return;
+        }
+        ip->stats.tx_drop_no_route++;
+        goto drop;
+    }
+    if (CONFIG_WREN_IPV6_RPL && pkt->data[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT &&
+        wren_ipv6_rpl_outside(ip, ifc->if_id, dst, forwarded)) {
+        wren_ipv6_rpi_strip(ip, pkt);
+    }
+    if (wren_pkt_len(pkt) > ifc->mtu) {
+        if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
+            wren_ipv6_icmp_error(ip, pkt, ICMPV6_PKT_TOO_BIG, 0, ifc->mtu);
+            return;
+        }
+        ip->stats.tx_drop_too_big++;
+        goto drop;
+    }
+    uint8_t l2[16];
+    uint8_t flags = 0;
+    uint8_t l2len = resolve(ip, ifc, next_hop, l2, &flags);
+    if (!(flags & WREN_NETIF_HDR_MULTICAST) &&
+        ((l2len && l2len == ifc->l2len && memcmp(l2, ifc->l2addr, l2len) == 0) ||
+         wren_ipv6_is_own(ip, next_hop))) {
+        /* to ourselves through the link (a route or source route through
+         * us, a spoofed next hop): the radio would send it to nobody, or
+         * it would come round again; datagrams for us never get here */
+        ip->stats.tx_drop_self++;
+        goto drop;
+    }
+    struct wren_snip *nh =
+        wren_netif_hdr_add(&ip->node->pktbuf, pkt, ifc->l2addr, ifc->l2len, l2, l2len);
+    if (nh == NULL) {
+        ip->stats.tx_drop_nobuf++;
+        goto drop;
+    }
+    wren_netif_hdr(nh)->flags = flags;
+    wren_netif_hdr(nh)->if_id = ifc->if_id;
+    if (CONFIG_WREN_IPV6_ETHERNET && l2len == 0 && flags == 0) {
+        nd_hold(ip, ifc->if_id, next_hop, nh);
+        return;
+    }
+    to_link(ip, ifc, nh);
+    return;
+
+drop:
+    wren_pktbuf_release(&ip->node->pktbuf, pkt);
+}
+
+void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    uint8_t pinned = 0;
+    if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
+        pinned = wren_netif_hdr(pkt)->if_id;
+        pkt = wren_pktbuf_release_head(pb, pkt);
+    }
+    if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
+        (pkt->data[0] >> 4) != 6 || (pinned && !ipv6_if_get(ip, pinned))) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
+    }
+    struct wren_snip *hs = pkt;
+    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
+    }
+    /* fill in the header in place: source, source route, payload length,
+     * hop limit */
+    uint8_t *h = hs->data;
+    uint8_t *src = h + IPV6_OFF_SRC, *dst = h + IPV6_OFF_DST;
+    bool local = wren_ipv6_addr_is_loopback(dst) || wren_ipv6_is_own(ip, dst);
+    if (wren_ipv6_addr_is_unspecified(src)) {
+        if (local) {
+            wren_ipv6_addr_copy(src, dst);
+        } else if (wren_ipv6_select_src(ip, pinned, dst, src) < 0) {
+            ip->stats.tx_drop_no_src++;
+            goto drop;
+        }
+    }
+    if (!local && wren_ipv6_tunnel_origin(ip, pkt, hs)) {
+        return;
+    }
+    int direct = 0;
+    /* RPL's own messages go without an RPI */
+    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
+                   hs->next->data[0] == ICMPV6_RPL;
+    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
+        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
+        ((direct = wren_ipv6_srh_insert(ip, hs, pinned)) < 0 ||
+         (!rpl_msg && wren_ipv6_rpi_insert(ip, hs) < 0))) {
+        goto drop;
+    }
+    size_t plen = wren_pkt_len(hs->next);
+    if (plen > UINT16_MAX) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
+    }
+    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
+    if (h[IPV6_OFF_HOP_LIMIT] == 0) {
+        struct wren_ipv6_if *ifc = ipv6_if_get(ip, pinned);
+        h[IPV6_OFF_HOP_LIMIT] = ifc ? ifc->hop_limit : WREN_IPV6_DEFAULT_HOP_LIMIT;
+    }
+    if (!local) {
+        wren_ipv6_route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
+        return;
+    }
+    /* loopback: the datagram turns around in one piece, as if received */
+    ip->stats.tx_loopback++;
+    if (wren_pktbuf_merge(pb, &pkt) < 0) {
+        ip->stats.tx_drop_nobuf++;
+        goto drop;
+    }
+    wren_ipv6_receive(ip, pkt);
+    return;
+
+drop:
+    wren_pktbuf_release(pb, pkt);
+}
+
+/* Forward a received datagram (first snip: the whole datagram); with
+ * @p direct, to its destination as a neighbour on that interface (the next
+ * hop of a source route); @p decapped: it came out of a root's tunnel to
+ * us (a 6LR's RPL-unaware leaf's), its RPI (if any) is its origin's, left
+ * alone (RFC 9008 7.3.2). */
+void wren_ipv6_forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct,
+                       bool decapped)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    /* RFC 4291 2.5.6: a router never forwards a link-local source (a host
+     * without a global address may pick one for a global destination,
+     * RFC 6724 rule 2); RFC 4443 3.1: "beyond scope of source address" */
+    if (wren_ipv6_addr_is_link_local(pkt->data + IPV6_OFF_SRC)) {
+        ip->stats.rx_drop_scope++;
+        wren_ipv6_icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_BEYOND_SCOPE, 0);
+        return;
+    }
+    if (pkt->data[IPV6_OFF_HOP_LIMIT] <= 1) {
+        ip->stats.rx_drop_hop_limit++;
+        wren_ipv6_icmp_error(ip, pkt, ICMPV6_TIME_EXCEEDED, 0, 0);
+        return;
+    }
+    /* the previous hop, by the IID of its link address (RPL's forwarding
+     * error flag names it) */
+    uint8_t prev_iid[8] = { 0 };
+    struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+    if (nhs) {
+        const struct wren_netif_hdr *nh = wren_netif_hdr(nhs);
+        wren_ipv6_iid_from_l2(prev_iid, nh->src, nh->src_len);
+    }
+    /* keep only the datagram: drop link headers and the netif header */
+    struct wren_snip *dg = pkt;
+    if (wren_pktbuf_write_path(pb, &pkt, &dg) < 0) {
+        ip->stats.rx_drop_nobuf++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    wren_pktbuf_release(pb, dg->next);
+    dg->next = NULL;
+    if (!decapped && wren_ipv6_rpi_forward(ip, dg, prev_iid) < 0) {
+        wren_pktbuf_release(pb, dg);
+        return;
+    }
+    dg->data[IPV6_OFF_HOP_LIMIT]--;
+    if (wren_ipv6_tunnel_down(ip, dg)) {
+        return;
+    }
+    uint8_t next = dg->data[IPV6_OFF_NEXT];
+    /* TX layout: the 40-byte header as its own snip, then the payload */
+    struct wren_snip *hdr = wren_pktbuf_mark(pb, dg, IPV6_HDR_LEN, WREN_NETTYPE_IPV6);
+    if (hdr == NULL) {
+        ip->stats.rx_drop_nobuf++;
+        wren_pktbuf_release(pb, dg);
+        return;
+    }
+    dg->next = NULL;
+    hdr->next = dg;
+    dg->type = WREN_NETTYPE_UNDEF;
+    if (next == IPV6_NH_UDP && dg->size >= 8) {
+        /* a UDP header of its own lets 6LoWPAN compress it */
+        struct wren_snip *uh = wren_pktbuf_mark(pb, dg, 8, WREN_NETTYPE_UDP);
+        if (uh) {
+            hdr->next = uh;
+            uh->next = dg->size ? dg : NULL;
+            dg->next = NULL;
+            if (dg->size == 0) {
+                wren_pktbuf_release(pb, dg);
+            }
+        }
+    }
+    ip->stats.rx_forwarded++;
+    wren_ipv6_route_out(ip, hdr, direct, true, direct != 0);
+}
