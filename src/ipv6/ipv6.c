@@ -19,6 +19,16 @@
 #include "wire/ipv6_ext.h"
 #include "wire/rpl.h"
 
+struct wren_ipv6_if *wren_ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id)
+{
+    for (unsigned i = 0; if_id && i < CONFIG_WREN_IPV6_IFS; i++) {
+        if (ip->ifs[i].if_id == if_id) {
+            return &ip->ifs[i];
+        }
+    }
+    return NULL;
+}
+
 /* ---- addresses --------------------------------------------------------- */
 
 /* RFC 6282 section 3.2.2: the IID of a short address, 0000:00ff:fe00:XXXX */
@@ -71,7 +81,7 @@ static int addr_index(const struct wren_ipv6_if *ifc, const uint8_t *addr)
 int wren_ipv6_addr_add(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *addr,
                        uint8_t prefix_len, uint8_t state)
 {
-    struct wren_ipv6_if *ifc = ipv6_if_get(ip, if_id);
+    struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, if_id);
     if (ifc == NULL) {
         return -ENODEV;
     }
@@ -114,33 +124,6 @@ bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr)
             return true;
         }
     }
-    return false;
-}
-
-/* ff02::1, solicited-node groups of our addresses (RFC 4291 2.7.1), joined groups */
-bool wren_ipv6_in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
-{
-    /* ff02::1 and ff02::1:ffXX:XXXX share their first 11 bytes */
-    static const uint8_t ll_pre[11] = { 0xff, 0x02 };
-    if (memcmp(g, ll_pre, 11) == 0) {
-        if (g[11] == 0 && get_be32(g + 12) == 1) {
-            return true; /* all nodes */
-        }
-        if (g[11] == 1 && g[12] == 0xff) {
-            for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-                if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr + 13, g + 13, 3) == 0) {
-                    return true;
-                }
-            }
-        }
-    }
-#if CONFIG_WREN_IPV6_GROUPS
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
-        if (memcmp(ifc->groups[i], g, 16) == 0) {
-            return true;
-        }
-    }
-#endif
     return false;
 }
 
@@ -213,18 +196,13 @@ int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_
     return 0;
 }
 
-/* ---- errors ------------------------------------------------------------- */
-
-void wren_ipv6_icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type,
-                          uint8_t code, uint16_t param)
+#if CONFIG_WREN_IPV6_ROUTER
+void wren_ipv6_icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type, uint8_t code,
+                          uint16_t param)
 {
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL, NULL);
-    struct wren_msg msg = { .type = WREN_MSG_ICMPV6_ERROR(type, code), .arg = param, .ptr = pkt };
-    if (e == NULL || wren_sched_post(ip->node, e->module, &msg) < 0) {
-        wren_pktbuf_release(&ip->node->pktbuf, pkt);
-    }
+    ipv6_icmp_error_post(ip, pkt, type, code, param);
 }
+#endif
 
 /* ---- module ------------------------------------------------------------ */
 
@@ -252,7 +230,7 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
 {
     (void)node;
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
-    struct wren_ipv6_if *ifc = ipv6_if_get(ip, (uint8_t)ctx);
+    struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, (uint8_t)ctx);
     uint8_t fwd = ip->forwarding;
     const void *v;  /* the value; NULL: needs an interface ctx does not name */
     size_t len;
@@ -312,7 +290,7 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
 {
     (void)node;
     struct wren_ipv6 *ip = (struct wren_ipv6 *)self;
-    struct wren_ipv6_if *ifc = ipv6_if_get(ip, (uint8_t)ctx);
+    struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, (uint8_t)ctx);
     const uint8_t *b = val;
     switch (opt) {
     case WREN_NETOPT_IPV6_NETIF_ADD:
@@ -347,7 +325,7 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
         if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
             return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
         }
-        return ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
+        return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
     }
     case WREN_NETOPT_IPV6_MTU: {
         uint16_t mtu = 0;
@@ -441,7 +419,7 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     if (netif == NULL) {
         return -ENODEV;
     }
-    struct wren_ipv6_if *ifc = ipv6_if_get(ip, if_id);
+    struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, if_id);
     for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
         ifc = ip->ifs[i].if_id == 0 ? &ip->ifs[i] : NULL;
     }

@@ -1,4 +1,4 @@
-/* Private to src/ipv6: what ipv6.c (addresses, groups, the module),
+/* Private to src/ipv6: what ipv6.c (addresses, source selection, the module),
  * ipv6_rx.c (receiving: checks, extension headers, delivery), ipv6_tx.c
  * (sending and forwarding: routes, next hops, the link) and ipv6_rpl.c
  * (RPL's hooks: RPI, SRH, RFC 9008 tunnels) share. */
@@ -10,32 +10,45 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/node.h"
 #include "ipv6/ipv6.h"
-
-/* The interface @p if_id of ours, or NULL (0 names none). */
-static inline struct wren_ipv6_if *ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id)
-{
-    for (unsigned i = 0; if_id && i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id == if_id) {
-            return &ip->ifs[i];
-        }
-    }
-    return NULL;
-}
+#include "net/netapi.h"
+#include "net/netreg.h"
+#include "net/nettype.h"
 
 /* ipv6.c */
-bool wren_ipv6_in_group(const struct wren_ipv6_if *ifc, const uint8_t *g);
+/* The interface @p if_id of ours, or NULL (0 names none). */
+struct wren_ipv6_if *wren_ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id);
+
 /* @p pkt to the ICMPv6 module for an error message (or released) */
+static inline void ipv6_icmp_error_post(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type,
+                                        uint8_t code, uint16_t param)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    struct wren_msg msg = { .type = WREN_MSG_ICMPV6_ERROR(type, code), .arg = param, .ptr = pkt };
+    if (e == NULL || wren_sched_post(ip->node, e->module, &msg) < 0) {
+        wren_pktbuf_release(&ip->node->pktbuf, pkt);
+    }
+}
+/* A router sends ICMPv6 errors from its receive, forwarding and RPL paths:
+ * one copy, in ipv6.c; a host only from the receive path, inline there */
+#if CONFIG_WREN_IPV6_ROUTER
 void wren_ipv6_icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type, uint8_t code,
                           uint16_t param);
+#else
+static inline void wren_ipv6_icmp_error(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t type,
+                                        uint8_t code, uint16_t param)
+{
+    ipv6_icmp_error_post(ip, pkt, type, code, param);
+}
+#endif
 
 /* ipv6_rx.c */
 void wren_ipv6_receive(struct wren_ipv6 *ip, struct wren_snip *pkt);
 
 /* ipv6_tx.c */
 void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt);
-void wren_ipv6_route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
-                         bool forwarded, bool on_link);
 void wren_ipv6_forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t direct,
                        bool decapped);
 

@@ -130,7 +130,7 @@ int wren_ipv6_srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pin
         memcpy(r, hs->data + IPV6_OFF_DST, 16);
         n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_SRH, 0, r, sizeof(r));
     }
-    if (n < 17 || !ipv6_if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
+    if (n < 17 || !wren_ipv6_if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
         return 0; /* a pinned interface wins (answers go out where the question came in) */
     }
     if (n > 17) {

@@ -65,18 +65,45 @@ static bool deliver_up(struct wren_node *node, uint8_t nh, struct wren_snip *pkt
     return true;
 }
 
+/* ff02::1, solicited-node groups of our addresses (RFC 4291 2.7.1), joined groups */
+static bool in_group(const struct wren_ipv6_if *ifc, const uint8_t *g)
+{
+    /* ff02::1 and ff02::1:ffXX:XXXX share their first 11 bytes */
+    static const uint8_t ll_pre[11] = { 0xff, 0x02 };
+    if (memcmp(g, ll_pre, 11) == 0) {
+        if (g[11] == 0 && get_be32(g + 12) == 1) {
+            return true; /* all nodes */
+        }
+        if (g[11] == 1 && g[12] == 0xff) {
+            for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
+                if (ifc->addrs[i].state && memcmp(ifc->addrs[i].addr + 13, g + 13, 3) == 0) {
+                    return true;
+                }
+            }
+        }
+    }
+#if CONFIG_WREN_IPV6_GROUPS
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_GROUPS; i++) {
+        if (memcmp(ifc->groups[i], g, 16) == 0) {
+            return true;
+        }
+    }
+#endif
+    return false;
+}
+
 static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
 {
     if (!wren_ipv6_addr_is_multicast(dst)) {
         return (if_id == 0 && wren_ipv6_addr_is_loopback(dst)) || wren_ipv6_is_own(ip, dst);
     }
-    struct wren_ipv6_if *ifc = ipv6_if_get(ip, if_id);
+    struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, if_id);
     if (ifc) {
-        return wren_ipv6_in_group(ifc, dst);
+        return in_group(ifc, dst);
     }
     /* looped back: any interface's membership counts */
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id && wren_ipv6_in_group(&ip->ifs[i], dst)) {
+        if (ip->ifs[i].if_id && in_group(&ip->ifs[i], dst)) {
             return true;
         }
     }

@@ -94,8 +94,8 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
  * removed), out of the right interface; @p pinned is 0 or a forced interface.
  * A forwarded packet that cannot go gets an ICMPv6 error instead. */
-void wren_ipv6_route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
-                         bool forwarded, bool on_link)
+static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
+                      bool forwarded, bool on_link)
 {
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     const uint8_t *next_hop = dst;
@@ -106,8 +106,8 @@ void wren_ipv6_route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pi
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
     uint8_t rr[18]; /* RPL's downward route: interface, prefix length, next hop */
     if (!link_scope && wren_ipv6_rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
-        (!pinned || rr[0] == pinned) && ipv6_if_get(ip, rr[0])) {
-        ifc = ipv6_if_get(ip, rr[0]);
+        (!pinned || rr[0] == pinned) && wren_ipv6_if_get(ip, rr[0])) {
+        ifc = wren_ipv6_if_get(ip, rr[0]);
         next_hop = rr + 2;
     } else if (r && pinned && r->if_id != pinned) {
         r = NULL; /* the pinned interface wins; its destination is on-link */
@@ -115,12 +115,12 @@ void wren_ipv6_route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pi
     if (ifc) {
         /* RPL's route */
     } else if (r) {
-        ifc = ipv6_if_get(ip, r->if_id);
+        ifc = wren_ipv6_if_get(ip, r->if_id);
         if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
             next_hop = r->next_hop;
         }
     } else if (pinned) {
-        ifc = ipv6_if_get(ip, pinned);
+        ifc = wren_ipv6_if_get(ip, pinned);
     } else if (link_scope) {
         /* link scope without a pinned interface: the first one */
         for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
@@ -188,7 +188,7 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         pkt = wren_pktbuf_release_head(pb, pkt);
     }
     if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
-        (pkt->data[0] >> 4) != 6 || (pinned && !ipv6_if_get(ip, pinned))) {
+        (pkt->data[0] >> 4) != 6 || (pinned && !wren_ipv6_if_get(ip, pinned))) {
         ip->stats.tx_drop_bad++;
         goto drop;
     }
@@ -230,11 +230,11 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
     }
     put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)plen);
     if (h[IPV6_OFF_HOP_LIMIT] == 0) {
-        struct wren_ipv6_if *ifc = ipv6_if_get(ip, pinned);
+        struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, pinned);
         h[IPV6_OFF_HOP_LIMIT] = ifc ? ifc->hop_limit : WREN_IPV6_DEFAULT_HOP_LIMIT;
     }
     if (!local) {
-        wren_ipv6_route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
+        route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
         return;
     }
     /* loopback: the datagram turns around in one piece, as if received */
@@ -321,5 +321,5 @@ void wren_ipv6_forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t dire
         }
     }
     ip->stats.rx_forwarded++;
-    wren_ipv6_route_out(ip, hdr, direct, true, direct != 0);
+    route_out(ip, hdr, direct, true, direct != 0);
 }
