@@ -153,17 +153,9 @@ drop:
 
 /* ---- time ------------------------------------------------------------------- */
 
-static void rpl_tick(struct wren_timer *t, void *arg)
+/* Routes whose lifetime ran out are forgotten. */
+static void expire_routes(struct wren_rpl *rpl, uint32_t now)
 {
-    (void)t;
-    struct wren_rpl *rpl = arg;
-    uint32_t now = now_s(rpl);
-    if (rpl->role == WREN_RPL_OFF) {
-        return;
-    }
-    wren_timer_set(rpl->node, &rpl->tick,
-                   TICK_US - TICK_JITTER_US +
-                       wren_node_random_below(rpl->node, 2 * TICK_JITTER_US));
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
@@ -171,30 +163,33 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             memset(r, 0, sizeof(*r));
         }
     }
-    wren_rpl_rul_tick(rpl, now);
-    if (rpl->role == WREN_RPL_ROOT) {
+}
+
+/* Not joined: a floating DODAG of our own when it is due, else a DIS now
+ * and then. */
+static void tick_detached(struct wren_rpl *rpl, uint32_t now)
+{
+    if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
+        wren_rpl_float_root(rpl);
         return;
     }
-    if (!rpl->joined) {
-        if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
-            wren_rpl_float_root(rpl);
-            return;
-        }
-        if (now >= rpl->next_dis_s) {
-            wren_rpl_send_dis(rpl);
-            rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
-        }
-        return;
+    if (now >= rpl->next_dis_s) {
+        wren_rpl_send_dis(rpl);
+        rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
     }
-    /* parents silent for three of the longest DIO intervals, and at least
-     * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
-     * every ~2 s with every neighbour's and most are lost, and with a 180 s
-     * floor nodes kept dropping parents they were still talking to (6TiSCH
-     * paper's 30-node floor: PDR 15-31 % -> 33-52 %). The preferred parent
-     * never expires this way: with Trickle's suppression (k > 0) a parent
-     * may rightly stay silent for ever, and it is alive as long as our
-     * unicasts to it (DAOs, data) are acknowledged; one that is gone shows
-     * in their outcomes (bad_since_s, probes, detach). */
+}
+
+/* Parents silent for three of the longest DIO intervals, and at least
+ * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
+ * every ~2 s with every neighbour's and most are lost, and with a 180 s
+ * floor nodes kept dropping parents they were still talking to (6TiSCH
+ * paper's 30-node floor: PDR 15-31 % -> 33-52 %). The preferred parent
+ * never expires this way: with Trickle's suppression (k > 0) a parent
+ * may rightly stay silent for ever, and it is alive as long as our
+ * unicasts to it (DAOs, data) are acknowledged; one that is gone shows
+ * in their outcomes (bad_since_s, probes, detach). */
+static void expire_parents(struct wren_rpl *rpl, uint32_t now)
+{
     uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : wren_rpl_imax_ms(rpl)) / 1000u;
     uint32_t silent_s = 3 * (imax_s > 200 ? imax_s : 200);
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
@@ -204,45 +199,54 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             rpl->stats.parent_expired++;
         }
     }
-    /* link estimates change with every unicast: look at the parents again */
-    wren_rpl_select_parent(rpl);
-    if (!rpl->joined) {
-        return;
-    }
-    if (!rpl->bad_since_s && now >= rpl->next_probe_s) {
-        /* now and then, a candidate whose link looked too poor gets a probe:
-         * losses seen once (collisions at start-up) must not condemn a
-         * link for ever when nothing else is sent over it */
-        rpl->next_probe_s = now + PROBE_INTERVAL_S + wren_node_random_below(rpl->node, 10);
-        int worst = -1;
-        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            const struct wren_rpl_parent *p = &rpl->parents[i];
-            if (p->used && i != rpl->pref && p->etx > MAX_LINK_METRIC &&
-                (worst < 0 || p->etx > rpl->parents[worst].etx)) {
-                worst = i;
-            }
-        }
-        if (worst >= 0) {
-            wren_rpl_send_dis_to(rpl, rpl->parents[worst].addr);
+}
+
+/* Now and then, a candidate whose link looked too poor gets a probe:
+ * losses seen once (collisions at start-up) must not condemn a link for
+ * ever when nothing else is sent over it. */
+static void probe_poor(struct wren_rpl *rpl, uint32_t now)
+{
+    rpl->next_probe_s = now + PROBE_INTERVAL_S + wren_node_random_below(rpl->node, 10);
+    int worst = -1;
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        const struct wren_rpl_parent *p = &rpl->parents[i];
+        if (p->used && i != rpl->pref && p->etx > MAX_LINK_METRIC &&
+            (worst < 0 || p->etx > rpl->parents[worst].etx)) {
+            worst = i;
         }
     }
-    if (rpl->bad_since_s) {
-        if (now - rpl->bad_since_s >= BAD_HOLD_S) {
-            rpl->bad_since_s = 0;
-            wren_rpl_detach(rpl); /* poison: the nodes below us look elsewhere */
-            return;
-        }
-        /* a unicast DIS to another candidate: its answer and the ACK tell
-         * the link estimator how good that link is now (RFC 6719 probing) */
-        for (int k = 0; k < CONFIG_WREN_RPL_PARENTS; k++) {
-            int i = (rpl->probe_next + k) % CONFIG_WREN_RPL_PARENTS;
-            if (rpl->parents[i].used && i != rpl->pref) {
-                rpl->probe_next = (uint8_t)(i + 1);
-                wren_rpl_send_dis_to(rpl, rpl->parents[i].addr);
-                break;
-            }
+    if (worst >= 0) {
+        wren_rpl_send_dis_to(rpl, rpl->parents[worst].addr);
+    }
+}
+
+/* Only the preferred parent, over a failing link (select_parent): after
+ * BAD_HOLD_S we detach (returns true), until then other candidates get a
+ * probe. */
+static bool failing_parent(struct wren_rpl *rpl, uint32_t now)
+{
+    if (now - rpl->bad_since_s >= BAD_HOLD_S) {
+        rpl->bad_since_s = 0;
+        wren_rpl_detach(rpl); /* poison: the nodes below us look elsewhere */
+        return true;
+    }
+    /* a unicast DIS to another candidate: its answer and the ACK tell
+     * the link estimator how good that link is now (RFC 6719 probing) */
+    for (int k = 0; k < CONFIG_WREN_RPL_PARENTS; k++) {
+        int i = (rpl->probe_next + k) % CONFIG_WREN_RPL_PARENTS;
+        if (rpl->parents[i].used && i != rpl->pref) {
+            rpl->probe_next = (uint8_t)(i + 1);
+            wren_rpl_send_dis_to(rpl, rpl->parents[i].addr);
+            break;
         }
     }
+    return false;
+}
+
+/* The DAO's timers: resent without a DAO-ACK, refreshed at half the
+ * lifetime. */
+static void dao_timers(struct wren_rpl *rpl, uint32_t now)
+{
     /* no DAO-ACK: again after a wait that doubles, jittered, so that DAOs
      * that collided (siblings hidden from each other) do not collide again */
     uint32_t wait = DAO_ACK_WAIT_S << (rpl->dao_retries < 4 ? rpl->dao_retries : 4);
@@ -272,6 +276,41 @@ static void rpl_tick(struct wren_timer *t, void *arg)
         }
         wren_rpl_send_dao(rpl);
     }
+}
+
+static void rpl_tick(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_rpl *rpl = arg;
+    uint32_t now = now_s(rpl);
+    if (rpl->role == WREN_RPL_OFF) {
+        return;
+    }
+    wren_timer_set(rpl->node, &rpl->tick,
+                   TICK_US - TICK_JITTER_US +
+                       wren_node_random_below(rpl->node, 2 * TICK_JITTER_US));
+    expire_routes(rpl, now);
+    wren_rpl_rul_tick(rpl, now);
+    if (rpl->role == WREN_RPL_ROOT) {
+        return;
+    }
+    if (!rpl->joined) {
+        tick_detached(rpl, now);
+        return;
+    }
+    expire_parents(rpl, now);
+    /* link estimates change with every unicast: look at the parents again */
+    wren_rpl_select_parent(rpl);
+    if (!rpl->joined) {
+        return;
+    }
+    if (!rpl->bad_since_s && now >= rpl->next_probe_s) {
+        probe_poor(rpl, now);
+    }
+    if (rpl->bad_since_s && failing_parent(rpl, now)) {
+        return;
+    }
+    dao_timers(rpl, now);
 }
 
 /* ---- module ----------------------------------------------------------------- */

@@ -285,14 +285,15 @@ static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
     wren_rpl_send_dis_to(rpl, src);
 }
 
-void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+/* The guard after we detached (struct wren_rpl, guard_*): a DIO of the
+ * version we left from a node ranked like or below us then, maybe our old
+ * sub-DODAG's, is refused (counted; a detached router poisons again: the
+ * DIO it sent may have been lost). The guard keeps new candidates out, not
+ * news of the parents we took since: refusing those froze a parent's rank
+ * when it moved down, and two siblings each took the other, a loop until
+ * the guard ended. Returns whether @p d was refused. */
+static bool dio_stale(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
 {
-    const struct rpl_dio *d = &m->dio;
-    rpl->stats.rx_dio++;
-    bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
-    /* (the guard keeps new candidates out, not news of the parents we took
-     * since: refusing those froze a parent's rank when it moved down, and
-     * two siblings each took the other, a loop until the guard ended) */
     bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
                  d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
                  d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
@@ -303,115 +304,132 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         if (!rpl->joined && rpl->role == WREN_RPL_ROUTER) {
             wren_rpl_send_dio(rpl, src); /* poisoned again: the one we sent may have been lost */
         }
-        return;
     }
-    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
-        d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
-        wren_rpl_leave_float(rpl); /* and join it below, as a detached router */
+    return stale;
+}
+
+/* A root hears a DIO of its instance: Trickle hears of it */
+static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool grounded)
+{
+    if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
+        d->version != rpl->version) {
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
+        /* a floating DODAG of the instance next to us: a DIO of ours
+         * soon brings its nodes back (RFC 6550 8.3 allows more events
+         * than it lists to be inconsistencies) */
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    } else if (d->instance == rpl->instance) {
+        wren_trickle_consistent(&rpl->trickle);
     }
-    if (rpl->role == WREN_RPL_ROOT) {
-        if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
-            d->version != rpl->version) {
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
-            /* a floating DODAG of the instance next to us: a DIO of ours
-             * soon brings its nodes back (RFC 6550 8.3 allows more events
-             * than it lists to be inconsistencies) */
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        } else if (d->instance == rpl->instance) {
-            wren_trickle_consistent(&rpl->trickle);
-        }
-        return;
-    }
+}
+
+/* Whether a node may take the DIO @p d at all: a mode of operation we run
+ * (and the one we were told to expect, if any), a global instance, a
+ * link-local sender. A refusal is counted. */
+static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
+{
     unsigned mop = RPL_DIO_MOP(d->g_mop_prf);
     if ((mop != RPL_MOP_STORING && mop != RPL_MOP_NON_STORING) || d->instance > 127) {
         rpl->stats.rx_drop_unsupported++;
-        return;
+        return false;
     }
     if (rpl->want_mop != 0xff && mop != rpl->want_mop) {
         /* told to expect one mode: a DODAG of the other is not joined, and
          * says so (counted, and `rpl` shows the mode heard) */
         rpl->stats.dio_mop_mismatch++;
         rpl->heard_mop = (uint8_t)mop;
-        return;
+        return false;
     }
     if (!wren_ipv6_addr_is_link_local(src)) {
         rpl->stats.rx_drop_malformed++;
-        return;
+        return false;
     }
-    bool same = rpl->joined && d->instance == rpl->instance &&
-                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
-    if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
-        struct wren_rpl_parent *gone = wren_rpl_parent_find(rpl, src);
-        if (grounded && !rpl->grounded) {
-            wren_rpl_leave_float(rpl); /* grounded is preferred: join it below */
-        } else if (gone) {
-            /* a parent of ours now advertises another DODAG (it floats one,
-             * or went to another): it left ours (8.2.2.5); with no other
-             * parent we detach and follow it below */
-            memset(gone, 0, sizeof(*gone));
-            rpl->float_wait = true;
-            wren_rpl_select_parent(rpl);
-            rpl->float_wait = false;
-        } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
-        }
-    }
-    if (!rpl->joined) {
-        if (d->rank >= RPL_INFINITE_RANK) {
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        struct rpl_opt_config saved = rpl->cfg;
-        int rc = dio_options(rpl, m, true);
-        if (rc == -ENOENT) {
-            ask_config(rpl, src);
-            return;
-        }
-        if (rc < 0) {
-            rpl->cfg = saved;
-            rpl->stats.rx_drop_malformed++;
-            return;
-        }
-        if (d->rank < rpl->cfg.min_hop_rank_inc) {
-            rpl->cfg = saved; /* below ROOT_RANK: no node ranks there (8.2.2) */
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        join(rpl, d);
-        wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
+    return true;
+}
+
+/* Joined, a DIO of another DODAG of our instance (not poisoned): a
+ * grounded one is preferred to our floating one; a parent of ours
+ * advertising it left ours; a router of a grounded DODAG tells a floating
+ * one's nodes of it as a root does. */
+static void other_dodag(struct wren_rpl *rpl, const uint8_t *src, bool grounded)
+{
+    struct wren_rpl_parent *gone = wren_rpl_parent_find(rpl, src);
+    if (grounded && !rpl->grounded) {
+        wren_rpl_leave_float(rpl); /* grounded is preferred: join it below */
+    } else if (gone) {
+        /* a parent of ours now advertises another DODAG (it floats one,
+         * or went to another): it left ours (8.2.2.5); with no other
+         * parent we detach and follow it below */
+        memset(gone, 0, sizeof(*gone));
+        rpl->float_wait = true;
         wren_rpl_select_parent(rpl);
-        if (rpl->joined) {
-            wren_rpl_trickle_start(rpl);
-        }
+        rpl->float_wait = false;
+    } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
+    }
+}
+
+/* Not joined: the DIO's DODAG is joined if it carries a configuration we
+ * can run and a rank a parent may have (without a configuration: asked
+ * for, ask_config). */
+static void dio_join(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    const struct rpl_dio *d = &m->dio;
+    if (d->rank >= RPL_INFINITE_RANK) {
+        rpl->stats.rx_drop_rank++;
         return;
     }
-    if (!same) {
-        rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
+    struct rpl_opt_config saved = rpl->cfg;
+    int rc = dio_options(rpl, m, true);
+    if (rc == -ENOENT) {
+        ask_config(rpl, src);
         return;
     }
-    if (seq_newer(d->version, rpl->version)) {
-        /* global repair (RFC 6550 8.2.2.2): a new version: start over with
-         * this sender, keep our address and routes */
-        if (d->rank >= RPL_INFINITE_RANK || d->rank < rpl->cfg.min_hop_rank_inc ||
-            dio_options(rpl, m, false) < 0) {
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        rpl->stats.new_version++;
-        rpl->version = d->version;
-        memset(rpl->parents, 0, sizeof(rpl->parents));
-        rpl->pref = -1;
-        rpl->lowest_rank = RPL_INFINITE_RANK;
-        wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-        wren_rpl_select_parent(rpl);
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    if (rc < 0) {
+        rpl->cfg = saved;
+        rpl->stats.rx_drop_malformed++;
         return;
     }
-    if (d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
+    if (d->rank < rpl->cfg.min_hop_rank_inc) {
+        rpl->cfg = saved; /* below ROOT_RANK: no node ranks there (8.2.2) */
+        rpl->stats.rx_drop_rank++;
         return;
     }
+    join(rpl, d);
+    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
+    wren_rpl_select_parent(rpl);
+    if (rpl->joined) {
+        wren_rpl_trickle_start(rpl);
+    }
+}
+
+/* Global repair (RFC 6550 8.2.2.2): a new version of our DODAG: start over
+ * with this sender, keep our address and routes. */
+static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    const struct rpl_dio *d = &m->dio;
+    if (d->rank >= RPL_INFINITE_RANK || d->rank < rpl->cfg.min_hop_rank_inc ||
+        dio_options(rpl, m, false) < 0) {
+        rpl->stats.rx_drop_rank++;
+        return;
+    }
+    rpl->stats.new_version++;
+    rpl->version = d->version;
+    memset(rpl->parents, 0, sizeof(rpl->parents));
+    rpl->pref = -1;
+    rpl->lowest_rank = RPL_INFINITE_RANK;
+    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
+    wren_rpl_select_parent(rpl);
+    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+}
+
+/* A DIO of our DODAG and version: its options, then its sender as a
+ * candidate parent (a poisoning removes it; 9.6: a new DTSN of the
+ * preferred parent asks for DAOs). */
+static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    const struct rpl_dio *d = &m->dio;
     if (dio_options(rpl, m, false) < 0) {
         rpl->stats.rx_drop_malformed++;
         return;
@@ -449,6 +467,43 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     }
     wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
     wren_rpl_select_parent(rpl);
+}
+
+void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    const struct rpl_dio *d = &m->dio;
+    rpl->stats.rx_dio++;
+    bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
+    if (dio_stale(rpl, src, d)) {
+        return;
+    }
+    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
+        d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
+        wren_rpl_leave_float(rpl); /* and join it below, as a detached router */
+    }
+    if (rpl->role == WREN_RPL_ROOT) {
+        root_hears_dio(rpl, d, grounded);
+        return;
+    }
+    if (!dio_takeable(rpl, src, d)) {
+        return;
+    }
+    bool same = rpl->joined && d->instance == rpl->instance &&
+                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
+    if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
+        other_dodag(rpl, src, grounded);
+    }
+    if (!rpl->joined) {
+        dio_join(rpl, src, m);
+    } else if (!same) {
+        rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
+    } else if (seq_newer(d->version, rpl->version)) {
+        new_version(rpl, src, m);
+    } else if (d->version != rpl->version) {
+        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
+    } else {
+        same_version(rpl, src, m);
+    }
 }
 
 void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst)
