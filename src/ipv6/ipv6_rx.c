@@ -200,6 +200,50 @@ drop:
     return -1;
 }
 
+/* A datagram not for us (@p if_id: the interface it came in on): a router
+ * forwards it, but RFC 8200 4.2, 4.3: not with a malformed hop-by-hop
+ * header, or an option whose type says so (before, any was: the next
+ * router or the destination had to refuse it); others are dropped. */
+static void not_for_us(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint8_t if_id,
+                       bool tunnelled)
+{
+    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
+    if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
+        !wren_ipv6_addr_is_link_local(dst) && if_id) {
+        uint8_t fnh = pkt->data[IPV6_OFF_NEXT];
+        size_t fext = 0;
+        int res = fnh == IPV6_NH_HOPOPT ? walk_ext(ip, pkt, plen, &fnh, &fext, true) : 1;
+        if (res < 0) {
+            wren_pktbuf_release(&ip->node->pktbuf, pkt);
+        } else if (res > 0) {
+            wren_ipv6_forward(ip, pkt, 0, tunnelled);
+        }
+        return;
+    }
+    ip->stats.rx_drop_not_for_us++;
+    wren_pktbuf_release(&ip->node->pktbuf, pkt);
+}
+
+/* A datagram for us, its extension headers (@p ext_len bytes) walked, up
+ * to the upper layer @p nh: the IPv6 header and the extension headers
+ * marked as snips of their own. */
+static void deliver(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t nh, size_t ext_len)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    if (wren_pktbuf_mark(pb, pkt, IPV6_HDR_LEN, WREN_NETTYPE_IPV6) == NULL ||
+        (ext_len && wren_pktbuf_mark(pb, pkt, ext_len, WREN_NETTYPE_IPV6_EXT) == NULL)) {
+        ip->stats.rx_drop_nobuf++;
+        wren_pktbuf_release(pb, pkt);
+        return;
+    }
+    pkt->type = nettype_of(nh);
+    if (!deliver_up(ip->node, nh, pkt)) {
+        ip->stats.rx_drop_no_receiver++;
+        return;
+    }
+    ip->stats.rx_delivered++;
+}
+
 /* @p tunnelled: @p pkt came out of an IPv6-in-IPv6 tunnel (one level is
  * taken apart, no more) */
 static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnelled)
@@ -238,24 +282,8 @@ static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnell
     }
     const uint8_t *dst = pkt->data + IPV6_OFF_DST;
     if (!for_us(ip, dst, if_id)) {
-        if (CONFIG_WREN_IPV6_ROUTER && ip->forwarding && !wren_ipv6_addr_is_multicast(dst) &&
-            !wren_ipv6_addr_is_link_local(dst) && if_id) {
-            /* RFC 8200 4.2, 4.3: a malformed hop-by-hop header, or an
-             * option whose type says so, is not forwarded (before, any
-             * was: the next router or the destination had to refuse it) */
-            uint8_t fnh = pkt->data[IPV6_OFF_NEXT];
-            size_t fext = 0;
-            int res = fnh == IPV6_NH_HOPOPT ? walk_ext(ip, pkt, plen, &fnh, &fext, true) : 1;
-            if (res < 0) {
-                goto drop;
-            }
-            if (res > 0) {
-                wren_ipv6_forward(ip, pkt, 0, tunnelled);
-            }
-            return;
-        }
-        ip->stats.rx_drop_not_for_us++;
-        goto drop;
+        not_for_us(ip, pkt, plen, if_id, tunnelled);
+        return;
     }
     uint8_t nh = pkt->data[IPV6_OFF_NEXT];
     size_t ext_len = 0;
@@ -283,17 +311,7 @@ static void receive_dg(struct wren_ipv6 *ip, struct wren_snip *pkt, bool tunnell
         receive_dg(ip, pkt, true);
         return;
     }
-    if (wren_pktbuf_mark(pb, pkt, IPV6_HDR_LEN, WREN_NETTYPE_IPV6) == NULL ||
-        (ext_len && wren_pktbuf_mark(pb, pkt, ext_len, WREN_NETTYPE_IPV6_EXT) == NULL)) {
-        ip->stats.rx_drop_nobuf++;
-        goto drop;
-    }
-    pkt->type = nettype_of(nh);
-    if (!deliver_up(node, nh, pkt)) {
-        ip->stats.rx_drop_no_receiver++;
-        return;
-    }
-    ip->stats.rx_delivered++;
+    deliver(ip, pkt, nh, ext_len);
     return;
 
 drop:

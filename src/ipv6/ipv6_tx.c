@@ -91,24 +91,23 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
-/* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
- * removed), out of the right interface; @p pinned is 0 or a forced interface.
- * A forwarded packet that cannot go gets an ICMPv6 error instead. */
-static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
-                      bool forwarded, bool on_link)
+/* The interface to @p dst and its next hop (*@p next_hop, @p dst unless a
+ * route names another; @p rr holds RPL's route): RPL's downward route when
+ * it is longer than the FIB's, the FIB's, a @p pinned interface, or, link
+ * scope without one, the first interface. Returns NULL if none. */
+static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t pinned,
+                                       bool on_link, const uint8_t **next_hop, uint8_t rr[18])
 {
-    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
-    const uint8_t *next_hop = dst;
     struct wren_ipv6_if *ifc = NULL;
+    *next_hop = dst;
     /* on_link: a strict source route's next hop is a neighbour on @p pinned */
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
-    uint8_t rr[18]; /* RPL's downward route: interface, prefix length, next hop */
     if (!link_scope && wren_ipv6_rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
         (!pinned || rr[0] == pinned) && wren_ipv6_if_get(ip, rr[0])) {
         ifc = wren_ipv6_if_get(ip, rr[0]);
-        next_hop = rr + 2;
+        *next_hop = rr + 2;
     } else if (r && pinned && r->if_id != pinned) {
         r = NULL; /* the pinned interface wins; its destination is on-link */
     }
@@ -117,7 +116,7 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
     } else if (r) {
         ifc = wren_ipv6_if_get(ip, r->if_id);
         if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
-            next_hop = r->next_hop;
+            *next_hop = r->next_hop;
         }
     } else if (pinned) {
         ifc = wren_ipv6_if_get(ip, pinned);
@@ -127,6 +126,19 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
             ifc = ip->ifs[i].if_id ? &ip->ifs[i] : NULL;
         }
     }
+    return ifc;
+}
+
+/* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
+ * removed), out of the right interface; @p pinned is 0 or a forced interface.
+ * A forwarded packet that cannot go gets an ICMPv6 error instead. */
+static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinned,
+                      bool forwarded, bool on_link)
+{
+    const uint8_t *dst = pkt->data + IPV6_OFF_DST;
+    const uint8_t *next_hop;
+    uint8_t rr[18]; /* RPL's downward route: interface, prefix length, next hop */
+    struct wren_ipv6_if *ifc = pick_route(ip, dst, pinned, on_link, &next_hop, rr);
     if (ifc == NULL) {
         if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
             ip->stats.rx_drop_no_route++;
