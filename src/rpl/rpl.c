@@ -332,17 +332,19 @@ static void stop(struct wren_rpl *rpl)
     memset(rpl->parents, 0, sizeof(rpl->parents));
 }
 
-int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
+/* Whether role configuration @p c is one we can run (a root's: prefix,
+ * mode, objective function, instance, and its timers within the local
+ * limits every node applies to a configuration, cfg_bound). */
+static bool role_cfg_valid(const struct wren_rpl_role_cfg *c)
 {
-    struct wren_module *ip = ipv6_layer(rpl);
     if (c->role > WREN_RPL_LEAF) {
-        return -EINVAL;
+        return false;
     }
     if (c->role == WREN_RPL_ROOT &&
         (c->prefix_len == 0 || c->prefix_len > 128 ||
          (c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) || c->ocp > OCP_MRHOF ||
          c->instance > 127)) {
-        return -EINVAL;
+        return false;
     }
 #if CONFIG_WREN_RPL_ROOT_TIMERS
     if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS) &&
@@ -350,40 +352,22 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
          c->dio_imin + c->dio_doublings > CONFIG_WREN_RPL_DIO_IMAX_MAX ||
          (uint32_t)c->lifetime * c->lifetime_unit < CONFIG_WREN_RPL_LIFETIME_MIN_S)) {
         /* the local limits every node applies to a configuration (cfg_bound) */
-        return -EINVAL;
+        return false;
     }
 #endif
     if ((c->role == WREN_RPL_ROUTER || c->role == WREN_RPL_LEAF) && (c->flags & WREN_RPL_CFG_MOP) &&
         c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) {
-        return -EINVAL;
+        return false;
     }
-    if (ip == NULL) {
-        return -ENODEV;
-    }
-    stop(rpl);
-    rpl->role = c->role;
-    rpl->want_mop = c->role != WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_MOP) ? c->mop : 0xff;
-    rpl->heard_mop = 0xff;
-    rpl->next_cfg_dis_s = 0;
-    rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
-    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
-    if (c->role == WREN_RPL_OFF) {
-        wren_timer_cancel(rpl->node, &rpl->tick);
-        return 0;
-    }
-    /* a node without a role has no timer running (an idle simulation of
-     * thousands of nodes pays nothing for RPL); the first tick at a random
-     * phase of the second (nodes given their roles together) */
-    wren_timer_set(rpl->node, &rpl->tick, 1 + wren_node_random_below(rpl->node, TICK_US));
-    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, wren_rpl_all_nodes, 16);
-    rpl->version = SEQ_INIT;
-    rpl->dao_seq = SEQ_INIT;
-    rpl->path_seq = SEQ_INIT;
-    rpl->dtsn = SEQ_INIT;
-    if (c->role != WREN_RPL_ROOT) {
-        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
-        return 0;
-    }
+    return true;
+}
+
+/* A root starts its DODAG: the configuration it announces (the defaults
+ * or @p c's timers), its prefix and address, a DTSN of its own, rank
+ * ROOT_RANK, forwarding on, Trickle. */
+static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
+                       struct wren_module *ip)
+{
     rpl->instance = c->instance;
     rpl->mop = c->mop;
     rpl->cfg = (struct rpl_opt_config){
@@ -416,6 +400,42 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     uint8_t fwd = 1;
     wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
     wren_rpl_trickle_start(rpl);
+}
+
+int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    if (!role_cfg_valid(c)) {
+        return -EINVAL;
+    }
+    if (ip == NULL) {
+        return -ENODEV;
+    }
+    stop(rpl);
+    rpl->role = c->role;
+    rpl->want_mop = c->role != WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_MOP) ? c->mop : 0xff;
+    rpl->heard_mop = 0xff;
+    rpl->next_cfg_dis_s = 0;
+    rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
+    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    if (c->role == WREN_RPL_OFF) {
+        wren_timer_cancel(rpl->node, &rpl->tick);
+        return 0;
+    }
+    /* a node without a role has no timer running (an idle simulation of
+     * thousands of nodes pays nothing for RPL); the first tick at a random
+     * phase of the second (nodes given their roles together) */
+    wren_timer_set(rpl->node, &rpl->tick, 1 + wren_node_random_below(rpl->node, TICK_US));
+    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, wren_rpl_all_nodes, 16);
+    rpl->version = SEQ_INIT;
+    rpl->dao_seq = SEQ_INIT;
+    rpl->path_seq = SEQ_INIT;
+    rpl->dtsn = SEQ_INIT;
+    if (c->role != WREN_RPL_ROOT) {
+        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
+        return 0;
+    }
+    root_start(rpl, c, ip);
     return 0;
 }
 

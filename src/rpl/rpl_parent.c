@@ -179,6 +179,62 @@ static uint32_t rank_via(struct wren_rpl *rpl, struct wren_rpl_parent *p, bool s
     return r >= RPL_INFINITE_RANK ? RPL_INFINITE_RANK : r;
 }
 
+/* One pass of select_parent over the candidates (pass 0: good links to
+ * neighbours ranked below us; 1: also those ranked like us; 2: the parent
+ * we have, or any, over a poor link). Returns the best one's index, -1 if
+ * none (*@p best_rank: its rank through it); *@p cur_rank gets ours
+ * through the preferred parent when the pass looks at it. */
+static int best_in_pass(struct wren_rpl *rpl, int pass, uint32_t *best_rank, uint32_t *cur_rank)
+{
+    int best = -1;
+    uint32_t below = !rpl->joined ? RPL_INFINITE_RANK + 1u
+                     : (uint32_t)rpl->rank + (pass == 1 ? rpl->cfg.min_hop_rank_inc : 0u);
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        struct wren_rpl_parent *p = &rpl->parents[i];
+        if (!p->used || (i != rpl->pref && p->rank >= below) ||
+            (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
+            continue; /* pass 2 keeps the parent we have, if any */
+        }
+        uint32_t r = rank_via(rpl, p, pass < 2);
+        if (i == rpl->pref) {
+            *cur_rank = r;
+        }
+        if (r >= RPL_INFINITE_RANK ||
+            (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
+             r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc)) {
+            continue;
+        }
+        if (best < 0 || r < *best_rank) {
+            best = i;
+            *best_rank = r;
+        }
+    }
+    return best;
+}
+
+/* A new preferred parent (the one before: @p old, or -1): the default
+ * route through it, a new path sequence, our routes up to it again. */
+static void parent_changed(struct wren_rpl *rpl, int old)
+{
+    wren_rpl_default_route(rpl, rpl->parents[rpl->pref].addr);
+    rpl->path_seq = seq_next(rpl->path_seq);
+    /* storing: the new parent (and the routers above it) knows nothing
+     * of the nodes below us yet; every route we hold goes up again (an
+     * ancestor that held one through our old parent takes it from the
+     * new path, same path sequence, 9.2.2) */
+    for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
+        if (rpl->routes[i].plen) {
+            /* (a no-path still to go up stays one) */
+            rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
+        }
+    }
+    if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
+        wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
+    }
+    wren_rpl_schedule_dao(rpl);
+    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+}
+
 /* Choose the preferred parent: the lowest rank through it, kept unless
  * another is better by MinHopRankIncrease (hysteresis); parents that would
  * take our rank beyond lowest + MaxRankIncrease are not eligible. */
@@ -193,28 +249,7 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
      * transient loss does not detach a node that has a single parent */
     int pass = 0;
     for (; pass < 3 && best < 0; pass++) {
-        uint32_t below = !rpl->joined ? RPL_INFINITE_RANK + 1u
-                         : (uint32_t)rpl->rank + (pass == 1 ? rpl->cfg.min_hop_rank_inc : 0u);
-        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            struct wren_rpl_parent *p = &rpl->parents[i];
-            if (!p->used || (i != rpl->pref && p->rank >= below) ||
-                (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
-                continue; /* pass 2 keeps the parent we have, if any */
-            }
-            uint32_t r = rank_via(rpl, p, pass < 2);
-            if (i == rpl->pref) {
-                cur_rank = r;
-            }
-            if (r >= RPL_INFINITE_RANK ||
-                (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
-                 r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc)) {
-                continue;
-            }
-            if (best < 0 || r < best_rank) {
-                best = i;
-                best_rank = r;
-            }
-        }
+        best = best_in_pass(rpl, pass, &best_rank, &cur_rank);
     }
     if (best < 0) {
         if (rpl->joined) {
@@ -254,23 +289,7 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
         rpl->lowest_rank = rpl->rank;
     }
     if (changed) {
-        wren_rpl_default_route(rpl, rpl->parents[best].addr);
-        rpl->path_seq = seq_next(rpl->path_seq);
-        /* storing: the new parent (and the routers above it) knows nothing
-         * of the nodes below us yet; every route we hold goes up again (an
-         * ancestor that held one through our old parent takes it from the
-         * new path, same path sequence, 9.2.2) */
-        for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
-            if (rpl->routes[i].plen) {
-                /* (a no-path still to go up stays one) */
-                rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
-            }
-        }
-        if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
-            wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
-        }
-        wren_rpl_schedule_dao(rpl);
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        parent_changed(rpl, old);
     }
 }
 
