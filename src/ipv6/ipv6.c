@@ -281,6 +281,29 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
     return v ? wren_netopt_put(val, max, v, len) : -ENODEV;
 }
 
+/* SET WREN_NETOPT_ADDR_LEN: the link address frames leave from, set on
+ * the interface, and taken for the netif headers 6LoWPAN compresses
+ * against. */
+static int set_addr_len(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, const void *val,
+                        size_t len)
+{
+    struct wren_netif *netif = ifc ? wren_netif_get(ip->node, ifc->if_id) : NULL;
+    uint16_t alen = 0;
+    if (netif == NULL) {
+        return -ENODEV;
+    }
+    int res = wren_netapi_set(ip->node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, val, len);
+    if (res < 0) {
+        return res;
+    }
+    memcpy(&alen, val, 2);
+    int n = wren_netapi_get(ip->node, &netif->module,
+                            alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
+                            ifc->l2addr, sizeof(ifc->l2addr));
+    ifc->l2len = n > 0 ? (uint8_t)n : 0;
+    return 0;
+}
+
 /* values of bytes only: SET may read them in place, at any alignment */
 _Static_assert(_Alignof(struct wren_ipv6_addr) == 1 && _Alignof(struct wren_fib_entry) == 1,
                "option structs of bytes");
@@ -338,25 +361,8 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
         ifc->mtu = mtu;
         return 0;
     }
-    case WREN_NETOPT_ADDR_LEN: {
-        /* the link address frames leave from: set on the interface, and
-         * taken for the netif headers 6LoWPAN compresses against */
-        struct wren_netif *netif = ifc ? wren_netif_get(ip->node, ifc->if_id) : NULL;
-        uint16_t alen = 0;
-        if (netif == NULL) {
-            return -ENODEV;
-        }
-        int res = wren_netapi_set(ip->node, &netif->module, WREN_NETOPT_ADDR_LEN, 0, val, len);
-        if (res < 0) {
-            return res;
-        }
-        memcpy(&alen, val, 2);
-        int n = wren_netapi_get(ip->node, &netif->module,
-                                alen == 8 ? WREN_NETOPT_ADDRESS_LONG : WREN_NETOPT_ADDRESS, 0,
-                                ifc->l2addr, sizeof(ifc->l2addr));
-        ifc->l2len = n > 0 ? (uint8_t)n : 0;
-        return 0;
-    }
+    case WREN_NETOPT_ADDR_LEN:
+        return set_addr_len(ip, ifc, val, len);
     case WREN_NETOPT_HOP_LIMIT:
         if (ifc == NULL || len != 1 || b[0] == 0) {
             return ifc ? -EINVAL : -ENODEV;

@@ -479,6 +479,43 @@ static void rpl_handle(struct wren_node *node, struct wren_module *self, const s
     }
 }
 
+/* The gauges of the stats: a table is full when used = size. */
+static void stats_gauges(struct wren_rpl *rpl)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        n += rpl->routes[i].plen != 0;
+    }
+    rpl->stats.routes_used = n;
+    rpl->stats.routes_size = rpl->n_routes;
+    n = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        n += rpl->parents[i].used != 0;
+    }
+    rpl->stats.parents_used = n;
+    rpl->stats.parents_size = CONFIG_WREN_RPL_PARENTS;
+}
+
+/* GET WREN_NETOPT_RPL_PARENT: the preferred parent's link-local address
+ * and EUI-64 (from its IID, RFC 4944 6); a parent known only by a short
+ * address has none. */
+static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
+{
+    uint8_t pa[24];
+    if (!CONFIG_WREN_RPL_PARENT_INFO) {
+        return -ENOTSUP;
+    }
+    if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
+        return -ENOENT;
+    }
+    const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
+    memcpy(pa, p->addr, 16);
+    if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
+        return -ENOENT;
+    }
+    return wren_netopt_put(val, max, pa, sizeof(pa));
+}
+
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                    void *val, size_t max)
 {
@@ -486,22 +523,9 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
     (void)ctx;
     struct wren_rpl *rpl = (struct wren_rpl *)self;
     switch (opt) {
-    case WREN_NETOPT_STATS: {
-        /* the gauges: a table is full when used = size */
-        unsigned n = 0;
-        for (unsigned i = 0; i < rpl->n_routes; i++) {
-            n += rpl->routes[i].plen != 0;
-        }
-        rpl->stats.routes_used = n;
-        rpl->stats.routes_size = rpl->n_routes;
-        n = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            n += rpl->parents[i].used != 0;
-        }
-        rpl->stats.parents_used = n;
-        rpl->stats.parents_size = CONFIG_WREN_RPL_PARENTS;
+    case WREN_NETOPT_STATS:
+        stats_gauges(rpl);
         return wren_netopt_put(val, max, &rpl->stats, sizeof(rpl->stats));
-    }
     case WREN_NETOPT_IF_ID:
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
@@ -524,23 +548,8 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
         return wren_netopt_put(val, max, &r, sizeof(r));
     }
-    case WREN_NETOPT_RPL_PARENT: {
-        /* the preferred parent's link-local address and EUI-64 (from its
-         * IID, RFC 4944 6); a parent known only by a short address has none */
-        uint8_t pa[24];
-        if (!CONFIG_WREN_RPL_PARENT_INFO) {
-            return -ENOTSUP;
-        }
-        if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
-            return -ENOENT;
-        }
-        const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
-        memcpy(pa, p->addr, 16);
-        if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
-            return -ENOENT;
-        }
-        return wren_netopt_put(val, max, pa, sizeof(pa));
-    }
+    case WREN_NETOPT_RPL_PARENT:
+        return get_parent(rpl, val, max);
     case WREN_NETOPT_RPL_RPI:
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:
