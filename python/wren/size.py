@@ -559,7 +559,7 @@ def _largest_functions(delta: dict[tuple[str, str], int], n: int = 12) -> str:
 #: the objects of src/rpl and src/ipv6 an image keeps (rpl.c is also
 #: src/wire/rpl.c's, ipv6.c src/wire/ipv6.c's: rpl_records tells them apart)
 RPL_OBJECTS = ("rpl.c", "rpl_dao.c", "rpl_dio.c", "rpl_parent.c", "rpl_rul.c")
-IPV6_OBJECTS = ("ipv6.c", "ipv6_rpl.c", "ipv6_rx.c", "ipv6_tx.c")
+IPV6_OBJECTS = ("ipv6.c", "ipv6_rx.c", "ipv6_tx.c")
 
 
 def rpl_records(out: Callable[[str], object] = print) -> list[Record]:

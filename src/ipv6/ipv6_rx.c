@@ -1,7 +1,8 @@
 /* IPv6 receiving (RFC 8200): the checks of a datagram that arrives, its
  * extension headers (also the hop-by-hop header of one we forward, RFC 8200
- * 4.2, 4.3), the end of a root's tunnel, delivery to raw sockets and the
- * upper layer. Sending and forwarding: ipv6_tx.c. */
+ * 4.2, 4.3; an RPL source routing header's next hop, RFC 6554 4.2), the end
+ * of a root's tunnel (RFC 9008), delivery to raw sockets and the upper
+ * layer. Sending and forwarding: ipv6_tx.c. */
 #include "ipv6/ipv6.h"
 #include "ipv6/ipv6_priv.h"
 
@@ -110,6 +111,67 @@ static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
     return false;
 }
 
+static bool own_addr(void *ctx, const uint8_t addr[16])
+{
+    return wren_ipv6_is_own(ctx, addr);
+}
+
+/* RFC 6554 4.2, the last check: is @p next_hop a neighbour on @p if_id?
+ * 6LoWPAN keeps no neighbour cache for route-over meshes, so the evidence
+ * is the link estimator of the interface (GET WREN_NETOPT_LINK_ETX): a
+ * node whose ETX reached 7 (a frame never ACKed counts 8, smoothed 7/8:
+ * some 14 frames in a row unacknowledged, 15 from a perfect link) is not
+ * one. ETX 4, where RPL stops using a link, is too low a bar: collisions on
+ * a busy line push a good link past it for a moment. A node the estimator
+ * does not know gets the benefit of the doubt: it may well be a neighbour
+ * nothing was sent to yet. */
+static bool srh_neighbour(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop)
+{
+    struct wren_netif *netif = wren_netif_get(ip->node, if_id);
+    struct wren_link_etx q = { .len = 0 };
+    if (netif == NULL || wren_ipv6_addr_is_multicast(next_hop)) {
+        return true;
+    }
+    q.len = wren_ipv6_l2_from_iid(next_hop + 8, q.addr);
+    if (wren_netapi_get(ip->node, &netif->module, WREN_NETOPT_LINK_ETX, 0, &q, sizeof(q)) < 0) {
+        return true;
+    }
+    uint16_t etx;
+    memcpy(&etx, q.etx, 2);
+    return etx < WREN_LINK_ETX_NOACK - WREN_LINK_ETX_ONE;
+}
+
+/* RFC 6554 4.2: one hop of an RPL source routing header at @p rh_off
+ * (after the fixed header) of a datagram for us with segments left. Returns
+ * 0 when the packet was forwarded or went to ICMPv6, -1 to drop it. */
+static int srh_step(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, uint16_t rh_off)
+{
+    uint16_t err = 0;
+    int rc = wren_rpl_srh_process(pkt->data + IPV6_HDR_LEN + rh_off, (size_t)plen - rh_off,
+                                  pkt->data + IPV6_OFF_DST, own_addr, ip, &err);
+    if (rc == 1) {
+        struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+        uint8_t if_id = nhs ? wren_netif_hdr(nhs)->if_id : 0;
+        if (!srh_neighbour(ip, if_id, pkt->data + IPV6_OFF_DST)) {
+            /* 4.2: the next hop is not a neighbour: destination
+             * unreachable, error in source routing header */
+            ip->stats.rx_drop_srh++;
+            wren_ipv6_icmp_error(ip, pkt, ICMPV6_DEST_UNREACH, ICMPV6_UNREACH_SRH, 0);
+            return 0;
+        }
+        ip->stats.rx_srh_forwarded++;
+        wren_ipv6_forward(ip, pkt, if_id, false);
+        return 0;
+    }
+    ip->stats.rx_drop_srh++;
+    if (rc == -RPL_ERR_SRH_MCAST) {
+        return -1; /* discarded without an error (4.2) */
+    }
+    wren_ipv6_icmp_error(ip, pkt, ICMPV6_PARAM_PROBLEM, ICMPV6_PARAM_HDR,
+                         (uint16_t)(IPV6_HDR_LEN + rh_off + err));
+    return 0;
+}
+
 /* RFC 6553 3: an RPL option (a type we know, on a router) carries at
  * least flags, instance and rank; a shorter one is malformed. Returns the
  * offset of its length byte in the hop-by-hop header at @p hbh, 0 if none. */
@@ -176,7 +238,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
         if (CONFIG_WREN_IPV6_RPL && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
-            return wren_ipv6_srh_step(ip, pkt, plen, e.rh_off);
+            return srh_step(ip, pkt, plen, e.rh_off);
         }
         /* a routing header we would have to process: no source routing here */
         ptr = (uint16_t)(e.rh_off + 2);

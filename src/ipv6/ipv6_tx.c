@@ -1,7 +1,11 @@
-/* IPv6 sending and forwarding: our datagrams (source, RPI, SRH, payload
- * length, hop limit; loopback), forwarded ones (scope, hop limit, RPI), the
- * route out (FIB, RPL's downward routes, a pinned interface), the next hop's
- * link address and the link. Receiving: ipv6_rx.c. */
+/* IPv6 sending and forwarding: our datagrams (source, payload length, hop
+ * limit; loopback), forwarded ones (scope, hop limit), RPL's hooks on the
+ * way out (each asked of the module taking ICMPv6 type 155: the RPL option,
+ * RFC 6553 and RFC 9008, inserted, updated, removed at the DODAG's edge; a
+ * non-storing root's source routes, RFC 6554; IPv6-in-IPv6 tunnels, RFC
+ * 9008 7 and 8), the route out (FIB, RPL's downward routes, a pinned
+ * interface), the next hop's link address and the link. Receiving:
+ * ipv6_rx.c. */
 #include "ipv6/ipv6.h"
 #include "ipv6/ipv6_priv.h"
 
@@ -91,6 +95,314 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
+/* ---- RPL's hooks on the way out (RFC 6553, RFC 6554, RFC 9008) ------------ */
+
+/* RPL's downward route to @p dst (storing mode: RPL keeps those routes in
+ * its own table, sized apart from the FIB): GET WREN_NETOPT_RPL_ROUTE of the
+ * module taking ICMPv6 type 155 fills @p rr with the interface, the prefix
+ * length and the next hop. Returns whether there is one. */
+static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
+{
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return false;
+    }
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    for (; e; e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e)) {
+        wren_ipv6_addr_copy(rr, dst);
+        if (wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_ROUTE, 0, rr, 18) == 18) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RFC 9008: must a datagram to @p dst leaving through @p if_id lose its
+ * RPI? Yes to a RPL-unaware leaf (GET WREN_NETOPT_RPL_RUL answers 1), and
+ * through an interface no RPL instance of ours runs on (none answers 0),
+ * except a datagram @p forwarded by a root (one answers 2) out of its
+ * DODAG: RFC 9008 7.2.1 lets that RPI go on. */
+static bool rpl_outside(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *dst, bool forwarded)
+{
+    bool inside = false, edge = false;
+    struct wren_netreg_entry *e = NULL;
+    while ((e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        uint8_t v[17];
+        wren_ipv6_addr_copy(v, dst);
+        v[16] = if_id;
+        int rc = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_RUL, 0, v, sizeof(v));
+        if (rc == 1) {
+            return true;
+        }
+        inside |= rc == 0;
+        edge |= rc == 2;
+    }
+    return !inside && !(forwarded && edge);
+}
+
+/* Take the hop-by-hop header off the datagram whose IPv6 header snip is
+ * @p hs when it holds an RPI and nothing else (padding aside): a leaf built
+ * without extension headers (RIOT's default examples) drops every datagram
+ * with one. The header is in the snip after @p hs, first (ours: a snip of
+ * its own; forwarded: the start of the payload). Another option: kept. */
+static void rpi_strip(struct wren_ipv6 *ip, struct wren_snip *hs)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    struct wren_snip *x = hs->next;
+    if (x == NULL || x->size < 8) {
+        return;
+    }
+    const uint8_t *hbh = x->data;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    bool rpi = false;
+    int rc;
+    if (x->size < hlen) {
+        return;
+    }
+    while ((rc = wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o)) > 0) {
+        if (o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) {
+            return;
+        }
+        rpi = true;
+    }
+    if (rc < 0 || !rpi) {
+        return;
+    }
+    hs->data[IPV6_OFF_NEXT] = hbh[0];
+    if (x->size == hlen) {
+        hs->next = x->next;
+        x->next = NULL;
+        wren_pktbuf_release(pb, x);
+    } else {
+        wren_pktbuf_trim_front(pb, x, hlen);
+    }
+    put_be16(hs->data + IPV6_OFF_PAYLOAD_LEN,
+             (uint16_t)(get_be16(hs->data + IPV6_OFF_PAYLOAD_LEN) - hlen));
+    ip->stats.tx_rpi_removed++;
+}
+
+/* RFC 6554 3 at a non-storing RPL root: the module taking ICMPv6 type 155
+ * may have a source route to the destination of @p hs (the writable IPv6
+ * header snip): its SRH goes in after the header and the first hop becomes
+ * the destination (the upper-layer checksum stays over the final one, RFC
+ * 8200 8.1). Returns the interface the first hop is on, 0 to route as
+ * usual, -1 when the buffer is full. */
+static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned)
+{
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return 0;
+    }
+    uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n < 17 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        memcpy(r, hs->data + IPV6_OFF_DST, 16);
+        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_SRH, 0, r, sizeof(r));
+    }
+    if (n < 17 || !wren_ipv6_if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
+        return 0; /* a pinned interface wins (answers go out where the question came in) */
+    }
+    if (n > 17) {
+        struct wren_snip *rh = wren_pktbuf_add(&ip->node->pktbuf, hs->next, r + 17,
+                                               (size_t)n - 17, WREN_NETTYPE_IPV6_EXT);
+        if (rh == NULL) {
+            ip->stats.tx_drop_nobuf++;
+            return -1;
+        }
+        rh->data[0] = hs->data[IPV6_OFF_NEXT];
+        hs->data[IPV6_OFF_NEXT] = IPV6_NH_ROUTING;
+        hs->next = rh;
+        ip->stats.tx_srh++;
+    }
+    wren_ipv6_addr_copy(hs->data + IPV6_OFF_DST, r + 1);
+    return r[0];
+}
+
+/* The module taking ICMPv6 type 155 (RPL), or NULL. */
+static struct wren_module *rpl_module(struct wren_ipv6 *ip)
+{
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
+    return e ? e->module : NULL;
+}
+
+/* RFC 6553 / RFC 9008: a datagram a node of an RPL instance originates
+ * carries the RPL option in a hop-by-hop header, first after the IPv6
+ * header. Returns 0, or -1 when the buffer is full. */
+static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
+{
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return 0; /* first: without RPL a host's build drops all of this */
+    }
+    struct wren_module *rpl = rpl_module(ip);
+    uint8_t v[16];
+    if (rpl == NULL) {
+        return 0;
+    }
+    wren_ipv6_addr_copy(v, hs->data + IPV6_OFF_DST);
+    if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI, 0, v, sizeof(v)) != RPL_RPI_LEN) {
+        return 0; /* not in a DODAG */
+    }
+    struct rpl_rpi r = { .flags = v[0], .instance = v[1], .rank = get_be16(v + 2) };
+    uint8_t hbh[8];
+    wren_rpl_rpi_hbh_emit(hs->data[IPV6_OFF_NEXT], &r, hbh, sizeof(hbh));
+    struct wren_snip *h = wren_pktbuf_add(&ip->node->pktbuf, hs->next, hbh, sizeof(hbh),
+                                          WREN_NETTYPE_IPV6_EXT);
+    if (h == NULL) {
+        ip->stats.tx_drop_nobuf++;
+        return -1;
+    }
+    hs->data[IPV6_OFF_NEXT] = IPV6_NH_HOPOPT;
+    hs->next = h;
+    ip->stats.tx_rpi++;
+    return 0;
+}
+
+/* RFC 6550 11.2: a router forwarding a datagram updates its RPI (direction,
+ * our rank) after RPL checked it for a rank error; RPL answers -ELOOP for a
+ * second error (a loop): the datagram is dropped. @p dg: the datagram,
+ * writable. Returns 0 or -1 (dropped, counted). */
+static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t *prev_iid)
+{
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return 0;
+    }
+    struct wren_module *rpl = rpl_module(ip);
+    if (rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
+        dg->size < IPV6_HDR_LEN + 8) {
+        return 0;
+    }
+    uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return 0; /* the receiver's walk will refuse it */
+    }
+    struct ipv6_ext_opt o;
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if ((o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) || o.len < RPL_RPI_LEN) {
+            continue;
+        }
+        uint8_t v[28];
+        wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+        memcpy(v + 16, hbh + o.off + 2, RPL_RPI_LEN);
+        memcpy(v + 20, prev_iid, 8);
+        int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
+        if (n == -ELOOP) {
+            ip->stats.rx_drop_rpl_loop++;
+            return -1;
+        }
+        if (n == RPL_RPI_LEN) {
+            memcpy(hbh + o.off + 2, v, RPL_RPI_LEN);
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* IPv6-in-IPv6 (RFC 2473) to @p dst: a new outer header before @p pkt,
+ * whose header snip @p inner becomes the tunnel's payload, sent as ours
+ * (wren_ipv6_send(): source, RPI, SRH); a full buffer drops it, counted in @p nobuf */
+static void encapsulate(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *inner,
+                        const uint8_t *dst, uint32_t *nobuf)
+{
+    struct wren_snip *oh = wren_pktbuf_add(&ip->node->pktbuf, pkt, NULL, IPV6_HDR_LEN,
+                                           WREN_NETTYPE_IPV6);
+    if (oh == NULL) {
+        (*nobuf)++;
+        wren_pktbuf_release(&ip->node->pktbuf, pkt);
+        return;
+    }
+    inner->type = WREN_NETTYPE_UNDEF;
+    wren_ipv6_hdr_init(oh->data, NULL, dst, IPV6_NH_IPV6);
+    ip->stats.tx_tunnel++;
+    wren_ipv6_send(ip, oh);
+}
+
+/* RFC 9008 7.1.3, 8.1.3: a datagram a root originates for a RPL-unaware
+ * leaf goes in a tunnel to the 6LR that announced the leaf (GET
+ * WREN_NETOPT_RPL_TUNNEL, 2: ours), so that the leaf gets it with no RPL
+ * artifact; the outer header is sent as ours (SRH, RPI). @p pkt: the
+ * datagram, @p hs its writable IPv6 header, source set. Returns true if
+ * the tunnel took it (sent, or dropped and counted). */
+static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *hs)
+{
+    uint8_t *h = hs->data;
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER ||
+        wren_ipv6_addr_is_multicast(h + IPV6_OFF_DST) ||
+        wren_ipv6_addr_is_link_local(h + IPV6_OFF_DST)) {
+        return false;
+    }
+    uint8_t v[17];
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n != 16 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        wren_ipv6_addr_copy(v, h + IPV6_OFF_DST);
+        v[16] = 2;
+        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v));
+    }
+    if (n != 16) {
+        return false;
+    }
+    put_be16(h + IPV6_OFF_PAYLOAD_LEN, (uint16_t)wren_pkt_len(hs->next));
+    if (h[IPV6_OFF_HOP_LIMIT] == 0) {
+        h[IPV6_OFF_HOP_LIMIT] = WREN_IPV6_DEFAULT_HOP_LIMIT;
+    }
+    encapsulate(ip, pkt, hs, v, &ip->stats.tx_drop_nobuf);
+    return true;
+}
+
+/* Whether datagram @p dg (whole, in one snip) starts with a hop-by-hop
+ * header holding an RPL option. */
+static bool has_rpi(const struct wren_snip *dg)
+{
+    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
+        return false;
+    }
+    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return false;
+    }
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if (o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RFC 9008 7 and 8: a root forwarding a datagram down its DODAG that the
+ * datagram cannot travel as it is (non-storing: it needs a source route;
+ * storing: it came from outside, without an RPI) puts it in an IPv6-in-IPv6
+ * tunnel to its destination, since a router may not insert headers into
+ * another's datagram (RFC 8200 4). The outer header is the root's own:
+ * wren_ipv6_send() gives it the SRH and the RPI. @p dg: the whole datagram, its hop
+ * limit already decremented. Returns true if the tunnel took it (sent, or
+ * dropped and counted), false to forward it as it is. */
+static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
+{
+    if (!CONFIG_WREN_IPV6_RPL) {
+        return false; /* first: without RPL a router's build drops all of this */
+    }
+    struct wren_module *rpl = rpl_module(ip);
+    if (rpl == NULL) {
+        return false;
+    }
+    uint8_t v[33];
+    wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+    v[16] = has_rpi(dg);
+    wren_ipv6_addr_copy(v + 17, dg->data + IPV6_OFF_SRC);
+    if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
+        return false;
+    }
+    encapsulate(ip, dg, dg, v, &ip->stats.rx_drop_nobuf);
+    return true;
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
 /* The interface to @p dst and its next hop (*@p next_hop, @p dst unless a
  * route names another; @p rr holds RPL's route): RPL's downward route when
  * it is longer than the FIB's, the FIB's, a @p pinned interface, or, link
@@ -104,7 +416,7 @@ static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst,
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
     const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
-    if (!link_scope && wren_ipv6_rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
+    if (!link_scope && rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
         (!pinned || rr[0] == pinned) && wren_ipv6_if_get(ip, rr[0])) {
         ifc = wren_ipv6_if_get(ip, rr[0]);
         *next_hop = rr + 2;
@@ -149,8 +461,8 @@ static void route_out(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t pinne
         goto drop;
     }
     if (CONFIG_WREN_IPV6_RPL && pkt->data[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT &&
-        wren_ipv6_rpl_outside(ip, ifc->if_id, dst, forwarded)) {
-        wren_ipv6_rpi_strip(ip, pkt);
+        rpl_outside(ip, ifc->if_id, dst, forwarded)) {
+        rpi_strip(ip, pkt);
     }
     if (wren_pkt_len(pkt) > ifc->mtu) {
         if (CONFIG_WREN_IPV6_ROUTER && forwarded) {
@@ -222,7 +534,7 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
             goto drop;
         }
     }
-    if (!local && wren_ipv6_tunnel_origin(ip, pkt, hs)) {
+    if (!local && tunnel_origin(ip, pkt, hs)) {
         return;
     }
     int direct = 0;
@@ -231,8 +543,8 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
                    hs->next->data[0] == ICMPV6_RPL;
     if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
         h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
-        ((direct = wren_ipv6_srh_insert(ip, hs, pinned)) < 0 ||
-         (!rpl_msg && wren_ipv6_rpi_insert(ip, hs) < 0))) {
+        ((direct = srh_insert(ip, hs, pinned)) < 0 ||
+         (!rpl_msg && rpi_insert(ip, hs) < 0))) {
         goto drop;
     }
     size_t plen = wren_pkt_len(hs->next);
@@ -301,12 +613,12 @@ void wren_ipv6_forward(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t dire
     }
     wren_pktbuf_release(pb, dg->next);
     dg->next = NULL;
-    if (!decapped && wren_ipv6_rpi_forward(ip, dg, prev_iid) < 0) {
+    if (!decapped && rpi_forward(ip, dg, prev_iid) < 0) {
         wren_pktbuf_release(pb, dg);
         return;
     }
     dg->data[IPV6_OFF_HOP_LIMIT]--;
-    if (wren_ipv6_tunnel_down(ip, dg)) {
+    if (tunnel_down(ip, dg)) {
         return;
     }
     uint8_t next = dg->data[IPV6_OFF_NEXT];
