@@ -7,7 +7,9 @@
  * rest is the data after the fixed header. Checks that everything reported
  * lies inside the data and agrees with the bytes, that the walk reads nothing
  * past where it stopped (walking exactly that prefix gives the same answer,
- * one byte less fails), and that the option iterator stays in bounds.
+ * one byte less fails), that the option iterator stays in bounds, and that
+ * the hop-by-hop-only walk (a forwarding router's) agrees with the whole
+ * walk about the first header.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,6 +81,35 @@ static void check_opts(const uint8_t *d, size_t len)
         REQUIRE(d[pos] != IPV6_OPT_PAD1);
 }
 
+/* The hop-by-hop header alone (what a router checks before forwarding)
+ * agrees with the whole walk about the first header; @p rc, @p e: the
+ * whole walk's answer */
+static void check_hbh(uint8_t next, const uint8_t *d, size_t len, size_t n_known, int rc,
+                      const struct ipv6_ext *e)
+{
+    struct ipv6_ext h;
+    uint8_t *c = malloc(len ? len : 1);
+    REQUIRE(c);
+    if (len)
+        memcpy(c, d, len);
+    int rh = wren_ipv6_ext_walk_hbh(next, c, len, known_list, n_known, &h);
+    free(c);
+    if (next != IPV6_NH_HOPOPT) {
+        REQUIRE(rh == 0 && h.off == 0 && h.next == next && h.flags == 0);
+        return;
+    }
+    if (rh < 0) {
+        /* the whole walk fails at the same byte */
+        REQUIRE(rh == rc && h.err_off == e->err_off);
+        return;
+    }
+    REQUIRE(h.flags == IPV6_EXT_F_HBH && h.off == (d[1] + 1u) * 8 && h.off <= len);
+    REQUIRE(h.next == d[0] && h.last_off == 0);
+    REQUIRE(h.opt_off == 0 || h.opt_off < h.off);
+    if (rc == 0 || e->err_off >= h.off)
+        REQUIRE(e->opt_off == h.opt_off || (h.opt_off == 0 && e->opt_off >= h.off));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ipv6_ext e, f;
@@ -93,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     int rc = walk_prefix(next, d, len, n_known, &e);
     REQUIRE(rc <= 0 && rc >= -IPV6_EXT_ERR_RH0);
+    check_hbh(next, d, len, n_known, rc, &e);
 
     if (rc < 0) {
         REQUIRE(e.err_off <= len);

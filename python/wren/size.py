@@ -556,6 +556,12 @@ def _largest_functions(delta: dict[tuple[str, str], int], n: int = 12) -> str:
     return "  largest functions: " + ", ".join(f"{name} {v}" for v, name in top)
 
 
+#: the objects of src/rpl and src/ipv6 an image keeps (rpl.c is also
+#: src/wire/rpl.c's, ipv6.c src/wire/ipv6.c's: rpl_records tells them apart)
+RPL_OBJECTS = ("rpl.c", "rpl_dao.c", "rpl_dio.c", "rpl_parent.c", "rpl_rul.c")
+IPV6_OBJECTS = ("ipv6.c", "ipv6_rx.c", "ipv6_tx.c")
+
+
 def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     """rom_rpl_bytes: the stack (and helpers) of the rpl image less the same
     of rpl_none (a router under the same configuration without RPL and
@@ -568,9 +574,9 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     for (obj, sec), v in delta.items():
         fn = sec.split(".")[-1]
         g = ("RPL wire formats (src/wire/rpl.c)" if obj == "rpl.c" and fn in wire else
-             "RPL module (src/rpl)" if obj in ("rpl.c", "rpl_dao.c", "rpl_rul.c") else
+             "RPL module (src/rpl)" if obj in RPL_OBJECTS else
              "Trickle (src/core/trickle.c)" if obj == "trickle.c" else
-             "IPv6's RPL hooks (ipv6.c, image difference)" if obj == "ipv6.c" else
+             "IPv6's RPL hooks (src/ipv6, image difference)" if obj in IPV6_OBJECTS else
              f"other ({obj})")
         groups[g] = groups.get(g, 0) + v
     out(f"RPL (both modes, root/router/leaf, OF0 and MRHOF, RPI, SRH insertion and "

@@ -133,6 +133,8 @@ struct wren_ipv6_if {
     C(rx_drop_scope)          /* link-local source not forwarded (RFC 4291) */\
     C(rx_drop_no_route)       /* nowhere to forward */                        \
     C(rx_drop_ext)            /* bad or unsupported extension header */       \
+    C(rx_drop_hbh_fwd)        /* not forwarded: a malformed hop-by-hop header,\
+                                 or an option whose type says discard */      \
     C(rx_drop_no_receiver)    /* no upper layer for the next header */        \
     C(rx_drop_nobuf)                                                          \
     C(tx_pkts)                                                                \
@@ -142,6 +144,8 @@ struct wren_ipv6_if {
     C(tx_drop_no_src)         /* no source address for the destination */     \
     C(tx_drop_too_big)        /* larger than the link MTU */                  \
     C(tx_drop_nobuf)                                                          \
+    C(tx_drop_self)           /* the next hop is this node (its own address   \
+                                 or link address): never sent */              \
     C(tx_srh)                 /* RPL source routing headers inserted */       \
     C(rx_srh_forwarded)       /* sent on to a source route's next hop */      \
     C(rx_drop_srh)            /* RFC 6554 4.2: bad, looping or multicast */   \

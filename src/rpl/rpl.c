@@ -26,17 +26,6 @@
 #define DEF_MAX_RANK_INC (7 * WREN_RPL_MIN_HOP_RANK_INC)
 #define DEF_LIFETIME 30
 #define DEF_LIFETIME_UNIT 60
-#define OCP_OF0 0
-#define OCP_MRHOF 1
-/* RFC 6719 5: links worse than ETX 4 are not used; a parent is changed
- * only for a path better by ETX 1.5 (PARENT_SWITCH_THRESHOLD 192) */
-#define MAX_LINK_METRIC (4 * WREN_LINK_ETX_ONE)
-#define PARENT_SWITCH_THRESHOLD 192
-/* a link nothing was sent over yet counts as ETX 2 */
-#define ETX_UNKNOWN (2 * WREN_LINK_ETX_ONE)
-/* RFC 6552 4.1: rank_increase = (Rf * Sp + Sr) * MinHopRankIncrease with
- * the default step of rank 3, Rf 1, Sr 0 */
-#define OF0_STEP 3
 #define DAO_ACK_WAIT_S 2
 #define DAO_RETRIES 5
 #define DIS_INTERVAL_S 20
@@ -45,10 +34,6 @@
 #define BAD_HOLD_S 10
 /* seconds between probes of a candidate whose link looked too poor */
 #define PROBE_INTERVAL_S 30
-/* seconds a router that detached because its preferred parent poisoned
- * waits for that parent's floating DODAG before it floats one of its own
- * (the parent floats at once: one floating DODAG for the sub-DODAG) */
-#define FLOAT_WAIT_S 5
 /* RPL's timekeeping tick: every 1 s +- TICK_JITTER_US, at a random phase. A
  * DAO (first, resent, refresh) and a unicast DIS leave at a tick; with a
  * fixed 1 s period started when the role was given, every node given its
@@ -57,19 +42,8 @@
  * common neighbour, retry after retry (RFC 6550 9.5, 17: DAOs jittered) */
 #define TICK_US 1000000u
 #define TICK_JITTER_US 100000u
-/* seconds a detached node refuses the version it left from nodes ranked
- * like or below it (struct wren_rpl, guard_*) */
-#define GUARD_S 60
-/* seconds between unicast DIS asking for a DODAG configuration (ask_config) */
-#define CFG_DIS_S 3
 
-static const uint8_t all_rpl_nodes[16] = WREN_RPL_ALL_NODES;
-
-static uint16_t rank_inc(const struct wren_rpl *rpl)
-{
-    uint32_t inc = (uint32_t)OF0_STEP * rpl->cfg.min_hop_rank_inc;
-    return inc > 0xffff ? 0xffff : (uint16_t)inc;
-}
+const uint8_t wren_rpl_all_nodes[16] = WREN_RPL_ALL_NODES;
 
 /* ---- talking to IPv6 (netapi) --------------------------------------------- */
 
@@ -110,7 +84,7 @@ static bool link_local(struct wren_rpl *rpl, uint8_t *out)
 }
 
 /* RFC 6550 6.7.10 (A flag): an address from the prefix and our IID */
-static void take_address(struct wren_rpl *rpl)
+void wren_rpl_take_address(struct wren_rpl *rpl)
 {
     uint8_t ll[16];
     struct wren_module *ip = ipv6_layer(rpl);
@@ -125,8 +99,6 @@ static void take_address(struct wren_rpl *rpl)
     }
 }
 
-/* ---- sending ---------------------------------------------------------------- */
-
 void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len)
 {
     /* link-local control traffic: hop limit 255, like ND */
@@ -136,643 +108,7 @@ void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *
     }
 }
 
-/* A DIO to @p dst; with the DODAG configuration option unless @p no_cfg
- * (RFC 6550 6.3.1 leaves it to the sender; 8.3: a unicast DIO answering a
- * DIS MUST carry it) */
-static void send_dio_opts(struct wren_rpl *rpl, const uint8_t *dst, bool no_cfg)
-{
-    uint8_t opts[64], out[MSG_MAX];
-    int n = no_cfg ? 0 : wren_rpl_opt_config_emit(&rpl->cfg, opts, sizeof(opts));
-    if (rpl->prefix_len) {
-        struct rpl_opt_prefix p = { .prefix_len = rpl->prefix_len, .flags = rpl->pio_flags,
-                                    .valid = rpl->pio_valid, .preferred = rpl->pio_preferred,
-                                    .prefix = rpl->prefix };
-        n += wren_rpl_opt_prefix_emit(&p, opts + n, sizeof(opts) - (size_t)n);
-    }
-    struct rpl_msg m = {
-        .code = RPL_CODE_DIO,
-        .dio = { .instance = rpl->instance, .version = rpl->version, .rank = rpl->rank,
-                 .g_mop_prf = (uint8_t)((rpl->grounded ? RPL_DIO_G : 0) | rpl->mop << 3),
-                 .dtsn = rpl->dtsn,
-                 .dodagid = rpl->dodagid },
-        .opts = opts,
-        .opts_len = (size_t)n,
-    };
-    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
-    if (len > 0) {
-        rpl->stats.tx_dio++;
-        wren_rpl_send_msg(rpl, dst, out, (size_t)len);
-    }
-}
-
-static void send_dio(struct wren_rpl *rpl, const uint8_t *dst)
-{
-    send_dio_opts(rpl, dst, false);
-}
-
-static void send_dis_to(struct wren_rpl *rpl, const uint8_t *dst)
-{
-    struct rpl_msg m = { .code = RPL_CODE_DIS };
-    uint8_t out[8];
-    int len = wren_rpl_msg_emit(&m, out, sizeof(out));
-    rpl->stats.tx_dis++;
-    rpl->stats.dis_unicast_tx += !wren_ipv6_addr_is_multicast(dst);
-    wren_rpl_send_msg(rpl, dst, out, (size_t)len);
-}
-
-static void send_dis(struct wren_rpl *rpl)
-{
-    send_dis_to(rpl, all_rpl_nodes);
-}
-
-/* Imin = 2^DIOIntervalMin ms from the configuration, within 2^3 (RFC 6550's
- * default: a DIO asking for less would make us flood) and 2^31 ms */
-static uint32_t imin_ms(const struct wren_rpl *rpl)
-{
-    uint8_t e = rpl->cfg.dio_int_min;
-    return 1u << (e < 3 ? 3 : e > 31 ? 31 : e);
-}
-
-/* Imax = Imin x 2^DIOIntervalDoublings, capped as Trickle caps it */
-static uint32_t imax_ms(const struct wren_rpl *rpl)
-{
-    uint32_t v = imin_ms(rpl);
-    for (unsigned d = 0; d < rpl->cfg.dio_int_doublings && v <= WREN_TRICKLE_IMAX_CAP / 2; d++) {
-        v *= 2;
-    }
-    return v;
-}
-
-static void trickle_fire(struct wren_trickle *tr, void *arg)
-{
-    (void)tr;
-    struct wren_rpl *rpl = arg;
-    if (rpl->role != WREN_RPL_LEAF && (rpl->joined || rpl->role == WREN_RPL_ROOT)) {
-        send_dio_opts(rpl, all_rpl_nodes, rpl->dio_cfg_left == 0);
-        if (rpl->dio_cfg_left && rpl->dio_cfg_left != 0xff) {
-            rpl->dio_cfg_left--;
-        }
-    }
-}
-
-static void trickle_start(struct wren_rpl *rpl)
-{
-    if (rpl->role == WREN_RPL_LEAF) {
-        return; /* RFC 9010: a leaf does not advertise a DODAG */
-    }
-    wren_trickle_start(rpl->node, &rpl->trickle, imin_ms(rpl), rpl->cfg.dio_int_doublings,
-                       rpl->cfg.dio_redundancy);
-}
-
-/* ---- parents and rank (RFC 6550 8.2, OF0 RFC 6552) ------------------------ */
-
-static void schedule_dao(struct wren_rpl *rpl)
-{
-    /* soon, jittered so that siblings do not collide */
-    rpl->next_dao_s = now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
-    rpl->dao_retries = 0;
-    rpl->dao_jitter_s = 0;
-}
-
-static void default_route(struct wren_rpl *rpl, const uint8_t *via)
-{
-    static const uint8_t any[16];
-    wren_rpl_route_set(rpl, any, 0, via, via != NULL, NULL);
-}
-
-/* RFC 6550 8.2.2.5: no parent left. Advertise an infinite rank once
- * (poisoning, so that children leave us) and look for a DODAG again. */
-static void detach(struct wren_rpl *rpl)
-{
-    rpl->stats.detached++;
-    memcpy(rpl->guard_dodagid, rpl->dodagid, 16);
-    rpl->guard_version = rpl->version;
-    rpl->guard_rank = rpl->rank;
-    rpl->guard_until_s = now_s(rpl) + GUARD_S;
-    rpl->joined = false;
-    rpl->bad_since_s = 0;
-    rpl->pref = -1;
-    rpl->rank = RPL_INFINITE_RANK;
-    default_route(rpl, NULL);
-    if (rpl->role == WREN_RPL_ROUTER) {
-        send_dio(rpl, all_rpl_nodes);
-    }
-    wren_trickle_stop(rpl->node, &rpl->trickle);
-    memset(rpl->parents, 0, sizeof(rpl->parents));
-    rpl->next_dao_s = 0;
-    rpl->dao_wait = false;
-    rpl->next_dis_s = now_s(rpl) + 1;
-    /* RFC 6550 3.2.4, 18.2.x: a router MAY become the root of a floating
-     * DODAG (rpl_tick): at once when it lost its links, a little later when
-     * its parent poisoned (that parent floats one itself: follow it) */
-    rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
-}
-
-/* RFC 6550 3.2.4: a detached router roots a floating DODAG (G clear, its
- * own address as DODAGID, the instance and configuration it had, a new
- * version) so that the nodes below it stay connected and route among
- * themselves; role ROOT until it hears a grounded DODAG (leave_float). */
-static void float_root(struct wren_rpl *rpl)
-{
-    rpl->float_due = false;
-    if (rpl->addr[0] == 0) {
-        return; /* no address of ours to name the DODAG with */
-    }
-    rpl->role = WREN_RPL_ROOT;
-    rpl->floating = true;
-    rpl->grounded = false;
-    rpl->stats.float_formed++;
-    memcpy(rpl->dodagid, rpl->addr, 16);
-    rpl->version = seq_next(rpl->version);
-    rpl->dtsn = seq_next(rpl->dtsn);
-    rpl->rank = rpl->cfg.min_hop_rank_inc; /* ROOT_RANK */
-    rpl->lowest_rank = rpl->rank;
-    if (rpl->mop == RPL_MOP_NON_STORING) {
-        wren_rpl_clear_routes(rpl); /* (a router's table held none) */
-    }
-    trickle_start(rpl);
-    send_dio(rpl, all_rpl_nodes);
-}
-
-/* A grounded DODAG of the instance is heard (RFC 6552 4.2, RFC 6719 3.4:
- * grounded is preferred to floating): a floating root gives its role up, a
- * node of a floating DODAG leaves it; the caller joins the grounded one.
- * Storing: the routes below stay and go up to the new parent (marked in
- * select_parent); non-storing: the floating root's routes go (the grounded
- * root learns them from the DAOs every node sends it on joining). */
-static void leave_float(struct wren_rpl *rpl)
-{
-    rpl->stats.float_rejoin++;
-    if (rpl->floating) {
-        rpl->floating = false;
-        rpl->role = WREN_RPL_ROUTER;
-        if (rpl->mop == RPL_MOP_NON_STORING) {
-            wren_rpl_clear_routes(rpl);
-        }
-    } else {
-        default_route(rpl, NULL);
-    }
-    wren_trickle_stop(rpl->node, &rpl->trickle);
-    rpl->joined = false;
-    rpl->pref = -1;
-    rpl->rank = RPL_INFINITE_RANK;
-    memset(rpl->parents, 0, sizeof(rpl->parents));
-    rpl->next_dao_s = 0;
-    rpl->dao_wait = false;
-    /* should the grounded DIO not be taken after all, float again */
-    rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + FLOAT_WAIT_S;
-}
-
-/* ETX of the link to @p p (x 128) from the interface's link estimator
- * (GET WREN_NETOPT_LINK_ETX); ETX_UNKNOWN before any frame went to it. */
-static uint32_t link_etx(struct wren_rpl *rpl, const struct wren_rpl_parent *p)
-{
-    struct wren_netif *netif = wren_netif_get(rpl->node, rpl->if_id);
-    struct wren_link_etx q = { .len = 0 };
-    q.len = wren_ipv6_l2_from_iid(p->addr + 8, q.addr);
-    if (netif == NULL ||
-        wren_netapi_get(rpl->node, &netif->module, WREN_NETOPT_LINK_ETX, 0, &q, sizeof(q)) < 0) {
-        return ETX_UNKNOWN;
-    }
-    uint16_t etx;
-    memcpy(&etx, q.etx, 2);
-    return etx;
-}
-
-/* Our rank through @p p; with @p strict RPL_INFINITE_RANK if the link is
- * too poor to use (without, the best of poor links is still a parent).
- * OF0 (RFC 6552 4.1): the parent's rank + 3 x MinHopRankIncrease. MRHOF
- * (RFC 6719, ETX metric): the parent's rank + the link's ETX in units of
- * MinHopRankIncrease (ETX 1: one MinHopRankIncrease). */
-static uint32_t rank_via(struct wren_rpl *rpl, struct wren_rpl_parent *p, bool strict)
-{
-    uint32_t etx = link_etx(rpl, p);
-    p->etx = (uint16_t)(etx > 0xffff ? 0xffff : etx);
-    if (p->rank >= RPL_INFINITE_RANK || (strict && etx > MAX_LINK_METRIC)) {
-        return RPL_INFINITE_RANK;
-    }
-    if (etx > MAX_LINK_METRIC) {
-        etx = MAX_LINK_METRIC;
-    }
-    uint32_t inc = rpl->cfg.ocp == OCP_MRHOF
-                       ? etx * rpl->cfg.min_hop_rank_inc / WREN_LINK_ETX_ONE
-                       : rank_inc(rpl);
-    uint32_t r = (uint32_t)p->rank + (inc ? inc : 1);
-    return r >= RPL_INFINITE_RANK ? RPL_INFINITE_RANK : r;
-}
-
-/* Choose the preferred parent: the lowest rank through it, kept unless
- * another is better by MinHopRankIncrease (hysteresis); parents that would
- * take our rank beyond lowest + MaxRankIncrease are not eligible. */
-static void select_parent(struct wren_rpl *rpl)
-{
-    int best = -1;
-    uint32_t best_rank = RPL_INFINITE_RANK, cur_rank = RPL_INFINITE_RANK;
-    /* pass 0: good links to neighbours ranked below us; pass 1: good links
-     * to neighbours ranked like us (siblings: a node below us ranks at least
-     * MinHopRankIncrease more), moving down the DODAG (8.2.2.4) when nothing
-     * above is left; pass 2: the best of poor links (worse than ETX 4), so a
-     * transient loss does not detach a node that has a single parent */
-    int pass = 0;
-    for (; pass < 3 && best < 0; pass++) {
-        uint32_t below = !rpl->joined ? RPL_INFINITE_RANK + 1u
-                         : (uint32_t)rpl->rank + (pass == 1 ? rpl->cfg.min_hop_rank_inc : 0u);
-        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            struct wren_rpl_parent *p = &rpl->parents[i];
-            if (!p->used || (i != rpl->pref && p->rank >= below) ||
-                (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
-                continue; /* pass 2 keeps the parent we have, if any */
-            }
-            uint32_t r = rank_via(rpl, p, pass < 2);
-            if (i == rpl->pref) {
-                cur_rank = r;
-            }
-            if (r >= RPL_INFINITE_RANK ||
-                (rpl->cfg.max_rank_inc && rpl->lowest_rank != RPL_INFINITE_RANK &&
-                 r > (uint32_t)rpl->lowest_rank + rpl->cfg.max_rank_inc)) {
-                continue;
-            }
-            if (best < 0 || r < best_rank) {
-                best = i;
-                best_rank = r;
-            }
-        }
-    }
-    if (best < 0) {
-        if (rpl->joined) {
-            detach(rpl);
-        }
-        return;
-    }
-    if (pass == 3 && best == rpl->pref) {
-        /* only the preferred parent, over a link that fails: keep it and our
-         * rank (a higher one could make a node below us look like a parent),
-         * probe the others, and detach if nothing better comes (rpl_tick) */
-        if (rpl->bad_since_s == 0) {
-            rpl->bad_since_s = now_s(rpl);
-        }
-        return;
-    }
-    rpl->bad_since_s = 0;
-    /* hysteresis: OF0 keeps the parent unless another is better by
-     * MinHopRankIncrease, MRHOF by PARENT_SWITCH_THRESHOLD (in ETX units) */
-    uint32_t hyst = rpl->cfg.ocp == OCP_MRHOF
-                        ? PARENT_SWITCH_THRESHOLD * (uint32_t)rpl->cfg.min_hop_rank_inc /
-                              WREN_LINK_ETX_ONE
-                        : rpl->cfg.min_hop_rank_inc;
-    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used &&
-        cur_rank < RPL_INFINITE_RANK && cur_rank < best_rank + hyst) {
-        best = rpl->pref;
-        best_rank = cur_rank;
-    }
-    bool changed = best != rpl->pref;
-    int old = rpl->pref;
-    if (changed && old >= 0) {
-        rpl->stats.parent_switch++;
-    }
-    rpl->pref = (int8_t)best;
-    rpl->rank = (uint16_t)best_rank;
-    if (rpl->rank < rpl->lowest_rank || rpl->lowest_rank == RPL_INFINITE_RANK) {
-        rpl->lowest_rank = rpl->rank;
-    }
-    if (changed) {
-        default_route(rpl, rpl->parents[best].addr);
-        rpl->path_seq = seq_next(rpl->path_seq);
-        /* storing: the new parent (and the routers above it) knows nothing
-         * of the nodes below us yet; every route we hold goes up again (an
-         * ancestor that held one through our old parent takes it from the
-         * new path, same path sequence, 9.2.2) */
-        for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
-            if (rpl->routes[i].plen) {
-                /* (a no-path still to go up stays one) */
-                rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
-            }
-        }
-        if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
-            wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
-        }
-        schedule_dao(rpl);
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-    }
-}
-
-static struct wren_rpl_parent *parent_find(struct wren_rpl *rpl, const uint8_t *addr)
-{
-    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-        if (rpl->parents[i].used && memcmp(rpl->parents[i].addr, addr, 16) == 0) {
-            return &rpl->parents[i];
-        }
-    }
-    return NULL;
-}
-
-/* Add or update a candidate; a full table keeps the better ranked ones. */
-static void parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank, uint8_t dtsn)
-{
-    struct wren_rpl_parent *p = parent_find(rpl, addr);
-    if (p == NULL) {
-        struct wren_rpl_parent *worst = NULL;
-        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS && p == NULL; i++) {
-            if (!rpl->parents[i].used) {
-                p = &rpl->parents[i];
-            } else if (i != rpl->pref && (worst == NULL || rpl->parents[i].rank > worst->rank)) {
-                worst = &rpl->parents[i];
-            }
-        }
-        if (p == NULL) {
-            rpl->stats.parents_full++;
-            if (worst == NULL || worst->rank <= rank) {
-                return;
-            }
-            p = worst;
-        }
-        memset(p, 0, sizeof(*p));
-        memcpy(p->addr, addr, 16);
-        p->used = 1;
-    }
-    p->rank = rank;
-    p->dtsn = dtsn;
-    p->heard_s = now_s(rpl);
-}
-
 /* ---- receiving --------------------------------------------------------------- */
-
-/* RFC 6550 8.2.3: join the DODAG this DIO describes */
-static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
-{
-    rpl->joined = true;
-    rpl->stats.joined++;
-    rpl->grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
-    rpl->float_due = false;
-    rpl->instance = d->instance;
-    rpl->version = d->version;
-    rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
-    memcpy(rpl->dodagid, d->dodagid, 16);
-    rpl->lowest_rank = RPL_INFINITE_RANK;
-    rpl->pref = -1;
-    rpl->dtsn = SEQ_INIT;
-    take_address(rpl);
-    if (rpl->role == WREN_RPL_ROUTER) {
-        struct wren_module *ip = ipv6_layer(rpl);
-        uint8_t fwd = 1;
-        if (ip) {
-            wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
-        }
-    }
-}
-
-/* The DIO's options: the configuration (adopted when given; joining,
- * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
- * not parse, or asks for what we cannot do), -ENOENT (joining, and no
- * configuration: RFC 6550 lets a root send it only now and then) */
-static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
-{
-    struct rpl_opt_iter it;
-    struct rpl_opt o;
-    int rc;
-    struct rpl_opt_config cfg;
-    bool have_cfg = false;
-    struct rpl_opt_prefix pio;
-    bool have_pio = false;
-    wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
-    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
-        if (o.type == RPL_OPT_CONFIG) {
-            if (wren_rpl_opt_config_parse(&o, &cfg) < 0) {
-                return -EINVAL;
-            }
-            have_cfg = true;
-        } else if (o.type == RPL_OPT_PREFIX) {
-            if (wren_rpl_opt_prefix_parse(&o, &pio) < 0) {
-                return -EINVAL;
-            }
-            have_pio = true;
-        }
-    }
-    if (rc < 0) {
-        return -EINVAL;
-    }
-    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
-        return -EINVAL; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
-    }
-    if (adopt) {
-        if (!have_cfg) {
-            return -ENOENT; /* joining needs the configuration */
-        }
-        rpl->cfg = cfg;
-    } else if (have_cfg) {
-        rpl->cfg = cfg;
-    }
-    if (have_pio && (pio.flags & RPL_PIO_A) && pio.prefix_len == 64) {
-        bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio.prefix, 8) != 0;
-        memset(rpl->prefix, 0, 16);
-        memcpy(rpl->prefix, pio.prefix, 8);
-        rpl->prefix_len = 64;
-        rpl->pio_flags = pio.flags;
-        rpl->pio_valid = pio.valid;
-        rpl->pio_preferred = pio.preferred;
-        if (changed && !adopt) {
-            take_address(rpl);
-        }
-    }
-    return 0;
-}
-
-/* A DIO of a DODAG we would join, without its configuration (RIOT and
- * Contiki-NG put it in their first DIOs only): not malformed. RFC 6550 8.3:
- * a unicast DIS to its sender is answered by a unicast DIO that carries it.
- * One such DIS every CFG_DIS_S at most, whoever sent the DIOs (a root's
- * neighbours hear one DIO per Trickle interval; a flood of them gets one
- * DIS a few seconds). */
-static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
-{
-    uint32_t now = now_s(rpl);
-    rpl->stats.dio_no_config++;
-    if ((int32_t)(now - rpl->next_cfg_dis_s) < 0) {
-        return;
-    }
-    rpl->next_cfg_dis_s = now + CFG_DIS_S;
-    send_dis_to(rpl, src);
-}
-
-static void on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
-{
-    const struct rpl_dio *d = &m->dio;
-    rpl->stats.rx_dio++;
-    bool grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
-    /* (the guard keeps new candidates out, not news of the parents we took
-     * since: refusing those froze a parent's rank when it moved down, and
-     * two siblings each took the other, a loop until the guard ended) */
-    bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
-                 d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
-                 d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
-                 memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0 && parent_find(rpl, src) == NULL;
-    if (stale) {
-        rpl->stats.rx_drop_rank++; /* the version we left, from our old sub-DODAG maybe */
-        if (!rpl->joined && rpl->role == WREN_RPL_ROUTER) {
-            send_dio(rpl, src); /* poisoned again: the one we sent may have been lost */
-        }
-        return;
-    }
-    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
-        d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
-        leave_float(rpl); /* and join it below, as a detached router */
-    }
-    if (rpl->role == WREN_RPL_ROOT) {
-        if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
-            d->version != rpl->version) {
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
-            /* a floating DODAG of the instance next to us: a DIO of ours
-             * soon brings its nodes back (RFC 6550 8.3 allows more events
-             * than it lists to be inconsistencies) */
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        } else if (d->instance == rpl->instance) {
-            wren_trickle_consistent(&rpl->trickle);
-        }
-        return;
-    }
-    unsigned mop = RPL_DIO_MOP(d->g_mop_prf);
-    if ((mop != RPL_MOP_STORING && mop != RPL_MOP_NON_STORING) || d->instance > 127) {
-        rpl->stats.rx_drop_unsupported++;
-        return;
-    }
-    if (rpl->want_mop != 0xff && mop != rpl->want_mop) {
-        /* told to expect one mode: a DODAG of the other is not joined, and
-         * says so (counted, and `rpl` shows the mode heard) */
-        rpl->stats.dio_mop_mismatch++;
-        rpl->heard_mop = (uint8_t)mop;
-        return;
-    }
-    if (!wren_ipv6_addr_is_link_local(src)) {
-        rpl->stats.rx_drop_malformed++;
-        return;
-    }
-    bool same = rpl->joined && d->instance == rpl->instance &&
-                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
-    if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
-        struct wren_rpl_parent *gone = parent_find(rpl, src);
-        if (grounded && !rpl->grounded) {
-            leave_float(rpl); /* grounded is preferred: join it below */
-        } else if (gone) {
-            /* a parent of ours now advertises another DODAG (it floats one,
-             * or went to another): it left ours (8.2.2.5); with no other
-             * parent we detach and follow it below */
-            memset(gone, 0, sizeof(*gone));
-            rpl->float_wait = true;
-            select_parent(rpl);
-            rpl->float_wait = false;
-        } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
-        }
-    }
-    if (!rpl->joined) {
-        if (d->rank >= RPL_INFINITE_RANK) {
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        struct rpl_opt_config saved = rpl->cfg;
-        int rc = dio_options(rpl, m, true);
-        if (rc == -ENOENT) {
-            ask_config(rpl, src);
-            return;
-        }
-        if (rc < 0) {
-            rpl->cfg = saved;
-            rpl->stats.rx_drop_malformed++;
-            return;
-        }
-        if (d->rank < rpl->cfg.min_hop_rank_inc) {
-            rpl->cfg = saved; /* below ROOT_RANK: no node ranks there (8.2.2) */
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        join(rpl, d);
-        parent_update(rpl, src, d->rank, d->dtsn);
-        select_parent(rpl);
-        if (rpl->joined) {
-            trickle_start(rpl);
-        }
-        return;
-    }
-    if (!same) {
-        rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
-        return;
-    }
-    if (seq_newer(d->version, rpl->version)) {
-        /* global repair (RFC 6550 8.2.2.2): a new version: start over with
-         * this sender, keep our address and routes */
-        if (d->rank >= RPL_INFINITE_RANK || d->rank < rpl->cfg.min_hop_rank_inc ||
-            dio_options(rpl, m, false) < 0) {
-            rpl->stats.rx_drop_rank++;
-            return;
-        }
-        rpl->stats.new_version++;
-        rpl->version = d->version;
-        memset(rpl->parents, 0, sizeof(rpl->parents));
-        rpl->pref = -1;
-        rpl->lowest_rank = RPL_INFINITE_RANK;
-        parent_update(rpl, src, d->rank, d->dtsn);
-        select_parent(rpl);
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        return;
-    }
-    if (d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
-        return;
-    }
-    if (dio_options(rpl, m, false) < 0) {
-        rpl->stats.rx_drop_malformed++;
-        return;
-    }
-    struct wren_rpl_parent *p = parent_find(rpl, src);
-    if (d->rank < rpl->cfg.min_hop_rank_inc) {
-        rpl->stats.rx_drop_rank++; /* below ROOT_RANK: no node ranks there (8.2.2) */
-        return;
-    }
-    if (d->rank >= RPL_INFINITE_RANK) {
-        /* poisoned: the sender left (8.2.2.5) */
-        if (p) {
-            memset(p, 0, sizeof(*p));
-            rpl->float_wait = true; /* (if we detach: it may float, follow it) */
-            select_parent(rpl);
-            rpl->float_wait = false;
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        }
-        return;
-    }
-    wren_trickle_consistent(&rpl->trickle);
-    if (p == NULL && (uint32_t)d->rank >= (uint32_t)rpl->rank + rpl->cfg.min_hop_rank_inc) {
-        rpl->stats.rx_drop_rank++; /* possibly below us: never a parent */
-        return;
-    }
-    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
-        /* 9.6: the parent asks for fresh DAOs (any change: a root that
-         * rebooted does not remember its last DTSN); a router asks its own
-         * children in turn, their routes went up through it */
-        schedule_dao(rpl);
-        if (rpl->role == WREN_RPL_ROUTER) {
-            rpl->dtsn = seq_next(rpl->dtsn);
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
-        }
-    }
-    parent_update(rpl, src, d->rank, d->dtsn);
-    select_parent(rpl);
-}
-
-static void on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst)
-{
-    rpl->stats.rx_dis++;
-    if (rpl->role == WREN_RPL_LEAF || !(rpl->joined || rpl->role == WREN_RPL_ROOT)) {
-        return;
-    }
-    if (wren_ipv6_addr_is_multicast(dst)) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* 8.3: reset */
-    } else {
-        send_dio(rpl, src);
-    }
-}
 
 static void receive(struct wren_rpl *rpl, struct wren_snip *pkt)
 {
@@ -799,10 +135,10 @@ static void receive(struct wren_rpl *rpl, struct wren_snip *pkt)
     const uint8_t *src = ips->data + IPV6_OFF_SRC, *dst = ips->data + IPV6_OFF_DST;
     switch (m.code) {
     case RPL_CODE_DIS:
-        on_dis(rpl, src, dst);
+        wren_rpl_on_dis(rpl, src, dst);
         break;
     case RPL_CODE_DIO:
-        on_dio(rpl, src, &m);
+        wren_rpl_on_dio(rpl, src, &m);
         break;
     case RPL_CODE_DAO:
         wren_rpl_on_dao(rpl, src, &m);
@@ -817,17 +153,9 @@ drop:
 
 /* ---- time ------------------------------------------------------------------- */
 
-static void rpl_tick(struct wren_timer *t, void *arg)
+/* Routes whose lifetime ran out are forgotten. */
+static void expire_routes(struct wren_rpl *rpl, uint32_t now)
 {
-    (void)t;
-    struct wren_rpl *rpl = arg;
-    uint32_t now = now_s(rpl);
-    if (rpl->role == WREN_RPL_OFF) {
-        return;
-    }
-    wren_timer_set(rpl->node, &rpl->tick,
-                   TICK_US - TICK_JITTER_US +
-                       wren_node_random_below(rpl->node, 2 * TICK_JITTER_US));
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         struct wren_rpl_route *r = &rpl->routes[i];
         if (r->plen && (int32_t)(now - r->expires_s) >= 0) {
@@ -835,31 +163,34 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             memset(r, 0, sizeof(*r));
         }
     }
-    wren_rpl_rul_tick(rpl, now);
-    if (rpl->role == WREN_RPL_ROOT) {
+}
+
+/* Not joined: a floating DODAG of our own when it is due, else a DIS now
+ * and then. */
+static void tick_detached(struct wren_rpl *rpl, uint32_t now)
+{
+    if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
+        wren_rpl_float_root(rpl);
         return;
     }
-    if (!rpl->joined) {
-        if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
-            float_root(rpl);
-            return;
-        }
-        if (now >= rpl->next_dis_s) {
-            send_dis(rpl);
-            rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
-        }
-        return;
+    if (now >= rpl->next_dis_s) {
+        wren_rpl_send_dis(rpl);
+        rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
     }
-    /* parents silent for three of the longest DIO intervals, and at least
-     * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
-     * every ~2 s with every neighbour's and most are lost, and with a 180 s
-     * floor nodes kept dropping parents they were still talking to (6TiSCH
-     * paper's 30-node floor: PDR 15-31 % -> 33-52 %). The preferred parent
-     * never expires this way: with Trickle's suppression (k > 0) a parent
-     * may rightly stay silent for ever, and it is alive as long as our
-     * unicasts to it (DAOs, data) are acknowledged; one that is gone shows
-     * in their outcomes (bad_since_s, probes, detach). */
-    uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : imax_ms(rpl)) / 1000u;
+}
+
+/* Parents silent for three of the longest DIO intervals, and at least
+ * 10 minutes, are gone. DIOs are broadcasts: on TSCH they share one cell
+ * every ~2 s with every neighbour's and most are lost, and with a 180 s
+ * floor nodes kept dropping parents they were still talking to (6TiSCH
+ * paper's 30-node floor: PDR 15-31 % -> 33-52 %). The preferred parent
+ * never expires this way: with Trickle's suppression (k > 0) a parent
+ * may rightly stay silent for ever, and it is alive as long as our
+ * unicasts to it (DAOs, data) are acknowledged; one that is gone shows
+ * in their outcomes (bad_since_s, probes, detach). */
+static void expire_parents(struct wren_rpl *rpl, uint32_t now)
+{
+    uint32_t imax_s = (rpl->trickle.imax ? rpl->trickle.imax : wren_rpl_imax_ms(rpl)) / 1000u;
     uint32_t silent_s = 3 * (imax_s > 200 ? imax_s : 200);
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
@@ -868,45 +199,54 @@ static void rpl_tick(struct wren_timer *t, void *arg)
             rpl->stats.parent_expired++;
         }
     }
-    /* link estimates change with every unicast: look at the parents again */
-    select_parent(rpl);
-    if (!rpl->joined) {
-        return;
-    }
-    if (!rpl->bad_since_s && now >= rpl->next_probe_s) {
-        /* now and then, a candidate whose link looked too poor gets a probe:
-         * losses seen once (collisions at start-up) must not condemn a
-         * link for ever when nothing else is sent over it */
-        rpl->next_probe_s = now + PROBE_INTERVAL_S + wren_node_random_below(rpl->node, 10);
-        int worst = -1;
-        for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            const struct wren_rpl_parent *p = &rpl->parents[i];
-            if (p->used && i != rpl->pref && p->etx > MAX_LINK_METRIC &&
-                (worst < 0 || p->etx > rpl->parents[worst].etx)) {
-                worst = i;
-            }
-        }
-        if (worst >= 0) {
-            send_dis_to(rpl, rpl->parents[worst].addr);
+}
+
+/* Now and then, a candidate whose link looked too poor gets a probe:
+ * losses seen once (collisions at start-up) must not condemn a link for
+ * ever when nothing else is sent over it. */
+static void probe_poor(struct wren_rpl *rpl, uint32_t now)
+{
+    rpl->next_probe_s = now + PROBE_INTERVAL_S + wren_node_random_below(rpl->node, 10);
+    int worst = -1;
+    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        const struct wren_rpl_parent *p = &rpl->parents[i];
+        if (p->used && i != rpl->pref && p->etx > MAX_LINK_METRIC &&
+            (worst < 0 || p->etx > rpl->parents[worst].etx)) {
+            worst = i;
         }
     }
-    if (rpl->bad_since_s) {
-        if (now - rpl->bad_since_s >= BAD_HOLD_S) {
-            rpl->bad_since_s = 0;
-            detach(rpl); /* poison: the nodes below us look elsewhere */
-            return;
-        }
-        /* a unicast DIS to another candidate: its answer and the ACK tell
-         * the link estimator how good that link is now (RFC 6719 probing) */
-        for (int k = 0; k < CONFIG_WREN_RPL_PARENTS; k++) {
-            int i = (rpl->probe_next + k) % CONFIG_WREN_RPL_PARENTS;
-            if (rpl->parents[i].used && i != rpl->pref) {
-                rpl->probe_next = (uint8_t)(i + 1);
-                send_dis_to(rpl, rpl->parents[i].addr);
-                break;
-            }
+    if (worst >= 0) {
+        wren_rpl_send_dis_to(rpl, rpl->parents[worst].addr);
+    }
+}
+
+/* Only the preferred parent, over a failing link (select_parent): after
+ * BAD_HOLD_S we detach (returns true), until then other candidates get a
+ * probe. */
+static bool failing_parent(struct wren_rpl *rpl, uint32_t now)
+{
+    if (now - rpl->bad_since_s >= BAD_HOLD_S) {
+        rpl->bad_since_s = 0;
+        wren_rpl_detach(rpl); /* poison: the nodes below us look elsewhere */
+        return true;
+    }
+    /* a unicast DIS to another candidate: its answer and the ACK tell
+     * the link estimator how good that link is now (RFC 6719 probing) */
+    for (int k = 0; k < CONFIG_WREN_RPL_PARENTS; k++) {
+        int i = (rpl->probe_next + k) % CONFIG_WREN_RPL_PARENTS;
+        if (rpl->parents[i].used && i != rpl->pref) {
+            rpl->probe_next = (uint8_t)(i + 1);
+            wren_rpl_send_dis_to(rpl, rpl->parents[i].addr);
+            break;
         }
     }
+    return false;
+}
+
+/* The DAO's timers: resent without a DAO-ACK, refreshed at half the
+ * lifetime. */
+static void dao_timers(struct wren_rpl *rpl, uint32_t now)
+{
     /* no DAO-ACK: again after a wait that doubles, jittered, so that DAOs
      * that collided (siblings hidden from each other) do not collide again */
     uint32_t wait = DAO_ACK_WAIT_S << (rpl->dao_retries < 4 ? rpl->dao_retries : 4);
@@ -938,6 +278,41 @@ static void rpl_tick(struct wren_timer *t, void *arg)
     }
 }
 
+static void rpl_tick(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_rpl *rpl = arg;
+    uint32_t now = now_s(rpl);
+    if (rpl->role == WREN_RPL_OFF) {
+        return;
+    }
+    wren_timer_set(rpl->node, &rpl->tick,
+                   TICK_US - TICK_JITTER_US +
+                       wren_node_random_below(rpl->node, 2 * TICK_JITTER_US));
+    expire_routes(rpl, now);
+    wren_rpl_rul_tick(rpl, now);
+    if (rpl->role == WREN_RPL_ROOT) {
+        return;
+    }
+    if (!rpl->joined) {
+        tick_detached(rpl, now);
+        return;
+    }
+    expire_parents(rpl, now);
+    /* link estimates change with every unicast: look at the parents again */
+    wren_rpl_select_parent(rpl);
+    if (!rpl->joined) {
+        return;
+    }
+    if (!rpl->bad_since_s && now >= rpl->next_probe_s) {
+        probe_poor(rpl, now);
+    }
+    if (rpl->bad_since_s && failing_parent(rpl, now)) {
+        return;
+    }
+    dao_timers(rpl, now);
+}
+
 /* ---- module ----------------------------------------------------------------- */
 
 static void stop(struct wren_rpl *rpl)
@@ -946,7 +321,7 @@ static void stop(struct wren_rpl *rpl)
     wren_rpl_clear_routes(rpl);
     wren_rpl_rul_clear(rpl);
     if (rpl->joined || rpl->role == WREN_RPL_ROOT) {
-        default_route(rpl, NULL);
+        wren_rpl_default_route(rpl, NULL);
     }
     rpl->joined = false;
     rpl->floating = false;
@@ -957,55 +332,42 @@ static void stop(struct wren_rpl *rpl)
     memset(rpl->parents, 0, sizeof(rpl->parents));
 }
 
-int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
+/* Whether role configuration @p c is one we can run (a root's: prefix,
+ * mode, objective function, instance, and its timers within the local
+ * limits every node applies to a configuration, cfg_bound). */
+static bool role_cfg_valid(const struct wren_rpl_role_cfg *c)
 {
-    struct wren_module *ip = ipv6_layer(rpl);
     if (c->role > WREN_RPL_LEAF) {
-        return -EINVAL;
+        return false;
     }
     if (c->role == WREN_RPL_ROOT &&
         (c->prefix_len == 0 || c->prefix_len > 128 ||
          (c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) || c->ocp > OCP_MRHOF ||
          c->instance > 127)) {
-        return -EINVAL;
+        return false;
     }
 #if CONFIG_WREN_RPL_ROOT_TIMERS
     if (c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_TIMERS) &&
-        (c->dio_imin < 3 || c->dio_imin > 23 || c->lifetime == 0 || c->lifetime_unit == 0)) {
-        return -EINVAL;
+        (c->dio_imin < CONFIG_WREN_RPL_DIO_IMIN_MIN ||
+         c->dio_imin + c->dio_doublings > CONFIG_WREN_RPL_DIO_IMAX_MAX ||
+         (uint32_t)c->lifetime * c->lifetime_unit < CONFIG_WREN_RPL_LIFETIME_MIN_S)) {
+        /* the local limits every node applies to a configuration (cfg_bound) */
+        return false;
     }
 #endif
     if ((c->role == WREN_RPL_ROUTER || c->role == WREN_RPL_LEAF) && (c->flags & WREN_RPL_CFG_MOP) &&
         c->mop != RPL_MOP_STORING && c->mop != RPL_MOP_NON_STORING) {
-        return -EINVAL;
+        return false;
     }
-    if (ip == NULL) {
-        return -ENODEV;
-    }
-    stop(rpl);
-    rpl->role = c->role;
-    rpl->want_mop = c->role != WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_MOP) ? c->mop : 0xff;
-    rpl->heard_mop = 0xff;
-    rpl->next_cfg_dis_s = 0;
-    rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
-    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
-    if (c->role == WREN_RPL_OFF) {
-        wren_timer_cancel(rpl->node, &rpl->tick);
-        return 0;
-    }
-    /* a node without a role has no timer running (an idle simulation of
-     * thousands of nodes pays nothing for RPL); the first tick at a random
-     * phase of the second (nodes given their roles together) */
-    wren_timer_set(rpl->node, &rpl->tick, 1 + wren_node_random_below(rpl->node, TICK_US));
-    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, all_rpl_nodes, 16);
-    rpl->version = SEQ_INIT;
-    rpl->dao_seq = SEQ_INIT;
-    rpl->path_seq = SEQ_INIT;
-    rpl->dtsn = SEQ_INIT;
-    if (c->role != WREN_RPL_ROOT) {
-        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
-        return 0;
-    }
+    return true;
+}
+
+/* A root starts its DODAG: the configuration it announces (the defaults
+ * or @p c's timers), its prefix and address, a DTSN of its own, rank
+ * ROOT_RANK, forwarding on, Trickle. */
+static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
+                       struct wren_module *ip)
+{
     rpl->instance = c->instance;
     rpl->mop = c->mop;
     rpl->cfg = (struct rpl_opt_config){
@@ -1028,7 +390,7 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->prefix_len = c->prefix_len;
     rpl->pio_flags = RPL_PIO_A | RPL_PIO_R;
     rpl->pio_valid = rpl->pio_preferred = 0xffffffffu;
-    take_address(rpl);
+    wren_rpl_take_address(rpl);
     memcpy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix, 16);
     /* a DTSN of its own: after a reboot (routes lost) the nodes see it
      * change and announce their routes again */
@@ -1037,7 +399,43 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->lowest_rank = rpl->rank;
     uint8_t fwd = 1;
     wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
-    trickle_start(rpl);
+    wren_rpl_trickle_start(rpl);
+}
+
+int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    if (!role_cfg_valid(c)) {
+        return -EINVAL;
+    }
+    if (ip == NULL) {
+        return -ENODEV;
+    }
+    stop(rpl);
+    rpl->role = c->role;
+    rpl->want_mop = c->role != WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_MOP) ? c->mop : 0xff;
+    rpl->heard_mop = 0xff;
+    rpl->next_cfg_dis_s = 0;
+    rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
+    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    if (c->role == WREN_RPL_OFF) {
+        wren_timer_cancel(rpl->node, &rpl->tick);
+        return 0;
+    }
+    /* a node without a role has no timer running (an idle simulation of
+     * thousands of nodes pays nothing for RPL); the first tick at a random
+     * phase of the second (nodes given their roles together) */
+    wren_timer_set(rpl->node, &rpl->tick, 1 + wren_node_random_below(rpl->node, TICK_US));
+    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_GROUP_JOIN, rpl->if_id, wren_rpl_all_nodes, 16);
+    rpl->version = SEQ_INIT;
+    rpl->dao_seq = SEQ_INIT;
+    rpl->path_seq = SEQ_INIT;
+    rpl->dtsn = SEQ_INIT;
+    if (c->role != WREN_RPL_ROOT) {
+        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
+        return 0;
+    }
+    root_start(rpl, c, ip);
     return 0;
 }
 
@@ -1081,6 +479,43 @@ static void rpl_handle(struct wren_node *node, struct wren_module *self, const s
     }
 }
 
+/* The gauges of the stats: a table is full when used = size. */
+static void stats_gauges(struct wren_rpl *rpl)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        n += rpl->routes[i].plen != 0;
+    }
+    rpl->stats.routes_used = n;
+    rpl->stats.routes_size = rpl->n_routes;
+    n = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+        n += rpl->parents[i].used != 0;
+    }
+    rpl->stats.parents_used = n;
+    rpl->stats.parents_size = CONFIG_WREN_RPL_PARENTS;
+}
+
+/* GET WREN_NETOPT_RPL_PARENT: the preferred parent's link-local address
+ * and EUI-64 (from its IID, RFC 4944 6); a parent known only by a short
+ * address has none. */
+static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
+{
+    uint8_t pa[24];
+    if (!CONFIG_WREN_RPL_PARENT_INFO) {
+        return -ENOTSUP;
+    }
+    if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
+        return -ENOENT;
+    }
+    const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
+    memcpy(pa, p->addr, 16);
+    if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
+        return -ENOENT;
+    }
+    return wren_netopt_put(val, max, pa, sizeof(pa));
+}
+
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                    void *val, size_t max)
 {
@@ -1088,22 +523,9 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
     (void)ctx;
     struct wren_rpl *rpl = (struct wren_rpl *)self;
     switch (opt) {
-    case WREN_NETOPT_STATS: {
-        /* the gauges: a table is full when used = size */
-        unsigned n = 0;
-        for (unsigned i = 0; i < rpl->n_routes; i++) {
-            n += rpl->routes[i].plen != 0;
-        }
-        rpl->stats.routes_used = n;
-        rpl->stats.routes_size = rpl->n_routes;
-        n = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
-            n += rpl->parents[i].used != 0;
-        }
-        rpl->stats.parents_used = n;
-        rpl->stats.parents_size = CONFIG_WREN_RPL_PARENTS;
+    case WREN_NETOPT_STATS:
+        stats_gauges(rpl);
         return wren_netopt_put(val, max, &rpl->stats, sizeof(rpl->stats));
-    }
     case WREN_NETOPT_IF_ID:
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
@@ -1126,23 +548,8 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
         return wren_netopt_put(val, max, &r, sizeof(r));
     }
-    case WREN_NETOPT_RPL_PARENT: {
-        /* the preferred parent's link-local address and EUI-64 (from its
-         * IID, RFC 4944 6); a parent known only by a short address has none */
-        uint8_t pa[24];
-        if (!CONFIG_WREN_RPL_PARENT_INFO) {
-            return -ENOTSUP;
-        }
-        if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
-            return -ENOENT;
-        }
-        const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
-        memcpy(pa, p->addr, 16);
-        if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
-            return -ENOENT;
-        }
-        return wren_netopt_put(val, max, pa, sizeof(pa));
-    }
+    case WREN_NETOPT_RPL_PARENT:
+        return get_parent(rpl, val, max);
     case WREN_NETOPT_RPL_RPI:
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:
@@ -1252,7 +659,7 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     if (wren_netif_get(node, if_id) == NULL) {
         return -ENODEV;
     }
-    wren_trickle_init(&rpl->trickle, trickle_fire, rpl);
+    wren_trickle_init(&rpl->trickle, wren_rpl_trickle_fire, rpl);
     wren_timer_init(&rpl->tick, rpl_tick, rpl);
     return wren_netreg_register(node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, &rpl->module, &rpl->reg);
 }

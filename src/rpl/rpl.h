@@ -132,6 +132,51 @@ struct wren_rpl_role_cfg {
  *  shown by `rpl`, never joined. Without it a node joins either mode. */
 #define WREN_RPL_CFG_MOP 0x08
 
+/* Local limits on the timers of a DODAG configuration (RFC 6550 6.7.6 lets
+ * the root choose them; a hostile or broken DIO must neither make a node
+ * flood nor silence it). A node takes, and advertises in turn, the values
+ * bounded by these (rpl.cfg_clamped counts the configurations it had to
+ * bound); a root's own (WREN_RPL_CFG_TIMERS) must lie within them. */
+#ifndef CONFIG_WREN_RPL_DIO_IMIN_MIN
+/** smallest DIOIntervalMin taken: Imin >= 2^n ms (7: 128 ms; RFC 6550's
+ *  default 3, 8 ms, is some 2 frames of airtime at 250 kbit/s) */
+#define CONFIG_WREN_RPL_DIO_IMIN_MIN 7
+#endif
+#ifndef CONFIG_WREN_RPL_DIO_IMAX_MAX
+/** largest DIOIntervalMin + DIOIntervalDoublings taken: Imax <= 2^n ms (23:
+ *  2.3 h, RFC 6550's default Imax); beyond, a node would stay silent for days */
+#define CONFIG_WREN_RPL_DIO_IMAX_MAX 23
+#endif
+#ifndef CONFIG_WREN_RPL_LIFETIME_MIN_S
+/** shortest route lifetime (Default Lifetime x Lifetime Unit) taken, seconds:
+ *  DAOs refresh at half of it (a lifetime of 1 s made every node send a DAO
+ *  each second) */
+#define CONFIG_WREN_RPL_LIFETIME_MIN_S 60
+#endif
+#ifndef CONFIG_WREN_RPL_TARGET_MIN_PLEN
+/** shortest DAO target within the DODAG's prefix a router installs a route
+ *  for (RFC 6550 6.7.7 allows prefixes; wren's nodes announce their /128
+ *  addresses, and a shorter prefix from a child would draw other nodes'
+ *  traffic down to it). A target covering the DODAG's prefix never is. */
+#define CONFIG_WREN_RPL_TARGET_MIN_PLEN 128
+#endif
+#ifndef CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN
+/** shortest DAO target outside the DODAG's prefix (a network behind a
+ *  node) a router installs a route for: a child cannot claim a larger share
+ *  of the address space than a /32 */
+#define CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN 32
+#endif
+_Static_assert(CONFIG_WREN_RPL_DIO_IMIN_MIN >= 3 &&
+                   CONFIG_WREN_RPL_DIO_IMIN_MIN <= CONFIG_WREN_RPL_DIO_IMAX_MAX &&
+                   CONFIG_WREN_RPL_DIO_IMAX_MAX <= 31,
+               "3 <= DIO_IMIN_MIN <= DIO_IMAX_MAX <= 31");
+_Static_assert(CONFIG_WREN_RPL_LIFETIME_MIN_S >= 1 && CONFIG_WREN_RPL_LIFETIME_MIN_S <= 65535,
+               "1..65535 s");
+_Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MIN_PLEN <= 128 &&
+                   CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN >= 1 &&
+                   CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN <= 128,
+               "1..128 bits");
+
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
 #define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
 #endif
@@ -182,6 +227,9 @@ struct wren_rpl_role_cfg {
     C(ruls_full)            /* a leaf refused: the table is full */                       \
     C(tx_dao_rul)           /* DAOs to the root announcing leaves (non-storing signalling) */\
     C(rx_dao_external)      /* root: external targets (E flag) installed, tunnelled to their 6LR */\
+    C(cfg_clamped)          /* DODAG configurations with timers beyond the local limits: bounded */\
+    C(pio_refused)          /* DIO prefixes not usable (multicast, link-local, ...): not taken */\
+    C(dao_target_refused)   /* DAO targets refused (multicast, too short, the DODAG's prefix) */\
     C(routes_used)          /* gauge: routes held now */                          \
     C(routes_size)          /* gauge: the route table's size (full: used = size) */\
     C(parents_used)         /* gauge: candidate parents (neighbours) held now */  \

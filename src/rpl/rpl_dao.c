@@ -200,6 +200,31 @@ static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t,
     return NULL;
 }
 
+/* Whether a DAO may install a route to @p target / @p plen (RFC 6550 6.7.7
+ * leaves the policy to the node): not a multicast or link-local target
+ * (no multicast mode here; a link-local one is on its link); never one
+ * covering the DODAG's own prefix (::/0 or the /64 would draw the traffic
+ * for every node down to the child that announced it, as the longest
+ * match); inside the prefix at least CONFIG_WREN_RPL_TARGET_MIN_PLEN bits
+ * (a /96 would take other nodes' traffic), outside it (a network behind a
+ * node) at least CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN; at a router not the
+ * DODAGID (the root's address: its traffic would turn down). */
+static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t plen)
+{
+    uint8_t pl = rpl->prefix_len;
+    if (wren_ipv6_addr_is_multicast(target) || wren_ipv6_addr_is_link_local(target) || plen == 0) {
+        return false;
+    }
+    if (pl && wren_ipv6_prefix_equal(target, rpl->prefix, plen < pl ? plen : pl)) {
+        if (plen <= pl || plen < CONFIG_WREN_RPL_TARGET_MIN_PLEN) {
+            return false; /* covers the prefix, or too much of it */
+        }
+    } else if (plen < CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN) {
+        return false;
+    }
+    return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;
+}
+
 /* One target of a DAO (RFC 6550 9.2.2), routed via @p via (an IID: of the
  * child's link-local address in storing mode, of the DAO parent's address
  * in our prefix in non-storing mode). Returns false if it had to be
@@ -209,10 +234,13 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
 {
     uint8_t target[16] = { 0 };
     memcpy(target, t->prefix, t->prefix_bytes);
-    if (t->prefix_len == 0 || wren_ipv6_addr_is_multicast(target) ||
-        wren_ipv6_addr_is_link_local(target) ||
-        (t->prefix_len == 128 && memcmp(target, rpl->addr, 16) == 0)) {
-        return true; /* nothing to route (or ourselves, through a loop): ignored */
+    if (t->prefix_len == 128 && memcmp(target, rpl->addr, 16) == 0) {
+        return true; /* ourselves (through a loop for a moment): ignored */
+    }
+    if (!target_ok(rpl, target, t->prefix_len)) {
+        /* refused: the DAO-ACK says so (a no-path for it removes nothing) */
+        rpl->stats.dao_target_refused++;
+        return tr->path_lifetime == 0;
     }
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {

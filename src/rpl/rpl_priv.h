@@ -1,5 +1,8 @@
-/* Private to src/rpl: what rpl.c (DIO, DIS, parents, the module) and
- * rpl_dao.c (DAOs, routes, source routes, the RPI) share. */
+/* Private to src/rpl: what rpl.c (the module: its timekeeping, GET/SET,
+ * roles), rpl_dio.c (DIO, DIS, Trickle, the DODAG configuration),
+ * rpl_parent.c (parents, rank, objective functions, detaching, floating),
+ * rpl_dao.c (DAOs, routes, source routes, the RPI) and rpl_rul.c
+ * (RPL-unaware leaves) share. */
 #ifndef WREN_RPL_RPL_PRIV_H
 #define WREN_RPL_RPL_PRIV_H
 
@@ -45,6 +48,11 @@
 #define RUL_GONE 0x08      /* deregistered or expired: a no-path to send */
 #define ACK_RELEASE_MAX 8
 #define ACK_RELEASE_SEND 2
+/* objective code points (RFC 6552, RFC 6719) */
+#define OCP_OF0 0
+#define OCP_MRHOF 1
+/* RFC 6719 5: links worse than ETX 4 are not used */
+#define MAX_LINK_METRIC (4 * WREN_LINK_ETX_ONE)
 
 /* Whether slot @p r holds a route datagrams may take. */
 static inline bool route_live(const struct wren_rpl_route *r)
@@ -94,12 +102,41 @@ static inline uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
 }
 
 /* rpl.c */
+/* ff02::1a, all RPL nodes (RFC 6550 20.19) */
+extern const uint8_t wren_rpl_all_nodes[16];
+/* RFC 6550 6.7.10 (A flag): an address from the prefix and our IID */
+void wren_rpl_take_address(struct wren_rpl *rpl);
 /* Add (@p via, @p add) or remove a FIB route through the IPv6 module (the
  * default route via the preferred parent); *@p res (if given) gets its answer. */
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
                         const uint8_t *via, bool add, int *res);
 /* A link-local control message to @p dst on our interface, hop limit 255. */
 void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
+
+/* rpl_dio.c */
+void wren_rpl_send_dio(struct wren_rpl *rpl, const uint8_t *dst);
+void wren_rpl_send_dis_to(struct wren_rpl *rpl, const uint8_t *dst);
+void wren_rpl_send_dis(struct wren_rpl *rpl);
+/* Imax = Imin x 2^DIOIntervalDoublings of the configuration, in ms */
+uint32_t wren_rpl_imax_ms(const struct wren_rpl *rpl);
+/* Trickle's callback: a DIO to all RPL nodes */
+void wren_rpl_trickle_fire(struct wren_trickle *tr, void *arg);
+void wren_rpl_trickle_start(struct wren_rpl *rpl);
+void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
+void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst);
+
+/* rpl_parent.c */
+/* a DAO soon (jittered) */
+void wren_rpl_schedule_dao(struct wren_rpl *rpl);
+/* the default route via @p via, or none (NULL) */
+void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via);
+void wren_rpl_detach(struct wren_rpl *rpl);
+void wren_rpl_float_root(struct wren_rpl *rpl);
+void wren_rpl_leave_float(struct wren_rpl *rpl);
+void wren_rpl_select_parent(struct wren_rpl *rpl);
+struct wren_rpl_parent *wren_rpl_parent_find(struct wren_rpl *rpl, const uint8_t *addr);
+void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank,
+                            uint8_t dtsn);
 
 /* rpl_dao.c */
 /* A DAO (K flag, the next sequence number) with @p opts into @p out; its

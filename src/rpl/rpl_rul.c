@@ -80,6 +80,16 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
     if (wren_ipv6_addr_is_link_local(r->addr) || wren_ipv6_addr_is_multicast(r->addr)) {
         return 0; /* on its link already: nothing to announce or route */
     }
+    if (r->lifetime_s && (wren_ipv6_addr_is_unspecified(r->addr) ||
+                          wren_ipv6_addr_is_loopback(r->addr) ||
+                          memcmp(r->addr, rpl->dodagid, 16) == 0 ||
+                          memcmp(r->addr, rpl->addr, 16) == 0)) {
+        /* a host claiming the root's (DODAGID) or our own RPL address: a
+         * leaf is routed before any other route (wren_rpl_route_lookup), so
+         * the address's traffic would go to that host */
+        rpl->stats.dao_target_refused++;
+        return -EINVAL;
+    }
     struct wren_rpl_rul *e = (struct wren_rpl_rul *)wren_rpl_rul_find(rpl, r->addr);
     if (r->lifetime_s == 0) {
         if (e) {

@@ -144,11 +144,16 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
                     c.lifetime_unit = 60;
                 }
                 c.flags |= WREN_RPL_CFG_TIMERS;
-                c.dio_imin = (uint8_t)wren_shell_num(argv[++i], 3, 23, &bad);
+                c.dio_imin = (uint8_t)wren_shell_num(argv[++i], CONFIG_WREN_RPL_DIO_IMIN_MIN,
+                                                     CONFIG_WREN_RPL_DIO_IMAX_MAX, &bad);
                 c.dio_doublings = (uint8_t)wren_shell_num(argv[++i], 0, 20, &bad);
                 c.dio_k = (uint8_t)wren_shell_num(argv[++i], 0, 255, &bad);
-                if (bad) {
-                    wren_shell_printf(sh, "rpl: dio IMIN (3..23) DOUBLINGS (0..20) K (0..255)\n");
+                if (bad || c.dio_imin + c.dio_doublings > CONFIG_WREN_RPL_DIO_IMAX_MAX) {
+                    /* the local limits every node applies (rpl.h) */
+                    wren_shell_printf(sh, "rpl: dio IMIN (%u..%u) DOUBLINGS (0..20, IMIN + "
+                                          "DOUBLINGS <= %u) K (0..255)\n",
+                                      CONFIG_WREN_RPL_DIO_IMIN_MIN, CONFIG_WREN_RPL_DIO_IMAX_MAX,
+                                      CONFIG_WREN_RPL_DIO_IMAX_MAX);
                     return -EINVAL;
                 }
             } else if (strcmp(argv[i], "lifetime") == 0 && i + 2 < argc) {
@@ -162,8 +167,9 @@ static int cmd_rpl(struct wren_shell *sh, struct wren_module *m, int argc, char 
                 c.flags |= WREN_RPL_CFG_TIMERS;
                 c.lifetime = (uint8_t)wren_shell_num(argv[++i], 1, 255, &bad);
                 c.lifetime_unit = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
-                if (bad) {
-                    wren_shell_printf(sh, "rpl: lifetime N (1..255) UNIT_S (1..65535)\n");
+                if (bad || (uint32_t)c.lifetime * c.lifetime_unit < CONFIG_WREN_RPL_LIFETIME_MIN_S) {
+                    wren_shell_printf(sh, "rpl: lifetime N (1..255) UNIT_S (1..65535), N x UNIT_S "
+                                          ">= %u s\n", CONFIG_WREN_RPL_LIFETIME_MIN_S);
                     return -EINVAL;
                 }
             } else {

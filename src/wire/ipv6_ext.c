@@ -48,8 +48,30 @@ static bool is_known(uint8_t type, const uint8_t *known, size_t n)
     return false;
 }
 
+static int walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+                size_t n_known, bool first_only, struct ipv6_ext *e);
+
 int wren_ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
                   size_t n_known, struct ipv6_ext *e)
+{
+    return walk(next, data, len, known, n_known, false, e);
+}
+
+/* RFC 8200 4, 4.3: a router on the path examines the hop-by-hop header
+ * alone; what follows is the destination's */
+int wren_ipv6_ext_walk_hbh(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+                           size_t n_known, struct ipv6_ext *e)
+{
+    if (next != IPV6_NH_HOPOPT) {
+        memset(e, 0, sizeof(*e));
+        e->next = next;
+        return 0;
+    }
+    return walk(next, data, len, known, n_known, true, e);
+}
+
+static int walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+                size_t n_known, bool first_only, struct ipv6_ext *e)
 {
     size_t off = 0, err_off = 0;
     unsigned n = 0;
@@ -139,7 +161,7 @@ int wren_ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint
         next = h[0];
         off += hl;
         n++;
-        if (stop) {
+        if (stop || first_only) {
             break;
         }
     }

@@ -126,6 +126,18 @@ int wren_ipv6_ext_walk(uint8_t next, const uint8_t *data, size_t len, const uint
                   size_t n_known, struct ipv6_ext *e);
 
 /**
+ * @brief Check the hop-by-hop options header alone (RFC 8200 4, 4.3: what a
+ *        router examines of a datagram it forwards; the headers after it are
+ *        the destination's). As wren_ipv6_ext_walk() but the walk stops
+ *        after the first header: with @p next other than hop-by-hop it
+ *        returns 0 at once (e->next = @p next, e->off = 0).
+ * @return 0, -IPV6_EXT_ERR_TRUNCATED or -IPV6_EXT_ERR_OPT (e->err_off);
+ *         e->opt_off as for wren_ipv6_ext_walk().
+ */
+int wren_ipv6_ext_walk_hbh(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
+                           size_t n_known, struct ipv6_ext *e);
+
+/**
  * @brief Step through the options of a hop-by-hop or destination options
  *        header, skipping Pad1 and PadN.
  * @param[in]     hdr     The header, from its Next Header byte.

@@ -606,6 +606,12 @@ int wren_rpl_srh_process(uint8_t *hdr, size_t len, uint8_t dst[16], wren_rpl_is_
     if (next[0] == 0xff || dst[0] == 0xff) {
         return -RPL_ERR_SRH_MCAST;
     }
+    /* 4.2: the next hop is ourselves: the datagram would go round (sent
+     * to our own link address, or received and processed again) */
+    if (is_own(ctx, next)) {
+        *err_off = (uint16_t)(8 + (i - 1) * (16u - s.cmpr_i));
+        return -RPL_ERR_SRH_LOOP;
+    }
     /* a loop: two addresses of ours with one not ours between them */
     bool seen_own = false, gap = false;
     for (unsigned k = 1; k <= s.n; k++) {

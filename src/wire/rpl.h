@@ -72,7 +72,8 @@ enum rpl_err {
                                 number of addresses (at least one) */
     RPL_ERR_SRH_SEGS,      /**< SRH: segments left above the number of addresses */
     RPL_ERR_SRH_MCAST,     /**< SRH: next address or destination is multicast */
-    RPL_ERR_SRH_LOOP,      /**< SRH: two of our addresses with another between */
+    RPL_ERR_SRH_LOOP,      /**< SRH: the next address is ours, or two of ours with
+                                another between */
     RPL_ERR_INVAL,         /**< emit: a value the format cannot carry */
     RPL_ERR_NOBUFS,        /**< emit: output buffer too small */
 };
@@ -419,8 +420,8 @@ typedef bool (*wren_rpl_is_own_fn)(void *ctx, const uint8_t addr[16]);
  *
  * With segments left 0 nothing changes (1 is not returned). Otherwise the
  * checks in the RFC's order: segments left <= n; neither Address[i] nor the
- * destination multicast; no two addresses of ours with another between
- * (a loop); then segments left is decremented and the destination swapped
+ * destination multicast; Address[i] (the next hop) not ours, and no two
+ * addresses of ours with another between (loops); then segments left is decremented and the destination swapped
  * with Address[i] (which takes the old destination compressed as CmprI or
  * CmprE says). The hop limit is the caller's.
  * @param[in,out] hdr  The SRH, from its Next Header byte, @p len bytes.
@@ -432,7 +433,8 @@ typedef bool (*wren_rpl_is_own_fn)(void *ctx, const uint8_t addr[16]);
  * @return -RPL_ERR_TRUNCATED/-RPL_ERR_TYPE/-RPL_ERR_SRH_LEN as for parse
  *         (err_off 1); -RPL_ERR_SRH_SEGS (parameter problem, err_off 3);
  *         -RPL_ERR_SRH_MCAST (discard silently); -RPL_ERR_SRH_LOOP (parameter
- *         problem, err_off at the later of our addresses). Nothing is written
+ *         problem, err_off at Address[i] when it is ours, else at the later
+ *         of our addresses). Nothing is written
  *         on error.
  */
 int wren_rpl_srh_process(uint8_t *hdr, size_t len, uint8_t dst[16], wren_rpl_is_own_fn is_own,

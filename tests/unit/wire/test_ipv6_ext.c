@@ -117,6 +117,30 @@ TEST(test_ipv6_ext_walk__scapy_chain)
     CHECK_EQ(e.opt_off, 0); /* router alert: action skip */
 }
 
+/* a forwarding router's walk (RFC 8200 4.3): the hop-by-hop header alone;
+ * what follows is not looked at, even a routing type 0 in use */
+TEST(test_ipv6_ext_walk_hbh__first_header_only)
+{
+    struct ipv6_ext e;
+    uint8_t d[DATA_LEN(ext_chain_pkt)];
+    memcpy(d, DATA(ext_chain_pkt), sizeof(d));
+    d[16 + 3] = 1; /* the type 0 routing header with a segment left */
+    CHECK_EQ(wren_ipv6_ext_walk(IPV6_NH_HOPOPT, d, sizeof(d), NULL, 0, &e), -IPV6_EXT_ERR_RH0);
+    CHECK_EQ(wren_ipv6_ext_walk_hbh(IPV6_NH_HOPOPT, d, sizeof(d), NULL, 0, &e), 0);
+    CHECK_EQ(e.flags, IPV6_EXT_F_HBH);
+    CHECK_EQ(e.off, 8);
+    CHECK_EQ(e.next, IPV6_NH_DSTOPTS);
+    CHECK_EQ(e.opt_off, 0);
+    /* its option running past it is still an error */
+    d[3] = 5; /* the router alert option's length */
+    CHECK_EQ(wren_ipv6_ext_walk_hbh(IPV6_NH_HOPOPT, d, sizeof(d), NULL, 0, &e), -IPV6_EXT_ERR_OPT);
+    CHECK_EQ(e.err_off, 2);
+    /* no hop-by-hop header: nothing to check */
+    CHECK_EQ(wren_ipv6_ext_walk_hbh(IPV6_NH_ROUTING, d, sizeof(d), NULL, 0, &e), 0);
+    CHECK_EQ(e.off, 0);
+    CHECK_EQ(e.next, IPV6_NH_ROUTING);
+}
+
 TEST(test_ipv6_ext_walk__destination_option_unrecognised)
 {
     struct ipv6_ext e;
@@ -465,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_ipv6_ext_walk__largest_header),
         cmocka_unit_test(test_ipv6_ext_walk__zero_length_padding_terminates),
         cmocka_unit_test(test_ipv6_ext_walk__unwalked_headers_stop),
+        cmocka_unit_test(test_ipv6_ext_walk_hbh__first_header_only),
         cmocka_unit_test(test_ipv6_ext_opt_next__skips_padding),
         cmocka_unit_test(test_ipv6_ext_opt_next__option_past_header),
     };

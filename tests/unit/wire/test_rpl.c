@@ -435,9 +435,31 @@ TEST(test_rpl_srh_process__loop)
     CHECK_EQ(wren_rpl_srh_process(c, 16, dst, is_own, &two, &off), -RPL_ERR_SRH_LOOP);
 }
 
+/* RFC 6554 4.2 (issue 24): the next address is ours: a loop, whatever
+ * lies between (before, the datagram was sent to our own link address) */
+TEST(test_rpl_srh_process__next_hop_ours)
+{
+    /* ::3 ::4 with us ::2 (the destination) and ::3 */
+    uint8_t b[16] = {17, 1, 3, 2, 0xff, 0x60, 0, 0, 3, 4};
+    uint8_t dst[16], before[16];
+    addr(dst, 2);
+    memcpy(before, b, 16);
+    struct owned o = {{2, 3}, 2};
+    uint16_t off = 0;
+    CHECK_EQ(wren_rpl_srh_process(b, 16, dst, is_own, &o, &off), -RPL_ERR_SRH_LOOP);
+    CHECK_EQ(off, 8); /* Address[1] */
+    CHECK_MEM(b, before, 16);
+    CHECK_EQ(dst[15], 2);
+    /* the next is not ours: on to it */
+    struct owned me = {{2}, 1};
+    CHECK_EQ(wren_rpl_srh_process(b, 16, dst, is_own, &me, &off), 1);
+    CHECK_EQ(dst[15], 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rpl_srh_process__next_hop_ours),
         cmocka_unit_test(test_rpl_msg_parse__dio),
         cmocka_unit_test(test_rpl_msg_emit__dio_round_trip),
         cmocka_unit_test(test_rpl_msg_parse__every_truncation),
