@@ -931,7 +931,7 @@ static int rx_unsecure(struct wren_tsch *t, struct ieee802154_frame *f, struct w
         }
         asn = pie.mlme.sync.asn;
     }
-    int r = wren_ieee802154_sec_unsecure(t->nif, f, pkt->data, pkt->size, src, asn);
+    int r = wren_ieee802154_sec_unsecure(t->nif, f, pkt->data, pkt->size, src, &asn);
     if (r != 0) {
         return r < 0 ? r : -EALREADY;
     }

@@ -370,13 +370,14 @@ static void show_sec(struct wren_shell *sh, struct wren_module *m)
     wren_shell_printf(sh, "%s; frame counter %lu\n", nkeys > 0 ? "" : " none", (unsigned long)fc);
     wren_shell_printf(sh, "          sec: tx secured %lu, no key %lu, counter end %lu, nobuf %lu; rx "
                       "secured %lu; drops: no key %lu, bad MIC %lu, replay %lu, level %lu, "
-                      "malformed %lu, no source %lu, table full %lu\n",
+                      "malformed %lu, no source %lu, table full %lu, ASN not TSCH %lu\n",
                       (unsigned long)st.tx_secured, (unsigned long)st.tx_no_key,
                       (unsigned long)st.tx_counter_end, (unsigned long)st.tx_nobuf,
                       (unsigned long)st.rx_secured, (unsigned long)st.rx_no_key,
                       (unsigned long)st.rx_bad_mic, (unsigned long)st.rx_replay,
                       (unsigned long)st.rx_level, (unsigned long)st.rx_malformed,
-                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full);
+                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full,
+                      (unsigned long)st.rx_asn_not_tsch);
 }
 
 /* IF key IDX HEX32 | IF key IDX del | IF sec [beacon|data|ack|cmd] LEVEL [KEYIDX] */
