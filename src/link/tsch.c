@@ -762,6 +762,31 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
 
 /* ---- frames we receive ----------------------------------------------------- */
 
+/* security on: a level for some frame type */
+static bool sec_on(const struct wren_tsch *t)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    const uint8_t *l = t->nif->sec.level;
+    return (l[0] | l[1] | l[2] | l[3]) != 0;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
+/* With security on, time (a join's ASN, slot timing) comes only from frames
+ * that passed authenticated: an unsecured frame the policy lets through (an
+ * EB where beacons have no level) could be anyone's. Counts what it refuses
+ * (sync_unauth). */
+static bool time_ok(struct wren_tsch *t, const struct ieee802154_frame *f)
+{
+    if (!f->hdr.security && sec_on(t)) {
+        t->stats.sync_unauth++;
+        return false;
+    }
+    return true;
+}
+
 /* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
 static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
                  const struct ieee802154_payload_ies *pie, uint64_t rx_start)
@@ -840,6 +865,13 @@ static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
     t->ref_time = t->slot_start;
     t->last_sync = wren_node_now(tsch_node(t));
     t->synced = 1;
+    /* with security on, the join waits for authenticated frames in our
+     * cells to confirm our ASN (tsch_slot.c confirm_us): an EB authenticated
+     * with K1, which every pledge has, may be forged, or replayed a slot
+     * late. Without security a forger needs no such trick, and in a dense
+     * network a sound join often hears nothing for 10-30 s (see
+     * docs/architecture.md): no check */
+    t->confirmed = !sec_on(t);
     t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
     t->eb_count = 0;
     t->eb_next = t->last_sync + (uint64_t)t->cfg.eb_min_ms * 1000u;
@@ -866,7 +898,8 @@ static void on_ack(struct wren_tsch *t, const struct ieee802154_frame *f)
     }
     t->stats.ack_rx++;
     wren_timer_cancel(tsch_node(t), &t->timer);
-    if (hie.has_time_corr && wren_tsch_is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE) {
+    if (hie.has_time_corr && wren_tsch_is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE &&
+        time_ok(t, f)) {
         /* 6.5.4.3: the time source measured our frame this far off */
         wren_tsch_sync(t, hie.time_corr.us);
     }
@@ -950,6 +983,47 @@ static int rx_unsecure(struct wren_tsch *t, struct ieee802154_frame *f, struct w
 }
 #endif
 
+/* An EB in one of our cells while synchronised. Returns false if we left
+ * (a timing loop). */
+static bool eb_in_cell(struct wren_tsch *t, const struct ieee802154_frame *f,
+                       const struct ieee802154_payload_ies *pie, bool from_ts, int32_t late)
+{
+    const uint8_t *a = f->hdr.src_addr;
+    t->stats.rx_eb++;
+    /* who else sends EBs here: one bit per neighbour (a hash of its EUI-64),
+     * counted and cleared at each EB of ours */
+    t->eb_heard |= 1u << ((a[7] ^ a[6] ^ a[5]) & 31u);
+    if (!(pie->mlme.present & IEEE802154_MLME_SYNC)) {
+        t->stats.drop_bad_ie++;
+        return true;
+    }
+    if (pie->mlme.sync.asn != t->asn) {
+        /* an EB that contradicts our ASN: never followed (a neighbour that
+         * restarted, or a forgery); the time source going silent ends in a
+         * desync by the rules */
+        t->stats.drop_eb_asn++;
+        return true;
+    }
+    t->confirmed = 1; /* a neighbour's EB in our cell, in our slot */
+    if (!from_ts || !time_ok(t, f)) {
+        return true; /* (nor an unauthenticated one's join metric: it could make us leave) */
+    }
+    if (!t->join_prio_set && pie->mlme.sync.join_metric >= t->join_prio) {
+        /* our time source is as far from the root as we are, or further: it
+         * keeps time with us (directly or round a loop), and nothing ties the
+         * loop to the network's coordinator any more (with the join priority
+         * from RPL's rank, RPL keeps the time sources loop-free instead) */
+        t->stats.sync_ts_loop++;
+        wren_tsch_desync(t);
+        return false;
+    }
+    wren_tsch_sync(t, late);
+    if (!t->join_prio_set) {
+        t->join_prio = (uint8_t)(pie->mlme.sync.join_metric + 1);
+    }
+    return true;
+}
+
 void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    const struct wren_netdev_rx_info *info, uint64_t rx_start)
 {
@@ -997,7 +1071,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     if (phase == TSCH_PH_SCAN) {
         if (eb) {
             t->stats.rx_eb++;
-            join(t, &f, &pie, rx_start);
+            if (time_ok(t, &f)) {
+                join(t, &f, &pie, rx_start);
+            }
         } else {
             t->stats.drop_not_synced++;
         }
@@ -1031,33 +1107,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                                   31u);
     }
     if (eb) {
-        t->stats.rx_eb++;
-        /* who else sends EBs here: one bit per neighbour (a hash of its
-         * EUI-64), counted and cleared at each EB of ours */
-        t->eb_heard |= 1u << ((f.hdr.src_addr[7] ^ f.hdr.src_addr[6] ^ f.hdr.src_addr[5]) & 31u);
-        if (!(pie.mlme.present & IEEE802154_MLME_SYNC)) {
-            t->stats.drop_bad_ie++;
-        } else if (pie.mlme.sync.asn != t->asn) {
-            /* an EB that contradicts our ASN: never followed (a neighbour
-             * that restarted, or a forgery); the time source going silent
-             * ends in a desync by the rules */
-            t->stats.drop_eb_asn++;
-        } else if (from_ts && !t->join_prio_set && pie.mlme.sync.join_metric >= t->join_prio) {
-            /* our time source is as far from the root as we are, or further:
-             * it keeps time with us (directly or round a loop), and nothing
-             * ties the loop to the network's coordinator any more (with the
-             * join priority from RPL's rank, RPL keeps the time sources
-             * loop-free instead) */
-            t->stats.sync_ts_loop++;
-            wren_tsch_desync(t);
-            goto done;
-        } else if (from_ts) {
-            wren_tsch_sync(t, late);
-            if (!t->join_prio_set) {
-                t->join_prio = (uint8_t)(pie.mlme.sync.join_metric + 1);
-            }
+        if (eb_in_cell(t, &f, &pie, from_ts, late)) {
+            wren_tsch_end_slot(t);
         }
-        wren_tsch_end_slot(t);
         goto done;
     }
     if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.src_mode != IEEE802154_ADDR_EXT) {
@@ -1078,7 +1130,8 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     }
     c->rx++;
     t->stats.rx_data++;
-    if (from_ts) {
+    t->confirmed = 1; /* a neighbour's frame in our cell: our slots are the network's */
+    if (from_ts && time_ok(t, &f)) {
         wren_tsch_sync(t, late);
         late = 0; /* we moved to it */
     }

@@ -26,6 +26,7 @@
  * to everyone, and the broadcast chance rose until nothing got through) */
 #define RX_MID_US 300u
 
+
 uint32_t wren_tsch_asn_mod(uint64_t asn, uint32_t m)
 {
     /* asn = hi * 2^32 + lo; every product stays below m^2 < 2^32 */
@@ -141,6 +142,7 @@ void wren_tsch_start(struct wren_tsch *t)
         t->drift_q30 = 0;
         t->ts_len = 0;
         t->synced = 1;
+        t->confirmed = 1;
         t->last_sync = t->ref_time;
         t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
         t->eb_count = 0;
@@ -193,7 +195,28 @@ void wren_tsch_sync(struct wren_tsch *t, int32_t shift)
         t->drift_q30 = q > DRIFT_MAX_Q30 ? DRIFT_MAX_Q30 : q < -DRIFT_MAX_Q30 ? -DRIFT_MAX_Q30 : q;
     }
     t->last_sync = now;
+    t->confirmed = 1;
     t->stats.sync_corrections++;
+}
+
+/* How long a join may go unconfirmed: no correction from the time source
+ * (no frame of it in our cells, no ACK of the keep-alive due after ka_ms).
+ * Then the EB we joined was not in the network's time (forged, or replayed
+ * a slot off) and we are deaf in our own schedule: scan again at once
+ * rather than try the keep-alive for up to 3 x desync_ms. The keep-alive
+ * period and a margin: half of it, and at least two minimal slotframes
+ * (two chances in the minimal cell once the keep-alive waits) and
+ * desync_ms / 8 (a keep-alive period far shorter than desync_ms, in cells
+ * busy with others' keep-alives, needs more tries than half a period
+ * holds). 7.5 s at the defaults. */
+static uint64_t confirm_us(const struct wren_tsch *t)
+{
+    uint64_t m = (uint64_t)t->cfg.ka_ms * 500u;
+    uint64_t sf2 = 2u * (uint64_t)t->cfg.sf_len * t->cfg.slot_us;
+    uint64_t d8 = (uint64_t)t->cfg.desync_ms * 125u;
+    m = m > sf2 ? m : sf2;
+    m = m > d8 ? m : d8;
+    return (uint64_t)t->cfg.ka_ms * 1000u + m;
 }
 
 /* the slot begins: housekeeping, then what to do in it */
@@ -204,14 +227,20 @@ static void slot_begin(struct wren_tsch *t)
      * frame to it is still being tried (its ACK will correct us; its last
      * try failing desyncs at once), and never past 3 x desync_ms */
     uint64_t quiet = now - t->last_sync;
+    if (t->role == WREN_TSCH_NODE && !t->confirmed && t->cfg.ka_ms && quiet > confirm_us(t)) {
+        t->stats.desync_unconfirmed++;
+        wren_tsch_desync(t);
+        return;
+    }
     if (t->role == WREN_TSCH_NODE && quiet > (uint64_t)t->cfg.desync_ms * 1000u &&
         (!wren_tsch_ts_pending(t) || quiet > (uint64_t)t->cfg.desync_ms * 3000u)) {
         t->stats.desync_quiet++;
         wren_tsch_desync(t);
         return;
     }
+    /* a keep-alive at once after a join that needs confirming: its ACK does */
     if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
-        now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u) {
+        (!t->confirmed || now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u)) {
         wren_tsch_keepalive(t);
     }
     int tx = -1, rx = -1;
