@@ -227,7 +227,8 @@ static void slot_begin(struct wren_tsch *t)
      * frame to it is still being tried (its ACK will correct us; its last
      * try failing desyncs at once), and never past 3 x desync_ms */
     uint64_t quiet = now - t->last_sync;
-    if (t->role == WREN_TSCH_NODE && !t->confirmed && t->cfg.ka_ms && quiet > confirm_us(t)) {
+    if (CONFIG_WREN_IEEE802154_SEC && t->role == WREN_TSCH_NODE && !t->confirmed &&
+        t->cfg.ka_ms && quiet > confirm_us(t)) {
         t->stats.desync_unconfirmed++;
         wren_tsch_desync(t);
         return;
@@ -240,7 +241,8 @@ static void slot_begin(struct wren_tsch *t)
     }
     /* a keep-alive at once after a join that needs confirming: its ACK does */
     if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
-        (!t->confirmed || now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u)) {
+        ((CONFIG_WREN_IEEE802154_SEC && !t->confirmed) ||
+         now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u)) {
         wren_tsch_keepalive(t);
     }
     int tx = -1, rx = -1;
