@@ -787,6 +787,16 @@ static bool time_ok(struct wren_tsch *t, const struct ieee802154_frame *f)
     return true;
 }
 
+/* A neighbour's frame in one of our cells (an EB, in our ASN): our slots are
+ * the network's, the join is confirmed; with security on only if the frame
+ * was authenticated (it then opened under our slot's ASN). */
+static void confirm_by(struct wren_tsch *t, const struct ieee802154_frame *f)
+{
+    if (f->hdr.security || !sec_on(t)) {
+        t->confirmed = 1;
+    }
+}
+
 /* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
 static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
                  const struct ieee802154_payload_ies *pie, uint64_t rx_start)
@@ -1004,7 +1014,7 @@ static bool eb_in_cell(struct wren_tsch *t, const struct ieee802154_frame *f,
         t->stats.drop_eb_asn++;
         return true;
     }
-    t->confirmed = 1; /* a neighbour's EB in our cell, in our slot */
+    confirm_by(t, f);
     if (!from_ts || !time_ok(t, f)) {
         return true; /* (nor an unauthenticated one's join metric: it could make us leave) */
     }
@@ -1130,7 +1140,7 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     }
     c->rx++;
     t->stats.rx_data++;
-    t->confirmed = 1; /* a neighbour's frame in our cell: our slots are the network's */
+    confirm_by(t, &f);
     if (from_ts && time_ok(t, &f)) {
         wren_tsch_sync(t, late);
         late = 0; /* we moved to it */

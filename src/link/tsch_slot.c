@@ -26,7 +26,6 @@
  * to everyone, and the broadcast chance rose until nothing got through) */
 #define RX_MID_US 300u
 
-
 uint32_t wren_tsch_asn_mod(uint64_t asn, uint32_t m)
 {
     /* asn = hi * 2^32 + lo; every product stays below m^2 < 2^32 */
@@ -199,11 +198,13 @@ void wren_tsch_sync(struct wren_tsch *t, int32_t shift)
     t->stats.sync_corrections++;
 }
 
-/* How long a join may go unconfirmed: no correction from the time source
- * (no frame of it in our cells, no ACK of the keep-alive due after ka_ms).
- * Then the EB we joined was not in the network's time (forged, or replayed
- * a slot off) and we are deaf in our own schedule: scan again at once
- * rather than try the keep-alive for up to 3 x desync_ms. The keep-alive
+/* How long a join with security on may go unconfirmed: no authenticated
+ * frame in our cells (a neighbour's EB in our ASN, a frame for us or
+ * broadcast, the time source's Enh-ACK to the keep-alive sent at the join:
+ * each opens only under our slot's ASN). Then the EB we joined was not in
+ * the network's time (forged with K1, or replayed a slot off) and we are
+ * deaf in our own schedule: scan again at once rather than try the
+ * keep-alive for up to 3 x desync_ms. The keep-alive
  * period and a margin: half of it, and at least two minimal slotframes
  * (two chances in the minimal cell once the keep-alive waits) and
  * desync_ms / 8 (a keep-alive period far shorter than desync_ms, in cells
