@@ -328,12 +328,20 @@ static bool may_send(const struct wren_tsch_queue *q, bool shared)
 /* an EB goes out in the minimal cell when due and nothing else waits; before
  * queued frames only once it is eb_period_ms late (frames are not held up by
  * EBs, and the fast EBs after a (re)start only fill idle cells) */
+static bool sec_on(const struct wren_tsch *t);
+
 static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
     if (!t->synced || t->join_prio == 0xff) {
         return false;
     }
     uint64_t now = wren_node_now(tsch_node(t));
+    if (c->slotframe == TSCH_SLOTFRAME_EB && sec_on(t)) {
+        /* with security on, an EB in each of our EB cells: a node that
+         * joined us hears one in its timekeeping cell within an EB
+         * slotframe, which confirms its join (tsch_slot.c confirm_us) */
+        return true;
+    }
     if (now < t->eb_next) {
         return false;
     }
@@ -432,7 +440,20 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
     uint8_t pick = TSCH_Q_NONE;
     int ts_q;
-    if (c->nbr_len == 8) {
+    if (CONFIG_WREN_IEEE802154_SEC && !t->confirmed) {
+        /* a join not yet confirmed sends only to its time source (the
+         * keep-alive, whose ACK confirms it), never in the EB cell, and in
+         * a shared cell for any neighbour only if it has no cell to it of
+         * its own: no EB or DIO of ours spreads a time that may be forged,
+         * and the minimal cell is ours to listen in (a node that sends its
+         * broadcasts there every slotframe hears no one) */
+        ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
+        if (ts_q > 0 && may_send(&t->queues[ts_q], shared) &&
+            c->slotframe != TSCH_SLOTFRAME_EB &&
+            (c->nbr_len == 0 ? !has_own_cell(t, t->ts) : memcmp(c->nbr, t->ts, 8) == 0)) {
+            pick = (uint8_t)ts_q;
+        }
+    } else if (c->nbr_len == 8) {
         int qi = queue_of(t, c->nbr, false);
         if (qi > 0 && may_send(&t->queues[qi], shared)) {
             pick = (uint8_t)qi;
@@ -787,9 +808,10 @@ static bool time_ok(struct wren_tsch *t, const struct ieee802154_frame *f)
     return true;
 }
 
-/* A neighbour's frame in one of our cells (an EB, in our ASN): our slots are
- * the network's, the join is confirmed; with security on only if the frame
- * was authenticated (it then opened under our slot's ASN). */
+/* A neighbour's frame in one of our cells (an EB in our ASN, a data frame for
+ * anyone, an Enh-ACK to our frame), from any neighbour: our slots are the
+ * network's, the join is confirmed; with security on only if the frame was
+ * authenticated (it then opened under our slot's ASN). */
 static void confirm_by(struct wren_tsch *t, const struct ieee802154_frame *f)
 {
     if (f->hdr.security || !sec_on(t)) {
@@ -907,6 +929,7 @@ static void on_ack(struct wren_tsch *t, const struct ieee802154_frame *f)
         return;
     }
     t->stats.ack_rx++;
+    confirm_by(t, f); /* an authenticated Enh-ACK opened under our slot's ASN */
     wren_timer_cancel(tsch_node(t), &t->timer);
     if (hie.has_time_corr && wren_tsch_is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE &&
         time_ok(t, f)) {
@@ -1133,6 +1156,10 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                 memcmp(f.hdr.dst_addr, nif->long_addr, 8) == 0;
     bool pan_ok = !wren_ieee802154_has_dst_pan(&f.hdr) || f.hdr.dst_pan == nif->pan ||
                   f.hdr.dst_pan == IEEE802154_BROADCAST;
+    if (pan_ok) {
+        /* for us or not, an authenticated frame opened under our slot's ASN */
+        confirm_by(t, &f);
+    }
     if (!pan_ok || (!bcast && !mine)) {
         netif->stats.rx_drop_not_for_us++;
         wren_tsch_end_slot(t);
@@ -1140,7 +1167,6 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     }
     c->rx++;
     t->stats.rx_data++;
-    confirm_by(t, &f);
     if (from_ts && time_ok(t, &f)) {
         wren_tsch_sync(t, late);
         late = 0; /* we moved to it */

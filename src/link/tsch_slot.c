@@ -199,25 +199,33 @@ void wren_tsch_sync(struct wren_tsch *t, int32_t shift)
 }
 
 /* How long a join with security on may go unconfirmed: no authenticated
- * frame in our cells (a neighbour's EB in our ASN, a frame for us or
- * broadcast, the time source's Enh-ACK to the keep-alive sent at the join:
- * each opens only under our slot's ASN). Then the EB we joined was not in
- * the network's time (forged with K1, or replayed a slot off) and we are
- * deaf in our own schedule: scan again at once rather than try the
- * keep-alive for up to 3 x desync_ms. The keep-alive
- * period and a margin: half of it, and at least two minimal slotframes
- * (two chances in the minimal cell once the keep-alive waits) and
- * desync_ms / 8 (a keep-alive period far shorter than desync_ms, in cells
- * busy with others' keep-alives, needs more tries than half a period
- * holds). 7.5 s at the defaults. */
+ * frame in our cells (a neighbour's EB in our ASN, a data frame or Enh-ACK
+ * from anyone, the time source's Enh-ACK to the keep-alive sent at the
+ * join: each opens only under our slot's ASN). Then the EB we joined was
+ * not in the network's time (forged with K1, or replayed a slot off) and we
+ * are deaf in our own schedule: scan again at once rather than try the
+ * keep-alive for up to 3 x desync_ms. The keep-alive period and a margin:
+ * half of it, and at least two minimal slotframes (two chances in the
+ * minimal cell once the keep-alive waits) and desync_ms / 8 (a keep-alive
+ * period far shorter than desync_ms, in cells busy with others'
+ * keep-alives, needs more tries than half a period holds). 7.5 s at the
+ * defaults. And with an EB slotframe, at least two of it: with security on
+ * the time source sends an EB in each of its EB cells (tsch.c eb_due), and
+ * our timekeeping cell listens there, so a sound join has two EBs of it on
+ * a cell no one else sends in besides the keep-alive's ACK, which in busy
+ * shared cells is often lost (7.94 s at the defaults; 15.9 s with Table
+ * I's 20 ms slots, where a keep-alive period and a half holds only four
+ * minimal slotframes, see docs/architecture.md). */
 static uint64_t confirm_us(const struct wren_tsch *t)
 {
     uint64_t m = (uint64_t)t->cfg.ka_ms * 500u;
     uint64_t sf2 = 2u * (uint64_t)t->cfg.sf_len * t->cfg.slot_us;
     uint64_t d8 = (uint64_t)t->cfg.desync_ms * 125u;
+    uint64_t eb2 = 2u * (uint64_t)t->cfg.eb_sf_len * t->cfg.slot_us;
     m = m > sf2 ? m : sf2;
     m = m > d8 ? m : d8;
-    return (uint64_t)t->cfg.ka_ms * 1000u + m;
+    m += (uint64_t)t->cfg.ka_ms * 1000u;
+    return m > eb2 ? m : eb2;
 }
 
 /* the slot begins: housekeeping, then what to do in it */
