@@ -814,7 +814,8 @@ static bool time_ok(struct wren_tsch *t, const struct ieee802154_frame *f)
  * authenticated (it then opened under our slot's ASN). */
 static void confirm_by(struct wren_tsch *t, const struct ieee802154_frame *f)
 {
-    if (f->hdr.security || !sec_on(t)) {
+    /* (without link security every join is confirmed from the start) */
+    if (CONFIG_WREN_IEEE802154_SEC && (f->hdr.security || !sec_on(t))) {
         t->confirmed = 1;
     }
 }
