@@ -5,10 +5,12 @@
  *        fixed keys; and the outgoing one on frames that parse unsecured.
  *
  * Input: one control byte (security level required and used, key, TSCH
- * mode, ASN), then a frame without FCS. Properties:
+ * mode: a TSCH link with its ASN or a CSMA link without), then a frame
+ * without FCS. Properties:
  * - unsecure never reads or writes outside the frame and answers one of
  *   its documented results, each counted once (the frame passed, or one
- *   drop reason rose);
+ *   drop reason rose); never passes a frame with the ASN in its nonce on
+ *   a link without an ASN;
  * - a frame that unsecures, sealed again with the same header, gives back
  *   the input bytes exactly (MIC and ciphertext);
  * - an unsecured frame secured with wren_ieee802154_sec_prepare / emit /
@@ -55,7 +57,7 @@ static void setup(struct wren_ieee802154_netif *nif, uint8_t ctl)
 static uint32_t drops(const struct wren_ieee802154_sec_stats *s)
 {
     return s->rx_no_key + s->rx_bad_mic + s->rx_replay + s->rx_level + s->rx_malformed +
-           s->rx_no_src + s->rx_nbr_full;
+           s->rx_no_src + s->rx_nbr_full + s->rx_asn_not_tsch;
 }
 
 /* the authenticated-only part when encrypting: as the library defines it */
@@ -77,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t ctl = data[0];
     uint64_t asn = (uint64_t)ctl * 0x01010101u;
     const uint8_t *given = (ctl & 0x20) ? src : NULL; /* an Enh-ACK's sender */
+    const uint64_t *slot = (ctl & 0x40) ? &asn : NULL; /* a TSCH link's ASN, or CSMA */
     data++, size--;
     setup(&nif, ctl);
     memcpy(buf, data, size);
@@ -85,9 +88,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* incoming: every result documented and counted once */
     struct wren_ieee802154_sec_stats before = nif.sec.stats;
-    rc = wren_ieee802154_sec_unsecure(&nif, &f, buf, size, given, asn);
+    rc = wren_ieee802154_sec_unsecure(&nif, &f, buf, size, given, slot);
     REQUIRE(rc == 0 || rc == 1 || rc == -EPERM || rc == -EBADMSG || rc == -ENOENT ||
-            rc == -EALREADY || rc == -EPROTO || rc == -EADDRNOTAVAIL || rc == -ENOSPC);
+            rc == -EALREADY || rc == -EPROTO || rc == -EADDRNOTAVAIL || rc == -ENOSPC ||
+            rc == -EOPNOTSUPP);
+    /* the ASN in the nonce only where there is one (a TSCH link) */
+    REQUIRE(!(rc >= 0 && f.hdr.security && f.hdr.asn_in_nonce && !slot));
     REQUIRE(drops(&nif.sec.stats) - drops(&before) == (rc < 0));
     REQUIRE(nif.sec.stats.rx_secured - before.rx_secured == (rc == 0 && f.hdr.security));
     if (rc == 0 && f.hdr.security) {
@@ -120,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     REQUIRE(wren_ieee802154_parse(out, (size_t)n, &h) == 0);
     REQUIRE(wren_ieee802154_sec_secure(&nif, &g.hdr, asn, out, open_len(&h, out), (size_t)n) == 0);
     REQUIRE(wren_ieee802154_parse(out, (size_t)n, &h) == 0);
-    rc = wren_ieee802154_sec_unsecure(&nif, &h, out, (size_t)n, NULL, asn);
+    rc = wren_ieee802154_sec_unsecure(&nif, &h, out, (size_t)n, NULL, tsch ? &asn : NULL);
     REQUIRE(rc == 0);
     /* the plaintext after the open part is the original's: its payload IEs
      * and payload (a Payload Termination IE with nothing after it is left

@@ -273,7 +273,8 @@ static int sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_fra
                         struct wren_snip *pkt)
 {
 #if CONFIG_WREN_IEEE802154_SEC
-    return wren_ieee802154_sec_unsecure(nif, f, pkt->data, pkt->size, NULL, 0);
+    /* no ASN here: a frame with the ASN in its nonce is TSCH's, refused */
+    return wren_ieee802154_sec_unsecure(nif, f, pkt->data, pkt->size, NULL, NULL);
 #else
     (void)nif, (void)f, (void)pkt;
     return 0;
@@ -304,6 +305,14 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         goto drop;
     }
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
+        /* an Imm-Ack is never secured: a secured ACK goes through the
+         * incoming procedure like any frame (the ASN in its nonce refused,
+         * no source for its nonce: counted there), never straight to the MAC */
+        if (f.hdr.security && (!CONFIG_WREN_IEEE802154_SEC || sec_unsecure(nif, &f, pkt) != 0)) {
+            netif->stats.rx_drop_unsupported += !CONFIG_WREN_IEEE802154_SEC;
+            wren_pktbuf_release(&node->pktbuf, pkt);
+            return;
+        }
 #if CONFIG_WREN_MAC_SOFT
         wren_mac_rx(nif, &f, false);
 #else

@@ -124,8 +124,31 @@ static struct wren_ieee802154_sec_nbr *nbr_of(struct wren_ieee802154_sec *s, con
     return NULL;
 }
 
+/* 9.2.4 h), i): the counter must be fresh. @p *n: the neighbour's entry, or
+ * NULL and @p *slot a free one. Returns 0 (fresh), 1 (the neighbour's last
+ * counter again: a retransmission, if the MIC holds) or a drop reason. */
+static int counter_check(struct wren_ieee802154_sec *s, const struct ieee802154_hdr *h,
+                         const uint8_t *src, struct wren_ieee802154_sec_nbr **n,
+                         struct wren_ieee802154_sec_nbr **slot, uint32_t **reason)
+{
+    *n = nbr_of(s, src, slot);
+    if (*n && h->frame_counter == (*n)->counter) {
+        return 1;
+    }
+    if (h->frame_counter == UINT32_MAX || (*n && h->frame_counter < (*n)->counter)) {
+        *reason = &s->stats.rx_replay;
+        return -EALREADY;
+    }
+    if (!*n && !*slot) {
+        *reason = &s->stats.rx_nbr_full;
+        return -ENOSPC;
+    }
+    return 0;
+}
+
 int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
-                                 uint8_t *mpdu, size_t len, const uint8_t *src, uint64_t asn)
+                                 uint8_t *mpdu, size_t len, const uint8_t *src,
+                                 const uint64_t *asn)
 {
     struct wren_ieee802154_sec *s = &nif->sec;
     const struct ieee802154_hdr *h = &f->hdr;
@@ -136,7 +159,7 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
     size_t mic = wren_ieee802154_mic_len(h);
     size_t end = len - mic; /* parse checked len >= mic */
     size_t open_len;
-    int err;
+    int err, fresh = 0;
 
     if (!h->security) {
         if (!s->level[h->type & 3])
@@ -148,6 +171,13 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
      * ASN stands in for it */
     if (!h->sec_level || (h->fc_suppressed && !h->asn_in_nonce)) {
         reason = &s->stats.rx_malformed, err = -EPROTO;
+        goto drop;
+    }
+    /* 9.3.2.2: the ASN in the nonce is TSCH's; a link without slots has no
+     * ASN to hold it to, and such a frame skips the counter check: one
+     * recorded would pass for ever */
+    if (h->asn_in_nonce && !asn) {
+        reason = &s->stats.rx_asn_not_tsch, err = -EOPNOTSUPP;
         goto drop;
     }
     if (!level_ok(h->sec_level, s->level[h->type & 3])) {
@@ -168,27 +198,25 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
         src = h->src_addr;
     }
     if (!h->asn_in_nonce) {
-        /* 9.2.4 h), i): counter exhausted, or not fresh */
-        n = nbr_of(s, src, &slot);
-        if (n && h->frame_counter == n->counter) {
-            return 1; /* the last frame again: a retransmission (our ACK was lost) */
-        }
-        if (h->frame_counter == UINT32_MAX || (n && h->frame_counter < n->counter)) {
-            reason = &s->stats.rx_replay, err = -EALREADY;
-            goto drop;
-        }
-        if (!n && !slot) {
-            reason = &s->stats.rx_nbr_full, err = -ENOSPC;
+        fresh = counter_check(s, h, src, &n, &slot, &reason);
+        if (fresh < 0) {
+            err = fresh;
             goto drop;
         }
     }
     /* a: all up to the payload IEs (or the payload); m: the rest */
     open_len = h->sec_level & 4 ? (size_t)((f->payload_ie_len ? f->payload_ie : f->payload) - mpdu)
                                 : end;
-    nonce_of(nonce, src, h, asn);
+    nonce_of(nonce, src, h, h->asn_in_nonce ? *asn : 0);
     if (wren_ccm_open(key, nonce, mpdu, open_len, end - open_len, mic) < 0) {
+        /* (a retransmission's MIC too: a forgery under the last counter
+         * must not reach the MAC, which would ACK it and take its sequence
+         * number for one seen) */
         reason = &s->stats.rx_bad_mic, err = -EBADMSG;
         goto drop;
+    }
+    if (fresh == 1) {
+        return 1; /* the last frame again: a retransmission (our ACK was lost) */
     }
     if (!h->asn_in_nonce) {
         if (!n) {

@@ -30,14 +30,17 @@
  * Replay protection: a frame counter must be above the highest one
  * accepted from that neighbour. The same counter again is the sender's
  * retransmission of that frame after a lost ACK (MAC retries reuse the
- * secured frame): it is reported apart (1), for the MAC to acknowledge
- * and drop as a duplicate. Security runs before the MAC's duplicate
+ * secured frame): once its MIC holds, it is reported apart (1), for the
+ * MAC to acknowledge and drop as a duplicate. Security runs before the MAC's duplicate
  * detection, so a forged frame never enters the MAC's table of recent
  * sequence numbers (where it would make the genuine frame a duplicate). A neighbour enters the table
  * with its first frame that passes the MIC check; when the table is full
  * a new neighbour's frames are dropped (rx_nbr_full) rather than evicting
  * one whose counter then could be replayed. TSCH frames with the ASN in
- * the nonce skip the counter check: the ASN of the slot makes them fresh.
+ * the nonce skip the counter check: the ASN of the slot makes them fresh;
+ * so they are taken only on a TSCH link (the caller gives the slot's ASN):
+ * on a CSMA link, which has no ASN, they are dropped (rx_asn_not_tsch),
+ * and every secured frame there passes the counter check.
  *
  * How the TSCH MAC uses it (frames it builds itself in flat buffers):
  * @code
@@ -48,7 +51,7 @@
  *       wren_ieee802154_sec_secure(nif, &h, asn, buf, open_len, n); // open_len:
  *       // MHR + header IEs + HT1/HT2 (the payload IEs and payload are encrypted)
  *   // RX, after wren_ieee802154_parse(buf, len, &f) into a writable buf:
- *   if (wren_ieee802154_sec_unsecure(nif, &f, buf, len, src, asn) < 0)
+ *   if (wren_ieee802154_sec_unsecure(nif, &f, buf, len, src, &asn) < 0)
  *       drop; // counted; src: the sender's EUI-64 (an Enh-ACK has no source
  *             // address: the neighbour the ACKed frame went to), NULL for
  *             // the frame's own extended source
@@ -105,7 +108,8 @@ enum {
     C(rx_level)       /* dropped: unsecured or secured below the level required */        \
     C(rx_malformed)   /* dropped: bad auxiliary header (level 0, no counter, ...) */      \
     C(rx_no_src)      /* dropped: no EUI-64 of the sender for the nonce */                \
-    C(rx_nbr_full)    /* dropped: a new neighbour and its counter table is full */
+    C(rx_nbr_full)    /* dropped: a new neighbour and its counter table is full */       \
+    C(rx_asn_not_tsch) /* dropped: ASN in the nonce on a link without slots (CSMA) */
 
 struct wren_ieee802154_sec_stats {
     WREN_SEC_COUNTERS(WREN_COUNTER_U32)
@@ -201,20 +205,25 @@ int wren_ieee802154_sec_secure(struct wren_ieee802154_netif *nif, const struct i
  * @param[in]     len  Bytes in @p mpdu.
  * @param[in]     src  Sender's EUI-64 for the nonce, or NULL: the frame's
  *                     extended source address.
- * @param[in]     asn  Absolute slot number of the frame (ASN in nonce).
+ * @param[in]     asn  Absolute slot number of the frame (ASN in nonce) on a
+ *                     TSCH link; NULL on a link without slots (CSMA), where
+ *                     a frame with the ASN in its nonce is refused.
  * @return 0 if the frame may go on (unsecured where allowed, or unsecured
  *         now).
  * @return 1 for the neighbour's last accepted frame counter again: a
- *         retransmission, not decrypted (acknowledge it, do not deliver it;
- *         not counted here). Never for ASN-in-nonce frames: a TSCH MAC
- *         secures each transmission anew with its slot's ASN.
+ *         retransmission whose MIC holds (acknowledge it, do not deliver it;
+ *         not counted here; a bad MIC is rx_bad_mic). Never for ASN-in-nonce
+ *         frames: a TSCH MAC secures each transmission anew with its slot's
+ *         ASN.
  * @return -EPERM unsecured or below the required level (rx_level).
  * @return -EBADMSG bad MIC; -ENOENT unknown key; -EALREADY replay;
  *         -EPROTO malformed header; -EADDRNOTAVAIL no EUI-64 for the
- *         nonce; -ENOSPC counter table full.
+ *         nonce; -ENOSPC counter table full; -EOPNOTSUPP the ASN in the
+ *         nonce and @p asn NULL (rx_asn_not_tsch).
  */
 int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
-                                 uint8_t *mpdu, size_t len, const uint8_t *src, uint64_t asn);
+                                 uint8_t *mpdu, size_t len, const uint8_t *src,
+                                 const uint64_t *asn);
 
 /* netopts WREN_NETOPT_SEC_* of the interface (link layer; -ENOTSUP for others) */
 int wren_ieee802154_sec_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val,

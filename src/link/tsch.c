@@ -328,12 +328,20 @@ static bool may_send(const struct wren_tsch_queue *q, bool shared)
 /* an EB goes out in the minimal cell when due and nothing else waits; before
  * queued frames only once it is eb_period_ms late (frames are not held up by
  * EBs, and the fast EBs after a (re)start only fill idle cells) */
+static bool sec_on(const struct wren_tsch *t);
+
 static bool eb_due(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
     if (!t->synced || t->join_prio == 0xff) {
         return false;
     }
     uint64_t now = wren_node_now(tsch_node(t));
+    if (c->slotframe == TSCH_SLOTFRAME_EB && sec_on(t)) {
+        /* with security on, an EB in each of our EB cells: a node that
+         * joined us hears one in its timekeeping cell within an EB
+         * slotframe, which confirms its join (tsch_slot.c confirm_us) */
+        return true;
+    }
     if (now < t->eb_next) {
         return false;
     }
@@ -432,7 +440,20 @@ uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
     uint8_t pick = TSCH_Q_NONE;
     int ts_q;
-    if (c->nbr_len == 8) {
+    if (CONFIG_WREN_IEEE802154_SEC && !t->confirmed) {
+        /* a join not yet confirmed sends only to its time source (the
+         * keep-alive, whose ACK confirms it), never in the EB cell, and in
+         * a shared cell for any neighbour only if it has no cell to it of
+         * its own: no EB or DIO of ours spreads a time that may be forged,
+         * and the minimal cell is ours to listen in (a node that sends its
+         * broadcasts there every slotframe hears no one) */
+        ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
+        if (ts_q > 0 && may_send(&t->queues[ts_q], shared) &&
+            c->slotframe != TSCH_SLOTFRAME_EB &&
+            (c->nbr_len == 0 ? !has_own_cell(t, t->ts) : memcmp(c->nbr, t->ts, 8) == 0)) {
+            pick = (uint8_t)ts_q;
+        }
+    } else if (c->nbr_len == 8) {
         int qi = queue_of(t, c->nbr, false);
         if (qi > 0 && may_send(&t->queues[qi], shared)) {
             pick = (uint8_t)qi;
@@ -762,6 +783,43 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
 
 /* ---- frames we receive ----------------------------------------------------- */
 
+/* security on: a level for some frame type */
+static bool sec_on(const struct wren_tsch *t)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    const uint8_t *l = t->nif->sec.level;
+    return (l[0] | l[1] | l[2] | l[3]) != 0;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
+/* With security on, time (a join's ASN, slot timing) comes only from frames
+ * that passed authenticated: an unsecured frame the policy lets through (an
+ * EB where beacons have no level) could be anyone's. Counts what it refuses
+ * (sync_unauth). */
+static bool time_ok(struct wren_tsch *t, const struct ieee802154_frame *f)
+{
+    if (!f->hdr.security && sec_on(t)) {
+        t->stats.sync_unauth++;
+        return false;
+    }
+    return true;
+}
+
+/* A neighbour's frame in one of our cells (an EB in our ASN, a data frame for
+ * anyone, an Enh-ACK to our frame), from any neighbour: our slots are the
+ * network's, the join is confirmed; with security on only if the frame was
+ * authenticated (it then opened under our slot's ASN). */
+static void confirm_by(struct wren_tsch *t, const struct ieee802154_frame *f)
+{
+    /* (without link security every join is confirmed from the start) */
+    if (CONFIG_WREN_IEEE802154_SEC && (f->hdr.security || !sec_on(t))) {
+        t->confirmed = 1;
+    }
+}
+
 /* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
 static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
                  const struct ieee802154_payload_ies *pie, uint64_t rx_start)
@@ -840,6 +898,13 @@ static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
     t->ref_time = t->slot_start;
     t->last_sync = wren_node_now(tsch_node(t));
     t->synced = 1;
+    /* with security on, the join waits for authenticated frames in our
+     * cells to confirm our ASN (tsch_slot.c confirm_us): an EB authenticated
+     * with K1, which every pledge has, may be forged, or replayed a slot
+     * late. Without security a forger needs no such trick, and in a dense
+     * network a sound join often hears nothing for 10-30 s (see
+     * docs/architecture.md): no check */
+    t->confirmed = !sec_on(t);
     t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
     t->eb_count = 0;
     t->eb_next = t->last_sync + (uint64_t)t->cfg.eb_min_ms * 1000u;
@@ -865,8 +930,10 @@ static void on_ack(struct wren_tsch *t, const struct ieee802154_frame *f)
         return;
     }
     t->stats.ack_rx++;
+    confirm_by(t, f); /* an authenticated Enh-ACK opened under our slot's ASN */
     wren_timer_cancel(tsch_node(t), &t->timer);
-    if (hie.has_time_corr && wren_tsch_is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE) {
+    if (hie.has_time_corr && wren_tsch_is_ts(t, q->nbr) && t->role == WREN_TSCH_NODE &&
+        time_ok(t, f)) {
         /* 6.5.4.3: the time source measured our frame this far off */
         wren_tsch_sync(t, hie.time_corr.us);
     }
@@ -931,7 +998,7 @@ static int rx_unsecure(struct wren_tsch *t, struct ieee802154_frame *f, struct w
         }
         asn = pie.mlme.sync.asn;
     }
-    int r = wren_ieee802154_sec_unsecure(t->nif, f, pkt->data, pkt->size, src, asn);
+    int r = wren_ieee802154_sec_unsecure(t->nif, f, pkt->data, pkt->size, src, &asn);
     if (r != 0) {
         return r < 0 ? r : -EALREADY;
     }
@@ -949,6 +1016,47 @@ static int rx_unsecure(struct wren_tsch *t, struct ieee802154_frame *f, struct w
     return 0;
 }
 #endif
+
+/* An EB in one of our cells while synchronised. Returns false if we left
+ * (a timing loop). */
+static bool eb_in_cell(struct wren_tsch *t, const struct ieee802154_frame *f,
+                       const struct ieee802154_payload_ies *pie, bool from_ts, int32_t late)
+{
+    const uint8_t *a = f->hdr.src_addr;
+    t->stats.rx_eb++;
+    /* who else sends EBs here: one bit per neighbour (a hash of its EUI-64),
+     * counted and cleared at each EB of ours */
+    t->eb_heard |= 1u << ((a[7] ^ a[6] ^ a[5]) & 31u);
+    if (!(pie->mlme.present & IEEE802154_MLME_SYNC)) {
+        t->stats.drop_bad_ie++;
+        return true;
+    }
+    if (pie->mlme.sync.asn != t->asn) {
+        /* an EB that contradicts our ASN: never followed (a neighbour that
+         * restarted, or a forgery); the time source going silent ends in a
+         * desync by the rules */
+        t->stats.drop_eb_asn++;
+        return true;
+    }
+    confirm_by(t, f);
+    if (!from_ts || !time_ok(t, f)) {
+        return true; /* (nor an unauthenticated one's join metric: it could make us leave) */
+    }
+    if (!t->join_prio_set && pie->mlme.sync.join_metric >= t->join_prio) {
+        /* our time source is as far from the root as we are, or further: it
+         * keeps time with us (directly or round a loop), and nothing ties the
+         * loop to the network's coordinator any more (with the join priority
+         * from RPL's rank, RPL keeps the time sources loop-free instead) */
+        t->stats.sync_ts_loop++;
+        wren_tsch_desync(t);
+        return false;
+    }
+    wren_tsch_sync(t, late);
+    if (!t->join_prio_set) {
+        t->join_prio = (uint8_t)(pie->mlme.sync.join_metric + 1);
+    }
+    return true;
+}
 
 void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                    const struct wren_netdev_rx_info *info, uint64_t rx_start)
@@ -997,7 +1105,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     if (phase == TSCH_PH_SCAN) {
         if (eb) {
             t->stats.rx_eb++;
-            join(t, &f, &pie, rx_start);
+            if (time_ok(t, &f)) {
+                join(t, &f, &pie, rx_start);
+            }
         } else {
             t->stats.drop_not_synced++;
         }
@@ -1031,33 +1141,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                                   31u);
     }
     if (eb) {
-        t->stats.rx_eb++;
-        /* who else sends EBs here: one bit per neighbour (a hash of its
-         * EUI-64), counted and cleared at each EB of ours */
-        t->eb_heard |= 1u << ((f.hdr.src_addr[7] ^ f.hdr.src_addr[6] ^ f.hdr.src_addr[5]) & 31u);
-        if (!(pie.mlme.present & IEEE802154_MLME_SYNC)) {
-            t->stats.drop_bad_ie++;
-        } else if (pie.mlme.sync.asn != t->asn) {
-            /* an EB that contradicts our ASN: never followed (a neighbour
-             * that restarted, or a forgery); the time source going silent
-             * ends in a desync by the rules */
-            t->stats.drop_eb_asn++;
-        } else if (from_ts && !t->join_prio_set && pie.mlme.sync.join_metric >= t->join_prio) {
-            /* our time source is as far from the root as we are, or further:
-             * it keeps time with us (directly or round a loop), and nothing
-             * ties the loop to the network's coordinator any more (with the
-             * join priority from RPL's rank, RPL keeps the time sources
-             * loop-free instead) */
-            t->stats.sync_ts_loop++;
-            wren_tsch_desync(t);
-            goto done;
-        } else if (from_ts) {
-            wren_tsch_sync(t, late);
-            if (!t->join_prio_set) {
-                t->join_prio = (uint8_t)(pie.mlme.sync.join_metric + 1);
-            }
+        if (eb_in_cell(t, &f, &pie, from_ts, late)) {
+            wren_tsch_end_slot(t);
         }
-        wren_tsch_end_slot(t);
         goto done;
     }
     if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.src_mode != IEEE802154_ADDR_EXT) {
@@ -1071,6 +1157,10 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
                 memcmp(f.hdr.dst_addr, nif->long_addr, 8) == 0;
     bool pan_ok = !wren_ieee802154_has_dst_pan(&f.hdr) || f.hdr.dst_pan == nif->pan ||
                   f.hdr.dst_pan == IEEE802154_BROADCAST;
+    if (pan_ok) {
+        /* for us or not, an authenticated frame opened under our slot's ASN */
+        confirm_by(t, &f);
+    }
     if (!pan_ok || (!bcast && !mine)) {
         netif->stats.rx_drop_not_for_us++;
         wren_tsch_end_slot(t);
@@ -1078,7 +1168,7 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     }
     c->rx++;
     t->stats.rx_data++;
-    if (from_ts) {
+    if (from_ts && time_ok(t, &f)) {
         wren_tsch_sync(t, late);
         late = 0; /* we moved to it */
     }

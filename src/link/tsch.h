@@ -196,9 +196,15 @@ struct wren_tsch_config {
     C(sync_desync)        /* desynchronisations, all causes: */                           \
     C(desync_quiet)       /*   no correction from the time source for desync_ms */        \
     C(desync_ka)          /*   a keep-alive failed every try */                           \
+    C(desync_unconfirmed) /*   with security on, no authenticated frame in our cells  \
+                               within a keep-alive period and a margin, and two EB      \
+                               slotframes, of the join (7.94 s at the defaults): its EB \
+                               was forged or replayed (a slot off) */                   \
     C(sync_ts_loop)       /* the time source's EB had a join metric not below ours: a   \
                              timing loop (nodes keeping each other in an old network); \
                              left as a desync */                                          \
+    C(sync_unauth)        /* EBs not joined, corrections not taken: not authenticated \
+                             while the interface has security on */                       \
     C(scan_hops)          /* scan channel changes */                                      \
     C(slot_late)          /* slots skipped: the MAC woke after they began */
 
@@ -258,6 +264,11 @@ struct wren_tsch {
     uint8_t phase;                  /**< what the timer does next (tsch_slot.c) */
     uint8_t join_prio;              /**< of our EBs (0xff: none) */
     uint8_t desync_due;             /**< leave at the end of this slot (keep-alive lost) */
+    uint8_t confirmed;              /**< 0 from a join with security on until an
+                                         authenticated frame in our cells (tsch.c
+                                         confirm_by); until then we send only to the time
+                                         source; a join never confirmed is left
+                                         (desync_unconfirmed, tsch_slot.c confirm_us) */
     uint8_t rx_busy;                /**< a frame was coming in at RX_MID_US (tsch_slot.c) */
     uint8_t join_prio_set;          /**< set by SET JOIN_PRIO (else time source's + 1) */
     uint8_t ts[8];                  /**< time source */

@@ -116,12 +116,13 @@ static void show(struct wren_shell *sh, struct wren_module *m)
                           (unsigned long)st.rx_data, (unsigned long)st.rx_eb,
                           (unsigned long)st.rx_dup, (unsigned long)st.rx_idle,
                           (unsigned long)st.ack_rx, (unsigned long)st.ack_tx);
-        wren_shell_printf(sh, "  joins %lu desyncs %lu corrections %lu  drops: queue %lu bad-ie %lu "
-                          "eb-asn %lu not-synced %lu\n",
+        wren_shell_printf(sh, "  joins %lu desyncs %lu (unconfirmed %lu) corrections %lu  drops: "
+                          "queue %lu bad-ie %lu eb-asn %lu not-synced %lu unauthenticated %lu\n",
                           (unsigned long)st.sync_joins, (unsigned long)st.sync_desync,
+                          (unsigned long)st.desync_unconfirmed,
                           (unsigned long)st.sync_corrections, (unsigned long)st.drop_queue_full,
                           (unsigned long)st.drop_bad_ie, (unsigned long)st.drop_eb_asn,
-                          (unsigned long)st.drop_not_synced);
+                          (unsigned long)st.drop_not_synced, (unsigned long)st.sync_unauth);
     }
 }
 

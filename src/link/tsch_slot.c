@@ -141,6 +141,7 @@ void wren_tsch_start(struct wren_tsch *t)
         t->drift_q30 = 0;
         t->ts_len = 0;
         t->synced = 1;
+        t->confirmed = 1;
         t->last_sync = t->ref_time;
         t->eb_ivl_ms = wren_tsch_eb_min_ms(t);
         t->eb_count = 0;
@@ -193,7 +194,38 @@ void wren_tsch_sync(struct wren_tsch *t, int32_t shift)
         t->drift_q30 = q > DRIFT_MAX_Q30 ? DRIFT_MAX_Q30 : q < -DRIFT_MAX_Q30 ? -DRIFT_MAX_Q30 : q;
     }
     t->last_sync = now;
+    t->confirmed = 1;
     t->stats.sync_corrections++;
+}
+
+/* How long a join with security on may go unconfirmed: no authenticated
+ * frame in our cells (a neighbour's EB in our ASN, a data frame or Enh-ACK
+ * from anyone, the time source's Enh-ACK to the keep-alive sent at the
+ * join: each opens only under our slot's ASN). Then the EB we joined was
+ * not in the network's time (forged with K1, or replayed a slot off) and we
+ * are deaf in our own schedule: scan again at once rather than try the
+ * keep-alive for up to 3 x desync_ms. The keep-alive period and a margin:
+ * half of it, and at least two minimal slotframes (two chances in the
+ * minimal cell once the keep-alive waits) and desync_ms / 8 (a keep-alive
+ * period far shorter than desync_ms, in cells busy with others'
+ * keep-alives, needs more tries than half a period holds). 7.5 s at the
+ * defaults. And with an EB slotframe, at least two of it: with security on
+ * the time source sends an EB in each of its EB cells (tsch.c eb_due), and
+ * our timekeeping cell listens there, so a sound join has two EBs of it on
+ * a cell no one else sends in besides the keep-alive's ACK, which in busy
+ * shared cells is often lost (7.94 s at the defaults; 15.9 s with Table
+ * I's 20 ms slots, where a keep-alive period and a half holds only four
+ * minimal slotframes, see docs/architecture.md). */
+static uint64_t confirm_us(const struct wren_tsch *t)
+{
+    uint64_t m = (uint64_t)t->cfg.ka_ms * 500u;
+    uint64_t sf2 = 2u * (uint64_t)t->cfg.sf_len * t->cfg.slot_us;
+    uint64_t d8 = (uint64_t)t->cfg.desync_ms * 125u;
+    uint64_t eb2 = 2u * (uint64_t)t->cfg.eb_sf_len * t->cfg.slot_us;
+    m = m > sf2 ? m : sf2;
+    m = m > d8 ? m : d8;
+    m += (uint64_t)t->cfg.ka_ms * 1000u;
+    return m > eb2 ? m : eb2;
 }
 
 /* the slot begins: housekeeping, then what to do in it */
@@ -204,14 +236,22 @@ static void slot_begin(struct wren_tsch *t)
      * frame to it is still being tried (its ACK will correct us; its last
      * try failing desyncs at once), and never past 3 x desync_ms */
     uint64_t quiet = now - t->last_sync;
+    if (CONFIG_WREN_IEEE802154_SEC && t->role == WREN_TSCH_NODE && !t->confirmed &&
+        t->cfg.ka_ms && quiet > confirm_us(t)) {
+        t->stats.desync_unconfirmed++;
+        wren_tsch_desync(t);
+        return;
+    }
     if (t->role == WREN_TSCH_NODE && quiet > (uint64_t)t->cfg.desync_ms * 1000u &&
         (!wren_tsch_ts_pending(t) || quiet > (uint64_t)t->cfg.desync_ms * 3000u)) {
         t->stats.desync_quiet++;
         wren_tsch_desync(t);
         return;
     }
+    /* a keep-alive at once after a join that needs confirming: its ACK does */
     if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
-        now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u) {
+        ((CONFIG_WREN_IEEE802154_SEC && !t->confirmed) ||
+         now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u)) {
         wren_tsch_keepalive(t);
     }
     int tx = -1, rx = -1;

@@ -24,16 +24,228 @@
 
 #define MAX_ARGS 12
 
+/* ---- output ---------------------------------------------------------------
+ * A line goes to the runtime's callback whole when it fits a piece; a longer
+ * one (the `help` line of `coap` is over 300 characters) is streamed in pieces
+ * of up to SHELL_PIECE - 1 characters, never cut: its text and %s arguments
+ * straight from where they are, each other conversion formatted alone. The
+ * callbacks (simulator, wren-node, Cortex-M console) append what they get. */
+#define SHELL_PIECE 128
+#define SHELL_NUM_WIDTH 64 /* wider numbers are padded here, not by vsnprintf */
+
+struct piece {
+    struct wren_shell *sh;
+    size_t len;
+    char buf[SHELL_PIECE];
+};
+
+static void piece_flush(struct piece *p)
+{
+    if (p->len && p->sh->out) {
+        p->buf[p->len] = 0;
+        p->sh->out(p->sh->out_ctx, p->buf);
+    }
+    p->len = 0;
+}
+
+static void piece_put(struct piece *p, const char *s, size_t n)
+{
+    while (n) {
+        size_t k = sizeof(p->buf) - 1 - p->len;
+        k = k < n ? k : n;
+        memcpy(p->buf + p->len, s, k);
+        p->len += k, s += k, n -= k;
+        if (p->len == sizeof(p->buf) - 1) {
+            piece_flush(p);
+        }
+    }
+}
+
+static void piece_pad(struct piece *p, size_t n)
+{
+    static const char spaces[] = "                ";
+    while (n) {
+        size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+        piece_put(p, spaces, k);
+        n -= k;
+    }
+}
+
+/* one conversion of printf's: %[flags][width][.prec][length]conv */
+struct conv {
+    char flags[6];
+    char len[3];
+    char c;
+    int width; /* -1: none */
+    int prec;  /* -1: none */
+};
+
+/* a string (%s, %c) padded to the width */
+static void put_str(struct piece *p, const struct conv *v, const char *s, size_t n)
+{
+    size_t pad = v->width > 0 && (size_t)v->width > n ? (size_t)v->width - n : 0;
+    bool left = strchr(v->flags, '-') != NULL;
+    if (!left) {
+        piece_pad(p, pad);
+    }
+    piece_put(p, s, n);
+    if (left) {
+        piece_pad(p, pad);
+    }
+}
+
+/* the conversion @p v as a printf format of its own, width @p w, conversion @p c */
+static void spec_of(char spec[32], const struct conv *v, int w, char c)
+{
+    int n = snprintf(spec, 32, "%%%s", v->flags);
+    if (w >= 0) {
+        n += snprintf(spec + n, 32 - (size_t)n, "%d", w);
+    }
+    if (v->prec >= 0) {
+        n += snprintf(spec + n, 32 - (size_t)n, ".%d", v->prec);
+    }
+    snprintf(spec + n, 32 - (size_t)n, "%s%c", v->len, c);
+}
+
+/* a number, formatted by snprintf alone (a width over SHELL_NUM_WIDTH is
+ * padded by put_str); a floating value too long for the buffer (%f of 1e300)
+ * goes out in the e-style of the same precision rather than cut */
+static void put_num(struct piece *p, const struct conv *v, va_list *ap)
+{
+    char spec[32], tmp[SHELL_NUM_WIDTH + 32];
+    int w = v->width > SHELL_NUM_WIDTH ? -1 : v->width;
+    bool sgn = v->c == 'd' || v->c == 'i';
+    int n;
+    spec_of(spec, v, w, v->c);
+    if (strchr("fFeEgGaA", v->c)) {
+        long double x = v->len[0] == 'L' ? va_arg(*ap, long double) : va_arg(*ap, double);
+        for (int k = 0; k < 2; k++) {
+            n = v->len[0] == 'L' ? snprintf(tmp, sizeof(tmp), spec, x)
+                                 : snprintf(tmp, sizeof(tmp), spec, (double)x);
+            if (n >= 0 && (size_t)n < sizeof(tmp)) {
+                break;
+            }
+            spec_of(spec, v, w, 'e');
+        }
+    } else if (v->c == 'p') {
+        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, void *));
+    } else if (strcmp(v->len, "ll") == 0 || v->len[0] == 'j') {
+        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long long))
+                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long long));
+    } else if (v->len[0] == 'l') {
+        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long))
+                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long));
+    } else if (v->len[0] == 'z' || v->len[0] == 't') {
+        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, size_t));
+    } else {
+        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, int))
+                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned int));
+    }
+    size_t len = n < 0 ? 0 : strlen(tmp);
+    bool int_prec = v->prec >= 0 && !strchr("fFeEgGaA", v->c);
+    if (w < 0 && strchr(v->flags, '0') && !strchr(v->flags, '-') && !int_prec &&
+        (size_t)v->width > len) {
+        /* zeros after the sign and 0x, as printf pads */
+        size_t pre = len && strchr("+- ", tmp[0]) ? 1 : 0;
+        pre += len > pre + 1 && tmp[pre] == '0' && (tmp[pre + 1] | 0x20) == 'x' ? 2 : 0;
+        piece_put(p, tmp, pre);
+        for (size_t z = len; z < (size_t)v->width; z++) {
+            piece_put(p, "0", 1);
+        }
+        piece_put(p, tmp + pre, len - pre);
+        return;
+    }
+    put_str(p, v, tmp, len);
+}
+
+/* reads one conversion after its '%'; returns where the format goes on */
+static const char *conv_parse(const char *f, struct conv *v, va_list *ap)
+{
+    unsigned k = 0;
+    memset(v, 0, sizeof(*v));
+    v->width = v->prec = -1;
+    for (; *f && strchr("-+ #0", *f); f++) {
+        if (k < sizeof(v->flags) - 1 && !strchr(v->flags, *f)) {
+            v->flags[k++] = *f;
+        }
+    }
+    if (*f == '*') {
+        v->width = va_arg(*ap, int), f++;
+        if (v->width < 0) { /* a negative width is the '-' flag */
+            v->width = -v->width;
+            if (k < sizeof(v->flags) - 1 && !strchr(v->flags, '-')) {
+                v->flags[k++] = '-';
+            }
+        }
+    }
+    for (; *f >= '0' && *f <= '9'; f++) {
+        v->width = (v->width < 0 ? 0 : v->width % 100000) * 10 + (*f - '0');
+    }
+    if (*f == '.') {
+        v->prec = 0, f++;
+        if (*f == '*') {
+            v->prec = va_arg(*ap, int), f++;
+            v->prec = v->prec < 0 ? -1 : v->prec;
+        }
+        for (; *f >= '0' && *f <= '9'; f++) {
+            v->prec = v->prec % 100000 * 10 + (*f - '0');
+        }
+    }
+    for (k = 0; *f && strchr("hlzjtL", *f) && k < sizeof(v->len) - 1; f++) {
+        v->len[k++] = *f;
+    }
+    v->c = *f;
+    return *f ? f + 1 : f;
+}
+
+/* the format streamed in pieces (see SHELL_PIECE) */
+static void stream(struct piece *p, const char *f, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    while (*f) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        piece_put(p, f, lit);
+        if (!pct) {
+            break;
+        }
+        struct conv v;
+        f = conv_parse(pct + 1, &v, &aq);
+        if (v.c == 's') {
+            const char *s = va_arg(aq, const char *);
+            s = s ? s : "(null)";
+            size_t n = strlen(s);
+            put_str(p, &v, s, v.prec >= 0 && (size_t)v.prec < n ? (size_t)v.prec : n);
+        } else if (v.c == 'c') {
+            char ch = (char)va_arg(aq, int);
+            put_str(p, &v, &ch, 1);
+        } else if (v.c == '%') {
+            piece_put(p, "%", 1);
+        } else if (v.c && strchr("diouxXpfFeEgGaA", v.c)) {
+            put_num(p, &v, &aq);
+        } else {
+            break; /* %n or not a conversion: nothing more is safe to read */
+        }
+    }
+    va_end(aq);
+}
+
 void wren_shell_printf(struct wren_shell *sh, const char *fmt, ...)
 {
-    char buf[256];
+    struct piece p = { .sh = sh, .len = 0 };
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    int n = vsnprintf(p.buf, sizeof(p.buf), fmt, ap);
     va_end(ap);
-    if (sh->out) {
-        sh->out(sh->out_ctx, buf);
+    if (n >= 0 && (size_t)n < sizeof(p.buf)) {
+        p.len = (size_t)n; /* the usual case: it fits one piece */
+    } else {
+        va_start(ap, fmt);
+        stream(&p, fmt, ap);
+        va_end(ap);
     }
+    piece_flush(&p);
 }
 
 struct wren_module *wren_shell_layer(struct wren_shell *sh, uint8_t type)
@@ -158,13 +370,14 @@ static void show_sec(struct wren_shell *sh, struct wren_module *m)
     wren_shell_printf(sh, "%s; frame counter %lu\n", nkeys > 0 ? "" : " none", (unsigned long)fc);
     wren_shell_printf(sh, "          sec: tx secured %lu, no key %lu, counter end %lu, nobuf %lu; rx "
                       "secured %lu; drops: no key %lu, bad MIC %lu, replay %lu, level %lu, "
-                      "malformed %lu, no source %lu, table full %lu\n",
+                      "malformed %lu, no source %lu, table full %lu, ASN not TSCH %lu\n",
                       (unsigned long)st.tx_secured, (unsigned long)st.tx_no_key,
                       (unsigned long)st.tx_counter_end, (unsigned long)st.tx_nobuf,
                       (unsigned long)st.rx_secured, (unsigned long)st.rx_no_key,
                       (unsigned long)st.rx_bad_mic, (unsigned long)st.rx_replay,
                       (unsigned long)st.rx_level, (unsigned long)st.rx_malformed,
-                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full);
+                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full,
+                      (unsigned long)st.rx_asn_not_tsch);
 }
 
 /* IF key IDX HEX32 | IF key IDX del | IF sec [beacon|data|ack|cmd] LEVEL [KEYIDX] */
@@ -685,24 +898,28 @@ static int cmd_pktbuf(struct wren_shell *sh, struct wren_module *m, int argc, ch
     return 0;
 }
 
-/* one line per counter set, wrapped: "udp: rx 3 rx_drop_hdr 0 ..." */
+/* one line per counter set, wrapped after 100 characters: "udp: rx 3
+ * rx_drop_hdr 0 ...", each counter printed as it comes (no line buffer to
+ * outgrow) */
 static void stats_set(void *ctx, const struct wren_counter_set *set, const char *suffix,
                       const void *values)
 {
     struct wren_shell *sh = ctx;
-    char line[200];
-    int n = snprintf(line, sizeof(line), "%s%s:", set->name, suffix);
+    size_t n = strlen(set->name) + strlen(suffix) + 1;
+    wren_shell_printf(sh, "%s%s:", set->name, suffix);
     for (unsigned i = 0; set->names && i < set->n; i++) {
-        char item[64];
-        int k = snprintf(item, sizeof(item), " %s %llu", set->names[i],
+        char num[24];
+        int k = snprintf(num, sizeof(num), "%llu",
                          (unsigned long long)wren_counter_value(set, values, i));
-        if (n + k > 100) {
-            wren_shell_printf(sh, "%s\n", line);
-            n = snprintf(line, sizeof(line), "   ");
+        size_t item = 2 + strlen(set->names[i]) + (size_t)k;
+        if (n + item > 100) {
+            wren_shell_printf(sh, "\n   ");
+            n = 3;
         }
-        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s", item);
+        wren_shell_printf(sh, " %s %s", set->names[i], num);
+        n += item;
     }
-    wren_shell_printf(sh, "%s\n", line);
+    wren_shell_printf(sh, "\n");
 }
 
 static int cmd_stats(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
@@ -806,6 +1023,12 @@ int wren_shell_exec(struct wren_shell *sh, const char *line)
     char buf[160];
     char *argv[MAX_ARGS];
     int argc = 0;
+    if (strlen(line) >= sizeof(buf)) {
+        /* never run what is left of a line cut short */
+        wren_shell_printf(sh, "error: line longer than %u characters\n",
+                          (unsigned)sizeof(buf) - 1);
+        return -E2BIG;
+    }
     snprintf(buf, sizeof(buf), "%s", line);
     /* split on blanks in place (strtok keeps hidden global state) */
     for (char *p = buf; *p && argc < MAX_ARGS;) {

@@ -56,7 +56,8 @@ void wren_shell_set_extra(struct wren_shell *sh, const struct wren_shell_cmd *cm
 
 /* ---- for commands ---------------------------------------------------------- */
 
-/** @brief Print to the shell's output (lines up to 255 characters). */
+/** @brief Print to the shell's output; never cut: a line longer than the
+ *         shell's 127-character piece goes to the callback in pieces. */
 void wren_shell_printf(struct wren_shell *sh, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /** @brief Print "error: WHAT (strerror)". @return @p e. */

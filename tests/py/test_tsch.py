@@ -292,8 +292,8 @@ def eb_frame(src_node, asn, join_metric=0, sync_len=6, sf_count=1):
 
 def test_tsch_hostile_ebs_and_ies_counted_no_desync(sim_factory):
     """Forged EBs in the victim's listening windows, claiming to come from its
-    time source: an absurd ASN jump (refused: the ASN is never taken from an
-    EB once synchronised), a Sync IE of the wrong length, a slotframe count
+    time source: an absurd ASN jump ahead or back (refused: the ASN is never
+    taken from an EB once synchronised), a Sync IE of the wrong length, a slotframe count
     that disagrees with the IE; and the same into a scanning node, which
     joins none of the malformed ones. Each is a counted drop, the victim stays
     synchronised with the real network and still delivers."""
@@ -304,7 +304,8 @@ def test_tsch_hostile_ebs_and_ies_counted_no_desync(sim_factory):
     before = s.counters(victim)
     asn = tsch(s, 0)["asn"]
     forged = [eb_frame(0, asn + 1_000_000), eb_frame(0, (1 << 40) - 1),
-              eb_frame(0, asn, sync_len=5), eb_frame(0, asn, sf_count=3)]
+              eb_frame(0, asn, sync_len=5), eb_frame(0, asn, sf_count=3),
+              eb_frame(0, asn // 2), eb_frame(0, asn // 3)]  # backwards: refused alike
     # every millisecond for 3 s: every listening window of the victim gets
     # some (the radio takes a frame only while it listens)
     t = s.now

@@ -227,6 +227,17 @@ def tsch_available() -> str | None:
     return None
 
 
+#: link security as RFC 8180 6 has it (EBs MIC-32 with K1; data and Enh-ACKs
+#: ENC-MIC-32 with K2): run_one(..., sec=True), not part of the paper's setup
+SEC_SHELL = ("ifconfig 1 key 1 000102030405060708090a0b0c0d0e0f",
+             "ifconfig 1 key 2 c0c1c2c3c4c5c6c7c8c9cacbcccdcecf",
+             "ifconfig 1 sec beacon mic32 1", "ifconfig 1 sec data enc-mic32 2",
+             "ifconfig 1 sec ack enc-mic32 2")
+
+#: TSCH's desynchronisations, by cause, summed over the nodes and the whole run
+DESYNC_COUNTERS = ("tsch.desync_unconfirmed", "tsch.desync_quiet", "tsch.desync_ka",
+                   "tsch.sync_ts_loop")
+
 #: the TSCH MAC's settings (`tsch set KEY VALUE`): Table I
 TSCH_SET = {"slot_us": 20000, "sf_len": 101, "max_retries": 15}
 
@@ -287,9 +298,14 @@ def _shell(sim: Sim, node: int, cmd: str) -> str:
 
 
 def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
-            mean_s: float = MEAN_S, pcap: str | Path | None = None) -> dict[str, Any]:
+            mean_s: float = MEAN_S, pcap: str | Path | None = None,
+            sec: bool = False, quiesce: bool = False) -> dict[str, Any]:
     """One run of the experiment (see the module's doc): per-node PDR and
-    duty cycle, and what explains them, as a JSON-able dict."""
+    duty cycle, and what explains them, as a JSON-able dict. @sec: every
+    node with link security (SEC_SHELL), set before the MAC starts.
+    @quiesce: at the end RPL and then the MAC are switched off, so what they
+    still hold is delivered or dropped, and pktbufs_clean tells a leak (a
+    TSCH network always has frames queued)."""
     wall0 = time.perf_counter()
     if mac not in MACS:
         raise ValueError(f"mac must be one of {MACS}, not {mac!r}")
@@ -297,6 +313,9 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
         raise RuntimeError(tsch_available())
     sim, topo = build(seed, n, mac)
     try:
+        for i in range(n if sec else 0):
+            for cmd in SEC_SHELL:
+                _shell(sim, i, cmd)
         setup_mac(sim, mac, n)
         if pcap:
             sim.open_pcap(pcap)
@@ -356,6 +375,14 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             nd["drops"] = {k: c2[i].get(k, 0) - c0[i].get(k, 0) for k in DROP_COUNTERS
                            if c2[i].get(k, 0) - c0[i].get(k, 0)}
             nodes.append(nd)
+        desync = {k: sum(c2[i].get(k, 0) for i in range(n)) for k in DESYNC_COUNTERS}
+        if quiesce:
+            for i in range(n):
+                sim.shell(i, "rpl off")
+            sim.run(sim.now + 30)
+            for i in range(n if mac.startswith("tsch") else 0):
+                sim.shell(i, "tsch off")  # what still waits is flushed and counted
+            sim.run(sim.now + 1)
         clean = sim.pktbufs_clean()
     finally:
         sim.close()
@@ -367,7 +394,8 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             "generated": gen, "received": got, "pdr": got / gen if gen else 0.0,
             "duty_cycle": sum(x["duty_cycle"] for x in src) / len(src),
             "root_duty_cycle": nodes[ROOT]["duty_cycle"],
-            "nodes": nodes, "pktbufs_clean": clean, "wall_s": time.perf_counter() - wall0}
+            "nodes": nodes, "pktbufs_clean": clean, "sec": sec, "desync": desync,
+            "wall_s": time.perf_counter() - wall0}
 
 
 #: counters whose changes over the window say where datagrams were lost

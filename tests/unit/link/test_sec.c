@@ -75,7 +75,8 @@ static size_t build(uint8_t *buf, uint8_t version, bool tsch, uint64_t asn)
     return (size_t)n;
 }
 
-static int take(uint8_t *buf, size_t n, const uint8_t *src, uint64_t asn,
+/* @asn: the slot's on a TSCH link, NULL on a CSMA link */
+static int take(uint8_t *buf, size_t n, const uint8_t *src, const uint64_t *asn,
                 struct ieee802154_frame *f)
 {
     CHECK_EQ(wren_ieee802154_parse(buf, n, f), 0);
@@ -89,7 +90,7 @@ TEST(test_sec__enc_mic32_round_trip_and_counters)
     pair(WREN_SEC_ENC_MIC32);
     size_t n = build(buf, IEEE802154_VERSION_2006, false, 0);
     CHECK(!contains(buf, n, payload, sizeof(payload))); /* encrypted */
-    CHECK_EQ(take(buf, n, NULL, 0, &f), 0);
+    CHECK_EQ(take(buf, n, NULL, NULL, &f), 0);
     CHECK_EQ(f.hdr.sec_level, WREN_SEC_ENC_MIC32);
     CHECK_EQ(f.hdr.key_id_mode, 1);
     CHECK_EQ(f.hdr.key_index, 2);
@@ -109,22 +110,72 @@ TEST(test_sec__replay_and_retransmission)
     size_t n1 = build(f1, IEEE802154_VERSION_2006, false, 0);
     size_t n2 = build(f2, IEEE802154_VERSION_2006, false, 0);
     memcpy(b, f1, n1);
-    CHECK_EQ(take(b, n1, NULL, 0, &f), 0);
-    /* the same frame again: a retransmission (not decrypted, not counted) */
+    CHECK_EQ(take(b, n1, NULL, NULL, &f), 0);
+    /* the same frame again: a retransmission (its MIC checked, not counted) */
     memcpy(b, f1, n1);
-    CHECK_EQ(take(b, n1, NULL, 0, &f), 1);
-    CHECK(memcmp(b, f1, n1) == 0);
+    CHECK_EQ(take(b, n1, NULL, NULL, &f), 1);
+    CHECK_EQ(rx.sec.stats.rx_secured, 1);
     /* an older one: a replay */
     memcpy(b, f0, n0);
-    CHECK_EQ(take(b, n0, NULL, 0, &f), -EALREADY);
+    CHECK_EQ(take(b, n0, NULL, NULL, &f), -EALREADY);
     CHECK_EQ(rx.sec.stats.rx_replay, 1);
     /* a newer one passes; a bad MIC on a fresh counter does not move it */
     memcpy(b, f2, n2);
     b[n2 - 1] ^= 0x80;
-    CHECK_EQ(take(b, n2, NULL, 0, &f), -EBADMSG);
+    CHECK_EQ(take(b, n2, NULL, NULL, &f), -EBADMSG);
     CHECK_EQ(rx.sec.stats.rx_bad_mic, 1);
     memcpy(b, f2, n2);
-    CHECK_EQ(take(b, n2, NULL, 0, &f), 0);
+    CHECK_EQ(take(b, n2, NULL, NULL, &f), 0);
+    CHECK_EQ(rx.sec.stats.rx_secured, 2);
+}
+
+TEST(test_sec__retransmission_checks_its_mic)
+{
+    uint8_t f1[127], b[127];
+    struct ieee802154_frame f;
+    pair(WREN_SEC_ENC_MIC32);
+    size_t n1 = build(f1, IEEE802154_VERSION_2006, false, 0);
+    memcpy(b, f1, n1);
+    CHECK_EQ(take(b, n1, NULL, NULL, &f), 0);
+    /* the last counter again with other bytes (here its sequence number,
+     * which the MAC would take for one seen): a forgery, not the
+     * retransmission the MAC acknowledges and drops as a duplicate */
+    memcpy(b, f1, n1);
+    b[2] ^= 0x10;
+    CHECK_EQ(take(b, n1, NULL, NULL, &f), -EBADMSG);
+    CHECK_EQ(rx.sec.stats.rx_bad_mic, 1);
+    /* the true retransmission still is one */
+    memcpy(b, f1, n1);
+    CHECK_EQ(take(b, n1, NULL, NULL, &f), 1);
+    CHECK_EQ(rx.sec.stats.rx_secured, 1);
+}
+
+TEST(test_sec__asn_nonce_only_on_a_tsch_link)
+{
+    uint8_t buf[127], b[127];
+    struct ieee802154_frame f;
+    uint64_t asn = 0; /* what a CSMA link passed for "no ASN" before */
+    pair(WREN_SEC_ENC_MIC32);
+    size_t n = build(buf, IEEE802154_VERSION_2015, true, asn);
+    /* on a CSMA link (no slot, no ASN): refused, as often as it comes; it
+     * would have skipped the frame-counter check and passed every time */
+    for (unsigned k = 0; k < 3; k++) {
+        memcpy(b, buf, n);
+        CHECK_EQ(take(b, n, NULL, NULL, &f), -EOPNOTSUPP);
+    }
+    CHECK_EQ(rx.sec.stats.rx_asn_not_tsch, 3);
+    CHECK_EQ(rx.sec.stats.rx_secured, 0);
+    CHECK_EQ(rx.sec.stats.rx_bad_mic, 0);
+    /* on a TSCH link, in its slot, it passes */
+    memcpy(b, buf, n);
+    CHECK_EQ(take(b, n, NULL, &asn, &f), 0);
+    CHECK_EQ(rx.sec.stats.rx_secured, 1);
+    /* a frame counter frame on a CSMA link still passes the counter check */
+    n = build(buf, IEEE802154_VERSION_2015, false, 0);
+    memcpy(b, buf, n);
+    CHECK_EQ(take(b, n, NULL, NULL, &f), 0);
+    memcpy(b, buf, n);
+    CHECK_EQ(take(b, n, NULL, NULL, &f), 1);
     CHECK_EQ(rx.sec.stats.rx_secured, 2);
 }
 
@@ -137,41 +188,41 @@ TEST(test_sec__policy_levels_keys_and_malformed)
     level(&rx, IEEE802154_TYPE_DATA, WREN_SEC_MIC32, 2);
     size_t n = build(buf, IEEE802154_VERSION_2006, false, 0);
     CHECK(contains(buf, n, payload, sizeof(payload))); /* authenticated only */
-    CHECK_EQ(take(buf, n, NULL, 0, &f), 0);
+    CHECK_EQ(take(buf, n, NULL, NULL, &f), 0);
     /* ... but not ENC-MIC-32 (9.2.5: no encryption) */
     level(&rx, IEEE802154_TYPE_DATA, WREN_SEC_ENC_MIC32, 2);
     n = build(buf, IEEE802154_VERSION_2006, false, 0);
-    CHECK_EQ(take(buf, n, NULL, 0, &f), -EPERM);
+    CHECK_EQ(take(buf, n, NULL, NULL, &f), -EPERM);
     CHECK_EQ(rx.sec.stats.rx_level, 1);
     /* a header byte changed under MIC-64: bad MIC */
     level(&rx, IEEE802154_TYPE_DATA, WREN_SEC_MIC32, 2);
     n = build(buf, IEEE802154_VERSION_2006, false, 0);
     buf[2] ^= 1; /* sequence number */
-    CHECK_EQ(take(buf, n, NULL, 0, &f), -EBADMSG);
+    CHECK_EQ(take(buf, n, NULL, NULL, &f), -EBADMSG);
     /* unknown key index */
     n = build(buf, IEEE802154_VERSION_2006, false, 0);
     buf[21 + 5] = 9;
-    CHECK_EQ(take(buf, n, NULL, 0, &f), -ENOENT);
+    CHECK_EQ(take(buf, n, NULL, NULL, &f), -ENOENT);
     /* key identifier mode 0 (implicit key): no key either */
     n = build(buf, IEEE802154_VERSION_2006, false, 0);
     buf[21] = (uint8_t)(buf[21] & ~0x18);
     CHECK_EQ(wren_ieee802154_parse(buf, n - 1, &f), 0); /* (one byte less: no key index) */
-    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, buf, n - 1, NULL, 0), -ENOENT);
+    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, buf, n - 1, NULL, NULL), -ENOENT);
     CHECK_EQ(rx.sec.stats.rx_no_key, 2);
     /* security enabled with level 0 */
     n = build(buf, IEEE802154_VERSION_2006, false, 0);
     buf[21] = (uint8_t)(buf[21] & ~0x07);
     CHECK_EQ(wren_ieee802154_parse(buf, n, &f), 0);
-    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, buf, n, NULL, 0), -EPROTO);
+    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, buf, n, NULL, NULL), -EPROTO);
     CHECK_EQ(rx.sec.stats.rx_malformed, 1);
     /* an unsecured data frame where data must be secured */
     uint8_t plain[] = {0x41, 0xd8, 0x01, 0x23, 0x00, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0x41};
     CHECK_EQ(wren_ieee802154_parse(plain, sizeof(plain), &f), 0);
-    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, plain, sizeof(plain), NULL, 0), -EPERM);
+    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, plain, sizeof(plain), NULL, NULL), -EPERM);
     CHECK_EQ(rx.sec.stats.rx_level, 2);
     /* ... and accepted where the type has no level */
     level(&rx, IEEE802154_TYPE_DATA, 0, 0);
-    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, plain, sizeof(plain), NULL, 0), 0);
+    CHECK_EQ(wren_ieee802154_sec_unsecure(&rx, &f, plain, sizeof(plain), NULL, NULL), 0);
 }
 
 TEST(test_sec__neighbour_table_full)
@@ -185,7 +236,7 @@ TEST(test_sec__neighbour_table_full)
         /* the frame's source address field is eui_a: give the nonce's */
         uint8_t src[8];
         memcpy(src, tx.long_addr, 8);
-        int r = take(buf, n, src, 0, &f);
+        int r = take(buf, n, src, NULL, &f);
         CHECK_EQ(r, i < CONFIG_WREN_IEEE802154_SEC_NEIGHBOURS ? 0 : -ENOSPC);
     }
     CHECK_EQ(rx.sec.stats.rx_nbr_full, 1);
@@ -202,12 +253,12 @@ TEST(test_sec__tsch_asn_nonce)
     CHECK(f.hdr.asn_in_nonce && f.hdr.fc_suppressed);
     CHECK_EQ(tx.sec.frame_counter, 0); /* no frame counter used */
     memcpy(b, buf, n);
-    CHECK_EQ(take(b, n, NULL, 0x0102030406ull, &f), -EBADMSG); /* another slot */
+    CHECK_EQ(take(b, n, NULL, &(uint64_t){0x0102030406ull}, &f), -EBADMSG); /* another slot */
     memcpy(b, buf, n);
-    CHECK_EQ(take(b, n, NULL, 0x0102030405ull, &f), 0);
+    CHECK_EQ(take(b, n, NULL, &(uint64_t){0x0102030405ull}, &f), 0);
     /* no counter, no replay table: the ASN makes it fresh */
     memcpy(b, buf, n);
-    CHECK_EQ(take(b, n, NULL, 0x0102030405ull, &f), 0);
+    CHECK_EQ(take(b, n, NULL, &(uint64_t){0x0102030405ull}, &f), 0);
     CHECK(!rx.sec.nbrs[0].used);
     /* an Enh-Ack has no source: the caller names the sender */
     CHECK_EQ(wren_ieee802154_sec_prepare(&tx, &(struct ieee802154_hdr){.type = 1, .version = 1,
@@ -260,6 +311,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sec__enc_mic32_round_trip_and_counters),
         cmocka_unit_test(test_sec__replay_and_retransmission),
+        cmocka_unit_test(test_sec__retransmission_checks_its_mic),
+        cmocka_unit_test(test_sec__asn_nonce_only_on_a_tsch_link),
         cmocka_unit_test(test_sec__policy_levels_keys_and_malformed),
         cmocka_unit_test(test_sec__neighbour_table_full),
         cmocka_unit_test(test_sec__tsch_asn_nonce),
