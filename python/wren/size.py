@@ -469,8 +469,11 @@ def records_and_print(out: Callable[[str], object] = print,
                    "serves Block2 windows of any representation (RFC 7959), retransmits CON "
                    "notifications and drops observers on timeout or RST, sends separate "
                    "responses (5.2.2), answers multicast after a leisure (8.2), filters "
-                   "/.well-known/core (RFC 6690 4.1), sends Location options and applies the "
-                   "4.02/4.06/5.05 option rules; Block1 uploads are left out "
+                   "/.well-known/core (RFC 6690 4.1), sends Location options, answers 2.03 Valid "
+                   "for a current ETag and refuses before any handler runs as RFC 7252/7959 "
+                   "ask (4.00 for SZX 7, 4.02, 4.06 for every method, 4.13 with Size1, 4.15, "
+                   "5.05), keeps non-idempotent responses for EXCHANGE_LIFETIME and ignores "
+                   "duplicate NONs; Block1 uploads are left out "
                    "(CONFIG_WREN_COAP_BLOCK1=0: 4.13); application handlers not counted"},
         {"name": "rom_coap_full_bytes", "value": coap_rom, "unit": "bytes", "better": "lower",
          "target": 4096,
