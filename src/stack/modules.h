@@ -12,6 +12,7 @@
 #define WREN_STACK_MODULES_H
 
 #include "coap/coap.h"
+#include "coap/coap_plugtest.h"
 #include "coap/coap_tcp.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
@@ -23,6 +24,13 @@
 #include "tcp/tcp.h"
 #include "udp/udp.h"
 
+/* the ETSI CoAP plugtest resources, where CONFIG_WREN_COAP_PLUGTEST builds them */
+#if CONFIG_WREN_COAP_PLUGTEST
+#define WREN_STACK_MODULE_PLUGTEST(X) X(coap_plugtest)
+#else
+#define WREN_STACK_MODULE_PLUGTEST(X)
+#endif
+
 #define WREN_STACK_MODULES(X) \
     X(sixlowpan)              \
     X(ipv6)                   \
@@ -31,6 +39,7 @@
     X(tcp)                    \
     X(coap)                   \
     X(coap_tcp)               \
+    WREN_STACK_MODULE_PLUGTEST(X) \
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)                    \
