@@ -82,6 +82,41 @@ bool wren_coap_req_precond_ok(const struct wren_coap_req *req, const uint8_t *et
 
 /* ---- resources ------------------------------------------------------------------- */
 
+/* Whether @p v is in @p l (ended by -1). */
+static bool cf_in(const int16_t *l, int32_t v)
+{
+    for (; *l >= 0; l++) {
+        if (*l == v) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The formats @p r produces: *n of them from the returned pointer. */
+static const int16_t *res_cfs(const struct wren_coap_resource *r, size_t *n)
+{
+    if (r->cfs == NULL) {
+        *n = r->cf >= 0;
+        return &r->cf;
+    }
+    size_t k = 0;
+    while (r->cfs[k] >= 0) {
+        k++;
+    }
+    *n = k;
+    return r->cfs;
+}
+
+/* RFC 7252 5.10.4: whether @p r can answer in @p accept (-1: none asked). */
+static bool res_produces(const struct wren_coap_resource *r, int32_t accept)
+{
+    if (accept < 0) {
+        return true;
+    }
+    return r->cfs ? cf_in(r->cfs, accept) : r->cf < 0 || r->cf == accept;
+}
+
 int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource *r)
 {
     if (r->handler == NULL || r->path == NULL || r->path[0] != '/') {
@@ -166,8 +201,15 @@ static bool lf_match(const struct wren_coap_resource *r, const uint8_t *q, size_
         return !eq || lf_value_match(r->path, strlen(r->path), pat, pn);
     }
     if (nn == 2 && memcmp(q, "ct", 2) == 0) {
-        char num[20];
-        return r->cf >= 0 && (!eq || lf_value_match(num, utoa(num, (uint64_t)r->cf), pat, pn));
+        size_t n;
+        const int16_t *f = res_cfs(r, &n);
+        for (size_t i = 0; i < n; i++) {
+            char num[20];
+            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f[i]), pat, pn)) {
+                return true;
+            }
+        }
+        return false;
     }
     if (nn == 3 && memcmp(q, "obs", 3) == 0) {
         return r->observable;
@@ -233,9 +275,19 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
         wren_coap_resp_write(resp, "<", 1);
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
-        if (r->cf >= 0) {
-            wren_coap_resp_write(resp, ";ct=", 4);
-            wren_coap_resp_write_uint(resp, (uint64_t)r->cf);
+        size_t n;
+        const int16_t *f = res_cfs(r, &n);
+        for (size_t k = 0; k < n; k++) {
+            /* RFC 7252 7.2.1: several formats as one quoted list */
+            if (k) {
+                wren_coap_resp_write(resp, " ", 1);
+            } else {
+                wren_coap_resp_write(resp, ";ct=\"", n > 1 ? 5 : 4);
+            }
+            wren_coap_resp_write_uint(resp, (uint64_t)f[k]);
+        }
+        if (n > 1) {
+            wren_coap_resp_write(resp, "\"", 1);
         }
         if (r->observable) {
             wren_coap_resp_write(resp, ";obs", 4);
@@ -295,14 +347,22 @@ static bool same_ep(const struct wren_coap_dedup *d, const uint8_t *addr, uint16
     return d->port == port && memcmp(d->addr, addr, 16) == 0;
 }
 
-/* A slot for a new exchange from @p ep. A client has one request outstanding
- * at a time (NSTART = 1, RFC 7252 4.7), so its new request ends its older
- * exchanges: those are given up first; then exchanges of idempotent methods,
- * whose duplicates may be executed again (RFC 7252 4.5). In order: a free or
- * expired slot; the oldest exchange of @p ep; the oldest exchange whose
- * endpoint has a newer one; the oldest idempotent one; the oldest if older
- * than CONFIG_WREN_COAP_DEDUP_EVICT_MS; else NULL (*wait_s: seconds until one
- * will be): only POSTs of as many endpoints as slots within that time. */
+/* RFC 7252 4.5: whether executing a duplicate again is harmless (all but
+ * POST and PATCH, RFC 8132 2; an unknown method is only answered 4.05). */
+static bool method_idempotent(uint8_t code)
+{
+    return code != COAP_CODE_POST && code != COAP_CODE(0, 6);
+}
+
+/* A slot for a new exchange from @p ep: a free or expired one, else a live
+ * one given up (counted), in order: the oldest of @p ep's own (a client has
+ * one request outstanding at a time, NSTART = 1, RFC 7252 4.7: its new
+ * request ends its older exchanges); the oldest whose endpoint has a newer
+ * one (ended the same way; a block-wise transfer of many requests holds one
+ * slot); the oldest of an idempotent CON or a NON (a duplicate executed
+ * again does no harm). A CON of POST or PATCH is never given up within
+ * EXCHANGE_LIFETIME: when every slot holds one, NULL, and *wait_s says in
+ * how many seconds the oldest expires. */
 static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
                                           uint32_t *wait_s)
 {
@@ -314,8 +374,9 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
         if (!dedup_live(d, now)) {
             return d;
         }
-        /* 0: @p ep's own, 1: its endpoint has a newer one, 2: idempotent, 3: other */
-        unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent ? 2 : 3;
+        /* 0: @p ep's own, 1: its endpoint has a newer one, 2: idempotent or
+         * NON, 3: a non-idempotent CON's response */
+        unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent || d->non ? 2 : 3;
         for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP && rank > 1; k++) {
             const struct wren_coap_dedup *e = &c->dedup[k];
             if (same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0) {
@@ -328,11 +389,11 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
             best_rank = rank;
         }
     }
-    uint32_t age = now - best->t_ms;
-    if (best_rank < 3 || age >= CONFIG_WREN_COAP_DEDUP_EVICT_MS) {
+    if (best_rank < 3) {
+        c->stats.dedup_evicted++;
         return best;
     }
-    *wait_s = (CONFIG_WREN_COAP_DEDUP_EVICT_MS - age + 999u) / 1000u;
+    *wait_s = (CONFIG_WREN_COAP_EXCHANGE_LIFETIME_MS - (now - best->t_ms) + 999u) / 1000u;
     return NULL;
 }
 
@@ -353,6 +414,23 @@ uint32_t wren_coap_ack_timeout(struct wren_coap *c)
 {
     uint32_t spread = c->ack_timeout_ms * (c->ack_random_permille - 1000u) / 1000u;
     return c->ack_timeout_ms + (spread ? wren_node_random_below(c->node, spread + 1) : 0);
+}
+
+/* Answer request @p m with @p code and one uint option @p opt = @p v, made
+ * without running it (ACK for a CON, else NON). */
+static void answer_opt(struct wren_coap *c, const struct coap_msg *m,
+                       const struct wren_sock_udp_ep *to, uint8_t code, uint16_t opt, uint32_t v)
+{
+    uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
+    struct coap_builder bld;
+    bool con = m->type == COAP_CON;
+    wren_coap_build_init(&bld, b, sizeof(b), con ? COAP_ACK : COAP_NON, code,
+                         con ? m->mid : c->next_mid++, m->token, m->tkl);
+    wren_coap_build_opt_uint(&bld, opt, v);
+    int n = wren_coap_build_end(&bld);
+    if (n > 0) {
+        wren_coap_send(c, b, (size_t)n, to);
+    }
 }
 
 static void send_empty(struct wren_coap *c, uint8_t type, uint16_t mid,
@@ -413,6 +491,29 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
             }
         }
     }
+}
+
+/* RFC 7252 5.9.2.9: the largest body a request with a token of @p tkl
+ * bytes and @p opts bytes of options can carry in a message the server
+ * takes (Size1 of a 4.13). */
+static uint32_t body_max(uint8_t tkl, size_t opts)
+{
+    size_t over = COAP_HDR_LEN + tkl + opts + 1;
+    return over < CONFIG_WREN_COAP_MSG_MAX ? (uint32_t)(CONFIG_WREN_COAP_MSG_MAX - over) : 0;
+}
+
+/* Whether one of @p m's ETag options is @p etag (@p len bytes, 0: none). */
+static bool etag_listed(const struct coap_msg *m, const uint8_t *etag, size_t len)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    wren_coap_opt_iter_init(&it, m);
+    while (len && wren_coap_opt_next(&it, &o) > 0 && o.num <= COAP_OPT_ETAG) {
+        if (o.num == COAP_OPT_ETAG && o.len == len && memcmp(o.val, etag, len) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static const struct wren_coap_resource *find_resource(struct wren_coap *c,
@@ -548,18 +649,20 @@ static void obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
 
 static void obs_timer(struct wren_timer *t, void *arg);
 
-/* RFC 7641 4.1: an entry per endpoint and resource; a new registration of
- * the same replaces it (with its token). NULL when every slot is in use. */
+/* RFC 7641 4.1: an entry per endpoint and token; a registration with the
+ * same replaces it (for whatever resource it names now), another token is
+ * another observer. @p accept is the registration's Accept (-1: none), kept
+ * for the notifications. NULL when every slot is in use: the request is
+ * answered without Observe, and the observers stay as they were. */
 static struct wren_coap_observer *obs_register(struct wren_coap *c,
                                                const struct wren_coap_resource *r,
                                                const struct wren_sock_udp_ep *ep,
-                                               const struct coap_msg *m)
+                                               const struct coap_msg *m, int32_t accept)
 {
     struct wren_coap_observer *o = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
         struct wren_coap_observer *e = &c->obs[i];
-        if (e->used && e->res == r && e->ep.port == ep->port &&
-            memcmp(e->ep.addr, ep->addr, 16) == 0) {
+        if (obs_match(e, ep, m->token, m->tkl)) {
             o = e;
             break;
         }
@@ -573,12 +676,12 @@ static struct wren_coap_observer *obs_register(struct wren_coap *c,
     }
     if (!o->used) {
         c->stats.obs_add++;
-        *o = (struct wren_coap_observer){ .c = c, .res = r, .used = 1 };
+        *o = (struct wren_coap_observer){ .c = c, .used = 1, .ep = *ep, .tkl = m->tkl };
+        memcpy(o->token, m->token, m->tkl);
         wren_timer_init(&o->timer, obs_timer, o);
     }
-    o->ep = *ep;
-    o->tkl = m->tkl;
-    memcpy(o->token, m->token, m->tkl);
+    o->res = r;
+    o->accept = (int16_t)accept;
     return o;
 }
 
@@ -632,6 +735,9 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     if (mt->block && mt->blk.num == 0) {
         wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)resp->pos);
     }
+    if (resp->size1 && resp->code == COAP_CODE_TOO_LARGE) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_SIZE1, resp->size1);
+    }
     int hl = wren_coap_build_end(&b);
     if (hl < 0) {
         /* only Location options beyond CONFIG_WREN_COAP_LOCATION_ROOM: the
@@ -680,6 +786,12 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         }
         c->stats.req_bad_option++;
         resp.code = COAP_CODE_BAD_OPTION;
+    } else if ((RO_HAS(&ro, RO_BLOCK1) && (ro.v[RO_BLOCK1] & 7u) == 7u) ||
+               (RO_HAS(&ro, RO_BLOCK2) && (ro.v[RO_BLOCK2] & 7u) == 7u)) {
+        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
+         * this server never offers in its CSM) */
+        c->stats.req_bad_szx++;
+        resp.code = COAP_CODE_BAD_REQUEST;
     } else if (ro.has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
         c->stats.req_proxy++;
         resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
@@ -690,10 +802,14 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         c->stats.req_not_allowed++;
         resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
         r = NULL;
-    } else if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_ACCEPT) && r->cf >= 0 &&
-               ro_int(&ro, RO_ACCEPT) != r->cf) {
+    } else if (!res_produces(r, ro_int(&ro, RO_ACCEPT))) {
         c->stats.req_not_acceptable++;
-        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4 */
+        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4: whatever the method */
+        r = NULL;
+    } else if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
+               RO_HAS(&ro, RO_CF) && !cf_in(r->accepts, ro_int(&ro, RO_CF))) {
+        c->stats.req_unsupported_cf++;
+        resp.code = COAP_CODE_UNSUPPORTED_FORMAT; /* RFC 7252 5.10.3, 5.9.2.10 */
         r = NULL;
     }
 
@@ -723,6 +839,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             uint8_t err = block1_check(c, r, from, m, ro.v[RO_BLOCK1], &b1, &req, &up);
             if (err) {
                 resp.code = err;
+                resp.size1 = body_max(m->tkl, m->opts_len); /* sent with a 4.13 only */
                 r = NULL;
             } else {
                 has_b1 = CONFIG_WREN_COAP_BLOCK1 && r->block1;
@@ -734,7 +851,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                 resp.max = COAP_BLOCK_SIZE(blk.szx);
             }
             resp.code = req.block_more ? COAP_CODE_CONTINUE : default_code(m->code);
-            resp.cf = r->cf;
+            resp.cf = r->cfs && req.accept >= 0 ? req.accept : r->cf;
             c->stats.req++;
             c->in_handler = 1;
             c->cur_req = obs ? NULL : &req;
@@ -764,8 +881,10 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                                   !block || blk.num == 0);
                 } else if (RO_HAS(&ro, RO_OBSERVE) && ro.v[RO_OBSERVE] == COAP_OBSERVE_REGISTER && ok &&
                            r->observable) {
-                    if (obs_register(c, r, from, m)) {
-                        observe = (int32_t)(c->obs_seq & COAP_OBSERVE_MASK);
+                    if (obs_register(c, r, from, m, req.accept)) {
+                        /* RFC 7641 4.4: newer than any notification sent */
+                        c->obs_seq = (c->obs_seq + 1) & COAP_OBSERVE_MASK;
+                        observe = (int32_t)c->obs_seq;
                     }
                 } else if (!block || blk.num == 0) {
                     /* RFC 7641 3.6: a GET without Observe (not for a later
@@ -782,7 +901,15 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                     up->used = 0;
                 }
             }
-            if (COAP_CODE_CLASS(resp.code) != 2) {
+            if (m->code == COAP_CODE_GET && resp.code == COAP_CODE_CONTENT &&
+                etag_listed(m, resp.etag, resp.etag_len)) {
+                /* RFC 7252 5.10.6.2: the client's copy is current */
+                c->stats.req_valid++;
+                resp.code = COAP_CODE_VALID;
+                resp.cf = -1;
+                resp.pos = 0;
+            }
+            if (COAP_CODE_CLASS(resp.code) != 2 || resp.code == COAP_CODE_VALID) {
                 block = false;
                 resp.off = 0;
             } else if (!block && resp.pos > room && m->code == COAP_CODE_GET) {
@@ -817,12 +944,14 @@ static void obs_send(struct wren_coap_observer *o)
     struct wren_coap *c = o->c;
     const struct wren_coap_resource *r = o->res;
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
-    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT, .cf = r->cf,
+    /* the format the registration asked for (it was one r produces) */
+    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
+                                   .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
                                    .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(empty.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
-                                 .cf = -1, .accept = -1 };
+                                 .cf = -1, .accept = o->accept };
     c->in_handler = 1;
     r->handler(c, &req, &resp, r->arg);
     c->in_handler = 0;
@@ -984,8 +1113,8 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
     d->seq = c->dedup_seq++;
     d->used = 1;
     d->non = m->type == COAP_NON;
-    d->idempotent = m->code != COAP_CODE_POST;
-    d->stored = len <= CONFIG_WREN_COAP_DEDUP_BYTES;
+    d->idempotent = method_idempotent(m->code);
+    d->stored = !d->non && len <= CONFIG_WREN_COAP_DEDUP_BYTES; /* a NON's is never replayed */
     d->len = (uint16_t)(d->stored ? len : 0);
     if (d->stored && len) {
         memcpy(d->resp, resp, len);
@@ -1012,6 +1141,10 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
                   const struct wren_sock_udp_ep *from, bool mcast)
 {
     struct wren_coap_dedup *d = dedup_find(c, from, m->type, m->mid);
+    if (d && d->non) {
+        c->stats.rx_dup_non++; /* RFC 7252 4.5: a NON's duplicate is ignored */
+        return;
+    }
     if (d) {
         if (d->stored) {
             c->stats.rx_dup++;
@@ -1028,43 +1161,38 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     } else {
         uint32_t wait_s = 0;
         d = dedup_slot(c, from, &wait_s);
-        if (d == NULL && mcast) {
-            c->stats.mc_busy++;
-            return;
-        }
-        if (d == NULL) {
-            /* RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry */
+        if (d == NULL && (m->type == COAP_NON || method_idempotent(m->code))) {
+            /* its duplicates may be executed again: served, not remembered */
+            c->stats.dedup_unstored++;
+        } else if (d == NULL) {
+            /* a POST must not be executed twice and cannot be remembered
+             * (RFC 7252 5.9.3.4: 5.03 with Max-Age saying when to retry) */
             c->stats.req_busy++;
-            uint8_t b[COAP_HDR_LEN + COAP_TOKEN_MAX + 6];
-            struct coap_builder bld;
-            wren_coap_build_init(&bld, b, sizeof(b), m->type == COAP_CON ? COAP_ACK : COAP_NON,
-                                 COAP_CODE_SERVICE_UNAVAILABLE,
-                                 m->type == COAP_CON ? m->mid : c->next_mid++, m->token, m->tkl);
-            wren_coap_build_opt_uint(&bld, COAP_OPT_MAX_AGE, wait_s);
-            int n = wren_coap_build_end(&bld);
-            if (n > 0) {
-                wren_coap_send(c, b, (size_t)n, from);
-            }
+            answer_opt(c, m, from, COAP_CODE_SERVICE_UNAVAILABLE, COAP_OPT_MAX_AGE, wait_s);
             return;
         }
     }
     size_t len;
     int at = wren_coap_handle_request(c, m, from, &len, NULL, NULL);
-    if (at == WREN_COAP_NO_RESPONSE) {
-        dedup_store(c, d, from, m, NULL, 0); /* its duplicates get nothing either */
-    } else if (at < 0) {
+    if (at == -1) {
         if (mcast) {
             c->stats.mc_drop++; /* RFC 7252 8.2: no RST to a multicast request */
         } else {
             send_empty(c, COAP_RST, m->mid, from);
         }
-        d->used = 0;
+        if (d) {
+            d->used = 0;
+        }
         return;
-    } else if (mcast) {
-        dedup_store(c, d, from, m, NULL, 0); /* duplicates get nothing */
+    }
+    bool answer = at >= 0;  /* else a NON whose handler deferred its response */
+    if (d) {
+        /* a multicast request's duplicates get nothing (its answer waits) */
+        dedup_store(c, d, from, m, answer ? c->tx + at : NULL, answer && !mcast ? len : 0);
+    }
+    if (answer && mcast) {
         mcast_answer(c, c->tx + at, len, from);
-    } else {
-        dedup_store(c, d, from, m, c->tx + at, len);
+    } else if (answer) {
         wren_coap_send(c, c->tx + at, len, from);
     }
     if (c->notify_deferred) {
@@ -1144,6 +1272,25 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
     serve(c, &m, from, mcast);
 }
 
+/* A datagram beyond c->rx, whose first bytes c->rx holds: a unicast request
+ * whose header parses gets 4.13 with Size1 (RFC 7252 5.9.2.9), not the
+ * silence that would make its client retransmit it for 45 s. Size1 counts
+ * its options when they are whole in c->rx, else none. */
+static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, bool mcast)
+{
+    struct coap_msg m;
+    int rc = wren_coap_parse(c->rx, sizeof(c->rx), &m);
+    c->stats.rx_drop_big++;
+    if (mcast || rc == -COAP_ERR_TRUNCATED || rc == -COAP_ERR_VERSION || rc == -COAP_ERR_TKL ||
+        m.type > COAP_NON || COAP_CODE_CLASS(m.code) != 0 || m.code == COAP_CODE_EMPTY ||
+        wren_ipv6_addr_is_multicast(from->addr)) {
+        return;
+    }
+    c->stats.req_too_large++;
+    answer_opt(c, &m, from, COAP_CODE_TOO_LARGE, COAP_OPT_SIZE1,
+               body_max(m.tkl, rc == 0 ? m.opts_len : 0));
+}
+
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
 {
     struct wren_coap *c = arg;
@@ -1155,7 +1302,7 @@ static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
         ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
         if (n == -ENOBUFS) {
             c->stats.rx++;
-            c->stats.rx_drop_big++;
+            too_large(c, &from, wren_ipv6_addr_is_multicast(to));
             continue;
         }
         if (n < 0) {

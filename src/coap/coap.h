@@ -32,17 +32,21 @@
  * request a NON response; an empty CON (ping) gets a RST; a malformed CON
  * is rejected with a RST, anything else malformed is dropped. Duplicates
  * (same endpoint and message ID within EXCHANGE_LIFETIME, NON_LIFETIME for
- * NON) get the stored response again; a response too large to store is
- * recomputed for idempotent methods, and the duplicate is dropped (counted)
- * for POST. A client has one outstanding request at a time (NSTART 1), so
- * its new request ends its older exchanges: a full cache gives a new request
- * the slot of its own endpoint's oldest exchange, else of an exchange whose
- * endpoint has a newer one (a block-wise transfer of many requests holds one
- * slot), else of an idempotent request (GET, PUT, DELETE: a duplicate may be
- * executed again, RFC 7252 4.5), else of one older than
- * CONFIG_WREN_COAP_DEDUP_EVICT_MS; when there is none (POSTs from as many
- * endpoints as slots within that time), the request is answered 5.03 with a
- * Max-Age and not executed. Every drop and refusal is counted.
+ * NON): a CON's get the stored response again (a response too large to
+ * store is recomputed for idempotent methods, and the duplicate is dropped,
+ * counted, for POST), a NON's are ignored. The cache (CONFIG_WREN_COAP_DEDUP
+ * slots) must remember the responses to CONs of POST and PATCH for
+ * EXCHANGE_LIFETIME; the others (idempotent methods, NONs) it remembers
+ * while there is room. A client has one outstanding request at a time
+ * (NSTART 1), so its new request ends its older exchanges: a full cache
+ * gives a new request the slot of its own endpoint's oldest exchange, else
+ * of an exchange whose endpoint has a newer one (a block-wise transfer of
+ * many requests holds one slot), else of the oldest idempotent or NON one.
+ * When every slot holds a live POST/PATCH response of another client, an
+ * idempotent or NON request is served without a slot (executing its
+ * duplicate again is harmless, RFC 7252 4.5), and a POST/PATCH CON is
+ * answered 5.03 with a Max-Age of the seconds until the oldest expires, and
+ * not executed. Every drop, eviction and refusal is counted.
  */
 #ifndef WREN_COAP_COAP_H
 #define WREN_COAP_COAP_H
@@ -83,11 +87,6 @@
 #endif
 #ifndef CONFIG_WREN_COAP_NON_LIFETIME_MS
 #define CONFIG_WREN_COAP_NON_LIFETIME_MS 145000u
-#endif
-/** A full cache gives up an exchange older than this (MAX_TRANSMIT_SPAN,
- *  45 s: its client has stopped retransmitting), ms. */
-#ifndef CONFIG_WREN_COAP_DEDUP_EVICT_MS
-#define CONFIG_WREN_COAP_DEDUP_EVICT_MS 45000u
 #endif
 /** Serve `/counter`, `/stats`, `/pattern` and `/slow` on every node. */
 #ifndef CONFIG_WREN_COAP_DEFAULT_RESOURCES
@@ -182,7 +181,8 @@
 
 /** Room the server keeps before a response's payload for its header, token
  *  and options (ETag, Observe, Content-Format, Max-Age, Block2, Block1, Size2
- *  and the marker need at most 48 bytes; the Location options the rest). */
+ *  and the marker need at most 48 bytes, as do ETag, Max-Age and Size1 of a
+ *  4.13; the Location options the rest). */
 #define WREN_COAP_RESP_HDR_ROOM (48 + CONFIG_WREN_COAP_LOCATION_ROOM)
 
 _Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
@@ -208,24 +208,31 @@ enum {
 #define WREN_COAP_COUNTERS(C)                                                                      \
     C(rx)               /* datagrams received on port 5683 */                                      \
     C(rx_drop_format)   /* malformed messages (RFC 7252 3, 4.1); CONs answered with RST */         \
-    C(rx_drop_big)      /* datagrams longer than CONFIG_WREN_COAP_MSG_MAX */                       \
+    C(rx_drop_big)      /* datagrams longer than CONFIG_WREN_COAP_MSG_MAX (requests: 4.13) */     \
     C(rx_ping)          /* empty CONs answered with RST */                                         \
     C(rx_ack)           /* ACKs received */                                                        \
     C(rx_rst)           /* RSTs received */                                                        \
     C(rx_drop_unexpected) /* empty NONs, reserved code classes (CONs get a RST) */                      \
-    C(rx_dup)           /* duplicate requests answered with the stored response */                 \
+    C(rx_dup)           /* duplicate CONs answered with the stored response */                     \
+    C(rx_dup_non)       /* duplicate NONs ignored (RFC 7252 4.5) */                                \
     C(rx_dup_redo)      /* duplicates of idempotent requests whose response was too large to keep */ \
     C(rx_dup_drop)      /* duplicate POSTs whose response was too large to keep */                 \
     C(req)              /* requests executed */                                                    \
-    C(req_busy)         /* refused with 5.03: the duplicate cache was full */                      \
+    C(req_busy)         /* POST/PATCH CONs refused with 5.03: every cache slot holds a live one */ \
+    C(dedup_evicted)    /* live exchanges the cache gave up for a new one (see above) */          \
+    C(dedup_unstored)   /* idempotent or NON requests served without a slot: cache full */       \
     C(req_bad_option)   /* 4.02: unrecognized critical option, or Block2 beyond the end */         \
     C(req_rst)          /* NON requests rejected (unrecognized critical option) with RST */        \
     C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \
     C(req_not_found)    /* 4.04 */                                                                 \
     C(req_not_allowed)  /* 4.05 */                                                                 \
-    C(req_not_acceptable) /* 4.06: Accept names another format */                                  \
+    C(req_not_acceptable) /* 4.06: Accept names a format the resource cannot produce */           \
+    C(req_bad_szx)      /* 4.00: Block1 or Block2 with the reserved SZX 7 (RFC 7959 2.2) */    \
+    C(req_valid)        /* 2.03 without payload: a GET's ETag was the current one (5.10.6) */ \
+    C(req_unsupported_cf) /* 4.15: a POST/PUT payload in a format the resource does not take */      \
     C(req_incomplete)   /* 4.08: a Block1 block out of sequence */                                 \
-    C(req_too_large)    /* 4.13: a body in blocks for a resource that takes none */                \
+    C(req_too_large)    /* 4.13 with Size1: a body in blocks for a resource that takes none,     \
+                           or a request beyond CONFIG_WREN_COAP_MSG_MAX (also rx_drop_big) */     \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
     C(sep_defer)        /* requests answered with an empty ACK (CON) or later (NON): separate */   \
     C(sep_full)         /* deferrals refused: every separate-response slot in use */               \
@@ -295,6 +302,11 @@ struct wren_coap_resp {
      * the response becomes 5.00. */
     const char *location_path;
     const char *location_query;
+    /* with 4.13: the largest body the resource takes, sent as Size1 (RFC
+     * 7252 5.9.2.9, RFC 7959 4); 0: none. The server sets it for the 4.13s
+     * it makes itself (a request beyond CONFIG_WREN_COAP_MSG_MAX, a body in
+     * blocks for a resource without `block1`). */
+    uint32_t size1;
     /* the window of the representation that goes into this message */
     uint8_t *buf;
     size_t off;            /**< representation byte where buf starts */
@@ -309,8 +321,20 @@ typedef void (*wren_coap_handler)(struct wren_coap *c, const struct wren_coap_re
 struct wren_coap_resource {
     const char *path;       /**< "/a/b": one Uri-Path option per segment */
     uint8_t methods;        /**< WREN_COAP_GET | ... */
-    int16_t cf;             /**< the one format it answers GETs in (Accept checked, ct= in
-                                 link format), or -1 */
+    int16_t cf;             /**< the format it answers in (ct= in link format; with cfs, the
+                                 one when the request has no Accept), or -1 */
+    /** Formats the resource can produce, ended by -1; NULL: just `cf`. A
+     *  request of any method whose Accept is not among them (or not `cf`
+     *  when NULL and cf >= 0) gets 4.06 and its handler is not called
+     *  (RFC 7252 5.10.4). The handler reads req->accept (or -1) and sets
+     *  resp->cf to the one it produces (preset: the Accept when it is among
+     *  them, else `cf`). ct= in link format lists all of them. */
+    const int16_t *cfs;
+    /** Content-Formats taken in POST/PUT payloads, ended by -1; NULL: any.
+     *  A POST or PUT with another Content-Format gets 4.15 and its handler is
+     *  not called (RFC 7252 5.10.3, 5.9.2.10); one without Content-Format is
+     *  left to the handler. */
+    const int16_t *accepts;
     bool observable;        /**< listed with `obs` */
     bool block1;            /**< takes bodies in Block1 blocks (its handler reads
                                  block_off/block_more); others answer a body of
@@ -348,7 +372,7 @@ struct wren_coap_sep {
     uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];
 };
 
-/** An observer (RFC 7641 4.1). */
+/** An observer (RFC 7641 4.1): one per endpoint and token. */
 struct wren_coap_observer {
     struct wren_timer timer;           /**< a CON notification's retransmission */
     struct wren_coap *c;
@@ -360,6 +384,7 @@ struct wren_coap_observer {
     uint8_t token[COAP_TOKEN_MAX];
     uint8_t tkl;
     uint8_t used;
+    int16_t accept;                    /**< the registration's Accept, -1: none */
     uint8_t con_pending;               /**< a CON notification awaits its ACK */
     uint8_t dirty;                     /**< the state changed meanwhile */
     uint8_t retx;

@@ -196,15 +196,16 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
     struct wren_coap_tcp_obs *o = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
         struct wren_coap_tcp_obs *e = &t->obs[i];
-        bool mine = e->used && e->conn == idx;
-        if (reg && mine && e->res == r) {
-            o = e; /* RFC 7641 4.1: one entry per client and resource */
+        bool mine = e->used && e->conn == idx && e->tkl == m->tkl &&
+                    memcmp(e->token, m->token, m->tkl) == 0;
+        if (reg && mine) {
+            o = e; /* RFC 7641 4.1: one entry per client and token */
             break;
         }
         if (reg && !e->used && !o) {
             o = e;
         }
-        if (!reg && unreg && mine && e->tkl == m->tkl && memcmp(e->token, m->token, m->tkl) == 0) {
+        if (!reg && unreg && mine) {
             e->used = 0;
             t->stats.obs_remove++;
         }
@@ -218,11 +219,16 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
     }
     if (!o->used) {
         t->stats.obs_add++;
-        *o = (struct wren_coap_tcp_obs){ .res = r, .conn = (uint8_t)idx, .used = 1 };
+        *o = (struct wren_coap_tcp_obs){ .conn = (uint8_t)idx, .used = 1, .tkl = m->tkl };
+        memcpy(o->token, m->token, m->tkl);
     }
-    o->tkl = m->tkl;
-    memcpy(o->token, m->token, m->tkl);
+    struct coap_opt a;
+    uint32_t v;
+    bool acc = wren_coap_opt_find(m, COAP_OPT_ACCEPT, &a) && wren_coap_opt_uint(&a, &v) == 0;
+    o->res = r;
+    o->accept = acc ? (int16_t)v : -1;
     o->dirty = 0;
+    o->seq = (o->seq + 1) & COAP_OBSERVE_MASK; /* RFC 7641 4.4: newer than the last */
     return (int32_t)o->seq;
 }
 
@@ -241,12 +247,13 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     }
     const struct wren_coap_resource *r = o->res;
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
-    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT, .cf = r->cf,
+    struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
+                                   .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
                                    .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg get = { .type = COAP_CON, .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(get.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &get, .remote = tc->peer, .method = COAP_CODE_GET,
-                                 .cf = -1, .accept = -1 };
+                                 .cf = -1, .accept = o->accept };
     c->in_handler = 1;
     r->handler(c, &req, &resp, r->arg);
     c->in_handler = 0;

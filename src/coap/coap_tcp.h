@@ -143,7 +143,7 @@ struct wren_coap_tcp_conn {
     uint8_t peer_bwt;              /**< the peer's CSM offered block-wise transfers */
 };
 
-/** An observer over TCP (RFC 7641 with RFC 8323 7). */
+/** An observer over TCP (RFC 7641 with RFC 8323 7): one per connection and token. */
 struct wren_coap_tcp_obs {
     const struct wren_coap_resource *res;
     uint32_t seq;
@@ -151,6 +151,7 @@ struct wren_coap_tcp_obs {
     uint8_t used;
     uint8_t dirty;                 /**< a notification is due */
     uint8_t tkl;
+    int16_t accept;                /**< the registration's Accept, -1: none */
     uint8_t token[COAP_TOKEN_MAX];
 };
 

@@ -201,25 +201,22 @@ ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
     if (pkt == NULL) {
         return err;
     }
-    ssize_t res;
-    if (pkt->size > max) {
-        res = -ENOBUFS;
-    } else {
-        if (pkt->size) {
-            memcpy(buf, pkt->data, pkt->size);
+    /* too large: its first @p max bytes, so that the caller can answer it */
+    ssize_t res = pkt->size > max ? -ENOBUFS : (ssize_t)pkt->size;
+    size_t n = pkt->size > max ? max : pkt->size;
+    if (n) {
+        memcpy(buf, pkt->data, n);
+    }
+    if (remote) {
+        struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
+        struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
+        struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
+        memset(remote, 0, sizeof(*remote));
+        if (ips) {
+            wren_ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
         }
-        res = pkt->size;
-        if (remote) {
-            struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
-            struct wren_snip *us = wren_pkt_search(pkt, WREN_NETTYPE_UDP);
-            struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
-            memset(remote, 0, sizeof(*remote));
-            if (ips) {
-                wren_ipv6_addr_copy(remote->addr, ips->data + IPV6_OFF_SRC);
-            }
-            remote->port = us ? get_be16(us->data) : 0;
-            remote->netif = nh ? wren_netif_hdr_if(nh) : 0;
-        }
+        remote->port = us ? get_be16(us->data) : 0;
+        remote->netif = nh ? wren_netif_hdr_if(nh) : 0;
     }
     wren_pktbuf_release(&node->pktbuf, pkt);
     return res;

@@ -79,8 +79,9 @@ ssize_t wren_sock_udp_send(struct wren_sock_udp *sock, const void *data, size_t 
  *        (waiting needs an application thread).
  * @param[out] remote  the sender, may be NULL
  * @return its length, -EAGAIN (nothing and no wait), -ETIMEDOUT, -ENOBUFS
- *         (@p buf too small: the datagram is dropped), -EDEADLK (asked to
- *         wait outside a thread).
+ *         (@p buf too small: the datagram is dropped; its first @p max
+ *         bytes are in @p buf and its sender in @p remote, for an answer
+ *         such as CoAP's 4.13), -EDEADLK (asked to wait outside a thread).
  */
 ssize_t wren_sock_udp_recv(struct wren_sock_udp *sock, void *buf, size_t max,
                            uint64_t timeout_us, struct wren_sock_udp_ep *remote);

@@ -397,6 +397,67 @@ TEST(test_coap_tcp__peer_max_message_size)
     FX_CLEAN(120000000);
 }
 
+/* RFC 7959 2.2, RFC 8323 6: the server offers no BERT in its CSM, so a
+ * request's SZX 7 is the reserved one: 4.00, the connection stays */
+TEST(test_coap_tcp__szx7_without_bert)
+{
+    raw_open(0);
+    raw_send(0, csm, sizeof(csm));
+    /* GET /pattern with Block2 0/0/7 (token 09), then GET /counter (0a) */
+    static const uint8_t get[] = { 0xa1, 0x01, 0x09, 0xb7, 'p', 'a', 't', 't', 'e', 'r', 'n',
+                                   0xc1, 0x07 };
+    static const uint8_t getc[] = { 0x81, 0x01, 0x0a, 0xb7, 'c', 'o', 'u', 'n', 't', 'e', 'r' };
+    raw_send(0, get, sizeof(get));
+    raw_send(0, getc, sizeof(getc));
+    uint8_t codes[4], buf[256];
+    struct coap_msg m;
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 3);
+    CHECK_EQ(codes[0], COAP_CODE_CSM);
+    CHECK_EQ(codes[1], COAP_CODE_BAD_REQUEST);
+    CHECK_EQ(codes[2], COAP_CODE_CONTENT);
+    CHECK_EQ(c->stats.req_bad_szx, 1);
+    CHECK_EQ(t->stats.tx_abort, 0);
+    wren_sock_tcp_disconnect(&raw[0]);
+    FX_CLEAN(120000000);
+}
+
+/* RFC 7641 4.1, 4.4 over TCP: one connection, two tokens, two observers;
+ * a re-registration is newer than the last notification */
+TEST(test_coap_tcp__observers_by_token)
+{
+    raw_open(0);
+    raw_send(0, csm, sizeof(csm));
+    /* GET /counter with Observe 0, tokens 01 and 02 */
+    uint8_t reg[] = { 0x91, 0x01, 0x01, 0x60, 0x57, 'c', 'o', 'u', 'n', 't', 'e', 'r' };
+    uint8_t codes[4], buf[512];
+    struct coap_msg m;
+    struct coap_opt o;
+    uint32_t v = 0, last = 0;
+    raw_send(0, reg, sizeof(reg));
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 2); /* CSM, 2.05 */
+    CHECK_EQ(wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &o), 1);
+    reg[2] = 0x02;
+    raw_send(0, reg, sizeof(reg));
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 1);
+    CHECK(m.code == COAP_CODE_CONTENT && m.token[0] == 0x02);
+    CHECK_EQ(wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &o), 1);
+    CHECK_EQ(t->stats.obs_add, 2);
+    CHECK_EQ(wren_coap_notify(c, c->res[0]), 2);
+    fx_run_us(200000);
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 2);
+    CHECK(m.token[0] == 0x01 || m.token[0] == 0x02);
+    /* the last notification's token registers again */
+    CHECK(wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &o) == 1 && wren_coap_opt_uint(&o, &last) == 0);
+    reg[2] = m.token[0];
+    raw_send(0, reg, sizeof(reg));
+    CHECK_EQ(raw_codes(0, codes, 4, &m, buf, sizeof(buf)), 1);
+    CHECK(wren_coap_opt_find(&m, COAP_OPT_OBSERVE, &o) == 1 && wren_coap_opt_uint(&o, &v) == 0);
+    CHECK(wren_coap_observe_fresher(last, 0, v, 0));
+    CHECK_EQ(t->stats.obs_add, 2);
+    wren_sock_tcp_disconnect(&raw[0]);
+    FX_CLEAN(120000000);
+}
+
 /* a peer that never sends its CSM is aborted; one that goes quiet after it
  * is released; one that keeps talking is not */
 TEST(test_coap_tcp__silent_and_idle_peers)
@@ -444,6 +505,8 @@ int main(void)
         CTEST(test_coap_tcp__adversarial),
         CTEST(test_coap_tcp__silent_and_idle_peers),
         CTEST(test_coap_tcp__peer_max_message_size),
+        CTEST(test_coap_tcp__szx7_without_bert),
+        CTEST(test_coap_tcp__observers_by_token),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
