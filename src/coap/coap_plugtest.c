@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coap/coap_priv.h"
@@ -37,17 +38,15 @@ static uint32_t fnv1a(uint32_t h, const uint8_t *p, size_t n)
     return h;
 }
 
-/* A value a PUT/POST sets: at most WREN_COAP_PLUGTEST_VALUE bytes of
- * text/plain (or no format). @return 0 or the error code to answer. */
+/* A value a PUT sets: at most WREN_COAP_PLUGTEST_VALUE bytes (its format,
+ * text/plain or none, the server checked: `accepts`). @return 0 or the
+ * error code to answer. */
 static uint8_t take_value(struct wren_coap_plugtest *p, const struct wren_coap_req *req,
-                          char *dst, uint8_t *len)
+                          struct wren_coap_resp *resp, char *dst, uint8_t *len)
 {
-    if (req->cf >= 0 && req->cf != COAP_CF_TEXT) {
-        p->stats.bad_format++;
-        return COAP_CODE_UNSUPPORTED_FORMAT; /* RFC 7252 5.9.2.9 */
-    }
     if (req->payload_len > WREN_COAP_PLUGTEST_VALUE) {
         p->stats.too_large++;
+        resp->size1 = WREN_COAP_PLUGTEST_VALUE; /* RFC 7252 5.9.2.9 */
         return COAP_CODE_TOO_LARGE;
     }
     memcpy(dst, req->payload, req->payload_len);
@@ -180,12 +179,14 @@ static void large_handler(struct wren_coap *c, const struct wren_coap_req *req,
 
 /* A Block1 body's piece (RFC 7959 2.5) for a resource that keeps at most
  * CONFIG_WREN_COAP_PLUGTEST_BODY bytes. @return 0 or the error code. */
-static uint8_t body_check(struct wren_coap_plugtest *p, const struct wren_coap_req *req)
+static uint8_t body_check(struct wren_coap_plugtest *p, const struct wren_coap_req *req,
+                          struct wren_coap_resp *resp)
 {
     size_t end = req->block_off + req->payload_len;
     if (end > CONFIG_WREN_COAP_PLUGTEST_BODY || req->size1 > CONFIG_WREN_COAP_PLUGTEST_BODY) {
         p->stats.too_large++;
-        return COAP_CODE_TOO_LARGE; /* RFC 7959 2.9.3 */
+        resp->size1 = CONFIG_WREN_COAP_PLUGTEST_BODY; /* RFC 7959 2.9.3, 4 */
+        return COAP_CODE_TOO_LARGE;
     }
     if (req->block_off == 0) {
         p->body_fnv = 2166136261u;
@@ -208,7 +209,7 @@ static void large_update_handler(struct wren_coap *c, const struct wren_coap_req
         }
         return;
     }
-    uint8_t err = body_check(p, req);
+    uint8_t err = body_check(p, req, resp);
     if (!err && req->block_off == 0) {
         memcpy(p->stage_addr, req->remote.addr, 16);
         p->stage_port = req->remote.port;
@@ -255,7 +256,7 @@ static void large_create_handler(struct wren_coap *c, const struct wren_coap_req
     (void)arg;
     struct wren_coap_plugtest *p = pt_of(c);
     p->stats.req++;
-    uint8_t err = body_check(p, req);
+    uint8_t err = body_check(p, req, resp);
     if (err) {
         resp->code = err;
         return;
@@ -285,7 +286,7 @@ static void large_post_handler(struct wren_coap *c, const struct wren_coap_req *
     (void)arg;
     struct wren_coap_plugtest *p = pt_of(c);
     p->stats.req++;
-    uint8_t err = body_check(p, req);
+    uint8_t err = body_check(p, req, resp);
     if (err) {
         resp->code = err;
         return;
@@ -342,7 +343,7 @@ static void obs_changed(struct wren_timer *t, void *arg)
         p->stats.obs_406 += n;
     } else if (n && !p->obs_ticking) {
         p->obs_ticking = 1; /* observed and counting again */
-        wren_timer_set(p->node, &p->obs_timer, (uint64_t)CONFIG_WREN_COAP_PLUGTEST_OBS_MS * 1000u);
+        wren_timer_set(p->node, &p->obs_timer, (uint64_t)p->obs_ms * 1000u);
     }
 }
 
@@ -361,7 +362,7 @@ static void obs_tick(struct wren_timer *t, void *arg)
     /* observed still: the next change; else the resources rest */
     p->obs_ticking = p->stats.obs_notified != (uint32_t)before;
     if (p->obs_ticking) {
-        wren_timer_set(p->node, &p->obs_timer, (uint64_t)CONFIG_WREN_COAP_PLUGTEST_OBS_MS * 1000u);
+        wren_timer_set(p->node, &p->obs_timer, (uint64_t)p->obs_ms * 1000u);
     }
 }
 
@@ -369,7 +370,7 @@ static void obs_start(struct wren_coap_plugtest *p, const struct wren_coap_req *
 {
     if (!p->obs_ticking && observe_asked(req)) {
         p->obs_ticking = 1;
-        wren_timer_set(p->node, &p->obs_timer, (uint64_t)CONFIG_WREN_COAP_PLUGTEST_OBS_MS * 1000u);
+        wren_timer_set(p->node, &p->obs_timer, (uint64_t)p->obs_ms * 1000u);
     }
 }
 
@@ -470,15 +471,13 @@ static void multi_handler(struct wren_coap *c, const struct wren_coap_req *req,
     (void)arg;
     struct wren_coap_plugtest *p = pt_of(c);
     p->stats.req++;
+    /* the server answered another Accept 4.06 (RFC 7252 5.10.4: `cfs`) */
     if (req->accept == CF_XML) {
         resp->cf = CF_XML;
         write_str(resp, "<multi-format>wren plugtest</multi-format>");
-    } else if (req->accept < 0 || req->accept == COAP_CF_TEXT) {
+    } else {
         resp->cf = COAP_CF_TEXT;
         write_str(resp, "multi-format: wren plugtest");
-    } else {
-        p->stats.not_acceptable++;
-        resp->code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4 */
     }
 }
 
@@ -497,7 +496,7 @@ static void validate_handler(struct wren_coap *c, const struct wren_coap_req *re
             resp->code = COAP_CODE_PRECONDITION_FAILED;
             return;
         }
-        uint8_t err = take_value(p, req, p->validate, &p->validate_len);
+        uint8_t err = take_value(p, req, resp, p->validate, &p->validate_len);
         if (err) {
             resp->code = err;
             return;
@@ -507,20 +506,9 @@ static void validate_handler(struct wren_coap *c, const struct wren_coap_req *re
         resp->etag_len = 2;
         return;
     }
+    /* with the ETag: a GET listing it gets 2.03 from the server (RFC 7252 5.10.6.2) */
     memcpy(resp->etag, etag, sizeof(etag));
     resp->etag_len = sizeof(etag);
-    /* RFC 7252 5.10.6.2: the client's stored representation is current */
-    struct coap_opt_iter it;
-    struct coap_opt o;
-    wren_coap_opt_iter_init(&it, req->msg);
-    while (wren_coap_opt_next(&it, &o) > 0) {
-        if (o.num == COAP_OPT_ETAG && o.len == sizeof(etag) && memcmp(o.val, etag, 2) == 0) {
-            p->stats.valid++;
-            resp->code = COAP_CODE_VALID;
-            resp->cf = -1;
-            return;
-        }
-    }
     if (p->validate_len) {
         wren_coap_resp_write(resp, p->validate, p->validate_len);
     } else {
@@ -554,7 +542,7 @@ static void create1_handler(struct wren_coap *c, const struct wren_coap_req *req
             resp->code = COAP_CODE_PRECONDITION_FAILED;
             return;
         }
-        uint8_t err = take_value(p, req, p->create1, &p->create1_len);
+        uint8_t err = take_value(p, req, resp, p->create1, &p->create1_len);
         if (err) {
             resp->code = err;
             return;
@@ -599,6 +587,9 @@ static void path_handler(struct wren_coap *c, const struct wren_coap_req *req,
     write_str(resp, "</path/sub1>;ct=0,</path/sub2>;ct=0,</path/sub3>;ct=0");
 }
 
+static const int16_t multi_cfs[] = { COAP_CF_TEXT, CF_XML, -1 };
+static const int16_t text_only[] = { COAP_CF_TEXT, -1 };
+
 #define ALL (WREN_COAP_GET | WREN_COAP_POST | WREN_COAP_PUT | WREN_COAP_DELETE)
 
 static const struct wren_coap_resource pt_res[] = {
@@ -625,14 +616,14 @@ static const struct wren_coap_resource pt_res[] = {
     [R_OBS_LARGE] = { .path = "/obs-large", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
                       .observable = true, .attrs = ";rt=\"observe\";sz=2048",
                       .handler = obs_large_handler },
-    { .path = "/multi-format", .methods = WREN_COAP_GET, .cf = -1, .attrs = ";ct=\"0 41\"",
+    { .path = "/multi-format", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .cfs = multi_cfs,
       .handler = multi_handler },
     { .path = "/validate", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_TEXT,
-      .handler = validate_handler },
+      .accepts = text_only, .handler = validate_handler },
     { .path = "/location-query", .methods = WREN_COAP_POST, .cf = -1,
       .handler = location_query_handler },
     { .path = "/create1", .methods = WREN_COAP_GET | WREN_COAP_PUT | WREN_COAP_DELETE,
-      .cf = COAP_CF_TEXT, .handler = create1_handler },
+      .cf = COAP_CF_TEXT, .accepts = text_only, .handler = create1_handler },
     { .path = "/link1", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
       .attrs = ";rt=\"Type1 Type2\";if=\"If1\"", .handler = link_handler, .arg = "link1" },
     { .path = "/link2", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT,
@@ -654,21 +645,45 @@ _Static_assert(sizeof(pt_res) / sizeof(pt_res[0]) + 1 == WREN_COAP_PLUGTEST_N_RE
 
 /* ---- the shell ---------------------------------------------------------------- */
 
+/* `plugtest obs MS` / `plugtest ack MS`: @return 0 or -EINVAL */
+static int set_pace(struct wren_coap_plugtest *p, const char *what, const char *arg)
+{
+    char *end;
+    unsigned long ms = strtoul(arg, &end, 10);
+    if (*end || ms == 0 || ms > 3600000ul) {
+        return -EINVAL;
+    }
+    if (strcmp(what, "obs") == 0) {
+        p->obs_ms = (uint32_t)ms;
+        return 0;
+    }
+    if (strcmp(what, "ack") == 0) {
+        return wren_coap_set_tx_params(p->coap, (uint32_t)ms, p->coap->ack_random_permille,
+                                       p->coap->max_retransmit);
+    }
+    return -EINVAL;
+}
+
 static int cmd_plugtest(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
-    (void)argv;
     struct wren_coap_plugtest *p = (struct wren_coap_plugtest *)m;
-    if (argc != 1) {
-        return wren_shell_error(sh, -EINVAL, "usage: plugtest");
+    if (argc == 3 && set_pace(p, argv[1], argv[2]) == 0) {
+        argc = 1;
+    } else if (argc != 1) {
+        wren_shell_printf(sh, "plugtest: want 'plugtest', 'plugtest obs MS' or "
+                              "'plugtest ack MS' (MS 1..3600000)\n");
+        return -EINVAL;
     }
-    wren_shell_printf(sh, "plugtest: %u resources; /obs %s value %lu%s, %s; separate pending %u\n",
+    wren_shell_printf(sh, "plugtest: %u resources; /obs %svalue %lu%s, %s every %lu ms; "
+                          "separate pending %u; ack timeout %lu ms\n",
                       (unsigned)(sizeof(pt_res) / sizeof(pt_res[0])),
-                      p->obs_deleted ? "deleted," : "", (unsigned long)p->obs_value,
+                      p->obs_deleted ? "deleted, " : "", (unsigned long)p->obs_value,
                       p->obs_cf != COAP_CF_TEXT ? " (format changed)" : "",
-                      p->obs_ticking ? "changing" : "resting",
-                      (unsigned)__builtin_popcount(p->sep_pending));
+                      p->obs_ticking ? "changing" : "resting", (unsigned long)p->obs_ms,
+                      (unsigned)__builtin_popcount(p->sep_pending),
+                      (unsigned long)p->coap->ack_timeout_ms);
     wren_shell_printf(sh, "  /validate etag 0x%04x; /create1 %s; /large-update %u bytes; "
-                      "%s %lu bytes fnv1a 0x%08lx\n",
+                          "%s %lu bytes fnv1a 0x%08lx\n",
                       p->validate_etag, p->create1_exists ? "exists" : "absent",
                       p->update_len ? p->update_len : WREN_COAP_PLUGTEST_LARGE,
                       p->created_n ? p->created_path : "/large-create/-",
@@ -677,7 +692,11 @@ static int cmd_plugtest(struct wren_shell *sh, struct wren_module *m, int argc, 
 }
 
 static const struct wren_shell_cmd plugtest_cmds[] = {
-    { "plugtest", "plugtest: the ETSI CoAP plugtest resources' state", cmd_plugtest },
+    { "plugtest",
+      "plugtest [obs MS | ack MS]: the ETSI CoAP plugtest resources' state; obs: they change "
+      "every MS while observed; ack: the server's ACK_TIMEOUT (its CON notifications and "
+      "separate responses)",
+      cmd_plugtest },
     { NULL, NULL, NULL },
 };
 
@@ -733,6 +752,7 @@ int wren_coap_plugtest_init(struct wren_node *node, struct wren_coap_plugtest *p
         return -ENOENT;
     }
     p->obs_cf = COAP_CF_TEXT;
+    p->obs_ms = CONFIG_WREN_COAP_PLUGTEST_OBS_MS;
     p->created = (struct wren_coap_resource){ .path = p->created_path,
                                               .methods = WREN_COAP_GET | WREN_COAP_DELETE,
                                               .cf = COAP_CF_TEXT, .handler = created_handler };

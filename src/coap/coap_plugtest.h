@@ -63,7 +63,8 @@
 #ifndef CONFIG_WREN_COAP_PLUGTEST_SEP_MS
 #define CONFIG_WREN_COAP_PLUGTEST_SEP_MS 1500u
 #endif
-/** The observable resources change this often while observed, ms. */
+/** The observable resources change this often while observed, ms (the
+ *  shell's `plugtest obs MS` changes it). */
 #ifndef CONFIG_WREN_COAP_PLUGTEST_OBS_MS
 #define CONFIG_WREN_COAP_PLUGTEST_OBS_MS 5000u
 #endif
@@ -87,10 +88,8 @@ _Static_assert(CONFIG_WREN_COAP_PLUGTEST_BODY >= 64 && CONFIG_WREN_COAP_PLUGTEST
     C(sep_deferred)     /* /separate requests answered later */                               \
     C(sep_now)          /* ... answered at once: no separate responses (TCP) */               \
     C(sep_busy)         /* ... 5.03: every separate-response slot in use */                   \
-    C(valid)            /* 2.03: a GET of /validate with the current ETag */                  \
     C(precond_failed)   /* 4.12: If-Match / If-None-Match did not hold */                     \
-    C(not_acceptable)   /* 4.06: /multi-format asked for a format it lacks */                 \
-    C(bad_format)       /* 4.15: a body of a format the resource does not take */             \
+    C(not_acceptable)   /* 4.06: /obs asked for a format it does not have now */              \
     C(too_large)        /* 4.13: a body beyond what the resource keeps */                     \
     C(obs_ticks)        /* changes of the observable resources (every OBS_MS) */              \
     C(obs_notified)     /* notifications asked for (observers of all transports) */           \
@@ -112,6 +111,7 @@ struct wren_coap_plugtest {
     struct wren_timer obs_timer;     /**< the observable resources' changes */
     struct wren_timer obs_now;       /**< /obs's observers told of a PUT or DELETE */
     uint32_t obs_value;              /**< their current value */
+    uint32_t obs_ms;                 /**< ... changed this often (`plugtest obs MS`) */
     uint8_t obs_ticking;
     uint8_t obs_deleted;             /**< /obs was deleted */
     int16_t obs_cf;                  /**< /obs's format (a PUT can change it) */
