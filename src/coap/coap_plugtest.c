@@ -766,7 +766,10 @@ int wren_coap_plugtest_init(struct wren_node *node, struct wren_coap_plugtest *p
     }
     for (unsigned i = 0; i < sizeof(pt_res) / sizeof(pt_res[0]); i++) {
         if ((rc = wren_coap_resource_add(p->coap, &pt_res[i])) < 0) {
-            wren_coap_plugtest_stop(p);
+            while (i--) {
+                (void)wren_coap_resource_remove(p->coap, &pt_res[i]); /* only its own */
+            }
+            wren_netreg_unregister(node, WREN_NETTYPE_UDP, &p->reg);
             return rc;
         }
     }
