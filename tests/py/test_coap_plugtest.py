@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Netns, WrenNode, parse_stats
+from test_coap_linux import PLUGTEST_PATHS
 from test_host import kernel_addr_ready
 
 WREN = "2001:db8::2"
@@ -1044,10 +1045,7 @@ def discover(pt, query="", tr="udp"):
     return links(out)
 
 
-PLUGTEST_PATHS = {"/test", "/seg1/seg2/seg3", "/query", "/separate", "/large", "/large-update",
-                  "/large-create", "/large-post", "/obs", "/obs-non", "/obs-large",
-                  "/multi-format", "/validate", "/location-query", "/create1", "/link1",
-                  "/link2", "/link3", "/path", "/path/sub1", "/path/sub2", "/path/sub3"}
+
 
 
 @pytest.mark.parametrize("tr", ["udp", "tcp"])
