@@ -49,7 +49,9 @@ static uint8_t take_value(struct wren_coap_plugtest *p, const struct wren_coap_r
         resp->size1 = WREN_COAP_PLUGTEST_VALUE; /* RFC 7252 5.9.2.9 */
         return COAP_CODE_TOO_LARGE;
     }
-    memcpy(dst, req->payload, req->payload_len);
+    if (req->payload_len) {
+        memcpy(dst, req->payload, req->payload_len); /* (no payload: NULL) */
+    }
     *len = (uint8_t)req->payload_len;
     return 0;
 }
@@ -224,7 +226,9 @@ static void large_update_handler(struct wren_coap *c, const struct wren_coap_req
         return;
     }
     /* the blocks go to the stage; the resource changes with the last (atomic) */
-    memcpy(p->stage + req->block_off, req->payload, req->payload_len);
+    if (req->payload_len) {
+        memcpy(p->stage + req->block_off, req->payload, req->payload_len);
+    }
     p->stage_len = (uint16_t)(req->block_off + req->payload_len);
     if (!req->block_more) {
         memcpy(p->update, p->stage, p->stage_len);
@@ -404,12 +408,15 @@ static void obs_handler(struct wren_coap *c, const struct wren_coap_req *req,
         if (req->payload_len > sizeof(p->obs_put)) {
             p->stats.too_large++;
             resp->code = COAP_CODE_TOO_LARGE;
+            resp->size1 = sizeof(p->obs_put);
             return;
         }
         resp->code = p->obs_deleted ? COAP_CODE_CREATED : COAP_CODE_CHANGED;
         p->stats.created += p->obs_deleted;
         p->obs_cf = (int16_t)(req->cf >= 0 ? req->cf : COAP_CF_TEXT);
-        memcpy(p->obs_put, req->payload, req->payload_len);
+        if (req->payload_len) {
+            memcpy(p->obs_put, req->payload, req->payload_len);
+        }
         p->obs_put_len = (uint8_t)req->payload_len;
         if (p->obs_put_len == 0 && p->obs_cf != COAP_CF_TEXT) {
             p->obs_put[0] = ' ';
