@@ -296,11 +296,14 @@ static void large_post_handler(struct wren_coap *c, const struct wren_coap_req *
         return;
     }
     if (!req->block_more) {
+        /* TD_COAP_BLOCK_05: a response larger than a block (the body's size
+         * and hash, then /large's lines), to go back in Block2 blocks */
         char line[48];
-        int n = snprintf(line, sizeof(line), "%lu bytes, fnv1a 0x%08lx",
-                         (unsigned long)(req->block_off + req->payload_len),
+        size_t len = req->block_off + req->payload_len;
+        int n = snprintf(line, sizeof(line), "%lu bytes, fnv1a 0x%08lx\n", (unsigned long)len,
                          (unsigned long)p->body_fnv);
         wren_coap_resp_write(resp, line, (size_t)n);
+        write_large(resp, (uint32_t)len);
     }
 }
 

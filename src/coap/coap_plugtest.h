@@ -20,7 +20,8 @@
  *                    CONFIG_WREN_COAP_PLUGTEST_BODY bytes)
  *   /large-create    POST in Block1 blocks: 2.01 with Location-Path
  *                    large-create/N, a resource whose GET describes the body
- *   /large-post      POST in Block1 blocks, 2.04 describing the body
+ *   /large-post      POST in Block1 blocks, 2.04 with a representation larger than
+ *                    a block (the body's size and hash, then /large's lines)
  *   /obs, /obs-non, /obs-large  observable, change every
  *                    CONFIG_WREN_COAP_PLUGTEST_OBS_MS while observed; /obs's
  *                    notifications are CON, /obs-non's NON, /obs-large's
