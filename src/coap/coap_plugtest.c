@@ -701,7 +701,7 @@ static int cmd_plugtest(struct wren_shell *sh, struct wren_module *m, int argc, 
     return 0;
 }
 
-static const struct wren_shell_cmd plugtest_cmds[] = {
+const struct wren_shell_cmd wren_coap_plugtest_shell_cmds[] = {
     { "plugtest",
       "plugtest [obs MS | ack MS]: the ETSI CoAP plugtest resources' state; obs: they change "
       "every MS while observed; ack: the server's ACK_TIMEOUT (its CON notifications and "
@@ -748,7 +748,7 @@ const struct wren_module_ops wren_coap_plugtest_module = {
     .init = pt_stack_init,
     .size = sizeof(struct wren_coap_plugtest),
     .counters = WREN_IF_NAMES(&pt_counters),
-    .cmds = WREN_IF_SHELL(plugtest_cmds),
+    .cmds = WREN_IF_SHELL(wren_coap_plugtest_shell_cmds),
 };
 
 int wren_coap_plugtest_init(struct wren_node *node, struct wren_coap_plugtest *p)

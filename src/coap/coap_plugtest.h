@@ -50,6 +50,7 @@
 #include "core/module.h"
 #include "core/timer.h"
 #include "net/netreg.h"
+#include "shell/shell.h"
 
 /** The module is in the stack's list (src/stack/modules.h). */
 #ifndef CONFIG_WREN_COAP_PLUGTEST
@@ -142,6 +143,9 @@ struct wren_coap_plugtest {
 #define WREN_COAP_PLUGTEST_NETREG_CTX (0x20000u + COAP_PORT)
 
 extern const struct wren_module_ops wren_coap_plugtest_module;
+
+/** The `plugtest` shell command (state; `obs MS`, `ack MS`: the pace). */
+extern const struct wren_shell_cmd wren_coap_plugtest_shell_cmds[];
 
 /**
  * @brief Add the plugtest resources to @p node's CoAP server (started
