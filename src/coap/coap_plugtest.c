@@ -79,10 +79,14 @@ static void test_handler(struct wren_coap *c, const struct wren_coap_req *req,
     default:
         break;
     }
-    /* GET: the request as received */
+    /* GET: the request as received (over TCP, RFC 8323 3.2: no type, no MID;
+     * the server serves a UDP request with c->cur_req set, a TCP one without) */
     char line[64];
-    int n = snprintf(line, sizeof(line), "Type: %s\nCode: GET\nMID: %u\nToken: %u bytes",
-                     type_names[req->msg->type & 3], req->msg->mid, req->msg->tkl);
+    int n = c->cur_req == req
+                ? snprintf(line, sizeof(line), "Type: %s\nCode: GET\nMID: %u\nToken: %u bytes",
+                           type_names[req->msg->type & 3], req->msg->mid, req->msg->tkl)
+                : snprintf(line, sizeof(line), "Code: GET\nToken: %u bytes (CoAP over TCP)",
+                           req->msg->tkl);
     wren_coap_resp_write(resp, line, (size_t)n);
 }
 

@@ -237,9 +237,12 @@ out["r"] = c.recv()
 c.s.close()
 ''')["r"]
     assert r["code"] == "2.05" and r["token"] == "", r
-    assert r["opts"]["12"] == [""] and r["payload"].startswith("Type: "), r
+    assert r["opts"]["12"] == [""] and "Token: 0 bytes" in r["payload"], r
     if tr == "udp":
         assert r["type"] == ACK_ and r["mid"] == 0x1234, r
+        assert r["payload"].startswith("Type: CON\nCode: GET\nMID: 4660\n"), r
+    else:
+        assert r["payload"].endswith("(CoAP over TCP)"), r
 
 
 @pytest.mark.parametrize("tr", ["udp", "tcp"])
