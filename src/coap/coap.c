@@ -93,19 +93,10 @@ static bool cf_in(const int16_t *l, int32_t v)
     return false;
 }
 
-/* The formats @p r produces: *n of them from the returned pointer. */
-static const int16_t *res_cfs(const struct wren_coap_resource *r, size_t *n)
+/* The @p k-th format @p r produces, -1 after the last. */
+static int32_t res_cf(const struct wren_coap_resource *r, unsigned k)
 {
-    if (r->cfs == NULL) {
-        *n = r->cf >= 0;
-        return &r->cf;
-    }
-    size_t k = 0;
-    while (r->cfs[k] >= 0) {
-        k++;
-    }
-    *n = k;
-    return r->cfs;
+    return r->cfs ? r->cfs[k] : k ? -1 : r->cf;
 }
 
 /* RFC 7252 5.10.4: whether @p r can answer in @p accept (-1: none asked). */
@@ -201,11 +192,10 @@ static bool lf_match(const struct wren_coap_resource *r, const uint8_t *q, size_
         return !eq || lf_value_match(r->path, strlen(r->path), pat, pn);
     }
     if (nn == 2 && memcmp(q, "ct", 2) == 0) {
-        size_t n;
-        const int16_t *f = res_cfs(r, &n);
-        for (size_t i = 0; i < n; i++) {
+        int32_t f;
+        for (unsigned k = 0; (f = res_cf(r, k)) >= 0; k++) {
             char num[20];
-            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f[i]), pat, pn)) {
+            if (!eq || lf_value_match(num, utoa(num, (uint64_t)f), pat, pn)) {
                 return true;
             }
         }
@@ -275,20 +265,14 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
         wren_coap_resp_write(resp, "<", 1);
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
-        size_t n;
-        const int16_t *f = res_cfs(r, &n);
-        for (size_t k = 0; k < n; k++) {
-            /* RFC 7252 7.2.1: several formats as one quoted list */
-            if (k) {
-                wren_coap_resp_write(resp, " ", 1);
-            } else {
-                wren_coap_resp_write(resp, ";ct=\"", n > 1 ? 5 : 4);
-            }
-            wren_coap_resp_write_uint(resp, (uint64_t)f[k]);
+        /* RFC 7252 7.2.1: several formats as one quoted list */
+        bool several = res_cf(r, 1) >= 0;
+        int32_t f;
+        for (unsigned k = 0; (f = res_cf(r, k)) >= 0; k++) {
+            wren_coap_resp_write(resp, k ? " " : ";ct=\"", k ? 1 : 4 + several);
+            wren_coap_resp_write_uint(resp, (uint64_t)f);
         }
-        if (n > 1) {
-            wren_coap_resp_write(resp, "\"", 1);
-        }
+        wren_coap_resp_write(resp, "\"", several);
         if (r->observable) {
             wren_coap_resp_write(resp, ";obs", 4);
         }
@@ -585,10 +569,7 @@ static uint8_t block1_check(struct wren_coap *c, const struct wren_coap_resource
                             uint32_t v, struct coap_block *b1, struct wren_coap_req *req,
                             struct wren_coap_block1 **up)
 {
-    if (wren_coap_block_decode(v, b1) < 0) {
-        c->stats.req_bad_option++;
-        return COAP_CODE_BAD_OPTION;
-    }
+    (void)wren_coap_block_decode(v, b1); /* as Block2's: it decodes */
     if (!CONFIG_WREN_COAP_BLOCK1 || !r->block1) {
         if (b1->num == 0 && !b1->more) {
             return 0; /* the whole body in one block */
@@ -686,6 +667,50 @@ static struct wren_coap_observer *obs_register(struct wren_coap *c,
 }
 
 
+/* What is refused before any handler runs (RFC 7252 5.4, 5.7.2, 5.8,
+ * 5.10.3, 5.10.4; RFC 7959 2.2): the code to answer, counted, with *rp NULL;
+ * or 0 with *rp the resource to run. */
+static uint8_t req_refusal(struct wren_coap *c, const struct coap_msg *m,
+                           const struct req_opts *ro, const struct wren_coap_resource **rp)
+{
+    const struct wren_coap_resource *r = NULL;
+    *rp = NULL;
+    if (ro->bad) {
+        c->stats.req_bad_option++;
+        return COAP_CODE_BAD_OPTION; /* an unrecognized critical option */
+    }
+    if ((RO_HAS(ro, RO_BLOCK1) && (ro->v[RO_BLOCK1] & 7u) == 7u) ||
+        (RO_HAS(ro, RO_BLOCK2) && (ro->v[RO_BLOCK2] & 7u) == 7u)) {
+        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
+         * this server never offers in its CSM) */
+        c->stats.req_bad_szx++;
+        return COAP_CODE_BAD_REQUEST;
+    }
+    if (ro->has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
+        c->stats.req_proxy++;
+        return COAP_CODE_PROXYING_NOT_SUPPORTED;
+    }
+    if ((r = find_resource(c, m)) == NULL) {
+        c->stats.req_not_found++;
+        return COAP_CODE_NOT_FOUND;
+    }
+    if (m->code > COAP_CODE_DELETE || !(r->methods & (1u << m->code))) {
+        c->stats.req_not_allowed++;
+        return COAP_CODE_METHOD_NOT_ALLOWED; /* also unknown methods */
+    }
+    if (!res_produces(r, ro_int(ro, RO_ACCEPT))) {
+        c->stats.req_not_acceptable++;
+        return COAP_CODE_NOT_ACCEPTABLE; /* whatever the method */
+    }
+    if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
+        RO_HAS(ro, RO_CF) && !cf_in(r->accepts, ro_int(ro, RO_CF))) {
+        c->stats.req_unsupported_cf++;
+        return COAP_CODE_UNSUPPORTED_FORMAT;
+    }
+    *rp = r;
+    return 0;
+}
+
 /* The header and options of @p resp (its payload written at c->tx +
  * WREN_COAP_RESP_HDR_ROOM) into a scratch buffer, then placed right before
  * the payload. @return its offset in c->tx, and *len. */
@@ -779,55 +804,23 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .cf = -1, .buf = pl, .max = room };
 
-    if (ro.bad) {
-        if (m->type == COAP_NON) {
-            c->stats.req_rst++;
-            return -1; /* RFC 7252 5.4.1: a NON is rejected */
-        }
-        c->stats.req_bad_option++;
-        resp.code = COAP_CODE_BAD_OPTION;
-    } else if ((RO_HAS(&ro, RO_BLOCK1) && (ro.v[RO_BLOCK1] & 7u) == 7u) ||
-               (RO_HAS(&ro, RO_BLOCK2) && (ro.v[RO_BLOCK2] & 7u) == 7u)) {
-        /* RFC 7959 2.2: SZX 7 is reserved (BERT over TCP, RFC 8323 6, which
-         * this server never offers in its CSM) */
-        c->stats.req_bad_szx++;
-        resp.code = COAP_CODE_BAD_REQUEST;
-    } else if (ro.has & ((1u << RO_PROXY_URI) | (1u << RO_PROXY_SCHEME))) {
-        c->stats.req_proxy++;
-        resp.code = COAP_CODE_PROXYING_NOT_SUPPORTED; /* RFC 7252 5.7.2 */
-    } else if ((r = find_resource(c, m)) == NULL) {
-        c->stats.req_not_found++;
-        resp.code = COAP_CODE_NOT_FOUND;
-    } else if (m->code > COAP_CODE_DELETE || !(r->methods & (1u << m->code))) {
-        c->stats.req_not_allowed++;
-        resp.code = COAP_CODE_METHOD_NOT_ALLOWED; /* RFC 7252 5.8: also unknown methods */
-        r = NULL;
-    } else if (!res_produces(r, ro_int(&ro, RO_ACCEPT))) {
-        c->stats.req_not_acceptable++;
-        resp.code = COAP_CODE_NOT_ACCEPTABLE; /* RFC 7252 5.10.4: whatever the method */
-        r = NULL;
-    } else if ((m->code == COAP_CODE_POST || m->code == COAP_CODE_PUT) && r->accepts &&
-               RO_HAS(&ro, RO_CF) && !cf_in(r->accepts, ro_int(&ro, RO_CF))) {
-        c->stats.req_unsupported_cf++;
-        resp.code = COAP_CODE_UNSUPPORTED_FORMAT; /* RFC 7252 5.10.3, 5.9.2.10 */
-        r = NULL;
+    if (ro.bad && m->type == COAP_NON) {
+        c->stats.req_rst++;
+        return -1; /* RFC 7252 5.4.1: a NON is rejected */
     }
+    resp.code = req_refusal(c, m, &ro, &r);
 
     if (r) {
         /* RFC 7959 2.4: the block asked for, no larger than what fits */
         int fit = wren_coap_block_szx_fit(room);
         if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_BLOCK2)) {
-            if (wren_coap_block_decode(ro.v[RO_BLOCK2], &blk) < 0) {
-                c->stats.req_bad_option++;
-                resp.code = COAP_CODE_BAD_OPTION;
-                r = NULL;
-            } else {
-                if (blk.szx > fit) {
-                    blk.num <<= blk.szx - fit; /* same offset, smaller blocks */
-                    blk.szx = (uint8_t)fit;
-                }
-                block = true;
+            /* (it decodes: at most 3 bytes, req_scan; not SZX 7, checked) */
+            (void)wren_coap_block_decode(ro.v[RO_BLOCK2], &blk);
+            if (blk.szx > fit) {
+                blk.num <<= blk.szx - fit; /* same offset, smaller blocks */
+                blk.szx = (uint8_t)fit;
             }
+            block = true;
         }
         struct wren_coap_req req = {
             .msg = m, .remote = *from, .method = m->code, .cf = ro_int(&ro, RO_CF),

@@ -28,6 +28,15 @@
  * resource larger than any buffer is served block by block without memory
  * of its own (the `/stats` resource streams the node's counters this way).
  *
+ * Before a handler runs, the server refuses (each counted): an unrecognized
+ * critical option (4.02), Block1/Block2 with SZX 7 (4.00), a proxy request
+ * (5.05), an unknown path (4.04), a method not allowed (4.05), an Accept the
+ * resource cannot produce, whatever the method (4.06: `cf`/`cfs`), a POST or
+ * PUT in a Content-Format it does not take (4.15: `accepts`), a body in
+ * blocks for a resource without `block1` and a datagram beyond
+ * CONFIG_WREN_COAP_MSG_MAX (4.13 with Size1). After a GET's handler, an ETag
+ * it gives that the request listed turns the answer into 2.03 Valid.
+ *
  * Message handling (RFC 7252 4): a CON request gets a piggybacked ACK, a NON
  * request a NON response; an empty CON (ping) gets a RST; a malformed CON
  * is rejected with a RST, anything else malformed is dropped. Duplicates
@@ -71,7 +80,9 @@
 #ifndef CONFIG_WREN_COAP_MSG_MAX
 #define CONFIG_WREN_COAP_MSG_MAX 1152
 #endif
-/** Exchanges remembered for duplicate detection. */
+/** Exchanges remembered for duplicate detection (100 bytes each): the
+ *  responses to CONs of POST/PATCH for EXCHANGE_LIFETIME, others while there
+ *  is room. More clients POSTing within that time than slots get 5.03. */
 #ifndef CONFIG_WREN_COAP_DEDUP
 #define CONFIG_WREN_COAP_DEDUP 6
 #endif

@@ -45,10 +45,6 @@ static void counter_handler(struct wren_coap *c, const struct wren_coap_req *req
             resp->code = COAP_CODE_PRECONDITION_FAILED;
             return;
         }
-        if (req->cf >= 0 && req->cf != COAP_CF_TEXT) {
-            resp->code = COAP_CODE_UNSUPPORTED_FORMAT;
-            return;
-        }
         if (!parse_uint32(req->payload, req->payload_len, &v)) {
             resp->code = COAP_CODE_BAD_REQUEST;
             return;
@@ -174,10 +170,12 @@ static void slow_handler(struct wren_coap *c, const struct wren_coap_req *req,
     c->slow_pending |= (uint8_t)(1u << h);
 }
 
+static const int16_t text_only[] = { COAP_CF_TEXT, -1 };
+
 static const struct wren_coap_resource defaults[] = {
     { .path = "/counter",
       .methods = WREN_COAP_GET | WREN_COAP_POST | WREN_COAP_PUT | WREN_COAP_DELETE,
-      .cf = COAP_CF_TEXT, .observable = true, .handler = counter_handler,
+      .cf = COAP_CF_TEXT, .accepts = text_only, .observable = true, .handler = counter_handler,
       .arg = (void *)&defaults[0] },
     { .path = "/stats", .methods = WREN_COAP_GET, .cf = COAP_CF_TEXT, .handler = stats_handler },
     { .path = "/pattern", .methods = WREN_COAP_GET | WREN_COAP_PUT, .cf = COAP_CF_OCTETS,

@@ -326,6 +326,128 @@ def test_coap_aiocoap_client(coap_node):
     print("\n[coap aiocoap] " + json.dumps({"coap_messages": len(rows), "stats": st}))
 
 
+# ---- RFC 7252/7641/7959 to the letter (issue 24) -------------------------------
+
+AIOCOAP_CONFORM = r"""
+import asyncio, json, sys
+from aiocoap import Context, Message, GET, PUT, POST
+
+BASE = sys.argv[1]
+
+async def main():
+    out = {}
+    ctx = await Context.create_client_context()
+    async def req(code, path, payload=b"", **opts):
+        r = await asyncio.wait_for(ctx.request(Message(code=code, uri=BASE + path,
+                                                       payload=payload, **opts)).response, 30)
+        return str(r.code), r.payload, r
+    # RFC 7252 5.10.6.2: a GET listing the current ETag among others: 2.03
+    code, pl, r = await req(GET, "/counter")
+    etag = r.opt.etag
+    code, pl, r = await req(GET, "/counter", etags=[b"\x09\x09", etag])
+    out["valid"] = [code, len(pl), r.opt.etag == etag]
+    # 5.10.4: Accept on a POST; 5.9.2.10: a PUT in a format /counter does not take
+    out["post_accept"] = (await req(POST, "/counter", accept=50))[0]
+    out["put_json"] = (await req(PUT, "/counter", b"5", content_format=50))[0]
+    out["after"] = (await req(GET, "/counter"))[1].decode()
+    # RFC 7641 4.1: two observations from one socket (one endpoint, two tokens)
+    a = ctx.request(Message(code=GET, uri=BASE + "/counter", observe=0))
+    b = ctx.request(Message(code=GET, uri=BASE + "/counter", observe=0))
+    await asyncio.wait_for(a.response, 30)
+    await asyncio.wait_for(b.response, 30)
+    async def first(o):
+        async for n in o.observation:
+            return n.payload.decode()
+    ta, tb = asyncio.ensure_future(first(a)), asyncio.ensure_future(first(b))
+    await asyncio.sleep(0.5)
+    await req(POST, "/counter")
+    out["two_observers"] = [await asyncio.wait_for(ta, 30), await asyncio.wait_for(tb, 30)]
+    a.observation.cancel()
+    b.observation.cancel()
+    await ctx.shutdown()
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+# A CON PUT of 1,300 bytes in one datagram, beyond wren's 1,152-byte receive
+# buffer: prints the answer's code and Size1 (option 60), or null.
+BIG_PUT = r"""
+import json, select, socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.connect((sys.argv[1], 5683))
+# CON, TKL 2, PUT, MID 0x1313, token "bg", Uri-Path "counter", payload
+req = bytes([0x42, 0x03, 0x13, 0x13]) + b"bg" + bytes([0xB7]) + b"counter" + b"\xff" + b"1" * 1300
+s.send(req)
+if not select.select([s], [], [], 5)[0]:
+    print("null")
+    sys.exit(0)
+d = s.recv(2048)
+i, num, size1 = 4 + (d[0] & 15), 0, None
+while i < len(d) and d[i] != 0xFF:   # options (RFC 7252 3.1): deltas and lengths
+    delta, n, i = d[i] >> 4, d[i] & 15, i + 1
+    ext = lambda v: (d[i] + 13, 1) if v == 13 else ((d[i] << 8 | d[i + 1]) + 269, 2) if v == 14 else (v, 0)
+    delta, k = ext(delta); i += k
+    n, k = ext(n); i += k
+    num += delta
+    if num == 60:
+        size1 = int.from_bytes(d[i:i + n], "big")
+    i += n
+print(json.dumps([d[1] >> 5, d[1] & 31, d[2] << 8 | d[3], size1]))
+"""
+
+
+def test_coap_conform_libcoap_aiocoap(coap_node, tmp_path):
+    """Issue 24 against real clients: coap-client gets 4.06 for a POST
+    asking for JSON, 4.15 for a PUT in JSON, 4.13 with Size1 for a body in
+    Block1 blocks to /counter (which takes none) and 2.03 for a GET with the
+    current ETag; a kernel socket's 1,300-byte datagram gets 4.13 with Size1
+    at once; aiocoap gets 2.03, 4.06, 4.15, and two observations from its one
+    socket are both notified."""
+    ns, node, cap = coap_node
+
+    def both(res):
+        return res.stdout + res.stderr
+    res = libcoap(ns, "-m", "post", "-A", "50", f"{BASE}/counter")
+    assert "4.06" in both(res), both(res)
+    res = libcoap(ns, "-m", "put", "-t", "50", "-e", "5", f"{BASE}/counter")
+    assert "4.15" in both(res), both(res)
+    assert libcoap(ns, "-m", "get", f"{BASE}/counter").stdout.strip() == "0"  # neither executed
+    body = tmp_path / "big.bin"
+    body.write_bytes(b"1" * 1300)
+    res = ns.run("timeout", "30", "coap-client-notls", "-m", "put", "-f", str(body),
+                 f"{BASE}/counter")
+    assert "4.13" in both(res), both(res)
+    # ETag of /counter at 0 is 00000000: 2.03 Valid, no payload
+    res = libcoap(ns, "-m", "get", "-O", "4,0x00000000", f"{BASE}/counter")
+    assert res.stdout.strip() == "", both(res)
+    res = ns.run(sys.executable, "-c", BIG_PUT, WREN, timeout=30)
+    assert res.returncode == 0, both(res)
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == [4, 13, 0x1313, 1152 - 15], both(res)
+    pytest.importorskip("aiocoap")
+    res = ns.run(sys.executable, "-c", AIOCOAP_CONFORM, BASE, timeout=120)
+    assert res.returncode == 0, both(res)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["valid"] == ["2.03 Valid", 0, True], out
+    assert out["post_accept"] == "4.06 Not Acceptable", out
+    assert out["put_json"] == "4.15 Unsupported Content Format", out
+    assert out["after"] == "0", out
+    assert out["two_observers"] == ["1", "1"], out
+    st = coap_stats(node)
+    assert st["req_not_acceptable"] == 2 and st["req_unsupported_cf"] == 2, st
+    assert st["req_too_large"] == 2 and st["rx_drop_big"] == 1 and st["req_valid"] == 2, st
+    assert st["obs_add"] == 2, st
+    rows = check_capture(cap, 20)
+    from_wren = {x["coap.code"] for x in rows if x["ipv6.src"] == WREN}
+    assert {"67", "134", "141", "143"} <= from_wren, from_wren  # 2.03 4.06 4.13 4.15
+    # every 4.13 carries Size1 (libcoap's Block1 PUT: 1,152 less its header and options)
+    size1 = tshark_fields(cap.pcap, "coap.opt.size1",
+                          extra=("-Y", f"coap.code == 141 && ipv6.src == {WREN}"))
+    assert len(size1) == 2 and all(x[0].isdigit() and int(x[0]) > 1024 for x in size1), size1
+    print("\n[coap conform] " + json.dumps({"coap_messages": len(rows), "aiocoap": out,
+                                            "stats": st}))
+
+
 # ---- wren as the client ------------------------------------------------------
 
 def fnv1a(data):
@@ -558,8 +680,8 @@ def test_coap_lossy_tap_no_duplicate_execution(tapns, wren_node):
     for _ in range(3):
         # libcoap retransmits with its 2..3 s doubling timeout (4 retransmissions);
         # -B bounds its wait. One client port (-p) for all: one endpoint. (POSTs
-        # from more endpoints than the duplicate cache has slots within 45 s get
-        # 5.03, by design.) No retry here: coap-client's "cannot send CoAP pdu" is
+        # from more endpoints than the duplicate cache has slots within
+        # EXCHANGE_LIFETIME get 5.03, by design; GETs and PUTs do not.) No retry here: coap-client's "cannot send CoAP pdu" is
         # its NACK for an exchange that ran out of retransmissions (the POST may
         # have been executed), not a local error; a new POST would execute again.
         res = ns.run("coap-client-notls", "-p", "40000", "-B", "93", "-m", "post",

@@ -129,6 +129,38 @@ def test_coap_tcp_libcoap_client(coap_node, tmp_path):
     print("\n[coap+tcp libcoap client] " + json.dumps({"coap_messages": len(msgs), "stats": st}))
 
 
+def test_coap_tcp_conform_libcoap(coap_node, tmp_path):
+    """Issue 24 over TCP with coap-client: 4.06 for a POST asking for JSON
+    (not executed), 2.03 for a GET with the current ETag, 4.13 with Size1
+    for 1,300 bytes to /counter (libcoap sends Block1 blocks: wren's CSM
+    says 1,152), 4.00 for a Block2 of SZX 7 (no BERT in wren's CSM); the
+    connection is never aborted."""
+    ns, node, cap = coap_node
+
+    def both(res):
+        return res.stdout + res.stderr
+    res = libcoap(ns, "-m", "post", "-A", "50", f"{TBASE}/counter")
+    assert "4.06" in both(res), both(res)
+    res = libcoap(ns, "-m", "get", "-O", "4,0x00000000", f"{TBASE}/counter")
+    assert res.stdout.strip() == "", both(res)   # 2.03: no payload
+    body = tmp_path / "big.bin"
+    body.write_bytes(b"1" * 1300)
+    res = ns.run("timeout", "30", "coap-client-notls", "-m", "put", "-f", str(body),
+                 f"{TBASE}/counter")
+    assert "4.13" in both(res), both(res)
+    res = ns.run("timeout", "30", "coap-client-notls", "-m", "get", "-O", "23,0x07",
+                 f"{TBASE}/pattern")
+    assert "4.00" in both(res), both(res)
+    assert libcoap(ns, "-m", "get", f"{TBASE}/counter").stdout.strip() == "0"
+    st = tcp_stats(node)
+    assert st["coap.req_not_acceptable"] == 1 and st["coap.req_valid"] == 1, st
+    assert st["coap.req_too_large"] == 1 and st["coap.req_bad_szx"] == 1, st
+    assert st["coap_tcp.tx_abort"] == 0 and st["coap_tcp.rx_drop_big"] == 0, st
+    codes = check_tcp_capture(cap, 2 * 5)
+    assert {67, 128, 134, 141} <= set(codes), codes  # 2.03 4.00 4.06 4.13
+    print("\n[coap+tcp conform] " + json.dumps({"coap_messages": len(codes), "stats": st}))
+
+
 def test_coap_tcp_wren_client_libcoap_server(client_node, tmp_path):
     ns, node, cap = client_node
     if shutil.which("coap-server-notls") is None:

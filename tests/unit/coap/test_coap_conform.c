@@ -388,6 +388,38 @@ TEST(test_too_large__block1_without_support)
     FX_CLEAN(1000000);
 }
 
+static void small_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                          struct wren_coap_resp *rsp, void *arg)
+{
+    (void)c;
+    (void)arg;
+    calls++;
+    if (req->payload_len > 8) {
+        rsp->code = COAP_CODE_TOO_LARGE; /* its own body limit */
+        rsp->size1 = 8;
+    }
+}
+
+static const struct wren_coap_resource small = {
+    .path = "/small", .methods = WREN_COAP_PUT, .cf = -1, .handler = small_handler,
+};
+
+TEST(test_too_large__handler_body_limit)
+{
+    /* a handler's 4.13 carries the Size1 it sets (RFC 7252 5.9.2.9) */
+    calls = 0;
+    CHECK_EQ(wren_coap_resource_add(srv, &small), 0);
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_PUT, .path = "/small", .payload = "123456789",
+             .plen = 9) > 0);
+    check_piggyback(1, COAP_CODE_TOO_LARGE);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE1), 8);
+    CHECK(RQ(.mid = 2, .code = COAP_CODE_PUT, .path = "/small", .payload = "1234", .plen = 4) > 0);
+    check_piggyback(2, COAP_CODE_CHANGED);
+    CHECK_EQ(wren_coap_opt_find(&resp, COAP_OPT_SIZE1, &(struct coap_opt){ 0 }), 0);
+    CHECK_EQ(calls, 2);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +432,7 @@ int main(void)
         CTEST(test_dedup__full_cache_serves_idempotent),
         CTEST(test_too_large__datagram_beyond_the_buffer),
         CTEST(test_too_large__block1_without_support),
+        CTEST(test_too_large__handler_body_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
