@@ -688,12 +688,12 @@ static int cmd_plugtest(struct wren_shell *sh, struct wren_module *m, int argc, 
                               "'plugtest ack MS' (MS 1..3600000)\n");
         return -EINVAL;
     }
-    wren_shell_printf(sh, "plugtest: %u resources; /obs %svalue %lu%s, %s every %lu ms; "
-                          "separate pending %u; ack timeout %lu ms\n",
+    wren_shell_printf(sh, "plugtest: %u resources; /obs %svalue %lu%s, changes every %lu ms "
+                          "while observed (%s); separate pending %u; ack timeout %lu ms\n",
                       (unsigned)(sizeof(pt_res) / sizeof(pt_res[0])),
                       p->obs_deleted ? "deleted, " : "", (unsigned long)p->obs_value,
                       p->obs_cf != COAP_CF_TEXT ? " (format changed)" : "",
-                      p->obs_ticking ? "changing" : "resting", (unsigned long)p->obs_ms,
+                      (unsigned long)p->obs_ms, p->obs_ticking ? "observed" : "resting",
                       (unsigned)__builtin_popcount(p->sep_pending),
                       (unsigned long)p->coap->ack_timeout_ms);
     wren_shell_printf(sh, "  /validate etag 0x%04x; /create1 %s; /large-update %u bytes; "

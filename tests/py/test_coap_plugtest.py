@@ -973,7 +973,8 @@ def test_plugtest_counters_and_shell(pt):
     # the 4.06 is the server's (`cfs`): the handler does not run
     assert d["coap_plugtest.req"] == 1 and d["coap.req_not_acceptable"] == 1, d
     line = pt.node.run("plugtest", r"/validate etag")
-    assert re.search(r"plugtest: 22 resources; /obs value \d+, \w+ every 1000 ms", line), line
+    assert re.search(r"plugtest: 22 resources; /obs value \d+, changes every 1000 ms while "
+                     r"observed \((observed|resting)\); separate pending 0", line), line
     assert "ack timeout 200 ms" in line, line
     bad = pt.node.run("plugtest obs 0", r"plugtest: want")
     assert "MS 1..3600000" in bad, bad
