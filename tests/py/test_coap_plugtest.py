@@ -8,7 +8,10 @@ block.yml, link.yml; the Observe TDs are in block.yml, which has no
 TD_COAP_OBS_03). Clients: libcoap's coap-client (Debian libcoap3-bin; its
 `-v 7` log shows every PDU sent and received) and aiocoap (the venv; its
 response objects carry type, MID, token and options) over UDP, and
-coap-client over TCP (RFC 8323) where a TD applies to a reliable transport.
+coap-client over TCP (RFC 8323) where a TD applies to a reliable transport
+(not the TDs about message types, separate responses, losses or ping:
+CoAP over TCP has no types, MIDs or separate responses, and its Ping is a
+signal; of the Observe TDs only OBS_01 runs over TCP).
 Where a TD needs a client that loses or ignores messages (the lossy TDs,
 a client switched off or rebooted) or sends an empty token, a plain UDP
 socket (or TCP connection) in the namespace plays that client, by RFC 7252's
