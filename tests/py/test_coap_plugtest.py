@@ -978,3 +978,4 @@ def test_plugtest_counters_and_shell(pt):
     assert "ack timeout 200 ms" in line, line
     bad = pt.node.run("plugtest obs 0", r"plugtest: want")
     assert "MS 1..3600000" in bad, bad
+
