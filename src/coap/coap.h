@@ -245,6 +245,8 @@ enum {
     C(req_too_large)    /* 4.13 with Size1: a body in blocks for a resource that takes none,     \
                            or a request beyond CONFIG_WREN_COAP_MSG_MAX (also rx_drop_big) */     \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
+    C(resp_too_large)   /* 5.00: a POST/PUT answer beyond a block, its resource not `replays` */     \
+    C(req_block2_later) /* later Block2 blocks of a POST/PUT answer written again, not executed */ \
     C(sep_defer)        /* requests answered with an empty ACK (CON) or later (NON): separate */   \
     C(sep_full)         /* deferrals refused: every separate-response slot in use */               \
     C(sep_sent)         /* separate responses sent */                                              \
@@ -297,6 +299,11 @@ struct wren_coap_req {
     size_t block_off;
     bool block_more;
     uint32_t size1;                   /**< Size1 the client announced, 0 when absent */
+    /* A later block (Block2 NUM > 0, RFC 7959 2.6) of the response to a
+     * POST or PUT, for resources with `replays` set: the handler writes
+     * again the representation of its last response to this client, and
+     * executes nothing (the request has no body). */
+    bool again;
 };
 
 /** A response under construction. */
@@ -350,6 +357,12 @@ struct wren_coap_resource {
     bool block1;            /**< takes bodies in Block1 blocks (its handler reads
                                  block_off/block_more); others answer a body of
                                  several blocks with 4.13 */
+    /** Its answer to a POST or PUT can be larger than a message: the
+     *  handler, called with req->again, writes that representation again
+     *  (deterministically, changing nothing) for the later Block2 blocks
+     *  (RFC 7959 2.6). Without it such an answer is 5.00 (resp_too_large)
+     *  and a POST/PUT asking for a later block 4.02, neither executed twice. */
+    bool replays;
     const char *attrs;      /**< more link-format attributes (";rt=\"x\""), or NULL */
     wren_coap_handler handler;
     void *arg;

@@ -288,26 +288,45 @@ static void large_create_handler(struct wren_coap *c, const struct wren_coap_req
     resp->location_path = p->created_path;
 }
 
+/* /large-post's answer to the body of @p len bytes hashed @p fnv: its size
+ * and hash, then /large's lines (TD_COAP_BLOCK_05: larger than a block); the
+ * ETag tells the later blocks' requester when another POST replaced it. */
+static void large_post_answer(struct wren_coap_resp *resp, uint32_t len, uint32_t fnv)
+{
+    char line[48];
+    int n = snprintf(line, sizeof(line), "%lu bytes, fnv1a 0x%08lx\n", (unsigned long)len,
+                     (unsigned long)fnv);
+    uint32_t tag = fnv1a(fnv, (const uint8_t *)&len, sizeof(len));
+    memcpy(resp->etag, &tag, sizeof(tag));
+    resp->etag_len = sizeof(tag);
+    wren_coap_resp_write(resp, line, (size_t)n);
+    write_large(resp, len);
+}
+
 static void large_post_handler(struct wren_coap *c, const struct wren_coap_req *req,
                                struct wren_coap_resp *resp, void *arg)
 {
     (void)arg;
     struct wren_coap_plugtest *p = pt_of(c);
     p->stats.req++;
+    if (req->again) {
+        /* a later Block2 block (RFC 7959 2.6): the last answer, nothing run */
+        if (p->post_len == 0) {
+            resp->code = COAP_CODE_REQUEST_INCOMPLETE; /* no body came yet */
+        } else {
+            large_post_answer(resp, p->post_len, p->post_fnv);
+        }
+        return;
+    }
     uint8_t err = body_check(p, req, resp);
     if (err) {
         resp->code = err;
         return;
     }
     if (!req->block_more) {
-        /* TD_COAP_BLOCK_05: a response larger than a block (the body's size
-         * and hash, then /large's lines), to go back in Block2 blocks */
-        char line[48];
-        size_t len = req->block_off + req->payload_len;
-        int n = snprintf(line, sizeof(line), "%lu bytes, fnv1a 0x%08lx\n", (unsigned long)len,
-                         (unsigned long)p->body_fnv);
-        wren_coap_resp_write(resp, line, (size_t)n);
-        write_large(resp, (uint32_t)len);
+        p->post_len = (uint32_t)(req->block_off + req->payload_len);
+        p->post_fnv = p->body_fnv;
+        large_post_answer(resp, p->post_len, p->post_fnv);
     }
 }
 
@@ -621,7 +640,7 @@ static const struct wren_coap_resource pt_res[] = {
     { .path = "/large-create", .methods = WREN_COAP_POST, .cf = -1, .block1 = true,
       .attrs = ";rt=\"block\"", .handler = large_create_handler },
     { .path = "/large-post", .methods = WREN_COAP_POST, .cf = COAP_CF_TEXT, .block1 = true,
-      .attrs = ";rt=\"block\"", .handler = large_post_handler },
+      .replays = true, .attrs = ";rt=\"block\"", .handler = large_post_handler },
     [R_OBS] = { .path = "/obs", .methods = WREN_COAP_GET | WREN_COAP_PUT | WREN_COAP_DELETE,
                 .cf = -1, .observable = true, .attrs = ";ct=0;rt=\"observe\"",
                 .handler = obs_handler },

@@ -135,6 +135,8 @@ struct wren_coap_plugtest {
     uint32_t created_n;              /**< /large-create's resources made */
     uint32_t created_len;
     uint32_t created_fnv;
+    uint32_t post_len;               /**< the last /large-post body's size and FNV-1a: */
+    uint32_t post_fnv;               /**< its answer, written again for later blocks */
     char created_path[24];           /**< "/large-create/N" */
     struct wren_coap_resource created;
 };

@@ -550,9 +550,6 @@ def test_TD_COAP_BLOCK_04(pt, tr, tmp_path):
     assert out.strip() == f"{len(body)} bytes, fnv1a 0x{h:08x}", out
 
 
-@pytest.mark.xfail(strict=True, reason="the server core (src/coap/coap.c) puts Block2 only in "
-                   "responses to GET: a POST's representation larger than a message is cut to "
-                   "one, without Block2 (RFC 7959 2.6 wants the first block and Block2)")
 def test_TD_COAP_BLOCK_05(pt, tmp_path):
     """POST /large-post in Block1 blocks (2.31 Continue for each), the last
     answered 2.04 with Block1 M=0 and Block2 NUM=0, M=1 and a full block;
@@ -566,6 +563,26 @@ def test_TD_COAP_BLOCK_05(pt, tmp_path):
     last = rs[-1]
     assert last["code"] == "2.04" and block(last["opts"]["Block1"][0])[1] is False, pdus
     assert block(last["opts"]["Block2"][0])[:2] == (0, True), pdus
+    want = large_post_answer(body_of(700))
+    assert last["opts"]["Size2"] == [str(len(want))], pdus
+    # RFC 7959 2.6: the later blocks, asked with Block2 NUM > 0, carry the
+    # same answer (one ETag): the POST was not executed again
+    later = [r for r in responses(pdus)[len(reqs):] if "Block2" in r["opts"]]
+    assert later and all(r["code"] == "2.04" for r in later), pdus
+    assert {r["opts"]["ETag"][0] for r in later} == {last["opts"]["ETag"][0]}, pdus
+    assert out.encode() == want, out
+    r = py(pt, f'out["r"] = await req(ctx, POST, "/large-post", payload=bytes({list(body_of(300))}))')["r"]
+    assert r["code"] == "2.04" and r["payload"].encode("latin-1") == large_post_answer(body_of(300)), r
+
+
+def large_post_answer(body):
+    """/large-post's answer to @body: its size and FNV-1a, then /large's
+    lines with the size (src/coap/coap_plugtest.c)."""
+    h = 2166136261
+    for b in body:
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return (b"%d bytes, fnv1a 0x%08x\n" % (len(body), h) +
+            b"".join(b"%02d wren plugtest %010d ...\n" % (i, len(body)) for i in range(64)))
 
 
 @pytest.mark.parametrize("tr", ["udp", "tcp"])
