@@ -393,6 +393,7 @@ struct wren_coap_sep {
                                             3: a multicast request's response in its leisure */
     uint8_t con;                       /**< the request was CON: so is the response */
     uint8_t retx;
+    uint32_t block2;                   /**< the request's Block2 value + 1, 0: none */
     uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];
 };
 
@@ -670,11 +671,15 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req);
 
 /**
  * @brief Send the response of deferred request @p h: @p code, Content-Format
- *        @p cf (-1: none) and @p len bytes of @p payload.
+ *        @p cf (-1: none) and @p len bytes of @p payload, the whole
+ *        representation: the block the request asked for with Block2, or,
+ *        a 2.xx beyond CONFIG_WREN_COAP_SEPARATE_BYTES, block 0 of the
+ *        largest size that fits with Size2 (RFC 7959 2.4; the client asks
+ *        for the rest, and the handler answers each such request whole).
  * @return 0 (a CON response is retransmitted from now on), -EINVAL (@p h
- *         not deferred), -EMSGSIZE (beyond CONFIG_WREN_COAP_SEPARATE_BYTES: @p h
- *         stays, answer with less), -ENOBUFS (a NON response could not be
- *         sent; @p h is over).
+ *         not deferred, or its Block2 beyond @p len), -EMSGSIZE (an error
+ *         response beyond the slot: @p h stays, answer with less), -ENOBUFS
+ *         (a NON response could not be sent; @p h is over).
  */
 int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
                             const void *payload, size_t len);

@@ -521,6 +521,71 @@ TEST(test_block2__post_answer_not_written_again)
     FX_CLEAN(1000000);
 }
 
+/* ---- a separate response larger than its slot (RFC 7959 2.4) ------------------------- */
+
+static int later_h = -1;
+
+static void later_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                          struct wren_coap_resp *rsp, void *arg)
+{
+    (void)rsp;
+    (void)arg;
+    later_h = wren_coap_resp_defer(c, req);
+}
+
+static const struct wren_coap_resource later = {
+    .path = "/later", .methods = WREN_COAP_GET, .cf = -1, .handler = later_handler,
+};
+
+/* a deferred GET of /later (@p mid, Block2 @p block2 or -1) answered with
+ * 300 bytes: the CON response that comes, acknowledged */
+static void later_exchange(uint16_t mid, int32_t block2, const uint8_t *rep)
+{
+    CHECK(RQ(.mid = mid, .path = "/later", .block2 = block2) > 0);
+    CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    CHECK(later_h >= 0);
+    CHECK_EQ(wren_coap_resp_separate(srv, later_h, COAP_CODE_CONTENT, -1, rep, 300), 0);
+    fx_run_us(10000);
+    ssize_t n = notification();
+    CHECK(n > 0 && n <= CONFIG_WREN_COAP_SEPARATE_BYTES);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK_EQ(resp.code, COAP_CODE_CONTENT);
+    cli_send_empty(COAP_ACK, resp.mid);
+}
+
+TEST(test_separate__beyond_the_slot_in_blocks)
+{
+    /* before: -EMSGSIZE, the handler had no way to send it */
+    uint8_t rep[300], got[300];
+    for (unsigned i = 0; i < sizeof(rep); i++) {
+        rep[i] = (uint8_t)(i * 13u + 1u);
+    }
+    CHECK_EQ(wren_coap_resource_add(srv, &later), 0);
+    later_exchange(1, -1, rep);
+    struct coap_block b;
+    CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &b), 0);
+    CHECK(b.num == 0 && b.more);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE2), 300);
+    unsigned size = COAP_BLOCK_SIZE(b.szx);
+    CHECK(2 * size > CONFIG_WREN_COAP_SEPARATE_BYTES - 20); /* the largest that fits */
+    CHECK_EQ(resp.payload_len, size);
+    memcpy(got, resp.payload, size);
+    /* the client asks for the next blocks: each deferred again, answered whole */
+    size_t have = size;
+    for (uint32_t num = 1; have < sizeof(rep); num++) {
+        later_exchange((uint16_t)(1 + num), (int32_t)(num << 4 | b.szx), rep);
+        struct coap_block bn;
+        CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &bn), 0);
+        CHECK_EQ(bn.num, num);
+        CHECK(have + resp.payload_len <= sizeof(rep));
+        memcpy(got + have, resp.payload, resp.payload_len);
+        have += resp.payload_len;
+        CHECK_EQ(bn.more, have < sizeof(rep));
+    }
+    CHECK(memcmp(got, rep, sizeof(rep)) == 0);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -536,6 +601,7 @@ int main(void)
         CTEST(test_too_large__handler_body_limit),
         CTEST(test_block2__post_answer_in_blocks),
         CTEST(test_block2__post_answer_not_written_again),
+        CTEST(test_separate__beyond_the_slot_in_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
