@@ -19,6 +19,7 @@
 #include "sim/sim.h"
 #include "sock/sock_udp.h"
 #include "wire/coap.h"
+#include "fuzz_modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,6 +54,7 @@ static const struct wren_coap_resource multi = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wren_sim *s = wren_sim_new(1);
+    fuzz_every_module(s);
     wren_sim_add_node(s, 0, 0, 0, 0);
     struct wren_node *node = wren_sim_node(s, 0);
     struct wren_coap *c = wren_coap_of(node);
