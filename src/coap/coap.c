@@ -817,6 +817,26 @@ static bool resp_blockwise(struct wren_coap *c, const struct wren_coap_resource 
     return block;
 }
 
+/* wren_coap_place_response(), and beyond @p limit bytes (a multicast
+ * answer's slot; 0: none) a GET's 2.xx as block 0 of the largest size that
+ * fits, the rest fetched unicast (RFC 7959 2.4, 2.8). */
+static int place_within(struct wren_coap *c, struct wren_coap_resp *resp,
+                        struct wren_coap_resp_meta *mt, size_t *len, size_t limit)
+{
+    int at = wren_coap_place_response(c, resp, mt, len);
+    uint8_t szx = (uint8_t)wren_coap_block_szx_fit(CONFIG_WREN_COAP_MSG_MAX -
+                                                   WREN_COAP_RESP_HDR_ROOM);
+    while (limit && *len > limit && mt->get && COAP_CODE_CLASS(resp->code) == 2 &&
+           resp->off == 0 && (mt->block ? mt->blk.szx : szx) > 0) {
+        szx = (uint8_t)((mt->block ? mt->blk.szx : szx) - 1);
+        mt->block = true;
+        mt->blk = (struct coap_block){ .num = 0, .szx = szx };
+        resp->max = COAP_BLOCK_SIZE(szx);
+        at = wren_coap_place_response(c, resp, mt, len);
+    }
+    return at;
+}
+
 /* handle_request(): no response now (a NON whose handler deferred it) */
 #define WREN_COAP_NO_RESPONSE (-2)
 
@@ -959,19 +979,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         .token = m->token, .tkl = m->tkl, .block = block, .blk = blk, .has_b1 = has_b1,
         .b1 = b1, .observe = observe, .get = m->code == COAP_CODE_GET,
     };
-    int at = wren_coap_place_response(c, &resp, &meta, len);
-    /* beyond @p limit (a multicast answer's slot): block 0 of the largest
-     * size that fits, the rest fetched unicast (RFC 7959 2.4, 2.8) */
-    uint8_t szx = (uint8_t)wren_coap_block_szx_fit(room);
-    while (limit && *len > limit && meta.get && COAP_CODE_CLASS(resp.code) == 2 && resp.off == 0 &&
-           szx > 0 && (!meta.block || meta.blk.szx > 0)) {
-        szx = (uint8_t)((meta.block ? meta.blk.szx : szx) - 1);
-        meta.block = true;
-        meta.blk = (struct coap_block){ .num = 0, .szx = szx };
-        resp.max = COAP_BLOCK_SIZE(szx);
-        at = wren_coap_place_response(c, &resp, &meta, len);
-    }
-    return at;
+    return place_within(c, &resp, &meta, len, limit);
 }
 
 /* ---- notifications (RFC 7641 4.2, 4.5) ------------------------------------------------ */
