@@ -883,6 +883,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             .accept = ro_int(&ro, RO_ACCEPT), .payload = m->payload,
             .payload_len = m->payload_len, .size1 = ro.v[RO_SIZE1],
             .again = block && blk.num > 0 && m->code != COAP_CODE_GET,
+            .block2 = RO_HAS(&ro, RO_BLOCK2) ? ro.v[RO_BLOCK2] + 1 : 0,
         };
         if (req.again && (!r->replays || m->code > COAP_CODE_PUT)) {
             /* a later block of an answer the resource cannot write again:

@@ -304,6 +304,7 @@ struct wren_coap_req {
      * again the representation of its last response to this client, and
      * executes nothing (the request has no body). */
     bool again;
+    uint32_t block2;                  /**< the request's Block2 value + 1, 0: none */
 };
 
 /** A response under construction. */

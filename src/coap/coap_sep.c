@@ -46,14 +46,9 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
         struct wren_coap_sep *s = &c->sep[i];
         if (s->state == 0) {
             *s = (struct wren_coap_sep){ .c = c, .ep = req->remote, .tkl = req->msg->tkl,
-                                         .state = 1, .con = req->msg->type == COAP_CON };
+                                         .state = 1, .con = req->msg->type == COAP_CON,
+                                         .block2 = req->block2 };
             memcpy(s->token, req->msg->token, req->msg->tkl);
-            struct coap_opt o;
-            uint32_t v;
-            if (wren_coap_opt_find(req->msg, COAP_OPT_BLOCK2, &o) &&
-                wren_coap_opt_uint(&o, &v) == 0) {
-                s->block2 = v + 1; /* (checked: 3 bytes at most, not SZX 7) */
-            }
             wren_timer_init(&s->timer, sep_timer, s);
             c->deferred = 1;
             c->stats.sep_defer++;
@@ -110,11 +105,8 @@ int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf
     int n = sep_build(s, mid, code, cf, payload, len, ok && s->block2 ? &blk : NULL);
     /* beyond the slot: the largest block that fits (RFC 7959 2.4) */
     while (n == -EMSGSIZE && ok && blk.szx > 0) {
-        if (s->block2) {
-            blk.num <<= 1; /* same offset, smaller blocks */
-        }
+        blk.num <<= 1; /* same offset, smaller blocks */
         blk.szx--;
-        s->block2 = 1 + (uint32_t)wren_coap_block_encode(&blk);
         n = sep_build(s, mid, code, cf, payload, len, &blk);
     }
     if (n < 0) {
