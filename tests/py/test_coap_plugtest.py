@@ -21,7 +21,8 @@ One wren-node per module (tap0 in a network namespace, as
 test_coap_linux.py does), its observable resources set to change every
 second and its ACK_TIMEOUT to 200 ms (`plugtest obs 1000`, `plugtest ack
 200`: the TDs say "e.g. every 5 s" and leave the timeout to the server) so
-the file runs in under a minute and a half. Every test ends with wren's packet buffer
+the file runs in a few minutes (TD_COAP_BLOCK_05 may wait up to ~2 minutes for
+a duplicate-cache slot, see there). Every test ends with wren's packet buffer
 empty. Needs root, iproute2, coap-client-notls and aiocoap. Timeouts only
 guard against hangs.
 """
