@@ -232,7 +232,8 @@ enum {
     C(req_busy)         /* POST/PATCH CONs refused with 5.03: every cache slot holds a live one */ \
     C(dedup_evicted)    /* live exchanges the cache gave up for a new one (see above) */          \
     C(dedup_unstored)   /* idempotent or NON requests served without a slot: cache full */       \
-    C(req_bad_option)   /* 4.02: unrecognized critical option, or Block2 beyond the end */         \
+    C(req_bad_option)   /* 4.02: unrecognized critical option, Block2 beyond the end, or a
+                           later block of a POST/PUT answer its resource cannot write again */ \
     C(req_rst)          /* NON requests rejected (unrecognized critical option) with RST */        \
     C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \
     C(req_not_found)    /* 4.04 */                                                                 \
