@@ -3,10 +3,13 @@
  * bytes; then that many bytes), each sent from a socket of the same
  * simulated node to [::1]:5683, so it crosses UDP and the server's message
  * layer, duplicate cache, option checks, resources (one of several
- * formats with an ETag besides the defaults), Block1/Block2, observe and
- * datagrams beyond the receive buffer (answered 4.13). Everything the server sends must parse as CoAP: a RST or an ACK
+ * formats with an ETag besides the defaults, and, as the simulated node
+ * runs them, the plugtest resources), Block1/Block2, observe and datagrams
+ * beyond the receive buffer (answered 4.13). Everything the server sends
+ * must parse as CoAP: a RST or an ACK (empty when the response is separate)
  * to a CON carries its message ID, a NON is answered NON or with a RST, and
- * only notifications (CON, or NON with Observe) reach other sockets. The packet buffer
+ * only notifications (CON, or NON with Observe) and separate responses reach
+ * other sockets. The packet buffer
  * stays consistent, and is empty once the sockets are closed. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "sim/sim.h"
 #include "sock/sock_udp.h"
 #include "wire/coap.h"
+#include "fuzz_modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,6 +54,7 @@ static const struct wren_coap_resource multi = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wren_sim *s = wren_sim_new(1);
+    fuzz_every_module(s);
     wren_sim_add_node(s, 0, 0, 0, 0);
     struct wren_node *node = wren_sim_node(s, 0);
     struct wren_coap *c = wren_coap_of(node);
@@ -74,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += n;
         struct wren_sock_udp *sk = &socks[h & 3];
         uint32_t dups = c->stats.rx_dup;
+        uint32_t seps = c->stats.sep_sent;
         (void)wren_sock_udp_send(sk, req, n, &to);
         /* time steps up to ~4 minutes: the duplicate cache ages and expires */
         t += 1000 + ((uint64_t)(h >> 2) << 22);
@@ -81,11 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         REQUIRE(wren_pktbuf_is_sane(&node->pktbuf));
         struct coap_msg q, r;
         int qrc = wren_coap_parse(req, n, &q);
+        /* separate responses sent in this step (RFC 7252 5.2.2): a NON one
+         * may answer an earlier step's NON request, from another socket */
+        uint32_t sep_new = c->stats.sep_sent - seps;
         for (int j = 0; j < 4; j++) {
             ssize_t k;
             while ((k = wren_sock_udp_recv(&socks[j], reply, sizeof(reply), 0, NULL)) >= 0) {
                 REQUIRE(wren_coap_parse(reply, (size_t)k, &r) == 0);
-                if (r.type == COAP_RST) {
+                if (r.type == COAP_RST || (r.type == COAP_ACK && r.code == COAP_CODE_EMPTY)) {
+                    /* (an empty ACK: a CON whose response is separate) */
                     REQUIRE(r.code == COAP_CODE_EMPTY);
                 } else {
                     REQUIRE(COAP_CODE_CLASS(r.code) >= 2 && COAP_CODE_CLASS(r.code) <= 5);
@@ -94,6 +104,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (r.type == COAP_CON || (r.type == COAP_NON &&
                                            wren_coap_opt_find(&r, COAP_OPT_OBSERVE, &ob))) {
                     continue; /* a notification (RFC 7641), to any socket that observes */
+                }
+                if (r.type == COAP_NON && sep_new &&
+                    (&socks[j] != sk || qrc != 0 || q.type != COAP_NON || r.tkl != q.tkl ||
+                     memcmp(r.token, q.token, q.tkl) != 0)) {
+                    sep_new--; /* an earlier request's separate response */
+                    continue;
                 }
                 REQUIRE(&socks[j] == sk); /* anything else answers this step's request */
                 if (r.type == COAP_RST || r.type == COAP_ACK) {

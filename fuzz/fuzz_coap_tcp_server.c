@@ -18,6 +18,7 @@
 #include "sim/sim.h"
 #include "sock/sock_tcp.h"
 #include "wire/coap_tcp.h"
+#include "fuzz_modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -87,6 +88,7 @@ static void drain(struct cli *k)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wren_sim *s = wren_sim_new(1);
+    fuzz_every_module(s);
     wren_sim_add_node(s, 0, 0, 0, 0);
     struct wren_node *node = wren_sim_node(s, 0);
     struct wren_coap_tcp *t = wren_coap_tcp_of(node);

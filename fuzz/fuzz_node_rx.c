@@ -12,12 +12,14 @@
 #include "core/byteorder.h"
 #include "sim/sim.h"
 #include "wire/ieee802154.h"
+#include "fuzz_modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wren_sim *s = wren_sim_new(1);
+    fuzz_every_module(s);
     wren_sim_add_node(s, 0, 0, 0, 512);
     wren_sim_rawgen(s, 0, -1, 10, 0, 0, 0, 0);
     uint8_t on = 1;

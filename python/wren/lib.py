@@ -270,7 +270,8 @@ class Sim:
 
     def set_modules(self, modules: list[str] | None) -> None:
         """The modules nodes added from now on run (None: every module of
-        the list, the default); an unknown name is a ValueError naming it."""
+        the list but the opt-in ones, the default); an unknown name is a
+        ValueError naming it."""
         for m in modules or []:
             why = self.unknown_module(m)
             if why:

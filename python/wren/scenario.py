@@ -185,7 +185,9 @@ class Radio(Table):
 @dataclass(kw_only=True)
 class Stack(Table):
     """[stack]: the modules every node runs, by name, in start order
-    (default: every module of the stack's list, src/stack/modules.h)."""
+    (default: every module of the stack's list but the opt-in ones, such as
+    coap_plugtest, which a node runs only where this names them;
+    src/stack/modules.h)."""
     modules: list[str] | None = spec(None, toml=list[str])
 
 

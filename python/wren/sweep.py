@@ -506,9 +506,11 @@ def _value(rec: Mapping[str, Any], m: str) -> Any:
 
 
 def counter_names() -> list[str]:
-    """Every counter a node has (a node with every module of the stack)."""
+    """Every counter a node has (a node with every module of the stack,
+    opt-in ones included)."""
     from .lib import Sim
     with Sim(1) as s:
+        s.set_modules(s.module_names())
         s.add_node()
         return list(s.counters(0))
 

@@ -209,6 +209,7 @@ def stage_sanitizers() -> bool:
     host_tests = (paths.ROOT / "tests/py/test_host.py", paths.ROOT / "tests/py/test_tcp_linux.py",
                   paths.ROOT / "tests/py/test_coap_linux.py",
                   paths.ROOT / "tests/py/test_coap_tcp_linux.py",
+                  paths.ROOT / "tests/py/test_coap_plugtest.py",
                   paths.ROOT / "tests/py/test_lwip.py",
                   # wren-node processes only (issue 23): the sanitized ones
                   paths.ROOT / "tests/py/test_rpl_rul_host.py",

@@ -101,8 +101,9 @@ static void out_cb(void *ctx, const char *str)
     sn->out_len += n;
 }
 
-/* Every module of the list on the node's one 802.15.4 interface */
-static const struct wren_module_ops *const sim_modules[] = WREN_STACK_ALL_MODULES;
+/* The list's default modules (no opt-in ones, src/stack/modules.h) on the
+ * node's one 802.15.4 interface, unless the scenario names them */
+static const struct wren_module_ops *const sim_modules[] = WREN_STACK_DEFAULT_MODULE_PTRS;
 
 int wren_sim_set_modules(struct wren_sim *s, const char *names)
 {

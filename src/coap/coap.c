@@ -781,6 +781,62 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
     return (int)(start - c->tx);
 }
 
+/* After the handler: whether @p resp goes in Block2 block @p blk (RFC 7959
+ * 2.4, 2.6: a representation larger than a message, or than the block the
+ * request asked for, whatever the method); an answer no block can carry
+ * becomes 4.02 (a block beyond the end) or 5.00 (a POST/PUT answer its
+ * resource cannot write again for the later blocks), never cut. */
+static bool resp_blockwise(struct wren_coap *c, const struct wren_coap_resource *r,
+                           const struct coap_msg *m, struct wren_coap_resp *resp,
+                           struct coap_block *blk, bool block)
+{
+    size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
+    bool get = m->code == COAP_CODE_GET;
+    if (COAP_CODE_CLASS(resp->code) != 2 || resp->code == COAP_CODE_VALID) {
+        resp->off = 0;
+        return false;
+    }
+    if (!block && resp->pos > room) {
+        /* larger than a message: the first block (RFC 7959 2.4) */
+        *blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
+        resp->max = COAP_BLOCK_SIZE(blk->szx);
+        block = true;
+    } else if (block && !get && blk->num == 0 && resp->pos <= resp->max) {
+        return false; /* a POST/PUT answer within the block asked for */
+    }
+    if (block && !get && !r->replays) {
+        c->stats.resp_too_large++;
+        *resp = (struct wren_coap_resp){ .code = COAP_CODE_INTERNAL_ERROR, .cf = -1 };
+        return false;
+    }
+    if (block && resp->off > 0 && resp->off >= resp->pos) {
+        c->stats.req_bad_option++;
+        *resp = (struct wren_coap_resp){ .code = COAP_CODE_BAD_OPTION, .cf = -1 };
+        return false;
+    }
+    return block;
+}
+
+/* wren_coap_place_response(), and beyond @p limit bytes (a multicast
+ * answer's slot; 0: none) a GET's 2.xx as block 0 of the largest size that
+ * fits, the rest fetched unicast (RFC 7959 2.4, 2.8). */
+static int place_within(struct wren_coap *c, struct wren_coap_resp *resp,
+                        struct wren_coap_resp_meta *mt, size_t *len, size_t limit)
+{
+    int at = wren_coap_place_response(c, resp, mt, len);
+    uint8_t szx = (uint8_t)wren_coap_block_szx_fit(CONFIG_WREN_COAP_MSG_MAX -
+                                                   WREN_COAP_RESP_HDR_ROOM);
+    while (limit && *len > limit && mt->get && COAP_CODE_CLASS(resp->code) == 2 &&
+           resp->off == 0 && (mt->block ? mt->blk.szx : szx) > 0) {
+        szx = (uint8_t)((mt->block ? mt->blk.szx : szx) - 1);
+        mt->block = true;
+        mt->blk = (struct coap_block){ .num = 0, .szx = szx };
+        resp->max = COAP_BLOCK_SIZE(szx);
+        at = wren_coap_place_response(c, resp, mt, len);
+    }
+    return at;
+}
+
 /* handle_request(): no response now (a NON whose handler deferred it) */
 #define WREN_COAP_NO_RESPONSE (-2)
 
@@ -791,7 +847,7 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
  * no separate responses: its handlers cannot defer. */
 int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                              const struct wren_sock_udp_ep *from, size_t *len,
-                             wren_coap_obs_fn obs, void *obs_arg)
+                             size_t limit, wren_coap_obs_fn obs, void *obs_arg)
 {
     struct req_opts ro;
     req_scan(m, &ro);
@@ -813,7 +869,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
     if (r) {
         /* RFC 7959 2.4: the block asked for, no larger than what fits */
         int fit = wren_coap_block_szx_fit(room);
-        if (m->code == COAP_CODE_GET && RO_HAS(&ro, RO_BLOCK2)) {
+        if (RO_HAS(&ro, RO_BLOCK2)) {
             /* (it decodes: at most 3 bytes, req_scan; not SZX 7, checked) */
             (void)wren_coap_block_decode(ro.v[RO_BLOCK2], &blk);
             if (blk.szx > fit) {
@@ -826,8 +882,20 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
             .msg = m, .remote = *from, .method = m->code, .cf = ro_int(&ro, RO_CF),
             .accept = ro_int(&ro, RO_ACCEPT), .payload = m->payload,
             .payload_len = m->payload_len, .size1 = ro.v[RO_SIZE1],
+            .again = block && blk.num > 0 && m->code != COAP_CODE_GET,
+            .block2 = RO_HAS(&ro, RO_BLOCK2) ? ro.v[RO_BLOCK2] + 1 : 0,
         };
-        if (r && RO_HAS(&ro, RO_BLOCK1) &&
+        if (req.again && (!r->replays || m->code > COAP_CODE_PUT)) {
+            /* a later block of an answer the resource cannot write again:
+             * not executed a second time (RFC 7959 2.6) */
+            c->stats.req_bad_option++;
+            resp.code = COAP_CODE_BAD_OPTION;
+            block = false;
+            r = NULL;
+        } else if (req.again) {
+            c->stats.req_block2_later++;
+            req.payload_len = 0; /* the body was the first request's */
+        } else if (r && RO_HAS(&ro, RO_BLOCK1) &&
             (m->code == COAP_CODE_PUT || m->code == COAP_CODE_POST)) {
             uint8_t err = block1_check(c, r, from, m, ro.v[RO_BLOCK1], &b1, &req, &up);
             if (err) {
@@ -902,20 +970,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                 resp.cf = -1;
                 resp.pos = 0;
             }
-            if (COAP_CODE_CLASS(resp.code) != 2 || resp.code == COAP_CODE_VALID) {
-                block = false;
-                resp.off = 0;
-            } else if (!block && resp.pos > room && m->code == COAP_CODE_GET) {
-                /* larger than a message: the first block (RFC 7959 2.4) */
-                block = true;
-                blk = (struct coap_block){ .num = 0, .szx = (uint8_t)fit };
-                resp.max = COAP_BLOCK_SIZE(blk.szx);
-            }
-            if (block && resp.off > 0 && resp.off >= resp.pos) {
-                c->stats.req_bad_option++;
-                resp = (struct wren_coap_resp){ .code = COAP_CODE_BAD_OPTION, .cf = -1 };
-                block = false;
-            }
+            block = resp_blockwise(c, r, m, &resp, &blk, block);
         }
     }
 
@@ -925,7 +980,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
         .token = m->token, .tkl = m->tkl, .block = block, .blk = blk, .has_b1 = has_b1,
         .b1 = b1, .observe = observe, .get = m->code == COAP_CODE_GET,
     };
-    return wren_coap_place_response(c, &resp, &meta, len);
+    return place_within(c, &resp, &meta, len, limit);
 }
 
 /* ---- notifications (RFC 7641 4.2, 4.5) ------------------------------------------------ */
@@ -1166,7 +1221,8 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
         }
     }
     size_t len;
-    int at = wren_coap_handle_request(c, m, from, &len, NULL, NULL);
+    int at = wren_coap_handle_request(c, m, from, &len,
+                                      mcast ? CONFIG_WREN_COAP_SEPARATE_BYTES : 0, NULL, NULL);
     if (at == -1) {
         if (mcast) {
             c->stats.mc_drop++; /* RFC 7252 8.2: no RST to a multicast request */

@@ -232,7 +232,8 @@ enum {
     C(req_busy)         /* POST/PATCH CONs refused with 5.03: every cache slot holds a live one */ \
     C(dedup_evicted)    /* live exchanges the cache gave up for a new one (see above) */          \
     C(dedup_unstored)   /* idempotent or NON requests served without a slot: cache full */       \
-    C(req_bad_option)   /* 4.02: unrecognized critical option, or Block2 beyond the end */         \
+    C(req_bad_option)   /* 4.02: unrecognized critical option, Block2 beyond the end, or a
+                           later block of a POST/PUT answer its resource cannot write again */ \
     C(req_rst)          /* NON requests rejected (unrecognized critical option) with RST */        \
     C(req_proxy)        /* 5.05: Proxy-Uri / Proxy-Scheme */                                       \
     C(req_not_found)    /* 4.04 */                                                                 \
@@ -245,6 +246,8 @@ enum {
     C(req_too_large)    /* 4.13 with Size1: a body in blocks for a resource that takes none,     \
                            or a request beyond CONFIG_WREN_COAP_MSG_MAX (also rx_drop_big) */     \
     C(req_block1_busy)  /* 5.03: every Block1 upload slot in use */                                \
+    C(resp_too_large)   /* 5.00: a POST/PUT answer beyond a block, its resource not `replays` */     \
+    C(req_block2_later) /* later Block2 blocks of a POST/PUT answer written again, not executed */ \
     C(sep_defer)        /* requests answered with an empty ACK (CON) or later (NON): separate */   \
     C(sep_full)         /* deferrals refused: every separate-response slot in use */               \
     C(sep_sent)         /* separate responses sent */                                              \
@@ -297,6 +300,12 @@ struct wren_coap_req {
     size_t block_off;
     bool block_more;
     uint32_t size1;                   /**< Size1 the client announced, 0 when absent */
+    /* A later block (Block2 NUM > 0, RFC 7959 2.6) of the response to a
+     * POST or PUT, for resources with `replays` set: the handler writes
+     * again the representation of its last response to this client, and
+     * executes nothing (the request has no body). */
+    bool again;
+    uint32_t block2;                  /**< the request's Block2 value + 1, 0: none */
 };
 
 /** A response under construction. */
@@ -350,6 +359,12 @@ struct wren_coap_resource {
     bool block1;            /**< takes bodies in Block1 blocks (its handler reads
                                  block_off/block_more); others answer a body of
                                  several blocks with 4.13 */
+    /** Its answer to a POST or PUT can be larger than a message: the
+     *  handler, called with req->again, writes that representation again
+     *  (deterministically, changing nothing) for the later Block2 blocks
+     *  (RFC 7959 2.6). Without it such an answer is 5.00 (resp_too_large)
+     *  and a POST/PUT asking for a later block 4.02, neither executed twice. */
+    bool replays;
     const char *attrs;      /**< more link-format attributes (";rt=\"x\""), or NULL */
     wren_coap_handler handler;
     void *arg;
@@ -380,6 +395,7 @@ struct wren_coap_sep {
                                             3: a multicast request's response in its leisure */
     uint8_t con;                       /**< the request was CON: so is the response */
     uint8_t retx;
+    uint32_t block2;                   /**< the request's Block2 value + 1, 0: none */
     uint8_t msg[CONFIG_WREN_COAP_SEPARATE_BYTES];
 };
 
@@ -657,11 +673,15 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req);
 
 /**
  * @brief Send the response of deferred request @p h: @p code, Content-Format
- *        @p cf (-1: none) and @p len bytes of @p payload.
+ *        @p cf (-1: none) and @p len bytes of @p payload, the whole
+ *        representation: the block the request asked for with Block2, or,
+ *        a 2.xx beyond CONFIG_WREN_COAP_SEPARATE_BYTES, block 0 of the
+ *        largest size that fits with Size2 (RFC 7959 2.4; the client asks
+ *        for the rest, and the handler answers each such request whole).
  * @return 0 (a CON response is retransmitted from now on), -EINVAL (@p h
- *         not deferred), -EMSGSIZE (beyond CONFIG_WREN_COAP_SEPARATE_BYTES: @p h
- *         stays, answer with less), -ENOBUFS (a NON response could not be
- *         sent; @p h is over).
+ *         not deferred, or its Block2 beyond @p len), -EMSGSIZE (an error
+ *         response beyond the slot: @p h stays, answer with less), -ENOBUFS
+ *         (a NON response could not be sent; @p h is over).
  */
 int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
                             const void *payload, size_t len);

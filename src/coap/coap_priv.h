@@ -34,11 +34,12 @@ typedef int32_t (*wren_coap_obs_fn)(void *arg, const struct wren_coap_resource *
                                     const struct coap_msg *m, bool reg, bool unreg);
 
 /** Run request @p m from @p from and build its response into c->tx (UDP
- *  format, type ACK for a CON). @return its offset in c->tx and *len, or -1
- *  for a RST (a NON with an unrecognized critical option). */
+ *  format, type ACK for a CON), at most @p limit bytes when it can be Block2
+ *  block 0 (0: CONFIG_WREN_COAP_MSG_MAX). @return its offset in c->tx and
+ *  *len, or -1 for a RST (a NON with an unrecognized critical option). */
 int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                              const struct wren_sock_udp_ep *from, size_t *len,
-                             wren_coap_obs_fn obs, void *obs_arg);
+                             size_t limit, wren_coap_obs_fn obs, void *obs_arg);
 
 /** Send the notifications handlers asked for while they ran. */
 void wren_coap_obs_flush(struct wren_coap *c);

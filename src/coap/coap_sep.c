@@ -46,7 +46,8 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
         struct wren_coap_sep *s = &c->sep[i];
         if (s->state == 0) {
             *s = (struct wren_coap_sep){ .c = c, .ep = req->remote, .tkl = req->msg->tkl,
-                                         .state = 1, .con = req->msg->type == COAP_CON };
+                                         .state = 1, .con = req->msg->type == COAP_CON,
+                                         .block2 = req->block2 };
             memcpy(s->token, req->msg->token, req->msg->tkl);
             wren_timer_init(&s->timer, sep_timer, s);
             c->deferred = 1;
@@ -58,6 +59,36 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
     return -ENOSPC;
 }
 
+/* The separate response of slot @p s into s->msg: @p payload's block @p blk
+ * (NULL: all of it). @return its length, -EMSGSIZE beyond the slot, -EINVAL
+ * for a block beyond the end. */
+static int sep_build(struct wren_coap_sep *s, uint16_t mid, uint8_t code, int32_t cf,
+                     const uint8_t *payload, size_t len, struct coap_block *blk)
+{
+    struct coap_builder b;
+    wren_coap_build_init(&b, s->msg, sizeof(s->msg), s->con ? COAP_CON : COAP_NON, code, mid,
+                         s->token, s->tkl);
+    if (cf >= 0) {
+        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)cf);
+    }
+    size_t off = 0, n = len;
+    if (blk) {
+        off = (size_t)blk->num << (blk->szx + 4);
+        if (off > 0 && off >= len) {
+            return -EINVAL;
+        }
+        n = len - off < COAP_BLOCK_SIZE(blk->szx) ? len - off : COAP_BLOCK_SIZE(blk->szx);
+        blk->more = off + n < len;
+        wren_coap_build_opt_uint(&b, COAP_OPT_BLOCK2, (uint32_t)wren_coap_block_encode(blk));
+        if (blk->num == 0) {
+            wren_coap_build_opt_uint(&b, COAP_OPT_SIZE2, (uint32_t)len);
+        }
+    }
+    wren_coap_build_payload(&b, payload + off, n);
+    int r = wren_coap_build_end(&b);
+    return r < 0 ? -EMSGSIZE : r;
+}
+
 int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
                             const void *payload, size_t len)
 {
@@ -65,17 +96,21 @@ int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf
         return -EINVAL;
     }
     struct wren_coap_sep *s = &c->sep[h];
-    struct coap_builder b;
     uint16_t mid = c->next_mid;
-    wren_coap_build_init(&b, s->msg, sizeof(s->msg), s->con ? COAP_CON : COAP_NON, code, mid,
-                         s->token, s->tkl);
-    if (cf >= 0) {
-        wren_coap_build_opt_uint(&b, COAP_OPT_CONTENT_FORMAT, (uint32_t)cf);
+    bool ok = COAP_CODE_CLASS(code) == 2;
+    struct coap_block blk = { .szx = 6 };
+    if (ok && s->block2) {
+        (void)wren_coap_block_decode(s->block2 - 1, &blk);
     }
-    wren_coap_build_payload(&b, payload, len);
-    int n = wren_coap_build_end(&b);
+    int n = sep_build(s, mid, code, cf, payload, len, ok && s->block2 ? &blk : NULL);
+    /* beyond the slot: the largest block that fits (RFC 7959 2.4) */
+    while (n == -EMSGSIZE && ok && blk.szx > 0) {
+        blk.num <<= 1; /* same offset, smaller blocks */
+        blk.szx--;
+        n = sep_build(s, mid, code, cf, payload, len, &blk);
+    }
     if (n < 0) {
-        return -EMSGSIZE;
+        return n;
     }
     c->next_mid++;
     s->mid = mid;

@@ -312,7 +312,7 @@ static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, 
 {
     struct wren_coap *c = tc->t->coap;
     size_t len;
-    int at = wren_coap_handle_request(c, m, &tc->peer, &len, obs_hook, tc);
+    int at = wren_coap_handle_request(c, m, &tc->peer, &len, 0, obs_hook, tc);
     int st = at < 0 ? at : wren_coap_tcp_from_udp(c->tx, (size_t)at, len);
     if (st >= 0) {
         *n = (size_t)at + len - (size_t)st;

@@ -3,7 +3,8 @@
  * @brief The module list: every protocol module the stack has, in the order
  *        a full node starts them. Adding a protocol adds one line here.
  *
- * The simulator's nodes and wren-node run every module of the list (a
+ * wren-node runs every module of the list, the simulator's nodes every one
+ * but the opt-in ones (OPT below) unless a scenario names its modules (a
  * module whose interfaces a node lacks is left out by the assembly); the
  * counter tests check every module of it. X(name) names the declaration
  * `wren_<name>_module` in the module's public header.
@@ -12,6 +13,7 @@
 #define WREN_STACK_MODULES_H
 
 #include "coap/coap.h"
+#include "coap/coap_plugtest.h"
 #include "coap/coap_tcp.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
@@ -23,7 +25,18 @@
 #include "tcp/tcp.h"
 #include "udp/udp.h"
 
-#define WREN_STACK_MODULES(X) \
+/* the ETSI CoAP plugtest resources, where CONFIG_WREN_COAP_PLUGTEST builds them */
+#if CONFIG_WREN_COAP_PLUGTEST
+#define WREN_STACK_MODULE_PLUGTEST(OPT) OPT(coap_plugtest)
+#else
+#define WREN_STACK_MODULE_PLUGTEST(OPT)
+#endif
+
+/* The list: X(name) for the modules a node runs by default, OPT(name) for
+ * the opt-in ones, in the list (by name, counters, `--modules`) but run by a
+ * simulated node only where its scenario names them ([stack] modules), so
+ * that nodes that do not use them do not pay for them. */
+#define WREN_STACK_MODULE_LIST(X, OPT) \
     X(sixlowpan)              \
     X(ipv6)                   \
     X(icmpv6)                 \
@@ -31,10 +44,17 @@
     X(tcp)                    \
     X(coap)                   \
     X(coap_tcp)               \
+    WREN_STACK_MODULE_PLUGTEST(OPT) \
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)                    \
     X(sixtop)
+
+/** Every module of the list (wren-node's default), opt-in ones included. */
+#define WREN_STACK_MODULES(X) WREN_STACK_MODULE_LIST(X, X)
+#define WREN_STACK_MODULE_SKIP(name)
+/** The modules of the list but the opt-in ones (a simulated node's default). */
+#define WREN_STACK_DEFAULT_MODULES(X) WREN_STACK_MODULE_LIST(X, WREN_STACK_MODULE_SKIP)
 
 /** @brief The module called @p name in the list (its X(name)), or NULL. */
 const struct wren_module_ops *wren_stack_module_named(const char *name);
@@ -52,5 +72,7 @@ const char *wren_stack_module_name(unsigned i);
 /** Initializer of an array of every module of the list. */
 #define WREN_STACK_MODULE_PTR(name) &wren_##name##_module,
 #define WREN_STACK_ALL_MODULES { WREN_STACK_MODULES(WREN_STACK_MODULE_PTR) }
+/** Initializer of an array of the default modules (no opt-in ones). */
+#define WREN_STACK_DEFAULT_MODULE_PTRS { WREN_STACK_DEFAULT_MODULES(WREN_STACK_MODULE_PTR) }
 
 #endif

@@ -23,8 +23,9 @@ def fnv1a(data):
 PATTERN_FNV = fnv1a(bytes(i % 251 for i in range(PATTERN_LEN)))
 
 
-def pair(sim_factory, seed=1, prr=1.0, pcap=None):
+def pair(sim_factory, seed=1, prr=1.0, pcap=None, modules=None):
     s = sim_factory(seed)
+    s.set_modules(modules)
     a, b = s.add_node(0, 0), s.add_node(10, 0)
     s.set_link(a, b, prr)
     s.set_link(b, a, prr)

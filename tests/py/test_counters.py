@@ -77,6 +77,7 @@ def test_sim_node_shows_every_counter_in_json_and_shell(sim_factory, mac):
     lists, sets = _lists(), _sets()
     s = sim_factory()
     s.set_mac_kind(mac)
+    s.set_modules(s.module_names())  # every module: the opt-in ones too
     a, b = s.add_node(0, 0), s.add_node(10, 0)
     s.set_link(a, b)
     s.set_link(b, a)

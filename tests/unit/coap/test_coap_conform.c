@@ -420,6 +420,172 @@ TEST(test_too_large__handler_body_limit)
     FX_CLEAN(1000000);
 }
 
+/* ---- Block2 on a POST's answer (RFC 7959 2.6) ---------------------------------------- */
+
+static unsigned executed, written_again;
+
+/* 1,500 bytes of pattern, its POST counted; with req->again written again */
+static void big_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                        struct wren_coap_resp *rsp, void *arg)
+{
+    (void)c;
+    (void)arg;
+    if (req->again) {
+        written_again++;
+    } else {
+        executed++;
+    }
+    for (unsigned i = 0; i < 1500; i++) {
+        uint8_t v = (uint8_t)(i * 7u + 3u);
+        wren_coap_resp_write(rsp, &v, 1);
+    }
+}
+
+static const struct wren_coap_resource big = {
+    .path = "/big", .methods = WREN_COAP_POST | WREN_COAP_PUT, .cf = -1, .replays = true,
+    .handler = big_handler,
+};
+static const struct wren_coap_resource big_once = {
+    .path = "/big-once", .methods = WREN_COAP_POST, .cf = -1, .handler = big_handler,
+};
+
+/* resp's Block2 is @p num/@p more/@p size and its payload that part of 1,500 */
+static void check_block(uint32_t num, bool more, unsigned size)
+{
+    struct coap_block b;
+    CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &b), 0);
+    CHECK_EQ(b.num, num);
+    CHECK_EQ(b.more, more);
+    CHECK_EQ(COAP_BLOCK_SIZE(b.szx), size);
+    size_t off = (size_t)num * size, n = more ? size : 1500 - off;
+    CHECK_EQ(resp.payload_len, n);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ(resp.payload[i], (uint8_t)((off + i) * 7u + 3u));
+    }
+}
+
+TEST(test_block2__post_answer_in_blocks)
+{
+    executed = written_again = 0;
+    CHECK_EQ(wren_coap_resource_add(srv, &big), 0);
+    /* beyond a message: block 0 with Block2 M=1 and Size2, never cut */
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_POST, .path = "/big", .payload = "x", .plen = 1) > 0);
+    check_piggyback(1, COAP_CODE_CHANGED);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE2), 1500);
+    struct coap_block b0;
+    CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &b0), 0);
+    unsigned size = COAP_BLOCK_SIZE(b0.szx);
+    check_block(0, true, size);
+    /* the later blocks: the POST again with Block2 NUM > 0, not executed */
+    uint32_t num = 1;
+    for (; (size_t)(num + 1) * size < 1500; num++) {
+        CHECK(RQ(.mid = (uint16_t)(1 + num), .code = COAP_CODE_POST, .path = "/big",
+                 .block2 = (int32_t)(num << 4 | b0.szx)) > 0);
+        check_piggyback((uint16_t)(1 + num), COAP_CODE_CHANGED);
+        check_block(num, true, size);
+    }
+    CHECK(RQ(.mid = 20, .code = COAP_CODE_POST, .path = "/big",
+             .block2 = (int32_t)(num << 4 | b0.szx)) > 0);
+    check_piggyback(20, COAP_CODE_CHANGED);
+    check_block(num, false, size);
+    CHECK_EQ(executed, 1);
+    CHECK_EQ(written_again, num);
+    CHECK_EQ(srv->stats.req_block2_later, num);
+    /* the block size a PUT asks for (Block2 control, SZX 2): 64-byte blocks */
+    CHECK(RQ(.mid = 21, .code = COAP_CODE_PUT, .path = "/big", .block2 = 2, .payload = "y",
+             .plen = 1) > 0);
+    check_piggyback(21, COAP_CODE_CHANGED);
+    check_block(0, true, 64);
+    CHECK(RQ(.mid = 22, .code = COAP_CODE_PUT, .path = "/big", .block2 = 23 << 4 | 2) > 0);
+    check_piggyback(22, COAP_CODE_CHANGED);
+    check_block(23, false, 64);
+    CHECK_EQ(executed, 2);
+    FX_CLEAN(1000000);
+}
+
+TEST(test_block2__post_answer_not_written_again)
+{
+    /* a resource that cannot write its answer again: 5.00, counted, never a
+     * cut answer; a later block asked for is 4.02 and not executed */
+    executed = written_again = 0;
+    CHECK_EQ(wren_coap_resource_add(srv, &big_once), 0);
+    CHECK(RQ(.mid = 1, .code = COAP_CODE_POST, .path = "/big-once", .payload = "x",
+             .plen = 1) > 0);
+    check_piggyback(1, COAP_CODE_INTERNAL_ERROR);
+    CHECK_EQ(resp.payload_len, 0);
+    CHECK_EQ(srv->stats.resp_too_large, 1);
+    CHECK(RQ(.mid = 2, .code = COAP_CODE_POST, .path = "/big-once", .block2 = 1 << 4 | 6) > 0);
+    check_piggyback(2, COAP_CODE_BAD_OPTION);
+    CHECK_EQ(executed, 1);
+    CHECK_EQ(written_again, 0);
+    FX_CLEAN(1000000);
+}
+
+/* ---- a separate response larger than its slot (RFC 7959 2.4) ------------------------- */
+
+static int later_h = -1;
+
+static void later_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                          struct wren_coap_resp *rsp, void *arg)
+{
+    (void)rsp;
+    (void)arg;
+    later_h = wren_coap_resp_defer(c, req);
+}
+
+static const struct wren_coap_resource later = {
+    .path = "/later", .methods = WREN_COAP_GET, .cf = -1, .handler = later_handler,
+};
+
+/* a deferred GET of /later (@p mid, Block2 @p block2 or -1) answered with
+ * 300 bytes: the CON response that comes, acknowledged */
+static void later_exchange(uint16_t mid, int32_t block2, const uint8_t *rep)
+{
+    CHECK(RQ(.mid = mid, .path = "/later", .block2 = block2) > 0);
+    CHECK_EQ(resp.code, COAP_CODE_EMPTY);
+    CHECK(later_h >= 0);
+    CHECK_EQ(wren_coap_resp_separate(srv, later_h, COAP_CODE_CONTENT, -1, rep, 300), 0);
+    fx_run_us(10000);
+    ssize_t n = notification();
+    CHECK(n > 0 && n <= CONFIG_WREN_COAP_SEPARATE_BYTES);
+    CHECK_EQ(resp.type, COAP_CON);
+    CHECK_EQ(resp.code, COAP_CODE_CONTENT);
+    cli_send_empty(COAP_ACK, resp.mid);
+}
+
+TEST(test_separate__beyond_the_slot_in_blocks)
+{
+    /* before: -EMSGSIZE, the handler had no way to send it */
+    uint8_t rep[300], got[300];
+    for (unsigned i = 0; i < sizeof(rep); i++) {
+        rep[i] = (uint8_t)(i * 13u + 1u);
+    }
+    CHECK_EQ(wren_coap_resource_add(srv, &later), 0);
+    later_exchange(1, -1, rep);
+    struct coap_block b;
+    CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &b), 0);
+    CHECK(b.num == 0 && b.more);
+    CHECK_EQ(opt_u(COAP_OPT_SIZE2), 300);
+    unsigned size = COAP_BLOCK_SIZE(b.szx);
+    CHECK(2 * size > CONFIG_WREN_COAP_SEPARATE_BYTES - 20); /* the largest that fits */
+    CHECK_EQ(resp.payload_len, size);
+    memcpy(got, resp.payload, size);
+    /* the client asks for the next blocks: each deferred again, answered whole */
+    size_t have = size;
+    for (uint32_t num = 1; have < sizeof(rep); num++) {
+        later_exchange((uint16_t)(1 + num), (int32_t)(num << 4 | b.szx), rep);
+        struct coap_block bn;
+        CHECK_EQ(wren_coap_block_decode(opt_u(COAP_OPT_BLOCK2), &bn), 0);
+        CHECK_EQ(bn.num, num);
+        CHECK(have + resp.payload_len <= sizeof(rep));
+        memcpy(got + have, resp.payload, resp.payload_len);
+        have += resp.payload_len;
+        CHECK_EQ(bn.more, have < sizeof(rep));
+    }
+    CHECK(memcmp(got, rep, sizeof(rep)) == 0);
+    FX_CLEAN(1000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +599,9 @@ int main(void)
         CTEST(test_too_large__datagram_beyond_the_buffer),
         CTEST(test_too_large__block1_without_support),
         CTEST(test_too_large__handler_body_limit),
+        CTEST(test_block2__post_answer_in_blocks),
+        CTEST(test_block2__post_answer_not_written_again),
+        CTEST(test_separate__beyond_the_slot_in_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,6 +135,117 @@ TEST(test_multicast__leisure_and_quiet_errors)
     FX_CLEAN(1000000);
 }
 
+static void nop_handler(struct wren_coap *c, const struct wren_coap_req *req,
+                        struct wren_coap_resp *rsp, void *arg)
+{
+    (void)c;
+    (void)req;
+    (void)rsp;
+    (void)arg;
+}
+
+/* resources whose link format, with the defaults, is beyond a separate slot */
+static const struct wren_coap_resource long_res[] = {
+    { .path = "/sensors/temperature/outdoor", .methods = WREN_COAP_GET, .cf = 0,
+      .attrs = ";rt=\"temperature-c\";if=\"sensor\"", .handler = nop_handler },
+    { .path = "/sensors/temperature/indoor", .methods = WREN_COAP_GET, .cf = 0,
+      .attrs = ";rt=\"temperature-c\";if=\"sensor\"", .handler = nop_handler },
+    { .path = "/actuators/valve/main", .methods = WREN_COAP_GET, .cf = 0,
+      .attrs = ";rt=\"valve\";if=\"actuator\"", .handler = nop_handler },
+};
+
+/* a datagram for @p s within @p us: its bytes in @p b, parsed into @p m */
+static ssize_t recv_one(struct wren_sock_udp *s, uint64_t us, uint8_t *b, size_t cap,
+                        struct coap_msg *m, struct wren_sock_udp_ep *from)
+{
+    ssize_t n = -EAGAIN;
+    for (uint64_t t = 0; t < us && n == -EAGAIN; t += 50000) {
+        fx_run_us(50000);
+        n = wren_sock_udp_recv(s, b, cap, 0, from);
+    }
+    CHECK(n > 0);
+    CHECK_EQ(wren_coap_parse(b, (size_t)n, m), 0);
+    return n;
+}
+
+static uint32_t opt_uint(const struct coap_msg *m, uint16_t num)
+{
+    struct coap_opt o;
+    uint32_t v = 0;
+    CHECK_EQ(wren_coap_opt_find(m, num, &o), 1);
+    CHECK_EQ(wren_coap_opt_uint(&o, &v), 0);
+    return v;
+}
+
+/* RFC 7959 2.8: a discovery answer beyond its slot (CONFIG_WREN_COAP_SEPARATE_BYTES)
+ * goes as Block2 block 0 of the largest size that fits it, with Size2; the
+ * client asks for the rest unicast (before: not answered, mc_busy) */
+TEST(test_multicast__large_answer_block0)
+{
+    struct fx_node *a = fx_node(FX_LOWPAN_NODE);
+    struct fx_node *b = fx_node(FX_LOWPAN_NODE);
+    fx_link2(a, b);
+    struct wren_coap *sb = calloc(1, sizeof(*sb));
+    CHECK_EQ(wren_coap_init(&b->node, sb), 0);
+    for (unsigned i = 0; i < sizeof(long_res) / sizeof(long_res[0]); i++) {
+        CHECK_EQ(wren_coap_resource_add(sb, &long_res[i]), 0);
+    }
+    struct wren_sock_udp s;
+    struct wren_sock_udp_ep l = { .port = 40000 };
+    CHECK_EQ(wren_sock_udp_create(&a->node, &s, &l, NULL), 0);
+    fx_run_us(1000000);
+
+    send_req(&s, a, all_coap, COAP_NON, 1, "/.well-known/core", NULL, 0);
+    uint8_t buf[1200], all[1200];
+    struct coap_msg m;
+    struct wren_sock_udp_ep from;
+    ssize_t n = recv_one(&s, CONFIG_WREN_COAP_LEISURE_MS * 1000u + 500000u, buf, sizeof(buf), &m,
+                         &from);
+    CHECK(n <= CONFIG_WREN_COAP_SEPARATE_BYTES);
+    CHECK_EQ(m.code, COAP_CODE_CONTENT);
+    struct coap_block blk;
+    CHECK_EQ(wren_coap_block_decode(opt_uint(&m, COAP_OPT_BLOCK2), &blk), 0);
+    CHECK(blk.num == 0 && blk.more);
+    unsigned size = COAP_BLOCK_SIZE(blk.szx);
+    CHECK(size * 2 + 20 > CONFIG_WREN_COAP_SEPARATE_BYTES); /* the largest that fits */
+    uint32_t total = opt_uint(&m, COAP_OPT_SIZE2);
+    CHECK(total > CONFIG_WREN_COAP_SEPARATE_BYTES && total < sizeof(all));
+    CHECK_EQ(m.payload_len, size);
+    memcpy(all, m.payload, size);
+    CHECK_EQ(sb->stats.mc_busy, 0);
+    /* the rest, unicast to the answer's source */
+    uint8_t peer[16];
+    memcpy(peer, from.addr, 16);
+    size_t got = size;
+    for (uint16_t num = 1; got < total; num++) {
+        uint8_t q[64];
+        struct coap_builder bld;
+        wren_coap_build_init(&bld, q, sizeof(q), COAP_CON, COAP_CODE_GET, (uint16_t)(10 + num),
+                             (const uint8_t *)"mc", 2);
+        wren_coap_build_opt_path(&bld, COAP_OPT_URI_PATH, "/.well-known/core");
+        wren_coap_build_opt_uint(&bld, COAP_OPT_BLOCK2, (uint32_t)(num << 4 | blk.szx));
+        int qn = wren_coap_build_end(&bld);
+        struct wren_sock_udp_ep ep = { .port = COAP_PORT, .netif = a->if_id };
+        memcpy(ep.addr, peer, 16);
+        CHECK_EQ(wren_sock_udp_send(&s, q, (size_t)qn, &ep), qn);
+        recv_one(&s, 1000000, buf, sizeof(buf), &m, NULL);
+        CHECK_EQ(m.code, COAP_CODE_CONTENT);
+        struct coap_block bn;
+        CHECK_EQ(wren_coap_block_decode(opt_uint(&m, COAP_OPT_BLOCK2), &bn), 0);
+        CHECK_EQ(bn.num, num);
+        CHECK(got + m.payload_len <= total);
+        memcpy(all + got, m.payload, m.payload_len);
+        got += m.payload_len;
+        CHECK_EQ(bn.more, got < total);
+    }
+    all[got] = 0;
+    CHECK(strstr((char *)all, "</actuators/valve/main>;ct=0;rt=\"valve\";if=\"actuator\"") != NULL);
+    wren_sock_udp_close(&s);
+    wren_coap_stop(sb);
+    free(sb);
+    FX_CLEAN(1000000);
+}
+
 struct mc_got {
     unsigned n, done, after_done;
     uint8_t from[4][16];
@@ -233,6 +344,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FX_TEST(test_multicast__leisure_and_quiet_errors),
         FX_TEST(test_multicast__client_discovery),
+        FX_TEST(test_multicast__large_answer_block0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

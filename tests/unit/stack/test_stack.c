@@ -11,7 +11,7 @@
 
 static const struct wren_module_ops *const all_mods[] = WREN_STACK_ALL_MODULES;
 static struct wren_loopback lo[2];
-static _Alignas(8) uint8_t pool[32 * 1024];
+static _Alignas(8) uint8_t pool[48 * 1024];
 static struct wren_stack made;
 
 /* a bare node with two 802.15.4 interfaces on loopback devices */
@@ -46,8 +46,9 @@ TEST(test_wren_stack_build__per_interface_modules_and_modules_left_out)
     CHECK(wren_stack_module(&made, &wren_sixlowpan_module, 0) != NULL);
     CHECK(wren_stack_module(&made, &wren_rpl_module, 1) != NULL);
     CHECK(wren_stack_module(&made, &wren_rpl_module, 2) != NULL);
-    CHECK_EQ(made.n, 13); /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, CoAP over TCP, two NIBs,
-                             two RPLs, two 6tops */
+    /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, CoAP over TCP, (the CoAP plugtest,) two
+     * NIBs, two RPLs, two 6tops */
+    CHECK_EQ(made.n, 13 + CONFIG_WREN_COAP_PLUGTEST);
     /* the second interface's sets carry its id */
     uint64_t v = 99;
     CHECK_EQ(wren_stack_counter(&n->node, "nib.rx_rs", &v), 0);
