@@ -999,7 +999,7 @@ static void obs_send(struct wren_coap_observer *o)
     struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(empty.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
-                                 .cf = -1, .accept = o->accept };
+                                 .cf = -1, .accept = o->accept, .notify = true };
     c->in_handler = 1;
     r->handler(c, &req, &resp, r->arg);
     c->in_handler = 0;

@@ -306,6 +306,10 @@ struct wren_coap_req {
      * executes nothing (the request has no body). */
     bool again;
     uint32_t block2;                  /**< the request's Block2 value + 1, 0: none */
+    /* A notification the server makes for an observer (RFC 7641 4.2), over
+     * UDP or TCP: no request came, msg is a stand-in GET with the
+     * registration's token and no options. */
+    bool notify;
 };
 
 /** A response under construction. */

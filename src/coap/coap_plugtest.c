@@ -458,10 +458,9 @@ static void obs_handler(struct wren_coap *c, const struct wren_coap_req *req,
         resp->code = COAP_CODE_NOT_FOUND;
         return;
     }
-    /* a notification (a GET the server makes, not the observer) of a
-     * representation in another format than the one observed */
-    if (p->obs_cf != COAP_CF_TEXT && req->msg->mid == 0 && req->msg->opts_len == 0 &&
-        c->cur_req == NULL) {
+    /* a notification of a representation in another format than the one
+     * observed */
+    if (p->obs_cf != COAP_CF_TEXT && req->notify) {
         resp->code = COAP_CODE_NOT_ACCEPTABLE;
         return;
     }

@@ -253,7 +253,7 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     struct coap_msg get = { .type = COAP_CON, .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(get.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &get, .remote = tc->peer, .method = COAP_CODE_GET,
-                                 .cf = -1, .accept = o->accept };
+                                 .cf = -1, .accept = o->accept, .notify = true };
     c->in_handler = 1;
     r->handler(c, &req, &resp, r->arg);
     c->in_handler = 0;
