@@ -29,13 +29,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
         scenario.write_json(result, args.json)
         print(f"result: {args.json}")
     if picture is not None:
+        if args.pcap and (sc.pcap_format or "wpan") == "wpan":
+            from . import traffic
+            result["traffic"] = traffic.table(args.pcap, len(result["nodes"]))
         plot.topology(result, picture)
         print(f"picture: {picture}")
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from . import demo, energy, plot, scenario
+    from . import demo, energy, plot, scenario, traffic
     sc = scenario.load(paths.SCENARIOS / "demo.toml")
     energy.profile(args.profile)
     picture = plot.check_path(args.plot or paths.OUT / "demo.png")
@@ -47,6 +50,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     energy.annotate(result, args.profile)
     st = demo.story(sc, result)
     result["story"] = st
+    result["traffic"] = traffic.table(pcap, len(result["nodes"]))
     demo.tell(st)
     scenario.write_json(result, out_json)
     plot.topology(result, picture)

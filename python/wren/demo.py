@@ -61,55 +61,66 @@ def hops(result: Mapping[str, Any], node: int) -> int | None:
     return n
 
 
-def story(sc: Scenario, result: Mapping[str, Any]) -> Story:
-    """The demo's figures, each from the run (see the module's doc)."""
-    shell = {nd["id"]: nd["shell"] for nd in result["nodes"]}
-    out: Story = {"nodes": len(result["nodes"]), "duration_s": result["duration_s"],
-                  "seed": result["seed"], "formed_s": result.get("rpl_formed_s"),
-                  "roots": list(result.get("rpl_roots") or [])}
-    joined = [i for i in range(len(result["nodes"])) if hops(result, i) is not None]
-    out["joined_at_end"] = len(joined)
-    out["max_hops"] = max((hops(result, i) or 0) for i in joined) if joined else None
-
+def _coap(sc: Scenario, result: Mapping[str, Any], shell: dict[int, str]) -> dict[str, Any]:
+    """Who observes whom, the readings the sensor took (its own 2.04
+    answers) and the notifications the observer got."""
     obs = _actor(sc, "coap observe")
-    if obs:
-        client, cmd = obs
-        sensor = _node_of(sc, cmd.split()[2])
-        notes = re.findall(r"^coap: notification \d\.\d\d, \d+ bytes, fnv1a \S+: (\d+)$",
-                           shell[client], re.M)
-        readings = (re.findall(r"^coap: 2\.04, \d+ bytes, fnv1a \S+: (\d+)$", shell[sensor], re.M)
-                    if sensor is not None else [])
-        heard = set(notes) & set(readings)
-        out["coap"] = {"client": client, "sensor": sensor, "path": cmd.split()[3],
-                       "hops": hops(result, sensor) if sensor is not None else None,
-                       "readings": len(readings), "notifications": len(notes),
-                       "readings_heard": len(heard)}
+    if not obs:
+        return {}
+    client, cmd = obs
+    sensor = _node_of(sc, cmd.split()[2])
+    notes = re.findall(r"^coap: notification \d\.\d\d, \d+ bytes, fnv1a \S+: (\d+)$",
+                       shell[client], re.M)
+    readings = (re.findall(r"^coap: 2\.04, \d+ bytes, fnv1a \S+: (\d+)$", shell[sensor], re.M)
+                if sensor is not None else [])
+    heard = set(notes) & set(readings)
+    return {"coap": {"client": client, "sensor": sensor, "path": cmd.split()[3],
+                     "hops": hops(result, sensor) if sensor is not None else None,
+                     "readings": len(readings), "notifications": len(notes),
+                     "readings_heard": len(heard)}}
+
+
+def _ping(sc: Scenario, result: Mapping[str, Any], shell: dict[int, str]) -> dict[str, Any]:
+    """The pinger's statistics, as its shell printed them."""
     ping = _actor(sc, "ping")
-    if ping:
-        node, cmd = ping
-        m = re.search(r"(\d+) packets transmitted, (\d+) received", shell[node])
-        rtt = re.search(r"rtt min/avg/max = ([\d.]+)/([\d.]+)/([\d.]+) ms", shell[node])
-        target = _node_of(sc, cmd.split()[1])
-        out["ping"] = {"node": node, "target": target, "hops": hops(result, node),
-                       "sent": int(m.group(1)) if m else 0,
-                       "received": int(m.group(2)) if m else 0,
-                       "rtt_avg_ms": float(rtt.group(2)) if rtt else None}
+    if not ping:
+        return {}
+    node, cmd = ping
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", shell[node])
+    rtt = re.search(r"rtt min/avg/max = ([\d.]+)/([\d.]+)/([\d.]+) ms", shell[node])
+    target = _node_of(sc, cmd.split()[1])
+    return {"ping": {"node": node, "target": target, "hops": hops(result, node),
+                     "sent": int(m.group(1)) if m else 0,
+                     "received": int(m.group(2)) if m else 0,
+                     "rtt_avg_ms": float(rtt.group(2)) if rtt else None}}
+
+
+def _tcp(sc: Scenario, result: Mapping[str, Any], shell: dict[int, str]) -> dict[str, Any]:
+    """The TCP transfer: what the sink's `tcp stats` says it received, and
+    the segments the client sent (again)."""
     tcp = _actor(sc, "tcp connect")
     listen = _actor(sc, "tcp listen")
     size = re.search(r"tcp send (\d+)", " ".join(c for sh in sc.shell for c in sh.cmd))
-    if tcp and listen:
-        client, server = tcp[0], listen[0]
-        srv = re.findall(r"^server: (\S+) .*received (\d+) bad (\d+) goodput ([\d.]+) kbit/s",
-                         shell[server], re.M)
-        rex = re.findall(r"^tcp: tx (\d+) rexmt (\d+)", shell[client], re.M)
-        out["tcp"] = {"client": client, "server": server, "hops": hops(result, client),
-                      "size": int(size.group(1)) if size else None,
-                      "state": srv[-1][0] if srv else None,
-                      "received": int(srv[-1][1]) if srv else 0,
-                      "bad": int(srv[-1][2]) if srv else 0,
-                      "goodput_kbps": float(srv[-1][3]) if srv else None,
-                      "segments": int(rex[-1][0]) if rex else None,
-                      "rexmt": int(rex[-1][1]) if rex else None}
+    if not (tcp and listen):
+        return {}
+    client, server = tcp[0], listen[0]
+    srv = re.findall(r"^server: (\S+) .*received (\d+) bad (\d+) goodput ([\d.]+) kbit/s",
+                     shell[server], re.M)
+    rex = re.findall(r"^tcp: tx (\d+) rexmt (\d+)", shell[client], re.M)
+    return {"tcp": {"client": client, "server": server, "hops": hops(result, client),
+                    "size": int(size.group(1)) if size else None,
+                    "state": srv[-1][0] if srv else None,
+                    "received": int(srv[-1][1]) if srv else 0,
+                    "bad": int(srv[-1][2]) if srv else 0,
+                    "goodput_kbps": float(srv[-1][3]) if srv else None,
+                    "segments": int(rex[-1][0]) if rex else None,
+                    "rexmt": int(rex[-1][1]) if rex else None}}
+
+
+def _radio(result: Mapping[str, Any]) -> dict[str, Any]:
+    """Duty cycle, share of time transmitting, frames and collisions, and
+    the energy model's figures when the result has them."""
+    out: dict[str, Any] = {}
     duties = [scenario.duty(nd["counters"]) for nd in result["nodes"]]
     tx = [nd["counters"].get("radio.time_tx_us", 0) for nd in result["nodes"]]
     out["duty_pct"] = 100.0 * sum(duties) / len(duties)
@@ -122,6 +133,22 @@ def story(sc: Scenario, result: Mapping[str, Any]) -> Story:
         per = [nd["energy"]["mj"] for nd in result["nodes"]]
         out["energy"] = {"profile": en["profile"], "mj": en["mj"], "mj_per_node": en["mj"] /
                          len(per), "mw_per_node": en["mj"] / len(per) / result["duration_s"]}
+    return out
+
+
+def story(sc: Scenario, result: Mapping[str, Any]) -> Story:
+    """The demo's figures, each from the run (see the module's doc)."""
+    shell = {nd["id"]: nd["shell"] for nd in result["nodes"]}
+    out: Story = {"nodes": len(result["nodes"]), "duration_s": result["duration_s"],
+                  "seed": result["seed"], "formed_s": result.get("rpl_formed_s"),
+                  "roots": list(result.get("rpl_roots") or [])}
+    joined = [i for i in range(len(result["nodes"])) if hops(result, i) is not None]
+    out["joined_at_end"] = len(joined)
+    out["max_hops"] = max((hops(result, i) or 0) for i in joined) if joined else None
+    out.update(_coap(sc, result, shell))
+    out.update(_ping(sc, result, shell))
+    out.update(_tcp(sc, result, shell))
+    out.update(_radio(result))
     return out
 
 

@@ -6,8 +6,16 @@ topology(result, path) draws, from a ./wren sim result (scenario.run; its
     links when the scenario gives no distinct positions), every link
     coloured by its packet reception ratio, and the RPL DODAG's
     preferred-parent edges as arrows from child to parent, roots as squares;
-  - per node, bars of what its applications sent and received;
-  - per node, the radio's duty cycle (the share of time it was on).
+  - every loss counter that is not zero (network totals: radio receptions
+    lost to collisions and to the link, MAC retries and frames given up,
+    fragments and datagrams dropped, TCP and CoAP retransmissions, ...),
+    the layers from the radio up;
+  - per node, the datagrams it sent, forwarded and received, stacked by
+    application, from result["traffic"] (wren.traffic.table, read from the
+    run's capture) when the result has one; else what the raw-frame
+    applications (app.sent, app.received) sent and received;
+  - per node, the radio's duty cycle, unless every radio was on all the
+    time (CSMA/CA without LPL: 100 % everywhere tells nothing).
 The format follows the file's extension (.png, .svg or .pdf).
 """
 from pathlib import Path
@@ -40,21 +48,13 @@ def _layout(result: dict[str, Any]) -> dict[int, tuple[float, float]]:
     return {i: (float(x), float(y)) for i, (x, y) in lay.items()}
 
 
-def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
-    """Draw @result's network into @path; returns the files written."""
-    from .scenario import duty
-    p = check_path(path)
+def _draw_network(fig: Any, ax: Any, result: dict[str, Any]) -> None:
+    """Nodes at their positions, links by PRR, the DODAG's parent arrows."""
     import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib import cm, colors
     from matplotlib.collections import LineCollection
-
     n = len(result["nodes"])
     pos = _layout(result)
-    fig = plt.figure(figsize=(13, 6))
-    grid = fig.add_gridspec(2, 2, width_ratios=[1.3, 1])
-    ax = fig.add_subplot(grid[:, 0])
     # links: one segment per pair, coloured by the worse direction's PRR
     pairs: dict[tuple[int, int], float] = {}
     for a, b, prr in result.get("links", []):
@@ -70,7 +70,6 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
         fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
                      label="link PRR")
     parents = result.get("rpl_parents") or {}
-    roots = set(result.get("rpl_roots") or [])
     edges = [(pos[int(c)], pos[par]) for c, par in parents.items() if par is not None]
     if len(edges) <= 300:
         for (x0, y0), (x1, y1) in edges:
@@ -80,6 +79,23 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
     elif edges:   # many: lines without heads, drawn at once
         ax.add_collection(LineCollection([list(e) for e in edges], colors="black",
                                          linewidths=1.5, zorder=2))
+    _draw_nodes(ax, result, pos)
+    roots = set(result.get("rpl_roots") or [])
+    joined = {int(c) for c, par in parents.items() if par is not None}
+    title = result.get("scenario") or "scenario"
+    extra = (f"\nRPL DODAG: {'edges' if len(edges) > 300 else 'arrows'} from child to "
+             f"preferred parent, {len(joined)} of "
+             f"{n - len(roots)} nodes joined, root square" if parents else "")
+    ax.set_title(f"{title}: {n} nodes{extra}", fontsize=10)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+
+
+def _draw_nodes(ax: Any, result: dict[str, Any], pos: dict[int, tuple[float, float]]) -> None:
+    """Roots as gold squares, joined nodes light blue, the others white."""
+    n = len(result["nodes"])
+    parents = result.get("rpl_parents") or {}
+    roots = set(result.get("rpl_roots") or [])
     joined = {int(c) for c, par in parents.items() if par is not None}
     big = n > 100
     size = 30 if big else 320
@@ -97,44 +113,157 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
                     zorder=4)
     ax.set_aspect("equal", adjustable="datalim")
     ax.autoscale_view()
-    title = result.get("scenario") or "scenario"
-    extra = (f"\nRPL DODAG: {'edges' if len(edges) > 300 else 'arrows'} from child to "
-             f"preferred parent, {len(joined)} of "
-             f"{n - len(roots)} nodes joined, root square" if parents else "")
-    ax.set_title(f"{title}: {n} nodes{extra}", fontsize=10)
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
 
-    ids = list(range(n))
+
+#: how each kind of datagram is drawn in the per-application panel
+_KIND_STYLE = {"sent": "", "forwarded": "///", "received": "..."}
+_APP_COLOURS = {"TCP": "C0", "CoAP": "C1", "ping": "C2", "UDP": "C4", "RPL": "0.75",
+                "ND": "0.55", "other": "0.35"}
+
+
+def _draw_traffic(ax: Any, result: dict[str, Any]) -> None:
+    """Per node, three bars (sent, forwarded, received), each stacked by
+    application, from result["traffic"] (wren.traffic.table)."""
+    from matplotlib.patches import Patch
+    tab = result["traffic"]
+    n = len(tab["nodes"])
+    apps = [a for a in tab["apps"] if any(sum(row[a].values()) for row in tab["nodes"])]
+    w = 0.28
+    for k, kind in enumerate(tab["kinds"]):
+        xs = [i + (k - 1) * w for i in range(n)]
+        bottom = [0] * n
+        for app in apps:
+            h = [row[app][kind] for row in tab["nodes"]]
+            ax.bar(xs, h, w, bottom=bottom, color=_APP_COLOURS.get(app, "0.5"),
+                   hatch=_KIND_STYLE[kind], edgecolor="white", linewidth=0.3)
+            bottom = [b + v for b, v in zip(bottom, h)]
+    handles = ([Patch(color=_APP_COLOURS.get(a, "0.5"), label=a) for a in apps]
+               + [Patch(facecolor="white", edgecolor="black", hatch=_KIND_STYLE[k],
+                        label=f"{k} ({'left' if i == 0 else 'middle' if i == 1 else 'right'})")
+                  for i, k in enumerate(tab["kinds"])])
+    ax.legend(handles=handles, fontsize=7, ncol=2)
+    ax.set_ylabel("datagrams")
+    ax.set_title("per node: datagrams it sent, forwarded and received, by application "
+                 "(from the capture; RPL and ND are the control plane)", fontsize=9)
+
+
+def _draw_app_counters(ax: Any, result: dict[str, Any]) -> None:
+    """Per node, what its raw-frame applications sent and received
+    (app.sent, app.received): the panel when there is no traffic table."""
     cs = [nd["counters"] for nd in result["nodes"]]
-    ax1 = fig.add_subplot(grid[0, 1])
+    ids = list(range(len(cs)))
     w = 0.4
     sent, rcvd = [c.get("app.sent", 0) for c in cs], [c.get("app.received", 0) for c in cs]
-    if n <= 100:
-        ax1.bar([i - w / 2 for i in ids], sent, w, label="app sent")
-        ax1.bar([i + w / 2 for i in ids], rcvd, w, label="app received")
+    if len(cs) <= 100:
+        ax.bar([i - w / 2 for i in ids], sent, w, label="app sent")
+        ax.bar([i + w / 2 for i in ids], rcvd, w, label="app received")
     else:
-        ax1.plot(ids, sent, drawstyle="steps-mid", label="app sent")
-        ax1.plot(ids, rcvd, drawstyle="steps-mid", label="app received")
-    ax1.set_ylabel("packets")
-    if not any(c.get("app.sent", 0) or c.get("app.received", 0) for c in cs):
-        ax1.text(0.5, 0.5, "no application traffic", transform=ax1.transAxes, ha="center")
-    ax1.set_title("delivery: packets each node's applications sent and received", fontsize=9)
-    ax1.legend(fontsize=7)
-    ax2 = fig.add_subplot(grid[1, 1])
-    dc = [100 * duty(c) for c in cs]
-    if n <= 100:
-        ax2.bar(ids, dc, color="C2")
+        ax.plot(ids, sent, drawstyle="steps-mid", label="app sent")
+        ax.plot(ids, rcvd, drawstyle="steps-mid", label="app received")
+    ax.set_ylabel("packets")
+    if not any(sent) and not any(rcvd):
+        ax.text(0.5, 0.5, "no traffic of the raw-frame applications (app.*); run with a "
+                "capture (--pcap) for every application's", transform=ax.transAxes,
+                ha="center", fontsize=8)
+    ax.set_title("per node: frames its raw-frame applications sent and received", fontsize=9)
+    ax.legend(fontsize=7)
+
+
+#: counters that count a loss (or its repair), by the words in their names
+_LOSS_WORDS = ("drop", "noack", "collisions", "link_loss", "while_tx", "bad_fcs", "caf",
+               "timeout", "rexmt", "retx", "retries", "aborted", "overrun")
+#: ... and those of them that are not losses: frames for other nodes overheard
+_NOT_LOSSES = {"netif.rx_drop_not_for_us"}
+#: layers in the order a frame climbs them
+_LAYERS = ("radio", "mac", "netif", "sec", "6lowpan", "ipv6", "icmpv6", "nib", "rpl", "udp",
+           "tcp", "coap", "coap_tcp", "app")
+
+
+def losses(result: dict[str, Any]) -> list[tuple[str, int]]:
+    """(counter, network total) of every counter of a loss or its repair
+    that is not zero, the layers from the radio up."""
+    totals = result.get("totals") or {}
+    if not totals:
+        for nd in result["nodes"]:
+            for k, v in nd["counters"].items():
+                totals[k] = totals.get(k, 0) + v
+    out = [(k, v) for k, v in totals.items() if v and k not in _NOT_LOSSES
+           and any(w in k.split(".", 1)[-1] for w in _LOSS_WORDS)]
+    rank = {layer: i for i, layer in enumerate(_LAYERS)}
+    return sorted(out, key=lambda kv: (rank.get(kv[0].split(".")[0], len(rank)), kv[0]))
+
+
+def _draw_losses(ax: Any, result: dict[str, Any], note: str) -> None:
+    """Horizontal bars: every loss counter's network total (log scale)."""
+    rows = losses(result)
+    if not rows:
+        ax.text(0.5, 0.5, "nothing lost", transform=ax.transAxes, ha="center")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    else:
+        ys = range(len(rows))
+        import matplotlib
+        palette = matplotlib.colormaps["tab20"].colors
+        layer_colour = {layer: palette[i % len(palette)] for i, layer in enumerate(_LAYERS)}
+        ax.barh(ys, [v for _, v in rows],
+                color=[layer_colour.get(k.split(".")[0], "0.5") for k, _ in rows])
+        ax.set_yticks(list(ys), [k for k, _ in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        for y, (_, v) in zip(ys, rows):
+            ax.text(v, y, f" {v}", va="center", fontsize=7)
+    ax.set_xlabel("network total (log scale)")
+    ax.set_title(f"losses by reason, and their repairs (retries, retransmissions){note}",
+                 fontsize=9)
+
+
+def _draw_duty(ax: Any, result: dict[str, Any]) -> None:
+    """Per node, the radio's duty cycle (the share of time it was on)."""
+    from .scenario import duty
+    dc = [100 * duty(nd["counters"]) for nd in result["nodes"]]
+    ids = list(range(len(dc)))
+    if len(dc) <= 100:
+        ax.bar(ids, dc, color="C2")
     else:   # bars of a pixel or less alias: a filled step line
-        ax2.fill_between(ids, dc, step="mid", color="C2")
-    ax2.set_ylabel("radio on (%)")
-    ax2.set_xlabel("node")
-    ax2.set_title("radio duty cycle", fontsize=9)
-    ax2.set_ylim(0, 100)
-    for a in (ax1, ax2):
+        ax.fill_between(ids, dc, step="mid", color="C2")
+    ax.set_ylabel("radio on (%)")
+    ax.set_title("radio duty cycle", fontsize=9)
+    ax.set_ylim(0, 100)
+
+
+def _always_on(result: dict[str, Any]) -> bool:
+    """Whether every radio listened all the time (CSMA/CA without LPL): its
+    duty cycle, 100 % everywhere, tells nothing."""
+    from .scenario import duty
+    return all(duty(nd["counters"]) >= 0.9995 for nd in result["nodes"])
+
+
+def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
+    """Draw @result's network into @path; returns the files written."""
+    p = check_path(path)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(result["nodes"])
+    on = _always_on(result)
+    fig = plt.figure(figsize=(15, 10 if on else 13))
+    grid = fig.add_gridspec(2 if on else 3, 2, width_ratios=[1.2, 1],
+                            height_ratios=[1.4, 1] if on else [1.4, 1, 0.7])
+    _draw_network(fig, fig.add_subplot(grid[0, 0]), result)
+    _draw_losses(fig.add_subplot(grid[0, 1]), result,
+                 "\n(every radio listened all the time, CSMA/CA: no duty-cycle panel)"
+                 if on else "")
+    lower = [fig.add_subplot(grid[1, :])]
+    (_draw_traffic if "traffic" in result else _draw_app_counters)(lower[0], result)
+    if not on:
+        lower.append(fig.add_subplot(grid[2, :], sharex=lower[0]))
+        _draw_duty(lower[1], result)
+    lower[-1].set_xlabel("node")
+    for a in lower:
         a.grid(True, axis="y", alpha=0.3)
         if n <= 40:
-            a.set_xticks(ids)
+            a.set_xticks(range(n))
             a.tick_params(axis="x", labelsize=7)
     fig.tight_layout()
     p.parent.mkdir(parents=True, exist_ok=True)

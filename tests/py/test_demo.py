@@ -120,6 +120,91 @@ def test_demo_capture_and_picture(demo_run):
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000
 
 
+def _ancestors(r, node):
+    """The nodes between @node and the root along the preferred parents."""
+    out, p = [], r["rpl_parents"][str(node)]
+    while p is not None and p not in r["rpl_roots"]:
+        out.append(p)
+        p = r["rpl_parents"][str(p)]
+    return set(out)
+
+
+def test_demo_picture_table_matches_the_counters(demo_run):
+    """The picture's per-application table (JSON "traffic", read from the
+    capture): every application of the demo is in it, and it agrees with
+    the counters and the shells wherever they count the same thing."""
+    out, r, _ = demo_run
+    tab, cs = r["traffic"], [nd["counters"] for nd in r["nodes"]]
+    rows = tab["nodes"]
+    assert tab["undecoded"] == 0 and len(rows) == 30
+    for app in ("CoAP", "ping", "TCP"):
+        assert all(sum(row[app][k] for row in rows) > 0 for k in tab["kinds"]), app
+    # RPL in storing mode: DIOs and DAOs go one hop, nobody forwards them
+    assert [sum(row["RPL"][k] for row in rows) > 0 for k in tab["kinds"]] == [True, False, True]
+    for i, (row, c) in enumerate(zip(rows, cs)):
+        fwd = sum(row[a]["forwarded"] for a in tab["apps"])
+        sent = sum(row[a]["sent"] for a in tab["apps"])
+        assert fwd == c["ipv6.rx_forwarded"], i
+        # a datagram the radio was too busy to take never reached the air
+        assert sent + fwd <= c["ipv6.tx_pkts"] and (sent + fwd == c["ipv6.tx_pkts"]
+                                                    or c["netif.tx_busy"] > 0), i
+        assert row["TCP"]["received"] == c["tcp.rx_segs"], i
+    root, st = rows[0], r["story"]
+    assert root["TCP"]["sent"] == cs[0]["tcp.tx_segs"]
+    assert root["ping"]["received"] == cs[0]["icmpv6.rx_echo_req"]
+    assert root["ping"]["sent"] == cs[0]["icmpv6.tx_echo_reply"]
+    assert (root["CoAP"]["sent"], root["CoAP"]["received"]) == (cs[0]["coap.tx"],
+                                                                cs[0]["coap.rx"])
+    pinger = rows[st["ping"]["node"]]["ping"]
+    assert (pinger["sent"], pinger["received"]) == (st["ping"]["sent"], st["ping"]["received"])
+    # the sensor's CoAP on the air: the observe registration's answer and
+    # each notification (its POSTs to itself go over the loopback)
+    sensor = st["coap"]["sensor"]
+    assert rows[sensor]["CoAP"]["sent"] == cs[sensor]["coap.obs_notify"] + 1
+    assert root["CoAP"]["received"] == st["coap"]["notifications"]
+    # each application was forwarded by the nodes on its path, and only them
+    for app, node in (("CoAP", sensor), ("ping", st["ping"]["node"]),
+                      ("TCP", st["tcp"]["client"])):
+        assert {i for i, row in enumerate(rows) if row[app]["forwarded"]} \
+            == _ancestors(r, node), app
+
+
+def test_demo_picture_panels(demo_run):
+    """Every CSMA/CA radio listens all the time, so the duty cycle is 100 %
+    for every node (right, and nothing to learn): the picture draws the
+    losses by reason in its place, each total the network's counter."""
+    from wren import plot
+    _, r, _ = demo_run
+    assert all(nd["counters"]["radio.time_off_us"] == 0 for nd in r["nodes"])
+    assert plot._always_on(r)
+    got = dict(plot.losses(r))
+    assert got["radio.rx_collisions"] == r["totals"]["radio.rx_collisions"] > 0
+    assert got["mac.tx_retries"] == r["totals"]["mac.tx_retries"] > 0
+    assert got["tcp.tx_rexmt"] == r["totals"]["tcp.tx_rexmt"] > 0
+    assert "netif.rx_drop_not_for_us" not in got and all(v > 0 for v in got.values())
+    # a radio that sleeps: the duty-cycle panel is drawn again
+    sleepy = {"nodes": [{"counters": {"radio.time_listen_us": 1, "radio.time_off_us": 9}}]}
+    assert not plot._always_on(sleepy)
+
+
+def test_traffic_table_learns_addresses_not_made_from_ids(tmp_path):
+    """scenarios/ip_line.toml gives its nodes 2001:db8::10N by hand (no
+    interface identifier wren makes from an id): the table learns each
+    address from the first node that sends from it, so node 0's UDP is
+    sent by node 0, forwarded by 1..4 and received by 5."""
+    from wren import traffic
+    sc = scenario.load(ROOT / "scenarios/ip_line.toml")
+    r = scenario.run(sc, pcap=tmp_path / "l.pcap", progress=False)
+    tab = traffic.table(tmp_path / "l.pcap", len(r["nodes"]))
+    udp = [row["UDP"] for row in tab["nodes"]]
+    assert udp[0]["sent"] == r["nodes"][0]["counters"]["udp.tx"] > 0
+    assert [u["forwarded"] for u in udp] == [0] + [udp[0]["sent"]] * 4 + [0]
+    assert udp[5]["received"] == r["nodes"][5]["counters"]["udp.rx"] == udp[0]["sent"]
+    for i, row in enumerate(tab["nodes"]):
+        assert traffic.totals(tab, i)["forwarded"] == \
+            r["nodes"][i]["counters"]["ipv6.rx_forwarded"]
+
+
 # ---- the broadcast grid ---------------------------------------------------
 
 def demo(duration=5.0):
