@@ -2,7 +2,7 @@
 
 A scenario has a seed and a duration, a radio model, nodes (a grid, a
 random field or an explicit list), optional explicit links, MAC
-parameters, applications and shell commands. README.md ("Scenarios")
+parameters, applications and shell commands. docs/scenarios.md
 documents every key; scenarios/demo.toml uses them.
 
 load() reads a file into a Scenario, typed dataclasses checked against the
@@ -285,7 +285,7 @@ class Rpl(Table):
 
 @dataclass(kw_only=True)
 class Scenario(Table):
-    """A whole scenario (README.md, "Scenarios")."""
+    """A whole scenario (docs/scenarios.md)."""
     name: str | None = spec(None)
     seed: int = spec(1, lo=0, hi=U64)
     duration: float = spec(10.0, lo=0.0, unit="seconds")

@@ -7,7 +7,7 @@ CI cannot fetch RIOT, so these tests run only where a RIOT build is given:
     WREN_RIOT_ELF=.../examples/networking/gnrc/networking/bin/native64/gnrc_networking.elf
 
 built from RIOT's tree with `make BOARD=native64 USE_ZEP=1` (RIOT c8bd52f
-was used for the figures in README.md). The peers that CI runs in place of
+was used for the figures in docs/interop.md). The peers that CI runs in place of
 RIOT follow the same conventions: tests/py/test_zep_rxdone.py (ZEP as
 RX-done), tests/py/test_rpl_peers.py and the RPL unit tests (DIOs without a
 configuration option, storing-only peers).

@@ -139,7 +139,7 @@ class Mesh:
         with in_netns(self.name):
             # at the mesh's west edge: it hears nodes 0 and 5 only
             sim.zep_bridge(BRIDGE_PORT, BR_ZEP_PORT, x=-SPACING, y=SPACING / 2)
-        # the border router: the one documented command (README)
+        # the border router: the one documented command (docs/host.md)
         self.br = br = WrenNode(ns, "--tap", "tap0", "--zep",
                                 f"{BR_ZEP_PORT}:127.0.0.1:{BRIDGE_PORT}", "--id", BR_ID,
                                 "--rpl-root", f"{PREFIX}/64", "--rpl-mode", mode,
