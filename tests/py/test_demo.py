@@ -187,6 +187,16 @@ def test_demo_picture_panels(demo_run):
     assert not plot._always_on(sleepy)
 
 
+def test_demo_picture_is_the_same_for_the_same_run(demo_run, tmp_path):
+    """The table is a function of the capture (byte-identical per seed) and
+    the picture of the result: drawn again, the same bytes."""
+    from wren import plot, traffic
+    _, r, d = demo_run
+    assert traffic.table(d / "d.pcap", len(r["nodes"])) == r["traffic"]
+    plot.topology(r, tmp_path / "again.png")
+    assert (tmp_path / "again.png").read_bytes() == (d / "d.png").read_bytes()
+
+
 def test_traffic_table_learns_addresses_not_made_from_ids(tmp_path):
     """scenarios/ip_line.toml gives its nodes 2001:db8::10N by hand (no
     interface identifier wren makes from an id): the table learns each
