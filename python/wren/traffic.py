@@ -181,7 +181,7 @@ def _datagram(lib: Any, mac: Mac) -> tuple[Datagram | None, int | None, int | No
     else:
         return None, None, None
     d = classify(ip6) if ip6 else None
-    return d, tag, size
+    return (d, tag, size) if d is not None else (None, None, None)
 
 
 class _Walk:
