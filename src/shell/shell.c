@@ -108,90 +108,132 @@ static void spec_of(char spec[32], const struct conv *v, int w, char c)
     snprintf(spec + n, 32 - (size_t)n, "%s%c", v->len, c);
 }
 
+/* a floating conversion into @p tmp; one too long for it (%f of 1e300) is
+ * formatted again in the e-style of the same precision rather than cut */
+static int fmt_float(char *tmp, size_t room, char spec[32], const struct conv *v, int w,
+                     va_list *ap)
+{
+    long double x = v->len[0] == 'L' ? va_arg(*ap, long double) : va_arg(*ap, double);
+    int n = -1;
+    for (int k = 0; k < 2; k++) {
+        n = v->len[0] == 'L' ? snprintf(tmp, room, spec, x) : snprintf(tmp, room, spec, (double)x);
+        if (n >= 0 && (size_t)n < room) {
+            break;
+        }
+        spec_of(spec, v, w, 'e');
+    }
+    return n;
+}
+
+/* an integer conversion (or %p) into @p tmp, its argument read at the
+ * type its length modifier names */
+static int fmt_int(char *tmp, size_t room, const char *spec, const struct conv *v, va_list *ap)
+{
+    bool sgn = v->c == 'd' || v->c == 'i';
+    if (v->c == 'p') {
+        return snprintf(tmp, room, spec, va_arg(*ap, void *));
+    }
+    if (strcmp(v->len, "ll") == 0 || v->len[0] == 'j') {
+        return sgn ? snprintf(tmp, room, spec, va_arg(*ap, long long))
+                   : snprintf(tmp, room, spec, va_arg(*ap, unsigned long long));
+    }
+    if (v->len[0] == 'l') {
+        return sgn ? snprintf(tmp, room, spec, va_arg(*ap, long))
+                   : snprintf(tmp, room, spec, va_arg(*ap, unsigned long));
+    }
+    if (v->len[0] == 'z' || v->len[0] == 't') {
+        return snprintf(tmp, room, spec, va_arg(*ap, size_t));
+    }
+    return sgn ? snprintf(tmp, room, spec, va_arg(*ap, int))
+               : snprintf(tmp, room, spec, va_arg(*ap, unsigned int));
+}
+
+/* @p tmp (@p len characters) with zeros up to the conversion's width after
+ * its sign and 0x, as printf pads */
+static void put_zero_padded(struct piece *p, const struct conv *v, const char *tmp, size_t len)
+{
+    size_t pre = len && strchr("+- ", tmp[0]) ? 1 : 0;
+    pre += len > pre + 1 && tmp[pre] == '0' && (tmp[pre + 1] | 0x20) == 'x' ? 2 : 0;
+    piece_put(p, tmp, pre);
+    for (size_t z = len; z < (size_t)v->width; z++) {
+        piece_put(p, "0", 1);
+    }
+    piece_put(p, tmp + pre, len - pre);
+}
+
 /* a number, formatted by snprintf alone (a width over SHELL_NUM_WIDTH is
- * padded by put_str); a floating value too long for the buffer (%f of 1e300)
- * goes out in the e-style of the same precision rather than cut */
+ * padded by put_str or put_zero_padded) */
 static void put_num(struct piece *p, const struct conv *v, va_list *ap)
 {
     char spec[32], tmp[SHELL_NUM_WIDTH + 32];
     int w = v->width > SHELL_NUM_WIDTH ? -1 : v->width;
-    bool sgn = v->c == 'd' || v->c == 'i';
-    int n;
+    bool flt = strchr("fFeEgGaA", v->c) != NULL;
     spec_of(spec, v, w, v->c);
-    if (strchr("fFeEgGaA", v->c)) {
-        long double x = v->len[0] == 'L' ? va_arg(*ap, long double) : va_arg(*ap, double);
-        for (int k = 0; k < 2; k++) {
-            n = v->len[0] == 'L' ? snprintf(tmp, sizeof(tmp), spec, x)
-                                 : snprintf(tmp, sizeof(tmp), spec, (double)x);
-            if (n >= 0 && (size_t)n < sizeof(tmp)) {
-                break;
-            }
-            spec_of(spec, v, w, 'e');
-        }
-    } else if (v->c == 'p') {
-        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, void *));
-    } else if (strcmp(v->len, "ll") == 0 || v->len[0] == 'j') {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long long))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long long));
-    } else if (v->len[0] == 'l') {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long));
-    } else if (v->len[0] == 'z' || v->len[0] == 't') {
-        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, size_t));
-    } else {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, int))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned int));
-    }
+    int n = flt ? fmt_float(tmp, sizeof(tmp), spec, v, w, ap)
+                : fmt_int(tmp, sizeof(tmp), spec, v, ap);
     size_t len = n < 0 ? 0 : strlen(tmp);
-    bool int_prec = v->prec >= 0 && !strchr("fFeEgGaA", v->c);
+    bool int_prec = v->prec >= 0 && !flt;
     if (w < 0 && strchr(v->flags, '0') && !strchr(v->flags, '-') && !int_prec &&
         (size_t)v->width > len) {
-        /* zeros after the sign and 0x, as printf pads */
-        size_t pre = len && strchr("+- ", tmp[0]) ? 1 : 0;
-        pre += len > pre + 1 && tmp[pre] == '0' && (tmp[pre + 1] | 0x20) == 'x' ? 2 : 0;
-        piece_put(p, tmp, pre);
-        for (size_t z = len; z < (size_t)v->width; z++) {
-            piece_put(p, "0", 1);
-        }
-        piece_put(p, tmp + pre, len - pre);
+        put_zero_padded(p, v, tmp, len);
         return;
     }
     put_str(p, v, tmp, len);
 }
 
-/* reads one conversion after its '%'; returns where the format goes on */
+/* a flag, once (a later repeat is dropped, as is one past the room) */
+static void add_flag(struct conv *v, unsigned *k, char f)
+{
+    if (*k < sizeof(v->flags) - 1 && !strchr(v->flags, f)) {
+        v->flags[(*k)++] = f;
+    }
+}
+
+/* [width]: digits, or '*' (an argument; a negative one is the '-' flag) */
+static const char *parse_width(const char *f, struct conv *v, unsigned *k, va_list *ap)
+{
+    if (*f == '*') {
+        v->width = va_arg(*ap, int), f++;
+        if (v->width < 0) {
+            v->width = -v->width;
+            add_flag(v, k, '-');
+        }
+    }
+    for (; *f >= '0' && *f <= '9'; f++) {
+        v->width = (v->width < 0 ? 0 : v->width % 100000) * 10 + (*f - '0');
+    }
+    return f;
+}
+
+/* [.prec]: digits, or '*' (an argument; a negative one is none) */
+static const char *parse_prec(const char *f, struct conv *v, va_list *ap)
+{
+    if (*f != '.') {
+        return f;
+    }
+    v->prec = 0, f++;
+    if (*f == '*') {
+        v->prec = va_arg(*ap, int), f++;
+        v->prec = v->prec < 0 ? -1 : v->prec;
+    }
+    for (; *f >= '0' && *f <= '9'; f++) {
+        v->prec = v->prec % 100000 * 10 + (*f - '0');
+    }
+    return f;
+}
+
+/* reads one conversion after its '%': %[flags][width][.prec][length]conv;
+ * returns where the format goes on */
 static const char *conv_parse(const char *f, struct conv *v, va_list *ap)
 {
     unsigned k = 0;
     memset(v, 0, sizeof(*v));
     v->width = v->prec = -1;
     for (; *f && strchr("-+ #0", *f); f++) {
-        if (k < sizeof(v->flags) - 1 && !strchr(v->flags, *f)) {
-            v->flags[k++] = *f;
-        }
+        add_flag(v, &k, *f);
     }
-    if (*f == '*') {
-        v->width = va_arg(*ap, int), f++;
-        if (v->width < 0) { /* a negative width is the '-' flag */
-            v->width = -v->width;
-            if (k < sizeof(v->flags) - 1 && !strchr(v->flags, '-')) {
-                v->flags[k++] = '-';
-            }
-        }
-    }
-    for (; *f >= '0' && *f <= '9'; f++) {
-        v->width = (v->width < 0 ? 0 : v->width % 100000) * 10 + (*f - '0');
-    }
-    if (*f == '.') {
-        v->prec = 0, f++;
-        if (*f == '*') {
-            v->prec = va_arg(*ap, int), f++;
-            v->prec = v->prec < 0 ? -1 : v->prec;
-        }
-        for (; *f >= '0' && *f <= '9'; f++) {
-            v->prec = v->prec % 100000 * 10 + (*f - '0');
-        }
-    }
+    f = parse_width(f, v, &k, ap);
+    f = parse_prec(f, v, ap);
     for (k = 0; *f && strchr("hlzjtL", *f) && k < sizeof(v->len) - 1; f++) {
         v->len[k++] = *f;
     }
