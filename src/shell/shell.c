@@ -385,69 +385,98 @@ static int cmd_ping(struct wren_shell *sh, struct wren_module *m, int argc, char
     return 0;
 }
 
-static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+static int udp_usage(struct wren_shell *sh)
 {
-    (void)m;
-    int bad = 0;
-    if (argc >= 3 && strcmp(argv[1], "server") == 0) {
-        if (strcmp(argv[2], "start") == 0 && argc >= 4) {
-            uint8_t mode = WREN_UDP_ECHO;
-            bool elided = false; /* takes datagrams whose checksum was elided */
-            for (int i = 4; i < argc; i++) {
-                if (strcmp(argv[i], "sink") == 0) {
-                    mode = WREN_UDP_SINK;
-                } else if (strcmp(argv[i], "csum-elided") == 0) {
-                    elided = true;
-                } else if (strcmp(argv[i], "echo") != 0) {
-                    bad = 1;
-                }
-            }
-            uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-            if (!bad) {
-                int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
-                if (res < 0) {
-                    return wren_shell_error(sh, res, "udp server");
-                }
-                wren_sock_udp_accept_csum_elided(&sh->server.sock, elided);
-                wren_shell_printf(sh, "udp server on port %u (%s%s)\n", port,
-                          mode == WREN_UDP_SINK ? "sink" : "echo",
-                          elided ? ", elided checksums taken" : "");
-                return 0;
-            }
-        } else if (strcmp(argv[2], "stop") == 0) {
-            wren_udp_server_stop(&sh->server);
-            return 0;
-        } else if (strcmp(argv[2], "stats") == 0) {
-            const struct wren_udp_server *s = &sh->server;
-            wren_shell_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
-                          "queue_drops %lu\n",
-                      (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
-                      (unsigned long)s->bytes, (unsigned long)s->size_sum,
-                      (unsigned long)s->sock.rx.drops);
-            return 0;
-        }
-    } else if (argc >= 5 && strcmp(argv[1], "send") == 0) {
-        struct wren_sock_udp_ep dst = { 0 };
-        bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
-        dst.port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-        char *dash = strchr(argv[4], '-');
-        if (dash) {
-            *dash = 0;
-        }
-        long lo = wren_shell_num(argv[4], 0, 1232, &bad);
-        long hi = dash ? wren_shell_num(dash + 1, lo, 1232, &bad) : lo;
-        long count = argc >= 6 ? wren_shell_num(argv[5], 1, 1000000, &bad) : 1;
-        long interval = argc >= 7 ? wren_shell_num(argv[6], 0, 3600000, &bad) : 1000;
-        if (!bad) {
-            int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo,
-                                            (uint16_t)hi, (uint32_t)count,
-                                            (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
-            return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
-        }
-    }
     wren_shell_printf(sh, "usage: udp server start PORT [echo|sink] [csum-elided] | udp server stop|stats |\n"
                   "       udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS]\n");
     return -EINVAL;
+}
+
+/* udp server start PORT [echo|sink] [csum-elided] */
+static int udp_server_start(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    uint8_t mode = WREN_UDP_ECHO;
+    bool elided = false; /* takes datagrams whose checksum was elided */
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "sink") == 0) {
+            mode = WREN_UDP_SINK;
+        } else if (strcmp(argv[i], "csum-elided") == 0) {
+            elided = true;
+        } else if (strcmp(argv[i], "echo") != 0) {
+            bad = 1;
+        }
+    }
+    uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    if (bad) {
+        return udp_usage(sh);
+    }
+    int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
+    if (res < 0) {
+        return wren_shell_error(sh, res, "udp server");
+    }
+    wren_sock_udp_accept_csum_elided(&sh->server.sock, elided);
+    wren_shell_printf(sh, "udp server on port %u (%s%s)\n", port,
+              mode == WREN_UDP_SINK ? "sink" : "echo",
+              elided ? ", elided checksums taken" : "");
+    return 0;
+}
+
+/* udp server start ...|stop|stats */
+static int udp_server(struct wren_shell *sh, int argc, char **argv)
+{
+    if (strcmp(argv[2], "start") == 0 && argc >= 4) {
+        return udp_server_start(sh, argc, argv);
+    }
+    if (strcmp(argv[2], "stop") == 0) {
+        wren_udp_server_stop(&sh->server);
+        return 0;
+    }
+    if (strcmp(argv[2], "stats") == 0) {
+        const struct wren_udp_server *s = &sh->server;
+        wren_shell_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
+                      "queue_drops %lu\n",
+                  (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
+                  (unsigned long)s->bytes, (unsigned long)s->size_sum,
+                  (unsigned long)s->sock.rx.drops);
+        return 0;
+    }
+    return udp_usage(sh);
+}
+
+/* udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS] */
+static int udp_send(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_sock_udp_ep dst = { 0 };
+    int bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
+    dst.port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    char *dash = strchr(argv[4], '-');
+    if (dash) {
+        *dash = 0;
+    }
+    long lo = wren_shell_num(argv[4], 0, 1232, &bad);
+    long hi = dash ? wren_shell_num(dash + 1, lo, 1232, &bad) : lo;
+    long count = argc >= 6 ? wren_shell_num(argv[5], 1, 1000000, &bad) : 1;
+    long interval = argc >= 7 ? wren_shell_num(argv[6], 0, 3600000, &bad) : 1000;
+    if (bad) {
+        return udp_usage(sh);
+    }
+    int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo, (uint16_t)hi,
+                                    (uint32_t)count, (uint32_t)interval * 1000u, sh->out,
+                                    sh->out_ctx);
+    return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
+}
+
+static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
+    if (argc >= 3 && strcmp(argv[1], "server") == 0) {
+        return udp_server(sh, argc, argv);
+    }
+    if (argc >= 5 && strcmp(argv[1], "send") == 0) {
+        return udp_send(sh, argc, argv);
+    }
+    return udp_usage(sh);
 }
 
 
@@ -498,92 +527,148 @@ static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
     return bad ? -EINVAL : 0;
 }
 
-static int cmd_tcp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+static int tcp_usage(struct wren_shell *sh)
 {
-    (void)m;
-    int bad = 0;
-    struct wren_tcp_app *app = sh->tcp;
-    if (app == NULL) {
-        return wren_shell_error(sh, -ENOTSUP, "tcp: no TCP application on this node");
-    }
-    const char *sub = argc >= 2 ? argv[1] : "";
-    bool srv = argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
-    if (strcmp(sub, "listen") == 0 && argc >= 3) {
-        uint16_t port = (uint16_t)wren_shell_num(argv[2], 1, 65535, &bad);
-        int from = 3;
-        uint8_t mode = WREN_TCP_APP_SINK;
-        if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
-            mode = strcmp(argv[3], "echo") == 0 ? WREN_TCP_APP_ECHO : WREN_TCP_APP_SINK;
-            from = 4;
-        }
-        if (!bad && tcp_opts(sh, argc, argv, from) == 0) {
-            int res = wren_tcp_app_listen(app, port, mode);
-            if (res < 0) {
-                return wren_shell_error(sh, res, "tcp listen");
-            }
-            wren_shell_printf(sh, "tcp: listening on port %u (%s)\n", port,
-                      mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
-            return 0;
-        }
-    } else if (strcmp(sub, "unlisten") == 0) {
-        wren_tcp_app_unlisten(app);
-        return 0;
-    } else if (strcmp(sub, "connect") == 0 && argc >= 4) {
-        uint8_t addr[16];
-        bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
-        uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-        if (!bad && tcp_opts(sh, argc, argv, 4) == 0) {
-            int res = wren_tcp_app_connect(app, addr, port);
-            return res < 0 ? wren_shell_error(sh, res, "tcp connect") : 0;
-        }
-    } else if (strcmp(sub, "send") == 0 && argc >= 3) {
-        long n = wren_shell_num(argv[2], 0, 2000000000L, &bad);
-        bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
-        if (!bad) {
-            int res = wren_tcp_app_send(app, srv, (uint64_t)n, close);
-            return res < 0 ? wren_shell_error(sh, res, "tcp send") : 0;
-        }
-    } else if (strcmp(sub, "close") == 0) {
-        int res = wren_tcp_app_close(app, srv);
-        return res < 0 ? wren_shell_error(sh, res, "tcp close") : 0;
-    } else if (strcmp(sub, "stats") == 0) {
-        const struct wren_tcp_stats *t = &app->tcp->stats;
-        wren_shell_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
-                      "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
-                  (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
-                  (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
-                  (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
-                  (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
-                  (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
-                  (unsigned long)t->rx_rst);
-        /* (sh_printf's lines are at most 255 characters) */
-        wren_shell_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
-                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
-                      "acks-limited %lu\n",
-                  (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
-                  (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
-                  (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
-                  (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
-                  (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
-                  (unsigned long)t->ack_limited);
-        wren_shell_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
-                      "user-timeouts %lu\n",
-                  (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
-                  (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
-                  (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
-        if (app->cli.in_use) {
-            tcp_conn_line(sh, "client", &app->cli);
-        }
-        if (app->srv.in_use) {
-            tcp_conn_line(sh, "server", &app->srv);
-        }
-        return 0;
-    }
     wren_shell_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
                   "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
                   "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn,\n"
                   "             nodelay, nodelack, keepalive\n");
     return -EINVAL;
+}
+
+/* "... srv": the accepted connection, not the client */
+static bool tcp_srv(int argc, char **argv)
+{
+    return argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
+}
+
+/* tcp listen PORT [sink|echo] [OPTS] */
+static int tcp_listen(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    uint16_t port = (uint16_t)wren_shell_num(argv[2], 1, 65535, &bad);
+    int from = 3;
+    uint8_t mode = WREN_TCP_APP_SINK;
+    if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
+        mode = strcmp(argv[3], "echo") == 0 ? WREN_TCP_APP_ECHO : WREN_TCP_APP_SINK;
+        from = 4;
+    }
+    if (bad || tcp_opts(sh, argc, argv, from) != 0) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_listen(sh->tcp, port, mode);
+    if (res < 0) {
+        return wren_shell_error(sh, res, "tcp listen");
+    }
+    wren_shell_printf(sh, "tcp: listening on port %u (%s)\n", port,
+              mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
+    return 0;
+}
+
+static int tcp_unlisten(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    wren_tcp_app_unlisten(sh->tcp);
+    return 0;
+}
+
+/* tcp connect ADDR PORT [OPTS] */
+static int tcp_connect(struct wren_shell *sh, int argc, char **argv)
+{
+    uint8_t addr[16];
+    int bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
+    uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    if (bad || tcp_opts(sh, argc, argv, 4) != 0) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_connect(sh->tcp, addr, port);
+    return res < 0 ? wren_shell_error(sh, res, "tcp connect") : 0;
+}
+
+/* tcp send N [close] [srv] */
+static int tcp_send(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    long n = wren_shell_num(argv[2], 0, 2000000000L, &bad);
+    bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
+    if (bad) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_send(sh->tcp, tcp_srv(argc, argv), (uint64_t)n, close);
+    return res < 0 ? wren_shell_error(sh, res, "tcp send") : 0;
+}
+
+/* tcp close [srv] */
+static int tcp_close(struct wren_shell *sh, int argc, char **argv)
+{
+    int res = wren_tcp_app_close(sh->tcp, tcp_srv(argc, argv));
+    return res < 0 ? wren_shell_error(sh, res, "tcp close") : 0;
+}
+
+/* tcp stats: the TCP layer's counters, then each connection */
+static int tcp_stats(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    const struct wren_tcp_app *app = sh->tcp;
+    const struct wren_tcp_stats *t = &app->tcp->stats;
+    wren_shell_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
+                  "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
+              (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
+              (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
+              (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
+              (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
+              (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
+              (unsigned long)t->rx_rst);
+    /* (sh_printf's lines are at most 255 characters) */
+    wren_shell_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
+                  "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
+                  "acks-limited %lu\n",
+              (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
+              (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
+              (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
+              (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
+              (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
+              (unsigned long)t->ack_limited);
+    wren_shell_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
+                  "user-timeouts %lu\n",
+              (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
+              (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
+              (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
+    if (app->cli.in_use) {
+        tcp_conn_line(sh, "client", &app->cli);
+    }
+    if (app->srv.in_use) {
+        tcp_conn_line(sh, "server", &app->srv);
+    }
+    return 0;
+}
+
+/* a subcommand and the fewest words it takes ("tcp" included); one given
+ * fewer is not it */
+static const struct {
+    const char *name;
+    int argc_min;
+    int (*fn)(struct wren_shell *sh, int argc, char **argv);
+} tcp_subs[] = {
+    { "listen", 3, tcp_listen }, { "unlisten", 0, tcp_unlisten }, { "connect", 4, tcp_connect },
+    { "send", 3, tcp_send },     { "close", 0, tcp_close },       { "stats", 0, tcp_stats },
+};
+
+static int cmd_tcp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
+    if (sh->tcp == NULL) {
+        return wren_shell_error(sh, -ENOTSUP, "tcp: no TCP application on this node");
+    }
+    const char *sub = argc >= 2 ? argv[1] : "";
+    for (size_t i = 0; i < sizeof(tcp_subs) / sizeof(tcp_subs[0]); i++) {
+        if (strcmp(sub, tcp_subs[i].name) == 0 && argc >= tcp_subs[i].argc_min) {
+            return tcp_subs[i].fn(sh, argc, argv);
+        }
+    }
+    return tcp_usage(sh);
 }
 
 /* ---- pktbuf, stats --------------------------------------------------------- */
@@ -721,11 +806,45 @@ void wren_shell_set_extra(struct wren_shell *sh, const struct wren_shell_cmd *cm
     sh->extra = cmds;
 }
 
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* @p buf split on blanks in place into @p argv (strtok keeps hidden global
+ * state); words past MAX_ARGS are left out. @return the number of words. */
+static int split_words(char *buf, char *argv[MAX_ARGS])
+{
+    int argc = 0;
+    for (char *p = buf; *p && argc < MAX_ARGS;) {
+        while (is_blank(*p)) {
+            *p++ = 0;
+        }
+        if (*p) {
+            argv[argc++] = p;
+        }
+        while (*p && !is_blank(*p)) {
+            p++;
+        }
+    }
+    return argc;
+}
+
+/* the command @p name among @p cmds (ended by a NULL name; may be NULL) */
+static const struct wren_shell_cmd *cmd_find(const struct wren_shell_cmd *cmds, const char *name)
+{
+    for (const struct wren_shell_cmd *c = cmds; c && c->name; c++) {
+        if (strcmp(name, c->name) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
 int wren_shell_exec(struct wren_shell *sh, const char *line)
 {
     char buf[160];
     char *argv[MAX_ARGS];
-    int argc = 0;
     if (strlen(line) >= sizeof(buf)) {
         /* never run what is left of a line cut short */
         wren_shell_printf(sh, "error: line longer than %u characters\n",
@@ -733,31 +852,17 @@ int wren_shell_exec(struct wren_shell *sh, const char *line)
         return -E2BIG;
     }
     snprintf(buf, sizeof(buf), "%s", line);
-    /* split on blanks in place (strtok keeps hidden global state) */
-    for (char *p = buf; *p && argc < MAX_ARGS;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-            *p++ = 0;
-        }
-        if (*p) {
-            argv[argc++] = p;
-        }
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            p++;
-        }
-    }
+    int argc = split_words(buf, argv);
     if (argc == 0) {
         return 0;
     }
     /* the runtime's commands first (they may stand in for a module's) */
-    for (const struct wren_shell_cmd *c = sh->extra; c && c->name; c++) {
-        if (strcmp(argv[0], c->name) == 0) {
-            return c->fn(sh, NULL, argc, argv);
-        }
+    const struct wren_shell_cmd *c = cmd_find(sh->extra, argv[0]);
+    if (c == NULL) {
+        c = cmd_find(commands, argv[0]);
     }
-    for (const struct wren_shell_cmd *c = commands; c->name; c++) {
-        if (strcmp(argv[0], c->name) == 0) {
-            return c->fn(sh, NULL, argc, argv);
-        }
+    if (c) {
+        return c->fn(sh, NULL, argc, argv);
     }
     struct find f = { argv[0], sh, NULL, NULL };
     wren_stack_foreach_module(sh->node, module_cmds, &f);
