@@ -173,8 +173,9 @@ static void put_num(struct piece *p, const struct conv *v, va_list *ap)
                 : fmt_int(tmp, sizeof(tmp), spec, v, ap);
     size_t len = n < 0 ? 0 : strlen(tmp);
     bool int_prec = v->prec >= 0 && !flt;
-    if (w < 0 && strchr(v->flags, '0') && !strchr(v->flags, '-') && !int_prec &&
-        (size_t)v->width > len) {
+    /* (a width snprintf was not given: none at all, w -1 too, pads nothing) */
+    if (v->width > SHELL_NUM_WIDTH && strchr(v->flags, '0') && !strchr(v->flags, '-') &&
+        !int_prec && (size_t)v->width > len) {
         put_zero_padded(p, v, tmp, len);
         return;
     }

@@ -155,6 +155,10 @@ TEST(test_wren_shell_printf__every_conversion_in_pieces_equals_printf)
                                 -4, 2, 3.14159)),
              0);
     CHECK(pieces > 1);
+    /* the '0' flag without a width pads nothing (it padded without end) */
+    reset();
+    wren_shell_printf(sh, "%s|%0d|%0x|%-0d|\n", big, 5, 6u, 7);
+    CHECK_EQ(strcmp(out, expect("%s|%0d|%0x|%-0d|\n", big, 5, 6u, 7)), 0);
     /* a pointer and a null string */
     reset();
     int x;
