@@ -188,15 +188,11 @@ static bool err_allowed(const uint8_t *ip, const uint8_t *upper, uint8_t type, u
 }
 
 /* The error message: type, code, parameter, and the invoking datagram
- * (its @p n pieces @p pc) quoted in wire order, as much as fits the minimum
- * MTU (RFC 4443 2.4 c). NULL: no buffer. */
+ * (its @p n pieces @p pc, @p len bytes) quoted in wire order, as much as
+ * fits the minimum MTU (RFC 4443 2.4 c). NULL: no buffer. */
 static struct wren_snip *err_body(struct wren_node *node, const struct wren_snip **pc, unsigned n,
-                                  uint8_t type, uint8_t code, uint16_t param)
+                                  size_t len, uint8_t type, uint8_t code, uint16_t param)
 {
-    size_t len = 0;
-    for (unsigned i = 0; i < n; i++) {
-        len += pc[i]->size;
-    }
     size_t qlen = len < ERR_QUOTE_MAX ? len : ERR_QUOTE_MAX;
     struct wren_snip *body = wren_pktbuf_add(&node->pktbuf, NULL, NULL, ICMPV6_HDR_LEN + qlen,
                                              WREN_NETTYPE_ICMPV6);
@@ -239,6 +235,10 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
         return;
     }
     const struct wren_snip *ips = pc[0];
+    size_t len = 0;
+    for (unsigned i = 0; i < n; i++) {
+        len += pc[i]->size;
+    }
     /* the first byte after the fixed header: the invoking message's type */
     const uint8_t *upper = ips->size > IPV6_HDR_LEN ? ips->data + IPV6_HDR_LEN
                            : n > 1 && pc[1]->size ? pc[1]->data
@@ -252,7 +252,7 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
         icmp->stats.err_rate_limited++;
         return;
     }
-    struct wren_snip *body = err_body(node, pc, n, type, code, param);
+    struct wren_snip *body = err_body(node, pc, n, len, type, code, param);
     if (body == NULL) {
         icmp->stats.tx_drop_nobuf++;
         return;

@@ -671,37 +671,45 @@ bool wren_nib_own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t 
     return own_addr(nib, out, global, state);
 }
 
+/* (The router side's only: a host build, CONFIG_WREN_IPV6_ROUTER=0, leaves
+ * these calls out, so that nib.c's own use of each stays its only one and
+ * is inlined as before the router side had a file of its own.) */
+
 uint8_t wren_nib_own_state(struct wren_nib *nib, const uint8_t *a)
 {
-    return own_state(nib, a);
+    return CONFIG_WREN_IPV6_ROUTER ? own_state(nib, a) : WREN_IPV6_ADDR_UNUSED;
 }
 
 struct wren_nib_neighbor *wren_nib_nc_find(struct wren_nib *nib, const uint8_t *ip)
 {
-    return nc_find(nib, ip);
+    return CONFIG_WREN_IPV6_ROUTER ? nc_find(nib, ip) : NULL;
 }
 
 struct wren_nib_neighbor *wren_nib_nc_update(struct wren_nib *nib, const uint8_t *ip,
                                              const uint8_t *l2, uint8_t l2len, uint8_t state)
 {
-    return nc_update(nib, ip, l2, l2len, state);
+    return CONFIG_WREN_IPV6_ROUTER ? nc_update(nib, ip, l2, l2len, state) : NULL;
 }
 
 size_t wren_nib_put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
 {
-    return put_sllao(nib, type, b, room);
+    return CONFIG_WREN_IPV6_ROUTER ? put_sllao(nib, type, b, room) : 0;
 }
 
 void wren_nib_send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst, uint8_t *m,
                       size_t len)
 {
-    send_nd(nib, src, dst, m, len);
+    if (CONFIG_WREN_IPV6_ROUTER) {
+        send_nd(nib, src, dst, m, len);
+    }
 }
 
 void wren_nib_send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *target,
                       uint8_t flags, const struct icmpv6_aro *aro)
 {
-    send_na(nib, dst, target, flags, aro);
+    if (CONFIG_WREN_IPV6_ROUTER) {
+        send_na(nib, dst, target, flags, aro);
+    }
 }
 
 void wren_nib_host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool add)
