@@ -24,7 +24,7 @@
 #include "wire/ipv6.h"
 #include "wire/rpl.h"
 
-#define MAX_RS 3                /* RFC 4861 10: MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
+#define MAX_RS 3                /* RFC 4861 10: MAX_RTR_SOLICITATIONS, then RS_MAX_INTERVAL_S */
 #define RS_MAX_INTERVAL_S 60    /* RFC 6775 5.3: MAX_RTR_SOLICITATION_INTERVAL */
 
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
@@ -197,7 +197,8 @@ void wren_nib_solicit(struct wren_nib *nib)
     send_nd(nib, ll, all_routers, m, n);
     nib->stats.tx_rs++;
     nib->rs_sent++;
-    nib->next_rs_s = now_s(nib) + (nib->rs_sent < MAX_RS ? WREN_NIB_RS_INTERVAL_S : RS_MAX_INTERVAL_S);
+    nib->next_rs_s =
+        now_s(nib) + (nib->rs_sent < MAX_RS ? WREN_NIB_RS_INTERVAL_S : RS_MAX_INTERVAL_S);
 }
 
 static void send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *target,
@@ -262,8 +263,8 @@ static bool read_lladdr(struct wren_nib *nib, const struct icmpv6_opt *opt,
     return rc == 0;
 }
 
-static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct wren_nib_nd_opts *o,
-                     const uint8_t *fsrc, uint8_t fsrc_len)
+static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m,
+                     struct wren_nib_nd_opts *o, const uint8_t *fsrc, uint8_t fsrc_len)
 {
     memset(o, 0, sizeof(*o));
     struct icmpv6_opt_iter it;
@@ -484,8 +485,9 @@ static void ns_answer(struct wren_nib *nib, const uint8_t *src, const struct icm
         nc_update(nib, src, o->sllao.addr, o->sllao.len, WREN_NIB_STALE);
     }
     if (own_state(nib, m->nd.target) == WREN_IPV6_ADDR_VALID) {
-        send_na(nib, wren_ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
-                (uint8_t)(ICMPV6_NA_O | (wren_ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
+        bool unspec = wren_ipv6_addr_is_unspecified(src);
+        send_na(nib, unspec ? all_nodes : src, m->nd.target,
+                (uint8_t)(ICMPV6_NA_O | (unspec ? 0 : ICMPV6_NA_S)), NULL);
     }
 }
 

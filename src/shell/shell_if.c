@@ -217,7 +217,8 @@ static void show_addrs(struct wren_shell *sh, struct wren_netif *netif)
     struct wren_node *node = sh->node;
     struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
     struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
-    if (!ip || wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) <= 0) {
+    if (!ip ||
+        wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) <= 0) {
         return;
     }
     uint16_t mtu = 0;
