@@ -1,3 +1,6 @@
+/* The shell: a line split and dispatched (the runtime's commands, the
+ * shell's, the modules'), the output in pieces with its printf walker, and
+ * the shell's own commands but `ifconfig`, which is in shell_if.c. */
 #include "shell/shell.h"
 
 #include <errno.h>
