@@ -173,6 +173,56 @@ static unsigned pieces(struct wren_snip *pkt, const struct wren_snip **out)
     return out[0]->size >= IPV6_HDR_LEN ? n : 0;
 }
 
+/* RFC 4443 2.4 (e): no error about an error, none to or from a multicast
+ * or unspecified address (packet-too-big and unrecognised options excepted
+ * for a multicast destination). @p upper: the invoking datagram's first
+ * byte after the fixed header (its ICMPv6 type), NULL if it has none. */
+static bool err_allowed(const uint8_t *ip, const uint8_t *upper, uint8_t type, uint8_t code)
+{
+    bool mcast_ok = type == ICMPV6_PKT_TOO_BIG ||
+                    (type == ICMPV6_PARAM_PROBLEM && code == ICMPV6_PARAM_OPTION);
+    return !(wren_ipv6_addr_is_multicast(ip + IPV6_OFF_SRC) ||
+             wren_ipv6_addr_is_unspecified(ip + IPV6_OFF_SRC) ||
+             (wren_ipv6_addr_is_multicast(ip + IPV6_OFF_DST) && !mcast_ok) ||
+             (ip[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && (upper == NULL || upper[0] < 128)));
+}
+
+/* The error message: type, code, parameter, and the invoking datagram
+ * (its @p n pieces @p pc, @p len bytes) quoted in wire order, as much as
+ * fits the minimum MTU (RFC 4443 2.4 c). NULL: no buffer. */
+static struct wren_snip *err_body(struct wren_node *node, const struct wren_snip **pc, unsigned n,
+                                  size_t len, uint8_t type, uint8_t code, uint16_t param)
+{
+    size_t qlen = len < ERR_QUOTE_MAX ? len : ERR_QUOTE_MAX;
+    struct wren_snip *body = wren_pktbuf_add(&node->pktbuf, NULL, NULL, ICMPV6_HDR_LEN + qlen,
+                                             WREN_NETTYPE_ICMPV6);
+    if (body == NULL) {
+        return NULL;
+    }
+    uint8_t *b = body->data;
+    b[0] = type;
+    b[1] = code;
+    put_be32(b + 4, param);
+    for (unsigned i = 0, off = 0; i < n; off += pc[i]->size, i++) {
+        quote(b + ICMPV6_HDR_LEN, qlen, off, pc[i]);
+    }
+    return body;
+}
+
+/* RFC 4443 2.2: whether the error goes from the address the datagram @p ip
+ * went to, ours (else, a router's error about a datagram it forwards, from
+ * one of ours, never the destination's) */
+static bool err_from_dst(struct wren_node *node, const uint8_t *ip)
+{
+    uint8_t to[16];
+    wren_ipv6_addr_copy(to, ip + IPV6_OFF_DST);
+    struct wren_netreg_entry *e =
+        wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
+    return !wren_ipv6_addr_is_multicast(to) && e != NULL &&
+           wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_IS_OWN, 0, to, 16) == 1 &&
+           to[0] == 1;
+}
+
 /* The error for @p pkt (as a layer had it, in RX or TX order). */
 static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t type,
                        uint8_t code, uint16_t param)
@@ -194,13 +244,7 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
                            : n > 1 && pc[1]->size ? pc[1]->data
                                                   : NULL;
     const uint8_t *ip = ips->data;
-    /* RFC 4443 2.4 (e): not about errors, not to/from multicast/unspecified
-     * (packet-too-big and unrecognised options excepted for multicast) */
-    bool mcast_ok = type == ICMPV6_PKT_TOO_BIG ||
-                    (type == ICMPV6_PARAM_PROBLEM && code == ICMPV6_PARAM_OPTION);
-    if (wren_ipv6_addr_is_multicast(ip + IPV6_OFF_SRC) || wren_ipv6_addr_is_unspecified(ip + IPV6_OFF_SRC) ||
-        (wren_ipv6_addr_is_multicast(ip + IPV6_OFF_DST) && !mcast_ok) ||
-        (ip[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && (upper == NULL || upper[0] < 128))) {
+    if (!err_allowed(ip, upper, type, code)) {
         icmp->stats.err_suppressed++;
         return;
     }
@@ -208,31 +252,12 @@ static void send_error(struct wren_icmpv6 *icmp, struct wren_snip *pkt, uint8_t 
         icmp->stats.err_rate_limited++;
         return;
     }
-    size_t qlen = len < ERR_QUOTE_MAX ? len : ERR_QUOTE_MAX;
-    struct wren_snip *body = wren_pktbuf_add(&node->pktbuf, NULL, NULL, ICMPV6_HDR_LEN + qlen,
-                                             WREN_NETTYPE_ICMPV6);
+    struct wren_snip *body = err_body(node, pc, n, len, type, code, param);
     if (body == NULL) {
         icmp->stats.tx_drop_nobuf++;
         return;
     }
-    uint8_t *b = body->data;
-    b[0] = type;
-    b[1] = code;
-    put_be32(b + 4, param);
-    /* quote the datagram in wire order, as much as fits */
-    for (unsigned i = 0, off = 0; i < n; off += pc[i]->size, i++) {
-        quote(b + ICMPV6_HDR_LEN, qlen, off, pc[i]);
-    }
-    /* RFC 4443 2.2: from the address the datagram went to if it is ours,
-     * else (a router's error about a datagram it forwards) one of ours,
-     * never the destination's */
-    uint8_t to[16];
-    wren_ipv6_addr_copy(to, ip + IPV6_OFF_DST);
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, NULL);
-    bool own = !wren_ipv6_addr_is_multicast(to) && e != NULL &&
-               wren_netapi_get(node, e->module, WREN_NETOPT_IPV6_IS_OWN, 0, to, 16) == 1 &&
-               to[0] == 1;
+    bool own = err_from_dst(node, ip);
     if (send_msg(node, own ? ip + IPV6_OFF_DST : NULL, ip + IPV6_OFF_SRC, 0, if_of(pkt), body) ==
         0) {
         icmp->stats.tx_errors++;

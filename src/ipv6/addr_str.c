@@ -17,10 +17,34 @@ static int hexval(char c)
     return -1;
 }
 
-int wren_ipv6_addr_from_str(uint8_t *addr, const char *s)
+/* One group of 1 to 4 hex digits at *@p s into *@p v, *@p s moved past it.
+ * @return 0 or -EINVAL. */
+static int parse_group(const char **s, uint16_t *v)
 {
-    uint16_t w[8];
-    int n = 0, gap = -1;
+    unsigned x = 0;
+    int digits = 0;
+    int h;
+    while ((h = hexval(**s)) >= 0) {
+        x = x << 4 | (unsigned)h;
+        (*s)++;
+        if (++digits > 4) {
+            return -EINVAL;
+        }
+    }
+    if (digits == 0) {
+        return -EINVAL;
+    }
+    *v = (uint16_t)x;
+    return 0;
+}
+
+/* RFC 4291 2.2: the groups of @p s into @p w, the index of the group its
+ * "::" stands before into *@p gap (-1: none). @return the number of groups,
+ * or -EINVAL. */
+static int parse_groups(const char *s, uint16_t w[8], int *gap)
+{
+    int n = 0;
+    *gap = -1;
     if (s[0] == ':') {
         if (s[1] != ':') {
             return -EINVAL;
@@ -29,10 +53,10 @@ int wren_ipv6_addr_from_str(uint8_t *addr, const char *s)
     }
     while (*s) {
         if (*s == ':') {
-            if (gap >= 0) {
+            if (*gap >= 0) {
                 return -EINVAL; /* two "::" */
             }
-            gap = n;
+            *gap = n;
             s++;
             if (*s == 0) {
                 break;
@@ -42,20 +66,10 @@ int wren_ipv6_addr_from_str(uint8_t *addr, const char *s)
             }
             continue;
         }
-        unsigned v = 0;
-        int digits = 0;
-        int h;
-        while ((h = hexval(*s)) >= 0) {
-            v = v << 4 | (unsigned)h;
-            s++;
-            if (++digits > 4) {
-                return -EINVAL;
-            }
-        }
-        if (digits == 0 || n == 8) {
+        if (n == 8 || parse_group(&s, &w[n]) < 0) {
             return -EINVAL;
         }
-        w[n++] = (uint16_t)v;
+        n++;
         if (*s == ':') {
             s++;
             if (*s == ':') {
@@ -68,7 +82,15 @@ int wren_ipv6_addr_from_str(uint8_t *addr, const char *s)
             return -EINVAL;
         }
     }
-    if ((gap < 0 && n != 8) || (gap >= 0 && n > 7)) {
+    return n;
+}
+
+int wren_ipv6_addr_from_str(uint8_t *addr, const char *s)
+{
+    uint16_t w[8];
+    int gap;
+    int n = parse_groups(s, w, &gap);
+    if (n < 0 || (gap < 0 && n != 8) || (gap >= 0 && n > 7)) {
         return -EINVAL;
     }
     int zeros = 8 - n;

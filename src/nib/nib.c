@@ -1,3 +1,7 @@
+/* 6LoWPAN-ND, the host side and what both sides share: the neighbor cache,
+ * sending RS/NS/NA, receiving every ND message (options, RS, RA, NS, NA),
+ * the module's GET and tick. What a router sends and answers is in
+ * nib_router.c; nib.h describes the behaviour. */
 #include "nib/nib.h"
 #include "nib/nib_priv.h"
 
@@ -20,13 +24,8 @@
 #include "wire/ipv6.h"
 #include "wire/rpl.h"
 
-#define RS_INTERVAL_S 4         /* RFC 4861 10: RTR_SOLICITATION_INTERVAL */
-#define MAX_RS 3                /* MAX_RTR_SOLICITATIONS, then every RS_MAX_INTERVAL_S */
+#define MAX_RS 3                /* RFC 4861 10: MAX_RTR_SOLICITATIONS, then RS_MAX_INTERVAL_S */
 #define RS_MAX_INTERVAL_S 60    /* RFC 6775 5.3: MAX_RTR_SOLICITATION_INTERVAL */
-#define ND_BUF 200
-/* A node built without router features (CONFIG_WREN_IPV6_ROUTER=0) is a
- * host: advertising and answering registrations are left out */
-#define IS_ROUTER(nib) (CONFIG_WREN_IPV6_ROUTER && (nib)->router)
 
 static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 static const uint8_t all_routers[16] = { 0xff, 0x02, [15] = 2 };
@@ -189,7 +188,7 @@ static uint8_t own_state(struct wren_nib *nib, const uint8_t *a)
 
 void wren_nib_solicit(struct wren_nib *nib)
 {
-    uint8_t m[ND_BUF] = { ICMPV6_ND_RS };
+    uint8_t m[WREN_NIB_ND_BUF] = { ICMPV6_ND_RS };
     size_t n = 8 + put_sllao(nib, ICMPV6_OPT_SLLAO, m + 8, sizeof(m) - 8);
     uint8_t ll[16];
     if (!own_addr(nib, ll, false, NULL)) {
@@ -198,119 +197,14 @@ void wren_nib_solicit(struct wren_nib *nib)
     send_nd(nib, ll, all_routers, m, n);
     nib->stats.tx_rs++;
     nib->rs_sent++;
-    nib->next_rs_s = now_s(nib) + (nib->rs_sent < MAX_RS ? RS_INTERVAL_S : RS_MAX_INTERVAL_S);
-}
-
-/* The ABRO this node knows: learned by this NIB, else by another NIB of the
- * node (on the interface towards the border router), asked through netreg. */
-static bool learned_abro(struct wren_nib *nib, struct wren_nib_abro *out)
-{
-    if (nib->has_abro) {
-        *out = nib->abro;
-        return true;
-    }
-    struct wren_netreg_entry *e = NULL;
-    while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_ND_RA, e))) {
-        if (e->module != &nib->module &&
-            wren_netapi_get(nib->node, e->module, WREN_NETOPT_NIB_ABRO, 0, out, sizeof(*out)) ==
-                (int)sizeof(*out)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The ABRO this router's RAs carry: its own as the border router, else
- * the one the node learned */
-static bool ra_abro(struct wren_nib *nib, struct wren_nib_abro *a)
-{
-    if (nib->border_router) {
-        a->version = nib->abro_version;
-        a->lifetime = 0;
-        return own_addr(nib, a->addr, true, NULL);
-    }
-    return learned_abro(nib, a);
-}
-
-static void send_ra(struct wren_nib *nib, const uint8_t *dst)
-{
-    uint8_t m[ND_BUF] = { ICMPV6_ND_RA };
-    m[4] = WREN_IPV6_DEFAULT_HOP_LIMIT;
-    put_be16(m + 6, 1800); /* router lifetime, s */
-    size_t n = 16;
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_PREFIXES; i++) {
-        const struct wren_nib_prefix *p = &nib->prefixes[i];
-        if (p->len && p->own) {
-            /* RFC 6775 5.4: prefixes are not on-link on a route-over 6LoWPAN */
-            struct icmpv6_pio pio = { .prefix_len = p->len, .flags = ICMPV6_PIO_A,
-                                      .valid = 86400, .preferred = 14400, .prefix = p->prefix };
-            int k = wren_icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
-            n += k > 0 ? (size_t)k : 0;
-        }
-    }
-    if (nib->rpl_6lr) {
-        /* a RPL 6LR: the DODAG's prefix (RFC 9010: hosts that run no RPL
-         * learn it from their router's RA) */
-        uint8_t pfx[16] = { 0 };
-        memcpy(pfx, nib->dodag_prefix, 8);
-        struct icmpv6_pio pio = { .prefix_len = 64, .flags = ICMPV6_PIO_A,
-                                  .valid = 86400, .preferred = 14400, .prefix = pfx };
-        int k = wren_icmpv6_opt_pio_emit(&pio, m + n, sizeof(m) - n);
-        n += k > 0 ? (size_t)k : 0;
-    }
-    uint16_t own_cids = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
-        const struct wren_nib_ctx *c = &nib->ctxs[i];
-        if (c->len) {
-            struct icmpv6_6co co = { .ctx_len = c->len, .flags = (uint8_t)(ICMPV6_6CO_C | c->cid),
-                                     .lifetime = 60, .prefix = c->prefix };
-            int k = wren_icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
-            n += k > 0 ? (size_t)k : 0;
-            own_cids |= (uint16_t)(1u << c->cid);
-        }
-    }
-    /* RFC 6775 7.2: a router relays the contexts it learned (on another
-     * interface) from the border router, so the whole LoWPAN shares them */
-    struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
-    for (uint16_t cid = 0; lp && cid < SIXLOWPAN_CTX_COUNT; cid++) {
-        struct sixlowpan_ctx c;
-        if (!(own_cids & (1u << cid)) &&
-            wren_netapi_get(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &c, sizeof(c)) ==
-                (int)sizeof(c) &&
-            c.valid) {
-            struct icmpv6_6co co = { .ctx_len = c.prefix_len,
-                                     .flags = (uint8_t)((c.compress ? ICMPV6_6CO_C : 0) | cid),
-                                     .lifetime = 60, .prefix = c.prefix };
-            int k = wren_icmpv6_opt_6co_emit(&co, m + n, sizeof(m) - n);
-            n += k > 0 ? (size_t)k : 0;
-        }
-    }
-    uint8_t gaddr[16];
-    struct wren_nib_abro learned;
-    if (nib->border_router && own_addr(nib, gaddr, true, NULL)) {
-        /* RFC 6775 4.3: the authoritative border router and its version */
-        struct icmpv6_abro abro = { .version = nib->abro_version, .lifetime = 0, .addr = gaddr };
-        int k = wren_icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
-        n += k > 0 ? (size_t)k : 0;
-    } else if (!nib->border_router && learned_abro(nib, &learned)) {
-        /* RFC 6775 8.1.3: a 6LR passes the 6LBR it learned on in every RA */
-        struct icmpv6_abro abro = { .version = learned.version, .lifetime = learned.lifetime,
-                                    .addr = learned.addr };
-        int k = wren_icmpv6_opt_abro_emit(&abro, m + n, sizeof(m) - n);
-        n += k > 0 ? (size_t)k : 0;
-    }
-    n += put_sllao(nib, ICMPV6_OPT_SLLAO, m + n, sizeof(m) - n);
-    uint8_t ll[16];
-    if (own_addr(nib, ll, false, NULL)) {
-        send_nd(nib, ll, dst, m, n);
-        nib->stats.tx_ra++;
-    }
+    nib->next_rs_s =
+        now_s(nib) + (nib->rs_sent < MAX_RS ? WREN_NIB_RS_INTERVAL_S : RS_MAX_INTERVAL_S);
 }
 
 static void send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *target,
                     uint8_t flags, const struct icmpv6_aro *aro)
 {
-    uint8_t m[ND_BUF] = { ICMPV6_ND_NA };
+    uint8_t m[WREN_NIB_ND_BUF] = { ICMPV6_ND_NA };
     m[4] = (uint8_t)(flags | (IS_ROUTER(nib) ? ICMPV6_NA_R : 0));
     memcpy(m + 8, target, 16);
     size_t n = 24 + put_sllao(nib, ICMPV6_OPT_TLLAO, m + 24, sizeof(m) - 24);
@@ -336,7 +230,7 @@ static void register_addrs(struct wren_nib *nib)
     if (r == NULL || !own_addr(nib, addr, true, NULL)) {
         return;
     }
-    uint8_t m[ND_BUF] = { ICMPV6_ND_NS };
+    uint8_t m[WREN_NIB_ND_BUF] = { ICMPV6_ND_NS };
     memcpy(m + 8, addr, 16);
     size_t n = 24 + put_sllao(nib, ICMPV6_OPT_SLLAO, m + 24, sizeof(m) - 24);
     struct icmpv6_aro aro = { .lifetime = CONFIG_WREN_NIB_ARO_LIFETIME_MIN, .rovr = nib->eui64,
@@ -349,13 +243,6 @@ static void register_addrs(struct wren_nib *nib)
 }
 
 /* ---- receiving ------------------------------------------------------------ */
-
-struct nd_opts {
-    struct icmpv6_lladdr sllao, tllao;
-    struct icmpv6_aro aro;
-    struct icmpv6_abro abro;
-    bool has_sllao, has_tllao, has_aro, has_abro;
-};
 
 /* An SLLAO or TLLAO (@p opt) into @p ll. One refused for its padding
  * (RFC 4944 8: a one-unit option holds a short address and zeros; lwIP
@@ -376,8 +263,8 @@ static bool read_lladdr(struct wren_nib *nib, const struct icmpv6_opt *opt,
     return rc == 0;
 }
 
-static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd_opts *o,
-                     const uint8_t *fsrc, uint8_t fsrc_len)
+static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m,
+                     struct wren_nib_nd_opts *o, const uint8_t *fsrc, uint8_t fsrc_len)
 {
     memset(o, 0, sizeof(*o));
     struct icmpv6_opt_iter it;
@@ -410,26 +297,15 @@ static int read_opts(struct wren_nib *nib, const struct icmpv6_msg *m, struct nd
 static void on_rs(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
                   const uint8_t *fsrc, uint8_t fsrc_len)
 {
-    struct nd_opts o;
+    struct wren_nib_nd_opts o;
     if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 ||
         (wren_ipv6_addr_is_unspecified(ip + 8) && o.has_sllao)) {
         nib->stats.rx_invalid++;
         return;
     }
     nib->stats.rx_rs++;
-    if (!IS_ROUTER(nib)) {
-        return;
-    }
-    if (o.has_sllao) {
-        nc_update(nib, ip + 8, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
-    }
-    send_ra(nib, wren_ipv6_addr_is_unspecified(ip + 8) ? all_nodes : ip + 8);
-    struct wren_nib_abro a;
-    if (nib->rpl_6lr && !learned_abro(nib, &a) && now_s(nib) >= nib->next_upstream_rs_s) {
-        /* a RPL 6LR without the 6LBR's ABRO asks the routers around it
-         * (its parents among them); the news is announced when it comes */
-        nib->next_upstream_rs_s = now_s(nib) + RS_INTERVAL_S;
-        wren_nib_solicit(nib);
+    if (IS_ROUTER(nib)) {
+        wren_nib_rs_answer(nib, ip + 8, &o); /* nib_router.c */
     }
 }
 
@@ -503,7 +379,7 @@ static void ra_take(struct wren_nib *nib, const struct icmpv6_msg *m, bool pio, 
 /* RFC 6775 8.1: the RA's ABRO against the one kept, for the same 6LBR.
  * @return 1 newer (or the first), -1 older (stale), 0 the same version,
  *         none, or another 6LBR's (versions of two 6LBRs do not compare) */
-static int abro_fresh(const struct wren_nib *nib, const struct nd_opts *o)
+static int abro_fresh(const struct wren_nib *nib, const struct wren_nib_nd_opts *o)
 {
     if (!o->has_abro || wren_ipv6_addr_is_multicast(o->abro.addr) ||
         wren_ipv6_addr_is_unspecified(o->abro.addr)) {
@@ -530,7 +406,7 @@ static void abro_keep(struct wren_nib *nib, const struct icmpv6_abro *a)
 
 /* A host: its default router (RFC 4861 6.3.4) */
 static void ra_router(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
-                      const struct nd_opts *o)
+                      const struct wren_nib_nd_opts *o)
 {
     uint8_t l2[8];
     uint8_t l2len = o->has_sllao ? o->sllao.len : wren_ipv6_l2_from_iid(ip + 16, l2);
@@ -558,7 +434,7 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
         nib->stats.rx_invalid++; /* RFC 4861 6.1.2: RAs come from link-local sources */
         return;
     }
-    struct nd_opts o;
+    struct wren_nib_nd_opts o;
     if (IS_ROUTER(nib) && nib->border_router) {
         nib->stats.rx_ra++;
         return;
@@ -598,75 +474,31 @@ static void on_ra(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     }
 }
 
-_Static_assert(CONFIG_WREN_NIB_REFUSALS >= 1 && CONFIG_WREN_NIB_REFUSALS <= 255,
-               "refused[] is indexed by a uint8_t and never empty");
-
-static bool same_l2(const uint8_t *a, uint8_t alen, const uint8_t *b, uint8_t blen)
+/* RFC 4861 7.2.3: the sender learned (not from the unspecified address),
+ * and an answer for any valid address of the interface, link-local or not;
+ * RFC 4862 5.4.3: never for a tentative one (on 6LoWPAN links, one not
+ * registered yet) */
+static void ns_answer(struct wren_nib *nib, const uint8_t *src, const struct icmpv6_msg *m,
+                      const struct wren_nib_nd_opts *o)
 {
-    return alen == blen && memcmp(a, b, alen) == 0;
-}
-
-/* RFC 6775 6.5.2: refuse a registration (status @p a->status). The NA goes
- * to the link-local address formed from the EUI-64 in the ARO, the
- * claimant's: the NS's source is the contested address, which resolves to
- * its registered owner, who would take "duplicate" for its own address.
- * Its link destination is the claimant's too, the SLLAO, kept here until
- * the IPv6 layer asks for it (nib_get), so that neither the neighbor cache
- * nor the EUI-64 (a forged one can name anyone's link-local address)
- * decides it. An SLLAO naming the registered @p owner's link address gives
- * way to the frame's source @p fsrc; failing that, no NA: a refusal never
- * goes to the owner. */
-static void refuse(struct wren_nib *nib, const struct nd_opts *o, const uint8_t *target,
-                   const struct icmpv6_aro *a, const struct wren_nib_neighbor *owner,
-                   const uint8_t *fsrc, uint8_t fsrc_len)
-{
-    const uint8_t *l2 = o->sllao.addr;
-    uint8_t l2len = o->sllao.len;
-    if (owner && same_l2(l2, l2len, owner->l2, owner->l2len)) {
-        l2 = fsrc;
-        l2len = fsrc_len;
-        if (l2len == 0 || l2len > 8 || same_l2(l2, l2len, owner->l2, owner->l2len)) {
-            return;
-        }
+    if (o->has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
+        nc_update(nib, src, o->sllao.addr, o->sllao.len, WREN_NIB_STALE);
     }
-    unsigned i = 0;
-    while (i < CONFIG_WREN_NIB_REFUSALS && nib->refused[i].l2len) {
-        i++;
-    }
-    if (i == CONFIG_WREN_NIB_REFUSALS) { /* all pending: the oldest gives way */
-        i = nib->refused_next;
-        nib->refused_next = (uint8_t)((i + 1) % CONFIG_WREN_NIB_REFUSALS);
-    }
-    struct wren_nib_refusal *r = &nib->refused[i];
-    memset(r->ip, 0, 16);
-    r->ip[0] = 0xfe;
-    r->ip[1] = 0x80;
-    wren_ipv6_iid_from_l2(r->ip + 8, o->aro.rovr, 8);
-    memcpy(r->l2, l2, l2len);
-    r->l2len = l2len;
-    send_na(nib, r->ip, target, ICMPV6_NA_S, a);
-}
-
-/* RFC 9010: a registration accepted (lifetime 0: withdrawn) goes to the
- * RPL modules of the node (netreg (ICMPv6, 155)), which announce the
- * address of a RPL-unaware leaf in their DAOs */
-static void tell_rpl(struct wren_nib *nib, const uint8_t *addr, uint32_t lifetime_s,
-                     uint8_t aro_flags)
-{
-    uint8_t f = (uint8_t)(((aro_flags & ICMPV6_ARO_T) ? WREN_RPL_REG_EARO : 0) |
-                          ((aro_flags & ICMPV6_ARO_R) ? WREN_RPL_REG_R : 0));
-    struct wren_rpl_reg r = { .lifetime_s = lifetime_s, .if_id = nib->if_id, .flags = f };
-    memcpy(r.addr, addr, 16);
-    struct wren_netreg_entry *e = NULL;
-    while ((e = wren_netreg_lookup(nib->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
-        wren_netapi_set(nib->node, e->module, WREN_NETOPT_RPL_REGISTERED, 0, &r, sizeof(r));
+    if (own_state(nib, m->nd.target) == WREN_IPV6_ADDR_VALID) {
+        bool unspec = wren_ipv6_addr_is_unspecified(src);
+        send_na(nib, unspec ? all_nodes : src, m->nd.target,
+                (uint8_t)(ICMPV6_NA_O | (unspec ? 0 : ICMPV6_NA_S)), NULL);
     }
 }
 
+/* RFC 4861 7.1.1 (hop limit and code checked by nib_handle): well-formed
+ * options, a target that is not multicast; then a registration (an ARO
+ * with an SLLAO from a specified source, routers only: nib_router.c) or an
+ * ordinary solicitation */
 static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
                   const uint8_t *fsrc, uint8_t fsrc_len)
 {
-    struct nd_opts o;
+    struct wren_nib_nd_opts o;
     if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
@@ -674,57 +506,17 @@ static void on_ns(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_m
     nib->stats.rx_ns++;
     const uint8_t *src = ip + 8;
     if (o.has_aro && IS_ROUTER(nib) && o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
-        /* a registration. The address registered: RFC 8505 5.5, the target
-         * (an EARO says so with its T flag); RFC 6775 5.5.1 / 6.5, the NS's
-         * source (RIOT's hosts put the router's address in the target).
-         * Hosts that send both the same (ours) are read alike either way. */
-        const uint8_t *reg = (o.aro.flags & ICMPV6_ARO_T) ? m->nd.target : src;
-        if (wren_ipv6_addr_is_multicast(reg) ||
-            own_state(nib, reg) != WREN_IPV6_ADDR_UNUSED) {
-            nib->stats.rx_invalid++; /* nobody registers the router's own addresses */
-            return;
-        }
-        nib->stats.aro_rx_6775 += reg == src && memcmp(src, m->nd.target, 16) != 0;
-        nib->stats.aro_rx_8505 += reg != src;
-        struct icmpv6_aro a = { .lifetime = o.aro.lifetime, .rovr = o.aro.rovr, .rovr_len = 8 };
-        struct wren_nib_neighbor *n = nc_find(nib, reg);
-        if (n && n->state == WREN_NIB_REGISTERED && memcmp(n->eui64, o.aro.rovr, 8) != 0) {
-            /* RFC 6775 6.5.1: another owner's; the registration stands */
-            a.status = ICMPV6_ARO_DUPLICATE;
-            nib->stats.aro_dup++;
-            refuse(nib, &o, m->nd.target, &a, n, fsrc, fsrc_len);
-        } else if ((n = nc_update(nib, reg, o.sllao.addr, o.sllao.len,
-                                  WREN_NIB_REGISTERED)) == NULL) {
-            a.status = 2; /* neighbor cache full */
-            nib->stats.aro_full++;
-            refuse(nib, &o, m->nd.target, &a, NULL, fsrc, fsrc_len);
-        } else {
-            n->state = o.aro.lifetime ? WREN_NIB_REGISTERED : WREN_NIB_STALE;
-            memcpy(n->eui64, o.aro.rovr, 8);
-            n->expires_s = now_s(nib) + (uint32_t)o.aro.lifetime * 60u;
-            nib->stats.aro_ok++;
-            send_na(nib, src, m->nd.target, ICMPV6_NA_S, &a);
-            tell_rpl(nib, reg, (uint32_t)o.aro.lifetime * 60u, o.aro.flags);
-        }
+        wren_nib_aro_register(nib, src, m, &o, fsrc, fsrc_len);
         return;
     }
-    if (o.has_sllao && !wren_ipv6_addr_is_unspecified(src)) {
-        nc_update(nib, src, o.sllao.addr, o.sllao.len, WREN_NIB_STALE);
-    }
-    /* RFC 4861 7.2.3: answer for any valid address of the interface, link-local
-     * or not; RFC 4862 5.4.3: never for a tentative one (on 6LoWPAN links, one
-     * not registered yet) */
-    if (own_state(nib, m->nd.target) == WREN_IPV6_ADDR_VALID) {
-        send_na(nib, wren_ipv6_addr_is_unspecified(src) ? all_nodes : src, m->nd.target,
-                (uint8_t)(ICMPV6_NA_O | (wren_ipv6_addr_is_unspecified(src) ? 0 : ICMPV6_NA_S)), NULL);
-    }
+    ns_answer(nib, src, m, &o);
 }
 
 static void on_na(struct wren_nib *nib, const uint8_t *ip, const struct icmpv6_msg *m,
                   const uint8_t *fsrc, uint8_t fsrc_len)
 {
     (void)ip;
-    struct nd_opts o;
+    struct wren_nib_nd_opts o;
     if (read_opts(nib, m, &o, fsrc, fsrc_len) < 0 || wren_ipv6_addr_is_multicast(m->nd.target)) {
         nib->stats.rx_invalid++;
         return;
@@ -835,7 +627,7 @@ static int nib_get(struct wren_node *node, struct wren_module *self, uint16_t op
          * the one learned from RAs */
         struct wren_nib_abro a;
         if (nib->border_router) {
-            return ra_abro(nib, &a) ? wren_netopt_put(val, max, &a, sizeof(a)) : -ENOENT;
+            return wren_nib_ra_abro(nib, &a) ? wren_netopt_put(val, max, &a, sizeof(a)) : -ENOENT;
         }
         return nib->has_abro ? wren_netopt_put(val, max, &nib->abro, sizeof(nib->abro))
                              : -ENOENT;
@@ -869,7 +661,7 @@ const struct wren_module_ops wren_nib_module = {
     .cmds = WREN_IF_SHELL(wren_nib_shell_cmds),
 };
 
-/* ---- for the router side in nib_6lr.c (nib_priv.h) ----------------------- */
+/* ---- for the router side, nib_router.c and nib_6lr.c (nib_priv.h) ----------------------- */
 
 struct wren_module *wren_nib_layer(struct wren_nib *nib, uint8_t type)
 {
@@ -881,14 +673,45 @@ bool wren_nib_own_addr(struct wren_nib *nib, uint8_t *out, bool global, uint8_t 
     return own_addr(nib, out, global, state);
 }
 
-bool wren_nib_ra_abro(struct wren_nib *nib, struct wren_nib_abro *a)
+/* (The router side's only: a host build, CONFIG_WREN_IPV6_ROUTER=0, leaves
+ * these calls out, so that nib.c's own use of each stays its only one and
+ * is inlined as before the router side had a file of its own.) */
+
+uint8_t wren_nib_own_state(struct wren_nib *nib, const uint8_t *a)
 {
-    return ra_abro(nib, a);
+    return CONFIG_WREN_IPV6_ROUTER ? own_state(nib, a) : WREN_IPV6_ADDR_UNUSED;
 }
 
-void wren_nib_send_ra(struct wren_nib *nib, const uint8_t *dst)
+struct wren_nib_neighbor *wren_nib_nc_find(struct wren_nib *nib, const uint8_t *ip)
 {
-    send_ra(nib, dst);
+    return CONFIG_WREN_IPV6_ROUTER ? nc_find(nib, ip) : NULL;
+}
+
+struct wren_nib_neighbor *wren_nib_nc_update(struct wren_nib *nib, const uint8_t *ip,
+                                             const uint8_t *l2, uint8_t l2len, uint8_t state)
+{
+    return CONFIG_WREN_IPV6_ROUTER ? nc_update(nib, ip, l2, l2len, state) : NULL;
+}
+
+size_t wren_nib_put_sllao(struct wren_nib *nib, uint8_t type, uint8_t *b, size_t room)
+{
+    return CONFIG_WREN_IPV6_ROUTER ? put_sllao(nib, type, b, room) : 0;
+}
+
+void wren_nib_send_nd(struct wren_nib *nib, const uint8_t *src, const uint8_t *dst, uint8_t *m,
+                      size_t len)
+{
+    if (CONFIG_WREN_IPV6_ROUTER) {
+        send_nd(nib, src, dst, m, len);
+    }
+}
+
+void wren_nib_send_na(struct wren_nib *nib, const uint8_t *dst, const uint8_t *target,
+                      uint8_t flags, const struct icmpv6_aro *aro)
+{
+    if (CONFIG_WREN_IPV6_ROUTER) {
+        send_na(nib, dst, target, flags, aro);
+    }
 }
 
 void wren_nib_host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool add)
@@ -937,83 +760,5 @@ int wren_nib_init(struct wren_node *node, struct wren_nib *nib, uint8_t if_id)
     }
     wren_timer_init(&nib->timer, nib_tick, nib);
     wren_timer_set_periodic(node, &nib->timer, 1000000);
-    return 0;
-}
-
-int wren_nib_border_router(struct wren_nib *nib, uint32_t version)
-{
-    if (!nib->router || nib->rpl_6lr) {
-        return -EINVAL; /* the authority of a prefix of its own only */
-    }
-    nib->border_router = true;
-    nib->abro_version = version;
-    return 0;
-}
-
-int wren_nib_abro_version(struct wren_nib *nib, uint32_t version)
-{
-    if (!nib->border_router) {
-        return -EINVAL;
-    }
-    if (version <= nib->abro_version) {
-        return -ERANGE; /* 6LRs and hosts keep the higher version */
-    }
-    nib->abro_version = version; /* announced at the next tick (ra_announce) */
-    return 0;
-}
-
-int wren_nib_prefix_add(struct wren_nib *nib, const uint8_t *prefix, uint8_t len, uint8_t cid)
-{
-    if (!CONFIG_WREN_IPV6_ROUTER) {
-        return -ENOTSUP; /* a host's build */
-    }
-    if (len == 0 || len > 64) {
-        return -EINVAL;
-    }
-    struct wren_nib_prefix *p = NULL;
-    for (unsigned i = 0; p == NULL && i < CONFIG_WREN_NIB_PREFIXES; i++) {
-        p = nib->prefixes[i].len == 0 ? &nib->prefixes[i] : NULL;
-    }
-    if (p == NULL) {
-        return -ENOSPC;
-    }
-    memset(p->prefix, 0, 16);
-    memcpy(p->prefix, prefix, (len + 7) / 8);
-    p->len = len;
-    p->own = true;
-    nib->router = true;
-    nib->rpl_6lr = false; /* its own prefixes now, not RPL's */
-    struct wren_module *ipm = layer(nib, WREN_NETTYPE_IPV6);
-    if (ipm == NULL) {
-        return -ENODEV;
-    }
-    uint8_t fwd = 1;
-    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
-    /* routers listen to all-routers, where hosts solicit */
-    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_GROUP_JOIN, nib->if_id, all_routers, 16);
-    struct wren_ipv6_addr a = { .prefix_len = len, .state = WREN_IPV6_ADDR_VALID };
-    memcpy(a.addr, p->prefix, 8);
-    wren_ipv6_iid_from_l2(a.addr + 8, nib->eui64, 8);
-    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ADDR, nib->if_id, &a, sizeof(a));
-    struct wren_fib_entry r = { .prefix_len = len, .if_id = nib->if_id };
-    memcpy(r.prefix, p->prefix, 16);
-    wren_netapi_set(nib->node, ipm, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r, sizeof(r));
-    if (cid < SIXLOWPAN_CTX_COUNT) {
-        for (unsigned i = 0; i < CONFIG_WREN_NIB_CONTEXTS; i++) {
-            struct wren_nib_ctx *c = &nib->ctxs[i];
-            if (c->len == 0) {
-                memcpy(c->prefix, p->prefix, 16);
-                c->len = len;
-                c->cid = cid;
-                struct sixlowpan_ctx sc = { .prefix_len = len, .valid = true, .compress = true };
-                memcpy(sc.prefix, p->prefix, 16);
-                struct wren_module *lp = layer(nib, WREN_NETTYPE_SIXLOWPAN);
-                if (lp) {
-                    wren_netapi_set(nib->node, lp, WREN_NETOPT_SIXLOWPAN_CTX, cid, &sc, sizeof(sc));
-                }
-                break;
-            }
-        }
-    }
     return 0;
 }

@@ -69,8 +69,9 @@
  * on this interface, resolved by the registration), from the registration
  * until it ends (expiry, deregistration: within a second). A router
  * configured with a prefix of its own (wren_nib_prefix_add) is not a RPL
- * 6LR: its prefixes are its own. (The router side that follows the
- * LoWPAN's state each second is in nib_6lr.c.)
+ * 6LR: its prefixes are its own. (What a router sends and answers, and
+ * its configuration, is in nib_router.c; the router side that follows the
+ * LoWPAN's state each second in nib_6lr.c.)
  *
  * An NS is answered for every valid (not tentative) address of the
  * interface (RFC 4861 7.2.3, RFC 4862 5.4.3), asked of the IPv6 layer.

@@ -1,3 +1,6 @@
+/* The shell: a line split and dispatched (the runtime's commands, the
+ * shell's, the modules'), the output in pieces with its printf walker, and
+ * the shell's own commands but `ifconfig`, which is in shell_if.c. */
 #include "shell/shell.h"
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include "apps/tcp_app.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
+#include "shell/shell_priv.h"
 #include "stack/stack.h"
 
 #define MAX_ARGS 12
@@ -107,90 +111,133 @@ static void spec_of(char spec[32], const struct conv *v, int w, char c)
     snprintf(spec + n, 32 - (size_t)n, "%s%c", v->len, c);
 }
 
+/* a floating conversion into @p tmp; one too long for it (%f of 1e300) is
+ * formatted again in the e-style of the same precision rather than cut */
+static int fmt_float(char *tmp, size_t room, char spec[32], const struct conv *v, int w,
+                     va_list *ap)
+{
+    long double x = v->len[0] == 'L' ? va_arg(*ap, long double) : va_arg(*ap, double);
+    int n = -1;
+    for (int k = 0; k < 2; k++) {
+        n = v->len[0] == 'L' ? snprintf(tmp, room, spec, x) : snprintf(tmp, room, spec, (double)x);
+        if (n >= 0 && (size_t)n < room) {
+            break;
+        }
+        spec_of(spec, v, w, 'e');
+    }
+    return n;
+}
+
+/* an integer conversion (or %p) into @p tmp, its argument read at the
+ * type its length modifier names */
+static int fmt_int(char *tmp, size_t room, const char *spec, const struct conv *v, va_list *ap)
+{
+    bool sgn = v->c == 'd' || v->c == 'i';
+    if (v->c == 'p') {
+        return snprintf(tmp, room, spec, va_arg(*ap, void *));
+    }
+    if (strcmp(v->len, "ll") == 0 || v->len[0] == 'j') {
+        return sgn ? snprintf(tmp, room, spec, va_arg(*ap, long long))
+                   : snprintf(tmp, room, spec, va_arg(*ap, unsigned long long));
+    }
+    if (v->len[0] == 'l') {
+        return sgn ? snprintf(tmp, room, spec, va_arg(*ap, long))
+                   : snprintf(tmp, room, spec, va_arg(*ap, unsigned long));
+    }
+    if (v->len[0] == 'z' || v->len[0] == 't') {
+        return snprintf(tmp, room, spec, va_arg(*ap, size_t));
+    }
+    return sgn ? snprintf(tmp, room, spec, va_arg(*ap, int))
+               : snprintf(tmp, room, spec, va_arg(*ap, unsigned int));
+}
+
+/* @p tmp (@p len characters) with zeros up to the conversion's width after
+ * its sign and 0x, as printf pads */
+static void put_zero_padded(struct piece *p, const struct conv *v, const char *tmp, size_t len)
+{
+    size_t pre = len && strchr("+- ", tmp[0]) ? 1 : 0;
+    pre += len > pre + 1 && tmp[pre] == '0' && (tmp[pre + 1] | 0x20) == 'x' ? 2 : 0;
+    piece_put(p, tmp, pre);
+    for (size_t z = len; z < (size_t)v->width; z++) {
+        piece_put(p, "0", 1);
+    }
+    piece_put(p, tmp + pre, len - pre);
+}
+
 /* a number, formatted by snprintf alone (a width over SHELL_NUM_WIDTH is
- * padded by put_str); a floating value too long for the buffer (%f of 1e300)
- * goes out in the e-style of the same precision rather than cut */
+ * padded by put_str or put_zero_padded) */
 static void put_num(struct piece *p, const struct conv *v, va_list *ap)
 {
     char spec[32], tmp[SHELL_NUM_WIDTH + 32];
     int w = v->width > SHELL_NUM_WIDTH ? -1 : v->width;
-    bool sgn = v->c == 'd' || v->c == 'i';
-    int n;
+    bool flt = strchr("fFeEgGaA", v->c) != NULL;
     spec_of(spec, v, w, v->c);
-    if (strchr("fFeEgGaA", v->c)) {
-        long double x = v->len[0] == 'L' ? va_arg(*ap, long double) : va_arg(*ap, double);
-        for (int k = 0; k < 2; k++) {
-            n = v->len[0] == 'L' ? snprintf(tmp, sizeof(tmp), spec, x)
-                                 : snprintf(tmp, sizeof(tmp), spec, (double)x);
-            if (n >= 0 && (size_t)n < sizeof(tmp)) {
-                break;
-            }
-            spec_of(spec, v, w, 'e');
-        }
-    } else if (v->c == 'p') {
-        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, void *));
-    } else if (strcmp(v->len, "ll") == 0 || v->len[0] == 'j') {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long long))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long long));
-    } else if (v->len[0] == 'l') {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, long))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned long));
-    } else if (v->len[0] == 'z' || v->len[0] == 't') {
-        n = snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, size_t));
-    } else {
-        n = sgn ? snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, int))
-                : snprintf(tmp, sizeof(tmp), spec, va_arg(*ap, unsigned int));
-    }
+    int n = flt ? fmt_float(tmp, sizeof(tmp), spec, v, w, ap)
+                : fmt_int(tmp, sizeof(tmp), spec, v, ap);
     size_t len = n < 0 ? 0 : strlen(tmp);
-    bool int_prec = v->prec >= 0 && !strchr("fFeEgGaA", v->c);
-    if (w < 0 && strchr(v->flags, '0') && !strchr(v->flags, '-') && !int_prec &&
-        (size_t)v->width > len) {
-        /* zeros after the sign and 0x, as printf pads */
-        size_t pre = len && strchr("+- ", tmp[0]) ? 1 : 0;
-        pre += len > pre + 1 && tmp[pre] == '0' && (tmp[pre + 1] | 0x20) == 'x' ? 2 : 0;
-        piece_put(p, tmp, pre);
-        for (size_t z = len; z < (size_t)v->width; z++) {
-            piece_put(p, "0", 1);
-        }
-        piece_put(p, tmp + pre, len - pre);
+    bool int_prec = v->prec >= 0 && !flt;
+    /* (a width snprintf was not given: none at all, w -1 too, pads nothing) */
+    if (v->width > SHELL_NUM_WIDTH && strchr(v->flags, '0') && !strchr(v->flags, '-') &&
+        !int_prec && (size_t)v->width > len) {
+        put_zero_padded(p, v, tmp, len);
         return;
     }
     put_str(p, v, tmp, len);
 }
 
-/* reads one conversion after its '%'; returns where the format goes on */
+/* a flag, once (a later repeat is dropped, as is one past the room) */
+static void add_flag(struct conv *v, unsigned *k, char f)
+{
+    if (*k < sizeof(v->flags) - 1 && !strchr(v->flags, f)) {
+        v->flags[(*k)++] = f;
+    }
+}
+
+/* [width]: digits, or '*' (an argument; a negative one is the '-' flag) */
+static const char *parse_width(const char *f, struct conv *v, unsigned *k, va_list *ap)
+{
+    if (*f == '*') {
+        v->width = va_arg(*ap, int), f++;
+        if (v->width < 0) {
+            v->width = -v->width;
+            add_flag(v, k, '-');
+        }
+    }
+    for (; *f >= '0' && *f <= '9'; f++) {
+        v->width = (v->width < 0 ? 0 : v->width % 100000) * 10 + (*f - '0');
+    }
+    return f;
+}
+
+/* [.prec]: digits, or '*' (an argument; a negative one is none) */
+static const char *parse_prec(const char *f, struct conv *v, va_list *ap)
+{
+    if (*f != '.') {
+        return f;
+    }
+    v->prec = 0, f++;
+    if (*f == '*') {
+        v->prec = va_arg(*ap, int), f++;
+        v->prec = v->prec < 0 ? -1 : v->prec;
+    }
+    for (; *f >= '0' && *f <= '9'; f++) {
+        v->prec = v->prec % 100000 * 10 + (*f - '0');
+    }
+    return f;
+}
+
+/* reads one conversion after its '%': %[flags][width][.prec][length]conv;
+ * returns where the format goes on */
 static const char *conv_parse(const char *f, struct conv *v, va_list *ap)
 {
     unsigned k = 0;
     memset(v, 0, sizeof(*v));
     v->width = v->prec = -1;
     for (; *f && strchr("-+ #0", *f); f++) {
-        if (k < sizeof(v->flags) - 1 && !strchr(v->flags, *f)) {
-            v->flags[k++] = *f;
-        }
+        add_flag(v, &k, *f);
     }
-    if (*f == '*') {
-        v->width = va_arg(*ap, int), f++;
-        if (v->width < 0) { /* a negative width is the '-' flag */
-            v->width = -v->width;
-            if (k < sizeof(v->flags) - 1 && !strchr(v->flags, '-')) {
-                v->flags[k++] = '-';
-            }
-        }
-    }
-    for (; *f >= '0' && *f <= '9'; f++) {
-        v->width = (v->width < 0 ? 0 : v->width % 100000) * 10 + (*f - '0');
-    }
-    if (*f == '.') {
-        v->prec = 0, f++;
-        if (*f == '*') {
-            v->prec = va_arg(*ap, int), f++;
-            v->prec = v->prec < 0 ? -1 : v->prec;
-        }
-        for (; *f >= '0' && *f <= '9'; f++) {
-            v->prec = v->prec % 100000 * 10 + (*f - '0');
-        }
-    }
+    f = parse_width(f, v, &k, ap);
+    f = parse_prec(f, v, ap);
     for (k = 0; *f && strchr("hlzjtL", *f) && k < sizeof(v->len) - 1; f++) {
         v->len[k++] = *f;
     }
@@ -288,346 +335,6 @@ long wren_shell_num(const char *s, long lo, long hi, int *bad)
     return v;
 }
 
-/* ---- ifconfig ------------------------------------------------------------ */
-
-/* "5", "2.5", "0.25" percent -> 1/100 % (0..10000), or -1 */
-static long pct_hundredths(const char *s)
-{
-    long v = 0;
-    int frac = -1;
-    for (; *s; s++) {
-        if (*s == '.' && frac < 0) {
-            frac = 0;
-        } else if (*s >= '0' && *s <= '9' && frac < 2 && v <= 10000) {
-            v = v * 10 + (*s - '0');
-            frac += frac >= 0;
-        } else {
-            return -1;
-        }
-    }
-    for (int i = frac < 0 ? 0 : frac; i < 2; i++) {
-        v *= 10;
-    }
-    return v <= 10000 ? v : -1;
-}
-
-#if CONFIG_WREN_IEEE802154_SEC
-/* 802.15.4 security levels by name (802.15.4-2015 Table 9-6) */
-static const char sec_names[] = "off\0mic32\0mic64\0mic128\0enc\0enc-mic32\0enc-mic64\0enc-mic128";
-
-static const char *sec_level_name(unsigned level)
-{
-    const char *p = sec_names;
-    while (level-- && level < 8) {
-        p += strlen(p) + 1;
-    }
-    return p;
-}
-
-/* "enc-mic32" or "5" -> 5; -1 if neither */
-static int sec_level_parse(const char *s)
-{
-    for (unsigned l = 0; l < 8; l++) {
-        if (strcmp(s, sec_level_name(l)) == 0 || (s[0] == (char)('0' + l) && !s[1])) {
-            return (int)l;
-        }
-    }
-    return -1;
-}
-
-static int hex_nibble(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-static void show_sec(struct wren_shell *sh, struct wren_module *m)
-{
-    struct wren_node *node = sh->node;
-    struct wren_ieee802154_sec_stats st;
-    uint8_t idx[32];
-    uint32_t fc = 0;
-    if (wren_netapi_get(node, m, WREN_NETOPT_SEC_STATS, 0, &st, sizeof(st)) != sizeof(st)) {
-        return;
-    }
-    int nkeys = wren_netapi_get(node, m, WREN_NETOPT_SEC_KEY, 0, idx, sizeof(idx));
-    wren_netapi_get(node, m, WREN_NETOPT_SEC_FRAME_COUNTER, 0, &fc, sizeof(fc));
-    static const char *const types[4] = { "beacon", "data", "ack", "cmd" };
-    wren_shell_printf(sh, "          Security:");
-    for (uint8_t t = 0; t < 4; t++) {
-        struct wren_ieee802154_sec_policy p = { .frame_type = t };
-        wren_netapi_get(node, m, WREN_NETOPT_SEC_LEVEL, 0, &p, sizeof(p));
-        wren_shell_printf(sh, " %s %s", types[t], sec_level_name(p.level));
-        if (p.level) {
-            wren_shell_printf(sh, " (key %u)", p.key_index);
-        }
-        wren_shell_printf(sh, t < 3 ? "," : ";");
-    }
-    wren_shell_printf(sh, " keys");
-    for (int i = 0; i < nkeys; i++) {
-        wren_shell_printf(sh, " %u", idx[i]);
-    }
-    wren_shell_printf(sh, "%s; frame counter %lu\n", nkeys > 0 ? "" : " none", (unsigned long)fc);
-    wren_shell_printf(sh, "          sec: tx secured %lu, no key %lu, counter end %lu, nobuf %lu; rx "
-                      "secured %lu; drops: no key %lu, bad MIC %lu, replay %lu, level %lu, "
-                      "malformed %lu, no source %lu, table full %lu, ASN not TSCH %lu\n",
-                      (unsigned long)st.tx_secured, (unsigned long)st.tx_no_key,
-                      (unsigned long)st.tx_counter_end, (unsigned long)st.tx_nobuf,
-                      (unsigned long)st.rx_secured, (unsigned long)st.rx_no_key,
-                      (unsigned long)st.rx_bad_mic, (unsigned long)st.rx_replay,
-                      (unsigned long)st.rx_level, (unsigned long)st.rx_malformed,
-                      (unsigned long)st.rx_no_src, (unsigned long)st.rx_nbr_full,
-                      (unsigned long)st.rx_asn_not_tsch);
-}
-
-/* IF key IDX HEX32 | IF key IDX del | IF sec [beacon|data|ack|cmd] LEVEL [KEYIDX] */
-static int cmd_if_sec(struct wren_shell *sh, struct wren_netif *nif, int argc, char **argv)
-{
-    struct wren_node *node = sh->node;
-    int bad = 0, res;
-    if (strcmp(argv[2], "key") == 0) {
-        if (argc != 5) {
-            return wren_shell_error(sh, -EINVAL, "ifconfig IF key INDEX HEX32|del");
-        }
-        uint8_t index = (uint8_t)wren_shell_num(argv[3], 1, 255, &bad);
-        if (bad) {
-            return wren_shell_error(sh, -EINVAL, "key index: 1..255");
-        }
-        if (strcmp(argv[4], "del") == 0) {
-            res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_KEY_DEL, 0, &index, 1);
-            return res < 0 ? wren_shell_error(sh, res, "ifconfig key del") : 0;
-        }
-        struct wren_ieee802154_sec_key k = { .index = index };
-        const char *h = argv[4];
-        for (unsigned i = 0; i < 32; i++) {
-            int v = hex_nibble(h[i]);
-            if (v < 0) {
-                return wren_shell_error(sh, -EINVAL, "key: 32 hex digits (128 bits)");
-            }
-            k.key[i / 2] = (uint8_t)(k.key[i / 2] << 4 | v);
-        }
-        if (h[32]) {
-            return wren_shell_error(sh, -EINVAL, "key: 32 hex digits (128 bits)");
-        }
-        res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_KEY, 0, &k, sizeof(k));
-        return res < 0 ? wren_shell_error(sh, res, "ifconfig key") : 0;
-    }
-    /* sec [TYPE] LEVEL [KEYIDX]: TYPE data by default; the key of the
-     * minimal 6TiSCH configuration by default (K1 = 1 for beacons, else
-     * K2 = 2) */
-    static const char *const types[4] = { "beacon", "data", "ack", "cmd" };
-    int a = 3;
-    struct wren_ieee802154_sec_policy p = { .frame_type = IEEE802154_TYPE_DATA };
-    for (uint8_t t = 0; t < 4 && a < argc; t++) {
-        if (strcmp(argv[a], types[t]) == 0 || (t == 0 && strcmp(argv[a], "eb") == 0)) {
-            p.frame_type = t;
-            a++;
-            break;
-        }
-    }
-    int level = a < argc ? sec_level_parse(argv[a]) : -1;
-    p.key_index = p.frame_type == IEEE802154_TYPE_BEACON ? 1 : 2;
-    if (a + 2 == argc) {
-        p.key_index = (uint8_t)wren_shell_num(argv[a + 1], 1, 255, &bad);
-    }
-    if (level < 0 || bad || argc > a + 2) {
-        return wren_shell_error(sh, -EINVAL, "ifconfig IF sec [beacon|data|ack|cmd] "
-                                "off|mic32|mic64|mic128|enc|enc-mic32|enc-mic64|enc-mic128 [KEY]");
-    }
-    p.level = (uint8_t)level;
-    res = wren_netapi_set(node, &nif->module, WREN_NETOPT_SEC_LEVEL, 0, &p, sizeof(p));
-    return res < 0 ? wren_shell_error(sh, res, "ifconfig sec") : 0;
-}
-#endif
-
-static void show_if(struct wren_shell *sh, struct wren_netif *netif)
-{
-    struct wren_node *node = sh->node;
-    struct wren_module *m = &netif->module;
-    uint8_t s[8] = { 0 }, l[8] = { 0 };
-    uint16_t pan = 0, ch = 0, type = 0;
-    wren_netapi_get(node, m, WREN_NETOPT_DEVICE_TYPE, 0, &type, 2);
-    if (type == WREN_NETDEV_TYPE_ETHERNET &&
-        wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, sizeof(s)) == 6) {
-        wren_shell_printf(sh, "Iface %u  Ethernet HWaddr: %02x:%02x:%02x:%02x:%02x:%02x\n", netif->id,
-                  s[0], s[1], s[2], s[3], s[4], s[5]);
-        goto addresses;
-    }
-    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, 2);
-    wren_netapi_get(node, m, WREN_NETOPT_ADDRESS_LONG, 0, l, 8);
-    wren_netapi_get(node, m, WREN_NETOPT_NID, 0, &pan, 2);
-    wren_netapi_get(node, m, WREN_NETOPT_CHANNEL, 0, &ch, 2);
-    wren_shell_printf(sh, "Iface %u  HWaddr: %02x:%02x  Long HWaddr: %02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x\n",
-              netif->id, s[0], s[1], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
-    wren_shell_printf(sh, "          Channel: %u  PAN: 0x%04x\n", ch, pan);
-addresses:;
-    struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
-    struct wren_ipv6_addr addrs[CONFIG_WREN_IPV6_ADDRS];
-    if (ip && wren_netapi_get(node, ip, WREN_NETOPT_IPV6_ADDR, netif->id, addrs, sizeof(addrs)) > 0) {
-        uint16_t mtu = 0;
-        wren_netapi_get(node, ip, WREN_NETOPT_IPV6_MTU, netif->id, &mtu, 2);
-        wren_shell_printf(sh, "          MTU: %u\n", mtu);
-        for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
-            if (addrs[i].state) {
-                char a[WREN_IPV6_ADDR_STRLEN];
-                wren_shell_printf(sh, "          inet6 addr: %s/%u  scope: %s%s\n",
-                          wren_ipv6_addr_to_str(a, addrs[i].addr), addrs[i].prefix_len,
-                          wren_ipv6_addr_is_link_local(addrs[i].addr) ? "link" : "global",
-                          addrs[i].state == WREN_IPV6_ADDR_TENTATIVE ? " TENTATIVE" : "");
-            }
-        }
-    }
-    struct wren_radio_time rt;
-    if (wren_netapi_get(node, m, WREN_NETOPT_RADIO_TIME, 0, &rt, sizeof(rt)) == sizeof(rt)) {
-        uint64_t on = rt.listen + rt.rx + rt.tx, all = on + rt.off;
-        unsigned long permille = all ? (unsigned long)(on * 1000u / all) : 0;
-        wren_shell_printf(sh, "          Radio: off %lu ms, listen %lu ms, rx %lu ms, tx %lu ms; "
-                      "duty cycle %lu.%lu%%\n",
-                  (unsigned long)(rt.off / 1000), (unsigned long)(rt.listen / 1000),
-                  (unsigned long)(rt.rx / 1000), (unsigned long)(rt.tx / 1000), permille / 10,
-                  permille % 10);
-    }
-    struct wren_mac_stats ms;
-    if (wren_netapi_get(node, m, WREN_NETOPT_MAC_STATS, 0, &ms, sizeof(ms)) == sizeof(ms)) {
-        wren_shell_printf(sh, "          MAC: on air %lu, retries %lu, no-ack %lu, channel busy %lu "
-                      "(CCA busy %lu), ACKs rx %lu tx %lu, duplicates %lu, polls %lu, "
-                      "indirect %lu sent %lu dropped %lu\n",
-                  (unsigned long)ms.tx_attempts, (unsigned long)ms.tx_retries,
-                  (unsigned long)ms.tx_noack, (unsigned long)ms.tx_caf, (unsigned long)ms.cca_busy,
-                  (unsigned long)ms.ack_rx, (unsigned long)ms.ack_tx, (unsigned long)ms.rx_dup,
-                  (unsigned long)ms.polls, (unsigned long)ms.indirect_queued,
-                  (unsigned long)ms.indirect_sent, (unsigned long)ms.indirect_drop);
-    }
-    struct wren_netopt_faults fc;
-    struct wren_netopt_fault_stats fs;
-    if (wren_netapi_get(node, m, WREN_NETOPT_FAULTS, 0, &fc, sizeof(fc)) == sizeof(fc) &&
-        wren_netapi_get(node, m, WREN_NETOPT_FAULT_STATS, 0, &fs, sizeof(fs)) == sizeof(fs)) {
-        wren_shell_printf(sh, "          Faults: loss %u.%02u%% reorder %u.%02u%% hold %u ms; rx dropped "
-                      "%lu reordered %lu held-timeout %lu; tx dropped %lu reordered %lu "
-                      "held-timeout %lu\n",
-                  fc.loss / 100u, fc.loss % 100u, fc.reorder / 100u, fc.reorder % 100u,
-                  fc.hold_ms ? fc.hold_ms : 5u, (unsigned long)fs.rx_dropped,
-                  (unsigned long)fs.rx_reordered, (unsigned long)fs.rx_held_timeout,
-                  (unsigned long)fs.tx_dropped, (unsigned long)fs.tx_reordered,
-                  (unsigned long)fs.tx_held_timeout);
-    }
-#if CONFIG_WREN_IEEE802154_SEC
-    show_sec(sh, m);
-#endif
-    const struct wren_netif_stats *st = &netif->stats;
-    struct wren_netif_stats stats;
-    if (wren_netapi_get(node, m, WREN_NETOPT_STATS, 0, &stats, sizeof(stats)) == sizeof(stats)) {
-        st = &stats;
-    }
-    wren_shell_printf(sh, "          RX packets %lu bytes %lu  TX packets %lu bytes %lu (ok %lu, no-ack %lu, busy %lu)\n",
-              (unsigned long)st->rx_frames, (unsigned long)st->rx_bytes,
-              (unsigned long)st->tx_frames, (unsigned long)st->tx_bytes, (unsigned long)st->tx_ok,
-              (unsigned long)st->tx_noack, (unsigned long)st->tx_busy);
-    wren_shell_printf(sh, "          drops: rx nobuf %lu malformed %lu unsupported %lu not-for-us %lu "
-                  "no-receiver %lu; tx queue %lu bad %lu device %lu frag %lu\n",
-              (unsigned long)st->rx_drop_nobuf, (unsigned long)st->rx_drop_malformed,
-              (unsigned long)st->rx_drop_unsupported, (unsigned long)st->rx_drop_not_for_us,
-              (unsigned long)st->rx_drop_no_receiver, (unsigned long)st->tx_drop_queue,
-              (unsigned long)st->tx_drop_bad, (unsigned long)st->tx_drop_dev,
-              (unsigned long)st->tx_drop_frag);
-}
-
-static int cmd_ifconfig(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
-{
-    (void)m;
-    struct wren_node *node = sh->node;
-    if (argc == 1) {
-        for (struct wren_netif *n = node->netifs; n; n = n->next) {
-            show_if(sh, n);
-        }
-        return 0;
-    }
-    int bad = 0;
-    uint8_t id = (uint8_t)wren_shell_num(argv[1], 1, 255, &bad);
-    if (!bad && argc >= 5 && argc <= 6 && strcmp(argv[2], "faults") == 0) {
-        /* IF faults LOSS% REORDER% [HOLD_MS]: the device's fault injector */
-        struct wren_netif *nif = wren_netif_get(node, id);
-        long loss = pct_hundredths(argv[3]), reorder = pct_hundredths(argv[4]);
-        long hold = argc == 6 ? wren_shell_num(argv[5], 1, 60000, &bad) : 0;
-        if (nif == NULL || loss < 0 || reorder < 0 || bad) {
-            return wren_shell_error(sh, -EINVAL, "ifconfig IF faults LOSS% REORDER% [HOLD_MS]");
-        }
-        struct wren_netopt_faults f = { .loss = (uint16_t)loss, .reorder = (uint16_t)reorder,
-                                        .hold_ms = (uint16_t)hold };
-        int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_FAULTS, 0, &f, sizeof(f));
-        return res < 0 ? wren_shell_error(sh, res, "ifconfig faults") : 0;
-    }
-    if (!bad && argc >= 4 && argc <= 5 && strcmp(argv[2], "dgloss") == 0) {
-        /* IF dgloss LOSS% [SEED]: 6LoWPAN drops whole datagrams both ways
-         * (after reassembly, before fragmentation) with that probability */
-        struct wren_module *lo = wren_shell_layer(sh, WREN_NETTYPE_SIXLOWPAN);
-        long loss = pct_hundredths(argv[3]);
-        uint64_t seed = 0;
-        for (const char *p = argc == 5 ? argv[4] : ""; *p; p++) {
-            bad |= *p < '0' || *p > '9' || seed > UINT64_MAX / 10 - 1;
-            seed = seed * 10 + (uint64_t)(*p - '0');
-        }
-        if (wren_netif_get(node, id) == NULL || lo == NULL || loss < 0 || bad) {
-            return wren_shell_error(sh, -EINVAL, "ifconfig IF dgloss LOSS% [SEED]");
-        }
-        struct wren_netopt_faults f = { .seed = seed, .loss = (uint16_t)loss };
-        int res = wren_netapi_set(node, lo, WREN_NETOPT_FAULTS, id, &f, sizeof(f));
-        return res < 0 ? wren_shell_error(sh, res, "ifconfig dgloss") : 0;
-    }
-#if CONFIG_WREN_IEEE802154_SEC
-    if (!bad && argc >= 4 && (strcmp(argv[2], "key") == 0 || strcmp(argv[2], "sec") == 0)) {
-        struct wren_netif *nif = wren_netif_get(node, id);
-        if (nif == NULL) {
-            return wren_shell_error(sh, -ENODEV, "ifconfig: no such interface");
-        }
-        return cmd_if_sec(sh, nif, argc, argv);
-    }
-#endif
-    if (!bad && argc == 4 && strcmp(argv[2], "ack") == 0) {
-        /* IF ack on|off: ask for 802.15.4 ACKs on unicast (off for peers
-         * that never send any, such as lwIP's zepif) */
-        struct wren_netif *nif = wren_netif_get(node, id);
-        uint8_t on = strcmp(argv[3], "on") == 0;
-        if (nif == NULL || (!on && strcmp(argv[3], "off") != 0)) {
-            return wren_shell_error(sh, -EINVAL, "ifconfig IF ack on|off");
-        }
-        int res = wren_netapi_set(node, &nif->module, WREN_NETOPT_ACK_REQ, 0, &on, 1);
-        return res < 0 ? wren_shell_error(sh, res, "ifconfig ack") : 0;
-    }
-    struct wren_module *ip = wren_shell_layer(sh, WREN_NETTYPE_IPV6);
-    if (!bad && argc == 4 && ip && strcmp(argv[2], "l2src") == 0 &&
-        (strcmp(argv[3], "short") == 0 || strcmp(argv[3], "long") == 0)) {
-        /* IF l2src short|long: the link address frames leave from (802.15.4:
-         * the short address or the EUI-64), set through IPv6, which compresses
-         * against it */
-        uint16_t alen = argv[3][0] == 's' ? 2 : 8;
-        int res = wren_netapi_set(node, ip, WREN_NETOPT_ADDR_LEN, id, &alen, sizeof(alen));
-        return res < 0 ? wren_shell_error(sh, res, "ifconfig l2src") : 0;
-    }
-    if (bad || argc < 4 || ip == NULL) {
-        wren_shell_printf(sh, "usage: ifconfig [IF add ADDR[/LEN] | IF del ADDR | "
-                      "IF faults LOSS%% REORDER%% [HOLD_MS] | IF ack on|off | IF l2src short|long | "
-                      "IF key INDEX HEX32|del | IF sec [beacon|data|ack|cmd] LEVEL [KEY]]\n");
-        return -EINVAL;
-    }
-    struct wren_ipv6_addr a = { .state = WREN_IPV6_ADDR_VALID };
-    if (wren_shell_prefix(argv[3], a.addr, &a.prefix_len) < 0) {
-        return wren_shell_error(sh, -EINVAL, "bad address");
-    }
-    int res;
-    if (strcmp(argv[2], "add") == 0) {
-        if (a.prefix_len == 128 && strchr(argv[3], '/') == NULL) {
-            a.prefix_len = 64;
-        }
-        res = wren_netapi_set(node, ip, WREN_NETOPT_IPV6_ADDR, id, &a, sizeof(a));
-    } else if (strcmp(argv[2], "del") == 0) {
-        res = wren_netapi_set(node, ip, WREN_NETOPT_IPV6_ADDR_REMOVE, id, a.addr, 16);
-    } else {
-        res = -EINVAL;
-    }
-    return res < 0 ? wren_shell_error(sh, res, "ifconfig") : 0;
-}
-
 /* ---- ping, udp ------------------------------------------------------------ */
 
 #define PING_USAGE "usage: ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS] [-I IF]\n"
@@ -682,69 +389,98 @@ static int cmd_ping(struct wren_shell *sh, struct wren_module *m, int argc, char
     return 0;
 }
 
-static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+static int udp_usage(struct wren_shell *sh)
 {
-    (void)m;
-    int bad = 0;
-    if (argc >= 3 && strcmp(argv[1], "server") == 0) {
-        if (strcmp(argv[2], "start") == 0 && argc >= 4) {
-            uint8_t mode = WREN_UDP_ECHO;
-            bool elided = false; /* takes datagrams whose checksum was elided */
-            for (int i = 4; i < argc; i++) {
-                if (strcmp(argv[i], "sink") == 0) {
-                    mode = WREN_UDP_SINK;
-                } else if (strcmp(argv[i], "csum-elided") == 0) {
-                    elided = true;
-                } else if (strcmp(argv[i], "echo") != 0) {
-                    bad = 1;
-                }
-            }
-            uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-            if (!bad) {
-                int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
-                if (res < 0) {
-                    return wren_shell_error(sh, res, "udp server");
-                }
-                wren_sock_udp_accept_csum_elided(&sh->server.sock, elided);
-                wren_shell_printf(sh, "udp server on port %u (%s%s)\n", port,
-                          mode == WREN_UDP_SINK ? "sink" : "echo",
-                          elided ? ", elided checksums taken" : "");
-                return 0;
-            }
-        } else if (strcmp(argv[2], "stop") == 0) {
-            wren_udp_server_stop(&sh->server);
-            return 0;
-        } else if (strcmp(argv[2], "stats") == 0) {
-            const struct wren_udp_server *s = &sh->server;
-            wren_shell_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
-                          "queue_drops %lu\n",
-                      (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
-                      (unsigned long)s->bytes, (unsigned long)s->size_sum,
-                      (unsigned long)s->sock.rx.drops);
-            return 0;
-        }
-    } else if (argc >= 5 && strcmp(argv[1], "send") == 0) {
-        struct wren_sock_udp_ep dst = { 0 };
-        bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
-        dst.port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-        char *dash = strchr(argv[4], '-');
-        if (dash) {
-            *dash = 0;
-        }
-        long lo = wren_shell_num(argv[4], 0, 1232, &bad);
-        long hi = dash ? wren_shell_num(dash + 1, lo, 1232, &bad) : lo;
-        long count = argc >= 6 ? wren_shell_num(argv[5], 1, 1000000, &bad) : 1;
-        long interval = argc >= 7 ? wren_shell_num(argv[6], 0, 3600000, &bad) : 1000;
-        if (!bad) {
-            int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo,
-                                            (uint16_t)hi, (uint32_t)count,
-                                            (uint32_t)interval * 1000u, sh->out, sh->out_ctx);
-            return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
-        }
-    }
     wren_shell_printf(sh, "usage: udp server start PORT [echo|sink] [csum-elided] | udp server stop|stats |\n"
                   "       udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS]\n");
     return -EINVAL;
+}
+
+/* udp server start PORT [echo|sink] [csum-elided] */
+static int udp_server_start(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    uint8_t mode = WREN_UDP_ECHO;
+    bool elided = false; /* takes datagrams whose checksum was elided */
+    for (int i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "sink") == 0) {
+            mode = WREN_UDP_SINK;
+        } else if (strcmp(argv[i], "csum-elided") == 0) {
+            elided = true;
+        } else if (strcmp(argv[i], "echo") != 0) {
+            bad = 1;
+        }
+    }
+    uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    if (bad) {
+        return udp_usage(sh);
+    }
+    int res = wren_udp_server_start(sh->node, &sh->server, port, mode);
+    if (res < 0) {
+        return wren_shell_error(sh, res, "udp server");
+    }
+    wren_sock_udp_accept_csum_elided(&sh->server.sock, elided);
+    wren_shell_printf(sh, "udp server on port %u (%s%s)\n", port,
+              mode == WREN_UDP_SINK ? "sink" : "echo",
+              elided ? ", elided checksums taken" : "");
+    return 0;
+}
+
+/* udp server start ...|stop|stats */
+static int udp_server(struct wren_shell *sh, int argc, char **argv)
+{
+    if (strcmp(argv[2], "start") == 0 && argc >= 4) {
+        return udp_server_start(sh, argc, argv);
+    }
+    if (strcmp(argv[2], "stop") == 0) {
+        wren_udp_server_stop(&sh->server);
+        return 0;
+    }
+    if (strcmp(argv[2], "stats") == 0) {
+        const struct wren_udp_server *s = &sh->server;
+        wren_shell_printf(sh, "udp server: received %lu bad %lu echoed %lu bytes %lu size_sum %lu "
+                      "queue_drops %lu\n",
+                  (unsigned long)s->received, (unsigned long)s->bad, (unsigned long)s->echoed,
+                  (unsigned long)s->bytes, (unsigned long)s->size_sum,
+                  (unsigned long)s->sock.rx.drops);
+        return 0;
+    }
+    return udp_usage(sh);
+}
+
+/* udp send ADDR PORT SIZE[-MAXSIZE] [COUNT] [INTERVAL_MS] */
+static int udp_send(struct wren_shell *sh, int argc, char **argv)
+{
+    struct wren_sock_udp_ep dst = { 0 };
+    int bad = wren_ipv6_addr_from_str(dst.addr, argv[2]) < 0;
+    dst.port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    char *dash = strchr(argv[4], '-');
+    if (dash) {
+        *dash = 0;
+    }
+    long lo = wren_shell_num(argv[4], 0, 1232, &bad);
+    long hi = dash ? wren_shell_num(dash + 1, lo, 1232, &bad) : lo;
+    long count = argc >= 6 ? wren_shell_num(argv[5], 1, 1000000, &bad) : 1;
+    long interval = argc >= 7 ? wren_shell_num(argv[6], 0, 3600000, &bad) : 1000;
+    if (bad) {
+        return udp_usage(sh);
+    }
+    int res = wren_udp_sender_start(sh->node, &sh->sender, &dst, (uint16_t)lo, (uint16_t)hi,
+                                    (uint32_t)count, (uint32_t)interval * 1000u, sh->out,
+                                    sh->out_ctx);
+    return res < 0 ? wren_shell_error(sh, res, "udp send") : 0;
+}
+
+static int cmd_udp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
+    if (argc >= 3 && strcmp(argv[1], "server") == 0) {
+        return udp_server(sh, argc, argv);
+    }
+    if (argc >= 5 && strcmp(argv[1], "send") == 0) {
+        return udp_send(sh, argc, argv);
+    }
+    return udp_usage(sh);
 }
 
 
@@ -795,92 +531,148 @@ static int tcp_opts(struct wren_shell *sh, int argc, char **argv, int from)
     return bad ? -EINVAL : 0;
 }
 
-static int cmd_tcp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+static int tcp_usage(struct wren_shell *sh)
 {
-    (void)m;
-    int bad = 0;
-    struct wren_tcp_app *app = sh->tcp;
-    if (app == NULL) {
-        return wren_shell_error(sh, -ENOTSUP, "tcp: no TCP application on this node");
-    }
-    const char *sub = argc >= 2 ? argv[1] : "";
-    bool srv = argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
-    if (strcmp(sub, "listen") == 0 && argc >= 3) {
-        uint16_t port = (uint16_t)wren_shell_num(argv[2], 1, 65535, &bad);
-        int from = 3;
-        uint8_t mode = WREN_TCP_APP_SINK;
-        if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
-            mode = strcmp(argv[3], "echo") == 0 ? WREN_TCP_APP_ECHO : WREN_TCP_APP_SINK;
-            from = 4;
-        }
-        if (!bad && tcp_opts(sh, argc, argv, from) == 0) {
-            int res = wren_tcp_app_listen(app, port, mode);
-            if (res < 0) {
-                return wren_shell_error(sh, res, "tcp listen");
-            }
-            wren_shell_printf(sh, "tcp: listening on port %u (%s)\n", port,
-                      mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
-            return 0;
-        }
-    } else if (strcmp(sub, "unlisten") == 0) {
-        wren_tcp_app_unlisten(app);
-        return 0;
-    } else if (strcmp(sub, "connect") == 0 && argc >= 4) {
-        uint8_t addr[16];
-        bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
-        uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
-        if (!bad && tcp_opts(sh, argc, argv, 4) == 0) {
-            int res = wren_tcp_app_connect(app, addr, port);
-            return res < 0 ? wren_shell_error(sh, res, "tcp connect") : 0;
-        }
-    } else if (strcmp(sub, "send") == 0 && argc >= 3) {
-        long n = wren_shell_num(argv[2], 0, 2000000000L, &bad);
-        bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
-        if (!bad) {
-            int res = wren_tcp_app_send(app, srv, (uint64_t)n, close);
-            return res < 0 ? wren_shell_error(sh, res, "tcp send") : 0;
-        }
-    } else if (strcmp(sub, "close") == 0) {
-        int res = wren_tcp_app_close(app, srv);
-        return res < 0 ? wren_shell_error(sh, res, "tcp close") : 0;
-    } else if (strcmp(sub, "stats") == 0) {
-        const struct wren_tcp_stats *t = &app->tcp->stats;
-        wren_shell_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
-                      "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
-                  (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
-                  (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
-                  (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
-                  (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
-                  (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
-                  (unsigned long)t->rx_rst);
-        /* (sh_printf's lines are at most 255 characters) */
-        wren_shell_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
-                      "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
-                      "acks-limited %lu\n",
-                  (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
-                  (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
-                  (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
-                  (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
-                  (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
-                  (unsigned long)t->ack_limited);
-        wren_shell_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
-                      "user-timeouts %lu\n",
-                  (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
-                  (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
-                  (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
-        if (app->cli.in_use) {
-            tcp_conn_line(sh, "client", &app->cli);
-        }
-        if (app->srv.in_use) {
-            tcp_conn_line(sh, "server", &app->srv);
-        }
-        return 0;
-    }
     wren_shell_printf(sh, "usage: tcp listen PORT [sink|echo] [OPTS] | tcp connect ADDR PORT [OPTS] |\n"
                   "       tcp send N [close] [srv] | tcp close [srv] | tcp unlisten | tcp stats\n"
                   "       OPTS: mss N, wnd BYTES (send/receive buffer), nosack, nots, ecn,\n"
                   "             nodelay, nodelack, keepalive\n");
     return -EINVAL;
+}
+
+/* "... srv": the accepted connection, not the client */
+static bool tcp_srv(int argc, char **argv)
+{
+    return argc >= 3 && strcmp(argv[argc - 1], "srv") == 0;
+}
+
+/* tcp listen PORT [sink|echo] [OPTS] */
+static int tcp_listen(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    uint16_t port = (uint16_t)wren_shell_num(argv[2], 1, 65535, &bad);
+    int from = 3;
+    uint8_t mode = WREN_TCP_APP_SINK;
+    if (argc >= 4 && (strcmp(argv[3], "echo") == 0 || strcmp(argv[3], "sink") == 0)) {
+        mode = strcmp(argv[3], "echo") == 0 ? WREN_TCP_APP_ECHO : WREN_TCP_APP_SINK;
+        from = 4;
+    }
+    if (bad || tcp_opts(sh, argc, argv, from) != 0) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_listen(sh->tcp, port, mode);
+    if (res < 0) {
+        return wren_shell_error(sh, res, "tcp listen");
+    }
+    wren_shell_printf(sh, "tcp: listening on port %u (%s)\n", port,
+              mode == WREN_TCP_APP_ECHO ? "echo" : "sink");
+    return 0;
+}
+
+static int tcp_unlisten(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    wren_tcp_app_unlisten(sh->tcp);
+    return 0;
+}
+
+/* tcp connect ADDR PORT [OPTS] */
+static int tcp_connect(struct wren_shell *sh, int argc, char **argv)
+{
+    uint8_t addr[16];
+    int bad = wren_ipv6_addr_from_str(addr, argv[2]) < 0;
+    uint16_t port = (uint16_t)wren_shell_num(argv[3], 1, 65535, &bad);
+    if (bad || tcp_opts(sh, argc, argv, 4) != 0) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_connect(sh->tcp, addr, port);
+    return res < 0 ? wren_shell_error(sh, res, "tcp connect") : 0;
+}
+
+/* tcp send N [close] [srv] */
+static int tcp_send(struct wren_shell *sh, int argc, char **argv)
+{
+    int bad = 0;
+    long n = wren_shell_num(argv[2], 0, 2000000000L, &bad);
+    bool close = argc >= 4 && strcmp(argv[3], "close") == 0;
+    if (bad) {
+        return tcp_usage(sh);
+    }
+    int res = wren_tcp_app_send(sh->tcp, tcp_srv(argc, argv), (uint64_t)n, close);
+    return res < 0 ? wren_shell_error(sh, res, "tcp send") : 0;
+}
+
+/* tcp close [srv] */
+static int tcp_close(struct wren_shell *sh, int argc, char **argv)
+{
+    int res = wren_tcp_app_close(sh->tcp, tcp_srv(argc, argv));
+    return res < 0 ? wren_shell_error(sh, res, "tcp close") : 0;
+}
+
+/* tcp stats: the TCP layer's counters, then each connection */
+static int tcp_stats(struct wren_shell *sh, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    const struct wren_tcp_app *app = sh->tcp;
+    const struct wren_tcp_stats *t = &app->tcp->stats;
+    wren_shell_printf(sh, "tcp: rx %lu; drops: csum %lu hdr %lu no-conn %lu seq %lu ack %lu paws %lu; "
+                  "ooo %lu dup-bytes %lu dup-acks %lu rst %lu\n",
+              (unsigned long)t->rx_segs, (unsigned long)t->rx_drop_csum,
+              (unsigned long)t->rx_drop_hdr, (unsigned long)t->rx_drop_no_conn,
+              (unsigned long)t->rx_drop_seq, (unsigned long)t->rx_drop_ack,
+              (unsigned long)t->rx_drop_paws, (unsigned long)t->rx_ooo_segs,
+              (unsigned long)t->rx_dup_bytes, (unsigned long)t->rx_dup_acks,
+              (unsigned long)t->rx_rst);
+    /* (sh_printf's lines are at most 255 characters) */
+    wren_shell_printf(sh, "tcp: tx %lu rexmt %lu rst %lu nobufs %lu; rto %lu fast-rexmt %lu "
+                  "sack-rexmt %lu persist %lu challenge-acks %lu (limited %lu) "
+                  "acks-limited %lu\n",
+              (unsigned long)t->tx_segs, (unsigned long)t->tx_rexmt,
+              (unsigned long)t->tx_rst, (unsigned long)t->tx_drop_nobufs,
+              (unsigned long)t->rto_expired, (unsigned long)t->fast_rexmt,
+              (unsigned long)t->sack_rexmt, (unsigned long)t->persist_probes,
+              (unsigned long)t->challenge_acks, (unsigned long)t->challenge_limited,
+              (unsigned long)t->ack_limited);
+    wren_shell_printf(sh, "tcp: syn pool-full %lu evicted %lu; ecn ce %lu cut %lu; timeouts %lu "
+                  "user-timeouts %lu\n",
+              (unsigned long)t->syn_drop_pool, (unsigned long)t->syn_evicted,
+              (unsigned long)t->ecn_ce_rx, (unsigned long)t->ecn_reductions,
+              (unsigned long)t->conn_timeouts, (unsigned long)t->user_timeouts);
+    if (app->cli.in_use) {
+        tcp_conn_line(sh, "client", &app->cli);
+    }
+    if (app->srv.in_use) {
+        tcp_conn_line(sh, "server", &app->srv);
+    }
+    return 0;
+}
+
+/* a subcommand and the fewest words it takes ("tcp" included); one given
+ * fewer is not it */
+static const struct {
+    const char *name;
+    int argc_min;
+    int (*fn)(struct wren_shell *sh, int argc, char **argv);
+} tcp_subs[] = {
+    { "listen", 3, tcp_listen }, { "unlisten", 0, tcp_unlisten }, { "connect", 4, tcp_connect },
+    { "send", 3, tcp_send },     { "close", 0, tcp_close },       { "stats", 0, tcp_stats },
+};
+
+static int cmd_tcp(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)m;
+    if (sh->tcp == NULL) {
+        return wren_shell_error(sh, -ENOTSUP, "tcp: no TCP application on this node");
+    }
+    const char *sub = argc >= 2 ? argv[1] : "";
+    for (size_t i = 0; i < sizeof(tcp_subs) / sizeof(tcp_subs[0]); i++) {
+        if (strcmp(sub, tcp_subs[i].name) == 0 && argc >= tcp_subs[i].argc_min) {
+            return tcp_subs[i].fn(sh, argc, argv);
+        }
+    }
+    return tcp_usage(sh);
 }
 
 /* ---- pktbuf, stats --------------------------------------------------------- */
@@ -939,7 +731,7 @@ static const struct wren_shell_cmd commands[] = {
     { "ifconfig",
       "interfaces, addresses, counters; IF add|del ADDR[/LEN]; IF faults LOSS% REORDER% [MS]; "
       "IF dgloss LOSS% [SEED] (6LoWPAN drops whole datagrams); IF ack on|off; IF l2src short|long",
-      cmd_ifconfig },
+      wren_shell_ifconfig },
     { "ping", "ping ADDR [-c COUNT] [-s SIZE] [-i INTERVAL_MS] [-I IF]", cmd_ping },
     { "udp", "udp server start PORT [echo|sink] [csum-elided]|stop|stats; udp send ADDR PORT SIZE[-MAX] [COUNT] [MS]",
       cmd_udp },
@@ -1018,11 +810,45 @@ void wren_shell_set_extra(struct wren_shell *sh, const struct wren_shell_cmd *cm
     sh->extra = cmds;
 }
 
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* @p buf split on blanks in place into @p argv (strtok keeps hidden global
+ * state); words past MAX_ARGS are left out. @return the number of words. */
+static int split_words(char *buf, char *argv[MAX_ARGS])
+{
+    int argc = 0;
+    for (char *p = buf; *p && argc < MAX_ARGS;) {
+        while (is_blank(*p)) {
+            *p++ = 0;
+        }
+        if (*p) {
+            argv[argc++] = p;
+        }
+        while (*p && !is_blank(*p)) {
+            p++;
+        }
+    }
+    return argc;
+}
+
+/* the command @p name among @p cmds (ended by a NULL name; may be NULL) */
+static const struct wren_shell_cmd *cmd_find(const struct wren_shell_cmd *cmds, const char *name)
+{
+    for (const struct wren_shell_cmd *c = cmds; c && c->name; c++) {
+        if (strcmp(name, c->name) == 0) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
 int wren_shell_exec(struct wren_shell *sh, const char *line)
 {
     char buf[160];
     char *argv[MAX_ARGS];
-    int argc = 0;
     if (strlen(line) >= sizeof(buf)) {
         /* never run what is left of a line cut short */
         wren_shell_printf(sh, "error: line longer than %u characters\n",
@@ -1030,31 +856,17 @@ int wren_shell_exec(struct wren_shell *sh, const char *line)
         return -E2BIG;
     }
     snprintf(buf, sizeof(buf), "%s", line);
-    /* split on blanks in place (strtok keeps hidden global state) */
-    for (char *p = buf; *p && argc < MAX_ARGS;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-            *p++ = 0;
-        }
-        if (*p) {
-            argv[argc++] = p;
-        }
-        while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            p++;
-        }
-    }
+    int argc = split_words(buf, argv);
     if (argc == 0) {
         return 0;
     }
     /* the runtime's commands first (they may stand in for a module's) */
-    for (const struct wren_shell_cmd *c = sh->extra; c && c->name; c++) {
-        if (strcmp(argv[0], c->name) == 0) {
-            return c->fn(sh, NULL, argc, argv);
-        }
+    const struct wren_shell_cmd *c = cmd_find(sh->extra, argv[0]);
+    if (c == NULL) {
+        c = cmd_find(commands, argv[0]);
     }
-    for (const struct wren_shell_cmd *c = commands; c->name; c++) {
-        if (strcmp(argv[0], c->name) == 0) {
-            return c->fn(sh, NULL, argc, argv);
-        }
+    if (c) {
+        return c->fn(sh, NULL, argc, argv);
     }
     struct find f = { argv[0], sh, NULL, NULL };
     wren_stack_foreach_module(sh->node, module_cmds, &f);
