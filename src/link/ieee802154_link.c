@@ -50,6 +50,12 @@ static bool all_zero(const uint8_t *a, size_t n)
     return n == 0;
 }
 
+/* An EUI-64 is individual and not all zeros. */
+static bool eui64_ok(const uint8_t *a, size_t len)
+{
+    return len == 8 && !all_zero(a, 8) && !(a[0] & 0x01);
+}
+
 static void link_init(struct wren_netif *netif)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
@@ -283,18 +289,17 @@ static int sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_fra
 
 /* 802.15.4 frame reception, last step: the MHR becomes a snip of its own,
  * a netif header carries the addresses, and the payload goes to the layer
- * its first byte names (or @p type). */
-static void link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
-                         const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
-                         uint8_t type)
+ * its first byte names (or @p type). false: no room for the headers,
+ * @p pkt is still the caller's. */
+static bool link_deliver(struct wren_node *node, struct wren_netif *netif,
+                         struct wren_snip *pkt, const struct ieee802154_frame *f,
+                         const struct wren_netdev_rx_info *info, uint8_t type)
 {
-    struct wren_netif *netif = &nif->netif;
-    struct wren_node *node = netif->node;
     size_t hlen = (size_t)(f->payload - pkt->data);
     size_t plen = f->payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
     if (mhr == NULL) {
-        goto drop;
+        return false;
     }
     if (pkt->size > plen) {
         /* trailing bytes (IEs handled above, MIC never here) are not payload */
@@ -304,7 +309,7 @@ static void link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pk
                                                 sizeof(struct wren_netif_hdr),
                                                 WREN_NETTYPE_NETIF);
     if (nh_snip == NULL) {
-        goto drop;
+        return false;
     }
     mhr->next = nh_snip;
     struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
@@ -328,23 +333,23 @@ static void link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pk
     size_t len = pkt->size;
     if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
         netif->stats.rx_drop_no_receiver++;
-        return;
+        return true;
     }
     netif->stats.rx_frames++;
     netif->stats.rx_bytes += (uint32_t)len;
-    return;
-
-drop:
-    netif->stats.rx_drop_nobuf++;
-    wren_pktbuf_release(&node->pktbuf, pkt);
+    return true;
 }
 
 #if CONFIG_WREN_TSCH
+/* (link_recv delivers through it too: one copy of link_deliver) */
 void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
                        const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
                        uint8_t type)
 {
-    link_deliver(nif, pkt, f, info, type);
+    if (!link_deliver(nif->netif.node, &nif->netif, pkt, f, info, type)) {
+        nif->netif.stats.rx_drop_nobuf++;
+        wren_pktbuf_release(&nif->netif.node->pktbuf, pkt);
+    }
 }
 #endif
 
@@ -361,73 +366,65 @@ static uint32_t *parse_drop_reason(struct wren_netif *netif, int res)
 /* An Imm-Ack: the CSMA MAC's (the radio's, with a hardware MAC). It is
  * never secured: a secured ACK goes through the incoming procedure like any
  * frame (the ASN in its nonce refused, no source for its nonce: counted
- * there), never straight to the MAC. Takes @p pkt. */
-static void recv_ack(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
-                     struct wren_snip *pkt)
+ * there), never straight to the MAC. @return the counter of its drop, or
+ * NULL (taken, or counted already). */
+static uint32_t *recv_ack(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                          struct wren_snip *pkt)
 {
-    struct wren_netif *netif = &nif->netif;
     if (f->hdr.security && (!CONFIG_WREN_IEEE802154_SEC || sec_unsecure(nif, f, pkt) != 0)) {
-        netif->stats.rx_drop_unsupported += !CONFIG_WREN_IEEE802154_SEC;
-    } else {
-#if CONFIG_WREN_MAC_SOFT
-        wren_mac_rx(nif, f, false);
-#else
-        netif->stats.rx_drop_unsupported++; /* the radio's business */
-#endif
+        return CONFIG_WREN_IEEE802154_SEC ? NULL : &nif->netif.stats.rx_drop_unsupported;
     }
-    wren_pktbuf_release(&netif->node->pktbuf, pkt);
+#if CONFIG_WREN_MAC_SOFT
+    wren_mac_rx(nif, f, false);
+    return NULL;
+#else
+    return &nif->netif.stats.rx_drop_unsupported; /* the radio's business */
+#endif
 }
 
 /* A MAC command: data requests are the CSMA MAC's; others we do not use
- * (and none if the policy wants commands secured: counted there). Takes
- * @p pkt. */
-static void recv_cmd(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
-                     struct wren_snip *pkt, bool mine)
+ * (and none if the policy wants commands secured: counted there).
+ * @return as recv_ack(). */
+static uint32_t *recv_cmd(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                          struct wren_snip *pkt, bool mine)
 {
-    struct wren_netif *netif = &nif->netif;
 #if CONFIG_WREN_MAC_SOFT
     if (mine && CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, f, pkt) < 0) {
-        /* counted by reason in the security counters */
-    } else if (!mine || wren_mac_rx(nif, f, true) != WREN_MAC_RX_CONSUMED) {
-        netif->stats.rx_drop_unsupported++;
+        return NULL; /* counted by reason in the security counters */
+    }
+    if (mine && wren_mac_rx(nif, f, true) == WREN_MAC_RX_CONSUMED) {
+        return NULL;
     }
 #else
-    (void)f, (void)mine;
-    netif->stats.rx_drop_unsupported++;
+    (void)f, (void)pkt, (void)mine;
 #endif
-    wren_pktbuf_release(&netif->node->pktbuf, pkt);
+    return &nif->netif.stats.rx_drop_unsupported;
 }
 
 /* A data frame for us: incoming security, then the MAC (ACK, duplicate
  * detection). Security goes first: a forged frame must not enter the MAC's
  * table of recent sequence numbers. A retransmission of the last secured
  * frame (1: our ACK was lost) goes to the MAC for its ACK, never up.
- * false: not to be delivered, @p pkt released (counted). */
+ * false: not to be delivered (counted). */
 static bool recv_data(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
                       struct wren_snip *pkt, bool mine)
 {
-    struct wren_netif *netif = &nif->netif;
     bool unicast = mine && !(f->hdr.dst_mode == IEEE802154_ADDR_SHORT &&
                              get_be16(f->hdr.dst_addr) == IEEE802154_BROADCAST);
     int sres = CONFIG_WREN_IEEE802154_SEC ? sec_unsecure(nif, f, pkt) : 0;
     if (sres < 0) {
-        wren_pktbuf_release(&netif->node->pktbuf, pkt);
         return false; /* counted by reason in the security counters */
     }
 #if CONFIG_WREN_MAC_SOFT
-    if (wren_mac_rx(nif, f, unicast) != WREN_MAC_RX_DELIVER || sres > 0) {
-        wren_pktbuf_release(&netif->node->pktbuf, pkt);
-        return false;
-    }
+    return wren_mac_rx(nif, f, unicast) == WREN_MAC_RX_DELIVER && sres == 0;
 #else
     (void)unicast;
     if (sres > 0) {
-        netif->stats.rx_drop_unsupported++; /* (the radio saw the duplicate) */
-        wren_pktbuf_release(&netif->node->pktbuf, pkt);
+        nif->netif.stats.rx_drop_unsupported++; /* (the radio saw the duplicate) */
         return false;
     }
-#endif
     return true;
+#endif
 }
 
 /* IEEE 802.15.4 frame reception: parse, the frame type (ACKs and commands
@@ -436,6 +433,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
                       const struct wren_netdev_rx_info *info)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_node *node = netif->node;
     struct ieee802154_frame f;
     uint32_t *reason;
 
@@ -451,8 +449,8 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
         goto drop;
     }
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
-        recv_ack(nif, &f, pkt);
-        return;
+        reason = recv_ack(nif, &f, pkt);
+        goto drop;
     }
     /* the CSMA MAC's own commands (data requests) are never secured */
     if ((f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD) ||
@@ -462,21 +460,31 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     }
     bool mine = for_us(nif, &f.hdr);
     if (f.hdr.type == IEEE802154_TYPE_CMD) {
-        recv_cmd(nif, &f, pkt, mine);
-        return;
+        reason = recv_cmd(nif, &f, pkt, mine);
+        goto drop;
     }
     if (!nif->promiscuous && !mine) {
         reason = &netif->stats.rx_drop_not_for_us;
         goto drop;
     }
-    if (recv_data(nif, &f, pkt, mine)) {
-        link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
+    if (!recv_data(nif, &f, pkt, mine)) {
+        reason = NULL; /* counted */
+        goto drop;
     }
+#if CONFIG_WREN_TSCH
+    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
     return;
-
+#else
+    if (link_deliver(node, netif, pkt, &f, info, WREN_NETTYPE_UNDEF)) {
+        return;
+    }
+    reason = &netif->stats.rx_drop_nobuf;
+#endif
 drop:
-    (*reason)++;
-    wren_pktbuf_release(&netif->node->pktbuf, pkt);
+    if (reason != NULL) {
+        (*reason)++;
+    }
+    wren_pktbuf_release(&node->pktbuf, pkt);
 }
 
 /* GET: the MAC (TSCH), security and the CSMA MAC answer for their options
@@ -504,11 +512,13 @@ static int sublayer_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *v
     }
 #endif
 #if CONFIG_WREN_MAC_SOFT
-    return wren_mac_get(nif, opt, val, max);
-#else
+    int mres = wren_mac_get(nif, opt, val, max);
+    if (mres != -ENOTSUP) {
+        return mres;
+    }
+#endif
     (void)nif, (void)opt, (void)val, (void)max;
     return -ENOTSUP;
-#endif
 }
 
 static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
@@ -571,41 +581,13 @@ static int sublayer_set(struct wren_ieee802154_netif *nif, uint16_t opt, const v
     }
 #endif
 #if CONFIG_WREN_MAC_SOFT
-    return wren_mac_set(nif, opt, val, len);
-#else
+    int mres = wren_mac_set(nif, opt, val, len);
+    if (mres != -ENOTSUP) {
+        return mres;
+    }
+#endif
     (void)nif, (void)opt, (void)val, (void)len;
     return -ENOTSUP;
-#endif
-}
-
-/* The frame layer's own addresses: also given to the radio, for hardware
- * filtering. */
-static int addr_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val,
-                    size_t len)
-{
-    switch (opt) {
-    case WREN_NETOPT_ADDRESS:
-        if (len != 2) {
-            return -EINVAL;
-        }
-        memcpy(nif->short_addr, val, 2);
-        break;
-    case WREN_NETOPT_ADDRESS_LONG:
-        if (len != 8 || all_zero(val, 8) || (((const uint8_t *)val)[0] & 0x01)) {
-            return -EINVAL; /* an EUI-64 is individual and not all zeros */
-        }
-        memcpy(nif->long_addr, val, 8);
-        break;
-    default: /* WREN_NETOPT_NID */
-        if (len != 2) {
-            return -EINVAL;
-        }
-        memcpy(&nif->pan, val, 2);
-        break;
-    }
-    struct wren_netdev *dev = nif->netif.dev;
-    int res = dev->driver->set(dev, opt, val, len);
-    return res == -ENOTSUP ? 0 : res;
 }
 
 static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
@@ -615,11 +597,26 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
     if (res != -ENOTSUP) {
         return res;
     }
+    struct wren_netdev *dev = netif->dev;
     switch (opt) {
     case WREN_NETOPT_ADDRESS:
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(nif->short_addr, val, 2);
+        break;
     case WREN_NETOPT_ADDRESS_LONG:
+        if (!eui64_ok(val, len)) {
+            return -EINVAL;
+        }
+        memcpy(nif->long_addr, val, 8);
+        break;
     case WREN_NETOPT_NID:
-        return addr_set(nif, opt, val, len);
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(&nif->pan, val, 2);
+        break;
     case WREN_NETOPT_ADDR_LEN: {
         uint16_t v;
         if (len != 2 || (memcpy(&v, val, 2), v != 2 && v != 8) ||
@@ -640,6 +637,9 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
     default:
         return -ENOTSUP;
     }
+    /* addresses and PAN also go to the radio, for hardware filtering */
+    res = dev->driver->set(dev, opt, val, len);
+    return res == -ENOTSUP ? 0 : res;
 }
 
 #if CONFIG_WREN_MAC_SOFT

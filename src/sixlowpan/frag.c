@@ -222,33 +222,6 @@ static int coverage(struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
     return have == 0 ? 0 : have == to - from ? 1 : 2;
 }
 
-/* RFC 4944 5.3: the fragment header, a datagram size we take, and the
- * datagram it belongs to (*@p slot, NULL if none begun); the same tag with
- * another size: neither can be trusted. @return the header's length, or
- * -1 (counted). */
-static int frag_header(struct wren_sixlowpan *lp, const struct wren_snip *pkt,
-                       const struct wren_netif_hdr *nh, struct sixlowpan_frag *f,
-                       struct wren_sixlowpan_reass **slot)
-{
-    int flen = wren_sixlowpan_frag_parse(pkt->data, pkt->size, f); /* size >= 40 if it parsed */
-    if (flen < 0) {
-        lp->stats.frag_drop_hdr++;
-        return -1;
-    }
-    if (f->size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM) {
-        lp->stats.frag_drop_size++;
-        return -1;
-    }
-    struct wren_sixlowpan_reass *r = slot_find(lp, nh, f->tag);
-    if (r && r->size != f->size) {
-        lp->stats.frag_drop_size++;
-        slot_free(lp, r);
-        return -1;
-    }
-    *slot = r;
-    return flen;
-}
-
 /* RFC 4944 5.3: the fragment's units [@p from, @p to) of 8 octets, new to
  * the datagram: a duplicate is dropped, an overlap discards the datagram.
  * false: counted, drop. */
@@ -273,10 +246,21 @@ void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct wren_pktbuf *pb = &lp->node->pktbuf;
     struct wren_netif_hdr *nh = wren_netif_hdr(wren_pkt_search(pkt, WREN_NETTYPE_NETIF));
     struct sixlowpan_frag f;
-    struct wren_sixlowpan_reass *r;
     lp->stats.frag_rx++;
-    int flen = frag_header(lp, pkt, nh, &f, &r);
+    int flen = wren_sixlowpan_frag_parse(pkt->data, pkt->size, &f); /* size >= 40 if it parsed */
     if (flen < 0) {
+        lp->stats.frag_drop_hdr++;
+        goto drop;
+    }
+    if (f.size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM) {
+        lp->stats.frag_drop_size++;
+        goto drop;
+    }
+    struct wren_sixlowpan_reass *r = slot_find(lp, nh, f.tag);
+    if (r && r->size != f.size) {
+        /* the same tag with another size: neither can be trusted */
+        lp->stats.frag_drop_size++;
+        slot_free(lp, r);
         goto drop;
     }
     const uint8_t *data = pkt->data + flen;

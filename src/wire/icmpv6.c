@@ -104,8 +104,9 @@ int wren_icmpv6_len(const struct icmpv6_msg *m)
 }
 
 /* The type-specific fields after type, code and checksum (at @p p); the
- * addresses and ROVR go in with memmove: they may already sit in place. */
-static void emit_fields(const struct icmpv6_msg *m, uint8_t *p)
+ * addresses and ROVR go in with memmove: they may already sit in place.
+ * @p dar: a DAR or DAC (RFC 6775 4.4). */
+static void emit_fields(const struct icmpv6_msg *m, uint8_t *p, bool dar)
 {
     switch (m->type) {
     case ICMPV6_ECHO_REQUEST:
@@ -138,17 +139,15 @@ static void emit_fields(const struct icmpv6_msg *m, uint8_t *p)
         }
         put_be32(p, (uint32_t)m->nd.flags << 24);
         break;
-    case ICMPV6_DAR:
-    case ICMPV6_DAC: {
-        size_t rl = m->dar.rovr_len;
-        memmove(p + 4, m->dar.rovr, rl);
-        memmove(p + 4 + rl, m->dar.addr, 16);
-        p[0] = m->dar.status;
-        p[1] = m->dar.tid;
-        put_be16(p + 2, m->dar.lifetime);
-        break;
-    }
     default:
+        if (dar) {
+            size_t rl = m->dar.rovr_len;
+            memmove(p + 4, m->dar.rovr, rl);
+            memmove(p + 4 + rl, m->dar.addr, 16);
+            p[0] = m->dar.status;
+            p[1] = m->dar.tid;
+            put_be16(p + 2, m->dar.lifetime);
+        }
         break;
     }
 }
@@ -180,7 +179,7 @@ int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
     buf[0] = m->type;
     buf[1] = m->code;
     put_be16(buf + 2, 0);
-    emit_fields(m, buf + 4);
+    emit_fields(m, buf + 4, dar);
     return fl + (int)n;
 }
 

@@ -406,10 +406,9 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
 }
 
 /* RFC 6282 3.1.1 TF: the traffic class (ECN first) and flow label, as
- * short as they allow; @return the TF bits. */
-static unsigned emit_tf(const struct ipv6_hdr *ip, uint8_t **wp)
+ * short as they allow; their TF bits go to *@p b0. */
+static uint8_t *emit_tf(const struct ipv6_hdr *ip, uint8_t *w, unsigned *b0)
 {
-    uint8_t *w = *wp;
     uint32_t flow = ip->flow & 0xfffffu;
     unsigned tcw = (unsigned)(ip->tc << 6 | ip->tc >> 2) & 0xffu; /* ECN first */
     unsigned tf;
@@ -428,8 +427,8 @@ static unsigned emit_tf(const struct ipv6_hdr *ip, uint8_t **wp)
         put_be16(w, (uint16_t)flow);
         w += 2;
     }
-    *wp = w;
-    return tf;
+    *b0 |= tf << 3;
+    return w;
 }
 
 /* RFC 6282 4.3.3: the UDP NHC; the checksum is always carried. */
@@ -470,7 +469,7 @@ int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh
     if (sci | dci)
         *w++ = (uint8_t)(sci << 4 | dci);
 
-    b0 |= emit_tf(ip, &w) << 3;
+    w = emit_tf(ip, w, &b0);
     if (udp)
         b0 |= 4u;
     else
