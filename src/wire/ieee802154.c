@@ -133,38 +133,6 @@ static uint32_t cur_le(struct cur *c, uint32_t v, size_t n)
     return v;
 }
 
-/* 7.2.1: the frame control field, then the repr's validity. */
-static int fcf_codec(struct ieee802154_hdr *h, struct cur *c)
-{
-    bool v2 = is_v2(h); /* writing; when reading known after the FCF */
-    uint32_t t;
-
-    /* 7.2.1: frame control; bits 8-9 are reserved before version 2. */
-    t = cur_le(c,
-               (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 | h->ack_req << 5 |
-                          h->panid_comp << 6 | (v2 && h->seq_suppressed) << 8 |
-                          (v2 && h->ie_present) << 9 | h->dst_mode << 10 | h->version << 12 |
-                          h->src_mode << 14),
-               2);
-    if (c->err)
-        return ERR(TRUNCATED);
-    if (c->rd) {
-        h->type = t & 7;
-        h->security = t >> 3 & 1;
-        h->frame_pending = t >> 4 & 1;
-        h->ack_req = t >> 5 & 1;
-        h->panid_comp = t >> 6 & 1;
-        h->dst_mode = t >> 10 & 3;
-        h->version = t >> 12 & 3;
-        h->src_mode = (uint8_t)(t >> 14);
-        if (is_v2(h)) {
-            h->seq_suppressed = t >> 8 & 1;
-            h->ie_present = t >> 9 & 1;
-        }
-    }
-    return hdr_check(h);
-}
-
 /* 7.2.2-7.2.6: sequence number, PAN IDs and addresses, as the FCF says. */
 static void addr_codec(struct ieee802154_hdr *h, struct cur *c)
 {
@@ -237,7 +205,34 @@ static void auxsec_codec(struct ieee802154_hdr *h, struct cur *c)
  */
 static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
 {
-    int rc = fcf_codec(h, c);
+    bool v2 = is_v2(h); /* writing; when reading known after the FCF */
+    uint32_t t;
+    int rc;
+
+    /* 7.2.1: frame control; bits 8-9 are reserved before version 2. */
+    t = cur_le(c,
+               (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 | h->ack_req << 5 |
+                          h->panid_comp << 6 | (v2 && h->seq_suppressed) << 8 |
+                          (v2 && h->ie_present) << 9 | h->dst_mode << 10 | h->version << 12 |
+                          h->src_mode << 14),
+               2);
+    if (c->err)
+        return ERR(TRUNCATED);
+    if (c->rd) {
+        h->type = t & 7;
+        h->security = t >> 3 & 1;
+        h->frame_pending = t >> 4 & 1;
+        h->ack_req = t >> 5 & 1;
+        h->panid_comp = t >> 6 & 1;
+        h->dst_mode = t >> 10 & 3;
+        h->version = t >> 12 & 3;
+        h->src_mode = (uint8_t)(t >> 14);
+        if (is_v2(h)) {
+            h->seq_suppressed = t >> 8 & 1;
+            h->ie_present = t >> 9 & 1;
+        }
+    }
+    rc = hdr_check(h);
     if (rc)
         return rc;
     addr_codec(h, c);
