@@ -183,6 +183,9 @@ def _ltrans_object(path: Path, tmp: Path) -> Path:
     if path.exists():
         return path
     asm = path.with_suffix(".s")
+    if not asm.exists():
+        raise RuntimeError(f"{path.name}: the link deleted it and kept no assembly of it "
+                           "(6ln_host_lto links with -save-temps=obj)")
     obj = tmp / path.name
     subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-c", str(asm), "-o",
                     str(obj)], check=True, capture_output=True)
