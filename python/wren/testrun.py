@@ -4,11 +4,14 @@ Stages: C unit tests (ctest), Python tests (pytest), the same C and Python
 tests under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 target for a short time, and the Cortex-M3 build run under qemu with its
 size report, then the papers' figures in quick mode (./wren reproduce all
---quick, written to out/reproduce/). Exits non-zero if any stage fails. A stage fails on any
+--quick, written to out/reproduce/). The summary ends with lizard's list of
+the functions of src/ over 80 lines or cyclomatic complexity 20 (printed,
+not failed). Exits non-zero if any stage fails. A stage fails on any
 sanitizer report too, also one that leaves every exit status 0 (see
 _run, _ctest, _sanitized; tests/py/test_testrun.py plants faults).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -291,6 +294,59 @@ def stage_reproduce() -> bool:
 #: How many failure lines the summary shows under a failed stage.
 MAX_SUMMARY_FAILURES = 12
 
+#: Function shape (issue 28): a function of src/ longer than this many lines
+#: or with a cyclomatic complexity above SHAPE_MAX_CCN is listed in the
+#: summary (lizard -w -L 80 -C 20). Listed, not failed, for now.
+SHAPE_MAX_LINES = 80
+SHAPE_MAX_CCN = 20
+
+
+_LIZARD_WARNING = re.compile(r"^(.*):(\d+): warning: (\S+) has \d+ NLOC, (\d+) CCN, .*?"
+                             r"(\d+) length")
+
+
+def shape_report(root: Path | None = None) -> list[tuple[str, int, str, int, int]] | None:
+    """The functions of the C sources under @root (default src/) longer than
+    SHAPE_MAX_LINES lines or with a cyclomatic complexity above
+    SHAPE_MAX_CCN, as lizard -w finds them: [(file, line, function, length,
+    CCN)] in file order. None if lizard is not installed (it is in
+    python/requirements.txt, which scripts/bootstrap.sh installs)."""
+    root = root or paths.ROOT / "src"
+    where = root.relative_to(paths.ROOT) if root.is_relative_to(paths.ROOT) else root
+    cmd = [sys.executable, "-m", "lizard", "-w", "-L", str(SHAPE_MAX_LINES),
+           "-C", str(SHAPE_MAX_CCN), str(where)]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=paths.ROOT)
+    if "No module named lizard" in res.stderr:
+        return None
+    found = []
+    for line in res.stdout.splitlines():
+        m = _LIZARD_WARNING.match(line)
+        if m:
+            f, ln, name, ccn, length = m.groups()
+            found.append((f, int(ln), name, int(length), int(ccn)))
+    if not found and res.returncode != 0:
+        raise RuntimeError(f"lizard failed: {res.stderr.strip()}")
+    return sorted(found)
+
+
+def print_shape_report() -> None:
+    """The summary's function-shape lines: how many functions of src/ pass
+    the limits, and which (printed only; ./wren test does not fail on it)."""
+    try:
+        found = shape_report()
+    except (OSError, RuntimeError) as e:
+        print(f"function shape: not measured ({e})")
+        return
+    if found is None:
+        print("function shape: not measured, lizard is not installed "
+              "(./scripts/bootstrap.sh test installs it)")
+        return
+    print(f"function shape (lizard -w -L {SHAPE_MAX_LINES} -C {SHAPE_MAX_CCN} src): "
+          f"{len(found)} functions over {SHAPE_MAX_LINES} lines or cyclomatic complexity "
+          f"{SHAPE_MAX_CCN} (listed, not failed)")
+    for f, ln, name, length, ccn in found:
+        print(f"      {f}:{ln} {name}: {length} lines, CCN {ccn}")
+
 
 def main(args: argparse.Namespace) -> int:
     stages: list[tuple[str, Callable[[], bool]]] = [("C unit tests", stage_unit), ("Python tests", stage_python)]
@@ -320,4 +376,5 @@ def main(args: argparse.Namespace) -> int:
             # the last ones are the stage's own verdicts; a flood of them is cut
             for line in failures[-MAX_SUMMARY_FAILURES:]:
                 print(f"      {line[:300]}")
+    print_shape_report()
     return 0 if all(ok for _, ok, _, _ in results) else 1

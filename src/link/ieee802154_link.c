@@ -50,6 +50,12 @@ static bool all_zero(const uint8_t *a, size_t n)
     return n == 0;
 }
 
+/* An EUI-64 is individual and not all zeros. */
+static bool eui64_ok(const uint8_t *a, size_t len)
+{
+    return len == 8 && !all_zero(a, 8) && !(a[0] & 0x01);
+}
+
 static void link_init(struct wren_netif *netif)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
@@ -281,166 +287,19 @@ static int sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_fra
 #endif
 }
 
-static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
-                      const struct wren_netdev_rx_info *info)
+/* 802.15.4 frame reception, last step: the MHR becomes a snip of its own,
+ * a netif header carries the addresses, and the payload goes to the layer
+ * its first byte names (or @p type). false: no room for the headers,
+ * @p pkt is still the caller's. */
+static bool link_deliver(struct wren_node *node, struct wren_netif *netif,
+                         struct wren_snip *pkt, const struct ieee802154_frame *f,
+                         const struct wren_netdev_rx_info *info, uint8_t type)
 {
-    struct wren_ieee802154_netif *nif = to_nif(netif);
-    struct wren_node *node = netif->node;
-    struct ieee802154_frame f;
-    uint32_t *reason;
-
-#if CONFIG_WREN_TSCH
-    if (nif->tsch) {
-        wren_tsch_recv(nif, pkt, info);
-        return;
-    }
-#endif
-    int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
-    if (res < 0) {
-        /* frames of a kind this build leaves out are unsupported, not malformed */
-        bool unsupported = res == -IEEE802154_ERR_FRAME_TYPE ||
-                           (!CONFIG_WREN_IEEE802154_2015 && res == -IEEE802154_ERR_VERSION) ||
-                           (!CONFIG_WREN_IEEE802154_SECURITY && res == -IEEE802154_ERR_SECURITY);
-        reason = unsupported ? &netif->stats.rx_drop_unsupported : &netif->stats.rx_drop_malformed;
-        goto drop;
-    }
-    if (f.hdr.type == IEEE802154_TYPE_ACK) {
-        /* an Imm-Ack is never secured: a secured ACK goes through the
-         * incoming procedure like any frame (the ASN in its nonce refused,
-         * no source for its nonce: counted there), never straight to the MAC */
-        if (f.hdr.security && (!CONFIG_WREN_IEEE802154_SEC || sec_unsecure(nif, &f, pkt) != 0)) {
-            netif->stats.rx_drop_unsupported += !CONFIG_WREN_IEEE802154_SEC;
-            wren_pktbuf_release(&node->pktbuf, pkt);
-            return;
-        }
-#if CONFIG_WREN_MAC_SOFT
-        wren_mac_rx(nif, &f, false);
-#else
-        netif->stats.rx_drop_unsupported++; /* the radio's business */
-#endif
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return;
-    }
-    /* the CSMA MAC's own commands (data requests) are never secured */
-    if ((f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD) ||
-        (f.hdr.security && (!CONFIG_WREN_IEEE802154_SEC || f.hdr.type == IEEE802154_TYPE_CMD))) {
-        reason = &netif->stats.rx_drop_unsupported;
-        goto drop;
-    }
-    bool mine = for_us(nif, &f.hdr);
-    if (f.hdr.type == IEEE802154_TYPE_CMD) {
-        /* MAC commands (data requests) are the MAC's; others we do not use
-         * (and none if the policy wants commands secured: counted there) */
-#if CONFIG_WREN_MAC_SOFT
-        if (mine && CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, &f, pkt) < 0) {
-            wren_pktbuf_release(&node->pktbuf, pkt);
-            return;
-        }
-        if (!mine || wren_mac_rx(nif, &f, true) != WREN_MAC_RX_CONSUMED) {
-            netif->stats.rx_drop_unsupported++;
-        }
-#else
-        netif->stats.rx_drop_unsupported++;
-#endif
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return;
-    }
-    if (!nif->promiscuous && !mine) {
-        reason = &netif->stats.rx_drop_not_for_us;
-        goto drop;
-    }
-    bool unicast = mine && !(f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
-                             get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST);
-    /* security before the MAC's duplicate detection: a forged frame must
-     * not enter its table of recent sequence numbers. A retransmission of
-     * the last secured frame (1: our ACK was lost) goes to the MAC for its
-     * ACK, never up. */
-    int sres = CONFIG_WREN_IEEE802154_SEC ? sec_unsecure(nif, &f, pkt) : 0;
-    if (sres < 0) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return; /* counted by reason in the security counters */
-    }
-#if CONFIG_WREN_MAC_SOFT
-    if (wren_mac_rx(nif, &f, unicast) != WREN_MAC_RX_DELIVER || sres > 0) {
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return;
-    }
-#else
-    (void)unicast;
-    if (sres > 0) {
-        netif->stats.rx_drop_unsupported++; /* (the radio saw the duplicate) */
-        wren_pktbuf_release(&node->pktbuf, pkt);
-        return;
-    }
-#endif
-#if CONFIG_WREN_TSCH
-    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
-#else
-    /* (the same as wren_link_deliver(), which builds without TSCH leave out:
-     * inline here it costs the Cortex-M images nothing) */
-    size_t hlen = (size_t)(f.payload - pkt->data);
-    size_t plen = f.payload_len;
-    struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
-    if (mhr == NULL) {
-        reason = &netif->stats.rx_drop_nobuf;
-        goto drop;
-    }
-    if (pkt->size > plen) {
-        /* trailing bytes (IEs handled above, MIC never here) are not payload */
-        wren_pktbuf_trim_back(&node->pktbuf, pkt, plen);
-    }
-    struct wren_snip *nh_snip = wren_pktbuf_add(&node->pktbuf, NULL, NULL,
-                                                sizeof(struct wren_netif_hdr),
-                                                WREN_NETTYPE_NETIF);
-    if (nh_snip == NULL) {
-        reason = &netif->stats.rx_drop_nobuf;
-        goto drop;
-    }
-    mhr->next = nh_snip;
-    struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
-    memset(nh, 0, sizeof(*nh));
-    nh->src_len = (uint8_t)wren_ieee802154_addr_len(f.hdr.src_mode);
-    nh->dst_len = (uint8_t)wren_ieee802154_addr_len(f.hdr.dst_mode);
-    memcpy(nh->src, f.hdr.src_addr, nh->src_len);
-    memcpy(nh->dst, f.hdr.dst_addr, nh->dst_len);
-    if (nh->dst_len == 2 && get_be16(nh->dst) == IEEE802154_BROADCAST) {
-        nh->flags |= WREN_NETIF_HDR_BROADCAST;
-    }
-    nh->if_id = netif->id;
-    nh->rssi = info->rssi;
-    nh->lqi = info->lqi;
-
-    /* RFC 4944 5.1: a first byte 00xxxxxx is "not a LoWPAN frame" */
-    uint8_t type = (pkt->size && (pkt->data[0] & 0xc0) != 0) ? WREN_NETTYPE_SIXLOWPAN
-                                                            : WREN_NETTYPE_UNDEF;
-    size_t len = pkt->size;
-    if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
-        netif->stats.rx_drop_no_receiver++;
-        return;
-    }
-    netif->stats.rx_frames++;
-    netif->stats.rx_bytes += (uint32_t)len;
-#endif
-    return;
-
-drop:
-    (*reason)++;
-    wren_pktbuf_release(&node->pktbuf, pkt);
-}
-
-#if CONFIG_WREN_TSCH
-void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
-                       const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
-                       uint8_t type)
-{
-    struct wren_netif *netif = &nif->netif;
-    struct wren_node *node = netif->node;
-    uint32_t *reason = &netif->stats.rx_drop_nobuf;
     size_t hlen = (size_t)(f->payload - pkt->data);
     size_t plen = f->payload_len;
     struct wren_snip *mhr = wren_pktbuf_mark(&node->pktbuf, pkt, hlen, WREN_NETTYPE_IEEE802154);
     if (mhr == NULL) {
-        goto drop;
+        return false;
     }
     if (pkt->size > plen) {
         /* trailing bytes (IEs handled above, MIC never here) are not payload */
@@ -450,7 +309,7 @@ void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
                                                 sizeof(struct wren_netif_hdr),
                                                 WREN_NETTYPE_NETIF);
     if (nh_snip == NULL) {
-        goto drop;
+        return false;
     }
     mhr->next = nh_snip;
     struct wren_netif_hdr *nh = wren_netif_hdr(nh_snip);
@@ -474,21 +333,164 @@ void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
     size_t len = pkt->size;
     if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
         netif->stats.rx_drop_no_receiver++;
-        return;
+        return true;
     }
     netif->stats.rx_frames++;
     netif->stats.rx_bytes += (uint32_t)len;
-    return;
+    return true;
+}
 
-drop:
-    (*reason)++;
-    wren_pktbuf_release(&node->pktbuf, pkt);
+#if CONFIG_WREN_TSCH
+/* (link_recv delivers through it too: one copy of link_deliver) */
+void wren_link_deliver(struct wren_ieee802154_netif *nif, struct wren_snip *pkt,
+                       const struct ieee802154_frame *f, const struct wren_netdev_rx_info *info,
+                       uint8_t type)
+{
+    if (!link_deliver(nif->netif.node, &nif->netif, pkt, f, info, type)) {
+        nif->netif.stats.rx_drop_nobuf++;
+        wren_pktbuf_release(&nif->netif.node->pktbuf, pkt);
+    }
 }
 #endif
 
-static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
+/* The counter a frame the parser refused goes to: frames of a kind this
+ * build leaves out are unsupported, not malformed. */
+static uint32_t *parse_drop_reason(struct wren_netif *netif, int res)
+{
+    bool unsupported = res == -IEEE802154_ERR_FRAME_TYPE ||
+                       (!CONFIG_WREN_IEEE802154_2015 && res == -IEEE802154_ERR_VERSION) ||
+                       (!CONFIG_WREN_IEEE802154_SECURITY && res == -IEEE802154_ERR_SECURITY);
+    return unsupported ? &netif->stats.rx_drop_unsupported : &netif->stats.rx_drop_malformed;
+}
+
+/* An Imm-Ack: the CSMA MAC's (the radio's, with a hardware MAC). It is
+ * never secured: a secured ACK goes through the incoming procedure like any
+ * frame (the ASN in its nonce refused, no source for its nonce: counted
+ * there), never straight to the MAC. @return the counter of its drop, or
+ * NULL (taken, or counted already). */
+static uint32_t *recv_ack(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                          struct wren_snip *pkt)
+{
+    if (f->hdr.security && (!CONFIG_WREN_IEEE802154_SEC || sec_unsecure(nif, f, pkt) != 0)) {
+        return CONFIG_WREN_IEEE802154_SEC ? NULL : &nif->netif.stats.rx_drop_unsupported;
+    }
+#if CONFIG_WREN_MAC_SOFT
+    wren_mac_rx(nif, f, false);
+    return NULL;
+#else
+    return &nif->netif.stats.rx_drop_unsupported; /* the radio's business */
+#endif
+}
+
+/* A MAC command: data requests are the CSMA MAC's; others we do not use
+ * (and none if the policy wants commands secured: counted there).
+ * @return as recv_ack(). */
+static uint32_t *recv_cmd(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                          struct wren_snip *pkt, bool mine)
+{
+#if CONFIG_WREN_MAC_SOFT
+    if (mine && CONFIG_WREN_IEEE802154_SEC && sec_unsecure(nif, f, pkt) < 0) {
+        return NULL; /* counted by reason in the security counters */
+    }
+    if (mine && wren_mac_rx(nif, f, true) == WREN_MAC_RX_CONSUMED) {
+        return NULL;
+    }
+#else
+    (void)f, (void)pkt, (void)mine;
+#endif
+    return &nif->netif.stats.rx_drop_unsupported;
+}
+
+/* A data frame for us: incoming security, then the MAC (ACK, duplicate
+ * detection). Security goes first: a forged frame must not enter the MAC's
+ * table of recent sequence numbers. A retransmission of the last secured
+ * frame (1: our ACK was lost) goes to the MAC for its ACK, never up.
+ * false: not to be delivered (counted). */
+static bool recv_data(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
+                      struct wren_snip *pkt, bool mine)
+{
+    bool unicast = mine && !(f->hdr.dst_mode == IEEE802154_ADDR_SHORT &&
+                             get_be16(f->hdr.dst_addr) == IEEE802154_BROADCAST);
+    int sres = CONFIG_WREN_IEEE802154_SEC ? sec_unsecure(nif, f, pkt) : 0;
+    if (sres < 0) {
+        return false; /* counted by reason in the security counters */
+    }
+#if CONFIG_WREN_MAC_SOFT
+    return wren_mac_rx(nif, f, unicast) == WREN_MAC_RX_DELIVER && sres == 0;
+#else
+    (void)unicast;
+    if (sres > 0) {
+        nif->netif.stats.rx_drop_unsupported++; /* (the radio saw the duplicate) */
+        return false;
+    }
+    return true;
+#endif
+}
+
+/* IEEE 802.15.4 frame reception: parse, the frame type (ACKs and commands
+ * to the MAC), address filtering, then security and the MAC, then up. */
+static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
+                      const struct wren_netdev_rx_info *info)
 {
     struct wren_ieee802154_netif *nif = to_nif(netif);
+    struct wren_node *node = netif->node;
+    struct ieee802154_frame f;
+    uint32_t *reason;
+
+#if CONFIG_WREN_TSCH
+    if (nif->tsch) {
+        wren_tsch_recv(nif, pkt, info);
+        return;
+    }
+#endif
+    int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
+    if (res < 0) {
+        reason = parse_drop_reason(netif, res);
+        goto drop;
+    }
+    if (f.hdr.type == IEEE802154_TYPE_ACK) {
+        reason = recv_ack(nif, &f, pkt);
+        goto drop;
+    }
+    /* the CSMA MAC's own commands (data requests) are never secured */
+    if ((f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD) ||
+        (f.hdr.security && (!CONFIG_WREN_IEEE802154_SEC || f.hdr.type == IEEE802154_TYPE_CMD))) {
+        reason = &netif->stats.rx_drop_unsupported;
+        goto drop;
+    }
+    bool mine = for_us(nif, &f.hdr);
+    if (f.hdr.type == IEEE802154_TYPE_CMD) {
+        reason = recv_cmd(nif, &f, pkt, mine);
+        goto drop;
+    }
+    if (!nif->promiscuous && !mine) {
+        reason = &netif->stats.rx_drop_not_for_us;
+        goto drop;
+    }
+    if (!recv_data(nif, &f, pkt, mine)) {
+        reason = NULL; /* counted */
+        goto drop;
+    }
+#if CONFIG_WREN_TSCH
+    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
+    return;
+#else
+    if (link_deliver(node, netif, pkt, &f, info, WREN_NETTYPE_UNDEF)) {
+        return;
+    }
+    reason = &netif->stats.rx_drop_nobuf;
+#endif
+drop:
+    if (reason != NULL) {
+        (*reason)++;
+    }
+    wren_pktbuf_release(&node->pktbuf, pkt);
+}
+
+/* GET: the MAC (TSCH), security and the CSMA MAC answer for their options
+ * first; -ENOTSUP if none has @p opt. */
+static int sublayer_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max)
+{
 #if CONFIG_WREN_TSCH
     if (nif->tsch) {
         int tres = wren_tsch_get(nif, opt, val, max);
@@ -515,6 +517,17 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
         return mres;
     }
 #endif
+    (void)nif, (void)opt, (void)val, (void)max;
+    return -ENOTSUP;
+}
+
+static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t max)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    int res = sublayer_get(nif, opt, val, max);
+    if (res != -ENOTSUP) {
+        return res;
+    }
     uint16_t v16;
     uint8_t b;
     switch (opt) {
@@ -549,9 +562,10 @@ static int link_get(struct wren_netif *netif, uint16_t opt, void *val, size_t ma
     }
 }
 
-static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
+/* SET: as sublayer_get() */
+static int sublayer_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val,
+                        size_t len)
 {
-    struct wren_ieee802154_netif *nif = to_nif(netif);
 #if CONFIG_WREN_TSCH
     if (nif->tsch) {
         int tres = wren_tsch_set(nif, opt, val, len);
@@ -572,6 +586,17 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
         return mres;
     }
 #endif
+    (void)nif, (void)opt, (void)val, (void)len;
+    return -ENOTSUP;
+}
+
+static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_ieee802154_netif *nif = to_nif(netif);
+    int res = sublayer_set(nif, opt, val, len);
+    if (res != -ENOTSUP) {
+        return res;
+    }
     struct wren_netdev *dev = netif->dev;
     switch (opt) {
     case WREN_NETOPT_ADDRESS:
@@ -581,8 +606,8 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
         memcpy(nif->short_addr, val, 2);
         break;
     case WREN_NETOPT_ADDRESS_LONG:
-        if (len != 8 || all_zero(val, 8) || (((const uint8_t *)val)[0] & 0x01)) {
-            return -EINVAL; /* an EUI-64 is individual and not all zeros */
+        if (!eui64_ok(val, len)) {
+            return -EINVAL;
         }
         memcpy(nif->long_addr, val, 8);
         break;
@@ -613,7 +638,7 @@ static int link_set(struct wren_netif *netif, uint16_t opt, const void *val, siz
         return -ENOTSUP;
     }
     /* addresses and PAN also go to the radio, for hardware filtering */
-    int res = dev->driver->set(dev, opt, val, len);
+    res = dev->driver->set(dev, opt, val, len);
     return res == -ENOTSUP ? 0 : res;
 }
 

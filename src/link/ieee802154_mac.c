@@ -612,61 +612,84 @@ static bool seen_before(struct wren_mac *m, const struct ieee802154_frame *f)
                               (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode), f->hdr.seq);
 }
 
+/* An Imm-Ack: the end of our acknowledged transmission, if it answers it. */
+static void ack_rx(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f)
+{
+    struct wren_mac *m = &nif->mac;
+    if (f->payload_len) {
+        /* 7.3.3: an Imm-Ack is MHR and FCS only; this is no ACK of ours */
+        m->stats.rx_ack_payload++;
+    } else if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
+        /* 6.2.4, figure 6-4: after an acknowledged frame the IFS runs
+         * from the end of its ACK (which ends now), its length still
+         * that of our frame's */
+        m->last_tx_end = wren_node_now(node_of(nif));
+        m->last_psdu = m->psdu_len;
+        m->stats.ack_rx++;
+#if CONFIG_WREN_MAC_LPL
+        wren_mac_lpl_acked(nif);
+#endif
+        m->ack_fp = f->hdr.frame_pending;
+        finish(nif, WREN_NETDEV_EV_TX_COMPLETE);
+    } else {
+        m->stats.rx_ack_stray++;
+    }
+}
+
+/* A MAC command: a data request from a sleepy child is ours. */
+static enum wren_mac_rx cmd_rx(struct wren_ieee802154_netif *nif,
+                               const struct ieee802154_frame *f, bool for_us_unicast)
+{
+    struct wren_mac *m = &nif->mac;
+    if (f->cmd_id != IEEE802154_CMD_DATA_REQ || !for_us_unicast) {
+        return WREN_MAC_RX_DELIVER; /* not ours to handle */
+    }
+    /* the ACK must know whether frames wait: decide before sending it */
+    uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
+    struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
+    if (f->hdr.ack_req) {
+        send_ack(nif, f->hdr.seq, c && c->queued);
+    }
+    on_data_request(nif, f);
+    return WREN_MAC_RX_CONSUMED;
+}
+
+/* A data frame that asks no ACK of us (a broadcast, or not for us). */
+static enum wren_mac_rx unacked_rx(struct wren_ieee802154_netif *nif,
+                                   const struct ieee802154_frame *f, bool for_us_unicast)
+{
+    struct wren_mac *m = &nif->mac;
+    if (m->polling && for_us_unicast) {
+        polled_frame(nif, f);
+    }
+#if CONFIG_WREN_MAC_LPL
+    if (m->lpl_ms) {
+        wren_mac_lpl_got(nif);
+        if (!f->hdr.seq_suppressed && seen_before(m, f)) {
+            m->stats.rx_dup++; /* a second copy of a train */
+            return WREN_MAC_RX_DUP;
+        }
+    }
+#endif
+    if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
+        wren_mac_radio_on(nif, false);
+    }
+    return WREN_MAC_RX_DELIVER;
+}
+
 enum wren_mac_rx wren_mac_rx(struct wren_ieee802154_netif *nif, const struct ieee802154_frame *f,
                              bool for_us_unicast)
 {
     struct wren_mac *m = &nif->mac;
     if (f->hdr.type == IEEE802154_TYPE_ACK) {
-        if (f->payload_len) {
-            /* 7.3.3: an Imm-Ack is MHR and FCS only; this is no ACK of ours */
-            m->stats.rx_ack_payload++;
-        } else if (m->phase == MAC_WAIT_ACK && !f->hdr.seq_suppressed && f->hdr.seq == m->seq) {
-            /* 6.2.4, figure 6-4: after an acknowledged frame the IFS runs
-             * from the end of its ACK (which ends now), its length still
-             * that of our frame's */
-            m->last_tx_end = wren_node_now(node_of(nif));
-            m->last_psdu = m->psdu_len;
-            m->stats.ack_rx++;
-#if CONFIG_WREN_MAC_LPL
-            wren_mac_lpl_acked(nif);
-#endif
-            m->ack_fp = f->hdr.frame_pending;
-            finish(nif, WREN_NETDEV_EV_TX_COMPLETE);
-        } else {
-            m->stats.rx_ack_stray++;
-        }
+        ack_rx(nif, f);
         return WREN_MAC_RX_CONSUMED;
     }
     if (f->hdr.type == IEEE802154_TYPE_CMD) {
-        if (f->cmd_id != IEEE802154_CMD_DATA_REQ || !for_us_unicast) {
-            return WREN_MAC_RX_DELIVER; /* not ours to handle */
-        }
-        /* the ACK must know whether frames wait: decide before sending it */
-        uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
-        struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
-        if (f->hdr.ack_req) {
-            send_ack(nif, f->hdr.seq, c && c->queued);
-        }
-        on_data_request(nif, f);
-        return WREN_MAC_RX_CONSUMED;
+        return cmd_rx(nif, f, for_us_unicast);
     }
     if (!for_us_unicast || !f->hdr.ack_req) {
-        if (m->polling && for_us_unicast) {
-            polled_frame(nif, f);
-        }
-#if CONFIG_WREN_MAC_LPL
-        if (m->lpl_ms) {
-            wren_mac_lpl_got(nif);
-            if (!f->hdr.seq_suppressed && seen_before(m, f)) {
-                m->stats.rx_dup++; /* a second copy of a train */
-                return WREN_MAC_RX_DUP;
-            }
-        }
-#endif
-        if (m->phase == MAC_IDLE && m->poll_max_ms && !m->polling) {
-            wren_mac_radio_on(nif, false);
-        }
-        return WREN_MAC_RX_DELIVER;
+        return unacked_rx(nif, f, for_us_unicast);
     }
     /* (a sleepy node sleeps again once this ACK is out: see tx_event) */
     send_ack(nif, f->hdr.seq, false);
@@ -731,60 +754,38 @@ int wren_mac_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, siz
     }
 }
 
-int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
+/* A sleepy node's polling of its parent: min and max interval (ms), max 0
+ * for none; the radio sleeps between polls. */
+static int poll_set(struct wren_ieee802154_netif *nif, const void *val, size_t len)
 {
     struct wren_mac *m = &nif->mac;
-    if (opt == WREN_NETOPT_MAC_PARENT) {
-        if (len != 2 && len != 8) {
-            return -EINVAL;
-        }
-        memcpy(m->parent, val, len);
-        m->parent_len = (uint8_t)len;
-        return 0;
+    uint32_t v[2];
+    if (len != sizeof(v) || (memcpy(v, val, sizeof(v)), v[0] > v[1]) ||
+        (v[1] && (v[0] == 0 || m->parent_len == 0))) {
+        return -EINVAL;
     }
-    if (opt == WREN_NETOPT_MAC_POLL) {
-        uint32_t v[2];
-        if (len != sizeof(v) || (memcpy(v, val, sizeof(v)), v[0] > v[1]) ||
-            (v[1] && (v[0] == 0 || m->parent_len == 0))) {
-            return -EINVAL;
+    m->poll_min_ms = v[0];
+    m->poll_max_ms = v[1];
+    m->poll_ms = v[0];
+    m->polling = false;
+    if (v[1]) {
+        /* a sleepy node: the radio sleeps between polls */
+        if (m->phase == MAC_IDLE) {
+            wren_mac_radio_on(nif, false);
         }
-        m->poll_min_ms = v[0];
-        m->poll_max_ms = v[1];
-        m->poll_ms = v[0];
-        m->polling = false;
-        if (v[1]) {
-            /* a sleepy node: the radio sleeps between polls */
-            if (m->phase == MAC_IDLE) {
-                wren_mac_radio_on(nif, false);
-            }
-            wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
-        } else {
-            wren_timer_cancel(node_of(nif), &m->poll_timer);
-            wren_mac_radio_on(nif, true);
-        }
-        return 0;
+        wren_timer_set(node_of(nif), &m->poll_timer, (uint64_t)m->poll_ms * 1000u);
+    } else {
+        wren_timer_cancel(node_of(nif), &m->poll_timer);
+        wren_mac_radio_on(nif, true);
     }
-#if CONFIG_WREN_MAC_LPL
-    if (opt == WREN_NETOPT_MAC_LPL) {
-        uint16_t ms;
-        if (len != 2) {
-            return -EINVAL;
-        }
-        memcpy(&ms, val, 2);
-        return wren_mac_lpl_set(nif, ms);
-    }
-#endif
-    if (opt == WREN_NETOPT_RETRY_DELAY) {
-        if (len != 2) {
-            return -EINVAL;
-        }
-        memcpy(&m->retry_delay_ms, val, 2);
-        return 0;
-    }
-    if (len != 1) {
-        return opt >= WREN_NETOPT_CSMA && opt <= WREN_NETOPT_MAX_RETRIES ? -EINVAL : -ENOTSUP;
-    }
-    uint8_t v = *(const uint8_t *)val;
+    return 0;
+}
+
+/* The one-byte CSMA-CA and retry parameters, in the MAC PIB's ranges
+ * (macMinBE 0..macMaxBE, macMaxBE 3..8, macMaxCSMABackoffs 0..5,
+ * macMaxFrameRetries 0..7). */
+static int csma_set(struct wren_mac *m, uint16_t opt, uint8_t v)
+{
     switch (opt) {
     case WREN_NETOPT_CSMA:
         m->csma = v != 0;
@@ -816,6 +817,43 @@ int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *va
     default:
         return -ENOTSUP;
     }
+}
+
+int wren_mac_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_mac *m = &nif->mac;
+    if (opt == WREN_NETOPT_MAC_PARENT) {
+        if (len != 2 && len != 8) {
+            return -EINVAL;
+        }
+        memcpy(m->parent, val, len);
+        m->parent_len = (uint8_t)len;
+        return 0;
+    }
+    if (opt == WREN_NETOPT_MAC_POLL) {
+        return poll_set(nif, val, len);
+    }
+#if CONFIG_WREN_MAC_LPL
+    if (opt == WREN_NETOPT_MAC_LPL) {
+        uint16_t ms;
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(&ms, val, 2);
+        return wren_mac_lpl_set(nif, ms);
+    }
+#endif
+    if (opt == WREN_NETOPT_RETRY_DELAY) {
+        if (len != 2) {
+            return -EINVAL;
+        }
+        memcpy(&m->retry_delay_ms, val, 2);
+        return 0;
+    }
+    if (len != 1) {
+        return opt >= WREN_NETOPT_CSMA && opt <= WREN_NETOPT_MAX_RETRIES ? -EINVAL : -ENOTSUP;
+    }
+    return csma_set(m, opt, *(const uint8_t *)val);
 }
 
 #endif /* CONFIG_WREN_MAC_SOFT */

@@ -146,6 +146,43 @@ static int counter_check(struct wren_ieee802154_sec *s, const struct ieee802154_
     return 0;
 }
 
+/* 9.2.4 b)-e): a secured frame needs a level, and a counter unless the ASN
+ * stands in for it; the ASN only on a link with slots; a level the policy
+ * for its frame type accepts. 0, or a drop reason in @p *reason. */
+static int frame_check(struct wren_ieee802154_sec *s, const struct ieee802154_hdr *h,
+                       const uint64_t *asn, uint32_t **reason)
+{
+    if (!h->sec_level || (h->fc_suppressed && !h->asn_in_nonce)) {
+        *reason = &s->stats.rx_malformed;
+        return -EPROTO;
+    }
+    /* 9.3.2.2: the ASN in the nonce is TSCH's; a link without slots has no
+     * ASN to hold it to, and such a frame skips the counter check: one
+     * recorded would pass for ever */
+    if (h->asn_in_nonce && !asn) {
+        *reason = &s->stats.rx_asn_not_tsch;
+        return -EOPNOTSUPP;
+    }
+    if (!level_ok(h->sec_level, s->level[h->type & 3])) {
+        *reason = &s->stats.rx_level;
+        return -EPERM;
+    }
+    return 0;
+}
+
+/* 9.2.4 k): the neighbour's counter is the frame's from now on (a new
+ * neighbour takes the free slot). */
+static void counter_update(const struct ieee802154_hdr *h, const uint8_t *src,
+                           struct wren_ieee802154_sec_nbr *n, struct wren_ieee802154_sec_nbr *slot)
+{
+    if (!n) {
+        n = slot;
+        memcpy(n->addr, src, 8);
+        n->used = true;
+    }
+    n->counter = h->frame_counter;
+}
+
 int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee802154_frame *f,
                                  uint8_t *mpdu, size_t len, const uint8_t *src,
                                  const uint64_t *asn)
@@ -167,23 +204,9 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
         reason = &s->stats.rx_level, err = -EPERM;
         goto drop;
     }
-    /* 9.2.4: a secured frame needs a level, and a counter unless the
-     * ASN stands in for it */
-    if (!h->sec_level || (h->fc_suppressed && !h->asn_in_nonce)) {
-        reason = &s->stats.rx_malformed, err = -EPROTO;
+    err = frame_check(s, h, asn, &reason);
+    if (err)
         goto drop;
-    }
-    /* 9.3.2.2: the ASN in the nonce is TSCH's; a link without slots has no
-     * ASN to hold it to, and such a frame skips the counter check: one
-     * recorded would pass for ever */
-    if (h->asn_in_nonce && !asn) {
-        reason = &s->stats.rx_asn_not_tsch, err = -EOPNOTSUPP;
-        goto drop;
-    }
-    if (!level_ok(h->sec_level, s->level[h->type & 3])) {
-        reason = &s->stats.rx_level, err = -EPERM;
-        goto drop;
-    }
     /* key identifier mode 1 only: the key index names the key */
     key = h->key_id_mode == 1 ? key_of(s, h->key_index) : NULL;
     if (!key) {
@@ -218,14 +241,8 @@ int wren_ieee802154_sec_unsecure(struct wren_ieee802154_netif *nif, struct ieee8
     if (fresh == 1) {
         return 1; /* the last frame again: a retransmission (our ACK was lost) */
     }
-    if (!h->asn_in_nonce) {
-        if (!n) {
-            n = slot;
-            memcpy(n->addr, src, 8);
-            n->used = true;
-        }
-        n->counter = h->frame_counter;
-    }
+    if (!h->asn_in_nonce)
+        counter_update(h, src, n, slot);
     s->stats.rx_secured++;
     return 0;
 
@@ -277,41 +294,52 @@ int wren_ieee802154_sec_get(struct wren_ieee802154_netif *nif, uint16_t opt, voi
     }
 }
 
+/* A key (its index names it): replaces the key of that index, else takes a
+ * free entry. */
+static int key_set(struct wren_ieee802154_sec *s, const void *val, size_t len)
+{
+    struct wren_ieee802154_sec_key k;
+    struct wren_ieee802154_sec_key *slot = NULL;
+    if (len != sizeof(k))
+        return -EINVAL;
+    memcpy(&k, val, sizeof(k));
+    if (k.index == 0)
+        return -EINVAL;
+    for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
+        struct wren_ieee802154_sec_key *e = &s->keys[i];
+        if (e->index == k.index || (!slot && !e->index))
+            slot = e;
+        if (e->index == k.index)
+            break;
+    }
+    if (!slot)
+        return -ENOSPC;
+    *slot = k;
+    return 0;
+}
+
+static int key_del(struct wren_ieee802154_sec *s, const void *val, size_t len)
+{
+    if (len != 1)
+        return -EINVAL;
+    for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
+        if (s->keys[i].index && s->keys[i].index == *(const uint8_t *)val) {
+            memset(&s->keys[i], 0, sizeof(s->keys[i]));
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
 int wren_ieee802154_sec_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val,
                             size_t len)
 {
     struct wren_ieee802154_sec *s = &nif->sec;
     switch (opt) {
-    case WREN_NETOPT_SEC_KEY: {
-        struct wren_ieee802154_sec_key k;
-        struct wren_ieee802154_sec_key *slot = NULL;
-        if (len != sizeof(k))
-            return -EINVAL;
-        memcpy(&k, val, sizeof(k));
-        if (k.index == 0)
-            return -EINVAL;
-        for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
-            struct wren_ieee802154_sec_key *e = &s->keys[i];
-            if (e->index == k.index || (!slot && !e->index))
-                slot = e;
-            if (e->index == k.index)
-                break;
-        }
-        if (!slot)
-            return -ENOSPC;
-        *slot = k;
-        return 0;
-    }
+    case WREN_NETOPT_SEC_KEY:
+        return key_set(s, val, len);
     case WREN_NETOPT_SEC_KEY_DEL:
-        if (len != 1)
-            return -EINVAL;
-        for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
-            if (s->keys[i].index && s->keys[i].index == *(const uint8_t *)val) {
-                memset(&s->keys[i], 0, sizeof(s->keys[i]));
-                return 0;
-            }
-        }
-        return -ENOENT;
+        return key_del(s, val, len);
     case WREN_NETOPT_SEC_LEVEL: {
         struct wren_ieee802154_sec_policy p;
         if (len != sizeof(p))

@@ -222,6 +222,25 @@ static int coverage(struct wren_sixlowpan_reass *r, unsigned from, unsigned to)
     return have == 0 ? 0 : have == to - from ? 1 : 2;
 }
 
+/* RFC 4944 5.3: the fragment's units [@p from, @p to) of 8 octets, new to
+ * the datagram: a duplicate is dropped, an overlap discards the datagram.
+ * false: counted, drop. */
+static bool frag_new(struct wren_sixlowpan *lp, struct wren_sixlowpan_reass *r, unsigned from,
+                     unsigned to)
+{
+    switch (coverage(r, from, to)) {
+    case 1:
+        lp->stats.frag_drop_dup++;
+        return false;
+    case 2:
+        lp->stats.frag_drop_overlap++;
+        slot_free(lp, r);
+        return false;
+    default:
+        return true;
+    }
+}
+
 void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &lp->node->pktbuf;
@@ -273,17 +292,8 @@ void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         goto drop;
     }
     unsigned from = (unsigned)(off / 8), to = (unsigned)((off + covered + 7) / 8);
-    switch (coverage(r, from, to)) {
-    case 1:
-        lp->stats.frag_drop_dup++;
+    if (!frag_new(lp, r, from, to)) {
         goto drop;
-    case 2:
-        /* RFC 4944 5.3: overlapping fragments discard the datagram */
-        lp->stats.frag_drop_overlap++;
-        slot_free(lp, r);
-        goto drop;
-    default:
-        break;
     }
     r->last = wren_node_now(lp->node);
     memcpy(r->dg->data + off, hdr, hdr_len);

@@ -872,74 +872,112 @@ static bool tw_input(struct wren_tcp *tcp, struct wren_tcp_tw *w, const struct t
     return true;
 }
 
-void wren_tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
+/* RFC 9293 3.1, 3.10.7: the segment as it arrived: its addresses from the
+ * IPv6 header, the checksum over the pseudo-header (3.1), then the header
+ * and its options. A multicast address or a port 0 is no connection's.
+ * false: counted, drop. */
+static bool seg_parse(struct wren_tcp *tcp, struct wren_snip *pkt, struct tcp_seg *seg)
 {
-    struct wren_pktbuf *pb = &tcp->node->pktbuf;
-    struct tcp_seg seg;
-    tcp->stats.rx_segs++;
     struct wren_snip *ips = wren_pkt_search(pkt, WREN_NETTYPE_IPV6);
     if (ips == NULL || ips->size < IPV6_HDR_LEN) {
         tcp->stats.rx_drop_hdr++;
-        goto drop;
+        return false;
     }
     size_t len = 0;
     /* RX order: the segment's snips, extension headers, the IPv6 header */
     for (struct wren_snip *s = pkt; s != ips && s->type != WREN_NETTYPE_IPV6_EXT; s = s->next) {
         len += s->size;
     }
-    seg.src = ips->data + IPV6_OFF_SRC;
-    seg.dst = ips->data + IPV6_OFF_DST;
-    seg.ecn = (uint8_t)((ips->data[1] >> 4) & 3);
+    seg->src = ips->data + IPV6_OFF_SRC;
+    seg->dst = ips->data + IPV6_OFF_DST;
+    seg->ecn = (uint8_t)((ips->data[1] >> 4) & 3);
     struct wren_snip *nh = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
-    seg.if_id = nh ? wren_netif_hdr_if(nh) : 0;
+    seg->if_id = nh ? wren_netif_hdr_if(nh) : 0;
     if (len < TCP_HDR_LEN ||
-        wren_ipv6_upper_csum(seg.src, seg.dst, IPV6_NH_TCP, pkt, len) != 0) {
+        wren_ipv6_upper_csum(seg->src, seg->dst, IPV6_NH_TCP, pkt, len) != 0) {
         tcp->stats.rx_drop_csum++;
-        goto drop;
+        return false;
     }
     uint8_t hb[TCP_HDR_MAX_LEN];
     size_t hn = len < sizeof(hb) ? len : sizeof(hb);
     wren_pkt_copy_from(pkt, 0, hb, hn);
-    int hl = wren_tcp_hdr_parse(hb, hn, &seg.h, &seg.o);
-    if (hl < 0 || wren_ipv6_addr_is_multicast(seg.dst) || wren_ipv6_addr_is_multicast(seg.src) ||
-        seg.h.src_port == 0 || seg.h.dst_port == 0) {
+    int hl = wren_tcp_hdr_parse(hb, hn, &seg->h, &seg->o);
+    if (hl < 0 || wren_ipv6_addr_is_multicast(seg->dst) ||
+        wren_ipv6_addr_is_multicast(seg->src) || seg->h.src_port == 0 || seg->h.dst_port == 0) {
         tcp->stats.rx_drop_hdr++;
-        goto drop;
+        return false;
     }
-    if (!(seg.h.flags & TCP_ACK)) {
-        seg.o.ts_ecr = 0; /* RFC 7323 3.2: TSecr without ACK means nothing */
+    if (!(seg->h.flags & TCP_ACK)) {
+        seg->o.ts_ecr = 0; /* RFC 7323 3.2: TSecr without ACK means nothing */
     }
-    seg.pkt = pkt;
-    seg.off = (uint32_t)hl;
-    seg.len = (uint32_t)(len - (size_t)hl);
+    seg->pkt = pkt;
+    seg->off = (uint32_t)hl;
+    seg->len = (uint32_t)(len - (size_t)hl);
+    return true;
+}
 
+/* RFC 9293 3.10.7: the connection (TCB) of @p seg's four-tuple, if any */
+static struct wren_tcp_conn *conn_find(struct wren_tcp *tcp, const struct tcp_seg *seg)
+{
     for (struct wren_tcp_conn *c = tcp->conns; c; c = c->next) {
-        if (c->lport == seg.h.dst_port && c->rport == seg.h.src_port &&
-            !memcmp(c->raddr, seg.src, 16) && !memcmp(c->laddr, seg.dst, 16)) {
-            conn_input(c, &seg);
-            goto drop;
+        if (c->lport == seg->h.dst_port && c->rport == seg->h.src_port &&
+            !memcmp(c->raddr, seg->src, 16) && !memcmp(c->laddr, seg->dst, 16)) {
+            return c;
         }
     }
+    return NULL;
+}
+
+/* the TIME-WAIT entry of @p seg's four-tuple, if any */
+static struct wren_tcp_tw *tw_find(struct wren_tcp *tcp, const struct tcp_seg *seg)
+{
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
         struct wren_tcp_tw *w = &tcp->tw[i];
-        if (w->lport && w->lport == seg.h.dst_port && w->rport == seg.h.src_port &&
-            !memcmp(w->raddr, seg.src, 16) && !memcmp(w->laddr, seg.dst, 16)) {
-            if (tw_input(tcp, w, &seg)) {
-                goto drop;
-            }
-            break;
+        if (w->lport && w->lport == seg->h.dst_port && w->rport == seg->h.src_port &&
+            !memcmp(w->raddr, seg->src, 16) && !memcmp(w->laddr, seg->dst, 16)) {
+            return w;
         }
     }
+    return NULL;
+}
+
+/* the listener (LISTEN) for @p seg's local address, port and interface */
+static struct wren_tcp_listener *listener_find(struct wren_tcp *tcp, const struct tcp_seg *seg)
+{
     for (struct wren_tcp_listener *l = tcp->listeners; l; l = l->next) {
-        if (l->lport == seg.h.dst_port &&
-            (wren_ipv6_addr_is_unspecified(l->laddr) || !memcmp(l->laddr, seg.dst, 16)) &&
-            (l->if_id == 0 || l->if_id == seg.if_id)) {
-            listen_input(tcp, l, &seg);
-            goto drop;
+        if (l->lport == seg->h.dst_port &&
+            (wren_ipv6_addr_is_unspecified(l->laddr) || !memcmp(l->laddr, seg->dst, 16)) &&
+            (l->if_id == 0 || l->if_id == seg->if_id)) {
+            return l;
         }
     }
+    return NULL;
+}
+
+void wren_tcp_input(struct wren_tcp *tcp, struct wren_snip *pkt)
+{
+    struct tcp_seg seg;
+    tcp->stats.rx_segs++;
+    if (!seg_parse(tcp, pkt, &seg)) {
+        goto drop;
+    }
+    struct wren_tcp_conn *c = conn_find(tcp, &seg);
+    if (c != NULL) {
+        conn_input(c, &seg);
+        goto drop;
+    }
+    struct wren_tcp_tw *w = tw_find(tcp, &seg);
+    if (w != NULL && tw_input(tcp, w, &seg)) {
+        goto drop;
+    }
+    struct wren_tcp_listener *l = listener_find(tcp, &seg);
+    if (l != NULL) {
+        listen_input(tcp, l, &seg);
+        goto drop;
+    }
+    /* RFC 9293 3.10.7.1: CLOSED (no TCB): a reset, unless it is one */
     tcp->stats.rx_drop_no_conn++;
     wren_tcp_send_reset(tcp, &seg);
 drop:
-    wren_pktbuf_release(pb, pkt);
+    wren_pktbuf_release(&tcp->node->pktbuf, pkt);
 }

@@ -345,10 +345,58 @@ uint32_t wren_tcp_smss(const struct wren_tcp_conn *c)
     return c->mss > optlen ? c->mss - optlen : 1;
 }
 
+/* RFC 6675 4 NextSeg() rules 1 and 3: resend @p n bytes of the hole at
+ * @p s; false if nothing went */
+static bool rexmt_hole(struct wren_tcp_conn *c, uint32_t s, uint32_t n)
+{
+    if (n == 0 || wren_tcp_xmit(c, s, n, TCP_PSH) < 0) {
+        return false;
+    }
+    c->high_rxt = s + n;
+    c->tcp->stats.sack_rexmt++;
+    return true;
+}
+
+/* rule 1's length: the hole at @p s (@p hlen bytes) up to the lost edge,
+ * one SMSS at most, within the data */
+static uint32_t lost_len(uint32_t s, uint32_t hlen, uint32_t lost, uint32_t smss,
+                         uint32_t data_end)
+{
+    uint32_t n = hlen < smss ? hlen : smss;
+    if (wren_tcp_seq_gt(s + n, lost) && s + n != lost) {
+        n = lost - s;
+    }
+    return n > data_end - s ? data_end - s : n;
+}
+
+/* rule 2's length: new data from SND.NXT the peer's window takes (0: none) */
+static uint32_t new_data_len(const struct wren_tcp_conn *c, uint32_t data_end, uint32_t smss)
+{
+    uint32_t wnd_end = c->snd_una + c->snd_wnd;
+    if (!wren_tcp_seq_lt(c->snd_nxt, data_end) || !wren_tcp_seq_lt(c->snd_nxt, wnd_end)) {
+        return 0;
+    }
+    uint32_t n = data_end - c->snd_nxt;
+    n = n < smss ? n : smss;
+    return n < wnd_end - c->snd_nxt ? n : wnd_end - c->snd_nxt;
+}
+
+/* rule 2: @p n bytes of new data; false if they did not go */
+static bool send_new_data(struct wren_tcp_conn *c, uint32_t n)
+{
+    if (wren_tcp_xmit(c, c->snd_nxt, n, TCP_PSH) < 0) {
+        return false;
+    }
+    c->snd_nxt += n;
+    if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
+        c->snd_max = c->snd_nxt;
+    }
+    return true;
+}
+
 /* RFC 6675 recovery: retransmit holes and send new data while pipe < cwnd */
 static void sack_recovery_output(struct wren_tcp_conn *c)
 {
-    struct wren_tcp *tcp = c->tcp;
     uint32_t smss = wren_tcp_smss(c);
     uint32_t data_end = c->snd_una + c->snd.len;
     for (int guard = 0; guard < 64; guard++) {
@@ -358,50 +406,23 @@ static void sack_recovery_output(struct wren_tcp_conn *c)
             break;
         }
         uint32_t from = wren_tcp_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una;
-        uint32_t hlen;
+        uint32_t hlen, n;
         uint32_t s = hole_at(c, from, &hlen);
+        bool sent;
         if (wren_tcp_seq_lt(s, lost)) {
             /* rule 1: a lost hole not yet retransmitted */
-            uint32_t n = hlen < smss ? hlen : smss;
-            if (wren_tcp_seq_gt(s + n, lost) && s + n != lost) {
-                n = lost - s;
-            }
-            if (n > data_end - s) {
-                n = data_end - s;
-            }
-            if (n == 0 || wren_tcp_xmit(c, s, n, TCP_PSH) < 0) {
-                break;
-            }
-            c->high_rxt = s + n;
-            tcp->stats.sack_rexmt++;
-            continue;
+            sent = rexmt_hole(c, s, lost_len(s, hlen, lost, smss, data_end));
+        } else if ((n = new_data_len(c, data_end, smss)) != 0) {
+            sent = send_new_data(c, n); /* rule 2: new data */
+        } else if (hlen && c->n_sack) {
+            /* rule 3: a hole below the highest SACKed byte, not yet resent */
+            sent = rexmt_hole(c, s, hlen < smss ? hlen : smss);
+        } else {
+            break;
         }
-        /* rule 2: new data */
-        uint32_t wnd_end = c->snd_una + c->snd_wnd;
-        if (wren_tcp_seq_lt(c->snd_nxt, data_end) && wren_tcp_seq_lt(c->snd_nxt, wnd_end)) {
-            uint32_t n = data_end - c->snd_nxt;
-            n = n < smss ? n : smss;
-            n = n < wnd_end - c->snd_nxt ? n : wnd_end - c->snd_nxt;
-            if (wren_tcp_xmit(c, c->snd_nxt, n, TCP_PSH) < 0) {
-                break;
-            }
-            c->snd_nxt += n;
-            if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
-                c->snd_max = c->snd_nxt;
-            }
-            continue;
+        if (!sent) {
+            break;
         }
-        /* rule 3: a hole below the highest SACKed byte, not yet resent */
-        if (hlen && c->n_sack) {
-            uint32_t n = hlen < smss ? hlen : smss;
-            if (wren_tcp_xmit(c, s, n, TCP_PSH) < 0) {
-                break;
-            }
-            c->high_rxt = s + n;
-            tcp->stats.sack_rexmt++;
-            continue;
-        }
-        break;
     }
 }
 
@@ -428,6 +449,65 @@ static void syn_output(struct wren_tcp_conn *c)
     }
 }
 
+/* Whether a segment of @p n bytes (of the @p left ready) goes now (RFC 9293
+ * 3.8.6.2.1): a window-limited partial segment only if nothing is
+ * outstanding or it is at least half the largest window (SWS avoidance); a
+ * small one waits for the outstanding ones (Nagle), unless it carries the
+ * FIN or the send buffer is full: no write can join it before an ACK, and
+ * a peer's delayed ACK of the one segment out would stall us (a 2 KiB
+ * buffer is under two segments of 1,220 bytes) */
+static bool send_now(const struct wren_tcp_conn *c, uint32_t n, uint32_t left, uint32_t smss,
+                     bool fin)
+{
+    if (n >= smss) {
+        return true;
+    }
+    if (n < left) {
+        return c->snd_nxt == c->snd_una || n >= c->max_snd_wnd / 2u;
+    }
+    return fin || c->snd_nxt == c->snd_una || (c->opts & WREN_TCP_OPT_NODELAY) ||
+           c->snd.len >= c->snd.size;
+}
+
+/* After a segment of @p n bytes (and the FIN) from SND.NXT went: an RTT
+ * sample starts on new data (without timestamps), SND.NXT and SND.MAX
+ * advance, the retransmission timer runs. */
+static void data_sent(struct wren_tcp_conn *c, uint32_t n, bool fin, bool new_data)
+{
+    if (new_data && n && !(c->flags & (TF_TS | TF_RTT))) {
+        c->rtt_seq = c->snd_nxt;
+        c->rtt_start_ms = wren_tcp_now_ms(c->tcp);
+        c->flags |= TF_RTT;
+    }
+    c->snd_nxt += n + (fin ? 1 : 0);
+    if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
+        c->snd_max = c->snd_nxt;
+    }
+    if (!(c->flags & TF_REXMT) || (c->flags & (TF_PERSIST | TF_KEEP))) {
+        wren_tcp_rexmt_arm(c, backoff(c));
+    }
+}
+
+/* RFC 3042 limited transmit: a new segment for each of the first two
+ * duplicate ACKs, so that a small window still yields three */
+static uint32_t limited_cwnd(const struct wren_tcp_conn *c, uint32_t smss)
+{
+    uint32_t cwnd = c->cwnd;
+    if (!(c->flags & TF_RECOVERY) && c->dupacks && c->dupacks < 3) {
+        cwnd += c->dupacks * smss;
+    }
+    return cwnd;
+}
+
+/* RFC 9293 3.8.6.2.1: the usable window, SND.UNA + @p wnd - SND.NXT, or 0 */
+static uint32_t usable_wnd(const struct wren_tcp_conn *c, uint32_t wnd)
+{
+    if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una + wnd)) {
+        return c->snd_una + wnd - c->snd_nxt;
+    }
+    return 0;
+}
+
 /* segments from SND.NXT up to @p data_end, and the FIN, as far as
  * min(cwnd, the peer's window) with RFC 3042's limited transmit, SWS
  * avoidance and Nagle let them go */
@@ -436,41 +516,19 @@ static void data_output(struct wren_tcp_conn *c, uint32_t data_end)
     uint32_t smss = wren_tcp_smss(c);
     /* after our FIN is acknowledged (FIN-WAIT-2) only ACKs go out */
     bool fin_q = (c->flags & TF_FIN_Q) != 0 && c->state != WREN_TCP_FIN_WAIT_2;
-    /* RFC 3042 limited transmit: a new segment for each of the first two
-     * duplicate ACKs, so that a small window still yields three */
-    uint32_t cwnd = c->cwnd;
-    if (!(c->flags & TF_RECOVERY) && c->dupacks && c->dupacks < 3) {
-        cwnd += c->dupacks * smss;
-    }
+    uint32_t cwnd = limited_cwnd(c, smss);
     for (int guard = 0; guard < 64; guard++) {
         uint32_t wnd = c->snd_wnd < cwnd ? c->snd_wnd : cwnd;
         if ((c->flags & (TF_RECOVERY | TF_SACK)) == (TF_RECOVERY | TF_SACK)) {
             break; /* the pipe decides (sack_recovery_output) */
         }
-        uint32_t usable = 0;
-        if (wren_tcp_seq_lt(c->snd_nxt, c->snd_una + wnd)) {
-            usable = c->snd_una + wnd - c->snd_nxt;
-        }
+        uint32_t usable = usable_wnd(c, wnd);
         uint32_t left = wren_tcp_seq_lt(c->snd_nxt, data_end) ? data_end - c->snd_nxt : 0;
         uint32_t n = left < smss ? left : smss;
         n = n < usable ? n : usable;
         /* the FIN follows the last byte; it needs no window */
         bool fin = fin_q && wren_tcp_seq_le(c->snd_nxt, data_end) && c->snd_nxt + n == data_end;
-        if (n == 0 && !fin) {
-            break;
-        }
-        if (n < smss && n < left) {
-            /* window-limited partial segment: only if nothing is outstanding
-             * or it is at least half the largest window (SWS, 3.8.6.2.1) */
-            if (c->snd_nxt != c->snd_una && n < c->max_snd_wnd / 2u) {
-                break;
-            }
-        } else if (n < smss && !fin && c->snd_nxt != c->snd_una &&
-                   !(c->opts & WREN_TCP_OPT_NODELAY) && c->snd.len < c->snd.size) {
-            /* Nagle: a small segment waits for the outstanding ones, unless
-             * the send buffer is full: no write can join it before an ACK,
-             * and a peer's delayed ACK of the one segment out would stall
-             * us (a 2 KiB buffer is under two segments of 1,220 bytes) */
+        if ((n == 0 && !fin) || !send_now(c, n, left, smss, fin)) {
             break;
         }
         bool new_data = c->snd_nxt == c->snd_max;
@@ -478,18 +536,7 @@ static void data_output(struct wren_tcp_conn *c, uint32_t data_end)
         if (wren_tcp_xmit(c, c->snd_nxt, n, fl) < 0) {
             break;
         }
-        if (new_data && n && !(c->flags & (TF_TS | TF_RTT))) {
-            c->rtt_seq = c->snd_nxt;
-            c->rtt_start_ms = wren_tcp_now_ms(c->tcp);
-            c->flags |= TF_RTT;
-        }
-        c->snd_nxt += n + (fin ? 1 : 0);
-        if (wren_tcp_seq_gt(c->snd_nxt, c->snd_max)) {
-            c->snd_max = c->snd_nxt;
-        }
-        if (!(c->flags & TF_REXMT) || (c->flags & (TF_PERSIST | TF_KEEP))) {
-            wren_tcp_rexmt_arm(c, backoff(c));
-        }
+        data_sent(c, n, fin, new_data);
         if (fin) {
             break;
         }

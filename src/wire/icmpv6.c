@@ -103,34 +103,11 @@ int wren_icmpv6_len(const struct icmpv6_msg *m)
     return fl < 0 ? fl : fl + (int)m->data_len;
 }
 
-int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
+/* The type-specific fields after type, code and checksum (at @p p); the
+ * addresses and ROVR go in with memmove: they may already sit in place.
+ * @p dar: a DAR or DAC (RFC 6775 4.4). */
+static void emit_fields(const struct icmpv6_msg *m, uint8_t *p, bool dar)
 {
-    int fl = fixed_len(m->type, m->code);
-    if (fl < 0) {
-        return fl;
-    }
-    if (len < (size_t)fl) {
-        return -ICMPV6_ERR_NOBUFS;
-    }
-    size_t n = m->data_len;
-    if (n > len - (size_t)fl) {
-        /* RFC 4443 2.4 (c): errors quote as much as fits the budget */
-        if (m->type >= 128) {
-            return -ICMPV6_ERR_NOBUFS;
-        }
-        n = len - (size_t)fl;
-    }
-    bool dar = m->type == ICMPV6_DAR || m->type == ICMPV6_DAC;
-    if (dar && m->dar.rovr_len != fl - 24) {
-        return -ICMPV6_ERR_INVAL;
-    }
-    if (n) {
-        memmove(buf + fl, m->data, n); /* first: data may overlap the header */
-    }
-    uint8_t *p = buf + 4;
-    buf[0] = m->type;
-    buf[1] = m->code;
-    put_be16(buf + 2, 0);
     switch (m->type) {
     case ICMPV6_ECHO_REQUEST:
     case ICMPV6_ECHO_REPLY:
@@ -156,7 +133,6 @@ int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
     case ICMPV6_ND_NS:
     case ICMPV6_ND_NA:
     case ICMPV6_ND_REDIRECT:
-        /* memmove: the addresses may already sit in place */
         memmove(p + 4, m->nd.target, 16);
         if (m->type == ICMPV6_ND_REDIRECT) {
             memmove(p + 20, m->nd.dst, 16);
@@ -174,6 +150,36 @@ int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
         }
         break;
     }
+}
+
+int wren_icmpv6_emit(const struct icmpv6_msg *m, uint8_t *buf, size_t len)
+{
+    int fl = fixed_len(m->type, m->code);
+    if (fl < 0) {
+        return fl;
+    }
+    if (len < (size_t)fl) {
+        return -ICMPV6_ERR_NOBUFS;
+    }
+    size_t n = m->data_len;
+    if (n > len - (size_t)fl) {
+        /* RFC 4443 2.4 (c): errors quote as much as fits the budget */
+        if (m->type >= 128) {
+            return -ICMPV6_ERR_NOBUFS;
+        }
+        n = len - (size_t)fl;
+    }
+    bool dar = m->type == ICMPV6_DAR || m->type == ICMPV6_DAC;
+    if (dar && m->dar.rovr_len != fl - 24) {
+        return -ICMPV6_ERR_INVAL;
+    }
+    if (n) {
+        memmove(buf + fl, m->data, n); /* first: data may overlap the header */
+    }
+    buf[0] = m->type;
+    buf[1] = m->code;
+    put_be16(buf + 2, 0);
+    emit_fields(m, buf + 4, dar);
     return fl + (int)n;
 }
 

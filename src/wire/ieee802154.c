@@ -133,50 +133,14 @@ static uint32_t cur_le(struct cur *c, uint32_t v, size_t n)
     return v;
 }
 
-/*
- * 802.15.4-2015 7.2: the MHR; 9.4: the auxiliary security header. Reading,
- * h must be zeroed. Writing or counting, h is only read (emit passes its
- * const repr through here). Returns 0, a repr error, or on reads
- * -IEEE802154_ERR_TRUNCATED.
- */
-static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
+/* 7.2.2-7.2.6: sequence number, PAN IDs and addresses, as the FCF says. */
+static void addr_codec(struct ieee802154_hdr *h, struct cur *c)
 {
     bool rd = c->rd;
-    bool v2 = is_v2(h); /* writing; when reading known after the FCF */
+    unsigned p = pans(h);
     uint32_t t;
-    unsigned p;
-    int rc;
 
-    /* 7.2.1: frame control; bits 8-9 are reserved before version 2. */
-    t = cur_le(c,
-               (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 | h->ack_req << 5 |
-                          h->panid_comp << 6 | (v2 && h->seq_suppressed) << 8 |
-                          (v2 && h->ie_present) << 9 | h->dst_mode << 10 | h->version << 12 |
-                          h->src_mode << 14),
-               2);
-    if (c->err)
-        return ERR(TRUNCATED);
-    if (rd) {
-        h->type = t & 7;
-        h->security = t >> 3 & 1;
-        h->frame_pending = t >> 4 & 1;
-        h->ack_req = t >> 5 & 1;
-        h->panid_comp = t >> 6 & 1;
-        h->dst_mode = t >> 10 & 3;
-        h->version = t >> 12 & 3;
-        h->src_mode = (uint8_t)(t >> 14);
-        v2 = is_v2(h);
-        if (v2) {
-            h->seq_suppressed = t >> 8 & 1;
-            h->ie_present = t >> 9 & 1;
-        }
-    }
-    rc = hdr_check(h);
-    if (rc)
-        return rc;
-
-    p = pans(h);
-    if (!(v2 && h->seq_suppressed)) {
+    if (!(is_v2(h) && h->seq_suppressed)) {
         t = cur_le(c, h->seq, 1);
         if (rd)
             h->seq = (uint8_t)t;
@@ -199,33 +163,81 @@ static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
         if (!(p & 1))
             h->dst_pan = h->src_pan;
     }
+}
 
-    if (CONFIG_WREN_IEEE802154_SECURITY && h->security) {
-        /* 9.4.2: security control; bits 5-6 are reserved before v2. */
-        t = cur_le(c,
-                   (uint32_t)(h->sec_level | h->key_id_mode << 3 | (v2 && h->fc_suppressed) << 5 |
-                              (v2 && h->asn_in_nonce) << 6),
-                   1);
-        if (rd) {
-            h->sec_level = t & 7;
-            h->key_id_mode = t >> 3 & 3;
-            if (v2) {
-                h->fc_suppressed = t >> 5 & 1;
-                h->asn_in_nonce = t >> 6 & 1;
-            }
-        }
-        if (!(v2 && h->fc_suppressed)) {
-            t = cur_le(c, h->frame_counter, 4);
-            if (rd)
-                h->frame_counter = t;
-        }
-        if (h->key_id_mode) {
-            cur_bytes(c, h->key_source, key_src_len(h->key_id_mode), false);
-            t = cur_le(c, h->key_index, 1);
-            if (rd)
-                h->key_index = (uint8_t)t;
+/* 9.4: the auxiliary security header. */
+static void auxsec_codec(struct ieee802154_hdr *h, struct cur *c)
+{
+    bool rd = c->rd, v2 = is_v2(h);
+    uint32_t t;
+
+    /* 9.4.2: security control; bits 5-6 are reserved before v2. */
+    t = cur_le(c,
+               (uint32_t)(h->sec_level | h->key_id_mode << 3 | (v2 && h->fc_suppressed) << 5 |
+                          (v2 && h->asn_in_nonce) << 6),
+               1);
+    if (rd) {
+        h->sec_level = t & 7;
+        h->key_id_mode = t >> 3 & 3;
+        if (v2) {
+            h->fc_suppressed = t >> 5 & 1;
+            h->asn_in_nonce = t >> 6 & 1;
         }
     }
+    if (!(v2 && h->fc_suppressed)) {
+        t = cur_le(c, h->frame_counter, 4);
+        if (rd)
+            h->frame_counter = t;
+    }
+    if (h->key_id_mode) {
+        cur_bytes(c, h->key_source, key_src_len(h->key_id_mode), false);
+        t = cur_le(c, h->key_index, 1);
+        if (rd)
+            h->key_index = (uint8_t)t;
+    }
+}
+
+/*
+ * 802.15.4-2015 7.2: the MHR; 9.4: the auxiliary security header. Reading,
+ * h must be zeroed. Writing or counting, h is only read (emit passes its
+ * const repr through here). Returns 0, a repr error, or on reads
+ * -IEEE802154_ERR_TRUNCATED.
+ */
+static int mhr_codec(struct ieee802154_hdr *h, struct cur *c)
+{
+    bool v2 = is_v2(h); /* writing; when reading known after the FCF */
+    uint32_t t;
+    int rc;
+
+    /* 7.2.1: frame control; bits 8-9 are reserved before version 2. */
+    t = cur_le(c,
+               (uint32_t)(h->type | h->security << 3 | h->frame_pending << 4 | h->ack_req << 5 |
+                          h->panid_comp << 6 | (v2 && h->seq_suppressed) << 8 |
+                          (v2 && h->ie_present) << 9 | h->dst_mode << 10 | h->version << 12 |
+                          h->src_mode << 14),
+               2);
+    if (c->err)
+        return ERR(TRUNCATED);
+    if (c->rd) {
+        h->type = t & 7;
+        h->security = t >> 3 & 1;
+        h->frame_pending = t >> 4 & 1;
+        h->ack_req = t >> 5 & 1;
+        h->panid_comp = t >> 6 & 1;
+        h->dst_mode = t >> 10 & 3;
+        h->version = t >> 12 & 3;
+        h->src_mode = (uint8_t)(t >> 14);
+        if (is_v2(h)) {
+            h->seq_suppressed = t >> 8 & 1;
+            h->ie_present = t >> 9 & 1;
+        }
+    }
+    rc = hdr_check(h);
+    if (rc)
+        return rc;
+    addr_codec(h, c);
+    if (CONFIG_WREN_IEEE802154_SECURITY && h->security)
+        auxsec_codec(h, c);
     return c->err ? ERR(TRUNCATED) : 0;
 }
 

@@ -70,98 +70,128 @@ int wren_ipv6_ext_walk_hbh(uint8_t next, const uint8_t *data, size_t len, const 
     return walk(next, data, len, known, n_known, true, e);
 }
 
+/* The headers this walk steps over; any other is the caller's. */
+static bool walked(uint8_t next)
+{
+    return next == IPV6_NH_HOPOPT || next == IPV6_NH_DSTOPTS || next == IPV6_NH_ROUTING ||
+           next == IPV6_NH_FRAGMENT;
+}
+
+/* The length of the header at @p off, after the chain's limits (RFC 8200
+ * 4.1: hop-by-hop only right after the fixed header). Every header we walk
+ * is at least 8 bytes; the fragment header is exactly 8, the others
+ * (Hdr Ext Len + 1) * 8. @return the length, or -IPV6_EXT_ERR_* with
+ * @p *err_off at the fault. */
+static int hdr_len(uint8_t next, const uint8_t *data, size_t len, size_t off, unsigned n,
+                   const struct ipv6_ext *e, size_t *err_off)
+{
+    *err_off = off;
+    if (n == CONFIG_IPV6_EXT_MAX_HDRS) {
+        return -IPV6_EXT_ERR_CHAIN;
+    }
+    if (next == IPV6_NH_HOPOPT && off != 0) {
+        *err_off = e->last_off;
+        return -IPV6_EXT_ERR_HBH;
+    }
+    if (len - off < 8) {
+        return -IPV6_EXT_ERR_TRUNCATED;
+    }
+    size_t hl = next == IPV6_NH_FRAGMENT ? 8 : (size_t)(data[off + 1] + 1) * 8;
+    if (len - off < hl) {
+        *err_off = off + 1; /* Hdr Ext Len claims more than there is */
+        return -IPV6_EXT_ERR_TRUNCATED;
+    }
+    return (int)hl;
+}
+
+/* RFC 8200 4.2: the top two bits of an unrecognised option's type say what
+ * to do; report the first that is not "skip". */
+static int parse_options(const uint8_t *h, size_t hl, size_t off, const uint8_t *known,
+                         size_t n_known, struct ipv6_ext *e, size_t *err_off)
+{
+    struct ipv6_ext_opt o;
+    size_t pos = 2;
+    int rc;
+    while ((rc = wren_ipv6_ext_opt_next(h, hl, &pos, &o)) > 0) {
+        if (!e->opt_off && (o.type >> 6) != IPV6_OPT_ACT_SKIP &&
+            !is_known(o.type, known, n_known)) {
+            e->opt_off = (uint16_t)(off + o.off);
+        }
+    }
+    if (rc < 0) {
+        *err_off = off + pos;
+        return -IPV6_EXT_ERR_OPT;
+    }
+    return 0;
+}
+
+/* RFC 8200 4.4: with segments left == 0 a routing header of any type is
+ * ignored; otherwise this node must process it first (1: the walk stops). */
+static int parse_routing(const uint8_t *h, size_t off, struct ipv6_ext *e, size_t *err_off)
+{
+    e->flags |= IPV6_EXT_F_RH;
+    e->rh_off = (uint16_t)off;
+    e->rh_type = h[2];
+    e->rh_segs_left = h[3];
+    if (h[3] == 0) {
+        return 0;
+    }
+    /* RFC 5095 3: RH0 is an unrecognised routing type */
+    if (h[2] == 0) {
+        *err_off = off + 2;
+        return -IPV6_EXT_ERR_RH0;
+    }
+    return 1;
+}
+
+/* RFC 8200 4.5: offset (13 bits), res, M; id. The walk stops here. */
+static int parse_fragment(const uint8_t *h, size_t off, struct ipv6_ext *e)
+{
+    e->flags |= IPV6_EXT_F_FRAG;
+    e->frag_hdr_off = (uint16_t)off;
+    e->frag_offset = get_be16(h + 2) & 0xfff8;
+    e->frag_more = h[3] & 1;
+    e->frag_id = get_be32(h + 4);
+    return 1;
+}
+
 static int walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *known,
                 size_t n_known, bool first_only, struct ipv6_ext *e)
 {
     size_t off = 0, err_off = 0;
     unsigned n = 0;
-    int err;
+    int rc;
 
     memset(e, 0, sizeof(*e));
-    for (;;) {
-        if (next != IPV6_NH_HOPOPT && next != IPV6_NH_DSTOPTS && next != IPV6_NH_ROUTING &&
-            next != IPV6_NH_FRAGMENT) {
-            break; /* upper layer or a header we do not walk: the caller's */
-        }
-        err_off = off;
-        if (n == CONFIG_IPV6_EXT_MAX_HDRS) {
-            err = IPV6_EXT_ERR_CHAIN;
+    while (walked(next)) {
+        int hl = hdr_len(next, data, len, off, n, e, &err_off);
+        if (hl < 0) {
+            rc = hl;
             goto fail;
         }
-        /* RFC 8200 4.1: hop-by-hop only right after the fixed header */
-        if (next == IPV6_NH_HOPOPT && off != 0) {
-            err_off = e->last_off;
-            err = IPV6_EXT_ERR_HBH;
-            goto fail;
-        }
-        /* every header we walk is at least 8 bytes; the fragment header is
-         * exactly 8, the others (Hdr Ext Len + 1) * 8 */
         const uint8_t *h = data + off;
-        err = IPV6_EXT_ERR_TRUNCATED;
-        if (len - off < 8) {
-            goto fail;
-        }
-        size_t hl = next == IPV6_NH_FRAGMENT ? 8 : (size_t)(h[1] + 1) * 8;
-        if (len - off < hl) {
-            err_off = off + 1; /* Hdr Ext Len claims more than there is */
-            goto fail;
-        }
-        bool stop = false;
-        if (next == IPV6_NH_HOPOPT) {
-            e->flags |= IPV6_EXT_F_HBH;
-        }
         switch (next) {
         case IPV6_NH_HOPOPT:
-        case IPV6_NH_DSTOPTS: {
-            /* RFC 8200 4.2: the top two bits of an unrecognised option's
-             * type say what to do; report the first that is not "skip" */
-            struct ipv6_ext_opt o;
-            size_t pos = 2;
-            int rc;
-            while ((rc = wren_ipv6_ext_opt_next(h, hl, &pos, &o)) > 0) {
-                if (!e->opt_off && (o.type >> 6) != IPV6_OPT_ACT_SKIP &&
-                    !is_known(o.type, known, n_known)) {
-                    e->opt_off = (uint16_t)(off + o.off);
-                }
-            }
-            if (rc < 0) {
-                err_off = off + pos;
-                err = IPV6_EXT_ERR_OPT;
-                goto fail;
-            }
+            e->flags |= IPV6_EXT_F_HBH;
+            /* fall through */
+        case IPV6_NH_DSTOPTS:
+            rc = parse_options(h, (size_t)hl, off, known, n_known, e, &err_off);
+            break;
+        case IPV6_NH_ROUTING:
+            rc = parse_routing(h, off, e, &err_off);
+            break;
+        default:
+            rc = parse_fragment(h, off, e);
             break;
         }
-        case IPV6_NH_ROUTING:
-            /* RFC 8200 4.4: with segments left == 0 a routing header of any
-             * type is ignored; otherwise this node must process it first */
-            e->flags |= IPV6_EXT_F_RH;
-            e->rh_off = (uint16_t)off;
-            e->rh_type = h[2];
-            e->rh_segs_left = h[3];
-            if (h[3] != 0) {
-                /* RFC 5095 3: RH0 is an unrecognised routing type */
-                if (h[2] == 0) {
-                    err_off = off + 2;
-                    err = IPV6_EXT_ERR_RH0;
-                    goto fail;
-                }
-                stop = true;
-            }
-            break;
-        default: /* fragment, RFC 8200 4.5: offset (13 bits), res, M; id */
-            e->flags |= IPV6_EXT_F_FRAG;
-            e->frag_hdr_off = (uint16_t)off;
-            e->frag_offset = get_be16(h + 2) & 0xfff8;
-            e->frag_more = h[3] & 1;
-            e->frag_id = get_be32(h + 4);
-            stop = true;
-            break;
+        if (rc < 0) {
+            goto fail;
         }
         e->last_off = (uint16_t)off;
         next = h[0];
-        off += hl;
+        off += (size_t)hl;
         n++;
-        if (stop || first_only) {
+        if (rc > 0 || first_only) {
             break;
         }
     }
@@ -170,5 +200,5 @@ static int walk(uint8_t next, const uint8_t *data, size_t len, const uint8_t *kn
     return 0;
 fail:
     e->err_off = (uint16_t)err_off;
-    return -err;
+    return rc;
 }

@@ -208,14 +208,72 @@ static const uint8_t hlim[4] = {0, 1, 64, 255};
 
 /* ---- RFC 6282 3.1, 4.3: decompression ----------------------------------- */
 
+/* RFC 6282 3.1.1 SAM/DAM with SAC/DAC and the CID extension: the modes are
+ * not reserved and their contexts exist. */
+static int parse_contexts(unsigned smode, unsigned dmode, unsigned cid,
+                          const struct sixlowpan_ctx *ctx, const struct sixlowpan_ctx **sc,
+                          const struct sixlowpan_ctx **dc)
+{
+    if (dmode == AM_C || dmode > (AM_M | AM_C))
+        return -SIXLOWPAN_ERR_RESERVED;
+    if (smode > AM_C && !(*sc = ctx_get(ctx, cid >> 4)))
+        return -SIXLOWPAN_ERR_CONTEXT;
+    if ((dmode & AM_C) && !(*dc = ctx_get(ctx, cid & 15u)))
+        return -SIXLOWPAN_ERR_CONTEXT;
+    return 0;
+}
+
+/* TF (RFC 6282 3.1.1): ECN and DSCP swapped on the wire (ECN first).
+ * 00: ECN DSCP | rsv(4) flow(20); 01: ECN rsv(2) flow(20); 10: ECN DSCP */
+static void parse_tf(struct rd *r, unsigned tf, struct ipv6_hdr *ip)
+{
+    unsigned tcw = 0;
+    uint32_t flow = 0;
+    if (tf != 3) {
+        static const uint8_t tf_len[3] = {4, 3, 1};
+        const uint8_t *p = rd_take(r, tf_len[tf]);
+        tcw = tf == 1 ? p[0] & 0xc0u : p[0];
+        if (tf < 2) {
+            unsigned k = tf == 0; /* the flow label starts after ECN+DSCP */
+            flow = (uint32_t)(p[k] & 0x0fu) << 16 | get_be16(p + k + 1);
+        }
+    }
+    ip->tc = (uint8_t)(tcw << 2 | tcw >> 6);
+    ip->flow = flow;
+}
+
+/* RFC 6282 4.3.3: the UDP NHC (ports, checksum). */
+static int parse_nhc_udp(struct rd *r, struct sixlowpan_iphc *out)
+{
+    unsigned nhc = rd_u8(r);
+    if (r->err)
+        return -SIXLOWPAN_ERR_TRUNCATED;
+    if ((nhc & 0xf8u) != 0xf0)
+        return -SIXLOWPAN_ERR_NHC;
+    out->udp = true;
+    if ((nhc & 3u) == 3) { /* 0xF0Bx ports, 4 bits each */
+        unsigned x = rd_u8(r);
+        out->uh.src_port = (uint16_t)(0xf0b0u | x >> 4);
+        out->uh.dst_port = (uint16_t)(0xf0b0u | (x & 15u));
+    } else { /* PP=10: src 0xF0xx; PP=01: dst 0xF0xx */
+        out->uh.src_port = rd_port(r, nhc & 2u);
+        out->uh.dst_port = rd_port(r, nhc & 1u);
+    }
+    if (nhc & 4u)
+        out->udp_csum_elided = true;
+    else
+        out->uh.csum = rd_be16(r);
+    return 0;
+}
+
 int wren_sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlowpan_l2 *l2,
                          const struct sixlowpan_ctx *ctx, struct sixlowpan_iphc *out)
 {
     struct rd r = {buf, len, false};
     const struct sixlowpan_ctx *sc = NULL, *dc = NULL;
     const uint8_t *p;
-    unsigned b0, b1, smode, dmode, sci = 0, dci = 0, tcw = 0, tf;
-    uint32_t flow = 0;
+    unsigned b0, b1, smode, dmode, cid = 0;
+    int rc;
     bool ok;
 
     if (!l2)
@@ -227,37 +285,18 @@ int wren_sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlo
     p = rd_take(&r, 2);
     b0 = p[0];
     b1 = p[1];
-    if (b1 & 0x80u) {
-        unsigned cid = rd_u8(&r);
-        sci = cid >> 4;
-        dci = cid & 15u;
-    }
+    if (b1 & 0x80u)
+        cid = rd_u8(&r);
     if (r.err)
         return -SIXLOWPAN_ERR_TRUNCATED;
 
     smode = (b1 >> 4) & 7u;
     dmode = b1 & 15u;
-    if (dmode == AM_C || dmode > (AM_M | AM_C))
-        return -SIXLOWPAN_ERR_RESERVED;
-    if (smode > AM_C && !(sc = ctx_get(ctx, sci)))
-        return -SIXLOWPAN_ERR_CONTEXT;
-    if ((dmode & AM_C) && !(dc = ctx_get(ctx, dci)))
-        return -SIXLOWPAN_ERR_CONTEXT;
+    rc = parse_contexts(smode, dmode, cid, ctx, &sc, &dc);
+    if (rc)
+        return rc;
 
-    /* TF (RFC 6282 3.1.1): ECN and DSCP swapped on the wire (ECN first).
-     * 00: ECN DSCP | rsv(4) flow(20); 01: ECN rsv(2) flow(20); 10: ECN DSCP */
-    tf = (b0 >> 3) & 3u;
-    if (tf != 3) {
-        static const uint8_t tf_len[3] = {4, 3, 1};
-        p = rd_take(&r, tf_len[tf]);
-        tcw = tf == 1 ? p[0] & 0xc0u : p[0];
-        if (tf < 2) {
-            unsigned k = tf == 0; /* the flow label starts after ECN+DSCP */
-            flow = (uint32_t)(p[k] & 0x0fu) << 16 | get_be16(p + k + 1);
-        }
-    }
-    out->ip.tc = (uint8_t)(tcw << 2 | tcw >> 6);
-    out->ip.flow = flow;
+    parse_tf(&r, (b0 >> 3) & 3u, &out->ip);
     out->ip.payload_len = 0;
     out->ip.next = (b0 & 4u) ? IPV6_NH_UDP : rd_u8(&r);
     out->ip.hop_limit = (b0 & 3u) ? hlim[b0 & 3u] : rd_u8(&r);
@@ -271,24 +310,9 @@ int wren_sixlowpan_iphc_parse(const uint8_t *buf, size_t len, const struct sixlo
     out->udp = false;
     out->udp_csum_elided = false;
     if (b0 & 4u) {
-        unsigned nhc = rd_u8(&r);
-        if (r.err)
-            return -SIXLOWPAN_ERR_TRUNCATED;
-        if ((nhc & 0xf8u) != 0xf0)
-            return -SIXLOWPAN_ERR_NHC;
-        out->udp = true;
-        if ((nhc & 3u) == 3) { /* 0xF0Bx ports, 4 bits each */
-            unsigned x = rd_u8(&r);
-            out->uh.src_port = (uint16_t)(0xf0b0u | x >> 4);
-            out->uh.dst_port = (uint16_t)(0xf0b0u | (x & 15u));
-        } else { /* PP=10: src 0xF0xx; PP=01: dst 0xF0xx */
-            out->uh.src_port = rd_port(&r, nhc & 2u);
-            out->uh.dst_port = rd_port(&r, nhc & 1u);
-        }
-        if (nhc & 4u)
-            out->udp_csum_elided = true;
-        else
-            out->uh.csum = rd_be16(&r);
+        rc = parse_nhc_udp(&r, out);
+        if (rc)
+            return rc;
     }
     if (r.err)
         return -SIXLOWPAN_ERR_TRUNCATED;
@@ -320,41 +344,56 @@ static uint8_t *put_port(uint8_t *w, uint16_t port, unsigned short_form)
     return w + 2;
 }
 
+/* RFC 6282 3.1.1, M=1: the shortest stateless multicast mode, then one
+ * with a context (RFC 3306 prefix), else all 128 bits inline. */
+static unsigned mcast_compress(const uint8_t *a, const struct sixlowpan_ctx *ctx,
+                               const uint8_t *l2, size_t l2len, uint8_t *inl, unsigned *ci)
+{
+    for (unsigned am = 3; am >= 1; am--)
+        if (addr_try(AM_M | am, a, NULL, l2, l2len, inl))
+            return AM_M | am;
+    for (unsigned i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
+        if (ctx[i].valid && ctx[i].compress &&
+            addr_try(AM_M | AM_C, a, &ctx[i], l2, l2len, inl)) {
+            *ci = i;
+            return AM_M | AM_C;
+        }
+    }
+    runs_copy(AM_M, inl, a, false);
+    return AM_M;
+}
+
+/* The compression context (one marked for compression) whose prefix of a
+ * is the longest. */
+static const struct sixlowpan_ctx *ctx_longest(const uint8_t *a, const struct sixlowpan_ctx *ctx)
+{
+    const struct sixlowpan_ctx *best = NULL;
+    for (unsigned i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
+        const struct sixlowpan_ctx *c = &ctx[i];
+        if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
+            wren_ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
+            best = c;
+    }
+    return best;
+}
+
 /* The shortest mode for a; its inline bytes go to inl, a context to *ci. */
 static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan_ctx *ctx,
                               const uint8_t *l2, size_t l2len, uint8_t *inl, unsigned *ci)
 {
     const struct sixlowpan_ctx *best = NULL;
-    unsigned am, i;
 
-    if (dst && a[0] == 0xff) {
-        for (am = 3; am >= 1; am--)
-            if (addr_try(AM_M | am, a, NULL, l2, l2len, inl))
-                return AM_M | am;
-        for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
-            if (ctx[i].valid && ctx[i].compress &&
-                addr_try(AM_M | AM_C, a, &ctx[i], l2, l2len, inl)) {
-                *ci = i;
-                return AM_M | AM_C;
-            }
-        }
-        runs_copy(AM_M, inl, a, false);
-        return AM_M;
-    }
+    if (dst && a[0] == 0xff)
+        return mcast_compress(a, ctx, l2, l2len, inl, ci);
     /* fe80::/64 always compresses statelessly (at worst to 64 bits): no
      * context needs to be looked at */
     bool ll = get_be32(a) == 0xfe800000u && get_be32(a + 4) == 0;
     if (!ll) {
         if (!dst && wren_ipv6_addr_is_unspecified(a))
             return AM_C; /* SAC=1 SAM=00 */
-        for (i = 0; ctx && i < SIXLOWPAN_CTX_COUNT; i++) {
-            const struct sixlowpan_ctx *c = &ctx[i];
-            if (c->valid && c->compress && (!best || ctx_plen(c) > ctx_plen(best)) &&
-                wren_ipv6_prefix_equal(a, c->prefix, ctx_plen(c)))
-                best = c;
-        }
+        best = ctx_longest(a, ctx);
     }
-    for (am = 3; am >= 1; am--) {
+    for (unsigned am = 3; am >= 1; am--) {
         if (ll && addr_try(am, a, NULL, l2, l2len, inl))
             return am;
         if (best && addr_try(AM_C | am, a, best, l2, l2len, inl)) {
@@ -366,26 +405,14 @@ static unsigned addr_compress(const uint8_t *a, bool dst, const struct sixlowpan
     return 0;
 }
 
-int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
-                        const struct sixlowpan_l2 *l2, const struct sixlowpan_ctx *ctx,
-                        uint8_t *buf, size_t len)
+/* RFC 6282 3.1.1 TF: the traffic class (ECN first) and flow label, as
+ * short as they allow; their TF bits go to *@p b0. */
+static uint8_t *emit_tf(const struct ipv6_hdr *ip, uint8_t *w, unsigned *b0)
 {
-    uint8_t t[SIXLOWPAN_IPHC_MAX_LEN], sinl[16], dinl[16];
-    uint8_t *w = t + 2;
-    unsigned sci = 0, dci = 0, smode, dmode, b0 = 0x60, tf, i;
     uint32_t flow = ip->flow & 0xfffffu;
     unsigned tcw = (unsigned)(ip->tc << 6 | ip->tc >> 2) & 0xffu; /* ECN first */
-    bool udp = uh && ip->next == IPV6_NH_UDP;
+    unsigned tf;
 
-    if (!l2)
-        l2 = &no_l2;
-
-    smode = addr_compress(ip->src, false, ctx, l2->src, l2->src_len, sinl, &sci);
-    dmode = addr_compress(ip->dst, true, ctx, l2->dst, l2->dst_len, dinl, &dci);
-    if (sci | dci)
-        *w++ = (uint8_t)(sci << 4 | dci);
-
-    /* RFC 6282 3.1.1 TF */
     if (flow == 0) {
         tf = tcw ? 2 : 3;
         if (tcw)
@@ -400,7 +427,49 @@ int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh
         put_be16(w, (uint16_t)flow);
         w += 2;
     }
-    b0 |= tf << 3;
+    *b0 |= tf << 3;
+    return w;
+}
+
+/* RFC 6282 4.3.3: the UDP NHC; the checksum is always carried. */
+static uint8_t *emit_nhc_udp(const struct udp_hdr *uh, uint8_t *w)
+{
+    uint16_t sp = uh->src_port, dp = uh->dst_port;
+    if ((sp & 0xfff0u) == 0xf0b0 && (dp & 0xfff0u) == 0xf0b0) {
+        *w++ = 0xf3;
+        *w++ = (uint8_t)((sp & 15u) << 4 | (dp & 15u));
+    } else {
+        unsigned nhc = 0xf0;
+        if ((dp & 0xff00u) == 0xf000)
+            nhc |= 1u;
+        else if ((sp & 0xff00u) == 0xf000)
+            nhc |= 2u;
+        *w++ = (uint8_t)nhc;
+        w = put_port(w, sp, nhc & 2u);
+        w = put_port(w, dp, nhc & 1u);
+    }
+    put_be16(w, uh->csum);
+    return w + 2;
+}
+
+int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh,
+                        const struct sixlowpan_l2 *l2, const struct sixlowpan_ctx *ctx,
+                        uint8_t *buf, size_t len)
+{
+    uint8_t t[SIXLOWPAN_IPHC_MAX_LEN], sinl[16], dinl[16];
+    uint8_t *w = t + 2;
+    unsigned sci = 0, dci = 0, smode, dmode, b0 = 0x60, i;
+    bool udp = uh && ip->next == IPV6_NH_UDP;
+
+    if (!l2)
+        l2 = &no_l2;
+
+    smode = addr_compress(ip->src, false, ctx, l2->src, l2->src_len, sinl, &sci);
+    dmode = addr_compress(ip->dst, true, ctx, l2->dst, l2->dst_len, dinl, &dci);
+    if (sci | dci)
+        *w++ = (uint8_t)(sci << 4 | dci);
+
+    w = emit_tf(ip, w, &b0);
     if (udp)
         b0 |= 4u;
     else
@@ -417,25 +486,8 @@ int wren_sixlowpan_iphc_emit(const struct ipv6_hdr *ip, const struct udp_hdr *uh
     w += addr_len[smode];
     memcpy(w, dinl, addr_len[dmode]);
     w += addr_len[dmode];
-
-    if (udp) { /* RFC 6282 4.3.3; the checksum is always carried */
-        uint16_t sp = uh->src_port, dp = uh->dst_port;
-        if ((sp & 0xfff0u) == 0xf0b0 && (dp & 0xfff0u) == 0xf0b0) {
-            *w++ = 0xf3;
-            *w++ = (uint8_t)((sp & 15u) << 4 | (dp & 15u));
-        } else {
-            unsigned nhc = 0xf0;
-            if ((dp & 0xff00u) == 0xf000)
-                nhc |= 1u;
-            else if ((sp & 0xff00u) == 0xf000)
-                nhc |= 2u;
-            *w++ = (uint8_t)nhc;
-            w = put_port(w, sp, nhc & 2u);
-            w = put_port(w, dp, nhc & 1u);
-        }
-        put_be16(w, uh->csum);
-        w += 2;
-    }
+    if (udp)
+        w = emit_nhc_udp(uh, w);
 
     size_t n = (size_t)(w - t);
     if (buf) {

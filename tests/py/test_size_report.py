@@ -59,3 +59,11 @@ def test_objects_are_the_stack_the_toolchain_or_neither():
     assert not size._is_stack(DRIVER)  # the radio driver's place
     assert not size._is_stack(MAIN) and not size._toolchain(MAIN)
     assert not size._is_stack("runtime/cortexm/CMakeFiles/wren_6ln_host.elf.dir/rt_cortexm.c.obj")
+
+
+def test_the_lto_object_is_the_stack():
+    """6ln_host_lto builds only the stack with -flto: the object the link-time
+    optimiser makes of it is counted as the stack (its modules merged)."""
+    lto = "runtime/cortexm/wren_6ln_host_lto.elf.ltrans0.ltrans.o"
+    assert size._is_lto(lto) and size._is_stack(lto) and not size._toolchain(lto)
+    assert not size._is_lto(STACK) and not size._is_lto(MAIN) and not size._is_lto(DRIVER)

@@ -214,3 +214,39 @@ def test_summary_names_the_failed_tests(tmp_path, capsys, fault):
     assert "test_planted_other" not in named
     assert ("planted" in named and "***Failed" in named) is fault, named
     assert testrun.take_failures() == []
+
+
+LONG_AND_SHORT = """
+int branchy(int x)
+{
+%s
+    return x;
+}
+
+int straight(int x)
+{
+    return x + 1;
+}
+"""
+
+
+def test_shape_report_lists_long_and_complex_functions(tmp_path, capsys):
+    """The summary's function-shape report (issue 28): lizard's list of the
+    functions over 80 lines or cyclomatic complexity 20, here a planted
+    function with 21 branches (CCN 22) and one of 94 lines; a short one is
+    not listed."""
+    src = tmp_path / "src"
+    src.mkdir()
+    ifs = "\n".join(f"    if (x == {i}) {{\n        x++;\n    }}" for i in range(21))
+    (src / "a.c").write_text(LONG_AND_SHORT % ifs)
+    (src / "b.c").write_text(LONG_AND_SHORT % "\n".join("    x++;" for _ in range(90)))
+    found = testrun.shape_report(src)
+    assert found is not None, "lizard is not installed in the venv"
+    names = [(Path(f).name, name) for f, _, name, _, _ in found]
+    assert names == [("a.c", "branchy"), ("b.c", "branchy")], found
+    (_, line, _, _, ccn), (_, _, _, length, _) = found
+    assert line == 2 and ccn == 22 and length == 94, found
+    # a tree within the limits: nothing listed
+    (src / "a.c").write_text(LONG_AND_SHORT % "    x++;")
+    (src / "b.c").unlink()
+    assert testrun.shape_report(src) == []
