@@ -57,7 +57,8 @@ MODULES = [
     ("stack assembly", ["src/stack"], []),
     ("pktbuf", ["src/pktbuf"], []),
     ("netapi/netreg/netif", ["src/net"], []),
-    ("802.15.4 (frames + link)", ["src/wire/ieee802154.c", "src/link"], ["wren_inst_netif"]),
+    ("802.15.4 (frames + link)",
+     ["src/wire/ieee802154.c", "src/link", "src/mac/csma", "src/mac/tsch"], ["wren_inst_netif"]),
     ("6LoWPAN", ["src/sixlowpan", "src/wire/sixlowpan.c"], ["wren_inst_sixlowpan"]),
     ("IPv6", ["src/ipv6", "src/wire/ipv6.c", "src/wire/ipv6_ext.c", "src/wire/inet_csum.c"],
      ["wren_inst_ipv6"]),
@@ -667,7 +668,7 @@ def _print_groups(out: Callable[[str], object], groups: dict[str, int], width: i
 #: that matches takes the section
 def _tsch_groups(wire_sixp: set[str]) -> list[tuple[str, Callable[[str, str], bool]]]:
     return [
-        ("TSCH MAC (src/link/tsch*.c)", lambda o, f: o.startswith("tsch")),
+        ("TSCH MAC (src/mac/tsch/*.c)", lambda o, f: o.startswith("tsch")),
         ("802.15.4-2015 IEs (src/wire/ieee802154_ie.c)", lambda o, f: o == "ieee802154_ie.c"),
         ("6P messages (src/wire/sixp.c)", lambda o, f: o == "sixp.c" and f in wire_sixp),
         ("6P (src/sixtop/sixp.c)", lambda o, f: o == "sixp.c"),

@@ -1,4 +1,4 @@
-"""The TSCH MAC (src/link/tsch*.c) in the simulator: nodes join by scanning
+"""The TSCH MAC (src/mac/tsch/*.c) in the simulator: nodes join by scanning
 for enhanced beacons, keep time with their time source, and carry RPL, ICMPv6
 and UDP over 6LoWPAN in the minimal cell (RFC 8180); keep-alives, desync and
 rejoin, the coordinator losing power, hostile EBs and IEs. Slotframes are

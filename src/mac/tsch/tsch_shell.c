@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/config.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "link/mac_priv.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 
 #if CONFIG_WREN_TSCH
 

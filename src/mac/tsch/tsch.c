@@ -10,7 +10,7 @@
 
 #include "core/byteorder.h"
 #include "core/node.h"
-#include "link/tsch_priv.h"
+#include "mac/tsch/tsch_priv.h"
 #include "net/netapi.h"
 #include "net/netopt.h"
 #include "net/nettype.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/node.h"
-#include "link/tsch_priv.h"
+#include "mac/tsch/tsch_priv.h"
 #include "net/netopt.h"
 
 #if CONFIG_WREN_TSCH
