@@ -41,66 +41,71 @@ static void confirm_by(struct wren_tsch *t, const struct ieee802154_frame *f)
     }
 }
 
-/* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
-static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
-                 const struct ieee802154_payload_ies *pie, uint64_t rx_start)
+/* the EB's timeslot template (RFC 8180 4.3: the default one by its id 0,
+ * another whole) into @p cfg; false: a template we do not know */
+static bool eb_timeslot(const struct ieee802154_mlme_ies *m, struct wren_tsch_config *cfg)
 {
-    const struct ieee802154_mlme_ies *m = &pie->mlme;
-    struct wren_tsch_config cfg = t->cfg;
-    if (!(m->present & IEEE802154_MLME_SYNC) || (m->sync.asn >> 40) != 0) {
-        t->stats.drop_bad_ie++;
-        return;
+    if (!(m->present & IEEE802154_MLME_TIMESLOT)) {
+        return true;
     }
-    if (m->sync.join_metric == 0xff ||
-        (m->sync.join_metric >= t->scan_prio &&
-         wren_node_now(tsch_node(t)) < t->scan_strict_until)) {
-        /* after a desync, first only from nodes closer to the root than we
-         * were: nodes still in the old network (which may be what lost the
-         * root) must not pull us back into it */
-        t->stats.drop_eb_prio++;
-        return;
+    if (!m->timeslot.full) {
+        return m->timeslot.id == 0;
     }
-    if ((m->present & IEEE802154_MLME_TIMESLOT) && m->timeslot.full) {
-        cfg.slot_us = m->timeslot.length;
-        cfg.tx_offset_us = m->timeslot.tx_offset;
-        cfg.rx_wait_us = m->timeslot.rx_wait;
-        cfg.ack_delay_us = m->timeslot.tx_ack_delay;
-        cfg.ack_wait_us = m->timeslot.ack_wait;
-    } else if ((m->present & IEEE802154_MLME_TIMESLOT) && m->timeslot.id != 0) {
-        t->stats.drop_bad_ie++; /* a template we do not know */
-        return;
-    }
+    cfg->slot_us = m->timeslot.length;
+    cfg->tx_offset_us = m->timeslot.tx_offset;
+    cfg->rx_wait_us = m->timeslot.rx_wait;
+    cfg->ack_delay_us = m->timeslot.tx_ack_delay;
+    cfg->ack_wait_us = m->timeslot.ack_wait;
+    return true;
+}
+
+/* the EB's hopping sequence (7.4.4.31: the default by its id 0, another
+ * whole; none: the default) into @p cfg; false: one we cannot follow */
+static bool eb_hopping(const struct ieee802154_mlme_ies *m, struct wren_tsch_config *cfg)
+{
     if ((m->present & IEEE802154_MLME_HOPPING) && m->hopping.full) {
         if (m->hopping.seq_len == 0 || m->hopping.seq_len > WREN_TSCH_HOP_MAX) {
-            t->stats.drop_bad_ie++;
-            return;
+            return false;
         }
-        cfg.hop_len = (uint8_t)m->hopping.seq_len;
-        for (unsigned i = 0; i < cfg.hop_len; i++) {
+        cfg->hop_len = (uint8_t)m->hopping.seq_len;
+        for (unsigned i = 0; i < cfg->hop_len; i++) {
             uint16_t ch = wren_ieee802154_hopping_channel(&m->hopping, i);
-            cfg.hop[i] = (uint8_t)(ch < 11 || ch > 26 ? 0 : ch);
+            cfg->hop[i] = (uint8_t)(ch < 11 || ch > 26 ? 0 : ch);
         }
-    } else if ((m->present & IEEE802154_MLME_HOPPING) && m->hopping.id != 0) {
-        t->stats.drop_bad_ie++;
-        return;
-    } else {
-        wren_tsch_hop_default(&cfg);
+        return true;
     }
-    /* the minimal slotframe's length from the Slotframe and Link IE */
+    if ((m->present & IEEE802154_MLME_HOPPING) && m->hopping.id != 0) {
+        return false;
+    }
+    wren_tsch_hop_default(cfg);
+    return true;
+}
+
+/* The network's configuration from an EB's IEs: timeslot template, hopping
+ * sequence, the minimal slotframe's length from the Slotframe and Link IE;
+ * false if the EB describes one we cannot run */
+static bool eb_config(const struct ieee802154_mlme_ies *m, struct wren_tsch_config *cfg)
+{
+    if (!eb_timeslot(m, cfg) || !eb_hopping(m, cfg)) {
+        return false;
+    }
     if (m->present & IEEE802154_MLME_SLOTFRAMES) {
         size_t pos = 0;
         struct ieee802154_tsch_slotframe sf;
         while (wren_ieee802154_tsch_slotframe_next(m, &pos, &sf) == 1) {
             if (sf.handle == TSCH_SLOTFRAME_MINIMAL) {
-                cfg.sf_len = sf.size;
+                cfg->sf_len = sf.size;
             }
         }
     }
-    if (wren_tsch_config_check(&cfg) < 0) {
-        t->stats.drop_bad_ie++;
-        return;
-    }
-    t->cfg = cfg;
+    return wren_tsch_config_check(cfg) == 0;
+}
+
+/* synchronised to the EB's sender, whose frame began at @p rx_start: it is
+ * our time source, the minimal schedule ours, the EB's ASN that of its slot */
+static void adopt(struct wren_tsch *t, const struct ieee802154_frame *f,
+                  const struct ieee802154_mlme_ies *m, uint64_t rx_start)
+{
     if (!wren_tsch_is_ts(t, f->hdr.src_addr)) {
         t->drift_q30 = 0; /* another clock than the one we knew */
     }
@@ -131,6 +136,33 @@ static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
     t->stats.sync_joins++;
     wren_timer_cancel(tsch_node(t), &t->timer);
     wren_tsch_end_slot(t);
+}
+
+/* join from an EB heard while scanning (RFC 8180 6.1, 802.15.4-2015 6.3.6) */
+static void join(struct wren_tsch *t, const struct ieee802154_frame *f,
+                 const struct ieee802154_payload_ies *pie, uint64_t rx_start)
+{
+    const struct ieee802154_mlme_ies *m = &pie->mlme;
+    struct wren_tsch_config cfg = t->cfg;
+    if (!(m->present & IEEE802154_MLME_SYNC) || (m->sync.asn >> 40) != 0) {
+        t->stats.drop_bad_ie++;
+        return;
+    }
+    if (m->sync.join_metric == 0xff ||
+        (m->sync.join_metric >= t->scan_prio &&
+         wren_node_now(tsch_node(t)) < t->scan_strict_until)) {
+        /* after a desync, first only from nodes closer to the root than we
+         * were: nodes still in the old network (which may be what lost the
+         * root) must not pull us back into it */
+        t->stats.drop_eb_prio++;
+        return;
+    }
+    if (!eb_config(m, &cfg)) {
+        t->stats.drop_bad_ie++;
+        return;
+    }
+    t->cfg = cfg;
+    adopt(t, f, m, rx_start);
 }
 
 /* an Enh-ACK for us: the frame in progress is done */
@@ -278,11 +310,158 @@ static bool eb_in_cell(struct wren_tsch *t, const struct ieee802154_frame *f,
     return true;
 }
 
-void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
-                   const struct wren_netdev_rx_info *info, uint64_t rx_start)
+/* 7.2: the frame parsed and, with security, unsecured in place. Returns
+ * false if it is dropped (counted by reason). */
+static bool rx_open(struct wren_tsch *t, struct wren_snip *pkt, struct ieee802154_frame *f,
+                    uint8_t phase, bool ack_window)
+{
+    struct wren_netif *netif = &t->nif->netif;
+    if (wren_ieee802154_parse(pkt->data, pkt->size, f) < 0) {
+        netif->stats.rx_drop_malformed++;
+        return false;
+    }
+#if CONFIG_WREN_IEEE802154_SEC
+    (void)netif;
+    return rx_unsecure(t, f, pkt, phase, ack_window) >= 0; /* counted in sec.* */
+#else
+    (void)phase, (void)ack_window;
+    if (f->hdr.security) {
+        netif->stats.rx_drop_unsupported++;
+        return false;
+    }
+    return true;
+#endif
+}
+
+/* scanning: an EB is one to join from; nothing else is ours yet */
+static void rx_scanning(struct wren_tsch *t, const struct ieee802154_frame *f,
+                        const struct ieee802154_payload_ies *pie, bool eb, uint64_t rx_start)
+{
+    if (!eb) {
+        t->stats.drop_not_synced++;
+        return;
+    }
+    t->stats.rx_eb++;
+    if (time_ok(t, f)) {
+        join(t, f, pie, rx_start);
+    }
+}
+
+/* how late a frame that began at @p rx_start is against our slot (positive:
+ * the sender's clock is behind ours), within +-100 ms */
+static int32_t slot_late(const struct wren_tsch *t, uint64_t rx_start)
+{
+    int64_t late64 = (int64_t)(rx_start - (t->slot_start + t->cfg.tx_offset_us));
+    return late64 > 100000 ? 100000 : late64 < -100000 ? -100000 : (int32_t)late64;
+}
+
+/* neighbours heard lately, a bit per hash of the EUI-64, over two windows
+ * of 64 slotframe-0 cycles */
+static void note_heard(struct wren_tsch *t, const uint8_t *src)
+{
+    uint64_t cycle = t->cfg.slot_us * (uint64_t)t->cfg.sf_len * 64u;
+    uint64_t now = wren_node_now(tsch_node(t));
+    if (now - t->nbr_window > cycle) {
+        t->nbr_heard[1] = now - t->nbr_window > 2u * cycle ? 0 : t->nbr_heard[0];
+        t->nbr_heard[0] = 0;
+        t->nbr_window = now;
+    }
+    t->nbr_heard[0] |= 1u << ((src[7] ^ src[6] ^ src[5]) & 31u);
+}
+
+/* a data frame for us up to the link layer: a 6P message (RFC 8480 3.1: in
+ * the 6top IE) to the 6P module, a payload to the upper layers; a
+ * keep-alive (no payload) ends here. Returns whether @p pkt went up. */
+static bool rx_deliver(struct wren_tsch *t, struct wren_snip *pkt,
+                       const struct ieee802154_frame *f, const struct ieee802154_payload_ies *pie,
+                       const struct wren_netdev_rx_info *info)
+{
+    struct ieee802154_frame g = *f;
+    uint8_t type = WREN_NETTYPE_UNDEF;
+    if (pie->has_sixtop) {
+        g.payload = pie->sixtop;
+        g.payload_len = pie->sixtop_len;
+        type = WREN_NETTYPE_SIXTOP;
+        t->stats.rx_sixtop++;
+    } else if (f->payload_len == 0) {
+        return false;
+    }
+    wren_link_deliver(t->nif, pkt, &g, info, type);
+    return true;
+}
+
+/* A data frame in one of our cells: ours (addressed to us, in our PAN),
+ * the time source's correction, our Enh-ACK, duplicates. Returns whether
+ * @p pkt went up. */
+static bool rx_data(struct wren_tsch *t, struct wren_snip *pkt, const struct ieee802154_frame *f,
+                    const struct ieee802154_payload_ies *pie,
+                    const struct wren_netdev_rx_info *info, bool from_ts, int32_t late)
 {
     struct wren_ieee802154_netif *nif = t->nif;
-    struct wren_netif *netif = &nif->netif;
+    bool bcast = f->hdr.dst_mode == IEEE802154_ADDR_SHORT &&
+                 get_be16(f->hdr.dst_addr) == IEEE802154_BROADCAST;
+    bool mine = f->hdr.dst_mode == IEEE802154_ADDR_EXT &&
+                memcmp(f->hdr.dst_addr, nif->long_addr, 8) == 0;
+    bool pan_ok = !wren_ieee802154_has_dst_pan(&f->hdr) || f->hdr.dst_pan == nif->pan ||
+                  f->hdr.dst_pan == IEEE802154_BROADCAST;
+    if (pan_ok) {
+        /* for us or not, an authenticated frame opened under our slot's ASN */
+        confirm_by(t, f);
+    }
+    if (!pan_ok || (!bcast && !mine)) {
+        nif->netif.stats.rx_drop_not_for_us++;
+        wren_tsch_end_slot(t);
+        return false;
+    }
+    t->cells[t->cell].rx++;
+    t->stats.rx_data++;
+    if (from_ts && time_ok(t, f)) {
+        wren_tsch_sync(t, late);
+        late = 0; /* we moved to it */
+    }
+    if (mine && f->hdr.ack_req) {
+        send_ack(t, f, late);
+    } else {
+        wren_tsch_end_slot(t);
+    }
+    if (mine && wren_link_dup_seen(&t->seen, f->hdr.src_addr, 8, f->hdr.seq)) {
+        t->stats.rx_dup++;
+        return false;
+    }
+    return rx_deliver(t, pkt, f, pie, info);
+}
+
+/* A frame in one of our listening slots (the timer's wait for it ends):
+ * an EB (synchronisation) or a data frame. Returns whether @p pkt went up. */
+static bool rx_in_slot(struct wren_tsch *t, struct wren_snip *pkt, const struct ieee802154_frame *f,
+                       const struct ieee802154_payload_ies *pie,
+                       const struct wren_netdev_rx_info *info, uint64_t rx_start, bool eb)
+{
+    wren_timer_cancel(tsch_node(t), &t->timer);
+    int32_t late = slot_late(t, rx_start);
+    bool ext = f->hdr.src_mode == IEEE802154_ADDR_EXT;
+    bool from_ts = ext && wren_tsch_is_ts(t, f->hdr.src_addr) && t->role == WREN_TSCH_NODE;
+    if (ext) {
+        note_heard(t, f->hdr.src_addr);
+    }
+    if (eb) {
+        if (eb_in_cell(t, f, pie, from_ts, late)) {
+            wren_tsch_end_slot(t);
+        }
+        return false;
+    }
+    if (f->hdr.type != IEEE802154_TYPE_DATA || !ext) {
+        t->nif->netif.stats.rx_drop_unsupported++;
+        wren_tsch_end_slot(t);
+        return false;
+    }
+    return rx_data(t, pkt, f, pie, info, from_ts, late);
+}
+
+void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
+                        const struct wren_netdev_rx_info *info, uint64_t rx_start)
+{
+    struct wren_netif *netif = &t->nif->netif;
     struct wren_pktbuf *pb = &netif->node->pktbuf;
     struct ieee802154_frame f;
     struct ieee802154_payload_ies pie;
@@ -290,21 +469,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     bool listening = phase == TSCH_PH_RX_MID || phase == TSCH_PH_RX_WAIT ||
                      phase == TSCH_PH_RX_BUSY;
     bool ack_window = phase == TSCH_PH_ACK_WAIT || phase == TSCH_PH_ACK_RX;
-    int res = wren_ieee802154_parse(pkt->data, pkt->size, &f);
-    if (res < 0) {
-        netif->stats.rx_drop_malformed++;
+    if (!rx_open(t, pkt, &f, phase, ack_window)) {
         goto done;
     }
-#if CONFIG_WREN_IEEE802154_SEC
-    if (rx_unsecure(t, &f, pkt, phase, ack_window) < 0) {
-        goto done; /* counted by reason in sec.* */
-    }
-#else
-    if (f.hdr.security) {
-        netif->stats.rx_drop_unsupported++;
-        goto done;
-    }
-#endif
     if (f.hdr.type == IEEE802154_TYPE_ACK) {
         if (ack_window) {
             on_ack(t, &f);
@@ -323,14 +490,7 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
     bool eb = f.hdr.type == IEEE802154_TYPE_BEACON && f.hdr.version == IEEE802154_VERSION_2015 &&
               f.hdr.src_mode == IEEE802154_ADDR_EXT;
     if (phase == TSCH_PH_SCAN) {
-        if (eb) {
-            t->stats.rx_eb++;
-            if (time_ok(t, &f)) {
-                join(t, &f, &pie, rx_start);
-            }
-        } else {
-            t->stats.drop_not_synced++;
-        }
+        rx_scanning(t, &f, &pie, eb, rx_start);
         wren_pktbuf_release(pb, pkt);
         return;
     }
@@ -340,82 +500,9 @@ void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
         wren_pktbuf_release(pb, pkt);
         return;
     }
-    wren_timer_cancel(netif->node, &t->timer);
-    struct wren_tsch_cell *c = &t->cells[t->cell];
-    /* how late it began against our slot (positive: their clock is behind) */
-    int64_t late64 = (int64_t)(rx_start - (t->slot_start + t->cfg.tx_offset_us));
-    int32_t late = late64 > 100000 ? 100000 : late64 < -100000 ? -100000 : (int32_t)late64;
-    bool from_ts = f.hdr.src_mode == IEEE802154_ADDR_EXT && wren_tsch_is_ts(t, f.hdr.src_addr) &&
-                   t->role == WREN_TSCH_NODE;
-    if (f.hdr.src_mode == IEEE802154_ADDR_EXT) {
-        /* neighbours heard lately, a bit per hash of the EUI-64, over two
-         * windows of 64 slotframe-0 cycles */
-        uint64_t cycle = t->cfg.slot_us * (uint64_t)t->cfg.sf_len * 64u;
-        uint64_t now = wren_node_now(tsch_node(t));
-        if (now - t->nbr_window > cycle) {
-            t->nbr_heard[1] = now - t->nbr_window > 2u * cycle ? 0 : t->nbr_heard[0];
-            t->nbr_heard[0] = 0;
-            t->nbr_window = now;
-        }
-        t->nbr_heard[0] |= 1u << ((f.hdr.src_addr[7] ^ f.hdr.src_addr[6] ^ f.hdr.src_addr[5]) &
-                                  31u);
-    }
-    if (eb) {
-        if (eb_in_cell(t, &f, &pie, from_ts, late)) {
-            wren_tsch_end_slot(t);
-        }
-        goto done;
-    }
-    if (f.hdr.type != IEEE802154_TYPE_DATA || f.hdr.src_mode != IEEE802154_ADDR_EXT) {
-        netif->stats.rx_drop_unsupported++;
-        wren_tsch_end_slot(t);
-        goto done;
-    }
-    bool bcast = f.hdr.dst_mode == IEEE802154_ADDR_SHORT &&
-                 get_be16(f.hdr.dst_addr) == IEEE802154_BROADCAST;
-    bool mine = f.hdr.dst_mode == IEEE802154_ADDR_EXT &&
-                memcmp(f.hdr.dst_addr, nif->long_addr, 8) == 0;
-    bool pan_ok = !wren_ieee802154_has_dst_pan(&f.hdr) || f.hdr.dst_pan == nif->pan ||
-                  f.hdr.dst_pan == IEEE802154_BROADCAST;
-    if (pan_ok) {
-        /* for us or not, an authenticated frame opened under our slot's ASN */
-        confirm_by(t, &f);
-    }
-    if (!pan_ok || (!bcast && !mine)) {
-        netif->stats.rx_drop_not_for_us++;
-        wren_tsch_end_slot(t);
-        goto done;
-    }
-    c->rx++;
-    t->stats.rx_data++;
-    if (from_ts && time_ok(t, &f)) {
-        wren_tsch_sync(t, late);
-        late = 0; /* we moved to it */
-    }
-    if (mine && f.hdr.ack_req) {
-        send_ack(t, &f, late);
-    } else {
-        wren_tsch_end_slot(t);
-    }
-    if (mine && wren_link_dup_seen(&t->seen, f.hdr.src_addr, 8, f.hdr.seq)) {
-        t->stats.rx_dup++;
-        goto done;
-    }
-    if (pie.has_sixtop) {
-        /* RFC 8480 3.1: the 6P message goes to the 6P module */
-        struct ieee802154_frame g = f;
-        g.payload = pie.sixtop;
-        g.payload_len = pie.sixtop_len;
-        t->stats.rx_sixtop++;
-        wren_link_deliver(nif, pkt, &g, info, WREN_NETTYPE_SIXTOP);
+    if (rx_in_slot(t, pkt, &f, &pie, info, rx_start, eb)) {
         return;
     }
-    if (f.payload_len == 0) {
-        goto done; /* a keep-alive */
-    }
-    wren_link_deliver(nif, pkt, &f, info, WREN_NETTYPE_UNDEF);
-    return;
-
 done:
     if (listening && t->phase == phase) {
         wren_tsch_end_slot(t); /* nothing more to do in this slot */
