@@ -53,23 +53,39 @@ void wren_tsch_config_default(struct wren_tsch_config *cfg)
     wren_tsch_hop_default(cfg);
 }
 
-int wren_tsch_config_check(const struct wren_tsch_config *c)
+/* the timeslot template: the slot must hold the longest frame (macTsMaxTx
+ * 4256) and its ACK (macTsMaxAck 2400), as the default template does, and
+ * each wait must fit before its offset */
+static bool timeslot_ok(const struct wren_tsch_config *c)
 {
-    /* the slot must hold the longest frame (macTsMaxTx 4256) and its ACK
-     * (macTsMaxAck 2400), as the default template does */
     uint32_t need = (uint32_t)c->tx_offset_us + 4256u + c->ack_delay_us + 2400u;
-    if (c->slot_us < need || c->slot_us > 1000000u || c->tx_offset_us < c->rx_wait_us / 2u + 200u ||
-        c->ack_delay_us < c->ack_wait_us / 2u + 200u || c->sf_len == 0 || c->eb_min_ms == 0 ||
-        c->eb_period_ms < c->eb_min_ms || c->desync_ms == 0 || c->scan_ms == 0 ||
-        c->eb_sf_len == 1 || (c->eb_sf_len && CONFIG_WREN_TSCH_SLOTFRAMES <= TSCH_SLOTFRAME_EB) ||
-        c->max_retries > 15 || c->min_be > c->max_be || c->max_be > 8 || c->hop_len == 0 ||
-        c->hop_len > WREN_TSCH_HOP_MAX || (c->ka_ms && c->ka_ms >= c->desync_ms)) {
-        return -EINVAL;
+    return c->slot_us >= need && c->slot_us <= 1000000u &&
+           c->tx_offset_us >= c->rx_wait_us / 2u + 200u &&
+           c->ack_delay_us >= c->ack_wait_us / 2u + 200u;
+}
+
+/* the hopping sequence: 1..WREN_TSCH_HOP_MAX channels of the 2.4 GHz band */
+static bool hopping_ok(const struct wren_tsch_config *c)
+{
+    if (c->hop_len == 0 || c->hop_len > WREN_TSCH_HOP_MAX) {
+        return false;
     }
     for (unsigned i = 0; i < c->hop_len; i++) {
         if (c->hop[i] < 11 || c->hop[i] > 26) {
-            return -EINVAL;
+            return false;
         }
+    }
+    return true;
+}
+
+int wren_tsch_config_check(const struct wren_tsch_config *c)
+{
+    if (!timeslot_ok(c) || c->sf_len == 0 || c->eb_min_ms == 0 ||
+        c->eb_period_ms < c->eb_min_ms || c->desync_ms == 0 || c->scan_ms == 0 ||
+        c->eb_sf_len == 1 || (c->eb_sf_len && CONFIG_WREN_TSCH_SLOTFRAMES <= TSCH_SLOTFRAME_EB) ||
+        c->max_retries > 15 || c->min_be > c->max_be || c->max_be > 8 ||
+        (c->ka_ms && c->ka_ms >= c->desync_ms) || !hopping_ok(c)) {
+        return -EINVAL;
     }
     return 0;
 }
@@ -436,65 +452,94 @@ static bool has_own_cell(const struct wren_tsch *t, const uint8_t *nbr)
     return false;
 }
 
+/* A join not yet confirmed sends only to its time source (the keep-alive,
+ * whose ACK confirms it), never in the EB cell, and in a shared cell for
+ * any neighbour only if it has no cell to it of its own: no EB or DIO of
+ * ours spreads a time that may be forged, and the minimal cell is ours to
+ * listen in (a node that sends its broadcasts there every slotframe hears
+ * no one) */
+static uint8_t pick_unconfirmed(struct wren_tsch *t, const struct wren_tsch_cell *c, bool shared)
+{
+    int ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
+    if (ts_q > 0 && may_send(&t->queues[ts_q], shared) && c->slotframe != TSCH_SLOTFRAME_EB &&
+        (c->nbr_len == 0 ? !has_own_cell(t, t->ts) : memcmp(c->nbr, t->ts, 8) == 0)) {
+        return (uint8_t)ts_q;
+    }
+    return TSCH_Q_NONE;
+}
+
+/* a cell to one neighbour: its queue */
+static uint8_t pick_nbr(struct wren_tsch *t, const struct wren_tsch_cell *c, bool shared)
+{
+    int qi = queue_of(t, c->nbr, false);
+    return qi > 0 && may_send(&t->queues[qi], shared) ? (uint8_t)qi : TSCH_Q_NONE;
+}
+
+/* the time source's queue if we are overdue for a correction (ka_ms since
+ * the last) and it may go in a cell for any neighbour; else -1 */
+static int ka_overdue(struct wren_tsch *t, bool shared)
+{
+    int ts_q;
+    if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
+        wren_node_now(tsch_node(t)) - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u &&
+        (ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1) > 0 &&
+        may_send(&t->queues[ts_q], shared) && !has_own_cell(t, t->ts)) {
+        return ts_q;
+    }
+    return -1;
+}
+
+/* a cell for any neighbour: the time source first if overdue, then the
+ * broadcast queue and the neighbours' in turn (broadcasts first would
+ * starve unicast, keep-alives to the time source among them, while DIOs
+ * and DISs keep coming) */
+static uint8_t pick_any(struct wren_tsch *t, bool shared)
+{
+    int ts_q = ka_overdue(t, shared);
+    if (ts_q > 0) {
+        return (uint8_t)ts_q;
+    }
+    for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS + 1u; k++) {
+        unsigned i = (t->rr + k) % (CONFIG_WREN_TSCH_NBRS + 1u);
+        if (i == 0 && shared && t->queues[0].head && !bcast_turn(t)) {
+            continue;
+        }
+        if (t->queues[i].used && may_send(&t->queues[i], shared) &&
+            (i == 0 || !has_own_cell(t, t->queues[i].nbr))) {
+            t->rr = (uint8_t)i;
+            return (uint8_t)i;
+        }
+    }
+    return TSCH_Q_NONE;
+}
+
+/* 6.2.5.3: every shared cell a queue could have used counts down its backoff */
+static void backoff_tick(struct wren_tsch *t, const struct wren_tsch_cell *c)
+{
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        struct wren_tsch_queue *q = &t->queues[i];
+        if (q->backoff && q->head &&
+            (c->nbr_len == 0 || (i && q->used && memcmp(q->nbr, c->nbr, 8) == 0))) {
+            q->backoff--;
+        }
+    }
+}
+
 uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c)
 {
     bool shared = (c->options & WREN_TSCH_CELL_SHARED) != 0;
     uint8_t pick = TSCH_Q_NONE;
-    int ts_q;
     if (CONFIG_WREN_IEEE802154_SEC && !t->confirmed) {
-        /* a join not yet confirmed sends only to its time source (the
-         * keep-alive, whose ACK confirms it), never in the EB cell, and in
-         * a shared cell for any neighbour only if it has no cell to it of
-         * its own: no EB or DIO of ours spreads a time that may be forged,
-         * and the minimal cell is ours to listen in (a node that sends its
-         * broadcasts there every slotframe hears no one) */
-        ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1;
-        if (ts_q > 0 && may_send(&t->queues[ts_q], shared) &&
-            c->slotframe != TSCH_SLOTFRAME_EB &&
-            (c->nbr_len == 0 ? !has_own_cell(t, t->ts) : memcmp(c->nbr, t->ts, 8) == 0)) {
-            pick = (uint8_t)ts_q;
-        }
+        pick = pick_unconfirmed(t, c, shared);
     } else if (c->nbr_len == 8) {
-        int qi = queue_of(t, c->nbr, false);
-        if (qi > 0 && may_send(&t->queues[qi], shared)) {
-            pick = (uint8_t)qi;
-        }
+        pick = pick_nbr(t, c, shared);
     } else if (eb_due(t, c)) {
         pick = TSCH_Q_EB;
-    } else if (c->slotframe == TSCH_SLOTFRAME_EB) {
-        /* the EB cell carries EBs only */
-    } else if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
-               wren_node_now(tsch_node(t)) - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u &&
-               (ts_q = t->ts_len == 8 ? queue_of(t, t->ts, false) : -1) > 0 &&
-               may_send(&t->queues[ts_q], shared) && !has_own_cell(t, t->ts)) {
-        pick = (uint8_t)ts_q; /* overdue for a correction: the time source first */
-    } else {
-        /* a cell for any neighbour: the broadcast queue and the neighbours'
-         * in turn (broadcasts first would starve unicast, keep-alives to
-         * the time source among them, while DIOs and DISs keep coming) */
-        for (unsigned k = 1; k <= CONFIG_WREN_TSCH_NBRS + 1u; k++) {
-            unsigned i = (t->rr + k) % (CONFIG_WREN_TSCH_NBRS + 1u);
-            if (i == 0 && shared && t->queues[0].head && !bcast_turn(t)) {
-                continue;
-            }
-            if (t->queues[i].used && may_send(&t->queues[i], shared) &&
-                (i == 0 || !has_own_cell(t, t->queues[i].nbr))) {
-                pick = (uint8_t)i;
-                t->rr = (uint8_t)i;
-                break;
-            }
-        }
+    } else if (c->slotframe != TSCH_SLOTFRAME_EB) {
+        pick = pick_any(t, shared); /* (the EB cell carries EBs only) */
     }
     if (shared) {
-        /* 6.2.5.3: every shared cell a queue could have used counts down
-         * its backoff */
-        for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
-            struct wren_tsch_queue *q = &t->queues[i];
-            if (q->backoff && q->head && (c->nbr_len == 0 || (i && q->used &&
-                                                               memcmp(q->nbr, c->nbr, 8) == 0))) {
-                q->backoff--;
-            }
-        }
+        backoff_tick(t, c);
     }
     return pick;
 }
@@ -692,36 +737,81 @@ int wren_tsch_build_frame(struct wren_tsch *t, uint8_t q)
     return -EMSGSIZE;
 }
 
+/* An EB went out. After a (re)start EBs go every eb_min_ms, the period
+ * doubling after every TSCH_EB_BURST of them up to eb_period_ms: a network
+ * that restarts is found within a minute or two, a settled one sends few */
+static void eb_sent(struct wren_tsch *t)
+{
+    t->stats.tx_eb++;
+    uint32_t ivl = t->eb_ivl_ms;
+    /* with n neighbours sending EBs too, each sends 1/n as many: the
+     * minimal cell carries about as many EBs however dense the network.
+     * n is the larger of the EB senders heard since our last EB and the
+     * neighbours heard lately: in a busy minimal cell EBs collide, and
+     * counting only the EBs that got through made every node send more
+     * (30 nodes, Table I, 10 seeds x 2 h: PDR 39.6 % -> 47.4 %) */
+    unsigned n = bits_set(t->eb_heard), m = nbrs_heard(t);
+    n = m > n ? m : n;
+    uint32_t eff = n > 2 && !t->cfg.eb_sf_len ? ivl * n : ivl;
+    t->eb_heard = 0;
+    /* uniformly within [eff/2, 3 eff/2]: several minimal slotframes,
+     * so the EBs' channels (the hopping sequence at their ASN) are
+     * spread over all of it (a jitter within one slotframe gave a few
+     * channels only, which a scanning node on another never heard) */
+    uint32_t jit = wren_node_random_below(tsch_node(t), eff + 1u);
+    t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(eff / 2u + jit) * 1000u;
+    if (++t->eb_count >= TSCH_EB_BURST) {
+        t->eb_count = 0;
+        t->eb_ivl_ms = ivl * 2u > t->cfg.eb_period_ms ? t->cfg.eb_period_ms : ivl * 2u;
+    }
+}
+
+/* A unicast try got no ACK: back off in shared cells; true if the frame
+ * tries again in a later cell, false if it has had its retries */
+static bool retry_later(struct wren_tsch *t, struct wren_tsch_queue *q,
+                        const struct wren_tsch_cell *c, const struct wren_snip *p)
+{
+    if (c->options & WREN_TSCH_CELL_SHARED) {
+        /* 6.2.5.3: wait a random number of shared cells, window doubling */
+        q->backoff = (uint16_t)wren_node_random_below(tsch_node(t), 1u << q->be);
+        if (q->be < t->cfg.max_be) {
+            q->be++;
+        }
+    }
+    if (q->tries <= t->cfg.max_retries) {
+        return true;
+    }
+    t->stats.tx_noack++;
+    if (p->next == NULL && t->role == WREN_TSCH_NODE && wren_tsch_is_ts(t, q->nbr)) {
+        /* a keep-alive that no try got through: the time source is gone,
+         * or our clock is off by more than the guard (a lossy link still
+         * passes one of max_retries + 1): leave now (a data frame that
+         * fails is the routing's business: it may change parent) */
+        t->stats.desync_ka++;
+        t->desync_due = 1;
+    }
+    return false;
+}
+
+/* the head of queue @p q is done with (sent, or given up) */
+static void dequeue_head(struct wren_tsch *t, struct wren_tsch_queue *q, struct wren_snip *p)
+{
+    q->head = wren_netif_hdr(p)->q_next;
+    if (q->head == NULL) {
+        q->tail = NULL;
+        q->be = t->cfg.min_be;
+        q->backoff = 0;
+    }
+    q->len--;
+    q->tries = 0;
+    wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
+}
+
 void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
 {
     struct wren_tsch_cell *c = &t->cells[t->cell];
     if (t->q == TSCH_Q_EB) {
-        t->stats.tx_eb++;
-        /* after a (re)start EBs go every eb_min_ms, the period doubling
-         * after every TSCH_EB_BURST of them up to eb_period_ms: a network
-         * that restarts is found within a minute or two, a settled one
-         * sends few */
-        uint32_t ivl = t->eb_ivl_ms;
-        /* with n neighbours sending EBs too, each sends 1/n as many: the
-         * minimal cell carries about as many EBs however dense the network.
-         * n is the larger of the EB senders heard since our last EB and the
-         * neighbours heard lately: in a busy minimal cell EBs collide, and
-         * counting only the EBs that got through made every node send more
-         * (30 nodes, Table I, 10 seeds x 2 h: PDR 39.6 % -> 47.4 %) */
-        unsigned n = bits_set(t->eb_heard), m = nbrs_heard(t);
-        n = m > n ? m : n;
-        uint32_t eff = n > 2 && !t->cfg.eb_sf_len ? ivl * n : ivl;
-        t->eb_heard = 0;
-        /* uniformly within [eff/2, 3 eff/2]: several minimal slotframes,
-         * so the EBs' channels (the hopping sequence at their ASN) are
-         * spread over all of it (a jitter within one slotframe gave a few
-         * channels only, which a scanning node on another never heard) */
-        uint32_t jit = wren_node_random_below(tsch_node(t), eff + 1u);
-        t->eb_next = wren_node_now(tsch_node(t)) + (uint64_t)(eff / 2u + jit) * 1000u;
-        if (++t->eb_count >= TSCH_EB_BURST) {
-            t->eb_count = 0;
-            t->eb_ivl_ms = ivl * 2u > t->cfg.eb_period_ms ? t->cfg.eb_period_ms : ivl * 2u;
-        }
+        eb_sent(t);
         return;
     }
     if (t->q > CONFIG_WREN_TSCH_NBRS) {
@@ -742,24 +832,8 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
         c->tx_ack += t->ack_req;
     }
     if (!acked && t->ack_req) {
-        if (c->options & WREN_TSCH_CELL_SHARED) {
-            /* 6.2.5.3: wait a random number of shared cells, window doubling */
-            q->backoff = (uint16_t)wren_node_random_below(tsch_node(t), 1u << q->be);
-            if (q->be < t->cfg.max_be) {
-                q->be++;
-            }
-        }
-        if (q->tries <= t->cfg.max_retries) {
+        if (retry_later(t, q, c, p)) {
             return; /* again in a later cell */
-        }
-        t->stats.tx_noack++;
-        if (p->next == NULL && t->role == WREN_TSCH_NODE && wren_tsch_is_ts(t, q->nbr)) {
-            /* a keep-alive that no try got through: the time source is gone,
-             * or our clock is off by more than the guard (a lossy link still
-             * passes one of max_retries + 1): leave now (a data frame that
-             * fails is the routing's business: it may change parent) */
-            t->stats.desync_ka++;
-            t->desync_due = 1;
         }
     } else {
         t->stats.tx_ok++;
@@ -771,15 +845,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
         /* the link estimator (RPL's ETX) learns from every unicast */
         wren_link_est_tx(&t->nif->mac.est, q->nbr, 8, q->tries, acked);
     }
-    q->head = wren_netif_hdr(p)->q_next;
-    if (q->head == NULL) {
-        q->tail = NULL;
-        q->be = t->cfg.min_be;
-        q->backoff = 0;
-    }
-    q->len--;
-    q->tries = 0;
-    wren_pktbuf_release(&tsch_node(t)->pktbuf, p);
+    dequeue_head(t, q, p);
 }
 
 #endif /* CONFIG_WREN_TSCH */
