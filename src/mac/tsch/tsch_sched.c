@@ -2,6 +2,7 @@
  * its start on an interface, and the WREN_NETOPT_TSCH_* options (and the
  * retry / backoff ones on a TSCH interface). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/node.h"
@@ -133,107 +134,211 @@ void wren_tsch_init(struct wren_ieee802154_netif *nif)
     wren_tsch_start(t);
 }
 
+/* GET TSCH_SYNC: where the MAC stands */
+static int get_sync(const struct wren_tsch *t, void *val, size_t max)
+{
+    struct wren_tsch_sync_info s;
+    memset(&s, 0, sizeof(s));
+    s.asn = t->asn;
+    s.role = t->role;
+    s.synced = t->synced;
+    s.join_prio = t->join_prio;
+    s.ts_len = t->ts_len;
+    memcpy(s.time_source, t->ts, 8);
+    s.drift_ppb = wren_tsch_drift_ppb(t);
+    s.bc_chance = wren_tsch_bc_chance(t);
+    uint64_t since = wren_node_now(tsch_node(t)) - t->last_sync;
+    /* 32-bit divisions only (a 64-bit one links libgcc's, 0.9 KB) */
+    s.last_sync_ms = (since >> 32) == 0 ? (uint32_t)since / 1000u
+                     : wren_us_to_s(since) < UINT32_MAX / 1000u
+                         ? wren_us_to_s(since) * 1000u
+                         : UINT32_MAX;
+    return wren_netopt_put(val, max, &s, sizeof(s));
+}
+
+/* record @p n of a GET that lists records of @p size bytes */
+static int put_rec(void *val, size_t max, size_t n, const void *rec, size_t size)
+{
+    if ((n + 1) * size > max) {
+        return -EOVERFLOW;
+    }
+    memcpy((uint8_t *)val + n * size, rec, size);
+    return 0;
+}
+
+/* GET TSCH_CELLS: the cells in use; TSCH_CELLS_FREE: how many are not */
+static int get_cells(const struct wren_tsch *t, bool free, void *val, size_t max)
+{
+    size_t n = 0;
+    uint16_t n_free = 0;
+    for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
+        if (t->cells[i].options == 0) {
+            n_free++;
+        } else if (!free && put_rec(val, max, n++, &t->cells[i], sizeof(t->cells[i])) < 0) {
+            return -EOVERFLOW;
+        }
+    }
+    return free ? wren_netopt_put(val, max, &n_free, sizeof(n_free))
+                : (int)(n * sizeof(struct wren_tsch_cell));
+}
+
+/* GET TSCH_QUEUES: the queues that hold frames */
+static int get_queues(const struct wren_tsch *t, void *val, size_t max)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
+        const struct wren_tsch_queue *q = &t->queues[i];
+        if (q->len == 0) {
+            continue;
+        }
+        struct wren_tsch_queue_info qi = { .nbr_len = i ? 8 : 0, .len = q->len };
+        memcpy(qi.nbr, q->nbr, i ? 8 : 0);
+        if (put_rec(val, max, n++, &qi, sizeof(qi)) < 0) {
+            return -EOVERFLOW;
+        }
+    }
+    return (int)(n * sizeof(struct wren_tsch_queue_info));
+}
+
+/* the options that are one field of the MAC's state, read as it is */
+static const struct {
+    uint16_t opt;
+    uint16_t off;
+    uint16_t len;
+} tsch_fields[] = {
+    { WREN_NETOPT_TSCH_ROLE, offsetof(struct wren_tsch, role), 1 },
+    { WREN_NETOPT_TSCH_JOIN_PRIO, offsetof(struct wren_tsch, join_prio), 1 },
+    { WREN_NETOPT_TSCH_STATS, offsetof(struct wren_tsch, stats), sizeof(struct wren_tsch_stats) },
+    { WREN_NETOPT_TSCH_CONFIG, offsetof(struct wren_tsch, cfg), sizeof(struct wren_tsch_config) },
+    { WREN_NETOPT_MAX_RETRIES, offsetof(struct wren_tsch, cfg.max_retries), 1 },
+    { WREN_NETOPT_CSMA_MIN_BE, offsetof(struct wren_tsch, cfg.min_be), 1 },
+    { WREN_NETOPT_CSMA_MAX_BE, offsetof(struct wren_tsch, cfg.max_be), 1 },
+};
+
 int wren_tsch_get(struct wren_ieee802154_netif *nif, uint16_t opt, void *val, size_t max)
 {
     struct wren_tsch *t = nif->tsch;
-    switch (opt) {
-    case WREN_NETOPT_TSCH_SYNC: {
-        struct wren_tsch_sync_info s;
-        memset(&s, 0, sizeof(s));
-        s.asn = t->asn;
-        s.role = t->role;
-        s.synced = t->synced;
-        s.join_prio = t->join_prio;
-        s.ts_len = t->ts_len;
-        memcpy(s.time_source, t->ts, 8);
-        s.drift_ppb = wren_tsch_drift_ppb(t);
-        s.bc_chance = wren_tsch_bc_chance(t);
-        uint64_t since = wren_node_now(nif->netif.node) - t->last_sync;
-        /* 32-bit divisions only (a 64-bit one links libgcc's, 0.9 KB) */
-        s.last_sync_ms = (since >> 32) == 0 ? (uint32_t)since / 1000u
-                         : wren_us_to_s(since) < UINT32_MAX / 1000u
-                             ? wren_us_to_s(since) * 1000u
-                             : UINT32_MAX;
-        return wren_netopt_put(val, max, &s, sizeof(s));
+    for (unsigned i = 0; i < sizeof(tsch_fields) / sizeof(tsch_fields[0]); i++) {
+        if (tsch_fields[i].opt == opt) {
+            return wren_netopt_put(val, max, (const uint8_t *)t + tsch_fields[i].off,
+                                   tsch_fields[i].len);
+        }
     }
-    case WREN_NETOPT_TSCH_ROLE:
-        return wren_netopt_put(val, max, &t->role, 1);
-    case WREN_NETOPT_TSCH_JOIN_PRIO:
-        return wren_netopt_put(val, max, &t->join_prio, 1);
+    switch (opt) {
+    case WREN_NETOPT_TSCH_SYNC:
+        return get_sync(t, val, max);
     case WREN_NETOPT_TSCH_TIME_SOURCE:
         return wren_netopt_put(val, max, t->ts, t->ts_len);
-    case WREN_NETOPT_TSCH_STATS:
-        return wren_netopt_put(val, max, &t->stats, sizeof(t->stats));
-    case WREN_NETOPT_TSCH_CONFIG:
-        return wren_netopt_put(val, max, &t->cfg, sizeof(t->cfg));
-    case WREN_NETOPT_TSCH_CELLS_FREE: {
-        uint16_t n = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
-            n += t->cells[i].options == 0;
-        }
-        return wren_netopt_put(val, max, &n, sizeof(n));
-    }
-    case WREN_NETOPT_TSCH_CELLS: {
-        size_t n = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
-            if (t->cells[i].options == 0) {
-                continue;
-            }
-            if ((n + 1) * sizeof(struct wren_tsch_cell) > max) {
-                return -EOVERFLOW;
-            }
-            memcpy((uint8_t *)val + n * sizeof(struct wren_tsch_cell), &t->cells[i],
-                   sizeof(struct wren_tsch_cell));
-            n++;
-        }
-        return (int)(n * sizeof(struct wren_tsch_cell));
-    }
-    case WREN_NETOPT_TSCH_QUEUES: {
-        size_t n = 0;
-        for (unsigned i = 0; i <= CONFIG_WREN_TSCH_NBRS; i++) {
-            const struct wren_tsch_queue *q = &t->queues[i];
-            if (q->len == 0) {
-                continue;
-            }
-            struct wren_tsch_queue_info qi = { .nbr_len = i ? 8 : 0, .len = q->len };
-            memcpy(qi.nbr, q->nbr, i ? 8 : 0);
-            if ((n + 1) * sizeof(qi) > max) {
-                return -EOVERFLOW;
-            }
-            memcpy((uint8_t *)val + n * sizeof(qi), &qi, sizeof(qi));
-            n++;
-        }
-        return (int)(n * sizeof(struct wren_tsch_queue_info));
-    }
-    case WREN_NETOPT_MAX_RETRIES:
-        return wren_netopt_put(val, max, &t->cfg.max_retries, 1);
-    case WREN_NETOPT_CSMA_MIN_BE:
-        return wren_netopt_put(val, max, &t->cfg.min_be, 1);
-    case WREN_NETOPT_CSMA_MAX_BE:
-        return wren_netopt_put(val, max, &t->cfg.max_be, 1);
+    case WREN_NETOPT_TSCH_CELLS_FREE:
+    case WREN_NETOPT_TSCH_CELLS:
+        return get_cells(t, opt == WREN_NETOPT_TSCH_CELLS_FREE, val, max);
+    case WREN_NETOPT_TSCH_QUEUES:
+        return get_queues(t, val, max);
     default:
         return -ENOTSUP;
     }
 }
 
+/* SET TSCH_ROLE: the MAC starts again in that role */
+static int set_role(struct wren_tsch *t, const void *val, size_t len)
+{
+    uint8_t r;
+    if (len != 1 || (memcpy(&r, val, 1), r > WREN_TSCH_NODE)) {
+        return -EINVAL;
+    }
+    t->role = r;
+    t->scan_strict_until = 0;
+    if (r == WREN_TSCH_OFF) {
+        wren_tsch_flush(t);
+    }
+    wren_tsch_start(t);
+    return 0;
+}
+
+/* SET TSCH_TIME_SOURCE: that neighbour (8 bytes) or any (none) */
+static int set_time_source(struct wren_tsch *t, const void *val, size_t len)
+{
+    if (len == 0) {
+        t->ts_set = 0; /* any: the one we joined through stays */
+        return 0;
+    }
+    if (len != 8) {
+        return -EINVAL;
+    }
+    if (!wren_tsch_is_ts(t, val)) {
+        /* the drift estimate is kept: it is our clock's rate against the
+         * network's time, which the new time source keeps as the old
+         * one did (802.15.4-2015 6.5.4). Set to 0, a hub that switched
+         * parent drifted out of its new parent's guard time before the
+         * first correction came through a busy shared cell: no ACK, no
+         * EB heard, a desync, and every node below it followed */
+        memcpy(t->ts, val, 8);
+        t->ts_len = 8;
+        wren_tsch_eb_cells(t);
+    }
+    t->ts_set = 1;
+    return 0;
+}
+
+/* SET TSCH_CELL_ADD / TSCH_CELL_DEL */
+static int set_cell(struct wren_tsch *t, bool add, const void *val, size_t len)
+{
+    struct wren_tsch_cell c;
+    if (len != sizeof(c)) {
+        return -EINVAL;
+    }
+    memcpy(&c, val, sizeof(c));
+    if (add) {
+        int res = cell_add(t, &c);
+        if (res == 0 && t->synced && t->phase == TSCH_PH_SLOT) {
+            wren_tsch_end_slot(t); /* the next active slot may be sooner now */
+        }
+        return res;
+    }
+    int i = cell_find(t, &c);
+    if (i < 0) {
+        return -ENOENT;
+    }
+    t->cells[i].options = 0;
+    return 0;
+}
+
+/* SET TSCH_CONFIG (whole), MAX_RETRIES, CSMA_MIN_BE, CSMA_MAX_BE (a field
+ * of it): taken if the configuration stays sound */
+static int set_config(struct wren_tsch *t, uint16_t opt, const void *val, size_t len)
+{
+    struct wren_tsch_config cfg = t->cfg;
+    if (opt == WREN_NETOPT_TSCH_CONFIG) {
+        if (len != sizeof(cfg)) {
+            return -EINVAL;
+        }
+        memcpy(&cfg, val, sizeof(cfg));
+    } else if (len != 1) {
+        return -EINVAL;
+    } else {
+        *(opt == WREN_NETOPT_MAX_RETRIES ? &cfg.max_retries
+          : opt == WREN_NETOPT_CSMA_MIN_BE ? &cfg.min_be
+                                          : &cfg.max_be) = *(const uint8_t *)val;
+    }
+    if (wren_tsch_config_check(&cfg) < 0) {
+        return -EINVAL;
+    }
+    t->cfg = cfg;
+    if (opt == WREN_NETOPT_TSCH_CONFIG && t->role != WREN_TSCH_OFF) {
+        /* a running network cannot change its template or slotframe
+         * under way: the role starts again with it (a coordinator: a new
+         * network; a node: scans, then follows the EBs it joins by) */
+        wren_tsch_start(t);
+    }
+    return 0;
+}
+
 int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val, size_t len)
 {
     struct wren_tsch *t = nif->tsch;
-    struct wren_tsch_cell c;
     switch (opt) {
-    case WREN_NETOPT_TSCH_ROLE: {
-        uint8_t r;
-        if (len != 1 || (memcpy(&r, val, 1), r > WREN_TSCH_NODE)) {
-            return -EINVAL;
-        }
-        t->role = r;
-        t->scan_strict_until = 0;
-        if (r == WREN_TSCH_OFF) {
-            wren_tsch_flush(t);
-        }
-        wren_tsch_start(t);
-        return 0;
-    }
+    case WREN_NETOPT_TSCH_ROLE:
+        return set_role(t, val, len);
     case WREN_NETOPT_TSCH_JOIN_PRIO:
         if (len != 1) {
             return -EINVAL;
@@ -242,81 +347,15 @@ int wren_tsch_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *v
         t->join_prio_set = 1;
         return 0;
     case WREN_NETOPT_TSCH_TIME_SOURCE:
-        if (len == 0) {
-            t->ts_set = 0; /* any: the one we joined through stays */
-            return 0;
-        }
-        if (len != 8) {
-            return -EINVAL;
-        }
-        if (!wren_tsch_is_ts(t, val)) {
-            /* the drift estimate is kept: it is our clock's rate against the
-             * network's time, which the new time source keeps as the old
-             * one did (802.15.4-2015 6.5.4). Set to 0, a hub that switched
-             * parent drifted out of its new parent's guard time before the
-             * first correction came through a busy shared cell: no ACK, no
-             * EB heard, a desync, and every node below it followed */
-            memcpy(t->ts, val, 8);
-            t->ts_len = 8;
-            wren_tsch_eb_cells(t);
-        }
-        t->ts_set = 1;
-        return 0;
+        return set_time_source(t, val, len);
     case WREN_NETOPT_TSCH_CELL_ADD:
     case WREN_NETOPT_TSCH_CELL_DEL:
-        if (len != sizeof(c)) {
-            return -EINVAL;
-        }
-        memcpy(&c, val, sizeof(c));
-        if (opt == WREN_NETOPT_TSCH_CELL_ADD) {
-            int res = cell_add(t, &c);
-            if (res == 0 && t->synced && t->phase == TSCH_PH_SLOT) {
-                wren_tsch_end_slot(t); /* the next active slot may be sooner now */
-            }
-            return res;
-        } else {
-            int i = cell_find(t, &c);
-            if (i < 0) {
-                return -ENOENT;
-            }
-            t->cells[i].options = 0;
-            return 0;
-        }
-    case WREN_NETOPT_TSCH_CONFIG: {
-        struct wren_tsch_config cfg;
-        if (len != sizeof(cfg)) {
-            return -EINVAL;
-        }
-        memcpy(&cfg, val, sizeof(cfg));
-        if (wren_tsch_config_check(&cfg) < 0) {
-            return -EINVAL;
-        }
-        t->cfg = cfg;
-        if (t->role != WREN_TSCH_OFF) {
-            /* a running network cannot change its template or slotframe
-             * under way: the role starts again with it (a coordinator: a new
-             * network; a node: scans, then follows the EBs it joins by) */
-            wren_tsch_start(t);
-        }
-        return 0;
-    }
+        return set_cell(t, opt == WREN_NETOPT_TSCH_CELL_ADD, val, len);
+    case WREN_NETOPT_TSCH_CONFIG:
     case WREN_NETOPT_MAX_RETRIES:
     case WREN_NETOPT_CSMA_MIN_BE:
-    case WREN_NETOPT_CSMA_MAX_BE: {
-        if (len != 1) {
-            return -EINVAL;
-        }
-        struct wren_tsch_config cfg = t->cfg;
-        uint8_t v = *(const uint8_t *)val;
-        *(opt == WREN_NETOPT_MAX_RETRIES ? &cfg.max_retries
-          : opt == WREN_NETOPT_CSMA_MIN_BE ? &cfg.min_be
-                                          : &cfg.max_be) = v;
-        if (wren_tsch_config_check(&cfg) < 0) {
-            return -EINVAL;
-        }
-        t->cfg = cfg;
-        return 0;
-    }
+    case WREN_NETOPT_CSMA_MAX_BE:
+        return set_config(t, opt, val, len);
     default:
         return -ENOTSUP;
     }
