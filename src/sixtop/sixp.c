@@ -418,7 +418,9 @@ static uint8_t exec_cmd(struct wren_sixtop *s, const uint8_t nbr[8], const struc
         return exec_add(s, nbr, m, sf, opts, a);
     case SIXP_CMD_COUNT:
     case SIXP_CMD_LIST:
-        return exec_count_list(nbr, m, sched, n, opts, a);
+        /* without CONFIG_WREN_SIXP_COUNT_LIST: as SIGNAL */
+        return CONFIG_WREN_SIXP_COUNT_LIST ? exec_count_list(nbr, m, sched, n, opts, a)
+                                           : SIXP_RC_ERR;
     case SIXP_CMD_CLEAR:
         clear_in(s, nbr, sched, (int)n);
         return SIXP_RC_SUCCESS;
@@ -715,6 +717,7 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
                         unsigned n)
 {
     if (cmd < SIXP_CMD_ADD || cmd > SIXP_CMD_CLEAR || cmd == SIXP_CMD_SIGNAL ||
+        (!CONFIG_WREN_SIXP_COUNT_LIST && (cmd == SIXP_CMD_COUNT || cmd == SIXP_CMD_LIST)) ||
         n > CONFIG_WREN_SIXP_CELLS || num_cells > CONFIG_WREN_SIXP_CELLS) {
         return -EINVAL;
     }
