@@ -1,6 +1,7 @@
 /* 6P (RFC 8480): transactions, sequence numbers, the schedule changes they
  * make, and the module around them (sixtop.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/config.h"
@@ -523,18 +524,21 @@ static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
     return false;
 }
 
+/* responses received by error code: RC_ERR .. RC_ERR_LOCKED, each its counter */
 static void count_rc(struct wren_sixtop_stats *st, uint8_t rc)
 {
-    switch (rc) {
-    case SIXP_RC_ERR: st->rc_err++; break;
-    case SIXP_RC_RESET: st->rc_reset++; break;
-    case SIXP_RC_ERR_VERSION: st->rc_err_version++; break;
-    case SIXP_RC_ERR_SFID: st->rc_err_sfid++; break;
-    case SIXP_RC_ERR_SEQNUM: st->rc_err_seqnum++; break;
-    case SIXP_RC_ERR_CELLLIST: st->rc_err_celllist++; break;
-    case SIXP_RC_ERR_BUSY: st->rc_err_busy++; break;
-    case SIXP_RC_ERR_LOCKED: st->rc_err_locked++; break;
-    default: break;
+#define RC_CTR(f) (uint16_t) offsetof(struct wren_sixtop_stats, f)
+    static const uint16_t ctr[] = {
+        RC_CTR(rc_err),         RC_CTR(rc_reset),    RC_CTR(rc_err_version),
+        RC_CTR(rc_err_sfid),    RC_CTR(rc_err_seqnum), RC_CTR(rc_err_celllist),
+        RC_CTR(rc_err_busy),    RC_CTR(rc_err_locked),
+    };
+#undef RC_CTR
+    _Static_assert(SIXP_RC_ERR_LOCKED - SIXP_RC_ERR + 1 == sizeof(ctr) / sizeof(ctr[0]),
+                   "a counter per error code");
+    if (rc >= SIXP_RC_ERR && rc <= SIXP_RC_ERR_LOCKED) {
+        uint32_t *c = (uint32_t *)(void *)((uint8_t *)st + ctr[rc - SIXP_RC_ERR]);
+        (*c)++;
     }
 }
 
