@@ -3,6 +3,7 @@
  * relocation, the parent switch, 6P error handling, and the glue with RPL
  * and TSCH (time source, join priority). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/node.h"
@@ -165,16 +166,20 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint
         }
         num = num > r ? (uint8_t)r : num;
     }
-    if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0) {
+    /* the requests MSF makes, each its counter (by command; 0: none) */
+#define MSF_CTR(f) (uint16_t)(offsetof(struct wren_sixtop_stats, f) + 1u)
+    static const uint16_t ctr[SIXP_CMD_CLEAR + 1] = {
+        [SIXP_CMD_ADD] = MSF_CTR(msf_add),
+        [SIXP_CMD_DELETE] = MSF_CTR(msf_delete),
+        [SIXP_CMD_RELOCATE] = MSF_CTR(msf_relocate),
+        [SIXP_CMD_CLEAR] = MSF_CTR(msf_clear),
+    };
+#undef MSF_CTR
+    if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0 || cmd > SIXP_CMD_CLEAR ||
+        ctr[cmd] == 0) {
         return;
     }
-    switch (cmd) {
-    case SIXP_CMD_ADD: s->stats.msf_add++; break;
-    case SIXP_CMD_DELETE: s->stats.msf_delete++; break;
-    case SIXP_CMD_RELOCATE: s->stats.msf_relocate++; break;
-    case SIXP_CMD_CLEAR: s->stats.msf_clear++; break;
-    default: break;
-    }
+    (*(uint32_t *)(void *)((uint8_t *)&s->stats + ctr[cmd] - 1u))++;
 }
 
 /* RFC 9033 Table 1 (after 6P): what a transaction's end means */
