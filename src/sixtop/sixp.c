@@ -559,29 +559,27 @@ static void resp_seqnum(struct wren_sixtop *s, const uint8_t nbr[8],
 
 /* A SUCCESS/EOL response's cells into our schedule: ADD's and RELOCATE's
  * must be among those we proposed, at most NumCells (false, counted, if
- * not); DELETE's go */
+ * not), and are added (RELOCATE: each in place of one of ours); DELETE's
+ * go */
 static bool take_cells(struct wren_sixtop *s, const uint8_t nbr[8],
                        const struct wren_sixp_trans *t, const struct sixp_msg *m)
 {
     unsigned k = m->n_cells;
-    if (t->cmd == SIXP_CMD_ADD || t->cmd == SIXP_CMD_RELOCATE) {
-        for (unsigned i = 0; i < k; i++) {
-            if (!proposed(t, wren_sixp_cell_get(m->cells, i)) || k > t->num_cells) {
-                s->stats.rx_bad_celllist++;
-                return false;
-            }
+    if (t->cmd != SIXP_CMD_ADD && t->cmd != SIXP_CMD_RELOCATE && t->cmd != SIXP_CMD_DELETE) {
+        return true;
+    }
+    for (unsigned i = 0; t->cmd != SIXP_CMD_DELETE && i < k; i++) {
+        if (!proposed(t, wren_sixp_cell_get(m->cells, i)) || k > t->num_cells) {
+            s->stats.rx_bad_celllist++;
+            return false;
         }
-        for (unsigned i = 0; i < k; i++) {
-            if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
-                wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
-            }
-            wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | t->cell_options, nbr,
-                             wren_sixp_cell_get(m->cells, i));
+    }
+    unsigned how = (t->cmd == SIXP_CMD_DELETE ? 0u : SIXTOP_ADD) | SIXTOP_NEG | t->cell_options;
+    for (unsigned i = 0; i < k; i++) {
+        if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
+            wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
         }
-    } else if (t->cmd == SIXP_CMD_DELETE) {
-        for (unsigned i = 0; i < k; i++) {
-            wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, wren_sixp_cell_get(m->cells, i));
-        }
+        wren_sixtop_cell(s, how, nbr, wren_sixp_cell_get(m->cells, i));
     }
     return true;
 }
