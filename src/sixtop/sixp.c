@@ -73,6 +73,17 @@ bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr
            c->nbr_len == 8 && memcmp(c->nbr, nbr, 8) == 0;
 }
 
+/* whether a cell of @p c[@p n] is in slot @p slot */
+static bool has_slot(const struct sixp_cell *c, unsigned n, uint16_t slot)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (c[i].slot_offset == slot) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
                            const struct sixp_cell *out, unsigned k, uint16_t slot)
 {
@@ -81,17 +92,13 @@ bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_c
             return true;
         }
     }
-    for (unsigned i = 0; i < k; i++) {
-        if (out[i].slot_offset == slot) {
-            return true;
-        }
+    if (has_slot(out, k, slot)) {
+        return true;
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         const struct wren_sixp_trans *t = &s->trans[i];
-        for (unsigned j = 0; t->used && j < t->n_cells; j++) {
-            if (t->cells[j].slot_offset == slot) {
-                return true;
-            }
+        if (t->used && has_slot(t->cells, t->n_cells, slot)) {
+            return true;
         }
     }
     return false;
@@ -292,17 +299,10 @@ static bool locked(const struct wren_sixtop *s, struct sixp_cell x)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         const struct wren_sixp_trans *t = &s->trans[i];
-        for (unsigned k = 0; t->used && k < t->n_rel; k++) {
-            if (t->rel[k].slot_offset == x.slot_offset) {
-                return true;
-            }
-        }
-        if (t->used && t->cmd == SIXP_CMD_DELETE) {
-            for (unsigned k = 0; k < t->n_cells; k++) {
-                if (t->cells[k].slot_offset == x.slot_offset) {
-                    return true;
-                }
-            }
+        if (t->used && (has_slot(t->rel, t->n_rel, x.slot_offset) ||
+                        (t->cmd == SIXP_CMD_DELETE &&
+                         has_slot(t->cells, t->n_cells, x.slot_offset)))) {
+            return true;
         }
     }
     return false;
