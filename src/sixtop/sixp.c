@@ -231,9 +231,17 @@ static int send_msg(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     return 0;
 }
 
-/* a response to @p req carrying @p rc and, for SUCCESS/EOL, @p cells / total */
+/* the body of a response: its cell list (or COUNT's total) */
+struct sixp_answer {
+    uint8_t cells[CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
+    unsigned n;
+    uint16_t total;
+};
+
+/* a response to @p req carrying @p rc and, for SUCCESS/EOL, answer @p a's
+ * cells / total (NULL: none) */
 static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *req,
-                    uint8_t rc, const uint8_t *cells, unsigned n, uint16_t total)
+                    uint8_t rc, const struct sixp_answer *a)
 {
     struct sixp_msg r;
     memset(&r, 0, sizeof(r));
@@ -243,9 +251,11 @@ static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     r.seqnum = req->seqnum;
     /* the body by command; an unknown command gets none */
     r.resp_cmd = req->code >= SIXP_CMD_ADD && req->code <= SIXP_CMD_CLEAR ? req->code : 0;
-    r.cells = cells;
-    r.n_cells = (uint16_t)n;
-    r.total = total;
+    if (a) {
+        r.cells = a->cells;
+        r.n_cells = (uint16_t)a->n;
+        r.total = a->total;
+    }
     if (send_msg(s, nbr, &r) == 0) {
         s->stats.tx_response++;
     }
@@ -333,13 +343,6 @@ static uint8_t check_named(struct wren_sixtop *s, const uint8_t nbr[8], const st
     }
     return SIXP_RC_SUCCESS;
 }
-
-/* the body of a response: its cell list (or COUNT's total) */
-struct sixp_answer {
-    uint8_t cells[CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
-    unsigned n;
-    uint16_t total;
-};
 
 /* RFC 8480 3.3.2: DELETE the cells named, if each is ours with nbr */
 static uint8_t exec_delete(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
@@ -446,7 +449,7 @@ static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     } else if (!rc_keeps_seqnum(rc)) {
         nb->seqnum = seq_next(m->seqnum);
     }
-    respond(s, nbr, m, rc, a.cells, a.n, a.total);
+    respond(s, nbr, m, rc, &a);
 }
 
 static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
@@ -482,7 +485,7 @@ static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct
     }
     if (drop) {
         (*drop)++;
-        respond(s, nbr, m, rc, NULL, 0, 0);
+        respond(s, nbr, m, rc, NULL);
         return;
     }
     execute(s, nbr, m, sf, nb);
@@ -779,7 +782,7 @@ static void receive(struct wren_sixtop *s, struct wren_snip *pkt)
         s->stats.rx_bad_version++;
         if (m.type == SIXP_TYPE_REQUEST) {
             m.code = 0; /* no body of any command */
-            respond(s, nbr, &m, SIXP_RC_ERR_VERSION, NULL, 0, 0);
+            respond(s, nbr, &m, SIXP_RC_ERR_VERSION, NULL);
         }
         goto done;
     }
