@@ -340,14 +340,15 @@ static void rpl_glue(struct wren_sixtop *s)
         f->has_parent = 0;
         return;
     }
-    if (f->has_parent && memcmp(f->parent, pa + 16, 8) == 0) {
+    bool same = memcmp(f->parent, pa + 16, 8) == 0;
+    if (f->has_parent && same) {
         return;
     }
     bool had = f->has_parent || f->had_parent; /* lost a while, then another: still a switch */
     /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
      * TX cells to it as we had with the old one, which we then CLEAR */
     wren_sixtop_if_set(s, WREN_NETOPT_TSCH_TIME_SOURCE, pa + 16, 8);
-    if (had && memcmp(f->parent, pa + 16, 8) != 0) {
+    if (had && !same) {
         memcpy(f->old_parent, f->parent, 8);
         f->clear_old = 1;
         s->stats.msf_parent_switch++;
