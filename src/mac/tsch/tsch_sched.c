@@ -148,11 +148,11 @@ static int get_sync(const struct wren_tsch *t, void *val, size_t max)
     s.drift_ppb = wren_tsch_drift_ppb(t);
     s.bc_chance = wren_tsch_bc_chance(t);
     uint64_t since = wren_node_now(tsch_node(t)) - t->last_sync;
+    uint32_t since_s = wren_us_to_s(since);
     /* 32-bit divisions only (a 64-bit one links libgcc's, 0.9 KB) */
-    s.last_sync_ms = (since >> 32) == 0 ? (uint32_t)since / 1000u
-                     : wren_us_to_s(since) < UINT32_MAX / 1000u
-                         ? wren_us_to_s(since) * 1000u
-                         : UINT32_MAX;
+    s.last_sync_ms = (since >> 32) == 0            ? (uint32_t)since / 1000u
+                     : since_s < UINT32_MAX / 1000u ? since_s * 1000u
+                                                    : UINT32_MAX;
     return wren_netopt_put(val, max, &s, sizeof(s));
 }
 
