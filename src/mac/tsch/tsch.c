@@ -261,19 +261,12 @@ static int enqueue(struct wren_tsch *t, int qi, struct wren_snip *pkt)
         wren_pktbuf_release(&node->pktbuf, pkt);
         return -ENOBUFS;
     }
-    if (at && *at) {
-        wren_netif_hdr(pkt)->q_next = *at;
-        *at = pkt;
-        q->len++;
-        return 1;
+    if (at == NULL || *at == NULL) { /* at the tail */
+        at = q->tail ? &wren_netif_hdr(q->tail)->q_next : &q->head;
+        q->tail = pkt;
     }
-    wren_netif_hdr(pkt)->q_next = NULL;
-    if (q->tail) {
-        wren_netif_hdr(q->tail)->q_next = pkt;
-    } else {
-        q->head = pkt;
-    }
-    q->tail = pkt;
+    wren_netif_hdr(pkt)->q_next = *at;
+    *at = pkt;
     q->len++;
     return 1;
 }
