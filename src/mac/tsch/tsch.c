@@ -817,9 +817,7 @@ void wren_tsch_tx_result(struct wren_tsch *t, bool acked)
     }
     bool sixtop = is_sixtop(p);
     t->stats.tx_data++;
-    if (q->tries) {
-        t->stats.tx_retries++;
-    }
+    t->stats.tx_retries += q->tries != 0;
     q->tries++;
     if (acked) {
         c->tx_ack += t->ack_req;
