@@ -137,7 +137,7 @@ LAYERS = [
     ("icmpv6", ("src/icmpv6/", "wire/icmpv6")),
     ("6lowpan", ("src/sixlowpan/", "wire/sixlowpan")),
     ("checksum", ("inet_csum",)),
-    ("802.15.4", ("src/link/", "wire/ieee802154")),
+    ("802.15.4", ("src/link/", "src/mac/", "wire/ieee802154")),
     ("netif+device", ("src/net/netif", "src/drivers/")),
     ("netapi/sched", ("src/net/netapi", "src/net/netreg", "src/core/")),
     ("pktbuf", ("src/pktbuf/",)),

@@ -320,7 +320,7 @@ class Sim:
     def set_lpl(self, node: int, interval_ms: int) -> None:
         """Low-power listening on @node's CSMA MAC: its radio wakes every
         @interval_ms to listen, frames go out as trains of copies (0: off,
-        the radio always on; link/ieee802154_lpl.c)."""
+        the radio always on; mac/csma/ieee802154_lpl.c)."""
         self.set_opt_u16(node, NETOPT_MAC_LPL, interval_ms)
 
     def set_cca(self, node: int, on: bool) -> None:

@@ -204,7 +204,7 @@ class Link(Table):
 @dataclass(kw_only=True)
 class Mac(Table):
     """[mac]: 802.15.4 MAC of every node: `kind` "csma" (the default) or
-    "tsch" (src/link/tsch.h: node `coordinator` starts the network, the
+    "tsch" (src/mac/tsch/tsch.h: node `coordinator` starts the network, the
     others join it); its parameters (None: the default; retries and the
     backoff exponents apply to either)."""
     kind: str = spec("csma", choices=lambda: {"csma": 0, "tsch": 1})

@@ -1,6 +1,6 @@
 /* Cortex-M3 image for the size of TSCH (./wren size, rom_tsch_bytes): the
  * rpl image's 6LoWPAN router and RPL non-storing root, its 802.15.4
- * interface running the TSCH MAC (link/tsch.h: slot engine, minimal 6TiSCH
+ * interface running the TSCH MAC (mac/tsch/tsch.h: slot engine, minimal 6TiSCH
  * cell, EBs, synchronisation, per-neighbour queues) instead of CSMA, with
  * 6top (6P, RFC 8480) and MSF (RFC 9033) on it (WREN_IMAGE_SIXTOP). The
  * difference of this image and the rpl image (the same router on CSMA,
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "instance.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "net/netapi.h"
 #include "net/netopt.h"
 #include "rpl/rpl.h"

@@ -5,7 +5,7 @@
  * sizes. Compiled into an object library of its own, never linked. */
 #include <stdint.h>
 
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 
 const uint8_t wren_size_tsch_state[sizeof(struct wren_tsch)] = { 0 };
 const uint8_t wren_size_tsch_cells[CONFIG_WREN_TSCH_CELLS] = { 0 };

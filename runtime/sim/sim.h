@@ -177,8 +177,8 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
 
 /**
  * @brief The MAC of the 802.15.4 interface of nodes added from now on:
- *        "csma" (the default: unslotted CSMA-CA, src/link/ieee802154_mac.c)
- *        or "tsch" (src/link/tsch.h: the node starts scanning for EBs; make
+ *        "csma" (the default: unslotted CSMA-CA, src/mac/csma/ieee802154_mac.c)
+ *        or "tsch" (src/mac/tsch/tsch.h: the node starts scanning for EBs; make
  *        one the coordinator with the shell's `tsch coordinator` or SET
  *        WREN_NETOPT_TSCH_ROLE).
  * @return 0, or -ENOENT for another name (nothing changes).

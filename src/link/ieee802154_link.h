@@ -31,7 +31,7 @@
 #include "link/ieee802154_sec.h"
 #include "link/link_dup.h"
 #include "link/link_est.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "net/netif.h"
 #include "stack/stack.h"
 
@@ -72,7 +72,7 @@ struct wren_mac_stats {
 };
 
 #ifndef CONFIG_WREN_MAC_LPL
-/** Low-power listening on the CSMA MAC (link/ieee802154_lpl.c; off until
+/** Low-power listening on the CSMA MAC (mac/csma/ieee802154_lpl.c; off until
  *  SET WREN_NETOPT_MAC_LPL; the Cortex-M3 images build without it) */
 #define CONFIG_WREN_MAC_LPL 1
 #endif
@@ -136,7 +136,7 @@ struct wren_mac {
     struct wren_mac_stats stats;
     struct wren_link_est est;  /**< ETX per neighbour from unicast outcomes */
 #if CONFIG_WREN_MAC_LPL
-    /* low-power listening (link/ieee802154_lpl.c): the radio wakes every
+    /* low-power listening (mac/csma/ieee802154_lpl.c): the radio wakes every
      * lpl_ms to listen; a frame goes out as a train of copies */
     uint16_t lpl_ms;           /**< check interval; 0: off */
     bool lpl_listening;        /**< in a wake's listen window */
@@ -209,7 +209,7 @@ struct wren_ieee802154_tsch_netif {
 
 /**
  * @brief Add an 802.15.4 interface over @p dev to @p node that runs the TSCH
- *        MAC (link/tsch.h) with state @p tsch (zeroed or not, the caller's
+ *        MAC (mac/tsch/tsch.h) with state @p tsch (zeroed or not, the caller's
  *        for the interface's life) instead of CSMA. It starts as a node
  *        (WREN_TSCH_NODE: scanning for EBs); SET WREN_NETOPT_TSCH_ROLE makes
  *        it the coordinator.

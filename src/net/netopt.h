@@ -82,7 +82,7 @@ enum wren_netopt {
     WREN_NETOPT_TX_DELAY,            /**< GET: uint32_t us from send() (CCA off) to the
                                           frame's first symbol on the air */
 
-    /* TSCH (link/tsch.h); cells and state of the interface's TSCH MAC */
+    /* TSCH (mac/tsch/tsch.h); cells and state of the interface's TSCH MAC */
     WREN_NETOPT_TSCH_CELL_ADD = 0xa0, /**< SET: struct wren_tsch_cell (counters ignored);
                                            -EEXIST same slotframe/slot/channel offset/
                                            neighbour, -ENOSPC table full */
@@ -100,8 +100,8 @@ enum wren_netopt {
     WREN_NETOPT_TSCH_QUEUES,          /**< GET: struct wren_tsch_queue_info[], one per
                                            neighbour with frames queued */
     WREN_NETOPT_TSCH_ROLE,            /**< SET/GET: uint8_t enum wren_tsch_role */
-    WREN_NETOPT_TSCH_STATS,           /**< GET: struct wren_tsch_stats (link/tsch.h) */
-    WREN_NETOPT_TSCH_CONFIG,          /**< SET/GET: struct wren_tsch_config (link/tsch.h):
+    WREN_NETOPT_TSCH_STATS,           /**< GET: struct wren_tsch_stats (mac/tsch/tsch.h) */
+    WREN_NETOPT_TSCH_CONFIG,          /**< SET/GET: struct wren_tsch_config (mac/tsch/tsch.h):
                                            timeslot template, minimal schedule, periods */
     WREN_NETOPT_TSCH_CELLS_FREE,      /**< GET: uint16_t cells the schedule has room for */
 

@@ -3,6 +3,7 @@
  * relocation, the parent switch, 6P error handling, and the glue with RPL
  * and TSCH (time source, join priority). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/node.h"
@@ -165,16 +166,20 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint
         }
         num = num > r ? (uint8_t)r : num;
     }
-    if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0) {
+    /* the requests MSF makes, each its counter (by command; 0: none) */
+#define MSF_CTR(f) (uint16_t)(offsetof(struct wren_sixtop_stats, f) + 1u)
+    static const uint16_t ctr[SIXP_CMD_CLEAR + 1] = {
+        [SIXP_CMD_ADD] = MSF_CTR(msf_add),
+        [SIXP_CMD_DELETE] = MSF_CTR(msf_delete),
+        [SIXP_CMD_RELOCATE] = MSF_CTR(msf_relocate),
+        [SIXP_CMD_CLEAR] = MSF_CTR(msf_clear),
+    };
+#undef MSF_CTR
+    if (wren_sixtop_request(s, nbr, cmd, opts, num, bad, bad != NULL) < 0 || cmd > SIXP_CMD_CLEAR ||
+        ctr[cmd] == 0) {
         return;
     }
-    switch (cmd) {
-    case SIXP_CMD_ADD: s->stats.msf_add++; break;
-    case SIXP_CMD_DELETE: s->stats.msf_delete++; break;
-    case SIXP_CMD_RELOCATE: s->stats.msf_relocate++; break;
-    case SIXP_CMD_CLEAR: s->stats.msf_clear++; break;
-    default: break;
-    }
+    (*(uint32_t *)(void *)((uint8_t *)&s->stats + ctr[cmd] - 1u))++;
 }
 
 /* RFC 9033 Table 1 (after 6P): what a transaction's end means */
@@ -335,14 +340,15 @@ static void rpl_glue(struct wren_sixtop *s)
         f->has_parent = 0;
         return;
     }
-    if (f->has_parent && memcmp(f->parent, pa + 16, 8) == 0) {
+    bool same = memcmp(f->parent, pa + 16, 8) == 0;
+    if (f->has_parent && same) {
         return;
     }
     bool had = f->has_parent || f->had_parent; /* lost a while, then another: still a switch */
     /* a new preferred parent: our time source, and (RFC 9033 5.4) as many
      * TX cells to it as we had with the old one, which we then CLEAR */
     wren_sixtop_if_set(s, WREN_NETOPT_TSCH_TIME_SOURCE, pa + 16, 8);
-    if (had && memcmp(f->parent, pa + 16, 8) != 0) {
+    if (had && !same) {
         memcpy(f->old_parent, f->parent, 8);
         f->clear_old = 1;
         s->stats.msf_parent_switch++;
@@ -351,10 +357,12 @@ static void rpl_glue(struct wren_sixtop *s)
     f->has_parent = 1;
     f->had_parent = 1;
     f->wait_until_s = 0;
-    memset(f->elapsed, 0, sizeof(f->elapsed));
-    memset(f->used, 0, sizeof(f->used));
-    memset(f->last_elapsed, 0, sizeof(f->last_elapsed));
-    memset(f->last_used, 0, sizeof(f->last_used));
+    /* elapsed, used, last_elapsed, last_used: one range (sixtop.h) */
+    _Static_assert(offsetof(struct wren_msf, last_used) + sizeof(f->last_used) ==
+                       offsetof(struct wren_msf, wait_until_s),
+                   "the use counters end where wait_until_s begins");
+    memset(f->elapsed, 0,
+           offsetof(struct wren_msf, wait_until_s) - offsetof(struct wren_msf, elapsed));
 }
 
 /* ---- negotiated cells (RFC 9033 5) --------------------------------------------------- */
@@ -416,20 +424,13 @@ static bool worst_cell(const struct wren_msf *f, const struct wren_tsch_cell *c,
     return true;
 }
 
-void wren_msf_tick(struct wren_sixtop *s)
+/* SLOTFRAME_LENGTH is the MAC's (slotframe 0): the autonomous cell moves
+ * with it */
+static void follow_slotframe(struct wren_sixtop *s)
 {
     struct wren_msf *f = &s->msf;
-    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    struct wren_tsch_sync_info si;
-    uint32_t now = wren_sixtop_now_s(s);
-    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_SYNC, &si, sizeof(si)) < 0 ||
-        !si.synced) {
-        return;
-    }
-    /* SLOTFRAME_LENGTH is the MAC's (slotframe 0): the autonomous cell moves with it */
     struct wren_tsch_config tc;
-    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CONFIG, &tc,
-                        sizeof(tc)) == (int)sizeof(tc) &&
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CONFIG, &tc, sizeof(tc)) == (int)sizeof(tc) &&
         tc.sf_len >= 2 && tc.sf_len != f->cfg.slotframe_len) {
         if (f->auto_rx) {
             wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, f->auto_c);
@@ -438,41 +439,28 @@ void wren_msf_tick(struct wren_sixtop *s)
         f->cfg.slotframe_len = tc.sf_len;
         f->auto_c = auto_cell(f, s->eui64);
     }
-    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
-    if (n < 0) {
-        return;
+}
+
+/* RFC 9033 5.1: at least one negotiated TX cell to the parent; after a
+ * switch as many as there were to the old one */
+static void first_cells(struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n)
+{
+    struct wren_msf *f = &s->msf;
+    unsigned want = 0;
+    for (int i = 0; f->clear_old && i < n; i++) {
+        want += wren_sixtop_is_negotiated(&sched[i], f->old_parent) &&
+                (sched[i].options & WREN_TSCH_CELL_TX);
     }
-    if (!f->auto_rx) {
-        int rc = wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, f->auto_c);
-        f->auto_rx = rc == 0 || rc == -EEXIST;
-    }
-    auto_tx_update(s, sched, n);
-    rpl_glue(s);
-    if (!f->cfg.enabled) {
-        return;
-    }
-    if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
-        start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL);
-    }
-    if (!f->has_parent || wren_sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
-        (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
-        return;
-    }
-    unsigned ntx = count_use(s, sched, n, 0), nrx = count_use(s, sched, n, 1);
-    if (ntx == 0) {
-        /* RFC 9033 5.1: at least one negotiated TX cell to the parent; after a
-         * switch as many as there were to the old one */
-        unsigned want = 0;
-        for (int i = 0; f->clear_old && i < n; i++) {
-            want += wren_sixtop_is_negotiated(&sched[i], f->old_parent) &&
-                    (sched[i].options & WREN_TSCH_CELL_TX);
-        }
-        want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;
-        start(s, f->parent, SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want, NULL);
-        return;
-    }
-    /* RFC 9033 5.1/5.2: after MAX_NUM_CELLS cells elapsed, one more cell
-     * above LIM_NUMCELLSUSED_HIGH, one fewer below LIM_NUMCELLSUSED_LOW */
+    want = want == 0 ? 1 : want > CONFIG_WREN_SIXP_CELLS ? CONFIG_WREN_SIXP_CELLS : want;
+    start(s, f->parent, SIXP_CMD_ADD, SIXP_CELL_TX, (uint8_t)want, NULL);
+}
+
+/* RFC 9033 5.1/5.2: after MAX_NUM_CELLS cells elapsed, one more cell above
+ * LIM_NUMCELLSUSED_HIGH, one fewer below LIM_NUMCELLSUSED_LOW (TX: @p ntx,
+ * RX: @p nrx cells to the parent). Returns whether a request went out. */
+static bool adapt_to_load(struct wren_sixtop *s, unsigned ntx, unsigned nrx)
+{
+    struct wren_msf *f = &s->msf;
     for (int d = 0; d < 2; d++) {
         if (f->elapsed[d] < f->cfg.max_num_cells) {
             continue;
@@ -483,12 +471,36 @@ void wren_msf_tick(struct wren_sixtop *s)
         f->elapsed[d] = f->used[d] = 0;
         if (pct > f->cfg.lim_high_pct) {
             start(s, f->parent, SIXP_CMD_ADD, opt, 1, NULL);
-            return;
+            return true;
         }
         if (pct < f->cfg.lim_low_pct && cells > (d ? 0u : 1u)) {
             start(s, f->parent, SIXP_CMD_DELETE, opt, 1, NULL);
-            return;
+            return true;
         }
+    }
+    return false;
+}
+
+/* the negotiated cells to the parent: their number follows the load; every
+ * HOUSEKEEPINGCOLLISION_PERIOD the worst TX cell moves (RFC 9033 5.3) */
+static void negotiate(struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n,
+                      uint32_t now)
+{
+    struct wren_msf *f = &s->msf;
+    if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
+        start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL);
+    }
+    if (!f->has_parent || wren_sixtop_trans_of(s, f->parent) || quarantined(s, f->parent) ||
+        (f->wait_until_s && (int32_t)(now - f->wait_until_s) < 0)) {
+        return;
+    }
+    unsigned ntx = count_use(s, sched, n, 0), nrx = count_use(s, sched, n, 1);
+    if (ntx == 0) {
+        first_cells(s, sched, n);
+        return;
+    }
+    if (adapt_to_load(s, ntx, nrx)) {
+        return;
     }
     /* RX cells from the parent adapt once one exists (`6p add NBR rx`);
      * without one, downward traffic comes in our autonomous RX cell */
@@ -498,5 +510,30 @@ void wren_msf_tick(struct wren_sixtop *s)
         if (worst_cell(f, sched, n, &bad)) {
             start(s, f->parent, SIXP_CMD_RELOCATE, SIXP_CELL_TX, 1, &bad);
         }
+    }
+}
+
+void wren_msf_tick(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    struct wren_tsch_sync_info si;
+    uint32_t now = wren_sixtop_now_s(s);
+    if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_SYNC, &si, sizeof(si)) < 0 || !si.synced) {
+        return;
+    }
+    follow_slotframe(s);
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    if (n < 0) {
+        return;
+    }
+    if (!f->auto_rx) {
+        int rc = wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_AUTO | WREN_TSCH_CELL_RX, NULL, f->auto_c);
+        f->auto_rx = rc == 0 || rc == -EEXIST;
+    }
+    auto_tx_update(s, sched, n);
+    rpl_glue(s);
+    if (f->cfg.enabled) {
+        negotiate(s, sched, n, now);
     }
 }

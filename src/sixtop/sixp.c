@@ -1,6 +1,7 @@
 /* 6P (RFC 8480): transactions, sequence numbers, the schedule changes they
  * make, and the module around them (sixtop.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/config.h"
@@ -72,6 +73,17 @@ bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr
            c->nbr_len == 8 && memcmp(c->nbr, nbr, 8) == 0;
 }
 
+/* whether a cell of @p c[@p n] is in slot @p slot */
+static bool has_slot(const struct sixp_cell *c, unsigned n, uint16_t slot)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (c[i].slot_offset == slot) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
                            const struct sixp_cell *out, unsigned k, uint16_t slot)
 {
@@ -80,17 +92,13 @@ bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_c
             return true;
         }
     }
-    for (unsigned i = 0; i < k; i++) {
-        if (out[i].slot_offset == slot) {
-            return true;
-        }
+    if (has_slot(out, k, slot)) {
+        return true;
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         const struct wren_sixp_trans *t = &s->trans[i];
-        for (unsigned j = 0; t->used && j < t->n_cells; j++) {
-            if (t->cells[j].slot_offset == slot) {
-                return true;
-            }
+        if (t->used && has_slot(t->cells, t->n_cells, slot)) {
+            return true;
         }
     }
     return false;
@@ -223,9 +231,17 @@ static int send_msg(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     return 0;
 }
 
-/* a response to @p req carrying @p rc and, for SUCCESS/EOL, @p cells / total */
+/* the body of a response: its cell list (or COUNT's total) */
+struct sixp_answer {
+    uint8_t cells[CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
+    unsigned n;
+    uint16_t total;
+};
+
+/* a response to @p req carrying @p rc and, for SUCCESS/EOL, answer @p a's
+ * cells / total (NULL: none) */
 static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *req,
-                    uint8_t rc, const uint8_t *cells, unsigned n, uint16_t total)
+                    uint8_t rc, const struct sixp_answer *a)
 {
     struct sixp_msg r;
     memset(&r, 0, sizeof(r));
@@ -235,9 +251,11 @@ static void respond(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
     r.seqnum = req->seqnum;
     /* the body by command; an unknown command gets none */
     r.resp_cmd = req->code >= SIXP_CMD_ADD && req->code <= SIXP_CMD_CLEAR ? req->code : 0;
-    r.cells = cells;
-    r.n_cells = (uint16_t)n;
-    r.total = total;
+    if (a) {
+        r.cells = a->cells;
+        r.n_cells = (uint16_t)a->n;
+        r.total = a->total;
+    }
     if (send_msg(s, nbr, &r) == 0) {
         s->stats.tx_response++;
     }
@@ -291,17 +309,10 @@ static bool locked(const struct wren_sixtop *s, struct sixp_cell x)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
         const struct wren_sixp_trans *t = &s->trans[i];
-        for (unsigned k = 0; t->used && k < t->n_rel; k++) {
-            if (t->rel[k].slot_offset == x.slot_offset) {
-                return true;
-            }
-        }
-        if (t->used && t->cmd == SIXP_CMD_DELETE) {
-            for (unsigned k = 0; k < t->n_cells; k++) {
-                if (t->cells[k].slot_offset == x.slot_offset) {
-                    return true;
-                }
-            }
+        if (t->used && (has_slot(t->rel, t->n_rel, x.slot_offset) ||
+                        (t->cmd == SIXP_CMD_DELETE &&
+                         has_slot(t->cells, t->n_cells, x.slot_offset)))) {
+            return true;
         }
     }
     return false;
@@ -333,91 +344,112 @@ static uint8_t check_named(struct wren_sixtop *s, const uint8_t nbr[8], const st
     return SIXP_RC_SUCCESS;
 }
 
+/* RFC 8480 3.3.2: DELETE the cells named, if each is ours with nbr */
+static uint8_t exec_delete(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                           const struct wren_tsch_cell *sched, unsigned n, uint8_t opts,
+                           struct sixp_answer *a)
+{
+    uint8_t rc = check_named(s, nbr, m, sched, n, opts);
+    for (unsigned i = 0; rc == SIXP_RC_SUCCESS && i < m->num_cells; i++) {
+        struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
+        wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, x);
+        wren_sixp_cell_put(a->cells, a->n++, x);
+    }
+    return rc;
+}
+
+/* RFC 8480 3.3.1/3.3.3: ADD (and RELOCATE, its cells checked) the cells the
+ * SF picks from the candidates; RELOCATE's named cells go as new ones come */
+static uint8_t exec_add(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                        const struct wren_sixp_sf *sf, uint8_t opts, struct sixp_answer *a)
+{
+    struct sixp_cell pick[CONFIG_WREN_SIXP_CELLS];
+    int k = sf->pick(s, nbr, m, pick,
+                     m->num_cells < CONFIG_WREN_SIXP_CELLS ? m->num_cells : CONFIG_WREN_SIXP_CELLS);
+    if (k < 0) {
+        return (uint8_t)-k;
+    }
+    for (int i = 0; i < k; i++) {
+        if (m->code == SIXP_CMD_RELOCATE) {
+            wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, wren_sixp_cell_get(m->cells, (unsigned)i));
+        }
+        if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | opts, nbr, pick[i]) == 0) {
+            wren_sixp_cell_put(a->cells, a->n++, pick[i]);
+        }
+    }
+    return SIXP_RC_SUCCESS;
+}
+
+/* RFC 8480 3.3.4/3.3.5: COUNT our cells with nbr of those options, or LIST
+ * them from Offset, MaxNumCells at most (EOL: the list ends here) */
+static uint8_t exec_count_list(const uint8_t nbr[8], const struct sixp_msg *m,
+                               const struct wren_tsch_cell *sched, unsigned n, uint8_t opts,
+                               struct sixp_answer *a)
+{
+    unsigned seen = 0, max = m->max_num_cells < CONFIG_WREN_SIXP_CELLS ? m->max_num_cells
+                                                                      : CONFIG_WREN_SIXP_CELLS;
+    uint8_t rc = m->code == SIXP_CMD_LIST ? SIXP_RC_EOL : SIXP_RC_SUCCESS;
+    for (unsigned i = 0; i < n; i++) {
+        if (!same_cell(&sched[i], nbr, opts)) {
+            continue;
+        }
+        a->total++; /* COUNT's answer */
+        if (m->code != SIXP_CMD_LIST || seen++ < m->offset) {
+            continue;
+        }
+        if (a->n == max) {
+            return SIXP_RC_SUCCESS; /* more follow */
+        }
+        wren_sixp_cell_put(a->cells, a->n++, cell_of(&sched[i]));
+    }
+    return rc;
+}
+
+/* request @p m's command on schedule @p sched[@p n]; the return code */
+static uint8_t exec_cmd(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
+                        const struct wren_sixp_sf *sf, const struct wren_tsch_cell *sched,
+                        unsigned n, struct sixp_answer *a)
+{
+    uint8_t opts = mirror(m->cell_options); /* the cells as we hold them */
+    uint8_t rc;
+    switch (m->code) {
+    case SIXP_CMD_DELETE:
+        return exec_delete(s, nbr, m, sched, n, opts, a);
+    case SIXP_CMD_RELOCATE:
+        rc = check_named(s, nbr, m, sched, n, opts);
+        return rc != SIXP_RC_SUCCESS ? rc : exec_add(s, nbr, m, sf, opts, a);
+    case SIXP_CMD_ADD:
+        return exec_add(s, nbr, m, sf, opts, a);
+    case SIXP_CMD_COUNT:
+    case SIXP_CMD_LIST:
+        /* without CONFIG_WREN_SIXP_COUNT_LIST: as SIGNAL */
+        return CONFIG_WREN_SIXP_COUNT_LIST ? exec_count_list(nbr, m, sched, n, opts, a)
+                                           : SIXP_RC_ERR;
+    case SIXP_CMD_CLEAR:
+        clear_in(s, nbr, sched, (int)n);
+        return SIXP_RC_SUCCESS;
+    default: /* SIGNAL: MSF defines none */
+        return SIXP_RC_ERR;
+    }
+}
+
 /* RFC 8480 3.3: carry out request @p m of @p nbr (checks passed); answer */
 static void execute(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
                     const struct wren_sixp_sf *sf, struct wren_sixp_nbr *nb)
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    struct sixp_cell pick[CONFIG_WREN_SIXP_CELLS];
-    uint8_t out[CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN];
-    unsigned n_out = 0;
-    uint16_t total = 0;
-    uint8_t rc = SIXP_RC_SUCCESS;
-    uint8_t opts = mirror(m->cell_options); /* the cells as we hold them */
+    struct sixp_answer a;
+    a.n = 0;
+    a.total = 0;
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
-    if (n < 0) {
-        rc = SIXP_RC_RESET; /* no schedule to work on: a critical error */
-        goto answer;
-    }
-    switch (m->code) {
-    case SIXP_CMD_DELETE:
-        rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
-        for (unsigned i = 0; rc == SIXP_RC_SUCCESS && i < m->num_cells; i++) {
-            struct sixp_cell x = wren_sixp_cell_get(m->cells, i);
-            wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr, x);
-            wren_sixp_cell_put(out, n_out++, x);
-        }
-        break;
-    case SIXP_CMD_RELOCATE:
-        rc = check_named(s, nbr, m, sched, (unsigned)n, opts);
-        if (rc != SIXP_RC_SUCCESS) {
-            break;
-        }
-        /* new cells are picked as for ADD */
-        /* fall through */
-    case SIXP_CMD_ADD: {
-        int k = sf->pick(s, nbr, m, pick,
-                         m->num_cells < CONFIG_WREN_SIXP_CELLS ? m->num_cells : CONFIG_WREN_SIXP_CELLS);
-        if (k < 0) {
-            rc = (uint8_t)-k;
-            goto answer;
-        }
-        for (int i = 0; i < k; i++) {
-            if (m->code == SIXP_CMD_RELOCATE) {
-                wren_sixtop_cell(s, SIXTOP_NEG | opts, nbr,
-                                 wren_sixp_cell_get(m->cells, (unsigned)i));
-            }
-            if (wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | opts, nbr, pick[i]) == 0) {
-                wren_sixp_cell_put(out, n_out++, pick[i]);
-            }
-        }
-        break;
-    }
-    case SIXP_CMD_COUNT:
-    case SIXP_CMD_LIST: {
-        unsigned seen = 0, max = m->max_num_cells < CONFIG_WREN_SIXP_CELLS ? m->max_num_cells
-                                                                          : CONFIG_WREN_SIXP_CELLS;
-        rc = m->code == SIXP_CMD_LIST ? SIXP_RC_EOL : SIXP_RC_SUCCESS;
-        for (int i = 0; i < n; i++) {
-            if (!same_cell(&sched[i], nbr, opts)) {
-                continue;
-            }
-            total++; /* COUNT's answer */
-            if (m->code != SIXP_CMD_LIST || seen++ < m->offset) {
-                continue;
-            }
-            if (n_out == max) {
-                rc = SIXP_RC_SUCCESS; /* more follow */
-                break;
-            }
-            wren_sixp_cell_put(out, n_out++, cell_of(&sched[i]));
-        }
-        break;
-    }
-    case SIXP_CMD_CLEAR:
-        clear_in(s, nbr, sched, n);
-        break;
-    default: /* SIGNAL: MSF defines none */
-        rc = SIXP_RC_ERR;
-        break;
-    }
-answer:
+    /* no schedule to work on: a critical error */
+    uint8_t rc = n < 0 ? SIXP_RC_RESET : exec_cmd(s, nbr, m, sf, sched, (unsigned)n, &a);
     if (m->code == SIXP_CMD_CLEAR) {
         nb->seqnum = 0; /* RFC 8480 3.4.6: both ends start again at 0 */
     } else if (!rc_keeps_seqnum(rc)) {
         nb->seqnum = seq_next(m->seqnum);
     }
-    respond(s, nbr, m, rc, out, n_out, total);
+    respond(s, nbr, m, rc, &a);
 }
 
 static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *m,
@@ -453,7 +485,7 @@ static void on_request(struct wren_sixtop *s, const uint8_t nbr[8], const struct
     }
     if (drop) {
         (*drop)++;
-        respond(s, nbr, m, rc, NULL, 0, 0);
+        respond(s, nbr, m, rc, NULL);
         return;
     }
     execute(s, nbr, m, sf, nb);
@@ -495,19 +527,64 @@ static bool proposed(const struct wren_sixp_trans *t, struct sixp_cell x)
     return false;
 }
 
+/* responses received by error code: RC_ERR .. RC_ERR_LOCKED, each its counter */
 static void count_rc(struct wren_sixtop_stats *st, uint8_t rc)
 {
-    switch (rc) {
-    case SIXP_RC_ERR: st->rc_err++; break;
-    case SIXP_RC_RESET: st->rc_reset++; break;
-    case SIXP_RC_ERR_VERSION: st->rc_err_version++; break;
-    case SIXP_RC_ERR_SFID: st->rc_err_sfid++; break;
-    case SIXP_RC_ERR_SEQNUM: st->rc_err_seqnum++; break;
-    case SIXP_RC_ERR_CELLLIST: st->rc_err_celllist++; break;
-    case SIXP_RC_ERR_BUSY: st->rc_err_busy++; break;
-    case SIXP_RC_ERR_LOCKED: st->rc_err_locked++; break;
-    default: break;
+#define RC_CTR(f) (uint16_t) offsetof(struct wren_sixtop_stats, f)
+    static const uint16_t ctr[] = {
+        RC_CTR(rc_err),         RC_CTR(rc_reset),    RC_CTR(rc_err_version),
+        RC_CTR(rc_err_sfid),    RC_CTR(rc_err_seqnum), RC_CTR(rc_err_celllist),
+        RC_CTR(rc_err_busy),    RC_CTR(rc_err_locked),
+    };
+#undef RC_CTR
+    _Static_assert(SIXP_RC_ERR_LOCKED - SIXP_RC_ERR + 1 == sizeof(ctr) / sizeof(ctr[0]),
+                   "a counter per error code");
+    if (rc >= SIXP_RC_ERR && rc <= SIXP_RC_ERR_LOCKED) {
+        uint32_t *c = (uint32_t *)(void *)((uint8_t *)st + ctr[rc - SIXP_RC_ERR]);
+        (*c)++;
     }
+}
+
+/* RFC 8480 3.4.6: SeqNum after a response with @p rc (CLEAR: 0 whatever
+ * the outcome, and no negotiated cell with nbr left) */
+static void resp_seqnum(struct wren_sixtop *s, const uint8_t nbr[8],
+                        const struct wren_sixp_trans *t, int rc)
+{
+    if (t->cmd == SIXP_CMD_CLEAR) {
+        cleared(s, nbr);
+        return;
+    }
+    struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
+    if (nb && !rc_keeps_seqnum((uint8_t)rc)) {
+        nb->seqnum = seq_next(t->seqnum);
+    }
+}
+
+/* A SUCCESS/EOL response's cells into our schedule: ADD's and RELOCATE's
+ * must be among those we proposed, at most NumCells (false, counted, if
+ * not), and are added (RELOCATE: each in place of one of ours); DELETE's
+ * go */
+static bool take_cells(struct wren_sixtop *s, const uint8_t nbr[8],
+                       const struct wren_sixp_trans *t, const struct sixp_msg *m)
+{
+    unsigned k = m->n_cells;
+    if (t->cmd != SIXP_CMD_ADD && t->cmd != SIXP_CMD_RELOCATE && t->cmd != SIXP_CMD_DELETE) {
+        return true;
+    }
+    for (unsigned i = 0; t->cmd != SIXP_CMD_DELETE && i < k; i++) {
+        if (!proposed(t, wren_sixp_cell_get(m->cells, i)) || k > t->num_cells) {
+            s->stats.rx_bad_celllist++;
+            return false;
+        }
+    }
+    unsigned how = (t->cmd == SIXP_CMD_DELETE ? 0u : SIXTOP_ADD) | SIXTOP_NEG | t->cell_options;
+    for (unsigned i = 0; i < k; i++) {
+        if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
+            wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
+        }
+        wren_sixtop_cell(s, how, nbr, wren_sixp_cell_get(m->cells, i));
+    }
+    return true;
 }
 
 static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp_msg *m,
@@ -536,40 +613,108 @@ static void on_response(struct wren_sixtop *s, const uint8_t nbr[8], struct sixp
     }
     s->last_n_cells = (uint8_t)m->n_cells;
     s->last_total = m->total;
-    if (t->cmd == SIXP_CMD_CLEAR) {
-        cleared(s, nbr);
-    } else {
-        struct wren_sixp_nbr *nb = nbr_find(s, nbr, false);
-        if (nb && !rc_keeps_seqnum((uint8_t)rc)) {
-            nb->seqnum = seq_next(t->seqnum);
-        }
-    }
+    resp_seqnum(s, nbr, t, rc);
     if (rc == SIXP_RC_SUCCESS || rc == SIXP_RC_EOL) {
         s->stats.trans_ok++;
-        unsigned k = m->n_cells;
-        if (t->cmd == SIXP_CMD_ADD || t->cmd == SIXP_CMD_RELOCATE) {
-            /* the cells must be among those we proposed, at most NumCells */
-            for (unsigned i = 0; i < k; i++) {
-                if (!proposed(t, wren_sixp_cell_get(m->cells, i)) || k > t->num_cells) {
-                    s->stats.rx_bad_celllist++;
-                    trans_end(s, t, SIXP_RC_ERR_CELLLIST, m);
-                    return;
-                }
-            }
-            for (unsigned i = 0; i < k; i++) {
-                if (t->cmd == SIXP_CMD_RELOCATE && i < t->n_rel) {
-                    wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, t->rel[i]);
-                }
-                wren_sixtop_cell(s, SIXTOP_ADD | SIXTOP_NEG | t->cell_options, nbr,
-                                 wren_sixp_cell_get(m->cells, i));
-            }
-        } else if (t->cmd == SIXP_CMD_DELETE) {
-            for (unsigned i = 0; i < k; i++) {
-                wren_sixtop_cell(s, SIXTOP_NEG | t->cell_options, nbr, wren_sixp_cell_get(m->cells, i));
-            }
+        if (!take_cells(s, nbr, t, m)) {
+            rc = SIXP_RC_ERR_CELLLIST;
         }
     }
     trans_end(s, t, rc, m);
+}
+
+/* A transaction to start with @p nbr: a free one, none with @p nbr under
+ * way (RFC 8480 3.4.3), a place in the neighbour table (*@p nb). Returns
+ * it, or NULL with *@p err (counted) */
+static struct wren_sixp_trans *trans_new(struct wren_sixtop *s, const uint8_t nbr[8],
+                                         struct wren_sixp_nbr **nb, int *err)
+{
+    struct wren_sixp_trans *t = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
+        t = s->trans[i].used ? NULL : &s->trans[i];
+    }
+    if (wren_sixtop_trans_of(s, nbr) || t == NULL) {
+        s->stats.trans_refused++;
+        *err = -EBUSY;
+        return NULL;
+    }
+    *nb = nbr_find(s, nbr, true);
+    if (*nb == NULL) {
+        s->stats.nbr_full++;
+        *err = -ENOSPC;
+        return NULL;
+    }
+    return t;
+}
+
+/* DELETE's cells: those given, or ours with nbr of those options, the last
+ * ones; -ENOENT if there are not NumCells (at least one) */
+static int delete_cells(struct wren_sixtop *s, struct wren_sixp_trans *t,
+                        const struct sixp_cell *cells, unsigned n)
+{
+    if (cells) {
+        memcpy(t->cells, cells, n * sizeof(*cells));
+        t->n_cells = (uint8_t)n;
+    } else {
+        struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+        int k = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+        for (int i = k - 1; i >= 0 && t->n_cells < t->num_cells; i--) {
+            if (same_cell(&sched[i], t->nbr, t->cell_options)) {
+                t->cells[t->n_cells++] = cell_of(&sched[i]);
+            }
+        }
+    }
+    return t->n_cells < t->num_cells || t->num_cells == 0 ? -ENOENT : 0;
+}
+
+/* The cells transaction @p t proposes (RFC 8480 3.3): ADD's candidates
+ * from MSF; RELOCATE's cells to move (@p cells[@p n]) and candidates;
+ * DELETE's cells. Returns 0 or a negative errno */
+static int propose(struct wren_sixtop *s, struct wren_sixp_trans *t,
+                   const struct sixp_cell *cells, unsigned n)
+{
+    switch (t->cmd) {
+    case SIXP_CMD_RELOCATE:
+        if (n == 0) {
+            return -EINVAL;
+        }
+        memcpy(t->rel, cells, n * sizeof(*cells));
+        t->n_rel = (uint8_t)n;
+        t->num_cells = (uint8_t)n;
+        /* fall through */
+    case SIXP_CMD_ADD:
+        t->used = 1; /* reserve: the candidates skip cells under relocation */
+        t->n_cells = (uint8_t)wren_msf_candidates(s, t->cells, CONFIG_WREN_SIXP_CELLS);
+        t->used = 0;
+        return t->n_cells == 0 ? -ENOSPC : 0;
+    case SIXP_CMD_DELETE:
+        return delete_cells(s, t, cells, n);
+    default:
+        return 0;
+    }
+}
+
+/* the request of transaction @p t, its cell lists written into @p list */
+static void request_msg(const struct wren_sixp_trans *t, struct sixp_msg *m, uint8_t *list)
+{
+    memset(m, 0, sizeof(*m));
+    m->type = SIXP_TYPE_REQUEST;
+    m->code = t->cmd;
+    m->sfid = t->sfid;
+    m->seqnum = t->seqnum;
+    m->cell_options = t->cell_options;
+    m->num_cells = t->num_cells;
+    m->max_num_cells = CONFIG_WREN_SIXP_CELLS;
+    const uint8_t *cl = wire_cells(t->cells, t->n_cells, list);
+    if (t->cmd == SIXP_CMD_RELOCATE) {
+        m->cells = wire_cells(t->rel, t->n_rel, list + sizeof(t->cells));
+        m->n_cells = t->n_rel;
+        m->cand = cl;
+        m->n_cand = t->n_cells;
+    } else {
+        m->cells = cl;
+        m->n_cells = t->n_cells;
+    }
 }
 
 int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd,
@@ -577,24 +722,18 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
                         unsigned n)
 {
     if (cmd < SIXP_CMD_ADD || cmd > SIXP_CMD_CLEAR || cmd == SIXP_CMD_SIGNAL ||
+        (!CONFIG_WREN_SIXP_COUNT_LIST && (cmd == SIXP_CMD_COUNT || cmd == SIXP_CMD_LIST)) ||
         n > CONFIG_WREN_SIXP_CELLS || num_cells > CONFIG_WREN_SIXP_CELLS) {
         return -EINVAL;
     }
     if (!wren_timer_armed(&s->tick)) {
         return -ENOTSUP; /* the interface runs no TSCH (see wren_sixtop_init) */
     }
-    struct wren_sixp_trans *t = NULL;
-    for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
-        t = s->trans[i].used ? NULL : &s->trans[i];
-    }
-    if (wren_sixtop_trans_of(s, nbr) || t == NULL) {
-        s->stats.trans_refused++;
-        return -EBUSY;
-    }
-    struct wren_sixp_nbr *nb = nbr_find(s, nbr, true);
-    if (nb == NULL) {
-        s->stats.nbr_full++;
-        return -ENOSPC;
+    struct wren_sixp_nbr *nb;
+    int rc = 0;
+    struct wren_sixp_trans *t = trans_new(s, nbr, &nb, &rc);
+    if (t == NULL) {
+        return rc;
     }
     memset(t, 0, sizeof(*t));
     memcpy(t->nbr, nbr, 8);
@@ -603,68 +742,16 @@ int wren_sixtop_request(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd
     t->seqnum = nb->seqnum;
     t->cell_options = cell_options;
     t->num_cells = num_cells;
+    rc = propose(s, t, cells, n);
+    if (rc < 0) {
+        return rc;
+    }
     uint8_t list[2 * CONFIG_WREN_SIXP_CELLS * SIXP_CELL_LEN]; /* the cell lists as sent */
     struct sixp_msg m;
-    memset(&m, 0, sizeof(m));
-    m.type = SIXP_TYPE_REQUEST;
-    m.code = cmd;
-    m.sfid = t->sfid;
-    m.seqnum = t->seqnum;
-    m.cell_options = cell_options;
-    m.num_cells = num_cells;
-    m.max_num_cells = CONFIG_WREN_SIXP_CELLS;
-    switch (cmd) {
-    case SIXP_CMD_RELOCATE:
-        if (n == 0) {
-            return -EINVAL;
-        }
-        memcpy(t->rel, cells, n * sizeof(*cells));
-        t->n_rel = (uint8_t)n;
-        t->num_cells = (uint8_t)n;
-        m.num_cells = (uint8_t)n;
-        /* fall through */
-    case SIXP_CMD_ADD:
-        t->used = 1; /* reserve: the candidates skip cells under relocation */
-        t->n_cells = (uint8_t)wren_msf_candidates(s, t->cells, CONFIG_WREN_SIXP_CELLS);
-        t->used = 0;
-        if (t->n_cells == 0) {
-            return -ENOSPC;
-        }
-        break;
-    case SIXP_CMD_DELETE:
-        if (cells) {
-            memcpy(t->cells, cells, n * sizeof(*cells));
-            t->n_cells = (uint8_t)n;
-        } else {
-            /* ours with nbr, of those options, the last ones */
-            struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-            int k = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
-            for (int i = k - 1; i >= 0 && t->n_cells < num_cells; i--) {
-                if (same_cell(&sched[i], nbr, cell_options)) {
-                    t->cells[t->n_cells++] = cell_of(&sched[i]);
-                }
-            }
-        }
-        if (t->n_cells < num_cells || num_cells == 0) {
-            return -ENOENT;
-        }
-        break;
-    default:
-        break;
-    }
-    const uint8_t *cl = wire_cells(t->cells, t->n_cells, list);
-    if (cmd == SIXP_CMD_RELOCATE) {
-        m.cells = wire_cells(t->rel, t->n_rel, list + sizeof(t->cells));
-        m.n_cells = t->n_rel;
-        m.cand = cl;
-        m.n_cand = t->n_cells;
-    } else {
-        m.cells = cl;
-        m.n_cells = t->n_cells;
-    }
+    request_msg(t, &m, list);
     t->used = 1;
     t->deadline_s = wren_sixtop_now_s(s) + CONFIG_WREN_SIXP_TIMEOUT_S;
-    int rc = send_msg(s, nbr, &m);
+    rc = send_msg(s, nbr, &m);
     if (rc < 0) {
         t->used = 0;
         return rc;
@@ -695,7 +782,7 @@ static void receive(struct wren_sixtop *s, struct wren_snip *pkt)
         s->stats.rx_bad_version++;
         if (m.type == SIXP_TYPE_REQUEST) {
             m.code = 0; /* no body of any command */
-            respond(s, nbr, &m, SIXP_RC_ERR_VERSION, NULL, 0, 0);
+            respond(s, nbr, &m, SIXP_RC_ERR_VERSION, NULL);
         }
         goto done;
     }

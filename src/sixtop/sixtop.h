@@ -65,6 +65,13 @@
 #ifndef CONFIG_WREN_SIXP_CELLS
 #define CONFIG_WREN_SIXP_CELLS 5    /**< most cells in a list we send (RFC 9033 CELL_LIST_SIZE) */
 #endif
+#ifndef CONFIG_WREN_SIXP_COUNT_LIST
+/** 6P COUNT and LIST (RFC 8480 3.3.4, 3.3.5): answered, and sent by hand
+ *  (`6p count`, `6p list`). MSF never sends either (RFC 9033 uses ADD,
+ *  DELETE, RELOCATE and CLEAR); with 0 a node answers them RC_ERR, as it
+ *  does SIGNAL, and wren_sixtop_request() refuses them (-EINVAL) */
+#define CONFIG_WREN_SIXP_COUNT_LIST 1
+#endif
 #ifndef CONFIG_WREN_SIXP_TIMEOUT_S
 /** a transaction's timeout, s: the request and the response each wait for
  *  their neighbour's shared cell and may be sent up to 16 times with back-off */

@@ -2,7 +2,7 @@
 #ifndef WREN_SIXTOP_PRIV_H
 #define WREN_SIXTOP_PRIV_H
 
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "sixtop/sixtop.h"
 
 #ifndef CONFIG_WREN_SIXTOP_SCHED_CELLS

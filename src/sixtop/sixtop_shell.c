@@ -94,6 +94,52 @@ static uint8_t opts_arg(int argc, char **argv, int i)
     return i < argc && strcmp(argv[i], "rx") == 0 ? SIXP_CELL_RX : SIXP_CELL_TX;
 }
 
+/* the 6P command named @p name (RFC 8480 6.2.2's codes); 0: none */
+static uint8_t cmd_of(const char *name)
+{
+    static const char *const cmds[] = { NULL, "add", "delete", "relocate", "count", "list",
+                                        NULL, "clear" };
+    uint8_t cmd = 0;
+    for (uint8_t i = 1; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        cmd = cmds[i] && strcmp(name, cmds[i]) == 0 ? i : cmd;
+    }
+    return cmd;
+}
+
+/* the request of `6p CMD NBR ...` (arguments from argv[3]); *@p bad set
+ * for a malformed argument */
+static int request(struct wren_sixtop *s, uint8_t cmd, const uint8_t nbr[8], int argc,
+                   char **argv, int *bad)
+{
+    struct sixp_cell c;
+    switch (cmd) {
+    case SIXP_CMD_ADD:
+        return wren_sixtop_request(
+            s, nbr, cmd, opts_arg(argc, argv, 3),
+            (uint8_t)(argc > 4 ? wren_shell_num(argv[4], 1, CONFIG_WREN_SIXP_CELLS, bad) : 1),
+            NULL, 0);
+    case SIXP_CMD_DELETE:
+        if (argc > 5) {
+            c.slot_offset = (uint16_t)wren_shell_num(argv[4], 0, 0xffff, bad);
+            c.channel_offset = (uint16_t)wren_shell_num(argv[5], 0, 0xffff, bad);
+        }
+        return *bad ? -EINVAL
+                    : wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 3), 1,
+                                          argc > 5 ? &c : NULL, argc > 5);
+    case SIXP_CMD_RELOCATE:
+        if (argc < 5) {
+            *bad = 1;
+            return -EINVAL;
+        }
+        c.slot_offset = (uint16_t)wren_shell_num(argv[3], 0, 0xffff, bad);
+        c.channel_offset = (uint16_t)wren_shell_num(argv[4], 0, 0xffff, bad);
+        return *bad ? -EINVAL
+                    : wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 5), 1, &c, 1);
+    default:
+        return wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 3), 0, NULL, 0);
+    }
+}
+
 static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     struct wren_sixtop *s = (struct wren_sixtop *)m;
@@ -109,12 +155,7 @@ static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char *
         s->msf.cfg.enabled = strcmp(argv[2], "on") == 0;
         return 0;
     }
-    static const char *const cmds[] = { NULL, "add", "delete", "relocate", "count", "list",
-                                        NULL, "clear" };
-    uint8_t cmd = 0, nbr[8];
-    for (uint8_t i = 1; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-        cmd = cmds[i] && strcmp(argv[1], cmds[i]) == 0 ? i : cmd;
-    }
+    uint8_t cmd = cmd_of(argv[1]), nbr[8];
     if (cmd == 0 || argc < 3) {
         wren_shell_printf(sh, "%s", usage);
         return -EINVAL;
@@ -124,38 +165,7 @@ static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char *
                           argv[2]);
         return -EINVAL;
     }
-    int bad = 0, rc;
-    struct sixp_cell c;
-    switch (cmd) {
-    case SIXP_CMD_ADD:
-        rc = wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 3),
-                                 (uint8_t)(argc > 4 ? wren_shell_num(argv[4], 1, CONFIG_WREN_SIXP_CELLS,
-                                                                     &bad)
-                                                    : 1),
-                                 NULL, 0);
-        break;
-    case SIXP_CMD_DELETE:
-        if (argc > 5) {
-            c.slot_offset = (uint16_t)wren_shell_num(argv[4], 0, 0xffff, &bad);
-            c.channel_offset = (uint16_t)wren_shell_num(argv[5], 0, 0xffff, &bad);
-        }
-        rc = bad ? -EINVAL
-                 : wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 3), 1,
-                                       argc > 5 ? &c : NULL, argc > 5);
-        break;
-    case SIXP_CMD_RELOCATE:
-        if (argc < 5) {
-            wren_shell_printf(sh, "%s", usage);
-            return -EINVAL;
-        }
-        c.slot_offset = (uint16_t)wren_shell_num(argv[3], 0, 0xffff, &bad);
-        c.channel_offset = (uint16_t)wren_shell_num(argv[4], 0, 0xffff, &bad);
-        rc = bad ? -EINVAL : wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 5), 1, &c, 1);
-        break;
-    default:
-        rc = wren_sixtop_request(s, nbr, cmd, opts_arg(argc, argv, 3), 0, NULL, 0);
-        break;
-    }
+    int bad = 0, rc = request(s, cmd, nbr, argc, argv, &bad);
     if (bad) {
         wren_shell_printf(sh, "%s", usage);
         return -EINVAL;

@@ -104,7 +104,7 @@ enum {
 #define IEEE802154_IE_TIME_CORR_LEN 4
 
 /** Link options of the Slotframe and Link IE (7.4.4.3); the same bits as
- *  WREN_TSCH_CELL_* in link/tsch.h. */
+ *  WREN_TSCH_CELL_* in mac/tsch/tsch.h. */
 enum {
     IEEE802154_LINK_TX = 0x01,
     IEEE802154_LINK_RX = 0x02,

@@ -1,15 +1,31 @@
 /* 6P messages (RFC 8480 3.2, 3.3): parse, emit. */
 #include "wire/sixp.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/byteorder.h"
 
-/* Fixed part of each request body (after the 4-byte header), index = command:
- * Metadata and what follows it up to the cell lists or payload. */
-static const uint8_t req_fixed[8] = {
-    [SIXP_CMD_ADD] = 4, [SIXP_CMD_DELETE] = 4, [SIXP_CMD_RELOCATE] = 4,
-    [SIXP_CMD_COUNT] = 3, [SIXP_CMD_LIST] = 8, [SIXP_CMD_SIGNAL] = 2, [SIXP_CMD_CLEAR] = 2,
+/* RFC 8480 3.3: what each command's messages carry, index = command. The
+ * low nibble is the request's fixed part after the header: Metadata(2), then
+ * a prefix of CellOptions(1) NumCells-or-Reserved(1) Offset(2)
+ * MaxNumCells(2); the bits say what follows it in the request and in a
+ * SUCCESS/EOL response (a COUNT response: exactly Total(2); CLEAR's: empty) */
+enum {
+    FIXED = 0x0f,
+    REQ_CELLS = 0x10,  /* request: CellList (RELOCATE: RelocationCellList) */
+    REQ_CAND = 0x20,   /* request: then CandidateCellList */
+    PAYLOAD = 0x40,    /* request and response: the payload */
+    RESP_CELLS = 0x80, /* response: CellList */
+};
+static const uint8_t shape[8] = {
+    [SIXP_CMD_ADD] = 4 | REQ_CELLS | RESP_CELLS,
+    [SIXP_CMD_DELETE] = 4 | REQ_CELLS | RESP_CELLS,
+    [SIXP_CMD_RELOCATE] = 4 | REQ_CELLS | REQ_CAND | RESP_CELLS,
+    [SIXP_CMD_COUNT] = 3,
+    [SIXP_CMD_LIST] = 8 | RESP_CELLS,
+    [SIXP_CMD_SIGNAL] = 2 | PAYLOAD,
+    [SIXP_CMD_CLEAR] = 2,
 };
 
 static int is_cmd(uint8_t c)
@@ -17,55 +33,58 @@ static int is_cmd(uint8_t c)
     return c >= SIXP_CMD_ADD && c <= SIXP_CMD_CLEAR;
 }
 
-/* commands whose request and successful response carry cell lists */
-static int has_cells(uint8_t c)
+/* the cell list in @p p[@p n]: whole cells only */
+static int cell_list(struct sixp_msg *m, const uint8_t *p, size_t n)
 {
-    return c == SIXP_CMD_ADD || c == SIXP_CMD_DELETE || c == SIXP_CMD_RELOCATE ||
-           c == SIXP_CMD_LIST;
+    if (n % SIXP_CELL_LEN) {
+        return -SIXP_ERR_LENGTH;
+    }
+    m->cells = p;
+    m->n_cells = (uint16_t)(n / SIXP_CELL_LEN);
+    return 0;
 }
 
-/* RFC 8480 3.3: a request's body by its command. The fixed part after
- * Metadata is a prefix of CellOptions(1) NumCells-or-Reserved(1) Offset(2)
- * MaxNumCells(2); ADD, DELETE, RELOCATE and SIGNAL have a variable part. */
+/* RFC 8480 3.3: a request's body by its command: the fixed part (read from
+ * its place), then cells or payload */
 static int parse_request(struct sixp_msg *m)
 {
     const uint8_t *b = m->body;
-    size_t n = m->body_len, fixed = req_fixed[m->code];
-    if (n < fixed) {
+    unsigned sh = shape[m->code], fixed = sh & FIXED;
+    if (m->body_len < fixed) {
         return -SIXP_ERR_TRUNCATED;
     }
     m->metadata = get_le16(b);
     if (fixed > 2) {
         m->cell_options = b[2];
     }
-    if (m->code == SIXP_CMD_LIST) {
+    if (fixed > 4) { /* LIST */
         m->offset = get_le16(b + 4);
         m->max_num_cells = get_le16(b + 6);
-    } else if (fixed > 3) { /* ADD, DELETE, RELOCATE */
-        m->num_cells = b[3];
-        size_t rest = n - fixed, cells = rest / SIXP_CELL_LEN;
-        if (rest % SIXP_CELL_LEN) {
+    }
+    size_t rest = m->body_len - fixed;
+    if (sh & PAYLOAD) { /* SIGNAL */
+        m->body = b + fixed;
+        m->body_len = (uint16_t)rest;
+        return 0;
+    }
+    if (!(sh & REQ_CELLS)) {
+        return rest ? -SIXP_ERR_LENGTH : 0;
+    }
+    m->num_cells = b[3];
+    if (cell_list(m, b + fixed, rest) < 0) {
+        return -SIXP_ERR_LENGTH;
+    }
+    if (sh & REQ_CAND) {
+        /* the relocation list is exactly NumCells cells, the candidates follow */
+        unsigned cells = m->n_cells;
+        if (cells < m->num_cells) {
             return -SIXP_ERR_LENGTH;
         }
-        m->cells = b + fixed;
-        m->n_cells = (uint16_t)cells;
-        if (m->code == SIXP_CMD_RELOCATE) {
-            /* the relocation list is exactly NumCells cells, the candidates follow */
-            if (cells < m->num_cells) {
-                return -SIXP_ERR_LENGTH;
-            }
-            m->n_cells = m->num_cells;
-            m->cand = m->cells + (size_t)m->num_cells * SIXP_CELL_LEN;
-            m->n_cand = (uint16_t)(cells - m->num_cells);
-        }
-        return 0;
+        m->n_cells = m->num_cells;
+        m->cand = m->cells + (size_t)m->num_cells * SIXP_CELL_LEN;
+        m->n_cand = (uint16_t)(cells - m->num_cells);
     }
-    if (m->code == SIXP_CMD_SIGNAL) {
-        m->body += 2; /* the payload */
-        m->body_len -= 2;
-        return 0;
-    }
-    return n == fixed ? 0 : -SIXP_ERR_LENGTH;
+    return 0;
 }
 
 int wren_sixp_parse(const uint8_t *buf, size_t len, struct sixp_msg *m)
@@ -98,6 +117,11 @@ int wren_sixp_parse(const uint8_t *buf, size_t len, struct sixp_msg *m)
     }
 }
 
+static int rc_has_body(uint8_t rc)
+{
+    return rc == SIXP_RC_SUCCESS || rc == SIXP_RC_EOL;
+}
+
 int wren_sixp_body_parse(struct sixp_msg *m, uint8_t cmd)
 {
     if (!is_cmd(cmd)) {
@@ -107,99 +131,92 @@ int wren_sixp_body_parse(struct sixp_msg *m, uint8_t cmd)
     m->cells = NULL;
     m->n_cells = 0;
     m->total = 0;
-    if (m->code != SIXP_RC_SUCCESS && m->code != SIXP_RC_EOL) {
-        return 0;
+    unsigned sh = shape[cmd];
+    if (!rc_has_body(m->code) || (sh & PAYLOAD)) {
+        return 0; /* SIGNAL: the payload is the body */
     }
-    if (has_cells(cmd)) {
-        if (m->body_len % SIXP_CELL_LEN) {
-            return -SIXP_ERR_LENGTH;
-        }
-        m->cells = m->body;
-        m->n_cells = m->body_len / SIXP_CELL_LEN;
-        return 0;
+    if (sh & RESP_CELLS) {
+        return cell_list(m, m->body, m->body_len);
     }
-    if (cmd == SIXP_CMD_COUNT) {
-        if (m->body_len != 2) {
-            return -SIXP_ERR_LENGTH;
-        }
-        m->total = get_le16(m->body);
-        return 0;
-    }
-    if (cmd == SIXP_CMD_CLEAR && m->body_len != 0) {
+    /* COUNT: Total; CLEAR: nothing */
+    if (m->body_len != (cmd == SIXP_CMD_COUNT ? 2 : 0)) {
         return -SIXP_ERR_LENGTH;
     }
-    return 0; /* SIGNAL: the payload is the body */
+    if (m->body_len) {
+        m->total = get_le16(m->body);
+    }
+    return 0;
 }
 
-/* bytes of the body emit writes, or -SIXP_ERR_INVAL */
-static long body_len(const struct sixp_msg *m)
+/* The body emit writes, in three pieces: the fixed fields (written into
+ * @p fixed), a cell list, then the candidates or the payload */
+struct piece {
+    const uint8_t *p;
+    size_t n;
+};
+
+/* Lays out @p m's body in @p s[3]; returns the message's length, or
+ * -SIXP_ERR_INVAL */
+static int layout(const struct sixp_msg *m, uint8_t fixed[8], struct piece s[3])
 {
-    if (m->type == SIXP_TYPE_REQUEST) {
-        if (!is_cmd(m->code)) {
+    bool req = m->type == SIXP_TYPE_REQUEST;
+    uint8_t cmd = req ? m->code : m->resp_cmd;
+    memset(s, 0, 3 * sizeof(*s));
+    s[0].p = fixed;
+    s[1].p = m->cells;
+    s[2].p = m->body;
+    if (m->type > SIXP_TYPE_CONFIRMATION || (cmd && !is_cmd(cmd)) || (req && !cmd)) {
+        return -SIXP_ERR_INVAL;
+    }
+    unsigned sh = shape[cmd];
+    if (req) {
+        put_le16(fixed, m->metadata);
+        fixed[2] = m->cell_options;
+        fixed[3] = cmd == SIXP_CMD_LIST ? 0 : m->num_cells; /* LIST: reserved */
+        put_le16(fixed + 4, m->offset);
+        put_le16(fixed + 6, m->max_num_cells);
+        s[0].n = sh & FIXED;
+        sh &= ~RESP_CELLS;
+    } else if (cmd == 0) {
+        sh = PAYLOAD; /* the body as it is */
+    } else if (!rc_has_body(m->code)) {
+        sh = 0;
+    } else {
+        sh &= RESP_CELLS | PAYLOAD;
+        if (cmd == SIXP_CMD_COUNT) {
+            put_le16(fixed, m->total);
+            s[0].n = 2;
+        }
+    }
+    if (sh & (REQ_CELLS | RESP_CELLS)) {
+        s[1].n = (size_t)m->n_cells * SIXP_CELL_LEN;
+    }
+    if (sh & REQ_CAND) {
+        if (m->n_cells != m->num_cells) {
             return -SIXP_ERR_INVAL;
         }
-        long n = req_fixed[m->code];
-        switch (m->code) {
-        case SIXP_CMD_RELOCATE:
-            if (m->n_cells != m->num_cells) {
-                return -SIXP_ERR_INVAL;
-            }
-            n += (long)m->n_cand * SIXP_CELL_LEN;
-            /* fall through */
-        case SIXP_CMD_ADD:
-        case SIXP_CMD_DELETE:
-            return n + (long)m->n_cells * SIXP_CELL_LEN;
-        case SIXP_CMD_SIGNAL:
-            return n + m->body_len;
-        default:
-            return n;
-        }
+        s[2].p = m->cand;
+        s[2].n = (size_t)m->n_cand * SIXP_CELL_LEN;
     }
-    if (m->type != SIXP_TYPE_RESPONSE && m->type != SIXP_TYPE_CONFIRMATION) {
-        return -SIXP_ERR_INVAL;
+    if (sh & PAYLOAD) {
+        s[2].n = m->body_len;
     }
-    if (m->resp_cmd == 0) {
-        return m->body_len;
-    }
-    if (!is_cmd(m->resp_cmd)) {
-        return -SIXP_ERR_INVAL;
-    }
-    if (m->code != SIXP_RC_SUCCESS && m->code != SIXP_RC_EOL) {
-        return 0;
-    }
-    if (has_cells(m->resp_cmd)) {
-        return (long)m->n_cells * SIXP_CELL_LEN;
-    }
-    switch (m->resp_cmd) {
-    case SIXP_CMD_COUNT:
-        return 2;
-    case SIXP_CMD_SIGNAL:
-        return m->body_len;
-    default:
-        return 0;
-    }
+    size_t n = s[0].n + s[1].n + s[2].n;
+    return n > 0xffff ? -SIXP_ERR_INVAL : (int)(SIXP_HDR_LEN + n);
 }
 
 int wren_sixp_len(const struct sixp_msg *m)
 {
-    long n = body_len(m);
-    if (n < 0) {
-        return (int)n;
-    }
-    return n > 0xffff ? -SIXP_ERR_INVAL : (int)(SIXP_HDR_LEN + n);
-}
-
-static uint8_t *put(uint8_t *p, const uint8_t *src, size_t n)
-{
-    if (n) {
-        memcpy(p, src, n);
-    }
-    return p + n;
+    uint8_t fixed[8];
+    struct piece s[3];
+    return layout(m, fixed, s);
 }
 
 int wren_sixp_emit(const struct sixp_msg *m, uint8_t *buf, size_t max)
 {
-    int len = wren_sixp_len(m);
+    uint8_t fixed[8];
+    struct piece s[3];
+    int len = layout(m, fixed, s);
     if (len < 0) {
         return len;
     }
@@ -211,28 +228,11 @@ int wren_sixp_emit(const struct sixp_msg *m, uint8_t *buf, size_t max)
     *p++ = m->code;
     *p++ = m->sfid;
     *p++ = m->seqnum;
-    uint8_t cmd = m->resp_cmd;
-    if (m->type == SIXP_TYPE_REQUEST) {
-        /* the fixed part (see parse_request), then the variable one */
-        uint8_t fixed[8];
-        cmd = m->code;
-        put_le16(fixed, m->metadata);
-        fixed[2] = m->cell_options;
-        fixed[3] = cmd == SIXP_CMD_LIST ? 0 : m->num_cells; /* LIST: reserved */
-        put_le16(fixed + 4, m->offset);
-        put_le16(fixed + 6, m->max_num_cells);
-        p = put(p, fixed, req_fixed[cmd]);
-    }
-    /* what wren_sixp_len() counted after that: a COUNT response's Total, a
-     * cell list (RELOCATE: then the candidates), or the body as it is */
-    size_t rest = (size_t)(buf + len - p), k = (size_t)m->n_cells * SIXP_CELL_LEN;
-    if (cmd == SIXP_CMD_COUNT && rest == 2) {
-        put_le16(p, m->total);
-    } else if (has_cells(cmd)) {
-        k = k < rest ? k : rest;
-        put(put(p, m->cells, k), m->cand, rest - k);
-    } else {
-        put(p, m->body, rest);
+    for (unsigned i = 0; i < 3; i++) {
+        if (s[i].n) {
+            memcpy(p, s[i].p, s[i].n);
+            p += s[i].n;
+        }
     }
     return len;
 }

@@ -1,4 +1,4 @@
-"""The TSCH MAC (src/link/tsch*.c) in the simulator: nodes join by scanning
+"""The TSCH MAC (src/mac/tsch/*.c) in the simulator: nodes join by scanning
 for enhanced beacons, keep time with their time source, and carry RPL, ICMPv6
 and UDP over 6LoWPAN in the minimal cell (RFC 8180); keep-alives, desync and
 rejoin, the coordinator losing power, hostile EBs and IEs. Slotframes are
@@ -584,3 +584,32 @@ def test_tsch_time_source_switch_keeps_the_drift_estimate(sim_factory):
     assert k["tsch.sync_corrections"] - k0["tsch.sync_corrections"] >= 300 // 24, k
     d_after = int(re.search(r"drift (-?\d+) ppb", t["out"]).group(1))
     assert abs(d_after - 300000) < 15000, d_after
+
+
+def test_tsch_set_takes_each_key_within_its_field_and_names_what_it_refuses(sim_factory):
+    """`tsch set KEY VALUE` (tsch_shell.c's key table): each key lands in its
+    own field of the configuration, a value too large for the field or an
+    unknown key is refused with one line naming it, and a configuration that
+    does not hold (wren_tsch_config_check) is refused by the MAC."""
+    s = sim_factory(1)
+    s.set_mac_kind("tsch")
+    s.add_node(0, 0)
+    for cmd in ("slot_us 20000", "sf_len 57", "eb_period_ms 30000", "eb_min_ms 2000",
+                "eb_sf_len 211", "ka_ms 4000", "desync_ms 25000", "scan_ms 900",
+                "max_retries 3", "min_be 2", "max_be 6"):
+        res, out = s.shell(0, "tsch set " + cmd)
+        assert res == 0, (cmd, out)
+    out = s.shell(0, "tsch")[1]
+    for want in ("slot 20000 us", "slotframe 57", "EB 2000..30000 ms", "EB slotframe 211",
+                 "keep-alive 4000 ms",
+                 "desync 25000 ms", "retries 3", "BE 2..6"):
+        assert want in out, (want, out)
+    for cmd, why in (("max_be 256", "out of range: max_be 256"),
+                     ("sf_len 70000", "out of range: sf_len 70000"),
+                     ("bogus 3", "unknown key or value out of range: bogus 3"),
+                     ("min_be x", "tsch set min_be: bad value 'x'"),
+                     ("max_be 9", "does not hold"),  # 802.15.4 macMaxBe is 8 at most
+                     ("min_be 7", "does not hold")):  # above max_be
+        res, out = s.shell(0, "tsch set " + cmd)
+        assert res < 0 and why in out and out.count("\n") == 1, (cmd, out)
+    assert "BE 2..6" in s.shell(0, "tsch")[1]  # the refused ones changed nothing

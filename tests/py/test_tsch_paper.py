@@ -2,7 +2,7 @@
 in small: the per-source UDP flows it counts delivery with (`flow`,
 runtime/sim/flow.h), the root's RPL timers it sets Table I's DIO and DAO
 periods with (`rpl root ... dio ... lifetime ...`), the CSMA MAC's
-low-power listening (link/ieee802154_lpl.c) it compares against, and one
+low-power listening (mac/csma/ieee802154_lpl.c) it compares against, and one
 short run of the machinery (summary, table, plot). The 10-seed, 2-hour
 runs are `./wren bench tsch_paper` and `./wren reproduce tsch_fig4|5`."""
 import math

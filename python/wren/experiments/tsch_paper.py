@@ -42,7 +42,7 @@ MACs (MACS):
 - "csma": wren's 802.15.4 unslotted CSMA-CA, radio always on, ACKs, 7
   retransmissions (the standard's macMaxFrameRetries maximum; the paper's 15
   are TSCH's).
-- "csma_lpl": the same with low-power listening (link/ieee802154_lpl.c,
+- "csma_lpl": the same with low-power listening (mac/csma/ieee802154_lpl.c,
   X-MAC/ContikiMAC style without phase learning): every radio wakes every
   125 ms for a 6 ms listen window; frames go out as trains of copies for
   125 ms + 6 ms, a unicast train until its ACK. At Table I's DIO period,
@@ -50,7 +50,7 @@ MACs (MACS):
 - "csma_lpl_trickle": the same, but DIOs on Trickle's schedule (wren's RPL
   defaults: Imin 1 s, 8 doublings, k 10), as an LPL network would run RPL;
   DAOs still every 60 s.
-- "tsch": the TSCH MAC (link/tsch*.c) with minimal 6TiSCH and MSF (sixtop):
+- "tsch": the TSCH MAC (mac/tsch/*.c) with minimal 6TiSCH and MSF (sixtop):
   slotframe 101, 20 ms slots, 15 retransmissions, 16 channels; the MAC's
   defaults otherwise (EBs in an EB slotframe of 397 slots, 32 schedule cells).
 - "tsch_trickle": the same with DIOs on Trickle's schedule from Table I's

@@ -1,4 +1,4 @@
-/* The 802.15.4 MAC (src/link/ieee802154_mac.c) between nodes on the sim
+/* The 802.15.4 MAC (src/mac/csma/ieee802154_mac.c) between nodes on the sim
  * medium, with explicit links and virtual time: unslotted CSMA-CA and its
  * backoff, channel access failure, the interframe space, ACK request / ACK
  * wait / retries up to macMaxFrameRetries, the no-ACK outcome, duplicate

@@ -10,7 +10,7 @@
 #include <errno.h>
 
 #include "fixture.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "net/netapi.h"
 #include "net/netopt.h"
 #include "sixtop/sixtop.h"

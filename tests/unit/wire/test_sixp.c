@@ -189,6 +189,37 @@ TEST(test_sixp_parse__bad_fields)
     CHECK_EQ(wren_sixp_parse(reloc_short, sizeof(reloc_short), &m), -SIXP_ERR_LENGTH);
 }
 
+/* A response's body is its command's (RFC 8480 3.3): the request-only
+ * members (NumCells, the candidates) are not read, whatever they hold */
+TEST(test_sixp_emit__response_body_by_command)
+{
+    static const uint8_t cell[4] = {0x05, 0x00, 0x03, 0x00};
+    static const uint8_t reloc_resp[] = {0x10, 0x00, 0x00, 0x04, 0x05, 0x00, 0x03, 0x00};
+    static const uint8_t list_eol[] = {0x10, 0x01, 0x00, 0x04, 0x05, 0x00, 0x03, 0x00};
+    static const uint8_t signal_resp[] = {0x10, 0x00, 0x00, 0x04, 0x05, 0x00};
+    static const uint8_t reloc_err[] = {0x10, 0x07, 0x00, 0x04};
+    uint8_t out[32], cand[12] = {0};
+    struct sixp_msg m = {.type = SIXP_TYPE_RESPONSE, .code = SIXP_RC_SUCCESS, .seqnum = 4,
+                         .resp_cmd = SIXP_CMD_RELOCATE, .num_cells = 2, .cells = cell,
+                         .n_cells = 1, .cand = cand, .n_cand = 3};
+    CHECK_EQ(wren_sixp_len(&m), (int)sizeof(reloc_resp));
+    CHECK_EQ(wren_sixp_emit(&m, out, sizeof(out)), (int)sizeof(reloc_resp));
+    CHECK_MEM(out, reloc_resp, sizeof(reloc_resp));
+    m.code = SIXP_RC_ERR_CELLLIST;
+    CHECK_EQ(wren_sixp_emit(&m, out, sizeof(out)), (int)sizeof(reloc_err));
+    CHECK_MEM(out, reloc_err, sizeof(reloc_err));
+    m.code = SIXP_RC_EOL;
+    m.resp_cmd = SIXP_CMD_LIST;
+    CHECK_EQ(wren_sixp_emit(&m, out, sizeof(out)), (int)sizeof(list_eol));
+    CHECK_MEM(out, list_eol, sizeof(list_eol));
+    m.code = SIXP_RC_SUCCESS;
+    m.resp_cmd = SIXP_CMD_SIGNAL;
+    m.body = cell;
+    m.body_len = 2;
+    CHECK_EQ(wren_sixp_emit(&m, out, sizeof(out)), (int)sizeof(signal_resp));
+    CHECK_MEM(out, signal_resp, sizeof(signal_resp));
+}
+
 TEST(test_sixp_emit__refuses_bad_messages)
 {
     uint8_t out[32], cells[8] = {0};
@@ -224,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_sixp_body_parse__by_command),
         cmocka_unit_test(test_sixp_parse__every_truncation),
         cmocka_unit_test(test_sixp_parse__bad_fields),
+        cmocka_unit_test(test_sixp_emit__response_body_by_command),
         cmocka_unit_test(test_sixp_emit__refuses_bad_messages),
     };
     return cmocka_run_group_tests_name("sixp", tests, NULL, NULL);

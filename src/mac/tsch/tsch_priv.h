@@ -1,12 +1,13 @@
-/* Inside the TSCH MAC: what tsch.c (schedule, queues, frames, options) and
- * tsch_slot.c (the slot engine, synchronisation) share. */
+/* Inside the TSCH MAC: what tsch.c (queues, the frames we send), tsch_rx.c
+ * (the frames we receive: joining, synchronisation, Enh-ACKs), tsch_sched.c
+ * (schedule, options) and tsch_slot.c (the slot engine) share. */
 #ifndef WREN_LINK_TSCH_PRIV_H
 #define WREN_LINK_TSCH_PRIV_H
 
 #include <string.h>
 
 #include "link/mac_priv.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 
 #if CONFIG_WREN_TSCH
 
@@ -33,6 +34,8 @@ enum {
 #define TSCH_SLOTFRAME_MINIMAL 0
 #define TSCH_SLOTFRAME_EB 1 /* wren_tsch_config.eb_sf_len */
 #define TSCH_BC_P_MAX 65535u /* wren_tsch.bc_p: a broadcast in every shared cell */
+#define TSCH_MAX_PSDU 127
+#define TSCH_FCS_LEN 2
 
 /* us on air of a PSDU of @p psdu bytes (with FCS): SHR, PHR, PSDU at 250 kb/s */
 static inline uint32_t tsch_airtime_us(unsigned psdu)
@@ -53,20 +56,37 @@ static inline bool wren_tsch_is_ts(const struct wren_tsch *t, const uint8_t *add
     return t->ts_len == 8 && memcmp(t->ts, addr, 8) == 0;
 }
 
+/* security on: a level for some frame type */
+static inline bool wren_tsch_sec_on(const struct wren_tsch *t)
+{
+#if CONFIG_WREN_IEEE802154_SEC
+    const uint8_t *l = t->nif->sec.level;
+    return (l[0] | l[1] | l[2] | l[3]) != 0;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
 /* tsch.c */
+void wren_tsch_hop_default(struct wren_tsch_config *cfg);
 int wren_tsch_config_check(const struct wren_tsch_config *c);
+int wren_tsch_sec_prepare(struct wren_tsch *t, struct ieee802154_hdr *h);
+int wren_tsch_sec_seal(struct wren_tsch *t, const struct ieee802154_hdr *h, size_t n);
 void wren_tsch_radio(struct wren_tsch *t, bool on);
 void wren_tsch_set_channel(struct wren_tsch *t, uint8_t ch);
 uint8_t wren_tsch_pick_queue(struct wren_tsch *t, const struct wren_tsch_cell *c);
 int wren_tsch_build_frame(struct wren_tsch *t, uint8_t q);
 void wren_tsch_tx_result(struct wren_tsch *t, bool acked);
-void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
-                   const struct wren_netdev_rx_info *info, uint64_t rx_start);
 void wren_tsch_keepalive(struct wren_tsch *t);
 bool wren_tsch_ts_pending(struct wren_tsch *t);
 uint32_t wren_tsch_eb_min_ms(const struct wren_tsch *t);
 void wren_tsch_flush(struct wren_tsch *t);
 void wren_tsch_minimal_schedule(struct wren_tsch *t);
+
+/* tsch_rx.c */
+void wren_tsch_rx_frame(struct wren_tsch *t, struct wren_snip *pkt,
+                        const struct wren_netdev_rx_info *info, uint64_t rx_start);
 
 /* tsch_slot.c */
 void wren_tsch_timer_cb(struct wren_timer *tm, void *arg);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/node.h"
-#include "link/tsch_priv.h"
+#include "mac/tsch/tsch_priv.h"
 #include "net/netopt.h"
 
 #if CONFIG_WREN_TSCH
@@ -228,25 +228,25 @@ static uint64_t confirm_us(const struct wren_tsch *t)
     return m > eb2 ? m : eb2;
 }
 
-/* the slot begins: housekeeping, then what to do in it */
-static void slot_begin(struct wren_tsch *t)
+/* The slot begins: the time source's watch. Desync after no correction
+ * from the time source for desync_ms, unless a frame to it is still being
+ * tried (its ACK will correct us; its last try failing desyncs at once),
+ * and never past 3 x desync_ms; a keep-alive when one is due. Returns
+ * false if the node left the network. */
+static bool watch_time_source(struct wren_tsch *t, uint64_t now)
 {
-    uint64_t now = now_of(t);
-    /* desync: no correction from the time source for desync_ms, unless a
-     * frame to it is still being tried (its ACK will correct us; its last
-     * try failing desyncs at once), and never past 3 x desync_ms */
     uint64_t quiet = now - t->last_sync;
     if (CONFIG_WREN_IEEE802154_SEC && t->role == WREN_TSCH_NODE && !t->confirmed &&
         t->cfg.ka_ms && quiet > confirm_us(t)) {
         t->stats.desync_unconfirmed++;
         wren_tsch_desync(t);
-        return;
+        return false;
     }
     if (t->role == WREN_TSCH_NODE && quiet > (uint64_t)t->cfg.desync_ms * 1000u &&
         (!wren_tsch_ts_pending(t) || quiet > (uint64_t)t->cfg.desync_ms * 3000u)) {
         t->stats.desync_quiet++;
         wren_tsch_desync(t);
-        return;
+        return false;
     }
     /* a keep-alive at once after a join that needs confirming: its ACK does */
     if (t->role == WREN_TSCH_NODE && t->cfg.ka_ms &&
@@ -254,8 +254,13 @@ static void slot_begin(struct wren_tsch *t)
          now - t->last_sync > (uint64_t)t->cfg.ka_ms * 1000u)) {
         wren_tsch_keepalive(t);
     }
-    int tx = -1, rx = -1;
-    uint8_t q = TSCH_Q_NONE;
+    return true;
+}
+
+/* The cells active in this slot: the first TX cell with a frame to send
+ * (@p tx, its queue @p q) and the first RX cell (@p rx); -1: none */
+static void active_cells(struct wren_tsch *t, int *tx, int *rx, uint8_t *q)
+{
     for (unsigned i = 0; i < CONFIG_WREN_TSCH_CELLS; i++) {
         struct wren_tsch_cell *c = &t->cells[i];
         if (c->options == 0 || c->slotframe >= CONFIG_WREN_TSCH_SLOTFRAMES ||
@@ -264,33 +269,47 @@ static void slot_begin(struct wren_tsch *t)
             continue;
         }
         c->elapsed++;
-        if ((c->options & WREN_TSCH_CELL_TX) && tx < 0) {
-            q = wren_tsch_pick_queue(t, c);
-            if (q != TSCH_Q_NONE) {
-                tx = (int)i;
+        if ((c->options & WREN_TSCH_CELL_TX) && *tx < 0) {
+            *q = wren_tsch_pick_queue(t, c);
+            if (*q != TSCH_Q_NONE) {
+                *tx = (int)i;
             }
         }
-        if ((c->options & WREN_TSCH_CELL_RX) && rx < 0) {
-            rx = (int)i;
+        if ((c->options & WREN_TSCH_CELL_RX) && *rx < 0) {
+            *rx = (int)i;
         }
     }
+}
+
+/* 6.2.6.3: the channel of cell @p i in this slot, and the cell in use */
+static void cell_channel(struct wren_tsch *t, int i)
+{
+    t->cell = (uint8_t)i;
+    wren_tsch_set_channel(t, t->cfg.hop[(wren_tsch_asn_mod(t->asn, t->cfg.hop_len) +
+                                          t->cells[i].channel_offset) %
+                                         t->cfg.hop_len]);
+}
+
+/* the slot begins: housekeeping, then what to do in it */
+static void slot_begin(struct wren_tsch *t)
+{
+    if (!watch_time_source(t, now_of(t))) {
+        return;
+    }
+    int tx = -1, rx = -1;
+    uint8_t q = TSCH_Q_NONE;
+    active_cells(t, &tx, &rx, &q);
     if (tx >= 0 && wren_tsch_build_frame(t, q) == 0) {
-        struct wren_tsch_cell *c = &t->cells[tx];
-        t->cell = (uint8_t)tx;
         t->q = q;
-        c->used++;
-        wren_tsch_set_channel(t, t->cfg.hop[(wren_tsch_asn_mod(t->asn, t->cfg.hop_len) + c->channel_offset) %
-                                       t->cfg.hop_len]);
+        t->cells[tx].used++;
+        cell_channel(t, tx);
         uint64_t at = t->slot_start + t->cfg.tx_offset_us;
         set_at(t, TSCH_PH_TX, at > t->tx_delay_us ? at - t->tx_delay_us : at);
         return;
     }
     if (rx >= 0) {
-        struct wren_tsch_cell *c = &t->cells[rx];
-        t->cell = (uint8_t)rx;
         t->q = TSCH_Q_NONE;
-        wren_tsch_set_channel(t, t->cfg.hop[(wren_tsch_asn_mod(t->asn, t->cfg.hop_len) + c->channel_offset) %
-                                       t->cfg.hop_len]);
+        cell_channel(t, rx);
         set_at(t, TSCH_PH_RX_ON, t->slot_start + t->cfg.tx_offset_us - t->cfg.rx_wait_us / 2u);
         return;
     }

@@ -1,12 +1,13 @@
 /* The `tsch` shell command: the TSCH MAC of the node's first interface
  * that runs one, through the WREN_NETOPT_TSCH_* keys only. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/config.h"
-#include "link/tsch.h"
+#include "mac/tsch/tsch.h"
 #include "net/netapi.h"
 #include "net/netif.h"
 #include "net/netopt.h"
@@ -126,6 +127,43 @@ static void show(struct wren_shell *sh, struct wren_module *m)
     }
 }
 
+/* the fields `tsch set` changes: name, where, size (bytes: 1, 2 or 4) */
+#define CFG_KEY(f) { #f, offsetof(struct wren_tsch_config, f), \
+                     sizeof(((struct wren_tsch_config *)0)->f) }
+static const struct {
+    const char *key;
+    uint8_t off;
+    uint8_t size;
+} cfg_keys[] = {
+    CFG_KEY(slot_us), CFG_KEY(sf_len), CFG_KEY(eb_period_ms), CFG_KEY(eb_min_ms),
+    CFG_KEY(ka_ms), CFG_KEY(desync_ms), CFG_KEY(scan_ms), CFG_KEY(eb_sf_len),
+    CFG_KEY(max_retries), CFG_KEY(min_be), CFG_KEY(max_be),
+};
+
+/* @p n into field @p key of @p cfg; false: no such key, or @p n does not fit it */
+static bool cfg_put(struct wren_tsch_config *cfg, const char *key, long n)
+{
+    for (unsigned i = 0; i < sizeof(cfg_keys) / sizeof(cfg_keys[0]); i++) {
+        uint8_t *f = (uint8_t *)cfg + cfg_keys[i].off;
+        if (strcmp(key, cfg_keys[i].key) != 0) {
+            continue;
+        }
+        if (cfg_keys[i].size == 4) {
+            uint32_t v = (uint32_t)n;
+            memcpy(f, &v, 4);
+        } else if (cfg_keys[i].size == 2 && n <= 0xffff) {
+            uint16_t v = (uint16_t)n;
+            memcpy(f, &v, 2);
+        } else if (cfg_keys[i].size == 1 && n <= 0xff) {
+            *f = (uint8_t)n;
+        } else {
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
 /* tsch set KEY VALUE: one field of the configuration */
 static int set_cfg(struct wren_shell *sh, struct wren_module *m, const char *key, const char *v)
 {
@@ -140,29 +178,7 @@ static int set_cfg(struct wren_shell *sh, struct wren_module *m, const char *key
         wren_shell_printf(sh, "error: tsch set %s: bad value '%s'\n", key, v);
         return -EINVAL;
     }
-    if (strcmp(key, "slot_us") == 0) {
-        cfg.slot_us = (uint32_t)n;
-    } else if (strcmp(key, "sf_len") == 0 && n <= 0xffff) {
-        cfg.sf_len = (uint16_t)n;
-    } else if (strcmp(key, "eb_period_ms") == 0 && n <= 0xffff) {
-        cfg.eb_period_ms = (uint16_t)n;
-    } else if (strcmp(key, "eb_min_ms") == 0 && n <= 0xffff) {
-        cfg.eb_min_ms = (uint16_t)n;
-    } else if (strcmp(key, "ka_ms") == 0 && n <= 0xffff) {
-        cfg.ka_ms = (uint16_t)n;
-    } else if (strcmp(key, "desync_ms") == 0 && n <= 0xffff) {
-        cfg.desync_ms = (uint16_t)n;
-    } else if (strcmp(key, "scan_ms") == 0 && n <= 0xffff) {
-        cfg.scan_ms = (uint16_t)n;
-    } else if (strcmp(key, "eb_sf_len") == 0 && n <= 0xffff) {
-        cfg.eb_sf_len = (uint16_t)n;
-    } else if (strcmp(key, "max_retries") == 0 && n <= 0xff) {
-        cfg.max_retries = (uint8_t)n;
-    } else if (strcmp(key, "min_be") == 0 && n <= 0xff) {
-        cfg.min_be = (uint8_t)n;
-    } else if (strcmp(key, "max_be") == 0 && n <= 0xff) {
-        cfg.max_be = (uint8_t)n;
-    } else {
+    if (!cfg_put(&cfg, key, n)) {
         wren_shell_printf(sh, "error: tsch set: unknown key or value out of range: %s %s\n", key, v);
         return -EINVAL;
     }

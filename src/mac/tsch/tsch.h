@@ -295,7 +295,7 @@ struct wren_tsch {
 
 struct wren_shell;
 struct wren_module;
-/** The `tsch` shell command (src/link/tsch_shell.c): state, cells, queues,
+/** The `tsch` shell command (src/mac/tsch/tsch_shell.c): state, cells, queues,
  *  counters of the first TSCH interface; role, cells and settings. */
 int wren_tsch_shell(struct wren_shell *sh, struct wren_module *m, int argc, char **argv);
 
