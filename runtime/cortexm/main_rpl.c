@@ -1,4 +1,5 @@
-/* Cortex-M3 images for the size of RPL (./wren size, rom_rpl_bytes): a
+/* Cortex-M3 images for the size of RPL (./wren size, rom_rpl_bytes and its
+ * twins; runtime/cortexm/CMakeLists.txt says which features each has): a
  * 6LoWPAN router (802.15.4, 6LoWPAN, IPv6 with forwarding, ICMPv6) with RPL
  * (rpl) and the same router without it (rpl_none: no RPL module and
  * CONFIG_WREN_IPV6_RPL=0, IPv6 without its RPL hooks), under the same
@@ -44,8 +45,11 @@ int main(void)
 #if WREN_IMAGE_RPL
     struct wren_module *rpl = &wren_inst_rpl.module;
     struct wren_rpl_route_mem mem = { wren_inst_rpl_routes, ROOT_ROUTES };
+    /* non-storing where built (the storing-only twin roots a storing DODAG) */
     struct wren_rpl_role_cfg c = { .role = WREN_RPL_ROOT, .prefix_len = 64,
-                                   .mop = RPL_MOP_NON_STORING, .prefix = { 0x20, 0x01, 0x0d, 0xb8 },
+                                   .mop = CONFIG_WREN_RPL_NONSTORING ? RPL_MOP_NON_STORING
+                                                                     : RPL_MOP_STORING,
+                                   .prefix = { 0x20, 0x01, 0x0d, 0xb8 },
                                    .flags = WREN_RPL_CFG_GROUNDED };
     if (wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROUTE_MEM, 0, &mem, sizeof(mem)) < 0 ||
         wren_netapi_set(&wren_inst_node, rpl, WREN_NETOPT_RPL_ROLE, 0, &c, sizeof(c)) < 0) {

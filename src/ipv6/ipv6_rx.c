@@ -237,7 +237,8 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         return 1;
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
-        if (CONFIG_WREN_IPV6_RPL && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
+        if (CONFIG_WREN_IPV6_RPL && CONFIG_WREN_RPL_NONSTORING && ip->forwarding &&
+            e.rh_type == RPL_SRH_TYPE) {
             return srh_step(ip, pkt, plen, e.rh_off);
         }
         /* a routing header we would have to process: no source routing here */

@@ -103,8 +103,8 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
  * length and the next hop. Returns whether there is one. */
 static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
 {
-    if (!CONFIG_WREN_IPV6_RPL) {
-        return false;
+    if (!CONFIG_WREN_IPV6_RPL || (!CONFIG_WREN_RPL_STORING && !CONFIG_WREN_RPL_RUL)) {
+        return false; /* (non-storing routers hold no downward routes) */
     }
     struct wren_netreg_entry *e =
         wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
@@ -190,7 +190,7 @@ static void rpi_strip(struct wren_ipv6 *ip, struct wren_snip *hs)
  * usual, -1 when the buffer is full. */
 static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned)
 {
-    if (!CONFIG_WREN_IPV6_RPL) {
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_RPL_NONSTORING) {
         return 0;
     }
     uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
@@ -328,7 +328,7 @@ static void encapsulate(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren
 static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *hs)
 {
     uint8_t *h = hs->data;
-    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER ||
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER || !CONFIG_WREN_RPL_RUL ||
         wren_ipv6_addr_is_multicast(h + IPV6_OFF_DST) ||
         wren_ipv6_addr_is_link_local(h + IPV6_OFF_DST)) {
         return false;

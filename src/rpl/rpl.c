@@ -362,6 +362,16 @@ static bool role_cfg_valid(const struct wren_rpl_role_cfg *c)
     return true;
 }
 
+/* Whether this build runs role configuration @p c (a valid one): its
+ * mode (core/config.h: CONFIG_WREN_RPL_STORING, _NONSTORING). */
+static bool role_cfg_built(const struct wren_rpl_role_cfg *c)
+{
+    if (c->role == WREN_RPL_ROOT) {
+        return mop_built(c->mop);
+    }
+    return !(c->flags & WREN_RPL_CFG_MOP) || c->role == WREN_RPL_OFF || mop_built(c->mop);
+}
+
 /* A root starts its DODAG: the configuration it announces (the defaults
  * or @p c's timers), its prefix and address, a DTSN of its own, rank
  * ROOT_RANK, forwarding on, Trickle. */
@@ -407,6 +417,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     struct wren_module *ip = ipv6_layer(rpl);
     if (!role_cfg_valid(c)) {
         return -EINVAL;
+    }
+    if (!role_cfg_built(c)) {
+        return -ENOTSUP;
     }
     if (ip == NULL) {
         return -ENODEV;

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/config.h"
 #include "core/counters.h"
 #include "core/module.h"
 #include "core/timer.h"
@@ -358,7 +359,9 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id);
  *        once, a router or leaf solicits DIOs. Off stops everything and
  *        removes the routes RPL installed.
  * @return 0; -EINVAL (a root without a prefix of 1..128 bits, an unknown
- *         role or mode), -ENODEV (no IPv6 layer).
+ *         role or mode), -ENOTSUP (a mode this build leaves out:
+ *         CONFIG_WREN_RPL_STORING, _NONSTORING in core/config.h), -ENODEV
+ *         (no IPv6 layer).
  */
 int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *cfg);
 

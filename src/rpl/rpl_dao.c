@@ -47,7 +47,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     if (rpl->pref < 0) {
         return;
     }
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     uint8_t opts[MSG_MAX], out[MSG_MAX + 24], parent[16];
     size_t n = 0;
     if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
@@ -248,7 +248,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
          * storing router tells its parent in turn (its next DAO) */
         if (r && route_live(r) && memcmp(r->via, via, 8) == 0) {
             rpl->stats.route_no_path++;
-            if (rpl->role == WREN_RPL_ROOT || rpl->mop == RPL_MOP_NON_STORING) {
+            if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
                 memset(r, 0, sizeof(*r));
             } else {
                 r->flags = RT_NOPATH | RT_DIRTY;
@@ -337,7 +337,7 @@ static bool dao_admitted(struct wren_rpl *rpl, const uint8_t *src, const struct 
                          bool *ext_only)
 {
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
         m->dao.instance != rpl->instance) {
         rpl->stats.rx_drop_dao++;
@@ -372,14 +372,14 @@ static bool dao_transit(struct wren_rpl *rpl, const uint8_t *src, const struct r
                         bool *refused)
 {
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     struct rpl_opt_transit tr;
     if (wren_rpl_opt_transit_parse(o, &tr) < 0) {
         rpl->stats.rx_drop_malformed++;
         return false;
     }
-    bool ext = !wren_ipv6_addr_is_link_local(src) && root && (tr.flags & RPL_TRANSIT_E) &&
-               tr.parent;
+    bool ext = CONFIG_WREN_RPL_RUL && !wren_ipv6_addr_is_link_local(src) && root &&
+               (tr.flags & RPL_TRANSIT_E) && tr.parent;
     if (ext_only && !ext) {
         refuse_mop(rpl, src, m); /* a non-storing DAO, not a 6LR's leaves */
         return false;
@@ -436,7 +436,7 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
 {
     rpl->stats.rx_dao++;
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     bool ext_only = false, refused = false;
     if (!dao_admitted(rpl, src, m, &ext_only) || !dao_options(rpl, src, m, ext_only, &refused)) {
         return;
@@ -526,7 +526,7 @@ static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t
  * without a complete route (IPv6 then routes as usual), -EOVERFLOW. */
 int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max)
 {
-    if (rpl->role != WREN_RPL_ROOT || rpl->mop != RPL_MOP_NON_STORING ||
+    if (rpl->role != WREN_RPL_ROOT || !ns_mode(rpl) ||
         rpl->prefix_len != 64 || memcmp(dst, rpl->prefix, 8) != 0) {
         return -ENOENT; /* DAO parents are in our /64: so are the nodes routed */
     }
@@ -535,7 +535,7 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
     const struct wren_rpl_route *up[WREN_RPL_SRH_HOPS + 1];
     size_t k = 0;
     up[0] = route_find(rpl, dst, 128);
-    if (up[0] && (up[0]->flags & RT_EXTERNAL)) {
+    if (CONFIG_WREN_RPL_RUL && up[0] && (up[0]->flags & RT_EXTERNAL)) {
         return -ENOENT; /* a leaf's: the tunnel to its 6LR takes the source route */
     }
     for (;;) {
@@ -584,7 +584,7 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
         memcpy(out + 2, leaf->addr, 16);
         return 18;
     }
-    if (rpl->role == WREN_RPL_OFF || rpl->mop == RPL_MOP_NON_STORING) {
+    if (rpl->role == WREN_RPL_OFF || ns_mode(rpl)) {
         return -ENOENT;
     }
     for (unsigned i = 0; i < rpl->n_routes; i++) {
@@ -617,7 +617,7 @@ static bool has_route(struct wren_rpl *rpl, const uint8_t *dst)
  * source route (else it leaves the DODAG, or goes nowhere). */
 static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
 {
-    if (rpl->mop != RPL_MOP_NON_STORING) {
+    if (!ns_mode(rpl)) {
         return has_route(rpl, dst);
     }
     uint8_t r[17];
@@ -643,7 +643,7 @@ static bool rul_up(const struct wren_rpl *rpl, const uint8_t *v, size_t max)
 
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
 {
-    if (rul_up(rpl, v, max)) {
+    if (CONFIG_WREN_RPL_RUL && rul_up(rpl, v, max)) {
         memcpy(v, rpl->dodagid, 16);
         return 16;
     }
@@ -652,13 +652,13 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
         return -ENOENT;
     }
     const struct wren_rpl_route *x = route_find(rpl, v, 128);
-    if (x && route_live(x) && (x->flags & RT_EXTERNAL)) {
+    if (CONFIG_WREN_RPL_RUL && x && route_live(x) && (x->flags & RT_EXTERNAL)) {
         /* RFC 9008 7.1.3, 7.2.4, 8.1.3, 8.2.4: a leaf's datagram goes in a
          * tunnel to the 6LR that announced it, the leaf gets it bare */
         uint8_t lr[17];
         memcpy(lr, rpl->prefix, 8);
         memcpy(lr + 8, x->via, 8);
-        if (rpl->mop == RPL_MOP_NON_STORING && wren_rpl_source_route(rpl, lr, lr, sizeof(lr)) ==
+        if (ns_mode(rpl) && wren_rpl_source_route(rpl, lr, lr, sizeof(lr)) ==
                                                    -ENOENT) {
             return -ENOENT;
         }
@@ -669,7 +669,7 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
     if (v[16] == 2) {
         return -ENOENT; /* a datagram of our own: tunnelled to leaves only */
     }
-    if (rpl->mop == RPL_MOP_NON_STORING) {
+    if (ns_mode(rpl)) {
         uint8_t r[17];
         if (wren_rpl_source_route(rpl, v, r, sizeof(r)) == -ENOENT) {
             return -ENOENT;
@@ -747,7 +747,7 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
         r.instance != rpl->instance) {
         return -ENOENT; /* not ours to judge: forwarded as it is */
     }
-    bool storing = rpl->mop != RPL_MOP_NON_STORING;
+    bool storing = !ns_mode(rpl);
     bool down = (r.flags & RPL_RPI_O) != 0;
     bool error = down ? r.rank >= rpl->rank : r.rank <= rpl->rank;
     if (storing && (r.flags & RPL_RPI_F)) {

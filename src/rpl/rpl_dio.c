@@ -330,7 +330,7 @@ static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool g
 static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
 {
     unsigned mop = RPL_DIO_MOP(d->g_mop_prf);
-    if ((mop != RPL_MOP_STORING && mop != RPL_MOP_NON_STORING) || d->instance > 127) {
+    if (!mop_built(mop) || d->instance > 127) {
         rpl->stats.rx_drop_unsupported++;
         return false;
     }

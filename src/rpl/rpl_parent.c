@@ -104,7 +104,7 @@ void wren_rpl_float_root(struct wren_rpl *rpl)
     rpl->dtsn = seq_next(rpl->dtsn);
     rpl->rank = rpl->cfg.min_hop_rank_inc; /* ROOT_RANK */
     rpl->lowest_rank = rpl->rank;
-    if (rpl->mop == RPL_MOP_NON_STORING) {
+    if (ns_mode(rpl)) {
         wren_rpl_clear_routes(rpl); /* (a router's table held none) */
     }
     wren_rpl_trickle_start(rpl);
@@ -123,7 +123,7 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     if (rpl->floating) {
         rpl->floating = false;
         rpl->role = WREN_RPL_ROUTER;
-        if (rpl->mop == RPL_MOP_NON_STORING) {
+        if (ns_mode(rpl)) {
             wren_rpl_clear_routes(rpl);
         }
     } else {
@@ -222,13 +222,13 @@ static void parent_changed(struct wren_rpl *rpl, int old)
      * of the nodes below us yet; every route we hold goes up again (an
      * ancestor that held one through our old parent takes it from the
      * new path, same path sequence, 9.2.2) */
-    for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
+    for (unsigned i = 0; !ns_mode(rpl) && i < rpl->n_routes; i++) {
         if (rpl->routes[i].plen) {
             /* (a no-path still to go up stays one) */
             rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
         }
     }
-    if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
+    if (!ns_mode(rpl) && old >= 0 && rpl->parents[old].used) {
         wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
     }
     wren_rpl_schedule_dao(rpl);

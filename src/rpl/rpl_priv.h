@@ -6,6 +6,7 @@
 #ifndef WREN_RPL_RPL_PRIV_H
 #define WREN_RPL_RPL_PRIV_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,21 @@
 #define OCP_MRHOF 1
 /* RFC 6719 5: links worse than ETX 4 are not used */
 #define MAX_LINK_METRIC (4 * WREN_LINK_ETX_ONE)
+
+/* The modes built in (core/config.h): is the DODAG we run non-storing?
+ * A constant when one mode is left out, so the other's code goes. */
+static inline bool ns_mode(const struct wren_rpl *rpl)
+{
+    return !CONFIG_WREN_RPL_STORING ||
+           (CONFIG_WREN_RPL_NONSTORING && rpl->mop == RPL_MOP_NON_STORING);
+}
+
+/* Whether mode of operation @p mop is one this build runs. */
+static inline bool mop_built(unsigned mop)
+{
+    return (CONFIG_WREN_RPL_STORING && mop == RPL_MOP_STORING) ||
+           (CONFIG_WREN_RPL_NONSTORING && mop == RPL_MOP_NON_STORING);
+}
 
 /* Whether slot @p r holds a route datagrams may take. */
 static inline bool route_live(const struct wren_rpl_route *r)
@@ -153,14 +169,47 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max);
-bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
 
 /* rpl_rul.c */
+int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
+bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
+#if CONFIG_WREN_RPL_RUL
 int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r);
 void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now);
 const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl, const uint8_t *addr);
-int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
 void wren_rpl_rul_clear(struct wren_rpl *rpl);
-bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
+bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
+#else
+/* built without RPL-unaware leaves: registrations are refused, there is
+ * never a leaf, nor a DAO announcing one */
+static inline int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    (void)rpl;
+    (void)r;
+    return -ENOTSUP;
+}
+static inline void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now)
+{
+    (void)rpl;
+    (void)now;
+}
+static inline const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl,
+                                                           const uint8_t *addr)
+{
+    (void)rpl;
+    (void)addr;
+    return NULL;
+}
+static inline void wren_rpl_rul_clear(struct wren_rpl *rpl)
+{
+    (void)rpl;
+}
+static inline bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
+{
+    (void)rpl;
+    (void)m;
+    return false;
+}
+#endif
 
 #endif

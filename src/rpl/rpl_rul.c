@@ -20,6 +20,8 @@
 #include "wire/icmpv6_types.h"
 #include "wire/ipv6.h"
 
+#if CONFIG_WREN_RPL_RUL
+
 /* seconds before an announcement without its DAO-ACK is sent again */
 #define RUL_RETRY_S 4
 /* leaves one DAO announces: a target (20) and its TIO (22) each */
@@ -46,7 +48,7 @@ static bool rpl_aware(const struct wren_rpl *rpl, const uint8_t *addr)
             return true;
         }
     }
-    for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
+    for (unsigned i = 0; !ns_mode(rpl) && i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
         if (route_live(r) && !(r->flags & RT_EXTERNAL) && memcmp(r->via, addr + 8, 8) == 0) {
             return true;
@@ -233,6 +235,14 @@ bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
     return true;
 }
 
+void wren_rpl_rul_clear(struct wren_rpl *rpl)
+{
+    memset(rpl->ruls, 0, sizeof(rpl->ruls));
+    rpl->rul_wait = false;
+}
+
+#endif /* CONFIG_WREN_RPL_RUL */
+
 /* GET WREN_NETOPT_RPL_RUL: @p v = destination (16), interface (1). */
 int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v)
 {
@@ -246,10 +256,4 @@ int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v)
      * RFC 9008 7.2.1 lets a forwarded RPI (type 0x23, skipped where
      * unknown) go there, and RFC 8200 keeps routers from removing it */
     return rpl->role == WREN_RPL_ROOT ? 2 : -ENOENT;
-}
-
-void wren_rpl_rul_clear(struct wren_rpl *rpl)
-{
-    memset(rpl->ruls, 0, sizeof(rpl->ruls));
-    rpl->rul_wait = false;
 }
