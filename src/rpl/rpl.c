@@ -529,6 +529,62 @@ static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
     return wren_netopt_put(val, max, pa, sizeof(pa));
 }
 
+/* GET WREN_NETOPT_RPL_PREFIX: the DODAG's /64 while we route in it (a
+ * root, or a joined router): the NIBs advertise it to hosts that run no
+ * RPL (RFC 9010 4) */
+static int get_prefix(struct wren_rpl *rpl, void *val, size_t max)
+{
+    struct wren_rpl_prefix p = { .len = 64 };
+    if ((rpl->role != WREN_RPL_ROOT && (rpl->role != WREN_RPL_ROUTER || !rpl->joined)) ||
+        rpl->prefix_len != 64) {
+        return -ENOENT;
+    }
+    memcpy(p.prefix, rpl->prefix, 8);
+    return wren_netopt_put(val, max, &p, sizeof(p));
+}
+
+/* GET WREN_NETOPT_RPL_RANK (for MSF) */
+static int get_rank(struct wren_rpl *rpl, void *val, size_t max)
+{
+    if (!CONFIG_WREN_RPL_PARENT_INFO) {
+        return -ENOTSUP;
+    }
+    uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
+    return wren_netopt_put(val, max, &r, sizeof(r));
+}
+
+/* What IPv6 asks of RPL for a datagram (its hooks, ipv6_tx.c): the RPI,
+ * downward routes, leaves, tunnels, source routes; @p val holds the
+ * question and gets the answer. */
+static int get_hook(struct wren_rpl *rpl, uint16_t opt, void *val, size_t max)
+{
+    uint8_t dst[16];
+    switch (opt) {
+    case WREN_NETOPT_RPL_RPI:
+        return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
+    case WREN_NETOPT_RPL_RPI_FWD:
+        return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
+    case WREN_NETOPT_RPL_ROUTE:
+        if (max < 18) {
+            return -EOVERFLOW;
+        }
+        memcpy(dst, val, 16);
+        return wren_rpl_route_lookup(rpl, dst, val);
+    case WREN_NETOPT_RPL_RUL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
+    case WREN_NETOPT_RPL_TUNNEL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
+    case WREN_NETOPT_RPL_SRH:
+        if (max < 16) {
+            return -EOVERFLOW;
+        }
+        memcpy(dst, val, 16);
+        return wren_rpl_source_route(rpl, dst, val, max);
+    default:
+        return -ENOTSUP;
+    }
+}
+
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                    void *val, size_t max)
 {
@@ -543,52 +599,14 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
-    case WREN_NETOPT_RPL_PREFIX: {
-        /* the DODAG's /64 while we route in it (a root, or a joined router):
-         * the NIBs advertise it to hosts that run no RPL (RFC 9010 4) */
-        struct wren_rpl_prefix p = { .len = 64 };
-        if ((rpl->role != WREN_RPL_ROOT && (rpl->role != WREN_RPL_ROUTER || !rpl->joined)) ||
-            rpl->prefix_len != 64) {
-            return -ENOENT;
-        }
-        memcpy(p.prefix, rpl->prefix, 8);
-        return wren_netopt_put(val, max, &p, sizeof(p));
-    }
-    case WREN_NETOPT_RPL_RANK: {
-        if (!CONFIG_WREN_RPL_PARENT_INFO) {
-            return -ENOTSUP;
-        }
-        uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
-        return wren_netopt_put(val, max, &r, sizeof(r));
-    }
+    case WREN_NETOPT_RPL_PREFIX:
+        return get_prefix(rpl, val, max);
+    case WREN_NETOPT_RPL_RANK:
+        return get_rank(rpl, val, max);
     case WREN_NETOPT_RPL_PARENT:
         return get_parent(rpl, val, max);
-    case WREN_NETOPT_RPL_RPI:
-        return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
-    case WREN_NETOPT_RPL_RPI_FWD:
-        return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
-    case WREN_NETOPT_RPL_ROUTE: {
-        uint8_t dst[16];
-        if (max < 18) {
-            return -EOVERFLOW;
-        }
-        memcpy(dst, val, 16);
-        return wren_rpl_route_lookup(rpl, dst, val);
-    }
-    case WREN_NETOPT_RPL_RUL:
-        return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
-    case WREN_NETOPT_RPL_TUNNEL:
-        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
-    case WREN_NETOPT_RPL_SRH: {
-        uint8_t dst[16];
-        if (max < 16) {
-            return -EOVERFLOW;
-        }
-        memcpy(dst, val, 16);
-        return wren_rpl_source_route(rpl, dst, val, max);
-    }
     default:
-        return -ENOTSUP;
+        return get_hook(rpl, opt, val, max);
     }
 }
 

@@ -225,6 +225,33 @@ static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t
     return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;
 }
 
+/* A no-path for a target (RFC 6550 9.2.2, 6.7.8 path lifetime 0): its
+ * route @p r goes if it goes through this child (@p via); a storing router
+ * keeps it a while as a no-path to tell its parent in turn (its next DAO). */
+static void no_path(struct wren_rpl *rpl, struct wren_rpl_route *r, const uint8_t *via)
+{
+    if (r == NULL || !route_live(r) || memcmp(r->via, via, 8) != 0) {
+        return;
+    }
+    rpl->stats.route_no_path++;
+    if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
+        memset(r, 0, sizeof(*r));
+    } else {
+        r->flags = RT_NOPATH | RT_DIRTY;
+        r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
+    }
+}
+
+/* The slot a DAO's route to its target goes in: the target's own @p r,
+ * else a free one; NULL when the table is full. */
+static struct wren_rpl_route *route_slot(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
+        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
+    }
+    return r;
+}
+
 /* One target of a DAO (RFC 6550 9.2.2), routed via @p via (an IID: of the
  * child's link-local address in storing mode, of the DAO parent's address
  * in our prefix in non-storing mode). Returns false if it had to be
@@ -244,27 +271,14 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     }
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {
-        /* no-path: remove the route if it goes through this child; a
-         * storing router tells its parent in turn (its next DAO) */
-        if (r && route_live(r) && memcmp(r->via, via, 8) == 0) {
-            rpl->stats.route_no_path++;
-            if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
-                memset(r, 0, sizeof(*r));
-            } else {
-                r->flags = RT_NOPATH | RT_DIRTY;
-                r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
-            }
-        }
+        no_path(rpl, r, via);
         return true;
     }
     if (r && route_live(r) && memcmp(r->via, via, 8) != 0 &&
         !seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
         return true; /* an older path through another child: keep ours */
     }
-    for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
-        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
-    }
-    if (r == NULL) {
+    if ((r = route_slot(rpl, r)) == NULL) {
         rpl->stats.routes_full++;
         return false;
     }

@@ -200,28 +200,33 @@ static bool cfg_same_timers(const struct rpl_opt_config *a, const struct rpl_opt
            a->dio_redundancy == b->dio_redundancy;
 }
 
-/* The DIO's options: the configuration (adopted when given; joining,
- * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
- * not parse, or asks for what we cannot do), -ENOENT (joining, and no
- * configuration: RFC 6550 lets a root send it only now and then) */
-static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
+/* A DIO's options of interest (RFC 6550 6.3.1): the DODAG configuration
+ * (6.7.6) and the prefix information (6.7.10). */
+struct dio_opts {
+    struct rpl_opt_config cfg;
+    struct rpl_opt_prefix pio;
+    bool have_cfg;
+    bool have_pio;
+};
+
+/* Walk the DIO's options into @p o. Returns 0, -EINVAL (an option does not
+ * parse, or a configuration asks for what we cannot do). A prefix longer
+ * than 128 bits is ignored (RFC 4862 5.5.3), counted. */
+static int parse_options(struct wren_rpl *rpl, const struct rpl_msg *m, struct dio_opts *o)
 {
     struct rpl_opt_iter it;
-    struct rpl_opt o;
+    struct rpl_opt opt;
     int rc;
-    struct rpl_opt_config cfg;
-    bool have_cfg = false;
-    struct rpl_opt_prefix pio;
-    bool have_pio = false;
+    o->have_cfg = o->have_pio = false;
     wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
-    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
-        if (o.type == RPL_OPT_CONFIG) {
-            if (wren_rpl_opt_config_parse(&o, &cfg) < 0) {
+    while ((rc = wren_rpl_opt_next(&it, &opt)) > 0) {
+        if (opt.type == RPL_OPT_CONFIG) {
+            if (wren_rpl_opt_config_parse(&opt, &o->cfg) < 0) {
                 return -EINVAL;
             }
-            have_cfg = true;
-        } else if (o.type == RPL_OPT_PREFIX) {
-            int prc = wren_rpl_opt_prefix_parse(&o, &pio);
+            o->have_cfg = true;
+        } else if (opt.type == RPL_OPT_PREFIX) {
+            int prc = wren_rpl_opt_prefix_parse(&opt, &o->pio);
             if (prc == -RPL_ERR_PREFIX_LEN) {
                 rpl->stats.pio_refused++; /* RFC 4862 5.5.3: the option is ignored */
                 continue;
@@ -229,41 +234,73 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
             if (prc < 0) {
                 return -EINVAL;
             }
-            have_pio = true;
+            o->have_pio = true;
         }
     }
     if (rc < 0) {
         return -EINVAL;
     }
-    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
+    const struct rpl_opt_config *c = &o->cfg;
+    if (o->have_cfg && (c->min_hop_rank_inc == 0 || c->lifetime_unit == 0 || c->ocp > OCP_MRHOF)) {
         return -EINVAL; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
     }
-    if (adopt && !have_cfg) {
+    return 0;
+}
+
+/* Take the DODAG configuration @p cfg, bounded by the local limits; a
+ * running Trickle takes new timers at once (not after Imax), unless we are
+ * joining (@p adopt: it starts after). */
+static void take_config(struct wren_rpl *rpl, struct rpl_opt_config *cfg, bool adopt)
+{
+    rpl->stats.cfg_clamped += cfg_bound(cfg);
+    bool retime = !adopt && !cfg_same_timers(cfg, &rpl->cfg);
+    rpl->cfg = *cfg;
+    if (retime && wren_trickle_running(&rpl->trickle)) {
+        wren_rpl_trickle_start(rpl);
+    }
+}
+
+/* RFC 6550 6.7.10: a usable /64 with the A flag is the prefix we take an
+ * address in (again, when it changed and we are not joining: @p adopt). */
+static void take_prefix(struct wren_rpl *rpl, const struct rpl_opt_prefix *pio, bool adopt)
+{
+    if (!pio_usable(pio)) {
+        rpl->stats.pio_refused++; /* neither taken nor passed on */
+        return;
+    }
+    if (!(pio->flags & RPL_PIO_A) || pio->prefix_len != 64) {
+        return;
+    }
+    bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio->prefix, 8) != 0;
+    memset(rpl->prefix, 0, 16);
+    memcpy(rpl->prefix, pio->prefix, 8);
+    rpl->prefix_len = 64;
+    rpl->pio_flags = pio->flags;
+    rpl->pio_valid = pio->valid;
+    rpl->pio_preferred = pio->preferred;
+    if (changed && !adopt) {
+        wren_rpl_take_address(rpl);
+    }
+}
+
+/* The DIO's options: the configuration (adopted when given; joining,
+ * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
+ * not parse, or asks for what we cannot do), -ENOENT (joining, and no
+ * configuration: RFC 6550 lets a root send it only now and then) */
+static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
+{
+    struct dio_opts o;
+    if (parse_options(rpl, m, &o) < 0) {
+        return -EINVAL;
+    }
+    if (adopt && !o.have_cfg) {
         return -ENOENT; /* joining needs the configuration */
     }
-    if (have_cfg) {
-        rpl->stats.cfg_clamped += cfg_bound(&cfg);
-        bool retime = !adopt && !cfg_same_timers(&cfg, &rpl->cfg);
-        rpl->cfg = cfg;
-        if (retime && wren_trickle_running(&rpl->trickle)) {
-            wren_rpl_trickle_start(rpl); /* the new values at once, not after Imax */
-        }
+    if (o.have_cfg) {
+        take_config(rpl, &o.cfg, adopt);
     }
-    if (have_pio && !pio_usable(&pio)) {
-        rpl->stats.pio_refused++; /* neither taken nor passed on */
-        have_pio = false;
-    }
-    if (have_pio && (pio.flags & RPL_PIO_A) && pio.prefix_len == 64) {
-        bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio.prefix, 8) != 0;
-        memset(rpl->prefix, 0, 16);
-        memcpy(rpl->prefix, pio.prefix, 8);
-        rpl->prefix_len = 64;
-        rpl->pio_flags = pio.flags;
-        rpl->pio_valid = pio.valid;
-        rpl->pio_preferred = pio.preferred;
-        if (changed && !adopt) {
-            wren_rpl_take_address(rpl);
-        }
+    if (o.have_pio) {
+        take_prefix(rpl, &o.pio, adopt);
     }
     return 0;
 }

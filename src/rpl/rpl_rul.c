@@ -68,12 +68,50 @@ static void rul_drop(struct wren_rpl *rpl, struct wren_rpl_rul *e)
     }
 }
 
+/* Whether registration @p r is refused (-EINVAL) for claiming an address
+ * that is not a host's to claim: a host claiming the root's (DODAGID) or our
+ * own RPL address (a leaf is routed before any other route,
+ * wren_rpl_route_lookup, so the address's traffic would go to that host),
+ * the unspecified or the loopback address. Counted. */
+static bool reg_spoofed(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    if (r->lifetime_s && (wren_ipv6_addr_is_unspecified(r->addr) ||
+                          wren_ipv6_addr_is_loopback(r->addr) ||
+                          memcmp(r->addr, rpl->dodagid, 16) == 0 ||
+                          memcmp(r->addr, rpl->addr, 16) == 0)) {
+        rpl->stats.dao_target_refused++;
+        return true;
+    }
+    return false;
+}
+
 /* RFC 9010 9.2.2. Which registrations are a RUL's: an EARO's with the R
  * flag (its owner asks to be routed); an EARO without it is not (RFC
  * 9010: the owner needs no route, a RPL node routes itself); a plain ARO
  * (RFC 6775, no R flag: what RIOT's and lwIP's hosts send) is, unless its
  * owner is a RPL node we know (rpl_aware), since a host that sends no RPL
  * message has no other way to be reached. */
+static bool reg_is_rul(const struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    return (r->flags & WREN_RPL_REG_EARO) ? (r->flags & WREN_RPL_REG_R) != 0
+                                          : !rpl_aware(rpl, r->addr);
+}
+
+/* The slot for a new registration of @p addr: its own withdrawal not yet
+ * sent (taken back), else a free one; NULL if none. */
+static struct wren_rpl_rul *rul_slot(struct wren_rpl *rpl, const uint8_t *addr)
+{
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+            struct wren_rpl_rul *f = &rpl->ruls[i];
+            if (pass ? f->if_id == 0 : (f->flags & RUL_GONE) && memcmp(f->addr, addr, 16) == 0) {
+                return f;
+            }
+        }
+    }
+    return NULL;
+}
+
 int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
 {
     if (rpl->role != WREN_RPL_ROUTER && rpl->role != WREN_RPL_ROOT) {
@@ -82,14 +120,7 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
     if (wren_ipv6_addr_is_link_local(r->addr) || wren_ipv6_addr_is_multicast(r->addr)) {
         return 0; /* on its link already: nothing to announce or route */
     }
-    if (r->lifetime_s && (wren_ipv6_addr_is_unspecified(r->addr) ||
-                          wren_ipv6_addr_is_loopback(r->addr) ||
-                          memcmp(r->addr, rpl->dodagid, 16) == 0 ||
-                          memcmp(r->addr, rpl->addr, 16) == 0)) {
-        /* a host claiming the root's (DODAGID) or our own RPL address: a
-         * leaf is routed before any other route (wren_rpl_route_lookup), so
-         * the address's traffic would go to that host */
-        rpl->stats.dao_target_refused++;
+    if (reg_spoofed(rpl, r)) {
         return -EINVAL;
     }
     struct wren_rpl_rul *e = (struct wren_rpl_rul *)wren_rpl_rul_find(rpl, r->addr);
@@ -99,22 +130,11 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
         }
         return 0;
     }
-    if (((r->flags & WREN_RPL_REG_EARO) && !(r->flags & WREN_RPL_REG_R)) ||
-        (!(r->flags & WREN_RPL_REG_EARO) && rpl_aware(rpl, r->addr))) {
+    if (!reg_is_rul(rpl, r)) {
         rpl->stats.rul_ignored++;
         return 0;
     }
-    /* its own withdrawal not yet sent (taken back), else a free slot */
-    for (unsigned pass = 0; pass < 2; pass++) {
-        for (unsigned i = 0; e == NULL && i < CONFIG_WREN_RPL_RULS; i++) {
-            struct wren_rpl_rul *f = &rpl->ruls[i];
-            if (pass ? f->if_id == 0
-                     : (f->flags & RUL_GONE) && memcmp(f->addr, r->addr, 16) == 0) {
-                e = f;
-            }
-        }
-    }
-    if (e == NULL) {
+    if (e == NULL && (e = rul_slot(rpl, r->addr)) == NULL) {
         rpl->stats.ruls_full++;
         return -ENOSPC;
     }
