@@ -308,6 +308,42 @@ static int set_addr_len(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, const vo
 _Static_assert(_Alignof(struct wren_ipv6_addr) == 1 && _Alignof(struct wren_fib_entry) == 1,
                "option structs of bytes");
 
+/* SET WREN_NETOPT_IPV6_ROUTE_ADD / _DEL: a FIB route. */
+static int set_route(struct wren_ipv6 *ip, uint16_t opt, const void *val, size_t len)
+{
+    const struct wren_fib_entry *r = val;
+    if (len != sizeof(*r)) {
+        return -EINVAL;
+    }
+    if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
+        return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
+    }
+    return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
+}
+
+/* SET of an interface's value: WREN_NETOPT_IPV6_MTU (at least IPv6's
+ * minimum), WREN_NETOPT_HOP_LIMIT (not 0). */
+static int set_if_value(struct wren_ipv6_if *ifc, uint16_t opt, const void *val, size_t len)
+{
+    if (opt == WREN_NETOPT_IPV6_MTU) {
+        uint16_t mtu = 0;
+        if (len == 2) {
+            memcpy(&mtu, val, 2);
+        }
+        if (ifc == NULL || mtu < IPV6_MIN_MTU) {
+            return ifc ? -EINVAL : -ENODEV;
+        }
+        ifc->mtu = mtu;
+        return 0;
+    }
+    const uint8_t *b = val;
+    if (ifc == NULL || len != 1 || b[0] == 0) {
+        return ifc ? -EINVAL : -ENODEV;
+    }
+    ifc->hop_limit = b[0];
+    return 0;
+}
+
 static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
                     uint16_t ctx, const void *val, size_t len)
 {
@@ -340,35 +376,13 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
         ip->forwarding = b[0] != 0;
         return 0;
     case WREN_NETOPT_IPV6_ROUTE_ADD:
-    case WREN_NETOPT_IPV6_ROUTE_DEL: {
-        const struct wren_fib_entry *r = val;
-        if (len != sizeof(*r)) {
-            return -EINVAL;
-        }
-        if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
-            return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
-        }
-        return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
-    }
-    case WREN_NETOPT_IPV6_MTU: {
-        uint16_t mtu = 0;
-        if (len == 2) {
-            memcpy(&mtu, val, 2);
-        }
-        if (ifc == NULL || mtu < IPV6_MIN_MTU) {
-            return ifc ? -EINVAL : -ENODEV;
-        }
-        ifc->mtu = mtu;
-        return 0;
-    }
+    case WREN_NETOPT_IPV6_ROUTE_DEL:
+        return set_route(ip, opt, val, len);
+    case WREN_NETOPT_IPV6_MTU:
+    case WREN_NETOPT_HOP_LIMIT:
+        return set_if_value(ifc, opt, val, len);
     case WREN_NETOPT_ADDR_LEN:
         return set_addr_len(ip, ifc, val, len);
-    case WREN_NETOPT_HOP_LIMIT:
-        if (ifc == NULL || len != 1 || b[0] == 0) {
-            return ifc ? -EINVAL : -ENODEV;
-        }
-        ifc->hop_limit = b[0];
-        return 0;
     default:
         return -ENOTSUP;
     }

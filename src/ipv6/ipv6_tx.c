@@ -403,6 +403,30 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 
 /* ---- routing ------------------------------------------------------------ */
 
+/* RPL's downward route to @p dst, when it is longer than the FIB's @p r
+ * and on the @p pinned interface (if any): its interface, @p rr holding the
+ * route; NULL otherwise. */
+static struct wren_ipv6_if *rpl_route_wins(struct wren_ipv6 *ip, const uint8_t *dst,
+                                           const struct wren_fib_entry *r, uint8_t pinned,
+                                           uint8_t rr[18])
+{
+    if (!rpl_route(ip, dst, rr) || (r && rr[1] <= r->prefix_len) || (pinned && rr[0] != pinned)) {
+        return NULL;
+    }
+    return wren_ipv6_if_get(ip, rr[0]);
+}
+
+/* The first interface we have (link scope without a pinned one), or NULL. */
+static struct wren_ipv6_if *first_if(struct wren_ipv6 *ip)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
+        if (ip->ifs[i].if_id) {
+            return &ip->ifs[i];
+        }
+    }
+    return NULL;
+}
+
 /* The interface to @p dst and its next hop (*@p next_hop, @p dst unless a
  * route names another; @p rr holds RPL's route): RPL's downward route when
  * it is longer than the FIB's, the FIB's, a @p pinned interface, or, link
@@ -410,35 +434,27 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t pinned,
                                        bool on_link, const uint8_t **next_hop, uint8_t rr[18])
 {
-    struct wren_ipv6_if *ifc = NULL;
     *next_hop = dst;
     /* on_link: a strict source route's next hop is a neighbour on @p pinned */
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
-    const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
-    if (!link_scope && rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
-        (!pinned || rr[0] == pinned) && wren_ipv6_if_get(ip, rr[0])) {
-        ifc = wren_ipv6_if_get(ip, rr[0]);
-        *next_hop = rr + 2;
-    } else if (r && pinned && r->if_id != pinned) {
-        r = NULL; /* the pinned interface wins; its destination is on-link */
+    if (link_scope) {
+        return pinned ? wren_ipv6_if_get(ip, pinned) : first_if(ip);
     }
+    const struct wren_fib_entry *r = wren_fib_lookup(&ip->fib, dst);
+    struct wren_ipv6_if *ifc = rpl_route_wins(ip, dst, r, pinned, rr);
     if (ifc) {
-        /* RPL's route */
-    } else if (r) {
-        ifc = wren_ipv6_if_get(ip, r->if_id);
+        *next_hop = rr + 2; /* RPL's route */
+        return ifc;
+    }
+    if (r && (!pinned || r->if_id == pinned)) {
         if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
             *next_hop = r->next_hop;
         }
-    } else if (pinned) {
-        ifc = wren_ipv6_if_get(ip, pinned);
-    } else if (link_scope) {
-        /* link scope without a pinned interface: the first one */
-        for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
-            ifc = ip->ifs[i].if_id ? &ip->ifs[i] : NULL;
-        }
+        return wren_ipv6_if_get(ip, r->if_id);
     }
-    return ifc;
+    /* the pinned interface wins; its destination is on-link */
+    return pinned ? wren_ipv6_if_get(ip, pinned) : NULL;
 }
 
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
@@ -503,23 +519,74 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
+/* The datagram @p pkt handed to us to send: a netif header first pins
+ * its interface (*@p pinned); then the 40-byte IPv6 header snip, made
+ * writable (*@p hs). Returns the datagram's head, or NULL (released,
+ * counted) when it is not one we can send. */
+static struct wren_snip *send_take(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t *pinned,
+                                   struct wren_snip **hs)
+{
+    struct wren_pktbuf *pb = &ip->node->pktbuf;
+    if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
+        *pinned = wren_netif_hdr(pkt)->if_id;
+        pkt = wren_pktbuf_release_head(pb, pkt);
+    }
+    if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
+        (pkt->data[0] >> 4) != 6 || (*pinned && !wren_ipv6_if_get(ip, *pinned))) {
+        goto bad;
+    }
+    *hs = pkt;
+    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, hs) < 0) {
+        goto bad;
+    }
+    return pkt;
+
+bad:
+    ip->stats.tx_drop_bad++;
+    wren_pktbuf_release(pb, pkt);
+    return NULL;
+}
+
+/* RPL's headers of a datagram we originate (not to ourselves, @p local),
+ * unicast beyond the link and without extension headers yet: a
+ * non-storing root's source route (*@p direct: the first hop's interface)
+ * and the RPI (RPL's own messages go without). Returns 0, -1 when the
+ * buffer is full (counted). */
+static int rpl_headers(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned, bool local,
+                       int *direct)
+{
+    const uint8_t *h = hs->data, *dst = h + IPV6_OFF_DST;
+    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
+                   hs->next->data[0] == ICMPV6_RPL;
+    if (local || wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst) ||
+        h[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT) {
+        return 0;
+    }
+    if ((*direct = srh_insert(ip, hs, pinned)) < 0 || (!rpl_msg && rpi_insert(ip, hs) < 0)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Loopback: the datagram turns around in one piece, as if received. */
+static void loop_back(struct wren_ipv6 *ip, struct wren_snip *pkt)
+{
+    ip->stats.tx_loopback++;
+    if (wren_pktbuf_merge(&ip->node->pktbuf, &pkt) < 0) {
+        ip->stats.tx_drop_nobuf++;
+        wren_pktbuf_release(&ip->node->pktbuf, pkt);
+        return;
+    }
+    wren_ipv6_receive(ip, pkt);
+}
+
 void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
-    if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
-        pinned = wren_netif_hdr(pkt)->if_id;
-        pkt = wren_pktbuf_release_head(pb, pkt);
-    }
-    if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
-        (pkt->data[0] >> 4) != 6 || (pinned && !wren_ipv6_if_get(ip, pinned))) {
-        ip->stats.tx_drop_bad++;
-        goto drop;
-    }
-    struct wren_snip *hs = pkt;
-    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
-        ip->stats.tx_drop_bad++;
-        goto drop;
+    struct wren_snip *hs;
+    if ((pkt = send_take(ip, pkt, &pinned, &hs)) == NULL) {
+        return;
     }
     /* fill in the header in place: source, source route, payload length,
      * hop limit */
@@ -538,13 +605,7 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         return;
     }
     int direct = 0;
-    /* RPL's own messages go without an RPI */
-    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
-                   hs->next->data[0] == ICMPV6_RPL;
-    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
-        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
-        ((direct = srh_insert(ip, hs, pinned)) < 0 ||
-         (!rpl_msg && rpi_insert(ip, hs) < 0))) {
+    if (rpl_headers(ip, hs, pinned, local, &direct) < 0) {
         goto drop;
     }
     size_t plen = wren_pkt_len(hs->next);
@@ -561,13 +622,7 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
         return;
     }
-    /* loopback: the datagram turns around in one piece, as if received */
-    ip->stats.tx_loopback++;
-    if (wren_pktbuf_merge(pb, &pkt) < 0) {
-        ip->stats.tx_drop_nobuf++;
-        goto drop;
-    }
-    wren_ipv6_receive(ip, pkt);
+    loop_back(ip, pkt);
     return;
 
 drop:
