@@ -45,6 +45,11 @@
 
 const uint8_t wren_rpl_all_nodes[16] = WREN_RPL_ALL_NODES;
 
+uint32_t wren_rpl_now_s(const struct wren_rpl *rpl)
+{
+    return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
+}
+
 /* ---- talking to IPv6 (netapi) --------------------------------------------- */
 
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
@@ -243,6 +248,14 @@ static bool failing_parent(struct wren_rpl *rpl, uint32_t now)
     return false;
 }
 
+void wren_rpl_dao_later(struct wren_rpl *rpl, uint32_t now)
+{
+    uint32_t soon = now + 30 + wren_node_random_below(rpl->node, 10);
+    if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
+        rpl->next_dao_s = soon;
+    }
+}
+
 /* The DAO's timers: resent without a DAO-ACK, refreshed at half the
  * lifetime. */
 static void dao_timers(struct wren_rpl *rpl, uint32_t now)
@@ -261,10 +274,7 @@ static void dao_timers(struct wren_rpl *rpl, uint32_t now)
             /* the parent does not answer: the routes stay dirty and go up
              * with the next DAO, at the refresh or sooner */
             rpl->dao_wait = false;
-            uint32_t soon = now + 30 + wren_node_random_below(rpl->node, 10);
-            if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
-                rpl->next_dao_s = soon;
-            }
+            wren_rpl_dao_later(rpl, now);
         }
     }
     if (rpl->next_dao_s && now >= rpl->next_dao_s) {
@@ -282,7 +292,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_rpl *rpl = arg;
-    uint32_t now = now_s(rpl);
+    uint32_t now = wren_rpl_now_s(rpl);
     if (rpl->role == WREN_RPL_OFF) {
         return;
     }
@@ -445,7 +455,7 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->path_seq = SEQ_INIT;
     rpl->dtsn = SEQ_INIT;
     if (c->role != WREN_RPL_ROOT) {
-        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
+        rpl->next_dis_s = wren_rpl_now_s(rpl) + wren_node_random_below(rpl->node, 2);
         return 0;
     }
     root_start(rpl, c, ip);

@@ -63,7 +63,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
     n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
     unsigned fwd = 0;
-    uint32_t now = now_s(rpl);
+    uint32_t now = wren_rpl_now_s(rpl);
     for (unsigned i = 0; i < rpl->n_routes; i++) {
         rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
     }
@@ -225,21 +225,28 @@ static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t
     return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;
 }
 
+/* Route @p r is no more: a root (or a non-storing node) forgets it; a
+ * storing router keeps it a while as a no-path to tell its parent in turn
+ * (its next DAO). */
+static void route_withdraw(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
+        memset(r, 0, sizeof(*r));
+    } else {
+        r->flags = RT_NOPATH | RT_DIRTY;
+        r->expires_s = wren_rpl_now_s(rpl) + NOPATH_HOLD_S;
+    }
+}
+
 /* A no-path for a target (RFC 6550 9.2.2, 6.7.8 path lifetime 0): its
- * route @p r goes if it goes through this child (@p via); a storing router
- * keeps it a while as a no-path to tell its parent in turn (its next DAO). */
+ * route @p r goes if it goes through this child (@p via). */
 static void no_path(struct wren_rpl *rpl, struct wren_rpl_route *r, const uint8_t *via)
 {
     if (r == NULL || !route_live(r) || memcmp(r->via, via, 8) != 0) {
         return;
     }
     rpl->stats.route_no_path++;
-    if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
-        memset(r, 0, sizeof(*r));
-    } else {
-        r->flags = RT_NOPATH | RT_DIRTY;
-        r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
-    }
+    route_withdraw(rpl, r);
 }
 
 /* The slot a DAO's route to its target goes in: the target's own @p r,
@@ -286,7 +293,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     memcpy(r->via, via, 8);
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
-    r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
+    r->expires_s = wren_rpl_now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
     r->flags = rpl->role == WREN_RPL_ROOT ? (ext ? RT_EXTERNAL : 0) : RT_DIRTY;
     rpl->stats.rx_dao_external += ext;
     return true;
@@ -502,10 +509,7 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
         for (unsigned i = 0; i < rpl->n_routes; i++) {
             rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
         }
-        uint32_t soon = now_s(rpl) + 30 + wren_node_random_below(rpl->node, 10);
-        if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
-            rpl->next_dao_s = soon;
-        }
+        wren_rpl_dao_later(rpl, wren_rpl_now_s(rpl));
         return;
     }
     bool more = false;
@@ -732,12 +736,7 @@ static void forward_error(struct wren_rpl *rpl, const uint8_t *dst, const uint8_
             !wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
             continue;
         }
-        if (rpl->role == WREN_RPL_ROOT) {
-            memset(r, 0, sizeof(*r));
-        } else {
-            r->flags = RT_NOPATH | RT_DIRTY;
-            r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
-        }
+        route_withdraw(rpl, r); /* (storing: forgotten at a root only) */
     }
     if (rpl->role != WREN_RPL_ROOT && !rpl->dao_wait) {
         wren_rpl_send_dao(rpl);

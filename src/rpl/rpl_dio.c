@@ -313,7 +313,7 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
  * DIS a few seconds). */
 static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
 {
-    uint32_t now = now_s(rpl);
+    uint32_t now = wren_rpl_now_s(rpl);
     rpl->stats.dio_no_config++;
     if ((int32_t)(now - rpl->next_cfg_dis_s) < 0) {
         return;
@@ -331,7 +331,7 @@ static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
  * the guard ended. Returns whether @p d was refused. */
 static bool dio_stale(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
 {
-    bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
+    bool stale = (int32_t)(wren_rpl_now_s(rpl) - rpl->guard_until_s) < 0 &&
                  d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
                  d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
                  memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0 &&

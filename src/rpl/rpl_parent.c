@@ -45,7 +45,7 @@ static uint16_t rank_inc(const struct wren_rpl *rpl)
 void wren_rpl_schedule_dao(struct wren_rpl *rpl)
 {
     /* soon, jittered so that siblings do not collide */
-    rpl->next_dao_s = now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
+    rpl->next_dao_s = wren_rpl_now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
     rpl->dao_retries = 0;
     rpl->dao_jitter_s = 0;
 }
@@ -64,7 +64,7 @@ void wren_rpl_detach(struct wren_rpl *rpl)
     memcpy(rpl->guard_dodagid, rpl->dodagid, 16);
     rpl->guard_version = rpl->version;
     rpl->guard_rank = rpl->rank;
-    rpl->guard_until_s = now_s(rpl) + GUARD_S;
+    rpl->guard_until_s = wren_rpl_now_s(rpl) + GUARD_S;
     rpl->joined = false;
     rpl->bad_since_s = 0;
     rpl->pref = -1;
@@ -77,12 +77,12 @@ void wren_rpl_detach(struct wren_rpl *rpl)
     memset(rpl->parents, 0, sizeof(rpl->parents));
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
-    rpl->next_dis_s = now_s(rpl) + 1;
+    rpl->next_dis_s = wren_rpl_now_s(rpl) + 1;
     /* RFC 6550 3.2.4, 18.2.x: a router MAY become the root of a floating
      * DODAG (rpl_tick): at once when it lost its links, a little later when
      * its parent poisoned (that parent floats one itself: follow it) */
     rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+    rpl->float_at_s = wren_rpl_now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
 }
 
 /* RFC 6550 3.2.4: a detached router roots a floating DODAG (G clear, its
@@ -138,7 +138,7 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     rpl->dao_wait = false;
     /* should the grounded DIO not be taken after all, float again */
     rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + FLOAT_WAIT_S;
+    rpl->float_at_s = wren_rpl_now_s(rpl) + FLOAT_WAIT_S;
 }
 
 /* ETX of the link to @p p (x 128) from the interface's link estimator
@@ -262,7 +262,7 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
          * rank (a higher one could make a node below us look like a parent),
          * probe the others, and detach if nothing better comes (rpl_tick) */
         if (rpl->bad_since_s == 0) {
-            rpl->bad_since_s = now_s(rpl);
+            rpl->bad_since_s = wren_rpl_now_s(rpl);
         }
         return;
     }
@@ -330,5 +330,5 @@ void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t 
     }
     p->rank = rank;
     p->dtsn = dtsn;
-    p->heard_s = now_s(rpl);
+    p->heard_s = wren_rpl_now_s(rpl);
 }

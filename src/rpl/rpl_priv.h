@@ -76,10 +76,8 @@ static inline bool route_live(const struct wren_rpl_route *r)
     return r->plen && !(r->flags & RT_NOPATH);
 }
 
-static inline uint32_t now_s(const struct wren_rpl *rpl)
-{
-    return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
-}
+/* The node's clock in seconds (rpl.c: one copy for the module) */
+uint32_t wren_rpl_now_s(const struct wren_rpl *rpl);
 
 static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)
 {
@@ -126,6 +124,10 @@ void wren_rpl_take_address(struct wren_rpl *rpl);
  * default route via the preferred parent); *@p res (if given) gets its answer. */
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
                         const uint8_t *via, bool add, int *res);
+/* The next DAO in 30-40 s from @p now at the latest (what it would carry
+ * was refused, or its parent does not answer: another parent may take it
+ * by then) */
+void wren_rpl_dao_later(struct wren_rpl *rpl, uint32_t now);
 /* A link-local control message to @p dst on our interface, hop limit 255. */
 void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
 

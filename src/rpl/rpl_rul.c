@@ -145,7 +145,7 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
         memcpy(e->addr, r->addr, 16);
     }
     e->if_id = r->if_id;
-    e->expires_s = now_s(rpl) + r->lifetime_s;
+    e->expires_s = wren_rpl_now_s(rpl) + r->lifetime_s;
     /* (a refresh goes up too: the root's route lives as long as the
      * registration, RFC 9010 9.2.2 4.) */
     if (rpl->role == WREN_RPL_ROUTER) {
@@ -248,9 +248,9 @@ bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
     }
     if (refused) {
         rpl->rul_wait = true; /* (the retry's clock: rul_sent_s) */
-        rpl->rul_sent_s = now_s(rpl);
+        rpl->rul_sent_s = wren_rpl_now_s(rpl);
     } else if (more) {
-        send_rul_dao(rpl, now_s(rpl));
+        send_rul_dao(rpl, wren_rpl_now_s(rpl));
     }
     return true;
 }
