@@ -321,26 +321,30 @@ static int set_route(struct wren_ipv6 *ip, uint16_t opt, const void *val, size_t
     return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
 }
 
-/* SET of an interface's value: WREN_NETOPT_IPV6_MTU (at least IPv6's
- * minimum), WREN_NETOPT_HOP_LIMIT (not 0). */
-static int set_if_value(struct wren_ipv6_if *ifc, uint16_t opt, const void *val, size_t len)
+/* SET WREN_NETOPT_IPV6_FORWARDING (a router's build only). */
+static int set_forwarding(struct wren_ipv6 *ip, const uint8_t *b, size_t len)
 {
-    if (opt == WREN_NETOPT_IPV6_MTU) {
-        uint16_t mtu = 0;
-        if (len == 2) {
-            memcpy(&mtu, val, 2);
-        }
-        if (ifc == NULL || mtu < IPV6_MIN_MTU) {
-            return ifc ? -EINVAL : -ENODEV;
-        }
-        ifc->mtu = mtu;
-        return 0;
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return -ENOTSUP;
     }
-    const uint8_t *b = val;
-    if (ifc == NULL || len != 1 || b[0] == 0) {
+    if (len != 1) {
+        return -EINVAL;
+    }
+    ip->forwarding = b[0] != 0;
+    return 0;
+}
+
+/* SET WREN_NETOPT_IPV6_MTU of an interface: at least IPv6's minimum. */
+static int set_mtu(struct wren_ipv6_if *ifc, const void *val, size_t len)
+{
+    uint16_t mtu = 0;
+    if (len == 2) {
+        memcpy(&mtu, val, 2);
+    }
+    if (ifc == NULL || mtu < IPV6_MIN_MTU) {
         return ifc ? -EINVAL : -ENODEV;
     }
-    ifc->hop_limit = b[0];
+    ifc->mtu = mtu;
     return 0;
 }
 
@@ -367,22 +371,20 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     case WREN_NETOPT_IPV6_GROUP_LEAVE:
         return len == 16 ? group_set(ifc, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN) : -EINVAL;
     case WREN_NETOPT_IPV6_FORWARDING:
-        if (!CONFIG_WREN_IPV6_ROUTER) {
-            return -ENOTSUP;
-        }
-        if (len != 1) {
-            return -EINVAL;
-        }
-        ip->forwarding = b[0] != 0;
-        return 0;
+        return set_forwarding(ip, b, len);
     case WREN_NETOPT_IPV6_ROUTE_ADD:
     case WREN_NETOPT_IPV6_ROUTE_DEL:
         return set_route(ip, opt, val, len);
     case WREN_NETOPT_IPV6_MTU:
-    case WREN_NETOPT_HOP_LIMIT:
-        return set_if_value(ifc, opt, val, len);
+        return set_mtu(ifc, val, len);
     case WREN_NETOPT_ADDR_LEN:
         return set_addr_len(ip, ifc, val, len);
+    case WREN_NETOPT_HOP_LIMIT:
+        if (ifc == NULL || len != 1 || b[0] == 0) {
+            return ifc ? -EINVAL : -ENODEV;
+        }
+        ifc->hop_limit = b[0];
+        return 0;
     default:
         return -ENOTSUP;
     }

@@ -187,45 +187,25 @@ static uint16_t rpi_short(const uint8_t *hbh, size_t hlen)
     return 0;
 }
 
-/* What the walk of @p pkt's extension headers (@p res, @p e) found wrong
- * (RFC 8200 4): a parameter problem (1; *@p code, *@p ptr set: a
- * malformed header, an option we do not know whose type asks for an error,
- * a too short RPL option, RFC 6553 3), a silent drop (-1: an unknown
- * option whose type says so, another error), or nothing (0). */
-static int ext_problem(const struct wren_snip *pkt, const struct ipv6_ext *e, int res,
-                       uint8_t *code, uint16_t *ptr)
+/* RFC 8200 4.2: whether an option we do not know, with action bits
+ * @p act, is dropped without an ICMPv6 error (skipped ones never get here):
+ * 01, or 11 when @p pkt went to a multicast address. */
+static bool opt_silent(const struct wren_snip *pkt, unsigned act)
 {
-    const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    *code = ICMPV6_PARAM_HDR;
-    *ptr = e->err_off;
-    switch (res) {
-    case 0:
-        break;
-    case -IPV6_EXT_ERR_HBH:
-        *code = ICMPV6_PARAM_NEXT_HDR;
-        return 1;
-    case -IPV6_EXT_ERR_TRUNCATED:
-    case -IPV6_EXT_ERR_OPT:
-    case -IPV6_EXT_ERR_RH0:
-        return 1;
-    default:
-        return -1;
-    }
-    if (e->opt_off) {
-        /* an option we do not know whose type asks for more than a skip */
-        unsigned act = data[e->opt_off] >> 6;
-        if (act < IPV6_OPT_ACT_ICMP ||
-            (act == IPV6_OPT_ACT_ICMP_UCAST && wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST))) {
-            return -1;
-        }
-        *code = ICMPV6_PARAM_OPTION;
-        *ptr = e->opt_off;
-        return 1;
-    }
-    if ((e->flags & IPV6_EXT_F_HBH) && (*ptr = rpi_short(data, (data[1] + 1u) * 8)) != 0) {
-        return 1; /* code 0, at the option's length */
-    }
-    return 0;
+    return act < IPV6_OPT_ACT_ICMP ||
+           (act == IPV6_OPT_ACT_ICMP_UCAST && wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST));
+}
+
+/* RFC 8200 4: walk the extension headers from @p nh over @p data
+ * (@p plen bytes) into @p e, all of them or, @p fwd, the hop-by-hop header
+ * alone; the RPL option is a type we know on a router (RFC 6553's type
+ * asks to discard when unknown). Returns wren_ipv6_ext_walk()'s answer. */
+static int ext_walk(const uint8_t *data, uint16_t plen, uint8_t nh, bool fwd, struct ipv6_ext *e)
+{
+    static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
+    size_t n_known = CONFIG_WREN_IPV6_ROUTER ? 2 : 0;
+    return fwd ? wren_ipv6_ext_walk_hbh(nh, data, plen, known, n_known, e)
+               : wren_ipv6_ext_walk(nh, data, plen, known, n_known, e);
 }
 
 /* RFC 8200 section 4: walk the extension headers of a datagram for us, or,
@@ -239,20 +219,34 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    /* the RPL option (RFC 6553's type asks to discard when unknown) */
-    static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
-    size_t n_known = CONFIG_WREN_IPV6_ROUTER ? 2 : 0;
-    int res = fwd ? wren_ipv6_ext_walk_hbh(*nh, data, plen, known, n_known, &e)
-                  : wren_ipv6_ext_walk(*nh, data, plen, known, n_known, &e);
+    int res = ext_walk(data, plen, *nh, fwd, &e);
     uint32_t *count = fwd ? &ip->stats.rx_drop_hbh_fwd : &ip->stats.rx_drop_ext;
-    uint8_t code;
-    uint16_t ptr;
-    int bad = ext_problem(pkt, &e, res, &code, &ptr);
-    if (bad > 0) {
+    uint8_t code = ICMPV6_PARAM_HDR;
+    uint16_t ptr = e.err_off;
+    switch (res) {
+    case 0:
+        break;
+    case -IPV6_EXT_ERR_HBH:
+        code = ICMPV6_PARAM_NEXT_HDR;
+        /* fall through */
+    case -IPV6_EXT_ERR_TRUNCATED:
+    case -IPV6_EXT_ERR_OPT:
+    case -IPV6_EXT_ERR_RH0:
+        goto param_problem;
+    default:
+        goto drop;
+    }
+    if (e.opt_off) {
+        /* an option we do not know whose type asks for more than a skip */
+        if (opt_silent(pkt, data[e.opt_off] >> 6)) {
+            goto drop;
+        }
+        code = ICMPV6_PARAM_OPTION;
+        ptr = e.opt_off;
         goto param_problem;
     }
-    if (bad < 0) {
-        goto drop;
+    if ((e.flags & IPV6_EXT_F_HBH) && (ptr = rpi_short(data, (data[1] + 1u) * 8)) != 0) {
+        goto param_problem; /* code 0, at the option's length */
     }
     if (fwd) {
         return 1;

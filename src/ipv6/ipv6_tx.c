@@ -438,23 +438,26 @@ static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst,
     /* on_link: a strict source route's next hop is a neighbour on @p pinned */
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
-    if (link_scope) {
-        return pinned ? wren_ipv6_if_get(ip, pinned) : first_if(ip);
-    }
-    const struct wren_fib_entry *r = wren_fib_lookup(&ip->fib, dst);
-    struct wren_ipv6_if *ifc = rpl_route_wins(ip, dst, r, pinned, rr);
-    if (ifc) {
-        *next_hop = rr + 2; /* RPL's route */
-        return ifc;
-    }
-    if (r && (!pinned || r->if_id == pinned)) {
-        if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
-            *next_hop = r->next_hop;
+    if (!link_scope) {
+        const struct wren_fib_entry *r = wren_fib_lookup(&ip->fib, dst);
+        struct wren_ipv6_if *ifc = rpl_route_wins(ip, dst, r, pinned, rr);
+        if (ifc) {
+            *next_hop = rr + 2; /* RPL's route */
+            return ifc;
         }
-        return wren_ipv6_if_get(ip, r->if_id);
+        if (r && (!pinned || r->if_id == pinned)) {
+            if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
+                *next_hop = r->next_hop;
+            }
+            return wren_ipv6_if_get(ip, r->if_id);
+        }
+        if (!pinned) {
+            return NULL;
+        }
     }
-    /* the pinned interface wins; its destination is on-link */
-    return pinned ? wren_ipv6_if_get(ip, pinned) : NULL;
+    /* the pinned interface wins (its destination is on-link); link scope
+     * without one: the first interface */
+    return pinned ? wren_ipv6_if_get(ip, pinned) : first_if(ip);
 }
 
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
@@ -519,74 +522,51 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
-/* The datagram @p pkt handed to us to send: a netif header first pins
- * its interface (*@p pinned); then the 40-byte IPv6 header snip, made
- * writable (*@p hs). Returns the datagram's head, or NULL (released,
- * counted) when it is not one we can send. */
-static struct wren_snip *send_take(struct wren_ipv6 *ip, struct wren_snip *pkt, uint8_t *pinned,
-                                   struct wren_snip **hs)
+/* Whether @p pkt, handed to us to send (its netif header gone, @p pinned
+ * the interface it named), starts with a 40-byte IPv6 header of version 6
+ * and names an interface of ours, if any. */
+static bool send_hdr_ok(struct wren_ipv6 *ip, const struct wren_snip *pkt, uint8_t pinned)
 {
-    struct wren_pktbuf *pb = &ip->node->pktbuf;
-    if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
-        *pinned = wren_netif_hdr(pkt)->if_id;
-        pkt = wren_pktbuf_release_head(pb, pkt);
-    }
-    if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
-        (pkt->data[0] >> 4) != 6 || (*pinned && !wren_ipv6_if_get(ip, *pinned))) {
-        goto bad;
-    }
-    *hs = pkt;
-    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, hs) < 0) {
-        goto bad;
-    }
-    return pkt;
-
-bad:
-    ip->stats.tx_drop_bad++;
-    wren_pktbuf_release(pb, pkt);
-    return NULL;
+    return pkt && pkt->type == WREN_NETTYPE_IPV6 && pkt->size == IPV6_HDR_LEN &&
+           (pkt->data[0] >> 4) == 6 && (!pinned || wren_ipv6_if_get(ip, pinned));
 }
 
 /* RPL's headers of a datagram we originate (not to ourselves, @p local),
  * unicast beyond the link and without extension headers yet: a
- * non-storing root's source route (*@p direct: the first hop's interface)
- * and the RPI (RPL's own messages go without). Returns 0, -1 when the
- * buffer is full (counted). */
-static int rpl_headers(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned, bool local,
-                       int *direct)
+ * non-storing root's source route and the RPI (RPL's own messages go
+ * without). Returns the source route's first hop's interface (0: none),
+ * -1 when the buffer is full (counted). */
+/* (not inlined: inlined into wren_ipv6_send, gcc 12 -Os made 40 bytes more) */
+__attribute__((noinline)) static int rpl_headers(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned, bool local)
 {
     const uint8_t *h = hs->data, *dst = h + IPV6_OFF_DST;
     bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
                    hs->next->data[0] == ICMPV6_RPL;
-    if (local || wren_ipv6_addr_is_multicast(dst) || wren_ipv6_addr_is_link_local(dst) ||
-        h[IPV6_OFF_NEXT] == IPV6_NH_HOPOPT) {
-        return 0;
-    }
-    if ((*direct = srh_insert(ip, hs, pinned)) < 0 || (!rpl_msg && rpi_insert(ip, hs) < 0)) {
+    int direct = 0;
+    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
+        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
+        ((direct = srh_insert(ip, hs, pinned)) < 0 || (!rpl_msg && rpi_insert(ip, hs) < 0))) {
         return -1;
     }
-    return 0;
-}
-
-/* Loopback: the datagram turns around in one piece, as if received. */
-static void loop_back(struct wren_ipv6 *ip, struct wren_snip *pkt)
-{
-    ip->stats.tx_loopback++;
-    if (wren_pktbuf_merge(&ip->node->pktbuf, &pkt) < 0) {
-        ip->stats.tx_drop_nobuf++;
-        wren_pktbuf_release(&ip->node->pktbuf, pkt);
-        return;
-    }
-    wren_ipv6_receive(ip, pkt);
+    return direct;
 }
 
 void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
     uint8_t pinned = 0;
-    struct wren_snip *hs;
-    if ((pkt = send_take(ip, pkt, &pinned, &hs)) == NULL) {
-        return;
+    if (pkt && pkt->type == WREN_NETTYPE_NETIF) {
+        pinned = wren_netif_hdr(pkt)->if_id;
+        pkt = wren_pktbuf_release_head(pb, pkt);
+    }
+    if (!send_hdr_ok(ip, pkt, pinned)) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
+    }
+    struct wren_snip *hs = pkt;
+    if (wren_pkt_len(pkt->next) > UINT16_MAX || wren_pktbuf_write_path(pb, &pkt, &hs) < 0) {
+        ip->stats.tx_drop_bad++;
+        goto drop;
     }
     /* fill in the header in place: source, source route, payload length,
      * hop limit */
@@ -604,8 +584,8 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
     if (!local && tunnel_origin(ip, pkt, hs)) {
         return;
     }
-    int direct = 0;
-    if (rpl_headers(ip, hs, pinned, local, &direct) < 0) {
+    int direct = CONFIG_WREN_IPV6_RPL ? rpl_headers(ip, hs, pinned, local) : 0;
+    if (direct < 0) {
         goto drop;
     }
     size_t plen = wren_pkt_len(hs->next);
@@ -622,7 +602,13 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         route_out(ip, pkt, direct ? (uint8_t)direct : pinned, false, direct != 0);
         return;
     }
-    loop_back(ip, pkt);
+    /* loopback: the datagram turns around in one piece, as if received */
+    ip->stats.tx_loopback++;
+    if (wren_pktbuf_merge(pb, &pkt) < 0) {
+        ip->stats.tx_drop_nobuf++;
+        goto drop;
+    }
+    wren_ipv6_receive(ip, pkt);
     return;
 
 drop:

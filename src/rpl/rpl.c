@@ -174,7 +174,7 @@ static void expire_routes(struct wren_rpl *rpl, uint32_t now)
  * and then. */
 static void tick_detached(struct wren_rpl *rpl, uint32_t now)
 {
-    if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
+    if (CONFIG_WREN_RPL_FLOATING && rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
         wren_rpl_float_root(rpl);
         return;
     }
@@ -440,7 +440,8 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->heard_mop = 0xff;
     rpl->next_cfg_dis_s = 0;
     rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
-    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    rpl->may_float = CONFIG_WREN_RPL_FLOATING && c->role == WREN_RPL_ROUTER &&
+                     !(c->flags & WREN_RPL_CFG_NO_FLOAT);
     if (c->role == WREN_RPL_OFF) {
         wren_timer_cancel(rpl->node, &rpl->tick);
         return 0;

@@ -178,6 +178,14 @@ _Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MI
                    CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN <= 128,
                "1..128 bits");
 
+#ifndef CONFIG_WREN_RPL_FLOATING
+/** A router that loses every parent roots a floating DODAG of its own (RFC
+ *  6550 3.2.4, a MAY) until it hears a grounded one; 0 leaves that out (it
+ *  then only solicits DIOs, as with WREN_RPL_CFG_NO_FLOAT; DODAGs that
+ *  others float are still joined and left for grounded ones) */
+#define CONFIG_WREN_RPL_FLOATING 1
+#endif
+
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
 #define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
 #endif

@@ -514,7 +514,7 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     if (dio_stale(rpl, src, d)) {
         return;
     }
-    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
+    if (CONFIG_WREN_RPL_FLOATING && rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
         d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
         wren_rpl_leave_float(rpl); /* and join it below, as a detached router */
     }

@@ -82,7 +82,9 @@ void wren_rpl_detach(struct wren_rpl *rpl)
      * DODAG (rpl_tick): at once when it lost its links, a little later when
      * its parent poisoned (that parent floats one itself: follow it) */
     rpl->float_due = rpl->may_float;
-    rpl->float_at_s = wren_rpl_now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_at_s = wren_rpl_now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+    }
 }
 
 /* RFC 6550 3.2.4: a detached router roots a floating DODAG (G clear, its
@@ -120,7 +122,7 @@ void wren_rpl_float_root(struct wren_rpl *rpl)
 void wren_rpl_leave_float(struct wren_rpl *rpl)
 {
     rpl->stats.float_rejoin++;
-    if (rpl->floating) {
+    if (CONFIG_WREN_RPL_FLOATING && rpl->floating) {
         rpl->floating = false;
         rpl->role = WREN_RPL_ROUTER;
         if (ns_mode(rpl)) {
@@ -138,7 +140,9 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     rpl->dao_wait = false;
     /* should the grounded DIO not be taken after all, float again */
     rpl->float_due = rpl->may_float;
-    rpl->float_at_s = wren_rpl_now_s(rpl) + FLOAT_WAIT_S;
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_at_s = wren_rpl_now_s(rpl) + FLOAT_WAIT_S;
+    }
 }
 
 /* ETX of the link to @p p (x 128) from the interface's link estimator
