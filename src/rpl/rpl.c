@@ -57,9 +57,9 @@ void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t ple
 {
     struct wren_module *ip = ipv6_layer(rpl);
     struct wren_fib_entry r = { .prefix_len = plen, .if_id = rpl->if_id };
-    memcpy(r.prefix, prefix, 16);
+    wren_ipv6_addr_copy(r.prefix, prefix);
     if (via) {
-        memcpy(r.next_hop, via, 16);
+        wren_ipv6_addr_copy(r.next_hop, via);
     }
     int rc = ip ? wren_netapi_set(rpl->node, ip,
                                   add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
@@ -81,7 +81,7 @@ static bool link_local(struct wren_rpl *rpl, uint8_t *out)
     }
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
         if (a[i].state == WREN_IPV6_ADDR_VALID && wren_ipv6_addr_is_link_local(a[i].addr)) {
-            memcpy(out, a[i].addr, 16);
+            wren_ipv6_addr_copy(out, a[i].addr);
             return true;
         }
     }
@@ -100,7 +100,7 @@ void wren_rpl_take_address(struct wren_rpl *rpl)
     memcpy(a.addr, rpl->prefix, 8);
     memcpy(a.addr + 8, ll + 8, 8);
     if (wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, &a, sizeof(a)) == 0) {
-        memcpy(rpl->addr, a.addr, 16);
+        wren_ipv6_addr_copy(rpl->addr, a.addr);
     }
 }
 
@@ -411,7 +411,7 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
     rpl->pio_flags = RPL_PIO_A | RPL_PIO_R;
     rpl->pio_valid = rpl->pio_preferred = 0xffffffffu;
     wren_rpl_take_address(rpl);
-    memcpy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix);
     /* a DTSN of its own: after a reboot (routes lost) the nodes see it
      * change and announce their routes again */
     rpl->dtsn = (uint8_t)wren_node_random(rpl->node);
@@ -533,7 +533,7 @@ static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
         return -ENOENT;
     }
     const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
-    memcpy(pa, p->addr, 16);
+    wren_ipv6_addr_copy(pa, p->addr);
     if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
         return -ENOENT;
     }
@@ -579,7 +579,7 @@ static int get_hook(struct wren_rpl *rpl, uint16_t opt, void *val, size_t max)
         if (max < 18) {
             return -EOVERFLOW;
         }
-        memcpy(dst, val, 16);
+        wren_ipv6_addr_copy(dst, val);
         return wren_rpl_route_lookup(rpl, dst, val);
     case WREN_NETOPT_RPL_RUL:
         return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
@@ -589,7 +589,7 @@ static int get_hook(struct wren_rpl *rpl, uint16_t opt, void *val, size_t max)
         if (max < 16) {
             return -EOVERFLOW;
         }
-        memcpy(dst, val, 16);
+        wren_ipv6_addr_copy(dst, val);
         return wren_rpl_source_route(rpl, dst, val, max);
     default:
         return -ENOTSUP;

@@ -289,7 +289,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
         rpl->stats.routes_full++;
         return false;
     }
-    memcpy(r->target, target, 16);
+    wren_ipv6_addr_copy(r->target, target);
     memcpy(r->via, via, 8);
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
@@ -572,14 +572,14 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
         return -EOVERFLOW;
     }
     out[0] = rpl->if_id;
-    memcpy(out + 1, up[k]->target, 16);
+    wren_ipv6_addr_copy(out + 1, up[k]->target);
     if (k == 0) {
         return 17; /* a child of ours: on the link, no SRH */
     }
     /* the hops after the first, toward dst */
     uint8_t hops[WREN_RPL_SRH_HOPS][16];
     for (size_t i = 0; i < k; i++) {
-        memcpy(hops[i], up[k - 1 - i]->target, 16);
+        wren_ipv6_addr_copy(hops[i], up[k - 1 - i]->target);
     }
     int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, up[k]->target, out + 17,
                               max - 17);
@@ -599,7 +599,7 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
         /* a leaf registered with us (RFC 9010): on its link, in any mode */
         out[0] = leaf->if_id;
         out[1] = 128;
-        memcpy(out + 2, leaf->addr, 16);
+        wren_ipv6_addr_copy(out + 2, leaf->addr);
         return 18;
     }
     if (rpl->role == WREN_RPL_OFF || ns_mode(rpl)) {
@@ -662,7 +662,7 @@ static bool rul_up(const struct wren_rpl *rpl, const uint8_t *v, size_t max)
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
 {
     if (CONFIG_WREN_RPL_RUL && rul_up(rpl, v, max)) {
-        memcpy(v, rpl->dodagid, 16);
+        wren_ipv6_addr_copy(v, rpl->dodagid);
         return 16;
     }
     if (rpl->role != WREN_RPL_ROOT || wren_ipv6_addr_is_multicast(v) ||

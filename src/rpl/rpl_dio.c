@@ -129,7 +129,7 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     rpl->instance = d->instance;
     rpl->version = d->version;
     rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
-    memcpy(rpl->dodagid, d->dodagid, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, d->dodagid);
     rpl->lowest_rank = RPL_INFINITE_RANK;
     rpl->pref = -1;
     rpl->dtsn = SEQ_INIT;

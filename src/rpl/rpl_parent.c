@@ -61,7 +61,7 @@ void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
 void wren_rpl_detach(struct wren_rpl *rpl)
 {
     rpl->stats.detached++;
-    memcpy(rpl->guard_dodagid, rpl->dodagid, 16);
+    wren_ipv6_addr_copy(rpl->guard_dodagid, rpl->dodagid);
     rpl->guard_version = rpl->version;
     rpl->guard_rank = rpl->rank;
     rpl->guard_until_s = wren_rpl_now_s(rpl) + GUARD_S;
@@ -101,7 +101,7 @@ void wren_rpl_float_root(struct wren_rpl *rpl)
     rpl->floating = true;
     rpl->grounded = false;
     rpl->stats.float_formed++;
-    memcpy(rpl->dodagid, rpl->addr, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, rpl->addr);
     rpl->version = seq_next(rpl->version);
     rpl->dtsn = seq_next(rpl->dtsn);
     rpl->rank = rpl->cfg.min_hop_rank_inc; /* ROOT_RANK */
@@ -329,7 +329,7 @@ void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t 
             p = worst;
         }
         memset(p, 0, sizeof(*p));
-        memcpy(p->addr, addr, 16);
+        wren_ipv6_addr_copy(p->addr, addr);
         p->used = 1;
     }
     p->rank = rank;

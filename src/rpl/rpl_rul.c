@@ -142,7 +142,7 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
         rpl->stats.rul_added++;
         e->path_seq = e->if_id ? seq_next(e->path_seq) : SEQ_INIT;
         e->flags &= RUL_ANNOUNCED;
-        memcpy(e->addr, r->addr, 16);
+        wren_ipv6_addr_copy(e->addr, r->addr);
     }
     e->if_id = r->if_id;
     e->expires_s = wren_rpl_now_s(rpl) + r->lifetime_s;
