@@ -574,10 +574,13 @@ RPL_PEER_NONSTORING = 9315
 #: what every RPL record image has besides its modes (and what none has)
 RPL_COMMON = ("root/router/leaf, RPI (RFC 6553/9008) insertion, checks and updates, DAO-ACK, "
               "OF0 and MRHOF with the link estimator's ETX, probing of poor candidates, "
-              "floating DODAGs, the local limits on DODAG configurations, RFC 9008 "
-              "IPv6-in-IPv6 tunnels at the root; Trickle, the RFC 6550/6553/6554 codecs and "
-              "IPv6's RPL hooks counted; C library and libgcc helpers included; no shell; no "
-              "RPL-unaware leaves (RFC 9010, CONFIG_WREN_RPL_RUL=0: the peer has none)")
+              "joining floating DODAGs and leaving them for grounded ones, the local limits "
+              "on DODAG configurations, RFC 9008 IPv6-in-IPv6 tunnels at the root; Trickle, "
+              "the RFC 6550/6553/6554 codecs and IPv6's RPL hooks counted; C library and "
+              "libgcc helpers included; no shell; without three features the peer lacks: "
+              "RPL-unaware leaves (RFC 9010, CONFIG_WREN_RPL_RUL=0), floating DODAGs of its "
+              "own (CONFIG_WREN_RPL_FLOATING=0) and a non-storing root's deferred DAO-ACKs "
+              "(CONFIG_WREN_RPL_ACK_DEFER=0)")
 
 
 def _rpl_groups(delta: dict[tuple[str, str], int], wire: set[str]) -> dict[str, int]:
@@ -618,10 +621,18 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
     ns_rom = _rpl_image(out, "rpl_nonstoring",
                         "non-storing mode only (CONFIG_WREN_RPL_STORING=0)")
     full = sum(_image_delta("rpl", "rpl_none")[0].values())
+    flt = sum(_image_delta("rpl_float", "rpl_none")[0].values())
+    dfr = sum(_image_delta("rpl_defer", "rpl_none")[0].values())
+    w = 72
     out("RPL's optional features (each the difference of two images):")
-    out(f"  {'RPL-unaware leaves, RFC 9010 (CONFIG_WREN_RPL_RUL)':<62}{full - rom:>7}")
-    out(f"  {'storing mode beside non-storing (CONFIG_WREN_RPL_STORING)':<62}{rom - ns_rom:>7}")
-    out(f"  {'non-storing mode beside storing (CONFIG_WREN_RPL_NONSTORING)':<62}"
+    out(f"  {'RPL-unaware leaves, RFC 9010 (CONFIG_WREN_RPL_RUL)':<{w}}{full - flt:>7}")
+    out(f"  {'floating DODAGs of its own, RFC 6550 3.2.4 (CONFIG_WREN_RPL_FLOATING)':<{w}}"
+        f"{flt - dfr:>7}")
+    out(f"  {'deferred DAO-ACKs at a non-storing root (CONFIG_WREN_RPL_ACK_DEFER)':<{w}}"
+        f"{dfr - rom:>7}")
+    out(f"  {'storing mode beside non-storing (CONFIG_WREN_RPL_STORING)':<{w}}"
+        f"{rom - ns_rom:>7}")
+    out(f"  {'non-storing mode beside storing (CONFIG_WREN_RPL_NONSTORING)':<{w}}"
         f"{rom - st_rom:>7}")
     st = _sizes_obj("rpl_sizes", "rpl_")
     base = st["state"] - st["parent"] * st["parents"] - st["route"] * st["routes"]
@@ -639,9 +650,10 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
                    "--gc-sections, code + read-only data of its objects as kept; features: both "
                    "modes, RPI, SRH, OF0 + MRHOF, DAO-ACK). " + how + " (rpl_both): both modes "
                    "(storing: downward routes, DAO forwarding, no-path DAOs, forwarding "
-                   "errors; non-storing: SRH insertion and processing, source routes, deferred "
-                   "DAO-ACKs), " + RPL_COMMON + f"; RFC 9010 leaves add {full - rom} "
-                   "(the rpl image)"},
+                   "errors; non-storing: SRH insertion and processing, source routes), "
+                   + RPL_COMMON + f"; RFC 9010 leaves add {full - flt}, "
+                   f"floating DODAGs {flt - dfr}, deferred DAO-ACKs {dfr - rom} (the "
+                   "report's lines)"},
         {"name": "rom_rpl_storing_bytes", "value": st_rom, "unit": "bytes", "better": "lower",
          "target": RPL_PEER_STORING,
          "anchor": "Contiki-NG RPL-classic storing mode: 10,026 bytes (RPI, MRHOF, probing, "
@@ -654,7 +666,7 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
          "anchor": "Contiki-NG RPL-lite + uip-sr: 9,315 bytes (RPI, SRH, DAO-ACK, MRHOF; same "
                    "build as rom_rpl_bytes's peer). " + how + " (rpl_nonstoring, "
                    "CONFIG_WREN_RPL_STORING=0): non-storing mode only (SRH insertion and "
-                   "processing, the root's source routes, deferred DAO-ACKs), " + RPL_COMMON},
+                   "processing, the root's source routes), " + RPL_COMMON},
         {"name": "ram_rpl_bytes", "value": st["state"], "unit": "bytes", "better": "lower",
          "target": None,
          "anchor": f"the RPL module's state with the default configuration: {base} + "

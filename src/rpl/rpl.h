@@ -186,6 +186,14 @@ _Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MI
 #define CONFIG_WREN_RPL_FLOATING 1
 #endif
 
+#ifndef CONFIG_WREN_RPL_ACK_DEFER
+/** A non-storing root defers the DAO-ACK to a node whose source route is
+ *  not complete yet (the DAO of a node on its path is still to come) and
+ *  sends it when the path completes (dao_ack_deferred, dao_ack_late); 0
+ *  leaves that out: the DAO-ACK goes at once, as RFC 6550 has it */
+#define CONFIG_WREN_RPL_ACK_DEFER 1
+#endif
+
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
 #define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
 #endif

@@ -301,6 +301,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
 
 static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t *iid);
 
+#if CONFIG_WREN_RPL_ACK_DEFER
 /* Non-storing root: is there a complete source route to @p dst? */
 static bool reachable(struct wren_rpl *rpl, const uint8_t *dst)
 {
@@ -336,6 +337,39 @@ static void release_acks(struct wren_rpl *rpl, const uint8_t *iid)
         }
     }
 }
+
+/* Non-storing root, a DAO taken from @p src: its DAO-ACK goes down a
+ * source route, deferred while the path to the sender is incomplete (sent
+ * into the void it would only make the sender repeat its DAO across the
+ * whole DODAG); then the ACKs deferred below it. Returns true (the ACK is
+ * taken care of). */
+static bool root_ack(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    struct wren_rpl_route *r = route_find(rpl, src, 128);
+    if (r && route_live(r) && !reachable(rpl, src)) {
+        if (m->dao.flags & RPL_DAO_K) {
+            r->flags |= RT_ACK_PENDING;
+            r->ack_seq = m->dao.seq;
+            rpl->stats.dao_ack_deferred++;
+        }
+        return true;
+    }
+    if (m->dao.flags & RPL_DAO_K) {
+        send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_OK);
+    }
+    release_acks(rpl, src + 8);
+    return true;
+}
+#else
+/* (built without deferring: the ACK goes at once, as to any DAO) */
+static bool root_ack(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    (void)rpl;
+    (void)src;
+    (void)m;
+    return false;
+}
+#endif
 
 /* RFC 6550 6.5: the other mode's DAO (a storing-only node, as RIOT's is,
  * that joined our non-storing DODAG sends its parent link-local DAOs; a
@@ -462,23 +496,7 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     if (!dao_admitted(rpl, src, m, &ext_only) || !dao_options(rpl, src, m, ext_only, &refused)) {
         return;
     }
-    if (root && ns && !refused) {
-        /* the ACK goes down a source route: defer it while the path to the
-         * sender is incomplete (sent into the void it would only make the
-         * sender repeat its DAO across the whole DODAG) */
-        struct wren_rpl_route *r = route_find(rpl, src, 128);
-        if (r && route_live(r) && !reachable(rpl, src)) {
-            if (m->dao.flags & RPL_DAO_K) {
-                r->flags |= RT_ACK_PENDING;
-                r->ack_seq = m->dao.seq;
-                rpl->stats.dao_ack_deferred++;
-            }
-            return;
-        }
-        if (m->dao.flags & RPL_DAO_K) {
-            send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_OK);
-        }
-        release_acks(rpl, src + 8);
+    if (root && ns && !refused && root_ack(rpl, src, m)) {
         return;
     }
     if (m->dao.flags & RPL_DAO_K) {

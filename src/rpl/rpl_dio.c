@@ -371,9 +371,11 @@ static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct 
         rpl->stats.rx_drop_unsupported++;
         return false;
     }
-    if (rpl->want_mop != 0xff && mop != rpl->want_mop) {
+    if (CONFIG_WREN_RPL_STORING && CONFIG_WREN_RPL_NONSTORING && rpl->want_mop != 0xff &&
+        mop != rpl->want_mop) {
         /* told to expect one mode: a DODAG of the other is not joined, and
-         * says so (counted, and `rpl` shows the mode heard) */
+         * says so (counted, and `rpl` shows the mode heard; a build of one
+         * mode took no other above) */
         rpl->stats.dio_mop_mismatch++;
         rpl->heard_mop = (uint8_t)mop;
         return false;
