@@ -104,11 +104,12 @@ void wren_rpl_take_address(struct wren_rpl *rpl)
     }
 }
 
-void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len)
+void wren_rpl_send_to(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len,
+                      bool link)
 {
-    /* link-local control traffic: hop limit 255, like ND */
     rpl->stats.tx_bytes += (uint32_t)len;
-    if (wren_icmpv6_send(rpl->node, NULL, dst, 255, rpl->if_id, m, len) < 0) {
+    if (wren_icmpv6_send(rpl->node, link ? NULL : rpl->addr, dst, link ? 255 : 0,
+                         link ? rpl->if_id : 0, m, len) < 0) {
         rpl->stats.tx_fail++;
     }
 }

@@ -99,15 +99,9 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     if (len <= 0) {
         return;
     }
-    if (ns) {
-        /* across the DODAG, like any datagram: the default hop limit */
-        rpl->stats.tx_bytes += (uint32_t)len;
-        if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
-            rpl->stats.tx_fail++;
-        }
-    } else {
-        wren_rpl_send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
-    }
+    /* non-storing: to the root across the DODAG */
+    wren_rpl_send_to(rpl, ns ? rpl->dodagid : rpl->parents[rpl->pref].addr, out, (size_t)len,
+                     !ns);
 }
 
 /* Storing mode, RFC 6550 9.2.2 and 11.2.2.3... of a parent change: a no-path
@@ -172,15 +166,8 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dao_ack++;
-    if (!wren_ipv6_addr_is_link_local(dst)) {
-        /* down the DODAG to a global address: IPv6 asks us for the SRH */
-        rpl->stats.tx_bytes += (uint32_t)len;
-        if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
-            rpl->stats.tx_fail++;
-        }
-    } else {
-        wren_rpl_send_msg(rpl, dst, out, (size_t)len);
-    }
+    /* (down the DODAG to a global address: IPv6 asks us for the SRH) */
+    wren_rpl_send_to(rpl, dst, out, (size_t)len, wren_ipv6_addr_is_link_local(dst));
 }
 
 void wren_rpl_clear_routes(struct wren_rpl *rpl)

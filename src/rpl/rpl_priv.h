@@ -128,8 +128,17 @@ void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t ple
  * was refused, or its parent does not answer: another parent may take it
  * by then) */
 void wren_rpl_dao_later(struct wren_rpl *rpl, uint32_t now);
-/* A link-local control message to @p dst on our interface, hop limit 255. */
-void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
+/* A control message to @p dst: @p link, a link-local one on our interface
+ * with hop limit 255, like ND; else across the DODAG from our address in it,
+ * like any datagram (the default hop limit; IPv6 routes it, with an SRH at
+ * a non-storing root). Counted (tx_bytes, tx_fail). */
+void wren_rpl_send_to(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len,
+                      bool link);
+static inline void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m,
+                                     size_t len)
+{
+    wren_rpl_send_to(rpl, dst, m, len, true);
+}
 
 /* rpl_dio.c */
 void wren_rpl_send_dio(struct wren_rpl *rpl, const uint8_t *dst);

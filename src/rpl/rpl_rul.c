@@ -195,10 +195,7 @@ static void send_rul_dao(struct wren_rpl *rpl, uint32_t now)
         return;
     }
     rpl->stats.tx_dao_rul++;
-    rpl->stats.tx_bytes += (uint32_t)len;
-    if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
-        rpl->stats.tx_fail++;
-    }
+    wren_rpl_send_to(rpl, rpl->dodagid, out, (size_t)len, false);
 }
 
 /* Each second (rpl_tick): registrations that ran out leave; a router in a

@@ -551,31 +551,37 @@ static void srh_cmpr(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16],
     *ce = e_min;
 }
 
-int wren_rpl_srh_len(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16])
+/* The SRH for @p hops: its compression (*@p ci, *@p ce) and body bytes
+ * (*@p body); returns its total bytes (a multiple of 8), -RPL_ERR_INVAL. */
+static int srh_plan(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16], size_t *ci,
+                    size_t *ce, size_t *body)
 {
     if (n == 0 || n > 2040) {
         return -RPL_ERR_INVAL;
     }
-    size_t ci, ce;
-    srh_cmpr(hops, n, dst, &ci, &ce);
-    size_t body = (n - 1) * (16 - ci) + (16 - ce);
-    size_t total = (8 + body + 7) & ~(size_t)7;
+    srh_cmpr(hops, n, dst, ci, ce);
+    *body = (n - 1) * (16 - *ci) + (16 - *ce);
+    size_t total = (8 + *body + 7) & ~(size_t)7;
     return total > RPL_SRH_MAX_LEN ? -RPL_ERR_INVAL : (int)total;
+}
+
+int wren_rpl_srh_len(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16])
+{
+    size_t ci, ce, body;
+    return srh_plan(hops, n, dst, &ci, &ce, &body);
 }
 
 int wren_rpl_srh_emit(uint8_t next, const uint8_t (*hops)[16], size_t n, const uint8_t dst[16],
                       uint8_t *buf, size_t len)
 {
-    int total = wren_rpl_srh_len(hops, n, dst);
+    size_t ci, ce, body;
+    int total = srh_plan(hops, n, dst, &ci, &ce, &body);
     if (total < 0) {
         return total;
     }
     if ((size_t)total > len) {
         return -RPL_ERR_NOBUFS;
     }
-    size_t ci, ce;
-    srh_cmpr(hops, n, dst, &ci, &ce);
-    size_t body = (n - 1) * (16 - ci) + (16 - ce);
     size_t pad = (size_t)total - 8 - body;
     buf[0] = next;
     buf[1] = (uint8_t)(total / 8 - 1);
