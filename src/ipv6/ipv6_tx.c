@@ -259,6 +259,28 @@ static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
     return 0;
 }
 
+/* The first RPL option of at least @p min_len data bytes in the hop-by-hop
+ * header that datagram @p dg (whole, in one snip) starts with: the offset
+ * of its data in @p dg, 0 if none. */
+static size_t rpi_find(const struct wren_snip *dg, uint8_t min_len)
+{
+    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
+        return 0;
+    }
+    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return 0;
+    }
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if ((o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) && o.len >= min_len) {
+            return IPV6_HDR_LEN + o.off + 2;
+        }
+    }
+    return 0;
+}
+
 /* RFC 6550 11.2: a router forwarding a datagram updates its RPI (direction,
  * our rank) after RPL checked it for a rank error; RPL answers -ELOOP for a
  * second error (a loop): the datagram is dropped. @p dg: the datagram,
@@ -269,33 +291,22 @@ static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t
         return 0;
     }
     struct wren_module *rpl = rpl_module(ip);
-    if (rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
-        dg->size < IPV6_HDR_LEN + 8) {
-        return 0;
+    size_t off = rpl ? rpi_find(dg, RPL_RPI_LEN) : 0;
+    if (off == 0) {
+        return 0; /* (a hop-by-hop header past the datagram: the receiver's walk refuses it) */
     }
-    uint8_t *hbh = dg->data + IPV6_HDR_LEN;
-    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
-    if (IPV6_HDR_LEN + hlen > dg->size) {
-        return 0; /* the receiver's walk will refuse it */
+    uint8_t *rpi = dg->data + off;
+    uint8_t v[28];
+    wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+    memcpy(v + 16, rpi, RPL_RPI_LEN);
+    memcpy(v + 20, prev_iid, 8);
+    int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
+    if (n == -ELOOP) {
+        ip->stats.rx_drop_rpl_loop++;
+        return -1;
     }
-    struct ipv6_ext_opt o;
-    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
-        if ((o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) || o.len < RPL_RPI_LEN) {
-            continue;
-        }
-        uint8_t v[28];
-        wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
-        memcpy(v + 16, hbh + o.off + 2, RPL_RPI_LEN);
-        memcpy(v + 20, prev_iid, 8);
-        int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
-        if (n == -ELOOP) {
-            ip->stats.rx_drop_rpl_loop++;
-            return -1;
-        }
-        if (n == RPL_RPI_LEN) {
-            memcpy(hbh + o.off + 2, v, RPL_RPI_LEN);
-        }
-        return 0;
+    if (n == RPL_RPI_LEN) {
+        memcpy(rpi, v, RPL_RPI_LEN);
     }
     return 0;
 }
@@ -352,27 +363,6 @@ static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wr
     return true;
 }
 
-/* Whether datagram @p dg (whole, in one snip) starts with a hop-by-hop
- * header holding an RPL option. */
-static bool has_rpi(const struct wren_snip *dg)
-{
-    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
-        return false;
-    }
-    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
-    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
-    struct ipv6_ext_opt o;
-    if (IPV6_HDR_LEN + hlen > dg->size) {
-        return false;
-    }
-    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
-        if (o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* RFC 9008 7 and 8: a root forwarding a datagram down its DODAG that the
  * datagram cannot travel as it is (non-storing: it needs a source route;
  * storing: it came from outside, without an RPI) puts it in an IPv6-in-IPv6
@@ -392,7 +382,7 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
     }
     uint8_t v[33];
     wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
-    v[16] = has_rpi(dg);
+    v[16] = rpi_find(dg, 0) != 0;
     wren_ipv6_addr_copy(v + 17, dg->data + IPV6_OFF_SRC);
     if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
         return false;
