@@ -391,12 +391,14 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
 {
     rpl->instance = c->instance;
     rpl->mop = c->mop;
-    rpl->cfg = (struct rpl_opt_config){
+    static const struct rpl_opt_config def = {
         .dio_int_doublings = DEF_DOUBLINGS, .dio_int_min = DEF_IMIN,
         .dio_redundancy = DEF_REDUNDANCY, .max_rank_inc = DEF_MAX_RANK_INC,
-        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = c->ocp,
+        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC,
         .def_lifetime = DEF_LIFETIME, .lifetime_unit = DEF_LIFETIME_UNIT,
     };
+    rpl->cfg = def;
+    rpl->cfg.ocp = c->ocp;
 #if CONFIG_WREN_RPL_ROOT_TIMERS
     if (c->flags & WREN_RPL_CFG_TIMERS) {
         rpl->cfg.dio_int_min = c->dio_imin;
