@@ -235,6 +235,11 @@ static int parse_router(struct wren_shell *sh, struct wren_rpl_role_cfg *c, int 
         if (router && strcmp(argv[i], "nofloat") == 0) {
             c->flags |= WREN_RPL_CFG_NO_FLOAT;
         } else if (router && strcmp(argv[i], "float") == 0) {
+            if (!CONFIG_WREN_RPL_FLOATING) {
+                wren_shell_printf(sh, "rpl router: floating DODAGs are not built in "
+                                      "(CONFIG_WREN_RPL_FLOATING=0)\n");
+                return -ENOTSUP;
+            }
             c->flags &= (uint8_t)~WREN_RPL_CFG_NO_FLOAT;
         } else if (strcmp(argv[i], "storing") == 0 || strcmp(argv[i], "nonstoring") == 0) {
             c->flags |= WREN_RPL_CFG_MOP;
