@@ -492,7 +492,7 @@ int wren_rpl_global_repair(struct wren_rpl *rpl)
      * every node for its DAOs again */
     rpl->version = seq_next(rpl->version);
     rpl->dtsn = seq_next(rpl->dtsn);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_trickle_reset(rpl);
     return 0;
 }
 

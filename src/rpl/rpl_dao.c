@@ -776,12 +776,12 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
     } else if (error && rpl->role != WREN_RPL_ROOT) {
         if (r.flags & RPL_RPI_R) {
             rpl->stats.rpi_loop++;
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            wren_rpl_trickle_reset(rpl);
             return -ELOOP;
         }
         rpl->stats.rpi_rank_error++;
         r.flags |= RPL_RPI_R;
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        wren_rpl_trickle_reset(rpl);
     }
     /* storing: down where we hold a route; non-storing: the direction does
      * not change on the way (up to the root, then down its source route) */

@@ -108,6 +108,11 @@ void wren_rpl_trickle_fire(struct wren_trickle *tr, void *arg)
     }
 }
 
+void wren_rpl_trickle_reset(struct wren_rpl *rpl)
+{
+    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+}
+
 void wren_rpl_trickle_start(struct wren_rpl *rpl)
 {
     if (rpl->role == WREN_RPL_LEAF) {
@@ -350,12 +355,12 @@ static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool g
 {
     if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
         d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        wren_rpl_trickle_reset(rpl);
     } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
         /* a floating DODAG of the instance next to us: a DIO of ours
          * soon brings its nodes back (RFC 6550 8.3 allows more events
          * than it lists to be inconsistencies) */
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        wren_rpl_trickle_reset(rpl);
     } else if (d->instance == rpl->instance) {
         wren_trickle_consistent(&rpl->trickle);
     }
@@ -405,7 +410,7 @@ static void other_dodag(struct wren_rpl *rpl, const uint8_t *src, bool grounded)
         wren_rpl_select_parent(rpl);
         rpl->float_wait = false;
     } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
+        wren_rpl_trickle_reset(rpl); /* as a root does */
     }
 }
 
@@ -460,7 +465,7 @@ static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct r
     rpl->lowest_rank = RPL_INFINITE_RANK;
     wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
     wren_rpl_select_parent(rpl);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_trickle_reset(rpl);
 }
 
 /* A DIO of our DODAG and version: its options, then its sender as a
@@ -485,7 +490,7 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
             rpl->float_wait = true; /* (if we detach: it may float, follow it) */
             wren_rpl_select_parent(rpl);
             rpl->float_wait = false;
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            wren_rpl_trickle_reset(rpl);
         }
         return;
     }
@@ -501,7 +506,7 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
         wren_rpl_schedule_dao(rpl);
         if (rpl->role == WREN_RPL_ROUTER) {
             rpl->dtsn = seq_next(rpl->dtsn);
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            wren_rpl_trickle_reset(rpl);
         }
     }
     wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
@@ -539,7 +544,7 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     } else if (seq_newer(d->version, rpl->version)) {
         new_version(rpl, src, m);
     } else if (d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
+        wren_rpl_trickle_reset(rpl); /* it lags: tell it */
     } else {
         same_version(rpl, src, m);
     }
@@ -552,7 +557,7 @@ void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *ds
         return;
     }
     if (wren_ipv6_addr_is_multicast(dst)) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* 8.3: reset */
+        wren_rpl_trickle_reset(rpl); /* 8.3: reset */
     } else {
         wren_rpl_send_dio(rpl, src);
     }

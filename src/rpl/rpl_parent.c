@@ -236,7 +236,7 @@ static void parent_changed(struct wren_rpl *rpl, int old)
         wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
     }
     wren_rpl_schedule_dao(rpl);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_trickle_reset(rpl);
 }
 
 /* Choose the preferred parent: the lowest rank through it, kept unless

@@ -149,6 +149,8 @@ uint32_t wren_rpl_imax_ms(const struct wren_rpl *rpl);
 /* Trickle's callback: a DIO to all RPL nodes */
 void wren_rpl_trickle_fire(struct wren_trickle *tr, void *arg);
 void wren_rpl_trickle_start(struct wren_rpl *rpl);
+/* An inconsistency (RFC 6206 4.2 rule 6): Trickle back to Imin */
+void wren_rpl_trickle_reset(struct wren_rpl *rpl);
 void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
 void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst);
 
