@@ -27,12 +27,12 @@ static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_pare
  * are still to go up (9.2: each hop announces what it routes, and sends it
  * again until its parent ACKs); in non-storing mode to the root, with our
  * preferred parent's address in the transit option (9.7). */
-int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
-                      size_t max)
+int wren_rpl_dao_emit(struct wren_rpl *rpl, uint8_t flags, const uint8_t *opts, size_t n,
+                      uint8_t *out, size_t max)
 {
     rpl->dao_seq = seq_next(rpl->dao_seq);
     struct rpl_msg m = { .code = RPL_CODE_DAO,
-                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
+                         .dao = { .instance = rpl->instance, .flags = flags,
                                   .seq = rpl->dao_seq },
                          .opts = opts, .opts_len = n };
     int len = wren_rpl_msg_emit(&m, out, max);
@@ -92,7 +92,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
         rpl->dao_next = (uint16_t)(i + 1);
         fwd++;
     }
-    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
+    int len = wren_rpl_dao_emit(rpl, RPL_DAO_K, opts, n, out, sizeof(out));
     rpl->dao_wait = true;
     rpl->dao_wait_seq = rpl->dao_seq;
     rpl->dao_sent_s = now;
@@ -142,15 +142,10 @@ void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
             return;
         }
         n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
-        rpl->dao_seq = seq_next(rpl->dao_seq);
-        struct rpl_msg m = { .code = RPL_CODE_DAO,
-                             .dao = { .instance = rpl->instance, .seq = rpl->dao_seq },
-                             .opts = opts, .opts_len = n };
-        int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+        int len = wren_rpl_dao_emit(rpl, 0, opts, n, out, sizeof(out)); /* no ACK asked */
         if (len <= 0) {
             return;
         }
-        rpl->stats.tx_dao++;
         rpl->stats.tx_no_path++;
         wren_rpl_send_msg(rpl, parent, out, (size_t)len);
         if (i >= rpl->n_routes) {

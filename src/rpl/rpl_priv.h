@@ -168,10 +168,10 @@ void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t 
                             uint8_t dtsn);
 
 /* rpl_dao.c */
-/* A DAO (K flag, the next sequence number) with @p opts into @p out; its
- * length, or <= 0 (nothing sent) */
-int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
-                      size_t max);
+/* A DAO (@p flags: RPL_DAO_K or 0; the next sequence number) with @p opts
+ * into @p out, counted (tx_dao); its length, or <= 0 (nothing sent) */
+int wren_rpl_dao_emit(struct wren_rpl *rpl, uint8_t flags, const uint8_t *opts, size_t n,
+                      uint8_t *out, size_t max);
 void wren_rpl_send_dao(struct wren_rpl *rpl);
 void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent);
 void wren_rpl_clear_routes(struct wren_rpl *rpl);

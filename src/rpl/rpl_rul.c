@@ -187,7 +187,7 @@ static void send_rul_dao(struct wren_rpl *rpl, uint32_t now)
     if (k == 0) {
         return;
     }
-    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
+    int len = wren_rpl_dao_emit(rpl, RPL_DAO_K, opts, n, out, sizeof(out));
     rpl->rul_wait = true;
     rpl->rul_wait_seq = rpl->dao_seq;
     rpl->rul_sent_s = now;
