@@ -22,6 +22,15 @@ static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_pare
     memcpy(out + 8, p->addr + 8, 8);
 }
 
+/* A target option for @p prefix / @p plen after the @p n bytes of options
+ * in @p opts (MSG_MAX of them); the bytes now */
+static size_t put_target(uint8_t *opts, size_t n, const uint8_t *prefix, uint8_t plen)
+{
+    struct rpl_opt_target t = { .prefix_len = plen, .prefix = prefix,
+                                .prefix_bytes = (uint8_t)((plen + 7u) / 8) };
+    return n + (size_t)wren_rpl_opt_target_emit(&t, opts + n, MSG_MAX - n);
+}
+
 /* A DAO (K set): in storing mode to the preferred parent, with our own
  * target and up to DAO_MAX_FWD targets of routes our children announced that
  * are still to go up (9.2: each hop announces what it routes, and sends it
@@ -79,14 +88,12 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
         }
         uint32_t left = r->expires_s - now, unit = rpl->cfg.lifetime_unit;
         uint32_t units = (left + unit - 1) / unit;
-        struct rpl_opt_target rt = { .prefix_len = r->plen, .prefix = r->target,
-                                     .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
         /* a route a no-path DAO removed goes up as a no-path (9.2.2) */
         struct rpl_opt_transit rtr = { .path_seq = r->path_seq,
                                        .path_lifetime = (uint8_t)((r->flags & RT_NOPATH) ? 0
                                                                   : units < 1 ? 1
                                                                   : units > 255 ? 255 : units) };
-        n += (size_t)wren_rpl_opt_target_emit(&rt, opts + n, sizeof(opts) - n);
+        n = put_target(opts, n, r->target, r->plen);
         n += (size_t)wren_rpl_opt_transit_emit(&rtr, opts + n, sizeof(opts) - n);
         r->flags |= RT_IN_FLIGHT;
         rpl->dao_next = (uint16_t)(i + 1);
@@ -121,9 +128,7 @@ void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
         size_t n = 0;
         unsigned nt = 0;
         if (own) {
-            struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr,
-                                        .prefix_bytes = 16 };
-            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            n = put_target(opts, n, rpl->addr, 128);
             nt++;
             own = false;
         }
@@ -133,9 +138,7 @@ void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
             if (!route_live(r)) {
                 continue;
             }
-            struct rpl_opt_target t = { .prefix_len = r->plen, .prefix = r->target,
-                                        .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
-            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            n = put_target(opts, n, r->target, r->plen);
             nt++;
         }
         if (nt == 0) {
