@@ -31,6 +31,15 @@ static size_t put_target(uint8_t *opts, size_t n, const uint8_t *prefix, uint8_t
     return n + (size_t)wren_rpl_opt_target_emit(&t, opts + n, MSG_MAX - n);
 }
 
+/* No route is in a DAO in flight any more (a new DAO, or the last one
+ * refused) */
+static void routes_landed(struct wren_rpl *rpl)
+{
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
+    }
+}
+
 /* A DAO (K set): in storing mode to the preferred parent, with our own
  * target and up to DAO_MAX_FWD targets of routes our children announced that
  * are still to go up (9.2: each hop announces what it routes, and sends it
@@ -73,9 +82,7 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
     unsigned fwd = 0;
     uint32_t now = wren_rpl_now_s(rpl);
-    for (unsigned i = 0; i < rpl->n_routes; i++) {
-        rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
-    }
+    routes_landed(rpl);
     /* the dirty routes from where the last DAO stopped: when its ACK is
      * lost, the DAO sent again carries the next ones instead of the same
      * first DAO_MAX_FWD every time (those stay dirty and come round again) */
@@ -509,9 +516,7 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
          * refresh, or in 30-40 s; another parent may take it by then), not
          * at once to a parent that just said no */
         rpl->stats.dao_ack_refused++;
-        for (unsigned i = 0; i < rpl->n_routes; i++) {
-            rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
-        }
+        routes_landed(rpl);
         wren_rpl_dao_later(rpl, wren_rpl_now_s(rpl));
         return;
     }
