@@ -50,6 +50,25 @@ uint32_t wren_rpl_now_s(const struct wren_rpl *rpl)
     return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
 }
 
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
+bool wren_rpl_seq_newer(uint8_t a, uint8_t b)
+{
+    if (a == b) {
+        return false;
+    }
+    if (a > 127 && b <= 127) {
+        return (unsigned)(256 + b - a) > SEQ_WINDOW;
+    }
+    if (a <= 127 && b > 127) {
+        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
+    }
+    if (a > 127) {
+        return a > b; /* both in the linear part */
+    }
+    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
+    return d <= SEQ_WINDOW ? a > b : a < b;
+}
+
 /* ---- talking to IPv6 (netapi) --------------------------------------------- */
 
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,

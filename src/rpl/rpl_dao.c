@@ -274,7 +274,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
         return true;
     }
     if (r && route_live(r) && memcmp(r->via, via, 8) != 0 &&
-        !seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
+        !wren_rpl_seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
         return true; /* an older path through another child: keep ours */
     }
     if ((r = route_slot(rpl, r)) == NULL) {

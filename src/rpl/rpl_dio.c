@@ -541,7 +541,7 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         dio_join(rpl, src, m);
     } else if (!same) {
         rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
-    } else if (seq_newer(d->version, rpl->version)) {
+    } else if (wren_rpl_seq_newer(d->version, rpl->version)) {
         new_version(rpl, src, m);
     } else if (d->version != rpl->version) {
         wren_rpl_trickle_reset(rpl); /* it lags: tell it */

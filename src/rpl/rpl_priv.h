@@ -86,24 +86,9 @@ static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)
     return e ? e->module : NULL;
 }
 
-/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
-static inline bool seq_newer(uint8_t a, uint8_t b)
-{
-    if (a == b) {
-        return false;
-    }
-    if (a > 127 && b <= 127) {
-        return (unsigned)(256 + b - a) > SEQ_WINDOW;
-    }
-    if (a <= 127 && b > 127) {
-        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
-    }
-    if (a > 127) {
-        return a > b; /* both in the linear part */
-    }
-    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
-    return d <= SEQ_WINDOW ? a > b : a < b;
-}
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? (rpl.c: one
+ * copy for the module) */
+bool wren_rpl_seq_newer(uint8_t a, uint8_t b);
 
 static inline uint8_t seq_next(uint8_t s)
 {
