@@ -89,6 +89,15 @@ void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t ple
     }
 }
 
+void wren_rpl_forwarding_on(struct wren_rpl *rpl)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    uint8_t fwd = 1;
+    if (ip) {
+        wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    }
+}
+
 /* Our link-local address on the interface (the IID of our global one). */
 static bool link_local(struct wren_rpl *rpl, uint8_t *out)
 {
@@ -405,8 +414,7 @@ static bool role_cfg_built(const struct wren_rpl_role_cfg *c)
 /* A root starts its DODAG: the configuration it announces (the defaults
  * or @p c's timers), its prefix and address, a DTSN of its own, rank
  * ROOT_RANK, forwarding on, Trickle. */
-static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
-                       struct wren_module *ip)
+static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
 {
     rpl->instance = c->instance;
     rpl->mop = c->mop;
@@ -439,8 +447,7 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
     rpl->dtsn = (uint8_t)wren_node_random(rpl->node);
     rpl->rank = WREN_RPL_MIN_HOP_RANK_INC; /* ROOT_RANK */
     rpl->lowest_rank = rpl->rank;
-    uint8_t fwd = 1;
-    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    wren_rpl_forwarding_on(rpl);
     wren_rpl_trickle_start(rpl);
 }
 
@@ -481,7 +488,7 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
         rpl->next_dis_s = wren_rpl_now_s(rpl) + wren_node_random_below(rpl->node, 2);
         return 0;
     }
-    root_start(rpl, c, ip);
+    root_start(rpl, c);
     return 0;
 }
 

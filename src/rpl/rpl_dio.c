@@ -140,11 +140,7 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     rpl->dtsn = SEQ_INIT;
     wren_rpl_take_address(rpl);
     if (rpl->role == WREN_RPL_ROUTER) {
-        struct wren_module *ip = ipv6_layer(rpl);
-        uint8_t fwd = 1;
-        if (ip) {
-            wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
-        }
+        wren_rpl_forwarding_on(rpl);
     }
 }
 

@@ -109,6 +109,8 @@ void wren_rpl_take_address(struct wren_rpl *rpl);
  * default route via the preferred parent); *@p res (if given) gets its answer. */
 void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
                         const uint8_t *via, bool add, int *res);
+/* IPv6 forwards datagrams (we route: a root, a joined router) */
+void wren_rpl_forwarding_on(struct wren_rpl *rpl);
 /* The next DAO in 30-40 s from @p now at the latest (what it would carry
  * was refused, or its parent does not answer: another parent may take it
  * by then) */
