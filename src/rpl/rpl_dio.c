@@ -437,8 +437,7 @@ static void dio_join(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         return;
     }
     join(rpl, d);
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
+    wren_rpl_parent_heard(rpl, src, d);
     if (rpl->joined) {
         wren_rpl_trickle_start(rpl);
     }
@@ -459,8 +458,7 @@ static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct r
     memset(rpl->parents, 0, sizeof(rpl->parents));
     rpl->pref = -1;
     rpl->lowest_rank = RPL_INFINITE_RANK;
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
+    wren_rpl_parent_heard(rpl, src, d);
     wren_rpl_trickle_reset(rpl);
 }
 
@@ -505,8 +503,7 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
             wren_rpl_trickle_reset(rpl);
         }
     }
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
+    wren_rpl_parent_heard(rpl, src, d);
 }
 
 void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)

@@ -308,8 +308,7 @@ struct wren_rpl_parent *wren_rpl_parent_find(struct wren_rpl *rpl, const uint8_t
 }
 
 /* Add or update a candidate; a full table keeps the better ranked ones. */
-void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank,
-                            uint8_t dtsn)
+static void parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank, uint8_t dtsn)
 {
     struct wren_rpl_parent *p = wren_rpl_parent_find(rpl, addr);
     if (p == NULL) {
@@ -335,4 +334,10 @@ void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t 
     p->rank = rank;
     p->dtsn = dtsn;
     p->heard_s = wren_rpl_now_s(rpl);
+}
+
+void wren_rpl_parent_heard(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
+{
+    parent_update(rpl, src, d->rank, d->dtsn);
+    wren_rpl_select_parent(rpl);
 }

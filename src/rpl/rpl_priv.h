@@ -151,8 +151,9 @@ void wren_rpl_float_root(struct wren_rpl *rpl);
 void wren_rpl_leave_float(struct wren_rpl *rpl);
 void wren_rpl_select_parent(struct wren_rpl *rpl);
 struct wren_rpl_parent *wren_rpl_parent_find(struct wren_rpl *rpl, const uint8_t *addr);
-void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank,
-                            uint8_t dtsn);
+/* DIO @p d's sender @p src as a candidate parent (added or updated; a full
+ * table keeps the better ranked ones), then the preferred parent chosen */
+void wren_rpl_parent_heard(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d);
 
 /* rpl_dao.c */
 /* A DAO (@p flags: RPL_DAO_K or 0; the next sequence number) with @p opts
