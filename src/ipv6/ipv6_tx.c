@@ -97,6 +97,21 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
 
 /* ---- RPL's hooks on the way out (RFC 6553, RFC 6554, RFC 9008) ------------ */
 
+/* GET @p opt of each RPL module (the modules taking ICMPv6 type 155) in
+ * turn, @p v (@p len bytes) holding @p dst first, until one answers with
+ * @p want bytes or more: the last answer, -ENOENT if none. */
+static int rpl_ask(struct wren_ipv6 *ip, uint16_t opt, const uint8_t *dst, uint8_t *v, size_t len,
+                   int want)
+{
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n < want && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        wren_ipv6_addr_copy(v, dst);
+        n = wren_netapi_get(ip->node, e->module, opt, 0, v, len);
+    }
+    return n;
+}
+
 /* RPL's downward route to @p dst (storing mode: RPL keeps those routes in
  * its own table, sized apart from the FIB): GET WREN_NETOPT_RPL_ROUTE of the
  * module taking ICMPv6 type 155 fills @p rr with the interface, the prefix
@@ -106,15 +121,7 @@ static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
     if (!CONFIG_WREN_IPV6_RPL || (!CONFIG_WREN_RPL_STORING && !CONFIG_WREN_RPL_RUL)) {
         return false; /* (non-storing routers hold no downward routes) */
     }
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
-    for (; e; e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e)) {
-        wren_ipv6_addr_copy(rr, dst);
-        if (wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_ROUTE, 0, rr, 18) == 18) {
-            return true;
-        }
-    }
-    return false;
+    return rpl_ask(ip, WREN_NETOPT_RPL_ROUTE, dst, rr, 18, 18) == 18;
 }
 
 /* RFC 9008: must a datagram to @p dst leaving through @p if_id lose its
@@ -194,12 +201,7 @@ static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned
         return 0;
     }
     uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
-    int n = -ENOENT;
-    struct wren_netreg_entry *e = NULL;
-    while (n < 17 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
-        memcpy(r, hs->data + IPV6_OFF_DST, 16);
-        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_SRH, 0, r, sizeof(r));
-    }
+    int n = rpl_ask(ip, WREN_NETOPT_RPL_SRH, hs->data + IPV6_OFF_DST, r, sizeof(r), 17);
     if (n < 17 || !wren_ipv6_if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
         return 0; /* a pinned interface wins (answers go out where the question came in) */
     }
