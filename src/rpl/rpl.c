@@ -98,13 +98,12 @@ void wren_rpl_forwarding_on(struct wren_rpl *rpl)
     }
 }
 
-/* Our link-local address on the interface (the IID of our global one). */
-static bool link_local(struct wren_rpl *rpl, uint8_t *out)
+/* Our link-local address on the interface (the IID of our global one),
+ * from IPv6 (@p ip). */
+static bool link_local(struct wren_rpl *rpl, struct wren_module *ip, uint8_t *out)
 {
     struct wren_ipv6_addr a[CONFIG_WREN_IPV6_ADDRS];
-    struct wren_module *ip = ipv6_layer(rpl);
-    if (ip == NULL ||
-        wren_netapi_get(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, a, sizeof(a)) <= 0) {
+    if (wren_netapi_get(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, a, sizeof(a)) <= 0) {
         return false;
     }
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
@@ -121,7 +120,7 @@ void wren_rpl_take_address(struct wren_rpl *rpl)
 {
     uint8_t ll[16];
     struct wren_module *ip = ipv6_layer(rpl);
-    if (ip == NULL || rpl->prefix_len != 64 || !link_local(rpl, ll)) {
+    if (ip == NULL || rpl->prefix_len != 64 || !link_local(rpl, ip, ll)) {
         return;
     }
     struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_VALID };
