@@ -71,21 +71,16 @@ bool wren_rpl_seq_newer(uint8_t a, uint8_t b)
 
 /* ---- talking to IPv6 (netapi) --------------------------------------------- */
 
-void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
-                      const uint8_t *via, bool add, int *res)
+void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
 {
     struct wren_module *ip = ipv6_layer(rpl);
-    struct wren_fib_entry r = { .prefix_len = plen, .if_id = rpl->if_id };
-    wren_ipv6_addr_copy(r.prefix, prefix);
+    struct wren_fib_entry r = { .prefix_len = 0, .if_id = rpl->if_id }; /* ::/0 */
     if (via) {
         wren_ipv6_addr_copy(r.next_hop, via);
     }
-    int rc = ip ? wren_netapi_set(rpl->node, ip,
-                                  add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
-                                  0, &r, sizeof(r))
-                : -ENODEV;
-    if (res) {
-        *res = rc;
+    if (ip) {
+        wren_netapi_set(rpl->node, ip, via ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
+                        0, &r, sizeof(r));
     }
 }
 

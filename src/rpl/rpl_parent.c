@@ -50,12 +50,6 @@ void wren_rpl_schedule_dao(struct wren_rpl *rpl)
     rpl->dao_jitter_s = 0;
 }
 
-void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
-{
-    static const uint8_t any[16];
-    wren_rpl_route_set(rpl, any, 0, via, via != NULL, NULL);
-}
-
 /* RFC 6550 8.2.2.5: no parent left. Advertise an infinite rank once
  * (poisoning, so that children leave us) and look for a DODAG again. */
 void wren_rpl_detach(struct wren_rpl *rpl)

@@ -105,10 +105,9 @@ static inline uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
 extern const uint8_t wren_rpl_all_nodes[16];
 /* RFC 6550 6.7.10 (A flag): an address from the prefix and our IID */
 void wren_rpl_take_address(struct wren_rpl *rpl);
-/* Add (@p via, @p add) or remove a FIB route through the IPv6 module (the
- * default route via the preferred parent); *@p res (if given) gets its answer. */
-void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
-                        const uint8_t *via, bool add, int *res);
+/* The default route (the FIB's, through the IPv6 module) via @p via, the
+ * preferred parent, or none (NULL) */
+void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via);
 /* IPv6 forwards datagrams (we route: a root, a joined router) */
 void wren_rpl_forwarding_on(struct wren_rpl *rpl);
 /* The next DAO in 30-40 s from @p now at the latest (what it would carry
@@ -144,8 +143,6 @@ void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *ds
 /* rpl_parent.c */
 /* a DAO soon (jittered) */
 void wren_rpl_schedule_dao(struct wren_rpl *rpl);
-/* the default route via @p via, or none (NULL) */
-void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via);
 void wren_rpl_detach(struct wren_rpl *rpl);
 void wren_rpl_float_root(struct wren_rpl *rpl);
 void wren_rpl_leave_float(struct wren_rpl *rpl);
