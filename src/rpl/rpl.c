@@ -360,7 +360,7 @@ static void stop(struct wren_rpl *rpl)
     rpl->floating = false;
     rpl->float_due = false;
     rpl->guard_until_s = 0;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     memset(rpl->parents, 0, sizeof(rpl->parents));
 }
@@ -552,7 +552,7 @@ static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
     if (!CONFIG_WREN_RPL_PARENT_INFO) {
         return -ENOTSUP;
     }
-    if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
+    if (rpl->pref == NO_PREF || rpl->role == WREN_RPL_ROOT) {
         return -ENOENT;
     }
     const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
@@ -711,7 +711,7 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     rpl->module.prio = WREN_PRIO_NET;
     rpl->node = node;
     rpl->if_id = if_id;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     rpl->lowest_rank = RPL_INFINITE_RANK;
     rpl->routes = rpl->own_routes;

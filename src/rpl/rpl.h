@@ -77,7 +77,7 @@
 #endif
 _Static_assert(CONFIG_WREN_RPL_RULS >= 1 && CONFIG_WREN_RPL_RULS <= 255, "1..255 leaves");
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
-               "one parent at least; indices fit an int8_t");
+               "one parent at least; indices below NO_PREF (0xff)");
 _Static_assert(CONFIG_WREN_RPL_ROUTES >= 0 && CONFIG_WREN_RPL_ROUTES <= 0xffff,
                "0..65535 routes");
 /** Most hops of a source route a non-storing root builds (bounds its walk
@@ -309,7 +309,7 @@ struct wren_rpl {
     struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
     uint8_t role;        /**< enum wren_rpl_role */
     bool joined;
-    int8_t pref;         /**< preferred parent's index, -1: none */
+    uint8_t pref;        /**< preferred parent's index, NO_PREF (0xff): none */
     uint8_t instance;
     uint8_t if_id;
     uint8_t mop;

@@ -62,7 +62,7 @@ int wren_rpl_dao_emit(struct wren_rpl *rpl, uint8_t flags, const uint8_t *opts, 
 
 void wren_rpl_send_dao(struct wren_rpl *rpl)
 {
-    if (rpl->pref < 0) {
+    if (rpl->pref == NO_PREF) {
         return;
     }
     bool ns = ns_mode(rpl);
@@ -400,7 +400,7 @@ static bool dao_admitted(struct wren_rpl *rpl, const uint8_t *src, const struct 
         rpl->stats.rx_drop_dao++; /* a global DAO is the root's (9.7): not to us */
         return false;
     }
-    if (!ns && !root && rpl->pref >= 0 && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
+    if (!ns && !root && rpl->pref != NO_PREF && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
         /* from our own preferred parent: it took us (or a node below us)
          * as its parent, a loop for a moment (RFC 6550 9.2: DAOs go up
          * only). Its routes would point back up; no ACK, it sends again

@@ -136,7 +136,7 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
     wren_ipv6_addr_copy(rpl->dodagid, d->dodagid);
     rpl->lowest_rank = RPL_INFINITE_RANK;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->dtsn = SEQ_INIT;
     wren_rpl_take_address(rpl);
     if (rpl->role == WREN_RPL_ROUTER) {
@@ -456,7 +456,7 @@ static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct r
     rpl->stats.new_version++;
     rpl->version = d->version;
     memset(rpl->parents, 0, sizeof(rpl->parents));
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->lowest_rank = RPL_INFINITE_RANK;
     wren_rpl_parent_heard(rpl, src, d);
     wren_rpl_trickle_reset(rpl);
@@ -493,7 +493,7 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
         rpl->stats.rx_drop_rank++; /* possibly below us: never a parent */
         return;
     }
-    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
+    if (p && rpl->pref != NO_PREF && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
         /* 9.6: the parent asks for fresh DAOs (any change: a root that
          * rebooted does not remember its last DTSN); a router asks its own
          * children in turn, their routes went up through it */

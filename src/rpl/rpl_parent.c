@@ -61,7 +61,7 @@ void wren_rpl_detach(struct wren_rpl *rpl)
     rpl->guard_until_s = wren_rpl_now_s(rpl) + GUARD_S;
     rpl->joined = false;
     rpl->bad_since_s = 0;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     wren_rpl_default_route(rpl, NULL);
     if (rpl->role == WREN_RPL_ROUTER) {
@@ -127,7 +127,7 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     }
     wren_trickle_stop(rpl->node, &rpl->trickle);
     rpl->joined = false;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     memset(rpl->parents, 0, sizeof(rpl->parents));
     rpl->next_dao_s = 0;
@@ -190,7 +190,7 @@ static int best_in_pass(struct wren_rpl *rpl, int pass, uint32_t *best_rank, uin
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
         if (!p->used || (i != rpl->pref && p->rank >= below) ||
-            (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
+            (pass == 2 && rpl->pref != NO_PREF && i != rpl->pref)) {
             continue; /* pass 2 keeps the parent we have, if any */
         }
         uint32_t r = rank_via(rpl, p, pass < 2);
@@ -210,9 +210,9 @@ static int best_in_pass(struct wren_rpl *rpl, int pass, uint32_t *best_rank, uin
     return best;
 }
 
-/* A new preferred parent (the one before: @p old, or -1): the default
+/* A new preferred parent (the one before: @p old, or NO_PREF): the default
  * route through it, a new path sequence, our routes up to it again. */
-static void parent_changed(struct wren_rpl *rpl, int old)
+static void parent_changed(struct wren_rpl *rpl, unsigned old)
 {
     wren_rpl_default_route(rpl, rpl->parents[rpl->pref].addr);
     rpl->path_seq = seq_next(rpl->path_seq);
@@ -226,7 +226,7 @@ static void parent_changed(struct wren_rpl *rpl, int old)
             rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
         }
     }
-    if (!ns_mode(rpl) && old >= 0 && rpl->parents[old].used) {
+    if (!ns_mode(rpl) && old != NO_PREF && rpl->parents[old].used) {
         wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
     }
     wren_rpl_schedule_dao(rpl);
@@ -271,17 +271,17 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
                         ? PARENT_SWITCH_THRESHOLD * (uint32_t)rpl->cfg.min_hop_rank_inc /
                               WREN_LINK_ETX_ONE
                         : rpl->cfg.min_hop_rank_inc;
-    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used &&
+    if (rpl->pref != NO_PREF && rpl->pref != best && rpl->parents[rpl->pref].used &&
         cur_rank < RPL_INFINITE_RANK && cur_rank < best_rank + hyst) {
         best = rpl->pref;
         best_rank = cur_rank;
     }
     bool changed = best != rpl->pref;
-    int old = rpl->pref;
-    if (changed && old >= 0) {
+    unsigned old = rpl->pref;
+    if (changed && old != NO_PREF) {
         rpl->stats.parent_switch++;
     }
-    rpl->pref = (int8_t)best;
+    rpl->pref = (uint8_t)best;
     rpl->rank = (uint16_t)best_rank;
     if (rpl->rank < rpl->lowest_rank || rpl->lowest_rank == RPL_INFINITE_RANK) {
         rpl->lowest_rank = rpl->rank;

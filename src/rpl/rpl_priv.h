@@ -17,6 +17,9 @@
 #include "net/nettype.h"
 #include "rpl/rpl.h"
 
+/* struct wren_rpl pref: no preferred parent (an unsigned byte: Thumb-2
+ * loads it with a 2-byte instruction, a signed one takes 4) */
+#define NO_PREF 0xff
 /* RFC 6550 7.2: lollipop counters start 16 below the wrap */
 #define SEQ_INIT 240
 #define SEQ_WINDOW 16
