@@ -357,8 +357,10 @@ static void stop(struct wren_rpl *rpl)
         wren_rpl_default_route(rpl, NULL);
     }
     rpl->joined = false;
-    rpl->floating = false;
-    rpl->float_due = false;
+    if (CONFIG_WREN_RPL_FLOATING) { /* (without, never set) */
+        rpl->floating = false;
+        rpl->float_due = false;
+    }
     rpl->guard_until_s = 0;
     rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
@@ -463,8 +465,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->heard_mop = 0xff;
     rpl->next_cfg_dis_s = 0;
     rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
-    rpl->may_float = CONFIG_WREN_RPL_FLOATING && c->role == WREN_RPL_ROUTER &&
-                     !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    if (CONFIG_WREN_RPL_FLOATING) { /* (without, never read) */
+        rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    }
     if (c->role == WREN_RPL_OFF) {
         wren_timer_cancel(rpl->node, &rpl->tick);
         return 0;

@@ -130,7 +130,9 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     rpl->joined = true;
     rpl->stats.joined++;
     rpl->grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
-    rpl->float_due = false;
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = false;
+    }
     rpl->instance = d->instance;
     rpl->version = d->version;
     rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
@@ -388,6 +390,22 @@ static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct 
     return true;
 }
 
+/* Parent @p p left our DODAG (it poisoned, or advertises another DODAG): it
+ * goes and the preferred parent is chosen again; if we detach, we wait a
+ * little for its floating DODAG before floating one of our own (float_wait:
+ * follow it) */
+static void parent_left(struct wren_rpl *rpl, struct wren_rpl_parent *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_wait = true;
+    }
+    wren_rpl_select_parent(rpl);
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_wait = false;
+    }
+}
+
 /* Joined, a DIO of another DODAG of our instance (not poisoned): a
  * grounded one is preferred to our floating one; a parent of ours
  * advertising it left ours; a router of a grounded DODAG tells a floating
@@ -401,10 +419,7 @@ static void other_dodag(struct wren_rpl *rpl, const uint8_t *src, bool grounded)
         /* a parent of ours now advertises another DODAG (it floats one,
          * or went to another): it left ours (8.2.2.5); with no other
          * parent we detach and follow it below */
-        memset(gone, 0, sizeof(*gone));
-        rpl->float_wait = true;
-        wren_rpl_select_parent(rpl);
-        rpl->float_wait = false;
+        parent_left(rpl, gone);
     } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
         wren_rpl_trickle_reset(rpl); /* as a root does */
     }
@@ -480,10 +495,7 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
     if (d->rank >= RPL_INFINITE_RANK) {
         /* poisoned: the sender left (8.2.2.5) */
         if (p) {
-            memset(p, 0, sizeof(*p));
-            rpl->float_wait = true; /* (if we detach: it may float, follow it) */
-            wren_rpl_select_parent(rpl);
-            rpl->float_wait = false;
+            parent_left(rpl, p);
             wren_rpl_trickle_reset(rpl);
         }
         return;

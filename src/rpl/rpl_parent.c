@@ -75,8 +75,8 @@ void wren_rpl_detach(struct wren_rpl *rpl)
     /* RFC 6550 3.2.4, 18.2.x: a router MAY become the root of a floating
      * DODAG (rpl_tick): at once when it lost its links, a little later when
      * its parent poisoned (that parent floats one itself: follow it) */
-    rpl->float_due = rpl->may_float;
     if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = rpl->may_float;
         rpl->float_at_s = wren_rpl_now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
     }
 }
@@ -133,8 +133,8 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
     /* should the grounded DIO not be taken after all, float again */
-    rpl->float_due = rpl->may_float;
     if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = rpl->may_float;
         rpl->float_at_s = wren_rpl_now_s(rpl) + FLOAT_WAIT_S;
     }
 }
