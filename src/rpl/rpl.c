@@ -601,18 +601,22 @@ static int get_hook(struct wren_rpl *rpl, uint16_t opt, void *val, size_t max)
         return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
     case WREN_NETOPT_RPL_RPI_FWD:
         return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
+    case WREN_NETOPT_RPL_ROUTE:
+        if (max < 18) {
+            return -EOVERFLOW;
+        }
+        wren_ipv6_addr_copy(dst, val);
+        return wren_rpl_route_lookup(rpl, dst, val);
     case WREN_NETOPT_RPL_RUL:
         return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
     case WREN_NETOPT_RPL_TUNNEL:
         return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
-    case WREN_NETOPT_RPL_ROUTE:
-    case WREN_NETOPT_RPL_SRH: /* (the answer overwrites the destination asked about) */
-        if (max < (opt == WREN_NETOPT_RPL_ROUTE ? 18u : 16u)) {
+    case WREN_NETOPT_RPL_SRH:
+        if (max < 16) {
             return -EOVERFLOW;
         }
         wren_ipv6_addr_copy(dst, val);
-        return opt == WREN_NETOPT_RPL_ROUTE ? wren_rpl_route_lookup(rpl, dst, val)
-                                            : wren_rpl_source_route(rpl, dst, val, max);
+        return wren_rpl_source_route(rpl, dst, val, max);
     default:
         return -ENOTSUP;
     }
