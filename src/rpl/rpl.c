@@ -202,7 +202,7 @@ static void tick_detached(struct wren_rpl *rpl, uint32_t now)
         return;
     }
     if (now >= rpl->next_dis_s) {
-        wren_rpl_send_dis(rpl);
+        wren_rpl_send_dis_to(rpl, wren_rpl_all_nodes);
         rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
     }
 }

@@ -71,11 +71,6 @@ void wren_rpl_send_dis_to(struct wren_rpl *rpl, const uint8_t *dst)
     wren_rpl_send_msg(rpl, dst, out, (size_t)len);
 }
 
-void wren_rpl_send_dis(struct wren_rpl *rpl)
-{
-    wren_rpl_send_dis_to(rpl, wren_rpl_all_nodes);
-}
-
 /* Imin = 2^DIOIntervalMin ms from the configuration (bounded by cfg_bound
  * when taken; the bounds again here, as a guard) */
 static uint32_t imin_ms(const struct wren_rpl *rpl)

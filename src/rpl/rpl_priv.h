@@ -132,7 +132,6 @@ static inline void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, c
 /* rpl_dio.c */
 void wren_rpl_send_dio(struct wren_rpl *rpl, const uint8_t *dst);
 void wren_rpl_send_dis_to(struct wren_rpl *rpl, const uint8_t *dst);
-void wren_rpl_send_dis(struct wren_rpl *rpl);
 /* Imax = Imin x 2^DIOIntervalDoublings of the configuration, in ms */
 uint32_t wren_rpl_imax_ms(const struct wren_rpl *rpl);
 /* Trickle's callback: a DIO to all RPL nodes */
