@@ -343,11 +343,12 @@ static bool dio_stale(struct wren_rpl *rpl, const uint8_t *src, const struct rpl
     return stale;
 }
 
-/* A root hears a DIO of its instance: Trickle hears of it */
-static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool grounded)
+/* A root hears a DIO of its instance (of its DODAG: @p same_id): Trickle
+ * hears of it */
+static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool grounded,
+                           bool same_id)
 {
-    if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
-        d->version != rpl->version) {
+    if (d->instance == rpl->instance && same_id && d->version != rpl->version) {
         wren_rpl_trickle_reset(rpl);
     } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
         /* a floating DODAG of the instance next to us: a DIO of ours
@@ -521,19 +522,19 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     if (dio_stale(rpl, src, d)) {
         return;
     }
+    bool same_id = memcmp(d->dodagid, rpl->dodagid, 16) == 0; /* our DODAG's ID */
     if (CONFIG_WREN_RPL_FLOATING && rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
         d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
         wren_rpl_leave_float(rpl); /* and join it below, as a detached router */
     }
     if (rpl->role == WREN_RPL_ROOT) {
-        root_hears_dio(rpl, d, grounded);
+        root_hears_dio(rpl, d, grounded, same_id);
         return;
     }
     if (!dio_takeable(rpl, src, d)) {
         return;
     }
-    bool same = rpl->joined && d->instance == rpl->instance &&
-                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
+    bool same = rpl->joined && d->instance == rpl->instance && same_id;
     if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
         other_dodag(rpl, src, grounded);
     }
