@@ -438,8 +438,7 @@ static void dio_join(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         return;
     }
     if (rc < 0) {
-        rpl->cfg = saved;
-        rpl->stats.rx_drop_malformed++;
+        rpl->stats.rx_drop_malformed++; /* (refused before anything was taken) */
         return;
     }
     if (d->rank < rpl->cfg.min_hop_rank_inc) {
