@@ -617,14 +617,26 @@ RPL_OBJECTS = ("rpl.c", "rpl_dao.c", "rpl_dio.c", "rpl_parent.c", "rpl_rul.c")
 IPV6_OBJECTS = ("ipv6.c", "ipv6_rx.c", "ipv6_tx.c")
 
 
-def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
-    """rom_rpl_bytes: the stack (and helpers) of the rpl image less the same
-    of rpl_none (a router under the same configuration without RPL and
-    without IPv6's RPL hooks), with where the bytes go; ram_rpl_bytes: the
-    module's state, and per parent and route."""
-    delta, total_a, total_b = _image_delta("rpl", "rpl_none")
-    rom = sum(delta.values())
-    wire = _wire_functions("rpl", "wren_core_m3")
+#: the peers of the RPL records (issue 28: Contiki-NG 9f80681 on cc2538dk,
+#: arm-none-eabi-gcc 12.2 -Os, function/data sections, --gc-sections, text =
+#: code + read-only data of the module's objects as kept in the image)
+RPL_PEER_BOTH = 11832
+RPL_PEER_STORING = 10026
+RPL_PEER_NONSTORING = 9315
+#: what every RPL record image has besides its modes (and what none has)
+RPL_COMMON = ("root/router/leaf, RPI (RFC 6553/9008) insertion, checks and updates, DAO-ACK, "
+              "OF0 and MRHOF with the link estimator's ETX, probing of poor candidates, "
+              "joining floating DODAGs and leaving them for grounded ones, the local limits "
+              "on DODAG configurations, RFC 9008 IPv6-in-IPv6 tunnels at the root; Trickle, "
+              "the RFC 6550/6553/6554 codecs and IPv6's RPL hooks counted; C library and "
+              "libgcc helpers included; no shell; without three features the peer lacks: "
+              "RPL-unaware leaves (RFC 9010, CONFIG_WREN_RPL_RUL=0), floating DODAGs of its "
+              "own (CONFIG_WREN_RPL_FLOATING=0) and a non-storing root's deferred DAO-ACKs "
+              "(CONFIG_WREN_RPL_ACK_DEFER=0)")
+
+
+def _rpl_groups(delta: dict[tuple[str, str], int], wire: set[str]) -> dict[str, int]:
+    """Where an RPL image's bytes (beyond rpl_none) go."""
     groups: dict[str, int] = {}
     for (obj, sec), v in delta.items():
         fn = sec.split(".")[-1]
@@ -634,28 +646,79 @@ def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
              "IPv6's RPL hooks (src/ipv6, image difference)" if obj in IPV6_OBJECTS else
              f"other ({obj})")
         groups[g] = groups.get(g, 0) + v
-    out(f"RPL (both modes, root/router/leaf, OF0 and MRHOF, RPI, SRH insertion and "
-        f"processing; no shell): rpl image {total_a} bytes of stack, the same router "
-        f"without RPL {total_b}: RPL adds {rom}")
-    _print_groups(out, groups, 46)
+    return groups
+
+
+def _rpl_image(out: Callable[[str], object], image: str, what: str) -> int:
+    """Print what RPL image @p image adds to rpl_none, by group and largest
+    functions; returns it."""
+    delta, total_a, total_b = _image_delta(image, "rpl_none")
+    rom = sum(delta.values())
+    out(f"RPL, {what}: {image} image {total_a} bytes of stack, the same router without RPL "
+        f"{total_b}: RPL adds {rom}")
+    _print_groups(out, _rpl_groups(delta, _wire_functions("rpl", f"wren_core_m3_{image}")), 46)
     out(_largest_functions(delta))
+    return rom
+
+
+def rpl_records(out: Callable[[str], object] = print) -> list[Record]:
+    """rom_rpl_bytes (both modes) and its twins rom_rpl_storing_bytes and
+    rom_rpl_nonstoring_bytes (one mode built): the stack (and helpers) of
+    each image less the same of rpl_none (a router under the same
+    configuration without RPL and without IPv6's RPL hooks), with where the
+    bytes go, and a line per optional feature; ram_rpl_bytes: the module's
+    state, and per parent and route."""
+    rom = _rpl_image(out, "rpl_both", "both modes")
+    st_rom = _rpl_image(out, "rpl_storing", "storing mode only (CONFIG_WREN_RPL_NONSTORING=0)")
+    ns_rom = _rpl_image(out, "rpl_nonstoring",
+                        "non-storing mode only (CONFIG_WREN_RPL_STORING=0)")
+    full = sum(_image_delta("rpl", "rpl_none")[0].values())
+    flt = sum(_image_delta("rpl_float", "rpl_none")[0].values())
+    dfr = sum(_image_delta("rpl_defer", "rpl_none")[0].values())
+    w = 72
+    out("RPL's optional features (each the difference of two images):")
+    out(f"  {'RPL-unaware leaves, RFC 9010 (CONFIG_WREN_RPL_RUL)':<{w}}{full - flt:>7}")
+    out(f"  {'floating DODAGs of its own, RFC 6550 3.2.4 (CONFIG_WREN_RPL_FLOATING)':<{w}}"
+        f"{flt - dfr:>7}")
+    out(f"  {'deferred DAO-ACKs at a non-storing root (CONFIG_WREN_RPL_ACK_DEFER)':<{w}}"
+        f"{dfr - rom:>7}")
+    out(f"  {'storing mode beside non-storing (CONFIG_WREN_RPL_STORING)':<{w}}"
+        f"{rom - ns_rom:>7}")
+    out(f"  {'non-storing mode beside storing (CONFIG_WREN_RPL_NONSTORING)':<{w}}"
+        f"{rom - st_rom:>7}")
     st = _sizes_obj("rpl_sizes", "rpl_")
     base = st["state"] - st["parent"] * st["parents"] - st["route"] * st["routes"]
     out(f"RPL state: {st['state']} bytes with {st['parents']} parents and {st['routes']} "
         f"routes built in = {base} + {st['parent']} per parent + {st['route']} per route; a "
         f"root's (or a big router's) route table is memory of the caller's, {st['route']} "
         f"bytes a route")
+    how = ("wren: Cortex-M3 gcc 12 -Os, function/data sections, --gc-sections, an image of a "
+           "6LoWPAN router and root with RPL less the same router without it (rpl_none)")
     return [
         {"name": "rom_rpl_bytes", "value": rom, "unit": "bytes", "better": "lower",
-         "target": 5120,
-         "anchor": "RIOT gnrc_rpl: 6,694 bytes of text (gnrc_networking example, Cortex-M3, "
-                   "gcc 12 -Os, storing mode only); Contiki-NG RPL-lite about 9.7 KB "
-                   "(non-storing only). wren: Cortex-M3 gcc 12 -Os, an image of a 6LoWPAN "
-                   "router with RPL less the same router without it (RPL module, RFC 6550/6553/"
-                   "6554 codecs, Trickle, and IPv6's hooks: RPI insertion and checks, SRH "
-                   "insertion and processing, downward route lookup), both modes of operation, "
-                   "root/router/leaf, OF0 and MRHOF; C library and libgcc helpers included; "
-                   "no shell command (the images have none; rpl_shell.c is 1.6 KB more)"},
+         "target": RPL_PEER_BOTH,
+         "anchor": "Contiki-NG RPL-classic with both modes + uip-sr: 11,832 bytes (Contiki-NG "
+                   "9f80681 on cc2538dk, arm-none-eabi-gcc 12.2 -Os, function/data sections, "
+                   "--gc-sections, code + read-only data of its objects as kept; features: both "
+                   "modes, RPI, SRH, OF0 + MRHOF, DAO-ACK). " + how + " (rpl_both): both modes "
+                   "(storing: downward routes, DAO forwarding, no-path DAOs, forwarding "
+                   "errors; non-storing: SRH insertion and processing, source routes), "
+                   + RPL_COMMON + f"; RFC 9010 leaves add {full - flt}, "
+                   f"floating DODAGs {flt - dfr}, deferred DAO-ACKs {dfr - rom} (the "
+                   "report's lines)"},
+        {"name": "rom_rpl_storing_bytes", "value": st_rom, "unit": "bytes", "better": "lower",
+         "target": RPL_PEER_STORING,
+         "anchor": "Contiki-NG RPL-classic storing mode: 10,026 bytes (RPI, MRHOF, probing, "
+                   "root; same build as rom_rpl_bytes's peer); GNRC gnrc_rpl's 6,694 has no "
+                   "RPI/SRH/MRHOF. " + how + " (rpl_storing, CONFIG_WREN_RPL_NONSTORING=0): "
+                   "storing mode only (downward routes, DAO forwarding, no-path DAOs, "
+                   "forwarding errors), " + RPL_COMMON},
+        {"name": "rom_rpl_nonstoring_bytes", "value": ns_rom, "unit": "bytes",
+         "better": "lower", "target": RPL_PEER_NONSTORING,
+         "anchor": "Contiki-NG RPL-lite + uip-sr: 9,315 bytes (RPI, SRH, DAO-ACK, MRHOF; same "
+                   "build as rom_rpl_bytes's peer). " + how + " (rpl_nonstoring, "
+                   "CONFIG_WREN_RPL_STORING=0): non-storing mode only (SRH insertion and "
+                   "processing, the root's source routes), " + RPL_COMMON},
         {"name": "ram_rpl_bytes", "value": st["state"], "unit": "bytes", "better": "lower",
          "target": None,
          "anchor": f"the RPL module's state with the default configuration: {base} + "

@@ -50,6 +50,29 @@ _Static_assert(CONFIG_WREN_SCHED_PRIOS > 0 && CONFIG_WREN_SCHED_PRIOS <= 8,
 #define CONFIG_WREN_IEEE802154_SEC 1
 #endif
 
+/** RPL's modes of operation (src/rpl; RFC 6550 9: storing, MOP 2; non-storing,
+ *  MOP 1, with the source routing header, RFC 6554, in IPv6). A build may
+ *  leave one out: a root is then refused the other mode, a router or leaf
+ *  never joins a DODAG of it (rx_drop_unsupported), and its code (storing:
+ *  the downward route table, DAO forwarding, no-path DAOs, forwarding
+ *  errors; non-storing: source routes at the root, deferred DAO-ACKs, IPv6's
+ *  SRH insertion and processing) is dropped. One at least. */
+#ifndef CONFIG_WREN_RPL_STORING
+#define CONFIG_WREN_RPL_STORING 1
+#endif
+#ifndef CONFIG_WREN_RPL_NONSTORING
+#define CONFIG_WREN_RPL_NONSTORING 1
+#endif
+_Static_assert(CONFIG_WREN_RPL_STORING || CONFIG_WREN_RPL_NONSTORING, "one RPL mode at least");
+
+/** RPL-unaware leaves (RFC 9010, RFC 9008): a 6LR announces the hosts
+ *  registered with it by ND to the root and routes to them, the root
+ *  tunnels their datagrams to that 6LR. 0 drops it: registrations are
+ *  refused (-ENOTSUP), external targets (the TIO's E flag) not taken. */
+#ifndef CONFIG_WREN_RPL_RUL
+#define CONFIG_WREN_RPL_RUL 1
+#endif
+
 /** Link the shell's commands of each module (0 on devices without a shell:
  *  the modules' command code is then dropped by the linker). */
 #ifndef CONFIG_WREN_SHELL

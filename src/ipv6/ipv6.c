@@ -308,6 +308,46 @@ static int set_addr_len(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, const vo
 _Static_assert(_Alignof(struct wren_ipv6_addr) == 1 && _Alignof(struct wren_fib_entry) == 1,
                "option structs of bytes");
 
+/* SET WREN_NETOPT_IPV6_ROUTE_ADD / _DEL: a FIB route. */
+static int set_route(struct wren_ipv6 *ip, uint16_t opt, const void *val, size_t len)
+{
+    const struct wren_fib_entry *r = val;
+    if (len != sizeof(*r)) {
+        return -EINVAL;
+    }
+    if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
+        return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
+    }
+    return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
+}
+
+/* SET WREN_NETOPT_IPV6_FORWARDING (a router's build only). */
+static int set_forwarding(struct wren_ipv6 *ip, const uint8_t *b, size_t len)
+{
+    if (!CONFIG_WREN_IPV6_ROUTER) {
+        return -ENOTSUP;
+    }
+    if (len != 1) {
+        return -EINVAL;
+    }
+    ip->forwarding = b[0] != 0;
+    return 0;
+}
+
+/* SET WREN_NETOPT_IPV6_MTU of an interface: at least IPv6's minimum. */
+static int set_mtu(struct wren_ipv6_if *ifc, const void *val, size_t len)
+{
+    uint16_t mtu = 0;
+    if (len == 2) {
+        memcpy(&mtu, val, 2);
+    }
+    if (ifc == NULL || mtu < IPV6_MIN_MTU) {
+        return ifc ? -EINVAL : -ENODEV;
+    }
+    ifc->mtu = mtu;
+    return 0;
+}
+
 static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t opt,
                     uint16_t ctx, const void *val, size_t len)
 {
@@ -331,36 +371,12 @@ static int ipv6_set(struct wren_node *node, struct wren_module *self, uint16_t o
     case WREN_NETOPT_IPV6_GROUP_LEAVE:
         return len == 16 ? group_set(ifc, val, opt == WREN_NETOPT_IPV6_GROUP_JOIN) : -EINVAL;
     case WREN_NETOPT_IPV6_FORWARDING:
-        if (!CONFIG_WREN_IPV6_ROUTER) {
-            return -ENOTSUP;
-        }
-        if (len != 1) {
-            return -EINVAL;
-        }
-        ip->forwarding = b[0] != 0;
-        return 0;
+        return set_forwarding(ip, b, len);
     case WREN_NETOPT_IPV6_ROUTE_ADD:
-    case WREN_NETOPT_IPV6_ROUTE_DEL: {
-        const struct wren_fib_entry *r = val;
-        if (len != sizeof(*r)) {
-            return -EINVAL;
-        }
-        if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
-            return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
-        }
-        return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
-    }
-    case WREN_NETOPT_IPV6_MTU: {
-        uint16_t mtu = 0;
-        if (len == 2) {
-            memcpy(&mtu, val, 2);
-        }
-        if (ifc == NULL || mtu < IPV6_MIN_MTU) {
-            return ifc ? -EINVAL : -ENODEV;
-        }
-        ifc->mtu = mtu;
-        return 0;
-    }
+    case WREN_NETOPT_IPV6_ROUTE_DEL:
+        return set_route(ip, opt, val, len);
+    case WREN_NETOPT_IPV6_MTU:
+        return set_mtu(ifc, val, len);
     case WREN_NETOPT_ADDR_LEN:
         return set_addr_len(ip, ifc, val, len);
     case WREN_NETOPT_HOP_LIMIT:

@@ -187,6 +187,27 @@ static uint16_t rpi_short(const uint8_t *hbh, size_t hlen)
     return 0;
 }
 
+/* RFC 8200 4.2: whether an option we do not know, with action bits
+ * @p act, is dropped without an ICMPv6 error (skipped ones never get here):
+ * 01, or 11 when @p pkt went to a multicast address. */
+static bool opt_silent(const struct wren_snip *pkt, unsigned act)
+{
+    return act < IPV6_OPT_ACT_ICMP ||
+           (act == IPV6_OPT_ACT_ICMP_UCAST && wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST));
+}
+
+/* RFC 8200 4: walk the extension headers from @p nh over @p data
+ * (@p plen bytes) into @p e, all of them or, @p fwd, the hop-by-hop header
+ * alone; the RPL option is a type we know on a router (RFC 6553's type
+ * asks to discard when unknown). Returns wren_ipv6_ext_walk()'s answer. */
+static int ext_walk(const uint8_t *data, uint16_t plen, uint8_t nh, bool fwd, struct ipv6_ext *e)
+{
+    static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
+    size_t n_known = CONFIG_WREN_IPV6_ROUTER ? 2 : 0;
+    return fwd ? wren_ipv6_ext_walk_hbh(nh, data, plen, known, n_known, e)
+               : wren_ipv6_ext_walk(nh, data, plen, known, n_known, e);
+}
+
 /* RFC 8200 section 4: walk the extension headers of a datagram for us, or,
  * @p fwd, the hop-by-hop header alone of one we forward (4, 4.3: a router
  * examines no other; wren's routers examine it, they read the RPL option
@@ -198,11 +219,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
 {
     struct ipv6_ext e;
     const uint8_t *data = pkt->data + IPV6_HDR_LEN;
-    /* the RPL option (RFC 6553's type asks to discard when unknown) */
-    static const uint8_t known[2] = { RPL_RPI_TYPE, RPL_RPI_TYPE_6553 };
-    size_t n_known = CONFIG_WREN_IPV6_ROUTER ? 2 : 0;
-    int res = fwd ? wren_ipv6_ext_walk_hbh(*nh, data, plen, known, n_known, &e)
-                  : wren_ipv6_ext_walk(*nh, data, plen, known, n_known, &e);
+    int res = ext_walk(data, plen, *nh, fwd, &e);
     uint32_t *count = fwd ? &ip->stats.rx_drop_hbh_fwd : &ip->stats.rx_drop_ext;
     uint8_t code = ICMPV6_PARAM_HDR;
     uint16_t ptr = e.err_off;
@@ -221,9 +238,7 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
     }
     if (e.opt_off) {
         /* an option we do not know whose type asks for more than a skip */
-        unsigned act = data[e.opt_off] >> 6;
-        if (act < IPV6_OPT_ACT_ICMP ||
-            (act == IPV6_OPT_ACT_ICMP_UCAST && wren_ipv6_addr_is_multicast(pkt->data + IPV6_OFF_DST))) {
+        if (opt_silent(pkt, data[e.opt_off] >> 6)) {
             goto drop;
         }
         code = ICMPV6_PARAM_OPTION;
@@ -237,7 +252,8 @@ static int walk_ext(struct wren_ipv6 *ip, struct wren_snip *pkt, uint16_t plen, 
         return 1;
     }
     if ((e.flags & IPV6_EXT_F_RH) && e.rh_segs_left) {
-        if (CONFIG_WREN_IPV6_RPL && ip->forwarding && e.rh_type == RPL_SRH_TYPE) {
+        if (CONFIG_WREN_IPV6_RPL && CONFIG_WREN_RPL_NONSTORING && ip->forwarding &&
+            e.rh_type == RPL_SRH_TYPE) {
             return srh_step(ip, pkt, plen, e.rh_off);
         }
         /* a routing header we would have to process: no source routing here */

@@ -97,24 +97,31 @@ static void nd_hold(struct wren_ipv6 *ip, uint8_t if_id, const uint8_t *next_hop
 
 /* ---- RPL's hooks on the way out (RFC 6553, RFC 6554, RFC 9008) ------------ */
 
+/* GET @p opt of each RPL module (the modules taking ICMPv6 type 155) in
+ * turn, @p v (@p len bytes) holding @p dst first, until one answers with
+ * @p want bytes or more: the last answer, -ENOENT if none. */
+static int rpl_ask(struct wren_ipv6 *ip, uint16_t opt, const uint8_t *dst, uint8_t *v, size_t len,
+                   int want)
+{
+    int n = -ENOENT;
+    struct wren_netreg_entry *e = NULL;
+    while (n < want && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
+        wren_ipv6_addr_copy(v, dst);
+        n = wren_netapi_get(ip->node, e->module, opt, 0, v, len);
+    }
+    return n;
+}
+
 /* RPL's downward route to @p dst (storing mode: RPL keeps those routes in
  * its own table, sized apart from the FIB): GET WREN_NETOPT_RPL_ROUTE of the
  * module taking ICMPv6 type 155 fills @p rr with the interface, the prefix
  * length and the next hop. Returns whether there is one. */
 static bool rpl_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t rr[18])
 {
-    if (!CONFIG_WREN_IPV6_RPL) {
-        return false;
+    if (!CONFIG_WREN_IPV6_RPL || (!CONFIG_WREN_RPL_STORING && !CONFIG_WREN_RPL_RUL)) {
+        return false; /* (non-storing routers hold no downward routes) */
     }
-    struct wren_netreg_entry *e =
-        wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
-    for (; e; e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e)) {
-        wren_ipv6_addr_copy(rr, dst);
-        if (wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_ROUTE, 0, rr, 18) == 18) {
-            return true;
-        }
-    }
-    return false;
+    return rpl_ask(ip, WREN_NETOPT_RPL_ROUTE, dst, rr, 18, 18) == 18;
 }
 
 /* RFC 9008: must a datagram to @p dst leaving through @p if_id lose its
@@ -190,16 +197,11 @@ static void rpi_strip(struct wren_ipv6 *ip, struct wren_snip *hs)
  * usual, -1 when the buffer is full. */
 static int srh_insert(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned)
 {
-    if (!CONFIG_WREN_IPV6_RPL) {
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_RPL_NONSTORING) {
         return 0;
     }
     uint8_t r[1 + 16 + WREN_IPV6_SRH_MAX];
-    int n = -ENOENT;
-    struct wren_netreg_entry *e = NULL;
-    while (n < 17 && (e = wren_netreg_lookup(ip->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, e))) {
-        memcpy(r, hs->data + IPV6_OFF_DST, 16);
-        n = wren_netapi_get(ip->node, e->module, WREN_NETOPT_RPL_SRH, 0, r, sizeof(r));
-    }
+    int n = rpl_ask(ip, WREN_NETOPT_RPL_SRH, hs->data + IPV6_OFF_DST, r, sizeof(r), 17);
     if (n < 17 || !wren_ipv6_if_get(ip, r[0]) || (pinned && r[0] != pinned)) {
         return 0; /* a pinned interface wins (answers go out where the question came in) */
     }
@@ -259,6 +261,28 @@ static int rpi_insert(struct wren_ipv6 *ip, struct wren_snip *hs)
     return 0;
 }
 
+/* The first RPL option of at least @p min_len data bytes in the hop-by-hop
+ * header that datagram @p dg (whole, in one snip) starts with: the offset
+ * of its data in @p dg, 0 if none. */
+static size_t rpi_find(const struct wren_snip *dg, uint8_t min_len)
+{
+    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
+        return 0;
+    }
+    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
+    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
+    struct ipv6_ext_opt o;
+    if (IPV6_HDR_LEN + hlen > dg->size) {
+        return 0;
+    }
+    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
+        if ((o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) && o.len >= min_len) {
+            return IPV6_HDR_LEN + o.off + 2;
+        }
+    }
+    return 0;
+}
+
 /* RFC 6550 11.2: a router forwarding a datagram updates its RPI (direction,
  * our rank) after RPL checked it for a rank error; RPL answers -ELOOP for a
  * second error (a loop): the datagram is dropped. @p dg: the datagram,
@@ -269,33 +293,22 @@ static int rpi_forward(struct wren_ipv6 *ip, struct wren_snip *dg, const uint8_t
         return 0;
     }
     struct wren_module *rpl = rpl_module(ip);
-    if (rpl == NULL || dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT ||
-        dg->size < IPV6_HDR_LEN + 8) {
-        return 0;
+    size_t off = rpl ? rpi_find(dg, RPL_RPI_LEN) : 0;
+    if (off == 0) {
+        return 0; /* (a hop-by-hop header past the datagram: the receiver's walk refuses it) */
     }
-    uint8_t *hbh = dg->data + IPV6_HDR_LEN;
-    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
-    if (IPV6_HDR_LEN + hlen > dg->size) {
-        return 0; /* the receiver's walk will refuse it */
+    uint8_t *rpi = dg->data + off;
+    uint8_t v[28];
+    wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
+    memcpy(v + 16, rpi, RPL_RPI_LEN);
+    memcpy(v + 20, prev_iid, 8);
+    int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
+    if (n == -ELOOP) {
+        ip->stats.rx_drop_rpl_loop++;
+        return -1;
     }
-    struct ipv6_ext_opt o;
-    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
-        if ((o.type != RPL_RPI_TYPE && o.type != RPL_RPI_TYPE_6553) || o.len < RPL_RPI_LEN) {
-            continue;
-        }
-        uint8_t v[28];
-        wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
-        memcpy(v + 16, hbh + o.off + 2, RPL_RPI_LEN);
-        memcpy(v + 20, prev_iid, 8);
-        int n = wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_RPI_FWD, 0, v, sizeof(v));
-        if (n == -ELOOP) {
-            ip->stats.rx_drop_rpl_loop++;
-            return -1;
-        }
-        if (n == RPL_RPI_LEN) {
-            memcpy(hbh + o.off + 2, v, RPL_RPI_LEN);
-        }
-        return 0;
+    if (n == RPL_RPI_LEN) {
+        memcpy(rpi, v, RPL_RPI_LEN);
     }
     return 0;
 }
@@ -328,7 +341,7 @@ static void encapsulate(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren
 static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wren_snip *hs)
 {
     uint8_t *h = hs->data;
-    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER ||
+    if (!CONFIG_WREN_IPV6_RPL || !CONFIG_WREN_IPV6_ROUTER || !CONFIG_WREN_RPL_RUL ||
         wren_ipv6_addr_is_multicast(h + IPV6_OFF_DST) ||
         wren_ipv6_addr_is_link_local(h + IPV6_OFF_DST)) {
         return false;
@@ -352,27 +365,6 @@ static bool tunnel_origin(struct wren_ipv6 *ip, struct wren_snip *pkt, struct wr
     return true;
 }
 
-/* Whether datagram @p dg (whole, in one snip) starts with a hop-by-hop
- * header holding an RPL option. */
-static bool has_rpi(const struct wren_snip *dg)
-{
-    if (dg->data[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT || dg->size < IPV6_HDR_LEN + 8) {
-        return false;
-    }
-    const uint8_t *hbh = dg->data + IPV6_HDR_LEN;
-    size_t hlen = (hbh[1] + 1u) * 8, pos = 2;
-    struct ipv6_ext_opt o;
-    if (IPV6_HDR_LEN + hlen > dg->size) {
-        return false;
-    }
-    while (wren_ipv6_ext_opt_next(hbh, hlen, &pos, &o) > 0) {
-        if (o.type == RPL_RPI_TYPE || o.type == RPL_RPI_TYPE_6553) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* RFC 9008 7 and 8: a root forwarding a datagram down its DODAG that the
  * datagram cannot travel as it is (non-storing: it needs a source route;
  * storing: it came from outside, without an RPI) puts it in an IPv6-in-IPv6
@@ -392,7 +384,7 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
     }
     uint8_t v[33];
     wren_ipv6_addr_copy(v, dg->data + IPV6_OFF_DST);
-    v[16] = has_rpi(dg);
+    v[16] = rpi_find(dg, 0) != 0;
     wren_ipv6_addr_copy(v + 17, dg->data + IPV6_OFF_SRC);
     if (wren_netapi_get(ip->node, rpl, WREN_NETOPT_RPL_TUNNEL, 0, v, sizeof(v)) != 16) {
         return false;
@@ -403,6 +395,30 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 
 /* ---- routing ------------------------------------------------------------ */
 
+/* RPL's downward route to @p dst, when it is longer than the FIB's @p r
+ * and on the @p pinned interface (if any): its interface, @p rr holding the
+ * route; NULL otherwise. */
+static struct wren_ipv6_if *rpl_route_wins(struct wren_ipv6 *ip, const uint8_t *dst,
+                                           const struct wren_fib_entry *r, uint8_t pinned,
+                                           uint8_t rr[18])
+{
+    if (!rpl_route(ip, dst, rr) || (r && rr[1] <= r->prefix_len) || (pinned && rr[0] != pinned)) {
+        return NULL;
+    }
+    return wren_ipv6_if_get(ip, rr[0]);
+}
+
+/* The first interface we have (link scope without a pinned one), or NULL. */
+static struct wren_ipv6_if *first_if(struct wren_ipv6 *ip)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
+        if (ip->ifs[i].if_id) {
+            return &ip->ifs[i];
+        }
+    }
+    return NULL;
+}
+
 /* The interface to @p dst and its next hop (*@p next_hop, @p dst unless a
  * route names another; @p rr holds RPL's route): RPL's downward route when
  * it is longer than the FIB's, the FIB's, a @p pinned interface, or, link
@@ -410,35 +426,30 @@ static bool tunnel_down(struct wren_ipv6 *ip, struct wren_snip *dg)
 static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t pinned,
                                        bool on_link, const uint8_t **next_hop, uint8_t rr[18])
 {
-    struct wren_ipv6_if *ifc = NULL;
     *next_hop = dst;
     /* on_link: a strict source route's next hop is a neighbour on @p pinned */
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
-    const struct wren_fib_entry *r = link_scope ? NULL : wren_fib_lookup(&ip->fib, dst);
-    if (!link_scope && rpl_route(ip, dst, rr) && (r == NULL || rr[1] > r->prefix_len) &&
-        (!pinned || rr[0] == pinned) && wren_ipv6_if_get(ip, rr[0])) {
-        ifc = wren_ipv6_if_get(ip, rr[0]);
-        *next_hop = rr + 2;
-    } else if (r && pinned && r->if_id != pinned) {
-        r = NULL; /* the pinned interface wins; its destination is on-link */
-    }
-    if (ifc) {
-        /* RPL's route */
-    } else if (r) {
-        ifc = wren_ipv6_if_get(ip, r->if_id);
-        if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
-            *next_hop = r->next_hop;
+    if (!link_scope) {
+        const struct wren_fib_entry *r = wren_fib_lookup(&ip->fib, dst);
+        struct wren_ipv6_if *ifc = rpl_route_wins(ip, dst, r, pinned, rr);
+        if (ifc) {
+            *next_hop = rr + 2; /* RPL's route */
+            return ifc;
         }
-    } else if (pinned) {
-        ifc = wren_ipv6_if_get(ip, pinned);
-    } else if (link_scope) {
-        /* link scope without a pinned interface: the first one */
-        for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
-            ifc = ip->ifs[i].if_id ? &ip->ifs[i] : NULL;
+        if (r && (!pinned || r->if_id == pinned)) {
+            if (!wren_ipv6_addr_is_unspecified(r->next_hop)) {
+                *next_hop = r->next_hop;
+            }
+            return wren_ipv6_if_get(ip, r->if_id);
+        }
+        if (!pinned) {
+            return NULL;
         }
     }
-    return ifc;
+    /* the pinned interface wins (its destination is on-link); link scope
+     * without one: the first interface */
+    return pinned ? wren_ipv6_if_get(ip, pinned) : first_if(ip);
 }
 
 /* Route @p pkt, whose head is the 40-byte IPv6 header snip (netif header
@@ -503,6 +514,35 @@ drop:
     wren_pktbuf_release(&ip->node->pktbuf, pkt);
 }
 
+/* Whether @p pkt, handed to us to send (its netif header gone, @p pinned
+ * the interface it named), starts with a 40-byte IPv6 header of version 6
+ * and names an interface of ours, if any. */
+static bool send_hdr_ok(struct wren_ipv6 *ip, const struct wren_snip *pkt, uint8_t pinned)
+{
+    return pkt && pkt->type == WREN_NETTYPE_IPV6 && pkt->size == IPV6_HDR_LEN &&
+           (pkt->data[0] >> 4) == 6 && (!pinned || wren_ipv6_if_get(ip, pinned));
+}
+
+/* RPL's headers of a datagram we originate (not to ourselves, @p local),
+ * unicast beyond the link and without extension headers yet: a
+ * non-storing root's source route and the RPI (RPL's own messages go
+ * without). Returns the source route's first hop's interface (0: none),
+ * -1 when the buffer is full (counted). */
+/* (not inlined: inlined into wren_ipv6_send, gcc 12 -Os made 40 bytes more) */
+__attribute__((noinline)) static int rpl_headers(struct wren_ipv6 *ip, struct wren_snip *hs, uint8_t pinned, bool local)
+{
+    const uint8_t *h = hs->data, *dst = h + IPV6_OFF_DST;
+    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
+                   hs->next->data[0] == ICMPV6_RPL;
+    int direct = 0;
+    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
+        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
+        ((direct = srh_insert(ip, hs, pinned)) < 0 || (!rpl_msg && rpi_insert(ip, hs) < 0))) {
+        return -1;
+    }
+    return direct;
+}
+
 void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ip->node->pktbuf;
@@ -511,8 +551,7 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
         pinned = wren_netif_hdr(pkt)->if_id;
         pkt = wren_pktbuf_release_head(pb, pkt);
     }
-    if (pkt == NULL || pkt->type != WREN_NETTYPE_IPV6 || pkt->size != IPV6_HDR_LEN ||
-        (pkt->data[0] >> 4) != 6 || (pinned && !wren_ipv6_if_get(ip, pinned))) {
+    if (!send_hdr_ok(ip, pkt, pinned)) {
         ip->stats.tx_drop_bad++;
         goto drop;
     }
@@ -537,14 +576,8 @@ void wren_ipv6_send(struct wren_ipv6 *ip, struct wren_snip *pkt)
     if (!local && tunnel_origin(ip, pkt, hs)) {
         return;
     }
-    int direct = 0;
-    /* RPL's own messages go without an RPI */
-    bool rpl_msg = h[IPV6_OFF_NEXT] == IPV6_NH_ICMPV6 && hs->next && hs->next->size &&
-                   hs->next->data[0] == ICMPV6_RPL;
-    if (!local && !wren_ipv6_addr_is_multicast(dst) && !wren_ipv6_addr_is_link_local(dst) &&
-        h[IPV6_OFF_NEXT] != IPV6_NH_HOPOPT &&
-        ((direct = srh_insert(ip, hs, pinned)) < 0 ||
-         (!rpl_msg && rpi_insert(ip, hs) < 0))) {
+    int direct = CONFIG_WREN_IPV6_RPL ? rpl_headers(ip, hs, pinned, local) : 0;
+    if (direct < 0) {
         goto drop;
     }
     size_t plen = wren_pkt_len(hs->next);

@@ -45,38 +45,65 @@
 
 const uint8_t wren_rpl_all_nodes[16] = WREN_RPL_ALL_NODES;
 
+uint32_t wren_rpl_now_s(const struct wren_rpl *rpl)
+{
+    return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
+}
+
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
+bool wren_rpl_seq_newer(uint8_t a, uint8_t b)
+{
+    if (a == b) {
+        return false;
+    }
+    if (a > 127 && b <= 127) {
+        return (unsigned)(256 + b - a) > SEQ_WINDOW;
+    }
+    if (a <= 127 && b > 127) {
+        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
+    }
+    if (a > 127) {
+        return a > b; /* both in the linear part */
+    }
+    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
+    return d <= SEQ_WINDOW ? a > b : a < b;
+}
+
 /* ---- talking to IPv6 (netapi) --------------------------------------------- */
 
-void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
-                      const uint8_t *via, bool add, int *res)
+void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
 {
     struct wren_module *ip = ipv6_layer(rpl);
-    struct wren_fib_entry r = { .prefix_len = plen, .if_id = rpl->if_id };
-    memcpy(r.prefix, prefix, 16);
+    struct wren_fib_entry r = { .prefix_len = 0, .if_id = rpl->if_id }; /* ::/0 */
     if (via) {
-        memcpy(r.next_hop, via, 16);
+        wren_ipv6_addr_copy(r.next_hop, via);
     }
-    int rc = ip ? wren_netapi_set(rpl->node, ip,
-                                  add ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
-                                  0, &r, sizeof(r))
-                : -ENODEV;
-    if (res) {
-        *res = rc;
+    if (ip) {
+        wren_netapi_set(rpl->node, ip, via ? WREN_NETOPT_IPV6_ROUTE_ADD : WREN_NETOPT_IPV6_ROUTE_DEL,
+                        0, &r, sizeof(r));
     }
 }
 
-/* Our link-local address on the interface (the IID of our global one). */
-static bool link_local(struct wren_rpl *rpl, uint8_t *out)
+void wren_rpl_forwarding_on(struct wren_rpl *rpl)
+{
+    struct wren_module *ip = ipv6_layer(rpl);
+    uint8_t fwd = 1;
+    if (ip) {
+        wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    }
+}
+
+/* Our link-local address on the interface (the IID of our global one),
+ * from IPv6 (@p ip). */
+static bool link_local(struct wren_rpl *rpl, struct wren_module *ip, uint8_t *out)
 {
     struct wren_ipv6_addr a[CONFIG_WREN_IPV6_ADDRS];
-    struct wren_module *ip = ipv6_layer(rpl);
-    if (ip == NULL ||
-        wren_netapi_get(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, a, sizeof(a)) <= 0) {
+    if (wren_netapi_get(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, a, sizeof(a)) <= 0) {
         return false;
     }
     for (unsigned i = 0; i < CONFIG_WREN_IPV6_ADDRS; i++) {
         if (a[i].state == WREN_IPV6_ADDR_VALID && wren_ipv6_addr_is_link_local(a[i].addr)) {
-            memcpy(out, a[i].addr, 16);
+            wren_ipv6_addr_copy(out, a[i].addr);
             return true;
         }
     }
@@ -88,22 +115,23 @@ void wren_rpl_take_address(struct wren_rpl *rpl)
 {
     uint8_t ll[16];
     struct wren_module *ip = ipv6_layer(rpl);
-    if (ip == NULL || rpl->prefix_len != 64 || !link_local(rpl, ll)) {
+    if (ip == NULL || rpl->prefix_len != 64 || !link_local(rpl, ip, ll)) {
         return;
     }
     struct wren_ipv6_addr a = { .prefix_len = 64, .state = WREN_IPV6_ADDR_VALID };
     memcpy(a.addr, rpl->prefix, 8);
     memcpy(a.addr + 8, ll + 8, 8);
     if (wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_ADDR, rpl->if_id, &a, sizeof(a)) == 0) {
-        memcpy(rpl->addr, a.addr, 16);
+        wren_ipv6_addr_copy(rpl->addr, a.addr);
     }
 }
 
-void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len)
+void wren_rpl_send_to(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len,
+                      bool link)
 {
-    /* link-local control traffic: hop limit 255, like ND */
     rpl->stats.tx_bytes += (uint32_t)len;
-    if (wren_icmpv6_send(rpl->node, NULL, dst, 255, rpl->if_id, m, len) < 0) {
+    if (wren_icmpv6_send(rpl->node, link ? NULL : rpl->addr, dst, link ? 255 : 0,
+                         link ? rpl->if_id : 0, m, len) < 0) {
         rpl->stats.tx_fail++;
     }
 }
@@ -169,12 +197,12 @@ static void expire_routes(struct wren_rpl *rpl, uint32_t now)
  * and then. */
 static void tick_detached(struct wren_rpl *rpl, uint32_t now)
 {
-    if (rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
+    if (CONFIG_WREN_RPL_FLOATING && rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
         wren_rpl_float_root(rpl);
         return;
     }
     if (now >= rpl->next_dis_s) {
-        wren_rpl_send_dis(rpl);
+        wren_rpl_send_dis_to(rpl, wren_rpl_all_nodes);
         rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
     }
 }
@@ -243,6 +271,14 @@ static bool failing_parent(struct wren_rpl *rpl, uint32_t now)
     return false;
 }
 
+void wren_rpl_dao_later(struct wren_rpl *rpl, uint32_t now)
+{
+    uint32_t soon = now + 30 + wren_node_random_below(rpl->node, 10);
+    if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
+        rpl->next_dao_s = soon;
+    }
+}
+
 /* The DAO's timers: resent without a DAO-ACK, refreshed at half the
  * lifetime. */
 static void dao_timers(struct wren_rpl *rpl, uint32_t now)
@@ -261,10 +297,7 @@ static void dao_timers(struct wren_rpl *rpl, uint32_t now)
             /* the parent does not answer: the routes stay dirty and go up
              * with the next DAO, at the refresh or sooner */
             rpl->dao_wait = false;
-            uint32_t soon = now + 30 + wren_node_random_below(rpl->node, 10);
-            if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
-                rpl->next_dao_s = soon;
-            }
+            wren_rpl_dao_later(rpl, now);
         }
     }
     if (rpl->next_dao_s && now >= rpl->next_dao_s) {
@@ -282,7 +315,7 @@ static void rpl_tick(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_rpl *rpl = arg;
-    uint32_t now = now_s(rpl);
+    uint32_t now = wren_rpl_now_s(rpl);
     if (rpl->role == WREN_RPL_OFF) {
         return;
     }
@@ -324,10 +357,12 @@ static void stop(struct wren_rpl *rpl)
         wren_rpl_default_route(rpl, NULL);
     }
     rpl->joined = false;
-    rpl->floating = false;
-    rpl->float_due = false;
+    if (CONFIG_WREN_RPL_FLOATING) { /* (without, never set) */
+        rpl->floating = false;
+        rpl->float_due = false;
+    }
     rpl->guard_until_s = 0;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     memset(rpl->parents, 0, sizeof(rpl->parents));
 }
@@ -362,20 +397,31 @@ static bool role_cfg_valid(const struct wren_rpl_role_cfg *c)
     return true;
 }
 
+/* Whether this build runs role configuration @p c (a valid one): its
+ * mode (core/config.h: CONFIG_WREN_RPL_STORING, _NONSTORING). */
+static bool role_cfg_built(const struct wren_rpl_role_cfg *c)
+{
+    if (c->role == WREN_RPL_ROOT) {
+        return mop_built(c->mop);
+    }
+    return !(c->flags & WREN_RPL_CFG_MOP) || c->role == WREN_RPL_OFF || mop_built(c->mop);
+}
+
 /* A root starts its DODAG: the configuration it announces (the defaults
  * or @p c's timers), its prefix and address, a DTSN of its own, rank
  * ROOT_RANK, forwarding on, Trickle. */
-static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
-                       struct wren_module *ip)
+static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
 {
     rpl->instance = c->instance;
     rpl->mop = c->mop;
-    rpl->cfg = (struct rpl_opt_config){
+    static const struct rpl_opt_config def = {
         .dio_int_doublings = DEF_DOUBLINGS, .dio_int_min = DEF_IMIN,
         .dio_redundancy = DEF_REDUNDANCY, .max_rank_inc = DEF_MAX_RANK_INC,
-        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC, .ocp = c->ocp,
+        .min_hop_rank_inc = WREN_RPL_MIN_HOP_RANK_INC,
         .def_lifetime = DEF_LIFETIME, .lifetime_unit = DEF_LIFETIME_UNIT,
     };
+    rpl->cfg = def;
+    rpl->cfg.ocp = c->ocp;
 #if CONFIG_WREN_RPL_ROOT_TIMERS
     if (c->flags & WREN_RPL_CFG_TIMERS) {
         rpl->cfg.dio_int_min = c->dio_imin;
@@ -391,14 +437,13 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c,
     rpl->pio_flags = RPL_PIO_A | RPL_PIO_R;
     rpl->pio_valid = rpl->pio_preferred = 0xffffffffu;
     wren_rpl_take_address(rpl);
-    memcpy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, rpl->addr[0] ? rpl->addr : rpl->prefix);
     /* a DTSN of its own: after a reboot (routes lost) the nodes see it
      * change and announce their routes again */
     rpl->dtsn = (uint8_t)wren_node_random(rpl->node);
     rpl->rank = WREN_RPL_MIN_HOP_RANK_INC; /* ROOT_RANK */
     rpl->lowest_rank = rpl->rank;
-    uint8_t fwd = 1;
-    wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
+    wren_rpl_forwarding_on(rpl);
     wren_rpl_trickle_start(rpl);
 }
 
@@ -407,6 +452,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     struct wren_module *ip = ipv6_layer(rpl);
     if (!role_cfg_valid(c)) {
         return -EINVAL;
+    }
+    if (!role_cfg_built(c)) {
+        return -ENOTSUP;
     }
     if (ip == NULL) {
         return -ENODEV;
@@ -417,7 +465,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->heard_mop = 0xff;
     rpl->next_cfg_dis_s = 0;
     rpl->grounded = c->role == WREN_RPL_ROOT && (c->flags & WREN_RPL_CFG_GROUNDED);
-    rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    if (CONFIG_WREN_RPL_FLOATING) { /* (without, never read) */
+        rpl->may_float = c->role == WREN_RPL_ROUTER && !(c->flags & WREN_RPL_CFG_NO_FLOAT);
+    }
     if (c->role == WREN_RPL_OFF) {
         wren_timer_cancel(rpl->node, &rpl->tick);
         return 0;
@@ -432,10 +482,10 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     rpl->path_seq = SEQ_INIT;
     rpl->dtsn = SEQ_INIT;
     if (c->role != WREN_RPL_ROOT) {
-        rpl->next_dis_s = now_s(rpl) + wren_node_random_below(rpl->node, 2);
+        rpl->next_dis_s = wren_rpl_now_s(rpl) + wren_node_random_below(rpl->node, 2);
         return 0;
     }
-    root_start(rpl, c, ip);
+    root_start(rpl, c);
     return 0;
 }
 
@@ -465,7 +515,7 @@ int wren_rpl_global_repair(struct wren_rpl *rpl)
      * every node for its DAOs again */
     rpl->version = seq_next(rpl->version);
     rpl->dtsn = seq_next(rpl->dtsn);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_trickle_reset(rpl);
     return 0;
 }
 
@@ -505,15 +555,71 @@ static int get_parent(struct wren_rpl *rpl, void *val, size_t max)
     if (!CONFIG_WREN_RPL_PARENT_INFO) {
         return -ENOTSUP;
     }
-    if (rpl->pref < 0 || rpl->role == WREN_RPL_ROOT) {
+    if (rpl->pref == NO_PREF || rpl->role == WREN_RPL_ROOT) {
         return -ENOENT;
     }
     const struct wren_rpl_parent *p = &rpl->parents[rpl->pref];
-    memcpy(pa, p->addr, 16);
+    wren_ipv6_addr_copy(pa, p->addr);
     if (wren_ipv6_l2_from_iid(p->addr + 8, pa + 16) != 8) {
         return -ENOENT;
     }
     return wren_netopt_put(val, max, pa, sizeof(pa));
+}
+
+/* GET WREN_NETOPT_RPL_PREFIX: the DODAG's /64 while we route in it (a
+ * root, or a joined router): the NIBs advertise it to hosts that run no
+ * RPL (RFC 9010 4) */
+static int get_prefix(struct wren_rpl *rpl, void *val, size_t max)
+{
+    struct wren_rpl_prefix p = { .len = 64 };
+    if ((rpl->role != WREN_RPL_ROOT && (rpl->role != WREN_RPL_ROUTER || !rpl->joined)) ||
+        rpl->prefix_len != 64) {
+        return -ENOENT;
+    }
+    memcpy(p.prefix, rpl->prefix, 8);
+    return wren_netopt_put(val, max, &p, sizeof(p));
+}
+
+/* GET WREN_NETOPT_RPL_RANK (for MSF) */
+static int get_rank(struct wren_rpl *rpl, void *val, size_t max)
+{
+    if (!CONFIG_WREN_RPL_PARENT_INFO) {
+        return -ENOTSUP;
+    }
+    uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
+    return wren_netopt_put(val, max, &r, sizeof(r));
+}
+
+/* What IPv6 asks of RPL for a datagram (its hooks, ipv6_tx.c): the RPI,
+ * downward routes, leaves, tunnels, source routes; @p val holds the
+ * question and gets the answer. */
+static int get_hook(struct wren_rpl *rpl, uint16_t opt, void *val, size_t max)
+{
+    uint8_t dst[16];
+    switch (opt) {
+    case WREN_NETOPT_RPL_RPI:
+        return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
+    case WREN_NETOPT_RPL_RPI_FWD:
+        return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
+    case WREN_NETOPT_RPL_ROUTE:
+        if (max < 18) {
+            return -EOVERFLOW;
+        }
+        wren_ipv6_addr_copy(dst, val);
+        return wren_rpl_route_lookup(rpl, dst, val);
+    case WREN_NETOPT_RPL_RUL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
+    case WREN_NETOPT_RPL_TUNNEL:
+        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
+    case WREN_NETOPT_RPL_SRH:
+        if (max < 16) {
+            return -EOVERFLOW;
+        }
+        wren_ipv6_addr_copy(dst, val);
+        return wren_rpl_source_route(rpl, dst, val, max);
+    default:
+        return -ENOTSUP;
+    }
 }
 
 static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
@@ -530,52 +636,14 @@ static int rpl_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &rpl->if_id, 1);
     case WREN_NETOPT_RPL_ROLE:
         return wren_netopt_put(val, max, &rpl->role, 1);
-    case WREN_NETOPT_RPL_PREFIX: {
-        /* the DODAG's /64 while we route in it (a root, or a joined router):
-         * the NIBs advertise it to hosts that run no RPL (RFC 9010 4) */
-        struct wren_rpl_prefix p = { .len = 64 };
-        if ((rpl->role != WREN_RPL_ROOT && (rpl->role != WREN_RPL_ROUTER || !rpl->joined)) ||
-            rpl->prefix_len != 64) {
-            return -ENOENT;
-        }
-        memcpy(p.prefix, rpl->prefix, 8);
-        return wren_netopt_put(val, max, &p, sizeof(p));
-    }
-    case WREN_NETOPT_RPL_RANK: {
-        if (!CONFIG_WREN_RPL_PARENT_INFO) {
-            return -ENOTSUP;
-        }
-        uint16_t r = rpl->joined || rpl->role == WREN_RPL_ROOT ? rpl->rank : RPL_INFINITE_RANK;
-        return wren_netopt_put(val, max, &r, sizeof(r));
-    }
+    case WREN_NETOPT_RPL_PREFIX:
+        return get_prefix(rpl, val, max);
+    case WREN_NETOPT_RPL_RANK:
+        return get_rank(rpl, val, max);
     case WREN_NETOPT_RPL_PARENT:
         return get_parent(rpl, val, max);
-    case WREN_NETOPT_RPL_RPI:
-        return max < 16 ? -EOVERFLOW : wren_rpl_rpi_origin(rpl, val);
-    case WREN_NETOPT_RPL_RPI_FWD:
-        return max < 28 ? -EOVERFLOW : wren_rpl_rpi_forward(rpl, val);
-    case WREN_NETOPT_RPL_ROUTE: {
-        uint8_t dst[16];
-        if (max < 18) {
-            return -EOVERFLOW;
-        }
-        memcpy(dst, val, 16);
-        return wren_rpl_route_lookup(rpl, dst, val);
-    }
-    case WREN_NETOPT_RPL_RUL:
-        return max < 17 ? -EOVERFLOW : wren_rpl_rul_query(rpl, val);
-    case WREN_NETOPT_RPL_TUNNEL:
-        return max < 17 ? -EOVERFLOW : wren_rpl_tunnel(rpl, val, max);
-    case WREN_NETOPT_RPL_SRH: {
-        uint8_t dst[16];
-        if (max < 16) {
-            return -EOVERFLOW;
-        }
-        memcpy(dst, val, 16);
-        return wren_rpl_source_route(rpl, dst, val, max);
-    }
     default:
-        return -ENOTSUP;
+        return get_hook(rpl, opt, val, max);
     }
 }
 
@@ -650,7 +718,7 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     rpl->module.prio = WREN_PRIO_NET;
     rpl->node = node;
     rpl->if_id = if_id;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     rpl->lowest_rank = RPL_INFINITE_RANK;
     rpl->routes = rpl->own_routes;

@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/config.h"
 #include "core/counters.h"
 #include "core/module.h"
 #include "core/timer.h"
@@ -76,7 +77,7 @@
 #endif
 _Static_assert(CONFIG_WREN_RPL_RULS >= 1 && CONFIG_WREN_RPL_RULS <= 255, "1..255 leaves");
 _Static_assert(CONFIG_WREN_RPL_PARENTS >= 1 && CONFIG_WREN_RPL_PARENTS <= 127,
-               "one parent at least; indices fit an int8_t");
+               "one parent at least; indices below NO_PREF (0xff)");
 _Static_assert(CONFIG_WREN_RPL_ROUTES >= 0 && CONFIG_WREN_RPL_ROUTES <= 0xffff,
                "0..65535 routes");
 /** Most hops of a source route a non-storing root builds (bounds its walk
@@ -176,6 +177,22 @@ _Static_assert(CONFIG_WREN_RPL_TARGET_MIN_PLEN >= 1 && CONFIG_WREN_RPL_TARGET_MI
                    CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN >= 1 &&
                    CONFIG_WREN_RPL_EXT_TARGET_MIN_PLEN <= 128,
                "1..128 bits");
+
+#ifndef CONFIG_WREN_RPL_FLOATING
+/** A router that loses every parent roots a floating DODAG of its own (RFC
+ *  6550 3.2.4, a MAY) until it hears a grounded one; 0 leaves that out (it
+ *  then only solicits DIOs, as with WREN_RPL_CFG_NO_FLOAT; DODAGs that
+ *  others float are still joined and left for grounded ones) */
+#define CONFIG_WREN_RPL_FLOATING 1
+#endif
+
+#ifndef CONFIG_WREN_RPL_ACK_DEFER
+/** A non-storing root defers the DAO-ACK to a node whose source route is
+ *  not complete yet (the DAO of a node on its path is still to come) and
+ *  sends it when the path completes (dao_ack_deferred, dao_ack_late); 0
+ *  leaves that out: the DAO-ACK goes at once, as RFC 6550 has it */
+#define CONFIG_WREN_RPL_ACK_DEFER 1
+#endif
 
 #ifndef CONFIG_WREN_RPL_ROOT_TIMERS
 #define CONFIG_WREN_RPL_ROOT_TIMERS 1 /**< a root's timers from its role (the Cortex images: 0) */
@@ -283,15 +300,34 @@ struct wren_rpl_route_mem {
     uint32_t n;                 /**< 1..65535 */
 };
 
+/* (the fields read most come first: on a Cortex-M3 a byte within 31 bytes
+ * of the start, a halfword within 62, a word within 124 take 2-byte loads
+ * and stores, those further 4-byte ones) */
 struct wren_rpl {
     struct wren_module module; /**< first */
-    struct wren_rpl_stats stats;
     struct wren_node *node;
-    struct wren_netreg_entry reg;
-    uint8_t if_id;
+    struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
     uint8_t role;        /**< enum wren_rpl_role */
     bool joined;
+    uint8_t pref;        /**< preferred parent's index, NO_PREF (0xff): none */
+    uint8_t instance;
+    uint8_t if_id;
+    uint8_t mop;
+    bool dao_wait;       /**< a DAO-ACK for dao_seq is awaited */
+    uint8_t version;
+    uint8_t dtsn;
+    uint8_t dao_seq;     /**< the last DAO sent (ours or passed on) */
+    uint8_t prefix_len;
     bool grounded;       /**< the DODAG's G flag (a root's: configured) */
+    uint16_t rank;
+    uint16_t lowest_rank; /**< lowest rank advertised in this version (8.2.2.4) */
+    uint16_t n_routes;
+    uint16_t dao_next;   /**< the route the next DAO's forwarded targets start from */
+    struct rpl_opt_config cfg;
+    uint32_t next_dao_s; /**< 0: no DAO scheduled */
+    uint32_t bad_since_s; /**< the preferred parent's link fails, none better: since */
+    struct wren_rpl_stats stats;
+    struct wren_netreg_entry reg;
     bool floating;       /**< a router acting as the root of a floating DODAG
                               (role ROOT meanwhile, until a grounded DODAG is heard) */
     bool may_float;      /**< a router: may form a floating DODAG (WREN_RPL_CFG_NO_FLOAT) */
@@ -306,30 +342,17 @@ struct wren_rpl {
     uint16_t guard_rank;
     uint8_t guard_version;
     uint8_t guard_dodagid[16];
-    uint8_t instance;
-    uint8_t version;
-    uint8_t mop;
-    uint8_t dtsn;
-    uint8_t dao_seq;     /**< the last DAO sent (ours or passed on) */
     uint8_t dao_wait_seq; /**< our own DAO awaiting its DAO-ACK */
     uint8_t path_seq;
-    int8_t pref;         /**< preferred parent's index, -1: none */
     uint8_t dao_retries; /**< DAO sent again so far while awaiting its ACK */
     uint8_t dao_jitter_s; /**< random part of the wait for the DAO-ACK */
-    bool dao_wait;       /**< a DAO-ACK for dao_seq is awaited */
-    uint16_t rank;
-    uint16_t lowest_rank; /**< lowest rank advertised in this version (8.2.2.4) */
     uint8_t dodagid[16];
     uint8_t addr[16];    /**< our address in the prefix (all zero: none yet) */
     uint8_t prefix[16];
-    uint8_t prefix_len;
     uint8_t pio_flags;
     uint32_t pio_valid, pio_preferred;
-    struct rpl_opt_config cfg;
-    uint32_t next_dao_s; /**< 0: no DAO scheduled */
     uint32_t next_dis_s;
     uint32_t dao_sent_s;
-    uint32_t bad_since_s; /**< the preferred parent's link fails, none better: since */
     uint8_t probe_next;   /**< the candidate the next probe (unicast DIS) goes to */
     uint8_t want_mop;     /**< router/leaf: the only mode joined (0xff: any) */
     uint8_t heard_mop;    /**< the mode of the last DIO refused for want_mop (0xff: none) */
@@ -338,9 +361,6 @@ struct wren_rpl {
     uint32_t next_cfg_dis_s; /**< no unicast DIS asking for a configuration before */
     uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
-    struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
-    uint16_t n_routes;
-    uint16_t dao_next;   /**< the route the next DAO's forwarded targets start from */
     struct wren_rpl_route own_routes[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
     struct wren_rpl_rul ruls[CONFIG_WREN_RPL_RULS];
     uint8_t rul_wait_seq; /**< the DAO announcing leaves awaiting its DAO-ACK */
@@ -358,7 +378,9 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id);
  *        once, a router or leaf solicits DIOs. Off stops everything and
  *        removes the routes RPL installed.
  * @return 0; -EINVAL (a root without a prefix of 1..128 bits, an unknown
- *         role or mode), -ENODEV (no IPv6 layer).
+ *         role or mode), -ENOTSUP (a mode this build leaves out:
+ *         CONFIG_WREN_RPL_STORING, _NONSTORING in core/config.h), -ENODEV
+ *         (no IPv6 layer).
  */
 int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *cfg);
 

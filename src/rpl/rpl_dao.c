@@ -22,17 +22,35 @@ static void parent_global(const struct wren_rpl *rpl, const struct wren_rpl_pare
     memcpy(out + 8, p->addr + 8, 8);
 }
 
+/* A target option for @p prefix / @p plen after the @p n bytes of options
+ * in @p opts (MSG_MAX of them); the bytes now */
+static size_t put_target(uint8_t *opts, size_t n, const uint8_t *prefix, uint8_t plen)
+{
+    struct rpl_opt_target t = { .prefix_len = plen, .prefix = prefix,
+                                .prefix_bytes = (uint8_t)((plen + 7u) / 8) };
+    return n + (size_t)wren_rpl_opt_target_emit(&t, opts + n, MSG_MAX - n);
+}
+
+/* No route is in a DAO in flight any more (a new DAO, or the last one
+ * refused) */
+static void routes_landed(struct wren_rpl *rpl)
+{
+    for (unsigned i = 0; i < rpl->n_routes; i++) {
+        rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
+    }
+}
+
 /* A DAO (K set): in storing mode to the preferred parent, with our own
  * target and up to DAO_MAX_FWD targets of routes our children announced that
  * are still to go up (9.2: each hop announces what it routes, and sends it
  * again until its parent ACKs); in non-storing mode to the root, with our
  * preferred parent's address in the transit option (9.7). */
-int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
-                      size_t max)
+int wren_rpl_dao_emit(struct wren_rpl *rpl, uint8_t flags, const uint8_t *opts, size_t n,
+                      uint8_t *out, size_t max)
 {
     rpl->dao_seq = seq_next(rpl->dao_seq);
     struct rpl_msg m = { .code = RPL_CODE_DAO,
-                         .dao = { .instance = rpl->instance, .flags = RPL_DAO_K,
+                         .dao = { .instance = rpl->instance, .flags = flags,
                                   .seq = rpl->dao_seq },
                          .opts = opts, .opts_len = n };
     int len = wren_rpl_msg_emit(&m, out, max);
@@ -44,10 +62,10 @@ int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8
 
 void wren_rpl_send_dao(struct wren_rpl *rpl)
 {
-    if (rpl->pref < 0) {
+    if (rpl->pref == NO_PREF) {
         return;
     }
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     uint8_t opts[MSG_MAX], out[MSG_MAX + 24], parent[16];
     size_t n = 0;
     if (rpl->addr[0] == 0 || (ns && rpl->prefix_len != 64)) {
@@ -63,10 +81,8 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
     n = (size_t)wren_rpl_opt_target_emit(&t, opts, sizeof(opts));
     n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
     unsigned fwd = 0;
-    uint32_t now = now_s(rpl);
-    for (unsigned i = 0; i < rpl->n_routes; i++) {
-        rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
-    }
+    uint32_t now = wren_rpl_now_s(rpl);
+    routes_landed(rpl);
     /* the dirty routes from where the last DAO stopped: when its ACK is
      * lost, the DAO sent again carries the next ones instead of the same
      * first DAO_MAX_FWD every time (those stay dirty and come round again) */
@@ -79,35 +95,27 @@ void wren_rpl_send_dao(struct wren_rpl *rpl)
         }
         uint32_t left = r->expires_s - now, unit = rpl->cfg.lifetime_unit;
         uint32_t units = (left + unit - 1) / unit;
-        struct rpl_opt_target rt = { .prefix_len = r->plen, .prefix = r->target,
-                                     .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
         /* a route a no-path DAO removed goes up as a no-path (9.2.2) */
         struct rpl_opt_transit rtr = { .path_seq = r->path_seq,
                                        .path_lifetime = (uint8_t)((r->flags & RT_NOPATH) ? 0
                                                                   : units < 1 ? 1
                                                                   : units > 255 ? 255 : units) };
-        n += (size_t)wren_rpl_opt_target_emit(&rt, opts + n, sizeof(opts) - n);
+        n = put_target(opts, n, r->target, r->plen);
         n += (size_t)wren_rpl_opt_transit_emit(&rtr, opts + n, sizeof(opts) - n);
         r->flags |= RT_IN_FLIGHT;
         rpl->dao_next = (uint16_t)(i + 1);
         fwd++;
     }
-    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
+    int len = wren_rpl_dao_emit(rpl, RPL_DAO_K, opts, n, out, sizeof(out));
     rpl->dao_wait = true;
     rpl->dao_wait_seq = rpl->dao_seq;
     rpl->dao_sent_s = now;
     if (len <= 0) {
         return;
     }
-    if (ns) {
-        /* across the DODAG, like any datagram: the default hop limit */
-        rpl->stats.tx_bytes += (uint32_t)len;
-        if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
-            rpl->stats.tx_fail++;
-        }
-    } else {
-        wren_rpl_send_msg(rpl, rpl->parents[rpl->pref].addr, out, (size_t)len);
-    }
+    /* non-storing: to the root across the DODAG */
+    wren_rpl_send_to(rpl, ns ? rpl->dodagid : rpl->parents[rpl->pref].addr, out, (size_t)len,
+                     !ns);
 }
 
 /* Storing mode, RFC 6550 9.2.2 and 11.2.2.3... of a parent change: a no-path
@@ -127,9 +135,7 @@ void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
         size_t n = 0;
         unsigned nt = 0;
         if (own) {
-            struct rpl_opt_target t = { .prefix_len = 128, .prefix = rpl->addr,
-                                        .prefix_bytes = 16 };
-            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            n = put_target(opts, n, rpl->addr, 128);
             nt++;
             own = false;
         }
@@ -139,24 +145,17 @@ void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent)
             if (!route_live(r)) {
                 continue;
             }
-            struct rpl_opt_target t = { .prefix_len = r->plen, .prefix = r->target,
-                                        .prefix_bytes = (uint8_t)((r->plen + 7u) / 8) };
-            n += (size_t)wren_rpl_opt_target_emit(&t, opts + n, sizeof(opts) - n);
+            n = put_target(opts, n, r->target, r->plen);
             nt++;
         }
         if (nt == 0) {
             return;
         }
         n += (size_t)wren_rpl_opt_transit_emit(&tr, opts + n, sizeof(opts) - n);
-        rpl->dao_seq = seq_next(rpl->dao_seq);
-        struct rpl_msg m = { .code = RPL_CODE_DAO,
-                             .dao = { .instance = rpl->instance, .seq = rpl->dao_seq },
-                             .opts = opts, .opts_len = n };
-        int len = wren_rpl_msg_emit(&m, out, sizeof(out));
+        int len = wren_rpl_dao_emit(rpl, 0, opts, n, out, sizeof(out)); /* no ACK asked */
         if (len <= 0) {
             return;
         }
-        rpl->stats.tx_dao++;
         rpl->stats.tx_no_path++;
         wren_rpl_send_msg(rpl, parent, out, (size_t)len);
         if (i >= rpl->n_routes) {
@@ -172,15 +171,8 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
     uint8_t out[8];
     int len = wren_rpl_msg_emit(&m, out, sizeof(out));
     rpl->stats.tx_dao_ack++;
-    if (!wren_ipv6_addr_is_link_local(dst)) {
-        /* down the DODAG to a global address: IPv6 asks us for the SRH */
-        rpl->stats.tx_bytes += (uint32_t)len;
-        if (wren_icmpv6_send(rpl->node, rpl->addr, dst, 0, 0, out, (size_t)len) < 0) {
-            rpl->stats.tx_fail++;
-        }
-    } else {
-        wren_rpl_send_msg(rpl, dst, out, (size_t)len);
-    }
+    /* (down the DODAG to a global address: IPv6 asks us for the SRH) */
+    wren_rpl_send_to(rpl, dst, out, (size_t)len, wren_ipv6_addr_is_link_local(dst));
 }
 
 void wren_rpl_clear_routes(struct wren_rpl *rpl)
@@ -225,6 +217,40 @@ static bool target_ok(const struct wren_rpl *rpl, const uint8_t *target, uint8_t
     return rpl->role == WREN_RPL_ROOT || plen != 128 || memcmp(target, rpl->dodagid, 16) != 0;
 }
 
+/* Route @p r is no more: a root (or a non-storing node) forgets it; a
+ * storing router keeps it a while as a no-path to tell its parent in turn
+ * (its next DAO). */
+static void route_withdraw(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    if (rpl->role == WREN_RPL_ROOT || ns_mode(rpl)) {
+        memset(r, 0, sizeof(*r));
+    } else {
+        r->flags = RT_NOPATH | RT_DIRTY;
+        r->expires_s = wren_rpl_now_s(rpl) + NOPATH_HOLD_S;
+    }
+}
+
+/* A no-path for a target (RFC 6550 9.2.2, 6.7.8 path lifetime 0): its
+ * route @p r goes if it goes through this child (@p via). */
+static void no_path(struct wren_rpl *rpl, struct wren_rpl_route *r, const uint8_t *via)
+{
+    if (r == NULL || !route_live(r) || memcmp(r->via, via, 8) != 0) {
+        return;
+    }
+    rpl->stats.route_no_path++;
+    route_withdraw(rpl, r);
+}
+
+/* The slot a DAO's route to its target goes in: the target's own @p r,
+ * else a free one; NULL when the table is full. */
+static struct wren_rpl_route *route_slot(struct wren_rpl *rpl, struct wren_rpl_route *r)
+{
+    for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
+        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
+    }
+    return r;
+}
+
 /* One target of a DAO (RFC 6550 9.2.2), routed via @p via (an IID: of the
  * child's link-local address in storing mode, of the DAO parent's address
  * in our prefix in non-storing mode). Returns false if it had to be
@@ -244,35 +270,22 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
     }
     struct wren_rpl_route *r = route_find(rpl, target, t->prefix_len);
     if (tr->path_lifetime == 0) {
-        /* no-path: remove the route if it goes through this child; a
-         * storing router tells its parent in turn (its next DAO) */
-        if (r && route_live(r) && memcmp(r->via, via, 8) == 0) {
-            rpl->stats.route_no_path++;
-            if (rpl->role == WREN_RPL_ROOT || rpl->mop == RPL_MOP_NON_STORING) {
-                memset(r, 0, sizeof(*r));
-            } else {
-                r->flags = RT_NOPATH | RT_DIRTY;
-                r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
-            }
-        }
+        no_path(rpl, r, via);
         return true;
     }
     if (r && route_live(r) && memcmp(r->via, via, 8) != 0 &&
-        !seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
+        !wren_rpl_seq_newer(tr->path_seq, r->path_seq) && tr->path_seq != r->path_seq) {
         return true; /* an older path through another child: keep ours */
     }
-    for (unsigned i = 0; r == NULL && i < rpl->n_routes; i++) {
-        r = rpl->routes[i].plen == 0 ? &rpl->routes[i] : NULL;
-    }
-    if (r == NULL) {
+    if ((r = route_slot(rpl, r)) == NULL) {
         rpl->stats.routes_full++;
         return false;
     }
-    memcpy(r->target, target, 16);
+    wren_ipv6_addr_copy(r->target, target);
     memcpy(r->via, via, 8);
     r->plen = t->prefix_len;
     r->path_seq = tr->path_seq;
-    r->expires_s = now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
+    r->expires_s = wren_rpl_now_s(rpl) + lifetime_s(rpl, tr->path_lifetime);
     r->flags = rpl->role == WREN_RPL_ROOT ? (ext ? RT_EXTERNAL : 0) : RT_DIRTY;
     rpl->stats.rx_dao_external += ext;
     return true;
@@ -280,6 +293,7 @@ static bool dao_target(struct wren_rpl *rpl, const uint8_t *via, const struct rp
 
 static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t *iid);
 
+#if CONFIG_WREN_RPL_ACK_DEFER
 /* Non-storing root: is there a complete source route to @p dst? */
 static bool reachable(struct wren_rpl *rpl, const uint8_t *dst)
 {
@@ -316,6 +330,39 @@ static void release_acks(struct wren_rpl *rpl, const uint8_t *iid)
     }
 }
 
+/* Non-storing root, a DAO taken from @p src: its DAO-ACK goes down a
+ * source route, deferred while the path to the sender is incomplete (sent
+ * into the void it would only make the sender repeat its DAO across the
+ * whole DODAG); then the ACKs deferred below it. Returns true (the ACK is
+ * taken care of). */
+static bool root_ack(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    struct wren_rpl_route *r = route_find(rpl, src, 128);
+    if (r && route_live(r) && !reachable(rpl, src)) {
+        if (m->dao.flags & RPL_DAO_K) {
+            r->flags |= RT_ACK_PENDING;
+            r->ack_seq = m->dao.seq;
+            rpl->stats.dao_ack_deferred++;
+        }
+        return true;
+    }
+    if (m->dao.flags & RPL_DAO_K) {
+        send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_OK);
+    }
+    release_acks(rpl, src + 8);
+    return true;
+}
+#else
+/* (built without deferring: the ACK goes at once, as to any DAO) */
+static bool root_ack(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
+{
+    (void)rpl;
+    (void)src;
+    (void)m;
+    return false;
+}
+#endif
+
 /* RFC 6550 6.5: the other mode's DAO (a storing-only node, as RIOT's is,
  * that joined our non-storing DODAG sends its parent link-local DAOs; a
  * non-storing DAO at a storing root that is no 6LR's announcement of its
@@ -337,7 +384,7 @@ static bool dao_admitted(struct wren_rpl *rpl, const uint8_t *src, const struct 
                          bool *ext_only)
 {
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     if (rpl->role == WREN_RPL_LEAF || (!root && !rpl->joined) ||
         m->dao.instance != rpl->instance) {
         rpl->stats.rx_drop_dao++;
@@ -353,7 +400,7 @@ static bool dao_admitted(struct wren_rpl *rpl, const uint8_t *src, const struct 
         rpl->stats.rx_drop_dao++; /* a global DAO is the root's (9.7): not to us */
         return false;
     }
-    if (!ns && !root && rpl->pref >= 0 && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
+    if (!ns && !root && rpl->pref != NO_PREF && memcmp(src, rpl->parents[rpl->pref].addr, 16) == 0) {
         /* from our own preferred parent: it took us (or a node below us)
          * as its parent, a loop for a moment (RFC 6550 9.2: DAOs go up
          * only). Its routes would point back up; no ACK, it sends again
@@ -372,14 +419,14 @@ static bool dao_transit(struct wren_rpl *rpl, const uint8_t *src, const struct r
                         bool *refused)
 {
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     struct rpl_opt_transit tr;
     if (wren_rpl_opt_transit_parse(o, &tr) < 0) {
         rpl->stats.rx_drop_malformed++;
         return false;
     }
-    bool ext = !wren_ipv6_addr_is_link_local(src) && root && (tr.flags & RPL_TRANSIT_E) &&
-               tr.parent;
+    bool ext = CONFIG_WREN_RPL_RUL && !wren_ipv6_addr_is_link_local(src) && root &&
+               (tr.flags & RPL_TRANSIT_E) && tr.parent;
     if (ext_only && !ext) {
         refuse_mop(rpl, src, m); /* a non-storing DAO, not a 6LR's leaves */
         return false;
@@ -436,28 +483,12 @@ void wren_rpl_on_dao(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
 {
     rpl->stats.rx_dao++;
     bool root = rpl->role == WREN_RPL_ROOT;
-    bool ns = rpl->mop == RPL_MOP_NON_STORING;
+    bool ns = ns_mode(rpl);
     bool ext_only = false, refused = false;
     if (!dao_admitted(rpl, src, m, &ext_only) || !dao_options(rpl, src, m, ext_only, &refused)) {
         return;
     }
-    if (root && ns && !refused) {
-        /* the ACK goes down a source route: defer it while the path to the
-         * sender is incomplete (sent into the void it would only make the
-         * sender repeat its DAO across the whole DODAG) */
-        struct wren_rpl_route *r = route_find(rpl, src, 128);
-        if (r && route_live(r) && !reachable(rpl, src)) {
-            if (m->dao.flags & RPL_DAO_K) {
-                r->flags |= RT_ACK_PENDING;
-                r->ack_seq = m->dao.seq;
-                rpl->stats.dao_ack_deferred++;
-            }
-            return;
-        }
-        if (m->dao.flags & RPL_DAO_K) {
-            send_dao_ack(rpl, src, m->dao.seq, RPL_DAO_ACK_OK);
-        }
-        release_acks(rpl, src + 8);
+    if (root && ns && !refused && root_ack(rpl, src, m)) {
         return;
     }
     if (m->dao.flags & RPL_DAO_K) {
@@ -485,13 +516,8 @@ void wren_rpl_on_dao_ack(struct wren_rpl *rpl, const struct rpl_msg *m)
          * refresh, or in 30-40 s; another parent may take it by then), not
          * at once to a parent that just said no */
         rpl->stats.dao_ack_refused++;
-        for (unsigned i = 0; i < rpl->n_routes; i++) {
-            rpl->routes[i].flags &= (uint8_t)~RT_IN_FLIGHT;
-        }
-        uint32_t soon = now_s(rpl) + 30 + wren_node_random_below(rpl->node, 10);
-        if (rpl->next_dao_s == 0 || rpl->next_dao_s > soon) {
-            rpl->next_dao_s = soon;
-        }
+        routes_landed(rpl);
+        wren_rpl_dao_later(rpl, wren_rpl_now_s(rpl));
         return;
     }
     bool more = false;
@@ -526,7 +552,7 @@ static struct wren_rpl_route *route_find_iid(struct wren_rpl *rpl, const uint8_t
  * without a complete route (IPv6 then routes as usual), -EOVERFLOW. */
 int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out, size_t max)
 {
-    if (rpl->role != WREN_RPL_ROOT || rpl->mop != RPL_MOP_NON_STORING ||
+    if (rpl->role != WREN_RPL_ROOT || !ns_mode(rpl) ||
         rpl->prefix_len != 64 || memcmp(dst, rpl->prefix, 8) != 0) {
         return -ENOENT; /* DAO parents are in our /64: so are the nodes routed */
     }
@@ -535,7 +561,7 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
     const struct wren_rpl_route *up[WREN_RPL_SRH_HOPS + 1];
     size_t k = 0;
     up[0] = route_find(rpl, dst, 128);
-    if (up[0] && (up[0]->flags & RT_EXTERNAL)) {
+    if (CONFIG_WREN_RPL_RUL && up[0] && (up[0]->flags & RT_EXTERNAL)) {
         return -ENOENT; /* a leaf's: the tunnel to its 6LR takes the source route */
     }
     for (;;) {
@@ -554,14 +580,14 @@ int wren_rpl_source_route(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
         return -EOVERFLOW;
     }
     out[0] = rpl->if_id;
-    memcpy(out + 1, up[k]->target, 16);
+    wren_ipv6_addr_copy(out + 1, up[k]->target);
     if (k == 0) {
         return 17; /* a child of ours: on the link, no SRH */
     }
     /* the hops after the first, toward dst */
     uint8_t hops[WREN_RPL_SRH_HOPS][16];
     for (size_t i = 0; i < k; i++) {
-        memcpy(hops[i], up[k - 1 - i]->target, 16);
+        wren_ipv6_addr_copy(hops[i], up[k - 1 - i]->target);
     }
     int n = wren_rpl_srh_emit(0, (const uint8_t(*)[16])hops, k, up[k]->target, out + 17,
                               max - 17);
@@ -581,10 +607,10 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
         /* a leaf registered with us (RFC 9010): on its link, in any mode */
         out[0] = leaf->if_id;
         out[1] = 128;
-        memcpy(out + 2, leaf->addr, 16);
+        wren_ipv6_addr_copy(out + 2, leaf->addr);
         return 18;
     }
-    if (rpl->role == WREN_RPL_OFF || rpl->mop == RPL_MOP_NON_STORING) {
+    if (rpl->role == WREN_RPL_OFF || ns_mode(rpl)) {
         return -ENOENT;
     }
     for (unsigned i = 0; i < rpl->n_routes; i++) {
@@ -617,7 +643,7 @@ static bool has_route(struct wren_rpl *rpl, const uint8_t *dst)
  * source route (else it leaves the DODAG, or goes nowhere). */
 static bool goes_down(struct wren_rpl *rpl, const uint8_t *dst)
 {
-    if (rpl->mop != RPL_MOP_NON_STORING) {
+    if (!ns_mode(rpl)) {
         return has_route(rpl, dst);
     }
     uint8_t r[17];
@@ -643,8 +669,8 @@ static bool rul_up(const struct wren_rpl *rpl, const uint8_t *v, size_t max)
 
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
 {
-    if (rul_up(rpl, v, max)) {
-        memcpy(v, rpl->dodagid, 16);
+    if (CONFIG_WREN_RPL_RUL && rul_up(rpl, v, max)) {
+        wren_ipv6_addr_copy(v, rpl->dodagid);
         return 16;
     }
     if (rpl->role != WREN_RPL_ROOT || wren_ipv6_addr_is_multicast(v) ||
@@ -652,13 +678,13 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
         return -ENOENT;
     }
     const struct wren_rpl_route *x = route_find(rpl, v, 128);
-    if (x && route_live(x) && (x->flags & RT_EXTERNAL)) {
+    if (CONFIG_WREN_RPL_RUL && x && route_live(x) && (x->flags & RT_EXTERNAL)) {
         /* RFC 9008 7.1.3, 7.2.4, 8.1.3, 8.2.4: a leaf's datagram goes in a
          * tunnel to the 6LR that announced it, the leaf gets it bare */
         uint8_t lr[17];
         memcpy(lr, rpl->prefix, 8);
         memcpy(lr + 8, x->via, 8);
-        if (rpl->mop == RPL_MOP_NON_STORING && wren_rpl_source_route(rpl, lr, lr, sizeof(lr)) ==
+        if (ns_mode(rpl) && wren_rpl_source_route(rpl, lr, lr, sizeof(lr)) ==
                                                    -ENOENT) {
             return -ENOENT;
         }
@@ -669,7 +695,7 @@ int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max)
     if (v[16] == 2) {
         return -ENOENT; /* a datagram of our own: tunnelled to leaves only */
     }
-    if (rpl->mop == RPL_MOP_NON_STORING) {
+    if (ns_mode(rpl)) {
         uint8_t r[17];
         if (wren_rpl_source_route(rpl, v, r, sizeof(r)) == -ENOENT) {
             return -ENOENT;
@@ -718,12 +744,7 @@ static void forward_error(struct wren_rpl *rpl, const uint8_t *dst, const uint8_
             !wren_ipv6_prefix_equal(r->target, dst, r->plen)) {
             continue;
         }
-        if (rpl->role == WREN_RPL_ROOT) {
-            memset(r, 0, sizeof(*r));
-        } else {
-            r->flags = RT_NOPATH | RT_DIRTY;
-            r->expires_s = now_s(rpl) + NOPATH_HOLD_S;
-        }
+        route_withdraw(rpl, r); /* (storing: forgotten at a root only) */
     }
     if (rpl->role != WREN_RPL_ROOT && !rpl->dao_wait) {
         wren_rpl_send_dao(rpl);
@@ -747,7 +768,7 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
         r.instance != rpl->instance) {
         return -ENOENT; /* not ours to judge: forwarded as it is */
     }
-    bool storing = rpl->mop != RPL_MOP_NON_STORING;
+    bool storing = !ns_mode(rpl);
     bool down = (r.flags & RPL_RPI_O) != 0;
     bool error = down ? r.rank >= rpl->rank : r.rank <= rpl->rank;
     if (storing && (r.flags & RPL_RPI_F)) {
@@ -758,12 +779,12 @@ int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v)
     } else if (error && rpl->role != WREN_RPL_ROOT) {
         if (r.flags & RPL_RPI_R) {
             rpl->stats.rpi_loop++;
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            wren_rpl_trickle_reset(rpl);
             return -ELOOP;
         }
         rpl->stats.rpi_rank_error++;
         r.flags |= RPL_RPI_R;
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        wren_rpl_trickle_reset(rpl);
     }
     /* storing: down where we hold a route; non-storing: the direction does
      * not change on the way (up to the root, then down its source route) */

@@ -71,11 +71,6 @@ void wren_rpl_send_dis_to(struct wren_rpl *rpl, const uint8_t *dst)
     wren_rpl_send_msg(rpl, dst, out, (size_t)len);
 }
 
-void wren_rpl_send_dis(struct wren_rpl *rpl)
-{
-    wren_rpl_send_dis_to(rpl, wren_rpl_all_nodes);
-}
-
 /* Imin = 2^DIOIntervalMin ms from the configuration (bounded by cfg_bound
  * when taken; the bounds again here, as a guard) */
 static uint32_t imin_ms(const struct wren_rpl *rpl)
@@ -108,6 +103,11 @@ void wren_rpl_trickle_fire(struct wren_trickle *tr, void *arg)
     }
 }
 
+void wren_rpl_trickle_reset(struct wren_rpl *rpl)
+{
+    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+}
+
 void wren_rpl_trickle_start(struct wren_rpl *rpl)
 {
     if (rpl->role == WREN_RPL_LEAF) {
@@ -125,21 +125,19 @@ static void join(struct wren_rpl *rpl, const struct rpl_dio *d)
     rpl->joined = true;
     rpl->stats.joined++;
     rpl->grounded = (d->g_mop_prf & RPL_DIO_G) != 0;
-    rpl->float_due = false;
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = false;
+    }
     rpl->instance = d->instance;
     rpl->version = d->version;
     rpl->mop = RPL_DIO_MOP(d->g_mop_prf);
-    memcpy(rpl->dodagid, d->dodagid, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, d->dodagid);
     rpl->lowest_rank = RPL_INFINITE_RANK;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->dtsn = SEQ_INIT;
     wren_rpl_take_address(rpl);
     if (rpl->role == WREN_RPL_ROUTER) {
-        struct wren_module *ip = ipv6_layer(rpl);
-        uint8_t fwd = 1;
-        if (ip) {
-            wren_netapi_set(rpl->node, ip, WREN_NETOPT_IPV6_FORWARDING, 0, &fwd, 1);
-        }
+        wren_rpl_forwarding_on(rpl);
     }
 }
 
@@ -200,28 +198,33 @@ static bool cfg_same_timers(const struct rpl_opt_config *a, const struct rpl_opt
            a->dio_redundancy == b->dio_redundancy;
 }
 
-/* The DIO's options: the configuration (adopted when given; joining,
- * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
- * not parse, or asks for what we cannot do), -ENOENT (joining, and no
- * configuration: RFC 6550 lets a root send it only now and then) */
-static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
+/* A DIO's options of interest (RFC 6550 6.3.1): the DODAG configuration
+ * (6.7.6) and the prefix information (6.7.10). */
+struct dio_opts {
+    struct rpl_opt_config cfg;
+    struct rpl_opt_prefix pio;
+    bool have_cfg;
+    bool have_pio;
+};
+
+/* Walk the DIO's options into @p o. Returns 0, -EINVAL (an option does not
+ * parse, or a configuration asks for what we cannot do). A prefix longer
+ * than 128 bits is ignored (RFC 4862 5.5.3), counted. */
+static int parse_options(struct wren_rpl *rpl, const struct rpl_msg *m, struct dio_opts *o)
 {
     struct rpl_opt_iter it;
-    struct rpl_opt o;
+    struct rpl_opt opt;
     int rc;
-    struct rpl_opt_config cfg;
-    bool have_cfg = false;
-    struct rpl_opt_prefix pio;
-    bool have_pio = false;
+    o->have_cfg = o->have_pio = false;
     wren_rpl_opt_iter_init(&it, m->opts, m->opts_len);
-    while ((rc = wren_rpl_opt_next(&it, &o)) > 0) {
-        if (o.type == RPL_OPT_CONFIG) {
-            if (wren_rpl_opt_config_parse(&o, &cfg) < 0) {
+    while ((rc = wren_rpl_opt_next(&it, &opt)) > 0) {
+        if (opt.type == RPL_OPT_CONFIG) {
+            if (wren_rpl_opt_config_parse(&opt, &o->cfg) < 0) {
                 return -EINVAL;
             }
-            have_cfg = true;
-        } else if (o.type == RPL_OPT_PREFIX) {
-            int prc = wren_rpl_opt_prefix_parse(&o, &pio);
+            o->have_cfg = true;
+        } else if (opt.type == RPL_OPT_PREFIX) {
+            int prc = wren_rpl_opt_prefix_parse(&opt, &o->pio);
             if (prc == -RPL_ERR_PREFIX_LEN) {
                 rpl->stats.pio_refused++; /* RFC 4862 5.5.3: the option is ignored */
                 continue;
@@ -229,41 +232,73 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
             if (prc < 0) {
                 return -EINVAL;
             }
-            have_pio = true;
+            o->have_pio = true;
         }
     }
     if (rc < 0) {
         return -EINVAL;
     }
-    if (have_cfg && (cfg.min_hop_rank_inc == 0 || cfg.lifetime_unit == 0 || cfg.ocp > OCP_MRHOF)) {
+    const struct rpl_opt_config *c = &o->cfg;
+    if (o->have_cfg && (c->min_hop_rank_inc == 0 || c->lifetime_unit == 0 || c->ocp > OCP_MRHOF)) {
         return -EINVAL; /* a rank or lifetime arithmetic we cannot do, an unknown OF */
     }
-    if (adopt && !have_cfg) {
+    return 0;
+}
+
+/* Take the DODAG configuration @p cfg, bounded by the local limits; a
+ * running Trickle takes new timers at once (not after Imax), unless we are
+ * joining (@p adopt: it starts after). */
+static void take_config(struct wren_rpl *rpl, struct rpl_opt_config *cfg, bool adopt)
+{
+    rpl->stats.cfg_clamped += cfg_bound(cfg);
+    bool retime = !adopt && !cfg_same_timers(cfg, &rpl->cfg);
+    rpl->cfg = *cfg;
+    if (retime && wren_trickle_running(&rpl->trickle)) {
+        wren_rpl_trickle_start(rpl);
+    }
+}
+
+/* RFC 6550 6.7.10: a usable /64 with the A flag is the prefix we take an
+ * address in (again, when it changed and we are not joining: @p adopt). */
+static void take_prefix(struct wren_rpl *rpl, const struct rpl_opt_prefix *pio, bool adopt)
+{
+    if (!pio_usable(pio)) {
+        rpl->stats.pio_refused++; /* neither taken nor passed on */
+        return;
+    }
+    if (!(pio->flags & RPL_PIO_A) || pio->prefix_len != 64) {
+        return;
+    }
+    bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio->prefix, 8) != 0;
+    memset(rpl->prefix, 0, 16);
+    memcpy(rpl->prefix, pio->prefix, 8);
+    rpl->prefix_len = 64;
+    rpl->pio_flags = pio->flags;
+    rpl->pio_valid = pio->valid;
+    rpl->pio_preferred = pio->preferred;
+    if (changed && !adopt) {
+        wren_rpl_take_address(rpl);
+    }
+}
+
+/* The DIO's options: the configuration (adopted when given; joining,
+ * @p adopt, needs one) and the prefix. Returns 0, -EINVAL (an option does
+ * not parse, or asks for what we cannot do), -ENOENT (joining, and no
+ * configuration: RFC 6550 lets a root send it only now and then) */
+static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt)
+{
+    struct dio_opts o;
+    if (parse_options(rpl, m, &o) < 0) {
+        return -EINVAL;
+    }
+    if (adopt && !o.have_cfg) {
         return -ENOENT; /* joining needs the configuration */
     }
-    if (have_cfg) {
-        rpl->stats.cfg_clamped += cfg_bound(&cfg);
-        bool retime = !adopt && !cfg_same_timers(&cfg, &rpl->cfg);
-        rpl->cfg = cfg;
-        if (retime && wren_trickle_running(&rpl->trickle)) {
-            wren_rpl_trickle_start(rpl); /* the new values at once, not after Imax */
-        }
+    if (o.have_cfg) {
+        take_config(rpl, &o.cfg, adopt);
     }
-    if (have_pio && !pio_usable(&pio)) {
-        rpl->stats.pio_refused++; /* neither taken nor passed on */
-        have_pio = false;
-    }
-    if (have_pio && (pio.flags & RPL_PIO_A) && pio.prefix_len == 64) {
-        bool changed = rpl->prefix_len != 64 || memcmp(rpl->prefix, pio.prefix, 8) != 0;
-        memset(rpl->prefix, 0, 16);
-        memcpy(rpl->prefix, pio.prefix, 8);
-        rpl->prefix_len = 64;
-        rpl->pio_flags = pio.flags;
-        rpl->pio_valid = pio.valid;
-        rpl->pio_preferred = pio.preferred;
-        if (changed && !adopt) {
-            wren_rpl_take_address(rpl);
-        }
+    if (o.have_pio) {
+        take_prefix(rpl, &o.pio, adopt);
     }
     return 0;
 }
@@ -276,7 +311,7 @@ static int dio_options(struct wren_rpl *rpl, const struct rpl_msg *m, bool adopt
  * DIS a few seconds). */
 static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
 {
-    uint32_t now = now_s(rpl);
+    uint32_t now = wren_rpl_now_s(rpl);
     rpl->stats.dio_no_config++;
     if ((int32_t)(now - rpl->next_cfg_dis_s) < 0) {
         return;
@@ -294,7 +329,7 @@ static void ask_config(struct wren_rpl *rpl, const uint8_t *src)
  * the guard ended. Returns whether @p d was refused. */
 static bool dio_stale(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
 {
-    bool stale = (int32_t)(now_s(rpl) - rpl->guard_until_s) < 0 &&
+    bool stale = (int32_t)(wren_rpl_now_s(rpl) - rpl->guard_until_s) < 0 &&
                  d->version == rpl->guard_version && d->rank >= rpl->guard_rank &&
                  d->rank < RPL_INFINITE_RANK && /* (a poisoning is never answered) */
                  memcmp(d->dodagid, rpl->guard_dodagid, 16) == 0 &&
@@ -308,17 +343,18 @@ static bool dio_stale(struct wren_rpl *rpl, const uint8_t *src, const struct rpl
     return stale;
 }
 
-/* A root hears a DIO of its instance: Trickle hears of it */
-static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool grounded)
+/* A root hears a DIO of its instance (of its DODAG: @p same_id): Trickle
+ * hears of it */
+static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool grounded,
+                           bool same_id)
 {
-    if (d->instance == rpl->instance && memcmp(d->dodagid, rpl->dodagid, 16) == 0 &&
-        d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    if (d->instance == rpl->instance && same_id && d->version != rpl->version) {
+        wren_rpl_trickle_reset(rpl);
     } else if (d->instance == rpl->instance && rpl->grounded && !grounded) {
         /* a floating DODAG of the instance next to us: a DIO of ours
          * soon brings its nodes back (RFC 6550 8.3 allows more events
          * than it lists to be inconsistencies) */
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+        wren_rpl_trickle_reset(rpl);
     } else if (d->instance == rpl->instance) {
         wren_trickle_consistent(&rpl->trickle);
     }
@@ -330,13 +366,15 @@ static void root_hears_dio(struct wren_rpl *rpl, const struct rpl_dio *d, bool g
 static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
 {
     unsigned mop = RPL_DIO_MOP(d->g_mop_prf);
-    if ((mop != RPL_MOP_STORING && mop != RPL_MOP_NON_STORING) || d->instance > 127) {
+    if (!mop_built(mop) || d->instance > 127) {
         rpl->stats.rx_drop_unsupported++;
         return false;
     }
-    if (rpl->want_mop != 0xff && mop != rpl->want_mop) {
+    if (CONFIG_WREN_RPL_STORING && CONFIG_WREN_RPL_NONSTORING && rpl->want_mop != 0xff &&
+        mop != rpl->want_mop) {
         /* told to expect one mode: a DODAG of the other is not joined, and
-         * says so (counted, and `rpl` shows the mode heard) */
+         * says so (counted, and `rpl` shows the mode heard; a build of one
+         * mode took no other above) */
         rpl->stats.dio_mop_mismatch++;
         rpl->heard_mop = (uint8_t)mop;
         return false;
@@ -346,6 +384,22 @@ static bool dio_takeable(struct wren_rpl *rpl, const uint8_t *src, const struct 
         return false;
     }
     return true;
+}
+
+/* Parent @p p left our DODAG (it poisoned, or advertises another DODAG): it
+ * goes and the preferred parent is chosen again; if we detach, we wait a
+ * little for its floating DODAG before floating one of our own (float_wait:
+ * follow it) */
+static void parent_left(struct wren_rpl *rpl, struct wren_rpl_parent *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_wait = true;
+    }
+    wren_rpl_select_parent(rpl);
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_wait = false;
+    }
 }
 
 /* Joined, a DIO of another DODAG of our instance (not poisoned): a
@@ -361,12 +415,9 @@ static void other_dodag(struct wren_rpl *rpl, const uint8_t *src, bool grounded)
         /* a parent of ours now advertises another DODAG (it floats one,
          * or went to another): it left ours (8.2.2.5); with no other
          * parent we detach and follow it below */
-        memset(gone, 0, sizeof(*gone));
-        rpl->float_wait = true;
-        wren_rpl_select_parent(rpl);
-        rpl->float_wait = false;
+        parent_left(rpl, gone);
     } else if (rpl->grounded && !grounded && rpl->role == WREN_RPL_ROUTER) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* as a root does */
+        wren_rpl_trickle_reset(rpl); /* as a root does */
     }
 }
 
@@ -387,8 +438,7 @@ static void dio_join(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         return;
     }
     if (rc < 0) {
-        rpl->cfg = saved;
-        rpl->stats.rx_drop_malformed++;
+        rpl->stats.rx_drop_malformed++; /* (refused before anything was taken) */
         return;
     }
     if (d->rank < rpl->cfg.min_hop_rank_inc) {
@@ -397,8 +447,7 @@ static void dio_join(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         return;
     }
     join(rpl, d);
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
+    wren_rpl_parent_heard(rpl, src, d);
     if (rpl->joined) {
         wren_rpl_trickle_start(rpl);
     }
@@ -417,11 +466,10 @@ static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct r
     rpl->stats.new_version++;
     rpl->version = d->version;
     memset(rpl->parents, 0, sizeof(rpl->parents));
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->lowest_rank = RPL_INFINITE_RANK;
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_parent_heard(rpl, src, d);
+    wren_rpl_trickle_reset(rpl);
 }
 
 /* A DIO of our DODAG and version: its options, then its sender as a
@@ -442,11 +490,8 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
     if (d->rank >= RPL_INFINITE_RANK) {
         /* poisoned: the sender left (8.2.2.5) */
         if (p) {
-            memset(p, 0, sizeof(*p));
-            rpl->float_wait = true; /* (if we detach: it may float, follow it) */
-            wren_rpl_select_parent(rpl);
-            rpl->float_wait = false;
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            parent_left(rpl, p);
+            wren_rpl_trickle_reset(rpl);
         }
         return;
     }
@@ -455,18 +500,17 @@ static void same_version(struct wren_rpl *rpl, const uint8_t *src, const struct 
         rpl->stats.rx_drop_rank++; /* possibly below us: never a parent */
         return;
     }
-    if (p && rpl->pref >= 0 && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
+    if (p && rpl->pref != NO_PREF && p == &rpl->parents[rpl->pref] && d->dtsn != p->dtsn) {
         /* 9.6: the parent asks for fresh DAOs (any change: a root that
          * rebooted does not remember its last DTSN); a router asks its own
          * children in turn, their routes went up through it */
         wren_rpl_schedule_dao(rpl);
         if (rpl->role == WREN_RPL_ROUTER) {
             rpl->dtsn = seq_next(rpl->dtsn);
-            wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+            wren_rpl_trickle_reset(rpl);
         }
     }
-    wren_rpl_parent_update(rpl, src, d->rank, d->dtsn);
-    wren_rpl_select_parent(rpl);
+    wren_rpl_parent_heard(rpl, src, d);
 }
 
 void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m)
@@ -477,19 +521,19 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
     if (dio_stale(rpl, src, d)) {
         return;
     }
-    if (rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
+    bool same_id = memcmp(d->dodagid, rpl->dodagid, 16) == 0; /* our DODAG's ID */
+    if (CONFIG_WREN_RPL_FLOATING && rpl->role == WREN_RPL_ROOT && rpl->floating && grounded &&
         d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
         wren_rpl_leave_float(rpl); /* and join it below, as a detached router */
     }
     if (rpl->role == WREN_RPL_ROOT) {
-        root_hears_dio(rpl, d, grounded);
+        root_hears_dio(rpl, d, grounded, same_id);
         return;
     }
     if (!dio_takeable(rpl, src, d)) {
         return;
     }
-    bool same = rpl->joined && d->instance == rpl->instance &&
-                memcmp(d->dodagid, rpl->dodagid, 16) == 0;
+    bool same = rpl->joined && d->instance == rpl->instance && same_id;
     if (rpl->joined && !same && d->instance == rpl->instance && d->rank < RPL_INFINITE_RANK) {
         other_dodag(rpl, src, grounded);
     }
@@ -497,10 +541,10 @@ void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_
         dio_join(rpl, src, m);
     } else if (!same) {
         rpl->stats.rx_drop_unsupported++; /* one DODAG at a time */
-    } else if (seq_newer(d->version, rpl->version)) {
+    } else if (wren_rpl_seq_newer(d->version, rpl->version)) {
         new_version(rpl, src, m);
     } else if (d->version != rpl->version) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* it lags: tell it */
+        wren_rpl_trickle_reset(rpl); /* it lags: tell it */
     } else {
         same_version(rpl, src, m);
     }
@@ -513,7 +557,7 @@ void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *ds
         return;
     }
     if (wren_ipv6_addr_is_multicast(dst)) {
-        wren_trickle_inconsistent(rpl->node, &rpl->trickle); /* 8.3: reset */
+        wren_rpl_trickle_reset(rpl); /* 8.3: reset */
     } else {
         wren_rpl_send_dio(rpl, src);
     }

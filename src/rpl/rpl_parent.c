@@ -45,15 +45,9 @@ static uint16_t rank_inc(const struct wren_rpl *rpl)
 void wren_rpl_schedule_dao(struct wren_rpl *rpl)
 {
     /* soon, jittered so that siblings do not collide */
-    rpl->next_dao_s = now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
+    rpl->next_dao_s = wren_rpl_now_s(rpl) + 1 + wren_node_random_below(rpl->node, 2);
     rpl->dao_retries = 0;
     rpl->dao_jitter_s = 0;
-}
-
-void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
-{
-    static const uint8_t any[16];
-    wren_rpl_route_set(rpl, any, 0, via, via != NULL, NULL);
 }
 
 /* RFC 6550 8.2.2.5: no parent left. Advertise an infinite rank once
@@ -61,13 +55,13 @@ void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via)
 void wren_rpl_detach(struct wren_rpl *rpl)
 {
     rpl->stats.detached++;
-    memcpy(rpl->guard_dodagid, rpl->dodagid, 16);
+    wren_ipv6_addr_copy(rpl->guard_dodagid, rpl->dodagid);
     rpl->guard_version = rpl->version;
     rpl->guard_rank = rpl->rank;
-    rpl->guard_until_s = now_s(rpl) + GUARD_S;
+    rpl->guard_until_s = wren_rpl_now_s(rpl) + GUARD_S;
     rpl->joined = false;
     rpl->bad_since_s = 0;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     wren_rpl_default_route(rpl, NULL);
     if (rpl->role == WREN_RPL_ROUTER) {
@@ -77,12 +71,14 @@ void wren_rpl_detach(struct wren_rpl *rpl)
     memset(rpl->parents, 0, sizeof(rpl->parents));
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
-    rpl->next_dis_s = now_s(rpl) + 1;
+    rpl->next_dis_s = wren_rpl_now_s(rpl) + 1;
     /* RFC 6550 3.2.4, 18.2.x: a router MAY become the root of a floating
      * DODAG (rpl_tick): at once when it lost its links, a little later when
      * its parent poisoned (that parent floats one itself: follow it) */
-    rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = rpl->may_float;
+        rpl->float_at_s = wren_rpl_now_s(rpl) + (rpl->float_wait ? FLOAT_WAIT_S : 0);
+    }
 }
 
 /* RFC 6550 3.2.4: a detached router roots a floating DODAG (G clear, its
@@ -99,12 +95,12 @@ void wren_rpl_float_root(struct wren_rpl *rpl)
     rpl->floating = true;
     rpl->grounded = false;
     rpl->stats.float_formed++;
-    memcpy(rpl->dodagid, rpl->addr, 16);
+    wren_ipv6_addr_copy(rpl->dodagid, rpl->addr);
     rpl->version = seq_next(rpl->version);
     rpl->dtsn = seq_next(rpl->dtsn);
     rpl->rank = rpl->cfg.min_hop_rank_inc; /* ROOT_RANK */
     rpl->lowest_rank = rpl->rank;
-    if (rpl->mop == RPL_MOP_NON_STORING) {
+    if (ns_mode(rpl)) {
         wren_rpl_clear_routes(rpl); /* (a router's table held none) */
     }
     wren_rpl_trickle_start(rpl);
@@ -120,10 +116,10 @@ void wren_rpl_float_root(struct wren_rpl *rpl)
 void wren_rpl_leave_float(struct wren_rpl *rpl)
 {
     rpl->stats.float_rejoin++;
-    if (rpl->floating) {
+    if (CONFIG_WREN_RPL_FLOATING && rpl->floating) {
         rpl->floating = false;
         rpl->role = WREN_RPL_ROUTER;
-        if (rpl->mop == RPL_MOP_NON_STORING) {
+        if (ns_mode(rpl)) {
             wren_rpl_clear_routes(rpl);
         }
     } else {
@@ -131,14 +127,16 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     }
     wren_trickle_stop(rpl->node, &rpl->trickle);
     rpl->joined = false;
-    rpl->pref = -1;
+    rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     memset(rpl->parents, 0, sizeof(rpl->parents));
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
     /* should the grounded DIO not be taken after all, float again */
-    rpl->float_due = rpl->may_float;
-    rpl->float_at_s = now_s(rpl) + FLOAT_WAIT_S;
+    if (CONFIG_WREN_RPL_FLOATING) {
+        rpl->float_due = rpl->may_float;
+        rpl->float_at_s = wren_rpl_now_s(rpl) + FLOAT_WAIT_S;
+    }
 }
 
 /* ETX of the link to @p p (x 128) from the interface's link estimator
@@ -192,7 +190,7 @@ static int best_in_pass(struct wren_rpl *rpl, int pass, uint32_t *best_rank, uin
     for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         struct wren_rpl_parent *p = &rpl->parents[i];
         if (!p->used || (i != rpl->pref && p->rank >= below) ||
-            (pass == 2 && rpl->pref >= 0 && i != rpl->pref)) {
+            (pass == 2 && rpl->pref != NO_PREF && i != rpl->pref)) {
             continue; /* pass 2 keeps the parent we have, if any */
         }
         uint32_t r = rank_via(rpl, p, pass < 2);
@@ -212,9 +210,9 @@ static int best_in_pass(struct wren_rpl *rpl, int pass, uint32_t *best_rank, uin
     return best;
 }
 
-/* A new preferred parent (the one before: @p old, or -1): the default
+/* A new preferred parent (the one before: @p old, or NO_PREF): the default
  * route through it, a new path sequence, our routes up to it again. */
-static void parent_changed(struct wren_rpl *rpl, int old)
+static void parent_changed(struct wren_rpl *rpl, unsigned old)
 {
     wren_rpl_default_route(rpl, rpl->parents[rpl->pref].addr);
     rpl->path_seq = seq_next(rpl->path_seq);
@@ -222,17 +220,17 @@ static void parent_changed(struct wren_rpl *rpl, int old)
      * of the nodes below us yet; every route we hold goes up again (an
      * ancestor that held one through our old parent takes it from the
      * new path, same path sequence, 9.2.2) */
-    for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
+    for (unsigned i = 0; !ns_mode(rpl) && i < rpl->n_routes; i++) {
         if (rpl->routes[i].plen) {
             /* (a no-path still to go up stays one) */
             rpl->routes[i].flags = (uint8_t)((rpl->routes[i].flags & RT_NOPATH) | RT_DIRTY);
         }
     }
-    if (rpl->mop != RPL_MOP_NON_STORING && old >= 0 && rpl->parents[old].used) {
+    if (!ns_mode(rpl) && old != NO_PREF && rpl->parents[old].used) {
         wren_rpl_send_no_path(rpl, rpl->parents[old].addr);
     }
     wren_rpl_schedule_dao(rpl);
-    wren_trickle_inconsistent(rpl->node, &rpl->trickle);
+    wren_rpl_trickle_reset(rpl);
 }
 
 /* Choose the preferred parent: the lowest rank through it, kept unless
@@ -262,7 +260,7 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
          * rank (a higher one could make a node below us look like a parent),
          * probe the others, and detach if nothing better comes (rpl_tick) */
         if (rpl->bad_since_s == 0) {
-            rpl->bad_since_s = now_s(rpl);
+            rpl->bad_since_s = wren_rpl_now_s(rpl);
         }
         return;
     }
@@ -273,17 +271,17 @@ void wren_rpl_select_parent(struct wren_rpl *rpl)
                         ? PARENT_SWITCH_THRESHOLD * (uint32_t)rpl->cfg.min_hop_rank_inc /
                               WREN_LINK_ETX_ONE
                         : rpl->cfg.min_hop_rank_inc;
-    if (rpl->pref >= 0 && rpl->pref != best && rpl->parents[rpl->pref].used &&
+    if (rpl->pref != NO_PREF && rpl->pref != best && rpl->parents[rpl->pref].used &&
         cur_rank < RPL_INFINITE_RANK && cur_rank < best_rank + hyst) {
         best = rpl->pref;
         best_rank = cur_rank;
     }
     bool changed = best != rpl->pref;
-    int old = rpl->pref;
-    if (changed && old >= 0) {
+    unsigned old = rpl->pref;
+    if (changed && old != NO_PREF) {
         rpl->stats.parent_switch++;
     }
-    rpl->pref = (int8_t)best;
+    rpl->pref = (uint8_t)best;
     rpl->rank = (uint16_t)best_rank;
     if (rpl->rank < rpl->lowest_rank || rpl->lowest_rank == RPL_INFINITE_RANK) {
         rpl->lowest_rank = rpl->rank;
@@ -304,8 +302,7 @@ struct wren_rpl_parent *wren_rpl_parent_find(struct wren_rpl *rpl, const uint8_t
 }
 
 /* Add or update a candidate; a full table keeps the better ranked ones. */
-void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank,
-                            uint8_t dtsn)
+static void parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank, uint8_t dtsn)
 {
     struct wren_rpl_parent *p = wren_rpl_parent_find(rpl, addr);
     if (p == NULL) {
@@ -325,10 +322,16 @@ void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t 
             p = worst;
         }
         memset(p, 0, sizeof(*p));
-        memcpy(p->addr, addr, 16);
+        wren_ipv6_addr_copy(p->addr, addr);
         p->used = 1;
     }
     p->rank = rank;
     p->dtsn = dtsn;
-    p->heard_s = now_s(rpl);
+    p->heard_s = wren_rpl_now_s(rpl);
+}
+
+void wren_rpl_parent_heard(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d)
+{
+    parent_update(rpl, src, d->rank, d->dtsn);
+    wren_rpl_select_parent(rpl);
 }

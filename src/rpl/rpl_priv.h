@@ -6,6 +6,7 @@
 #ifndef WREN_RPL_RPL_PRIV_H
 #define WREN_RPL_RPL_PRIV_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,9 @@
 #include "net/nettype.h"
 #include "rpl/rpl.h"
 
+/* struct wren_rpl pref: no preferred parent (an unsigned byte: Thumb-2
+ * loads it with a 2-byte instruction, a signed one takes 4) */
+#define NO_PREF 0xff
 /* RFC 6550 7.2: lollipop counters start 16 below the wrap */
 #define SEQ_INIT 240
 #define SEQ_WINDOW 16
@@ -54,16 +58,29 @@
 /* RFC 6719 5: links worse than ETX 4 are not used */
 #define MAX_LINK_METRIC (4 * WREN_LINK_ETX_ONE)
 
+/* The modes built in (core/config.h): is the DODAG we run non-storing?
+ * A constant when one mode is left out, so the other's code goes. */
+static inline bool ns_mode(const struct wren_rpl *rpl)
+{
+    return !CONFIG_WREN_RPL_STORING ||
+           (CONFIG_WREN_RPL_NONSTORING && rpl->mop == RPL_MOP_NON_STORING);
+}
+
+/* Whether mode of operation @p mop is one this build runs. */
+static inline bool mop_built(unsigned mop)
+{
+    return (CONFIG_WREN_RPL_STORING && mop == RPL_MOP_STORING) ||
+           (CONFIG_WREN_RPL_NONSTORING && mop == RPL_MOP_NON_STORING);
+}
+
 /* Whether slot @p r holds a route datagrams may take. */
 static inline bool route_live(const struct wren_rpl_route *r)
 {
     return r->plen && !(r->flags & RT_NOPATH);
 }
 
-static inline uint32_t now_s(const struct wren_rpl *rpl)
-{
-    return wren_node_now_s(rpl->node); /* no 64-bit division (libgcc, 0.76 KB) */
-}
+/* The node's clock in seconds (rpl.c: one copy for the module) */
+uint32_t wren_rpl_now_s(const struct wren_rpl *rpl);
 
 static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)
 {
@@ -72,24 +89,9 @@ static inline struct wren_module *ipv6_layer(struct wren_rpl *rpl)
     return e ? e->module : NULL;
 }
 
-/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? */
-static inline bool seq_newer(uint8_t a, uint8_t b)
-{
-    if (a == b) {
-        return false;
-    }
-    if (a > 127 && b <= 127) {
-        return (unsigned)(256 + b - a) > SEQ_WINDOW;
-    }
-    if (a <= 127 && b > 127) {
-        return (unsigned)(256 + a - b) <= SEQ_WINDOW;
-    }
-    if (a > 127) {
-        return a > b; /* both in the linear part */
-    }
-    unsigned d = a > b ? (unsigned)(a - b) : (unsigned)(b - a);
-    return d <= SEQ_WINDOW ? a > b : a < b;
-}
+/* RFC 6550 7.2: is lollipop counter @p a newer than @p b? (rpl.c: one
+ * copy for the module) */
+bool wren_rpl_seq_newer(uint8_t a, uint8_t b);
 
 static inline uint8_t seq_next(uint8_t s)
 {
@@ -106,43 +108,57 @@ static inline uint32_t lifetime_s(const struct wren_rpl *rpl, uint8_t units)
 extern const uint8_t wren_rpl_all_nodes[16];
 /* RFC 6550 6.7.10 (A flag): an address from the prefix and our IID */
 void wren_rpl_take_address(struct wren_rpl *rpl);
-/* Add (@p via, @p add) or remove a FIB route through the IPv6 module (the
- * default route via the preferred parent); *@p res (if given) gets its answer. */
-void wren_rpl_route_set(struct wren_rpl *rpl, const uint8_t *prefix, uint8_t plen,
-                        const uint8_t *via, bool add, int *res);
-/* A link-local control message to @p dst on our interface, hop limit 255. */
-void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len);
+/* The default route (the FIB's, through the IPv6 module) via @p via, the
+ * preferred parent, or none (NULL) */
+void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via);
+/* IPv6 forwards datagrams (we route: a root, a joined router) */
+void wren_rpl_forwarding_on(struct wren_rpl *rpl);
+/* The next DAO in 30-40 s from @p now at the latest (what it would carry
+ * was refused, or its parent does not answer: another parent may take it
+ * by then) */
+void wren_rpl_dao_later(struct wren_rpl *rpl, uint32_t now);
+/* A control message to @p dst: @p link, a link-local one on our interface
+ * with hop limit 255, like ND; else across the DODAG from our address in it,
+ * like any datagram (the default hop limit; IPv6 routes it, with an SRH at
+ * a non-storing root). Counted (tx_bytes, tx_fail). */
+void wren_rpl_send_to(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m, size_t len,
+                      bool link);
+static inline void wren_rpl_send_msg(struct wren_rpl *rpl, const uint8_t *dst, const uint8_t *m,
+                                     size_t len)
+{
+    wren_rpl_send_to(rpl, dst, m, len, true);
+}
 
 /* rpl_dio.c */
 void wren_rpl_send_dio(struct wren_rpl *rpl, const uint8_t *dst);
 void wren_rpl_send_dis_to(struct wren_rpl *rpl, const uint8_t *dst);
-void wren_rpl_send_dis(struct wren_rpl *rpl);
 /* Imax = Imin x 2^DIOIntervalDoublings of the configuration, in ms */
 uint32_t wren_rpl_imax_ms(const struct wren_rpl *rpl);
 /* Trickle's callback: a DIO to all RPL nodes */
 void wren_rpl_trickle_fire(struct wren_trickle *tr, void *arg);
 void wren_rpl_trickle_start(struct wren_rpl *rpl);
+/* An inconsistency (RFC 6206 4.2 rule 6): Trickle back to Imin */
+void wren_rpl_trickle_reset(struct wren_rpl *rpl);
 void wren_rpl_on_dio(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_msg *m);
 void wren_rpl_on_dis(struct wren_rpl *rpl, const uint8_t *src, const uint8_t *dst);
 
 /* rpl_parent.c */
 /* a DAO soon (jittered) */
 void wren_rpl_schedule_dao(struct wren_rpl *rpl);
-/* the default route via @p via, or none (NULL) */
-void wren_rpl_default_route(struct wren_rpl *rpl, const uint8_t *via);
 void wren_rpl_detach(struct wren_rpl *rpl);
 void wren_rpl_float_root(struct wren_rpl *rpl);
 void wren_rpl_leave_float(struct wren_rpl *rpl);
 void wren_rpl_select_parent(struct wren_rpl *rpl);
 struct wren_rpl_parent *wren_rpl_parent_find(struct wren_rpl *rpl, const uint8_t *addr);
-void wren_rpl_parent_update(struct wren_rpl *rpl, const uint8_t *addr, uint16_t rank,
-                            uint8_t dtsn);
+/* DIO @p d's sender @p src as a candidate parent (added or updated; a full
+ * table keeps the better ranked ones), then the preferred parent chosen */
+void wren_rpl_parent_heard(struct wren_rpl *rpl, const uint8_t *src, const struct rpl_dio *d);
 
 /* rpl_dao.c */
-/* A DAO (K flag, the next sequence number) with @p opts into @p out; its
- * length, or <= 0 (nothing sent) */
-int wren_rpl_dao_emit(struct wren_rpl *rpl, const uint8_t *opts, size_t n, uint8_t *out,
-                      size_t max);
+/* A DAO (@p flags: RPL_DAO_K or 0; the next sequence number) with @p opts
+ * into @p out, counted (tx_dao); its length, or <= 0 (nothing sent) */
+int wren_rpl_dao_emit(struct wren_rpl *rpl, uint8_t flags, const uint8_t *opts, size_t n,
+                      uint8_t *out, size_t max);
 void wren_rpl_send_dao(struct wren_rpl *rpl);
 void wren_rpl_send_no_path(struct wren_rpl *rpl, const uint8_t *parent);
 void wren_rpl_clear_routes(struct wren_rpl *rpl);
@@ -153,14 +169,47 @@ int wren_rpl_route_lookup(struct wren_rpl *rpl, const uint8_t *dst, uint8_t *out
 int wren_rpl_rpi_origin(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_rpi_forward(struct wren_rpl *rpl, uint8_t *v);
 int wren_rpl_tunnel(struct wren_rpl *rpl, uint8_t *v, size_t max);
-bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
 
 /* rpl_rul.c */
+int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
+bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
+#if CONFIG_WREN_RPL_RUL
 int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r);
 void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now);
 const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl, const uint8_t *addr);
-int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v);
 void wren_rpl_rul_clear(struct wren_rpl *rpl);
-bool wren_rpl_in_dodag(const struct wren_rpl *rpl);
+bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m);
+#else
+/* built without RPL-unaware leaves: registrations are refused, there is
+ * never a leaf, nor a DAO announcing one */
+static inline int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    (void)rpl;
+    (void)r;
+    return -ENOTSUP;
+}
+static inline void wren_rpl_rul_tick(struct wren_rpl *rpl, uint32_t now)
+{
+    (void)rpl;
+    (void)now;
+}
+static inline const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl,
+                                                           const uint8_t *addr)
+{
+    (void)rpl;
+    (void)addr;
+    return NULL;
+}
+static inline void wren_rpl_rul_clear(struct wren_rpl *rpl)
+{
+    (void)rpl;
+}
+static inline bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
+{
+    (void)rpl;
+    (void)m;
+    return false;
+}
+#endif
 
 #endif

@@ -20,6 +20,8 @@
 #include "wire/icmpv6_types.h"
 #include "wire/ipv6.h"
 
+#if CONFIG_WREN_RPL_RUL
+
 /* seconds before an announcement without its DAO-ACK is sent again */
 #define RUL_RETRY_S 4
 /* leaves one DAO announces: a target (20) and its TIO (22) each */
@@ -46,7 +48,7 @@ static bool rpl_aware(const struct wren_rpl *rpl, const uint8_t *addr)
             return true;
         }
     }
-    for (unsigned i = 0; rpl->mop != RPL_MOP_NON_STORING && i < rpl->n_routes; i++) {
+    for (unsigned i = 0; !ns_mode(rpl) && i < rpl->n_routes; i++) {
         const struct wren_rpl_route *r = &rpl->routes[i];
         if (route_live(r) && !(r->flags & RT_EXTERNAL) && memcmp(r->via, addr + 8, 8) == 0) {
             return true;
@@ -66,12 +68,50 @@ static void rul_drop(struct wren_rpl *rpl, struct wren_rpl_rul *e)
     }
 }
 
+/* Whether registration @p r is refused (-EINVAL) for claiming an address
+ * that is not a host's to claim: a host claiming the root's (DODAGID) or our
+ * own RPL address (a leaf is routed before any other route,
+ * wren_rpl_route_lookup, so the address's traffic would go to that host),
+ * the unspecified or the loopback address. Counted. */
+static bool reg_spoofed(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    if (r->lifetime_s && (wren_ipv6_addr_is_unspecified(r->addr) ||
+                          wren_ipv6_addr_is_loopback(r->addr) ||
+                          memcmp(r->addr, rpl->dodagid, 16) == 0 ||
+                          memcmp(r->addr, rpl->addr, 16) == 0)) {
+        rpl->stats.dao_target_refused++;
+        return true;
+    }
+    return false;
+}
+
 /* RFC 9010 9.2.2. Which registrations are a RUL's: an EARO's with the R
  * flag (its owner asks to be routed); an EARO without it is not (RFC
  * 9010: the owner needs no route, a RPL node routes itself); a plain ARO
  * (RFC 6775, no R flag: what RIOT's and lwIP's hosts send) is, unless its
  * owner is a RPL node we know (rpl_aware), since a host that sends no RPL
  * message has no other way to be reached. */
+static bool reg_is_rul(const struct wren_rpl *rpl, const struct wren_rpl_reg *r)
+{
+    return (r->flags & WREN_RPL_REG_EARO) ? (r->flags & WREN_RPL_REG_R) != 0
+                                          : !rpl_aware(rpl, r->addr);
+}
+
+/* The slot for a new registration of @p addr: its own withdrawal not yet
+ * sent (taken back), else a free one; NULL if none. */
+static struct wren_rpl_rul *rul_slot(struct wren_rpl *rpl, const uint8_t *addr)
+{
+    for (unsigned pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+            struct wren_rpl_rul *f = &rpl->ruls[i];
+            if (pass ? f->if_id == 0 : (f->flags & RUL_GONE) && memcmp(f->addr, addr, 16) == 0) {
+                return f;
+            }
+        }
+    }
+    return NULL;
+}
+
 int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
 {
     if (rpl->role != WREN_RPL_ROUTER && rpl->role != WREN_RPL_ROOT) {
@@ -80,14 +120,7 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
     if (wren_ipv6_addr_is_link_local(r->addr) || wren_ipv6_addr_is_multicast(r->addr)) {
         return 0; /* on its link already: nothing to announce or route */
     }
-    if (r->lifetime_s && (wren_ipv6_addr_is_unspecified(r->addr) ||
-                          wren_ipv6_addr_is_loopback(r->addr) ||
-                          memcmp(r->addr, rpl->dodagid, 16) == 0 ||
-                          memcmp(r->addr, rpl->addr, 16) == 0)) {
-        /* a host claiming the root's (DODAGID) or our own RPL address: a
-         * leaf is routed before any other route (wren_rpl_route_lookup), so
-         * the address's traffic would go to that host */
-        rpl->stats.dao_target_refused++;
+    if (reg_spoofed(rpl, r)) {
         return -EINVAL;
     }
     struct wren_rpl_rul *e = (struct wren_rpl_rul *)wren_rpl_rul_find(rpl, r->addr);
@@ -97,22 +130,11 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
         }
         return 0;
     }
-    if (((r->flags & WREN_RPL_REG_EARO) && !(r->flags & WREN_RPL_REG_R)) ||
-        (!(r->flags & WREN_RPL_REG_EARO) && rpl_aware(rpl, r->addr))) {
+    if (!reg_is_rul(rpl, r)) {
         rpl->stats.rul_ignored++;
         return 0;
     }
-    /* its own withdrawal not yet sent (taken back), else a free slot */
-    for (unsigned pass = 0; pass < 2; pass++) {
-        for (unsigned i = 0; e == NULL && i < CONFIG_WREN_RPL_RULS; i++) {
-            struct wren_rpl_rul *f = &rpl->ruls[i];
-            if (pass ? f->if_id == 0
-                     : (f->flags & RUL_GONE) && memcmp(f->addr, r->addr, 16) == 0) {
-                e = f;
-            }
-        }
-    }
-    if (e == NULL) {
+    if (e == NULL && (e = rul_slot(rpl, r->addr)) == NULL) {
         rpl->stats.ruls_full++;
         return -ENOSPC;
     }
@@ -120,10 +142,10 @@ int wren_rpl_rul_register(struct wren_rpl *rpl, const struct wren_rpl_reg *r)
         rpl->stats.rul_added++;
         e->path_seq = e->if_id ? seq_next(e->path_seq) : SEQ_INIT;
         e->flags &= RUL_ANNOUNCED;
-        memcpy(e->addr, r->addr, 16);
+        wren_ipv6_addr_copy(e->addr, r->addr);
     }
     e->if_id = r->if_id;
-    e->expires_s = now_s(rpl) + r->lifetime_s;
+    e->expires_s = wren_rpl_now_s(rpl) + r->lifetime_s;
     /* (a refresh goes up too: the root's route lives as long as the
      * registration, RFC 9010 9.2.2 4.) */
     if (rpl->role == WREN_RPL_ROUTER) {
@@ -165,7 +187,7 @@ static void send_rul_dao(struct wren_rpl *rpl, uint32_t now)
     if (k == 0) {
         return;
     }
-    int len = wren_rpl_dao_emit(rpl, opts, n, out, sizeof(out));
+    int len = wren_rpl_dao_emit(rpl, RPL_DAO_K, opts, n, out, sizeof(out));
     rpl->rul_wait = true;
     rpl->rul_wait_seq = rpl->dao_seq;
     rpl->rul_sent_s = now;
@@ -173,10 +195,7 @@ static void send_rul_dao(struct wren_rpl *rpl, uint32_t now)
         return;
     }
     rpl->stats.tx_dao_rul++;
-    rpl->stats.tx_bytes += (uint32_t)len;
-    if (wren_icmpv6_send(rpl->node, rpl->addr, rpl->dodagid, 0, 0, out, (size_t)len) < 0) {
-        rpl->stats.tx_fail++;
-    }
+    wren_rpl_send_to(rpl, rpl->dodagid, out, (size_t)len, false);
 }
 
 /* Each second (rpl_tick): registrations that ran out leave; a router in a
@@ -226,12 +245,20 @@ bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
     }
     if (refused) {
         rpl->rul_wait = true; /* (the retry's clock: rul_sent_s) */
-        rpl->rul_sent_s = now_s(rpl);
+        rpl->rul_sent_s = wren_rpl_now_s(rpl);
     } else if (more) {
-        send_rul_dao(rpl, now_s(rpl));
+        send_rul_dao(rpl, wren_rpl_now_s(rpl));
     }
     return true;
 }
+
+void wren_rpl_rul_clear(struct wren_rpl *rpl)
+{
+    memset(rpl->ruls, 0, sizeof(rpl->ruls));
+    rpl->rul_wait = false;
+}
+
+#endif /* CONFIG_WREN_RPL_RUL */
 
 /* GET WREN_NETOPT_RPL_RUL: @p v = destination (16), interface (1). */
 int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v)
@@ -246,10 +273,4 @@ int wren_rpl_rul_query(struct wren_rpl *rpl, const uint8_t *v)
      * RFC 9008 7.2.1 lets a forwarded RPI (type 0x23, skipped where
      * unknown) go there, and RFC 8200 keeps routers from removing it */
     return rpl->role == WREN_RPL_ROOT ? 2 : -ENOENT;
-}
-
-void wren_rpl_rul_clear(struct wren_rpl *rpl)
-{
-    memset(rpl->ruls, 0, sizeof(rpl->ruls));
-    rpl->rul_wait = false;
 }

@@ -4,6 +4,16 @@
 
 #include "core/byteorder.h"
 
+/* Copy @p n bytes from @p src to @p dst, which is either @p src itself (an
+ * emit in place over what was parsed from the same buffer) or apart from it
+ * (no partial overlap: memcpy, without memmove's 252 bytes). */
+static void put(uint8_t *dst, const void *src, size_t n)
+{
+    if (dst != src) {
+        memcpy(dst, src, n);
+    }
+}
+
 /* ---- control messages (RFC 6550 6.2 - 6.5) ---- */
 
 /* Size of the base after the 4-byte ICMPv6 header; D flags add a DODAGID. */
@@ -104,17 +114,18 @@ int wren_rpl_msg_emit(const struct rpl_msg *m, uint8_t *buf, size_t len)
     }
     size_t base = (size_t)n - m->opts_len;
     uint8_t *b = buf + 4;
-    /* the pointers may point into buf (emit in place): move what they
-     * point at first, then write the fixed bytes around it */
+    /* the pointers may point at their own place in buf (emit in place
+     * over a parsed message): copy what they point at first, then write
+     * the fixed bytes around it */
     if (m->opts_len) {
-        memmove(buf + base, m->opts, m->opts_len);
+        put(buf + base, m->opts, m->opts_len);
     }
     const uint8_t *id = m->code == RPL_CODE_DIO ? m->dio.dodagid
                         : m->code == RPL_CODE_DAO ? m->dao.dodagid
                         : m->code == RPL_CODE_DAO_ACK ? m->dao_ack.dodagid
                                                       : NULL;
     if (id) {
-        memmove(b + (m->code == RPL_CODE_DIO ? 8 : 4), id, 16);
+        put(b + (m->code == RPL_CODE_DIO ? 8 : 4), id, 16);
     }
     buf[0] = ICMPV6_RPL;
     buf[1] = m->code;
@@ -223,7 +234,7 @@ int wren_rpl_opt_raw_emit(uint8_t type, const uint8_t *data, size_t data_len, ui
         return -RPL_ERR_NOBUFS;
     }
     if (data_len) {
-        memmove(buf + 2, data, data_len);
+        put(buf + 2, data, data_len);
     }
     buf[0] = type;
     buf[1] = (uint8_t)data_len;
@@ -274,7 +285,7 @@ int wren_rpl_opt_route_emit(const struct rpl_opt_route *r, uint8_t *buf, size_t 
     d[1] = r->flags;
     put_be32(d + 2, r->lifetime);
     if (r->prefix_bytes) {
-        memmove(d + 6, r->prefix, r->prefix_bytes);
+        put(d + 6, r->prefix, r->prefix_bytes);
     }
     return 8 + r->prefix_bytes;
 }
@@ -348,7 +359,7 @@ int wren_rpl_opt_target_emit(const struct rpl_opt_target *t, uint8_t *buf, size_
     d[0] = t->flags;
     d[1] = t->prefix_len;
     if (t->prefix_bytes) {
-        memmove(d + 2, t->prefix, t->prefix_bytes);
+        put(d + 2, t->prefix, t->prefix_bytes);
     }
     return 4 + t->prefix_bytes;
 }
@@ -376,7 +387,7 @@ int wren_rpl_opt_transit_emit(const struct rpl_opt_transit *t, uint8_t *buf, siz
         return -RPL_ERR_NOBUFS;
     }
     if (t->parent) {
-        memmove(d + 4, t->parent, 16);
+        put(d + 4, t->parent, 16);
     }
     d[0] = t->flags;
     d[1] = t->path_control;
@@ -405,7 +416,7 @@ int wren_rpl_opt_solicited_emit(const struct rpl_opt_solicited *s, uint8_t *buf,
     if (!d) {
         return -RPL_ERR_NOBUFS;
     }
-    memmove(d + 2, s->dodagid, 16);
+    put(d + 2, s->dodagid, 16);
     d[0] = s->instance;
     d[1] = s->flags;
     d[18] = s->version;
@@ -439,7 +450,7 @@ int wren_rpl_opt_prefix_emit(const struct rpl_opt_prefix *p, uint8_t *buf, size_
     if (!d) {
         return -RPL_ERR_NOBUFS;
     }
-    memmove(d + 14, p->prefix, 16);
+    put(d + 14, p->prefix, 16);
     d[0] = p->prefix_len;
     d[1] = p->flags;
     put_be32(d + 2, p->valid);
@@ -540,31 +551,37 @@ static void srh_cmpr(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16],
     *ce = e_min;
 }
 
-int wren_rpl_srh_len(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16])
+/* The SRH for @p hops: its compression (*@p ci, *@p ce) and body bytes
+ * (*@p body); returns its total bytes (a multiple of 8), -RPL_ERR_INVAL. */
+static int srh_plan(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16], size_t *ci,
+                    size_t *ce, size_t *body)
 {
     if (n == 0 || n > 2040) {
         return -RPL_ERR_INVAL;
     }
-    size_t ci, ce;
-    srh_cmpr(hops, n, dst, &ci, &ce);
-    size_t body = (n - 1) * (16 - ci) + (16 - ce);
-    size_t total = (8 + body + 7) & ~(size_t)7;
+    srh_cmpr(hops, n, dst, ci, ce);
+    *body = (n - 1) * (16 - *ci) + (16 - *ce);
+    size_t total = (8 + *body + 7) & ~(size_t)7;
     return total > RPL_SRH_MAX_LEN ? -RPL_ERR_INVAL : (int)total;
+}
+
+int wren_rpl_srh_len(const uint8_t (*hops)[16], size_t n, const uint8_t dst[16])
+{
+    size_t ci, ce, body;
+    return srh_plan(hops, n, dst, &ci, &ce, &body);
 }
 
 int wren_rpl_srh_emit(uint8_t next, const uint8_t (*hops)[16], size_t n, const uint8_t dst[16],
                       uint8_t *buf, size_t len)
 {
-    int total = wren_rpl_srh_len(hops, n, dst);
+    size_t ci, ce, body;
+    int total = srh_plan(hops, n, dst, &ci, &ce, &body);
     if (total < 0) {
         return total;
     }
     if ((size_t)total > len) {
         return -RPL_ERR_NOBUFS;
     }
-    size_t ci, ce;
-    srh_cmpr(hops, n, dst, &ci, &ce);
-    size_t body = (n - 1) * (16 - ci) + (16 - ce);
     size_t pad = (size_t)total - 8 - body;
     buf[0] = next;
     buf[1] = (uint8_t)(total / 8 - 1);

@@ -174,7 +174,10 @@ int wren_rpl_msg_len(const struct rpl_msg *m);
 
 /**
  * @brief Write a control message with a zero checksum: header, base, then
- *        m->opts copied (it may be emitted options, or none).
+ *        m->opts copied (it may be emitted options, or none). The pointers
+ *        of @p m (options, DODAGID) point outside @p buf or at their own
+ *        place in it (emitting over what was parsed from it); no other
+ *        overlap. The typed options' emits take the same.
  * @return Bytes written; -RPL_ERR_NOBUFS (nothing written), -RPL_ERR_CODE.
  */
 int wren_rpl_msg_emit(const struct rpl_msg *m, uint8_t *buf, size_t len);
