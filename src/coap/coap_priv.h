@@ -3,6 +3,7 @@
 #define WREN_COAP_COAP_PRIV_H
 
 #include "coap/coap.h"
+#include "core/node.h"
 #include "shell/shell.h"
 
 /** How a response goes out besides what the handler made. */
@@ -40,6 +41,43 @@ typedef int32_t (*wren_coap_obs_fn)(void *arg, const struct wren_coap_resource *
 int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                              const struct wren_sock_udp_ep *from, size_t *len,
                              size_t limit, wren_coap_obs_fn obs, void *obs_arg);
+
+/** handle_request(): no response now (a NON whose handler deferred it) */
+#define WREN_COAP_NO_RESPONSE (-2)
+
+/** The node's time in ms (wraps), for the lifetimes of exchanges. */
+static inline uint32_t wren_coap_now_ms(struct wren_coap *c)
+{
+    return (uint32_t)(wren_node_now(c->node) / 1000u);
+}
+
+/** The resource @p m's Uri-Path names (`/.well-known/core` too), or NULL. */
+const struct wren_coap_resource *wren_coap_find_resource(struct wren_coap *c,
+                                                         const struct coap_msg *m);
+
+/** RFC 7252 5.9.2.9: the largest body a request with a token of @p tkl
+ *  bytes and @p opts bytes of options can carry in a message the server
+ *  takes (Size1 of a 4.13). */
+uint32_t wren_coap_body_max(uint8_t tkl, size_t opts);
+
+/** RFC 7641 4.1: the observer of @p ep and @p m's token, registered for
+ *  @p r with Accept @p accept (-1: none); NULL when every slot is in use
+ *  (counted: the request is answered without Observe). */
+struct wren_coap_observer *wren_coap_obs_register(struct wren_coap *c,
+                                                 const struct wren_coap_resource *r,
+                                                 const struct wren_sock_udp_ep *ep,
+                                                 const struct coap_msg *m, int32_t accept);
+
+/** RFC 7641 3.6: end the observation of @p ep with @p token. */
+void wren_coap_obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                          const uint8_t *token, uint8_t tkl);
+
+/** An ACK or RST from @p from for a notification? (counted, handled) */
+bool wren_coap_obs_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from);
+
+/** Forget every observer (the server stops). */
+void wren_coap_obs_stop(struct wren_coap *c);
 
 /** Send the notifications handlers asked for while they ran. */
 void wren_coap_obs_flush(struct wren_coap *c);

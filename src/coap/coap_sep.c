@@ -8,6 +8,8 @@
 #include "coap/coap_priv.h"
 #include "core/node.h"
 
+#if CONFIG_WREN_COAP_SEPARATE
+
 static void sep_free(struct wren_coap_sep *s)
 {
     wren_timer_cancel(s->c->node, &s->timer);
@@ -176,3 +178,50 @@ void wren_coap_sep_stop(struct wren_coap *c)
         }
     }
 }
+
+#else /* the feature left out: nothing is deferred, nothing waits */
+
+int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
+{
+    (void)c;
+    (void)req;
+    return -ENOSPC;
+}
+
+int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
+                            const void *payload, size_t len)
+{
+    (void)c;
+    (void)h;
+    (void)code;
+    (void)cf;
+    (void)payload;
+    (void)len;
+    return -EINVAL;
+}
+
+int wren_coap_sep_leisure(struct wren_coap *c, const uint8_t *msg, size_t len,
+                          const struct wren_sock_udp_ep *to)
+{
+    (void)c;
+    (void)msg;
+    (void)len;
+    (void)to;
+    return -ENOSPC;
+}
+
+bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from)
+{
+    (void)c;
+    (void)m;
+    (void)from;
+    return false;
+}
+
+void wren_coap_sep_stop(struct wren_coap *c)
+{
+    (void)c;
+}
+
+#endif

@@ -140,9 +140,11 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
             wren_shell_printf(sh, "  %s\n", c->res[i]->path);
         }
         unsigned used = 0, busy = 0;
+#if CONFIG_WREN_COAP_DEDUP
         for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
             used += c->dedup[i].used;
         }
+#endif
         for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
             busy += c->xchg[i].used;
         }
