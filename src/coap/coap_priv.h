@@ -120,6 +120,10 @@ bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
  *  for it) or gone (@p err < 0: end them and those in flight with it). */
 void wren_coap_client_tcp_event(struct wren_coap *c, const struct wren_sock_udp_ep *to, int err);
 
+/** Whether response @p m is a 2.xx with Block2 saying more blocks follow
+ *  (into @p blk; the next block number fits, RFC 7959 2.2). */
+bool wren_coap_block2_more(const struct coap_msg *m, struct coap_block *blk);
+
 /** End every client exchange without calling back (the server stops). */
 void wren_coap_client_stop(struct wren_coap *c);
 
