@@ -60,8 +60,8 @@ static void req_scan(const struct coap_msg *m, struct req_opts *ro)
     while (wren_coap_opt_next(&it, &o) > 0) {
         /* 5.4.3: a bad length is an unrecognized option; 5.4.5: so is a
          * repeated non-repeatable one */
-        bool known = wren_coap_opt_known(o.num, o.len) &&
-                     (o.num != prev || wren_coap_opt_repeatable(o.num));
+        int cls = wren_coap_opt_class(o.num, o.len);
+        bool known = cls == 2 || (cls == 1 && o.num != prev);
         prev = o.num;
         if (!known) {
             ro->bad |= COAP_OPT_CRITICAL(o.num);
