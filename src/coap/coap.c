@@ -319,6 +319,11 @@ const struct wren_coap_resource *wren_coap_find_resource(struct wren_coap *c,
 
 /* ---- sending ------------------------------------------------------------------------ */
 
+uint32_t wren_coap_now_ms(const struct wren_coap *c)
+{
+    return (uint32_t)(wren_node_now(c->node) / 1000u);
+}
+
 int wren_coap_send(struct wren_coap *c, const uint8_t *msg, size_t len,
                    const struct wren_sock_udp_ep *to)
 {

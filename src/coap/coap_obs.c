@@ -93,7 +93,7 @@ static void obs_send(struct wren_coap_observer *o)
         /* RFC 7641 3.2: a non-2.xx notification ends the observation */
         resp.pos = 0;
     }
-    uint32_t now = (uint32_t)(wren_node_now(c->node) / 1000u);
+    uint32_t now = wren_coap_now_ms(c);
     bool con = !o->had_con || now - o->last_con_ms >= c->obs_con_ms;
     c->obs_seq = (c->obs_seq + 1) & COAP_OBSERVE_MASK;
     o->mid = c->next_mid++;
@@ -113,11 +113,7 @@ static void obs_send(struct wren_coap_observer *o)
     int at = wren_coap_place_response(c, &resp, &mt, &len);
     c->stats.obs_notify++;
     o->dirty = 0;
-    if (wren_sock_udp_send(&c->sock, c->tx + at, len, &o->ep) < 0) {
-        c->stats.tx_drop++;
-    } else {
-        c->stats.tx++;
-    }
+    (void)wren_coap_send(c, c->tx + at, len, &o->ep);
     if (COAP_CODE_CLASS(resp.code) != 2) {
         obs_free(o);
         return;
@@ -216,7 +212,7 @@ bool wren_coap_obs_input(struct wren_coap *c, const struct coap_msg *m,
             wren_timer_cancel(c->node, &o->timer);
             o->con_pending = 0;
             o->had_con = 1;
-            o->last_con_ms = (uint32_t)(wren_node_now(c->node) / 1000u);
+            o->last_con_ms = wren_coap_now_ms(c);
             if (o->dirty) {
                 obs_send(o);
             }

@@ -3,7 +3,6 @@
 #define WREN_COAP_COAP_PRIV_H
 
 #include "coap/coap.h"
-#include "core/node.h"
 #include "shell/shell.h"
 
 /** How a response goes out besides what the handler made. */
@@ -46,10 +45,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
 #define WREN_COAP_NO_RESPONSE (-2)
 
 /** The node's time in ms (wraps), for the lifetimes of exchanges. */
-static inline uint32_t wren_coap_now_ms(struct wren_coap *c)
-{
-    return (uint32_t)(wren_node_now(c->node) / 1000u);
-}
+uint32_t wren_coap_now_ms(const struct wren_coap *c);
 
 /** The resource @p m's Uri-Path names (`/.well-known/core` too), or NULL. */
 const struct wren_coap_resource *wren_coap_find_resource(struct wren_coap *c,
