@@ -6,35 +6,48 @@
 #include "coap/coap_priv.h"
 #include "core/node.h"
 
-static bool obs_match(const struct wren_coap_observer *o, const struct wren_sock_udp_ep *ep,
-                      const uint8_t *token, uint8_t tkl)
-{
-    return o->used && o->ep.port == ep->port && memcmp(o->ep.addr, ep->addr, 16) == 0 &&
-           o->tkl == tkl && memcmp(o->token, token, tkl) == 0;
-}
-
 static void obs_free(struct wren_coap_observer *o)
 {
     wren_timer_cancel(o->c->node, &o->timer);
     o->used = 0;
 }
 
+/* RFC 7641 4.1: the observer of @p ep with @p token (an entry per endpoint
+ * and token: wren_coap_obs_register() keeps them unique), or NULL with
+ * *free_slot the first free slot (NULL: none). */
+static struct wren_coap_observer *obs_find(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                                           const uint8_t *token, uint8_t tkl,
+                                           struct wren_coap_observer **free_slot)
+{
+    *free_slot = NULL;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
+        struct wren_coap_observer *o = &c->obs[i];
+        if (!o->used) {
+            *free_slot = *free_slot ? *free_slot : o;
+        } else if (o->ep.port == ep->port && memcmp(o->ep.addr, ep->addr, 16) == 0 &&
+                   o->tkl == tkl && memcmp(o->token, token, tkl) == 0) {
+            return o;
+        }
+    }
+    return NULL;
+}
+
 /* Remove the observation of @p ep with @p token (RFC 7641 3.6). */
 void wren_coap_obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
-                       const uint8_t *token, uint8_t tkl)
+                          const uint8_t *token, uint8_t tkl)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        if (obs_match(&c->obs[i], ep, token, tkl)) {
-            c->stats.obs_remove++;
-            obs_free(&c->obs[i]);
-        }
+    struct wren_coap_observer *free_slot;
+    struct wren_coap_observer *o = obs_find(c, ep, token, tkl, &free_slot);
+    if (o) {
+        c->stats.obs_remove++;
+        obs_free(o);
     }
 }
 
 static void obs_timer(struct wren_timer *t, void *arg);
 
-/* RFC 7641 4.1: an entry per endpoint and token; a registration with the
- * same replaces it (for whatever resource it names now), another token is
+/* RFC 7641 4.1: a registration with the endpoint and token of an observer
+ * replaces it (for whatever resource it names now), another token is
  * another observer. @p accept is the registration's Accept (-1: none), kept
  * for the notifications. NULL when every slot is in use: the request is
  * answered without Observe, and the observers stay as they were. */
@@ -43,22 +56,14 @@ struct wren_coap_observer *wren_coap_obs_register(struct wren_coap *c,
                                                  const struct wren_sock_udp_ep *ep,
                                                  const struct coap_msg *m, int32_t accept)
 {
-    struct wren_coap_observer *o = NULL;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        struct wren_coap_observer *e = &c->obs[i];
-        if (obs_match(e, ep, m->token, m->tkl)) {
-            o = e;
-            break;
-        }
-        if (!e->used && !o) {
-            o = e;
-        }
-    }
-    if (o == NULL) {
+    struct wren_coap_observer *free_slot;
+    struct wren_coap_observer *o = obs_find(c, ep, m->token, m->tkl, &free_slot);
+    if (o == NULL && free_slot == NULL) {
         c->stats.obs_full++;
         return NULL;
     }
-    if (!o->used) {
+    if (o == NULL) {
+        o = free_slot;
         c->stats.obs_add++;
         *o = (struct wren_coap_observer){ .c = c, .used = 1, .ep = *ep, .tkl = m->tkl };
         memcpy(o->token, m->token, m->tkl);
