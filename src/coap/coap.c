@@ -258,17 +258,14 @@ static bool lf_pass(const struct wren_coap_resource *r, const struct coap_msg *m
 static void link_format(struct wren_coap *c, const struct coap_msg *m,
                         struct wren_coap_resp *resp)
 {
-    bool first = true;
+    size_t sep = 0; /* none before the first link, then "," */
     for (unsigned i = 0; i < c->n_res; i++) {
         const struct wren_coap_resource *r = c->res[i];
         if (CONFIG_WREN_COAP_LF_FILTERS && !lf_pass(r, m)) {
             continue;
         }
-        if (!first) {
-            wren_coap_resp_write(resp, ",", 1);
-        }
-        first = false;
-        wren_coap_resp_write(resp, "<", 1);
+        wren_coap_resp_write(resp, &",<"[1 - sep], 1 + sep); /* "<" or ",<" */
+        sep = 1;
         wren_coap_resp_write(resp, r->path, strlen(r->path));
         wren_coap_resp_write(resp, ">", 1);
         /* RFC 7252 7.2.1: several formats as one quoted list */
@@ -279,9 +276,7 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
             wren_coap_resp_write_uint(resp, (uint64_t)f);
         }
         wren_coap_resp_write(resp, "\"", several);
-        if (r->observable) {
-            wren_coap_resp_write(resp, ";obs", 4);
-        }
+        wren_coap_resp_write(resp, ";obs", r->observable ? 4 : 0);
         if (r->attrs) {
             wren_coap_resp_write(resp, r->attrs, strlen(r->attrs));
         }
@@ -481,11 +476,6 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
     }
 }
 
-/* RFC 7252 8.2: the response @p resp (@p len bytes) to a multicast request
- * goes after a random leisure, and not at all when it says nothing useful
- * (an error, or an empty payload such as a discovery filter that matched
- * nothing). */
-
 /* RFC 7252 4.5: whether request @p m starts an exchange to run (*dp: its
  * slot, NULL when served without one) or repeats one, answered here: a
  * NON's duplicate is ignored, a CON's gets the stored response (a multicast
@@ -561,6 +551,10 @@ static void dedup_store(struct wren_coap *c, struct wren_coap_dedup *d,
 
 /* ---- the message layer ---------------------------------------------------------------- */
 
+/* RFC 7252 8.2: the response @p resp (@p len bytes) to a multicast request
+ * goes after a random leisure, and not at all when it says nothing useful
+ * (an error, or an empty payload such as a discovery filter that matched
+ * nothing). */
 static void mcast_answer(struct wren_coap *c, const uint8_t *resp, size_t len,
                          const struct wren_sock_udp_ep *to)
 {
