@@ -118,34 +118,6 @@ int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resour
     return -ENOENT;
 }
 
-/* Whether the request's Uri-Path options spell @p path ("/a/b"; "/" is the
- * root: no Uri-Path, or one empty one, RFC 7252 6.5 step 8). */
-static bool path_match(const struct coap_msg *m, const char *path)
-{
-    struct coap_opt_iter it;
-    struct coap_opt o;
-    const char *p = path + 1;
-    wren_coap_opt_iter_init(&it, m);
-    while (wren_coap_opt_next(&it, &o) > 0) {
-        if (o.num < COAP_OPT_URI_PATH) {
-            continue;
-        }
-        if (o.num > COAP_OPT_URI_PATH) {
-            break;
-        }
-        const char *e = strchr(p, '/');
-        size_t seg = e ? (size_t)(e - p) : strlen(p);
-        if (seg != o.len || memcmp(p, o.val, seg) != 0) {
-            return false;
-        }
-        p = e ? e + 1 : p + seg;
-        if (!e && *p == '\0' && o.len == 0 && seg == 0) {
-            continue; /* "/" and one empty segment */
-        }
-    }
-    return *p == '\0';
-}
-
 /* ---- RFC 6690: /.well-known/core ------------------------------------------------ */
 
 /* RFC 6690 4.1: @p v (@p n bytes) matches the query value @p pat (@p pn
@@ -290,27 +262,13 @@ static void wellknown_get(struct wren_coap *c, const struct wren_coap_req *req,
     link_format(c, req->msg, resp);
 }
 
-static const struct wren_coap_resource wellknown = {
+const struct wren_coap_resource wren_coap_wellknown = {
     .path = "/.well-known/core",
     .methods = WREN_COAP_GET,
     .cf = COAP_CF_LINK_FORMAT,
     .handler = wellknown_get,
 };
 
-/* The resource @p m's Uri-Path names, or NULL. */
-const struct wren_coap_resource *wren_coap_find_resource(struct wren_coap *c,
-                                                         const struct coap_msg *m)
-{
-    if (path_match(m, wellknown.path)) {
-        return &wellknown;
-    }
-    for (unsigned i = 0; i < c->n_res; i++) {
-        if (path_match(m, c->res[i]->path)) {
-            return c->res[i];
-        }
-    }
-    return NULL;
-}
 
 /* ---- sending ------------------------------------------------------------------------ */
 

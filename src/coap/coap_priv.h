@@ -47,9 +47,8 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
 /** The node's time in ms (wraps), for the lifetimes of exchanges. */
 uint32_t wren_coap_now_ms(const struct wren_coap *c);
 
-/** The resource @p m's Uri-Path names (`/.well-known/core` too), or NULL. */
-const struct wren_coap_resource *wren_coap_find_resource(struct wren_coap *c,
-                                                         const struct coap_msg *m);
+/** `/.well-known/core` (RFC 6690), served on every node. */
+extern const struct wren_coap_resource wren_coap_wellknown;
 
 /** RFC 7252 5.9.2.9: the largest body a request with a token of @p tkl
  *  bytes and @p opts bytes of options can carry in a message the server

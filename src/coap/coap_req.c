@@ -87,6 +87,49 @@ uint32_t wren_coap_body_max(uint8_t tkl, size_t opts)
     size_t over = COAP_HDR_LEN + tkl + opts + 1;
     return over < CONFIG_WREN_COAP_MSG_MAX ? (uint32_t)(CONFIG_WREN_COAP_MSG_MAX - over) : 0;
 }
+/* Whether the request's Uri-Path options spell @p path ("/a/b"; "/" is the
+ * root: no Uri-Path, or one empty one, RFC 7252 6.5 step 8). */
+static bool path_match(const struct coap_msg *m, const char *path)
+{
+    struct coap_opt_iter it;
+    struct coap_opt o;
+    const char *p = path + 1;
+    wren_coap_opt_iter_init(&it, m);
+    while (wren_coap_opt_next(&it, &o) > 0) {
+        if (o.num < COAP_OPT_URI_PATH) {
+            continue;
+        }
+        if (o.num > COAP_OPT_URI_PATH) {
+            break;
+        }
+        const char *e = strchr(p, '/');
+        size_t seg = e ? (size_t)(e - p) : strlen(p);
+        if (seg != o.len || memcmp(p, o.val, seg) != 0) {
+            return false;
+        }
+        p = e ? e + 1 : p + seg;
+        if (!e && *p == '\0' && o.len == 0 && seg == 0) {
+            continue; /* "/" and one empty segment */
+        }
+    }
+    return *p == '\0';
+}
+
+/* The resource @p m's Uri-Path names, or NULL. */
+static const struct wren_coap_resource *find_resource(struct wren_coap *c,
+                                                      const struct coap_msg *m)
+{
+    if (path_match(m, wren_coap_wellknown.path)) {
+        return &wren_coap_wellknown;
+    }
+    for (unsigned i = 0; i < c->n_res; i++) {
+        if (path_match(m, c->res[i]->path)) {
+            return c->res[i];
+        }
+    }
+    return NULL;
+}
+
 /* Whether one of @p m's ETag options is @p etag (@p len bytes, 0: none). */
 static bool etag_listed(const struct coap_msg *m, const uint8_t *etag, size_t len)
 {
@@ -206,7 +249,7 @@ static uint8_t req_refusal(struct wren_coap *c, const struct coap_msg *m,
         c->stats.req_proxy++;
         return COAP_CODE_PROXYING_NOT_SUPPORTED;
     }
-    if ((r = wren_coap_find_resource(c, m)) == NULL) {
+    if ((r = find_resource(c, m)) == NULL) {
         c->stats.req_not_found++;
         return COAP_CODE_NOT_FOUND;
     }
