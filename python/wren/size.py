@@ -21,6 +21,10 @@ Images (runtime/cortexm/main_*.c):
   coap_server  IPv6 + ICMPv6 + UDP + sock_udp + a CoAP server only
            (CONFIG_WREN_COAP_CLIENT=0, no default resources) with one
            observable resource; main plays the client with wire messages
+  coap_server_min  the same server without Block2, separate responses,
+           multicast, link-format filters and the duplicate cache (the
+           feature set of RIOT's gcoap server); coap_server_no<option>: the
+           coap_server without one of them, for the line per option
   coap     IPv6 + ICMPv6 + UDP + sock_udp + CoAP (server, default resources,
            Block1/Block2, observe, client) over the loopback; the client
            talks to the node's own server
@@ -498,41 +502,99 @@ def records_and_print(out: Callable[[str], object] = print,
         {"name": "rom_tcp_bytes", "value": tcp_rom, "unit": "bytes", "better": "lower",
          "target": 12288, "anchor": "TCPlp (the TCP paper, table 1 features): 19,972 bytes"},
     ]
+    recs += coap_records(out)
+    recs += rpl_records(out)
+    recs += sec_records(out)
+    recs += tsch_records(out)
+    return recs
+
+
+#: CoAP's compile-time options, each left out of one image of the
+#: coap_server build (runtime/cortexm/CMakeLists.txt: coap_server_no<name>)
+COAP_OPTIONS = [
+    ("block2", "CONFIG_WREN_COAP_BLOCK2", "Block2 windows of any representation (RFC 7959 2.4)"),
+    ("sep", "CONFIG_WREN_COAP_SEPARATE", "separate responses (RFC 7252 5.2.2)"),
+    ("mcast", "CONFIG_WREN_COAP_MULTICAST", "multicast requests, answered after a leisure "
+     "(RFC 7252 8.2)"),
+    ("filters", "CONFIG_WREN_COAP_LF_FILTERS", "/.well-known/core filters (RFC 6690 4.1)"),
+    ("dedup", "CONFIG_WREN_COAP_DEDUP", "the duplicate cache replaying responses (RFC 7252 4.5)"),
+]
+
+#: the peers' CoAP builds (issue 28: measured from their trees, Cortex-M3,
+#: arm-none-eabi-gcc 12.2 -Os, function/data sections, --gc-sections)
+GCOAP_SERVER_ROM = 4428  # RIOT c8bd52f gcoap + nanocoap, server only (+668 data)
+GCOAP_FULL_ROM = 5646    # the same with gcoap's client
+CONTIKI_COAP_SERVER_ROM = 7456  # Contiki-NG 9f80681 CoAP engine, server
+
+
+def coap_records(out: Callable[[str], object] = print) -> list[Record]:
+    """rom_coap_server_bytes, rom_coap_server_min_bytes, rom_coap_full_bytes
+    (the CoAP module's ROM in the coap_server, coap_server_min and coap
+    images), what each compile-time option costs (coap_server less
+    coap_server_no<option>), and the CoAP state's sizes."""
     srv, _ = image_report("coap_server")
     srv_rom = srv["CoAP"]["rom"]
+    small, _ = image_report("coap_server_min")
+    min_rom, min_ram = small["CoAP"]["rom"], small["CoAP"]["ram"]
     coap, _ = image_report("coap")
     coap_rom, coap_ram = coap["CoAP"]["rom"], coap["CoAP"]["ram"]
     st = coap_state_bytes()
     out(f"CoAP server only (observe, Block2, duplicate cache, link format with filters, "
         f"separate responses, multicast; no client, no Block1 uploads) "
         f"adds {srv_rom} bytes of ROM and {srv['CoAP']['ram']} of RAM (256-byte messages)")
+    for name, opt, what in COAP_OPTIONS:
+        without, _ = image_report(f"coap_server_no{name}")
+        out(f"  {opt}=0 leaves out {what}: {srv_rom - without['CoAP']['rom']} bytes")
+    out(f"CoAP server, smallest (observe and /.well-known/core; no Block2, separate responses, "
+        f"multicast, filters or duplicate cache): {min_rom} bytes of ROM and {min_ram} of RAM "
+        f"(RIOT gcoap + nanocoap server: {GCOAP_SERVER_ROM} + 668 data)")
+    client = sum(v for (obj, _sec), v in _stack_sections("coap").items() if obj == "coap_client.c")
     out(f"CoAP (server with default resources, Block1/Block2 both ways, observe, client) "
         f"adds {coap_rom} bytes of ROM and {coap_ram} of RAM (two "
-        f"CONFIG_WREN_COAP_MSG_MAX buffers included)")
+        f"CONFIG_WREN_COAP_MSG_MAX buffers included); CONFIG_WREN_COAP_CLIENT=0 leaves out "
+        f"the client, coap_client.c's {client} bytes")
     out(f"CoAP state: {st['observer']} bytes per observer, {st['dedup']} per server exchange "
         f"(duplicate-cache slot), {st['xchg']} per client exchange, {st['block1']} per "
         f"Block1 upload")
-    recs += [
+    peer = ("arm-none-eabi-gcc 12.2 -Os, function/data sections, --gc-sections, text = code + "
+            "read-only data kept in the image, application handlers not counted")
+    return [
         {"name": "rom_coap_server_bytes", "value": srv_rom, "unit": "bytes", "better": "lower",
-         "target": 2901,
-         "anchor": "RIOT gcoap + nanocoap with server-side observe: 2,901 bytes of text on "
-                   "Cortex-M0+ (its authors' figure). Differs: wren's is Cortex-M3 -Os, and its "
-                   "server also keeps a duplicate cache replaying responses (RFC 7252 4.5), "
-                   "serves Block2 windows of any representation (RFC 7959), retransmits CON "
-                   "notifications and drops observers on timeout or RST, sends separate "
-                   "responses (5.2.2), answers multicast after a leisure (8.2), filters "
-                   "/.well-known/core (RFC 6690 4.1), sends Location options, answers 2.03 Valid "
-                   "for a current ETag and refuses before any handler runs as RFC 7252/7959 "
-                   "ask (4.00 for SZX 7, 4.02, 4.06 for every method, 4.13 with Size1, 4.15, "
-                   "5.05), keeps non-idempotent responses for EXCHANGE_LIFETIME and ignores "
-                   "duplicate NONs; Block1 uploads are left out "
-                   "(CONFIG_WREN_COAP_BLOCK1=0: 4.13); application handlers not counted"},
+         "target": CONTIKI_COAP_SERVER_ROM,
+         "anchor": "Contiki-NG (9f80681, cc2538dk) CoAP engine as a server: 7,456 bytes (observe, "
+                   f"Block1/2, separate responses; no duplicate detection, its issue #291), {peer}. "
+                   "wren's (Cortex-M3, coap_server image, 256-byte messages): observe with CON "
+                   "notifications retransmitted and observers dropped on timeout or RST, Block2 "
+                   "windows of any representation (RFC 7959), a duplicate cache replaying "
+                   "responses (RFC 7252 4.5) with non-idempotent responses kept for "
+                   "EXCHANGE_LIFETIME and 5.03 when full, separate responses (5.2.2), multicast "
+                   "answered after a leisure (8.2), /.well-known/core with filters (RFC 6690 "
+                   "4.1), Location options, 2.03 for a current ETag, refusals before any handler "
+                   "as RFC 7252/7959 ask (4.00 SZX 7, 4.02, 4.06, 4.13 with Size1, 4.15, 5.05); "
+                   "Block1 uploads left out (CONFIG_WREN_COAP_BLOCK1=0: 4.13), where Contiki-NG "
+                   "has them. The size report prints what each compile-time option costs"},
+        {"name": "rom_coap_server_min_bytes", "value": min_rom, "unit": "bytes",
+         "better": "lower", "target": GCOAP_SERVER_ROM,
+         "anchor": "RIOT (c8bd52f, iotlab-m3, DEVELHELP=0) gcoap + nanocoap, server only: "
+                   f"4,428 bytes (+668 data), {peer}; its server has observe and "
+                   "/.well-known/core, no Block2 of its own (handlers use nanocoap's helpers), "
+                   "no separate responses, no link-format filters, and no duplicate detection "
+                   "(its handlers must be idempotent, RIOT issue #12938). wren's coap_server_min "
+                   "image the same: observe (CON notifications retransmitted, observers dropped "
+                   "on timeout or RST) and /.well-known/core, with CONFIG_WREN_COAP_BLOCK2=0, "
+                   "_SEPARATE=0, _MULTICAST=0, _LF_FILTERS=0, _DEDUP=0, no client, no Block1; "
+                   "every refusal before a handler kept (4.00, 4.02 also for Block2, 4.04, "
+                   "4.05, 4.06, 4.13, 4.15, 5.05, 5.00 for an answer beyond a message)"},
         {"name": "rom_coap_full_bytes", "value": coap_rom, "unit": "bytes", "better": "lower",
-         "target": 4096,
-         "anchor": "CoAP server and client with block-wise both ways and observe, plus the "
-                   "default resources (/counter, /stats, /pattern); RIOT's gcoap "
-                   "with nanocoap and server-side observe: 2,901 bytes of text on Cortex-M0+ "
-                   "(its authors' figure, server only)"},
+         "target": GCOAP_FULL_ROM,
+         "anchor": "RIOT (c8bd52f, iotlab-m3) gcoap + nanocoap with gcoap's client: 5,646 "
+                   f"bytes, {peer} (the 2,901 quoted before is a Cortex-M0+ figure). Differs: "
+                   "wren's coap image also has everything of rom_coap_server_bytes, Block1 "
+                   "uploads, a client that follows Block2 and sends Block1 (RFC 7959), observes "
+                   "with freshness (RFC 7641 3.4), multicast requests, and the default resources "
+                   "(/counter, /stats, /pattern, /slow), counted here; gcoap has no block-wise "
+                   "of its own, no dedup, no separate responses. Contiki-NG's engine with its "
+                   "client was not measured here"},
         {"name": "ram_coap_bytes", "value": coap_ram, "unit": "bytes", "better": "lower",
          "target": None,
          "anchor": "the CoAP module's state with the default configuration (1,152-byte "
@@ -548,10 +610,6 @@ def records_and_print(out: Callable[[str], object] = print,
                    f"(CONFIG_WREN_COAP_CLIENT_MSG_MAX); a server exchange (duplicate-cache "
                    f"slot with 64 bytes of response) is {st['dedup']}"},
     ]
-    recs += rpl_records(out)
-    recs += sec_records(out)
-    recs += tsch_records(out)
-    return recs
 
 
 def _sizes_obj(name: str, prefix: str) -> dict[str, int]:

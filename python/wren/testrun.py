@@ -263,7 +263,7 @@ def stage_cortexm() -> bool:
     tree = build.arm()
     ok = True
     for image in ("reflect", "6ln_host", "6ln_host_softmac", "6ln_host_lto", "udp", "tcp", "coap",
-                  "coap_server", "cpucost", "tsch"):
+                  "coap_server", "coap_server_min", "cpucost", "tsch"):
         elf = tree / f"runtime/cortexm/wren_{image}.elf"
         if shutil.which("qemu-system-arm"):
             ok &= _run(["qemu-system-arm", "-M", "mps2-an385", "-nographic",

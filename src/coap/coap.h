@@ -82,7 +82,9 @@
 #endif
 /** Exchanges remembered for duplicate detection (100 bytes each): the
  *  responses to CONs of POST/PATCH for EXCHANGE_LIFETIME, others while there
- *  is room. More clients POSTing within that time than slots get 5.03. */
+ *  is room. More clients POSTing within that time than slots get 5.03.
+ *  0: the duplicate cache is left out (as RIOT's gcoap has none): every
+ *  duplicate is executed again, so handlers must be idempotent, POST too. */
 #ifndef CONFIG_WREN_COAP_DEDUP
 #define CONFIG_WREN_COAP_DEDUP 6
 #endif
@@ -147,7 +149,9 @@
 #endif
 
 /** Separate responses the server keeps at once (RFC 7252 5.2.2): requests a
- *  handler deferred with wren_coap_resp_defer() (1..8). */
+ *  handler deferred with wren_coap_resp_defer() (1..8); 0: none, the feature
+ *  is left out (wren_coap_resp_defer() is always -ENOSPC: answer now), and
+ *  with it the leisure of multicast answers (CONFIG_WREN_COAP_MULTICAST). */
 #ifndef CONFIG_WREN_COAP_SEPARATE
 #define CONFIG_WREN_COAP_SEPARATE 2
 #endif
@@ -172,6 +176,32 @@
  *  mc_wait_ms overrides it. */
 #ifndef CONFIG_WREN_COAP_MCAST_WAIT_MS
 #define CONFIG_WREN_COAP_MCAST_WAIT_MS (CONFIG_WREN_COAP_LEISURE_MS + 1000u)
+#endif
+
+/** Serve representations larger than a message (or than the block a
+ *  request asks for) in Block2 blocks (RFC 7959 2.4); 0: the feature is
+ *  left out: Block2 in a request is an unrecognized critical option (4.02,
+ *  RST for a NON), a representation beyond a message is answered 5.00
+ *  (resp_too_large) and ends its observations (RFC 7641 3.2). */
+#ifndef CONFIG_WREN_COAP_BLOCK2
+#define CONFIG_WREN_COAP_BLOCK2 1
+#endif
+
+/** Answer requests to a multicast group (RFC 7252 8.2: All CoAP Nodes
+ *  joined, answers after a leisure, errors and empty results not sent);
+ *  0: the feature is left out: no group is joined and a datagram to any
+ *  multicast address is dropped (mc_drop). Needs separate-response slots
+ *  for the leisure (without them every multicast answer is mc_busy). */
+#ifndef CONFIG_WREN_COAP_MULTICAST
+#define CONFIG_WREN_COAP_MULTICAST 1
+#endif
+
+/** Filter `/.well-known/core` by its Uri-Query (RFC 6690 4.1: href, ct,
+ *  obs and the resources' attributes); 0: the feature is left out, the
+ *  query is ignored and every link listed (RFC 6690 4.1 makes filtering
+ *  optional). */
+#ifndef CONFIG_WREN_COAP_LF_FILTERS
+#define CONFIG_WREN_COAP_LF_FILTERS 1
 #endif
 
 /** Observers the server keeps (RFC 7641), all resources together. */
@@ -199,11 +229,9 @@
 _Static_assert(CONFIG_WREN_COAP_MSG_MAX >= WREN_COAP_RESP_HDR_ROOM + 16 &&
                    CONFIG_WREN_COAP_MSG_MAX <= 65507,
                "CONFIG_WREN_COAP_MSG_MAX: room for a 16-byte block, at most a UDP payload");
-_Static_assert(CONFIG_WREN_COAP_DEDUP >= 1 && CONFIG_WREN_COAP_DEDUP <= 255,
-               "CONFIG_WREN_COAP_DEDUP: 1..255");
+_Static_assert(CONFIG_WREN_COAP_DEDUP <= 255, "CONFIG_WREN_COAP_DEDUP: 0..255");
 _Static_assert(CONFIG_WREN_COAP_RESOURCES <= 255, "CONFIG_WREN_COAP_RESOURCES: 0..255");
-_Static_assert(CONFIG_WREN_COAP_SEPARATE >= 1 && CONFIG_WREN_COAP_SEPARATE <= 8,
-               "CONFIG_WREN_COAP_SEPARATE: 1..8");
+_Static_assert(CONFIG_WREN_COAP_SEPARATE <= 8, "CONFIG_WREN_COAP_SEPARATE: 0..8");
 _Static_assert(CONFIG_WREN_COAP_SEPARATE_BYTES >= COAP_HDR_LEN + COAP_TOKEN_MAX + 4 &&
                    CONFIG_WREN_COAP_SEPARATE_BYTES <= 1024,
                "CONFIG_WREN_COAP_SEPARATE_BYTES: a header with token and Content-Format, at most 1024");
@@ -537,14 +565,18 @@ struct wren_coap {
     uint8_t n_res;
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
+#if CONFIG_WREN_COAP_DEDUP
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+#endif
     struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
     struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
     uint32_t obs_seq;            /**< the latest Observe sequence number */
     uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
     uint8_t deferred;            /**< the running handler deferred its response */
     const struct wren_coap_req *cur_req; /**< the request whose handler runs, or NULL */
+#if CONFIG_WREN_COAP_SEPARATE
     struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
+#endif
     struct wren_timer slow_timer; /**< the `/slow` resource's answers */
     uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */

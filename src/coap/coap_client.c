@@ -165,11 +165,11 @@ static void xchg_start(struct wren_coap_xchg *x)
     c->stats.cl_req++;
 }
 
-int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
-                      const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg)
+/* What a request may not be (RFC 7252 8.1: a multicast request is NON,
+ * and nothing follows it). @return 0, -EINVAL or -ENOTSUP. */
+static int request_check(const struct wren_sock_udp_ep *to, const struct wren_coap_client_req *rq,
+                         int szx2, int szx1, bool mcast)
 {
-    int szx2 = wren_coap_block_szx_fit(rq->block2_size);
-    int szx1 = wren_coap_block_szx_fit(rq->block1_size);
     if (to == NULL || to->port == 0 || rq->method < COAP_CODE_GET ||
         rq->method > COAP_CODE_DELETE || (rq->block2_size && szx2 < 0) ||
         (rq->block1_size && szx1 < 0) || (rq->len && !rq->payload && !rq->source)) {
@@ -178,20 +178,29 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     if (rq->tcp && !CONFIG_WREN_COAP_CLIENT_TCP) {
         return -ENOTSUP;
     }
-    /* RFC 7252 8.1: a multicast request is NON, and nothing follows it */
-    bool mcast = wren_ipv6_addr_is_multicast(to->addr);
     if (mcast && (!rq->non || rq->tcp || rq->observe || rq->block1_size)) {
         return -EINVAL;
     }
-    int i = 0;
-    while (i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
-        i++;
+    return 0;
+}
+
+/* A free exchange, or NULL (counted). */
+static struct wren_coap_xchg *xchg_new(struct wren_coap *c)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        if (!c->xchg[i].used) {
+            return &c->xchg[i];
+        }
     }
-    if (i == CONFIG_WREN_COAP_CLIENT_XCHG) {
-        c->stats.cl_busy++;
-        return -EBUSY;
-    }
-    struct wren_coap_xchg *x = &c->xchg[i];
+    c->stats.cl_busy++;
+    return NULL;
+}
+
+/* Exchange @p x for @p rq: its message ID, token and body. */
+static void xchg_setup(struct wren_coap *c, struct wren_coap_xchg *x,
+                       const struct wren_sock_udp_ep *to, const struct wren_coap_client_req *rq,
+                       wren_coap_resp_cb cb, void *arg)
+{
     memset(x, 0, sizeof(*x));
     x->c = c;
     x->to = *to;
@@ -207,20 +216,48 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
     x->body_len = rq->len;
     x->source = rq->source;
     x->source_arg = rq->source_arg;
-    /* a body beyond a message (with room for the options) goes in blocks */
+}
+
+/* RFC 7959 2.5: a body beyond a message (with room for the options), or
+ * one asked to, goes in Block1 blocks. @return 0, -EMSGSIZE, -EINVAL. */
+static int plan_block1(struct wren_coap_xchg *x, const struct wren_coap_client_req *rq, int szx1,
+                       bool mcast)
+{
     int fit = wren_coap_block_szx_fit(CONFIG_WREN_COAP_CLIENT_MSG_MAX - 64);
-    if (rq->len && (rq->block1_size || rq->len > CONFIG_WREN_COAP_CLIENT_MSG_MAX - 64)) {
-        if (fit < 0) {
-            return -EMSGSIZE;
-        }
-        if (mcast) {
-            return -EINVAL; /* no Block1 to a group */
-        }
-        x->b1 = 1;
-        x->b1_szx = (uint8_t)(rq->block1_size && szx1 < fit ? szx1 : fit);
+    if (!rq->len || (!rq->block1_size && rq->len <= CONFIG_WREN_COAP_CLIENT_MSG_MAX - 64)) {
+        return 0;
     }
+    if (fit < 0) {
+        return -EMSGSIZE;
+    }
+    if (mcast) {
+        return -EINVAL; /* no Block1 to a group */
+    }
+    x->b1 = 1;
+    x->b1_szx = (uint8_t)(rq->block1_size && szx1 < fit ? szx1 : fit);
+    return 0;
+}
+
+int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                      const struct wren_coap_client_req *rq, wren_coap_resp_cb cb, void *arg)
+{
+    int szx2 = wren_coap_block_szx_fit(rq->block2_size);
+    int szx1 = wren_coap_block_szx_fit(rq->block1_size);
+    bool mcast = to && wren_ipv6_addr_is_multicast(to->addr);
+    int rc = request_check(to, rq, szx2, szx1, mcast);
+    if (rc < 0) {
+        return rc;
+    }
+    struct wren_coap_xchg *x = xchg_new(c);
+    if (x == NULL) {
+        return -EBUSY;
+    }
+    xchg_setup(c, x, to, rq, cb, arg);
+    rc = plan_block1(x, rq, szx1, mcast);
     struct coap_block blk = { .num = 0, .szx = (uint8_t)(szx2 < 0 ? 0 : szx2) };
-    int rc = build_request(x, rq, rq->block2_size ? wren_coap_block_encode(&blk) : -1);
+    if (rc == 0) {
+        rc = build_request(x, rq, rq->block2_size ? wren_coap_block_encode(&blk) : -1);
+    }
     if (rc == 0 && x->b1) {
         rc = rebuild(x, -1, b1_value(x, 0), false);
     }
@@ -239,7 +276,7 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
         return -ENOBUFS;
     }
     xchg_arm(x);
-    return i;
+    return (int)(x - c->xchg);
 }
 
 void wren_coap_client_stop(struct wren_coap *c)
@@ -391,20 +428,25 @@ static bool tok_match(const struct wren_coap_xchg *x, const struct coap_msg *m)
             (x->obs_blk && memcmp(m->token, x->blk_token, m->tkl) == 0));
 }
 
+bool wren_coap_block2_more(const struct coap_msg *m, struct coap_block *blk)
+{
+    struct coap_opt o;
+    uint32_t v;
+    return COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
+           wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, blk) == 0 &&
+           blk->more && blk->num < COAP_BLOCK_NUM_MAX;
+}
+
 /* After a notification (or one of its blocks) @p m of observation @p x:
  * ask for its next block if Block2 says more follow (RFC 7959 3.4: by
  * GETs without Observe, with the observation's token), else stop asking. */
 static void obs_next_block(struct wren_coap_xchg *x, const struct coap_msg *m)
 {
-    struct coap_opt o;
-    uint32_t v;
     struct coap_block blk;
     if (!x->used) {
         return; /* cancelled by the callback */
     }
-    if (COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
-        wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, &blk) == 0 && blk.more &&
-        blk.num < COAP_BLOCK_NUM_MAX) {
+    if (wren_coap_block2_more(m, &blk)) {
         struct coap_block nb = { .num = blk.num + 1, .szx = blk.szx };
         if (!x->obs_blk) {
             /* a token of their own: a GET without Observe carrying the
@@ -425,69 +467,79 @@ static void obs_next_block(struct wren_coap_xchg *x, const struct coap_msg *m)
     }
 }
 
+/* A notification (or one of its blocks) for observation @p x: handed to
+ * the callback, its next block asked for. @return false when @p m is
+ * neither: no Observe (refused) or a non-2.xx ends the observation (RFC
+ * 7641 3.2). */
+static bool deliver_notification(struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    struct wren_coap *c = x->c;
+    struct coap_opt o;
+    uint32_t v;
+    bool notif = COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_OBSERVE, &o) &&
+                 wren_coap_opt_uint(&o, &v) == 0;
+    if (!notif && !x->obs_blk) {
+        return false;
+    }
+    if (notif) {
+        uint64_t now = wren_node_now(c->node) / 1000u;
+        /* RFC 7641 3.4: only a notification newer than the newest counts;
+         * over TCP they come in order, the value is ignored (RFC 8323 7.1) */
+        if (x->observing && !x->tcp && !wren_coap_observe_fresher(x->obs_seq, x->obs_ms, v, now)) {
+            c->stats.cl_obs_stale++;
+            return true;
+        }
+        if (!x->observing) {
+            x->observing = 1;
+            wren_timer_cancel(c->node, &x->timer); /* no more retransmissions */
+        }
+        x->obs_seq = v;
+        x->obs_ms = (uint32_t)now;
+        x->obs_blk = 0; /* a newer one replaces a notification still being fetched */
+    }
+    /* else a block of the latest notification: the rest follows (RFC 7959 3.4) */
+    if (x->cb) {
+        x->cb(c, 1, m, x->arg);
+    }
+    obs_next_block(x, m);
+    return true;
+}
+
+/* RFC 7959 2.5: after a 2.31 Continue, the next body block, in the size the
+ * server asked for. */
+static void next_block1(struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    struct coap_opt o;
+    uint32_t v;
+    struct coap_block ack = { .num = x->b1_num, .szx = x->b1_szx };
+    if (wren_coap_opt_find(m, COAP_OPT_BLOCK1, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+        wren_coap_block_decode(v, &ack) == 0 && ack.szx < x->b1_szx) {
+        x->b1_num = (x->b1_num + 1) << (x->b1_szx - ack.szx);
+        x->b1_szx = ack.szx;
+    } else {
+        x->b1_num++;
+    }
+    if ((size_t)x->b1_num * COAP_BLOCK_SIZE(x->b1_szx) >= x->body_len ||
+        x->b1_num > COAP_BLOCK_NUM_MAX || rebuild(x, -1, b1_value(x, x->b1_num), true) < 0 ||
+        resend(x) < 0) {
+        xchg_end(x, -ENOBUFS, NULL);
+    }
+}
+
 /* A response for @p x: deliver it, and ask for the next block if there is one. */
 static void deliver(struct wren_coap_xchg *x, const struct coap_msg *m)
 {
     struct wren_coap *c = x->c;
-    c->stats.cl_resp++;
-    struct coap_opt o;
-    uint32_t v;
     struct coap_block blk;
-    if (x->observe) {
-        bool notif = COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_OBSERVE, &o) &&
-                     wren_coap_opt_uint(&o, &v) == 0;
-        if (notif) {
-            uint64_t now = wren_node_now(c->node) / 1000u;
-            /* RFC 7641 3.4: only a notification newer than the newest counts */
-            /* over TCP they come in order, the value is ignored (RFC 8323 7.1) */
-            if (x->observing && !x->tcp &&
-                !wren_coap_observe_fresher(x->obs_seq, x->obs_ms, v, now)) {
-                c->stats.cl_obs_stale++;
-                return;
-            }
-            if (!x->observing) {
-                x->observing = 1;
-                wren_timer_cancel(c->node, &x->timer); /* no more retransmissions */
-            }
-            x->obs_seq = v;
-            x->obs_ms = (uint32_t)now;
-            x->obs_blk = 0; /* a newer one replaces a notification still being fetched */
-            if (x->cb) {
-                x->cb(c, 1, m, x->arg);
-            }
-            obs_next_block(x, m);
-            return;
-        }
-        if (x->obs_blk) {
-            /* a block of the latest notification: the rest follows (RFC 7959 3.4) */
-            if (x->cb) {
-                x->cb(c, 1, m, x->arg);
-            }
-            obs_next_block(x, m);
-            return;
-        }
-        /* no Observe (refused), or a non-2.xx: the observation is over (RFC 7641 3.2) */
-    }
-    if (x->b1 && m->code == COAP_CODE_CONTINUE) {
-        /* RFC 7959 2.5: the next block, in the size the server asked for */
-        struct coap_block ack = { .num = x->b1_num, .szx = x->b1_szx };
-        if (wren_coap_opt_find(m, COAP_OPT_BLOCK1, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
-            wren_coap_block_decode(v, &ack) == 0 && ack.szx < x->b1_szx) {
-            x->b1_num = (x->b1_num + 1) << (x->b1_szx - ack.szx);
-            x->b1_szx = ack.szx;
-        } else {
-            x->b1_num++;
-        }
-        if ((size_t)x->b1_num * COAP_BLOCK_SIZE(x->b1_szx) >= x->body_len ||
-            x->b1_num > COAP_BLOCK_NUM_MAX || rebuild(x, -1, b1_value(x, x->b1_num), true) < 0 ||
-            resend(x) < 0) {
-            xchg_end(x, -ENOBUFS, NULL);
-        }
+    c->stats.cl_resp++;
+    if (x->observe && deliver_notification(x, m)) {
         return;
     }
-    if (COAP_CODE_CLASS(m->code) == 2 && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) &&
-        wren_coap_opt_uint(&o, &v) == 0 && wren_coap_block_decode(v, &blk) == 0 && blk.more &&
-        blk.num < COAP_BLOCK_NUM_MAX) {
+    if (x->b1 && m->code == COAP_CODE_CONTINUE) {
+        next_block1(x, m);
+        return;
+    }
+    if (wren_coap_block2_more(m, &blk)) {
         if (x->cb) {
             x->cb(c, 1, m, x->arg);
         }
@@ -522,6 +574,54 @@ const struct wren_sock_udp_ep *wren_coap_resp_from(const struct wren_coap *c)
     return c->resp_from;
 }
 
+/* RFC 7252 8.2: any server's answer to multicast request @p x, by token
+ * (the exchange stays). @return whether it was one. */
+static bool mcast_reply(struct wren_coap *c, struct wren_coap_xchg *x, const struct coap_msg *m,
+                        const struct wren_sock_udp_ep *from)
+{
+    if (m->type == COAP_ACK || m->type == COAP_RST || !tok_match(x, m)) {
+        return false;
+    }
+    c->stats.cl_resp++;
+    if (m->type == COAP_CON) {
+        send_empty_ack(c, m, from);
+    }
+    if (x->cb) {
+        c->resp_from = from;
+        x->cb(c, 1, m, x->arg);
+        c->resp_from = NULL;
+    }
+    return true;
+}
+
+/* An ACK or RST of @p x's request: a RST ends it, an empty ACK says a
+ * separate response follows (RFC 7252 5.2.2), else a piggybacked response.
+ * @return whether it was one. */
+static bool ack_reply(struct wren_coap *c, struct wren_coap_xchg *x, const struct coap_msg *m)
+{
+    if (m->mid != x->mid || x->non) {
+        return false;
+    }
+    if (m->type == COAP_RST) {
+        c->stats.cl_rst++;
+        xchg_end(x, -ECONNREFUSED, NULL);
+        return true;
+    }
+    if (m->code == COAP_CODE_EMPTY) {
+        if (x->state == XS_WAIT_ACK) {
+            c->stats.cl_separate++;
+            x->state = XS_WAIT_RESP;
+            wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
+        }
+        return true;
+    }
+    if (!tok_match(x, m)) {
+        return false;
+    }
+    deliver(x, m);
+    return true;
+}
+
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from)
 {
@@ -531,47 +631,15 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
             continue;
         }
         if (x->mcast) {
-            /* RFC 7252 8.2: any server's answer, by token; the exchange stays */
-            if (m->type == COAP_ACK || m->type == COAP_RST || !tok_match(x, m)) {
-                continue;
-            }
-            c->stats.cl_resp++;
-            if (m->type == COAP_CON) {
-                send_empty_ack(c, m, from);
-            }
-            if (x->cb) {
-                c->resp_from = from;
-                x->cb(c, 1, m, x->arg);
-                c->resp_from = NULL;
-            }
-            return true;
-        }
-        if (m->type == COAP_ACK || m->type == COAP_RST) {
-            if (m->mid != x->mid || x->non) {
-                continue;
-            }
-            if (m->type == COAP_RST) {
-                c->stats.cl_rst++;
-                xchg_end(x, -ECONNREFUSED, NULL);
+            if (mcast_reply(c, x, m, from)) {
                 return true;
             }
-            if (m->code == COAP_CODE_EMPTY) {
-                /* RFC 7252 5.2.2: a separate response follows */
-                if (x->state == XS_WAIT_ACK) {
-                    c->stats.cl_separate++;
-                    x->state = XS_WAIT_RESP;
-                    wren_timer_set(c->node, &x->timer, max_transmit_wait_us(c));
-                }
+        } else if (m->type == COAP_ACK || m->type == COAP_RST) {
+            if (ack_reply(c, x, m)) {
                 return true;
             }
-            if (!tok_match(x, m)) {
-                continue;
-            }
-            deliver(x, m);
-            return true;
-        }
-        /* a CON or NON response: matched by token (RFC 7252 5.3.2) */
-        if (tok_match(x, m)) {
+        } else if (tok_match(x, m)) {
+            /* a CON or NON response: matched by token (RFC 7252 5.3.2) */
             if (m->type == COAP_CON) {
                 send_empty_ack(c, m, from);
             }

@@ -41,6 +41,39 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
                              const struct wren_sock_udp_ep *from, size_t *len,
                              size_t limit, wren_coap_obs_fn obs, void *obs_arg);
 
+/** handle_request(): no response now (a NON whose handler deferred it) */
+#define WREN_COAP_NO_RESPONSE (-2)
+
+/** The node's time in ms (wraps), for the lifetimes of exchanges. */
+uint32_t wren_coap_now_ms(const struct wren_coap *c);
+
+/** `/.well-known/core` (RFC 6690), served on every node. */
+extern const struct wren_coap_resource wren_coap_wellknown;
+
+/** RFC 7252 5.9.2.9: the largest body a request with a token of @p tkl
+ *  bytes and @p opts bytes of options can carry in a message the server
+ *  takes (Size1 of a 4.13). */
+uint32_t wren_coap_body_max(uint8_t tkl, size_t opts);
+
+/** RFC 7641 4.1: the observer of @p ep and @p m's token, registered for
+ *  @p r with Accept @p accept (-1: none); NULL when every slot is in use
+ *  (counted: the request is answered without Observe). */
+struct wren_coap_observer *wren_coap_obs_register(struct wren_coap *c,
+                                                 const struct wren_coap_resource *r,
+                                                 const struct wren_sock_udp_ep *ep,
+                                                 const struct coap_msg *m, int32_t accept);
+
+/** RFC 7641 3.6: end the observation of @p ep with @p token. */
+void wren_coap_obs_remove(struct wren_coap *c, const struct wren_sock_udp_ep *ep,
+                          const uint8_t *token, uint8_t tkl);
+
+/** An ACK or RST from @p from for a notification? (counted, handled) */
+bool wren_coap_obs_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from);
+
+/** Forget every observer (the server stops). */
+void wren_coap_obs_stop(struct wren_coap *c);
+
 /** Send the notifications handlers asked for while they ran. */
 void wren_coap_obs_flush(struct wren_coap *c);
 
@@ -81,6 +114,10 @@ bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
 /** The TCP connection to @p to is up (@p err 0: send the exchanges waiting
  *  for it) or gone (@p err < 0: end them and those in flight with it). */
 void wren_coap_client_tcp_event(struct wren_coap *c, const struct wren_sock_udp_ep *to, int err);
+
+/** Whether response @p m is a 2.xx with Block2 saying more blocks follow
+ *  (into @p blk; the next block number fits, RFC 7959 2.2). */
+bool wren_coap_block2_more(const struct coap_msg *m, struct coap_block *blk);
 
 /** End every client exchange without calling back (the server stops). */
 void wren_coap_client_stop(struct wren_coap *c);

@@ -141,7 +141,7 @@ static void slow_answer(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_coap *c = arg;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+    for (unsigned i = 0; c->slow_pending >> i; i++) {
         if (c->slow_pending & (1u << i)) {
             (void)wren_coap_resp_separate(c, (int)i, COAP_CODE_CONTENT, COAP_CF_TEXT, "slow", 4);
         }

@@ -8,6 +8,8 @@
 #include "coap/coap_priv.h"
 #include "core/node.h"
 
+#if CONFIG_WREN_COAP_SEPARATE
+
 static void sep_free(struct wren_coap_sep *s)
 {
     wren_timer_cancel(s->c->node, &s->timer);
@@ -37,26 +39,38 @@ static void sep_timer(struct wren_timer *t, void *arg)
     wren_timer_set(c->node, &s->timer, (uint64_t)s->timeout_ms * 1000u);
 }
 
+/* A free slot taken for @p to in @p state (its timer ready), or NULL. */
+static struct wren_coap_sep *sep_claim(struct wren_coap *c, const struct wren_sock_udp_ep *to,
+                                       uint8_t state)
+{
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
+        struct wren_coap_sep *s = &c->sep[i];
+        if (s->state == 0) {
+            *s = (struct wren_coap_sep){ .c = c, .ep = *to, .state = state };
+            wren_timer_init(&s->timer, sep_timer, s);
+            return s;
+        }
+    }
+    return NULL;
+}
+
 int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
 {
     if (req == NULL || req != c->cur_req) {
         return -EINVAL;
     }
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
-        struct wren_coap_sep *s = &c->sep[i];
-        if (s->state == 0) {
-            *s = (struct wren_coap_sep){ .c = c, .ep = req->remote, .tkl = req->msg->tkl,
-                                         .state = 1, .con = req->msg->type == COAP_CON,
-                                         .block2 = req->block2 };
-            memcpy(s->token, req->msg->token, req->msg->tkl);
-            wren_timer_init(&s->timer, sep_timer, s);
-            c->deferred = 1;
-            c->stats.sep_defer++;
-            return (int)i;
-        }
+    struct wren_coap_sep *s = sep_claim(c, &req->remote, 1);
+    if (s == NULL) {
+        c->stats.sep_full++;
+        return -ENOSPC;
     }
-    c->stats.sep_full++;
-    return -ENOSPC;
+    s->tkl = req->msg->tkl;
+    s->con = req->msg->type == COAP_CON;
+    s->block2 = req->block2;
+    memcpy(s->token, req->msg->token, req->msg->tkl);
+    c->deferred = 1;
+    c->stats.sep_defer++;
+    return (int)(s - c->sep);
 }
 
 /* The separate response of slot @p s into s->msg: @p payload's block @p blk
@@ -135,20 +149,16 @@ int wren_coap_sep_leisure(struct wren_coap *c, const uint8_t *msg, size_t len,
     if (len > CONFIG_WREN_COAP_SEPARATE_BYTES) {
         return -EMSGSIZE;
     }
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
-        struct wren_coap_sep *s = &c->sep[i];
-        if (s->state == 0) {
-            *s = (struct wren_coap_sep){ .c = c, .ep = *to, .state = 3, .len = (uint16_t)len };
-            memcpy(s->msg, msg, len);
-            wren_timer_init(&s->timer, sep_timer, s);
-            wren_timer_set(c->node, &s->timer,
-                           (uint64_t)wren_node_random_below(c->node,
-                                                            CONFIG_WREN_COAP_LEISURE_MS + 1) *
-                               1000u);
-            return 0;
-        }
+    struct wren_coap_sep *s = sep_claim(c, to, 3);
+    if (s == NULL) {
+        return -ENOSPC;
     }
-    return -ENOSPC;
+    s->len = (uint16_t)len;
+    memcpy(s->msg, msg, len);
+    wren_timer_set(c->node, &s->timer,
+                   (uint64_t)wren_node_random_below(c->node, CONFIG_WREN_COAP_LEISURE_MS + 1) *
+                       1000u);
+    return 0;
 }
 
 bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
@@ -176,3 +186,50 @@ void wren_coap_sep_stop(struct wren_coap *c)
         }
     }
 }
+
+#else /* the feature left out: nothing is deferred, nothing waits */
+
+int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
+{
+    (void)c;
+    (void)req;
+    return -ENOSPC;
+}
+
+int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
+                            const void *payload, size_t len)
+{
+    (void)c;
+    (void)h;
+    (void)code;
+    (void)cf;
+    (void)payload;
+    (void)len;
+    return -EINVAL;
+}
+
+int wren_coap_sep_leisure(struct wren_coap *c, const uint8_t *msg, size_t len,
+                          const struct wren_sock_udp_ep *to)
+{
+    (void)c;
+    (void)msg;
+    (void)len;
+    (void)to;
+    return -ENOSPC;
+}
+
+bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
+                         const struct wren_sock_udp_ep *from)
+{
+    (void)c;
+    (void)m;
+    (void)from;
+    return false;
+}
+
+void wren_coap_sep_stop(struct wren_coap *c)
+{
+    (void)c;
+}
+
+#endif

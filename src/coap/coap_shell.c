@@ -11,46 +11,36 @@
 #include "shell/shell.h"
 #include "wire/ipv6.h"
 
-static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
+/* Count @p m's payload into @p r: length, FNV-1a, its first bytes. */
+static void take_payload(struct wren_coap_shell_req *r, const struct coap_msg *m)
 {
-    struct wren_coap_shell_req *r = arg;
-    struct wren_shell *sh = c->shell;
-    if (m) {
-        r->code = m->code;
-        for (size_t i = 0; i < m->payload_len; i++) {
-            uint8_t b = m->payload[i];
-            r->fnv = (r->fnv ^ b) * 16777619u;
-            r->printable &= (b >= 0x20 && b < 0x7f) || b == '\n';
-            if (r->text_len < sizeof(r->text) - 1) {
-                r->text[r->text_len++] = b == '\n' ? ' ' : (char)b;
-            }
+    r->code = m->code;
+    for (size_t i = 0; i < m->payload_len; i++) {
+        uint8_t b = m->payload[i];
+        r->fnv = (r->fnv ^ b) * 16777619u;
+        r->printable &= (b >= 0x20 && b < 0x7f) || b == '\n';
+        if (r->text_len < sizeof(r->text) - 1) {
+            r->text[r->text_len++] = b == '\n' ? ' ' : (char)b;
         }
-        r->len += m->payload_len;
     }
+    r->len += m->payload_len;
+}
+
+/* Whether @p m has a Block2 option whose M says more blocks follow. */
+static bool block2_says_more(const struct coap_msg *m)
+{
     struct coap_opt o;
     uint32_t v;
     struct coap_block blk;
-    bool more = m && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
-                wren_coap_block_decode(v, &blk) == 0 && blk.more;
-    if (status > 0 && !r->mcast && (!r->observe || more)) {
-        return; /* more blocks follow (of a notification too, RFC 7959 3.4) */
-    }
-    if (status <= 0) {
-        r->active = 0;
-    }
-    if (sh == NULL) {
-        return;
-    }
-    if (status < 0) {
-        wren_shell_printf(sh, "coap: error %s\n",
-                          status == -ETIMEDOUT ? "timeout" : status == -ECONNREFUSED ? "reset"
-                                                                                     : "send");
-        return;
-    }
-    if (r->mcast && status == 0) {
-        wren_shell_printf(sh, "coap: multicast wait over\n");
-        return;
-    }
+    return m && wren_coap_opt_find(m, COAP_OPT_BLOCK2, &o) && wren_coap_opt_uint(&o, &v) == 0 &&
+           wren_coap_block_decode(v, &blk) == 0 && blk.more;
+}
+
+/* The response's line (a notification's, or a multicast answer's with its
+ * source), then the counts start afresh for the next one. */
+static void print_response(struct wren_shell *sh, struct wren_coap *c,
+                           struct wren_coap_shell_req *r, int status)
+{
     char src[48] = "";
     const struct wren_sock_udp_ep *from = wren_coap_resp_from(c);
     if (r->mcast && from) {
@@ -64,11 +54,37 @@ static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, v
                       src, status > 0 && r->observe ? "notification " : "", (unsigned)COAP_CODE_CLASS(r->code),
                       (unsigned)COAP_CODE_DETAIL(r->code), r->len, (unsigned)r->fnv,
                       r->printable && r->len ? ": " : "", r->printable && r->len ? r->text : "");
-    /* the next notification is counted afresh */
     r->len = 0;
     r->fnv = 2166136261u;
     r->text_len = 0;
     r->printable = 1;
+}
+
+static void resp_cb(struct wren_coap *c, int status, const struct coap_msg *m, void *arg)
+{
+    struct wren_coap_shell_req *r = arg;
+    struct wren_shell *sh = c->shell;
+    if (m) {
+        take_payload(r, m);
+    }
+    if (status > 0 && !r->mcast && (!r->observe || block2_says_more(m))) {
+        return; /* more blocks follow (of a notification too, RFC 7959 3.4) */
+    }
+    if (status <= 0) {
+        r->active = 0;
+    }
+    if (sh == NULL) {
+        return;
+    }
+    if (status < 0) {
+        wren_shell_printf(sh, "coap: error %s\n",
+                          status == -ETIMEDOUT ? "timeout" : status == -ECONNREFUSED ? "reset"
+                                                                                     : "send");
+    } else if (r->mcast && status == 0) {
+        wren_shell_printf(sh, "coap: multicast wait over\n");
+    } else {
+        print_response(sh, c, r, status);
+    }
 }
 
 /* the body of `coap put ... pattern:N`: byte i is i mod 251 */
@@ -129,26 +145,82 @@ static int parse_uri(char *uri, struct wren_coap_client_req *rq, struct wren_soc
     return 0;
 }
 
+/* `coap` alone: the resources and how full the tables are. */
+static int print_resources(struct wren_shell *sh, struct wren_coap *c)
+{
+    wren_shell_printf(sh, "CoAP server on port %u: %u resources\n", COAP_PORT, c->n_res + 1u);
+    wren_shell_printf(sh, "  /.well-known/core\n");
+    for (unsigned i = 0; i < c->n_res; i++) {
+        wren_shell_printf(sh, "  %s\n", c->res[i]->path);
+    }
+    unsigned used = 0, busy = 0;
+#if CONFIG_WREN_COAP_DEDUP
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
+        used += c->dedup[i].used;
+    }
+#endif
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
+        busy += c->xchg[i].used;
+    }
+    wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
+                      used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);
+    return 0;
+}
+
+/* The method word into @p rq (0: none of them). */
+static void parse_method(const char *w, struct wren_coap_client_req *rq)
+{
+    static const char *const methods[] = { "get", "post", "put", "delete" };
+    for (unsigned i = 0; i < 4; i++) {
+        if (strcmp(w, methods[i]) == 0) {
+            rq->method = (uint8_t)(COAP_CODE_GET + i);
+        }
+    }
+    if (strcmp(w, "observe") == 0) {
+        rq->method = COAP_CODE_GET;
+        rq->observe = true;
+    }
+}
+
+/* ADDR PATH or URI, then [PAYLOAD|pattern:N] [non] [port N], into @p rq
+ * and @p to. @return whether any is bad. */
+static int parse_request(int argc, char **argv, struct wren_coap_client_req *rq,
+                         struct wren_sock_udp_ep *to)
+{
+    int first = 4, bad;
+    if (argc >= 3 && strncmp(argv[2], "coap", 4) == 0) {
+        bad = rq->method == 0 || parse_uri(argv[2], rq, to) < 0;
+        first = 3;
+    } else {
+        bad = rq->method == 0 || argc < 4 || wren_ipv6_addr_from_str(to->addr, argv[2]) < 0;
+        rq->path = argc >= 4 ? argv[3] : NULL;
+    }
+    for (int i = first; !bad && i < argc; i++) {
+        bool body = rq->payload == NULL && rq->source == NULL;
+        if (strcmp(argv[i], "non") == 0) {
+            rq->non = true;
+        } else if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
+            to->port = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
+        } else if (body && strncmp(argv[i], "pattern:", 8) == 0) {
+            rq->len = (size_t)wren_shell_num(argv[i] + 8, 1, 1 << 24, &bad);
+            rq->source = pattern_source;
+            rq->cf = COAP_CF_OCTETS;
+        } else if (body) {
+            rq->payload = argv[i];
+            rq->len = strlen(argv[i]);
+            rq->cf = COAP_CF_TEXT;
+        } else {
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
 static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     struct wren_coap *c = (struct wren_coap *)m;
     if (argc == 1) {
-        wren_shell_printf(sh, "CoAP server on port %u: %u resources\n", COAP_PORT,
-                          c->n_res + 1u);
-        wren_shell_printf(sh, "  /.well-known/core\n");
-        for (unsigned i = 0; i < c->n_res; i++) {
-            wren_shell_printf(sh, "  %s\n", c->res[i]->path);
-        }
-        unsigned used = 0, busy = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-            used += c->dedup[i].used;
-        }
-        for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-            busy += c->xchg[i].used;
-        }
-        wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
-                          used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);
-        return 0;
+        return print_resources(sh, c);
     }
     if (strcmp(argv[1], "cancel") == 0 && argc == 2) {
         if (c->shell_req.active) {
@@ -157,45 +229,10 @@ static int cmd_coap(struct wren_shell *sh, struct wren_module *m, int argc, char
         }
         return 0;
     }
-    static const char *const methods[] = { "get", "post", "put", "delete" };
     struct wren_coap_client_req rq = { .cf = -1, .accept = -1 };
-    for (unsigned i = 0; i < 4; i++) {
-        if (strcmp(argv[1], methods[i]) == 0) {
-            rq.method = (uint8_t)(COAP_CODE_GET + i);
-        }
-    }
-    if (strcmp(argv[1], "observe") == 0) {
-        rq.method = COAP_CODE_GET;
-        rq.observe = true;
-    }
     struct wren_sock_udp_ep to = { .port = COAP_PORT };
-    int first = 4, bad;
-    if (argc >= 3 && strncmp(argv[2], "coap", 4) == 0) {
-        bad = rq.method == 0 || parse_uri(argv[2], &rq, &to) < 0;
-        first = 3;
-    } else {
-        bad = rq.method == 0 || argc < 4 || wren_ipv6_addr_from_str(to.addr, argv[2]) < 0;
-        rq.path = argc >= 4 ? argv[3] : NULL;
-    }
-    for (int i = first; !bad && i < argc; i++) {
-        if (strcmp(argv[i], "non") == 0) {
-            rq.non = true;
-        } else if (strcmp(argv[i], "port") == 0 && i + 1 < argc) {
-            to.port = (uint16_t)wren_shell_num(argv[++i], 1, 65535, &bad);
-        } else if (rq.payload == NULL && rq.source == NULL &&
-                   strncmp(argv[i], "pattern:", 8) == 0) {
-            rq.len = (size_t)wren_shell_num(argv[i] + 8, 1, 1 << 24, &bad);
-            rq.source = pattern_source;
-            rq.cf = COAP_CF_OCTETS;
-        } else if (rq.payload == NULL && rq.source == NULL) {
-            rq.payload = argv[i];
-            rq.len = strlen(argv[i]);
-            rq.cf = COAP_CF_TEXT;
-        } else {
-            bad = 1;
-        }
-    }
-    if (bad) {
+    parse_method(argv[1], &rq);
+    if (parse_request(argc, argv, &rq, &to)) {
         wren_shell_printf(sh, "usage: coap [get|post|put|delete|observe ADDR PATH|URI "
                               "[PAYLOAD|pattern:N] [non] [port N] | cancel] "
                               "(URI: coap[+tcp]://[ADDR][:PORT][/PATH][?QUERY])\n");

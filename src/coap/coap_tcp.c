@@ -264,7 +264,12 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     o->seq = (o->seq + 1) & COAP_OBSERVE_MASK;
     struct wren_coap_resp_meta mt = { .type = COAP_CON, .token = o->token, .tkl = o->tkl,
                                       .get = true, .observe = ok ? (int32_t)o->seq : -1 };
-    if (resp.pos > room) {
+    if (resp.pos > room && !CONFIG_WREN_COAP_BLOCK2) {
+        /* no block can carry it: the last notification (RFC 7641 3.2) */
+        ok = false;
+        mt.observe = -1;
+        resp = (struct wren_coap_resp){ .code = COAP_CODE_INTERNAL_ERROR, .cf = -1 };
+    } else if (resp.pos > room) {
         /* RFC 7959 3.4: the first block; the client asks for the rest */
         mt.block = true;
         mt.blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
@@ -722,29 +727,34 @@ int wren_coap_tcp_close(struct wren_coap_tcp *t, const struct wren_sock_udp_ep *
 
 static const char *const state_names[] = { "free", "connecting", "no CSM yet", "ready" };
 
+/* `coap_tcp` alone: the connections, their state and observers. */
+static int print_conns(struct wren_shell *sh, const struct wren_coap_tcp *t)
+{
+    wren_shell_printf(sh, "CoAP over TCP on port %u: %u server and %u client connections\n",
+                      COAP_PORT, CONFIG_WREN_COAP_TCP_CONNS, CONFIG_WREN_COAP_TCP_CLIENT_CONNS);
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
+        const struct wren_coap_tcp_conn *tc = &t->conns[i];
+        if (tc->state == CT_FREE) {
+            continue;
+        }
+        unsigned nobs = 0;
+        for (unsigned k = 0; k < CONFIG_WREN_COAP_TCP_OBSERVERS; k++) {
+            nobs += t->obs[k].used && t->obs[k].conn == i;
+        }
+        char a[WREN_IPV6_ADDR_STRLEN];
+        wren_shell_printf(sh, "  [%s]:%u %s %s, peer max message %lu, %u observers\n",
+                          wren_ipv6_addr_to_str(a, tc->peer.addr), tc->peer.port,
+                          tc->client ? "client" : "server", state_names[tc->state],
+                          (unsigned long)tc->peer_mms, nobs);
+    }
+    return 0;
+}
+
 static int cmd_coap_tcp(struct wren_shell *sh, struct wren_module *self, int argc, char **argv)
 {
     struct wren_coap_tcp *t = (struct wren_coap_tcp *)self;
     if (argc == 1) {
-        wren_shell_printf(sh, "CoAP over TCP on port %u: %u server and %u client connections\n",
-                          COAP_PORT, CONFIG_WREN_COAP_TCP_CONNS,
-                          CONFIG_WREN_COAP_TCP_CLIENT_CONNS);
-        for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-            const struct wren_coap_tcp_conn *tc = &t->conns[i];
-            if (tc->state == CT_FREE) {
-                continue;
-            }
-            unsigned nobs = 0;
-            for (unsigned k = 0; k < CONFIG_WREN_COAP_TCP_OBSERVERS; k++) {
-                nobs += t->obs[k].used && t->obs[k].conn == i;
-            }
-            char a[WREN_IPV6_ADDR_STRLEN];
-            wren_shell_printf(sh, "  [%s]:%u %s %s, peer max message %lu, %u observers\n",
-                              wren_ipv6_addr_to_str(a, tc->peer.addr), tc->peer.port,
-                              tc->client ? "client" : "server", state_names[tc->state],
-                              (unsigned long)tc->peer_mms, nobs);
-        }
-        return 0;
+        return print_conns(sh, t);
     }
     struct wren_sock_udp_ep to = { .port = COAP_PORT };
     bool ping = strcmp(argv[1], "ping") == 0, custody = false;

@@ -221,31 +221,29 @@ static const struct opt_def opt_defs[] = {
     { COAP_OPT_SIZE1, 0, 4, 0 },
 };
 
-static const struct opt_def *opt_def(uint16_t num)
+int wren_coap_opt_class(uint16_t num, size_t len)
 {
     for (size_t i = 0; i < sizeof(opt_defs) / sizeof(opt_defs[0]); i++) {
-        if (opt_defs[i].num == num) {
-            return &opt_defs[i];
+        const struct opt_def *d = &opt_defs[i];
+        if (d->num == num) {
+            /* strings of 0-255 bytes: 254 stands for 255 (the table keeps 255 for 1034) */
+            size_t max = d->max == 255 ? 1034 : d->max == 254 ? 255 : d->max;
+            return len < d->min || len > max ? 0 : 1 + d->rep;
         }
     }
-    return NULL;
+    return 0;
 }
 
 bool wren_coap_opt_known(uint16_t num, size_t len)
 {
-    const struct opt_def *d = opt_def(num);
-    if (!d) {
-        return false;
-    }
-    /* strings of 0-255 bytes: 254 stands for 255 (the table keeps 255 for 1034) */
-    size_t max = d->max == 255 ? 1034 : d->max == 254 ? 255 : d->max;
-    return len >= d->min && len <= max;
+    return wren_coap_opt_class(num, len) != 0;
 }
 
 bool wren_coap_opt_repeatable(uint16_t num)
 {
-    const struct opt_def *d = opt_def(num);
-    return d && d->rep;
+    /* a length every option's range has but If-None-Match's (0 only): that
+     * one is not repeatable anyway */
+    return wren_coap_opt_class(num, 1) == 2;
 }
 
 uint8_t wren_coap_uint_len(uint32_t v)
@@ -294,32 +292,6 @@ void wren_coap_build_init(struct coap_builder *b, uint8_t *buf, size_t cap, uint
     }
 }
 
-/* the nibble for @p v and its extension bytes (RFC 7252 3.1) */
-static uint8_t nibble(uint32_t v, size_t *ext)
-{
-    if (v < 13) {
-        *ext = 0;
-        return (uint8_t)v;
-    }
-    if (v < 269) {
-        *ext = 1;
-        return 13;
-    }
-    *ext = 2;
-    return 14;
-}
-
-static uint8_t *put_ext(uint8_t *p, uint32_t v, size_t ext)
-{
-    if (ext == 1) {
-        *p++ = (uint8_t)(v - 13);
-    } else if (ext == 2) {
-        put_be16(p, (uint16_t)(v - 269));
-        p += 2;
-    }
-    return p;
-}
-
 void wren_coap_build_opt(struct coap_builder *b, uint16_t num, const void *val, size_t len)
 {
     if (b->err) {
@@ -329,18 +301,28 @@ void wren_coap_build_opt(struct coap_builder *b, uint16_t num, const void *val, 
         b->err = -COAP_ERR_INVAL;
         return;
     }
-    uint32_t delta = (uint32_t)(num - b->last);
-    size_t de, le;
-    uint8_t dn = nibble(delta, &de), ln = nibble((uint32_t)len, &le);
-    uint8_t *p = room(b, 1 + de + le + len);
+    /* RFC 7252 3.1: the delta's and the length's nibbles, each with 0-2
+     * extension bytes (13: one, value - 13; 14: two, value - 269) */
+    uint32_t v[2] = { (uint32_t)(num - b->last), (uint32_t)len };
+    uint8_t hdr[5] = { 0 };
+    size_t n = 1;
+    for (unsigned i = 0; i < 2; i++) {
+        uint8_t nib = v[i] < 13 ? (uint8_t)v[i] : v[i] < 269 ? 13 : 14;
+        hdr[0] = (uint8_t)(hdr[0] << 4 | nib);
+        if (nib == 13) {
+            hdr[n++] = (uint8_t)(v[i] - 13);
+        } else if (nib == 14) {
+            put_be16(hdr + n, (uint16_t)(v[i] - 269));
+            n += 2;
+        }
+    }
+    uint8_t *p = room(b, n + len);
     if (!p) {
         return;
     }
-    *p++ = (uint8_t)((dn << 4) | ln);
-    p = put_ext(p, delta, de);
-    p = put_ext(p, (uint32_t)len, le);
+    memcpy(p, hdr, n);
     if (len) {
-        memcpy(p, val, len);
+        memcpy(p + n, val, len);
     }
     b->last = num;
 }
@@ -353,31 +335,27 @@ void wren_coap_build_opt_uint(struct coap_builder *b, uint16_t num, uint32_t v)
     wren_coap_build_opt(b, num, be + 4 - n, n);
 }
 
-void wren_coap_build_opt_path(struct coap_builder *b, uint16_t num, const char *path)
+/* Each @p sep-separated part of @p s as option @p num. */
+static void build_opt_parts(struct coap_builder *b, uint16_t num, const char *s, char sep)
 {
-    if (*path == '/') {
-        path++;
-    }
-    while (*path) {
-        const char *e = path;
-        while (*e && *e != '/') {
+    while (*s) {
+        const char *e = s;
+        while (*e && *e != sep) {
             e++;
         }
-        wren_coap_build_opt(b, num, path, (size_t)(e - path));
-        path = *e ? e + 1 : e;
+        wren_coap_build_opt(b, num, s, (size_t)(e - s));
+        s = *e ? e + 1 : e;
     }
+}
+
+void wren_coap_build_opt_path(struct coap_builder *b, uint16_t num, const char *path)
+{
+    build_opt_parts(b, num, path + (*path == '/'), '/');
 }
 
 void wren_coap_build_opt_query(struct coap_builder *b, uint16_t num, const char *query)
 {
-    while (*query) {
-        const char *e = query;
-        while (*e && *e != '&') {
-            e++;
-        }
-        wren_coap_build_opt(b, num, query, (size_t)(e - query));
-        query = *e ? e + 1 : e;
-    }
+    build_opt_parts(b, num, query, '&');
 }
 
 uint8_t *wren_coap_build_payload_start(struct coap_builder *b, size_t *max)

@@ -252,6 +252,12 @@ int wren_coap_opt_uint(const struct coap_opt *o, uint32_t *v);
  */
 bool wren_coap_opt_known(uint16_t num, size_t len);
 
+/**
+ * @brief Both of the above in one lookup: 0 for an option unknown or with a
+ *        length outside its range, 1 a known one, 2 a known repeatable one.
+ */
+int wren_coap_opt_class(uint16_t num, size_t len);
+
 /** Whether option @p num may occur more than once (RFC 7252 5.4.5). */
 bool wren_coap_opt_repeatable(uint16_t num);
 

@@ -295,6 +295,20 @@ TEST(test_opt_known__ranges)
     CHECK(COAP_OPT_NO_CACHE_KEY(COAP_OPT_SIZE1));
     CHECK(wren_coap_opt_repeatable(COAP_OPT_URI_QUERY));
     CHECK(!wren_coap_opt_repeatable(COAP_OPT_ACCEPT));
+    CHECK(wren_coap_opt_repeatable(COAP_OPT_IF_MATCH));
+    CHECK(wren_coap_opt_repeatable(COAP_OPT_ETAG));
+    CHECK(!wren_coap_opt_repeatable(COAP_OPT_IF_NONE_MATCH));
+    CHECK(!wren_coap_opt_repeatable(9));
+    /* both in one lookup: 0 unknown or out of range, 1 known, 2 repeatable */
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_URI_PATH, 0), 2);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_URI_PATH, 256), 0);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_IF_NONE_MATCH, 0), 1);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_IF_NONE_MATCH, 1), 0);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_IF_MATCH, 0), 2);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_ETAG, 0), 0);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_BLOCK2, 3), 1);
+    CHECK_EQ(wren_coap_opt_class(COAP_OPT_BLOCK2, 4), 0);
+    CHECK_EQ(wren_coap_opt_class(2048, 0), 0);
 }
 
 TEST(test_build__reproduces_aiocoap)
