@@ -271,8 +271,10 @@ static void auto_tx_del(struct wren_sixtop *s, unsigned i)
     struct wren_msf *f = &s->msf;
     wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, f->auto_tx[i],
                      auto_cell(f, f->auto_tx[i]));
-    f->auto_tx_n--;
-    memmove(f->auto_tx[i], f->auto_tx[i + 1], (size_t)(f->auto_tx_n - i) * 8);
+    /* keep the order; one 8-byte copy at a time, so the image needs no memmove */
+    for (f->auto_tx_n--; i < f->auto_tx_n; i++) {
+        memcpy(f->auto_tx[i], f->auto_tx[i + 1], 8);
+    }
 }
 
 void wren_msf_sending(struct wren_sixtop *s, const uint8_t nbr[8])
