@@ -250,3 +250,17 @@ def test_shape_report_lists_long_and_complex_functions(tmp_path, capsys):
     (src / "a.c").write_text(LONG_AND_SHORT % "    x++;")
     (src / "b.c").unlink()
     assert testrun.shape_report(src) == []
+
+
+def test_src_within_the_shape_limits():
+    """Issue 28's shape: no function of src/ over 80 lines or cyclomatic
+    complexity 20 (lizard -w -L 80 -C 20), no source file of src/ over 1,000
+    lines. A function or file past them is split along the protocol's steps."""
+    found = testrun.shape_report()
+    assert found is not None, "lizard is not installed in the venv (./scripts/bootstrap.sh test)"
+    assert found == [], "functions over the limits:\n" + "\n".join(
+        f"{f}:{ln} {name}: {length} lines, CCN {ccn}" for f, ln, name, length, ccn in found)
+    src = Path(testrun.paths.ROOT) / "src"
+    long_files = [(str(p.relative_to(src)), n) for p in sorted(src.rglob("*.[ch]"))
+                  if (n := len(p.read_text().splitlines())) > testrun.SHAPE_MAX_FILE_LINES]
+    assert long_files == [], f"files over {testrun.SHAPE_MAX_FILE_LINES} lines: {long_files}"
