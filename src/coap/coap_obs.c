@@ -104,15 +104,8 @@ static void obs_send(struct wren_coap_observer *o)
     o->mid = c->next_mid++;
     struct wren_coap_resp_meta mt = { .type = con ? COAP_CON : COAP_NON, .mid = o->mid, .token = o->token,
                             .tkl = o->tkl, .get = true, .observe = (int32_t)c->obs_seq };
-    if (resp.pos > room && !CONFIG_WREN_COAP_BLOCK2) {
-        /* no block can carry it: the last notification (RFC 7641 3.2) */
+    if (!wren_coap_notify_fit(&resp, &mt, room)) {
         c->stats.resp_too_large++;
-        resp = (struct wren_coap_resp){ .code = COAP_CODE_INTERNAL_ERROR, .cf = -1 };
-    } else if (resp.pos > room) {
-        /* RFC 7959 3.4: the first block; the client asks for the rest */
-        mt.block = true;
-        mt.blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
-        resp.max = COAP_BLOCK_SIZE(mt.blk.szx);
     }
     size_t len;
     int at = wren_coap_place_response(c, &resp, &mt, &len);

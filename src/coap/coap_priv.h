@@ -18,6 +18,26 @@ struct wren_coap_resp_meta {
     int32_t observe;       /* Observe value, -1: none */
 };
 
+/** A notification of more than one message of @p room bytes carries (the
+ *  same over UDP and TCP): with Block2 its first block, the client asking for
+ *  the rest (RFC 7959 3.4); without, a 5.00 with no payload, the observation's
+ *  last notification (RFC 7641 3.2). @return false when it became the 5.00. */
+static inline bool wren_coap_notify_fit(struct wren_coap_resp *resp,
+                                        struct wren_coap_resp_meta *mt, size_t room)
+{
+    if (resp->pos <= room) {
+        return true;
+    }
+    if (!CONFIG_WREN_COAP_BLOCK2) {
+        *resp = (struct wren_coap_resp){ .code = COAP_CODE_INTERNAL_ERROR, .cf = -1 };
+        return false;
+    }
+    mt->block = true;
+    mt->blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
+    resp->max = COAP_BLOCK_SIZE(mt->blk.szx);
+    return true;
+}
+
 /** The header and options of @p resp (its payload written at c->tx +
  *  WREN_COAP_RESP_HDR_ROOM) placed right before the payload, in the UDP
  *  format. @return its offset in c->tx, and *len. */

@@ -264,16 +264,9 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     o->seq = (o->seq + 1) & COAP_OBSERVE_MASK;
     struct wren_coap_resp_meta mt = { .type = COAP_CON, .token = o->token, .tkl = o->tkl,
                                       .get = true, .observe = ok ? (int32_t)o->seq : -1 };
-    if (resp.pos > room && !CONFIG_WREN_COAP_BLOCK2) {
-        /* no block can carry it: the last notification (RFC 7641 3.2) */
+    if (!wren_coap_notify_fit(&resp, &mt, room)) {
         ok = false;
         mt.observe = -1;
-        resp = (struct wren_coap_resp){ .code = COAP_CODE_INTERNAL_ERROR, .cf = -1 };
-    } else if (resp.pos > room) {
-        /* RFC 7959 3.4: the first block; the client asks for the rest */
-        mt.block = true;
-        mt.blk = (struct coap_block){ .num = 0, .szx = (uint8_t)wren_coap_block_szx_fit(room) };
-        resp.max = COAP_BLOCK_SIZE(mt.blk.szx);
     }
     size_t len;
     int at = wren_coap_place_response(c, &resp, &mt, &len);
