@@ -1,0 +1,183 @@
+"""./wren reproduce [NAME|all]: the papers' figures, re-run.
+
+Every figure and table of the papers in ../shared/papers/ that a simulation
+or a benchmark can reproduce is a Figure here. Running one measures wren
+with the benchmarks' own functions (wren.bench, wren.size, wren.scenario,
+wren.energy: nothing is measured twice in two ways) and sets the result
+beside the paper's figure. The papers' numbers are the only ones not
+measured, and they live in one file, data/paper_values.toml, each with its
+page (section, figure or table) and a quote holding it. A figure that
+cannot run says why (no TSCH yet, no ICN stack, ...).
+
+Per figure the command writes NAME.png and NAME.svg (the paper's values
+drawn beside wren's), and for all of them one report, report.md and
+report.html (self-contained: the plots are embedded), plus report.json
+(the same rows as data): figure, quantity, paper value, wren value, ratio
+and the command that reproduces it.
+
+Where a paper measured CPU time on its iotlab-m3 (Cortex-M3, 72 MHz) and
+wren counts instructions (callgrind, x86-64), the time is the count at one
+instruction per cycle at the paper's clock: the CPU model is stated beside
+every such row (CPU_MODEL).
+
+The package: core (the papers' values, Row/Series/Panel/Outcome/Figure, the
+shared measurements), one module per kind of figure (cpu_time, whole_node,
+tcp, coap_vs_tcp, tsch), report (plots and the report files), and here the
+list of figures and the command.
+"""
+import argparse
+import difflib
+from collections.abc import Sequence
+from contextlib import nullcontext, redirect_stdout
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..errors import UserError
+# the names tests and other modules use, re-exported
+from .core import (CPU_MODEL, Figure, Outcome, Panel, PaperValue, Row, Series, fmt,
+                   normalize, paper_number, paper_values, papers, papers_dir, pv)
+from .coap_vs_tcp import _fig9_available, tcp_fig9
+from .cpu_time import de_fig2, de_fig3, riot_fig4, riot_fig5, riot_fig6, riot_fig9
+from .report import plot, run_figure, write_report
+from .tcp import riot_fig8, tcp_eq2, tcp_fig4, tcp_fig5, tcp_fig6, tcp_sec72
+from .tsch import _tsch_available, tsch_fig4, tsch_fig5
+from .whole_node import de_fig4, riot_fig10, riot_fig12, riot_table3
+
+# ---- the list ------------------------------------------------------------------
+
+FIGURES: list[Figure] = [
+    Figure("riot_fig4", "riot", "Fig. 4: UDP goodput vs payload, IP loopback and L2 reflector",
+           riot_fig4),
+    Figure("riot_fig5", "riot", "Fig. 5: processing time and rate per layer", riot_fig5),
+    Figure("riot_fig6", "riot", "Fig. 6: packets per second on a PC (RIOT native, Linux)",
+           riot_fig6),
+    Figure("riot_fig8", "riot", "Fig. 8: single-hop radio goodput vs the PHY bound", riot_fig8),
+    Figure("riot_fig9", "riot", "Fig. 9: the radio against the stack, per packet", riot_fig9),
+    Figure("riot_table3", "riot", "Table 3: ROM and RAM per configuration", riot_table3),
+    Figure("riot_fig10", "riot", "Fig. 10: ROM and RAM of the stack", riot_fig10),
+    Figure("riot_fig12", "riot", "Fig. 12: energy per packet, 1 packet/s", riot_fig12),
+    Figure("riot_fig13", "riot", "Fig. 13: device-to-device travel times, RIOT vs Contiki",
+           reason="the figure sets RIOT beside Contiki's uIP on the same boards: wren has no "
+                  "Contiki peer, and the paper gives only the relative difference (the paper's "
+                  "ICN figures are 14 and 15: no ICN stack)",
+           cited=("riot.fig13.contiki_text",)),
+    Figure("riot_fig14", "riot", "Fig. 14: CCN-lite (ICN) stack size beside GNRC",
+           reason="no ICN stack: wren has no CCN/NDN module to measure",
+           cited=("riot.fig14.icn_ram_kb",)),
+    Figure("riot_fig15", "riot", "Fig. 15: CCN-lite (ICN) processing time per request",
+           reason="no ICN stack: wren has no CCN/NDN module to measure",
+           cited=("riot.fig15.icn_text",)),
+    Figure("tcp_fig4", "tcp", "Fig. 4: goodput vs MSS, one hop", tcp_fig4),
+    Figure("tcp_fig5", "tcp", "Fig. 5: goodput vs window (buffer) size, one hop", tcp_fig5),
+    Figure("tcp_fig6", "tcp", "Fig. 6: goodput and segment loss vs link retry delay", tcp_fig6),
+    Figure("tcp_sec72", "tcp", "Section 7.2: goodput over 1-4 hops", tcp_sec72),
+    Figure("tcp_eq2", "tcp", "Eq. 2: the goodput model against measurements", tcp_eq2),
+    Figure("tcp_fig9", "tcp", "Fig. 9: TCP vs CoAP under injected loss",
+           **({"run": tcp_fig9} if _fig9_available() else  # type: ignore[arg-type]
+              {"reason": "pending: the TCP-vs-CoAP experiment (helper fig9, "
+                         "python/wren/experiments/coap_vs_tcp.py) has not landed",
+                         "cited": ("tcp.fig9.reliability",)})),
+    Figure("tsch_fig4", "tsch", "Fig. 4: end-to-end PDR in 30-node 6TiSCH networks",
+           **({"run": tsch_fig4} if _tsch_available() else  # type: ignore[arg-type]
+              {"reason": "TSCH is not built yet: wren's only 802.15.4 MAC is unslotted CSMA-CA, "
+                         "and the figure is a property of a TSCH network (6top, MSF, minimal "
+                         "schedule); the CSMA comparison runs: ./wren bench tsch_paper",
+               "cited": ("tsch.fig4.pdr",)})),
+    Figure("tsch_fig5", "tsch", "Fig. 5: radio duty cycle in 30-node 6TiSCH networks",
+           **({"run": tsch_fig5} if _tsch_available() else  # type: ignore[arg-type]
+              {"reason": "TSCH is not built yet: without a slotted MAC a wren radio listens "
+                         "whenever it is not sending (or, with low-power listening, at every "
+                         "check), so its duty cycle is not the figure's; the CSMA comparison "
+                         "runs: ./wren bench tsch_paper",
+               "cited": ("tsch.fig5.duty",)})),
+    Figure("de_fig2", "de", "Abb. 2: throughput vs payload without the radio", de_fig2),
+    Figure("de_fig3", "de", "Abb. 3: energy per payload byte, 20 and 1,000 bytes", de_fig3),
+    Figure("de_fig4", "de", "Abb. 4: RAM of the network stack", de_fig4),
+]
+
+
+def by_name() -> dict[str, Figure]:
+    return {f.name: f for f in FIGURES}
+
+
+def select(names: Sequence[str] | None) -> list[Figure]:
+    """The figures @names name, in the list's order (none or "all": every
+    one); an unknown name is a UserError naming the known ones."""
+    if not names or "all" in names:
+        return list(FIGURES)
+    figs = by_name()
+    for name in names:
+        if name not in figs:
+            close = difflib.get_close_matches(name, list(figs), n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise UserError(f"unknown figure '{name}'{hint}; the figures are all, "
+                            f"{', '.join(figs)}")
+    return [f for f in FIGURES if f.name in names]
+
+
+
+def _taskbar(n: int) -> Any:
+    """The shared progress bar (wren.progress.TaskBar: drawn on stderr only
+    when it is a terminal), or None where that module does not exist."""
+    try:
+        from .. import progress  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return None
+    return progress.TaskBar(n, "reproduce", unit="fig")
+
+
+def main(args: argparse.Namespace) -> int:
+    figs = select(args.names)      # a bad name: before anything is built
+    directory = Path(args.out) if args.out else paths.OUT / "reproduce"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".wren-write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UserError(f"cannot write the report to {directory}: {e.strerror}") from None
+    quick = bool(args.quick)
+    from .. import build
+    with redirect_stdout(StringIO()):
+        build.host()
+    command = "./wren reproduce " + (" ".join(args.names) or "all") + \
+        (" --quick" if quick else "") + \
+        (f" --out {args.out}" if args.out else "")
+    results = []
+    bar = _taskbar(len(figs))
+    with bar if bar is not None else nullcontext():
+        for f in figs:
+            if bar is not None:
+                bar.task(f.name)
+            out = run_figure(f, quick, directory)
+            results.append((f, out))
+            line = (f"{f.name}: cannot run ({out.reason})" if out.reason else
+                    f"{f.name}: {len(out.rows)} values in {out.seconds:.1f} s")
+            if bar is not None and bar.on:
+                bar.write(line)    # above the bar
+            else:
+                print(line, flush=True)
+            if bar is not None:
+                bar.advance()
+    files = write_report(results, quick, directory, command)
+    print(f"report: {files[0]} and {files[1]}")
+    failed = [f.name for f, o in results if o.failed]
+    if failed:
+        print(f"failed: {', '.join(failed)} (the report says why)")
+    return 1 if failed else 0
+
+
+def add_arguments(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("names", nargs="*", metavar="NAME",
+                    help="figures (e.g. riot_fig4 tcp_sec72) or all (the default)")
+    sp.add_argument("--out", help="directory for the plots and the report (default out/reproduce)")
+    sp.add_argument("--quick", action="store_true",
+                    help="fewer payload sizes, one seed: minutes instead of tens of minutes")
+
+
+__all__ = ["CPU_MODEL", "FIGURES", "Figure", "Outcome", "Panel", "PaperValue", "Row", "Series",
+           "add_arguments", "by_name", "fmt", "main", "normalize", "paper_number", "paper_values",
+           "papers", "papers_dir", "plot", "pv", "run_figure", "select", "write_report",
+           "_fig9_available", "_tsch_available"]
