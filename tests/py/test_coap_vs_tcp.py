@@ -9,7 +9,7 @@ import pytest
 
 from conftest import tshark_fields
 from wren.addr import addr
-from wren.bench import _tcp_addr
+from wren.bench_tcp import _tcp_addr
 from wren.experiments import coap_vs_tcp
 
 PI_WARN, PI_ERROR = 0x600000, 0x800000  # tshark's expert severities

@@ -16,7 +16,7 @@ it receives or sends with probability p (`ifconfig 1 dgloss P SEED`): the
 paper's "packet-level loss rate after link retries and 6LoWPAN reassembly".
 The links are otherwise clean; the MACs use the 802.15.4 defaults with the
 paper's 0..40 ms retry delay, and every radio needs 8.2 ms per full frame
-(the paper's hardware; bench.TCP_PROC_US).
+(the paper's hardware; bench_tcp.TCP_PROC_US).
 
 Measured per point: reliability (readings the sink received whole / readings
 made), retransmissions by cause, and the sensor's radio duty cycle (time not
@@ -27,7 +27,7 @@ That estimate charges frames and datagrams only: TCP's and CoAP's own
 processing, timers and the MAC's polls are not in it, so it is a lower bound
 and says little about TCP against CoAP (the paper's Table 8 CPU DC is drawn
 beside it). Beside it, cpu_dc_with_upload adds the sensor's radio.proc_us,
-the modelled radio upload of each frame (bench.TCP_PROC_US per attempt), as
+the modelled radio upload of each frame (bench_tcp.TCP_PROC_US per attempt), as
 if the driver waited each SPI transfer out: an upper-side figure for the same
 work (downloads of received frames are still not in it).
 
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cpu, paths
-from ..bench import TCP_PROC_US, _tcp_addr, _tcp_line
+from ..bench_tcp import TCP_PROC_US, _tcp_addr, _tcp_line
 
 #: what the paper says (its text; Figure 9's points are not in the stored text)
 PAPER: dict[str, Any] = tomllib.loads(

@@ -14,23 +14,23 @@ TCP_SEEDS_QUICK = (1,)
 @functools.cache
 def _tcp(hops: int, proc: int, d: int, mss: int | None, wnd: int | None, seeds: tuple[int, ...],
          prr: float = 1.0) -> dict[str, Any]:
-    from .. import bench
-    return bench.tcp_transfer_mean(hops, proc, retry_delay_ms=d, mss=mss, wnd=wnd, seeds=seeds,
-                                   prr=prr)
+    from .. import bench_tcp
+    return bench_tcp.tcp_transfer_mean(hops, proc, retry_delay_ms=d, mss=mss, wnd=wnd,
+                                       seeds=seeds, prr=prr)
 
 
 @functools.cache
 def _mss(frames: int, hops: int = 1) -> int:
-    from .. import bench
-    m = bench.tcp_mss_for_frames(frames, hops)
+    from .. import bench_tcp
+    m = bench_tcp.tcp_mss_for_frames(frames, hops)
     if m is None:
         raise RuntimeError(f"no MSS fits a segment into {frames} frames")
     return m
 
 
 def _seeds(quick: bool) -> tuple[int, ...]:
-    from .. import bench
-    return TCP_SEEDS_QUICK if quick else tuple(bench.TCP_SEEDS)
+    from .. import bench_tcp
+    return TCP_SEEDS_QUICK if quick else tuple(bench_tcp.TCP_SEEDS)
 
 
 def _seed_note(quick: bool) -> str:
@@ -67,13 +67,13 @@ def riot_fig8(quick: bool) -> Outcome:
 
 
 def _proc() -> int:
-    from .. import bench
-    return int(bench.TCP_PROC_US)
+    from .. import bench_tcp
+    return int(bench_tcp.TCP_PROC_US)
 
 
 def _delay() -> int:
-    from .. import bench
-    return int(bench.TCP_RETRY_DELAY)
+    from .. import bench_tcp
+    return int(bench_tcp.TCP_RETRY_DELAY)
 
 
 def tcp_fig4(quick: bool) -> Outcome:
@@ -103,8 +103,8 @@ def tcp_fig4(quick: bool) -> Outcome:
                               [paper_number("tcp.sec63.openthread_kbps")], "rx", True),
                        Series("paper: bound 82 kb/s (6.4)", [5],
                               [paper_number("tcp.sec64.bound_kbps")], "r+", True)])],
-        notes=[f"wren: bench.tcp_transfer_mean, 100 KiB over one simulated hop, 2 KiB buffers, "
-               f"{_seed_note(quick)}; MSS for k frames: "
+        notes=[f"wren: bench_tcp.tcp_transfer_mean, 100 KiB over one simulated hop, 2 KiB "
+               f"buffers, {_seed_note(quick)}; MSS for k frames: "
                + ", ".join(f"{k}:{m}" for k, m in zip(ks, msss))
                + ". The paper plots no numbers for Figure 4 (one hop is 63-75 kb/s in 6.3)."])
 
@@ -136,8 +136,8 @@ def tcp_fig5(quick: bool) -> Outcome:
                       vlines=[(paper_number("tcp.fig5.leveloff_kib"),
                                "paper: levels off at ~1.5 KiB"),
                               (paper_number("tcp.fig5.bdp_kib"), "paper: BDP ~1.6 KiB")])],
-        notes=[f"wren: bench.tcp_transfer_mean, MSS {mss} ({smss} data bytes), window = both "
-               f"buffers = w segments, 8.2 ms per frame, {_seed_note(quick)}. The paper's "
+        notes=[f"wren: bench_tcp.tcp_transfer_mean, MSS {mss} ({smss} data bytes), window = "
+               f"both buffers = w segments, 8.2 ms per frame, {_seed_note(quick)}. The paper's "
                "text gives where its curve levels off and its BDP, no goodput values."])
 
 
@@ -170,7 +170,7 @@ def tcp_fig6(quick: bool) -> Outcome:
                       + [Series("paper: three hops (7.3)", [0, 30],
                                 [paper_number("tcp.fig6.loss_d0"),
                                  paper_number("tcp.fig6.loss_d30")], "rx", True)])],
-        notes=[f"wren: bench.tcp_transfer_mean over a simulated line (nodes two apart are "
+        notes=[f"wren: bench_tcp.tcp_transfer_mean over a simulated line (nodes two apart are "
                f"hidden terminals), window {wnd} bytes (the paper's), MSS 5 frames, 8.2 ms per "
                f"frame, {_seed_note(quick)}; segment loss = TCP retransmissions / segments sent."
                " The paper's 30 ms figure is an upper limit (\"less than 1%\")."])
@@ -198,7 +198,7 @@ def tcp_sec72(quick: bool) -> Outcome:
                        Series("paper (OpenThread, 7.2)", hs,
                               [paper_number(f"tcp.sec72.hops{h}_kbps") for h in hs], "rx-",
                               True)])],
-        notes=[f"wren: bench.tcp_transfer_mean over a simulated line, MSS 5 frames, 2 KiB "
+        notes=[f"wren: bench_tcp.tcp_transfer_mean over a simulated line, MSS 5 frames, 2 KiB "
                f"buffers, retry delay 40 ms, 8.2 ms per frame, {_seed_note(quick)}."])
 
 
@@ -238,5 +238,6 @@ def tcp_eq2(quick: bool) -> Outcome:
                               [e if math.isfinite(e := _eq1(r)) else None for _, r in cases],
                               "C7")], bars=True, logy=True)],
         notes=["Eq. 2: B = MSS/RTT x 1/(1/w + 2p), with wren's smoothed RTT, its TCP "
-               "retransmission rate p and the window w in segments (bench.tcp_transfer). The "
+               "retransmission rate p and the window w in segments (bench_tcp.tcp_transfer). "
+               "The "
                f"paper says the model closely matches its measurements; {_seed_note(quick)}."])
