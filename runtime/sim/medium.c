@@ -107,6 +107,54 @@ static void frame_starts(struct wren_sim_radio *tx)
     }
 }
 
+static void tx_start(struct wren_sim_radio *r, bool ack, bool cca);
+
+/* whether the frame in rx_buf asks an ACK of this radio (its address, its PAN) */
+static bool acks_for_us(const struct wren_sim_radio *r, uint8_t *seq)
+{
+    struct ieee802154_frame f;
+    if (wren_ieee802154_parse(r->rx_buf, r->rx_len - IEEE802154_FCS_LEN, &f) < 0 ||
+        !f.hdr.ack_req || f.hdr.seq_suppressed || f.hdr.dst_pan != r->pan ||
+        (f.hdr.type != IEEE802154_TYPE_DATA && f.hdr.type != IEEE802154_TYPE_CMD)) {
+        return false;
+    }
+    *seq = f.hdr.seq;
+    if (f.hdr.dst_mode == IEEE802154_ADDR_SHORT) {
+        return memcmp(f.hdr.dst_addr, r->short_addr, 2) == 0;
+    }
+    return f.hdr.dst_mode == IEEE802154_ADDR_EXT && memcmp(f.hdr.dst_addr, r->long_addr, 8) == 0;
+}
+
+/* the receive-side upload: the radio ACKs the frame now (no TX event: the MAC
+ * did not send it), and its node gets it when the bus has read it out */
+static void rx_upload(struct wren_sim_radio *r)
+{
+    struct wren_world *w = r->medium->world;
+    uint8_t seq;
+    r->auto_acked = false;
+    if (acks_for_us(r, &seq) && r->tx_phase == SIM_TX_IDLE) {
+        uint8_t ack[3] = { IEEE802154_TYPE_ACK, 0, seq };
+        memcpy(r->ack_buf, ack, sizeof(ack));
+        put_le16(r->ack_buf + sizeof(ack), wren_ieee802154_fcs(ack, sizeof(ack)));
+        r->ack_silent = true;
+        r->auto_acked = true;
+        r->auto_ack_seq = seq;
+        tx_start(r, true, false);
+    }
+    uint64_t start = r->bus_until > w->now ? r->bus_until : w->now;
+    r->bus_until = start + (uint64_t)r->rx_proc_delay_us * r->rx_len / WREN_PHY_MAX_PSDU;
+    r->rx_uploading = true;
+    wren_world_timer_set(w, &r->rx_timer, r->bus_until);
+}
+
+static void rx_timer_cb(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_sim_radio *r = arg;
+    r->rx_uploading = false;
+    raise_isr(r, PEND_RX);
+}
+
 static void deliver(struct wren_sim_radio *rx, const struct wren_sim_radio *tx,
                     const struct wren_sim_link *l)
 {
@@ -121,6 +169,10 @@ static void deliver(struct wren_sim_radio *rx, const struct wren_sim_radio *tx,
     rx->rx_lqi = (uint8_t)(l->prr >> 8);
     rx->rx_ready = true;
     rx->stats.rx_frames++;
+    if (rx->rx_proc_delay_us) {
+        rx_upload(rx);
+        return;
+    }
     raise_isr(rx, PEND_RX);
 }
 
@@ -277,6 +329,10 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     }
     /* the radio appends the FCS, as real transceivers do */
     put_le16(buf + len, wren_ieee802154_fcs(buf, len));
+    if (ack && r->auto_acked && buf[2] == r->auto_ack_seq) {
+        r->auto_acked = false; /* the hardware sent it at the frame's end */
+        return (int)len;
+    }
     if (ack) {
         r->ack_silent = r->proc_phase != SIM_PROC_IDLE;
         r->stats.ack_during_proc += r->ack_silent;
@@ -288,9 +344,11 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     if (r->proc_delay_us) {
         /* the upload: proc_delay_us for a full frame, pro rata below */
         uint64_t d = (uint64_t)r->proc_delay_us * r->tx_len / WREN_PHY_MAX_PSDU;
+        uint64_t start = r->bus_until > w->now ? r->bus_until : w->now;
         r->stats.proc_us += d;
         r->proc_phase = SIM_PROC_BUSY;
-        wren_world_timer_set(w, &r->proc_timer, w->now + d);
+        r->bus_until = start + d;
+        wren_world_timer_set(w, &r->proc_timer, r->bus_until);
         return (int)len;
     }
     tx_start(r, false, r->tx_cca);
@@ -301,7 +359,7 @@ static int radio_recv(struct wren_netdev *dev, void *buf, size_t len,
                       struct wren_netdev_rx_info *info)
 {
     struct wren_sim_radio *r = radio_of(dev);
-    if (!r->rx_ready) {
+    if (!r->rx_ready || r->rx_uploading) {
         return 0;
     }
     /* the radio checked and strips the FCS */
@@ -551,6 +609,11 @@ void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us)
     m->proc_delay_us = us;
 }
 
+void wren_medium_set_rx_proc_delay(struct wren_medium *m, uint32_t us)
+{
+    m->rx_proc_delay_us = us;
+}
+
 static int16_t rssi_at(double d)
 {
     /* log-distance path loss from 0 dBm: -40 dBm at 1 m, exponent 3 */
@@ -621,7 +684,9 @@ int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, doubl
     put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
     wren_ieee802154_eui64_from_id(id, r->long_addr); /* as wren-node's for the same id */
     r->proc_delay_us = m->proc_delay_us;
+    r->rx_proc_delay_us = m->rx_proc_delay_us;
     wren_timer_init(&r->tx_timer, tx_timer_cb, r);
+    wren_timer_init(&r->rx_timer, rx_timer_cb, r);
     wren_timer_init(&r->proc_timer, proc_timer_cb, r);
     m->radios[m->n_radios++] = r;
 

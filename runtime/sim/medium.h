@@ -31,6 +31,18 @@
  * waiting for its frame's outcome, not the ACK's); the uploaded frame then
  * starts when the ACK has ended. Default 0: no delay.
  *
+ * Receive-side upload: a radio with rx_proc_delay_us > 0 hands a frame it
+ * received to its node only after rx_proc_delay_us * PSDU / 127 (the MCU
+ * reading the frame out of the radio over the bus). Meanwhile the frame
+ * stays in the radio's buffer, which takes no other frame (they count as
+ * rx_overrun: the AT86RF2xx's RX safe mode), and the radio acknowledges the
+ * frame itself at its end if it asks for an ACK and is addressed to the
+ * radio's short or long address and PAN (the hardware's auto-ACK, as the
+ * AT86RF2xx's RX_AACK mode does): the MAC's own ACK for it, which comes
+ * after the upload, is then not sent again. The bus is one: a frame's
+ * upload for sending waits for a reception's to end and the other way
+ * round. Default 0: frames are handed over when they end, as before.
+ *
  * Time: the medium runs on the world's true time; a radio with a clock (its
  * node's drifting crystal, runtime/sim/world.h) reports times to its node in
  * that local time: GET WREN_NETOPT_RX_TIMESTAMP is the local time at which
@@ -171,7 +183,13 @@ struct wren_sim_radio {
     uint64_t state_since;
     uint64_t time_in[4];                 /**< per enum wren_netopt_state, us */
     uint32_t proc_delay_us;              /**< per full 127-octet frame; 0: none */
+    uint32_t rx_proc_delay_us;           /**< receive side, per full frame; 0: none */
+    uint64_t bus_until;                  /**< the bus (uploads) is busy until then */
+    bool rx_uploading;                   /**< rx_buf is being read out */
+    bool auto_acked;                     /**< the radio ACKed auto_ack_seq itself */
+    uint8_t auto_ack_seq;
     struct wren_timer tx_timer;
+    struct wren_timer rx_timer;
     struct wren_timer proc_timer;
     struct wren_sim_link *links;         /**< radios that hear this one */
     uint32_t n_links;
@@ -190,6 +208,7 @@ struct wren_medium {
     double range;           /**< distance model: links within range (0: explicit only) */
     uint16_t range_prr;     /**< PRR of distance-model links */
     uint32_t proc_delay_us; /**< processing delay of radios added later */
+    uint32_t rx_proc_delay_us; /**< receive-side upload of radios added later */
     bool pathloss_on;       /**< links of radios added later from the path-loss model */
     struct wren_pathloss pathloss;
     uint64_t pathloss_seed; /**< the shadowing draws */
@@ -228,6 +247,11 @@ const struct wren_sim_link *wren_medium_link(const struct wren_medium *m, uint32
  *         @p us per 127-octet PSDU, proportionally less for shorter frames;
  *         0 turns it off. A radio's own is its proc_delay_us field. */
 void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us);
+
+/** @brief Receive-side upload (see above) of radios added later: @p us per
+ *         127-octet PSDU, pro rata below; 0 turns it off. A radio's own is
+ *         its rx_proc_delay_us field. */
+void wren_medium_set_rx_proc_delay(struct wren_medium *m, uint32_t us);
 
 /**
  * @brief Put @p r on the medium at (x, y, z), with addresses derived from

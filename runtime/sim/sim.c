@@ -319,6 +319,23 @@ int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
     return 0;
 }
 
+int wren_sim_set_rx_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
+{
+    if (id < 0) {
+        wren_medium_set_rx_proc_delay(&s->medium, us);
+        for (uint32_t i = 0; i < s->n_nodes; i++) {
+            s->nodes[i]->radio.rx_proc_delay_us = us;
+        }
+        return 0;
+    }
+    struct wren_sim_node *sn = get(s, (uint32_t)id);
+    if (sn == NULL) {
+        return -EINVAL;
+    }
+    sn->radio.rx_proc_delay_us = us;
+    return 0;
+}
+
 int wren_sim_set_pathloss(struct wren_sim *s, double exponent, double ref_loss_db,
                           double sigma_db, double tx_power_dbm, double noise_dbm)
 {

@@ -133,6 +133,16 @@ int wren_sim_link_info(const struct wren_sim *s, uint32_t from, uint32_t to, uin
  */
 int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
 
+/**
+ * @brief Receive-side upload of node @p id's radio (runtime/sim/medium.h):
+ *        each frame it receives reaches the node @p us * PSDU / 127 after
+ *        its end (the MCU reading it out over the bus); the radio ACKs it
+ *        itself meanwhile and takes no other frame. @p id -1: every node so
+ *        far and every node added later. 0 (the default) turns it off.
+ * @return 0 or -EINVAL for an unknown node.
+ */
+int wren_sim_set_rx_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
+
 /** Default bound of the nodes' crystal offsets, ppm (a common 2.4 GHz
  *  radio crystal's tolerance; 802.15.4 allows 40). */
 #define WREN_SIM_DRIFT_DEFAULT_PPM 30.0
