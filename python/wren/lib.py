@@ -64,6 +64,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_set_range": (None, [c_void_p, c_double, c_double]),
     "wren_sim_set_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
     "wren_sim_set_rx_proc_delay": (c_int, [c_void_p, c_int32, c_uint32]),
+    "wren_sim_set_capture": (None, [c_void_p, c_double]),
     "wren_sim_set_drift": (c_int, [c_void_p, c_int32, c_double]),
     "wren_sim_set_drift_range": (c_int, [c_void_p, c_double]),
     "wren_sim_get_drift": (c_int, [c_void_p, c_uint32, POINTER(c_double)]),
@@ -209,6 +210,11 @@ class Sim:
         127-octet frame (pro rata) after its end; the radio ACKs it itself
         and takes no other frame meanwhile. 0 turns it off."""
         _check(self.lib.wren_sim_set_rx_proc_delay(self.h, node, int(us)), "set_rx_proc_delay")
+
+    def set_capture(self, p: float) -> None:
+        """A frame being received survives an overlapping transmission with
+        probability @p (0..1; 0, the default: every overlap destroys it)."""
+        self.lib.wren_sim_set_capture(self.h, float(p))
 
     def set_pathloss(self, exponent: float = 3.0, ref_loss_db: float = 40.0,
                      sigma_db: float = 4.0, tx_power_dbm: float = 0.0,

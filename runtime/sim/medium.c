@@ -88,8 +88,11 @@ static void frame_starts(struct wren_sim_radio *tx)
                 rx->stats.rx_while_tx++;
             }
         } else if (rx->rx_from) {
-            /* overlap: the frame being received is lost, and so is this one */
-            rx->rx_corrupt = true;
+            /* overlap: the frame being received is lost (unless it captures
+             * the receiver), and so is this one */
+            if (m->capture <= 0 || wren_world_random_unit(m->world) >= m->capture) {
+                rx->rx_corrupt = true;
+            }
             if (delivers(l)) {
                 rx->stats.rx_collisions++;
             }
@@ -312,6 +315,11 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
      * while another frame is being uploaded */
     bool ack = len + IEEE802154_FCS_LEN == sizeof(r->ack_buf) && iol->len &&
                (((const uint8_t *)iol->base)[0] & 0x07) == IEEE802154_TYPE_ACK;
+    if (ack && r->auto_acked && iol->len == 3 &&
+        ((const uint8_t *)iol->base)[2] == r->auto_ack_seq) {
+        r->auto_acked = false; /* the radio sent it at the frame's end */
+        return (int)len;
+    }
     if (r->tx_phase != SIM_TX_IDLE || (r->pending & PEND_TX) ||
         (!ack && r->proc_phase != SIM_PROC_IDLE)) {
         return -EBUSY;
@@ -329,10 +337,6 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
     }
     /* the radio appends the FCS, as real transceivers do */
     put_le16(buf + len, wren_ieee802154_fcs(buf, len));
-    if (ack && r->auto_acked && buf[2] == r->auto_ack_seq) {
-        r->auto_acked = false; /* the hardware sent it at the frame's end */
-        return (int)len;
-    }
     if (ack) {
         r->ack_silent = r->proc_phase != SIM_PROC_IDLE;
         r->stats.ack_during_proc += r->ack_silent;
@@ -612,6 +616,11 @@ void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us)
 void wren_medium_set_rx_proc_delay(struct wren_medium *m, uint32_t us)
 {
     m->rx_proc_delay_us = us;
+}
+
+void wren_medium_set_capture(struct wren_medium *m, double p)
+{
+    m->capture = p < 0 ? 0 : p > 1 ? 1 : p;
 }
 
 static int16_t rssi_at(double d)

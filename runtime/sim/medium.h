@@ -8,8 +8,12 @@
  * PRR 0 still carries energy (it interferes and makes CCA busy) but never
  * delivers. A receiver locks onto a frame only if it is listening and hears
  * nothing else when the frame starts; any overlap with another audible
- * transmission destroys the frame (no capture effect), so hidden terminals
- * arise from the topology alone. A delivered frame survives the link with
+ * transmission destroys the frame (no capture effect, unless set below), so
+ * hidden terminals arise from the topology alone. Capture: with
+ * wren_medium_set_capture(p), a frame being received survives an
+ * overlapping transmission with probability p (drawn from the world's PRNG
+ * at the overlap; the later frame is lost), as real receivers often keep
+ * the frame they locked onto; 0 (the default) draws nothing. A delivered frame survives the link with
  * probability PRR, drawn from the world's PRNG at the end of the frame.
  *
  * TX timing: an optional per-frame processing delay (below), then an
@@ -209,6 +213,7 @@ struct wren_medium {
     uint16_t range_prr;     /**< PRR of distance-model links */
     uint32_t proc_delay_us; /**< processing delay of radios added later */
     uint32_t rx_proc_delay_us; /**< receive-side upload of radios added later */
+    double capture;            /**< P(a locked frame survives an overlap) */
     bool pathloss_on;       /**< links of radios added later from the path-loss model */
     struct wren_pathloss pathloss;
     uint64_t pathloss_seed; /**< the shadowing draws */
@@ -252,6 +257,9 @@ void wren_medium_set_proc_delay(struct wren_medium *m, uint32_t us);
  *         127-octet PSDU, pro rata below; 0 turns it off. A radio's own is
  *         its rx_proc_delay_us field. */
 void wren_medium_set_rx_proc_delay(struct wren_medium *m, uint32_t us);
+
+/** @brief The capture probability (see above), clamped to 0..1. */
+void wren_medium_set_capture(struct wren_medium *m, double p);
 
 /**
  * @brief Put @p r on the medium at (x, y, z), with addresses derived from

@@ -319,6 +319,11 @@ int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
     return 0;
 }
 
+void wren_sim_set_capture(struct wren_sim *s, double p)
+{
+    wren_medium_set_capture(&s->medium, p);
+}
+
 int wren_sim_set_rx_proc_delay(struct wren_sim *s, int32_t id, uint32_t us)
 {
     if (id < 0) {

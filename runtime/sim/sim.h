@@ -143,6 +143,11 @@ int wren_sim_set_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
  */
 int wren_sim_set_rx_proc_delay(struct wren_sim *s, int32_t id, uint32_t us);
 
+/** @brief Capture (runtime/sim/medium.h): a frame being received survives an
+ *         overlapping transmission with probability @p p (0..1; 0, the
+ *         default, is no capture). */
+void wren_sim_set_capture(struct wren_sim *s, double p);
+
 /** Default bound of the nodes' crystal offsets, ppm (a common 2.4 GHz
  *  radio crystal's tolerance; 802.15.4 allows 40). */
 #define WREN_SIM_DRIFT_DEFAULT_PPM 30.0

@@ -59,3 +59,4 @@ def test_receive_upload_delays_delivery_by_its_time_per_frame():
     # own ACK after the upload did not go out a second time
     assert c0["mac.tx_ok"] == 1 and c0["mac.tx_retries"] == 0
     assert c1["radio.tx_frames"] == 1 and c1["app.received"] == 1
+    assert c1["mac.ack_tx_busy"] == 0
