@@ -85,7 +85,8 @@ def riot_fig8(quick: bool) -> Outcome:
     setup = f"EUI-64 frames, {RIOT_SPI_UPLOAD_US} us SPI upload per full frame"
     above = frac_mac > two_thirds
     return Outcome(
-        rows=[Row("CSMA-CA + ACKs: goodput / PHY bound without contention, 1,232 B",
+        rows=[Row("CSMA-CA + ACKs: goodput / PHY bound without contention, 1,232 B"
+                  + (" (a model's bound)" if above else ""),
                   "fraction of bound", frac_mac, pv("riot.fig8.mac_fraction"),
                   note=("above the paper's: a model's bound, the MCU's per-frame costs are "
                         "not modelled" if above else ""),
