@@ -484,8 +484,9 @@ def bench_tcp_goodput_hops() -> list[Record]:
         "tcp_goodput_hops1_8ms_nodelay_kbps", round(r1["goodput"], 1), "kbit/s", "higher",
         PAPER_1HOP_NO_RETRY_DELAY,
         f"TCP paper 6.3 (OpenThread without the retry delay): {PAPER_1HOP_NO_RETRY_DELAY:g} "
-        f"kbit/s over one hop; here one simulated hop, 8.2 ms per full frame, MSS 5 frames, "
-        f"2 KiB buffers, no retry delay, {seeds}"))
+        f"kbit/s over one hop, its analytic bound {paper_bound_kbps(1):.1f}; here one "
+        f"simulated hop, 8.2 ms per full frame, MSS 5 frames, 2 KiB buffers, no retry delay, "
+        f"{seeds}{_above_bound(r1['goodput'], 1)}"))
     for (prr, hops), r in lossy.items():
         records.append(_record(
             f"tcp_goodput_hops{hops}_8ms_prr{round(prr * 100)}_kbps", round(r["goodput"], 1),

@@ -346,11 +346,15 @@ def tcp_sec72(quick: bool) -> Outcome:
     res = _hops(quick)
     hs = [1, 2, 3, 4]
     b = bench_tcp_mod()
+    bare = [_tcp(h, _proc(), _delay(), _mss(5, h), PAPER_WINDOW_SEGMENTS[h] * (_mss(5, h) - 12),
+                 _seeds(quick), model=False)["goodput"] for h in hs]
     return Outcome(
         rows=_sec72_rows(res),
         panels=[Panel("TCP goodput vs hops", "hops", "goodput (kbit/s)",
                       [Series("wren: 8.2 ms per frame, the paper's windows", hs,
                               [res[h]["goodput"] for h in hs], "s-"),
+                       Series("wren: the bare line (no capture, no receive upload)", hs,
+                              bare, "C7^--"),
                        Series("wren: its own PHY bound B/min(h,3)", hs,
                               [res[h]["bound"] for h in hs], "k:"),
                        Series("wren: model B (Eq. 2)", hs, [res[h]["model"] for h in hs], "C1:"),
