@@ -426,6 +426,47 @@ PAPER_1HOP_NO_RETRY_DELAY = 75.0                   # 6.3: OpenThread before the 
 LOSSY_PRR = (0.9, 0.8)
 
 
+def _hops_records(res: list[Figures], r1: Figures, lossy: dict[tuple[float, int], Figures],
+                  seeds: str) -> list[Record]:
+    """bench_tcp_goodput_hops' records: 8.2 ms per frame over 1..4 hops
+    (@res), one hop without the retry delay (@r1), the lossy lines."""
+    paper = PAPER_HOPS
+    records: list[Record] = []
+    for hops in (1, 2, 3, 4):
+        r = res[hops - 1]
+        extra = ("; the paper's figure was measured with an enlarged window (7.2, no size "
+                 "given), this record keeps the default window" if hops == 4 else "")
+        records.append(_record(
+            f"tcp_goodput_hops{hops}_8ms_kbps", round(r["goodput"], 1), "kbit/s", "higher",
+            paper[hops],
+            f"TCP paper 7.2 (OpenThread, retry delay 40 ms): {paper[hops]} kbit/s over {hops} "
+            f"hop(s), its analytic bound {paper_bound_kbps(hops):.1f}; here {hops} simulated "
+            f"hop(s), 8.2 ms per full frame, MSS 5 frames, 2 KiB buffers (the default "
+            f"window), retry delay 40 ms, {seeds}{extra}{_above_bound(r['goodput'], hops)}"))
+    records.append(_record(
+        "tcp_goodput_1hop_paper_bound_kbps", round(paper_bound_kbps(1), 1), "kbit/s", "higher",
+        None, "the TCP paper's own bound (6.4), computed from its parameters: 462 bytes per "
+        "five-frame segment, 8.2 ms per frame, one ACK frame per two segments; "
+        "B/2 and B/3 over two and three or more hops (7.2); no wren measurement"))
+    records.append(_record(
+        "tcp_goodput_hops1_8ms_nodelay_kbps", round(r1["goodput"], 1), "kbit/s", "higher",
+        PAPER_1HOP_NO_RETRY_DELAY,
+        f"TCP paper 6.3 (OpenThread without the retry delay): {PAPER_1HOP_NO_RETRY_DELAY:g} "
+        f"kbit/s over one hop, its analytic bound {paper_bound_kbps(1):.1f}; here one "
+        f"simulated hop, 8.2 ms per full frame, MSS 5 frames, 2 KiB buffers, no retry delay, "
+        f"{seeds}{_above_bound(r1['goodput'], 1)}"))
+    for (prr, hops), r in lossy.items():
+        records.append(_record(
+            f"tcp_goodput_hops{hops}_8ms_prr{round(prr * 100)}_kbps", round(r["goodput"], 1),
+            "kbit/s", "higher", None,
+            f"{hops} simulated hop(s) with PRR {prr} on every link (frames and ACKs), 8.2 ms per "
+            f"full frame, MSS 5 frames, 2 KiB buffers, retry delay 40 ms, {seeds}; per "
+            f"transfer {r['rexmt']:.1f} TCP retransmissions, {r['rto']:.1f} RTOs, "
+            f"{r['fast']:.1f} fast retransmits, {r['noack']:.1f} frames given up by the MACs; "
+            f"no paper figure"))
+    return records
+
+
 def bench_tcp_goodput_hops() -> list[Record]:
     """Paper 7.2: 1..4 hops, MSS 5 frames, 2 KiB buffers, retry delay 40 ms,
     beside the bound B/hops (B/3 from three hops on) and model B; one hop
@@ -464,38 +505,7 @@ def bench_tcp_goodput_hops() -> list[Record]:
             lossy[(prr, hops)] = r
             _tcp_row(f"{hops} hop{'s' if hops > 1 else ' '} PRR {prr} 8.2ms", r)
             print(f"  {'':<24} noack {r['noack']:.1f} per transfer")
-    for hops in (1, 2, 3, 4):
-        r = res[TCP_PROC_US][hops - 1]
-        extra = ("; the paper's figure was measured with an enlarged window (7.2, no size "
-                 "given), this record keeps the default window" if hops == 4 else "")
-        records.append(_record(
-            f"tcp_goodput_hops{hops}_8ms_kbps", round(r["goodput"], 1), "kbit/s", "higher",
-            paper[hops],
-            f"TCP paper 7.2 (OpenThread, retry delay 40 ms): {paper[hops]} kbit/s over {hops} "
-            f"hop(s), its analytic bound {paper_bound_kbps(hops):.1f}; here {hops} simulated "
-            f"hop(s), 8.2 ms per full frame, MSS 5 frames, 2 KiB buffers (the default "
-            f"window), retry delay 40 ms, {seeds}{extra}{_above_bound(r['goodput'], hops)}"))
-    records.append(_record(
-        "tcp_goodput_1hop_paper_bound_kbps", round(paper_bound_kbps(1), 1), "kbit/s", "higher",
-        None, "the TCP paper's own bound (6.4), computed from its parameters: 462 bytes per "
-        "five-frame segment, 8.2 ms per frame, one ACK frame per two segments; "
-        "B/2 and B/3 over two and three or more hops (7.2); no wren measurement"))
-    records.append(_record(
-        "tcp_goodput_hops1_8ms_nodelay_kbps", round(r1["goodput"], 1), "kbit/s", "higher",
-        PAPER_1HOP_NO_RETRY_DELAY,
-        f"TCP paper 6.3 (OpenThread without the retry delay): {PAPER_1HOP_NO_RETRY_DELAY:g} "
-        f"kbit/s over one hop, its analytic bound {paper_bound_kbps(1):.1f}; here one "
-        f"simulated hop, 8.2 ms per full frame, MSS 5 frames, 2 KiB buffers, no retry delay, "
-        f"{seeds}{_above_bound(r1['goodput'], 1)}"))
-    for (prr, hops), r in lossy.items():
-        records.append(_record(
-            f"tcp_goodput_hops{hops}_8ms_prr{round(prr * 100)}_kbps", round(r["goodput"], 1),
-            "kbit/s", "higher", None,
-            f"{hops} simulated hop(s) with PRR {prr} on every link (frames and ACKs), 8.2 ms per "
-            f"full frame, MSS 5 frames, 2 KiB buffers, retry delay 40 ms, {seeds}; per "
-            f"transfer {r['rexmt']:.1f} TCP retransmissions, {r['rto']:.1f} RTOs, "
-            f"{r['fast']:.1f} fast retransmits, {r['noack']:.1f} frames given up by the MACs; "
-            f"no paper figure"))
+    records += _hops_records(res[TCP_PROC_US], r1, lossy, seeds)
     hs = [1, 2, 3, 4]
     _tcp_plot("tcp_goodput_hops.png", hs, [
         ("no processing delay", [r["goodput"] for r in res[0]], "o-"),
