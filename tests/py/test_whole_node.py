@@ -1,0 +1,99 @@
+"""The whole-node images (runtime/cortexm/main_whole_node.c): the RIOT
+paper's Table 3 application as one Cortex-M3 image each, run under qemu
+(mps2-an385), and the whole-image figures wren.size reads from their ELFs:
+everything linked is ROM, and RAM holds the packet buffer, the C library's
+heap and the stack the image really runs on."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from wren import build, paths, size
+
+QEMU = ["qemu-system-arm", "-M", "mps2-an385", "-nographic",
+        "-semihosting-config", "enable=on,target=native", "-kernel"]
+
+if os.environ.get("WREN_SANITIZED"):
+    pytestmark = pytest.mark.skip(reason="Cortex-M3 images: the plain run covers them")
+
+
+def _need(*tools):
+    missing = [t for t in tools if not shutil.which(t)]
+    if missing:
+        pytest.skip(f"Cortex-M3 toolchain or emulator not installed: {', '.join(missing)}")
+
+
+def _build(image):
+    return build.cmake_build(paths.BUILD_ARM, "-DCMAKE_BUILD_TYPE=MinSizeRel",
+                             f"-DCMAKE_TOOLCHAIN_FILE={paths.ROOT / 'cmake/arm-cortex-m3.cmake'}",
+                             target=f"wren_{image}.elf")
+
+
+@pytest.mark.parametrize("image", size.WHOLE_IMAGES)
+def test_whole_image_returns_every_datagram_under_qemu(image):
+    _need("arm-none-eabi-gcc", "qemu-system-arm")
+    tree = _build(image)
+    res = subprocess.run(QEMU + [str(tree / f"runtime/cortexm/wren_{image}.elf")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "8/8 datagrams (8 to 1232 bytes) returned intact, pktbuf empty" in res.stdout, \
+        res.stdout
+
+
+def _symbols(elf):
+    out = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True,
+                         check=True).stdout
+    return {p[2]: int(p[0], 16) for p in (line.split() for line in out.splitlines())
+            if len(p) == 3}
+
+
+def _initial_sp(elf):
+    """Word 0 of the vector table: the stack pointer the core starts with."""
+    out = subprocess.run(["arm-none-eabi-objdump", "-s", "-j", ".text", "--start-address=0",
+                          "--stop-address=4", str(elf)], capture_output=True, text=True,
+                         check=True).stdout
+    word = [line.split()[1] for line in out.splitlines() if line.startswith(" 0000 ")][0]
+    return int.from_bytes(bytes.fromhex(word), "little")
+
+
+@pytest.mark.parametrize("image", size.WHOLE_IMAGES)
+def test_whole_ram_holds_the_packet_buffer_heap_and_the_stack_it_runs_on(image):
+    _need("arm-none-eabi-gcc", "arm-none-eabi-nm", "qemu-system-arm")
+    tree = _build(image)
+    elf = tree / f"runtime/cortexm/wren_{image}.elf"
+    w = size.whole_image(image)
+    sec = size.elf_sections(elf)
+    # RAM is every RAM section the image has, and ROM all it keeps in flash
+    assert w["ram"] == sec[".data"] + sec[".bss"] + sec[".heap"] + sec[".stack"]
+    assert w["rom"] == sec[".text"] + sec.get(".ARM.exidx", 0) + sec[".data"]
+    # the packet buffer (GNRC's default size, as the paper's) is inside bss
+    assert w["arena"] == 6144 and w["arena"] + w["app_buffers"] < w["bss"]
+    # the core starts on the counted stack: SP = the top of .stack
+    syms = _symbols(elf)
+    assert _initial_sp(elf) == syms["_estack"]
+    assert syms["_estack"] - syms["_sstack"] == w["stack"] > 0
+    assert syms["_eheap"] - syms["_sheap"] == w["heap"] > 0
+    # ... and keeps a quarter's margin over the deepest it reached
+    run = size.whole_run(image)
+    assert run["stack"] == w["stack"] and run["heap"] == w["heap"]
+    assert run["deepest"] + run["deepest"] // 4 <= w["stack"]
+    assert run["heap_used"] <= w["heap"]
+
+
+def test_whole_figures_exceed_the_stack_only_ones():
+    _need("arm-none-eabi-gcc", "arm-none-eabi-nm")
+    build.arm()
+    host, arena = size.image_report("6ln_host")
+    udp, _ = size.image_report("udp")
+    stack_rom = size.counted(host, "rom") + udp["UDP"]["rom"] + udp["sock"]["rom"]
+    stack_ram = size.counted(host, "ram") + udp["UDP"]["ram"] + udp["sock"]["ram"]
+    w = size.whole_image("whole_node_reflector")
+    assert w["rom"] > stack_rom
+    assert w["ram"] > stack_ram + arena
+    assert w["ram"] >= w["arena"] + w["stack"] + w["heap"] + w["data"]
+    recs = {r["name"]: r for r in size.whole_records(out=lambda s: None)}
+    assert recs["rom_whole_node_reflector_bytes"]["value"] == w["rom"]
+    assert recs["ram_whole_node_reflector_bytes"]["value"] == w["ram"]
+    assert recs["ram_whole_node_reflector_bytes"]["target"] == 15112
+    assert recs["rom_whole_node_reflector_bytes"]["target"] == 35880
