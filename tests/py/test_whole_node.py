@@ -94,6 +94,8 @@ def test_whole_figures_exceed_the_stack_only_ones():
     assert w["ram"] >= w["arena"] + w["stack"] + w["heap"] + w["data"]
     recs = {r["name"]: r for r in size.whole_records(out=lambda s: None)}
     assert recs["rom_whole_node_reflector_bytes"]["value"] == w["rom"]
-    assert recs["ram_whole_node_reflector_bytes"]["value"] == w["ram"]
+    # as the paper's Table 3: without the application's buffer
+    assert recs["ram_whole_node_reflector_bytes"]["value"] == w["ram"] - w["app_buffers"]
+    assert w["app_buffers"] == 1232
     assert recs["ram_whole_node_reflector_bytes"]["target"] == 15112
     assert recs["rom_whole_node_reflector_bytes"]["target"] == 35880
