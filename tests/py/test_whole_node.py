@@ -99,3 +99,77 @@ def test_whole_figures_exceed_the_stack_only_ones():
     assert w["app_buffers"] == 1232
     assert recs["ram_whole_node_reflector_bytes"]["target"] == 15112
     assert recs["rom_whole_node_reflector_bytes"]["target"] == 35880
+
+
+# ---- RIOT Fig. 12: board energy against a hand computation ----------------
+#
+# board_scenario(5): node 0 sends 5 UDP datagrams of 20 bytes to node 1, one
+# per second, over 5 s. Each datagram is one frame (no fragmentation), so the
+# CPU model charges the sender 5 x udp_tx instructions and the receiver
+# 5 x udp_rx (python/wren/data/cpu_costs.toml), at cpu.CPI cycles per
+# instruction and cpu.CLOCK_HZ. With the iotlab-m3-board profile (V, radio
+# currents, the MCU's active current I_a, no sleep current):
+#   E_node = V * (sum over radio states of I_s * t_s) + V * I_a * t_cpu
+# and the "never sleeping" edge replaces V * I_a * t_cpu by V * I_a * 5 s.
+
+BOARD_PACKETS = 5
+
+
+@pytest.fixture(scope="module")
+def board():
+    from wren import energy, scenario
+    from wren.reproduce import whole_node
+    res = scenario.run(whole_node.board_scenario(BOARD_PACKETS), progress=False)
+    energy.annotate(res, whole_node.PROFILE)
+    return res
+
+
+def test_board_counters_are_one_frame_per_datagram(board):
+    tx, rx = (nd["counters"] for nd in board["nodes"])
+    n = BOARD_PACKETS
+    assert tx["udp.tx"] == tx["ipv6.tx_pkts"] == tx["netif.tx_frames"] == n
+    assert tx["netif.rx_frames"] == 0 and tx["ipv6.rx_pkts"] == 0
+    assert rx["udp.rx"] == rx["ipv6.rx_pkts"] == rx["netif.rx_frames"] == n
+    assert rx["netif.tx_frames"] == 0 and rx["ipv6.tx_pkts"] == 0
+    for c in (tx, rx):   # the radio is on (listening) the whole run
+        assert c["radio.time_off_us"] == 0
+        assert sum(c[f"radio.time_{s}_us"] for s in ("listen", "rx", "tx")) == n * 1_000_000
+
+
+def test_board_energy_matches_the_hand_computation(board):
+    import tomllib
+
+    from wren import cpu
+    from wren.reproduce import whole_node
+    with open(paths.ROOT / "python/wren/data/energy_profiles.toml", "rb") as f:
+        p = tomllib.load(f)[whole_node.PROFILE]
+    ins = cpu.load()["instructions"]
+    v, i_a, n = p["supply_v"], p["mcu_active_ma"], BOARD_PACKETS
+    assert "mcu_sleep_ma" not in p      # no cited sleep current: charged nothing
+    for node, op in ((0, "udp_tx"), (1, "udp_rx")):
+        c = board["nodes"][node]["counters"]
+        radio = v * sum(p[f"radio_{s}_ma"] * c[f"radio.time_{s}_us"] / 1e6
+                        for s in ("off", "listen", "rx", "tx"))
+        t_cpu = n * ins[op] * cpu.CPI / cpu.CLOCK_HZ
+        e = board["nodes"][node]["energy"]
+        assert e["mcu_active_mj"] == pytest.approx(v * i_a * t_cpu, rel=1e-9)
+        assert e["mcu_sleep_mj"] == 0.0
+        assert e["mj"] == pytest.approx(radio + v * i_a * t_cpu, rel=1e-9)
+        per = whole_node.board_energy(board, node, n)
+        assert per["radio"] == pytest.approx(radio / n, rel=1e-9)
+        assert per["mcu_active"] == pytest.approx(v * i_a * t_cpu / n, rel=1e-9)
+        assert per["low"] == pytest.approx((radio + v * i_a * t_cpu) / n, rel=1e-9)
+        assert per["high"] == pytest.approx((radio + v * i_a * n) / n, rel=1e-9)
+
+
+def test_mcu_active_then_asleep_is_charged_by_hand():
+    # a profile with both MCU figures: active for t_cpu, asleep the rest
+    from wren import energy
+    prof = energy.Profile(name="hand", description="", supply_v=3.0,
+                          radio_ma={s: 0.0 for s in energy.STATES}, mcu_sleep_ma=0.5,
+                          mcu_active_ma=10.0, sources=(), missing=())
+    e = energy.node_energy({}, 2.0, prof, cpu_s=0.25)
+    # 3 V * 10 mA * 0.25 s = 7.5 mJ; 3 V * 0.5 mA * 1.75 s = 2.625 mJ
+    assert e["mcu_active_mj"] == pytest.approx(7.5, rel=1e-12)
+    assert e["mcu_sleep_mj"] == pytest.approx(2.625, rel=1e-12)
+    assert e["mj"] == e["mcu_mj"] == pytest.approx(10.125, rel=1e-12)
