@@ -28,6 +28,11 @@ Images (runtime/cortexm/main_*.c):
   coap     IPv6 + ICMPv6 + UDP + sock_udp + CoAP (server, default resources,
            Block1/Block2, observe, client) over the loopback; the client
            talks to the node's own server
+  whole_node_reflector, whole_node_loopback  the RIOT paper's Table 3
+           application (sock UDP down to 6LoWPAN on the L2 reflector, or to
+           the IPv6 loopback) as a whole node: counted whole from the ELF
+           (whole_image: everything linked; RAM with the packet buffer, the
+           C library's heap and the allocated stack), not per module
   6ln_host_lto  6ln_host with the stack built with -flto: a line of its
            own, not the record. Only the stack is link-time code (the port,
            main and the radio's stand-in are not), so the link's LTO object
