@@ -17,15 +17,16 @@
  * a server socket and checks that every one came back intact.
  *
  * Nothing of the image is left out of its size: everything linked
- * (runtime, port, C library, application) is ROM, .data + .bss is RAM,
- * including the packet buffer (CONFIG_WREN_PKTBUF_SIZE, 6,144 bytes as
- * GNRC's default GNRC_PKTBUF_SIZE) and the one stack the image runs on,
- * allocated in RAM by link_whole.ld (.stack, WREN_WHOLE_STACK bytes). The
- * image paints that stack, measures the deepest it reached (startup, the
- * stack's handlers, printf: everything) and fails unless the allocation
- * keeps a margin of at least a quarter of the deepest (MARGIN_DIV). It
- * also fails if the C library took heap (sbrk): RAM outside the image's
- * sections would not be counted.
+ * (runtime, port, C library, application) is ROM, .data + .bss + .heap +
+ * .stack is RAM, including the packet buffer (CONFIG_WREN_PKTBUF_SIZE,
+ * 6,144 bytes as GNRC's default GNRC_PKTBUF_SIZE), the C library's heap
+ * (.heap, WREN_WHOLE_HEAP bytes: _sbrk below serves it and nothing more;
+ * the image fails if a request was refused) and the one stack the image
+ * runs on (.stack, WREN_WHOLE_STACK bytes), both allocated by
+ * link_whole.ld. The image paints that stack, measures the deepest it
+ * reached (startup, the stack's handlers, printf: everything) and fails
+ * unless the allocation keeps a margin of at least a quarter of the
+ * deepest (MARGIN_DIV).
  *
  * The application's own buffer (app_buf) is reported apart: the paper's
  * figures are "w/o application buffers". */
