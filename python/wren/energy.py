@@ -5,16 +5,21 @@ times the supply voltage, from a profile in data/energy_profiles.toml
 (datasheet figures, each cited there).
 
     E [mJ] = V * sum over states s of I_s [mA] * t_s [s]
-             + V * I_mcu_sleep [mA] * duration [s]     (when the profile has it)
+             + V * I_mcu_active [mA] * t_cpu [s]               (when the profile has it)
+             + V * I_mcu_sleep [mA] * (duration - t_cpu) [s]   (when the profile has it;
+                                                                the whole run without
+                                                                an active current)
 
 CPU active time is estimated per node by wren.cpu (Cortex-M3 instructions
 per frame and datagram, measured under qemu, times the node's counters) and
 added to the result as its "cpu" block. It is charged in mJ only when the
-profile has an MCU active current (mcu_active_ma, then
-V * (I_active - I_sleep) * t_cpu on top of the sleep current); no profile
-has one yet, because no datasheet figure could be checked. A profile without
-an MCU sleep figure charges the MCU nothing at all; the gaps are stated in
-the result ("mcu" of the energy block).
+profile has an MCU active current (mcu_active_ma: the MCU is active for
+t_cpu and asleep for the rest of the run). The datasheet profiles have none,
+because no datasheet figure could be checked; iotlab-m3-board takes the RIOT
+paper's own board figures instead. A profile without an MCU sleep figure
+charges the sleeping MCU nothing; the gaps are stated in the result ("mcu"
+of the energy block). Each node's block splits the MCU's share into
+mcu_active_mj and mcu_sleep_mj.
 
 Per node, beside the total: mJ per packet the node's applications received
 (app.received) and uJ per payload byte received (app.rx_bytes), None when it
@@ -80,9 +85,14 @@ def node_energy(c: Mapping[str, int], duration_s: float, p: Profile,
     radio_mj = {s: p.supply_v * p.radio_ma[s] * c.get(f"radio.time_{s}_us", 0) / 1e6
                 for s in STATES}
     sleep_ma = p.mcu_sleep_ma or 0.0
-    mcu_mj = p.supply_v * sleep_ma * duration_s
+    active_mj = 0.0
     if p.mcu_active_ma is not None:
-        mcu_mj += p.supply_v * (p.mcu_active_ma - sleep_ma) * cpu_s
+        active_mj = p.supply_v * p.mcu_active_ma * cpu_s
+    # asleep whenever not active (the sleep current for the whole run, less
+    # the active time when the active current is charged for it)
+    asleep_s = duration_s - (cpu_s if p.mcu_active_ma is not None else 0.0)
+    sleep_mj = p.supply_v * sleep_ma * asleep_s
+    mcu_mj = active_mj + sleep_mj
     total = sum(radio_mj.values()) + mcu_mj
     rcvd, rbytes = c.get("app.received", 0), c.get("app.rx_bytes", 0)
     per_byte = _per(total, rbytes)
@@ -90,6 +100,8 @@ def node_energy(c: Mapping[str, int], duration_s: float, p: Profile,
         "mj": total,
         "radio_mj": radio_mj,
         "mcu_mj": mcu_mj,
+        "mcu_active_mj": active_mj,
+        "mcu_sleep_mj": sleep_mj,
         "mj_per_rx_packet": _per(total, rcvd),
         "uj_per_rx_byte": None if per_byte is None else per_byte * 1000.0,
     }
@@ -104,7 +116,9 @@ def mcu_note(p: Profile) -> str:
         cpu = "CPU active time is charged at the profile's MCU active current"
     if p.mcu_sleep_ma is None:
         return f"{cpu}; the profile has no MCU sleep figure, so the sleeping MCU is not charged"
-    return f"{cpu}; the MCU is charged its sleep current for the whole run"
+    if p.mcu_active_ma is None:
+        return f"{cpu}; the MCU is charged its sleep current for the whole run"
+    return f"{cpu}; the MCU is charged its sleep current whenever it is not active"
 
 
 def annotate(result: dict[str, Any], name: str = DEFAULT) -> None:

@@ -28,6 +28,11 @@ Images (runtime/cortexm/main_*.c):
   coap     IPv6 + ICMPv6 + UDP + sock_udp + CoAP (server, default resources,
            Block1/Block2, observe, client) over the loopback; the client
            talks to the node's own server
+  whole_node_reflector, whole_node_loopback  the RIOT paper's Table 3
+           application (sock UDP down to 6LoWPAN on the L2 reflector, or to
+           the IPv6 loopback) as a whole node: counted whole from the ELF
+           (whole_image: everything linked; RAM with the packet buffer, the
+           C library's heap and the allocated stack), not per module
   6ln_host_lto  6ln_host with the stack built with -flto: a line of its
            own, not the record. Only the stack is link-time code (the port,
            main and the radio's stand-in are not), so the link's LTO object
@@ -422,6 +427,125 @@ def coap_state_bytes() -> dict[str, int]:
 Record = dict[str, object]
 
 
+#: the whole-node images (runtime/cortexm/main_whole_node.c): the RIOT
+#: paper's Table 3 application, everything linked counted
+WHOLE_IMAGES = ("whole_node_reflector", "whole_node_loopback")
+#: the application's own buffer in them (the paper's figures are "w/o
+#: application buffers": shown apart)
+WHOLE_APP_BUFFERS = ("app_buf",)
+
+
+def _elf(image: str) -> Path:
+    return build.arm() / f"runtime/cortexm/wren_{image}.elf"
+
+
+def elf_sections(elf: Path) -> dict[str, int]:
+    """{section: bytes} of an ELF's sections (arm-none-eabi-size -A)."""
+    import subprocess
+    out = subprocess.run(["arm-none-eabi-size", "-A", str(elf)], capture_output=True,
+                         text=True, check=True).stdout
+    secs = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].startswith(".") and parts[1].isdigit():
+            secs[parts[0]] = int(parts[1])
+    return secs
+
+
+def _symbol_sizes(elf: Path, names: Iterable[str]) -> dict[str, int]:
+    import subprocess
+    syms = subprocess.run(["arm-none-eabi-nm", "-S", str(elf)], capture_output=True,
+                          text=True, check=True).stdout
+    want, out = set(names), {}
+    for line in syms.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[3] in want:
+            out[parts[3]] = int(parts[1], 16)
+    return out
+
+
+def whole_image(image: str) -> dict[str, int]:
+    """The whole image's figures from its ELF: rom = everything in flash
+    (.text with .rodata and the vectors, .ARM.exidx, .data's initial
+    values), ram = .data + .bss + .heap + .stack; their parts: text, data,
+    bss, heap (the C library's, allocated), stack (the allocated stack),
+    arena (the packet buffer, inside bss), app_buffers (the application's
+    own buffers, inside bss); ram_no_app = ram less app_buffers (as the
+    RIOT paper's Table 3 counts: "w/o application buffers")."""
+    elf = _elf(image)
+    sec = elf_sections(elf)
+    text = sec.get(".text", 0) + sec.get(".ARM.exidx", 0)
+    data, bss = sec.get(".data", 0), sec.get(".bss", 0)
+    heap, stack = sec.get(".heap", 0), sec.get(".stack", 0)
+    syms = _symbol_sizes(elf, (ARENA,) + WHOLE_APP_BUFFERS)
+    app = sum(syms.get(n, 0) for n in WHOLE_APP_BUFFERS)
+    ram = data + bss + heap + stack
+    return {"text": text, "data": data, "bss": bss, "heap": heap, "stack": stack,
+            "rom": text + data, "ram": ram, "arena": syms.get(ARENA, 0),
+            "app_buffers": app, "ram_no_app": ram - app}
+
+
+def whole_run(image: str) -> dict[str, int]:
+    """Run a whole-node image under qemu: {"deepest": its deepest stack,
+    "stack": the allocation, "heap_used", "heap"}; a SubprocessError if it
+    fails its checks (or qemu is missing: None)."""
+    import shutil
+    import subprocess
+    if not shutil.which("qemu-system-arm"):
+        raise subprocess.SubprocessError("qemu-system-arm not installed")
+    res = subprocess.run(["qemu-system-arm", "-M", "mps2-an385", "-nographic",
+                          "-semihosting-config", "enable=on,target=native", "-kernel",
+                          str(_elf(image))], capture_output=True, text=True, timeout=120)
+    m = re.search(r"deepest stack (\d+) of (\d+) bytes allocated, heap (\d+) of (\d+)",
+                  res.stdout)
+    if res.returncode != 0 or not m:
+        raise subprocess.SubprocessError(f"wren_{image}.elf failed under qemu: "
+                                         f"{res.stdout}{res.stderr}")
+    return {"deepest": int(m.group(1)), "stack": int(m.group(2)),
+            "heap_used": int(m.group(3)), "heap": int(m.group(4))}
+
+
+#: RIOT paper (../shared/papers, Section 5.1, Table 3): whole applications
+RIOT_TABLE3_REFLECTOR = (35880, 15112)   # Sock UDP - L2 Reflector: ROM, RAM
+RIOT_TABLE3_LOOPBACK = (26444, 13192)    # Sock UDP - IP Loopback: ROM, RAM
+
+
+def whole_records(out: Callable[[str], object] = print) -> list[Record]:
+    """rom_/ram_whole_node_reflector_bytes: the whole reflector image, and
+    the loopback image's figures printed beside it."""
+    recs: list[Record] = []
+    out("whole images (everything linked: stack, port, C library, application), from the ELF:")
+    for image, (p_rom, p_ram) in (("whole_node_reflector", RIOT_TABLE3_REFLECTOR),
+                                  ("whole_node_loopback", RIOT_TABLE3_LOOPBACK)):
+        w = whole_image(image)
+        out(f"  {image}: ROM {w['rom']} (text {w['text']} + data {w['data']}), RAM {w['ram']} "
+            f"(data {w['data']} + bss {w['bss']} [packet buffer {w['arena']}, application "
+            f"buffer {w['app_buffers']}] + heap {w['heap']} + stack {w['stack']}), "
+            f"{w['ram_no_app']} without the application buffer; RIOT Table 3: ROM {p_rom}, "
+            f"RAM {p_ram} (w/o application buffers)")
+    w = whole_image("whole_node_reflector")
+    what = ("the RIOT paper's Table 3 application (sock UDP over 6LoWPAN on the L2 reflector: "
+            "8 datagrams of 8-1,232 bytes out and back, checked under qemu) as one Cortex-M3 "
+            "image, runtime/cortexm/main_whole_node.c")
+    recs += [
+        {"name": "rom_whole_node_reflector_bytes", "value": w["rom"], "unit": "bytes",
+         "better": "lower", "target": RIOT_TABLE3_REFLECTOR[0],
+         "anchor": f"RIOT paper Table 3, Sock UDP - L2 Reflector: ROM 35,880 bytes (a whole "
+                   f"RIOT application: kernel, GNRC, application, libc). wren: {what}; ROM = "
+                   f".text (with .rodata, vectors) + .ARM.exidx + .data of the ELF"},
+        {"name": "ram_whole_node_reflector_bytes", "value": w["ram_no_app"], "unit": "bytes",
+         "better": "lower", "target": RIOT_TABLE3_REFLECTOR[1],
+         "anchor": f"RIOT paper Table 3, Sock UDP - L2 Reflector: RAM 15,112 bytes (kernel, "
+                   f"thread stacks, GNRC's 6,144-byte packet buffer, w/o application buffers). "
+                   f"wren: {what}; RAM = .data + .bss (packet buffer {w['arena']} included; the "
+                   f"application's {w['app_buffers']}-byte buffer left out, as the paper's) + "
+                   f"the C library's heap ({w['heap']}, which RIOT's figure does not count) + "
+                   f"the allocated stack ({w['stack']}, a quarter's margin or more over the "
+                   f"deepest the image measures); {w['ram']} with the application buffer"},
+    ]
+    return recs
+
+
 def records_and_print(out: Callable[[str], object] = print,
                       stack_depth: bool = True) -> list[Record]:
     host, arena = image_report("6ln_host")
@@ -506,6 +630,7 @@ def records_and_print(out: Callable[[str], object] = print,
     recs += rpl_records(out)
     recs += sec_records(out)
     recs += tsch_records(out)
+    recs += whole_records(out)
     return recs
 
 
