@@ -887,11 +887,10 @@ BENCHES: dict[str, Callable[[], list[Record]]] = {
 }
 
 
-def main(args: argparse.Namespace) -> int:
+def _run(chosen: Sequence[tuple[str, Callable[[], list[Record]]]]) -> list[Record]:
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
           f"python {platform.python_version()}")
     records: list[Record] = []
-    chosen = [(n, fn) for n, fn in BENCHES.items() if not args.name or args.name in n]
     # a bar over the benchmarks; the simulations inside report their
     # simulated time and events to it through wren.lib.Sim.run
     with progress.TaskBar(len(chosen), "bench", unit="bench") as bar:
@@ -900,17 +899,49 @@ def main(args: argparse.Namespace) -> int:
             bar.write(f"{name}:")
             records.extend(fn())
             bar.advance()
+    return records
+
+
+def _line(r: Record) -> None:
+    tgt = f" (target {r['target']})" if r["target"] is not None else ""
+    print(f"{r['name']:<32} {r['value']:>12} {r['unit']}{tgt}")
+    if r.get("anchor"):
+        print(f"{'':<34}{r['anchor']}")
+
+
+def _print(records: Sequence[Record]) -> None:
+    """The records, those that are consistency checks apart, after the others."""
     print()
     for r in records:
-        tgt = f" (target {r['target']})" if r["target"] is not None else ""
-        print(f"{r['name']:<32} {r['value']:>12} {r['unit']}{tgt}")
-        if r.get("anchor"):
-            print(f"{'':<34}{r['anchor']}")
+        if r.get("kind") != "consistency":
+            _line(r)
+    cons = [r for r in records if r.get("kind") == "consistency"]
+    if cons:
+        print("\nconsistency checks, not set beside a paper (value and bound come from "
+              "wren's own model):")
+        for r in cons:
+            _line(r)
+
+
+def main(args: argparse.Namespace) -> int:
+    from . import bench_check
+    table = bench_check.load()
+    check, from_ = getattr(args, "check", False), getattr(args, "from_", None)
+    if from_:
+        records = bench_check.read(from_)
+    else:
+        # --check: only the benchmarks that make guarded records
+        want = {g.bench for g in table.guards} if check else None
+        records = _run([(n, fn) for n, fn in BENCHES.items()
+                        if (n in want if want is not None else
+                            not args.name or args.name in n)])
+    bench_check.label(records, table)
+    _print(records)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(records, indent=1))
         print(f"records: {args.json}")
-    return 0
+    return bench_check.report(records, table) if check else 0
 
 
 def bench_tcp_sizes() -> list[Record]:

@@ -42,7 +42,7 @@ from .core import (CPU_MODEL, Figure, Outcome, Panel, PaperValue, Row, Series, f
 from .coap_vs_tcp import _fig9_available, tcp_fig9
 from .cpu_time import de_fig2, de_fig3, riot_fig4, riot_fig5, riot_fig6, riot_fig9
 from . import readme
-from .report import plot, run_figure, statements, write_report
+from .report import plot, run_figure, statements, unstated, write_report
 from .tcp import riot_fig8, tcp_eq2, tcp_fig4, tcp_fig5, tcp_fig6, tcp_sec72
 from .tsch import _tsch_available, tsch_fig4, tsch_fig5
 from .whole_node import de_fig4, riot_fig10, riot_fig12, riot_table3
@@ -226,5 +226,5 @@ def add_arguments(sp: argparse.ArgumentParser) -> None:
 __all__ = ["CPU_MODEL", "FIGURES", "Figure", "Outcome", "Panel", "PaperValue", "Row", "Series",
            "add_arguments", "by_name", "fmt", "main", "normalize", "paper_number", "paper_values",
            "papers", "papers_dir", "plot", "pv", "readme", "run_figure", "select", "statements",
-           "write_report",
+           "unstated", "write_report",
            "_fig9_available", "_tsch_available"]

@@ -123,10 +123,11 @@ def write_readme(results: dict[str, Any], figures: Sequence[Figure],
     readme.write_text(text.replace(section(text), render(results, figures)))
 
 
-def update(report: dict[str, Any], figures: Sequence[Figure], path: Path = RESULTS,
-           readme: Path = README) -> list[str]:
-    """merge() @report into @path's results, save them and render README.md;
-    the names put."""
+def update(report: dict[str, Any], figures: Sequence[Figure], path: Path | None = None,
+           readme: Path | None = None) -> list[str]:
+    """merge() @report into @path's results (default RESULTS), save them and
+    render @readme (default README); the names put."""
+    path, readme = path or RESULTS, readme or README
     section(readme.read_text())       # no markers: before anything is written
     results = load(path)
     put = merge(results, report)

@@ -152,6 +152,14 @@ def _rows_json(fig: Figure, out: Outcome, quick: bool) -> dict[str, Any]:
                  for r in out.rows]}
 
 
+def unstated(data: dict[str, Any]) -> list[str]:
+    """"figure: quantity" of every row of a report.json's @data that has a
+    wren value but does not say what is measured and what differs from the
+    paper (issue 27: every row states its basis)."""
+    return [f"{f['name']}: {r['quantity']}" for f in data["figures"] for r in f["rows"]
+            if r["wren"] is not None and not (r.get("measured") and r.get("differs"))]
+
+
 def _quantity(r: Row) -> str:
     """The row's quantity, with its kind when it is not set beside the paper."""
     label = KIND_LABEL[r.kind]
