@@ -1015,7 +1015,6 @@ def bench_rpl_mesh_50() -> list[Record]:
           f"links under {RPL_MESH['reach']:g} m: {len(links)} links, PRR 0.8..1.0 each), "
           f"CSMA-CA, OF0; root: node 0")
     recs: list[Record] = []
-    prev = {"storing": (20, 0.9966), "non-storing": (178, 0.9949)}
     for mode, sfx in (("storing", ""), ("non-storing", "_nonstoring")):
         r = rplmesh.mesh_experiment(int(n), links, mode, int(seed), log=print)
         what = f"{mode} mode (MOP {2 if mode == 'storing' else 1})"
@@ -1026,15 +1025,14 @@ def bench_rpl_mesh_50() -> list[Record]:
         recs.append(_record(f"rpl_formation_50_s{sfx}", formed, "s (simulated)", "lower", None,
                             f"simulated seconds until every node has a route upward and the "
                             f"root one to every node{'' if r.formed_s is not None else ' (NOT formed within 600 s)'}; "
-                            f"{same}; an earlier ad hoc run: {prev[mode][0]} s"))
+                            f"{same}"))
         if r.formed_s is None:
             continue
         recs.append(_record(f"rpl_pdr_50_1ppm{sfx}", round(r.pdr, 4), "ratio", "higher", 0.99,
                             f"UDP ({rplmesh.UDP_SIZE} B) from every node to the root at 1 "
                             f"packet/min for a simulated hour, flows 1.2 s apart, the busiest "
                             f"router (node {r.dead}) switched off at 30 min and its datagrams "
-                            f"counted until then; {r.received}/{r.sent}; {same}; an earlier ad "
-                            f"hoc run without a node switched off: {prev[mode][1]}"))
+                            f"counted until then; {r.received}/{r.sent}; {same}"))
         recs.append(_record(f"rpl_control_bytes_per_node_hour{sfx}",
                             round(r.control_bytes / n / (r.hour_s / 3600)), "bytes", "lower",
                             None, f"bytes of RPL messages (ICMPv6 header and body: DIS, DIO, "
