@@ -187,3 +187,26 @@ def test_no_anchor_quotes_an_earlier_wren_run(tmp_path):
                        'f = "5,646 bytes (the 2,901 quoted before is a Cortex-M0+ figure)"\n')
     found = stale_literals([planted], _wren_commit)
     assert sorted({int(f.split(":")[1]) for f in found}) == [1, 2, 3, 4, 6], found
+
+
+def test_the_test_runs_bench_guard_stage(monkeypatch, capsys):
+    """./wren test's stage "bench guards" runs only the guards' benchmarks and
+    fails on a guard's miss, not on an open target."""
+    from wren import testrun
+    ran = []
+    value = {"v": 1000}
+
+    def fake_bench():
+        ran.append("fake")
+        return [_rec("rom_x", value["v"], 1200), _rec("open_x", 9, 1)]
+
+    monkeypatch.setitem(bench.BENCHES, "fake", fake_bench)
+    monkeypatch.setitem(bench.BENCHES, "other", lambda: ran.append("other") or [])
+    monkeypatch.setattr(bench_check, "load",
+                        lambda: Table([Guard("rom_x", "fake", 1000, 0.02, "bytes")], {}))
+    assert testrun.stage_bench_check() is True
+    assert ran == ["fake"]
+    assert "open_x: 9 bytes, target 1" in capsys.readouterr().out
+    value["v"] = 1300
+    assert testrun.stage_bench_check() is False
+    assert "FAIL: rom_x: 1300 bytes misses its target 1200" in capsys.readouterr().out

@@ -288,3 +288,23 @@ def test_row_statements_in_the_report_and_under_the_plot(tmp_path):
     reproduce.run_figure(bare, True, tmp_path / "without")
     assert _png_height(tmp_path / "with" / "basis.png") > \
         _png_height(tmp_path / "without" / "basis.png") + 20
+
+
+def test_the_test_runs_reproduce_stage_fails_on_a_row_without_its_basis(tmp_path, monkeypatch,
+                                                                           capsys):
+    from wren import paths, testrun
+    rows = [Row("stated", "x", 1.0, None, measured="m", differs="d")]
+
+    def fake_main(args):
+        fig = Figure("fake", "riot", "Fig. 1: t", run=lambda quick: Outcome(rows=list(rows)))
+        d = paths.OUT / "reproduce"
+        reproduce.write_report([(fig, reproduce.run_figure(fig, True, d))], True, d, "fake")
+        return 0
+
+    monkeypatch.setattr(paths, "OUT", tmp_path)
+    monkeypatch.setattr(reproduce, "main", fake_main)
+    assert testrun.stage_reproduce() is True
+    rows.append(Row("unstated", "x", 2.0, None, measured="m"))
+    assert testrun.stage_reproduce() is False
+    assert ("FAIL: reproduce row without its basis (measured, differs): fake: unstated"
+            in capsys.readouterr().out)
