@@ -20,10 +20,17 @@ wren counts instructions (callgrind, x86-64), the time is the count at one
 instruction per cycle at the paper's clock: the CPU model is stated beside
 every such row (CPU_MODEL).
 
+Every row states its basis in one line, "measured: ...; modelled: ...;
+differs: ..." (Row.measured, .modelled, .differs), shown in the report and
+under the figure's plot; a row whose value and bound come from the same
+model is a consistency check (Row.kind) and claims no ratio. With --readme
+each figure's result is kept in docs/reproduce.json and README.md's table
+is rendered from it (readme.py).
+
 The package: core (the papers' values, Row/Series/Panel/Outcome/Figure, the
 shared measurements), one module per kind of figure (cpu_time, whole_node,
-tcp, coap_vs_tcp, tsch), report (plots and the report files), and here the
-list of figures and the command.
+tcp, coap_vs_tcp, tsch), report (plots and the report files), readme (the
+README's table), and here the list of figures and the command.
 """
 import argparse
 import difflib
@@ -178,17 +185,22 @@ def _readme(report: dict[str, Any]) -> None:
           f"({', '.join(put) or 'no figure'} updated)")
 
 
-def main(args: argparse.Namespace) -> int:
-    from_ = getattr(args, "from_", None)
-    if from_ and not getattr(args, "readme", False):
+def _from_report(args: argparse.Namespace) -> int:
+    """--readme --from REPORT.json: the figures named (all: every one) of a
+    report written before go into docs/reproduce.json and README.md."""
+    if not getattr(args, "readme", False):
         raise UserError("--from REPORT.json only goes with --readme")
-    if from_:
-        report = readme.read_report(from_)
-        if args.names and "all" not in args.names:
-            names = {f.name for f in select(args.names)}
-            report["figures"] = [f for f in report["figures"] if f["name"] in names]
-        _readme(report)
-        return 0
+    report = readme.read_report(args.from_)
+    if args.names and "all" not in args.names:
+        names = {f.name for f in select(args.names)}
+        report["figures"] = [f for f in report["figures"] if f["name"] in names]
+    _readme(report)
+    return 0
+
+
+def main(args: argparse.Namespace) -> int:
+    if getattr(args, "from_", None):
+        return _from_report(args)
     figs = select(args.names)      # a bad name: before anything is built
     directory = _out_dir(args)
     quick = bool(args.quick)

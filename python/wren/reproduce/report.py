@@ -78,7 +78,7 @@ def statements(out: Outcome) -> list[str]:
     groups: dict[str, list[Row]] = {}
     for r in out.rows:
         if r.wren is not None:
-            groups.setdefault(r.basis() or "(no statement of what is measured)", []).append(r)
+            groups.setdefault(r.basis() or NO_BASIS, []).append(r)
     lines = []
     for basis, rows in groups.items():
         kinds = "".join(sorted({f"[{KIND_LABEL[r.kind]}] " for r in rows if KIND_LABEL[r.kind]}))
@@ -170,8 +170,11 @@ def _md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: Path,
-                 command: str) -> list[Path]:
+NO_BASIS = "(no statement of what is measured)"
+Results = list[tuple[Figure, Outcome]]
+
+
+def write_report(results: Results, quick: bool, directory: Path, command: str) -> list[Path]:
     """report.md, report.html (plots embedded) and report.json in @directory."""
     directory.mkdir(parents=True, exist_ok=True)
     head = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -181,11 +184,15 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
     data = {**head, "cpu_model": CPU_MODEL,
             "figures": [_rows_json(f, o, quick) for f, o in results]}
     (directory / "report.json").write_text(json.dumps(data, indent=1))
-    ptitle = {k: v["title"] for k, v in papers().items()}
+    (directory / "report.md").write_text("\n".join(_markdown(results, quick, head)) + "\n")
+    (directory / "report.html").write_text("\n".join(_html(results, quick, head)) + "\n")
+    return [directory / "report.md", directory / "report.html", directory / "report.json"]
 
+
+def _markdown(results: Results, quick: bool, head: dict[str, str]) -> list[str]:
     md = ["# wren: the papers' figures, reproduced\n",
           f"{head['date']}, commit {head['commit']}, {head['machine']}; mode {head['mode']}; "
-          f"`{command}`.\n",
+          f"`{head['command']}`.\n",
           f"{len(results)} figures: {sum(1 for _, o in results if not o.reason)} measured, "
           f"{sum(1 for _, o in results if o.reason)} cannot run (the reason is in the table).\n",
           "Paper values come from `python/wren/data/paper_values.toml` (each with its section "
@@ -208,29 +215,31 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
                       f"[{r.unit}] | {_md_cell(r.wren_text())} | {fmt(r.claimed_ratio)} "
                       f"| {cmd} |")
     md.append("")
+    ptitle = {k: v["title"] for k, v in papers().items()}
     for f, o in results:
-        md.append(f"## {f.name}: {f.title}\n")
-        md.append(f"Paper: {ptitle.get(f.paper, f.paper)}. Command: `{f.command(quick)}`"
-                  + (f" ({o.seconds:.1f} s)" if not o.reason else "") + "\n")
-        if o.reason:
-            md.append(f"**Cannot run:** {o.reason}\n")
-        for p in o.files:
-            if p.endswith(".png"):
-                md.append(f"![{f.name}]({Path(p).name})\n")
-        for r in o.rows:
-            if r.wren is not None:
-                md.append(f"- **{_md_cell(_quantity(r))}**: "
-                          f"{r.basis() or '(no statement of what is measured)'}")
-        for n in o.notes:
-            md.append(f"- {n}")
-        for r in o.rows:
-            if r.paper:
-                md.append(f"- {r.quantity}: {r.paper.cite()}")
-            if r.note:
-                md.append(f"- {r.quantity}: {r.note}")
-        md.append("")
-    (directory / "report.md").write_text("\n".join(md) + "\n")
+        md += _md_figure(f, o, quick, ptitle.get(f.paper, f.paper))
+    return md
 
+
+def _md_figure(f: Figure, o: Outcome, quick: bool, paper: str) -> list[str]:
+    md = [f"## {f.name}: {f.title}\n",
+          f"Paper: {paper}. Command: `{f.command(quick)}`"
+          + (f" ({o.seconds:.1f} s)" if not o.reason else "") + "\n"]
+    if o.reason:
+        md.append(f"**Cannot run:** {o.reason}\n")
+    md += [f"![{f.name}]({Path(p).name})\n" for p in o.files if p.endswith(".png")]
+    md += [f"- **{_md_cell(_quantity(r))}**: {r.basis() or NO_BASIS}"
+           for r in o.rows if r.wren is not None]
+    md += [f"- {n}" for n in o.notes]
+    for r in o.rows:
+        if r.paper:
+            md.append(f"- {r.quantity}: {r.paper.cite()}")
+        if r.note:
+            md.append(f"- {r.quantity}: {r.note}")
+    return md + [""]
+
+
+def _html(results: Results, quick: bool, head: dict[str, str]) -> list[str]:
     h = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>wren: the papers' figures"
          "</title><style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;"
@@ -239,7 +248,7 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
          "<h1>wren: the papers' figures, reproduced</h1>",
          f"<p>{html.escape(head['date'])}, commit {html.escape(head['commit'])}, "
          f"{html.escape(head['machine'])}; mode {head['mode']}; "
-         f"<code>{html.escape(command)}</code>. Paper values: "
+         f"<code>{html.escape(head['command'])}</code>. Paper values: "
          "<code>python/wren/data/paper_values.toml</code>. Ratio = wren / paper, for rows "
          "set beside the paper only (not for a consistency check or a row for context). "
          "Under each figure, every row's basis.</p>",
@@ -261,25 +270,28 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
                      f"<td class='n'>{fmt(r.claimed_ratio)}</td>"
                      f"<td>{cmd}</td></tr>")
     h.append("</table>")
+    ptitle = {k: v["title"] for k, v in papers().items()}
     for f, o in results:
-        h.append(f"<h2 id='{f.name}'>{f.name}: {html.escape(f.title)}</h2>")
-        h.append(f"<p>Paper: {html.escape(ptitle.get(f.paper, f.paper))}. Command: "
-                 f"<code>{html.escape(f.command(quick))}</code></p>")
-        if o.reason:
-            h.append(f"<p class='why'>Cannot run: {html.escape(o.reason)}</p>")
-        for p in o.files:
-            if p.endswith(".png"):
-                b64 = base64.b64encode(Path(p).read_bytes()).decode()
-                h.append(f"<img alt='{f.name}' src='data:image/png;base64,{b64}'>")
-        basis = [f"<li><b>{html.escape(_quantity(r))}</b>: "
-                 f"{html.escape(r.basis() or '(no statement of what is measured)')}</li>"
-                 for r in o.rows if r.wren is not None]
-        if basis:
-            h.append("<ul>" + "".join(basis) + "</ul>")
-        items = list(o.notes) + [f"{r.quantity}: {r.paper.cite()}" for r in o.rows if r.paper] \
-            + [f"{r.quantity}: {r.note}" for r in o.rows if r.note]
-        if items:
-            h.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
-    h.append("</body></html>")
-    (directory / "report.html").write_text("\n".join(h) + "\n")
-    return [directory / "report.md", directory / "report.html", directory / "report.json"]
+        h += _html_figure(f, o, quick, ptitle.get(f.paper, f.paper))
+    return h + ["</body></html>"]
+
+
+def _html_figure(f: Figure, o: Outcome, quick: bool, paper: str) -> list[str]:
+    h = [f"<h2 id='{f.name}'>{f.name}: {html.escape(f.title)}</h2>",
+         f"<p>Paper: {html.escape(paper)}. Command: "
+         f"<code>{html.escape(f.command(quick))}</code></p>"]
+    if o.reason:
+        h.append(f"<p class='why'>Cannot run: {html.escape(o.reason)}</p>")
+    for p in o.files:
+        if p.endswith(".png"):
+            b64 = base64.b64encode(Path(p).read_bytes()).decode()
+            h.append(f"<img alt='{f.name}' src='data:image/png;base64,{b64}'>")
+    basis = [f"<li><b>{html.escape(_quantity(r))}</b>: {html.escape(r.basis() or NO_BASIS)}"
+             "</li>" for r in o.rows if r.wren is not None]
+    if basis:
+        h.append("<ul>" + "".join(basis) + "</ul>")
+    items = list(o.notes) + [f"{r.quantity}: {r.paper.cite()}" for r in o.rows if r.paper] \
+        + [f"{r.quantity}: {r.note}" for r in o.rows if r.note]
+    if items:
+        h.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
+    return h
