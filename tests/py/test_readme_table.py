@@ -94,3 +94,13 @@ def test_reproduce_readme_from_a_report(tmp_path, monkeypatch, capsys):
     with pytest.raises(UserError, match="only goes with --readme"):
         reproduce.main(argparse.Namespace(names=[], readme=False, from_=str(rep), quick=False,
                                           out=None))
+
+
+def test_a_figure_without_a_headline_row_says_so():
+    results = {}
+    readme.merge(results, _report(rows=[
+        {"quantity": "q", "unit": "x", "wren": 1.0, "paper_text": "-", "kind": "label",
+         "headline": False, "measured": "m", "modelled": "", "differs": "d"}]))
+    text = readme.render(results, reproduce.FIGURES)
+    assert "| RIOT Fig. 8 | Fig. 8: single-hop radio goodput vs the PHY bound | - | no headline " \
+           "row" in text

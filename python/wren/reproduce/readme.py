@@ -98,6 +98,9 @@ def render(results: dict[str, Any], figures: Sequence[Figure]) -> str:
                          f"`./wren reproduce {fig.name} --readme` | - | - | - |")
             continue
         run = f"{res['commit']}, {res['date'][:10]}, {res['mode']}"
+        if not headlines(res["rows"]):
+            lines.append(f"| {what} | {_cell(fig.title)} | - | no headline row (a paper row "
+                         f"with a wren value, or Row.headline) | - | - | {run} |")
         for r in headlines(res["rows"]):
             label = KIND_LABEL.get(r.get("kind") or "paper", "")
             q = f"{r['quantity']} ({r['unit']})" + (f", {label}" if label else "")
