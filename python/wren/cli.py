@@ -73,7 +73,12 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    build.host()
+    if args.from_ and not args.check:
+        raise UserError("--from FILE only goes with --check")
+    if args.check and args.name:
+        raise UserError("--check runs the benchmarks of the guarded records: give no NAME")
+    if not args.from_:
+        build.host()
     from . import bench
     return bench.main(args)
 
@@ -146,6 +151,13 @@ def parser() -> argparse.ArgumentParser:
     sp = command("bench", cmd_bench, "run benchmarks and print their figures")
     sp.add_argument("name", nargs="?", help="only benchmarks whose name contains this")
     sp.add_argument("--json", help="write the records as JSON")
+    sp.add_argument("--check", action="store_true",
+                    help="run the benchmarks of the guarded records "
+                         "(python/wren/data/bench_guards.toml) and fail on a guard's miss "
+                         "or drift; print the other records' target misses")
+    sp.add_argument("--from", dest="from_", metavar="FILE",
+                    help="with --check: check the records of a --json file instead of "
+                         "running the benchmarks")
 
     sp = command("reproduce", cmd_reproduce,
                  "re-run the papers' figures; plots and a report beside the papers' values")

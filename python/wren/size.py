@@ -601,9 +601,7 @@ def records_and_print(out: Callable[[str], object] = print,
                    "sections, --gc-sections; text = code + read-only data of its modules' objects "
                    "as kept in the final image, its helpers included) for the same features: "
                    f"{same}; netif, packet buffer and dispatch counted on both sides; no UDP; "
-                   "the radio doing CSMA-CA and ACKs. It corrects issue 12's 18,525 (16,403 in "
-                   "gnrc modules + 2,122 in helpers), which left out gnrc_netif, the packet "
-                   "buffer and dispatch. Still differs: "
+                   "the radio doing CSMA-CA and ACKs. Still differs: "
                    "wren counts its scheduler and timers (src/core) where GNRC's figure has no "
                    "RIOT kernel; wren's frames are 802.15.4-2006 only (no 2015 IEs, no security "
                    "header parsing); the node keeps one global address and a 4-entry neighbor "
@@ -713,7 +711,7 @@ def coap_records(out: Callable[[str], object] = print) -> list[Record]:
         {"name": "rom_coap_full_bytes", "value": coap_rom, "unit": "bytes", "better": "lower",
          "target": GCOAP_FULL_ROM,
          "anchor": "RIOT (c8bd52f, iotlab-m3) gcoap + nanocoap with gcoap's client: 5,646 "
-                   f"bytes, {peer} (the 2,901 quoted before is a Cortex-M0+ figure). Differs: "
+                   f"bytes, {peer}. Differs: "
                    "wren's coap image also has everything of rom_coap_server_bytes, Block1 "
                    "uploads, a client that follows Block2 and sends Block1 (RFC 7959), observes "
                    "with freshness (RFC 7641 3.4), multicast requests, and the default resources "

@@ -3,8 +3,9 @@
 Stages: C unit tests (ctest), Python tests (pytest), the same C and Python
 tests under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 target for a short time, and the Cortex-M3 build run under qemu with its
-size report, then the papers' figures in quick mode (./wren reproduce all
---quick, written to out/reproduce/). The summary ends with lizard's list of
+size report, the benchmarks' regression guards (./wren bench --check), then
+the papers' figures in quick mode (./wren reproduce all --quick, written to
+out/reproduce/; every row must state its basis). The summary ends with lizard's list of
 the functions of src/ over 80 lines or cyclomatic complexity 20 (printed,
 not failed). Exits non-zero if any stage fails. A stage fails on any
 sanitizer report too, also one that leaves every exit status 0 (see
@@ -284,11 +285,28 @@ def stage_cortexm() -> bool:
     return ok
 
 
+def stage_bench_check() -> bool:
+    """./wren bench --check: CI's regression guards
+    (python/wren/data/bench_guards.toml: deterministic records whose targets
+    are met, each within its tolerance of its reference); the other records'
+    missed targets are printed, never failed."""
+    from . import bench
+    return bench.main(argparse.Namespace(name=None, json=None, check=True, from_=None)) == 0
+
+
 def stage_reproduce() -> bool:
     """./wren reproduce all --quick: every figure of the papers runs (or says
-    why it cannot); a figure whose code fails fails the stage."""
+    why it cannot); a figure whose code fails fails the stage, and so does a
+    row with a wren value that does not say what is measured and what differs
+    from the paper (reproduce.unstated)."""
+    import json
     from . import reproduce
-    return reproduce.main(argparse.Namespace(names=["all"], quick=True, out=None)) == 0
+    ok = reproduce.main(argparse.Namespace(names=["all"], quick=True, out=None)) == 0
+    data = json.loads((paths.OUT / "reproduce" / "report.json").read_text())
+    for row in reproduce.unstated(data):
+        _fail(f"FAIL: reproduce row without its basis (measured, differs): {row}")
+        ok = False
+    return ok
 
 
 #: How many failure lines the summary shows under a failed stage.
@@ -357,6 +375,7 @@ def main(args: argparse.Namespace) -> int:
         stages += [("sanitizers (ASan+UBSan)", stage_sanitizers),
                    ("fuzz targets", lambda: stage_fuzz(args.fuzz_seconds)),
                    ("Cortex-M3 build, qemu run, size", stage_cortexm),
+                   ("bench guards (./wren bench --check)", stage_bench_check),
                    ("papers' figures (./wren reproduce all --quick)", stage_reproduce)]
     results = []
     with progress.TaskBar(len(stages), "test", unit="stage") as bar:

@@ -226,3 +226,85 @@ def test_a_failing_figure_fails_the_command(tmp_path, monkeypatch, capsys):
     assert "failed: boom (the report says why)" in out
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["figures"][0]["failed"] is True
+
+
+def test_every_row_with_a_wren_value_states_its_basis(tmp_path):
+    """Issue 27: every row says what is measured (and on what), what is
+    modelled and what differs from the paper's setup. The cheap figures here;
+    ./wren test's reproduce stage checks every figure of `reproduce all
+    --quick` the same way (reproduce.unstated)."""
+    res = wren("reproduce", *CHEAP, "--quick", "--out", "rep", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    data = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert any(r["wren"] is not None for f in data["figures"] for r in f["rows"])
+    assert reproduce.unstated(data) == []
+    md = (tmp_path / "rep" / "report.md").read_text()
+    for f in data["figures"]:
+        for r in f["rows"]:
+            if r["wren"] is not None:
+                assert r["kind"] in ("paper", "consistency", "label")
+                assert r["basis"].startswith(f"measured: {r['measured']}; modelled: ")
+                assert r["basis"] in md
+                if r["kind"] != "paper":
+                    assert r["ratio"] is None
+
+
+def _png_height(path):
+    return int.from_bytes(path.read_bytes()[20:24], "big")
+
+
+def test_row_statements_in_the_report_and_under_the_plot(tmp_path):
+    from wren.reproduce import Panel, Series
+    rows = [Row("goodput", "kbit/s", 80.0, reproduce.pv("riot.fig8.mac_fraction"),
+                measured="simulated 802.15.4, 1,232-byte datagrams, 10 s",
+                differs="no interference on the simulated line"),
+            Row("goodput / own bound", "fraction", 0.9, None, measured="the same run",
+                modelled="the simulator's airtime bound", differs="a check of the model",
+                kind="consistency", paper_value=0.5),
+            Row("unstated", "x", 1.0, None)]
+    panel = Panel("p", "x", "y", [Series("wren", [1, 2], [1.0, 2.0])])
+    fig = Figure("basis", "riot", "Fig. 8: t", run=lambda quick: Outcome(rows=rows,
+                                                                          panels=[panel]))
+    out = reproduce.run_figure(fig, True, tmp_path / "with")
+    lines = reproduce.statements(out)
+    assert lines[0] == ("goodput: measured: simulated 802.15.4, 1,232-byte datagrams, 10 s; "
+                        "modelled: nothing; differs: no interference on the simulated line")
+    assert lines[1].startswith("[consistency check] goodput / own bound: measured: the same")
+    assert lines[2] == "unstated: (no statement of what is measured)"
+    reproduce.write_report([(fig, out)], True, tmp_path / "with", "test")
+    data = json.loads((tmp_path / "with" / "report.json").read_text())
+    assert reproduce.unstated(data) == ["basis: unstated"]
+    r1 = data["figures"][0]["rows"][1]
+    assert r1["kind"] == "consistency" and r1["paper"] == 0.5 and r1["ratio"] is None
+    md = (tmp_path / "with" / "report.md").read_text()
+    assert "| basis | goodput / own bound (consistency check) | - [fraction] | 0.900 | - |" in md
+    assert ("- **goodput / own bound (consistency check)**: measured: the same run; modelled: "
+            "the simulator's airtime bound; differs: a check of the model") in md
+    html = (tmp_path / "with" / "report.html").read_text()
+    assert "<b>goodput</b>: measured: simulated 802.15.4" in html
+    # the caption makes the picture taller than the same panels without it
+    bare = Figure("basis", "riot", "Fig. 8: t",
+                  run=lambda quick: Outcome(rows=[Row("g", "x", 1.0, None)], panels=[panel]))
+    reproduce.run_figure(bare, True, tmp_path / "without")
+    assert _png_height(tmp_path / "with" / "basis.png") > \
+        _png_height(tmp_path / "without" / "basis.png") + 20
+
+
+def test_the_test_runs_reproduce_stage_fails_on_a_row_without_its_basis(tmp_path, monkeypatch,
+                                                                           capsys):
+    from wren import paths, testrun
+    rows = [Row("stated", "x", 1.0, None, measured="m", differs="d")]
+
+    def fake_main(args):
+        fig = Figure("fake", "riot", "Fig. 1: t", run=lambda quick: Outcome(rows=list(rows)))
+        d = paths.OUT / "reproduce"
+        reproduce.write_report([(fig, reproduce.run_figure(fig, True, d))], True, d, "fake")
+        return 0
+
+    monkeypatch.setattr(paths, "OUT", tmp_path)
+    monkeypatch.setattr(reproduce, "main", fake_main)
+    assert testrun.stage_reproduce() is True
+    rows.append(Row("unstated", "x", 2.0, None, measured="m"))
+    assert testrun.stage_reproduce() is False
+    assert ("FAIL: reproduce row without its basis (measured, differs): fake: unstated"
+            in capsys.readouterr().out)

@@ -137,6 +137,9 @@ class Row:
     #: come from the same model (a check of the model, not a result beside
     #: the paper); "label": shown for context, no comparison claimed
     kind: str = "paper"
+    #: the README's line for its figure (a figure with none marked shows its
+    #: first "paper" row that has a wren value)
+    headline: bool = False
 
     @property
     def paper_number(self) -> float | None:
@@ -150,6 +153,21 @@ class Row:
         if p is None or self.wren is None or p == 0:
             return None
         return self.wren / p
+
+    @property
+    def claimed_ratio(self) -> float | None:
+        """The ratio the report claims: only a "paper" row is set beside the
+        paper (a consistency check's bound is wren's own model's)."""
+        return self.ratio if self.kind == "paper" else None
+
+    def basis(self) -> str:
+        """The row's statement in one line ("" when it states nothing):
+        "measured: ...; modelled: ...; differs: ..."."""
+        if not (self.measured or self.modelled or self.differs):
+            return ""
+        return (f"measured: {self.measured or '(not stated)'}; "
+                f"modelled: {self.modelled or 'nothing'}; "
+                f"differs: {self.differs or '(not stated)'}")
 
     def wren_text(self) -> str:
         if self.wren is None:
@@ -196,6 +214,10 @@ class Outcome:
     files: list[str] = field(default_factory=list)
 
 
+#: how the report labels a row of each kind ("paper" rows need no label)
+KIND_LABEL = {"paper": "", "consistency": "consistency check", "label": "for context"}
+
+
 @dataclass(frozen=True)
 class Figure:
     name: str
@@ -204,6 +226,7 @@ class Figure:
     run: Callable[[bool], Outcome] | None = None
     reason: str | None = None          # set when run is None
     cited: tuple[str, ...] = ()        # paper values shown when it cannot run
+    readme: bool = False               # its headline rows are in README.md's table
 
     def command(self, quick: bool) -> str:
         return f"./wren reproduce {self.name}" + (" --quick" if quick else "")

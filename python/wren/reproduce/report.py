@@ -12,7 +12,7 @@ from typing import Any
 import platform
 
 from .. import paths
-from .core import CPU_MODEL, Figure, Outcome, Row, fmt, papers, pv
+from .core import CPU_MODEL, KIND_LABEL, Figure, Outcome, Row, fmt, papers, pv
 
 
 
@@ -60,7 +60,7 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     mfig.suptitle(f"{fig.name}: {fig.title}\n(the paper's values in red)", fontsize=10)
-    mfig.tight_layout()
+    _caption(mfig, out)
     directory.mkdir(parents=True, exist_ok=True)
     files = []
     for ext in ("png", "svg"):
@@ -69,6 +69,38 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
         files.append(f)
     plt.close(mfig)
     return files
+
+
+def statements(out: Outcome) -> list[str]:
+    """The one-line statements of @out's rows that have a wren value, each
+    once: alone when every row shares it, else after the first row's
+    quantity it stands for; a consistency check or a label says so."""
+    groups: dict[str, list[Row]] = {}
+    for r in out.rows:
+        if r.wren is not None:
+            groups.setdefault(r.basis() or NO_BASIS, []).append(r)
+    lines = []
+    for basis, rows in groups.items():
+        kinds = "".join(sorted({f"[{KIND_LABEL[r.kind]}] " for r in rows if KIND_LABEL[r.kind]}))
+        who = "" if len(groups) == 1 else \
+            rows[0].quantity + (f" (and {len(rows) - 1} more)" if len(rows) > 1 else "") + ": "
+        lines.append(f"{kinds}{who}{basis}")
+    return lines
+
+
+def _caption(mfig: Any, out: Outcome) -> None:
+    """Lay @mfig out with its rows' statements (statements()) as a caption
+    under the panels, the figure made taller to hold it."""
+    import textwrap
+    width = mfig.get_figwidth()
+    lines = [ln for s in statements(out) for ln in textwrap.wrap(s, int(width * 17))]
+    if not lines:
+        mfig.tight_layout()
+        return
+    h, extra = mfig.get_figheight(), 0.13 * len(lines) + 0.15
+    mfig.set_figheight(h + extra)
+    mfig.text(0.01, 0.01, "\n".join(lines), fontsize=7, va="bottom", ha="left")
+    mfig.tight_layout(rect=(0, extra / (h + extra), 1, 1))
 
 
 # ---- running and the report -------------------------------------------------------
@@ -110,19 +142,39 @@ def _rows_json(fig: Figure, out: Outcome, quick: bool) -> dict[str, Any]:
         "seconds": round(out.seconds, 2),
         "plots": [Path(f).name for f in out.files], "notes": out.notes,
         "rows": [{"quantity": r.quantity, "unit": r.unit, "wren": r.wren,
-                  "paper": r.paper_number, "paper_text": r.paper_text(), "ratio": r.ratio,
+                  "paper": r.paper_number, "paper_text": r.paper_text(),
+                  "ratio": r.claimed_ratio, "kind": r.kind, "headline": r.headline,
+                  "measured": r.measured, "modelled": r.modelled, "differs": r.differs,
+                  "basis": r.basis(),
                   "bound": r.paper.bound if r.paper else None,
                   "source": r.paper.key if r.paper else None,
                   "cite": r.paper.cite() if r.paper else None, "note": r.note}
                  for r in out.rows]}
 
 
+def unstated(data: dict[str, Any]) -> list[str]:
+    """"figure: quantity" of every row of a report.json's @data that has a
+    wren value but does not say what is measured and what differs from the
+    paper (issue 27: every row states its basis)."""
+    return [f"{f['name']}: {r['quantity']}" for f in data["figures"] for r in f["rows"]
+            if r["wren"] is not None and not (r.get("measured") and r.get("differs"))]
+
+
+def _quantity(r: Row) -> str:
+    """The row's quantity, with its kind when it is not set beside the paper."""
+    label = KIND_LABEL[r.kind]
+    return f"{r.quantity} ({label})" if label else r.quantity
+
+
 def _md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: Path,
-                 command: str) -> list[Path]:
+NO_BASIS = "(no statement of what is measured)"
+Results = list[tuple[Figure, Outcome]]
+
+
+def write_report(results: Results, quick: bool, directory: Path, command: str) -> list[Path]:
     """report.md, report.html (plots embedded) and report.json in @directory."""
     directory.mkdir(parents=True, exist_ok=True)
     head = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -132,16 +184,23 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
     data = {**head, "cpu_model": CPU_MODEL,
             "figures": [_rows_json(f, o, quick) for f, o in results]}
     (directory / "report.json").write_text(json.dumps(data, indent=1))
-    ptitle = {k: v["title"] for k, v in papers().items()}
+    (directory / "report.md").write_text("\n".join(_markdown(results, quick, head)) + "\n")
+    (directory / "report.html").write_text("\n".join(_html(results, quick, head)) + "\n")
+    return [directory / "report.md", directory / "report.html", directory / "report.json"]
 
+
+def _markdown(results: Results, quick: bool, head: dict[str, str]) -> list[str]:
     md = ["# wren: the papers' figures, reproduced\n",
           f"{head['date']}, commit {head['commit']}, {head['machine']}; mode {head['mode']}; "
-          f"`{command}`.\n",
+          f"`{head['command']}`.\n",
           f"{len(results)} figures: {sum(1 for _, o in results if not o.reason)} measured, "
           f"{sum(1 for _, o in results if o.reason)} cannot run (the reason is in the table).\n",
           "Paper values come from `python/wren/data/paper_values.toml` (each with its section "
           "and a quote); wren's are measured by the command in the last column. "
-          "Ratio = wren / paper.\n",
+          "Ratio = wren / paper, for rows set beside the paper only: a consistency check "
+          "(value and bound from wren's own model) and a row for context claim none. Under "
+          "each figure, every row's basis: what is measured, what is modelled, what "
+          "differs from the paper.\n",
           "| figure | quantity | paper | wren | ratio | command |",
           "|---|---|---|---|---|---|"]
     for f, o in results:
@@ -152,28 +211,35 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
         for r in o.rows:
             if o.reason and r.wren is None:
                 continue
-            md.append(f"| {f.name} | {_md_cell(r.quantity)} | {_md_cell(r.paper_text())} "
-                      f"[{r.unit}] | {_md_cell(r.wren_text())} | {fmt(r.ratio)} | {cmd} |")
+            md.append(f"| {f.name} | {_md_cell(_quantity(r))} | {_md_cell(r.paper_text())} "
+                      f"[{r.unit}] | {_md_cell(r.wren_text())} | {fmt(r.claimed_ratio)} "
+                      f"| {cmd} |")
     md.append("")
+    ptitle = {k: v["title"] for k, v in papers().items()}
     for f, o in results:
-        md.append(f"## {f.name}: {f.title}\n")
-        md.append(f"Paper: {ptitle.get(f.paper, f.paper)}. Command: `{f.command(quick)}`"
-                  + (f" ({o.seconds:.1f} s)" if not o.reason else "") + "\n")
-        if o.reason:
-            md.append(f"**Cannot run:** {o.reason}\n")
-        for p in o.files:
-            if p.endswith(".png"):
-                md.append(f"![{f.name}]({Path(p).name})\n")
-        for n in o.notes:
-            md.append(f"- {n}")
-        for r in o.rows:
-            if r.paper:
-                md.append(f"- {r.quantity}: {r.paper.cite()}")
-            if r.note:
-                md.append(f"- {r.quantity}: {r.note}")
-        md.append("")
-    (directory / "report.md").write_text("\n".join(md) + "\n")
+        md += _md_figure(f, o, quick, ptitle.get(f.paper, f.paper))
+    return md
 
+
+def _md_figure(f: Figure, o: Outcome, quick: bool, paper: str) -> list[str]:
+    md = [f"## {f.name}: {f.title}\n",
+          f"Paper: {paper}. Command: `{f.command(quick)}`"
+          + (f" ({o.seconds:.1f} s)" if not o.reason else "") + "\n"]
+    if o.reason:
+        md.append(f"**Cannot run:** {o.reason}\n")
+    md += [f"![{f.name}]({Path(p).name})\n" for p in o.files if p.endswith(".png")]
+    md += [f"- **{_md_cell(_quantity(r))}**: {r.basis() or NO_BASIS}"
+           for r in o.rows if r.wren is not None]
+    md += [f"- {n}" for n in o.notes]
+    for r in o.rows:
+        if r.paper:
+            md.append(f"- {r.quantity}: {r.paper.cite()}")
+        if r.note:
+            md.append(f"- {r.quantity}: {r.note}")
+    return md + [""]
+
+
+def _html(results: Results, quick: bool, head: dict[str, str]) -> list[str]:
     h = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>wren: the papers' figures"
          "</title><style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;"
@@ -182,8 +248,10 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
          "<h1>wren: the papers' figures, reproduced</h1>",
          f"<p>{html.escape(head['date'])}, commit {html.escape(head['commit'])}, "
          f"{html.escape(head['machine'])}; mode {head['mode']}; "
-         f"<code>{html.escape(command)}</code>. Paper values: "
-         "<code>python/wren/data/paper_values.toml</code>. Ratio = wren / paper.</p>",
+         f"<code>{html.escape(head['command'])}</code>. Paper values: "
+         "<code>python/wren/data/paper_values.toml</code>. Ratio = wren / paper, for rows "
+         "set beside the paper only (not for a consistency check or a row for context). "
+         "Under each figure, every row's basis.</p>",
          "<table><tr><th>figure</th><th>quantity</th><th>paper</th><th>wren</th>"
          "<th>ratio</th><th>command</th></tr>"]
     for f, o in results:
@@ -196,26 +264,34 @@ def write_report(results: list[tuple[Figure, Outcome]], quick: bool, directory: 
         for r in o.rows:
             if o.reason and r.wren is None:
                 continue
-            h.append(f"<tr><td>{link}</td><td>{html.escape(r.quantity)}</td>"
+            h.append(f"<tr><td>{link}</td><td>{html.escape(_quantity(r))}</td>"
                      f"<td class='n'>{html.escape(r.paper_text())} {html.escape(r.unit)}</td>"
                      f"<td class='n'>{html.escape(r.wren_text())}</td>"
-                     f"<td class='n'>{fmt(r.ratio)}</td>"
+                     f"<td class='n'>{fmt(r.claimed_ratio)}</td>"
                      f"<td>{cmd}</td></tr>")
     h.append("</table>")
+    ptitle = {k: v["title"] for k, v in papers().items()}
     for f, o in results:
-        h.append(f"<h2 id='{f.name}'>{f.name}: {html.escape(f.title)}</h2>")
-        h.append(f"<p>Paper: {html.escape(ptitle.get(f.paper, f.paper))}. Command: "
-                 f"<code>{html.escape(f.command(quick))}</code></p>")
-        if o.reason:
-            h.append(f"<p class='why'>Cannot run: {html.escape(o.reason)}</p>")
-        for p in o.files:
-            if p.endswith(".png"):
-                b64 = base64.b64encode(Path(p).read_bytes()).decode()
-                h.append(f"<img alt='{f.name}' src='data:image/png;base64,{b64}'>")
-        items = list(o.notes) + [f"{r.quantity}: {r.paper.cite()}" for r in o.rows if r.paper] \
-            + [f"{r.quantity}: {r.note}" for r in o.rows if r.note]
-        if items:
-            h.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
-    h.append("</body></html>")
-    (directory / "report.html").write_text("\n".join(h) + "\n")
-    return [directory / "report.md", directory / "report.html", directory / "report.json"]
+        h += _html_figure(f, o, quick, ptitle.get(f.paper, f.paper))
+    return h + ["</body></html>"]
+
+
+def _html_figure(f: Figure, o: Outcome, quick: bool, paper: str) -> list[str]:
+    h = [f"<h2 id='{f.name}'>{f.name}: {html.escape(f.title)}</h2>",
+         f"<p>Paper: {html.escape(paper)}. Command: "
+         f"<code>{html.escape(f.command(quick))}</code></p>"]
+    if o.reason:
+        h.append(f"<p class='why'>Cannot run: {html.escape(o.reason)}</p>")
+    for p in o.files:
+        if p.endswith(".png"):
+            b64 = base64.b64encode(Path(p).read_bytes()).decode()
+            h.append(f"<img alt='{f.name}' src='data:image/png;base64,{b64}'>")
+    basis = [f"<li><b>{html.escape(_quantity(r))}</b>: {html.escape(r.basis() or NO_BASIS)}"
+             "</li>" for r in o.rows if r.wren is not None]
+    if basis:
+        h.append("<ul>" + "".join(basis) + "</ul>")
+    items = list(o.notes) + [f"{r.quantity}: {r.paper.cite()}" for r in o.rows if r.paper] \
+        + [f"{r.quantity}: {r.note}" for r in o.rows if r.note]
+    if items:
+        h.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
+    return h
