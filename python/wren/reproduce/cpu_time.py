@@ -116,7 +116,10 @@ def _fig5_rows(k: dict[str, float], ex: dict[str, float]) -> list[Row]:
                             ("IPv6", "IPv6, 1,000-byte packet", "ipv6"),
                             ("UDP", "UDP (socket, UDP, checksum), 1,000-byte packet", "udp")):
         rows.append(Row(name + " (inclusive)", "us", k[key], pv(f"riot.fig5.{pkey}_us"),
-                        note=f"exclusive (own code only): {ex[key]:.0f} us",
+                        note=f"exclusive (own code only): {ex[key]:.0f} us; CPI band "
+                             f"{cpu.CPI_LOW:g}..{cpu.CPI_HIGH:g}: "
+                             f"{k[key] * cpu.CPI_LOW / cpu.CPI:.0f}.."
+                             f"{k[key] * cpu.CPI_HIGH / cpu.CPI:.0f} us",
                         measured=PIPE + ", 1,000 B, one direction (half of send + receive)",
                         modelled=MODEL + "; " + rule, differs=diff))
     rows.append(Row("UDP layer's packet rate, 1,000 bytes (inclusive)", "packets/s",
