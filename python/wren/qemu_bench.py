@@ -17,7 +17,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
