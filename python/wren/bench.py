@@ -223,17 +223,29 @@ def bench_udp_loopback() -> list[Record]:
 
 
 def bench_udp_loopback_m3() -> list[Record]:
+    """Cortex-M3 instructions per datagram under qemu (qemu_bench.udp: the
+    udp and udp_pipe images, every guest instruction traced)."""
+    import shutil
     from . import qemu_bench
-    res = qemu_bench.run()
-    if res is None:
+    if not shutil.which("qemu-system-arm"):
         print("  qemu-system-arm not installed: skipped")
         return []
-    total, mods = res
-    parts = ", ".join(f"{k} {v:.0f}" for k, v in mods.items())
+    r = qemu_bench.udp("loopback")[20]
+    parts = ", ".join(f"{k} {v:.0f}" for k, v in r.modules.items())
     print(f"  20-byte UDP over the IPv6 loopback on a Cortex-M3 (qemu mps2-an385, every guest "
-          f"instruction traced): {total:.0f} instructions per datagram: {parts}")
-    return [_record("udp_loopback_20B_instructions_cortex_m3", round(total), "instructions",
+          f"instruction traced): {r.total:.0f} instructions per datagram: {parts}")
+    recs = [_record("udp_loopback_20B_instructions_cortex_m3", round(r.total), "instructions",
                     "lower", None, "the same benchmark, arm-none-eabi-gcc -Os, Cortex-M3")]
+    for mode, what in (("loopback", "sock_udp send + receive over the IPv6 loopback"),
+                       ("pipe", "two nodes on a wire: UDP, IPv6, 6LoWPAN (fragmented), "
+                                "802.15.4 both ways")):
+        r = qemu_bench.udp(mode)[1000]
+        lay = ", ".join(f"{k} {v:.0f}" for k, v in r.layers.items())
+        print(f"  1,000-byte datagram, {what}: {r.total:.0f} Cortex-M3 instructions "
+              f"(inclusive per layer: {lay})")
+        recs.append(_record(f"udp_m3_instructions_1000B_{mode}", round(r.total), "instructions",
+                            "lower", None, f"Cortex-M3 under qemu, {what}; deterministic"))
+    return recs
 
 
 ECHO_PORT = 7777

@@ -103,6 +103,12 @@ def cmd_cpucosts(args: argparse.Namespace) -> int:
     for op in cpu.OPS:
         print(f"{op:>10}  {ins[op]:8.1f} instructions")
     print(f"written: {cpu.COSTS}")
+    (c, lo, hi), lines = cpu.measured_cpi()
+    print(f"cycle model (wren.cpu): CPI {cpu.CPI:g}, band {cpu.CPI_LOW:g}..{cpu.CPI_HIGH:g}; "
+          f"the UDP images' instruction mix gives {c:g}, {lo:g}..{hi:g}:")
+    print("\n".join(lines))
+    if (c, lo, hi) != (cpu.CPI, cpu.CPI_LOW, cpu.CPI_HIGH):
+        print("the constants in python/wren/cpu.py no longer match the measured mix: update them")
     return 0
 
 

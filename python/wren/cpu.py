@@ -29,7 +29,10 @@ hardware's and driver's business.
 
 What it is and is not (said in the result's "cpu" block too):
 - an estimate: instructions are counted (qemu executes the real -Os build
-  of the stack), cycles are not; CPI is an assumption (see CPI);
+  of the stack), cycles are modelled: CPI is the project's one cycle model
+  (CPI below, derived from the measured instruction mix with the Cortex-M3
+  TRM's timings and the STM32F103's flash wait states; band CPI_LOW ..
+  CPI_HIGH);
 - the image's radio has CSMA-CA and ACKs in hardware, as the iotlab-m3's
   AT86RF231 does, so the software MAC's work (ACK frames, backoff timers)
   is not charged, nor is a real radio driver's SPI transfer (the loopback
@@ -39,9 +42,11 @@ What it is and is not (said in the result's "cpu" block too):
   fragments' reassembly, TCP, CoAP, RPL and ND processing and timers are
   not in the costs (further fragments are charged as frames only).
 """
+import math
 import subprocess
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +60,132 @@ REPS = 8          # per operation, as in main_cpucost.c
 RAW_LEN = 40      # bytes of a raw frame's payload
 UDP_LEN = 20      # bytes of a UDP datagram's payload
 #: the iotlab-m3's STM32F103REY runs at 72 MHz (the RIOT paper's figure,
-#: as reproduce.CPU_MODEL uses)
+#: paper_values.toml riot.cpu_mhz; the German paper's Section III-A too)
 CLOCK_HZ = 72e6
-#: Cycles per instruction: an assumption, not a measurement. The Cortex-M3
-#: runs most data-processing instructions in one cycle, loads, stores and
-#: taken branches in two or more, and the STM32F103's Flash adds wait states
-#: at 72 MHz that its prefetch buffer hides only for straight-line code; 1.5
-#: stands for that mix. CPU times scale with it.
-CPI = 1.5
+
+# ---- the cycle model: the one way the project turns instructions into time --
+#
+# Cortex-M3 cycles per instruction class with zero wait states (ARM Cortex-M3
+# Technical Reference Manual r2p1, ARM DDI 0337I, section 3.3.1, Table 3-1):
+# data processing 1; load/store single 2 (1 when it follows a load single and
+# can be pipelined with it, section 3.3.2); LDRD/STRD 1 + 2; LDM/STM/PUSH/POP
+# 1 + N registers; a branch 1, + P (pipeline refill, 1..3) when taken; TBB/TBH
+# 2 + 1 + P; MLA/MLS 2; long multiplies 3..5; divides 2..12; IT 1 or folded.
+# A taken control transfer of any kind (branch, POP/LDM with pc, LDR pc, TBB)
+# is charged its refill P in cycle_model, from the trace (next pc != pc +
+# length), so the classes below hold what is spent besides the refill.
+BASE_CYCLES = {"alu": 1, "it": 1, "ld": 2, "ld_p": 1, "st": 2, "st_p": 1, "lit": 2,
+               "lit_p": 1, "ldrd": 3, "lsm": 1, "lsm_pc": 1, "ld_pc": 2, "b": 1, "tb": 3,
+               "mla": 2, "mull": 4, "div": 7}
+
+
+@dataclass(frozen=True)
+class CycleAssumptions:
+    """What the cycle model assumes where the TRM gives a range and the
+    STM32F103's flash adds wait states. The flash (RM0008, STM32F101xx-107xx
+    reference manual, section 3.3.3 and FLASH_ACR LATENCY) needs two wait
+    states at 48 < SYSCLK <= 72 MHz; its prefetch buffer (two 64-bit lines)
+    streams straight-line code at 8 bytes per 1 + 2 cycles but cannot hide
+    a branch to a target it does not hold, nor a literal load (LDR Rx, [pc])
+    from flash; the SRAM has no wait states."""
+    name: str
+    refill: int              # P, TRM Table 3-1: 1..3
+    it: float                # IT: 1, or 0 when folded
+    pipelined: bool          # load/store single after a load single: 1 cycle
+    branch_ws: int           # wait states on a taken branch's refill
+    short_hits: bool         # targets within 16 bytes are in the prefetch buffer
+    literal_ws: int          # wait states of a literal load (+1: fetch contention)
+    fetch_stalls: bool       # straight-line runs limited to 8 bytes per 3 cycles
+    mull: int
+    div: int
+
+
+#: the lower bound: the TRM's zero-wait-state timings with the shortest
+#: refill, folded ITs and every flash access hidden (no flash does better)
+LOW = CycleAssumptions("low", 1, 0, True, 0, True, 0, False, 3, 2)
+#: the model: the middle refill, two wait states wherever the prefetch
+#: buffer cannot have the code (a taken branch beyond 16 bytes) or data (a
+#: literal), fetch-bound straight-line runs, the TRM's pipelining
+CENTRAL = CycleAssumptions("central", 2, 1, True, 2, True, 2, True, 4, 7)
+#: the upper bound: the longest refill, no pipelining, every taken branch
+#: and literal waits for the flash (+1 fetch contention, TRM 3.3.2)
+HIGH = CycleAssumptions("high", 3, 1, False, 2, False, 3, True, 5, 12)
+
+
+def cycle_model(mix: Mapping[str, float], a: CycleAssumptions = CENTRAL) -> float:
+    """Cycles of the instruction mix @mix (qemu_bench._Mix) under @a."""
+    c = dict(BASE_CYCLES, it=a.it, mull=a.mull, div=a.div)
+    if not a.pipelined:
+        c.update(ld_p=2, st_p=2, lit_p=2)
+    cycles = sum(c[k] * mix.get(k, 0) for k in c) + mix.get("regs", 0)
+    cycles += (mix.get("lit", 0) + mix.get("lit_p", 0)) * a.literal_ws
+    taken = mix.get("taken", 0)
+    far = taken - (mix.get("taken_short", 0) if a.short_hits else 0)
+    cycles += taken * a.refill + far * a.branch_ws
+    if a.fetch_stalls:
+        cycles += mix.get("fetch_stall", 0)
+    return cycles
+
+
+def mix_instructions(mix: Mapping[str, float]) -> float:
+    return sum(mix.get(k, 0) for k in BASE_CYCLES)
+
+
+#: Cycles per instruction: THE constant by which every CPU time of the
+#: project is computed (this simulator estimate, ./wren reproduce, the
+#: energy models). It is derive_cpi() of the measured mix of both UDP paths
+#: on the Cortex-M3 (qemu_bench.udp: the IPv6 loopback and two nodes on a
+#: wire, every payload size): cycle_model(CENTRAL) of the summed mix, 1.99
+#: to 2.03 per path (./wren cpucosts prints it), rounded to 0.05;
+#: CPI_LOW and CPI_HIGH bound LOW's and HIGH's per size (1.43 .. 2.36), the
+#: band the figures draw. tests/py/test_cpu.py re-derives all three.
+CPI = 2.0
+CPI_LOW = 1.4
+CPI_HIGH = 2.4
+CPI_BAND = (CPI_LOW, CPI_HIGH)
+
+
+def derive_cpi(mixes: Sequence[Mapping[str, float]]) -> tuple[float, float, float]:
+    """(CPI, CPI_LOW, CPI_HIGH) from measured instruction mixes (one per
+    path and payload size): CENTRAL over their sum rounded to 0.05, LOW's
+    smallest rounded down, HIGH's largest rounded up."""
+    total: dict[str, float] = {}
+    for m in mixes:
+        for k, v in m.items():
+            total[k] = total.get(k, 0) + v
+    def cpi(m: Mapping[str, float], a: CycleAssumptions) -> float:
+        return cycle_model(m, a) / mix_instructions(m)
+    central = round(cpi(total, CENTRAL) * 20) / 20
+    low = math.floor(min(cpi(m, LOW) for m in mixes) * 20 + 1e-9) / 20
+    high = math.ceil(max(cpi(m, HIGH) for m in mixes) * 20 - 1e-9) / 20
+    return central, low, high
+
+
+def measured_cpi() -> tuple[tuple[float, float, float], list[str]]:
+    """derive_cpi() of the UDP images' mixes under qemu (qemu_bench.udp),
+    and lines saying what each path gives."""
+    from . import qemu_bench
+    mixes, lines = [], []
+    for mode in qemu_bench.IMAGES:
+        ms = [u.mix for u in qemu_bench.udp(mode).values()]
+        mixes += ms
+        c, lo, hi = derive_cpi(ms)
+        lines.append(f"  {mode:>8}: CPI {c:g} (band {lo:g}..{hi:g}) over {len(ms)} payload sizes")
+    return derive_cpi(mixes), lines
+
+
+def seconds(instructions: float, cpi: float = CPI) -> float:
+    """Cortex-M3 time of @instructions at @cpi and CLOCK_HZ."""
+    return instructions * cpi / CLOCK_HZ
+
+
+def model_text() -> str:
+    """The cycle model in one clause, for rows and notes."""
+    return (f"cycles = Cortex-M3 instructions x CPI {CPI:g} (band {CPI_LOW:g}..{CPI_HIGH:g}) "
+            f"at {CLOCK_HZ / 1e6:g} MHz (STM32F103 from flash, 2 wait states, prefetch; "
+            f"wren.cpu)")
+
+
 COMMAND = "./wren cpucosts"
 
 
@@ -154,7 +277,8 @@ def node_cpu(c: Mapping[str, int], duration_s: float, ins: Mapping[str, float],
 
 def note(costs: Mapping[str, Any]) -> str:
     return (f"CPU time estimated: Cortex-M3 instructions per frame/datagram measured under qemu "
-            f"({COMMAND}, commit {str(costs['commit'])[:12]}) x counters, CPI {CPI:g} assumed, "
+            f"({COMMAND}, commit {str(costs['commit'])[:12]}) x counters, CPI {CPI:g} "
+            f"(band {CPI_LOW:g}..{CPI_HIGH:g}, wren.cpu's cycle model), "
             f"{CLOCK_HZ / 1e6:g} MHz (the iotlab-m3's STM32F103, whatever the energy "
             f"profile); MAC ACKs/backoff (radio hardware), TCP/CoAP/RPL/ND processing and "
             f"timers not charged")
@@ -171,7 +295,8 @@ def annotate(result: dict[str, Any], path: Path = COSTS) -> None:
         total += nd["cpu"]["active_s"]
     n = len(result["nodes"])
     result["cpu"] = {
-        "clock_hz": CLOCK_HZ, "cpi": CPI, "instructions_per_op": dict(ins),
+        "clock_hz": CLOCK_HZ, "cpi": CPI, "cpi_band": list(CPI_BAND),
+        "instructions_per_op": dict(ins),
         "costs_file": str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT)
         else str(path),
         "command": costs["command"], "commit": costs["commit"],

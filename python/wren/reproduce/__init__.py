@@ -15,10 +15,11 @@ report.html (self-contained: the plots are embedded), plus report.json
 (the same rows as data): figure, quantity, paper value, wren value, ratio
 and the command that reproduces it.
 
-Where a paper measured CPU time on its iotlab-m3 (Cortex-M3, 72 MHz) and
-wren counts instructions (callgrind, x86-64), the time is the count at one
-instruction per cycle at the paper's clock: the CPU model is stated beside
-every such row (CPU_MODEL).
+Where a paper measured CPU time on its iotlab-m3 (Cortex-M3, 72 MHz),
+wren counts Cortex-M3 instructions under qemu at each payload size
+(wren.qemu_bench.udp) and turns them into time by the project's one cycle
+model (wren.cpu: CPI and its band at the paper's clock), stated beside every
+such row (CPU_MODEL).
 
 Every row states its basis in one line, "measured: ...; modelled: ...;
 differs: ..." (Row.measured, .modelled, .differs), shown in the report and

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from .. import cpu, paths
 
 PAPER_VALUES: Path = Path(__file__).resolve().parent.parent / "data" / "paper_values.toml"
 
-CPU_MODEL = ("x86-64 instructions (callgrind) taken as Cortex-M3 instructions at one per cycle "
-             "at the iotlab-m3's 72 MHz (the paper's board)")
+#: how every CPU-time row gets its time (the one cycle model, wren.cpu)
+CPU_MODEL = ("Cortex-M3 instructions counted under qemu (mps2-an385, the -Os build, at each "
+             "payload size: wren.qemu_bench.udp); " + cpu.model_text())
 
 
 # ---- the papers' values ---------------------------------------------------
@@ -189,6 +190,9 @@ class Series:
     ys: Sequence[float | None]
     style: str = "o-"
     paper: bool = False  # drawn as the paper's (red)
+    #: (lower ys, upper ys): a sensitivity band drawn around the series (e.g.
+    #: the cycle model's CPI_LOW..CPI_HIGH); None: no band
+    band: tuple[Sequence[float | None], Sequence[float | None]] | None = None
 
 
 @dataclass
@@ -240,34 +244,40 @@ def _sizes(quick: bool) -> list[int]:
     return sorted(set(range(48, 1233, 48)) | {20, 1000, 1232})
 
 
-@functools.cache
+def _m3(mode: str, size: int) -> Any:
+    """qemu_bench.UdpM3 of one datagram of @size bytes on bench_udp's @mode
+    path on the Cortex-M3 (one traced qemu run per path, cached)."""
+    from .. import qemu_bench
+    per = qemu_bench.udp(mode)
+    if size not in per:
+        raise KeyError(f"{size}-byte datagrams are not measured by wren_"
+                       f"{qemu_bench.IMAGES[mode]}.elf: add the size to "
+                       f"runtime/cortexm/udp_sizes.h")
+    return per[size]
+
+
 def _udp(mode: str, size: int) -> tuple[float, dict[str, float]]:
-    """Instructions per datagram and per layer (bench.udp_per_datagram)."""
+    """Cortex-M3 instructions per datagram (send + receive) and their split
+    by module (exclusive)."""
+    r = _m3(mode, size)
+    return r.total, r.modules
+
+
+@functools.cache
+def _x86(mode: str, size: int) -> float:
+    """x86-64 instructions per datagram (callgrind: bench.udp_per_datagram),
+    for the M3/x86 ratio shown as information."""
     from .. import bench
-    total, layers, _ = bench.udp_per_datagram(mode, size, n=100)
-    return total, layers
-
-
-def _prefetch_udp(modes: Sequence[str], sizes: Sequence[int]) -> None:
-    """Run the callgrind measurements a figure needs side by side, one per CPU
-    (each is two valgrind processes; _udp caches what they find)."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-    todo = [(m, s) for m in modes for s in sizes]
-    with ThreadPoolExecutor(max_workers=max(1, min(len(todo), os.cpu_count() or 1))) as ex:
-        for _ in ex.map(lambda ms: _udp(*ms), todo):
-            pass
+    return bench.udp_per_datagram(mode, size, n=100)[0]
 
 
 def _mhz() -> float:
-    return paper_number("riot.cpu_mhz")
+    return cpu.CLOCK_HZ / 1e6
 
 
-def _us(instructions: float) -> float:
-    """CPU time on the paper's Cortex-M3 by CPU_MODEL."""
-    return instructions / _mhz()
-
-
+def _us(instructions: float, cpi: float = cpu.CPI) -> float:
+    """CPU time on the paper's Cortex-M3 by the cycle model (CPU_MODEL)."""
+    return cpu.seconds(instructions, cpi) * 1e6
 
 
 @functools.cache

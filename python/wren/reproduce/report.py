@@ -18,6 +18,12 @@ from .core import CPU_MODEL, KIND_LABEL, Figure, Outcome, Row, fmt, papers, pv
 
 # ---- plotting ---------------------------------------------------------------------
 
+def _band_ys(s: Any) -> tuple[list[float], list[float]]:
+    lo, hi = s.band
+    return ([float("nan") if y is None else y for y in lo],
+            [float("nan") if y is None else y for y in hi])
+
+
 def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
     """NAME.png and NAME.svg of @fig's panels; [] when it has none."""
     if not out.panels:
@@ -38,6 +44,11 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
                 ys = [float("nan") if y is None else y for y in s.ys]
                 ax.bar(xs, ys, width, label=s.label, color=s.style,
                        hatch="//" if s.paper else None, edgecolor="black" if s.paper else None)
+                if s.band is not None:   # the series' sensitivity band as error bars
+                    lo, hi = _band_ys(s)
+                    ax.errorbar(xs, ys, yerr=[[y - a for y, a in zip(ys, lo)],
+                                              [b - y for y, b in zip(ys, hi)]],
+                                fmt="none", ecolor="black", capsize=4)
             ax.set_xticks(range(len(cats)))
             ax.set_xticklabels([str(c) for c in cats], rotation=20 if len(cats) > 4 else 0,
                                ha="right" if len(cats) > 4 else "center", fontsize=8)
@@ -45,7 +56,10 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
             for s in p.series:
                 ys = [float("nan") if y is None else y for y in s.ys]
                 kw = {"markersize": 10, "markeredgewidth": 2} if s.paper else {}
-                ax.plot(s.xs, ys, s.style, label=s.label, **kw)
+                line = ax.plot(s.xs, ys, s.style, label=s.label, **kw)[0]
+                if s.band is not None:   # the series' sensitivity band, shaded
+                    ax.fill_between(s.xs, *_band_ys(s), color=line.get_color(), alpha=0.15,
+                                    linewidth=0)
         for y, label in p.hlines:
             ax.axhline(y, color="red", linestyle="--", label=label)
         for k, (x, label) in enumerate(p.vlines):
