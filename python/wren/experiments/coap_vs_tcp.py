@@ -338,6 +338,9 @@ def summarize(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                                            for p in ps]),
             "gave_up": sum(p["gave_up"] for p in ps),
             "readings_per_sensor": ps[0].get("readings"),
+            # TCP: the connections' RTT estimate and timeout before backoff at the end
+            "tcp_srtt_ms": _mean([p["tcp_srtt_ms"] for p in ps if "tcp_srtt_ms" in p]),
+            "tcp_rto_ms": _mean([p["tcp_rto_ms"] for p in ps if "tcp_rto_ms" in p]),
             # CoAP: seconds its sensors sat in timeouts that expired, per 1,000 readings
             "coap_wait_s_per_1k": _mean([1000.0 * p.get("coap_wait_s", 0) / p["generated"]
                                          for p in ps]),
@@ -400,7 +403,8 @@ def ordering(summary: Sequence[dict[str, Any]], loss: float = 21.0) -> dict[str,
         return None
     tcp, coap = cells["tcp"], cells["coap"]
     keys = ("reliability_pct", "lost_queue_full_per_1k", "lost_given_up_per_1k", "gave_up",
-            "retx_per_1k_readings", "rto_expired_per_1k")
+            "retx_per_1k_readings", "rto_expired_per_1k", "coap_wait_s_per_1k", "tcp_rto_ms",
+            "tcp_srtt_ms")
     return {"loss_pct": loss, "claim": CLAIM_ABOVE_15,
             "reproduced": coap["reliability_pct"] > tcp["reliability_pct"],
             "tcp": {k: tcp[k] for k in keys}, "coap": {k: coap[k] for k in keys}}
