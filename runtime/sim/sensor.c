@@ -638,6 +638,54 @@ static void stats(struct wren_shell *sh, const struct wren_sensor *s)
     }
 }
 
+static uint8_t proto_of(const char *word)
+{
+    return strcmp(word, "tcp") == 0    ? WREN_SENSOR_TCP
+           : strcmp(word, "coap") == 0 ? WREN_SENSOR_COAP
+                                       : 0;
+}
+
+static int start(struct wren_sensor *s, bool sink, uint8_t proto, long port, uint32_t readings)
+{
+    if (sink) {
+        return sink_start(s, (uint16_t)(port > 0 ? port : 5001), readings);
+    }
+    s->port = (uint16_t)(port > 0 ? port : proto == WREN_SENSOR_TCP ? 5001 : COAP_PORT);
+    return sensor_start(s, proto);
+}
+
+/* One `KEY VALUE` option of the sensor command; nonzero when it is bad. */
+static int set_opt(struct wren_sensor *s, bool sink, const char *k, const char *v,
+                   uint32_t *readings, long *port)
+{
+    int bad = 0;
+    if (strcmp(k, "count") == 0) {
+        s->count = (uint32_t)wren_shell_num(v, 0, 100000000, &bad);
+    } else if (strcmp(k, "period") == 0) {
+        s->period_us = (uint32_t)wren_shell_num(v, 1, 3600000, &bad) * 1000u;
+    } else if (strcmp(k, "size") == 0) {
+        s->size = (uint16_t)wren_shell_num(v, 1, 1024, &bad);
+    } else if (strcmp(k, "batch") == 0) {
+        s->batch = (uint16_t)wren_shell_num(v, 1, 1000, &bad);
+    } else if (strcmp(k, "mss") == 0) {
+        s->mss = (uint16_t)wren_shell_num(v, 1, 1220, &bad);
+    } else if (strcmp(k, "block") == 0) {
+        s->block = (uint16_t)wren_shell_num(v, 16, 512, &bad);
+        bad |= COAP_BLOCK_SIZE(szx_of(s->block)) != s->block;
+    } else if (strcmp(k, "rto") == 0 && !sink) {
+        s->rto_ms = (uint32_t)wren_shell_num(v, 100, 60000, &bad);
+    } else if (strcmp(k, "poll") == 0 && !sink) {
+        s->poll_ms = (uint32_t)wren_shell_num(v, 1, 60000, &bad);
+    } else if (strcmp(k, "port") == 0) {
+        *port = wren_shell_num(v, 1, 65535, &bad);
+    } else if (strcmp(k, "readings") == 0 && sink) {
+        *readings = (uint32_t)wren_shell_num(v, 1, 1000000, &bad);
+    } else {
+        bad = 1;
+    }
+    return bad;
+}
+
 static int cmd_sensor(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
 {
     (void)m;
@@ -648,41 +696,14 @@ static int cmd_sensor(struct wren_shell *sh, struct wren_module *m, int argc, ch
         return 0;
     }
     bool sink = !bad && strcmp(argv[1], "sink") == 0;
-    uint8_t proto = bad                                ? 0
-                    : strcmp(argv[1], "tcp") == 0  ? WREN_SENSOR_TCP
-                    : strcmp(argv[1], "coap") == 0 ? WREN_SENSOR_COAP
-                                                   : 0;
+    uint8_t proto = bad ? 0 : proto_of(argv[1]);
     int first = sink ? 2 : 3;
     bad |= !sink && (proto == 0 || argc < 3 || s->proto ||
                      wren_ipv6_addr_from_str(s->dst, argv[2]) < 0);
     uint32_t readings = 8192;
     long port = -1;
     for (int i = first; !bad && i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (strcmp(k, "count") == 0) {
-            s->count = (uint32_t)wren_shell_num(v, 0, 100000000, &bad);
-        } else if (strcmp(k, "period") == 0) {
-            s->period_us = (uint32_t)wren_shell_num(v, 1, 3600000, &bad) * 1000u;
-        } else if (strcmp(k, "size") == 0) {
-            s->size = (uint16_t)wren_shell_num(v, 1, 1024, &bad);
-        } else if (strcmp(k, "batch") == 0) {
-            s->batch = (uint16_t)wren_shell_num(v, 1, 1000, &bad);
-        } else if (strcmp(k, "mss") == 0) {
-            s->mss = (uint16_t)wren_shell_num(v, 1, 1220, &bad);
-        } else if (strcmp(k, "block") == 0) {
-            s->block = (uint16_t)wren_shell_num(v, 16, 512, &bad);
-            bad |= COAP_BLOCK_SIZE(szx_of(s->block)) != s->block;
-        } else if (strcmp(k, "rto") == 0 && !sink) {
-            s->rto_ms = (uint32_t)wren_shell_num(v, 100, 60000, &bad);
-        } else if (strcmp(k, "poll") == 0 && !sink) {
-            s->poll_ms = (uint32_t)wren_shell_num(v, 1, 60000, &bad);
-        } else if (strcmp(k, "port") == 0) {
-            port = wren_shell_num(v, 1, 65535, &bad);
-        } else if (strcmp(k, "readings") == 0 && sink) {
-            readings = (uint32_t)wren_shell_num(v, 1, 1000000, &bad);
-        } else {
-            bad = 1;
-        }
+        bad = set_opt(s, sink, argv[i], argv[i + 1], &readings, &port);
     }
     bad |= !sink && proto == 0;
     if (bad || (argc - first) % 2) {
@@ -691,13 +712,7 @@ static int cmd_sensor(struct wren_shell *sh, struct wren_module *m, int argc, ch
                               "[rto MS] [poll MS] [port P] | sensor stats\n");
         return -EINVAL;
     }
-    int res;
-    if (sink) {
-        res = sink_start(s, (uint16_t)(port > 0 ? port : 5001), readings);
-    } else {
-        s->port = (uint16_t)(port > 0 ? port : proto == WREN_SENSOR_TCP ? 5001 : COAP_PORT);
-        res = sensor_start(s, proto);
-    }
+    int res = start(s, sink, proto, port, readings);
     return res < 0 ? wren_shell_error(sh, res, "sensor") : 0;
 }
 

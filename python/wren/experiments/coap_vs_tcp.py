@@ -189,14 +189,14 @@ def _check(res_out: tuple[int, str], what: str) -> None:
         raise RuntimeError(f"{what}: {res_out[1]}")
 
 
-def _start_sensors(s: Sim, protocol: str, readings: int, seed: int,
-                   sleepy: bool) -> dict[int, float]:
+def _start_sensors(s: Sim, protocol: str, readings: int, seed: int, sleepy: bool,
+                   coap_rto_ms: int = COAP_RTO_MS) -> dict[int, float]:
     """Each sensor's start, drawn in one batch period from @seed; the
     sensors are started in that order. Returns {sensor: start time, s}."""
     rng = random.Random(seed)
     starts = {n: round(rng.uniform(0.0, BATCH), 3) for n in SENSORS}
     poll = f" poll {POLL_MS}" if sleepy else ""
-    rto = f" rto {COAP_RTO_MS}" if protocol == "coap" else ""
+    rto = f" rto {coap_rto_ms}" if protocol == "coap" else ""
     for n in SENSORS:
         if sleepy:
             s.set_sleepy(n, TOPOLOGY[n][2] or BR, IDLE_POLL_MS)
@@ -266,12 +266,15 @@ _MEANED = ("radio_dc", "cpu_dc", "cpu_dc_with_upload", "tcp_srtt_ms", "tcp_rto_m
 
 
 def run_point(protocol: str, loss_pct: float, seed: int = 1, readings: int = READINGS,
-              sleepy: bool = True, pcap: str | Path | None = None) -> dict[str, Any]:
+              sleepy: bool = True, pcap: str | Path | None = None,
+              coap_rto_ms: int = COAP_RTO_MS) -> dict[str, Any]:
     """One run: @readings readings per sensor (a multiple of 64) over
     @protocol ("tcp" or "coap") from the four sensors, with @loss_pct % of
     the datagrams dropped at the border router, each way; its figures as a
     dict (see the module's doc): counts summed over the sensors, duty cycles
-    their mean, "sensors" each one's. @pcap: capture every frame there."""
+    their mean, "sensors" each one's. @pcap: capture every frame there.
+    @coap_rto_ms: CoAP's initial timeout (the paper's Contiki CoAP: 3 s; other
+    values are a sensitivity check, not the paper's setup)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
     if not 0 <= loss_pct <= 100:
@@ -282,7 +285,7 @@ def run_point(protocol: str, loss_pct: float, seed: int = 1, readings: int = REA
             s.open_pcap(pcap)
         _check(s.shell(BR, f"sensor sink readings {readings + BATCH}"), "sink")
         _check(s.shell(BR, f"ifconfig 1 dgloss {loss_pct:.2f} {seed}"), "dgloss")
-        starts = _start_sensors(s, protocol, readings, seed, sleepy)
+        starts = _start_sensors(s, protocol, readings, seed, sleepy, coap_rto_ms)
         wins = _windows(s, starts, readings)
         s.run(max(starts.values()) + readings + DRAIN_S)
         per = {n: _sensor_result(protocol, _kv(s.shell(n, "sensor stats")[1], "sensor:"),
@@ -315,41 +318,36 @@ def _mean(xs: Sequence[float]) -> float:
     return statistics.fmean(xs) if xs else 0.0
 
 
+#: summary key -> point key, as a mean over seeds per 1,000 readings made
+_PER_1K = {"retx_per_1k_readings": "retx", "retx_timeout_per_1k": "retx_timeout",
+           "retx_dupack_sack_per_1k": "retx_dupack_sack",
+           "lost_queue_full_per_1k": "lost_queue_full", "lost_given_up_per_1k": "lost_given_up",
+           "rto_expired_per_1k": "rto_expired",
+           # CoAP: seconds its sensors sat in timeouts that expired
+           "coap_wait_s_per_1k": "coap_wait_s"}
+
+
+def _cell(proto: str, loss: float, ps: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    rel = [p["reliability"] for p in ps]
+    c: dict[str, Any] = {
+        "protocol": proto, "loss_pct": loss, "seeds": [p["seed"] for p in ps],
+        "reliability_pct": 100 * _mean(rel), "reliability_min_pct": 100 * min(rel),
+        "reliability_max_pct": 100 * max(rel),
+        "gave_up": sum(p["gave_up"] for p in ps), "readings_per_sensor": ps[0].get("readings")}
+    c.update({k: _mean([1000.0 * p.get(key, 0) / p["generated"] for p in ps])
+              for k, key in _PER_1K.items()})
+    # TCP: the connections' RTT estimate and timeout before backoff at the end
+    c.update({k: _mean([p[k] for p in ps if k in p]) for k in ("tcp_srtt_ms", "tcp_rto_ms")})
+    c.update({f"{k}_pct": 100 * _mean([p[k] for p in ps]) for k in _MEANED[:3]})
+    return c
+
+
 def summarize(points: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Mean (and min, max) over seeds per (protocol, loss)."""
     cells: dict[tuple[str, float], list[dict[str, Any]]] = {}
     for p in points:
         cells.setdefault((p["protocol"], p["loss_pct"]), []).append(p)
-    out = []
-    for (proto, loss), ps in sorted(cells.items()):
-        per_k = [1000.0 * p["retx"] / p["generated"] for p in ps]
-        out.append({
-            "protocol": proto, "loss_pct": loss, "seeds": [p["seed"] for p in ps],
-            "reliability_pct": 100 * _mean([p["reliability"] for p in ps]),
-            "reliability_min_pct": 100 * min(p["reliability"] for p in ps),
-            "reliability_max_pct": 100 * max(p["reliability"] for p in ps),
-            "retx_per_1k_readings": _mean(per_k),
-            "retx_timeout_per_1k": _mean([1000.0 * p["retx_timeout"] / p["generated"] for p in ps]),
-            "retx_dupack_sack_per_1k": _mean([1000.0 * p["retx_dupack_sack"] / p["generated"]
-                                              for p in ps]),
-            "lost_queue_full_per_1k": _mean([1000.0 * p["lost_queue_full"] / p["generated"]
-                                             for p in ps]),
-            "lost_given_up_per_1k": _mean([1000.0 * p["lost_given_up"] / p["generated"]
-                                           for p in ps]),
-            "gave_up": sum(p["gave_up"] for p in ps),
-            "readings_per_sensor": ps[0].get("readings"),
-            # TCP: the connections' RTT estimate and timeout before backoff at the end
-            "tcp_srtt_ms": _mean([p["tcp_srtt_ms"] for p in ps if "tcp_srtt_ms" in p]),
-            "tcp_rto_ms": _mean([p["tcp_rto_ms"] for p in ps if "tcp_rto_ms" in p]),
-            # CoAP: seconds its sensors sat in timeouts that expired, per 1,000 readings
-            "coap_wait_s_per_1k": _mean([1000.0 * p.get("coap_wait_s", 0) / p["generated"]
-                                         for p in ps]),
-            "rto_expired_per_1k": _mean([1000.0 * p["rto_expired"] / p["generated"] for p in ps]),
-            "radio_dc_pct": 100 * _mean([p["radio_dc"] for p in ps]),
-            "cpu_dc_pct": 100 * _mean([p["cpu_dc"] for p in ps]),
-            "cpu_dc_with_upload_pct": 100 * _mean([p["cpu_dc_with_upload"] for p in ps]),
-        })
-    return out
+    return [_cell(proto, loss, ps) for (proto, loss), ps in sorted(cells.items())]
 
 
 #: the records' targets (%): the paper's 9.4 says both "achieve nearly 100%
@@ -410,6 +408,41 @@ def ordering(summary: Sequence[dict[str, Any]], loss: float = 21.0) -> dict[str,
             "tcp": {k: tcp[k] for k in keys}, "coap": {k: coap[k] for k in keys}}
 
 
+def _plot_proto(axes: Any, proto: str, cells: Sequence[dict[str, Any]], color: str) -> None:
+    """One protocol's curves on the three panels."""
+    ax_rel, ax_retx, ax_dc = axes
+    t8 = PAPER["table8"]
+    xs = [c["loss_pct"] for c in cells]
+    dx = -0.2 if proto == "tcp" else 0.2  # the two protocols' error bars side by side
+    label = "TCP" if proto == "tcp" else "CoAP"
+    rel = [c["reliability_pct"] for c in cells]
+    err = [[r - c["reliability_min_pct"] for r, c in zip(rel, cells)],
+           [c["reliability_max_pct"] - r for r, c in zip(rel, cells)]]
+    ax_rel.errorbar([x + dx for x in xs], rel, yerr=err, fmt="o-", color=color, capsize=3,
+                    label=f"wren {label} (mean, min-max of seeds)")
+    ax_retx.plot(xs, [c["retx_timeout_per_1k"] for c in cells], "o-", color=color,
+                 label=f"wren {label}: retransmitted after a timeout")
+    if proto == "tcp":
+        ax_retx.plot(xs, [c["retx_dupack_sack_per_1k"] for c in cells], "s--",
+                     color=color, label="wren TCP: retransmitted on dup ACK / SACK")
+    ax_retx.plot(xs, [c["lost_queue_full_per_1k"] for c in cells], "x:", color=color,
+                 label=f"wren {label}: readings lost to a full queue")
+    ax_dc.plot(xs, [c["radio_dc_pct"] for c in cells], "o-", color=color,
+               label=f"wren {label} radio (sensors' mean)")
+    ax_dc.axhline(t8[f"{proto}_radio_dc_pct"], color=color, ls=":",
+                  label=f"paper Table 8 {label} radio (testbed day, not Fig. 9)")
+    ax_dc.plot(xs, [c["cpu_dc_pct"] for c in cells], "^--", color=color,
+               label=f"wren {label} CPU, estimated (frames, datagrams only)")
+    ax_dc.plot(xs, [c["cpu_dc_with_upload_pct"] for c in cells], "v-.", color=color,
+               label=f"wren {label} CPU + modelled radio upload")
+    ax_dc.axhline(t8[f"{proto}_cpu_dc_pct"], color=color, ls="-.", alpha=0.6,
+                  label=f"paper Table 8 {label} CPU")
+    pts = [p for p in PAPER.get("figure9_points", []) if p.get("protocol") == proto]
+    if pts:
+        ax_rel.plot([p["loss_pct"] for p in pts], [p["reliability_pct"] for p in pts], "x",
+                    color=color, ms=9, label=f"paper Fig. 9 {label}")
+
+
 def plot(summary: Sequence[dict[str, Any]], out_dir: Path, name: str = FIG_NAME) -> list[Path]:
     """Reliability, retransmissions by cause and radio duty cycle against loss,
     wren's beside what the paper states; PNG and SVG in @out_dir."""
@@ -421,45 +454,16 @@ def plot(summary: Sequence[dict[str, Any]], out_dir: Path, name: str = FIG_NAME)
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
     ax_rel, ax_retx, ax_dc = axes
     claims = PAPER["claims"]
-    t8 = PAPER["table8"]
-    fig9 = PAPER.get("figure9_points", [])
     for proto in PROTOCOLS:
         cells = [c for c in summary if c["protocol"] == proto]
-        if not cells:
-            continue
-        xs = [c["loss_pct"] for c in cells]
-        dx = -0.2 if proto == "tcp" else 0.2  # the two protocols' error bars side by side
-        label = "TCP" if proto == "tcp" else "CoAP"
-        rel = [c["reliability_pct"] for c in cells]
-        err = [[r - c["reliability_min_pct"] for r, c in zip(rel, cells)],
-               [c["reliability_max_pct"] - r for r, c in zip(rel, cells)]]
-        ax_rel.errorbar([x + dx for x in xs], rel, yerr=err, fmt="o-", color=colors[proto], capsize=3,
-                        label=f"wren {label} (mean, min-max of seeds)")
-        ax_retx.plot(xs, [c["retx_timeout_per_1k"] for c in cells], "o-", color=colors[proto],
-                     label=f"wren {label}: after a timeout")
-        if proto == "tcp":
-            ax_retx.plot(xs, [c["retx_dupack_sack_per_1k"] for c in cells], "s--",
-                         color=colors[proto], label="wren TCP: dup ACK / SACK")
-        ax_dc.plot(xs, [c["radio_dc_pct"] for c in cells], "o-", color=colors[proto],
-                   label=f"wren {label} radio (sensor)")
-        ax_dc.axhline(t8[f"{proto}_radio_dc_pct"], color=colors[proto], ls=":",
-                      label=f"paper Table 8 {label} radio (testbed day, not Fig. 9)")
-        ax_dc.plot(xs, [c["cpu_dc_pct"] for c in cells], "^--", color=colors[proto],
-                   label=f"wren {label} CPU, estimated (frames, datagrams only)")
-        ax_dc.plot(xs, [c["cpu_dc_with_upload_pct"] for c in cells], "v-.", color=colors[proto],
-                   label=f"wren {label} CPU + modelled radio upload")
-        ax_dc.axhline(t8[f"{proto}_cpu_dc_pct"], color=colors[proto], ls="-.", alpha=0.6,
-                      label=f"paper Table 8 {label} CPU")
-        pts = [p for p in fig9 if p.get("protocol") == proto]
-        if pts:
-            ax_rel.plot([p["loss_pct"] for p in pts], [p["reliability_pct"] for p in pts], "x",
-                        color=colors[proto], ms=9, label=f"paper Fig. 9 {label}")
+        if cells:
+            _plot_proto(axes, proto, cells, colors[proto])
     ax_rel.hlines(claims["nearly_pct"], 0, claims["below_loss_pct"], colors="k", linewidth=6,
                   alpha=0.25, label="paper 9.4 text: both \"nearly 100%\" below 15 %")
     ax_rel.set_ylabel("reliability (% of readings delivered)")
     ax_rel.set_ylim(min(80.0, min((c["reliability_min_pct"] for c in summary), default=80) - 2),
                     101)
-    ax_retx.set_ylabel("retransmissions per 1,000 readings")
+    ax_retx.set_ylabel("retransmissions, readings lost per 1,000 readings")
     ax_dc.set_ylabel("radio and CPU duty cycle (%)")
     ax_dc.set_ylim(bottom=0)
     for ax in axes:
