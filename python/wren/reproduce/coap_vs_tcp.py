@@ -40,7 +40,7 @@ def _reliability_row(cv: Any, cell: dict[str, Any], what: dict[str, str]) -> Row
         paper, kind = pv("tcp.fig9.reliability"), "paper"
         note = f"target >= {target:g} % (the paper's \"nearly 100%\" below 15 %)"
     elif target is not None:
-        paper, kind = pv("tcp.fig9.reliability"), "label"
+        paper, kind = pv("tcp.fig9.at_15pct"), "label"
         note = (f"target >= {target:g} %: wren's reading at the edge of the paper's "
                 "\"less than 15%\" band, not a number of the paper")
     else:
