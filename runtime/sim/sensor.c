@@ -217,9 +217,8 @@ static void coap_block_go(struct wren_sensor *s)
         return;
     }
     s->retx = 0;
-    uint32_t spread = CONFIG_WREN_COAP_ACK_TIMEOUT_MS *
-                      (CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE - 1000u) / 1000u;
-    s->timeout_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS + wren_node_random_below(s->node, spread + 1);
+    uint32_t spread = s->rto_ms * (CONFIG_WREN_COAP_ACK_RANDOM_FACTOR_PERMILLE - 1000u) / 1000u;
+    s->timeout_ms = s->rto_ms + wren_node_random_below(s->node, spread + 1);
     s->st.coap_blocks++;
     coap_send(s);
 }
@@ -277,6 +276,7 @@ static void rto_cb(struct wren_timer *t, void *arg)
     if (!s->up_active) {
         return;
     }
+    s->st.coap_wait_ms += s->timeout_ms;
     if (s->retx < CONFIG_WREN_COAP_MAX_RETRANSMIT) {
         s->retx++;
         s->timeout_ms *= 2;
@@ -380,15 +380,45 @@ static void sink_bytes(struct wren_sensor *s, uint64_t off, const uint8_t *p, si
     }
 }
 
+/* The sink's record of the sensor at @p addr: its own, or a free one (its
+ * CoAP table allocated); NULL when the table is full or memory is out. */
+static struct wren_sensor_peer *peer_of(struct wren_sensor *s, const uint8_t *addr)
+{
+    struct wren_sensor_peer *free_peer = NULL;
+    for (unsigned i = 0; i < WREN_SENSOR_SINK_PEERS; i++) {
+        struct wren_sensor_peer *p = &s->peer[i];
+        if (p->used && memcmp(p->addr, addr, 16) == 0) {
+            return p;
+        }
+        if (!p->used && free_peer == NULL) {
+            free_peer = p;
+        }
+    }
+    if (free_peer == NULL) {
+        s->unknown++;
+        return NULL;
+    }
+    free_peer->got = calloc(1, ((size_t)s->n_slots * s->size + 7) / 8 + s->n_slots);
+    if (free_peer->got == NULL) {
+        return NULL;
+    }
+    free_peer->used = true;
+    memcpy(free_peer->addr, addr, 16);
+    return free_peer;
+}
+
 static void sink_tcp_cb(struct wren_tcp_conn *c, unsigned ev, void *arg)
 {
-    struct wren_sensor *s = arg;
+    struct wren_sensor_sconn *k = arg;
+    struct wren_sensor *s = k->s;
     uint8_t buf[256];
     ssize_t r;
     while ((r = wren_tcp_recv(c, buf, sizeof(buf))) > 0) {
-        sink_bytes(s, s->s_rx, buf, (size_t)r);
-        s->delivered += (uint32_t)((s->s_rx + (uint64_t)r) / s->size - s->s_rx / s->size);
-        s->s_rx += (uint64_t)r;
+        sink_bytes(s, k->rx, buf, (size_t)r);
+        uint32_t n = (uint32_t)((k->rx + (uint64_t)r) / s->size - k->rx / s->size);
+        s->delivered += n;
+        k->peer->delivered += n;
+        k->rx += (uint64_t)r;
         s->tcp_bytes += (uint64_t)r;
     }
     if (r == 0 && c->state == WREN_TCP_CLOSE_WAIT) {
@@ -403,11 +433,22 @@ static void sink_accept(struct wren_tcp_listener *l, void *arg)
 {
     struct wren_sensor *s = arg;
     struct wren_tcp_conn *c = wren_tcp_accept(l);
-    if (c) {
-        s->s_rx = 0;
-        wren_tcp_set_cb(c, sink_tcp_cb, s);
-        sink_tcp_cb(c, 0, s);
+    if (c == NULL) {
+        return;
     }
+    struct wren_sensor_sconn *k = NULL;
+    for (unsigned i = 0; i < WREN_SENSOR_SINK_CONNS; i++) {
+        k = &s->sconn[i].conn == c ? &s->sconn[i] : k;
+    }
+    k->peer = peer_of(s, c->raddr);
+    if (k->peer == NULL) {
+        wren_tcp_abort(c);
+        wren_tcp_release(c);
+        return;
+    }
+    k->rx = 0;
+    wren_tcp_set_cb(c, sink_tcp_cb, k);
+    sink_tcp_cb(c, 0, k);
 }
 
 static bool query_off(const struct coap_msg *m, uint64_t *off)
@@ -443,26 +484,32 @@ static void sink_coap(struct wren_coap *c, const struct wren_coap_req *req,
         resp->code = COAP_CODE_BAD_REQUEST;
         return;
     }
+    struct wren_sensor_peer *p = peer_of(s, req->remote.addr);
+    if (p == NULL) {
+        resp->code = COAP_CODE_SERVICE_UNAVAILABLE;
+        return;
+    }
     /* not atomic (RFC 7959 2.5 allows either): each block counts as it comes */
     uint64_t off = off0 + req->block_off;
     sink_bytes(s, off, req->payload, req->payload_len);
     s->coap_bytes += req->payload_len;
     uint64_t limit = (uint64_t)s->n_slots * s->size;
-    uint8_t *done = s->got + ((size_t)s->n_slots * s->size + 7) / 8;
+    uint8_t *done = p->got + ((size_t)s->n_slots * s->size + 7) / 8;
     for (size_t k = 0; k < req->payload_len && off + k < limit; k++) {
         uint64_t i = off + k;
-        s->got[i / 8] |= (uint8_t)(1u << (i % 8));
+        p->got[i / 8] |= (uint8_t)(1u << (i % 8));
     }
     uint64_t r0 = off / s->size, r1 = min64((off + req->payload_len + s->size - 1) / s->size,
                                             s->n_slots);
     for (uint64_t r = r0; r < r1; r++) {
         bool all = !done[r];
         for (uint64_t i = r * s->size; all && i < (r + 1) * s->size; i++) {
-            all = bit(s->got, i);
+            all = bit(p->got, i);
         }
         if (all) {
             done[r] = 1;
             s->delivered++;
+            p->delivered++;
         }
     }
 }
@@ -475,10 +522,6 @@ static int sink_start(struct wren_sensor *s, uint16_t port, uint32_t readings)
         return s->sink ? -EBUSY : -ENODEV;
     }
     s->n_slots = readings;
-    s->got = calloc(1, ((size_t)readings * s->size + 7) / 8 + readings);
-    if (s->got == NULL) {
-        return -ENOMEM;
-    }
     s->res = (struct wren_coap_resource){ .path = SINK_PATH, .methods = WREN_COAP_POST,
                                           .cf = COAP_CF_OCTETS, .block1 = true,
                                           .handler = sink_coap, .arg = s };
@@ -486,10 +529,14 @@ static int sink_start(struct wren_sensor *s, uint16_t port, uint32_t readings)
     if (res < 0) {
         return res;
     }
-    wren_tcp_conn_init(&s->sconn, s->ssnd, sizeof(s->ssnd), s->srcv, s->sbm, sizeof(s->srcv));
-    wren_tcp_set_mss(&s->sconn, s->mss);
-    s->pool[0] = &s->sconn;
-    res = wren_tcp_listen(tcp, &s->lis, NULL, port, s->pool, 1);
+    for (unsigned i = 0; i < WREN_SENSOR_SINK_CONNS; i++) {
+        struct wren_sensor_sconn *k = &s->sconn[i];
+        k->s = s;
+        wren_tcp_conn_init(&k->conn, k->snd, sizeof(k->snd), k->rcv, k->bm, sizeof(k->rcv));
+        wren_tcp_set_mss(&k->conn, s->mss);
+        s->pool[i] = &k->conn;
+    }
+    res = wren_tcp_listen(tcp, &s->lis, NULL, port, s->pool, WREN_SENSOR_SINK_CONNS);
     if (res < 0) {
         return res;
     }
@@ -508,6 +555,7 @@ void wren_sensor_init(struct wren_sensor *s, struct wren_node *node)
     s->batch = 64;
     s->mss = 500;
     s->block = 512;
+    s->rto_ms = CONFIG_WREN_COAP_ACK_TIMEOUT_MS;
     s->mid = (uint16_t)wren_node_random(node);
     wren_timer_init(&s->tick, tick_cb, s);
     wren_timer_init(&s->retry, retry_cb, s);
@@ -516,8 +564,10 @@ void wren_sensor_init(struct wren_sensor *s, struct wren_node *node)
 
 void wren_sensor_free(struct wren_sensor *s)
 {
-    free(s->got);
-    s->got = NULL;
+    for (unsigned i = 0; i < WREN_SENSOR_SINK_PEERS; i++) {
+        free(s->peer[i].got);
+        s->peer[i].got = NULL;
+    }
 }
 
 static int sensor_start(struct wren_sensor *s, uint8_t proto)
@@ -560,17 +610,80 @@ static void stats(struct wren_shell *sh, const struct wren_sensor *s)
                           (unsigned long)t->acked, (unsigned long)t->lost_full,
                           (unsigned long)t->lost_giveup, (unsigned long)t->batches);
         wren_shell_printf(sh, "sensor: coap_blocks %lu coap_retx %lu coap_giveups %lu "
-                              "coap_errors %lu tcp_failures %lu tcp_last_err %d at_s %lu\n",
+                              "coap_errors %lu coap_wait_ms %lu tcp_failures %lu tcp_last_err %d "
+                              "at_s %lu\n",
                           (unsigned long)t->coap_blocks, (unsigned long)t->coap_retx,
                           (unsigned long)t->coap_giveups, (unsigned long)t->coap_errors,
-                          (unsigned long)t->tcp_failures, -s->tcp_err,
-                          (unsigned long)s->tcp_err_s);
+                          (unsigned long)t->coap_wait_ms, (unsigned long)t->tcp_failures,
+                          -s->tcp_err, (unsigned long)s->tcp_err_s);
+        if (s->proto == WREN_SENSOR_TCP) {
+            /* the connection's RTT estimate and its timeout before backoff */
+            wren_shell_printf(sh, "sensor: tcp_srtt_ms %lu tcp_rto_ms %lu\n",
+                              (unsigned long)(s->conn.srtt_us / 1000u),
+                              (unsigned long)s->conn.rto_ms);
+        }
     }
     if (s->sink) {
-        wren_shell_printf(sh, "sink: delivered %lu tcp_bytes %llu coap_bytes %llu bad %llu\n",
+        wren_shell_printf(sh, "sink: delivered %lu tcp_bytes %llu coap_bytes %llu bad %llu "
+                              "unknown %lu\n",
                           (unsigned long)s->delivered, (unsigned long long)s->tcp_bytes,
-                          (unsigned long long)s->coap_bytes, (unsigned long long)s->bad);
+                          (unsigned long long)s->coap_bytes, (unsigned long long)s->bad,
+                          (unsigned long)s->unknown);
+        for (unsigned i = 0; i < WREN_SENSOR_SINK_PEERS && s->peer[i].used; i++) {
+            char a[WREN_IPV6_ADDR_STRLEN];
+            wren_shell_printf(sh, "sink_peer: %s delivered %lu\n",
+                              wren_ipv6_addr_to_str(a, s->peer[i].addr),
+                              (unsigned long)s->peer[i].delivered);
+        }
     }
+}
+
+static uint8_t proto_of(const char *word)
+{
+    return strcmp(word, "tcp") == 0    ? WREN_SENSOR_TCP
+           : strcmp(word, "coap") == 0 ? WREN_SENSOR_COAP
+                                       : 0;
+}
+
+static int start(struct wren_sensor *s, bool sink, uint8_t proto, long port, uint32_t readings)
+{
+    if (sink) {
+        return sink_start(s, (uint16_t)(port > 0 ? port : 5001), readings);
+    }
+    s->port = (uint16_t)(port > 0 ? port : proto == WREN_SENSOR_TCP ? 5001 : COAP_PORT);
+    return sensor_start(s, proto);
+}
+
+/* One `KEY VALUE` option of the sensor command; nonzero when it is bad. */
+static int set_opt(struct wren_sensor *s, bool sink, const char *k, const char *v,
+                   uint32_t *readings, long *port)
+{
+    int bad = 0;
+    if (strcmp(k, "count") == 0) {
+        s->count = (uint32_t)wren_shell_num(v, 0, 100000000, &bad);
+    } else if (strcmp(k, "period") == 0) {
+        s->period_us = (uint32_t)wren_shell_num(v, 1, 3600000, &bad) * 1000u;
+    } else if (strcmp(k, "size") == 0) {
+        s->size = (uint16_t)wren_shell_num(v, 1, 1024, &bad);
+    } else if (strcmp(k, "batch") == 0) {
+        s->batch = (uint16_t)wren_shell_num(v, 1, 1000, &bad);
+    } else if (strcmp(k, "mss") == 0) {
+        s->mss = (uint16_t)wren_shell_num(v, 1, 1220, &bad);
+    } else if (strcmp(k, "block") == 0) {
+        s->block = (uint16_t)wren_shell_num(v, 16, 512, &bad);
+        bad |= COAP_BLOCK_SIZE(szx_of(s->block)) != s->block;
+    } else if (strcmp(k, "rto") == 0 && !sink) {
+        s->rto_ms = (uint32_t)wren_shell_num(v, 100, 60000, &bad);
+    } else if (strcmp(k, "poll") == 0 && !sink) {
+        s->poll_ms = (uint32_t)wren_shell_num(v, 1, 60000, &bad);
+    } else if (strcmp(k, "port") == 0) {
+        *port = wren_shell_num(v, 1, 65535, &bad);
+    } else if (strcmp(k, "readings") == 0 && sink) {
+        *readings = (uint32_t)wren_shell_num(v, 1, 1000000, &bad);
+    } else {
+        bad = 1;
+    }
+    return bad;
 }
 
 static int cmd_sensor(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
@@ -583,61 +696,31 @@ static int cmd_sensor(struct wren_shell *sh, struct wren_module *m, int argc, ch
         return 0;
     }
     bool sink = !bad && strcmp(argv[1], "sink") == 0;
-    uint8_t proto = bad                                ? 0
-                    : strcmp(argv[1], "tcp") == 0  ? WREN_SENSOR_TCP
-                    : strcmp(argv[1], "coap") == 0 ? WREN_SENSOR_COAP
-                                                   : 0;
+    uint8_t proto = bad ? 0 : proto_of(argv[1]);
     int first = sink ? 2 : 3;
     bad |= !sink && (proto == 0 || argc < 3 || s->proto ||
                      wren_ipv6_addr_from_str(s->dst, argv[2]) < 0);
     uint32_t readings = 8192;
     long port = -1;
     for (int i = first; !bad && i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
-        if (strcmp(k, "count") == 0) {
-            s->count = (uint32_t)wren_shell_num(v, 0, 100000000, &bad);
-        } else if (strcmp(k, "period") == 0) {
-            s->period_us = (uint32_t)wren_shell_num(v, 1, 3600000, &bad) * 1000u;
-        } else if (strcmp(k, "size") == 0) {
-            s->size = (uint16_t)wren_shell_num(v, 1, 1024, &bad);
-        } else if (strcmp(k, "batch") == 0) {
-            s->batch = (uint16_t)wren_shell_num(v, 1, 1000, &bad);
-        } else if (strcmp(k, "mss") == 0) {
-            s->mss = (uint16_t)wren_shell_num(v, 1, 1220, &bad);
-        } else if (strcmp(k, "block") == 0) {
-            s->block = (uint16_t)wren_shell_num(v, 16, 512, &bad);
-            bad |= COAP_BLOCK_SIZE(szx_of(s->block)) != s->block;
-        } else if (strcmp(k, "poll") == 0 && !sink) {
-            s->poll_ms = (uint32_t)wren_shell_num(v, 1, 60000, &bad);
-        } else if (strcmp(k, "port") == 0) {
-            port = wren_shell_num(v, 1, 65535, &bad);
-        } else if (strcmp(k, "readings") == 0 && sink) {
-            readings = (uint32_t)wren_shell_num(v, 1, 1000000, &bad);
-        } else {
-            bad = 1;
-        }
+        bad = set_opt(s, sink, argv[i], argv[i + 1], &readings, &port);
     }
     bad |= !sink && proto == 0;
     if (bad || (argc - first) % 2) {
         wren_shell_printf(sh, "usage: sensor sink [port P] [readings N] | sensor tcp|coap ADDR "
                               "[count N] [period MS] [size B] [batch N] [mss N] [block B] "
-                              "[poll MS] [port P] | sensor stats\n");
+                              "[rto MS] [poll MS] [port P] | sensor stats\n");
         return -EINVAL;
     }
-    int res;
-    if (sink) {
-        res = sink_start(s, (uint16_t)(port > 0 ? port : 5001), readings);
-    } else {
-        s->port = (uint16_t)(port > 0 ? port : proto == WREN_SENSOR_TCP ? 5001 : COAP_PORT);
-        res = sensor_start(s, proto);
-    }
+    int res = start(s, sink, proto, port, readings);
     return res < 0 ? wren_shell_error(sh, res, "sensor") : 0;
 }
 
 const struct wren_shell_cmd wren_sim_shell_cmds[] = {
     { "sensor",
       "sensor sink [port P] [readings N] | sensor tcp|coap ADDR [count N] [period MS] [size B] "
-      "[batch N] [mss N] [block B] [poll MS] [port P] | sensor stats: the TCP paper's anemometer "
+      "[batch N] [mss N] [block B] [rto MS] [poll MS] [port P] | sensor stats: the TCP paper's "
+      "anemometer "
       "application (82-byte readings each second, batches of 64, over TCP or CoAP Block1)",
       cmd_sensor },
     { "flow",

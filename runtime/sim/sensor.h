@@ -15,7 +15,8 @@
  * wait, the transport drains the queue: TCP takes what its buffer has room
  * for as the room appears, until the queue is empty; CoAP sends everything
  * queued as one body, block by block, each block a CON with RFC 7252's
- * retransmissions (initial timeout in [2, 3] s, doubled, 4 retransmissions).
+ * retransmissions (initial timeout in [T, 1.5 T], T the option `rto MS`,
+ * default RFC 7252's 2 s; doubled; 4 retransmissions).
  * A block given up loses the readings it carries (`lost_giveup`) and the
  * rest goes on as a new body (the paper: "gives up after just 4
  * retransmissions ... moving to the next packet"; its own block-wise code
@@ -41,7 +42,9 @@
  * byte stream whose byte @e o is o mod 251. TCP sends it on one connection
  * (a new connection after a failed one starts at the next whole reading);
  * each CoAP body carries its stream offset in a Uri-Query `o=N`. The sink
- * checks every byte and counts a reading delivered when all its bytes came.
+ * checks every byte and counts a reading delivered when all its bytes came,
+ * per sensor (source address; up to WREN_SENSOR_SINK_PEERS of them) and in
+ * all.
  */
 #ifndef WREN_SIM_SENSOR_H
 #define WREN_SIM_SENSOR_H
@@ -55,7 +58,15 @@
 #include "sock/sock_udp.h"
 #include "tcp/tcp.h"
 
-#define WREN_SENSOR_TCP_BUF 2048   /**< TCP send buffer (the issue's 2 KiB) */
+/** TCP send buffer: 40 readings of 82 bytes (the TCP paper's 9.2: "an
+ *  additional 40 readings fit in TCP's send buffer"); also the sink's window */
+#define WREN_SENSOR_TCP_BUF 3280
+/** Sensors one sink tells apart (by source address): the paper's four,
+ *  nodes 12-15 (its 9.2) */
+#define WREN_SENSOR_SINK_PEERS 4
+/** The sink's TCP connections: two per sensor, so that a sensor's new
+ *  connection finds a slot while its failed one still lingers at the sink */
+#define WREN_SENSOR_SINK_CONNS (2 * WREN_SENSOR_SINK_PEERS)
 #define WREN_SENSOR_MSG_MAX 640    /**< a CoAP block of 512 and its header */
 #define WREN_SENSOR_IDLE_POLL_MS 240000u /**< a sleepy sensor's poll when nothing is awaited */
 
@@ -71,7 +82,29 @@ struct wren_sensor_stats {
     uint32_t coap_retx;     /**< CoAP retransmissions (each after a timeout) */
     uint32_t coap_giveups;  /**< CoAP blocks given up after MAX_RETRANSMIT */
     uint32_t coap_errors;   /**< CoAP answers other than 2.31 / 2.04 (body restarted) */
+    uint32_t coap_wait_ms;  /**< CoAP: time spent in timeouts that expired */
     uint32_t tcp_failures;  /**< TCP connections that closed with an error (reconnected) */
+};
+
+struct wren_sensor;
+
+/** What the sink knows of one sensor (its source address). */
+struct wren_sensor_peer {
+    bool used;
+    uint8_t addr[16];
+    uint32_t delivered;          /**< its readings that arrived whole */
+    uint8_t *got;                /**< CoAP: bytes received, then a flag per reading */
+};
+
+/** One of the sink's TCP connections. */
+struct wren_sensor_sconn {
+    struct wren_sensor *s;
+    struct wren_sensor_peer *peer;
+    uint64_t rx;                 /**< bytes of this connection */
+    struct wren_tcp_conn conn;
+    uint8_t snd[64];
+    uint8_t rcv[WREN_SENSOR_TCP_BUF];
+    uint8_t bm[WREN_SENSOR_TCP_BUF / 8];
 };
 
 struct wren_sensor {
@@ -85,6 +118,7 @@ struct wren_sensor {
     uint16_t cap;                /**< CoAP: readings the queue holds */
     uint16_t mss;                /**< TCP MSS */
     uint16_t block;              /**< CoAP block size */
+    uint32_t rto_ms;             /**< CoAP: initial ACK timeout (RFC 7252's ACK_TIMEOUT) */
     uint32_t count;              /**< readings to make (0: no end) */
     uint32_t poll_ms;            /**< sleepy: poll the parent this often while an answer
                                       is awaited (0: the radio is left alone) */
@@ -122,16 +156,13 @@ struct wren_sensor {
     uint8_t msg[WREN_SENSOR_MSG_MAX];
     /* sink */
     struct wren_tcp_listener lis;
-    struct wren_tcp_conn *pool[1];
-    struct wren_tcp_conn sconn;
-    uint8_t ssnd[64];
-    uint8_t srcv[WREN_SENSOR_TCP_BUF];
-    uint8_t sbm[WREN_SENSOR_TCP_BUF / 8];
-    uint64_t s_rx;               /**< bytes of the current TCP connection */
-    uint32_t delivered;          /**< readings that arrived whole */
+    struct wren_tcp_conn *pool[WREN_SENSOR_SINK_CONNS];
+    struct wren_sensor_sconn sconn[WREN_SENSOR_SINK_CONNS];
+    struct wren_sensor_peer peer[WREN_SENSOR_SINK_PEERS];
+    uint32_t delivered;          /**< readings that arrived whole, all sensors */
+    uint32_t unknown;            /**< messages or connections from a sensor beyond the table */
     uint64_t tcp_bytes, coap_bytes, bad;
-    uint32_t n_slots;            /**< readings the CoAP sink can track */
-    uint8_t *got;                /**< bytes received per reading (CoAP), n_slots */
+    uint32_t n_slots;            /**< readings the CoAP sink can track per sensor */
     struct wren_coap_resource res;
 };
 
