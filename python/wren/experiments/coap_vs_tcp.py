@@ -510,7 +510,8 @@ def _table(summary: Sequence[dict[str, Any]]) -> str:
                  f"CoAP {t8['coap_reliability_pct']} %, {t8['coap_radio_dc_pct']} %, "
                  f"{t8['coap_cpu_dc_pct']} %")
     lines.append("CPU DC: wren.cpu's estimate (Cortex-M3 instructions per frame/datagram x "
-                 "counters, CPI 1.5, 72 MHz); TCP/CoAP processing, timers and MAC polls not "
+                 f"counters, CPI {cpu.CPI:g}, {cpu.CLOCK_HZ / 1e6:g} MHz); TCP/CoAP processing, "
+                 "timers and MAC polls not "
                  "charged: a lower bound; +upload: with the modelled radio upload per frame "
                  "(radio.proc_us) as CPU time")
     return "\n".join(lines)
