@@ -225,6 +225,29 @@ static struct wren_flow *flow_of(struct wren_shell *sh)
     return sn->flow;
 }
 
+/* the sequence numbers below the highest seen that never came (the first
+ * MISSING_MAX): when in its flow a source lost datagrams */
+#define MISSING_MAX 32
+static void missing(struct wren_shell *sh, const struct wren_flow_src *s, const char *a)
+{
+    int top = WREN_FLOW_SEQ_MAX - 1;
+    while (top >= 0 && !(s->seen[top / 8] & (1u << (top % 8)))) {
+        top--;
+    }
+    unsigned k = 0;
+    for (int q = 0; q < top && k < MISSING_MAX; q++) {
+        if (!(s->seen[q / 8] & (1u << (q % 8)))) {
+            if (k++ == 0) {
+                wren_shell_printf(sh, "flow src %s missing", a);
+            }
+            wren_shell_printf(sh, " %d", q);
+        }
+    }
+    if (k) {
+        wren_shell_printf(sh, "\n");
+    }
+}
+
 static void stats(struct wren_shell *sh, const struct wren_flow *f)
 {
     if (f->generated || f->sending) {
@@ -254,6 +277,7 @@ static void stats(struct wren_shell *sh, const struct wren_flow *f)
             wren_shell_printf(sh, "flow src %s received %lu dup %lu unchecked %lu\n",
                               wren_ipv6_addr_to_str(a, s->addr), (unsigned long)s->received,
                               (unsigned long)s->dup, (unsigned long)s->unchecked);
+            missing(sh, s, a);
         }
     }
 }

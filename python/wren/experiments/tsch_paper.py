@@ -306,6 +306,7 @@ def windows_of(mac: str) -> tuple[str, ...]:
     return WINDOWS if mac.startswith("tsch") else ("steady",)
 
 
+_MISSING = re.compile(r"^flow src (\S+) missing ([\d ]+)$", re.M)
 _START = re.compile(r"^flow started (\d+) us", re.M)
 _WIN = re.compile(r"^flow window (\d+) ms radio (\d+) (\d+) (\d+) (\d+)", re.M)
 
@@ -350,7 +351,7 @@ def _run_flows(sim: Sim, n: int, count: int, limit_s: float) -> None:
             return
 
 
-def _node_result(sim: Sim, i: int, sink: dict[int, tuple[int, int]], iid: int,
+def _node_result(sim: Sim, i: int, sink: dict[int, tuple[int, int, list[int]]], iid: int,
                  c0: dict[str, int], c2: dict[str, int]) -> dict[str, Any]:
     out = _shell(sim, i, "flow stats")
     w = _WIN.search(out)
@@ -364,9 +365,9 @@ def _node_result(sim: Sim, i: int, sink: dict[int, tuple[int, int]], iid: int,
     if i != ROOT:
         m = _GEN.search(out)
         gen, failed = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-        got, dup = sink.get(iid, (0, 0))
+        got, dup, miss = sink.get(iid, (0, 0, []))
         nd.update(generated=gen, failed=failed, received=got, duplicates=dup,
-                  pdr=got / gen if gen else None)
+                  pdr=got / gen if gen else None, missing=miss)
     nd["drops"] = {k: c2.get(k, 0) - c0.get(k, 0) for k in DROP_COUNTERS
                    if c2.get(k, 0) - c0.get(k, 0)}
     return nd
@@ -418,8 +419,11 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
         _run_flows(sim, n, count, FORM_LIMIT_S + count * mean_s * 1.5 + duration_s)
         # a source is known at the sink by its address in the prefix: the
         # node's interface identifier (its link-local one's)
-        sink = {_iid(m.group(1)): (int(m.group(2)), int(m.group(3)))
-                for m in _SRC.finditer(_shell(sim, ROOT, "flow stats"))}
+        out = _shell(sim, ROOT, "flow stats")
+        miss = {_iid(m.group(1)): [int(x) for x in m.group(2).split()]
+                for m in _MISSING.finditer(out)}
+        sink = {_iid(m.group(1)): (int(m.group(2)), int(m.group(3)), miss.get(_iid(m.group(1)), []))
+                for m in _SRC.finditer(out)}
         c2 = {i: sim.counters(i) for i in range(n)}
         nodes = [_node_result(sim, i, sink, _link_local_iid(sim, i), c0[i], c2[i])
                  for i in range(n)]
@@ -489,7 +493,12 @@ LOSS_CAUSES = {
 def losses(rs: Sequence[dict[str, Any]]) -> dict[str, int]:
     """Over runs @rs: datagrams lost (made, never received) and each of
     LOSS_CAUSES summed over every node."""
+    miss = [q for r in rs for x in r["nodes"] for q in x.get("missing", [])]
     out = {"datagrams lost": sum(r["generated"] - r["received"] for r in rs),
+           # when in its flow (the datagram's number: about its minute)
+           "lost among a flow's first 5": sum(q < 5 for q in miss),
+           "lost among its 5th-19th": sum(5 <= q < 20 for q in miss),
+           "lost later": sum(q >= 20 for q in miss),
            "socket refused": sum(x.get("failed", 0) for r in rs for x in r["nodes"])}
     for cause, ks in LOSS_CAUSES.items():
         out[cause] = sum(x["drops"].get(k, 0) for r in rs for x in r["nodes"] for k in ks)
