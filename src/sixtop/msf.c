@@ -115,8 +115,9 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
 
 static bool has_tx_to(const struct wren_tsch_cell *c, int n, const uint8_t nbr[8]);
 
-/* whether what a child sends us goes on: we are the root (join priority 0),
- * or we have a dedicated (negotiated) TX cell to our own parent. Until then
+/* whether what a child sends us goes on: no RPL tells us (join priority
+ * never set), we are the root (join priority 0), or we have a dedicated
+ * (negotiated) TX cell to our own parent. Until then
  * a child asking for TX cells gets none (it waits and asks again, RFC 9033
  * Table 1's SUCCESS with no cell), so no node counts as joined (flow.h)
  * behind a parent whose own traffic still squeezes through a shared cell */
@@ -124,7 +125,7 @@ static bool relays(struct wren_sixtop *s)
 {
     struct wren_msf *f = &s->msf;
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    if (f->last_jp == 0) {
+    if (f->last_jp == 0 || f->last_jp == 0x100) {
         return true;
     }
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);

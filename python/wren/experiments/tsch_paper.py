@@ -435,7 +435,9 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             sim.run(sim.now + 30)
             for i in range(n if mac.startswith("tsch") else 0):
                 sim.shell(i, "tsch off")  # what still waits is flushed and counted
-            sim.run(sim.now + 1)
+            # and a datagram whose last fragments never came is dropped by
+            # 6LoWPAN's reassembly timeout (CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS, 10 s)
+            sim.run(sim.now + 11)
         clean = sim.pktbufs_clean()
     finally:
         sim.close()
