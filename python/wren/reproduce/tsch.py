@@ -48,16 +48,14 @@ def _pdr_row(v: str, s: dict[str, Any], runs: str) -> Row:
     ci = s["pdr"]
     joins = (f"; joins median {fmt(s['start_median_s'])} s, latest {fmt(s['start_max_s'])} s"
              if s["window"] == "join" else "")
+    variant = ("" if s["mac"] == "tsch" else
+               "; TSCH with Trickle DIOs, not Table I's fixed period"
+               if s["mac"] == "tsch_trickle" else "; a comparison: the paper's figure is TSCH's")
     return Row(f"{tp.label(v)}: end-to-end PDR, mean of {s['runs']} runs", "%",
-               100 * ci["mean"], pv("tsch.fig4.pdr"), note=_ci(ci) + joins,
+               100 * ci["mean"], pv("tsch.fig4.pdr"), note=_ci(ci) + joins + variant,
                measured=f"simulator: datagrams received / made by the 29 senders, {runs}; "
                         + tp.WINDOW_TEXT[s["window"]],
-               modelled=MODELLED,
-               differs=DIFFERS + ("" if s["mac"] == "tsch" else
-                                  "; TSCH with Trickle DIOs, not Table I's fixed period"
-                                  if s["mac"] == "tsch_trickle" else
-                                  "; a comparison: the paper's figure is TSCH's"),
-               kind=_kind(s))
+               modelled=MODELLED, differs=DIFFERS + variant, kind=_kind(s))
 
 
 def _duty_rows(v: str, s: dict[str, Any], runs: str) -> list[Row]:
