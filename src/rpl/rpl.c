@@ -206,8 +206,9 @@ static bool dis_target(struct wren_rpl *rpl, uint8_t dst[16])
     struct wren_netif *netif = wren_netif_get(rpl->node, rpl->if_id);
     struct wren_tsch_sync_info si;
     wren_ipv6_addr_copy(dst, wren_rpl_all_nodes);
-    if (netif == NULL || wren_netapi_get(rpl->node, &netif->module, WREN_NETOPT_TSCH_SYNC, 0, &si,
-                                         sizeof(si)) != (int)sizeof(si) ||
+    if (!CONFIG_WREN_TSCH || netif == NULL ||
+        wren_netapi_get(rpl->node, &netif->module, WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) !=
+            (int)sizeof(si) ||
         !si.synced || si.ts_len != 8) {
         rpl->dis_synced = 0;
         return false;
