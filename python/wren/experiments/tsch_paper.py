@@ -373,6 +373,48 @@ def _node_result(sim: Sim, i: int, sink: dict[int, tuple[int, int, list[int]]], 
     return nd
 
 
+def _configure(sim: Sim, mac: str, n: int, sec: bool, pcap: str | Path | None) -> None:
+    """Security (@sec), the MAC, the capture, RPL's roles (Table I's timers at
+    the root, see the module's doc)."""
+    for i in range(n if sec else 0):
+        for cmd in SEC_SHELL:
+            _shell(sim, i, cmd)
+    setup_mac(sim, mac, n)
+    if pcap:
+        sim.open_pcap(pcap)
+    for i in range(n):
+        sim.rpl_routes(i, n)  # storing mode: room for every node below
+    _shell(sim, ROOT, {"csma_lpl_trickle": RPL_ROOT_TRICKLE,
+                       "tsch_trickle": RPL_ROOT_TSCH_TRICKLE}.get(mac, RPL_ROOT))
+    for i in range(n):
+        if i != ROOT:
+            _shell(sim, i, "rpl router")
+
+
+def _sink_counts(sim: Sim) -> dict[int, tuple[int, int, list[int]]]:
+    """The root's sink per source, known by its address in the prefix (the
+    node's interface identifier, its link-local one's): received,
+    duplicates, the sequence numbers missing."""
+    out = _shell(sim, ROOT, "flow stats")
+    miss = {_iid(m.group(1)): [int(x) for x in m.group(2).split()]
+            for m in _MISSING.finditer(out)}
+    return {_iid(m.group(1)): (int(m.group(2)), int(m.group(3)), miss.get(_iid(m.group(1)), []))
+            for m in _SRC.finditer(out)}
+
+
+def _quiesce(sim: Sim, mac: str, n: int) -> None:
+    """RPL and then the MAC off, so what they still hold is delivered or
+    dropped (see run_one)."""
+    for i in range(n):
+        sim.shell(i, "rpl off")
+    sim.run(sim.now + 30)
+    for i in range(n if mac.startswith("tsch") else 0):
+        sim.shell(i, "tsch off")  # what still waits is flushed and counted
+    # and a datagram whose last fragments never came is dropped by 6LoWPAN's
+    # reassembly timeout (CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS, 10 s)
+    sim.run(sim.now + 11)
+
+
 def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
             mean_s: float = MEAN_S, pcap: str | Path | None = None,
             sec: bool = False, quiesce: bool = False, window: str = "steady") -> dict[str, Any]:
@@ -391,19 +433,7 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
         raise RuntimeError(tsch_available())
     sim, topo = build(seed, n, mac)
     try:
-        for i in range(n if sec else 0):
-            for cmd in SEC_SHELL:
-                _shell(sim, i, cmd)
-        setup_mac(sim, mac, n)
-        if pcap:
-            sim.open_pcap(pcap)
-        for i in range(n):
-            sim.rpl_routes(i, n)  # storing mode: room for every node below
-        _shell(sim, ROOT, {"csma_lpl_trickle": RPL_ROOT_TRICKLE,
-                           "tsch_trickle": RPL_ROOT_TSCH_TRICKLE}.get(mac, RPL_ROOT))
-        for i in range(n):
-            if i != ROOT:
-                _shell(sim, i, "rpl router")
+        _configure(sim, mac, n, sec, pcap)
         c0 = {i: sim.counters(i) for i in range(n)}
         if window != "steady":
             count = _start_flows(sim, n, duration_s, mean_s, "joined" if window == "join" else "")
@@ -419,25 +449,14 @@ def run_one(mac: str, seed: int, duration_s: float = DURATION_S, n: int = N,
         _run_flows(sim, n, count, FORM_LIMIT_S + count * mean_s * 1.5 + duration_s)
         # a source is known at the sink by its address in the prefix: the
         # node's interface identifier (its link-local one's)
-        out = _shell(sim, ROOT, "flow stats")
-        miss = {_iid(m.group(1)): [int(x) for x in m.group(2).split()]
-                for m in _MISSING.finditer(out)}
-        sink = {_iid(m.group(1)): (int(m.group(2)), int(m.group(3)), miss.get(_iid(m.group(1)), []))
-                for m in _SRC.finditer(out)}
+        sink = _sink_counts(sim)
         c2 = {i: sim.counters(i) for i in range(n)}
         nodes = [_node_result(sim, i, sink, _link_local_iid(sim, i), c0[i], c2[i])
                  for i in range(n)]
         desync = {k: sum(c2[i].get(k, 0) - c0[i].get(k, 0) for i in range(n))
                   for k in DESYNC_COUNTERS}
         if quiesce:
-            for i in range(n):
-                sim.shell(i, "rpl off")
-            sim.run(sim.now + 30)
-            for i in range(n if mac.startswith("tsch") else 0):
-                sim.shell(i, "tsch off")  # what still waits is flushed and counted
-            # and a datagram whose last fragments never came is dropped by
-            # 6LoWPAN's reassembly timeout (CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS, 10 s)
-            sim.run(sim.now + 11)
+            _quiesce(sim, mac, n)
         clean = sim.pktbufs_clean()
     finally:
         sim.close()
@@ -616,6 +635,11 @@ def _median(xs: Sequence[float]) -> float | None:
     return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
+def _senders(rs: Sequence[dict[str, Any]], key: str) -> list[float]:
+    """@key of every sender of runs @rs that has one (not None)."""
+    return [x[key] for r in rs for x in r["nodes"] if x["node"] != ROOT and x[key] is not None]
+
+
 def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per variant (MAC and window): the network's PDR and duty cycle over
     runs (mean, 95 % CI by Student t; the duty cycle over all nodes, the
@@ -625,9 +649,8 @@ def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for v in dict.fromkeys(variant(r["mac"], r["window"]) for r in runs):
         rs = [r for r in runs if variant(r["mac"], r["window"]) == v]
-        starts = [x["start_s"] for r in rs for x in r["nodes"]
-                  if x["node"] != ROOT and x["start_s"] is not None]
-        pdrs = [x["pdr"] for r in rs for x in r["nodes"] if x["node"] != ROOT and x["pdr"] is not None]
+        starts = _senders(rs, "start_s")
+        pdrs = _senders(rs, "pdr")
         out[v] = {
             "mac": rs[0]["mac"], "window": rs[0]["window"],
             "runs": len(rs), "seeds": [r["seed"] for r in rs],
@@ -636,8 +659,7 @@ def summarize(runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "pdr_per_run": [r["pdr"] for r in rs],
             "duty_cycle_per_run": [r["duty_cycle"] for r in rs],
             "pdr_min_node": min(pdrs) if pdrs else None,
-            "duty_cycle_max_node": max(x["duty_cycle"] for r in rs for x in r["nodes"]
-                                       if x["node"] != ROOT),
+            "duty_cycle_max_node": max(_senders(rs, "duty_cycle")),
             "start_median_s": _median(starts), "start_max_s": max(starts) if starts else None,
             "not_started": sum(len(r["not_started"]) for r in rs),
             "formed_s": mean_ci([r["formed_s"] for r in rs if r["formed_s"] is not None]),
@@ -837,8 +859,7 @@ def _duty_records(names: dict[str, str], v: str, s: dict[str, Any],
                   res: dict[str, Any]) -> list[dict[str, Any]]:
     from ..reproduce import pv
     what = _what(v, s, res) + "; radio on (listen + rx + tx) over each node's window, "
-    paper = ("; paper: " + pv("tsch.fig5.duty").cite() + " (a design remark of section II, "
-             "not Fig. 5's data)")
+    paper = "; paper: " + pv("tsch.fig5.duty").cite()  # its `where` names it a design remark
     out = [{"name": names["duty"], "value": round(100 * s["duty_cycle"]["mean"], 3),
             "unit": "%", "better": "lower", "target": 1 if s["mac"] == "tsch" else None,
             "anchor": what + f"mean of all 30 nodes and of the runs, "
