@@ -14,6 +14,17 @@
  * before is a duplicate (counted apart, not delivered twice); numbers
  * beyond the bitmap are counted without the check. A datagram shorter than
  * 4 bytes, or whose pattern does not check, is counted bad.
+ *
+ * `start joined`: the sender starts only once its node has joined the
+ * network, looked at once a second: an RPL preferred parent and, on a TSCH
+ * interface, synchronised with a dedicated TX cell to that parent (a TX cell
+ * for that neighbour that is not shared: MSF's negotiated cell), as
+ * OpenWSN's uinject asks before each datagram (openapps/uinject/uinject.c:
+ * ieee154e_isSynch, icmpv6rpl_getPreferredParentEui64,
+ * schedule_hasNegotiatedCellToNeighbor). Once started it sends whatever
+ * happens to the parent or the cell later (those datagrams count).
+ * `window MS`: the radio's time in each state over MS from the flow's start
+ * (a sink's: its command), for the duty cycle of that window.
  */
 #ifndef WREN_SIM_FLOW_H
 #define WREN_SIM_FLOW_H
@@ -50,6 +61,14 @@ struct wren_flow {
     uint32_t left;              /**< datagrams still to make (0: no limit) */
     uint32_t generated;         /**< datagrams the application made */
     uint32_t failed;            /**< ... the socket refused (no route, no buffer) */
+    bool wait_join;             /**< `start joined`: not started until the node has joined */
+    uint64_t start_us;          /**< simulated (true) time the flow started */
+    /* window: the radio's time (off, listen, rx, tx) at its start and end */
+    struct wren_timer win_timer;
+    uint32_t window_ms;         /**< 0: none */
+    uint8_t win_state;          /**< 0 none, 1 open, 2 closed */
+    uint64_t win0[4];
+    uint64_t win1[4];
     /* sink */
     bool sink;
     struct wren_flow_src *src;  /**< WREN_FLOW_MAX_SRC, allocated by `flow sink` */

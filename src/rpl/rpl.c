@@ -8,6 +8,7 @@
 #include "core/node.h"
 #include "icmpv6/icmpv6.h"
 #include "link/link_est.h"
+#include "mac/tsch/tsch.h"
 #include "ipv6/fib.h"
 #include "ipv6/ipv6.h"
 #include "net/netapi.h"
@@ -193,16 +194,44 @@ static void expire_routes(struct wren_rpl *rpl, uint32_t now)
     }
 }
 
+/* Where a detached node's DIS goes: on a TSCH interface synchronised to a
+ * time source, that neighbour's link-local address (it sends EBs only from
+ * inside a DODAG, RFC 8180 6.1), so the DIO comes back unicast (RFC 6550
+ * 8.3) in the cells for that neighbour instead of in the one minimal cell,
+ * which Table I's DIOs keep congested (the 6TiSCH paper's floor: 67-82 s
+ * from sync to a parent, median); else all RPL nodes. @return whether it
+ * is the time source, the first time since we synchronised. */
+static bool dis_target(struct wren_rpl *rpl, uint8_t dst[16])
+{
+    struct wren_netif *netif = wren_netif_get(rpl->node, rpl->if_id);
+    struct wren_tsch_sync_info si;
+    wren_ipv6_addr_copy(dst, wren_rpl_all_nodes);
+    if (!CONFIG_WREN_TSCH || netif == NULL ||
+        wren_netapi_get(rpl->node, &netif->module, WREN_NETOPT_TSCH_SYNC, 0, &si, sizeof(si)) !=
+            (int)sizeof(si) ||
+        !si.synced || si.ts_len != 8) {
+        rpl->dis_synced = 0;
+        return false;
+    }
+    static const uint8_t ll[8] = { 0xfe, 0x80 };
+    memcpy(dst, ll, 8);
+    wren_ipv6_iid_from_l2(dst + 8, si.time_source, 8);
+    bool first = !rpl->dis_synced;
+    rpl->dis_synced = 1;
+    return first;
+}
+
 /* Not joined: a floating DODAG of our own when it is due, else a DIS now
- * and then. */
+ * and then, and at once to a new time source. */
 static void tick_detached(struct wren_rpl *rpl, uint32_t now)
 {
     if (CONFIG_WREN_RPL_FLOATING && rpl->float_due && (int32_t)(now - rpl->float_at_s) >= 0) {
         wren_rpl_float_root(rpl);
         return;
     }
-    if (now >= rpl->next_dis_s) {
-        wren_rpl_send_dis_to(rpl, wren_rpl_all_nodes);
+    uint8_t dst[16];
+    if (dis_target(rpl, dst) || now >= rpl->next_dis_s) {
+        wren_rpl_send_dis_to(rpl, dst);
         rpl->next_dis_s = now + DIS_INTERVAL_S + wren_node_random_below(rpl->node, 5);
     }
 }

@@ -354,6 +354,8 @@ struct wren_rpl {
     uint32_t next_dis_s;
     uint32_t dao_sent_s;
     uint8_t probe_next;   /**< the candidate the next probe (unicast DIS) goes to */
+    uint8_t dis_synced;   /**< detached: the MAC's time source got its DIS (rpl.c
+                               dis_target) */
     uint8_t want_mop;     /**< router/leaf: the only mode joined (0xff: any) */
     uint8_t heard_mop;    /**< the mode of the last DIO refused for want_mop (0xff: none) */
     uint8_t dio_cfg_left; /**< multicast DIOs still to carry the configuration

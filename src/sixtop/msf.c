@@ -24,7 +24,7 @@ static const struct wren_msf_cfg msf_defaults = {
     .lim_high_pct = 75,
     .lim_low_pct = 25,
     .relocate_pdr_pct = 50,
-    .max_num_cells = 100,
+    .max_num_cells = 32,
     .min_numtx = 16,
     .housekeeping_s = 60,
     .quarantine_s = 300,
@@ -113,6 +113,25 @@ unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsig
     return k < 0 ? 0 : (unsigned)k;
 }
 
+static bool has_tx_to(const struct wren_tsch_cell *c, int n, const uint8_t nbr[8]);
+
+/* whether what a child sends us goes on: no RPL tells us (join priority
+ * never set), we are the root (join priority 0), or we have a dedicated
+ * (negotiated) TX cell to our own parent. Until then
+ * a child asking for TX cells gets none (it waits and asks again, RFC 9033
+ * Table 1's SUCCESS with no cell), so no node counts as joined (flow.h)
+ * behind a parent whose own traffic still squeezes through a shared cell */
+static bool relays(struct wren_sixtop *s)
+{
+    struct wren_msf *f = &s->msf;
+    struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
+    if (f->last_jp == 0 || f->last_jp == 0x100) {
+        return true;
+    }
+    int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
+    return f->has_parent && n > 0 && has_tx_to(sched, n, f->parent);
+}
+
 /* Responder (RFC 9033 8): the first candidates whose slot is free here */
 static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct sixp_msg *req,
                     struct sixp_cell *out, unsigned max)
@@ -126,6 +145,10 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
      * we grant none still reaches our autonomous RX cell */
     unsigned r = room(s);
     r = r > MSF_ROOM_KEEP ? r - MSF_ROOM_KEEP : 0;
+    if (req->code == SIXP_CMD_ADD && (req->cell_options & SIXP_CELL_TX) && !relays(s)) {
+        s->stats.msf_no_relay++;
+        return 0; /* no cell until we can carry what comes in it */
+    }
     bool short_of_room = r < max && r < n_cand;
     int k = free_cells(s, cand, n_cand, out, short_of_room ? r : max);
     if (k < 0) {

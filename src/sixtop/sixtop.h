@@ -141,7 +141,9 @@ struct wren_msf_cfg {
     C(msf_auto_tx)      /* autonomous TX cells installed */                                        \
     C(msf_quarantine)   /* neighbours quarantined (RC_ERR, RESET, VERSION, SFID) */                \
     C(msf_waitretry)    /* waits before a retry (BUSY, LOCKED, timeout) */                        \
-    C(msf_no_room)      /* ADDs not asked or cells not granted: the MAC's schedule is full */
+    C(msf_no_room)      /* ADDs not asked or cells not granted: the MAC's schedule is full */ \
+    C(msf_no_relay)     /* TX cells not granted to a child: no dedicated TX cell of ours to   \
+                           our parent yet (msf.c relays) */
 
 struct wren_sixtop_stats {
     WREN_SIXTOP_COUNTERS(WREN_COUNTER_U32)

@@ -613,3 +613,86 @@ def test_tsch_set_takes_each_key_within_its_field_and_names_what_it_refuses(sim_
         res, out = s.shell(0, "tsch set " + cmd)
         assert res < 0 and why in out and out.count("\n") == 1, (cmd, out)
     assert "BE 2..6" in s.shell(0, "tsch")[1]  # the refused ones changed nothing
+
+
+def test_tsch_detached_router_asks_its_time_source_for_a_dio(sim_factory):
+    """A router that has just synchronised sends its DIS to its time source
+    (rpl.c dis_target), which answers with a unicast DIO (RFC 6550 8.3) in
+    the cells for that neighbour, not in the minimal cell every DIO shares:
+    the DIS goes within two seconds of the sync, before RPL has a parent.
+    Before, a detached router's DIS went to all RPL nodes every 20-25 s and
+    the DIO came on the DIO schedule (on the 6TiSCH paper's floor 67-82 s
+    from sync to a parent, median; 6 s with this)."""
+    n = 3
+    s = sim_factory(4)
+    net(s, n, line(n))
+    t = {}
+    while s.now < 240 and "join" not in t:
+        s.run(s.now + 1)
+        k = s.counters(2)
+        if "sync" not in t and tsch(s, 2)["synced"]:
+            t["sync"] = s.now
+        if "dis" not in t and k["rpl.dis_unicast_tx"]:
+            t["dis"] = s.now
+            t["ts_rx_dis"] = s.counters(1)["rpl.rx_dis"]
+        if k["rpl.joined"]:
+            t["join"] = s.now
+    assert {"sync", "dis", "join"} <= set(t), t
+    assert t["sync"] <= t["dis"] <= t["sync"] + 2 and t["dis"] <= t["join"], t
+    assert tsch(s, 2)["ts"] == ts_str(1)
+    s.run(s.now + 2)
+    assert s.counters(1)["rpl.rx_dis"] >= 1
+
+
+def _joined_now(s, i) -> bool:
+    """What `flow send ... start joined` waits for (runtime/sim/flow.h):
+    synchronised, an RPL preferred parent, a TX cell to it that is not
+    shared."""
+    st = tsch(s, i)
+    par = re.search(r"^parent fe80::(\S+) .* preferred$", s.shell(i, "rpl")[1], re.M)
+    if not st["synced"] or par is None:
+        return False
+    iid = [int(x, 16) for x in par.group(1).split(":")]
+    eui = f"{iid[0] ^ 0x0200:04x}:" + ":".join(f"{x:04x}" for x in iid[1:])
+    return re.search(rf"T-[-R]-\s+negotiated nbr {eui}", st["out"]) is not None
+
+
+def test_flow_from_join_window_starts_at_each_nodes_join(sim_factory):
+    """The 6TiSCH experiment's primary window (tsch_paper, "join"): each
+    sender starts once its node has joined, and its radio window runs from
+    there. Node 2 is switched on 150 s late: until it has joined it makes no
+    datagram (none is counted against it), it starts within a second of the
+    join, every datagram it then makes reaches the sink, and its window is
+    the 60 s from its start."""
+    n = 3
+    s = sim_factory(5)
+    net(s, n, line(n))
+    assert s.shell(2, "tsch off")[0] == 0
+    root = global_addr(s, 0)
+    assert s.shell(0, "flow sink window 60000")[0] == 0
+    for i in (1, 2):
+        res, out = s.shell(i, f"flow send {root} count 5 mean 10000 start joined window 60000")
+        assert res == 0, out
+    s.run(150)
+    out = s.shell(2, "flow stats")[1]
+    assert "flow waiting to join" in out and "generated 0 " in out, out
+    assert "flow started" in s.shell(1, "flow stats")[1]
+    assert s.shell(2, "tsch node")[0] == 0
+    joined = None
+    while joined is None and s.now < 600:
+        s.run(s.now + 1)
+        if _joined_now(s, 2):
+            joined = s.now
+    assert joined is not None
+    s.run(joined + 130)
+    out = s.shell(2, "flow stats")[1]
+    start = int(re.search(r"flow started (\d+) us", out).group(1)) / 1e6
+    assert joined - 1 < start <= joined + 1, (joined, start)
+    assert "generated 5 failed 0" in out, out
+    w = [int(x) for x in re.search(r"flow window 60000 ms radio (\d+) (\d+) (\d+) (\d+)",
+                                   out).groups()]
+    # timed on the node's crystal (within 30 ppm of true time, the radio's)
+    assert abs(sum(w) - 60_000_000) <= 60 * 30 and 0 < w[1] + w[2] + w[3] < sum(w) / 10, w
+    sink = s.shell(0, "flow stats")[1]
+    assert re.search(rf"flow src {global_addr(s, 2)} received 5 dup 0", sink), sink
+    assert "flow window 60000 ms" in sink

@@ -202,8 +202,8 @@ def test_experiment_machinery(tmp_path):
         assert len(src) == tp.N - 1
         assert all(x["generated"] == 5 for x in src)
         assert r["received"] == sum(x["received"] for x in src) <= r["generated"]
-        assert r["pdr"] > 0.9 and r["duty_cycle"] == 1.0
-    s = res["summary"]["csma"]
+        assert r["pdr"] > 0.9 and r["duty_cycle"] == 1.0 and r["window"] == "steady"
+    s = res["summary"]["csma:steady"]
     assert s["runs"] == 2 and s["pdr"]["ci95_low"] <= s["pdr"]["mean"] <= s["pdr"]["ci95_high"]
     assert len(s["per_node"]) == tp.N and "pdr" not in s["per_node"][tp.ROOT]
     assert "> 99" in res["table"] and "< 1" in res["table"]
@@ -213,3 +213,36 @@ def test_experiment_machinery(tmp_path):
     again = tp.run_many(["csma"], (1, 2), 300, cache=tmp_path, say=lambda *_: None)
     assert [r["wall_s"] for r in again] == [r["wall_s"] for r in res["runs"]]
     assert not math.isnan(s["duty_cycle"]["mean"])
+
+
+def test_duty_cycle_averages_all_nodes_with_the_root_apart():
+    """A run's duty cycle is the mean over all nodes, the root included; the
+    root's and the others' are given apart; the PDR counts only the
+    datagrams senders made (a node that never joined makes none and is
+    named), and the senders' window starts give the join times."""
+    nodes = [{"node": 0, "duty_cycle": 0.02, "start_s": 0.0}]
+    nodes += [{"node": i, "duty_cycle": 0.005, "start_s": 100.0 * i, "generated": 10,
+               "received": 10 - (i == 1), "failed": 0, "pdr": None} for i in (1, 2, 3)]
+    nodes.append({"node": 4, "duty_cycle": 0.009, "start_s": None, "generated": 0,
+                  "received": 0, "failed": 0, "pdr": None})
+    r = tp.network(nodes)
+    assert r["duty_cycle"] == pytest.approx((0.02 + 3 * 0.005 + 0.009) / 5)
+    assert r["root_duty_cycle"] == 0.02
+    assert r["others_duty_cycle"] == pytest.approx((3 * 0.005 + 0.009) / 4)
+    assert r["pdr"] == pytest.approx(29 / 30) and r["not_started"] == [4]
+    assert r["start_median_s"] == 200.0 and r["start_max_s"] == 300.0
+
+
+def test_records_name_the_windows():
+    """TSCH's records: the PDR from each node's join (the primary, target
+    0.99), at steady state and from switch-on, and the duty cycle over the
+    primary window for all 30 nodes, the root and the 29 others; CSMA's keep
+    their names on the steady window."""
+    assert tp.record_names("tsch") == {
+        "join": "tsch_pdr_30_from_join", "steady": "tsch_pdr_30_steady",
+        "switch_on": "tsch_pdr_30_from_switch_on", "duty": "tsch_duty_cycle_30_pct",
+        "duty_root": "tsch_duty_cycle_30_root_pct",
+        "duty_others": "tsch_duty_cycle_30_nonroot_pct"}
+    assert tp.windows_of("tsch") == ("join", "steady", "switch_on")
+    assert tp.windows_of("csma") == ("steady",)
+    assert tp.record_names("csma")["steady"] == "csma_pdr_30"
