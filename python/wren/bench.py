@@ -558,7 +558,8 @@ def bench_tsch_paper() -> list[Record]:
     """The 6TiSCH paper's 30-node experiment (Table I, Figs. 4-5) on TSCH and
     on the CSMA MAC with and without low-power listening
     (python/wren/experiments/tsch_paper.py; table, plot and JSON in
-    out/tsch_paper/): tsch_pdr_30, tsch_duty_cycle_30_pct and the CSMA
+    out/tsch_paper/): tsch_pdr_30_from_join (the primary window), _steady,
+    _from_switch_on, tsch_duty_cycle_30_pct (all 30 nodes) and the CSMA
     variants' csma*_pdr_30, csma*_duty_cycle_30_pct."""
     from .experiments import tsch_paper
     return tsch_paper.bench()
