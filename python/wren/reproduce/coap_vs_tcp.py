@@ -47,7 +47,7 @@ def _reliability_row(cv: Any, cell: dict[str, Any], what: dict[str, str]) -> Row
         paper, kind = pv("tcp.fig9.coap_above_tcp"), "label"
         note = "no level in the paper, only the ordering (next row)"
     return Row(f"{proto.upper()}: reliability at {loss:g} % injected loss", "%",
-               cell["reliability_pct"], paper, note=note, kind=kind,
+               cell["reliability_pct"], paper, note=note, kind=kind, headline=loss == 9.0,
                measured=what["measured"], modelled=what["modelled"], differs=what["differs"])
 
 
@@ -64,7 +64,7 @@ def _ordering_row(cv: Any, summary: Any, what: dict[str, str]) -> Row:
            f"{t['tcp_srtt_ms']:.0f} ms) with a window of segments in flight")
     return Row(f"CoAP above TCP at {order['loss_pct']:g} % (1 = the paper's ordering holds)",
                "0/1", 1.0 if order["reproduced"] else 0.0, pv("tcp.fig9.coap_above_tcp"),
-               paper_value=1.0, kind="label",
+               paper_value=1.0, kind="label", headline=True,
                note=(f"CoAP {c['reliability_pct']:.2f} % vs TCP {t['reliability_pct']:.2f} %" + why),
                measured="the two reliabilities' order, means over the seeds",
                modelled=what["modelled"], differs=what["differs"])

@@ -72,7 +72,8 @@ def _duty_rows(v: str, s: dict[str, Any], runs: str) -> list[Row]:
                        measured=f"simulator: radio on (listen + rx + tx) / each node's window, "
                                 f"{who}, {runs}; " + tp.WINDOW_TEXT[s["window"]],
                        modelled=MODELLED + "; radio states as the MAC switches them",
-                       differs=remark + "; " + DIFFERS, kind="label"))
+                       differs=remark + "; " + DIFFERS, kind="label",
+                       headline=v == "tsch_join" and key == "duty_cycle"))
     return out
 
 
