@@ -73,7 +73,7 @@ def _duty_rows(v: str, s: dict[str, Any], runs: str) -> list[Row]:
                                 f"{who}, {runs}; " + tp.WINDOW_TEXT[s["window"]],
                        modelled=MODELLED + "; radio states as the MAC switches them",
                        differs=remark + "; " + DIFFERS, kind="label",
-                       headline=v == "tsch_join" and key == "duty_cycle"))
+                       headline=v == "tsch:join" and key == "duty_cycle"))
     return out
 
 
