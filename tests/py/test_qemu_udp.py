@@ -7,6 +7,7 @@ The images' checks (every datagram arrived, packet buffers empty) are their
 exit codes: udp() raises when an image fails.
 """
 import re
+import os
 import shutil
 
 import pytest
@@ -164,6 +165,8 @@ def test_fig5_rows_and_curve(m3):
 
 @needs_arm
 @pytest.mark.skipif(not shutil.which("valgrind"), reason="needs valgrind (callgrind)")
+@pytest.mark.skipif(bool(os.environ.get("WREN_SANITIZED")),
+                    reason="valgrind cannot run under the sanitized stage's LD_PRELOADed ASan")
 def test_m3_counts_are_not_x86_counts(m3):
     # the figures once took x86-64 counts for Cortex-M3 ones: over the
     # loopback the M3 executes far more per byte (16-bit checksum steps,
