@@ -12,7 +12,7 @@ from typing import Any
 import platform
 
 from .. import paths
-from .core import CPU_MODEL, KIND_LABEL, Figure, Outcome, Row, fmt, papers, pv
+from .core import CPU_MODEL, KIND_LABEL, Figure, Outcome, Panel, Row, fmt, papers, pv
 
 
 
@@ -20,8 +20,59 @@ from .core import CPU_MODEL, KIND_LABEL, Figure, Outcome, Row, fmt, papers, pv
 
 def _band_ys(s: Any) -> tuple[list[float], list[float]]:
     lo, hi = s.band
-    return ([float("nan") if y is None else y for y in lo],
-            [float("nan") if y is None else y for y in hi])
+    return _nan(lo), _nan(hi)
+
+
+def _nan(ys: Any) -> list[float]:
+    return [float("nan") if y is None else y for y in ys]
+
+
+def _draw_bars(ax: Any, p: Panel) -> None:
+    """@p's series as groups of bars over its categories, a band as error bars."""
+    cats: list[Any] = []
+    for s in p.series:
+        cats += [x for x in s.xs if x not in cats]
+    width = 0.8 / max(len(p.series), 1)
+    for k, s in enumerate(p.series):
+        xs = [cats.index(x) + (k - (len(p.series) - 1) / 2) * width for x in s.xs]
+        ys = _nan(s.ys)
+        ax.bar(xs, ys, width, label=s.label, color=s.style,
+               hatch="//" if s.paper else None, edgecolor="black" if s.paper else None)
+        if s.band is not None:   # the series' sensitivity band as error bars
+            lo, hi = _band_ys(s)
+            ax.errorbar(xs, ys, yerr=[[y - a for y, a in zip(ys, lo)],
+                                      [b - y for y, b in zip(ys, hi)]],
+                        fmt="none", ecolor="black", capsize=4)
+    ax.set_xticks(range(len(cats)))
+    ax.set_xticklabels([str(c) for c in cats], rotation=20 if len(cats) > 4 else 0,
+                       ha="right" if len(cats) > 4 else "center", fontsize=8)
+
+
+def _draw_lines(ax: Any, p: Panel) -> None:
+    """@p's series as lines (the paper's with large markers), a band shaded."""
+    for s in p.series:
+        kw = {"markersize": 10, "markeredgewidth": 2} if s.paper else {}
+        line = ax.plot(s.xs, _nan(s.ys), s.style, label=s.label, **kw)[0]
+        if s.band is not None:   # the series' sensitivity band, shaded
+            ax.fill_between(s.xs, *_band_ys(s), color=line.get_color(), alpha=0.15,
+                            linewidth=0)
+
+
+def _decorate(ax: Any, p: Panel) -> None:
+    """The paper's levels and positions in red, scales, titles, grid, legend."""
+    for y, label in p.hlines:
+        ax.axhline(y, color="red", linestyle="--", label=label)
+    for k, (x, label) in enumerate(p.vlines):
+        ax.axvline(x, color="red", linestyle="--" if k == 0 else ":", label=label)
+    if p.logy:
+        ax.set_yscale("log")
+    elif not p.bars:
+        ax.set_ylim(bottom=0)
+    ax.set_title(p.title, fontsize=10)
+    ax.set_xlabel(p.xlabel)
+    ax.set_ylabel(p.ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
@@ -34,45 +85,8 @@ def plot(fig: Figure, out: Outcome, directory: Path) -> list[Path]:
     n = len(out.panels)
     mfig, axes = plt.subplots(1, n, figsize=(6.4 * n, 4.4), squeeze=False)
     for ax, p in zip(axes[0], out.panels):
-        if p.bars:
-            cats: list[Any] = []
-            for s in p.series:
-                cats += [x for x in s.xs if x not in cats]
-            width = 0.8 / max(len(p.series), 1)
-            for k, s in enumerate(p.series):
-                xs = [cats.index(x) + (k - (len(p.series) - 1) / 2) * width for x in s.xs]
-                ys = [float("nan") if y is None else y for y in s.ys]
-                ax.bar(xs, ys, width, label=s.label, color=s.style,
-                       hatch="//" if s.paper else None, edgecolor="black" if s.paper else None)
-                if s.band is not None:   # the series' sensitivity band as error bars
-                    lo, hi = _band_ys(s)
-                    ax.errorbar(xs, ys, yerr=[[y - a for y, a in zip(ys, lo)],
-                                              [b - y for y, b in zip(ys, hi)]],
-                                fmt="none", ecolor="black", capsize=4)
-            ax.set_xticks(range(len(cats)))
-            ax.set_xticklabels([str(c) for c in cats], rotation=20 if len(cats) > 4 else 0,
-                               ha="right" if len(cats) > 4 else "center", fontsize=8)
-        else:
-            for s in p.series:
-                ys = [float("nan") if y is None else y for y in s.ys]
-                kw = {"markersize": 10, "markeredgewidth": 2} if s.paper else {}
-                line = ax.plot(s.xs, ys, s.style, label=s.label, **kw)[0]
-                if s.band is not None:   # the series' sensitivity band, shaded
-                    ax.fill_between(s.xs, *_band_ys(s), color=line.get_color(), alpha=0.15,
-                                    linewidth=0)
-        for y, label in p.hlines:
-            ax.axhline(y, color="red", linestyle="--", label=label)
-        for k, (x, label) in enumerate(p.vlines):
-            ax.axvline(x, color="red", linestyle="--" if k == 0 else ":", label=label)
-        if p.logy:
-            ax.set_yscale("log")
-        elif not p.bars:
-            ax.set_ylim(bottom=0)
-        ax.set_title(p.title, fontsize=10)
-        ax.set_xlabel(p.xlabel)
-        ax.set_ylabel(p.ylabel)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        (_draw_bars if p.bars else _draw_lines)(ax, p)
+        _decorate(ax, p)
     mfig.suptitle(f"{fig.name}: {fig.title}\n(the paper's values in red)", fontsize=10)
     _caption(mfig, out)
     directory.mkdir(parents=True, exist_ok=True)
