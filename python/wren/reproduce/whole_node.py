@@ -262,12 +262,14 @@ def _fig12_rows(tx: dict[str, float], rx: dict[str, float], n: int, got: int,
     rows = []
     for who, e, k in (("sender", tx, n), ("receiver", rx, got)):
         rows += [
-            Row(f"{who}: board energy per packet, MCU asleep uncharged", "mJ", e["low"], paper,
+            Row(f"{who}: board energy per packet, lower bound (the MCU's sleep uncharged: "
+                f"no cited current)", "mJ", e["low"], paper, headline=who == "sender",
                 note=f"radio {e['radio']:.1f} + MCU active {e['mcu_active']:.4f} mJ "
                      f"({e['cpu_ms']:.3f} ms CPU per packet); over {k} packets",
                 measured="radio state times and stack counters of 2 simulated nodes (./wren sim)",
                 modelled=f"{currents}; {cpu_model}", differs=differs, kind="paper"),
-            Row(f"{who}: board energy per packet, MCU never sleeping", "mJ", e["high"], paper,
+            Row(f"{who}: board energy per packet, upper bound (the MCU never sleeping)", "mJ",
+                e["high"], paper, headline=who == "sender",
                 note=f"radio {e['radio']:.1f} + MCU at 15 mA for the whole second",
                 measured="radio state times of 2 simulated nodes (./wren sim)",
                 modelled=f"{currents}; the MCU running all the time", differs=differs,
