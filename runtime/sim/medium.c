@@ -468,39 +468,63 @@ static void rx_abort(struct wren_sim_radio *r)
     }
 }
 
+/* SET CHANNEL: 11..26, not while sending */
+static int set_channel(struct wren_sim_radio *r, const void *val, size_t len)
+{
+    uint16_t ch;
+    if (len != 2 || (memcpy(&ch, val, 2), ch < 11 || ch > 26)) {
+        return -EINVAL;
+    }
+    if (r->tx_phase >= SIM_TX_TURNAROUND) {
+        return -EBUSY;
+    }
+    if (ch == r->channel) {
+        return 0;
+    }
+    rx_abort(r);
+    /* what this radio hears is per channel: recount on the new one (it
+     * hears those frames' energy but locks onto none of them) */
+    r->channel = ch;
+    r->audible = 0;
+    for (uint32_t i = 0; i < r->medium->n_radios; i++) {
+        struct wren_sim_radio *o = r->medium->radios[i];
+        if (o == r || o->tx_phase != SIM_TX_ON_AIR || o->channel != ch) {
+            continue;
+        }
+        for (uint32_t k = 0; k < o->n_links; k++) {
+            if (o->links[k].to == r->index) {
+                r->audible++;
+            }
+        }
+    }
+    return 0;
+}
+
+/* SET STATE: off or on (idle/rx), not while sending or uploading */
+static int set_radio_state(struct wren_sim_radio *r, const void *val, size_t len)
+{
+    uint8_t s;
+    if (len != 1 || (memcpy(&s, val, 1), s > WREN_NETOPT_STATE_IDLE)) {
+        return -EINVAL;
+    }
+    if (r->tx_phase != SIM_TX_IDLE || r->proc_phase != SIM_PROC_IDLE) {
+        return -EBUSY;
+    }
+    if (s == WREN_NETOPT_STATE_OFF) {
+        rx_abort(r);
+    } else if (r->state == WREN_NETOPT_STATE_RX) {
+        return 0; /* on already, and receiving */
+    }
+    set_state(r, s);
+    return 0;
+}
+
 static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len)
 {
     struct wren_sim_radio *r = radio_of(dev);
     switch (opt) {
-    case WREN_NETOPT_CHANNEL: {
-        uint16_t ch;
-        if (len != 2 || (memcpy(&ch, val, 2), ch < 11 || ch > 26)) {
-            return -EINVAL;
-        }
-        if (r->tx_phase >= SIM_TX_TURNAROUND) {
-            return -EBUSY;
-        }
-        if (ch == r->channel) {
-            return 0;
-        }
-        rx_abort(r);
-        /* what this radio hears is per channel: recount on the new one (it
-         * hears those frames' energy but locks onto none of them) */
-        r->channel = ch;
-        r->audible = 0;
-        for (uint32_t i = 0; i < r->medium->n_radios; i++) {
-            struct wren_sim_radio *o = r->medium->radios[i];
-            if (o == r || o->tx_phase != SIM_TX_ON_AIR || o->channel != ch) {
-                continue;
-            }
-            for (uint32_t k = 0; k < o->n_links; k++) {
-                if (o->links[k].to == r->index) {
-                    r->audible++;
-                }
-            }
-        }
-        return 0;
-    }
+    case WREN_NETOPT_CHANNEL:
+        return set_channel(r, val, len);
     case WREN_NETOPT_ADDRESS:
         return len == 2 ? (memcpy(r->short_addr, val, 2), 0) : -EINVAL;
     case WREN_NETOPT_ADDRESS_LONG:
@@ -515,22 +539,8 @@ static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, siz
         }
         r->cca_before_tx = *(const uint8_t *)val != 0;
         return 0;
-    case WREN_NETOPT_STATE: {
-        uint8_t s;
-        if (len != 1 || (memcpy(&s, val, 1), s > WREN_NETOPT_STATE_IDLE)) {
-            return -EINVAL;
-        }
-        if (r->tx_phase != SIM_TX_IDLE || r->proc_phase != SIM_PROC_IDLE) {
-            return -EBUSY;
-        }
-        if (s == WREN_NETOPT_STATE_OFF) {
-            rx_abort(r);
-        } else if (r->state == WREN_NETOPT_STATE_RX) {
-            return 0; /* on already, and receiving */
-        }
-        set_state(r, s);
-        return 0;
-    }
+    case WREN_NETOPT_STATE:
+        return set_radio_state(r, val, len);
     default:
         return -ENOTSUP;
     }
