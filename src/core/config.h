@@ -36,6 +36,32 @@
 #define CONFIG_WREN_NETIF_MAX_SNIPS 8
 #endif
 
+/** NDNLPv2 reassembly (src/ndn/ndnlp_frag.h), per link: packets in pieces
+ *  held at once, and the largest packet and most pieces taken. The slots
+ *  and the size are 6LoWPAN's (CONFIG_WREN_SIXLOWPAN_REASS_SLOTS and
+ *  _MAX_DGRAM: 2 and 1,280 bytes, the IPv6 minimum MTU, RFC 8200 5), so the
+ *  NDN and IP stacks reassemble the same. Pieces wait in the packet buffer:
+ *  an idle slot costs its bookkeeping only. 32 pieces carry 1,280 bytes in
+ *  pieces of 40, less than an 802.15.4 frame carries with the longest MAC
+ *  header and security. The timeout runs from the last piece received and
+ *  is NFD's LpReassembler default (reassemblyTimeout, 500 ms: NFD
+ *  daemon/face/lp-reassembler.hpp). */
+#ifndef CONFIG_WREN_NDNLP_REASS_SLOTS
+#define CONFIG_WREN_NDNLP_REASS_SLOTS 2
+#endif
+#ifndef CONFIG_WREN_NDNLP_MAX_PKT
+#define CONFIG_WREN_NDNLP_MAX_PKT 1280
+#endif
+#ifndef CONFIG_WREN_NDNLP_MAX_FRAGS
+#define CONFIG_WREN_NDNLP_MAX_FRAGS 32
+#endif
+#ifndef CONFIG_WREN_NDNLP_REASS_TIMEOUT_MS
+#define CONFIG_WREN_NDNLP_REASS_TIMEOUT_MS 500
+#endif
+_Static_assert(CONFIG_WREN_NDNLP_REASS_SLOTS > 0 && CONFIG_WREN_NDNLP_MAX_FRAGS > 1 &&
+                   CONFIG_WREN_NDNLP_MAX_FRAGS <= 0xffff && CONFIG_WREN_NDNLP_MAX_PKT <= 0xffff,
+               "NDNLPv2 reassembly: 1+ slots, 2..65535 pieces, packets of 16-bit length");
+
 _Static_assert(CONFIG_WREN_SCHED_QUEUE_LEN > 0 && CONFIG_WREN_SCHED_QUEUE_LEN < 255,
                "scheduler queue indices are 8 bits");
 _Static_assert(CONFIG_WREN_SCHED_PRIOS > 0 && CONFIG_WREN_SCHED_PRIOS <= 8,
