@@ -75,6 +75,14 @@ enum {
     NDN_T_LP_PACKET = 0x64,       /**< NDNLPv2 (src/wire/ndnlp.h, not this codec) */
 };
 
+/** The 802.15.4 dispatch byte before every NDN packet in a frame: in RFC
+ *  4944's NALP range 00xxxxxx ("not a LoWPAN frame", section 5.1), so
+ *  6LoWPAN leaves the frame alone. The NDN type byte cannot be the
+ *  dispatch itself: an NDNLPv2 LpPacket (0x64) reads as IPHC (011xxxxx). */
+#define NDN_IEEE802154_DISPATCH 0x3f
+/** NDN's EtherType (NFD's Ethernet face; the IEEE registry's 0x8624). */
+#define NDN_ETHERTYPE 0x8624
+
 #define NDN_DIGEST_LEN 32             /**< SHA-256 */
 #define NDN_SIG_DIGEST_SHA256 0       /**< SignatureType DigestSha256 */
 #define NDN_LIFETIME_DEFAULT_MS 4000  /**< InterestLifetime when absent (0.3, Interest) */
