@@ -170,7 +170,7 @@ struct wren_ndn_console {
     struct wren_shell *sh;      /**< where their lines go */
     struct wren_timer timer;    /**< the consumer's Interest lifetime */
     uint64_t sent_at;
-    uint8_t name[CONFIG_WREN_NDN_FIB_NAME * 2]; /**< the Interest waiting (its Name's value) */
+    uint8_t name[160];          /**< the Interest waiting (its Name's value; a shell line is shorter) */
     uint8_t name_len;
     bool waiting;
     bool cbp;
