@@ -1,5 +1,5 @@
 /* The NDN module: its message handler, GET/SET and start. The forwarder's
- * tables are in ndn_fwd.c, the faces in ndn_face.c. */
+ * tables are in wren_ndn_fwd.c, the faces in wren_ndn_face.c. */
 #include "ndn/ndn.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 static void app_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ndn->node->pktbuf;
-    const struct wren_ndn_face *f = ndn_face(ndn, face);
+    const struct wren_ndn_face *f = wren_ndn_face(ndn, face);
     if (f == NULL || f->kind != WREN_NDN_FACE_APP || pkt == NULL) {
         ndn->stats.rx_drop_no_face++;
         if (pkt) {
@@ -29,14 +29,14 @@ static void app_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
         wren_pktbuf_release(pb, pkt);
         return;
     }
-    ndn_fwd_rx(ndn, face, pkt);
+    wren_ndn_fwd_rx(ndn, face, pkt);
 }
 
 static void ndn_handle(struct wren_node *node, struct wren_module *self, const struct wren_msg *msg)
 {
     struct wren_ndn *ndn = (struct wren_ndn *)self;
     if (msg->type == WREN_MSG_RCV && msg->ptr) {
-        ndn_face_link_rx(ndn, msg->ptr);
+        wren_ndn_face_link_rx(ndn, msg->ptr);
     } else if (msg->type == WREN_MSG_SND) {
         app_rx(ndn, (uint8_t)msg->arg, msg->ptr);
     } else if (msg->ptr && msg->type != WREN_MSG_SIGNAL) {
@@ -53,7 +53,7 @@ static int ndn_get(struct wren_node *node, struct wren_module *self, uint16_t op
         return wren_netopt_put(val, max, &ndn->stats, sizeof(ndn->stats));
     }
     if (opt == WREN_NETOPT_NDN_FACE) {
-        const struct wren_ndn_face *f = ctx <= 255 ? ndn_face(ndn, (uint8_t)ctx) : NULL;
+        const struct wren_ndn_face *f = ctx <= 255 ? wren_ndn_face(ndn, (uint8_t)ctx) : NULL;
         return f ? wren_netopt_put(val, max, f, sizeof(*f)) : -ENOENT;
     }
     return -ENOTSUP;
@@ -71,7 +71,7 @@ static int ndn_set(struct wren_node *node, struct wren_module *self, uint16_t op
             return -EINVAL;
         }
         memcpy(&c, val, sizeof(c));
-        return ndn_face_add(ndn, &c);
+        return wren_ndn_face_add(ndn, &c);
     }
     if (opt == WREN_NETOPT_NDN_ROUTE) {
         struct wren_ndn_route r;
@@ -79,10 +79,10 @@ static int ndn_set(struct wren_node *node, struct wren_module *self, uint16_t op
             return -EINVAL;
         }
         memcpy(&r, val, sizeof(r));
-        return ndn_fib_set(ndn, &r);
+        return wren_ndn_fib_set(ndn, &r);
     }
     if (opt == WREN_NETOPT_NDN_FACE_DEL && len == 1) {
-        ndn_face_del(ndn, *(const uint8_t *)val);
+        wren_ndn_face_del(ndn, *(const uint8_t *)val);
         return 0;
     }
     return -ENOTSUP;
@@ -116,16 +116,16 @@ int wren_ndn_init(struct wren_node *node, struct wren_ndn *ndn)
     ndn->module.ops = &wren_ndn_module;
     ndn->module.prio = WREN_PRIO_NET;
     ndn->node = node;
-    wren_timer_init(&ndn->pit_timer, ndn_pit_timer, ndn);
+    wren_timer_init(&ndn->pit_timer, wren_ndn_pit_timer, ndn);
     int r = wren_netreg_register(node, WREN_NETTYPE_NDN, WREN_NETREG_DEMUX_ALL, &ndn->module,
                                  &ndn->reg);
     if (r == 0) {
-        (void)ndn_face_udp_open(ndn); /* port 6363 taken: no UDP face, the rest works */
+        (void)wren_ndn_face_udp_open(ndn); /* port 6363 taken: no UDP face, the rest works */
     }
     return r;
 }
 
 void wren_ndn_flush(struct wren_ndn *ndn)
 {
-    ndn_fwd_flush(ndn);
+    wren_ndn_fwd_flush(ndn);
 }

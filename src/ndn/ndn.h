@@ -20,8 +20,8 @@
  *   udp   | remote IPv6 address + port         | a route, or the first datagram
  *   app   | an application endpoint            | wren_ndn_app_open()
  * @endverbatim
- * A packet larger than its face's frame goes to ndn_face_send_large()
- * (src/ndn/ndn_face.c), which counts it (too_big) and drops it: that is
+ * A packet larger than its face's frame goes to wren_ndn_face_send_large()
+ * (src/ndn/wren_ndn_face.c), which counts it (too_big) and drops it: that is
  * where NDNLPv2 fragmentation plugs in.
  */
 #ifndef WREN_NDN_NDN_H
@@ -103,7 +103,7 @@ _Static_assert(CONFIG_WREN_NDN_PIT_NONCES >= 1, "a PIT entry needs a nonce");
     C(drop_no_route)          /* an Interest no FIB entry matches */                      \
     C(drop_pit_full)                                                                      \
     C(tx_drop)                /* a face could not send (queue or buffer full) */          \
-    C(too_big)                /* larger than the face's frame (ndn_face_send_large) */    \
+    C(too_big)                /* larger than the face's frame (wren_ndn_face_send_large) */    \
     C(pit_aggregated)         /* Interests added to a pending entry, not forwarded */     \
     C(pit_retx)               /* retransmissions forwarded (to the next route if any) */  \
     C(pit_satisfied)                                                                      \

@@ -17,7 +17,7 @@
  * ether.mcast_group 01:00:5E:00:17:AA) */
 static const uint8_t eth_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa };
 
-struct wren_ndn_face *ndn_face(struct wren_ndn *ndn, uint8_t id)
+struct wren_ndn_face *wren_ndn_face(struct wren_ndn *ndn, uint8_t id)
 {
     if (id == 0 || id > CONFIG_WREN_NDN_FACES || ndn->faces[id - 1].kind == WREN_NDN_FACE_NONE) {
         return NULL;
@@ -66,7 +66,7 @@ static int link_face_setup(struct wren_ndn *ndn, struct wren_ndn_face *f)
     return 0;
 }
 
-int ndn_face_add(struct wren_ndn *ndn, const struct wren_ndn_face_cfg *cfg)
+int wren_ndn_face_add(struct wren_ndn *ndn, const struct wren_ndn_face_cfg *cfg)
 {
     struct wren_ndn_face *free_face = NULL;
     if (cfg->addr_len > sizeof(cfg->addr)) {
@@ -96,15 +96,15 @@ int ndn_face_add(struct wren_ndn *ndn, const struct wren_ndn_face_cfg *cfg)
     return (int)(free_face - ndn->faces) + 1;
 }
 
-void ndn_face_del(struct wren_ndn *ndn, uint8_t id)
+void wren_ndn_face_del(struct wren_ndn *ndn, uint8_t id)
 {
-    if (ndn_face(ndn, id)) {
-        ndn_fwd_face_gone(ndn, id);
+    if (wren_ndn_face(ndn, id)) {
+        wren_ndn_fwd_face_gone(ndn, id);
         memset(&ndn->faces[id - 1], 0, sizeof(ndn->faces[0]));
     }
 }
 
-int ndn_face_send_large(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
+int wren_ndn_face_send_large(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
 {
     /* NDNLPv2 fragmentation (src/ndn/ndnlp_frag.h) plugs in here */
     (void)id, (void)pkt;
@@ -161,12 +161,12 @@ static int send_app(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
     return wren_netapi_dispatch(ndn->node, WREN_NETTYPE_NDN, id, WREN_MSG_RCV, pkt) ? 0 : -ENOENT;
 }
 
-int ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
+int wren_ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
 {
-    const struct wren_ndn_face *f = ndn_face(ndn, id);
+    const struct wren_ndn_face *f = wren_ndn_face(ndn, id);
     int r = -ENOENT;
     if (f && pkt->size > f->mtu) {
-        return ndn_face_send_large(ndn, id, pkt);
+        return wren_ndn_face_send_large(ndn, id, pkt);
     }
     if (f && f->kind == WREN_NDN_FACE_LINK) {
         r = send_link(ndn, f, pkt);
@@ -183,7 +183,7 @@ int ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
 
 /* ---- receiving ------------------------------------------------------- */
 
-void ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
+void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ndn->node->pktbuf;
     struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
@@ -194,8 +194,8 @@ void ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
         c.addr_len = nh->src_len;
         memcpy(c.addr, nh->src, nh->src_len);
     }
-    int face = nh ? ndn_face_add(ndn, &c) : -EINVAL;
-    struct wren_ndn_face *f = face > 0 ? ndn_face(ndn, (uint8_t)face) : NULL;
+    int face = nh ? wren_ndn_face_add(ndn, &c) : -EINVAL;
+    struct wren_ndn_face *f = face > 0 ? wren_ndn_face(ndn, (uint8_t)face) : NULL;
     /* 802.15.4: the dispatch byte goes; the packet becomes one snip of its own */
     size_t skip = f && f->dev_type == WREN_NETDEV_TYPE_IEEE802154 ? 1 : 0;
     struct wren_snip *s = f && pkt->size > skip
@@ -207,7 +207,7 @@ void ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
     }
     wren_pktbuf_release(pb, pkt);
     if (s) {
-        ndn_fwd_rx(ndn, (uint8_t)face, s);
+        wren_ndn_fwd_rx(ndn, (uint8_t)face, s);
     }
 }
 
@@ -230,7 +230,7 @@ static void udp_rx(struct wren_sock_udp *sock, unsigned events, void *arg)
         }
         struct wren_ndn_face_cfg c = { .kind = WREN_NDN_FACE_UDP, .addr_len = 16, .port = from.port };
         memcpy(c.addr, from.addr, 16);
-        int face = n > 0 && s ? ndn_face_add(ndn, &c) : -EINVAL;
+        int face = n > 0 && s ? wren_ndn_face_add(ndn, &c) : -EINVAL;
         if (face <= 0) {
             *(s == NULL ? &ndn->stats.rx_drop_nobuf
               : n <= 0  ? &ndn->stats.rx_drop_malformed
@@ -241,11 +241,11 @@ static void udp_rx(struct wren_sock_udp *sock, unsigned events, void *arg)
             continue;
         }
         wren_pktbuf_trim_back(pb, s, (size_t)n);
-        ndn_fwd_rx(ndn, (uint8_t)face, s);
+        wren_ndn_fwd_rx(ndn, (uint8_t)face, s);
     }
 }
 
-int ndn_face_udp_open(struct wren_ndn *ndn)
+int wren_ndn_face_udp_open(struct wren_ndn *ndn)
 {
     struct wren_sock_udp_ep local = { .port = WREN_NDN_UDP_PORT };
     int r = wren_sock_udp_create(ndn->node, &ndn->udp, &local, NULL);

@@ -121,7 +121,7 @@ static void pit_arm(struct wren_ndn *ndn)
     }
 }
 
-void ndn_pit_timer(struct wren_timer *t, void *arg)
+void wren_ndn_pit_timer(struct wren_timer *t, void *arg)
 {
     (void)t;
     struct wren_ndn *ndn = arg;
@@ -249,7 +249,7 @@ static void cs_send(struct wren_ndn *ndn, const struct wren_ndn_cs_entry *c, uin
         ndn->stats.tx_drop++;
         return;
     }
-    if (ndn_face_send(ndn, face, s) == 0) {
+    if (wren_ndn_face_send(ndn, face, s) == 0) {
         ndn->stats.tx_data++;
     }
     wren_pktbuf_release(&ndn->node->pktbuf, s);
@@ -278,7 +278,7 @@ static struct wren_ndn_fib_entry *fib_find(struct wren_ndn *ndn, const uint8_t *
     return NULL;
 }
 
-struct wren_ndn_fib_entry *ndn_fib_lookup(struct wren_ndn *ndn, const struct ndn_name *name)
+struct wren_ndn_fib_entry *wren_ndn_fib_lookup(struct wren_ndn *ndn, const struct ndn_name *name)
 {
     struct wren_ndn_fib_entry *best = NULL;
     for (int i = 0; i < CONFIG_WREN_NDN_FIB; i++) {
@@ -303,7 +303,7 @@ static int fib_del(struct wren_ndn_fib_entry *f, uint8_t face)
     return found;
 }
 
-int ndn_fib_set(struct wren_ndn *ndn, const struct wren_ndn_route *r)
+int wren_ndn_fib_set(struct wren_ndn *ndn, const struct wren_ndn_route *r)
 {
     struct ndn_name n;
     if (r->len > CONFIG_WREN_NDN_FIB_NAME || wren_ndn_name_parse(r->name, r->len, &n) < 0) {
@@ -313,7 +313,7 @@ int ndn_fib_set(struct wren_ndn *ndn, const struct wren_ndn_route *r)
     if (r->cost == WREN_NDN_ROUTE_DEL) {
         return fib_del(f, r->face);
     }
-    if (ndn_face(ndn, r->face) == NULL) {
+    if (wren_ndn_face(ndn, r->face) == NULL) {
         return -EINVAL;
     }
     for (int i = 0; f == NULL && i < CONFIG_WREN_NDN_FIB; i++) {
@@ -345,11 +345,11 @@ static const struct wren_ndn_nexthop *pick_hop(const struct wren_ndn_fib_entry *
     const struct wren_ndn_nexthop *best = NULL, *untried = NULL;
     for (int i = 0; f && i < CONFIG_WREN_NDN_NEXTHOPS; i++) {
         const struct wren_ndn_nexthop *h = &f->hops[i];
-        if (h->face == 0 || (exclude & ndn_face_bit(h->face))) {
+        if (h->face == 0 || (exclude & wren_ndn_face_bit(h->face))) {
             continue;
         }
         best = !best || h->cost < best->cost ? h : best;
-        if (!(tried & ndn_face_bit(h->face)) && (!untried || h->cost < untried->cost)) {
+        if (!(tried & wren_ndn_face_bit(h->face)) && (!untried || h->cost < untried->cost)) {
             untried = h;
         }
     }
@@ -362,12 +362,12 @@ static bool forward(struct wren_ndn *ndn, struct wren_ndn_pit_entry *e, struct w
                     const struct ndn_interest *in, bool retx)
 {
     const struct wren_ndn_nexthop *h =
-        pick_hop(ndn_fib_lookup(ndn, &in->name), e->in_faces, retx ? e->out_faces : 0);
+        pick_hop(wren_ndn_fib_lookup(ndn, &in->name), e->in_faces, retx ? e->out_faces : 0);
     if (h == NULL) {
         ndn->stats.drop_no_route++;
         return false;
     }
-    struct wren_ndn_face *f = ndn_face(ndn, h->face);
+    struct wren_ndn_face *f = wren_ndn_face(ndn, h->face);
     if (in->has_hop_limit && in->hop_limit_at) {
         /* 0.3, HopLimit: decremented before forwarding, never sent on at 0 */
         uint8_t *at = (uint8_t *)(uintptr_t)in->hop_limit_at;
@@ -377,8 +377,8 @@ static bool forward(struct wren_ndn *ndn, struct wren_ndn_pit_entry *e, struct w
             return true;
         }
     }
-    e->out_faces |= ndn_face_bit(h->face);
-    if (ndn_face_send(ndn, h->face, pkt) == 0) {
+    e->out_faces |= wren_ndn_face_bit(h->face);
+    if (wren_ndn_face_send(ndn, h->face, pkt) == 0) {
         ndn->stats.tx_interests++;
         ndn->stats.pit_retx += retx;
     }
@@ -413,12 +413,12 @@ static void interest_pending(struct wren_ndn *ndn, struct wren_ndn_pit_entry *e,
     uint64_t exp = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u;
     pit_add_nonce(e, in->nonce);
     e->expires = exp > e->expires ? exp : e->expires;
-    if (e->in_faces & ndn_face_bit(face)) {
+    if (e->in_faces & wren_ndn_face_bit(face)) {
         /* the same downstream asks again with a new nonce: it lost the
          * first; try the next route that has not been tried */
         forward(ndn, e, pkt, in, true);
     } else {
-        e->in_faces |= ndn_face_bit(face);
+        e->in_faces |= wren_ndn_face_bit(face);
         ndn->stats.pit_aggregated++;
     }
     wren_pktbuf_release(&ndn->node->pktbuf, pkt);
@@ -439,7 +439,7 @@ static void interest_new(struct wren_ndn *ndn, uint8_t face, struct wren_snip *p
     }
     *e = (struct wren_ndn_pit_entry){
         .interest = pkt, .name_off = (uint16_t)(in->name.v - pkt->data),
-        .name_len = in->name.len, .in_faces = ndn_face_bit(face), .flags = pit_flags(in),
+        .name_len = in->name.len, .in_faces = wren_ndn_face_bit(face), .flags = pit_flags(in),
         .expires = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u,
     };
     pit_add_nonce(e, in->nonce);
@@ -453,7 +453,7 @@ static void on_interest(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pk
 {
     struct ndn_interest in;
     int r = wren_ndn_interest_parse(pkt->data, pkt->size, &in);
-    struct wren_ndn_face *f = ndn_face(ndn, face);
+    struct wren_ndn_face *f = wren_ndn_face(ndn, face);
     if (r < 0 || (in.has_hop_limit && in.hop_limit == 0 && f->kind != WREN_NDN_FACE_APP)) {
         if (r < 0) {
             count_bad(ndn, r);
@@ -526,14 +526,14 @@ static void on_data(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
     pit_arm(ndn);
     cs_insert(ndn, pkt, &d);
     for (uint8_t f = 1; f <= CONFIG_WREN_NDN_FACES; f++) {
-        if ((down & ndn_face_bit(f)) && f != face && ndn_face_send(ndn, f, pkt) == 0) {
+        if ((down & wren_ndn_face_bit(f)) && f != face && wren_ndn_face_send(ndn, f, pkt) == 0) {
             ndn->stats.tx_data++;
         }
     }
     wren_pktbuf_release(&ndn->node->pktbuf, pkt);
 }
 
-void ndn_fwd_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
+void wren_ndn_fwd_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
 {
     uint32_t t = wren_ndn_packet_type(pkt->data, pkt->size);
     if (t == NDN_T_INTEREST) {
@@ -546,15 +546,15 @@ void ndn_fwd_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
     }
 }
 
-void ndn_fwd_face_gone(struct wren_ndn *ndn, uint8_t face)
+void wren_ndn_fwd_face_gone(struct wren_ndn *ndn, uint8_t face)
 {
     for (int i = 0; i < CONFIG_WREN_NDN_FIB; i++) {
         fib_del(&ndn->fib[i], face);
     }
     for (int i = 0; i < CONFIG_WREN_NDN_PIT; i++) {
         struct wren_ndn_pit_entry *e = &ndn->pit[i];
-        e->in_faces &= (uint16_t)~ndn_face_bit(face);
-        e->out_faces &= (uint16_t)~ndn_face_bit(face);
+        e->in_faces &= (uint16_t)~wren_ndn_face_bit(face);
+        e->out_faces &= (uint16_t)~wren_ndn_face_bit(face);
         if (e->interest && e->in_faces == 0) {
             pit_free(ndn, e);
         }
@@ -562,7 +562,7 @@ void ndn_fwd_face_gone(struct wren_ndn *ndn, uint8_t face)
     pit_arm(ndn);
 }
 
-void ndn_fwd_flush(struct wren_ndn *ndn)
+void wren_ndn_fwd_flush(struct wren_ndn *ndn)
 {
     for (int i = 0; i < CONFIG_WREN_NDN_PIT; i++) {
         if (ndn->pit[i].interest) {

@@ -32,7 +32,7 @@ static void show_faces(struct wren_shell *sh, struct wren_ndn *ndn)
 {
     static const char *const kinds[] = { "-", "link", "udp", "app" };
     for (uint8_t i = 1; i <= CONFIG_WREN_NDN_FACES; i++) {
-        const struct wren_ndn_face *f = ndn_face(ndn, i);
+        const struct wren_ndn_face *f = wren_ndn_face(ndn, i);
         if (f == NULL) {
             continue;
         }
@@ -133,7 +133,7 @@ static int face_spec(struct wren_shell *sh, struct wren_ndn *ndn, int argc, char
     if (argc >= 2 && strcmp(argv[0], "face") == 0) {
         *used = 2;
         long id = wren_shell_num(argv[1], 1, CONFIG_WREN_NDN_FACES, &bad);
-        return bad || !ndn_face(ndn, (uint8_t)id) ? -ENOENT : (int)id;
+        return bad || !wren_ndn_face(ndn, (uint8_t)id) ? -ENOENT : (int)id;
     }
     if (argc >= 2 && strcmp(argv[0], "if") == 0) {
         c.kind = WREN_NDN_FACE_LINK;
@@ -153,7 +153,7 @@ static int face_spec(struct wren_shell *sh, struct wren_ndn *ndn, int argc, char
         return -EINVAL;
     }
     (void)sh;
-    return bad ? -EINVAL : ndn_face_add(ndn, &c);
+    return bad ? -EINVAL : wren_ndn_face_add(ndn, &c);
 }
 
 static int cmd_route(struct wren_shell *sh, struct wren_ndn *ndn, int argc, char **argv)
@@ -181,7 +181,7 @@ static int cmd_route(struct wren_shell *sh, struct wren_ndn *ndn, int argc, char
     } else if (argc != 4 + used) {
         bad = 1;
     }
-    int rc = bad ? -EINVAL : ndn_fib_set(ndn, &r);
+    int rc = bad ? -EINVAL : wren_ndn_fib_set(ndn, &r);
     if (rc < 0) {
         return wren_shell_error(sh, rc, add ? "ndn route add" : "ndn route del");
     }

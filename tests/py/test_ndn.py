@@ -195,7 +195,7 @@ def test_ndn_must_be_fresh_skips_stale_data(sim_factory):
 
 def test_ndn_packet_larger_than_the_frame_is_counted_too_big(sim_factory):
     """An Interest whose name does not fit an 802.15.4 frame goes to
-    ndn_face_send_large(), which counts it (NDNLPv2 plugs in there)."""
+    wren_ndn_face_send_large(), which counts it (NDNLPv2 plugs in there)."""
     s = sim_factory(1)
     s.set_modules(["ndn"])
     s.add_node()
