@@ -8,6 +8,7 @@
 #include "net/netopt.h"
 #include "net/nettype.h"
 #include "wire/ethernet.h"
+#include "wire/ndn_tlv.h"
 #include "wire/ipv6.h"
 
 static const uint8_t bcast[ETH_ADDR_LEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -52,7 +53,8 @@ static int link_send(struct wren_netif *netif, struct wren_snip *pkt)
     struct wren_ethernet_netif *nif = to_nif(netif);
     struct wren_node *node = netif->node;
     const struct wren_netif_hdr *nh = wren_netif_hdr(pkt);
-    struct eth_hdr h = {.type = ETHERTYPE_IPV6};
+    bool ndn = pkt->next && pkt->next->type == WREN_NETTYPE_NDN;
+    struct eth_hdr h = {.type = ndn ? NDN_ETHERTYPE : ETHERTYPE_IPV6};
     size_t plen = wren_pkt_len(pkt->next);
     if (nh->dst_len == ETH_ADDR_LEN) {
         memcpy(h.dst, nh->dst, ETH_ADDR_LEN);
@@ -115,7 +117,7 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
                                         : &netif->stats.rx_drop_malformed;
         goto drop;
     }
-    if (h.type != ETHERTYPE_IPV6) {
+    if (h.type != ETHERTYPE_IPV6 && h.type != NDN_ETHERTYPE) {
         reason = &netif->stats.rx_drop_unsupported; /* ARP, IPv4, LLDP, ... */
         goto drop;
     }
@@ -154,9 +156,8 @@ static void link_recv(struct wren_netif *netif, struct wren_snip *pkt,
     nh->rssi = info->rssi;
     nh->lqi = info->lqi;
     size_t len = pkt->size;
-    pkt->type = WREN_NETTYPE_IPV6;
-    if (wren_netapi_dispatch(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) ==
-        0) {
+    pkt->type = h.type == NDN_ETHERTYPE ? WREN_NETTYPE_NDN : WREN_NETTYPE_IPV6;
+    if (wren_netapi_dispatch(node, pkt->type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {
         netif->stats.rx_drop_no_receiver++;
         return;
     }

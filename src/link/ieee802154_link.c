@@ -10,6 +10,7 @@
 #include "net/nettype.h"
 #include "link/mac_priv.h"
 #include "wire/ieee802154.h"
+#include "wire/ndn_tlv.h"
 
 #define MAX_PSDU 127
 #define MAX_MHR 23 /* FCF, seq, two PANs, two extended addresses */
@@ -326,9 +327,11 @@ static bool link_deliver(struct wren_node *node, struct wren_netif *netif,
     nh->lqi = info->lqi;
 
     if (type == WREN_NETTYPE_UNDEF) {
-        /* RFC 4944 5.1: a first byte 00xxxxxx is "not a LoWPAN frame" */
+        /* RFC 4944 5.1: a first byte 00xxxxxx is "not a LoWPAN frame"; NDN
+         * takes one of those (wire/ndn_tlv.h) */
         type = (pkt->size && (pkt->data[0] & 0xc0) != 0) ? WREN_NETTYPE_SIXLOWPAN
-                                                         : WREN_NETTYPE_UNDEF;
+               : pkt->size && pkt->data[0] == NDN_IEEE802154_DISPATCH ? WREN_NETTYPE_NDN
+                                                                      : WREN_NETTYPE_UNDEF;
     }
     size_t len = pkt->size;
     if (wren_netapi_dispatch(node, type, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV, pkt) == 0) {

@@ -203,6 +203,16 @@ enum wren_netopt {
                                                  it takes datagrams whose checksum the
                                                  sender elided (RFC 6282 4.3.2); UDP asks
                                                  with GET, no answer means no */
+
+    /* NDN (src/ndn/ndn.h) */
+    WREN_NETOPT_NDN_FACE = 0x240, /**< SET on the forwarder: struct wren_ndn_face_cfg, a face
+                                       found or made; answers its id (> 0) or -ENOSPC.
+                                       GET ctx = face id: struct wren_ndn_face */
+    WREN_NETOPT_NDN_ROUTE,        /**< SET on the forwarder: struct wren_ndn_route (add, or
+                                       remove with cost WREN_NDN_ROUTE_DEL); 0, -ENOSPC,
+                                       -ENOENT, -EINVAL */
+    WREN_NETOPT_NDN_FACE_DEL,     /**< SET on the forwarder: uint8_t face id: an app closed
+                                       its face (its routes and PIT records go) */
 };
 
 struct wren_snip;

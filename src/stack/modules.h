@@ -18,6 +18,7 @@
 #include "icmpv6/icmpv6.h"
 #include "ipv6/ipv6.h"
 #include "nib/nd_eth.h"
+#include "ndn/ndn.h"
 #include "nib/nib.h"
 #include "rpl/rpl.h"
 #include "sixlowpan/sixlowpan.h"
@@ -48,7 +49,8 @@
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)                    \
-    X(sixtop)
+    X(sixtop)                 \
+    OPT(ndn)
 
 /** Every module of the list (wren-node's default), opt-in ones included. */
 #define WREN_STACK_MODULES(X) WREN_STACK_MODULE_LIST(X, X)
