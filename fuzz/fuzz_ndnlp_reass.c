@@ -12,7 +12,7 @@
  * slot holds its pieces in strictly increasing FragIndex order below its
  * FragCount with the counts and bytes it records, within the limits; at the
  * end each LpPacket was counted once, packets completed from pieces match
- * rx_reassembled, and clearing the slots empties the packet buffer.
+ * lp_reassembled, and clearing the slots empties the packet buffer.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         REQUIRE(wren_pktbuf_is_sane(&pb));
         check_slots(&f);
     }
-    REQUIRE(f.stats.rx_lp == fed && f.stats.rx_reassembled == reassembled);
+    REQUIRE(f.stats.lp_rx == fed && f.stats.lp_reassembled == reassembled);
     wren_ndnlp_frag_clear(&f);
     REQUIRE(wren_pktbuf_is_empty(&pb));
     return 0;

@@ -50,7 +50,9 @@ static int ndn_get(struct wren_node *node, struct wren_module *self, uint16_t op
     (void)node;
     struct wren_ndn *ndn = (struct wren_ndn *)self;
     if (opt == WREN_NETOPT_STATS) {
-        return wren_netopt_put(val, max, &ndn->stats, sizeof(ndn->stats));
+        struct wren_ndn_stats s = ndn->stats; /* the lp_* tail from NDNLPv2's own */
+        memcpy(&s.lp_rx, &ndn->lp.stats, sizeof(ndn->lp.stats));
+        return wren_netopt_put(val, max, &s, sizeof(s));
     }
     if (opt == WREN_NETOPT_NDN_FACE) {
         const struct wren_ndn_face *f = ctx <= 255 ? wren_ndn_face(ndn, (uint8_t)ctx) : NULL;
@@ -117,6 +119,10 @@ int wren_ndn_init(struct wren_node *node, struct wren_ndn *ndn)
     ndn->module.prio = WREN_PRIO_NET;
     ndn->node = node;
     wren_timer_init(&ndn->pit_timer, wren_ndn_pit_timer, ndn);
+    /* NDNLPv2: Sequence from 0 at boot (NFD starts at a random one; after a
+     * reboot a receiver's stale pieces time out in 500 ms) */
+    wren_ndnlp_frag_init(&ndn->lp, &node->pktbuf, 0);
+    wren_timer_init(&ndn->lp_timer, wren_ndn_lp_timer, ndn);
     int r = wren_netreg_register(node, WREN_NETTYPE_NDN, WREN_NETREG_DEMUX_ALL, &ndn->module,
                                  &ndn->reg);
     if (r == 0) {
@@ -128,4 +134,6 @@ int wren_ndn_init(struct wren_node *node, struct wren_ndn *ndn)
 void wren_ndn_flush(struct wren_ndn *ndn)
 {
     wren_ndn_fwd_flush(ndn);
+    wren_ndnlp_frag_clear(&ndn->lp);
+    wren_timer_cancel(ndn->node, &ndn->lp_timer);
 }

@@ -21,8 +21,9 @@
  *   app   | an application endpoint            | wren_ndn_app_open()
  * @endverbatim
  * A packet larger than its face's frame goes to wren_ndn_face_send_large()
- * (src/ndn/wren_ndn_face.c), which counts it (too_big) and drops it: that is
- * where NDNLPv2 fragmentation plugs in.
+ * (src/ndn/ndn_face.c): on a link face it goes in NDNLPv2 pieces
+ * (src/ndn/ndnlp_frag.h), and link faces take LpPackets in (pieces put back
+ * together, the lp_* counters); elsewhere it is counted (too_big) and dropped.
  */
 #ifndef WREN_NDN_NDN_H
 #define WREN_NDN_NDN_H
@@ -35,6 +36,7 @@
 #include "core/module.h"
 #include "core/timer.h"
 #include "ndn/ndn_app.h"
+#include "ndn/ndnlp_frag.h"
 #include "net/netreg.h"
 #include "sock/sock_udp.h"
 
@@ -94,7 +96,7 @@ _Static_assert(CONFIG_WREN_NDN_PIT_NONCES >= 1, "a PIT entry needs a nonce");
     C(rx_drop_malformed)      /* did not parse */                                         \
     C(rx_drop_critical)       /* an unknown critical element (spec 0.3, 1.3) */            \
     C(rx_drop_digest)         /* a DigestSha256 or parameters digest did not match */      \
-    C(rx_drop_type)           /* neither Interest nor Data (an LpPacket: no NDNLPv2 yet) */ \
+    C(rx_drop_type)           /* neither Interest nor Data (an LpPacket off a link face) */ \
     C(rx_drop_loop)           /* a nonce seen before for that name */                     \
     C(rx_drop_hop_limit)      /* HopLimit 0 from another node */                          \
     C(rx_drop_no_face)        /* face table full */                                       \
@@ -103,7 +105,7 @@ _Static_assert(CONFIG_WREN_NDN_PIT_NONCES >= 1, "a PIT entry needs a nonce");
     C(drop_no_route)          /* an Interest no FIB entry matches */                      \
     C(drop_pit_full)                                                                      \
     C(tx_drop)                /* a face could not send (queue or buffer full) */          \
-    C(too_big)                /* larger than the face's frame (wren_ndn_face_send_large) */    \
+    C(too_big)                /* larger than a non-link face's frame, or than NDNLPv2 cuts */ \
     C(pit_aggregated)         /* Interests added to a pending entry, not forwarded */     \
     C(pit_retx)               /* retransmissions forwarded (to the next route if any) */  \
     C(pit_satisfied)                                                                      \
@@ -111,7 +113,8 @@ _Static_assert(CONFIG_WREN_NDN_PIT_NONCES >= 1, "a PIT entry needs a nonce");
     C(cs_hits)                                                                            \
     C(cs_misses)                                                                          \
     C(cs_inserts)                                                                         \
-    C(cs_evictions)
+    C(cs_evictions)                                                                       \
+    WREN_NDNLP_FRAG_COUNTERS(C) /* the link faces' NDNLPv2 (ndn->lp.stats, read at GET) */
 
 struct wren_ndn_stats {
     WREN_NDN_COUNTERS(WREN_COUNTER_U32)
@@ -195,6 +198,8 @@ struct wren_ndn {
     uint8_t cs_store[CONFIG_WREN_NDN_CS_BYTES];
     uint32_t dnl[CONFIG_WREN_NDN_DEAD_NONCES];   /**< nonce ^ name hash */
     struct wren_ndn_stats stats;
+    struct wren_ndnlp_frag lp;  /**< NDNLPv2 of the link faces (pieces keyed by face) */
+    struct wren_timer lp_timer; /**< gives up pieces at lp's next deadline */
 #if CONFIG_WREN_SHELL
     struct wren_ndn_console con; /**< the shell's consumer and producer (ndn_shell.c) */
 #endif

@@ -104,14 +104,6 @@ void wren_ndn_face_del(struct wren_ndn *ndn, uint8_t id)
     }
 }
 
-int wren_ndn_face_send_large(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
-{
-    /* NDNLPv2 fragmentation (src/ndn/ndnlp_frag.h) plugs in here */
-    (void)id, (void)pkt;
-    ndn->stats.too_big++;
-    return -EMSGSIZE;
-}
-
 static int send_link(struct wren_ndn *ndn, const struct wren_ndn_face *f, struct wren_snip *pkt)
 {
     struct wren_pktbuf *pb = &ndn->node->pktbuf;
@@ -161,6 +153,31 @@ static int send_app(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
     return wren_netapi_dispatch(ndn->node, WREN_NETTYPE_NDN, id, WREN_MSG_RCV, pkt) ? 0 : -ENOENT;
 }
 
+/* NDNLPv2 on link faces: a packet bigger than the frame goes in pieces, each
+ * one LpPacket that fits (src/ndn/ndnlp_frag.h); other faces drop it. */
+int wren_ndn_face_send_large(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
+{
+    const struct wren_ndn_face *f = wren_ndn_face(ndn, id);
+    struct ndnlp_frag_plan plan;
+    if (f == NULL || f->kind != WREN_NDN_FACE_LINK ||
+        wren_ndnlp_frag_plan(&ndn->lp, pkt->size, f->mtu, &plan) < 0) {
+        ndn->stats.too_big++;
+        return -EMSGSIZE;
+    }
+    for (unsigned i = 0; i < plan.count; i++) {
+        struct wren_snip *s = wren_ndnlp_frag_piece(&ndn->lp, &plan, pkt, i, WREN_NETTYPE_NDN);
+        int r = s ? send_link(ndn, f, s) : -ENOBUFS;
+        if (s) {
+            wren_pktbuf_release(&ndn->node->pktbuf, s); /* send_link holds its own */
+        }
+        if (r < 0) {
+            ndn->stats.tx_drop++; /* the rest could not be put back together */
+            return r;
+        }
+    }
+    return 0;
+}
+
 int wren_ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
 {
     const struct wren_ndn_face *f = wren_ndn_face(ndn, id);
@@ -182,6 +199,41 @@ int wren_ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt)
 }
 
 /* ---- receiving ------------------------------------------------------- */
+
+void wren_ndn_lp_timer(struct wren_timer *t, void *arg)
+{
+    (void)t;
+    struct wren_ndn *ndn = arg;
+    wren_ndnlp_frag_expire(&ndn->lp, wren_node_now(ndn->node));
+    uint64_t next = wren_ndnlp_frag_next_deadline(&ndn->lp);
+    if (next != UINT64_MAX) {
+        wren_timer_set_abs(ndn->node, &ndn->lp_timer, next);
+    }
+}
+
+/* An LpPacket from link face @p face (owned): the network packet it gives
+ * (unfragmented, or the last piece of one), or NULL (held, or dropped and
+ * counted in lp_*). The pieces of a packet are keyed by the face, which is
+ * the sender on its interface. */
+static struct wren_snip *lp_rx(struct wren_ndn *ndn, uint8_t face, struct wren_snip *s)
+{
+    struct ndnlp_pkt lp;
+    struct wren_snip *pkt = wren_ndnlp_frag_rx(&ndn->lp, face, s->data, s->size,
+                                               wren_node_now(ndn->node), WREN_NETTYPE_NDN, &lp);
+    wren_pktbuf_release(&ndn->node->pktbuf, s);
+    uint64_t next = wren_ndnlp_frag_next_deadline(&ndn->lp);
+    if (next == UINT64_MAX) {
+        wren_timer_cancel(ndn->node, &ndn->lp_timer);
+    } else {
+        wren_timer_set_abs(ndn->node, &ndn->lp_timer, next);
+    }
+    if (pkt && lp.has_nack) {
+        ndn->lp.stats.lp_nack++; /* this forwarder takes no Nacks (NDNLPv2 lets it drop them) */
+        wren_pktbuf_release(&ndn->node->pktbuf, pkt);
+        return NULL;
+    }
+    return pkt;
+}
 
 void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
 {
@@ -206,6 +258,9 @@ void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
         *(f == NULL ? &ndn->stats.rx_drop_no_face : &ndn->stats.rx_drop_nobuf) += 1;
     }
     wren_pktbuf_release(pb, pkt);
+    if (s && s->size && s->data[0] == NDNLP_TLV_LP_PACKET) {
+        s = lp_rx(ndn, (uint8_t)face, s);
+    }
     if (s) {
         wren_ndn_fwd_rx(ndn, (uint8_t)face, s);
     }

@@ -29,11 +29,14 @@ void wren_ndn_face_del(struct wren_ndn *ndn, uint8_t id);
 /* Send the NDN packet @p pkt (one snip, kept by the caller: the face holds
  * its own reference) on face @p id. 0, or -errno (counted). */
 int wren_ndn_face_send(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt);
-/* A packet larger than face @p id's frame: today dropped and counted
- * (too_big); NDNLPv2 fragmentation goes here. Returns -EMSGSIZE. */
+/* A packet larger than face @p id's frame: on a link face sent in NDNLPv2
+ * pieces (0, or -errno counted in tx_drop), elsewhere dropped and counted
+ * (too_big, -EMSGSIZE), as is a packet too big even in pieces. */
 int wren_ndn_face_send_large(struct wren_ndn *ndn, uint8_t id, struct wren_snip *pkt);
 /* A packet from a link layer (RCV: payload first, netif header last). Owns it. */
 void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt);
+/* The NDNLPv2 timer: give up pieces past their deadline. */
+void wren_ndn_lp_timer(struct wren_timer *t, void *arg);
 /* Open the UDP face's socket (port 6363); -errno if UDP has none. */
 int wren_ndn_face_udp_open(struct wren_ndn *ndn);
 

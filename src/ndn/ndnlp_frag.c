@@ -66,7 +66,7 @@ int wren_ndnlp_frag_plan(struct wren_ndnlp_frag *f, size_t len, size_t mtu,
         return 0; /* bare: no LpPacket needed (NDNLPv2: a bare packet is accepted) */
     }
     if (plan_chunk(len, mtu, plan) < 0) {
-        f->stats.tx_drop_size++;
+        f->stats.lp_tx_drop_size++;
         return -EMSGSIZE;
     }
     plan->seq = f->tx_seq;
@@ -98,12 +98,12 @@ struct wren_snip *wren_ndnlp_frag_piece(struct wren_ndnlp_frag *f,
     size_t hdr = wren_ndnlp_hdr_len(&lp);
     struct wren_snip *s = wren_pktbuf_add(f->pb, NULL, NULL, hdr + lp.frag_len, type);
     if (s == NULL) {
-        f->stats.tx_drop_nobuf++;
+        f->stats.lp_tx_drop_nobuf++;
         return NULL;
     }
     wren_ndnlp_emit(&lp, s->data, hdr);
     wren_pkt_copy_from(pkt, off, s->data + hdr, lp.frag_len);
-    f->stats.tx_frags++;
+    f->stats.lp_tx_frags++;
     return s;
 }
 
@@ -132,7 +132,7 @@ unsigned wren_ndnlp_frag_expire(struct wren_ndnlp_frag *f, uint64_t now)
         struct wren_ndnlp_slot *s = &f->slot[i];
         if (s->pieces && s->deadline <= now) {
             slot_free(f, s);
-            f->stats.rx_drop_timeout++;
+            f->stats.lp_drop_timeout++;
             n++;
         }
     }
@@ -221,7 +221,7 @@ static struct wren_snip *complete(struct wren_ndnlp_frag *f, struct wren_ndnlp_s
 {
     struct wren_snip *out = wren_pktbuf_add(f->pb, NULL, NULL, s->bytes, type);
     if (out == NULL) {
-        f->stats.rx_drop_nobuf++;
+        f->stats.lp_drop_nobuf++;
         slot_free(f, s);
         return NULL;
     }
@@ -233,7 +233,7 @@ static struct wren_snip *complete(struct wren_ndnlp_frag *f, struct wren_ndnlp_s
     lp->has_nack = s->has_nack; /* the network-layer headers ride on piece 0 */
     lp->nack_reason = s->nack_reason;
     slot_free(f, s);
-    f->stats.rx_reassembled++;
+    f->stats.lp_reassembled++;
     return out;
 }
 
@@ -248,36 +248,36 @@ static uint64_t msg_id(const struct ndnlp_pkt *lp)
 static struct wren_snip *reass_add(struct wren_ndnlp_frag *f, uint64_t peer, struct ndnlp_pkt *lp,
                                    uint64_t now, uint8_t type)
 {
-    f->stats.rx_frags++;
+    f->stats.lp_rx_frags++;
     if (lp->frag_count > CONFIG_WREN_NDNLP_MAX_FRAGS || lp->frag_len > CONFIG_WREN_NDNLP_MAX_PKT) {
-        f->stats.rx_drop_oversize++;
+        f->stats.lp_drop_oversize++;
         return NULL;
     }
     bool in_order = false;
     struct wren_ndnlp_slot *s = slot_get(f, peer, msg_id(lp), (uint16_t)lp->frag_count);
     if (s == NULL) {
-        f->stats.rx_drop_no_slot++;
+        f->stats.lp_drop_no_slot++;
         return NULL;
     }
     if (s->count != lp->frag_count) {
-        f->stats.rx_drop_count++;
+        f->stats.lp_drop_count++;
         return NULL;
     }
     if (s->bytes + lp->frag_len > CONFIG_WREN_NDNLP_MAX_PKT) {
-        f->stats.rx_drop_oversize++; /* the whole packet: it cannot fit */
+        f->stats.lp_drop_oversize++; /* the whole packet: it cannot fit */
         slot_free(f, s);
         return NULL;
     }
     int rc = hold_piece(f, s, lp, &in_order);
     if (rc < 0) {
         if (rc == -EEXIST) {
-            f->stats.rx_drop_dup++;
+            f->stats.lp_drop_dup++;
         } else {
-            f->stats.rx_drop_nobuf++;
+            f->stats.lp_drop_nobuf++;
         }
         return NULL; /* a fresh slot with no piece stays free */
     }
-    f->stats.rx_ooo += !in_order;
+    f->stats.lp_ooo += !in_order;
     if (lp->frag_index == 0) {
         s->has_nack = lp->has_nack;
         s->nack_reason = lp->nack_reason;
@@ -290,19 +290,19 @@ static void count_parse_err(struct wren_ndnlp_frag *f, int rc)
 {
     switch (-rc) {
     case NDNLP_ERR_ORDER:
-        f->stats.rx_drop_order++;
+        f->stats.lp_drop_order++;
         break;
     case NDNLP_ERR_CRITICAL:
-        f->stats.rx_drop_critical++;
+        f->stats.lp_drop_critical++;
         break;
     case NDNLP_ERR_FIELD:
-        f->stats.rx_drop_field++;
+        f->stats.lp_drop_field++;
         break;
     case NDNLP_ERR_FRAG:
-        f->stats.rx_drop_frag++;
+        f->stats.lp_drop_frag++;
         break;
     default: /* truncated, not an LpPacket, bytes after it */
-        f->stats.rx_drop_tlv++;
+        f->stats.lp_drop_tlv++;
         break;
     }
 }
@@ -311,7 +311,7 @@ struct wren_snip *wren_ndnlp_frag_rx(struct wren_ndnlp_frag *f, uint64_t peer, c
                                      size_t len, uint64_t now, uint8_t type, struct ndnlp_pkt *lp)
 {
     wren_ndnlp_frag_expire(f, now);
-    f->stats.rx_lp++;
+    f->stats.lp_rx++;
     int rc = wren_ndnlp_parse(buf, len, lp);
     if (rc >= 0 && (size_t)rc != len) {
         rc = -NDNLP_ERR_TRUNCATED; /* NFD drops a datagram longer than its packet too */
@@ -321,7 +321,7 @@ struct wren_snip *wren_ndnlp_frag_rx(struct wren_ndnlp_frag *f, uint64_t peer, c
         return NULL;
     }
     if (lp->frag_len == 0) {
-        f->stats.rx_idle++;
+        f->stats.lp_idle++;
         return NULL;
     }
     if (lp->frag_count > 1) {
@@ -329,7 +329,7 @@ struct wren_snip *wren_ndnlp_frag_rx(struct wren_ndnlp_frag *f, uint64_t peer, c
     }
     struct wren_snip *out = wren_pktbuf_add(f->pb, NULL, lp->frag, lp->frag_len, type);
     if (out == NULL) {
-        f->stats.rx_drop_nobuf++;
+        f->stats.lp_drop_nobuf++;
     }
     return out;
 }

@@ -19,11 +19,11 @@
  * its packet's timeout (CONFIG_WREN_NDNLP_REASS_TIMEOUT_MS, as NFD's
  * LpReassembler). What is dropped is counted by reason
  * (WREN_NDNLP_FRAG_COUNTERS): a piece of a new packet when every slot holds
- * another (rx_drop_no_slot), a piece whose index is already held
- * (rx_drop_dup: the packet stays), one whose FragCount differs from its
- * packet's (rx_drop_count: the packet stays, as NFD does), a packet whose
- * FragCount or bytes pass the limits (rx_drop_oversize: the whole packet);
- * pieces arriving out of order are taken (counted in rx_ooo).
+ * another (lp_drop_no_slot), a piece whose index is already held
+ * (lp_drop_dup: the packet stays), one whose FragCount differs from its
+ * packet's (lp_drop_count: the packet stays, as NFD does), a packet whose
+ * FragCount or bytes pass the limits (lp_drop_oversize: the whole packet);
+ * pieces arriving out of order are taken (counted in lp_ooo).
  *
  * Receive (a frame's payload that starts with an LpPacket):
  * @code
@@ -60,26 +60,27 @@
 struct wren_pktbuf;
 struct wren_snip;
 
-#define WREN_NDNLP_FRAG_COUNTERS(C)                                                  \
-    C(rx_lp)            /* LpPackets taken in */                                     \
-    C(rx_frags)         /* of them pieces of a bigger packet */                      \
-    C(rx_reassembled)   /* packets completed from pieces */                          \
-    C(rx_ooo)           /* pieces taken that came out of FragIndex order */          \
-    C(rx_idle)          /* LpPackets without a Fragment (nothing to deliver) */      \
-    C(rx_drop_tlv)      /* TLV running past the frame, or bytes after it */          \
-    C(rx_drop_order)    /* fields out of order, repeated, or after the Fragment */   \
-    C(rx_drop_critical) /* an unknown header field that may not be ignored */        \
-    C(rx_drop_field)    /* a known field malformed */                                \
-    C(rx_drop_frag)     /* FragIndex >= FragCount, or pieces without a Sequence */   \
-    C(rx_drop_dup)      /* a piece whose FragIndex is held already */                \
-    C(rx_drop_no_slot)  /* a piece of a new packet with every slot busy */           \
-    C(rx_drop_count)    /* a piece whose FragCount differs from its packet's */      \
-    C(rx_drop_oversize) /* packets over CONFIG_WREN_NDNLP_MAX_FRAGS or _MAX_PKT */   \
-    C(rx_drop_nobuf)    /* no packet buffer for a piece or the packet */             \
-    C(rx_drop_timeout)  /* packets given up: no piece for the timeout */             \
-    C(tx_frags)         /* pieces sent */                                            \
-    C(tx_drop_nobuf)    /* pieces not built for lack of packet buffer */             \
-    C(tx_drop_size)     /* packets too big for the MTU even in pieces */
+#define WREN_NDNLP_FRAG_COUNTERS(C)                                                          \
+    C(lp_rx)            /* LpPackets taken in */                                             \
+    C(lp_rx_frags)      /* of them pieces of a bigger packet */                              \
+    C(lp_reassembled)   /* packets completed from pieces */                                  \
+    C(lp_ooo)           /* pieces taken that came out of FragIndex order */                  \
+    C(lp_idle)          /* LpPackets without a Fragment (nothing to deliver) */              \
+    C(lp_nack)          /* Nack headers seen (counted by the caller) */                      \
+    C(lp_drop_tlv)      /* not an LpPacket, a TLV past the frame, or bytes after it */       \
+    C(lp_drop_order)    /* fields out of order, repeated, or after the Fragment */           \
+    C(lp_drop_critical) /* an unknown header field that may not be ignored */                \
+    C(lp_drop_field)    /* a known field malformed */                                        \
+    C(lp_drop_frag)     /* FragIndex >= FragCount, or pieces without a Sequence */           \
+    C(lp_drop_dup)      /* a piece whose FragIndex is held already */                        \
+    C(lp_drop_no_slot)  /* a piece of a new packet with every slot busy */                   \
+    C(lp_drop_count)    /* a piece whose FragCount differs from its packet's */              \
+    C(lp_drop_oversize) /* pieces of packets over CONFIG_WREN_NDNLP_MAX_FRAGS or _MAX_PKT */ \
+    C(lp_drop_nobuf)    /* no packet buffer for a piece or the packet */                     \
+    C(lp_drop_timeout)  /* packets given up: no piece for the timeout */                     \
+    C(lp_tx_frags)      /* pieces built to send */                                           \
+    C(lp_tx_drop_nobuf) /* pieces not built for lack of packet buffer */                     \
+    C(lp_tx_drop_size)  /* packets too big for the MTU even in pieces */
 
 struct wren_ndnlp_frag_stats {
     WREN_NDNLP_FRAG_COUNTERS(WREN_COUNTER_U32)
@@ -131,7 +132,7 @@ void wren_ndnlp_frag_init(struct wren_ndnlp_frag *f, struct wren_pktbuf *pb, uin
  *        @p mtu bytes a frame, and reserve their Sequence numbers.
  * @return 0 (plan->count 1: it fits bare, no Sequence used), or -EMSGSIZE
  *         when it needs more than CONFIG_WREN_NDNLP_MAX_FRAGS pieces or the
- *         MTU has no room for a piece (counted tx_drop_size).
+ *         MTU has no room for a piece (counted lp_tx_drop_size).
  */
 int wren_ndnlp_frag_plan(struct wren_ndnlp_frag *f, size_t len, size_t mtu,
                          struct ndnlp_frag_plan *plan);
@@ -148,7 +149,7 @@ void wren_ndnlp_frag_piece_hdr(const struct ndnlp_frag_plan *plan, unsigned i,
  * @brief Piece @p i of @p pkt (planned by wren_ndnlp_frag_plan) as one new
  *        snip of @p type in f->pb holding the whole LpPacket.
  * @return The snip (the caller owns it), or NULL without packet buffer
- *         (counted tx_drop_nobuf). @p pkt stays the caller's.
+ *         (counted lp_tx_drop_nobuf). @p pkt stays the caller's.
  */
 struct wren_snip *wren_ndnlp_frag_piece(struct wren_ndnlp_frag *f,
                                         const struct ndnlp_frag_plan *plan,
@@ -175,7 +176,7 @@ struct wren_snip *wren_ndnlp_frag_rx(struct wren_ndnlp_frag *f, uint64_t peer, c
                                      size_t len, uint64_t now, uint8_t type, struct ndnlp_pkt *lp);
 
 /** @brief Give up the packets whose deadline is @p now or before (counted
- *         rx_drop_timeout). @return How many. */
+ *         lp_drop_timeout). @return How many. */
 unsigned wren_ndnlp_frag_expire(struct wren_ndnlp_frag *f, uint64_t now);
 
 /** @brief The earliest deadline of a packet being reassembled, or UINT64_MAX. */

@@ -2,7 +2,8 @@
 scenarios/ndn_line.toml with caching and PIT aggregation seen in the
 counters, its capture decoded by python-ndn (software nobody here wrote),
 the best-route strategy's retransmission to the next route, loop detection,
-MustBeFresh against the Content Store, and a packet too large for a frame.
+MustBeFresh against the Content Store (a packet too large for a frame:
+tests/py/test_ndnlp_sim.py, NDNLPv2).
 Everything runs in simulated time; no wall-clock thresholds."""
 import struct
 
@@ -191,22 +192,6 @@ def test_ndn_must_be_fresh_skips_stale_data(sim_factory):
     assert out.count("ndn: data /d/x") == 3, out
     assert cnt(s, 0)["cs_hits"] == 1          # the second, from node 0's own store
     assert cnt(s, 2)["rx_interests"] == 2     # the first and the MustBeFresh one
-
-
-def test_ndn_packet_larger_than_the_frame_is_counted_too_big(sim_factory):
-    """An Interest whose name does not fit an 802.15.4 frame goes to
-    wren_ndn_face_send_large(), which counts it (NDNLPv2 plugs in there)."""
-    s = sim_factory(1)
-    s.set_modules(["ndn"])
-    s.add_node()
-    s.add_node()
-    s.set_link(0, 1)
-    ok(s, 0, f"ndn route add /big if 1 {eui(1)}")
-    ok(s, 0, "ndn interest /big/" + "x" * 110)
-    s.run(0.1)
-    c = cnt(s, 0)
-    assert c["too_big"] == 1 and c["tx_interests"] == 0, c
-    assert s.counters(1)["radio.rx_frames"] == 0
 
 
 def test_ndn_shell_mistakes_are_one_line(sim_factory):

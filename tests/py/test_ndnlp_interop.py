@@ -29,10 +29,10 @@ from ndn.encoding.tlv_model import BytesField, ModelField, TlvModel, UintField  
 from wren.lib import load  # noqa: E402
 
 MTU_154 = 104  # 127-octet frame less a MAC header between EUI-64s (21) and the FCS (2)
-COUNTERS = ["rx_lp", "rx_frags", "rx_reassembled", "rx_ooo", "rx_idle", "rx_drop_tlv",
-            "rx_drop_order", "rx_drop_critical", "rx_drop_field", "rx_drop_frag", "rx_drop_dup",
-            "rx_drop_no_slot", "rx_drop_count", "rx_drop_oversize", "rx_drop_nobuf",
-            "rx_drop_timeout", "tx_frags", "tx_drop_nobuf", "tx_drop_size"]
+COUNTERS = ["lp_rx", "lp_rx_frags", "lp_reassembled", "lp_ooo", "lp_idle", "lp_nack", "lp_drop_tlv",
+            "lp_drop_order", "lp_drop_critical", "lp_drop_field", "lp_drop_frag", "lp_drop_dup",
+            "lp_drop_no_slot", "lp_drop_count", "lp_drop_oversize", "lp_drop_nobuf",
+            "lp_drop_timeout", "lp_tx_frags", "lp_tx_drop_nobuf", "lp_tx_drop_size"]
 
 
 class Piece(TlvModel):
@@ -212,8 +212,8 @@ def test_python_ndn_pieces_put_together_by_wren(lib, order):
         random.Random(26).shuffle(pieces)
     got, reason, c = reassemble(lib, pieces)
     assert got == pkt and reason == -1
-    assert c["rx_frags"] == len(pieces) and c["rx_reassembled"] == 1
-    assert (c["rx_ooo"] == 0) == (order == "in order")
+    assert c["lp_rx_frags"] == len(pieces) and c["lp_reassembled"] == 1
+    assert (c["lp_ooo"] == 0) == (order == "in order")
     assert sum(v for k, v in c.items() if k.startswith("rx_drop")) == 0
 
 
@@ -228,6 +228,6 @@ def test_python_ndn_piece_lost_or_doubled(lib):
     pkt = data(500)
     pieces = python_ndn_pieces(pkt, 80, 1000)
     got, _, c = reassemble(lib, pieces[:3] + pieces[4:])
-    assert got is None and c["rx_reassembled"] == 0
+    assert got is None and c["lp_reassembled"] == 0
     got, _, c = reassemble(lib, pieces[:3] + pieces[2:])
-    assert got == pkt and c["rx_drop_dup"] == 1
+    assert got == pkt and c["lp_drop_dup"] == 1

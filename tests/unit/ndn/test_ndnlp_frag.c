@@ -112,8 +112,8 @@ TEST(test_ndnlp_frag__roundtrip_every_size)
             reassembled++;
         }
     }
-    struct wren_ndnlp_frag_stats want = { .rx_lp = frags, .rx_frags = frags,
-                                          .rx_reassembled = reassembled };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = frags, .lp_rx_frags = frags,
+                                          .lp_reassembled = reassembled };
     check_counters(&want);
     CHECK(reassembled > 3 * 1000);
 }
@@ -124,7 +124,7 @@ TEST(test_ndnlp_frag__plan_limits)
     struct ndnlp_frag_plan plan;
     CHECK_EQ(wren_ndnlp_frag_plan(&tx, 5000, MTU_154, &plan), -EMSGSIZE);
     CHECK_EQ(wren_ndnlp_frag_plan(&tx, 100, 20, &plan), -EMSGSIZE); /* no room for a byte */
-    CHECK_EQ(tx.stats.tx_drop_size, 2);
+    CHECK_EQ(tx.stats.lp_tx_drop_size, 2);
     CHECK_EQ(tx.tx_seq, 0x1000); /* no Sequence spent */
     CHECK_EQ(wren_ndnlp_frag_plan(&tx, 300, MTU_154, &plan), 0);
     CHECK_EQ(plan.seq, 0x1000);
@@ -149,7 +149,7 @@ TEST(test_ndnlp_frag__piece_from_snips)
         CHECK_EQ(memcmp(s->data, flat, (size_t)n), 0);
         wren_pktbuf_release(tx_pb, s);
     }
-    CHECK_EQ(tx.stats.tx_frags, plan.count);
+    CHECK_EQ(tx.stats.lp_tx_frags, plan.count);
     wren_pktbuf_release(tx_pb, a);
 }
 
@@ -161,8 +161,8 @@ TEST(test_ndnlp_frag__reverse_order)
         CHECK(give(i, PEER, 0) == NULL);
     }
     check_pkt(give(0, PEER, 0), 600);
-    struct wren_ndnlp_frag_stats want = { .rx_lp = n, .rx_frags = n, .rx_reassembled = 1,
-                                          .rx_ooo = n };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = n, .lp_rx_frags = n, .lp_reassembled = 1,
+                                          .lp_ooo = n };
     check_counters(&want);
 }
 
@@ -186,8 +186,8 @@ TEST(test_ndnlp_frag__lost_piece_times_out)
     /* the late piece starts a packet of its own, which times out too */
     CHECK(give(2, PEER, last + TIMEOUT_US + 1) == NULL);
     CHECK_EQ(wren_ndnlp_frag_expire(&rx, last + 2 * TIMEOUT_US + 1), 1);
-    struct wren_ndnlp_frag_stats want = { .rx_lp = n, .rx_frags = n, .rx_ooo = 2,
-                                          .rx_drop_timeout = 2 };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = n, .lp_rx_frags = n, .lp_ooo = 2,
+                                          .lp_drop_timeout = 2 };
     check_counters(&want);
 }
 
@@ -201,8 +201,8 @@ TEST(test_ndnlp_frag__timeout_restarts_per_piece)
         CHECK(give(i, PEER, t) == NULL);
     }
     check_pkt(give(n - 1, PEER, t), 400);
-    CHECK_EQ(rx.stats.rx_drop_timeout, 0);
-    CHECK_EQ(rx.stats.rx_reassembled, 1);
+    CHECK_EQ(rx.stats.lp_drop_timeout, 0);
+    CHECK_EQ(rx.stats.lp_reassembled, 1);
 }
 
 TEST(test_ndnlp_frag__duplicate_dropped)
@@ -218,8 +218,8 @@ TEST(test_ndnlp_frag__duplicate_dropped)
         CHECK(give(i, PEER, 0) == NULL);
     }
     check_pkt(give(n - 1, PEER, 0), 300);
-    struct wren_ndnlp_frag_stats want = { .rx_lp = n + 2, .rx_frags = n + 2,
-                                          .rx_reassembled = 1, .rx_drop_dup = 2 };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = n + 2, .lp_rx_frags = n + 2,
+                                          .lp_reassembled = 1, .lp_drop_dup = 2 };
     check_counters(&want);
 }
 
@@ -240,12 +240,12 @@ TEST(test_ndnlp_frag__slot_exhaustion)
             CHECK(give(i, PEER, 0) == NULL);
         }
     }
-    CHECK_EQ(rx.stats.rx_drop_no_slot, n - 1);
+    CHECK_EQ(rx.stats.lp_drop_no_slot, n - 1);
     struct ndnlp_pkt lp;
     /* the packet that had no slot cannot complete; the first one can */
     CHECK(wren_ndnlp_frag_rx(&rx, PEER, held[CONFIG_WREN_NDNLP_REASS_SLOTS],
                              held_len[CONFIG_WREN_NDNLP_REASS_SLOTS], 0, 0, &lp) == NULL);
-    CHECK_EQ(rx.stats.rx_drop_no_slot, n);
+    CHECK_EQ(rx.stats.lp_drop_no_slot, n);
     fill(250, 0);
     check_pkt(wren_ndnlp_frag_rx(&rx, PEER, held[0], held_len[0], 0, 0, &lp), 250);
     /* now the packet that was refused is taken whole */
@@ -257,7 +257,7 @@ TEST(test_ndnlp_frag__slot_exhaustion)
     check_pkt(give(n - 1, PEER, 0), 250);
     wren_ndnlp_frag_clear(&rx);
     CHECK(wren_pktbuf_is_empty(rx_pb));
-    CHECK_EQ(rx.stats.rx_reassembled, 2);
+    CHECK_EQ(rx.stats.lp_reassembled, 2);
 }
 
 /* the same message identifier from two senders: two packets */
@@ -271,8 +271,8 @@ TEST(test_ndnlp_frag__peers_apart)
     }
     check_pkt(give(n - 1, PEER + 1, 0), 200);
     check_pkt(give(n - 1, PEER, 0), 200);
-    CHECK_EQ(rx.stats.rx_reassembled, 2);
-    CHECK_EQ(rx.stats.rx_drop_dup, 0);
+    CHECK_EQ(rx.stats.lp_reassembled, 2);
+    CHECK_EQ(rx.stats.lp_drop_dup, 0);
 }
 
 /* rewrite piece i's FragCount octet (1-octet numbers at these sizes) */
@@ -297,14 +297,14 @@ TEST(test_ndnlp_frag__count_mismatch)
     memcpy(saved, piece[1], piece_len[1]);
     set_count(1, (uint8_t)(n + 1));
     CHECK(give(1, PEER, 0) == NULL);
-    CHECK_EQ(rx.stats.rx_drop_count, 1);
+    CHECK_EQ(rx.stats.lp_drop_count, 1);
     memcpy(piece[1], saved, piece_len[1]);
     for (unsigned i = 1; i + 1 < n; i++) {
         CHECK(give(i, PEER, 0) == NULL);
     }
     check_pkt(give(n - 1, PEER, 0), 300);
-    struct wren_ndnlp_frag_stats want = { .rx_lp = n + 1, .rx_frags = n + 1,
-                                          .rx_reassembled = 1, .rx_drop_count = 1 };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = n + 1, .lp_rx_frags = n + 1,
+                                          .lp_reassembled = 1, .lp_drop_count = 1 };
     check_counters(&want);
 }
 
@@ -318,10 +318,10 @@ TEST(test_ndnlp_frag__oversize_bytes)
         CHECK(give(i, PEER, 0) == NULL);
     }
     CHECK(wren_pktbuf_is_empty(rx_pb));
-    CHECK_EQ(rx.stats.rx_drop_oversize, 1);
+    CHECK_EQ(rx.stats.lp_drop_oversize, 1);
     /* the last piece passed the limit: nothing left waiting */
     CHECK_EQ(wren_ndnlp_frag_expire(&rx, TIMEOUT_US), 0);
-    CHECK_EQ(rx.stats.rx_reassembled, 0);
+    CHECK_EQ(rx.stats.lp_reassembled, 0);
 }
 
 /* a FragCount over the piece limit: every piece dropped on arrival */
@@ -334,7 +334,7 @@ TEST(test_ndnlp_frag__oversize_count)
     int n = wren_ndnlp_emit(&p, b, sizeof(b));
     struct ndnlp_pkt lp;
     CHECK(wren_ndnlp_frag_rx(&rx, PEER, b, (size_t)n, 0, 0, &lp) == NULL);
-    struct wren_ndnlp_frag_stats want = { .rx_lp = 1, .rx_frags = 1, .rx_drop_oversize = 1 };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = 1, .lp_rx_frags = 1, .lp_drop_oversize = 1 };
     check_counters(&want);
     CHECK(wren_pktbuf_is_empty(rx_pb));
 }
@@ -371,7 +371,7 @@ TEST(test_ndnlp_frag__no_buffer)
     for (unsigned i = 0; i < n; i++) {
         CHECK(give(i, PEER, 0) == NULL);
     }
-    CHECK(rx.stats.rx_drop_nobuf > 0);
+    CHECK(rx.stats.lp_drop_nobuf > 0);
     wren_ndnlp_frag_clear(&rx);
     CHECK(wren_pktbuf_is_empty(rx_pb));
     /* pieces fit, the whole does not: 2 x 300 bytes in a 768-byte buffer */
@@ -379,9 +379,9 @@ TEST(test_ndnlp_frag__no_buffer)
     n = cut(600, 330);
     CHECK_EQ(n, 2);
     CHECK(give(0, PEER, 0) == NULL);
-    uint32_t before = rx.stats.rx_drop_nobuf;
+    uint32_t before = rx.stats.lp_drop_nobuf;
     CHECK(give(1, PEER, 0) == NULL);
-    CHECK_EQ(rx.stats.rx_drop_nobuf, before + 1);
+    CHECK_EQ(rx.stats.lp_drop_nobuf, before + 1);
     CHECK(wren_pktbuf_is_empty(rx_pb));
 }
 
@@ -411,9 +411,9 @@ TEST(test_ndnlp_frag__rx_whole_idle_and_bad)
     RX(field);
     RX(frag);
 #undef RX
-    struct wren_ndnlp_frag_stats want = { .rx_lp = 8, .rx_idle = 1, .rx_drop_tlv = 2,
-                                          .rx_drop_order = 1, .rx_drop_critical = 1,
-                                          .rx_drop_field = 1, .rx_drop_frag = 1 };
+    struct wren_ndnlp_frag_stats want = { .lp_rx = 8, .lp_idle = 1, .lp_drop_tlv = 2,
+                                          .lp_drop_order = 1, .lp_drop_critical = 1,
+                                          .lp_drop_field = 1, .lp_drop_frag = 1 };
     check_counters(&want);
 }
 

@@ -19,7 +19,7 @@
 
 static const struct wren_module_ops *const all_mods[] = WREN_STACK_ALL_MODULES;
 static struct wren_loopback lo;
-static _Alignas(8) uint8_t pool[32 * 1024];
+static _Alignas(8) uint8_t pool[40 * 1024]; /* every module: NDN and its NDNLPv2 passed 32 KiB */
 
 /* shell output, collected; pieces counted */
 static char out[16384];
