@@ -57,12 +57,15 @@ uint8_t app_buf[192];
 struct wren_loopback peer_dev;
 uint8_t peer_rx[128], peer_tx[128];
 /* the peer's scratch: names and packets it makes (static: off the node's stack) */
-uint8_t peer_name[96], peer_pkt_buf[192];
+uint8_t peer_name[96], peer_pkt_buf[192], peer_piece[128];
+struct wren_ndnlp_frag peer_lp; /* the peer's NDNLPv2 Sequence numbers */
+uint8_t peer_seq;               /* its 802.15.4 sequence numbers */
 static size_t peer_rx_len;
 static unsigned peer_frames;
 static int measuring;
-/* the producer's prepared Data (the "content chunk" it matches) */
-static uint8_t chunk[128];
+/* the producer's prepared Data (the "content chunk" it matches: an
+ * application buffer, reported apart with app_buf) */
+uint8_t app_chunk[128];
 static size_t chunk_len;
 static unsigned answered;
 
@@ -134,7 +137,6 @@ static void peer_event(struct wren_netdev *dev, enum wren_netdev_event ev)
  * header of the node's last frame with the addresses swapped */
 static size_t peer_frame(const uint8_t *pkt, size_t len)
 {
-    static uint8_t seq;
     struct ieee802154_frame f;
     if (wren_ieee802154_parse(peer_rx, peer_rx_len, &f) < 0) {
         return 0;
@@ -146,7 +148,7 @@ static size_t peer_frame(const uint8_t *pkt, size_t len)
     memcpy(h.src_addr, f.hdr.dst_addr, 8);
     h.dst_pan = f.hdr.src_pan;
     h.src_pan = f.hdr.dst_pan;
-    h.seq = ++seq;
+    h.seq = ++peer_seq;
     int hl = wren_ieee802154_hdr_emit(&h, peer_tx, sizeof(peer_tx));
     if (hl < 0 || (size_t)hl + 1 + len > peer_dev.mtu) {
         return 0;
@@ -160,15 +162,14 @@ static size_t peer_frame(const uint8_t *pkt, size_t len)
  * NDNLPv2 pieces (the node puts them back together) */
 static int peer_send(const uint8_t *pkt, size_t len)
 {
-    static struct wren_ndnlp_frag lp; /* the peer's Sequence numbers */
-    static uint8_t piece[128];
     struct ndnlp_frag_plan plan;
-    if (wren_ndnlp_frag_plan(&lp, len, peer_dev.mtu - 16u, &plan) < 0) {
+    if (wren_ndnlp_frag_plan(&peer_lp, len, peer_dev.mtu - 16u, &plan) < 0) {
         return -1;
     }
     for (unsigned i = 0; i < plan.count; i++) {
-        int n = plan.count == 1 ? (int)len : wren_ndnlp_frag_emit(&plan, pkt, i, piece, 128);
-        size_t fl = n > 0 ? peer_frame(plan.count == 1 ? pkt : piece, (size_t)n) : 0;
+        int n = plan.count == 1 ? (int)len : wren_ndnlp_frag_emit(&plan, pkt, i, peer_piece,
+                                                                  sizeof(peer_piece));
+        size_t fl = n > 0 ? peer_frame(plan.count == 1 ? pkt : peer_piece, (size_t)n) : 0;
         if (fl == 0 || wren_loopback_inject(&wren_inst_dev, peer_tx, fl) < 0) {
             return -1;
         }
@@ -221,7 +222,7 @@ static void producer_cb(struct wren_ndn_app *app, void *arg)
 {
     (void)arg;
     ssize_t n = wren_ndn_app_recv(app, app_buf, sizeof(app_buf), 0);
-    if (n > 0 && chunk_len && wren_ndn_app_send(app, chunk, chunk_len) == 0) {
+    if (n > 0 && chunk_len && wren_ndn_app_send(app, app_chunk, chunk_len) == 0) {
         answered++;
     }
 }
@@ -265,7 +266,7 @@ static int produce(unsigned len, unsigned k, int phase)
 {
     uint8_t *name = peer_name, *pkt = peer_pkt_buf;
     size_t nlen = make_name(name, 'p', len, k);
-    int dl = data_for(name, nlen, chunk, sizeof(chunk));
+    int dl = data_for(name, nlen, app_chunk, sizeof(app_chunk));
     struct ndn_interest in = { .name = { .v = name, .len = (uint16_t)nlen, .params_idx = -1 },
                                .has_nonce = true, .nonce = 0x5eed0000u + k };
     int il = wren_ndn_interest_emit(&in, pkt, sizeof(peer_pkt_buf));
@@ -285,7 +286,7 @@ static int produce(unsigned len, unsigned k, int phase)
     run();
     size_t plen;
     const uint8_t *got = peer_frames == before + 1 ? peer_pkt(&plen) : NULL;
-    return got && answered == was + 1 && plen == (size_t)dl && memcmp(got, chunk, plen) == 0;
+    return got && answered == was + 1 && plen == (size_t)dl && memcmp(got, app_chunk, plen) == 0;
 }
 
 /* ---- set-up ------------------------------------------------------------- */

@@ -7,7 +7,7 @@ wren.energy: nothing is measured twice in two ways) and sets the result
 beside the paper's figure. The papers' numbers are the only ones not
 measured, and they live in one file, data/paper_values.toml, each with its
 page (section, figure or table) and a quote holding it. A figure that
-cannot run says why (no TSCH yet, no ICN stack, ...).
+cannot run says why (no TSCH yet, no Contiki peer, ...).
 
 Per figure the command writes NAME.png and NAME.svg (the paper's values
 drawn beside wren's), and for all of them one report, report.md and
@@ -49,6 +49,7 @@ from .core import (CPU_MODEL, Figure, Outcome, Panel, PaperValue, Row, Series, f
                    normalize, paper_number, paper_values, papers, papers_dir, pv)
 from .coap_vs_tcp import _fig9_available, tcp_fig9
 from .cpu_time import de_fig2, de_fig3, riot_fig4, riot_fig5, riot_fig6, riot_fig9
+from .icn import riot_fig14, riot_fig15
 from . import readme
 from .report import plot, run_figure, statements, unstated, write_report
 from .tcp import riot_fig8, tcp_eq2, tcp_fig4, tcp_fig5, tcp_fig6, tcp_sec72
@@ -74,15 +75,12 @@ FIGURES: list[Figure] = [
            readme=True),
     Figure("riot_fig13", "riot", "Fig. 13: device-to-device travel times, RIOT vs Contiki",
            reason="the figure sets RIOT beside Contiki's uIP on the same boards: wren has no "
-                  "Contiki peer, and the paper gives only the relative difference (the paper's "
-                  "ICN figures are 14 and 15: no ICN stack)",
+                  "Contiki peer, and the paper gives only the relative difference",
            cited=("riot.fig13.contiki_text",)),
     Figure("riot_fig14", "riot", "Fig. 14: CCN-lite (ICN) stack size beside GNRC",
-           reason="no ICN stack: wren has no CCN/NDN module to measure",
-           cited=("riot.fig14.icn_ram_kb",)),
+           riot_fig14),
     Figure("riot_fig15", "riot", "Fig. 15: CCN-lite (ICN) processing time per request",
-           reason="no ICN stack: wren has no CCN/NDN module to measure",
-           cited=("riot.fig15.icn_text",)),
+           riot_fig15),
     Figure("tcp_fig4", "tcp", "Fig. 4: goodput vs MSS, one hop", tcp_fig4),
     Figure("tcp_fig5", "tcp", "Fig. 5: goodput vs window (buffer) size, one hop", tcp_fig5),
     Figure("tcp_fig6", "tcp", "Fig. 6: goodput and segment loss vs link retry delay", tcp_fig6),
