@@ -681,3 +681,50 @@ def bench_rpl_grid_1000() -> list[Record]:
 
 BENCHES["rpl_mesh_50"] = bench_rpl_mesh_50
 BENCHES["rpl_grid_1000"] = bench_rpl_grid_1000
+
+
+def bench_ndn() -> list[Record]:
+    """The NDN stack on the Cortex-M3 beside the IP stack (issue 26; the RIOT
+    paper's Figs. 14-15): the whole_node_ndn image's ROM and RAM, and its
+    instructions per request at the shortest name over wren's IP path's
+    (wren.ndn_m3)."""
+    import shutil
+    from . import ndn_m3
+    n, ip = ndn_m3.image(), ndn_m3.image(ndn_m3.IP_IMAGE)
+    same = ("the same runtime, stand-in 802.15.4 device, 6,144-byte packet buffer and heap as "
+            "whole_node_reflector; its stack 1,824 bytes (1,536 there)")
+    print(f"  whole_node_ndn: ROM {n['rom']}, RAM {n['ram_node']} (application buffers "
+          f"{n['app_buffers']} and the neighbour the image plays {n['peer']} apart; the ndn "
+          f"module's state {n['ndn_state']}); whole_node_reflector: ROM {ip['rom']}, RAM "
+          f"{ip['ram_no_app']}")
+    recs = [
+        _record("rom_ndn_bytes", n["rom"], "bytes", "lower", ip["rom"],
+                f"the NDN stack (forwarder, faces, NDNLPv2) as a whole Cortex-M3 image with a "
+                f"consumer and a producer on 802.15.4 (runtime/cortexm/main_ndn.c), {same}; "
+                f"target: the IP whole image (whole_node_reflector), the RIOT paper's Fig. 14 "
+                f"showing CCN-lite below GNRC"),
+        _record("ram_ndn_bytes", n["ram_node"], "bytes", "lower", ip["ram_no_app"],
+                f"RAM of that image (.data + .bss + heap + stack) without the application's "
+                f"buffers and the neighbour it plays; the ndn module's own state is "
+                f"{n['ndn_state']} bytes (RIOT paper Fig. 14: CCN-lite 'consumes only 4 kB "
+                f"RAM'); target: the IP whole image's RAM"),
+    ]
+    if not shutil.which("qemu-system-arm"):
+        print("  qemu-system-arm not installed: the cost ratio skipped")
+        return recs
+    ratio, d = ndn_m3.cost_ratio_shortest()
+    print(f"  {d['name_len']}-octet Name: NDN {d['sender']:.0f} (Interest out) + "
+          f"{d['receiver']:.0f} (Interest in to Data out) Cortex-M3 instructions, IP "
+          f"{d['ip']:.0f} ({d['ip_payload']}-byte datagram out and in): {ratio:.2f}")
+    recs.append(_record(
+        "ndn_ip_cost_ratio_shortest_name", round(ratio, 3), "ratio", "lower", 2.0,
+        f"Cortex-M3 instructions under qemu (every guest instruction traced): NDN's Interest "
+        f"out at the sender plus Interest in to Data out at the receiver, {d['name_len']}-octet "
+        f"Name (whole_node_ndn), over wren's IP path for a datagram of the Interest's size out "
+        f"and in (wren_udp_pipe.elf, {d['ip_payload']} bytes); the RIOT paper's Fig. 15: "
+        f"'Even for very short names, CCN-lite consumes more than twice as many CPU cycles "
+        f"than GNRC' (target 2)"))
+    return recs
+
+
+BENCHES["ndn"] = bench_ndn
