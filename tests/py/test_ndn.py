@@ -77,13 +77,13 @@ def wpan_payloads(pcap):
 
 
 def test_ndn_capture_decodes_with_python_ndn(line):
-    """Every data frame of the capture is NDN (dispatch 0x3f), and
+    """Every data frame of the capture is NDN (dispatch 0x3e), and
     python-ndn decodes each packet in it without an error."""
     _, pcap = line
     from ndn.encoding import parse_data, parse_interest
     kinds = {"interest": 0, "data": 0}
     for payload in wpan_payloads(pcap):
-        assert payload[0] == 0x3f, payload.hex()
+        assert payload[0] == 0x3e, payload.hex()
         pkt = payload[1:]
         if pkt[0] == 0x05:
             name, params, _, _ = parse_interest(pkt)
