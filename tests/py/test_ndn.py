@@ -219,3 +219,13 @@ def test_ndn_shell_mistakes_are_one_line(sim_factory):
                        ("ndn serve /a " + "t" * 40, "up to 32 characters")):
         rc, out = s.shell(0, line)
         assert rc < 0 and out.startswith("error: ") and what in out and out.count("\n") == 1, out
+
+
+def test_ndn_line_is_deterministic(line, tmp_path):
+    """The same seed gives the same capture, byte for byte (nonces come from
+    the node's seeded PRNG)."""
+    r, pcap = line
+    again = tmp_path / "again.pcap"
+    r2 = scenario.run(scenario.load(ROOT / "scenarios/ndn_line.toml"), pcap=again, progress=False)
+    assert again.read_bytes() == pcap.read_bytes()
+    assert [n["counters"] for n in r2["nodes"]] == [n["counters"] for n in r["nodes"]]

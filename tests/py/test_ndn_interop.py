@@ -43,7 +43,7 @@ def client(ns, *packets: bytes) -> list[str]:
 
 def data_for(interest: bytes, content: str, fresh: int) -> bytes:
     name, _, _, _ = parse_interest(interest)
-    return bytes(make_data(name, MetaInfo(freshness_period=fresh), content.encode(),
+    return bytes(make_data(name, MetaInfo(freshness_period=fresh or None), content.encode(),
                            signer=DigestSha256Signer()))
 
 
@@ -99,3 +99,19 @@ def test_wren_fetches_and_forwards_python_ndn_data_byte_exact(ndn_node):
     assert got == every_field("/py/fwd/x", 0x55555555, 6)
     assert reply == [made.hex()]
     assert prod.wait(10) == 0
+
+
+def test_python_ndn_over_ethernet_0x8624(ndn_node):
+    """The same over NDN's Ethernet face (EtherType 0x8624, no IP): a short
+    Interest padded to the 60-octet frame minimum is read to its TLV's end,
+    and the Data come back in a frame of that EtherType."""
+    ns, node = ndn_node
+    node.run(f"ndn serve /wren/eth {CONTENT}", r"serving")
+    interests = [make_interest("/wren/eth/a", InterestParam(nonce=0x66666666, lifetime=1000)),
+                 every_field("/wren/eth/all", 0x77777777, 3)]
+    assert len(bytes(interests[0])) + 14 < 60
+    res = ns.run(sys.executable, PEER, "eth", "tap0", "02:57:52:00:00:01",
+                 *(bytes(p).hex() for p in interests), timeout=60)
+    assert res.returncode == 0, res.stderr
+    replies = res.stdout.split()
+    assert replies == [data_for(bytes(i), CONTENT, 0).hex() for i in interests], replies
