@@ -115,3 +115,21 @@ def test_python_ndn_over_ethernet_0x8624(ndn_node):
     assert res.returncode == 0, res.stderr
     replies = res.stdout.split()
     assert replies == [data_for(bytes(i), CONTENT, 0).hex() for i in interests], replies
+
+
+def test_wren_interest_to_the_ndn_multicast_group_gets_python_ndn_data(ndn_node):
+    """A route to the TAP's broadcast face sends the Interest to NFD's NDN
+    multicast group 01:00:5e:00:17:aa; python-ndn's Data, sent back to
+    wren's MAC, are consumed."""
+    ns, node = ndn_node
+    prod = ns.popen(sys.executable, PEER, "eth-producer", "tap0", "over-ethernet",
+                    stdout=subprocess.PIPE, text=True)
+    assert prod.stdout.readline().strip() == "ready"
+    node.run("ndn route add /mc if 1", r"route /mc face")
+    out = node.run("ndn interest /mc/x lifetime 3000", r"ndn: (data|timeout)")
+    assert 'ndn: data /mc/x' in out and '"over-ethernet"' in out, out
+    _, dst, interest = prod.stdout.readline().split()
+    assert dst == "01005e0017aa"
+    name, param, _, _ = parse_interest(bytes.fromhex(interest))
+    assert ndn_encoding.Name.to_str(name) == "/mc/x" and param.lifetime == 3000
+    assert prod.wait(10) == 0
