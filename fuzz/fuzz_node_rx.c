@@ -42,6 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
+    /* NDN: Interests under any name go out on the radio's broadcast face,
+     * so the forwarder's PIT and strategy run too */
+    if (wren_sim_shell(s, 0, "ndn route add / if 1") != 0) {
+        abort();
+    }
     size_t off = size ? 1 : 0;
     uint64_t t = 0;
     while (off < size) {

@@ -219,7 +219,8 @@ def stage_sanitizers() -> bool:
                   paths.ROOT / "tests/py/test_rpl_rul_host.py",
                   paths.ROOT / "tests/py/test_br_radio.py",
                   paths.ROOT / "tests/py/test_zep_rxdone.py",
-                  paths.ROOT / "tests/py/test_riot.py")
+                  paths.ROOT / "tests/py/test_riot.py",
+                  paths.ROOT / "tests/py/test_ndn_interop.py")
     ok &= _sanitized(
         lambda env: _pytest({"WREN_LIB": str(tree / "libwren_sim.so"),
                              "LD_PRELOAD": f"{libasan}:{libubsan}", "WREN_SANITIZED": "1",

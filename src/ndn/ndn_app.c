@@ -83,7 +83,7 @@ int wren_ndn_app_unregister(struct wren_ndn_app *app, const char *prefix)
     return route(app, prefix, WREN_NDN_ROUTE_DEL);
 }
 
-/* the packet, in a snip of @p len octets that @p fill writes, to the forwarder */
+/* the packet (one snip, owned) to the forwarder, as SND from this face */
 static int send_snip(struct wren_ndn_app *app, struct wren_snip *s)
 {
     struct wren_msg m = { .type = WREN_MSG_SND, .arg = app->face, .ptr = s };

@@ -248,14 +248,24 @@ void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
     }
     int face = nh ? wren_ndn_face_add(ndn, &c) : -EINVAL;
     struct wren_ndn_face *f = face > 0 ? wren_ndn_face(ndn, (uint8_t)face) : NULL;
-    /* 802.15.4: the dispatch byte goes; the packet becomes one snip of its own */
+    /* 802.15.4: the dispatch byte goes; Ethernet: the padding of a short
+     * frame (IEEE 802.3: 46 octets of payload at least) goes, the packet
+     * ends where its TLV does; it becomes one snip of its own */
     size_t skip = f && f->dev_type == WREN_NETDEV_TYPE_IEEE802154 ? 1 : 0;
-    struct wren_snip *s = f && pkt->size > skip
-                              ? wren_pktbuf_add(pb, NULL, pkt->data + skip, pkt->size - skip,
-                                                WREN_NETTYPE_NDN)
-                              : NULL;
+    size_t len = pkt->size > skip ? pkt->size - skip : 0;
+    uint32_t t;
+    const uint8_t *v;
+    uint16_t vl;
+    int tlv = len ? wren_ndn_tlv_parse(pkt->data + skip, len, &t, &v, &vl) : -1;
+    if (f && f->dev_type == WREN_NETDEV_TYPE_ETHERNET && tlv > 0) {
+        len = (size_t)tlv;
+    }
+    struct wren_snip *s = f && len ? wren_pktbuf_add(pb, NULL, pkt->data + skip, len,
+                                                     WREN_NETTYPE_NDN)
+                                   : NULL;
     if (s == NULL) {
-        *(f == NULL ? &ndn->stats.rx_drop_no_face : &ndn->stats.rx_drop_nobuf) += 1;
+        *(f == NULL ? &ndn->stats.rx_drop_no_face
+          : len == 0 ? &ndn->stats.rx_drop_malformed : &ndn->stats.rx_drop_nobuf) += 1;
     }
     wren_pktbuf_release(pb, pkt);
     if (s && s->size && s->data[0] == NDNLP_TLV_LP_PACKET) {

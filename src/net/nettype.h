@@ -19,7 +19,7 @@ enum wren_nettype {
     WREN_NETTYPE_SIXTOP,       /**< a 6P message (RFC 8480), from the 6top IE of a TSCH
                                     frame: netif header (neighbour), then the message */
     WREN_NETTYPE_NDN,          /**< an NDN packet (TLV 0.3): from a link layer (802.15.4
-                                    dispatch 0x3f, EtherType 0x8624) to the NDN
+                                    dispatch 0x3e, EtherType 0x8624) to the NDN
                                     forwarder (demux ALL), from it to an application (demux:
                                     the app's face) */
     WREN_NETTYPE_NUMOF

@@ -77,9 +77,10 @@ enum {
 
 /** The 802.15.4 dispatch byte before every NDN packet in a frame: in RFC
  *  4944's NALP range 00xxxxxx ("not a LoWPAN frame", section 5.1), so
- *  6LoWPAN leaves the frame alone. The NDN type byte cannot be the
- *  dispatch itself: an NDNLPv2 LpPacket (0x64) reads as IPHC (011xxxxx). */
-#define NDN_IEEE802154_DISPATCH 0x3f
+ *  6LoWPAN leaves the frame alone (0x3f is wren's raw frame generator's,
+ *  src/apps/rawgen.h). The NDN type byte cannot be the dispatch itself: an
+ *  NDNLPv2 LpPacket (0x64) reads as IPHC (011xxxxx). */
+#define NDN_IEEE802154_DISPATCH 0x3e
 /** NDN's EtherType (NFD's Ethernet face; the IEEE registry's 0x8624). */
 #define NDN_ETHERTYPE 0x8624
 

@@ -78,13 +78,13 @@ def wpan_payloads(pcap):
 
 
 def test_ndn_capture_decodes_with_python_ndn(line):
-    """Every data frame of the capture is NDN (dispatch 0x3f), and
+    """Every data frame of the capture is NDN (dispatch 0x3e), and
     python-ndn decodes each packet in it without an error."""
     _, pcap = line
     from ndn.encoding import parse_data, parse_interest
     kinds = {"interest": 0, "data": 0}
     for payload in wpan_payloads(pcap):
-        assert payload[0] == 0x3f, payload.hex()
+        assert payload[0] == 0x3e, payload.hex()
         pkt = payload[1:]
         if pkt[0] == 0x05:
             name, params, _, _ = parse_interest(pkt)
@@ -204,3 +204,76 @@ def test_ndn_shell_mistakes_are_one_line(sim_factory):
                        ("ndn serve /a " + "t" * 40, "up to 32 characters")):
         rc, out = s.shell(0, line)
         assert rc < 0 and out.startswith("error: ") and what in out and out.count("\n") == 1, out
+
+
+def test_ndn_line_is_deterministic(line, tmp_path):
+    """The same seed gives the same capture, byte for byte (nonces come from
+    the node's seeded PRNG)."""
+    r, pcap = line
+    again = tmp_path / "again.pcap"
+    r2 = scenario.run(scenario.load(ROOT / "scenarios/ndn_line.toml"), pcap=again, progress=False)
+    assert again.read_bytes() == pcap.read_bytes()
+    assert [n["counters"] for n in r2["nodes"]] == [n["counters"] for n in r["nodes"]]
+
+
+def ndn_frame(seq: int, payload: bytes) -> bytes:
+    """An 802.15.4 data frame from EUI-64 ...:00:01 to node 0 (...:00:00) in
+    the simulator's PAN 0x23, carrying NDN (dispatch 0x3e) @payload."""
+    from wren.zep_peer import fcs
+    mhr = (struct.pack("<HBH", 0xCC41, seq, 0x23) + bytes.fromhex(eui(0).replace(":", ""))[::-1]
+           + bytes.fromhex(eui(1).replace(":", ""))[::-1])
+    return mhr + b"\x3e" + payload + struct.pack("<H", fcs(mhr + b"\x3e" + payload))
+
+
+def test_ndn_bad_packets_are_dropped_and_counted_by_reason(sim_factory):
+    """Packets python-ndn encodes (one spoilt per reason) into node 0: each
+    drop lands on its own counter, and nothing is forwarded."""
+    from ndn.encoding import InterestParam, MetaInfo, make_data, make_interest
+    from ndn.security import DigestSha256Signer
+    s = sim_factory(1)
+    s.set_modules(["ndn"])
+    s.add_node()
+    s.add_node()
+    s.set_link(0, 1)
+    ok(s, 0, f"ndn route add / if 1 {eui(1)}")
+    good = bytes(make_interest("/a/b", InterestParam(nonce=1, lifetime=1000)))
+    data = bytes(make_data("/a/b", MetaInfo(), b"x", signer=DigestSha256Signer()))
+    critical = bytes([0x05, len(good) - 2 + 2]) + good[2:] + b"\x1f\x00"   # type 31: critical
+    cases = {
+        "rx_drop_hop_limit": bytes(make_interest("/h", InterestParam(nonce=2, hop_limit=0))),
+        "rx_drop_malformed": good[:-1],
+        "rx_drop_critical": critical,
+        "rx_drop_digest": data[:-1] + bytes([data[-1] ^ 1]),
+        "rx_drop_type": b"\x07\x00",               # a Name alone: no Interest, Data, LpPacket
+        "lp_idle": b"\x64\x00",                    # an LpPacket without a Fragment (NDNLPv2)
+        "lp_drop_critical": b"\x64\x02\x62\x00",   # a PitToken: unknown, not to be ignored
+        "rx_drop_unsolicited": data,
+    }
+    for seq, (reason, payload) in enumerate(cases.items()):
+        assert s.inject(0, ndn_frame(seq, payload)) == 0
+        s.run(s.now + 0.01)
+        assert cnt(s, 0)[reason] == 1, (reason, cnt(s, 0))
+    c = cnt(s, 0)
+    assert c["tx_interests"] == 0 and c["tx_data"] == 0 and c["rx_interests"] == 0, c
+    assert s.counters(1)["radio.rx_frames"] == 0
+
+
+def test_ndn_content_store_is_bounded_lru(sim_factory):
+    """Five names through a store of four entries: the least recently used
+    goes; the one used again stays and still answers."""
+    s = sim_factory(1)
+    s.set_modules(["ndn"])
+    s.add_node()
+    s.add_node()
+    s.set_link(0, 1)
+    s.set_link(1, 0)
+    ok(s, 0, f"ndn route add /c if 1 {eui(1)}")
+    ok(s, 1, "ndn serve /c v fresh 60000")
+    for name in ("n0", "n1", "n2", "n3", "n0", "n4", "n0", "n1"):
+        ok(s, 0, f"ndn interest /c/{name}")
+        s.run(s.now + 0.5)
+    c = cnt(s, 0)
+    # n0 from the store twice; n4 evicted n1 (least recently used), fetched again
+    assert c["cs_hits"] == 2 and c["cs_evictions"] == 2 and c["cs_inserts"] == 6, c
+    assert cnt(s, 1)["rx_interests"] == 6
+    assert s.shell(0, "ndn cs")[1].count(" fresh") == 4

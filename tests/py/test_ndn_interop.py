@@ -43,7 +43,7 @@ def client(ns, *packets: bytes) -> list[str]:
 
 def data_for(interest: bytes, content: str, fresh: int) -> bytes:
     name, _, _, _ = parse_interest(interest)
-    return bytes(make_data(name, MetaInfo(freshness_period=fresh), content.encode(),
+    return bytes(make_data(name, MetaInfo(freshness_period=fresh or None), content.encode(),
                            signer=DigestSha256Signer()))
 
 
@@ -98,4 +98,38 @@ def test_wren_fetches_and_forwards_python_ndn_data_byte_exact(ndn_node):
     made = bytes.fromhex(prod.stdout.readline().split()[1])
     assert got == every_field("/py/fwd/x", 0x55555555, 6)
     assert reply == [made.hex()]
+    assert prod.wait(10) == 0
+
+
+def test_python_ndn_over_ethernet_0x8624(ndn_node):
+    """The same over NDN's Ethernet face (EtherType 0x8624, no IP): a short
+    Interest padded to the 60-octet frame minimum is read to its TLV's end,
+    and the Data come back in a frame of that EtherType."""
+    ns, node = ndn_node
+    node.run(f"ndn serve /wren/eth {CONTENT}", r"serving")
+    interests = [make_interest("/wren/eth/a", InterestParam(nonce=0x66666666, lifetime=1000)),
+                 every_field("/wren/eth/all", 0x77777777, 3)]
+    assert len(bytes(interests[0])) + 14 < 60
+    res = ns.run(sys.executable, PEER, "eth", "tap0", "02:57:52:00:00:01",
+                 *(bytes(p).hex() for p in interests), timeout=60)
+    assert res.returncode == 0, res.stderr
+    replies = res.stdout.split()
+    assert replies == [data_for(bytes(i), CONTENT, 0).hex() for i in interests], replies
+
+
+def test_wren_interest_to_the_ndn_multicast_group_gets_python_ndn_data(ndn_node):
+    """A route to the TAP's broadcast face sends the Interest to NFD's NDN
+    multicast group 01:00:5e:00:17:aa; python-ndn's Data, sent back to
+    wren's MAC, are consumed."""
+    ns, node = ndn_node
+    prod = ns.popen(sys.executable, PEER, "eth-producer", "tap0", "over-ethernet",
+                    stdout=subprocess.PIPE, text=True)
+    assert prod.stdout.readline().strip() == "ready"
+    node.run("ndn route add /mc if 1", r"route /mc face")
+    out = node.run("ndn interest /mc/x lifetime 3000", r"ndn: (data|timeout)")
+    assert 'ndn: data /mc/x' in out and '"over-ethernet"' in out, out
+    _, dst, interest = prod.stdout.readline().split()
+    assert dst == "01005e0017aa"
+    name, param, _, _ = parse_interest(bytes.fromhex(interest))
+    assert ndn_encoding.Name.to_str(name) == "/mc/x" and param.lifetime == 3000
     assert prod.wait(10) == 0

@@ -57,7 +57,7 @@ def test_ndnlp_capture_decodes_with_python_ndn(sim_factory, tmp_path):
     s.close()  # the capture is complete once the simulation is freed
     pieces = []
     for payload in wpan_payloads(pcap):
-        assert payload[0] == 0x3f and payload[1] == LpTypeNumber.LP_PACKET, payload.hex()
+        assert payload[0] == 0x3e and payload[1] == LpTypeNumber.LP_PACKET, payload.hex()
         lp = payload[1:]
         hdr = 2 if lp[1] < 253 else 4
         pieces.append(LpPacketValue.parse(lp[hdr:], ignore_critical=True))

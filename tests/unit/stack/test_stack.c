@@ -47,8 +47,8 @@ TEST(test_wren_stack_build__per_interface_modules_and_modules_left_out)
     CHECK(wren_stack_module(&made, &wren_rpl_module, 1) != NULL);
     CHECK(wren_stack_module(&made, &wren_rpl_module, 2) != NULL);
     /* 6LoWPAN, IPv6, ICMPv6, UDP, TCP, CoAP, CoAP over TCP, (the CoAP plugtest,) two
-     * NIBs, two RPLs, two 6tops */
-    CHECK_EQ(made.n, 13 + CONFIG_WREN_COAP_PLUGTEST);
+     * NIBs, two RPLs, two 6tops, NDN */
+    CHECK_EQ(made.n, 14 + CONFIG_WREN_COAP_PLUGTEST);
     /* the second interface's sets carry its id */
     uint64_t v = 99;
     CHECK_EQ(wren_stack_counter(&n->node, "nib.rx_rs", &v), 0);
