@@ -692,7 +692,7 @@ def bench_ndn() -> list[Record]:
     from . import ndn_m3
     n, ip = ndn_m3.image(), ndn_m3.image(ndn_m3.IP_IMAGE)
     same = ("the same runtime, stand-in 802.15.4 device, 6,144-byte packet buffer and heap as "
-            "whole_node_reflector; its stack 1,824 bytes (1,536 there)")
+            f"whole_node_reflector; its stack {n['stack']:,} bytes ({ip['stack']:,} there)")
     print(f"  whole_node_ndn: ROM {n['rom']}, RAM {n['ram_node']} (application buffers "
           f"{n['app_buffers']} and the neighbour the image plays {n['peer']} apart; the ndn "
           f"module's state {n['ndn_state']}); whole_node_reflector: ROM {ip['rom']}, RAM "

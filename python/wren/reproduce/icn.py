@@ -14,8 +14,12 @@ NDN_IMAGE = ("the whole_node_ndn image (runtime/cortexm/main_ndn.c: the ndn modu
              "NDNLPv2 on 802.15.4, a consumer and a producer, checked under qemu)")
 IP_IMAGE = ("the whole_node_reflector image (main_whole_node.c: sock UDP, 6LoWPAN, IPv6 on "
             "802.15.4, the RIOT paper's Table 3 application)")
-SAME = ("both images: the same runtime, stand-in device, 6,144-byte packet buffer and heap; "
-        "the NDN image's stack is 1,824 bytes, not 1,536, for its deeper calls (DigestSha256)")
+
+
+def _same(n: dict[str, int], ip: dict[str, int]) -> str:
+    return (f"both images: the same runtime, stand-in device, {n['arena']:,}-byte packet buffer "
+            f"and heap; the NDN image's stack is {n['stack']:,} bytes, not {ip['stack']:,}, for "
+            f"its deeper calls (DigestSha256's SHA-256)")
 
 
 def _run_ndn() -> dict[str, int]:
@@ -33,6 +37,7 @@ def _run_ndn() -> dict[str, int]:
 
 
 def _fig14_rows(n: dict[str, int], ip: dict[str, int], run: dict[str, int]) -> list[Row]:
+    same = _same(n, ip)
     stack_ram = n["ndn_state"] + run["deepest"] + run["high_water"]
     return [
         Row("RAM of the NDN stack: its state, deepest call stack, packet-buffer high water",
@@ -48,13 +53,13 @@ def _fig14_rows(n: dict[str, int], ip: dict[str, int], run: dict[str, int]) -> l
         Row("ROM, NDN whole image", "bytes", n["rom"], None,
             note=f"IP whole image {ip['rom']}: NDN/IP {n['rom'] / ip['rom']:.2f}",
             measured=NDN_IMAGE + "; ROM = .text + .ARM.exidx + .data", modelled="",
-            differs="the paper shows bars without numbers; " + SAME, kind="label"),
+            differs="the paper shows bars without numbers; " + same, kind="label"),
         Row("RAM, NDN whole image (application buffers and the neighbour apart)", "bytes",
             n["ram_node"], None,
             note=f"IP whole image {ip['ram_no_app']}: NDN/IP {n['ram_node'] / ip['ram_no_app']:.2f}"
                  f"; the neighbour's device and buffers {n['peer']}",
             measured=NDN_IMAGE + "; RAM = .data + .bss + heap + stack", modelled="",
-            differs="the paper shows bars without numbers; " + SAME, kind="label"),
+            differs="the paper shows bars without numbers; " + same, kind="label"),
     ]
 
 
@@ -68,7 +73,7 @@ def riot_fig14(quick: bool) -> Outcome:
                    Series("wren: NDN (forwarder, NDNLPv2) whole image", cats,
                           [n["rom"], n["ram_node"]], "C2")], bars=True)
     return Outcome(rows=_fig14_rows(n, ip, run), panels=[panel], notes=[
-        f"NDN: {NDN_IMAGE}. IP: {IP_IMAGE}. {SAME}. The application's buffers (and, in the NDN "
+        f"NDN: {NDN_IMAGE}. IP: {IP_IMAGE}. {_same(n, ip)}. The application's buffers (and, in the NDN "
         "image, the device and buffers of the neighbour the image plays) are left out, as the "
         "paper's figures are w/o application buffers."])
 
