@@ -46,6 +46,12 @@
 #ifndef CONFIG_WREN_NDN_PIT
 #define CONFIG_WREN_NDN_PIT 8
 #endif
+/** Longest a PIT entry lives (ms), whatever InterestLifetime says: an entry
+ *  holds its Interest in the packet buffer, and a peer's Interest of a long
+ *  lifetime must not hold it for long (NDN's default lifetime is 4 s). */
+#ifndef CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS
+#define CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS 16000u
+#endif
 /** Nonces a PIT entry remembers (for loop detection). */
 #ifndef CONFIG_WREN_NDN_PIT_NONCES
 #define CONFIG_WREN_NDN_PIT_NONCES 4

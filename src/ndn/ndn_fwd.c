@@ -57,6 +57,15 @@ static struct ndn_name pit_name(const struct wren_ndn_pit_entry *e)
     return (struct ndn_name){ .v = e->interest->data + e->name_off, .len = e->name_len };
 }
 
+/* when an entry for @p in made or refreshed now expires */
+static uint64_t pit_expiry(const struct wren_ndn *ndn, const struct ndn_interest *in)
+{
+    uint32_t ms = in->lifetime_ms < CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS
+                      ? in->lifetime_ms
+                      : CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS;
+    return wren_node_now(ndn->node) + (uint64_t)ms * 1000u;
+}
+
 static uint8_t pit_flags(const struct ndn_interest *in)
 {
     return (uint8_t)((in->can_be_prefix ? NDN_PIT_CBP : 0) | (in->must_be_fresh ? NDN_PIT_MBF : 0));
@@ -410,7 +419,7 @@ static struct wren_snip *add_nonce(struct wren_ndn *ndn, struct wren_snip *pkt,
 static void interest_pending(struct wren_ndn *ndn, struct wren_ndn_pit_entry *e, uint8_t face,
                              struct wren_snip *pkt, const struct ndn_interest *in)
 {
-    uint64_t exp = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u;
+    uint64_t exp = pit_expiry(ndn, in);
     pit_add_nonce(e, in->nonce);
     e->expires = exp > e->expires ? exp : e->expires;
     if (e->in_faces & wren_ndn_face_bit(face)) {
@@ -440,7 +449,7 @@ static void interest_new(struct wren_ndn *ndn, uint8_t face, struct wren_snip *p
     *e = (struct wren_ndn_pit_entry){
         .interest = pkt, .name_off = (uint16_t)(in->name.v - pkt->data),
         .name_len = in->name.len, .in_faces = wren_ndn_face_bit(face), .flags = pit_flags(in),
-        .expires = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u,
+        .expires = pit_expiry(ndn, in),
     };
     pit_add_nonce(e, in->nonce);
     if (!forward(ndn, e, pkt, in, false)) {

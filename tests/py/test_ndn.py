@@ -290,3 +290,21 @@ def test_ndn_content_store_is_bounded_lru(sim_factory):
     assert c["cs_hits"] == 2 and c["cs_evictions"] == 2 and c["cs_inserts"] == 6, c
     assert cnt(s, 1)["rx_interests"] == 6
     assert s.shell(0, "ndn cs")[1].count(" fresh") == 4
+
+
+def test_ndn_pit_entry_lifetime_is_bounded(sim_factory):
+    """An Interest asking for 60 s holds its PIT entry (and the packet
+    buffer) 16 s at most (CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS; found by
+    fuzz_node_rx: the buffer was not empty 30 s after the last frame)."""
+    from ndn.encoding import InterestParam, make_interest
+    s = sim_factory(1)
+    s.set_modules(["ndn"])
+    s.add_node()
+    s.add_node()
+    s.set_link(0, 1)
+    ok(s, 0, "ndn route add / if 1")     # the broadcast face (1 sends the Interest)
+    s.inject(0, ndn_frame(1, bytes(make_interest("/slow", InterestParam(nonce=9, lifetime=60000)))))
+    s.run(15.9)
+    assert cnt(s, 0)["pit_expired"] == 0 and "/slow" in s.shell(0, "ndn pit")[1]
+    s.run(16.1)
+    assert cnt(s, 0)["pit_expired"] == 1 and s.pktbufs_clean()
