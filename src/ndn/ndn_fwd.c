@@ -154,10 +154,10 @@ static struct ndn_name cs_name(const struct wren_ndn *ndn, const struct wren_ndn
 static bool cs_matches(const struct wren_ndn *ndn, const struct wren_ndn_cs_entry *c,
                        const struct ndn_interest *in, uint64_t now)
 {
-    struct ndn_name n = cs_name(ndn, c);
-    bool name = in->can_be_prefix ? wren_ndn_name_is_prefix(&in->name, &n)
-                                  : wren_ndn_name_eq(&in->name, &n);
-    return name && (!in->must_be_fresh || now < c->stale_at);
+    struct ndn_data d = { .name = cs_name(ndn, c) };
+    return (!in->must_be_fresh || now < c->stale_at) &&
+           wren_ndn_data_answers(&in->name, in->can_be_prefix, &d, ndn->cs_store + c->off,
+                                 c->len);
 }
 
 static struct wren_ndn_cs_entry *cs_find(struct wren_ndn *ndn, const struct ndn_interest *in)
@@ -498,16 +498,17 @@ static void on_interest(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pk
     interest_new(ndn, face, pkt, &in);
 }
 
-/* the downstream faces of every entry @p d satisfies; the entries go */
-static uint16_t pit_satisfy(struct wren_ndn *ndn, const struct ndn_data *d)
+/* the downstream faces of every entry the Data @p d (in @p pkt) satisfies;
+ * the entries go */
+static uint16_t pit_satisfy(struct wren_ndn *ndn, const struct ndn_data *d,
+                            const struct wren_snip *pkt)
 {
     uint16_t down = 0;
     for (int i = 0; i < CONFIG_WREN_NDN_PIT; i++) {
         struct wren_ndn_pit_entry *e = &ndn->pit[i];
         struct ndn_name n;
         if (e->interest && (n = pit_name(e), true) &&
-            ((e->flags & NDN_PIT_CBP) ? wren_ndn_name_is_prefix(&n, &d->name)
-                                      : wren_ndn_name_eq(&n, &d->name))) {
+            wren_ndn_data_answers(&n, e->flags & NDN_PIT_CBP, d, pkt->data, pkt->size)) {
             down |= e->in_faces;
             ndn->stats.pit_satisfied++;
             pit_free(ndn, e);
@@ -526,7 +527,7 @@ static void on_data(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
         return;
     }
     ndn->stats.rx_data++;
-    uint16_t down = pit_satisfy(ndn, &d);
+    uint16_t down = pit_satisfy(ndn, &d, pkt);
     if (down == 0) {
         ndn->stats.rx_drop_unsolicited++; /* and not cached (NFD's default) */
         wren_pktbuf_release(&ndn->node->pktbuf, pkt);

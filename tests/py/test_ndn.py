@@ -308,3 +308,36 @@ def test_ndn_pit_entry_lifetime_is_bounded(sim_factory):
     assert cnt(s, 0)["pit_expired"] == 0 and "/slow" in s.shell(0, "ndn pit")[1]
     s.run(16.1)
     assert cnt(s, 0)["pit_expired"] == 1 and s.pktbufs_clean()
+
+
+def test_ndn_implicit_digest_names_the_exact_data(sim_factory):
+    """An Interest whose name ends in the ImplicitSha256DigestComponent of a
+    Data (its full name) is answered by that Data, through the PIT and from
+    the Content Store, and by no other: the digest is python-ndn's SHA-256
+    of the packet producer 1 sends (byte-exact, tests above)."""
+    import hashlib
+    from ndn.encoding import MetaInfo, make_data
+    from ndn.security import DigestSha256Signer
+    s = sim_factory(1)
+    s.set_modules(["ndn"])
+    s.add_node()
+    s.add_node()
+    s.set_link(0, 1)
+    s.set_link(1, 0)
+    ok(s, 0, f"ndn route add /c if 1 {eui(1)}")
+    ok(s, 1, "ndn serve /c v fresh 60000")
+    data = bytes(make_data("/c/z", MetaInfo(freshness_period=60000), b"v",
+                           signer=DigestSha256Signer()))
+    digest = hashlib.sha256(data).hexdigest()
+    out = ok(s, 0, f"ndn interest /c/z/sha256digest={digest}")
+    s.run(1.0)
+    out += ok(s, 0, f"ndn interest /c/z/sha256digest={digest}")   # from node 0's store
+    s.run(2.0)
+    out += ok(s, 0, "ndn interest /c/y/sha256digest=" + "00" * 32 + " lifetime 1000")
+    s.run(4.0)
+    out += s.output(0)
+    assert out.count("ndn: data /c/z after") == 2, out
+    assert "ndn: timeout /c/y/sha256digest=" in out, out
+    assert cnt(s, 0)["cs_hits"] == 1 and cnt(s, 1)["rx_interests"] == 2
+    # /c/y's Data matched no entry at node 1 (its producer's forwarder)
+    assert cnt(s, 1)["rx_drop_unsolicited"] == 1
