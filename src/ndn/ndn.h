@@ -75,7 +75,7 @@
 #define CONFIG_WREN_NDN_NEXTHOPS 2
 #endif
 /** Nonces of satisfied or expired Interests kept to catch loops (the Dead
- *  Nonce List of NFD's developer guide, section 3.5). */
+ *  Nonce List of NFD's developer guide, NDN-0021). */
 #ifndef CONFIG_WREN_NDN_DEAD_NONCES
 #define CONFIG_WREN_NDN_DEAD_NONCES 8
 #endif

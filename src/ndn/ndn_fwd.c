@@ -1,7 +1,8 @@
 /* The NDN forwarder's tables and pipelines: PIT, Content Store, FIB and the
  * best-route strategy. The pipelines follow NFD's developer guide (NFD
- * team, "NFD Developer's Guide", NDN-0021, section 4: incoming Interest,
- * incoming Data; section 5.2.1: best-route with retransmission). */
+ * team, "NFD Developer's Guide", technical report NDN-0021: its incoming
+ * Interest and incoming Data pipelines, and its best-route strategy with
+ * retransmission), cut down to static tables. */
 #include <errno.h>
 #include <string.h>
 
