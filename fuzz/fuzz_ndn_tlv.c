@@ -50,6 +50,10 @@ static void fuzz_data(const uint8_t *data, size_t size)
     if (wren_ndn_data_parse(data, size, &a) < 0) {
         return;
     }
+    /* a Data answers its own name, and its parent's with CanBePrefix */
+    struct ndn_name parent = wren_ndn_name_parent(&a.name);
+    REQUIRE(wren_ndn_data_answers(&a.name, false, &a, data, size));
+    REQUIRE(wren_ndn_data_answers(&parent, true, &a, data, size));
     if (a.sig_type == NDN_SIG_DIGEST_SHA256) {
         a.sig_value = NULL; /* the emitter signs again (what it emits differs if
                                unknown elements were skipped) */

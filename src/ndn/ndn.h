@@ -48,6 +48,12 @@
 #ifndef CONFIG_WREN_NDN_PIT
 #define CONFIG_WREN_NDN_PIT 8
 #endif
+/** Longest a PIT entry lives (ms), whatever InterestLifetime says: an entry
+ *  holds its Interest in the packet buffer, and a peer's Interest of a long
+ *  lifetime must not hold it for long (NDN's default lifetime is 4 s). */
+#ifndef CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS
+#define CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS 16000u
+#endif
 /** Nonces a PIT entry remembers (for loop detection). */
 #ifndef CONFIG_WREN_NDN_PIT_NONCES
 #define CONFIG_WREN_NDN_PIT_NONCES 4
@@ -71,7 +77,7 @@
 #define CONFIG_WREN_NDN_NEXTHOPS 2
 #endif
 /** Nonces of satisfied or expired Interests kept to catch loops (the Dead
- *  Nonce List of NFD's developer guide, section 3.5). */
+ *  Nonce List of NFD's developer guide, NDN-0021). */
 #ifndef CONFIG_WREN_NDN_DEAD_NONCES
 #define CONFIG_WREN_NDN_DEAD_NONCES 8
 #endif

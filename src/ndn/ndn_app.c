@@ -147,12 +147,6 @@ ssize_t wren_ndn_app_recv(struct wren_ndn_app *app, void *buf, size_t max, uint6
     return r;
 }
 
-static bool answers(const struct ndn_name *asked, unsigned flags, const struct ndn_data *d)
-{
-    return (flags & WREN_NDN_CAN_BE_PREFIX) ? wren_ndn_name_is_prefix(asked, &d->name)
-                                            : wren_ndn_name_eq(asked, &d->name);
-}
-
 ssize_t wren_ndn_app_fetch(struct wren_ndn_app *app, const char *uri, unsigned flags, uint8_t *buf,
                            size_t max, uint64_t timeout_us, struct ndn_data *d)
 {
@@ -174,7 +168,8 @@ ssize_t wren_ndn_app_fetch(struct wren_ndn_app *app, const char *uri, unsigned f
         if (n < 0) {
             return n == -EAGAIN && timeout_us ? -ETIMEDOUT : n;
         }
-        if (wren_ndn_data_parse(buf, (size_t)n, d) == 0 && answers(&in.name, flags, d)) {
+        if (wren_ndn_data_parse(buf, (size_t)n, d) == 0 &&
+            wren_ndn_data_answers(&in.name, in.can_be_prefix, d, buf, (size_t)n)) {
             return n;
         }
     }

@@ -1,7 +1,8 @@
 /* The NDN forwarder's tables and pipelines: PIT, Content Store, FIB and the
  * best-route strategy. The pipelines follow NFD's developer guide (NFD
- * team, "NFD Developer's Guide", NDN-0021, section 4: incoming Interest,
- * incoming Data; section 5.2.1: best-route with retransmission). */
+ * team, "NFD Developer's Guide", technical report NDN-0021: its incoming
+ * Interest and incoming Data pipelines, and its best-route strategy with
+ * retransmission), cut down to static tables. */
 #include <errno.h>
 #include <string.h>
 
@@ -55,6 +56,15 @@ static void dnl_add(struct wren_ndn *ndn, uint32_t key)
 static struct ndn_name pit_name(const struct wren_ndn_pit_entry *e)
 {
     return (struct ndn_name){ .v = e->interest->data + e->name_off, .len = e->name_len };
+}
+
+/* when an entry for @p in made or refreshed now expires */
+static uint64_t pit_expiry(const struct wren_ndn *ndn, const struct ndn_interest *in)
+{
+    uint32_t ms = in->lifetime_ms < CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS
+                      ? in->lifetime_ms
+                      : CONFIG_WREN_NDN_PIT_MAX_LIFETIME_MS;
+    return wren_node_now(ndn->node) + (uint64_t)ms * 1000u;
 }
 
 static uint8_t pit_flags(const struct ndn_interest *in)
@@ -145,10 +155,10 @@ static struct ndn_name cs_name(const struct wren_ndn *ndn, const struct wren_ndn
 static bool cs_matches(const struct wren_ndn *ndn, const struct wren_ndn_cs_entry *c,
                        const struct ndn_interest *in, uint64_t now)
 {
-    struct ndn_name n = cs_name(ndn, c);
-    bool name = in->can_be_prefix ? wren_ndn_name_is_prefix(&in->name, &n)
-                                  : wren_ndn_name_eq(&in->name, &n);
-    return name && (!in->must_be_fresh || now < c->stale_at);
+    struct ndn_data d = { .name = cs_name(ndn, c) };
+    return (!in->must_be_fresh || now < c->stale_at) &&
+           wren_ndn_data_answers(&in->name, in->can_be_prefix, &d, ndn->cs_store + c->off,
+                                 c->len);
 }
 
 static struct wren_ndn_cs_entry *cs_find(struct wren_ndn *ndn, const struct ndn_interest *in)
@@ -410,7 +420,7 @@ static struct wren_snip *add_nonce(struct wren_ndn *ndn, struct wren_snip *pkt,
 static void interest_pending(struct wren_ndn *ndn, struct wren_ndn_pit_entry *e, uint8_t face,
                              struct wren_snip *pkt, const struct ndn_interest *in)
 {
-    uint64_t exp = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u;
+    uint64_t exp = pit_expiry(ndn, in);
     pit_add_nonce(e, in->nonce);
     e->expires = exp > e->expires ? exp : e->expires;
     if (e->in_faces & wren_ndn_face_bit(face)) {
@@ -440,7 +450,7 @@ static void interest_new(struct wren_ndn *ndn, uint8_t face, struct wren_snip *p
     *e = (struct wren_ndn_pit_entry){
         .interest = pkt, .name_off = (uint16_t)(in->name.v - pkt->data),
         .name_len = in->name.len, .in_faces = wren_ndn_face_bit(face), .flags = pit_flags(in),
-        .expires = wren_node_now(ndn->node) + (uint64_t)in->lifetime_ms * 1000u,
+        .expires = pit_expiry(ndn, in),
     };
     pit_add_nonce(e, in->nonce);
     if (!forward(ndn, e, pkt, in, false)) {
@@ -489,16 +499,17 @@ static void on_interest(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pk
     interest_new(ndn, face, pkt, &in);
 }
 
-/* the downstream faces of every entry @p d satisfies; the entries go */
-static uint16_t pit_satisfy(struct wren_ndn *ndn, const struct ndn_data *d)
+/* the downstream faces of every entry the Data @p d (in @p pkt) satisfies;
+ * the entries go */
+static uint16_t pit_satisfy(struct wren_ndn *ndn, const struct ndn_data *d,
+                            const struct wren_snip *pkt)
 {
     uint16_t down = 0;
     for (int i = 0; i < CONFIG_WREN_NDN_PIT; i++) {
         struct wren_ndn_pit_entry *e = &ndn->pit[i];
         struct ndn_name n;
         if (e->interest && (n = pit_name(e), true) &&
-            ((e->flags & NDN_PIT_CBP) ? wren_ndn_name_is_prefix(&n, &d->name)
-                                      : wren_ndn_name_eq(&n, &d->name))) {
+            wren_ndn_data_answers(&n, e->flags & NDN_PIT_CBP, d, pkt->data, pkt->size)) {
             down |= e->in_faces;
             ndn->stats.pit_satisfied++;
             pit_free(ndn, e);
@@ -517,7 +528,7 @@ static void on_data(struct wren_ndn *ndn, uint8_t face, struct wren_snip *pkt)
         return;
     }
     ndn->stats.rx_data++;
-    uint16_t down = pit_satisfy(ndn, &d);
+    uint16_t down = pit_satisfy(ndn, &d, pkt);
     if (down == 0) {
         ndn->stats.rx_drop_unsolicited++; /* and not cached (NFD's default) */
         wren_pktbuf_release(&ndn->node->pktbuf, pkt);

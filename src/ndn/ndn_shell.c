@@ -224,7 +224,7 @@ static void con_data(struct wren_ndn_app *app, void *arg)
         struct ndn_data d;
         struct ndn_name asked = { .v = c->name, .len = c->name_len };
         if (wren_ndn_data_parse(buf, (size_t)n, &d) < 0 || !c->waiting ||
-            !(c->cbp ? wren_ndn_name_is_prefix(&asked, &d.name) : wren_ndn_name_eq(&asked, &d.name))) {
+            !wren_ndn_data_answers(&asked, c->cbp, &d, buf, (size_t)n)) {
             continue;
         }
         c->waiting = false;
@@ -292,10 +292,18 @@ static void con_serve(struct wren_ndn_app *app, void *arg)
         if (wren_ndn_interest_parse(buf, (size_t)n, &in) < 0) {
             continue;
         }
+        /* a name ending in an implicit digest asks for the Data of the name
+         * before it (whose digest the consumer knows) */
         struct ndn_data d = { .name = in.name, .has_meta = true, .has_content_type = true,
                               .has_freshness = c->fresh_ms > 0, .freshness_ms = c->fresh_ms,
                               .has_content = true, .content = (const uint8_t *)c->text,
                               .content_len = c->text_len };
+        struct ndn_name parent = wren_ndn_name_parent(&in.name);
+        if (parent.len != in.name.len &&
+            wren_ndn_packet_type(in.name.v + parent.len, in.name.len - parent.len) ==
+                NDN_T_IMPLICIT_DIGEST) {
+            d.name = parent;
+        }
         wren_ndn_app_put_data(app, &d);
     }
 }

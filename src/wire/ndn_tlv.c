@@ -184,6 +184,55 @@ bool wren_ndn_name_eq(const struct ndn_name *a, const struct ndn_name *b)
     return a->len == b->len && (a->len == 0 || memcmp(a->v, b->v, a->len) == 0);
 }
 
+/* the last component's offset in @p n and its TLV */
+static size_t last_comp(const struct ndn_name *n, uint32_t *type, const uint8_t **v, uint16_t *l)
+{
+    size_t last = 0;
+    *type = 0;
+    for (size_t off = 0; off < n->len;) {
+        int r = wren_ndn_tlv_parse(n->v + off, n->len - off, type, v, l);
+        if (r < 0) {
+            *type = 0;
+            return 0;
+        }
+        last = off;
+        off += (size_t)r;
+    }
+    return last;
+}
+
+struct ndn_name wren_ndn_name_parent(const struct ndn_name *n)
+{
+    uint32_t t;
+    const uint8_t *v;
+    uint16_t l;
+    struct ndn_name p = *n;
+    p.len = (uint16_t)last_comp(n, &t, &v, &l);
+    p.ncomp = n->ncomp ? (uint8_t)(n->ncomp - 1) : 0;
+    p.params_idx = n->params_idx < p.ncomp ? n->params_idx : -1;
+    return t ? p : *n;
+}
+
+bool wren_ndn_data_answers(const struct ndn_name *asked, bool can_be_prefix,
+                           const struct ndn_data *d, const uint8_t *pkt, size_t len)
+{
+    if (can_be_prefix ? wren_ndn_name_is_prefix(asked, &d->name)
+                      : wren_ndn_name_eq(asked, &d->name)) {
+        return true;
+    }
+    uint32_t t;
+    const uint8_t *v;
+    uint16_t l;
+    last_comp(asked, &t, &v, &l);
+    struct ndn_name head = wren_ndn_name_parent(asked);
+    if (t != NDN_T_IMPLICIT_DIGEST || !wren_ndn_name_eq(&head, &d->name)) {
+        return false;
+    }
+    uint8_t h[NDN_DIGEST_LEN];
+    wren_sha256(pkt, len, h);
+    return memcmp(h, v, NDN_DIGEST_LEN) == 0;
+}
+
 /* ---- Interest (3) ---------------------------------------------------- */
 
 /* the order of the Interest's elements; 0: not an element of it */

@@ -175,6 +175,17 @@ bool wren_ndn_name_is_prefix(const struct ndn_name *prefix, const struct ndn_nam
 /** @brief Whether @p a and @p b are the same name. */
 bool wren_ndn_name_eq(const struct ndn_name *a, const struct ndn_name *b);
 /**
+ * @brief Whether the Data @p d (its whole packet: @p pkt, @p len octets)
+ *        answers an Interest for @p asked: the same name, a longer one
+ *        with @p can_be_prefix, or the Data's full name, its name and the
+ *        ImplicitSha256DigestComponent of the whole packet (spec 0.3, 2.1).
+ */
+bool wren_ndn_data_answers(const struct ndn_name *asked, bool can_be_prefix,
+                           const struct ndn_data *d, const uint8_t *pkt, size_t len);
+/** @brief The Name's value without its last component, or @p n itself when empty. */
+struct ndn_name wren_ndn_name_parent(const struct ndn_name *n);
+
+/**
  * @brief Components of a URI ("/a/b%2Fc/seg=3" style: generic components,
  *        percent-escapes, and "N=" for a typed component of number N) as a
  *        Name's TLV-VALUE into @p out.

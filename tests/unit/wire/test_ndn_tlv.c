@@ -175,6 +175,32 @@ TEST(test_ndn_name__uri_and_prefix)
     CHECK_EQ(wren_ndn_name_from_uri("/abcdef", b, 4), -EMSGSIZE);
 }
 
+TEST(test_ndn_data_answers__names_prefixes_and_implicit_digest)
+{
+    uint8_t b[128], asked[64];
+    size_t n = unhex(data_hex, b);
+    struct ndn_data d;
+    struct ndn_name a;
+    CHECK_EQ(wren_ndn_data_parse(b, n, &d), 0);
+    uint8_t h[WREN_SHA256_LEN];
+    wren_sha256(b, n, h);
+    char uri[128] = "/a/b/sha256digest=";
+    for (int i = 0; i < WREN_SHA256_LEN; i++) {
+        snprintf(uri + strlen(uri), 3, "%02x", h[i]);
+    }
+    int al = wren_ndn_name_from_uri(uri, asked, sizeof(asked));
+    CHECK_EQ(wren_ndn_name_parse(asked, (size_t)al, &a), 0);
+    CHECK(wren_ndn_data_answers(&a, false, &d, b, n));
+    struct ndn_name parent = wren_ndn_name_parent(&a);
+    CHECK(wren_ndn_name_eq(&parent, &d.name) && parent.ncomp == 2);
+    asked[al - 1] ^= 1; /* another packet's digest */
+    CHECK(!wren_ndn_data_answers(&a, false, &d, b, n));
+    al = wren_ndn_name_from_uri("/a", asked, sizeof(asked));
+    CHECK_EQ(wren_ndn_name_parse(asked, (size_t)al, &a), 0);
+    CHECK(wren_ndn_data_answers(&a, true, &d, b, n));
+    CHECK(!wren_ndn_data_answers(&a, false, &d, b, n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_ndn_data_parse__python_ndn_digest_sha256),
         cmocka_unit_test(test_ndn_data_parse__needs_signature),
         cmocka_unit_test(test_ndn_name__uri_and_prefix),
+        cmocka_unit_test(test_ndn_data_answers__names_prefixes_and_implicit_digest),
     };
     return cmocka_run_group_tests_name("ndn_tlv", tests, NULL, NULL);
 }
