@@ -656,6 +656,12 @@ int wren_coap_tcp_xchg_send(struct wren_coap *c, struct wren_coap_xchg *x)
             if (n->state != CT_FREE) {
                 continue;
             }
+            if (n->sock == NULL && /* the slot's first connection: its socket */
+                (n->sock = wren_node_mem(t->node, &wren_coap_tcp_module, sizeof(*n->sock))) ==
+                    NULL) {
+                t->stats.conn_fail++;
+                return -ENOBUFS;
+            }
             struct wren_sock_tcp_ep ep = { .port = x->to.port, .netif = x->to.netif };
             memcpy(ep.addr, x->to.addr, 16);
             wren_sock_tcp_set_cb(n->sock, sock_cb, n);
@@ -840,12 +846,12 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     }
     for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
         t->conns[i].t = t;
-        t->conns[i].sock = &t->socks[i];
         wren_timer_init(&t->conns[i].timer, conn_timer, &t->conns[i]);
     }
     struct wren_sock_tcp_ep local = { .port = COAP_PORT };
     wren_sock_tcp_queue_set_cb(&t->queue, accept_cb, t);
-    int rc = wren_sock_tcp_listen(node, &t->queue, &local, t->socks, CONFIG_WREN_COAP_TCP_CONNS);
+    int rc = wren_sock_tcp_listen_lazy(node, &t->queue, &local, CONFIG_WREN_COAP_TCP_CONNS,
+                                       &wren_coap_tcp_module);
     if (rc < 0) {
         return rc;
     }

@@ -70,6 +70,18 @@ static inline uint32_t wren_node_now_s(const struct wren_node *node)
     return wren_us_to_s(wren_node_now(node));
 }
 
+/**
+ * @brief Memory for state module @p owner makes on first use (a TCP socket
+ *        when a connection comes, a table when a role is taken): @p size
+ *        zeroed bytes, 8-byte aligned, from the node's runtime (its rt_ops
+ *        `mem`), kept for the node's life. Never freed: a module keeps what
+ *        it made and reuses it, so a node pays at most what it once used at
+ *        a time. Not for packets (they live in the packet buffer).
+ * @return the memory, or NULL: the runtime has none (or no `mem` op); the
+ *         module then refuses what needed it and counts the refusal.
+ */
+void *wren_node_mem(struct wren_node *node, const struct wren_module_ops *owner, size_t size);
+
 /** @brief Next 32 bits of the node's PRNG (xorshift64*, deterministic per seed). */
 uint32_t wren_node_random(struct wren_node *node);
 

@@ -381,8 +381,10 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
     l->conns = conns;
     l->n = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
-        conns[i]->listener = l;
-        conns[i]->tcp = tcp;
+        if (conns[i]) {
+            conns[i]->listener = l;
+            conns[i]->tcp = tcp;
+        }
     }
     l->next = tcp->listeners;
     tcp->listeners = l;
@@ -395,11 +397,26 @@ void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, 
     l->cb_arg = arg;
 }
 
+void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make)
+{
+    l->make = make;
+}
+
+struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned i)
+{
+    struct wren_tcp_conn *c = l->make ? l->make(l, i) : NULL;
+    if (c) {
+        c->listener = l;
+        c->tcp = l->tcp;
+    }
+    return c;
+}
+
 struct wren_tcp_conn *wren_tcp_accept(struct wren_tcp_listener *l)
 {
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (!(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
+        if (c && !(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
             c->flags |= TF_HELD;
             return c;
         }
@@ -412,7 +429,7 @@ void wren_tcp_unlisten(struct wren_tcp_listener *l)
     struct wren_tcp *tcp = l->tcp;
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (!(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
+        if (c && !(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
             wren_tcp_abort(c);
         }
     }

@@ -139,6 +139,9 @@ struct wren_tcp_conn;
 struct wren_tcp_listener;
 typedef void (*wren_tcp_cb)(struct wren_tcp_conn *c, unsigned events, void *arg);
 typedef void (*wren_tcp_listen_cb)(struct wren_tcp_listener *l, void *arg);
+/** Make entry @p i of @p l's pool, which is NULL, on a SYN that finds no
+ *  free one made: set conns[i] (initialised) and return it, or NULL. */
+typedef struct wren_tcp_conn *(*wren_tcp_make_cb)(struct wren_tcp_listener *l, unsigned i);
 
 /** A byte ring: the send buffer (unacknowledged and unsent bytes from
  *  SND.UNA on) or the receive buffer (unread bytes, then room in which
@@ -245,8 +248,10 @@ struct wren_tcp_conn {
 struct wren_tcp_listener {
     struct wren_tcp_listener *next;
     struct wren_tcp *tcp;
-    struct wren_tcp_conn *const *conns; /**< the caller's: connections to accept into */
+    struct wren_tcp_conn *const *conns; /**< the caller's: connections to accept into
+                                             (NULL: not made yet, see make) */
     wren_tcp_listen_cb cb;        /**< a connection is ready to accept */
+    wren_tcp_make_cb make;        /**< makes a NULL entry of conns on demand, or NULL */
     void *cb_arg;
     uint8_t laddr[16];            /**< :: = any */
     uint16_t lport;
@@ -307,6 +312,10 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
 /**
  * @brief Listen on [@p laddr]:@p lport (@p laddr NULL or :: = any address)
  *        with @p n connections (already wren_tcp_conn_init'ed) to accept into.
+ *        Entries of @p conns may be NULL when the caller sets a make hook
+ *        (wren_tcp_listen_set_make) right after: they are made on the first
+ *        SYN that finds no free entry made (so that a listener that is never
+ *        connected to costs no connection memory).
  * @return 0, -EADDRINUSE, -EINVAL.
  */
 int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uint8_t *laddr,
@@ -314,6 +323,9 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
 
 /** @brief Call @p cb(l, arg) when a connection is ready to accept. */
 void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, void *arg);
+
+/** @brief Make NULL entries of @p l's pool with @p make when a SYN needs one. */
+void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make);
 
 /** @brief An established connection of @p l not yet accepted, or NULL.
  *  It is the caller's until wren_tcp_release(), which gives it back to the

@@ -811,8 +811,15 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     struct wren_tcp_conn *c = NULL;
     for (unsigned i = 0; i < l->n && c == NULL; i++) {
         struct wren_tcp_conn *p = l->conns[i];
-        if (p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
+        if (p && p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
             c = p;
+        }
+    }
+    /* none free of those made: make one (a pool made on demand; no memory
+     * for it counts as the pool exhausted, below) */
+    for (unsigned i = 0; i < l->n && c == NULL; i++) {
+        if (l->conns[i] == NULL && (c = wren_tcp_listen_make(l, i)) == NULL) {
+            break;
         }
     }
     if (c == NULL) {

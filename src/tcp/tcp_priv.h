@@ -69,6 +69,8 @@ void wren_tcp_timer_update(struct wren_tcp_conn *c);
 void wren_tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
 void wren_tcp_closed(struct wren_tcp_conn *c, int err);
 void wren_tcp_conn_clear(struct wren_tcp_conn *c);
+/* entry @p i of @p l's pool (NULL) made by its make hook, tied to @p l; or NULL */
+struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned i);
 /* link @p c into the layer with a fresh ISN, RTO and send sequence space */
 void wren_tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
 void wren_tcp_event(struct wren_tcp_conn *c, unsigned ev);

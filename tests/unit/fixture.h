@@ -145,6 +145,8 @@ struct fx {
     unsigned n_extra;
     struct wren_host host;
     bool host_up;
+    struct wren_rt_ops world_ops;         /**< fx.world's rt ops, with `mem` (fx_node's) */
+    void *mem;                            /**< what their modules made on first use */
 };
 
 /** The running test's fixture. */
