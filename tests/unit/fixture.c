@@ -51,6 +51,15 @@ static void *fx_mem(void *rt, struct wren_node *node, const struct wren_module_o
     return (uint8_t *)p + 16;
 }
 
+unsigned fx_mem_pieces(void)
+{
+    unsigned n = 0;
+    for (void **p = fx.mem; p; p = p[0]) {
+        n++;
+    }
+    return n;
+}
+
 int fx_setup(void **state)
 {
     if (fx.up) {

@@ -152,6 +152,9 @@ struct fx {
 /** The running test's fixture. */
 extern struct fx fx;
 
+/** @brief Pieces fx_node's modules made on first use so far (wren_node_mem). */
+unsigned fx_mem_pieces(void);
+
 /** cmocka setup: a fresh world (seed 1) at time 0; *state = &fx. */
 int fx_setup(void **state);
 /** cmocka teardown: check every packet buffer the test built (empty and
