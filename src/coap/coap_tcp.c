@@ -850,8 +850,15 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     }
     struct wren_sock_tcp_ep local = { .port = COAP_PORT };
     wren_sock_tcp_queue_set_cb(&t->queue, accept_cb, t);
+#if CONFIG_WREN_NODE_MEM
     int rc = wren_sock_tcp_listen_lazy(node, &t->queue, &local, CONFIG_WREN_COAP_TCP_CONNS,
                                        &wren_coap_tcp_module);
+#else
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
+        t->conns[i].sock = &t->socks[i];
+    }
+    int rc = wren_sock_tcp_listen(node, &t->queue, &local, t->socks, CONFIG_WREN_COAP_TCP_CONNS);
+#endif
     if (rc < 0) {
         return rc;
     }

@@ -166,6 +166,9 @@ struct wren_coap_tcp {
     struct wren_node *node;
     struct wren_coap *coap;        /**< the server whose resources are served */
     struct wren_sock_tcp_queue queue; /**< its sockets made on the first SYN that needs one */
+#if !CONFIG_WREN_NODE_MEM
+    struct wren_sock_tcp socks[WREN_COAP_TCP_NCONN]; /**< built in: server's, then client's */
+#endif
     struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN];
     struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
     uint8_t in_rx;                 /**< a received message is being handled */

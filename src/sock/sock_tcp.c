@@ -205,7 +205,7 @@ static int queue_listen(struct wren_node *node, struct wren_tcp *tcp,
         return res;
     }
     for (unsigned i = 0; i < n; i++) {
-        if (queue->conns[i]) {
+        if (!CONFIG_WREN_NODE_MEM || queue->conns[i]) {
             sock_of(queue->conns[i])->queue = queue;
         }
     }
@@ -271,6 +271,7 @@ int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *que
     return res;
 }
 
+#if CONFIG_WREN_NODE_MEM
 /* the listener's make hook: socket @p i of a lazy queue, from the node's memory */
 static struct wren_tcp_conn *queue_make(struct wren_tcp_listener *l, unsigned i)
 {
@@ -302,6 +303,7 @@ int wren_sock_tcp_listen_lazy(struct wren_node *node, struct wren_sock_tcp_queue
     }
     return res;
 }
+#endif
 
 void wren_sock_tcp_stop_listen(struct wren_sock_tcp_queue *queue)
 {

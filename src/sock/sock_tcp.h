@@ -190,6 +190,7 @@ int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *que
  *        no memory is refused as with a full pool (tcp.syn_drop_pool). A
  *        listener nobody connects to costs no socket. Accepted sockets are
  *        used and disconnected as the others.
+ * Only with CONFIG_WREN_NODE_MEM (core/config.h).
  * @return as wren_sock_tcp_listen() (without -EBUSY).
  */
 int wren_sock_tcp_listen_lazy(struct wren_node *node, struct wren_sock_tcp_queue *queue,

@@ -381,7 +381,7 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
     l->conns = conns;
     l->n = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
-        if (conns[i]) {
+        if (wren_tcp_made(conns[i])) {
             conns[i]->listener = l;
             conns[i]->tcp = tcp;
         }
@@ -397,6 +397,7 @@ void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, 
     l->cb_arg = arg;
 }
 
+#if CONFIG_WREN_NODE_MEM
 void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make)
 {
     l->make = make;
@@ -411,12 +412,13 @@ struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned
     }
     return c;
 }
+#endif
 
 struct wren_tcp_conn *wren_tcp_accept(struct wren_tcp_listener *l)
 {
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (c && !(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
+        if (wren_tcp_made(c) && !(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
             c->flags |= TF_HELD;
             return c;
         }
@@ -429,7 +431,7 @@ void wren_tcp_unlisten(struct wren_tcp_listener *l)
     struct wren_tcp *tcp = l->tcp;
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (c && !(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
+        if (wren_tcp_made(c) && !(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
             wren_tcp_abort(c);
         }
     }

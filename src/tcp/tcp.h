@@ -44,6 +44,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/config.h"
 #include "core/module.h"
 #include "core/timer.h"
 #include "net/netreg.h"
@@ -251,7 +252,9 @@ struct wren_tcp_listener {
     struct wren_tcp_conn *const *conns; /**< the caller's: connections to accept into
                                              (NULL: not made yet, see make) */
     wren_tcp_listen_cb cb;        /**< a connection is ready to accept */
+#if CONFIG_WREN_NODE_MEM
     wren_tcp_make_cb make;        /**< makes a NULL entry of conns on demand, or NULL */
+#endif
     void *cb_arg;
     uint8_t laddr[16];            /**< :: = any */
     uint16_t lport;
@@ -324,8 +327,11 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
 /** @brief Call @p cb(l, arg) when a connection is ready to accept. */
 void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, void *arg);
 
-/** @brief Make NULL entries of @p l's pool with @p make when a SYN needs one. */
+#if CONFIG_WREN_NODE_MEM
+/** @brief Make NULL entries of @p l's pool with @p make when a SYN needs one
+ *         (only with CONFIG_WREN_NODE_MEM: a pool made on demand). */
 void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make);
+#endif
 
 /** @brief An established connection of @p l not yet accepted, or NULL.
  *  It is the caller's until wren_tcp_release(), which gives it back to the

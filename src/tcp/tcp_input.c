@@ -811,10 +811,11 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     struct wren_tcp_conn *c = NULL;
     for (unsigned i = 0; i < l->n && c == NULL; i++) {
         struct wren_tcp_conn *p = l->conns[i];
-        if (p && p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
+        if (wren_tcp_made(p) && p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
             c = p;
         }
     }
+#if CONFIG_WREN_NODE_MEM
     /* none free of those made: make one (a pool made on demand; no memory
      * for it counts as the pool exhausted, below) */
     for (unsigned i = 0; i < l->n && c == NULL; i++) {
@@ -822,6 +823,7 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
             break;
         }
     }
+#endif
     if (c == NULL) {
         /* the oldest half-open one (the list is newest first) gives way */
         for (struct wren_tcp_conn *p = tcp->conns; p; p = p->next) {

@@ -71,6 +71,11 @@ void wren_tcp_closed(struct wren_tcp_conn *c, int err);
 void wren_tcp_conn_clear(struct wren_tcp_conn *c);
 /* entry @p i of @p l's pool (NULL) made by its make hook, tied to @p l; or NULL */
 struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned i);
+/* whether a listener's pool entry is made (always, without CONFIG_WREN_NODE_MEM) */
+static inline bool wren_tcp_made(const struct wren_tcp_conn *c)
+{
+    return !CONFIG_WREN_NODE_MEM || c != NULL;
+}
 /* link @p c into the layer with a fresh ISN, RTO and send sequence space */
 void wren_tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
 void wren_tcp_event(struct wren_tcp_conn *c, unsigned ev);
