@@ -552,12 +552,12 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     bool answer = at >= 0;  /* else a NON whose handler deferred its response */
     if (d) {
         /* a multicast request's duplicates get nothing (its answer waits) */
-        dedup_store(c, d, from, m, answer ? c->tx + at : NULL, answer && !mcast ? len : 0);
+        dedup_store(c, d, from, m, answer ? c->buf->tx + at : NULL, answer && !mcast ? len : 0);
     }
     if (answer && mcast) {
-        mcast_answer(c, c->tx + at, len, from);
+        mcast_answer(c, c->buf->tx + at, len, from);
     } else if (answer) {
-        wren_coap_send(c, c->tx + at, len, from);
+        wren_coap_send(c, c->buf->tx + at, len, from);
     }
     if (c->notify_deferred) {
         wren_coap_obs_flush(c);
@@ -616,13 +616,13 @@ static void reply_input(struct wren_coap *c, const struct coap_msg *m,
     }
 }
 
-/* Handle one datagram of @p n bytes in c->rx from @p from (@p mcast: sent
+/* Handle one datagram of @p n bytes in c->buf->rx from @p from (@p mcast: sent
  * to a multicast group, RFC 7252 8: never answered with RST). */
 void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from,
                      bool mcast)
 {
     struct coap_msg m;
-    int rc = wren_coap_parse(c->rx, n, &m);
+    int rc = wren_coap_parse(c->buf->rx, n, &m);
     if (mcast && !mcast_take(c, rc, &m)) {
         return;
     }
@@ -649,14 +649,14 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
     }
 }
 
-/* A datagram beyond c->rx, whose first bytes c->rx holds: a unicast request
+/* A datagram beyond c->buf->rx, whose first bytes c->buf->rx holds: a unicast request
  * whose header parses gets 4.13 with Size1 (RFC 7252 5.9.2.9), not the
  * silence that would make its client retransmit it for 45 s. Size1 counts
- * its options when they are whole in c->rx, else none. */
+ * its options when they are whole in c->buf->rx, else none. */
 static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, bool mcast)
 {
     struct coap_msg m;
-    int rc = wren_coap_parse(c->rx, sizeof(c->rx), &m);
+    int rc = wren_coap_parse(c->buf->rx, sizeof(c->buf->rx), &m);
     c->stats.rx_drop_big++;
     if (mcast || rc == -COAP_ERR_TRUNCATED || rc == -COAP_ERR_VERSION || rc == -COAP_ERR_TKL ||
         m.type > COAP_NON || COAP_CODE_CLASS(m.code) != 0 || m.code == COAP_CODE_EMPTY ||
@@ -668,15 +668,33 @@ static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, 
                wren_coap_body_max(m.tkl, rc == 0 ? m.opts_len : 0));
 }
 
+#if CONFIG_WREN_NODE_MEM
+/* Drop what @p sock holds: no memory for the buffers (wren_node_mem). */
+static void drop_all(struct wren_coap *c, struct wren_sock_udp *sock)
+{
+    uint8_t b[1];
+    for (ssize_t n = 0; n >= 0 || n == -ENOBUFS;) {
+        n = wren_sock_udp_recv(sock, b, 0, 0, NULL);
+        c->stats.rx_drop_mem += n >= 0 || n == -ENOBUFS;
+    }
+}
+#endif
+
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
 {
     struct wren_coap *c = arg;
     (void)events;
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(c->node, c, buf) == NULL) {
+        drop_all(c, sock); /* the first message makes the buffers */
+        return;
+    }
+#endif
     for (;;) {
         struct wren_sock_udp_ep from;
         uint8_t to[16] = { 0 };
         (void)wren_sock_udp_next_dst(sock, to);
-        ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
+        ssize_t n = wren_sock_udp_recv(sock, c->buf->rx, sizeof(c->buf->rx), 0, &from);
         if (n == -ENOBUFS) {
             c->stats.rx++;
             too_large(c, &from, wren_ipv6_addr_is_multicast(to));

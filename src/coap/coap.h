@@ -66,6 +66,7 @@
 
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 #include "sock/sock_udp.h"
@@ -303,7 +304,16 @@ enum {
     C(cl_resp)          /* client: responses matched to a request */                               \
     C(cl_separate)      /* client: empty ACKs (a separate response follows) */                     \
     C(cl_busy)          /* client: requests refused, every exchange in use */                      \
-    C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */
+    C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */ \
+    WREN_COAP_MEM_COUNTERS(C)
+
+/* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_COAP_MEM_COUNTERS(C) \
+    C(rx_drop_mem)      /* messages dropped: no memory for the buffers (wren_node_mem) */
+#else
+#define WREN_COAP_MEM_COUNTERS(C)
+#endif
 
 struct wren_coap_stats {
     WREN_COAP_COUNTERS(WREN_COUNTER_U32)
@@ -555,6 +565,12 @@ struct wren_coap_shell_req {
     char text[65];       /**< the first bytes */
 };
 
+/** The server's message buffers (one message in, one out at a time). */
+struct wren_coap_bufs {
+    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
+    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX];
+};
+
 struct wren_coap {
     struct wren_module module;   /**< first: found through netreg for counters and shell */
     struct wren_coap_stats stats;
@@ -594,8 +610,7 @@ struct wren_coap {
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
-    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
-    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX];
+    WREN_LAZY(struct wren_coap_bufs, buf); /**< made by the first message (core/node.h) */
 };
 
 /** netreg demultiplexing context the module registers under (type UDP): above

@@ -86,7 +86,7 @@ static void obs_send(struct wren_coap_observer *o)
     /* the format the registration asked for (it was one r produces) */
     struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
                                    .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
-                                   .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
+                                   .buf = c->buf->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(empty.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
@@ -111,7 +111,7 @@ static void obs_send(struct wren_coap_observer *o)
     int at = wren_coap_place_response(c, &resp, &mt, &len);
     c->stats.obs_notify++;
     o->dirty = 0;
-    (void)wren_coap_send(c, c->tx + at, len, &o->ep);
+    (void)wren_coap_send(c, c->buf->tx + at, len, &o->ep);
     if (COAP_CODE_CLASS(resp.code) != 2) {
         obs_free(o);
         return;
