@@ -305,14 +305,14 @@ enum {
     C(cl_separate)      /* client: empty ACKs (a separate response follows) */                     \
     C(cl_busy)          /* client: requests refused, every exchange in use */                      \
     C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */ \
-    WREN_COAP_MEM_COUNTERS(C)
+    WREN_COAP_COUNTERS_MEM(C)
 
 /* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
 #if CONFIG_WREN_NODE_MEM
-#define WREN_COAP_MEM_COUNTERS(C) \
+#define WREN_COAP_COUNTERS_MEM(C) \
     C(rx_drop_mem)      /* messages dropped: no memory for the buffers (wren_node_mem) */
 #else
-#define WREN_COAP_MEM_COUNTERS(C)
+#define WREN_COAP_COUNTERS_MEM(C)
 #endif
 
 struct wren_coap_stats {
@@ -565,10 +565,19 @@ struct wren_coap_shell_req {
     char text[65];       /**< the first bytes */
 };
 
-/** The server's message buffers (one message in, one out at a time). */
-struct wren_coap_bufs {
-    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
-    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX];
+/** The server's state for messages, made by the first message that comes
+ *  (WREN_LAZY, core/node.h): a node that never hears CoAP has none. */
+struct wren_coap_srv {
+#if CONFIG_WREN_COAP_DEDUP
+    struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+#endif
+    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
+    struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
+#if CONFIG_WREN_COAP_SEPARATE
+    struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
+#endif
+    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX]; /**< one message in ... */
+    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX]; /**< ... and one out at a time */
 };
 
 struct wren_coap {
@@ -581,18 +590,10 @@ struct wren_coap {
     uint8_t n_res;
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
-#if CONFIG_WREN_COAP_DEDUP
-    struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
-#endif
-    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
-    struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
     uint32_t obs_seq;            /**< the latest Observe sequence number */
-    uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
+    uint8_t in_handler;          /**< a handler runs (c->srv->tx is being written) */
     uint8_t deferred;            /**< the running handler deferred its response */
     const struct wren_coap_req *cur_req; /**< the request whose handler runs, or NULL */
-#if CONFIG_WREN_COAP_SEPARATE
-    struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
-#endif
     struct wren_timer slow_timer; /**< the `/slow` resource's answers */
     uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */
@@ -610,7 +611,7 @@ struct wren_coap {
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
-    WREN_LAZY(struct wren_coap_bufs, buf); /**< made by the first message (core/node.h) */
+    WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
 };
 
 /** netreg demultiplexing context the module registers under (type UDP): above

@@ -155,8 +155,8 @@ static int print_resources(struct wren_shell *sh, struct wren_coap *c)
     }
     unsigned used = 0, busy = 0;
 #if CONFIG_WREN_COAP_DEDUP
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-        used += c->dedup[i].used;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP && wren_coap_srv_made(c); i++) {
+        used += c->srv->dedup[i].used;
     }
 #endif
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
