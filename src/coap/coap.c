@@ -675,7 +675,7 @@ static void drop_all(struct wren_coap *c, struct wren_sock_udp *sock)
     uint8_t b[1];
     for (ssize_t n = 0; n >= 0 || n == -ENOBUFS;) {
         n = wren_sock_udp_recv(sock, b, 0, 0, NULL);
-        c->stats.rx_drop_mem += n >= 0 || n == -ENOBUFS;
+        c->stats.no_mem += n >= 0 || n == -ENOBUFS;
     }
 }
 #endif

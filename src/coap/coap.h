@@ -310,7 +310,8 @@ enum {
 /* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
 #if CONFIG_WREN_NODE_MEM
 #define WREN_COAP_COUNTERS_MEM(C) \
-    C(rx_drop_mem)      /* messages dropped: no memory for the buffers (wren_node_mem) */
+    C(no_mem)           /* messages dropped, requests refused: no memory for the state \
+                           made on first use (wren_node_mem) */
 #else
 #define WREN_COAP_COUNTERS_MEM(C)
 #endif
@@ -580,6 +581,11 @@ struct wren_coap_srv {
     uint8_t tx[CONFIG_WREN_COAP_MSG_MAX]; /**< ... and one out at a time */
 };
 
+/** The client's exchanges, made by its first request (WREN_LAZY). */
+struct wren_coap_cl {
+    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
+};
+
 struct wren_coap {
     struct wren_module module;   /**< first: found through netreg for counters and shell */
     struct wren_coap_stats stats;
@@ -598,7 +604,6 @@ struct wren_coap {
     uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */
     uint32_t obs_con_ms;
-    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
     uint8_t max_retransmit;
@@ -612,6 +617,7 @@ struct wren_coap {
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
     WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
+    WREN_LAZY(struct wren_coap_cl, cl);   /**< made by the first request */
 };
 
 /** netreg demultiplexing context the module registers under (type UDP): above

@@ -159,8 +159,8 @@ static int print_resources(struct wren_shell *sh, struct wren_coap *c)
         used += c->srv->dedup[i].used;
     }
 #endif
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        busy += c->xchg[i].used;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        busy += c->cl->xchg[i].used;
     }
     wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
                       used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);

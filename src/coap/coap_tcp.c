@@ -137,8 +137,9 @@ static bool conn_busy(const struct wren_coap_tcp_conn *tc)
             return true;
         }
     }
-    for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        const struct wren_coap_xchg *x = &t->coap->xchg[i];
+    for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG &&
+                         wren_coap_cl_made(t->coap); i++) {
+        const struct wren_coap_xchg *x = &t->coap->cl->xchg[i];
         if (x->used && x->tcp && x->to.port == tc->peer.port &&
             memcmp(x->to.addr, tc->peer.addr, 16) == 0) {
             return true;
@@ -513,7 +514,7 @@ static void rx_pump(struct wren_coap_tcp_conn *tc)
     struct wren_coap_srv *b = WREN_LAZY_GET(t->node, t->coap, srv);
 #if CONFIG_WREN_NODE_MEM
     if (b == NULL) {
-        t->coap->stats.rx_drop_mem++; /* the server's buffers: none, the connection goes */
+        t->coap->stats.no_mem++; /* the server's buffers: none, the connection goes */
         conn_close(tc, -ENOMEM);
         return;
     }
