@@ -46,6 +46,7 @@
 
 #include "core/config.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 
@@ -182,7 +183,7 @@ struct wren_tcp_ring {
     C(keepalive_probes)                                                                                            \
     C(ecn_ce_rx)            /* CE-marked segments received */                                                      \
     C(ecn_reductions)       /* window reductions for ECE */                                                        \
-    C(timewait_evicted)     /* TIME-WAIT entries reused early */                                                   \
+    C(timewait_evicted)     /* TIME-WAIT entries reused early (or none: no memory for the table) */             \
     C(conn_timeouts)        /* connections given up (retries exhausted) */                                         \
     C(user_timeouts)        /* connections aborted by the user timeout */
 
@@ -262,6 +263,20 @@ struct wren_tcp_listener {
     uint8_t n;                    /**< entries in conns */
 };
 
+/** A connection in TIME-WAIT, kept by the layer. */
+struct wren_tcp_tw {
+    uint8_t laddr[16], raddr[16];
+    uint16_t lport, rport;
+    uint32_t snd_nxt, rcv_nxt, ts_recent, ts_offset;
+    uint32_t expires_ms;      /**< 0 = free */
+    uint8_t if_id, ts_ok;
+};
+
+/** The TIME-WAIT table. */
+struct wren_tcp_tws {
+    struct wren_tcp_tw e[CONFIG_WREN_TCP_TIMEWAIT_SLOTS];
+};
+
 /** The layer. */
 struct wren_tcp {
     struct wren_module module;    /**< first */
@@ -270,13 +285,8 @@ struct wren_tcp {
     struct wren_tcp_conn *conns;
     struct wren_tcp_listener *listeners;
     struct wren_timer tw_timer;   /**< expires TIME-WAIT entries */
-    struct wren_tcp_tw {
-        uint8_t laddr[16], raddr[16];
-        uint16_t lport, rport;
-        uint32_t snd_nxt, rcv_nxt, ts_recent, ts_offset;
-        uint32_t expires_ms;      /**< 0 = free */
-        uint8_t if_id, ts_ok;
-    } tw[CONFIG_WREN_TCP_TIMEWAIT_SLOTS];
+    WREN_LAZY(struct wren_tcp_tws, tw); /**< made by the first connection to enter TIME-WAIT
+                                             (core/node.h) */
     uint8_t isn_key[16];          /**< RFC 6528 secret */
     uint32_t user_timeout_ms;     /**< CONFIG_WREN_TCP_USER_TIMEOUT_MS unless set */
     uint32_t challenge_sec;       /**< second of the challenge-ACK budget */

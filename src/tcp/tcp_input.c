@@ -940,8 +940,8 @@ static struct wren_tcp_conn *conn_find(struct wren_tcp *tcp, const struct tcp_se
 /* the TIME-WAIT entry of @p seg's four-tuple, if any */
 static struct wren_tcp_tw *tw_find(struct wren_tcp *tcp, const struct tcp_seg *seg)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        struct wren_tcp_tw *w = &tcp->tw[i];
+    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS && wren_tcp_tw_made(tcp); i++) {
+        struct wren_tcp_tw *w = &tcp->tw->e[i];
         if (w->lport && w->lport == seg->h.dst_port && w->rport == seg->h.src_port &&
             !memcmp(w->raddr, seg->src, 16) && !memcmp(w->laddr, seg->dst, 16)) {
             return w;

@@ -768,14 +768,18 @@ TEST(test_sock_tcp__lazy_listen_makes_sockets_on_demand)
     CHECK_EQ(wren_sock_tcp_accept(&s.q, &c2, 0), 0);
     CHECK(c2 != c1);
     CHECK_EQ(fx_mem_pieces(), 2);
-    /* c1 closed and released: the next connection takes it again */
+    /* c1 closed and released: the next connection takes it again; the
+     * first close made the layer's TIME-WAIT table, once */
+    CHECK(tcp->tw == NULL);
     wren_sock_tcp_disconnect(&s.cli);
     wren_sock_tcp_disconnect(c1);
     run_ms(CONFIG_WREN_TCP_TIME_WAIT_MS + 1000);
     CHECK_EQ(s.cli.flags, 0);
+    CHECK(tcp->tw != NULL);
+    CHECK_EQ(fx_mem_pieces(), 3);
     struct wren_sock_tcp *c3 = connect_pair();
     CHECK(c3 == c1);
-    CHECK_EQ(fx_mem_pieces(), 2);
+    CHECK_EQ(fx_mem_pieces(), 3);
     CHECK_EQ(tcp->stats.syn_drop_pool, 0);
     wren_sock_tcp_disconnect(&s.cli);
     wren_sock_tcp_disconnect(&s.cli2);
