@@ -596,6 +596,7 @@ struct wren_coap {
     uint8_t n_res;
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
+    WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
     uint32_t obs_seq;            /**< the latest Observe sequence number */
     uint8_t in_handler;          /**< a handler runs (c->srv->tx is being written) */
     uint8_t deferred;            /**< the running handler deferred its response */
@@ -604,6 +605,7 @@ struct wren_coap {
     uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */
     uint32_t obs_con_ms;
+    WREN_LAZY(struct wren_coap_cl, cl);   /**< made by the first request */
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
     uint8_t max_retransmit;
@@ -616,8 +618,6 @@ struct wren_coap {
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
-    WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
-    WREN_LAZY(struct wren_coap_cl, cl);   /**< made by the first request */
 };
 
 /** netreg demultiplexing context the module registers under (type UDP): above
