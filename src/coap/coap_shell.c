@@ -156,11 +156,11 @@ static int print_resources(struct wren_shell *sh, struct wren_coap *c)
     unsigned used = 0, busy = 0;
 #if CONFIG_WREN_COAP_DEDUP
     for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP && wren_coap_srv_made(c); i++) {
-        used += c->srv->dedup[i].used;
+        used += WREN_COAP_SRV(c)->dedup[i].used;
     }
 #endif
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
-        busy += c->cl->xchg[i].used;
+        busy += WREN_COAP_CL(c)->xchg[i].used;
     }
     wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
                       used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);

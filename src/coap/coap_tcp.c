@@ -139,7 +139,7 @@ static bool conn_busy(const struct wren_coap_tcp_conn *tc)
     }
     for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG &&
                          wren_coap_cl_made(t->coap); i++) {
-        const struct wren_coap_xchg *x = &t->coap->cl->xchg[i];
+        const struct wren_coap_xchg *x = &WREN_COAP_CL(t->coap)->xchg[i];
         if (x->used && x->tcp && x->to.port == tc->peer.port &&
             memcmp(x->to.addr, tc->peer.addr, 16) == 0) {
             return true;
@@ -250,7 +250,7 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
                                    .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
-                                   .buf = c->srv->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
+                                   .buf = WREN_COAP_SRV(c)->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg get = { .type = COAP_CON, .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(get.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &get, .remote = tc->peer, .method = COAP_CODE_GET,
@@ -271,9 +271,9 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     }
     size_t len;
     int at = wren_coap_place_response(c, &resp, &mt, &len);
-    int st = wren_coap_tcp_from_udp(c->srv->tx, (size_t)at, len);
+    int st = wren_coap_tcp_from_udp(WREN_COAP_SRV(c)->tx, (size_t)at, len);
     o->dirty = 0;
-    if (st >= 0 && conn_write(tc, c->srv->tx + st, (size_t)at + len - (size_t)st) == 0) {
+    if (st >= 0 && conn_write(tc, WREN_COAP_SRV(c)->tx + st, (size_t)at + len - (size_t)st) == 0) {
         t->stats.obs_notify++;
     }
     if (!ok) {
@@ -294,7 +294,7 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
         }
         n += r != NULL;
         if (t->coap->in_handler || t->in_rx) {
-            o->dirty = 1; /* c->srv->tx is in use: after the response */
+            o->dirty = 1; /* WREN_COAP_SRV(c)->tx is in use: after the response */
             t->coap->notify_deferred = 1;
             continue;
         }
@@ -305,14 +305,14 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
 
 /* ---- messages ------------------------------------------------------------------------ */
 
-/* Run @p m and put its response (TCP format) in c->srv->tx. @return its offset
+/* Run @p m and put its response (TCP format) in WREN_COAP_SRV(c)->tx. @return its offset
  * and *n, or < 0. */
 static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t *n)
 {
     struct wren_coap *c = tc->t->coap;
     size_t len;
     int at = wren_coap_handle_request(c, m, &tc->peer, &len, 0, obs_hook, tc);
-    int st = at < 0 ? at : wren_coap_tcp_from_udp(c->srv->tx, (size_t)at, len);
+    int st = at < 0 ? at : wren_coap_tcp_from_udp(WREN_COAP_SRV(c)->tx, (size_t)at, len);
     if (st >= 0) {
         *n = (size_t)at + len - (size_t)st;
     }
@@ -322,7 +322,7 @@ static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, 
 /* A GET whose response is beyond the peer's Max-Message-Size: asked again
  * for the same bytes in blocks that fit (RFC 7959 2.4: the server picks a
  * size no larger than asked). @p over is the response's bytes besides its
- * payload. @return the response's offset in c->srv->tx and *n, or < 0. */
+ * payload. @return the response's offset in WREN_COAP_SRV(c)->tx and *n, or < 0. */
 static int rerun_in_blocks(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t over,
                            size_t *n)
 {
@@ -378,7 +378,7 @@ static void request_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *
         /* RFC 8323 5.3.1: never beyond what the peer takes */
         struct coap_msg r;
         size_t over = n;
-        if (wren_coap_tcp_parse(c->srv->tx + st, n, &r) == 0) {
+        if (wren_coap_tcp_parse(WREN_COAP_SRV(c)->tx + st, n, &r) == 0) {
             over -= r.payload_len;
         }
         t->stats.tx_reblock++;
@@ -397,7 +397,7 @@ static void request_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *
         t->stats.tx_drop++;
         return;
     }
-    (void)conn_write(tc, c->srv->tx + st, n);
+    (void)conn_write(tc, WREN_COAP_SRV(c)->tx + st, n);
 }
 
 static void signal_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m)
@@ -467,7 +467,7 @@ static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
     struct coap_msg m;
     t->stats.rx++;
     tc->last_rx_us = wren_node_now(t->node);
-    if (wren_coap_tcp_parse(t->coap->srv->rx, len, &m) < 0) {
+    if (wren_coap_tcp_parse(WREN_COAP_SRV(t->coap)->rx, len, &m) < 0) {
         t->stats.rx_drop_format++; /* RFC 8323 5.6: rejected with an Abort */
         conn_abort(tc, "malformed message", -1);
         return;
@@ -511,15 +511,14 @@ static void rx_pump(struct wren_coap_tcp_conn *tc)
     if (t->in_rx) {
         return; /* the outer call goes on reading */
     }
-    struct wren_coap_srv *b = WREN_LAZY_GET(t->node, t->coap, srv);
 #if CONFIG_WREN_NODE_MEM
-    if (b == NULL) {
+    if (WREN_LAZY_GET(t->node, t->coap, srv) == NULL) {
         t->coap->stats.no_mem++; /* the server's buffers: none, the connection goes */
         conn_close(tc, -ENOMEM);
         return;
     }
 #endif
-    uint8_t *rx = b->rx;
+    uint8_t *rx = WREN_COAP_SRV(t->coap)->rx;
     t->in_rx = 1;
     while (tc->state >= CT_OPEN) {
         uint64_t total;
@@ -539,7 +538,7 @@ static void rx_pump(struct wren_coap_tcp_conn *tc)
             tc->have += (uint8_t)n;
             continue;
         }
-        if (total > sizeof(t->coap->srv->rx)) {
+        if (total > sizeof(WREN_COAP_SRV(t->coap)->rx)) {
             t->stats.rx++;
             t->stats.rx_drop_big++;
             conn_abort(tc, "message too large", -1);
