@@ -22,7 +22,44 @@ enum { CT_FREE = 0, CT_CONNECTING, CT_OPEN, CT_READY };
 
 static unsigned conn_idx(const struct wren_coap_tcp_conn *tc)
 {
-    return (unsigned)(tc - tc->t->conns);
+    return (unsigned)(tc - tc->t->c->conns);
+}
+
+static void conn_timer(struct wren_timer *tm, void *arg);
+
+/* Whether the connection and observer tables are made (always without
+ * CONFIG_WREN_NODE_MEM): a node never connected to has none. */
+static bool conns_made(const struct wren_coap_tcp *t)
+{
+#if CONFIG_WREN_NODE_MEM
+    return t->c != NULL;
+#else
+    (void)t;
+    return true;
+#endif
+}
+
+/* The tables set up in @p t->c. */
+static void conns_init(struct wren_coap_tcp *t)
+{
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
+        t->c->conns[i].t = t;
+        wren_timer_init(&t->c->conns[i].timer, conn_timer, &t->c->conns[i]);
+#if !CONFIG_WREN_NODE_MEM
+        t->c->conns[i].sock = &t->socks[i];
+#endif
+    }
+}
+
+/* The tables, made by the first connection; NULL: no memory. */
+static struct wren_coap_tcp_conns *conns_of(struct wren_coap_tcp *t)
+{
+#if CONFIG_WREN_NODE_MEM
+    if (t->c == NULL && WREN_LAZY_GET(t->node, t, c) != NULL) {
+        conns_init(t);
+    }
+#endif
+    return t->c;
 }
 
 static size_t writable(const struct wren_coap_tcp_conn *tc)
@@ -92,7 +129,7 @@ static int send_csm(struct wren_coap_tcp_conn *tc)
 static void obs_free_conn(struct wren_coap_tcp *t, unsigned idx)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *o = &t->obs[i];
+        struct wren_coap_tcp_obs *o = &t->c->obs[i];
         if (o->used && o->conn == idx) {
             o->used = 0;
             t->stats.obs_remove++; /* RFC 8323 7.4: gone with the connection */
@@ -133,7 +170,7 @@ static bool conn_busy(const struct wren_coap_tcp_conn *tc)
 {
     const struct wren_coap_tcp *t = tc->t;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        if (t->obs[i].used && t->obs[i].conn == conn_idx(tc)) {
+        if (t->c->obs[i].used && t->c->obs[i].conn == conn_idx(tc)) {
             return true;
         }
     }
@@ -196,7 +233,7 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
     unsigned idx = conn_idx(tc);
     struct wren_coap_tcp_obs *o = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *e = &t->obs[i];
+        struct wren_coap_tcp_obs *e = &t->c->obs[i];
         bool mine = e->used && e->conn == idx && e->tkl == m->tkl &&
                     memcmp(e->token, m->token, m->tkl) == 0;
         if (reg && mine) {
@@ -238,7 +275,7 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
 static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
 {
     struct wren_coap *c = t->coap;
-    struct wren_coap_tcp_conn *tc = &t->conns[o->conn];
+    struct wren_coap_tcp_conn *tc = &t->c->conns[o->conn];
     if (tc->state < CT_OPEN || writable(tc) < RESP_MAX) {
         if (!o->dirty) {
             t->stats.obs_deferred++;
@@ -287,8 +324,8 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
 {
     struct wren_coap_tcp *t = arg;
     int n = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *o = &t->obs[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS && conns_made(t); i++) {
+        struct wren_coap_tcp_obs *o = &t->c->obs[i];
         if (!o->used || (r && o->res != r) || (!r && !o->dirty)) {
             continue;
         }
@@ -589,7 +626,7 @@ static void sock_cb(struct wren_sock_tcp *sock, unsigned events, void *arg)
     }
     if ((events & WREN_SOCK_TCP_EV_SEND) && tc->state >= CT_OPEN && !t->in_rx) {
         for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-            struct wren_coap_tcp_obs *o = &t->obs[i];
+            struct wren_coap_tcp_obs *o = &t->c->obs[i];
             if (o->used && o->dirty && o->conn == conn_idx(tc)) {
                 obs_send(t, o);
             }
@@ -611,13 +648,14 @@ static void accept_cb(struct wren_sock_tcp_queue *q, unsigned events, void *arg)
     struct wren_sock_tcp *s;
     while (wren_sock_tcp_accept(q, &s, 0) == 0) {
         struct wren_coap_tcp_conn *tc = NULL;
-        for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_CONNS && !tc; i++) {
-            if (t->conns[i].state == CT_FREE) {
-                tc = &t->conns[i];
+        for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_CONNS && !tc && conns_of(t); i++) {
+            if (t->c->conns[i].state == CT_FREE) {
+                tc = &t->c->conns[i];
             }
         }
         if (tc == NULL) {
-            /* cannot happen: a slot per socket of the queue */
+            /* no memory for the tables (else a slot per socket of the queue) */
+            t->stats.conn_fail++;
             wren_sock_tcp_disconnect(s);
             continue;
         }
@@ -640,8 +678,8 @@ static void accept_cb(struct wren_sock_tcp_queue *q, unsigned events, void *arg)
 static struct wren_coap_tcp_conn *client_conn(struct wren_coap_tcp *t,
                                               const struct wren_sock_udp_ep *to)
 {
-    for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN; i++) {
-        struct wren_coap_tcp_conn *tc = &t->conns[i];
+    for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        struct wren_coap_tcp_conn *tc = &t->c->conns[i];
         if (tc->state != CT_FREE && tc->peer.port == to->port &&
             memcmp(tc->peer.addr, to->addr, 16) == 0) {
             return tc;
@@ -657,10 +695,14 @@ int wren_coap_tcp_xchg_send(struct wren_coap *c, struct wren_coap_xchg *x)
         return -ENOBUFS;
     }
     struct wren_coap_tcp_conn *tc = client_conn(t, &x->to);
+    if (tc == NULL && conns_of(t) == NULL) {
+        t->stats.conn_fail++; /* no memory for the tables */
+        return -ENOBUFS;
+    }
     if (tc == NULL) {
         int rc = -EBUSY;
         for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN && rc < 0; i++) {
-            struct wren_coap_tcp_conn *n = &t->conns[i];
+            struct wren_coap_tcp_conn *n = &t->c->conns[i];
             if (n->state != CT_FREE) {
                 continue;
             }
@@ -739,14 +781,14 @@ static int print_conns(struct wren_shell *sh, const struct wren_coap_tcp *t)
 {
     wren_shell_printf(sh, "CoAP over TCP on port %u: %u server and %u client connections\n",
                       COAP_PORT, CONFIG_WREN_COAP_TCP_CONNS, CONFIG_WREN_COAP_TCP_CLIENT_CONNS);
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        const struct wren_coap_tcp_conn *tc = &t->conns[i];
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        const struct wren_coap_tcp_conn *tc = &t->c->conns[i];
         if (tc->state == CT_FREE) {
             continue;
         }
         unsigned nobs = 0;
         for (unsigned k = 0; k < CONFIG_WREN_COAP_TCP_OBSERVERS; k++) {
-            nobs += t->obs[k].used && t->obs[k].conn == i;
+            nobs += t->c->obs[k].used && t->c->obs[k].conn == i;
         }
         char a[WREN_IPV6_ADDR_STRLEN];
         wren_shell_printf(sh, "  [%s]:%u %s %s, peer max message %lu, %u observers\n",
@@ -852,9 +894,8 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     if (t->coap == NULL) {
         return -ENOENT;
     }
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        t->conns[i].t = t;
-        wren_timer_init(&t->conns[i].timer, conn_timer, &t->conns[i]);
+    if (!CONFIG_WREN_NODE_MEM) {
+        conns_init(t); /* built in; else made by the first connection */
     }
     struct wren_sock_tcp_ep local = { .port = COAP_PORT };
     wren_sock_tcp_queue_set_cb(&t->queue, accept_cb, t);
@@ -862,9 +903,6 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     int rc = wren_sock_tcp_listen_lazy(node, &t->queue, &local, CONFIG_WREN_COAP_TCP_CONNS,
                                        &wren_coap_tcp_module);
 #else
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        t->conns[i].sock = &t->socks[i];
-    }
     int rc = wren_sock_tcp_listen(node, &t->queue, &local, t->socks, CONFIG_WREN_COAP_TCP_CONNS);
 #endif
     if (rc < 0) {
@@ -883,8 +921,8 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
 
 void wren_coap_tcp_stop(struct wren_coap_tcp *t)
 {
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        conn_close(&t->conns[i], -ECONNRESET);
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        conn_close(&t->c->conns[i], -ECONNRESET);
     }
     wren_sock_tcp_stop_listen(&t->queue);
     wren_netreg_unregister(t->node, WREN_NETTYPE_TCP, &t->reg);

@@ -10,7 +10,8 @@
  * `tcp.syn_drop_pool`). Sockets (~4.7 KB each with the default buffers) are
  * made when first needed, from the node's memory (wren_node_mem(),
  * core/node.h): a server's on a SYN that finds every one made in use, a
- * client's by its first connect; a node never connected costs none. Requests run through the UDP server's request
+ * client's by its first connect; a node never connected costs none (nor its
+ * connection and observer tables, made with the first connection). Requests run through the UDP server's request
  * handling (coap/coap.h: the same resources, options, Block1/Block2 and
  * link format); only the framing differs (wire/coap_tcp.h) and there are no
  * types, message IDs, ACKs or duplicates. Observers over TCP have their own
@@ -56,6 +57,7 @@
 #include "coap/coap.h"
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "net/netreg.h"
 #include "shell/shell.h"
 #include "sock/sock_tcp.h"
@@ -159,6 +161,12 @@ struct wren_coap_tcp_obs {
     uint8_t token[COAP_TOKEN_MAX];
 };
 
+/** The connections and observers, made by the first connection. */
+struct wren_coap_tcp_conns {
+    struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN]; /**< server's first, then client's */
+    struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
+};
+
 struct wren_coap_tcp {
     struct wren_module module;     /**< first: found through netreg for counters and shell */
     struct wren_coap_tcp_stats stats;
@@ -169,8 +177,7 @@ struct wren_coap_tcp {
 #if !CONFIG_WREN_NODE_MEM
     struct wren_sock_tcp socks[WREN_COAP_TCP_NCONN]; /**< built in: server's, then client's */
 #endif
-    struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN];
-    struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
+    WREN_LAZY(struct wren_coap_tcp_conns, c); /**< made by the first connection (core/node.h) */
     uint8_t in_rx;                 /**< a received message is being handled */
     uint32_t ping_token;           /**< the last Ping's (wren_coap_tcp_ping()) */
     void *shell;                   /**< the shell waiting for its Pong */
