@@ -205,9 +205,9 @@ TEST(test_nib_rs__solicited_router_answers_with_a_unicast_ra)
     const struct wren_nib_neighbor *e = nc_of(h, ll_r);
     CHECK(e != NULL && e->state == WREN_NIB_ROUTER);
     /* the 6CO: context 0 is the prefix, for compression too */
-    CHECK(h->lp->ctx[0].valid && h->lp->ctx[0].compress);
-    CHECK_EQ(h->lp->ctx[0].prefix_len, 64);
-    CHECK_MEM(h->lp->ctx[0].prefix, pfx, 8);
+    CHECK(h->lp->ctx->e[0].valid && h->lp->ctx->e[0].compress);
+    CHECK_EQ(h->lp->ctx->e[0].prefix_len, 64);
+    CHECK_MEM(h->lp->ctx->e[0].prefix, pfx, 8);
     /* the router learned the host's link-local address from the RS's SLLAO:
      * its EUI-64, which the address is made of and its frames come from */
     uint8_t ll_h[16];
