@@ -82,8 +82,8 @@ static uint8_t addr_state(const struct fx_node *n, const uint8_t *a)
 
 static const struct wren_nib_neighbor *nc_of(const struct fx_node *n, const uint8_t *ip)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        const struct wren_nib_neighbor *e = &n->nib->nc[i];
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && n->nib->nc; i++) {
+        const struct wren_nib_neighbor *e = &n->nib->nc->e[i];
         if (e->state && memcmp(e->ip, ip, 16) == 0) {
             return e;
         }
@@ -94,8 +94,8 @@ static const struct wren_nib_neighbor *nc_of(const struct fx_node *n, const uint
 static unsigned nc_count(const struct fx_node *n, uint8_t state)
 {
     unsigned c = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        c += state ? n->nib->nc[i].state == state : n->nib->nc[i].state != 0;
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && n->nib->nc; i++) { /* made? */
+        c += state ? n->nib->nc->e[i].state == state : n->nib->nc->e[i].state != 0;
     }
     return c;
 }
