@@ -198,7 +198,7 @@ TEST(test_nib_rs__solicited_router_answers_with_a_unicast_ra)
     /* the router: a default route via the router's link-local address */
     uint8_t ll_r[16], far[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, [15] = 1 };
     node_addr(ll_r, ll_prefix, r);
-    const struct wren_fib_entry *d = wren_fib_lookup(&h->ip->fib, far);
+    const struct wren_fib_entry *d = wren_fib_lookup(h->ip->fib, far);
     CHECK(d != NULL);
     CHECK_EQ(d->prefix_len, 0);
     CHECK_MEM(d->next_hop, ll_r, 16);
