@@ -316,9 +316,12 @@ static int set_route(struct wren_ipv6 *ip, uint16_t opt, const void *val, size_t
         return -EINVAL;
     }
     if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
-        return CONFIG_WREN_NODE_MEM && ip->fib == NULL
-                   ? -ENOENT /* no route was ever added */
-                   : wren_fib_del(ip->fib, r->prefix, r->prefix_len);
+#if CONFIG_WREN_NODE_MEM
+        if (ip->fib == NULL) {
+            return -ENOENT; /* no route was ever added */
+        }
+#endif
+        return wren_fib_del(ip->fib, r->prefix, r->prefix_len);
     }
     if (wren_ipv6_if_get(ip, r->if_id) == NULL) {
         return -ENODEV;
