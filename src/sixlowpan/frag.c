@@ -147,17 +147,25 @@ static struct wren_sixlowpan_reass *slot_find(struct wren_sixlowpan *lp,
     return NULL;
 }
 
+/* Whether the reassembly slots exist, made now by the first fragment if not
+ * (no memory for them counts as no packet buffer). */
+static bool slots_ready(struct wren_sixlowpan *lp)
+{
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(lp->node, lp, reass) == NULL) {
+        lp->stats.rx_drop_nobuf++;
+        return false;
+    }
+#endif
+    (void)lp;
+    return true;
+}
+
 static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
                                              const struct wren_netif_hdr *nh,
                                              const struct sixlowpan_frag *f)
 {
     struct wren_sixlowpan_reass *r = NULL;
-#if CONFIG_WREN_NODE_MEM
-    if (WREN_LAZY_GET(lp->node, lp, reass) == NULL) {
-        lp->stats.rx_drop_nobuf++; /* no memory for the slots: as with no packet buffer */
-        return NULL;
-    }
-#endif
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
         r = lp->reass->e[i].dg == NULL ? &lp->reass->e[i] : NULL;
     }
@@ -295,7 +303,7 @@ void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         lp->stats.frag_drop_size++;
         goto drop;
     }
-    if (r == NULL && (r = slot_new(lp, nh, &f)) == NULL) {
+    if (r == NULL && (!slots_ready(lp) || (r = slot_new(lp, nh, &f)) == NULL)) {
         goto drop;
     }
     unsigned from = (unsigned)(off / 8), to = (unsigned)((off + covered + 7) / 8);
