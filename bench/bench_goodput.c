@@ -99,7 +99,7 @@ int main(int argc, char **argv)
         }
         wren_sim_run(s, wren_sim_now(s) + 10);
     }
-    const struct wren_udp_server *srv = &sn(s, 1)->shell.server;
+    const struct wren_udp_server *srv = &sn(s, 1)->shell->server; /* its `udp server` made it */
     const struct wren_sim_radio_stats *rs = &sn(s, 0)->radio.stats;
     /* the bound: the sender's frames back to back, each followed by its
      * Imm-Ack if it asks for one (aTurnaroundTime, 192 us, then 6 + 5

@@ -43,6 +43,7 @@ int main(int argc, char **argv)
     static struct wren_loopback refl;
     static struct sink sink = { .module = { .ops = &sink_ops, .prio = WREN_PRIO_APP } };
     wren_world_init(&world, 1);
+    /* nothing here makes state on first use: the world's rt ops as they are */
     wren_node_init(&node, &wren_world_rt_ops, &world, arena, sizeof(arena), 1, 1);
     wren_reflector_setup(&refl);
     const struct wren_stack_iface ifs[] = {

@@ -45,6 +45,26 @@ struct bnode {
 static struct wren_world world;
 static struct bnode a, b;
 
+/* State the modules make on first use (rt op `mem`, core/node.h): from a
+ * static arena, reset by each run (its nodes are built again). */
+static _Alignas(16) uint8_t mem_arena[16384];
+static size_t mem_used;
+static struct wren_rt_ops rt_ops;
+
+static void *bench_mem(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                       size_t size)
+{
+    (void)rt, (void)node, (void)owner;
+    size = (size + 15) & ~(size_t)15;
+    if (size > sizeof(mem_arena) - mem_used) {
+        return NULL;
+    }
+    void *p = mem_arena + mem_used;
+    memset(p, 0, size);
+    mem_used += size;
+    return p;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -54,7 +74,7 @@ static double now_s(void)
 
 static void bnode_init(struct bnode *n, uint32_t id, int link)
 {
-    wren_node_init(&n->node, &wren_world_rt_ops, &world, n->arena, sizeof(n->arena), id, 1);
+    wren_node_init(&n->node, &rt_ops, &world, n->arena, sizeof(n->arena), id, 1);
     /* IPv6 + ICMPv6 + UDP, with link: 6LoWPAN on an 802.15.4 interface */
     static const struct wren_module_ops *const mods[] = {
         &wren_sixlowpan_module, &wren_ipv6_module, &wren_icmpv6_module, &wren_udp_module,
@@ -80,7 +100,7 @@ static void bnode_init(struct bnode *n, uint32_t id, int link)
         wren_ipv6_addr_add(&n->ip, n->nif.netif.id, g, 64, WREN_IPV6_ADDR_VALID);
         struct wren_fib_entry r = { .prefix = { 0x20, 0x01, 0x0d, 0xb8 }, .prefix_len = 64,
                                     .if_id = n->nif.netif.id };
-        wren_fib_add(&n->ip.fib, &r);
+        wren_netapi_set(&n->node, &n->ip.module, WREN_NETOPT_IPV6_ROUTE_ADD, 0, &r, sizeof(r));
     }
     struct wren_sock_udp_ep l = { .port = 7000 };
     wren_sock_udp_create(&n->node, &n->sock, &l, NULL);
@@ -89,6 +109,9 @@ static void bnode_init(struct bnode *n, uint32_t id, int link)
 static unsigned long run_wren(int pipe, size_t size, unsigned long n)
 {
     wren_world_init(&world, 1);
+    rt_ops = wren_world_rt_ops;
+    rt_ops.mem = bench_mem;
+    mem_used = 0;
     if (pipe) {
         wren_loopback_setup(&a.dev, WREN_NETDEV_TYPE_IEEE802154, 125);
         wren_loopback_setup(&b.dev, WREN_NETDEV_TYPE_IEEE802154, 125);

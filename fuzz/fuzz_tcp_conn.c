@@ -29,6 +29,7 @@
  * input, once every connection is released and the node has run until it
  * is quiet, the packet buffer must be empty.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,25 @@ struct fz {
     struct wren_tcp_listener lis;
     struct wren_tcp_conn *pool[2];
     struct ep ep[3]; /* client, pool 0, pool 1 */
+    struct wren_rt_ops rt_ops;     /* the world's, with `mem` */
+    _Alignas(16) uint8_t mem[512]; /* what the stack makes on first use (TIME-WAIT) */
+    size_t mem_used;
 };
+
+/* the rt op `mem` (core/node.h): from the input's own arena, freed with it */
+static void *fz_mem(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                    size_t size)
+{
+    (void)rt, (void)owner;
+    struct fz *f = (struct fz *)(void *)((uint8_t *)node - offsetof(struct fz, node));
+    size = (size + 15) & ~(size_t)15;
+    if (size > sizeof(f->mem) - f->mem_used) {
+        return NULL;
+    }
+    void *p = f->mem + f->mem_used;
+    f->mem_used += size;
+    return p; /* zeroed: f is calloc'd */
+}
 
 static const uint8_t lo[16] = { [15] = 1 };
 static const uint8_t peer[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -365,7 +384,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t cfg = u8(&r);
 
     wren_world_init(&f->world, 1);
-    wren_node_init(&f->node, &wren_world_rt_ops, &f->world, f->arena, sizeof(f->arena), 1, 1);
+    f->rt_ops = wren_world_rt_ops;
+    f->rt_ops.mem = fz_mem;
+    wren_node_init(&f->node, &f->rt_ops, &f->world, f->arena, sizeof(f->arena), 1, 1);
     static const struct wren_module_ops *const mods[] = {
         &wren_ipv6_module, &wren_icmpv6_module, &wren_tcp_module,
     };

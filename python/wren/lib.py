@@ -92,6 +92,7 @@ _SIGNATURES: Final[dict[str, tuple[Any, list[Any]]]] = {
     "wren_sim_counters": (c_int, [c_void_p, c_uint32, POINTER(c_char_p),
                                   POINTER(c_uint64), c_int]),
     "wren_sim_bytes_per_node": (c_size_t, [c_void_p]),
+    "wren_sim_memory": (c_int, [c_void_p, c_int32, POINTER(c_char_p), POINTER(c_uint64), c_int]),
     "wren_sim_failed_module": (c_char_p, [c_void_p]),
     "wren_sim_pktbufs_clean": (c_int, [c_void_p]),
     "wren_sim_rpl_routes": (c_int, [c_void_p, c_uint32, c_uint32]),
@@ -427,6 +428,17 @@ class Sim:
 
     def bytes_per_node(self) -> int:
         return int(self.lib.wren_sim_bytes_per_node(self.h))
+
+    def memory(self, node: int = -1) -> dict[str, int]:
+        """Bytes of @node (-1: of every node, summed) by part: "node",
+        "pktbuf", "netif", "radio", "shell", "apps", each module by name
+        (its state from the build and what it made on first use), "total"
+        (their sum); the names come from the library (wren_sim_memory)."""
+        n = _check(self.lib.wren_sim_memory(self.h, node, None, None, 0), f"memory {node}")
+        names = (c_char_p * n)()
+        values = (c_uint64 * n)()
+        _check(self.lib.wren_sim_memory(self.h, node, names, values, n), f"memory {node}")
+        return {cast(bytes, names[i]).decode(): int(values[i]) for i in range(n)}
 
     def rpl_routes(self, node: int, n: int) -> None:
         """Give @node's RPL a route table of @n entries (before it takes a

@@ -973,7 +973,8 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
     for i in range(sim.node_count):
         shell_out[i].append(sim.output(i))
     nodes: list[dict[str, Any]] = [{"id": i, "counters": sim.counters(i), "shell": "".join(shell_out[i]),
-              "drift_ppm": sim.drift(i)}  # the node's crystal offset
+              "drift_ppm": sim.drift(i),  # the node's crystal offset
+              "memory": sim.memory(i)}  # bytes by part: pktbuf, netif, radio, modules, total
              for i in range(sim.node_count)]
     for nd in nodes:
         tables = rpl_tables_state(nd["counters"])
@@ -995,10 +996,20 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
         "pktbuf_in_use": sum(nd["counters"].get("pktbuf.in_use", 0) for nd in nodes),
         "failed_commands": failed,
         "totals": totals,
+        "memory": memory_per_node(sim),
         "nodes": nodes,
         **topo,
         **({"rpl_formed_s": formed} if sc.rpl is not None else {}),
     }
+
+
+def memory_per_node(sim: Sim) -> dict[str, int]:
+    """Bytes per node by part (wren_sim_memory: pktbuf, netif, radio, each
+    module, total), the nodes' mean rounded; "total" is sim_bytes_per_node's
+    figure (the mean rounded down), so the rounded parts may miss it by a few."""
+    n = max(sim.node_count, 1)
+    mem = sim.memory(-1)
+    return {k: (v // n if k == "total" else round(v / n)) for k, v in mem.items()}
 
 
 _PARENT = re.compile(r"^parent (\S+) rank \d+ .*preferred$", re.M)
@@ -1131,6 +1142,8 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
     if cp:
         print(f"cpu: {cp['note']}; cpu% = CPU active time / simulated time (total: the "
               f"nodes' mean)", file=out)
+    if result.get("memory"):
+        print(f"memory: {memory_line(result['memory'])}", file=out)
     if result["pcap"]:
         print(f"capture: {result['pcap']}", file=out)
     for t in ("routes", "parents"):
@@ -1152,6 +1165,13 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
     if result["pktbuf_in_use"]:
         print(f"packets still in flight at the end: {result['pktbuf_in_use']} bytes of "
               f"packet buffer in use", file=out)
+
+
+def memory_line(mem: dict[str, int]) -> str:
+    """"T bytes per node: pktbuf P, ..." from a memory object, parts largest first."""
+    parts = sorted(((k, v) for k, v in mem.items() if k != "total" and v), key=lambda kv: -kv[1])
+    return (f"{mem['total']} bytes per node: "
+            + ", ".join(f"{k} {v}" for k, v in parts))
 
 
 def write_json(result: Result, path: str | Path) -> None:

@@ -63,7 +63,7 @@ static int bnode_init(struct bnode *n, uint32_t id)
     wren_ipv6_addr_add(&n->ip, n->nif.netif.id, g, 64, WREN_IPV6_ADDR_VALID);
     struct wren_fib_entry r = { .prefix = { 0x20, 0x01, 0x0d, 0xb8 }, .prefix_len = 64,
                                 .if_id = n->nif.netif.id };
-    wren_fib_add(&n->ip.fib, &r);
+    wren_fib_add(n->ip.fib, &r); /* the FIB built in (CONFIG_WREN_NODE_MEM=0) */
     struct wren_sock_udp_ep l = { .port = 7000 };
     return wren_sock_udp_create(&n->node, &n->sock, &l, NULL);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -47,11 +48,29 @@ static void host_node_pending(void *rt, struct wren_node *node)
     ((struct wren_host *)rt)->pending = true;
 }
 
+/* state a module makes on first use: a piece of its own each, zeroed; kept
+ * on a list (16 bytes before it) until wren_host_fini */
+static void *host_mem(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                      size_t size)
+{
+    (void)node;
+    (void)owner;
+    struct wren_host *h = rt;
+    void **p = calloc(1, 16 + size);
+    if (p == NULL) {
+        return NULL;
+    }
+    p[0] = h->mem;
+    h->mem = p;
+    return (uint8_t *)p + 16;
+}
+
 const struct wren_rt_ops wren_host_rt_ops = {
     .now = host_now,
     .timer_arm = host_arm,
     .timer_disarm = host_disarm,
     .node_pending = host_node_pending,
+    .mem = host_mem,
 };
 
 void wren_host_timer_at(struct wren_host *h, struct wren_timer *t, uint64_t when)
@@ -104,6 +123,11 @@ void wren_host_fini(struct wren_host *h)
         h->timers.v[i].timer->slot = 0;
     }
     h->timers.len = 0;
+    for (void **p = h->mem, **next; p; p = next) {
+        next = p[0];
+        free(p);
+    }
+    h->mem = NULL;
     if (h->sig_fd >= 0) {
         close(h->sig_fd);
         h->sig_fd = -1;

@@ -81,6 +81,7 @@ struct wren_host {
     bool stop;
     int stop_signal; /**< the signal that stopped the loop, or 0 */
     struct wren_host_stats stats;
+    void *mem;    /**< what the node's modules made on first use, freed by wren_host_fini */
 };
 
 /** The runtime operations a node on the host runtime is given. */

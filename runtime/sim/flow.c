@@ -220,8 +220,7 @@ static int open_sock(struct wren_flow *f, uint16_t port)
 
 static struct wren_flow *flow_of(struct wren_shell *sh)
 {
-    struct wren_sim_node *sn = (struct wren_sim_node *)((char *)sh -
-                                                         offsetof(struct wren_sim_node, shell));
+    struct wren_sim_node *sn = sh->out_ctx; /* the shell writes to its node (sim.c) */
     return sn->flow;
 }
 

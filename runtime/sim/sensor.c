@@ -594,8 +594,7 @@ static int sensor_start(struct wren_sensor *s, uint8_t proto)
 
 static struct wren_sensor *sensor_of(struct wren_shell *sh)
 {
-    struct wren_sim_node *sn = (struct wren_sim_node *)((char *)sh -
-                                                         offsetof(struct wren_sim_node, shell));
+    struct wren_sim_node *sn = sh->out_ctx; /* the shell writes to its node (sim.c) */
     return sn->sensor;
 }
 

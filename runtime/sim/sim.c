@@ -22,6 +22,32 @@
 static void names_free(struct wren_sim *s);
 static double drift_draw(const struct wren_sim *s, uint32_t id);
 
+/* A piece of state a module of a node made on first use (wren_node_mem),
+ * freed with the node. */
+struct wren_sim_piece {
+    struct wren_sim_piece *next;
+    const struct wren_module_ops *owner;
+    size_t size;
+    _Alignas(8) uint8_t mem[];
+};
+
+/* the nodes' rt `mem` op: a piece of its own for each request, zeroed */
+static void *node_mem(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                      size_t size)
+{
+    (void)rt;
+    struct wren_sim_node *sn = (struct wren_sim_node *)(void *)node; /* its first member */
+    struct wren_sim_piece *p = calloc(1, sizeof(*p) + size);
+    if (p == NULL) {
+        return NULL;
+    }
+    p->owner = owner;
+    p->size = size;
+    p->next = sn->pieces;
+    sn->pieces = p;
+    return p->mem;
+}
+
 struct wren_sim *wren_sim_new(uint64_t seed)
 {
     struct wren_sim *s = calloc(1, sizeof(*s));
@@ -32,6 +58,8 @@ struct wren_sim *wren_sim_new(uint64_t seed)
     s->drift_max_ppm = WREN_SIM_DRIFT_DEFAULT_PPM;
     wren_world_init(&s->world, seed);
     wren_medium_init(&s->medium, &s->world);
+    s->node_rt_ops = wren_clock_rt_ops;
+    s->node_rt_ops.mem = node_mem;
     return s;
 }
 
@@ -42,6 +70,12 @@ static void node_free(struct wren_sim_node *sn)
     }
     free(sn->arena);
     free(sn->modules);
+    for (struct wren_sim_piece *p = sn->pieces, *next; p; p = next) {
+        next = p->next;
+        free(p);
+    }
+    free(sn->shell);
+    free(sn->app);
     free(sn->out);
     free(sn->tcp_app);
     free(sn->rpl_routes);
@@ -148,7 +182,20 @@ int wren_sim_set_mac(struct wren_sim *s, const char *kind)
     return 0;
 }
 
-static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *bytes)
+/* bit i of a node's mod_mask for each module of @p mods in the list */
+static uint32_t mod_mask(const struct wren_module_ops *const *mods, unsigned n)
+{
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < 32 && wren_stack_module_name(i); i++) {
+        const struct wren_module_ops *m = wren_stack_module_named(wren_stack_module_name(i));
+        for (unsigned k = 0; k < n; k++) {
+            mask |= (uint32_t)(mods[k] == m) << i;
+        }
+    }
+    return mask;
+}
+
+static int stack_init(struct wren_sim *s, struct wren_sim_node *sn)
 {
     struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
@@ -158,7 +205,6 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         if (sn->tsch == NULL) {
             return -ENOMEM;
         }
-        *bytes += sizeof(*sn->tsch);
         ifs[0].link = &sim_tsch_link;
         ifs[0].state = sn;
     }
@@ -172,16 +218,25 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
     if (sn->modules == NULL) {
         return -ENOMEM;
     }
-    *bytes += len;
+    sn->mod_mask = mod_mask(desc.mods, desc.n_mods);
     struct wren_stack built = { .n = 0 };
     int res = wren_stack_build(&sn->node, &desc, sn->modules, len, &built);
     if (res < 0) {
         s->failed_module = built.failed ? built.failed->name : NULL;
         return res;
     }
-    wren_shell_init(&sn->shell, &sn->node, out_cb, sn);
-    wren_shell_set_extra(&sn->shell, wren_sim_shell_cmds);
     return 0;
+}
+
+/* node @p sn's shell, made by its first command */
+static struct wren_shell *shell_of(struct wren_sim_node *sn)
+{
+    if (sn->shell == NULL && (sn->shell = malloc(sizeof(*sn->shell))) != NULL) {
+        wren_shell_init(sn->shell, &sn->node, out_cb, sn);
+        wren_shell_set_extra(sn->shell, wren_sim_shell_cmds);
+        wren_shell_set_tcp(sn->shell, sn->tcp_app);
+    }
+    return sn->shell;
 }
 
 int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t pktbuf_size)
@@ -216,7 +271,7 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
     /* the node's own crystal (in range: both bounds are checked when set) */
     wren_world_clock_init(&sn->clock, &s->world, s->drift_fixed ? s->drift_ppm
                                                                 : drift_draw(s, id));
-    wren_node_init(&sn->node, &wren_clock_rt_ops, &sn->clock, arena, arena_size, id, s->seed);
+    wren_node_init(&sn->node, &s->node_rt_ops, &sn->clock, arena, arena_size, id, s->seed);
     int res = wren_medium_add_radio(&s->medium, &sn->radio, x, y, z);
     if (res < 0) {
         free(arena);
@@ -224,8 +279,7 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     sn->radio.clock = &sn->clock;
-    size_t mod_bytes = 0;
-    res = stack_init(s, sn, &mod_bytes);
+    res = stack_init(s, sn);
     if (res < 0) {
         /* The medium lists its radio and the world may hold timers of the
          * modules that did start: the node is kept, out of the simulation,
@@ -234,7 +288,6 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     s->nodes[s->n_nodes++] = sn;
-    s->bytes += sizeof(*sn) + arena_size + mod_bytes;
     return (int)id;
 }
 
@@ -427,6 +480,9 @@ int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t paylo
     if (sn == NULL || sn->app_on || (dst >= 0 && get(s, (uint32_t)dst) == NULL)) {
         return -EINVAL;
     }
+    if (sn->app == NULL && (sn->app = calloc(1, sizeof(*sn->app))) == NULL) {
+        return -ENOMEM; /* the generator only for nodes that use it */
+    }
     uint8_t addr[2];
     uint8_t alen = 0;
     if (dst >= 0) {
@@ -438,7 +494,7 @@ int wren_sim_rawgen(struct wren_sim *s, uint32_t id, int32_t dst, uint16_t paylo
         }
         alen = 2;
     }
-    int res = wren_rawgen_start(&sn->node, &sn->app, sn->netif.netif.id, addr, alen,
+    int res = wren_rawgen_start(&sn->node, sn->app, sn->netif.netif.id, addr, alen,
                                 payload_len, interval_us, timing, count, start_us);
     if (res == 0) {
         sn->app_on = 1;
@@ -464,8 +520,9 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
             return -ENOMEM;
         }
         wren_tcp_app_init(sn->tcp_app, &sn->node, out_cb, sn);
-        wren_shell_set_tcp(&sn->shell, sn->tcp_app);
-        s->bytes += sizeof(*sn->tcp_app);
+        if (sn->shell) {
+            wren_shell_set_tcp(sn->shell, sn->tcp_app);
+        }
     }
     if (sn->sensor == NULL && strncmp(line, "sensor", 6) == 0) {
         /* the experiment application (sim/sensor.h) only for nodes that use it */
@@ -474,7 +531,6 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
             return -ENOMEM;
         }
         wren_sensor_init(sn->sensor, &sn->node);
-        s->bytes += sizeof(*sn->sensor);
     }
     if (sn->flow == NULL && strncmp(line, "flow", 4) == 0) {
         /* per-source UDP flows (sim/flow.h) only for nodes that use them */
@@ -483,9 +539,12 @@ int wren_sim_shell(struct wren_sim *s, uint32_t id, const char *line)
             return -ENOMEM;
         }
         wren_flow_init(sn->flow, &sn->node);
-        s->bytes += sizeof(*sn->flow);
     }
-    int res = wren_shell_exec(&sn->shell, line);
+    struct wren_shell *sh = shell_of(sn);
+    if (sh == NULL) {
+        return -ENOMEM;
+    }
+    int res = wren_shell_exec(sh, line);
     /* what the command queued runs now, at the same virtual instant */
     wren_world_run_until(&s->world, s->world.now);
     return res;
@@ -625,7 +684,8 @@ int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint6
     struct collect c = { s, names, values, max, 0 };
     wren_stack_counters(&sn->node, collect, &c);
     /* the raw traffic application every sim node has */
-    collect(&c, &wren_rawgen_counters, "", &sn->app.stats);
+    static const struct wren_rawgen_stats none; /* a node that never generated */
+    collect(&c, &wren_rawgen_counters, "", sn->app ? &sn->app->stats : &none);
     return c.n;
 }
 
@@ -651,7 +711,7 @@ int wren_sim_rpl_routes(struct wren_sim *s, uint32_t id, uint32_t n)
     }
     free(sn->rpl_routes); /* the module no longer uses it */
     sn->rpl_routes = m.mem;
-    s->bytes += (size_t)n * sizeof(struct wren_rpl_route);
+    sn->rpl_routes_n = n;
     return 0;
 }
 
@@ -660,16 +720,105 @@ const char *wren_sim_failed_module(const struct wren_sim *s)
     return s->failed_module;
 }
 
+/* ---- memory by part --------------------------------------------------------------- */
+
+#define MEM_PARTS 40
+
+struct mem_acc {
+    const char *names[MEM_PARTS];
+    uint64_t values[MEM_PARTS];
+    int n;
+};
+
+/* @p bytes more for part @p name (a static string) */
+static void mem_add(struct mem_acc *a, const char *name, uint64_t bytes)
+{
+    int i = 0;
+    while (i < a->n && strcmp(a->names[i], name) != 0) {
+        i++;
+    }
+    if (i == a->n) {
+        if (a->n == MEM_PARTS) {
+            return; /* cannot happen: a part per module of the list at most */
+        }
+        a->names[a->n++] = name;
+    }
+    a->values[i] += bytes;
+}
+
+/* the state module @p m has on @p sn: its pieces of the build and first use */
+static uint64_t module_bytes(const struct wren_sim_node *sn, const struct wren_module_ops *m)
+{
+    const struct wren_module_ops *one[] = { m };
+    const struct wren_stack_desc d = { .mods = one, .n_mods = 1 };
+    uint64_t n = wren_stack_pool_size(&sn->node, &d);
+    if (m == &wren_rpl_module) {
+        n += (uint64_t)sn->rpl_routes_n * sizeof(struct wren_rpl_route);
+    }
+    return n;
+}
+
+static uint64_t apps_bytes(const struct wren_sim_node *sn)
+{
+    return (sn->app ? sizeof(*sn->app) : 0) + (sn->tcp_app ? sizeof(*sn->tcp_app) : 0) +
+           (sn->sensor ? sizeof(*sn->sensor) : 0) + (sn->flow ? sizeof(*sn->flow) : 0);
+}
+
+static void node_memory(const struct wren_sim_node *sn, struct mem_acc *a)
+{
+    /* its slot in the simulation's node index, which grows by doubling */
+    mem_add(a, "node", sizeof(*sn) - sizeof(sn->netif) - sizeof(sn->radio) + 2 * sizeof(void *));
+    mem_add(a, "pktbuf", sn->arena_size);
+    mem_add(a, "netif", sizeof(sn->netif) + (sn->tsch ? sizeof(*sn->tsch) : 0));
+    mem_add(a, "radio", sizeof(sn->radio) + sn->radio.cap_links * sizeof(struct wren_sim_link));
+    mem_add(a, "shell", (sn->shell ? sizeof(*sn->shell) : 0) + sn->out_cap);
+    mem_add(a, "apps", apps_bytes(sn));
+    for (unsigned i = 0; i < 32 && wren_stack_module_name(i); i++) {
+        if (sn->mod_mask & (1u << i)) {
+            const struct wren_module_ops *m = wren_stack_module_named(wren_stack_module_name(i));
+            uint64_t n = module_bytes(sn, m);
+            if (n) {
+                mem_add(a, m->name, n);
+            }
+        }
+    }
+    for (const struct wren_sim_piece *p = sn->pieces; p; p = p->next) {
+        mem_add(a, p->owner ? p->owner->name : "other", sizeof(*p) + p->size);
+    }
+}
+
+int wren_sim_memory(const struct wren_sim *s, int32_t id, const char **names, uint64_t *values,
+                    int max)
+{
+    if (id < -1 || (id >= 0 && (uint32_t)id >= s->n_nodes)) {
+        return -EINVAL;
+    }
+    struct mem_acc a = { .n = 0 };
+    for (uint32_t i = id < 0 ? 0 : (uint32_t)id; i < (id < 0 ? s->n_nodes : (uint32_t)id + 1);
+         i++) {
+        node_memory(s->nodes[i], &a);
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < a.n; i++) {
+        total += a.values[i];
+    }
+    mem_add(&a, "total", total);
+    for (int i = 0; i < a.n && i < max; i++) {
+        names[i] = a.names[i];
+        values[i] = a.values[i];
+    }
+    return a.n;
+}
+
 size_t wren_sim_bytes_per_node(const struct wren_sim *s)
 {
     if (s->n_nodes == 0) {
         return 0;
     }
-    size_t links = 0;
-    for (uint32_t i = 0; i < s->n_nodes; i++) {
-        links += s->nodes[i]->radio.cap_links * sizeof(struct wren_sim_link);
-    }
-    return (s->bytes + links) / s->n_nodes + sizeof(void *) * 2;
+    const char *names[MEM_PARTS];
+    uint64_t values[MEM_PARTS];
+    int n = wren_sim_memory(s, -1, names, values, MEM_PARTS);
+    return n > 0 ? (size_t)(values[n - 1] / s->n_nodes) : 0;
 }
 
 struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id)

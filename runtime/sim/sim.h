@@ -31,16 +31,21 @@
 #include "sim/medium.h"
 #include "sim/world.h"
 
+struct wren_sim_piece;
+
 struct wren_sim_node {
-    struct wren_node node;
+    struct wren_node node;          /**< first (sim.c's memory hook finds the node by it) */
     struct wren_world_clock clock;  /**< the node's crystal: its rt (world.h) */
     struct wren_ieee802154_netif netif;
     struct wren_sim_radio radio;
     uint8_t *modules;       /**< the modules' state (src/stack/modules.h: all of them) */
-    struct wren_shell shell;
-    struct wren_rawgen app;
+    struct wren_sim_piece *pieces; /**< state its modules made on first use (wren_node_mem) */
+    struct wren_shell *shell;     /**< allocated by the first shell command */
+    struct wren_rawgen *app;      /**< allocated by the first wren_sim_rawgen */
     struct wren_tcp_app *tcp_app; /**< allocated by the first `tcp` shell command */
     void *rpl_routes;       /**< RPL's route table, when given one (wren_sim_rpl_routes) */
+    uint32_t rpl_routes_n;  /**< ... of this many entries */
+    uint32_t mod_mask;      /**< the modules it was built with: bit i, the list's module i */
     struct wren_tsch *tsch; /**< the interface's TSCH MAC (wren_sim_set_mac "tsch"), or NULL */
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
@@ -63,7 +68,6 @@ struct wren_sim {
     uint32_t n_nodes;
     uint32_t cap_nodes;
     uint64_t seed;
-    size_t bytes;           /**< bytes allocated for nodes so far */
     struct wren_sim_zep *zep; /**< the bridge to live processes, or NULL */
     const struct wren_module_ops *mods[16]; /**< what nodes added from now on run */
     uint8_t n_mods;         /**< 0: every module of the list */
@@ -75,6 +79,7 @@ struct wren_sim {
     struct wren_sim_node *failed; /**< a node whose stack failed to build (freed last) */
     const char *failed_module;    /**< the module that refused to start there, or NULL */
     uint8_t mac_tsch;       /**< nodes added from now on run TSCH (wren_sim_set_mac) */
+    struct wren_rt_ops node_rt_ops; /**< the nodes' rt: their clock's, with `mem` */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */
@@ -273,8 +278,25 @@ uint64_t wren_sim_events(const struct wren_sim *s);
 int wren_sim_counters(struct wren_sim *s, uint32_t id, const char **names, uint64_t *values,
                       int max);
 
-/** @brief Bytes allocated per node (node state, arena, link tables). */
+/** @brief Bytes allocated per node (node state, arena, link tables, what
+ *         its modules made on first use), the mean of wren_sim_memory()'s
+ *         totals. */
 size_t wren_sim_bytes_per_node(const struct wren_sim *s);
+
+/**
+ * @brief The memory of node @p id (id -1: of every node, summed) by part,
+ *        as (name, bytes) pairs: "node" (struct wren_node, its clock and the
+ *        simulator's bookkeeping), "pktbuf" (its arena), "netif" (the
+ *        802.15.4 interface: netif, link layer, MAC, TSCH), "radio" (the sim
+ *        device and its link table), "shell", "apps" (rawgen, tcp, sensor,
+ *        flow, where used), then each module the node runs by name (its
+ *        state from the build plus what it made on first use through
+ *        wren_node_mem, an RPL route table given with wren_sim_rpl_routes
+ *        included), and last "total", their sum. Names are static strings.
+ * @return the number of pairs (only @p max are written), or -EINVAL.
+ */
+int wren_sim_memory(const struct wren_sim *s, int32_t id, const char **names, uint64_t *values,
+                    int max);
 
 /** @brief The node object of @p id (for C tests), or NULL. */
 struct wren_node *wren_sim_node(struct wren_sim *s, uint32_t id);

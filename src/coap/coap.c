@@ -350,7 +350,7 @@ static struct wren_coap_dedup *dedup_find(struct wren_coap *c, const struct wren
 {
     uint32_t now = wren_coap_now_ms(c);
     for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-        struct wren_coap_dedup *d = &c->dedup[i];
+        struct wren_coap_dedup *d = &WREN_COAP_SRV(c)->dedup[i];
         if (dedup_live(d, now) && d->mid == mid && d->non == (type == COAP_NON) &&
             d->port == ep->port &&
             memcmp(d->addr, ep->addr, 16) == 0) {
@@ -388,7 +388,7 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
     struct wren_coap_dedup *best = NULL;
     unsigned best_rank = 4;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-        struct wren_coap_dedup *d = &c->dedup[i];
+        struct wren_coap_dedup *d = &WREN_COAP_SRV(c)->dedup[i];
         if (!dedup_live(d, now)) {
             return d;
         }
@@ -396,7 +396,7 @@ static struct wren_coap_dedup *dedup_slot(struct wren_coap *c, const struct wren
          * NON, 3: a non-idempotent CON's response */
         unsigned rank = same_ep(d, ep->addr, ep->port) ? 0 : d->idempotent || d->non ? 2 : 3;
         for (unsigned k = 0; k < CONFIG_WREN_COAP_DEDUP && rank > 1; k++) {
-            const struct wren_coap_dedup *e = &c->dedup[k];
+            const struct wren_coap_dedup *e = &WREN_COAP_SRV(c)->dedup[k];
             if (same_ep(e, d->addr, d->port) && (int32_t)(e->seq - d->seq) > 0) {
                 rank = 1;
             }
@@ -552,12 +552,12 @@ static void serve(struct wren_coap *c, const struct coap_msg *m,
     bool answer = at >= 0;  /* else a NON whose handler deferred its response */
     if (d) {
         /* a multicast request's duplicates get nothing (its answer waits) */
-        dedup_store(c, d, from, m, answer ? c->tx + at : NULL, answer && !mcast ? len : 0);
+        dedup_store(c, d, from, m, answer ? WREN_COAP_SRV(c)->tx + at : NULL, answer && !mcast ? len : 0);
     }
     if (answer && mcast) {
-        mcast_answer(c, c->tx + at, len, from);
+        mcast_answer(c, WREN_COAP_SRV(c)->tx + at, len, from);
     } else if (answer) {
-        wren_coap_send(c, c->tx + at, len, from);
+        wren_coap_send(c, WREN_COAP_SRV(c)->tx + at, len, from);
     }
     if (c->notify_deferred) {
         wren_coap_obs_flush(c);
@@ -616,13 +616,13 @@ static void reply_input(struct wren_coap *c, const struct coap_msg *m,
     }
 }
 
-/* Handle one datagram of @p n bytes in c->rx from @p from (@p mcast: sent
+/* Handle one datagram of @p n bytes in WREN_COAP_SRV(c)->rx from @p from (@p mcast: sent
  * to a multicast group, RFC 7252 8: never answered with RST). */
 void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_ep *from,
                      bool mcast)
 {
     struct coap_msg m;
-    int rc = wren_coap_parse(c->rx, n, &m);
+    int rc = wren_coap_parse(WREN_COAP_SRV(c)->rx, n, &m);
     if (mcast && !mcast_take(c, rc, &m)) {
         return;
     }
@@ -649,14 +649,14 @@ void wren_coap_input(struct wren_coap *c, size_t n, const struct wren_sock_udp_e
     }
 }
 
-/* A datagram beyond c->rx, whose first bytes c->rx holds: a unicast request
+/* A datagram beyond WREN_COAP_SRV(c)->rx, whose first bytes WREN_COAP_SRV(c)->rx holds: a unicast request
  * whose header parses gets 4.13 with Size1 (RFC 7252 5.9.2.9), not the
  * silence that would make its client retransmit it for 45 s. Size1 counts
- * its options when they are whole in c->rx, else none. */
+ * its options when they are whole in WREN_COAP_SRV(c)->rx, else none. */
 static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, bool mcast)
 {
     struct coap_msg m;
-    int rc = wren_coap_parse(c->rx, sizeof(c->rx), &m);
+    int rc = wren_coap_parse(WREN_COAP_SRV(c)->rx, sizeof(WREN_COAP_SRV(c)->rx), &m);
     c->stats.rx_drop_big++;
     if (mcast || rc == -COAP_ERR_TRUNCATED || rc == -COAP_ERR_VERSION || rc == -COAP_ERR_TKL ||
         m.type > COAP_NON || COAP_CODE_CLASS(m.code) != 0 || m.code == COAP_CODE_EMPTY ||
@@ -668,15 +668,33 @@ static void too_large(struct wren_coap *c, const struct wren_sock_udp_ep *from, 
                wren_coap_body_max(m.tkl, rc == 0 ? m.opts_len : 0));
 }
 
+#if CONFIG_WREN_NODE_MEM
+/* Drop what @p sock holds: no memory for the buffers (wren_node_mem). */
+static void drop_all(struct wren_coap *c, struct wren_sock_udp *sock)
+{
+    uint8_t b[1];
+    for (ssize_t n = 0; n >= 0 || n == -ENOBUFS;) {
+        n = wren_sock_udp_recv(sock, b, 0, 0, NULL);
+        c->stats.no_mem += n >= 0 || n == -ENOBUFS;
+    }
+}
+#endif
+
 static void sock_cb(struct wren_sock_udp *sock, unsigned events, void *arg)
 {
     struct wren_coap *c = arg;
     (void)events;
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(c->node, c, srv) == NULL) {
+        drop_all(c, sock); /* the first message makes the buffers */
+        return;
+    }
+#endif
     for (;;) {
         struct wren_sock_udp_ep from;
         uint8_t to[16] = { 0 };
         (void)wren_sock_udp_next_dst(sock, to);
-        ssize_t n = wren_sock_udp_recv(sock, c->rx, sizeof(c->rx), 0, &from);
+        ssize_t n = wren_sock_udp_recv(sock, WREN_COAP_SRV(c)->rx, sizeof(WREN_COAP_SRV(c)->rx), 0, &from);
         if (n == -ENOBUFS) {
             c->stats.rx++;
             too_large(c, &from, wren_ipv6_addr_is_multicast(to));

@@ -66,6 +66,7 @@
 
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 #include "sock/sock_udp.h"
@@ -303,7 +304,17 @@ enum {
     C(cl_resp)          /* client: responses matched to a request */                               \
     C(cl_separate)      /* client: empty ACKs (a separate response follows) */                     \
     C(cl_busy)          /* client: requests refused, every exchange in use */                      \
-    C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */
+    C(rx_drop_unmatched) /* responses, ACKs, RSTs that match no request (CONs get a RST) */ \
+    WREN_COAP_COUNTERS_MEM(C)
+
+/* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_COAP_COUNTERS_MEM(C) \
+    C(no_mem)           /* messages dropped, requests refused: no memory for the state \
+                           made on first use (wren_node_mem) */
+#else
+#define WREN_COAP_COUNTERS_MEM(C)
+#endif
 
 struct wren_coap_stats {
     WREN_COAP_COUNTERS(WREN_COUNTER_U32)
@@ -555,6 +566,26 @@ struct wren_coap_shell_req {
     char text[65];       /**< the first bytes */
 };
 
+/** The server's state for messages, made by the first message that comes
+ *  (WREN_LAZY, core/node.h): a node that never hears CoAP has none. */
+struct wren_coap_srv {
+#if CONFIG_WREN_COAP_DEDUP
+    struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
+#endif
+    struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
+    struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
+#if CONFIG_WREN_COAP_SEPARATE
+    struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
+#endif
+    uint8_t rx[CONFIG_WREN_COAP_MSG_MAX]; /**< one message in ... */
+    uint8_t tx[CONFIG_WREN_COAP_MSG_MAX]; /**< ... and one out at a time */
+};
+
+/** The client's exchanges, made by its first request (WREN_LAZY). */
+struct wren_coap_cl {
+    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
+};
+
 struct wren_coap {
     struct wren_module module;   /**< first: found through netreg for counters and shell */
     struct wren_coap_stats stats;
@@ -565,23 +596,31 @@ struct wren_coap {
     uint8_t n_res;
     uint32_t dedup_seq;
     const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
+#if CONFIG_WREN_NODE_MEM
+    WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
+#else /* the fields of struct wren_coap_srv where they always were (WREN_COAP_SRV) */
 #if CONFIG_WREN_COAP_DEDUP
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
 #endif
     struct wren_coap_block1 block1[CONFIG_WREN_COAP_BLOCK1 ? CONFIG_WREN_COAP_BLOCK1 : 1];
     struct wren_coap_observer obs[CONFIG_WREN_COAP_OBSERVERS];
+#endif
     uint32_t obs_seq;            /**< the latest Observe sequence number */
-    uint8_t in_handler;          /**< a handler runs (c->tx is being written) */
+    uint8_t in_handler;          /**< a handler runs (its tx buffer is being written) */
     uint8_t deferred;            /**< the running handler deferred its response */
     const struct wren_coap_req *cur_req; /**< the request whose handler runs, or NULL */
-#if CONFIG_WREN_COAP_SEPARATE
+#if !CONFIG_WREN_NODE_MEM && CONFIG_WREN_COAP_SEPARATE
     struct wren_coap_sep sep[CONFIG_WREN_COAP_SEPARATE];
 #endif
     struct wren_timer slow_timer; /**< the `/slow` resource's answers */
     uint8_t slow_pending;        /**< separate-response slots `/slow` answers (bits) */
     uint8_t notify_deferred;     /**< notifications wait until the response is out */
     uint32_t obs_con_ms;
-    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
+#if CONFIG_WREN_NODE_MEM
+    WREN_LAZY(struct wren_coap_cl, cl);   /**< made by the first request */
+#else
+    struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG]; /**< (WREN_COAP_CL) */
+#endif
     uint32_t ack_timeout_ms;
     uint16_t ack_random_permille;
     uint8_t max_retransmit;
@@ -594,9 +633,23 @@ struct wren_coap {
     struct wren_coap_shell_req shell_req;
     uint32_t counter;            /**< the `/counter` resource */
     uint32_t pattern_len;        /**< the `/pattern` resource's size */
+#if !CONFIG_WREN_NODE_MEM
     uint8_t rx[CONFIG_WREN_COAP_MSG_MAX];
     uint8_t tx[CONFIG_WREN_COAP_MSG_MAX];
+#endif
 };
+
+/* The server's and the client's state made on first use: with
+ * CONFIG_WREN_NODE_MEM, c->srv and c->cl (WREN_LAZY, core/node.h); without
+ * (firmware), the same fields in struct wren_coap itself, laid out as they
+ * always were, so that the images' code and RAM do not change. */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_COAP_SRV(c) ((c)->srv)
+#define WREN_COAP_CL(c) ((c)->cl)
+#else
+#define WREN_COAP_SRV(c) (c)
+#define WREN_COAP_CL(c) (c)
+#endif
 
 /** netreg demultiplexing context the module registers under (type UDP): above
  *  every port, so no datagram is dispatched to it; it is there to be found. */

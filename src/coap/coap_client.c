@@ -187,9 +187,15 @@ static int request_check(const struct wren_sock_udp_ep *to, const struct wren_co
 /* A free exchange, or NULL (counted). */
 static struct wren_coap_xchg *xchg_new(struct wren_coap *c)
 {
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(c->node, c, cl) == NULL) { /* the first request makes them */
+        c->stats.no_mem++;
+        return NULL;
+    }
+#endif
     for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        if (!c->xchg[i].used) {
-            return &c->xchg[i];
+        if (!WREN_COAP_CL(c)->xchg[i].used) {
+            return &WREN_COAP_CL(c)->xchg[i];
         }
     }
     c->stats.cl_busy++;
@@ -276,14 +282,14 @@ int wren_coap_request(struct wren_coap *c, const struct wren_sock_udp_ep *to,
         return -ENOBUFS;
     }
     xchg_arm(x);
-    return (int)(x - c->xchg);
+    return (int)(x - WREN_COAP_CL(c)->xchg);
 }
 
 void wren_coap_client_stop(struct wren_coap *c)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        if (c->xchg[i].used) {
-            xchg_free(&c->xchg[i]);
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        if (WREN_COAP_CL(c)->xchg[i].used) {
+            xchg_free(&WREN_COAP_CL(c)->xchg[i]);
         }
     }
 }
@@ -326,8 +332,9 @@ static int deregister(struct wren_coap_xchg *x)
 
 void wren_coap_cancel(struct wren_coap *c, int i)
 {
-    if (i >= 0 && i < CONFIG_WREN_COAP_CLIENT_XCHG && c->xchg[i].used) {
-        struct wren_coap_xchg *x = &c->xchg[i];
+    if (i >= 0 && i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c) &&
+        WREN_COAP_CL(c)->xchg[i].used) {
+        struct wren_coap_xchg *x = &WREN_COAP_CL(c)->xchg[i];
         if (x->tcp == 2 && x->observing && deregister(x) == 0) {
             return;
         }
@@ -625,8 +632,8 @@ static bool ack_reply(struct wren_coap *c, struct wren_coap_xchg *x, const struc
 bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
                             const struct wren_sock_udp_ep *from)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        struct wren_coap_xchg *x = &c->xchg[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        struct wren_coap_xchg *x = &WREN_COAP_CL(c)->xchg[i];
         if (!x->used || x->tcp || !(x->mcast || from_peer(x, from))) {
             continue;
         }
@@ -655,8 +662,8 @@ bool wren_coap_client_input(struct wren_coap *c, const struct coap_msg *m,
 bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
                                 const struct wren_sock_udp_ep *from)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        struct wren_coap_xchg *x = &c->xchg[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        struct wren_coap_xchg *x = &WREN_COAP_CL(c)->xchg[i];
         if (x->used && x->tcp == 2 && from_peer(x, from) && tok_match(x, m)) {
             deliver(x, m);
             return true;
@@ -667,8 +674,8 @@ bool wren_coap_client_input_tcp(struct wren_coap *c, const struct coap_msg *m,
 
 void wren_coap_client_tcp_event(struct wren_coap *c, const struct wren_sock_udp_ep *to, int err)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        struct wren_coap_xchg *x = &c->xchg[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        struct wren_coap_xchg *x = &WREN_COAP_CL(c)->xchg[i];
         if (!x->used || !x->tcp || !from_peer(x, to)) {
             continue;
         }

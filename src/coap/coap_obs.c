@@ -21,7 +21,7 @@ static struct wren_coap_observer *obs_find(struct wren_coap *c, const struct wre
 {
     *free_slot = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        struct wren_coap_observer *o = &c->obs[i];
+        struct wren_coap_observer *o = &WREN_COAP_SRV(c)->obs[i];
         if (!o->used) {
             *free_slot = *free_slot ? *free_slot : o;
         } else if (o->ep.port == ep->port && memcmp(o->ep.addr, ep->addr, 16) == 0 &&
@@ -86,7 +86,7 @@ static void obs_send(struct wren_coap_observer *o)
     /* the format the registration asked for (it was one r produces) */
     struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
                                    .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
-                                   .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
+                                   .buf = WREN_COAP_SRV(c)->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg empty = { .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(empty.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &empty, .remote = o->ep, .method = COAP_CODE_GET,
@@ -111,7 +111,7 @@ static void obs_send(struct wren_coap_observer *o)
     int at = wren_coap_place_response(c, &resp, &mt, &len);
     c->stats.obs_notify++;
     o->dirty = 0;
-    (void)wren_coap_send(c, c->tx + at, len, &o->ep);
+    (void)wren_coap_send(c, WREN_COAP_SRV(c)->tx + at, len, &o->ep);
     if (COAP_CODE_CLASS(resp.code) != 2) {
         obs_free(o);
         return;
@@ -151,8 +151,8 @@ static void obs_timer(struct wren_timer *t, void *arg)
 int wren_coap_notify(struct wren_coap *c, const struct wren_coap_resource *r)
 {
     int n = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        struct wren_coap_observer *o = &c->obs[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS && wren_coap_srv_made(c); i++) {
+        struct wren_coap_observer *o = &WREN_COAP_SRV(c)->obs[i];
         if (!o->used || o->res != r) {
             continue;
         }
@@ -178,8 +178,8 @@ void wren_coap_obs_flush(struct wren_coap *c)
     if (c->tcp_notify) {
         (void)c->tcp_notify(c->tcp_arg, NULL);
     }
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        struct wren_coap_observer *o = &c->obs[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS && wren_coap_srv_made(c); i++) {
+        struct wren_coap_observer *o = &WREN_COAP_SRV(c)->obs[i];
         if (o->used && o->dirty && !o->con_pending) {
             obs_send(o);
         }
@@ -196,7 +196,7 @@ bool wren_coap_obs_input(struct wren_coap *c, const struct coap_msg *m,
                          const struct wren_sock_udp_ep *from)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        struct wren_coap_observer *o = &c->obs[i];
+        struct wren_coap_observer *o = &WREN_COAP_SRV(c)->obs[i];
         if (!o->used || o->mid != m->mid || o->ep.port != from->port ||
             memcmp(o->ep.addr, from->addr, 16) != 0) {
             continue;
@@ -222,9 +222,9 @@ bool wren_coap_obs_input(struct wren_coap *c, const struct coap_msg *m,
 /* Forget every observer (the server stops). */
 void wren_coap_obs_stop(struct wren_coap *c)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS; i++) {
-        if (c->obs[i].used) {
-            obs_free(&c->obs[i]);
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_OBSERVERS && wren_coap_srv_made(c); i++) {
+        if (WREN_COAP_SRV(c)->obs[i].used) {
+            obs_free(&WREN_COAP_SRV(c)->obs[i]);
         }
     }
 }

@@ -5,6 +5,29 @@
 #include "coap/coap.h"
 #include "shell/shell.h"
 
+/** Whether the server's state for messages (c->srv, WREN_LAZY) is made:
+ *  always without CONFIG_WREN_NODE_MEM; with it, once a message came. */
+static inline bool wren_coap_srv_made(const struct wren_coap *c)
+{
+#if CONFIG_WREN_NODE_MEM
+    return c->srv != NULL;
+#else
+    (void)c;
+    return true;
+#endif
+}
+
+/** Whether the client's exchanges (c->cl) are made: once it sent a request. */
+static inline bool wren_coap_cl_made(const struct wren_coap *c)
+{
+#if CONFIG_WREN_NODE_MEM
+    return c->cl != NULL;
+#else
+    (void)c;
+    return true;
+#endif
+}
+
 /** How a response goes out besides what the handler made. */
 struct wren_coap_resp_meta {
     uint8_t type;

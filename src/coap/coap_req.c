@@ -166,8 +166,8 @@ static struct wren_coap_block1 *block1_slot(struct wren_coap *c,
 {
     uint32_t now = wren_coap_now_ms(c);
     struct wren_coap_block1 *free_slot = NULL;
-    for (unsigned i = 0; i < sizeof(c->block1) / sizeof(c->block1[0]); i++) {
-        struct wren_coap_block1 *u = &c->block1[i];
+    for (unsigned i = 0; i < sizeof(WREN_COAP_SRV(c)->block1) / sizeof(WREN_COAP_SRV(c)->block1[0]); i++) {
+        struct wren_coap_block1 *u = &WREN_COAP_SRV(c)->block1[i];
         if (!block1_live(u, now)) {
             if (!free_slot) {
                 free_slot = u;
@@ -320,13 +320,13 @@ static void put_block_options(struct coap_builder *b, const struct wren_coap_res
     }
 }
 
-/* The header and options of @p resp (its payload written at c->tx +
+/* The header and options of @p resp (its payload written at WREN_COAP_SRV(c)->tx +
  * WREN_COAP_RESP_HDR_ROOM) into a scratch buffer, then placed right before
- * the payload. @return its offset in c->tx, and *len. */
+ * the payload. @return its offset in WREN_COAP_SRV(c)->tx, and *len. */
 int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
                              struct wren_coap_resp_meta *mt, size_t *len)
 {
-    uint8_t *pl = c->tx + WREN_COAP_RESP_HDR_ROOM;
+    uint8_t *pl = WREN_COAP_SRV(c)->tx + WREN_COAP_RESP_HDR_ROOM;
     uint8_t hdr[WREN_COAP_RESP_HDR_ROOM];
     struct coap_builder b;
     size_t plen = 0;
@@ -355,7 +355,7 @@ int wren_coap_place_response(struct wren_coap *c, struct wren_coap_resp *resp,
         pl[-1] = COAP_PAYLOAD_MARKER;
     }
     *len = (size_t)hl + (plen ? 1 + plen : 0);
-    return (int)(start - c->tx);
+    return (int)(start - WREN_COAP_SRV(c)->tx);
 }
 
 /* ---- Block2 (RFC 7959 2.4) --------------------------------------------------------- */
@@ -560,8 +560,8 @@ static int deferred(struct wren_coap *c, struct req_ctx *x, size_t *len)
     return wren_coap_place_response(c, &ack, &am, len);
 }
 
-/* Run the request and build the response into c->tx. @return its offset in
- * c->tx and *len, -1 for a RST (NON with an unrecognized critical option), or
+/* Run the request and build the response into WREN_COAP_SRV(c)->tx. @return its offset in
+ * WREN_COAP_SRV(c)->tx and *len, -1 for a RST (NON with an unrecognized critical option), or
  * WREN_COAP_NO_RESPONSE (a NON whose handler deferred its response).
  * With @p obs, observations are that transport's (CoAP over TCP), which has
  * no separate responses: its handlers cannot defer. */
@@ -571,7 +571,7 @@ int wren_coap_handle_request(struct wren_coap *c, const struct coap_msg *m,
 {
     struct req_ctx x = {
         .m = m, .from = from,
-        .resp = { .cf = -1, .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = ROOM },
+        .resp = { .cf = -1, .buf = WREN_COAP_SRV(c)->tx + WREN_COAP_RESP_HDR_ROOM, .max = ROOM },
         .mt = { .token = m->token, .tkl = m->tkl, .observe = -1, .get = m->code == COAP_CODE_GET },
     };
     req_scan(m, &x.ro);

@@ -44,7 +44,7 @@ static struct wren_coap_sep *sep_claim(struct wren_coap *c, const struct wren_so
                                        uint8_t state)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
-        struct wren_coap_sep *s = &c->sep[i];
+        struct wren_coap_sep *s = &WREN_COAP_SRV(c)->sep[i];
         if (s->state == 0) {
             *s = (struct wren_coap_sep){ .c = c, .ep = *to, .state = state };
             wren_timer_init(&s->timer, sep_timer, s);
@@ -70,7 +70,7 @@ int wren_coap_resp_defer(struct wren_coap *c, const struct wren_coap_req *req)
     memcpy(s->token, req->msg->token, req->msg->tkl);
     c->deferred = 1;
     c->stats.sep_defer++;
-    return (int)(s - c->sep);
+    return (int)(s - WREN_COAP_SRV(c)->sep);
 }
 
 /* The separate response of slot @p s into s->msg: @p payload's block @p blk
@@ -106,10 +106,11 @@ static int sep_build(struct wren_coap_sep *s, uint16_t mid, uint8_t code, int32_
 int wren_coap_resp_separate(struct wren_coap *c, int h, uint8_t code, int32_t cf,
                             const void *payload, size_t len)
 {
-    if (h < 0 || h >= CONFIG_WREN_COAP_SEPARATE || c->sep[h].state != 1) {
+    if (h < 0 || h >= CONFIG_WREN_COAP_SEPARATE || !wren_coap_srv_made(c) ||
+        WREN_COAP_SRV(c)->sep[h].state != 1) {
         return -EINVAL;
     }
-    struct wren_coap_sep *s = &c->sep[h];
+    struct wren_coap_sep *s = &WREN_COAP_SRV(c)->sep[h];
     uint16_t mid = c->next_mid;
     bool ok = COAP_CODE_CLASS(code) == 2;
     struct coap_block blk = { .szx = 6 };
@@ -165,7 +166,7 @@ bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
                          const struct wren_sock_udp_ep *from)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
-        struct wren_coap_sep *s = &c->sep[i];
+        struct wren_coap_sep *s = &WREN_COAP_SRV(c)->sep[i];
         if (s->state == 2 && s->mid == m->mid && s->ep.port == from->port &&
             memcmp(s->ep.addr, from->addr, 16) == 0) {
             if (m->type == COAP_RST) {
@@ -180,9 +181,9 @@ bool wren_coap_sep_input(struct wren_coap *c, const struct coap_msg *m,
 
 void wren_coap_sep_stop(struct wren_coap *c)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE; i++) {
-        if (c->sep[i].state) {
-            sep_free(&c->sep[i]);
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_SEPARATE && wren_coap_srv_made(c); i++) {
+        if (WREN_COAP_SRV(c)->sep[i].state) {
+            sep_free(&WREN_COAP_SRV(c)->sep[i]);
         }
     }
 }

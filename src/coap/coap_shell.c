@@ -155,12 +155,12 @@ static int print_resources(struct wren_shell *sh, struct wren_coap *c)
     }
     unsigned used = 0, busy = 0;
 #if CONFIG_WREN_COAP_DEDUP
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP; i++) {
-        used += c->dedup[i].used;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_DEDUP && wren_coap_srv_made(c); i++) {
+        used += WREN_COAP_SRV(c)->dedup[i].used;
     }
 #endif
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        busy += c->xchg[i].used;
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_CLIENT_XCHG && wren_coap_cl_made(c); i++) {
+        busy += WREN_COAP_CL(c)->xchg[i].used;
     }
     wren_shell_printf(sh, "exchanges remembered: %u of %u; client requests: %u of %u\n",
                       used, CONFIG_WREN_COAP_DEDUP, busy, CONFIG_WREN_COAP_CLIENT_XCHG);

@@ -22,7 +22,44 @@ enum { CT_FREE = 0, CT_CONNECTING, CT_OPEN, CT_READY };
 
 static unsigned conn_idx(const struct wren_coap_tcp_conn *tc)
 {
-    return (unsigned)(tc - tc->t->conns);
+    return (unsigned)(tc - tc->t->c->conns);
+}
+
+static void conn_timer(struct wren_timer *tm, void *arg);
+
+/* Whether the connection and observer tables are made (always without
+ * CONFIG_WREN_NODE_MEM): a node never connected to has none. */
+static bool conns_made(const struct wren_coap_tcp *t)
+{
+#if CONFIG_WREN_NODE_MEM
+    return t->c != NULL;
+#else
+    (void)t;
+    return true;
+#endif
+}
+
+/* The tables set up in @p t->c. */
+static void conns_init(struct wren_coap_tcp *t)
+{
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
+        t->c->conns[i].t = t;
+        wren_timer_init(&t->c->conns[i].timer, conn_timer, &t->c->conns[i]);
+#if !CONFIG_WREN_NODE_MEM
+        t->c->conns[i].sock = &t->socks[i];
+#endif
+    }
+}
+
+/* The tables, made by the first connection; NULL: no memory. */
+static struct wren_coap_tcp_conns *conns_of(struct wren_coap_tcp *t)
+{
+#if CONFIG_WREN_NODE_MEM
+    if (t->c == NULL && WREN_LAZY_GET(t->node, t, c) != NULL) {
+        conns_init(t);
+    }
+#endif
+    return t->c;
 }
 
 static size_t writable(const struct wren_coap_tcp_conn *tc)
@@ -92,7 +129,7 @@ static int send_csm(struct wren_coap_tcp_conn *tc)
 static void obs_free_conn(struct wren_coap_tcp *t, unsigned idx)
 {
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *o = &t->obs[i];
+        struct wren_coap_tcp_obs *o = &t->c->obs[i];
         if (o->used && o->conn == idx) {
             o->used = 0;
             t->stats.obs_remove++; /* RFC 8323 7.4: gone with the connection */
@@ -133,12 +170,13 @@ static bool conn_busy(const struct wren_coap_tcp_conn *tc)
 {
     const struct wren_coap_tcp *t = tc->t;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        if (t->obs[i].used && t->obs[i].conn == conn_idx(tc)) {
+        if (t->c->obs[i].used && t->c->obs[i].conn == conn_idx(tc)) {
             return true;
         }
     }
-    for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG; i++) {
-        const struct wren_coap_xchg *x = &t->coap->xchg[i];
+    for (unsigned i = 0; tc->client && i < CONFIG_WREN_COAP_CLIENT_XCHG &&
+                         wren_coap_cl_made(t->coap); i++) {
+        const struct wren_coap_xchg *x = &WREN_COAP_CL(t->coap)->xchg[i];
         if (x->used && x->tcp && x->to.port == tc->peer.port &&
             memcmp(x->to.addr, tc->peer.addr, 16) == 0) {
             return true;
@@ -195,7 +233,7 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
     unsigned idx = conn_idx(tc);
     struct wren_coap_tcp_obs *o = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *e = &t->obs[i];
+        struct wren_coap_tcp_obs *e = &t->c->obs[i];
         bool mine = e->used && e->conn == idx && e->tkl == m->tkl &&
                     memcmp(e->token, m->token, m->tkl) == 0;
         if (reg && mine) {
@@ -237,7 +275,7 @@ static int32_t obs_hook(void *arg, const struct wren_coap_resource *r, const str
 static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
 {
     struct wren_coap *c = t->coap;
-    struct wren_coap_tcp_conn *tc = &t->conns[o->conn];
+    struct wren_coap_tcp_conn *tc = &t->c->conns[o->conn];
     if (tc->state < CT_OPEN || writable(tc) < RESP_MAX) {
         if (!o->dirty) {
             t->stats.obs_deferred++;
@@ -249,7 +287,7 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     size_t room = CONFIG_WREN_COAP_MSG_MAX - WREN_COAP_RESP_HDR_ROOM;
     struct wren_coap_resp resp = { .code = COAP_CODE_CONTENT,
                                    .cf = r->cfs && o->accept >= 0 ? o->accept : r->cf,
-                                   .buf = c->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
+                                   .buf = WREN_COAP_SRV(c)->tx + WREN_COAP_RESP_HDR_ROOM, .max = room };
     struct coap_msg get = { .type = COAP_CON, .code = COAP_CODE_GET, .tkl = o->tkl };
     memcpy(get.token, o->token, o->tkl);
     struct wren_coap_req req = { .msg = &get, .remote = tc->peer, .method = COAP_CODE_GET,
@@ -270,9 +308,9 @@ static void obs_send(struct wren_coap_tcp *t, struct wren_coap_tcp_obs *o)
     }
     size_t len;
     int at = wren_coap_place_response(c, &resp, &mt, &len);
-    int st = wren_coap_tcp_from_udp(c->tx, (size_t)at, len);
+    int st = wren_coap_tcp_from_udp(WREN_COAP_SRV(c)->tx, (size_t)at, len);
     o->dirty = 0;
-    if (st >= 0 && conn_write(tc, c->tx + st, (size_t)at + len - (size_t)st) == 0) {
+    if (st >= 0 && conn_write(tc, WREN_COAP_SRV(c)->tx + st, (size_t)at + len - (size_t)st) == 0) {
         t->stats.obs_notify++;
     }
     if (!ok) {
@@ -286,14 +324,14 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
 {
     struct wren_coap_tcp *t = arg;
     int n = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-        struct wren_coap_tcp_obs *o = &t->obs[i];
+    for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS && conns_made(t); i++) {
+        struct wren_coap_tcp_obs *o = &t->c->obs[i];
         if (!o->used || (r && o->res != r) || (!r && !o->dirty)) {
             continue;
         }
         n += r != NULL;
         if (t->coap->in_handler || t->in_rx) {
-            o->dirty = 1; /* c->tx is in use: after the response */
+            o->dirty = 1; /* WREN_COAP_SRV(c)->tx is in use: after the response */
             t->coap->notify_deferred = 1;
             continue;
         }
@@ -304,14 +342,14 @@ static int notify_hook(void *arg, const struct wren_coap_resource *r)
 
 /* ---- messages ------------------------------------------------------------------------ */
 
-/* Run @p m and put its response (TCP format) in c->tx. @return its offset
+/* Run @p m and put its response (TCP format) in WREN_COAP_SRV(c)->tx. @return its offset
  * and *n, or < 0. */
 static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t *n)
 {
     struct wren_coap *c = tc->t->coap;
     size_t len;
     int at = wren_coap_handle_request(c, m, &tc->peer, &len, 0, obs_hook, tc);
-    int st = at < 0 ? at : wren_coap_tcp_from_udp(c->tx, (size_t)at, len);
+    int st = at < 0 ? at : wren_coap_tcp_from_udp(WREN_COAP_SRV(c)->tx, (size_t)at, len);
     if (st >= 0) {
         *n = (size_t)at + len - (size_t)st;
     }
@@ -321,7 +359,7 @@ static int run_request(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, 
 /* A GET whose response is beyond the peer's Max-Message-Size: asked again
  * for the same bytes in blocks that fit (RFC 7959 2.4: the server picks a
  * size no larger than asked). @p over is the response's bytes besides its
- * payload. @return the response's offset in c->tx and *n, or < 0. */
+ * payload. @return the response's offset in WREN_COAP_SRV(c)->tx and *n, or < 0. */
 static int rerun_in_blocks(struct wren_coap_tcp_conn *tc, const struct coap_msg *m, size_t over,
                            size_t *n)
 {
@@ -377,7 +415,7 @@ static void request_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *
         /* RFC 8323 5.3.1: never beyond what the peer takes */
         struct coap_msg r;
         size_t over = n;
-        if (wren_coap_tcp_parse(c->tx + st, n, &r) == 0) {
+        if (wren_coap_tcp_parse(WREN_COAP_SRV(c)->tx + st, n, &r) == 0) {
             over -= r.payload_len;
         }
         t->stats.tx_reblock++;
@@ -396,7 +434,7 @@ static void request_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *
         t->stats.tx_drop++;
         return;
     }
-    (void)conn_write(tc, c->tx + st, n);
+    (void)conn_write(tc, WREN_COAP_SRV(c)->tx + st, n);
 }
 
 static void signal_input(struct wren_coap_tcp_conn *tc, const struct coap_msg *m)
@@ -466,7 +504,7 @@ static void msg_input(struct wren_coap_tcp_conn *tc, size_t len)
     struct coap_msg m;
     t->stats.rx++;
     tc->last_rx_us = wren_node_now(t->node);
-    if (wren_coap_tcp_parse(t->coap->rx, len, &m) < 0) {
+    if (wren_coap_tcp_parse(WREN_COAP_SRV(t->coap)->rx, len, &m) < 0) {
         t->stats.rx_drop_format++; /* RFC 8323 5.6: rejected with an Abort */
         conn_abort(tc, "malformed message", -1);
         return;
@@ -507,10 +545,17 @@ static bool peer_done(const struct wren_coap_tcp_conn *tc)
 static void rx_pump(struct wren_coap_tcp_conn *tc)
 {
     struct wren_coap_tcp *t = tc->t;
-    uint8_t *rx = t->coap->rx;
     if (t->in_rx) {
         return; /* the outer call goes on reading */
     }
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(t->node, t->coap, srv) == NULL) {
+        t->coap->stats.no_mem++; /* the server's buffers: none, the connection goes */
+        conn_close(tc, -ENOMEM);
+        return;
+    }
+#endif
+    uint8_t *rx = WREN_COAP_SRV(t->coap)->rx;
     t->in_rx = 1;
     while (tc->state >= CT_OPEN) {
         uint64_t total;
@@ -530,7 +575,7 @@ static void rx_pump(struct wren_coap_tcp_conn *tc)
             tc->have += (uint8_t)n;
             continue;
         }
-        if (total > sizeof(t->coap->rx)) {
+        if (total > sizeof(WREN_COAP_SRV(t->coap)->rx)) {
             t->stats.rx++;
             t->stats.rx_drop_big++;
             conn_abort(tc, "message too large", -1);
@@ -581,7 +626,7 @@ static void sock_cb(struct wren_sock_tcp *sock, unsigned events, void *arg)
     }
     if ((events & WREN_SOCK_TCP_EV_SEND) && tc->state >= CT_OPEN && !t->in_rx) {
         for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_OBSERVERS; i++) {
-            struct wren_coap_tcp_obs *o = &t->obs[i];
+            struct wren_coap_tcp_obs *o = &t->c->obs[i];
             if (o->used && o->dirty && o->conn == conn_idx(tc)) {
                 obs_send(t, o);
             }
@@ -603,13 +648,14 @@ static void accept_cb(struct wren_sock_tcp_queue *q, unsigned events, void *arg)
     struct wren_sock_tcp *s;
     while (wren_sock_tcp_accept(q, &s, 0) == 0) {
         struct wren_coap_tcp_conn *tc = NULL;
-        for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_CONNS && !tc; i++) {
-            if (t->conns[i].state == CT_FREE) {
-                tc = &t->conns[i];
+        for (unsigned i = 0; i < CONFIG_WREN_COAP_TCP_CONNS && !tc && conns_of(t); i++) {
+            if (t->c->conns[i].state == CT_FREE) {
+                tc = &t->c->conns[i];
             }
         }
         if (tc == NULL) {
-            /* cannot happen: a slot per socket of the queue */
+            /* no memory for the tables (else a slot per socket of the queue) */
+            t->stats.conn_fail++;
             wren_sock_tcp_disconnect(s);
             continue;
         }
@@ -632,8 +678,8 @@ static void accept_cb(struct wren_sock_tcp_queue *q, unsigned events, void *arg)
 static struct wren_coap_tcp_conn *client_conn(struct wren_coap_tcp *t,
                                               const struct wren_sock_udp_ep *to)
 {
-    for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN; i++) {
-        struct wren_coap_tcp_conn *tc = &t->conns[i];
+    for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        struct wren_coap_tcp_conn *tc = &t->c->conns[i];
         if (tc->state != CT_FREE && tc->peer.port == to->port &&
             memcmp(tc->peer.addr, to->addr, 16) == 0) {
             return tc;
@@ -649,12 +695,22 @@ int wren_coap_tcp_xchg_send(struct wren_coap *c, struct wren_coap_xchg *x)
         return -ENOBUFS;
     }
     struct wren_coap_tcp_conn *tc = client_conn(t, &x->to);
+    if (tc == NULL && conns_of(t) == NULL) {
+        t->stats.conn_fail++; /* no memory for the tables */
+        return -ENOBUFS;
+    }
     if (tc == NULL) {
         int rc = -EBUSY;
         for (unsigned i = CONFIG_WREN_COAP_TCP_CONNS; i < WREN_COAP_TCP_NCONN && rc < 0; i++) {
-            struct wren_coap_tcp_conn *n = &t->conns[i];
+            struct wren_coap_tcp_conn *n = &t->c->conns[i];
             if (n->state != CT_FREE) {
                 continue;
+            }
+            if (n->sock == NULL && /* the slot's first connection: its socket */
+                (n->sock = wren_node_mem(t->node, &wren_coap_tcp_module, sizeof(*n->sock))) ==
+                    NULL) {
+                t->stats.conn_fail++;
+                return -ENOBUFS;
             }
             struct wren_sock_tcp_ep ep = { .port = x->to.port, .netif = x->to.netif };
             memcpy(ep.addr, x->to.addr, 16);
@@ -725,14 +781,14 @@ static int print_conns(struct wren_shell *sh, const struct wren_coap_tcp *t)
 {
     wren_shell_printf(sh, "CoAP over TCP on port %u: %u server and %u client connections\n",
                       COAP_PORT, CONFIG_WREN_COAP_TCP_CONNS, CONFIG_WREN_COAP_TCP_CLIENT_CONNS);
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        const struct wren_coap_tcp_conn *tc = &t->conns[i];
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        const struct wren_coap_tcp_conn *tc = &t->c->conns[i];
         if (tc->state == CT_FREE) {
             continue;
         }
         unsigned nobs = 0;
         for (unsigned k = 0; k < CONFIG_WREN_COAP_TCP_OBSERVERS; k++) {
-            nobs += t->obs[k].used && t->obs[k].conn == i;
+            nobs += t->c->obs[k].used && t->c->obs[k].conn == i;
         }
         char a[WREN_IPV6_ADDR_STRLEN];
         wren_shell_printf(sh, "  [%s]:%u %s %s, peer max message %lu, %u observers\n",
@@ -838,14 +894,17 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
     if (t->coap == NULL) {
         return -ENOENT;
     }
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        t->conns[i].t = t;
-        t->conns[i].sock = &t->socks[i];
-        wren_timer_init(&t->conns[i].timer, conn_timer, &t->conns[i]);
+    if (!CONFIG_WREN_NODE_MEM) {
+        conns_init(t); /* built in; else made by the first connection */
     }
     struct wren_sock_tcp_ep local = { .port = COAP_PORT };
     wren_sock_tcp_queue_set_cb(&t->queue, accept_cb, t);
+#if CONFIG_WREN_NODE_MEM
+    int rc = wren_sock_tcp_listen_lazy(node, &t->queue, &local, CONFIG_WREN_COAP_TCP_CONNS,
+                                       &wren_coap_tcp_module);
+#else
     int rc = wren_sock_tcp_listen(node, &t->queue, &local, t->socks, CONFIG_WREN_COAP_TCP_CONNS);
+#endif
     if (rc < 0) {
         return rc;
     }
@@ -862,8 +921,8 @@ int wren_coap_tcp_init(struct wren_node *node, struct wren_coap_tcp *t)
 
 void wren_coap_tcp_stop(struct wren_coap_tcp *t)
 {
-    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN; i++) {
-        conn_close(&t->conns[i], -ECONNRESET);
+    for (unsigned i = 0; i < WREN_COAP_TCP_NCONN && conns_made(t); i++) {
+        conn_close(&t->c->conns[i], -ECONNRESET);
     }
     wren_sock_tcp_stop_listen(&t->queue);
     wren_netreg_unregister(t->node, WREN_NETTYPE_TCP, &t->reg);

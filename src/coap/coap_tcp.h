@@ -5,9 +5,13 @@
  *        `tcp` set, over connections of static memory.
  *
  * The module (`wren_coap_tcp_module`, after `coap` in the stack's list)
- * listens on TCP port 5683 with CONFIG_WREN_COAP_TCP_CONNS sockets; a
+ * listens on TCP port 5683 with up to CONFIG_WREN_COAP_TCP_CONNS sockets; a
  * connection beyond them is refused by the TCP layer (counted there as
- * `tcp.syn_drop_pool`). Requests run through the UDP server's request
+ * `tcp.syn_drop_pool`). Sockets (~4.7 KB each with the default buffers) are
+ * made when first needed, from the node's memory (wren_node_mem(),
+ * core/node.h): a server's on a SYN that finds every one made in use, a
+ * client's by its first connect; a node never connected costs none (nor its
+ * connection and observer tables, made with the first connection). Requests run through the UDP server's request
  * handling (coap/coap.h: the same resources, options, Block1/Block2 and
  * link format); only the framing differs (wire/coap_tcp.h) and there are no
  * types, message IDs, ACKs or duplicates. Observers over TCP have their own
@@ -53,6 +57,7 @@
 #include "coap/coap.h"
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "net/netreg.h"
 #include "shell/shell.h"
 #include "sock/sock_tcp.h"
@@ -130,7 +135,8 @@ struct wren_coap_tcp_stats {
 
 /** A connection (server- or client-side). */
 struct wren_coap_tcp_conn {
-    struct wren_sock_tcp *sock;
+    struct wren_sock_tcp *sock;    /**< a server's: the accepted one; a client's: made by its
+                                        first connect (wren_node_mem), then kept */
     struct wren_coap_tcp *t;
     struct wren_timer timer;       /**< the CSM's deadline, then the idle check */
     uint64_t last_rx_us;           /**< when a message last came */
@@ -155,16 +161,23 @@ struct wren_coap_tcp_obs {
     uint8_t token[COAP_TOKEN_MAX];
 };
 
+/** The connections and observers, made by the first connection. */
+struct wren_coap_tcp_conns {
+    struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN]; /**< server's first, then client's */
+    struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
+};
+
 struct wren_coap_tcp {
     struct wren_module module;     /**< first: found through netreg for counters and shell */
     struct wren_coap_tcp_stats stats;
     struct wren_netreg_entry reg;
     struct wren_node *node;
     struct wren_coap *coap;        /**< the server whose resources are served */
-    struct wren_sock_tcp_queue queue;
-    struct wren_sock_tcp socks[WREN_COAP_TCP_NCONN]; /**< server's first, then client's */
-    struct wren_coap_tcp_conn conns[WREN_COAP_TCP_NCONN];
-    struct wren_coap_tcp_obs obs[CONFIG_WREN_COAP_TCP_OBSERVERS];
+    struct wren_sock_tcp_queue queue; /**< its sockets made on the first SYN that needs one */
+#if !CONFIG_WREN_NODE_MEM
+    struct wren_sock_tcp socks[WREN_COAP_TCP_NCONN]; /**< built in: server's, then client's */
+#endif
+    WREN_LAZY(struct wren_coap_tcp_conns, c); /**< made by the first connection (core/node.h) */
     uint8_t in_rx;                 /**< a received message is being handled */
     uint32_t ping_token;           /**< the last Ping's (wren_coap_tcp_ping()) */
     void *shell;                   /**< the shell waiting for its Pong */

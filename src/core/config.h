@@ -31,6 +31,18 @@
 #define CONFIG_WREN_NETIF_TXQ_LEN 28
 #endif
 
+/** State made on first use (core/node.h wren_node_mem and WREN_LAZY): 1, a
+ *  module's tables and sockets it has not used yet cost nothing until it
+ *  needs them, from memory its runtime's rt `mem` op gives (the Linux builds
+ *  set it, CMakeLists.txt: the simulator, the host runtime, the tests); 0,
+ *  the default, every module's state is whole in its struct, as a firmware
+ *  image with one global per module wants (the Cortex-M images: RAM charged
+ *  by module in the linker map), and the code that makes state on first use
+ *  compiles out. A runtime without a `mem` op needs 0. */
+#ifndef CONFIG_WREN_NODE_MEM
+#define CONFIG_WREN_NODE_MEM 0
+#endif
+
 /** Most snips a transmitted packet may have before the link layer merges it. */
 #ifndef CONFIG_WREN_NETIF_MAX_SNIPS
 #define CONFIG_WREN_NETIF_MAX_SNIPS 8

@@ -35,6 +35,16 @@ void wren_node_run(struct wren_node *node)
     }
 }
 
+void *wren_node_mem(struct wren_node *node, const struct wren_module_ops *owner, size_t size)
+{
+#if CONFIG_WREN_NODE_MEM
+    return node->rt_ops->mem ? node->rt_ops->mem(node->rt, node, owner, size) : NULL;
+#else
+    (void)node, (void)owner, (void)size;
+    return NULL; /* every module's state is whole in its struct */
+#endif
+}
+
 uint32_t wren_node_random(struct wren_node *node)
 {
     uint64_t x = node->rng;

@@ -70,6 +70,39 @@ static inline uint32_t wren_node_now_s(const struct wren_node *node)
     return wren_us_to_s(wren_node_now(node));
 }
 
+/**
+ * @brief Memory for state module @p owner makes on first use (a TCP socket
+ *        when a connection comes, a table when a role is taken): @p size
+ *        zeroed bytes, 8-byte aligned, from the node's runtime (its rt_ops
+ *        `mem`), kept for the node's life. Never freed: a module keeps what
+ *        it made and reuses it, so a node pays at most what it once used at
+ *        a time. Not for packets (they live in the packet buffer).
+ * @return the memory, or NULL: the runtime has none (or no `mem` op); the
+ *         module then refuses what needed it and counts the refusal.
+ */
+void *wren_node_mem(struct wren_node *node, const struct wren_module_ops *owner, size_t size);
+
+/**
+ * State a module makes on first use, declared in its struct as
+ * `WREN_LAZY(struct x, name);` and reached as `WREN_LAZY_GET(node, self,
+ * name)`, which returns it (made by the first call, from wren_node_mem()
+ * charged to self->module.ops) or NULL when there is no memory: handle NULL
+ * where the state is first needed (drop and count), and reach it elsewhere
+ * only on paths that come after that point. With CONFIG_WREN_NODE_MEM 0 (the
+ * Cortex-M images) it is part of the struct, as one element, and GET never
+ * fails: RAM and code stay what they were without it.
+ */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_LAZY(type, name) type *name
+#define WREN_LAZY_GET(node, self, name)                                                     \
+    ((self)->name ? (self)->name                                                            \
+                  : ((self)->name = wren_node_mem((node), (self)->module.ops,               \
+                                                  sizeof(*(self)->name))))
+#else
+#define WREN_LAZY(type, name) type name[1]
+#define WREN_LAZY_GET(node, self, name) ((void)(node), (self)->name)
+#endif
+
 /** @brief Next 32 bits of the node's PRNG (xorshift64*, deterministic per seed). */
 uint32_t wren_node_random(struct wren_node *node);
 

@@ -10,10 +10,14 @@
 #ifndef WREN_CORE_RT_H
 #define WREN_CORE_RT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "core/config.h"
 
 struct wren_node;
 struct wren_timer;
+struct wren_module_ops;
 
 struct wren_rt_ops {
     /** @brief Current time in microseconds, monotonic, 64 bit. */
@@ -24,6 +28,17 @@ struct wren_rt_ops {
     void (*timer_disarm)(void *rt, struct wren_timer *t);
     /** @brief @p node has queued messages or ready threads: run it soon. */
     void (*node_pending)(void *rt, struct wren_node *node);
+#if CONFIG_WREN_NODE_MEM
+    /**
+     * @brief Optional: @p size zeroed bytes, 8-byte aligned, for state that
+     *        module @p owner of @p node makes on first use
+     *        (wren_node_mem(), core/node.h), living as long as the node; or
+     *        NULL (none left). NULL op: the runtime makes no memory after
+     *        the build. Only with CONFIG_WREN_NODE_MEM (core/config.h).
+     */
+    void *(*mem)(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                 size_t size);
+#endif
 };
 
 #endif

@@ -260,8 +260,8 @@ static int ipv6_get(struct wren_node *node, struct wren_module *self, uint16_t o
         len = 1;
         break;
     case WREN_NETOPT_IPV6_ROUTES:
-        v = ip->fib.e;
-        len = sizeof(ip->fib.e);
+        v = wren_ipv6_fib(ip)->e;
+        len = sizeof(ip->fib->e);
         break;
     case WREN_NETOPT_IPV6_STATS:
         v = &ip->stats;
@@ -316,9 +316,22 @@ static int set_route(struct wren_ipv6 *ip, uint16_t opt, const void *val, size_t
         return -EINVAL;
     }
     if (opt == WREN_NETOPT_IPV6_ROUTE_DEL) {
-        return wren_fib_del(&ip->fib, r->prefix, r->prefix_len);
+#if CONFIG_WREN_NODE_MEM
+        if (ip->fib == NULL) {
+            return -ENOENT; /* no route was ever added */
+        }
+#endif
+        return wren_fib_del(ip->fib, r->prefix, r->prefix_len);
     }
-    return wren_ipv6_if_get(ip, r->if_id) ? wren_fib_add(&ip->fib, r) : -ENODEV;
+    if (wren_ipv6_if_get(ip, r->if_id) == NULL) {
+        return -ENODEV;
+    }
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(ip->node, ip, fib) == NULL) {
+        return -ENOMEM; /* the table: made by the first route */
+    }
+#endif
+    return wren_fib_add(ip->fib, r);
 }
 
 /* SET WREN_NETOPT_IPV6_FORWARDING (a router's build only). */
@@ -429,7 +442,9 @@ int wren_ipv6_init(struct wren_node *node, struct wren_ipv6 *ip)
     ip->module.ops = &wren_ipv6_module;
     ip->module.prio = WREN_PRIO_NET;
     ip->node = node;
-    wren_fib_init(&ip->fib);
+    if (!CONFIG_WREN_NODE_MEM) {
+        wren_fib_init(ip->fib); /* built in (zeroed by the init's memset too) */
+    }
     return wren_netreg_register(node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, &ip->module,
                                 &ip->reg);
 }

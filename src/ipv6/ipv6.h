@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/module.h"
+#include "core/node.h"
 #include "ipv6/fib.h"
 #include "net/netreg.h"
 #include "pktbuf/pktbuf.h"
@@ -170,7 +171,7 @@ struct wren_ipv6 {
     struct wren_netreg_entry reg;
     bool forwarding;
     struct wren_ipv6_if ifs[CONFIG_WREN_IPV6_IFS];
-    struct wren_fib fib;
+    WREN_LAZY(struct wren_fib, fib); /**< routes: made by the first one added (core/node.h) */
 };
 
 /** @brief Start the IPv6 layer of @p node (registers it in netreg). */

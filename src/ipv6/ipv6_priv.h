@@ -16,6 +16,17 @@
 #include "net/netreg.h"
 #include "net/nettype.h"
 
+/* The routes (a table of none until the first is added: FIB made on first use). */
+static inline const struct wren_fib *wren_ipv6_fib(const struct wren_ipv6 *ip)
+{
+#if CONFIG_WREN_NODE_MEM
+    static const struct wren_fib none;
+    return ip->fib ? ip->fib : &none;
+#else
+    return ip->fib;
+#endif
+}
+
 /* ipv6.c */
 /* The interface @p if_id of ours, or NULL (0 names none). */
 struct wren_ipv6_if *wren_ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id);

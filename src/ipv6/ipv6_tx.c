@@ -431,7 +431,7 @@ static struct wren_ipv6_if *pick_route(struct wren_ipv6 *ip, const uint8_t *dst,
     bool link_scope = on_link || wren_ipv6_addr_is_multicast(dst) ||
                       wren_ipv6_addr_is_link_local(dst);
     if (!link_scope) {
-        const struct wren_fib_entry *r = wren_fib_lookup(&ip->fib, dst);
+        const struct wren_fib_entry *r = wren_fib_lookup(wren_ipv6_fib(ip), dst);
         struct wren_ipv6_if *ifc = rpl_route_wins(ip, dst, r, pinned, rr);
         if (ifc) {
             *next_hop = rr + 2; /* RPL's route */

@@ -47,8 +47,8 @@ static struct wren_module *layer(struct wren_nib *nib, uint8_t type)
 static struct wren_nib_neighbor *nc_find(struct wren_nib *nib, const uint8_t *ip)
 {
     uint32_t now = now_s(nib);
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        struct wren_nib_neighbor *n = &nib->nc[i];
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && wren_nib_nc_made(nib); i++) {
+        struct wren_nib_neighbor *n = &nib->nc->e[i];
         if (n->state >= WREN_NIB_ROUTER && n->expires_s <= now) {
             n->state = WREN_NIB_FREE; /* lifetime over */
         }
@@ -80,8 +80,14 @@ static void host_route(struct wren_nib *nib, struct wren_nib_neighbor *n, bool a
 static struct wren_nib_neighbor *nc_slot(struct wren_nib *nib)
 {
     struct wren_nib_neighbor *lru = NULL;
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(nib->node, nib, nc) == NULL) {
+        nib->stats.nc_full++; /* no memory for the cache: as if it were full */
+        return NULL;
+    }
+#endif
     for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        struct wren_nib_neighbor *n = &nib->nc[i];
+        struct wren_nib_neighbor *n = &nib->nc->e[i];
         if (n->state == WREN_NIB_FREE) {
             return n;
         }
@@ -221,9 +227,9 @@ static void register_addrs(struct wren_nib *nib)
 {
     struct wren_nib_neighbor *r = NULL;
     uint32_t now = now_s(nib);
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        if (nib->nc[i].state == WREN_NIB_ROUTER && nib->nc[i].expires_s > now) {
-            r = &nib->nc[i];
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && wren_nib_nc_made(nib); i++) {
+        if (nib->nc->e[i].state == WREN_NIB_ROUTER && nib->nc->e[i].expires_s > now) {
+            r = &nib->nc->e[i];
         }
     }
     uint8_t addr[16];

@@ -87,6 +87,7 @@
 #include <stdint.h>
 
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netopt.h"
 #include "net/netreg.h"
@@ -188,6 +189,11 @@ struct wren_nib_stats {
     WREN_NIB_COUNTERS(WREN_COUNTER_U32)
 };
 
+/** The neighbour cache. */
+struct wren_nib_nc {
+    struct wren_nib_neighbor e[CONFIG_WREN_NIB_NEIGHBORS];
+};
+
 struct wren_nib {
     struct wren_module module;   /**< first */
     struct wren_netreg_entry reg[4];
@@ -215,7 +221,7 @@ struct wren_nib {
     uint32_t next_rs_s;
     uint32_t next_reg_s;         /**< host: when to (re-)register */
     uint8_t eui64[8];            /**< the interface's: IIDs, SLLAO and ARO (RFC 4944 6, 6775) */
-    struct wren_nib_neighbor nc[CONFIG_WREN_NIB_NEIGHBORS];
+    WREN_LAZY(struct wren_nib_nc, nc); /**< made by the first neighbour (core/node.h) */
     struct wren_nib_prefix prefixes[CONFIG_WREN_NIB_PREFIXES];
     struct wren_nib_ctx ctxs[CONFIG_WREN_NIB_CONTEXTS];
     struct wren_nib_refusal refused[CONFIG_WREN_NIB_REFUSALS];

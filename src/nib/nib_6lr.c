@@ -103,8 +103,8 @@ void wren_nib_6lr_tick(struct wren_nib *nib, uint32_t now)
 {
     rpl_6lr_update(nib);
     ra_announce(nib, now);
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        struct wren_nib_neighbor *n = &nib->nc[i];
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && wren_nib_nc_made(nib); i++) {
+        struct wren_nib_neighbor *n = &nib->nc->e[i];
         if (n->routed &&
             (!nib->rpl_6lr || n->state != WREN_NIB_REGISTERED || n->expires_s <= now)) {
             if (n->state == WREN_NIB_REGISTERED && n->expires_s <= now) {

@@ -13,6 +13,18 @@
 #include "nib/nib.h"
 #include "wire/icmpv6.h"
 
+/* Whether the neighbour cache is made (always without CONFIG_WREN_NODE_MEM):
+ * a node that never had a neighbour has none. */
+static inline bool wren_nib_nc_made(const struct wren_nib *nib)
+{
+#if CONFIG_WREN_NODE_MEM
+    return nib->nc != NULL;
+#else
+    (void)nib;
+    return true;
+#endif
+}
+
 /* A node built without router features (CONFIG_WREN_IPV6_ROUTER=0) is a
  * host: advertising and answering registrations are left out */
 #define IS_ROUTER(nib) (CONFIG_WREN_IPV6_ROUTER && (nib)->router)

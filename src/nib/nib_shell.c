@@ -9,6 +9,7 @@
 #include "ipv6/ipv6.h"
 #include "net/netreg.h"
 #include "nib/nib.h"
+#include "nib/nib_priv.h"
 #include "shell/shell.h"
 #include "wire/ipv6.h"
 
@@ -34,8 +35,8 @@ static void show_neighbors(struct wren_shell *sh, const struct wren_nib *nib)
 {
     static const char *const st[] = { "-", "STALE", "REACHABLE", "ROUTER", "REGISTERED" };
     uint32_t now = wren_node_now_s(sh->node);
-    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS; i++) {
-        const struct wren_nib_neighbor *n = &nib->nc[i];
+    for (unsigned i = 0; i < CONFIG_WREN_NIB_NEIGHBORS && wren_nib_nc_made(nib); i++) {
+        const struct wren_nib_neighbor *n = &nib->nc->e[i];
         if (n->state) {
             char a[WREN_IPV6_ADDR_STRLEN], l[24] = "";
             for (unsigned k = 0, o = 0; k < n->l2len && k < 8; k++) {

@@ -476,6 +476,30 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     wren_rpl_trickle_start(rpl);
 }
 
+/* The route table a role uses: the caller's, else the built-in one, made
+ * now if it is not yet. @return 0 or -ENOMEM. */
+static int routes_ready(struct wren_rpl *rpl)
+{
+#if CONFIG_WREN_NODE_MEM
+    if (rpl->routes == NULL) {
+        struct wren_rpl_routes *own = WREN_LAZY_GET(rpl->node, rpl, own);
+        if (own == NULL) {
+            return -ENOMEM;
+        }
+        rpl->routes = own->e;
+        rpl->n_routes = CONFIG_WREN_RPL_ROUTES;
+    }
+#endif
+    (void)rpl;
+    return 0;
+}
+
+/* entries of the route table, the built-in one's before it is made */
+static unsigned routes_size(const struct wren_rpl *rpl)
+{
+    return !CONFIG_WREN_NODE_MEM || rpl->routes ? rpl->n_routes : CONFIG_WREN_RPL_ROUTES;
+}
+
 int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
 {
     struct wren_module *ip = ipv6_layer(rpl);
@@ -487,6 +511,9 @@ int wren_rpl_set_role(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
     }
     if (ip == NULL) {
         return -ENODEV;
+    }
+    if (c->role != WREN_RPL_OFF && routes_ready(rpl) < 0) {
+        return -ENOMEM;
     }
     stop(rpl);
     rpl->role = c->role;
@@ -523,9 +550,9 @@ int wren_rpl_set_route_mem(struct wren_rpl *rpl, struct wren_rpl_route *mem, uin
     if (rpl->role != WREN_RPL_OFF) {
         return -EBUSY; /* routes in use (stop() forgot them when the role went off) */
     }
-    if (mem == NULL) {
-        mem = rpl->own_routes;
-        n = CONFIG_WREN_RPL_ROUTES;
+    if (mem == NULL) { /* back to the built-in table (made by the next role, if not yet) */
+        mem = CONFIG_WREN_NODE_MEM ? NULL : rpl->own->e;
+        n = CONFIG_WREN_NODE_MEM ? 0 : CONFIG_WREN_RPL_ROUTES;
     } else if (n == 0 || n > 0xffff) {
         return -EINVAL;
     }
@@ -566,7 +593,7 @@ static void stats_gauges(struct wren_rpl *rpl)
         n += rpl->routes[i].plen != 0;
     }
     rpl->stats.routes_used = n;
-    rpl->stats.routes_size = rpl->n_routes;
+    rpl->stats.routes_size = routes_size(rpl);
     n = 0;
     for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
         n += rpl->parents[i].used != 0;
@@ -750,8 +777,10 @@ int wren_rpl_init(struct wren_node *node, struct wren_rpl *rpl, uint8_t if_id)
     rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
     rpl->lowest_rank = RPL_INFINITE_RANK;
-    rpl->routes = rpl->own_routes;
-    rpl->n_routes = CONFIG_WREN_RPL_ROUTES;
+    if (!CONFIG_WREN_NODE_MEM) {
+        rpl->routes = rpl->own->e; /* built in; else made when a role needs it */
+        rpl->n_routes = CONFIG_WREN_RPL_ROUTES;
+    }
     rpl->want_mop = rpl->heard_mop = rpl->dio_cfg_left = 0xff;
     if (wren_netif_get(node, if_id) == NULL) {
         return -ENODEV;

@@ -53,6 +53,7 @@
 #include "core/config.h"
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "core/trickle.h"
 #include "net/netreg.h"
@@ -303,10 +304,16 @@ struct wren_rpl_route_mem {
 /* (the fields read most come first: on a Cortex-M3 a byte within 31 bytes
  * of the start, a halfword within 62, a word within 124 take 2-byte loads
  * and stores, those further 4-byte ones) */
+/** The route table built into the state (CONFIG_WREN_RPL_ROUTES entries). */
+struct wren_rpl_routes {
+    struct wren_rpl_route e[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
+};
+
 struct wren_rpl {
     struct wren_module module; /**< first */
     struct wren_node *node;
-    struct wren_rpl_route *routes; /**< the table: own_routes or the caller's */
+    struct wren_rpl_route *routes; /**< the table: own's or the caller's (NULL: own's, not
+                                        made until a role needs it) */
     uint8_t role;        /**< enum wren_rpl_role */
     bool joined;
     uint8_t pref;        /**< preferred parent's index, NO_PREF (0xff): none */
@@ -363,7 +370,8 @@ struct wren_rpl {
     uint32_t next_cfg_dis_s; /**< no unicast DIS asking for a configuration before */
     uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
-    struct wren_rpl_route own_routes[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
+    WREN_LAZY(struct wren_rpl_routes, own); /**< the built-in table, made when a role first
+                                                 needs one (core/node.h) */
     struct wren_rpl_rul ruls[CONFIG_WREN_RPL_RULS];
     uint8_t rul_wait_seq; /**< the DAO announcing leaves awaiting its DAO-ACK */
     bool rul_wait;

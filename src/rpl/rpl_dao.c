@@ -177,7 +177,9 @@ static void send_dao_ack(struct wren_rpl *rpl, const uint8_t *dst, uint8_t seq, 
 
 void wren_rpl_clear_routes(struct wren_rpl *rpl)
 {
-    memset(rpl->routes, 0, (size_t)rpl->n_routes * sizeof(rpl->routes[0]));
+    if (!CONFIG_WREN_NODE_MEM || rpl->routes) { /* (NULL: the built-in table, not made yet) */
+        memset(rpl->routes, 0, (size_t)rpl->n_routes * sizeof(rpl->routes[0]));
+    }
 }
 
 static struct wren_rpl_route *route_find(struct wren_rpl *rpl, const uint8_t *t, uint8_t plen)

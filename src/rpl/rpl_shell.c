@@ -93,8 +93,8 @@ static void show_routes(struct wren_shell *sh, const struct wren_rpl *rpl, uint3
                           (r->flags & RT_EXTERNAL) ? " external (tunnel)" : "");
         n++;
     }
-    wren_shell_printf(sh, "routes %u of %u%s\n", n, (unsigned)rpl->n_routes,
-                      n == rpl->n_routes ? " (full)" : "");
+    unsigned size = rpl->routes ? rpl->n_routes : CONFIG_WREN_RPL_ROUTES; /* made or not */
+    wren_shell_printf(sh, "routes %u of %u%s\n", n, size, n == size ? " (full)" : "");
 }
 
 static void show_leaves(struct wren_shell *sh, const struct wren_rpl *rpl, uint32_t now)

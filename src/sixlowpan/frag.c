@@ -111,7 +111,7 @@ void wren_sixlowpan_reass_gc(struct wren_timer *t, void *arg)
     uint64_t now = wren_node_now(lp->node);
     uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
-        struct wren_sixlowpan_reass *r = &lp->reass[i];
+        struct wren_sixlowpan_reass *r = &lp->reass->e[i];
         if (r->dg == NULL) {
             continue;
         }
@@ -137,13 +137,28 @@ static bool same_peers(const struct wren_sixlowpan_reass *r, const struct wren_n
 static struct wren_sixlowpan_reass *slot_find(struct wren_sixlowpan *lp,
                                               const struct wren_netif_hdr *nh, uint16_t tag)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
-        struct wren_sixlowpan_reass *r = &lp->reass[i];
+    for (unsigned i = 0; i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS && wren_sixlowpan_slots_made(lp);
+         i++) {
+        struct wren_sixlowpan_reass *r = &lp->reass->e[i];
         if (r->dg && r->tag == tag && same_peers(r, nh)) {
             return r;
         }
     }
     return NULL;
+}
+
+/* Whether the reassembly slots exist, made now by the first fragment if not
+ * (no memory for them counts as no packet buffer). */
+static bool slots_ready(struct wren_sixlowpan *lp)
+{
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(lp->node, lp, reass) == NULL) {
+        lp->stats.rx_drop_nobuf++;
+        return false;
+    }
+#endif
+    (void)lp;
+    return true;
 }
 
 static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
@@ -152,14 +167,14 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
 {
     struct wren_sixlowpan_reass *r = NULL;
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
-        r = lp->reass[i].dg == NULL ? &lp->reass[i] : NULL;
+        r = lp->reass->e[i].dg == NULL ? &lp->reass->e[i] : NULL;
     }
     /* the deadline of a datagram begun now; an older one of the same peers
      * began (deadline - timeout) at least SUPERSEDE_MS ago */
     uint64_t deadline =
         wren_node_now(lp->node) + (uint64_t)CONFIG_WREN_SIXLOWPAN_REASS_TIMEOUT_MS * 1000u;
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
-        struct wren_sixlowpan_reass *o = &lp->reass[i];
+        struct wren_sixlowpan_reass *o = &lp->reass->e[i];
         if (o->deadline + (uint64_t)CONFIG_WREN_SIXLOWPAN_SUPERSEDE_MS * 1000u <= deadline &&
             same_peers(o, nh)) {
             lp->stats.frag_superseded++;
@@ -173,7 +188,7 @@ static struct wren_sixlowpan_reass *slot_new(struct wren_sixlowpan *lp,
     uint64_t now = wren_node_now(lp->node);
     struct wren_sixlowpan_reass *idle = NULL;
     for (unsigned i = 0; r == NULL && i < CONFIG_WREN_SIXLOWPAN_REASS_SLOTS; i++) {
-        struct wren_sixlowpan_reass *o = &lp->reass[i];
+        struct wren_sixlowpan_reass *o = &lp->reass->e[i];
         if (o->last + (uint64_t)CONFIG_WREN_SIXLOWPAN_IDLE_MS * 1000u <= now &&
             (idle == NULL || o->last < idle->last)) {
             idle = o;
@@ -288,7 +303,7 @@ void wren_sixlowpan_reass_rx(struct wren_sixlowpan *lp, struct wren_snip *pkt)
         lp->stats.frag_drop_size++;
         goto drop;
     }
-    if (r == NULL && (r = slot_new(lp, nh, &f)) == NULL) {
+    if (r == NULL && (!slots_ready(lp) || (r = slot_new(lp, nh, &f)) == NULL)) {
         goto drop;
     }
     unsigned from = (unsigned)(off / 8), to = (unsigned)((off + covered + 7) / 8);

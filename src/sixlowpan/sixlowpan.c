@@ -36,7 +36,7 @@ int wren_sixlowpan_decompress(struct wren_sixlowpan *lp, const uint8_t *buf, siz
     }
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
-    int e = len ? wren_sixlowpan_iphc_parse(buf, len, &l2, lp->ctx, res) : -SIXLOWPAN_ERR_DISPATCH;
+    int e = len ? wren_sixlowpan_iphc_parse(buf, len, &l2, wren_sixlowpan_ctxs(lp), res) : -SIXLOWPAN_ERR_DISPATCH;
     if (e == -SIXLOWPAN_ERR_DISPATCH) {
         lp->stats.rx_drop_dispatch++;
         return -1;
@@ -189,7 +189,8 @@ static void send(struct wren_sixlowpan *lp, struct wren_snip *pkt)
     struct sixlowpan_l2 l2;
     l2_of(nh, &l2);
     uint8_t iphc[SIXLOWPAN_IPHC_MAX_LEN];
-    int hlen = wren_sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, lp->ctx, iphc, sizeof(iphc));
+    int hlen = wren_sixlowpan_iphc_emit(&ip, udp ? &uh : NULL, &l2, wren_sixlowpan_ctxs(lp), iphc,
+                                        sizeof(iphc));
     if (hlen < 0 || dgram_size > CONFIG_WREN_SIXLOWPAN_MAX_DGRAM ||
         wren_pkt_len(payload) + uncomp != dgram_size) {
         lp->stats.tx_drop_bad++;
@@ -228,7 +229,8 @@ static int sixlowpan_get(struct wren_node *node, struct wren_module *self, uint1
         return wren_netopt_put(val, max, &lp->stats, sizeof(lp->stats));
     }
     if (opt == WREN_NETOPT_SIXLOWPAN_CTX && ctx < SIXLOWPAN_CTX_COUNT) {
-        return wren_netopt_put(val, max, &lp->ctx[ctx], sizeof(lp->ctx[ctx]));
+        return wren_netopt_put(val, max, &wren_sixlowpan_ctxs(lp)[ctx],
+                               sizeof(struct sixlowpan_ctx));
     }
     if (CONFIG_WREN_SIXLOWPAN_FAULTS && opt == WREN_NETOPT_FAULTS) {
         struct wren_netopt_faults f = { .loss = lp->fault_loss };
@@ -306,6 +308,11 @@ int wren_sixlowpan_ctx_set(struct wren_sixlowpan *lp, uint8_t cid, const struct 
     if (cid >= SIXLOWPAN_CTX_COUNT || ctx->prefix_len > 128) {
         return -EINVAL;
     }
-    lp->ctx[cid] = *ctx;
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(lp->node, lp, ctx) == NULL) {
+        return -ENOMEM; /* the table: made by the first context set */
+    }
+#endif
+    lp->ctx->e[cid] = *ctx;
     return 0;
 }

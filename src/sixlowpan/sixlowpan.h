@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 #include "wire/sixlowpan.h"
@@ -116,14 +117,24 @@ struct wren_sixlowpan_reass {
     uint8_t map[(CONFIG_WREN_SIXLOWPAN_MAX_DGRAM + 63) / 64]; /**< 8-byte units received */
 };
 
+/** The compression contexts (RFC 6282 3.1.1; all unset until one is set). */
+struct wren_sixlowpan_ctxs {
+    struct sixlowpan_ctx e[SIXLOWPAN_CTX_COUNT];
+};
+
+/** The reassembly slots. */
+struct wren_sixlowpan_slots {
+    struct wren_sixlowpan_reass e[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
+};
+
 struct wren_sixlowpan {
     struct wren_module module;   /**< first */
     struct wren_node *node;
     struct wren_sixlowpan_stats stats; /**< near the start: short instructions count */
     struct wren_netreg_entry reg;
     uint16_t next_tag;
-    struct sixlowpan_ctx ctx[SIXLOWPAN_CTX_COUNT];
-    struct wren_sixlowpan_reass reass[CONFIG_WREN_SIXLOWPAN_REASS_SLOTS];
+    WREN_LAZY(struct wren_sixlowpan_ctxs, ctx);     /**< made by the first context set */
+    WREN_LAZY(struct wren_sixlowpan_slots, reass);  /**< made by the first fragment */
     struct wren_timer gc;
     uint32_t fault_prng;         /**< PRNG state of the injected loss */
     uint16_t fault_loss;         /**< datagrams dropped each way, 1/100 % (0: none) */

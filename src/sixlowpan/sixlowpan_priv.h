@@ -5,6 +5,28 @@
 #include "net/netif.h"
 #include "sixlowpan/sixlowpan.h"
 
+/* The contexts to compress with: none set yet is a table of unset ones. */
+static inline const struct sixlowpan_ctx *wren_sixlowpan_ctxs(const struct wren_sixlowpan *lp)
+{
+#if CONFIG_WREN_NODE_MEM
+    static const struct sixlowpan_ctx none[SIXLOWPAN_CTX_COUNT];
+    return lp->ctx ? lp->ctx->e : none;
+#else
+    return lp->ctx->e;
+#endif
+}
+
+/* Whether the reassembly slots are made (always without CONFIG_WREN_NODE_MEM). */
+static inline bool wren_sixlowpan_slots_made(const struct wren_sixlowpan *lp)
+{
+#if CONFIG_WREN_NODE_MEM
+    return lp->reass != NULL;
+#else
+    (void)lp;
+    return true;
+#endif
+}
+
 /* Largest 802.15.4 payload for these link addresses: a 127-octet PSDU less
  * the FCS and a 2006 MAC header with a compressed PAN ID. */
 static inline size_t wren_sixlowpan_frame_room(const struct wren_netif_hdr *nh)

@@ -57,7 +57,7 @@ static struct sixp_cell auto_cell(const struct wren_msf *f, const uint8_t eui64[
 
 void wren_msf_init(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     f->cfg = msf_defaults;
     f->last_jp = 0x100;
     f->auto_c = auto_cell(f, s->eui64);
@@ -82,7 +82,7 @@ static int free_cells(struct wren_sixtop *s, const uint8_t *cand, unsigned n_can
                       struct sixp_cell *out, unsigned max)
 {
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
-    const struct wren_msf_cfg *cfg = &s->msf.cfg;
+    const struct wren_msf_cfg *cfg = &s->tab->msf.cfg;
     int n = wren_sixtop_sched(s, sched, CONFIG_WREN_SIXTOP_SCHED_CELLS);
     unsigned k = 0;
     if (n < 0) {
@@ -106,7 +106,7 @@ static int free_cells(struct wren_sixtop *s, const uint8_t *cand, unsigned n_can
 
 unsigned wren_msf_candidates(struct wren_sixtop *s, struct sixp_cell *out, unsigned max)
 {
-    if (s->msf.cfg.slotframe_len < 2) {
+    if (s->tab->msf.cfg.slotframe_len < 2) {
         return 0; /* no slot but the minimal cell's */
     }
     int k = free_cells(s, NULL, 8 * max, out, max);
@@ -123,7 +123,7 @@ static bool has_tx_to(const struct wren_tsch_cell *c, int n, const uint8_t nbr[8
  * behind a parent whose own traffic still squeezes through a shared cell */
 static bool relays(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     if (f->last_jp == 0 || f->last_jp == 0x100) {
         return true;
@@ -160,14 +160,14 @@ static int msf_pick(struct wren_sixtop *s, const uint8_t nbr[8], const struct si
 
 static bool quarantined(const struct wren_sixtop *s, const uint8_t nbr[8])
 {
-    const struct wren_msf *f = &s->msf;
+    const struct wren_msf *f = &s->tab->msf;
     return f->quarantine_until_s && memcmp(f->quarantine, nbr, 8) == 0 &&
            (int32_t)(wren_sixtop_now_s(s) - f->quarantine_until_s) < 0;
 }
 
 static void wait_retry(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     uint32_t span = f->cfg.wait_max_s > f->cfg.wait_min_s ? f->cfg.wait_max_s - f->cfg.wait_min_s : 0;
     f->wait_until_s = wren_sixtop_now_s(s) + f->cfg.wait_min_s + wren_node_random_below(s->node, span + 1);
     s->stats.msf_waitretry++;
@@ -209,7 +209,7 @@ static void start(struct wren_sixtop *s, const uint8_t nbr[8], uint8_t cmd, uint
 static void msf_done(struct wren_sixtop *s, const struct wren_sixp_trans *t, int rc,
                      const struct sixp_msg *resp)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     if (t->cmd == SIXP_CMD_CLEAR && f->clear_old && memcmp(t->nbr, f->old_parent, 8) == 0) {
         f->clear_old = 0; /* done with the old parent, whatever the answer */
     }
@@ -276,7 +276,7 @@ static int auto_tx_index(const struct wren_msf *f, const uint8_t nbr[8])
 static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struct wren_tsch_cell *c,
                         int n)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     if (auto_tx_index(f, nbr) >= 0 || has_tx_to(c, n, nbr) ||
         f->auto_tx_n == sizeof(f->auto_tx) / sizeof(f->auto_tx[0])) {
         return;
@@ -291,7 +291,7 @@ static void auto_tx_add(struct wren_sixtop *s, const uint8_t nbr[8], const struc
 
 static void auto_tx_del(struct wren_sixtop *s, unsigned i)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     wren_sixtop_cell(s, SIXTOP_AUTO | WREN_TSCH_CELL_TX | WREN_TSCH_CELL_SHARED, f->auto_tx[i],
                      auto_cell(f, f->auto_tx[i]));
     /* keep the order; one 8-byte copy at a time, so the image needs no memmove */
@@ -313,7 +313,7 @@ void wren_msf_sending(struct wren_sixtop *s, const uint8_t nbr[8])
  * negotiated TX cell; take it away once its queue is empty */
 static void auto_tx_update(struct wren_sixtop *s, const struct wren_tsch_cell *c, int n)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     struct wren_tsch_queue_info q[CONFIG_WREN_SIXP_NBRS + 1];
     int k = wren_sixtop_if_get(s, WREN_NETOPT_TSCH_QUEUES, q, sizeof(q));
     k = k < 0 ? 0 : k / (int)sizeof(q[0]);
@@ -337,7 +337,7 @@ static void auto_tx_update(struct wren_sixtop *s, const struct wren_tsch_cell *c
 
 static void rpl_glue(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     struct wren_netreg_entry *e = wren_netreg_lookup(s->node, WREN_NETTYPE_ICMPV6, ICMPV6_RPL, NULL);
     uint8_t role = 0, pa[24];
     uint16_t rank = RPL_INFINITE_RANK;
@@ -396,7 +396,7 @@ static void rpl_glue(struct wren_sixtop *s)
  * parent, from the MAC's per-cell counters since the last look */
 static unsigned count_use(struct wren_sixtop *s, const struct wren_tsch_cell *c, int n, int d)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     uint8_t opt = d ? WREN_TSCH_CELL_RX : WREN_TSCH_CELL_TX;
     uint32_t el = 0, us = 0;
     unsigned cells = 0;
@@ -453,7 +453,7 @@ static bool worst_cell(const struct wren_msf *f, const struct wren_tsch_cell *c,
  * with it */
 static void follow_slotframe(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     struct wren_tsch_config tc;
     if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_CONFIG, &tc, sizeof(tc)) == (int)sizeof(tc) &&
         tc.sf_len >= 2 && tc.sf_len != f->cfg.slotframe_len) {
@@ -470,7 +470,7 @@ static void follow_slotframe(struct wren_sixtop *s)
  * switch as many as there were to the old one */
 static void first_cells(struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     unsigned want = 0;
     for (int i = 0; f->clear_old && i < n; i++) {
         want += wren_sixtop_is_negotiated(&sched[i], f->old_parent) &&
@@ -485,7 +485,7 @@ static void first_cells(struct wren_sixtop *s, const struct wren_tsch_cell *sche
  * RX: @p nrx cells to the parent). Returns whether a request went out. */
 static bool adapt_to_load(struct wren_sixtop *s, unsigned ntx, unsigned nrx)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     for (int d = 0; d < 2; d++) {
         if (f->elapsed[d] < f->cfg.max_num_cells) {
             continue;
@@ -511,7 +511,7 @@ static bool adapt_to_load(struct wren_sixtop *s, unsigned ntx, unsigned nrx)
 static void negotiate(struct wren_sixtop *s, const struct wren_tsch_cell *sched, int n,
                       uint32_t now)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     if (f->clear_old && !wren_sixtop_trans_of(s, f->old_parent)) {
         start(s, f->old_parent, SIXP_CMD_CLEAR, 0, 0, NULL);
     }
@@ -540,7 +540,7 @@ static void negotiate(struct wren_sixtop *s, const struct wren_tsch_cell *sched,
 
 void wren_msf_tick(struct wren_sixtop *s)
 {
-    struct wren_msf *f = &s->msf;
+    struct wren_msf *f = &s->tab->msf;
     struct wren_tsch_cell sched[CONFIG_WREN_SIXTOP_SCHED_CELLS];
     struct wren_tsch_sync_info si;
     uint32_t now = wren_sixtop_now_s(s);

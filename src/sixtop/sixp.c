@@ -96,7 +96,7 @@ bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_c
         return true;
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
-        const struct wren_sixp_trans *t = &s->trans[i];
+        const struct wren_sixp_trans *t = &s->tab->trans[i];
         if (t->used && has_slot(t->cells, t->n_cells, slot)) {
             return true;
         }
@@ -107,8 +107,8 @@ bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_c
 struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8])
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
-        if (s->trans[i].used && memcmp(s->trans[i].nbr, nbr, 8) == 0) {
-            return &s->trans[i];
+        if (s->tab->trans[i].used && memcmp(s->tab->trans[i].nbr, nbr, 8) == 0) {
+            return &s->tab->trans[i];
         }
     }
     return NULL;
@@ -135,7 +135,7 @@ static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8],
     struct wren_sixp_nbr *free = NULL;
     uint32_t now = wren_sixtop_now_s(s);
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
-        struct wren_sixp_nbr *n = &s->nbrs[i];
+        struct wren_sixp_nbr *n = &s->tab->nbrs[i];
         if (n->used && memcmp(n->addr, a, 8) == 0) {
             n->seen_s = now;
             return n;
@@ -148,9 +148,9 @@ static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8],
         return NULL;
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS && free == NULL; i++) {
-        struct wren_sixp_nbr *n = &s->nbrs[i];
+        struct wren_sixp_nbr *n = &s->tab->nbrs[i];
         if (wren_sixtop_trans_of(s, n->addr) == NULL &&
-            !(s->msf.has_parent && memcmp(n->addr, s->msf.parent, 8) == 0) &&
+            !(s->tab->msf.has_parent && memcmp(n->addr, s->tab->msf.parent, 8) == 0) &&
             (free == NULL || (int32_t)(n->seen_s - free->seen_s) < 0)) {
             free = n;
         }
@@ -171,8 +171,8 @@ static struct wren_sixp_nbr *nbr_find(struct wren_sixtop *s, const uint8_t a[8],
 int wren_sixtop_seqnum(const struct wren_sixtop *s, const uint8_t nbr[8])
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
-        if (s->nbrs[i].used && memcmp(s->nbrs[i].addr, nbr, 8) == 0) {
-            return s->nbrs[i].seqnum;
+        if (s->tab->nbrs[i].used && memcmp(s->tab->nbrs[i].addr, nbr, 8) == 0) {
+            return s->tab->nbrs[i].seqnum;
         }
     }
     return -1;
@@ -308,7 +308,7 @@ static int find_cell(const struct wren_tsch_cell *c, unsigned n, const uint8_t n
 static bool locked(const struct wren_sixtop *s, struct sixp_cell x)
 {
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
-        const struct wren_sixp_trans *t = &s->trans[i];
+        const struct wren_sixp_trans *t = &s->tab->trans[i];
         if (t->used && (has_slot(t->rel, t->n_rel, x.slot_offset) ||
                         (t->cmd == SIXP_CMD_DELETE &&
                          has_slot(t->cells, t->n_cells, x.slot_offset)))) {
@@ -631,7 +631,7 @@ static struct wren_sixp_trans *trans_new(struct wren_sixtop *s, const uint8_t nb
 {
     struct wren_sixp_trans *t = NULL;
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS && t == NULL; i++) {
-        t = s->trans[i].used ? NULL : &s->trans[i];
+        t = s->tab->trans[i].used ? NULL : &s->tab->trans[i];
     }
     if (wren_sixtop_trans_of(s, nbr) || t == NULL) {
         s->stats.trans_refused++;
@@ -771,6 +771,12 @@ static void receive(struct wren_sixtop *s, struct wren_snip *pkt)
         goto done;
     }
     memcpy(nbr, wren_netif_hdr(nh)->src, 8);
+#if CONFIG_WREN_NODE_MEM
+    if (wren_sixtop_tables(s) == NULL) {
+        s->stats.no_mem++;
+        goto done;
+    }
+#endif
     struct sixp_msg m;
     int rc = wren_sixp_parse(pkt->data, pkt->size, &m);
     if (pkt->size < SIXP_HDR_LEN) {
@@ -799,13 +805,23 @@ done:
     wren_pktbuf_release(&s->node->pktbuf, pkt);
 }
 
+#if CONFIG_WREN_NODE_MEM
+struct wren_sixtop_tables *wren_sixtop_tables(struct wren_sixtop *s)
+{
+    if (s->tab == NULL && WREN_LAZY_GET(s->node, s, tab) != NULL) {
+        wren_msf_init(s); /* MSF starts with its tables */
+    }
+    return s->tab;
+}
+#endif
+
 static void tick(struct wren_timer *tm, void *arg)
 {
     (void)tm;
     struct wren_sixtop *s = arg;
     uint32_t now = wren_sixtop_now_s(s);
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
-        struct wren_sixp_trans *t = &s->trans[i];
+        struct wren_sixp_trans *t = &s->tab->trans[i];
         if (t->used && (int32_t)(now - t->deadline_s) >= 0) {
             s->stats.trans_timeout++;
             if (t->cmd == SIXP_CMD_CLEAR) {
@@ -879,11 +895,17 @@ int wren_sixtop_init(struct wren_node *node, struct wren_sixtop *s, uint8_t if_i
         return -ENODEV;
     }
     wren_sixtop_if_get(s, WREN_NETOPT_ADDRESS_LONG, s->eui64, 8);
-    wren_msf_init(s);
+    if (!CONFIG_WREN_NODE_MEM) {
+        wren_msf_init(s); /* the tables are built in */
+    }
     wren_timer_init(&s->tick, tick, s);
-    /* an interface without TSCH (CSMA) has no use for 6P: stay idle */
+    /* an interface without TSCH (CSMA) has no use for 6P: stay idle, its
+     * tables not made until a 6P message or a shell command needs them */
     struct wren_tsch_sync_info si;
     if (wren_sixtop_if_get(s, WREN_NETOPT_TSCH_SYNC, &si, sizeof(si)) != -ENOTSUP) {
+        if (wren_sixtop_tables(s) == NULL) {
+            return -ENOMEM;
+        }
         wren_timer_set_periodic(node, &s->tick, 1000000);
     }
     return wren_netreg_register(node, WREN_NETTYPE_SIXTOP, WREN_NETREG_DEMUX_ALL, &s->module,

@@ -51,6 +51,7 @@
 
 #include "core/counters.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 #include "wire/sixp.h"
@@ -143,7 +144,16 @@ struct wren_msf_cfg {
     C(msf_waitretry)    /* waits before a retry (BUSY, LOCKED, timeout) */                        \
     C(msf_no_room)      /* ADDs not asked or cells not granted: the MAC's schedule is full */ \
     C(msf_no_relay)     /* TX cells not granted to a child: no dedicated TX cell of ours to   \
-                           our parent yet (msf.c relays) */
+                           our parent yet (msf.c relays) */                                    \
+    WREN_SIXTOP_COUNTERS_MEM(C)
+
+/* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_SIXTOP_COUNTERS_MEM(C) \
+    C(no_mem)           /* 6P messages dropped: no memory for the tables (wren_node_mem) */
+#else
+#define WREN_SIXTOP_COUNTERS_MEM(C)
+#endif
 
 struct wren_sixtop_stats {
     WREN_SIXTOP_COUNTERS(WREN_COUNTER_U32)
@@ -213,6 +223,14 @@ struct wren_sixp_nbr {
     uint32_t seen_s;  /**< last heard from or sent to, s */
 };
 
+/** 6P's neighbours and transactions and MSF's state: what an interface
+ *  running TSCH uses (wren_sixtop_tables()). */
+struct wren_sixtop_tables {
+    struct wren_sixp_nbr nbrs[CONFIG_WREN_SIXP_NBRS];
+    struct wren_sixp_trans trans[CONFIG_WREN_SIXP_TRANS];
+    struct wren_msf msf;
+};
+
 struct wren_sixtop {
     struct wren_module module; /**< first */
     struct wren_node *node;
@@ -222,9 +240,8 @@ struct wren_sixtop {
     uint8_t if_id;
     uint8_t eui64[8];          /**< ours (GET WREN_NETOPT_ADDRESS_LONG) */
     const struct wren_sixp_sf *sf[2]; /**< SFs we run; [0] is MSF */
-    struct wren_sixp_nbr nbrs[CONFIG_WREN_SIXP_NBRS];
-    struct wren_sixp_trans trans[CONFIG_WREN_SIXP_TRANS];
-    struct wren_msf msf;
+    WREN_LAZY(struct wren_sixtop_tables, tab); /**< made at init on a TSCH interface, else on
+                                                    first use (core/node.h) */
     uint8_t last_rc;           /**< the last response received: its return code, */
     uint8_t last_n_cells;      /**< ... cells (of its list), */
     uint16_t last_total;       /**< ... and total (COUNT), for the shell */

@@ -36,6 +36,17 @@ bool wren_sixtop_is_negotiated(const struct wren_tsch_cell *c, const uint8_t nbr
  *         @p out[@p k], or in a list of one of our transactions in progress. */
 bool wren_sixtop_slot_busy(const struct wren_sixtop *s, const struct wren_tsch_cell *c, unsigned n,
                            const struct sixp_cell *out, unsigned k, uint16_t slot);
+/** @brief @p s's tables (s->tab), made with MSF started on first use (at
+ *         init on a TSCH interface; else by the first 6P message or shell
+ *         command); NULL: no memory (only with CONFIG_WREN_NODE_MEM). */
+#if CONFIG_WREN_NODE_MEM
+struct wren_sixtop_tables *wren_sixtop_tables(struct wren_sixtop *s);
+#else
+static inline struct wren_sixtop_tables *wren_sixtop_tables(struct wren_sixtop *s)
+{
+    return s->tab; /* built in */
+}
+#endif
 /** @brief Our transaction with @p nbr, or NULL. */
 struct wren_sixp_trans *wren_sixtop_trans_of(struct wren_sixtop *s, const uint8_t nbr[8]);
 /** @brief Node time, whole seconds. */

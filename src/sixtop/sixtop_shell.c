@@ -45,7 +45,7 @@ static int eui_parse(const char *p, uint8_t out[8])
 
 static void show(struct wren_shell *sh, const struct wren_sixtop *s)
 {
-    const struct wren_msf *f = &s->msf;
+    const struct wren_msf *f = &s->tab->msf;
     char a[20];
     uint32_t now = wren_node_now_s(sh->node);
     eui_str(a, s->eui64);
@@ -69,13 +69,13 @@ static void show(struct wren_shell *sh, const struct wren_sixtop *s)
         wren_shell_printf(sh, "autonomous tx to %s\n", a);
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_NBRS; i++) {
-        if (s->nbrs[i].used) {
-            eui_str(a, s->nbrs[i].addr);
-            wren_shell_printf(sh, "nbr %s seqnum %u\n", a, s->nbrs[i].seqnum);
+        if (s->tab->nbrs[i].used) {
+            eui_str(a, s->tab->nbrs[i].addr);
+            wren_shell_printf(sh, "nbr %s seqnum %u\n", a, s->tab->nbrs[i].seqnum);
         }
     }
     for (unsigned i = 0; i < CONFIG_WREN_SIXP_TRANS; i++) {
-        const struct wren_sixp_trans *t = &s->trans[i];
+        const struct wren_sixp_trans *t = &s->tab->trans[i];
         if (t->used) {
             eui_str(a, t->nbr);
             wren_shell_printf(sh, "transaction %s to %s seqnum %u cells %u timeout in %ld s\n",
@@ -146,13 +146,16 @@ static int cmd_6p(struct wren_shell *sh, struct wren_module *m, int argc, char *
     if (s == NULL) {
         return wren_shell_error(sh, -ENODEV, "no 6top module");
     }
+    if (wren_sixtop_tables(s) == NULL) {
+        return wren_shell_error(sh, -ENOMEM, "6p"); /* its tables: made by its first use */
+    }
     if (argc < 2 || strcmp(argv[1], "show") == 0) {
         show(sh, s);
         return 0;
     }
     if (strcmp(argv[1], "msf") == 0 && argc == 3 &&
         (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
-        s->msf.cfg.enabled = strcmp(argv[2], "on") == 0;
+        s->tab->msf.cfg.enabled = strcmp(argv[2], "on") == 0;
         return 0;
     }
     uint8_t cmd = cmd_of(argv[1]), nbr[8];

@@ -192,20 +192,61 @@ int wren_sock_tcp_connect(struct wren_node *node, struct wren_sock_tcp *sock,
     return 0;
 }
 
+/* @p queue listening on @p local with its pool conns[0..n) as set (entries
+ * may be NULL: made by queue_make) */
+static int queue_listen(struct wren_node *node, struct wren_tcp *tcp,
+                        struct wren_sock_tcp_queue *queue, const struct wren_sock_tcp_ep *local,
+                        unsigned n)
+{
+    int res = wren_tcp_listen(tcp, &queue->listener,
+                              wren_ipv6_addr_is_unspecified(local->addr) ? NULL : local->addr,
+                              local->port, queue->conns, n);
+    if (res < 0) {
+        return res;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (!CONFIG_WREN_NODE_MEM || queue->conns[i]) {
+            sock_of(queue->conns[i])->queue = queue;
+        }
+    }
+    queue->listener.if_id = local->netif;
+    wren_tcp_listen_set_cb(&queue->listener, listen_cb, queue);
+    queue->node = node;
+    queue->n = (uint8_t)n;
+    queue->listening = 1;
+    return 0;
+}
+
+/* clear @p queue for listening, keeping the callback set before */
+static void queue_clear(struct wren_sock_tcp_queue *queue)
+{
+    wren_sock_tcp_queue_cb cb = queue->cb; /* may be set before listening */
+    void *cb_arg = queue->cb_arg;
+    memset(queue, 0, sizeof(*queue));
+    queue->cb = cb;
+    queue->cb_arg = cb_arg;
+}
+
+static int listen_check(struct wren_tcp *tcp, const struct wren_sock_tcp_queue *queue,
+                        const struct wren_sock_tcp_ep *local, unsigned n)
+{
+    if (tcp == NULL) {
+        return -ENOTSUP;
+    }
+    if (local == NULL || local->port == 0 || n == 0 || n > CONFIG_WREN_SOCK_TCP_QUEUE_MAX) {
+        return -EINVAL;
+    }
+    return queue->listening ? -EBUSY : 0;
+}
+
 int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *queue,
                          const struct wren_sock_tcp_ep *local, struct wren_sock_tcp *socks,
                          unsigned n)
 {
     struct wren_tcp *tcp = wren_tcp_of(node);
-    if (tcp == NULL) {
-        return -ENOTSUP;
-    }
-    if (local == NULL || local->port == 0 || socks == NULL || n == 0 ||
-        n > CONFIG_WREN_SOCK_TCP_QUEUE_MAX) {
-        return -EINVAL;
-    }
-    if (queue->listening) {
-        return -EBUSY;
+    int res = listen_check(tcp, queue, local, socks ? n : 0);
+    if (res < 0) {
+        return res;
     }
     for (unsigned i = 0; i < n; i++) {
         if ((socks[i].flags & (SOCK_TCP_OPEN | SOCK_TCP_LINGER)) ||
@@ -214,37 +255,55 @@ int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *que
             return -EBUSY;
         }
     }
-    wren_sock_tcp_queue_cb cb = queue->cb; /* may be set before listening */
-    void *cb_arg = queue->cb_arg;
-    memset(queue, 0, sizeof(*queue));
-    queue->cb = cb;
-    queue->cb_arg = cb_arg;
+    queue_clear(queue);
     for (unsigned i = 0; i < n; i++) {
         sock_init(node, &socks[i]);
         socks[i].cb = NULL;
         socks[i].cb_arg = NULL;
         queue->conns[i] = &socks[i].conn;
     }
-    int res = wren_tcp_listen(tcp, &queue->listener,
-                              wren_ipv6_addr_is_unspecified(local->addr) ? NULL : local->addr,
-                              local->port, queue->conns, n);
+    res = queue_listen(node, tcp, queue, local, n);
     if (res < 0) {
         for (unsigned i = 0; i < n; i++) {
             wren_tcp_release(&socks[i].conn);
         }
+    }
+    return res;
+}
+
+#if CONFIG_WREN_NODE_MEM
+/* the listener's make hook: socket @p i of a lazy queue, from the node's memory */
+static struct wren_tcp_conn *queue_make(struct wren_tcp_listener *l, unsigned i)
+{
+    struct wren_sock_tcp_queue *q = (struct wren_sock_tcp_queue *)l; /* listener first */
+    struct wren_sock_tcp *s = wren_node_mem(q->node, q->owner, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    sock_init(q->node, s);
+    s->queue = q;
+    q->conns[i] = &s->conn;
+    return &s->conn;
+}
+
+int wren_sock_tcp_listen_lazy(struct wren_node *node, struct wren_sock_tcp_queue *queue,
+                              const struct wren_sock_tcp_ep *local, unsigned n,
+                              const struct wren_module_ops *owner)
+{
+    struct wren_tcp *tcp = wren_tcp_of(node);
+    int res = listen_check(tcp, queue, local, n);
+    if (res < 0) {
         return res;
     }
-    for (unsigned i = 0; i < n; i++) {
-        socks[i].queue = queue;
+    queue_clear(queue);
+    queue->owner = owner;
+    res = queue_listen(node, tcp, queue, local, n);
+    if (res == 0) {
+        wren_tcp_listen_set_make(&queue->listener, queue_make);
     }
-    queue->listener.if_id = local->netif;
-    wren_tcp_listen_set_cb(&queue->listener, listen_cb, queue);
-    queue->node = node;
-    queue->socks = socks;
-    queue->n = (uint8_t)n;
-    queue->listening = 1;
-    return 0;
+    return res;
 }
+#endif
 
 void wren_sock_tcp_stop_listen(struct wren_sock_tcp_queue *queue)
 {

@@ -136,7 +136,8 @@ struct wren_sock_tcp {
 struct wren_sock_tcp_queue {
     struct wren_tcp_listener listener;  /**< first */
     struct wren_node *node;
-    struct wren_sock_tcp *socks;        /**< the caller's array */
+    const struct wren_module_ops *owner; /**< whose memory the sockets made on demand are
+                                              (wren_sock_tcp_listen_lazy), or NULL */
     struct wren_tcp_conn *conns[CONFIG_WREN_SOCK_TCP_QUEUE_MAX]; /**< the listener's pool */
     struct wren_thread *waiter;         /**< blocked in accept */
     wren_sock_tcp_queue_cb cb;
@@ -180,6 +181,21 @@ int wren_sock_tcp_connect(struct wren_node *node, struct wren_sock_tcp *sock,
 int wren_sock_tcp_listen(struct wren_node *node, struct wren_sock_tcp_queue *queue,
                          const struct wren_sock_tcp_ep *local, struct wren_sock_tcp *socks,
                          unsigned n);
+
+/**
+ * @brief Listen as wren_sock_tcp_listen() does, with @p n sockets made on
+ *        demand: none until a SYN finds every socket made so far in use,
+ *        then one more, from the node's memory for module @p owner
+ *        (wren_node_mem(), core/node.h), kept and reused; a SYN that finds
+ *        no memory is refused as with a full pool (tcp.syn_drop_pool). A
+ *        listener nobody connects to costs no socket. Accepted sockets are
+ *        used and disconnected as the others.
+ * Only with CONFIG_WREN_NODE_MEM (core/config.h).
+ * @return as wren_sock_tcp_listen() (without -EBUSY).
+ */
+int wren_sock_tcp_listen_lazy(struct wren_node *node, struct wren_sock_tcp_queue *queue,
+                              const struct wren_sock_tcp_ep *local, unsigned n,
+                              const struct wren_module_ops *owner);
 
 /**
  * @brief Stop listening: connections not yet accepted are reset, a thread

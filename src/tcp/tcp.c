@@ -111,8 +111,8 @@ static void tw_timer_update(struct wren_tcp *tcp)
     uint32_t now = wren_tcp_now_ms(tcp);
     int32_t first = INT32_MAX;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        if (tcp->tw[i].lport) {
-            int32_t d = (int32_t)(tcp->tw[i].expires_ms - now);
+        if (tcp->tw->e[i].lport) {
+            int32_t d = (int32_t)(tcp->tw->e[i].expires_ms - now);
             first = d < first ? d : first;
         }
     }
@@ -129,8 +129,8 @@ static void tw_timer_cb(struct wren_timer *t, void *arg)
     struct wren_tcp *tcp = arg;
     uint32_t now = wren_tcp_now_ms(tcp);
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        if (tcp->tw[i].lport && (int32_t)(tcp->tw[i].expires_ms - now) <= 0) {
-            tcp->tw[i].lport = 0;
+        if (tcp->tw->e[i].lport && (int32_t)(tcp->tw->e[i].expires_ms - now) <= 0) {
+            tcp->tw->e[i].lport = 0;
         }
     }
     tw_timer_update(tcp);
@@ -140,20 +140,27 @@ static void tw_timer_cb(struct wren_timer *t, void *arg)
 void wren_tcp_time_wait(struct wren_tcp_conn *c)
 {
     struct wren_tcp *tcp = c->tcp;
+#if CONFIG_WREN_NODE_MEM
+    if (WREN_LAZY_GET(tcp->node, tcp, tw) == NULL) {
+        tcp->stats.timewait_evicted++; /* no memory for the table: closed at once */
+        wren_tcp_closed(c, 0);
+        return;
+    }
+#endif
     unsigned slot = 0;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        if (tcp->tw[i].lport == 0) {
+        if (tcp->tw->e[i].lport == 0) {
             slot = i;
             break;
         }
-        if (wren_tcp_seq_lt(tcp->tw[i].expires_ms, tcp->tw[slot].expires_ms)) {
+        if (wren_tcp_seq_lt(tcp->tw->e[i].expires_ms, tcp->tw->e[slot].expires_ms)) {
             slot = i;
         }
         if (i == CONFIG_WREN_TCP_TIMEWAIT_SLOTS - 1) {
             tcp->stats.timewait_evicted++;
         }
     }
-    struct wren_tcp_tw *w = &tcp->tw[slot];
+    struct wren_tcp_tw *w = &tcp->tw->e[slot];
     memcpy(w->laddr, c->laddr, 16);
     memcpy(w->raddr, c->raddr, 16);
     w->lport = c->lport;
@@ -381,8 +388,10 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
     l->conns = conns;
     l->n = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
-        conns[i]->listener = l;
-        conns[i]->tcp = tcp;
+        if (wren_tcp_made(conns[i])) {
+            conns[i]->listener = l;
+            conns[i]->tcp = tcp;
+        }
     }
     l->next = tcp->listeners;
     tcp->listeners = l;
@@ -395,11 +404,28 @@ void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, 
     l->cb_arg = arg;
 }
 
+#if CONFIG_WREN_NODE_MEM
+void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make)
+{
+    l->make = make;
+}
+
+struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned i)
+{
+    struct wren_tcp_conn *c = l->make ? l->make(l, i) : NULL;
+    if (c) {
+        c->listener = l;
+        c->tcp = l->tcp;
+    }
+    return c;
+}
+#endif
+
 struct wren_tcp_conn *wren_tcp_accept(struct wren_tcp_listener *l)
 {
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (!(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
+        if (wren_tcp_made(c) && !(c->flags & TF_HELD) && (c->flags & TF_NOTIFY)) {
             c->flags |= TF_HELD;
             return c;
         }
@@ -412,7 +438,7 @@ void wren_tcp_unlisten(struct wren_tcp_listener *l)
     struct wren_tcp *tcp = l->tcp;
     for (unsigned i = 0; i < l->n; i++) {
         struct wren_tcp_conn *c = l->conns[i];
-        if (!(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
+        if (wren_tcp_made(c) && !(c->flags & TF_HELD) && c->state != WREN_TCP_CLOSED) {
             wren_tcp_abort(c);
         }
     }

@@ -44,7 +44,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/config.h"
 #include "core/module.h"
+#include "core/node.h"
 #include "core/timer.h"
 #include "net/netreg.h"
 
@@ -139,6 +141,9 @@ struct wren_tcp_conn;
 struct wren_tcp_listener;
 typedef void (*wren_tcp_cb)(struct wren_tcp_conn *c, unsigned events, void *arg);
 typedef void (*wren_tcp_listen_cb)(struct wren_tcp_listener *l, void *arg);
+/** Make entry @p i of @p l's pool, which is NULL, on a SYN that finds no
+ *  free one made: set conns[i] (initialised) and return it, or NULL. */
+typedef struct wren_tcp_conn *(*wren_tcp_make_cb)(struct wren_tcp_listener *l, unsigned i);
 
 /** A byte ring: the send buffer (unacknowledged and unsent bytes from
  *  SND.UNA on) or the receive buffer (unread bytes, then room in which
@@ -178,7 +183,7 @@ struct wren_tcp_ring {
     C(keepalive_probes)                                                                                            \
     C(ecn_ce_rx)            /* CE-marked segments received */                                                      \
     C(ecn_reductions)       /* window reductions for ECE */                                                        \
-    C(timewait_evicted)     /* TIME-WAIT entries reused early */                                                   \
+    C(timewait_evicted)     /* TIME-WAIT entries reused early (or none: no memory for the table) */             \
     C(conn_timeouts)        /* connections given up (retries exhausted) */                                         \
     C(user_timeouts)        /* connections aborted by the user timeout */
 
@@ -245,13 +250,31 @@ struct wren_tcp_conn {
 struct wren_tcp_listener {
     struct wren_tcp_listener *next;
     struct wren_tcp *tcp;
-    struct wren_tcp_conn *const *conns; /**< the caller's: connections to accept into */
+    struct wren_tcp_conn *const *conns; /**< the caller's: connections to accept into
+                                             (NULL: not made yet, see make) */
     wren_tcp_listen_cb cb;        /**< a connection is ready to accept */
+#if CONFIG_WREN_NODE_MEM
+    wren_tcp_make_cb make;        /**< makes a NULL entry of conns on demand, or NULL */
+#endif
     void *cb_arg;
     uint8_t laddr[16];            /**< :: = any */
     uint16_t lport;
     uint8_t if_id;                /**< 0 = any */
     uint8_t n;                    /**< entries in conns */
+};
+
+/** A connection in TIME-WAIT, kept by the layer. */
+struct wren_tcp_tw {
+    uint8_t laddr[16], raddr[16];
+    uint16_t lport, rport;
+    uint32_t snd_nxt, rcv_nxt, ts_recent, ts_offset;
+    uint32_t expires_ms;      /**< 0 = free */
+    uint8_t if_id, ts_ok;
+};
+
+/** The TIME-WAIT table. */
+struct wren_tcp_tws {
+    struct wren_tcp_tw e[CONFIG_WREN_TCP_TIMEWAIT_SLOTS];
 };
 
 /** The layer. */
@@ -262,13 +285,8 @@ struct wren_tcp {
     struct wren_tcp_conn *conns;
     struct wren_tcp_listener *listeners;
     struct wren_timer tw_timer;   /**< expires TIME-WAIT entries */
-    struct wren_tcp_tw {
-        uint8_t laddr[16], raddr[16];
-        uint16_t lport, rport;
-        uint32_t snd_nxt, rcv_nxt, ts_recent, ts_offset;
-        uint32_t expires_ms;      /**< 0 = free */
-        uint8_t if_id, ts_ok;
-    } tw[CONFIG_WREN_TCP_TIMEWAIT_SLOTS];
+    WREN_LAZY(struct wren_tcp_tws, tw); /**< made by the first connection to enter TIME-WAIT
+                                             (core/node.h) */
     uint8_t isn_key[16];          /**< RFC 6528 secret */
     uint32_t user_timeout_ms;     /**< CONFIG_WREN_TCP_USER_TIMEOUT_MS unless set */
     uint32_t challenge_sec;       /**< second of the challenge-ACK budget */
@@ -307,6 +325,10 @@ int wren_tcp_connect(struct wren_tcp *tcp, struct wren_tcp_conn *c, const uint8_
 /**
  * @brief Listen on [@p laddr]:@p lport (@p laddr NULL or :: = any address)
  *        with @p n connections (already wren_tcp_conn_init'ed) to accept into.
+ *        Entries of @p conns may be NULL when the caller sets a make hook
+ *        (wren_tcp_listen_set_make) right after: they are made on the first
+ *        SYN that finds no free entry made (so that a listener that is never
+ *        connected to costs no connection memory).
  * @return 0, -EADDRINUSE, -EINVAL.
  */
 int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uint8_t *laddr,
@@ -314,6 +336,12 @@ int wren_tcp_listen(struct wren_tcp *tcp, struct wren_tcp_listener *l, const uin
 
 /** @brief Call @p cb(l, arg) when a connection is ready to accept. */
 void wren_tcp_listen_set_cb(struct wren_tcp_listener *l, wren_tcp_listen_cb cb, void *arg);
+
+#if CONFIG_WREN_NODE_MEM
+/** @brief Make NULL entries of @p l's pool with @p make when a SYN needs one
+ *         (only with CONFIG_WREN_NODE_MEM: a pool made on demand). */
+void wren_tcp_listen_set_make(struct wren_tcp_listener *l, wren_tcp_make_cb make);
+#endif
 
 /** @brief An established connection of @p l not yet accepted, or NULL.
  *  It is the caller's until wren_tcp_release(), which gives it back to the

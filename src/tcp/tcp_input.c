@@ -811,10 +811,19 @@ static void listen_input(struct wren_tcp *tcp, struct wren_tcp_listener *l,
     struct wren_tcp_conn *c = NULL;
     for (unsigned i = 0; i < l->n && c == NULL; i++) {
         struct wren_tcp_conn *p = l->conns[i];
-        if (p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
+        if (wren_tcp_made(p) && p->state == WREN_TCP_CLOSED && !(p->flags & TF_HELD)) {
             c = p;
         }
     }
+#if CONFIG_WREN_NODE_MEM
+    /* none free of those made: make one (a pool made on demand; no memory
+     * for it counts as the pool exhausted, below) */
+    for (unsigned i = 0; i < l->n && c == NULL; i++) {
+        if (l->conns[i] == NULL && (c = wren_tcp_listen_make(l, i)) == NULL) {
+            break;
+        }
+    }
+#endif
     if (c == NULL) {
         /* the oldest half-open one (the list is newest first) gives way */
         for (struct wren_tcp_conn *p = tcp->conns; p; p = p->next) {
@@ -931,8 +940,8 @@ static struct wren_tcp_conn *conn_find(struct wren_tcp *tcp, const struct tcp_se
 /* the TIME-WAIT entry of @p seg's four-tuple, if any */
 static struct wren_tcp_tw *tw_find(struct wren_tcp *tcp, const struct tcp_seg *seg)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        struct wren_tcp_tw *w = &tcp->tw[i];
+    for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS && wren_tcp_tw_made(tcp); i++) {
+        struct wren_tcp_tw *w = &tcp->tw->e[i];
         if (w->lport && w->lport == seg->h.dst_port && w->rport == seg->h.src_port &&
             !memcmp(w->raddr, seg->src, 16) && !memcmp(w->laddr, seg->dst, 16)) {
             return w;

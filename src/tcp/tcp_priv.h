@@ -69,6 +69,24 @@ void wren_tcp_timer_update(struct wren_tcp_conn *c);
 void wren_tcp_rexmt_arm(struct wren_tcp_conn *c, uint32_t ms);
 void wren_tcp_closed(struct wren_tcp_conn *c, int err);
 void wren_tcp_conn_clear(struct wren_tcp_conn *c);
+/* entry @p i of @p l's pool (NULL) made by its make hook, tied to @p l; or NULL */
+struct wren_tcp_conn *wren_tcp_listen_make(struct wren_tcp_listener *l, unsigned i);
+/* whether the TIME-WAIT table is made (always, without CONFIG_WREN_NODE_MEM) */
+static inline bool wren_tcp_tw_made(const struct wren_tcp *tcp)
+{
+#if CONFIG_WREN_NODE_MEM
+    return tcp->tw != NULL;
+#else
+    (void)tcp;
+    return true;
+#endif
+}
+
+/* whether a listener's pool entry is made (always, without CONFIG_WREN_NODE_MEM) */
+static inline bool wren_tcp_made(const struct wren_tcp_conn *c)
+{
+    return !CONFIG_WREN_NODE_MEM || c != NULL;
+}
 /* link @p c into the layer with a fresh ISN, RTO and send sequence space */
 void wren_tcp_conn_start(struct wren_tcp *tcp, struct wren_tcp_conn *c);
 void wren_tcp_event(struct wren_tcp_conn *c, unsigned ev);

@@ -35,6 +35,31 @@ struct fx_store {
 
 static void release(void);
 
+/* the nodes' rt `mem` op: a piece of its own for each request, freed by release() */
+static void *fx_mem(void *rt, struct wren_node *node, const struct wren_module_ops *owner,
+                    size_t size)
+{
+    (void)rt;
+    (void)node;
+    (void)owner;
+    void **p = calloc(1, 16 + size); /* [next, pad] then the memory, 16-aligned */
+    if (p == NULL) {
+        return NULL;
+    }
+    p[0] = fx.mem;
+    fx.mem = p;
+    return (uint8_t *)p + 16;
+}
+
+unsigned fx_mem_pieces(void)
+{
+    unsigned n = 0;
+    for (void **p = fx.mem; p; p = p[0]) {
+        n++;
+    }
+    return n;
+}
+
 int fx_setup(void **state)
 {
     if (fx.up) {
@@ -44,6 +69,8 @@ int fx_setup(void **state)
     fx.up = true;
     fx.seed = 1;
     wren_world_init(&fx.world, 1);
+    fx.world_ops = wren_world_rt_ops;
+    fx.world_ops.mem = fx_mem;
     if (state) {
         *state = &fx;
     }
@@ -120,6 +147,10 @@ static void release(void)
     for (unsigned i = 0; i < fx.n_pbs; i++) {
         free(fx.pb_arenas[i]);
         free(fx.pbs[i]);
+    }
+    for (void **p = fx.mem, **next; p; p = next) {
+        next = p[0];
+        free(p);
     }
     memset(&fx, 0, sizeof(fx));
 }
@@ -248,7 +279,7 @@ struct wren_sim_radio *fx_radio(void)
 
 struct fx_node *fx_node_ex(unsigned parts, size_t arena, uint32_t id, uint64_t seed)
 {
-    struct fx_node *n = node_alloc(arena, id, seed, &wren_world_rt_ops, &fx.world);
+    struct fx_node *n = node_alloc(arena, id, seed, &fx.world_ops, &fx.world);
     device_setup(n, parts);
     node_build(n, parts);
     return n;
@@ -264,8 +295,8 @@ struct fx_node *fx_node(unsigned parts)
 void fx_wire(unsigned parts, size_t arena, uint64_t seed, struct fx_node **a, struct fx_node **b)
 {
     CHECK(parts & (FX_LOOPBACK | FX_ETHERNET));
-    struct fx_node *x = node_alloc(arena, 1, seed, &wren_world_rt_ops, &fx.world);
-    struct fx_node *y = node_alloc(arena, 2, seed, &wren_world_rt_ops, &fx.world);
+    struct fx_node *x = node_alloc(arena, 1, seed, &fx.world_ops, &fx.world);
+    struct fx_node *y = node_alloc(arena, 2, seed, &fx.world_ops, &fx.world);
     device_setup(x, parts);
     device_setup(y, parts);
     wren_loopback_pair(x->lo, y->lo);

@@ -145,10 +145,15 @@ struct fx {
     unsigned n_extra;
     struct wren_host host;
     bool host_up;
+    struct wren_rt_ops world_ops;         /**< fx.world's rt ops, with `mem` (fx_node's) */
+    void *mem;                            /**< what their modules made on first use */
 };
 
 /** The running test's fixture. */
 extern struct fx fx;
+
+/** @brief Pieces fx_node's modules made on first use so far (wren_node_mem). */
+unsigned fx_mem_pieces(void);
 
 /** cmocka setup: a fresh world (seed 1) at time 0; *state = &fx. */
 int fx_setup(void **state);

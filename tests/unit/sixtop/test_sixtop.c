@@ -232,7 +232,7 @@ static void make(unsigned n, bool msf)
         f->rank = RPL_INFINITE_RANK;
         f->n->netif->link = &fake_link;
         CHECK_EQ(wren_sixtop_init(&f->n->node, &f->s, f->n->if_id), 0);
-        f->s.msf.cfg.enabled = msf;
+        f->s.tab->msf.cfg.enabled = msf;
     }
 }
 
@@ -381,7 +381,7 @@ TEST(test_sixtop__lost_response_seqnum_clear)
     CHECK_EQ(wren_sixtop_seqnum(&a->s, b->eui), 0);
     CHECK_EQ(wren_sixtop_seqnum(&b->s, a->eui), 1);
 
-    a->s.msf.cfg.enabled = 1; /* MSF reacts to the error (it starts nothing else: no parent) */
+    a->s.tab->msf.cfg.enabled = 1; /* MSF reacts to the error (it starts nothing else: no parent) */
     CHECK_EQ(wren_sixtop_request(&a->s, b->eui, SIXP_CMD_COUNT, SIXP_CELL_TX, 0, NULL, 0), 0);
     fx_run_us(100000);
     CHECK_EQ(b->s.stats.rx_err_seqnum, 1);
@@ -577,7 +577,7 @@ TEST(test_msf__cells_follow_the_parent)
     }
     CHECK(found);
     CHECK(ac.slot_offset >= 1 && ac.slot_offset <= 100 && ac.channel_offset < 16);
-    CHECK_EQ(a->s.msf.auto_c.slot_offset, ac.slot_offset);
+    CHECK_EQ(a->s.tab->msf.auto_c.slot_offset, ac.slot_offset);
     CHECK_EQ(memcmp(a->ts, b->eui, 8), 0);
     CHECK_EQ(a->jp, 2); /* DAGRank(768) - 1 */
     CHECK_EQ(b->jp, 0); /* the root's */
@@ -647,7 +647,7 @@ TEST(test_msf__cells_follow_the_parent)
             }
         }
     }
-    a->s.msf.next_housekeeping_s = 0;
+    a->s.tab->msf.next_housekeeping_s = 0;
     fx_run_us(2000000);
     CHECK_EQ(a->s.stats.msf_relocate, 1);
     CHECK_EQ(cells_with(a, b, WREN_TSCH_CELL_TX), 2);
@@ -725,7 +725,7 @@ TEST(test_msf__full_schedule_asks_and_grants_no_more)
 
     /* room at both: the cell comes, mirrored */
     free_manual_cells(b);
-    a->s.msf.wait_until_s = 0;
+    a->s.tab->msf.wait_until_s = 0;
     fx_run_us(3000000);
     CHECK_EQ(cells_with(a, b, WREN_TSCH_CELL_TX), 1);
     check_mirrored(a, b);
@@ -743,7 +743,7 @@ TEST(test_msf__relay_grants_cells_once_it_has_its_own)
     struct fake *a = &F[0], *b = &F[1], *c = &F[2];
     with_rpl(c, 256, NULL);
     with_rpl(b, 512, c);
-    b->s.msf.cfg.enabled = 0; /* b asks c for nothing yet */
+    b->s.tab->msf.cfg.enabled = 0; /* b asks c for nothing yet */
     fx_run_us(1500000);       /* b in the DODAG (its join priority set), then a */
     with_rpl(a, 768, b);
     fx_run_us(3000000);
@@ -754,7 +754,7 @@ TEST(test_msf__relay_grants_cells_once_it_has_its_own)
     CHECK(a->s.stats.msf_waitretry >= 1); /* SUCCESS with no cell: wait, ask again */
 
     /* b gets its cell to c; a's next ADD (after its 30-60 s wait) gets one */
-    b->s.msf.cfg.enabled = 1;
+    b->s.tab->msf.cfg.enabled = 1;
     fx_run_us(3000000);
     CHECK_EQ(cells_with(b, c, WREN_TSCH_CELL_TX), 1);
     fx_run_us(62000000);
@@ -777,7 +777,7 @@ TEST(test_msf__adapts_after_32_elapsed_cells)
     with_rpl(a, 768, b);
     fx_run_us(2000000);
     CHECK_EQ(cells_with(a, b, WREN_TSCH_CELL_TX), 1);
-    CHECK_EQ(a->s.msf.cfg.max_num_cells, 32);
+    CHECK_EQ(a->s.tab->msf.cfg.max_num_cells, 32);
     for (int i = 0; i < CELLS; i++) {
         if (a->cells[i].kind == WREN_TSCH_CELL_NEGOTIATED) {
             a->cells[i].elapsed += 32;

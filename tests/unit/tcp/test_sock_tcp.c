@@ -748,6 +748,48 @@ TEST(test_sock_tcp__callbacks_only)
     TEARDOWN();
 }
 
+/* ---- sockets made on demand --------------------------------------------------------- */
+
+/* A lazy queue makes a socket only when a SYN finds every one made so far in
+ * use, from the node's memory, and reuses it after; a listener nobody
+ * connects to costs none. */
+TEST(test_sock_tcp__lazy_listen_makes_sockets_on_demand)
+{
+    struct wren_sock_tcp_ep local = { .port = 7 };
+    CHECK_EQ(wren_sock_tcp_listen_lazy(node, &s.q, &local, 2, &wren_tcp_module), 0);
+    run_ms(100);
+    CHECK_EQ(fx_mem_pieces(), 0);
+    struct wren_sock_tcp *c1 = connect_pair();
+    CHECK(c1 != NULL);
+    CHECK_EQ(fx_mem_pieces(), 1);
+    CHECK_EQ(wren_sock_tcp_connect(node, &s.cli2, &srv_ep, 0, 0), -EINPROGRESS);
+    run_ms(10);
+    struct wren_sock_tcp *c2 = NULL;
+    CHECK_EQ(wren_sock_tcp_accept(&s.q, &c2, 0), 0);
+    CHECK(c2 != c1);
+    CHECK_EQ(fx_mem_pieces(), 2);
+    /* c1 closed and released: the next connection takes it again; the
+     * first close made the layer's TIME-WAIT table, once */
+    CHECK(tcp->tw == NULL);
+    wren_sock_tcp_disconnect(&s.cli);
+    wren_sock_tcp_disconnect(c1);
+    run_ms(CONFIG_WREN_TCP_TIME_WAIT_MS + 1000);
+    CHECK_EQ(s.cli.flags, 0);
+    CHECK(tcp->tw != NULL);
+    CHECK_EQ(fx_mem_pieces(), 3);
+    struct wren_sock_tcp *c3 = connect_pair();
+    CHECK(c3 == c1);
+    CHECK_EQ(fx_mem_pieces(), 3);
+    CHECK_EQ(tcp->stats.syn_drop_pool, 0);
+    wren_sock_tcp_disconnect(&s.cli);
+    wren_sock_tcp_disconnect(&s.cli2);
+    wren_sock_tcp_disconnect(c2);
+    wren_sock_tcp_disconnect(c3);
+    run_ms(100);
+    wren_sock_tcp_stop_listen(&s.q);
+    TEARDOWN();
+}
+
 /* ---- misuse ------------------------------------------------------------------------- */
 
 TEST(test_sock_tcp__blocking_outside_a_thread_is_edeadlk)
@@ -883,6 +925,7 @@ int main(void)
         FX_TEST_SETUP(test_sock_tcp__lingering_socket_is_reset_when_the_peer_never_closes, setup),
         FX_TEST_SETUP(test_sock_tcp__disconnect_wakes_connect_and_a_second_reader_is_ebusy, setup),
         FX_TEST_SETUP(test_sock_tcp__callbacks_only, setup),
+        FX_TEST_SETUP(test_sock_tcp__lazy_listen_makes_sockets_on_demand, setup),
         FX_TEST_SETUP(test_sock_tcp__blocking_outside_a_thread_is_edeadlk, setup),
         FX_TEST_SETUP(
             test_sock_tcp__disconnect_in_a_simultaneous_open_sends_the_fin_once_established,

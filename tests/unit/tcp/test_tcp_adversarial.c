@@ -740,7 +740,7 @@ TEST(test_tcp_simultaneous_open__shutdown_in_syn_received_sends_fin)
     b.flags = TCP_ACK | TCP_FIN;
     inject(&b);
     CHECK_EQ(cli.c.state, WREN_TCP_CLOSED);
-    CHECK_EQ(tcp->tw[0].lport, 6000);
+    CHECK_EQ(tcp->tw->e[0].lport, 6000);
     eps_release();
     TEARDOWN();
 }
@@ -850,10 +850,10 @@ TEST(test_tcp_timewait__bare_acks_do_not_loop)
     wren_tcp_shutdown(&s->c);
     run_ms(10);
     CHECK_EQ(cli.c.state, WREN_TCP_CLOSED);
-    CHECK(tcp->tw[0].lport == cli.c.lport);
+    CHECK(tcp->tw->e[0].lport == cli.c.lport);
     wren_tcp_release(&s->c);
     struct seg syn = { .src = lo, .dst = lo, .sport = cli.c.lport, .dport = 80,
-                       .seq = tcp->tw[0].rcv_nxt + 100000, .flags = TCP_SYN, .window = 2048 };
+                       .seq = tcp->tw->e[0].rcv_nxt + 100000, .flags = TCP_SYN, .window = 2048 };
     static const uint8_t ts[12] = { TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, 10, 0x7f, 0xff, 0xff };
     syn.opts = ts;
     syn.optlen = sizeof(ts);

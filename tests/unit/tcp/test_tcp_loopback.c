@@ -152,11 +152,11 @@ TEST(test_tcp__loopback_bulk_both_ways_and_close)
     /* one side went through TIME-WAIT, and it expires */
     int tw = 0;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        tw += tcp->tw[i].lport != 0;
+        tw += tcp->tw->e[i].lport != 0;
     }
     CHECK_EQ(tw, 1);
     fx_run_us(CONFIG_WREN_TCP_TIME_WAIT_MS * 1000ull + 1000000);
-    CHECK_EQ(tcp->tw[0].lport + tcp->tw[1].lport + tcp->tw[2].lport + tcp->tw[3].lport, 0);
+    CHECK_EQ(tcp->tw->e[0].lport + tcp->tw->e[1].lport + tcp->tw->e[2].lport + tcp->tw->e[3].lport, 0);
     wren_tcp_release(&srv.c);
     wren_tcp_unlisten(&lis);
     TEARDOWN();
@@ -238,7 +238,7 @@ TEST(test_tcp__simultaneous_open)
     CHECK_EQ(srv.closed, 1);
     int tw = 0;
     for (unsigned i = 0; i < CONFIG_WREN_TCP_TIMEWAIT_SLOTS; i++) {
-        tw += tcp->tw[i].lport != 0;
+        tw += tcp->tw->e[i].lport != 0;
     }
     CHECK_EQ(tw, 2);
     TEARDOWN();
