@@ -75,6 +75,7 @@
 #include "net/netdev.h"
 #include "net/netopt.h"
 #include "sim/pathloss.h"
+#include "sim/grid.h"
 #include "sim/pcap.h"
 #include "sim/world.h"
 
@@ -218,6 +219,10 @@ struct wren_medium {
     struct wren_pathloss pathloss;
     uint64_t pathloss_seed; /**< the shadowing draws */
     struct wren_pcap pcap;
+    struct wren_sim_grid grid; /**< where the radios are (runtime/sim/grid.h) */
+    double max_reach;       /**< the longest reach a model has linked over */
+    bool links_far;         /**< links the grid may not cover (set_link, a
+                                 model's reach shrank): scan every radio */
 };
 
 /** @brief Start an empty medium in @p world. */
