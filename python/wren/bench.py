@@ -681,3 +681,8 @@ def bench_rpl_grid_1000() -> list[Record]:
 
 BENCHES["rpl_mesh_50"] = bench_rpl_mesh_50
 BENCHES["rpl_grid_1000"] = bench_rpl_grid_1000
+
+# issue 25's records of the simulator at scale (python/wren/bench_scale.py)
+from . import bench_scale  # noqa: E402
+
+BENCHES.update(bench_scale.BENCHES_SCALE)
