@@ -175,6 +175,8 @@ int wren_sim_grid_near(struct wren_sim_grid *g, const double xyz[3])
             }
         }
     }
-    qsort(g->found, g->n_found, sizeof(*g->found), cmp_u32);
+    if (g->n_found > 1) {
+        qsort(g->found, g->n_found, sizeof(*g->found), cmp_u32);
+    }
     return 0;
 }
