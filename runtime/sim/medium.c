@@ -73,6 +73,7 @@ static uint8_t air_len(const struct wren_sim_radio *r)
  * the radio a few links ahead while handling this one, so that the cache
  * misses overlap instead of queueing one after another. */
 #define PREFETCH_AHEAD 4u
+#define PREFETCH_BURST 16u
 
 /* the lines a frame's start and end read and write: channel, state,
  * tx_phase, audible, rx_from; state_since and time_in */
@@ -85,7 +86,7 @@ static inline void prefetch_radio(const struct wren_sim_radio *r)
 static inline void prefetch_rx(const struct wren_medium *m, const struct wren_sim_radio *tx,
                                uint32_t i)
 {
-    if (i + PREFETCH_AHEAD < tx->n_links) {
+    if (i + PREFETCH_AHEAD >= PREFETCH_BURST && i + PREFETCH_AHEAD < tx->n_links) {
         prefetch_radio(m->radios[tx->links[i + PREFETCH_AHEAD].to]);
     }
 }
@@ -93,7 +94,7 @@ static inline void prefetch_rx(const struct wren_medium *m, const struct wren_si
 static void frame_starts(struct wren_sim_radio *tx)
 {
     struct wren_medium *m = tx->medium;
-    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_AHEAD; i++) {
+    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_BURST; i++) {
         prefetch_radio(m->radios[tx->links[i].to]);
     }
     for (uint32_t i = 0; i < tx->n_links; i++) {
@@ -208,7 +209,7 @@ static void frame_ends(struct wren_sim_radio *tx)
 {
     struct wren_medium *m = tx->medium;
     uint64_t now = m->world->now;
-    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_AHEAD; i++) {
+    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_BURST; i++) {
         prefetch_radio(m->radios[tx->links[i].to]);
     }
     for (uint32_t i = 0; i < tx->n_links; i++) {
