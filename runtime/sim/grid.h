@@ -44,8 +44,8 @@ void wren_sim_grid_destroy(struct wren_sim_grid *g);
 
 /**
  * @brief Set the reach (metres, > 0) of later queries. A different reach
- *        re-files every radio into cells of the new size from @p x, @p y,
- *        @p z (arrays of the n radios' coordinates, read through @p pos).
+ *        re-files every radio into cells of the new size, reading radio i's
+ *        coordinates through @p pos(@p ctx, i, xyz).
  * @return 0 or -ENOMEM (the grid is then empty).
  */
 int wren_sim_grid_set_reach(struct wren_sim_grid *g, double reach,

@@ -231,7 +231,9 @@ void wren_medium_init(struct wren_medium *m, struct wren_world *w);
 void wren_medium_destroy(struct wren_medium *m);
 
 /** @brief Use the distance model: every pair within @p range metres gets
- *         links with reception ratio @p prr (applies to radios added later). */
+ *         links with reception ratio @p prr (applies to radios added later).
+ *         A new radio finds those pairs through the medium's grid
+ *         (runtime/sim/grid.h), not by measuring every other radio. */
 void wren_medium_set_range(struct wren_medium *m, double range, double prr);
 
 /**
