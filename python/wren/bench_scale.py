@@ -19,13 +19,14 @@ from .bench import Record, _field, _record
 BUSY_INTERVAL_S = 0.2
 
 
-def _busy_run(n: int, sim_seconds: float) -> dict[str, float]:
-    """n nodes of the busy field for sim_seconds: wall time and events of
-    the run alone (creation apart)."""
+def _busy_run(n: int, sim_seconds: float, interval_s: float = BUSY_INTERVAL_S
+              ) -> dict[str, float]:
+    """n nodes of the busy field (one broadcast per node per interval_s) for
+    sim_seconds: wall time and events of the run alone (creation apart)."""
     t0 = time.perf_counter()
     sim = _field(n, 2)
     for i in range(n):
-        sim.rawgen(i, -1, size=60, interval_s=BUSY_INTERVAL_S, timing="poisson")
+        sim.rawgen(i, -1, size=60, interval_s=interval_s, timing="poisson")
     t1, c1 = time.perf_counter(), time.process_time()
     sim.run(sim_seconds)
     wall, cpu = time.perf_counter() - t1, time.process_time() - c1
@@ -229,3 +230,12 @@ BENCHES_SCALE = {
     "sim_speed_100k_idle": bench_sim_speed_100k_idle,
     "rpl_formation_10k": bench_rpl_formation_10k,
 }
+
+
+if __name__ == "__main__":
+    # the profiling run of docs/architecture.md ("Simulator speed at scale"):
+    #   python -m wren.bench_scale NODES SIM_SECONDS [INTERVAL_S]
+    # (under `perf record`; WREN_LIB=... to run another build's library)
+    import sys
+    _busy_run(int(sys.argv[1]), float(sys.argv[2]),
+              float(sys.argv[3]) if len(sys.argv) > 3 else BUSY_INTERVAL_S)
