@@ -736,3 +736,16 @@ def bench_ndn() -> list[Record]:
 
 
 BENCHES["ndn"] = bench_ndn
+
+
+def _scale(name: str) -> Callable[[], list[Record]]:
+    """Issue 25's records of the simulator at scale (python/wren/bench_scale.py,
+    which imports this module: imported when run)."""
+    def run() -> list[Record]:
+        from . import bench_scale
+        return bench_scale.BENCHES_SCALE[name]()
+    return run
+
+
+for _name in ("sim_scaling", "sim_speed_100k_idle", "rpl_formation_10k"):
+    BENCHES[_name] = _scale(_name)

@@ -277,8 +277,12 @@ def _worker_init(env: Mapping[str, str]) -> None:
 def _env() -> dict[str, str]:
     """What a worker needs to find this tree's simulator library."""
     from . import lib
-    return {"WREN_ROOT": str(paths.ROOT), "WREN_BUILD": str(paths.BUILD),
-            "WREN_LIB": str(lib.library_path()), "WREN_PROGRESS": "0"}
+    env = {"WREN_ROOT": str(paths.ROOT), "WREN_BUILD": str(paths.BUILD),
+           "WREN_LIB": str(lib.library_path()), "WREN_PROGRESS": "0"}
+    if os.environ.get("GLIBC_TUNABLES"):
+        # ./wren's huge pages (see the launcher) for Ray's workers too
+        env["GLIBC_TUNABLES"] = os.environ["GLIBC_TUNABLES"]
+    return env
 
 
 # ---- executors ----------------------------------------------------------

@@ -69,10 +69,36 @@ static uint8_t air_len(const struct wren_sim_radio *r)
     return r->air_ack ? (uint8_t)sizeof(r->ack_buf) : r->tx_len;
 }
 
+/* The receivers of a frame lie scattered over the nodes' memory: ask for
+ * the radio a few links ahead while handling this one, so that the cache
+ * misses overlap instead of queueing one after another. */
+#define PREFETCH_AHEAD 4u
+#define PREFETCH_BURST 16u
+
+/* the lines a frame's start and end read and write: channel, state,
+ * tx_phase, audible, rx_from; state_since and time_in */
+static inline void prefetch_radio(const struct wren_sim_radio *r)
+{
+    __builtin_prefetch(&r->channel, 1);
+    __builtin_prefetch(&r->state_since, 1);
+}
+
+static inline void prefetch_rx(const struct wren_medium *m, const struct wren_sim_radio *tx,
+                               uint32_t i)
+{
+    if (i + PREFETCH_AHEAD >= PREFETCH_BURST && i + PREFETCH_AHEAD < tx->n_links) {
+        prefetch_radio(m->radios[tx->links[i + PREFETCH_AHEAD].to]);
+    }
+}
+
 static void frame_starts(struct wren_sim_radio *tx)
 {
     struct wren_medium *m = tx->medium;
+    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_BURST; i++) {
+        prefetch_radio(m->radios[tx->links[i].to]);
+    }
     for (uint32_t i = 0; i < tx->n_links; i++) {
+        prefetch_rx(m, tx, i);
         const struct wren_sim_link *l = &tx->links[i];
         struct wren_sim_radio *rx = m->radios[l->to];
         if (rx->channel != tx->channel) {
@@ -183,7 +209,11 @@ static void frame_ends(struct wren_sim_radio *tx)
 {
     struct wren_medium *m = tx->medium;
     uint64_t now = m->world->now;
+    for (uint32_t i = 0; i < tx->n_links && i < PREFETCH_BURST; i++) {
+        prefetch_radio(m->radios[tx->links[i].to]);
+    }
     for (uint32_t i = 0; i < tx->n_links; i++) {
+        prefetch_rx(m, tx, i);
         const struct wren_sim_link *l = &tx->links[i];
         struct wren_sim_radio *rx = m->radios[l->to];
         if (rx->channel != tx->channel) {
@@ -468,7 +498,21 @@ static void rx_abort(struct wren_sim_radio *r)
     }
 }
 
-/* SET CHANNEL: 11..26, not while sending */
+/* links of @p o's frame on the air that reach @p r */
+static uint16_t audible_from(const struct wren_sim_radio *o, const struct wren_sim_radio *r)
+{
+    uint16_t k = 0;
+    if (o == r || o->tx_phase != SIM_TX_ON_AIR || o->channel != r->channel) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < o->n_links; i++) {
+        k += o->links[i].to == r->index;
+    }
+    return k;
+}
+
+/* SET CHANNEL: 11..26, not while sending; with only the models' links, the
+ * radios that can reach it are in the grid's cells around it */
 static int set_channel(struct wren_sim_radio *r, const void *val, size_t len)
 {
     uint16_t ch;
@@ -486,16 +530,12 @@ static int set_channel(struct wren_sim_radio *r, const void *val, size_t len)
      * hears those frames' energy but locks onto none of them) */
     r->channel = ch;
     r->audible = 0;
-    for (uint32_t i = 0; i < r->medium->n_radios; i++) {
-        struct wren_sim_radio *o = r->medium->radios[i];
-        if (o == r || o->tx_phase != SIM_TX_ON_AIR || o->channel != ch) {
-            continue;
-        }
-        for (uint32_t k = 0; k < o->n_links; k++) {
-            if (o->links[k].to == r->index) {
-                r->audible++;
-            }
-        }
+    struct wren_medium *m = r->medium;
+    double xyz[3] = { r->x, r->y, r->z };
+    bool near = !m->links_far && m->grid.reach > 0 && wren_sim_grid_near(&m->grid, xyz) == 0;
+    uint32_t n = near ? m->grid.n_found : m->n_radios;
+    for (uint32_t j = 0; j < n; j++) {
+        r->audible += audible_from(m->radios[near ? m->grid.found[j] : j], r);
     }
     return 0;
 }
@@ -577,6 +617,7 @@ void wren_medium_destroy(struct wren_medium *m)
     }
     free(m->radios);
     m->radios = NULL;
+    wren_sim_grid_destroy(&m->grid);
     m->n_radios = m->cap_radios = 0;
     wren_pcap_close(&m->pcap);
 }
@@ -676,6 +717,106 @@ static int put_link(struct wren_sim_radio *from, uint32_t to, uint16_t prr, int1
     return 0;
 }
 
+/* the model's reach: no radio further away gets a link (0: no model) */
+static double model_reach(const struct wren_medium *m)
+{
+    if (m->pathloss_on) {
+        /* the strongest shadowing wren_pathloss_rssi can draw: Box-Muller's
+         * u1 is at least 2^-54, so |z| <= sqrt(108 ln 2) = 8.652 */
+        const struct wren_pathloss *p = &m->pathloss;
+        double budget = p->tx_power_dbm - p->ref_loss_db + p->sigma_db * 8.66 - p->noise_dbm -
+                        WREN_PATHLOSS_MIN_SNR_DB;
+        double d = pow(10.0, budget / (10.0 * p->exponent));
+        return d < 1.0 ? 1.0 : d > 1e12 ? 1e12 : d;
+    }
+    return m->range > 0 ? m->range : 0;
+}
+
+static void radio_pos(void *ctx, uint32_t i, double xyz[3])
+{
+    const struct wren_sim_radio *r = ((const struct wren_medium *)ctx)->radios[i];
+    xyz[0] = r->x;
+    xyz[1] = r->y;
+    xyz[2] = r->z;
+}
+
+/* the grid in cells of the model's reach, and radio @p r filed in it; then
+ * g->found holds the earlier radios that may be within reach */
+static int grid_file(struct wren_medium *m, struct wren_sim_radio *r, double reach)
+{
+    struct wren_sim_grid *g = &m->grid;
+    double xyz[3] = { r->x, r->y, r->z };
+    if (reach > 0) {
+        if (reach < m->max_reach) {
+            m->links_far = true; /* earlier links reach further than the cells */
+        }
+        m->max_reach = reach > m->max_reach ? reach : m->max_reach;
+        if (wren_sim_grid_set_reach(g, reach, radio_pos, m) < 0) {
+            return -ENOMEM;
+        }
+    }
+    g->n_found = 0;
+    if (reach > 0 && wren_sim_grid_near(g, xyz) < 0) {
+        return -ENOMEM;
+    }
+    return wren_sim_grid_add(g, xyz);
+}
+
+static int link_pathloss(struct wren_medium *m, struct wren_sim_radio *r, uint32_t i)
+{
+    struct wren_sim_radio *o = m->radios[i];
+    double dx = o->x - r->x, dy = o->y - r->y, dz = o->z - r->z;
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    double rssi = wren_pathloss_rssi(&m->pathloss, d, m->pathloss_seed, i, r->index);
+    double snr = rssi - m->pathloss.noise_dbm;
+    if (snr < WREN_PATHLOSS_MIN_SNR_DB) {
+        return 0;
+    }
+    double prr = wren_pathloss_prr(snr, WREN_PHY_MAX_PSDU);
+    float lpo = (float)(8.0 * log1p(-wren_pathloss_ber(snr)));
+    int16_t rs = (int16_t)lround(rssi < -200 ? -200 : rssi > 100 ? 100 : rssi);
+    uint16_t p = (uint16_t)lround(prr * 65535.0);
+    if (put_link(o, r->index, p, rs, lpo) < 0 || put_link(r, i, p, rs, lpo) < 0) {
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int link_range(struct wren_medium *m, struct wren_sim_radio *r, uint32_t i)
+{
+    struct wren_sim_radio *o = m->radios[i];
+    double dx = o->x - r->x, dy = o->y - r->y, dz = o->z - r->z;
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    if (!(d <= m->range)) { /* NaN too */
+        return 0;
+    }
+    int16_t rssi = rssi_at(d);
+    if (put_link(o, r->index, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0 ||
+        put_link(r, i, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0) {
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static void radio_defaults(struct wren_medium *m, struct wren_sim_radio *r)
+{
+    r->netdev.driver = &sim_radio_driver;
+    r->medium = m;
+    r->index = m->n_radios;
+    r->channel = 26;
+    r->pan = 0x0023;
+    r->state = WREN_NETOPT_STATE_OFF;
+    r->state_since = m->world->now;
+    uint32_t id = r->index;
+    put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
+    wren_ieee802154_eui64_from_id(id, r->long_addr); /* as wren-node's for the same id */
+    r->proc_delay_us = m->proc_delay_us;
+    r->rx_proc_delay_us = m->rx_proc_delay_us;
+    wren_timer_init(&r->tx_timer, tx_timer_cb, r);
+    wren_timer_init(&r->rx_timer, rx_timer_cb, r);
+    wren_timer_init(&r->proc_timer, proc_timer_cb, r);
+}
+
 int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, double x,
                           double y, double z)
 {
@@ -689,56 +830,21 @@ int wren_medium_add_radio(struct wren_medium *m, struct wren_sim_radio *r, doubl
         m->cap_radios = cap;
     }
     memset(r, 0, sizeof(*r));
-    r->netdev.driver = &sim_radio_driver;
-    r->medium = m;
-    r->index = m->n_radios;
+    radio_defaults(m, r);
     r->x = x;
     r->y = y;
     r->z = z;
-    r->channel = 26;
-    r->pan = 0x0023;
-    r->state = WREN_NETOPT_STATE_OFF;
-    r->state_since = m->world->now;
-    uint32_t id = r->index;
-    put_be16(r->short_addr, id < 0xfffe ? (uint16_t)id : 0xfffe);
-    wren_ieee802154_eui64_from_id(id, r->long_addr); /* as wren-node's for the same id */
-    r->proc_delay_us = m->proc_delay_us;
-    r->rx_proc_delay_us = m->rx_proc_delay_us;
-    wren_timer_init(&r->tx_timer, tx_timer_cb, r);
-    wren_timer_init(&r->rx_timer, rx_timer_cb, r);
-    wren_timer_init(&r->proc_timer, proc_timer_cb, r);
+    double reach = model_reach(m);
+    if (grid_file(m, r, reach) < 0) {
+        return -ENOMEM;
+    }
     m->radios[m->n_radios++] = r;
-
-    if (m->pathloss_on) {
-        for (uint32_t i = 0; i < r->index; i++) {
-            struct wren_sim_radio *o = m->radios[i];
-            double dx = o->x - x, dy = o->y - y, dz = o->z - z;
-            double d = sqrt(dx * dx + dy * dy + dz * dz);
-            double rssi = wren_pathloss_rssi(&m->pathloss, d, m->pathloss_seed, i, r->index);
-            double snr = rssi - m->pathloss.noise_dbm;
-            if (snr < WREN_PATHLOSS_MIN_SNR_DB) {
-                continue;
-            }
-            double prr = wren_pathloss_prr(snr, WREN_PHY_MAX_PSDU);
-            float lpo = (float)(8.0 * log1p(-wren_pathloss_ber(snr)));
-            int16_t rs = (int16_t)lround(rssi < -200 ? -200 : rssi > 100 ? 100 : rssi);
-            uint16_t p = (uint16_t)lround(prr * 65535.0);
-            if (put_link(o, r->index, p, rs, lpo) < 0 || put_link(r, i, p, rs, lpo) < 0) {
-                return -ENOMEM;
-            }
-        }
-    } else if (m->range > 0) {
-        for (uint32_t i = 0; i < r->index; i++) {
-            struct wren_sim_radio *o = m->radios[i];
-            double dx = o->x - x, dy = o->y - y, dz = o->z - z;
-            double d = sqrt(dx * dx + dy * dy + dz * dz);
-            if (d <= m->range) {
-                int16_t rssi = rssi_at(d);
-                if (put_link(o, r->index, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0 ||
-                    put_link(r, i, m->range_prr, rssi, WREN_SIM_LINK_FIXED) < 0) {
-                    return -ENOMEM;
-                }
-            }
+    /* the earlier radios near it, in index order: the links come out in
+     * the order a scan of every radio made them */
+    const struct wren_sim_grid *g = &m->grid;
+    for (uint32_t k = 0; reach > 0 && k < g->n_found; k++) {
+        if ((m->pathloss_on ? link_pathloss : link_range)(m, r, g->found[k]) < 0) {
+            return -ENOMEM;
         }
     }
     return (int)r->index;
@@ -750,6 +856,7 @@ int wren_medium_set_link(struct wren_medium *m, uint32_t from, uint32_t to, doub
         return -EINVAL;
     }
     struct wren_sim_radio *a = m->radios[from], *b = m->radios[to];
+    m->links_far = true; /* at any distance: the grid no longer covers every link */
     double dx = a->x - b->x, dy = a->y - b->y, dz = a->z - b->z;
     uint16_t p = (uint16_t)lround((prr < 0 ? 0 : prr > 1 ? 1 : prr) * 65535.0);
     return put_link(a, to, p, rssi_at(sqrt(dx * dx + dy * dy + dz * dz)), WREN_SIM_LINK_FIXED);

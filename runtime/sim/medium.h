@@ -75,6 +75,7 @@
 #include "net/netdev.h"
 #include "net/netopt.h"
 #include "sim/pathloss.h"
+#include "sim/grid.h"
 #include "sim/pcap.h"
 #include "sim/world.h"
 
@@ -218,6 +219,10 @@ struct wren_medium {
     struct wren_pathloss pathloss;
     uint64_t pathloss_seed; /**< the shadowing draws */
     struct wren_pcap pcap;
+    struct wren_sim_grid grid; /**< where the radios are (runtime/sim/grid.h) */
+    double max_reach;       /**< the longest reach a model has linked over */
+    bool links_far;         /**< links the grid may not cover (set_link, a
+                                 model's reach shrank): scan every radio */
 };
 
 /** @brief Start an empty medium in @p world. */
@@ -226,7 +231,9 @@ void wren_medium_init(struct wren_medium *m, struct wren_world *w);
 void wren_medium_destroy(struct wren_medium *m);
 
 /** @brief Use the distance model: every pair within @p range metres gets
- *         links with reception ratio @p prr (applies to radios added later). */
+ *         links with reception ratio @p prr (applies to radios added later).
+ *         A new radio finds those pairs through the medium's grid
+ *         (runtime/sim/grid.h), not by measuring every other radio. */
 void wren_medium_set_range(struct wren_medium *m, double range, double prr);
 
 /**

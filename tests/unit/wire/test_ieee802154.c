@@ -112,6 +112,40 @@ TEST(test_ieee802154_fcs__imm_ack)
     CHECK_EQ(wren_ieee802154_fcs(imm_ack_psdu, 3), get_le16(imm_ack_psdu + 3));
 }
 
+/* the byte-at-a-time CRC against the definition, one bit at a time
+ * (IEEE 802.15.4-2020 7.2.11: x^16 + x^12 + x^5 + 1, reflected), over
+ * every byte value after every other and frames of every length */
+static uint16_t fcs_bitwise(const uint8_t *buf, size_t len)
+{
+    uint16_t crc = 0;
+    while (len--) {
+        crc ^= *buf++;
+        for (int i = 0; i < 8; i++) {
+            crc = (crc & 1) ? (uint16_t)((crc >> 1) ^ 0x8408u) : (uint16_t)(crc >> 1);
+        }
+    }
+    return crc;
+}
+
+TEST(test_ieee802154_fcs__same_as_bitwise)
+{
+    uint8_t buf[127];
+    for (unsigned a = 0; a < 256; a++) {
+        for (unsigned b = 0; b < 256; b++) {
+            uint8_t two[2] = { (uint8_t)a, (uint8_t)b };
+            CHECK_EQ(wren_ieee802154_fcs(two, 2), fcs_bitwise(two, 2));
+        }
+    }
+    uint32_t x = 1;
+    for (size_t n = 0; n <= sizeof(buf); n++) {
+        for (size_t i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u;
+            buf[i] = (uint8_t)(x >> 16);
+        }
+        CHECK_EQ(wren_ieee802154_fcs(buf, n), fcs_bitwise(buf, n));
+    }
+}
+
 TEST(test_ieee802154_fcs_check__valid)
 {
     uint8_t buf[sizeof(data_2006) + 2];
@@ -1044,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_ieee802154_fcs__check_value),
         cmocka_unit_test(test_ieee802154_fcs__empty_is_zero),
         cmocka_unit_test(test_ieee802154_fcs__imm_ack),
+        cmocka_unit_test(test_ieee802154_fcs__same_as_bitwise),
         cmocka_unit_test(test_ieee802154_fcs_check__valid),
         cmocka_unit_test(test_ieee802154_fcs_check__bad_fcs),
         cmocka_unit_test(test_ieee802154_fcs_check__too_short),
