@@ -235,9 +235,10 @@ static struct wren_snip *lp_rx(struct wren_ndn *ndn, uint8_t face, struct wren_s
     return pkt;
 }
 
-void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
+/* The link face of a frame's sender (made on its first frame), or NULL */
+static struct wren_ndn_face *link_rx_face(struct wren_ndn *ndn, struct wren_snip *pkt,
+                                          int *face)
 {
-    struct wren_pktbuf *pb = &ndn->node->pktbuf;
     struct wren_snip *nhs = wren_pkt_search(pkt, WREN_NETTYPE_NETIF);
     struct wren_netif_hdr *nh = nhs ? wren_netif_hdr(nhs) : NULL;
     struct wren_ndn_face_cfg c = { .kind = WREN_NDN_FACE_LINK };
@@ -246,20 +247,36 @@ void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
         c.addr_len = nh->src_len;
         memcpy(c.addr, nh->src, nh->src_len);
     }
-    int face = nh ? wren_ndn_face_add(ndn, &c) : -EINVAL;
-    struct wren_ndn_face *f = face > 0 ? wren_ndn_face(ndn, (uint8_t)face) : NULL;
-    /* 802.15.4: the dispatch byte goes; Ethernet: the padding of a short
-     * frame (IEEE 802.3: 46 octets of payload at least) goes, the packet
-     * ends where its TLV does; it becomes one snip of its own */
-    size_t skip = f && f->dev_type == WREN_NETDEV_TYPE_IEEE802154 ? 1 : 0;
-    size_t len = pkt->size > skip ? pkt->size - skip : 0;
+    *face = nh ? wren_ndn_face_add(ndn, &c) : -EINVAL;
+    return *face > 0 ? wren_ndn_face(ndn, (uint8_t)*face) : NULL;
+}
+
+/* Where the NDN packet lies in a frame's payload: 802.15.4's dispatch byte
+ * goes; on Ethernet the padding of a short frame (IEEE 802.3: 46 octets of
+ * payload at least) goes, the packet ends where its TLV does. */
+static size_t link_rx_span(const struct wren_ndn_face *f, const struct wren_snip *pkt,
+                           size_t *skip)
+{
+    *skip = f->dev_type == WREN_NETDEV_TYPE_IEEE802154 ? 1 : 0;
+    size_t len = pkt->size > *skip ? pkt->size - *skip : 0;
     uint32_t t;
     const uint8_t *v;
     uint16_t vl;
-    int tlv = len ? wren_ndn_tlv_parse(pkt->data + skip, len, &t, &v, &vl) : -1;
-    if (f && f->dev_type == WREN_NETDEV_TYPE_ETHERNET && tlv > 0) {
+    int tlv = len ? wren_ndn_tlv_parse(pkt->data + *skip, len, &t, &v, &vl) : -1;
+    if (f->dev_type == WREN_NETDEV_TYPE_ETHERNET && tlv > 0) {
         len = (size_t)tlv;
     }
+    return len;
+}
+
+void wren_ndn_face_link_rx(struct wren_ndn *ndn, struct wren_snip *pkt)
+{
+    struct wren_pktbuf *pb = &ndn->node->pktbuf;
+    int face;
+    struct wren_ndn_face *f = link_rx_face(ndn, pkt, &face);
+    size_t skip = 0;
+    size_t len = f ? link_rx_span(f, pkt, &skip) : 0;
+    /* the packet becomes one snip of its own */
     struct wren_snip *s = f && len ? wren_pktbuf_add(pb, NULL, pkt->data + skip, len,
                                                      WREN_NETTYPE_NDN)
                                    : NULL;
