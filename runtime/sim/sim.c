@@ -9,6 +9,7 @@
 #include "apps/tcp_app.h"
 #include "sim/flow.h"
 #include "sim/sensor.h"
+#include "sim/sim_lora.h"
 #include "core/byteorder.h"
 #include "stack/modules.h"
 #include "stack/stack.h"
@@ -54,6 +55,7 @@ static void node_free(struct wren_sim_node *sn)
         wren_flow_free(sn->flow);
         free(sn->flow);
     }
+    free(sn->lora);
     free(sn);
 }
 
@@ -67,6 +69,10 @@ void wren_sim_free(struct wren_sim *s)
     }
     /* the medium still lists the bridge's radio: free the bridge after it */
     wren_medium_destroy(&s->medium);
+    if (s->lora) {
+        wren_lora_medium_destroy(s->lora);
+        free(s->lora);
+    }
     wren_world_destroy(&s->world);
     free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
@@ -152,6 +158,7 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
 {
     struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
+        { .link = NULL }, /* the LoRa interface, if any (sim_lora.h) */
     };
     if (s->mac_tsch) {
         sn->tsch = calloc(1, sizeof(*sn->tsch));
@@ -163,6 +170,10 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         ifs[0].state = sn;
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
+    desc.n_ifaces = sn->lora ? 2 : 1;
+    if (sn->lora) {
+        wren_sim_lora_iface(sn, &ifs[1]);
+    }
     if (s->n_mods) {
         desc.mods = s->mods;
         desc.n_mods = s->n_mods;
@@ -224,6 +235,10 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     sn->radio.clock = &sn->clock;
+    if (s->lora_on && (res = wren_sim_lora_attach(s, sn, x, y, z)) < 0) {
+        s->failed = sn; /* its 802.15.4 radio holds the next index */
+        return res;
+    }
     size_t mod_bytes = 0;
     res = stack_init(s, sn, &mod_bytes);
     if (res < 0) {

@@ -44,6 +44,7 @@ struct wren_sim_node {
     struct wren_tsch *tsch; /**< the interface's TSCH MAC (wren_sim_set_mac "tsch"), or NULL */
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
+    struct wren_sim_lora *lora;   /**< its LoRa interface (sim_lora.h), or NULL */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -55,6 +56,8 @@ struct wren_sim_node {
 struct wren_sim_zep;
 struct wren_sensor;
 struct wren_flow;
+struct wren_sim_lora;
+struct wren_lora_medium;
 
 struct wren_sim {
     struct wren_world world;
@@ -75,6 +78,8 @@ struct wren_sim {
     struct wren_sim_node *failed; /**< a node whose stack failed to build (freed last) */
     const char *failed_module;    /**< the module that refused to start there, or NULL */
     uint8_t mac_tsch;       /**< nodes added from now on run TSCH (wren_sim_set_mac) */
+    uint8_t lora_on;        /**< nodes added from now on get a LoRa interface (sim_lora.h) */
+    struct wren_lora_medium *lora; /**< the LoRa medium, made by wren_sim_set_lora */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */

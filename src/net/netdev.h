@@ -58,6 +58,7 @@ enum wren_netdev_type {
     WREN_NETDEV_TYPE_IEEE802154 = 1,
     WREN_NETDEV_TYPE_ETHERNET,
     WREN_NETDEV_TYPE_LOOPBACK,
+    WREN_NETDEV_TYPE_LORA,       /**< a LoRa modem: frames of up to 255 bytes, no addresses */
 };
 
 /** What the device knows about a received frame. */

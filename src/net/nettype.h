@@ -18,6 +18,8 @@ enum wren_nettype {
     WREN_NETTYPE_TCP,
     WREN_NETTYPE_SIXTOP,       /**< a 6P message (RFC 8480), from the 6top IE of a TSCH
                                     frame: netif header (neighbour), then the message */
+    WREN_NETTYPE_LORA,         /**< a LoRa PHY payload as the modem received it (a LoRaWAN
+                                    frame, say): netif header (interface, RSSI) last */
     WREN_NETTYPE_NUMOF
 };
 

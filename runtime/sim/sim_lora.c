@@ -1,0 +1,133 @@
+#include "sim/sim_lora.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/netapi.h"
+#include "net/nettype.h"
+#include "sim/sim.h"
+#include "stack/stack.h"
+
+int wren_sim_set_lora(struct wren_sim *s, int on)
+{
+    if (on && s->lora == NULL) {
+        s->lora = calloc(1, sizeof(*s->lora));
+        if (s->lora == NULL) {
+            return -ENOMEM;
+        }
+        wren_lora_medium_init(s->lora, &s->world, s->seed);
+    }
+    s->lora_on = on ? 1 : 0;
+    return 0;
+}
+
+int wren_sim_lora_attach(struct wren_sim *s, struct wren_sim_node *sn, double x, double y,
+                         double z)
+{
+    sn->lora = calloc(1, sizeof(*sn->lora));
+    if (sn->lora == NULL) {
+        return -ENOMEM;
+    }
+    int res = wren_lora_medium_add_radio(s->lora, &sn->lora->radio, x, y, z);
+    if (res < 0) {
+        free(sn->lora);
+        sn->lora = NULL;
+        return res;
+    }
+    sn->lora->radio.clock = &sn->clock;
+    s->bytes += sizeof(*sn->lora);
+    return 0;
+}
+
+void wren_sim_lora_iface(struct wren_sim_node *sn, struct wren_stack_iface *out)
+{
+    out->link = &wren_link_lora;
+    out->dev = &sn->lora->radio.netdev;
+    out->state = &sn->lora->netif;
+}
+
+static struct wren_sim_lora *lora_of(struct wren_sim *s, uint32_t id, int *err)
+{
+    if (id >= s->n_nodes) {
+        *err = -EINVAL;
+        return NULL;
+    }
+    *err = -ENODEV;
+    return s->nodes[id]->lora;
+}
+
+int wren_sim_lora_if(struct wren_sim *s, uint32_t id)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    return l ? l->netif.netif.id : err;
+}
+
+int wren_sim_lora_netopt_set(struct wren_sim *s, uint32_t id, uint16_t opt, const void *val,
+                             size_t len)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return err;
+    }
+    return wren_netapi_set(&s->nodes[id]->node, &l->netif.netif.module, opt, 0, val, len);
+}
+
+int wren_sim_lora_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val,
+                             size_t max)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return err;
+    }
+    return wren_netapi_get(&s->nodes[id]->node, &l->netif.netif.module, opt, 0, val, max);
+}
+
+int wren_sim_lora_send(struct wren_sim *s, uint32_t id, const uint8_t *frame, size_t len)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return err;
+    }
+    struct wren_node *node = &s->nodes[id]->node;
+    struct wren_snip *pl = wren_pktbuf_add(&node->pktbuf, NULL, frame, len, WREN_NETTYPE_LORA);
+    struct wren_snip *pkt = pl ? wren_netif_hdr_add(&node->pktbuf, pl, NULL, 0, NULL, 0) : NULL;
+    if (pkt == NULL) {
+        if (pl) {
+            wren_pktbuf_release(&node->pktbuf, pl);
+        }
+        return -ENOBUFS;
+    }
+    wren_netif_hdr(pkt)->if_id = l->netif.netif.id;
+    wren_netif_hdr(pkt)->flags |= WREN_NETIF_HDR_BROADCAST;
+    int res = wren_netapi_send(node, &l->netif.netif.module, pkt); /* takes pkt */
+    wren_world_run_until(&s->world, s->world.now); /* it runs now, at this instant */
+    return res;
+}
+
+int wren_sim_lora_open_pcap(struct wren_sim *s, const char *path)
+{
+    return s->lora ? wren_lora_medium_open_pcap(s->lora, path) : -ENODEV;
+}
+
+int wren_sim_lora_pathloss(struct wren_sim *s, double d0_m, double pl_d0_db, double gamma,
+                           double sigma_db)
+{
+    return s->lora ? wren_lora_medium_set_pathloss(s->lora, d0_m, pl_d0_db, gamma, sigma_db)
+                   : -ENODEV;
+}
+
+double wren_sim_lora_rx_dbm(struct wren_sim *s, uint32_t from, uint32_t to)
+{
+    int err;
+    struct wren_sim_lora *a = lora_of(s, from, &err), *b = lora_of(s, to, &err);
+    if (a == NULL || b == NULL) {
+        return NAN;
+    }
+    return wren_lora_medium_rx_dbm(s->lora, a->radio.index, b->radio.index);
+}
