@@ -1,0 +1,154 @@
+"""LoRa interfaces of simulated nodes (runtime/sim/sim_lora.h), on a Sim.
+
+    sim = Sim(1)
+    lora.enable(sim)                       # nodes added from now on get one
+    a, b = sim.add_node(0, 0), sim.add_node(100, 0)
+    lora.configure(sim, a, sf=9, duty_cycle=0)
+    lora.send(sim, a, b"hello")
+    sim.run(2.0)
+    sim.counters(b)["lora2.rx_frames"]
+
+The netopt keys are read from src/net/netopt.h, as lib.py reads its own.
+"""
+import ctypes
+import errno
+import struct
+from ctypes import c_char_p, c_double, c_int, c_size_t, c_uint16, c_uint32, c_void_p
+from typing import Final
+
+from .lib import NETOPT, Sim, SimError, load
+
+_SIGNATURES: Final = {
+    "wren_sim_set_lora": (c_int, [c_void_p, c_int]),
+    "wren_sim_lora_if": (c_int, [c_void_p, c_uint32]),
+    "wren_sim_lora_netopt_set": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
+    "wren_sim_lora_netopt_get": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
+    "wren_sim_lora_send": (c_int, [c_void_p, c_uint32, c_char_p, c_size_t]),
+    "wren_sim_lora_open_pcap": (c_int, [c_void_p, c_char_p]),
+    "wren_sim_lora_pathloss": (c_int, [c_void_p, c_double, c_double, c_double, c_double]),
+    "wren_sim_lora_rx_dbm": (c_double, [c_void_p, c_uint32, c_uint32]),
+}
+
+#: WREN_LORA_DC_REGIONAL (src/net/netopt.h): the ETSI sub-band's limit
+DC_REGIONAL: Final = 0xFFFF
+#: enum wren_lora_region (src/drivers/lora_phy.h)
+REGIONS: Final = {"none": 0, "eu868": 1}
+
+# setting name -> (netopt key, struct format, allowed values or None, unit)
+SETTINGS: Final = {
+    "sf": ("LORA_SF", "B", range(7, 13), ""),
+    "bw": ("LORA_BW", "H", (125, 250, 500), " kHz"),
+    "cr": ("LORA_CR", "B", range(5, 9), " (4/x)"),
+    "freq": ("LORA_FREQ", "I", None, " Hz"),
+    "channel": ("CHANNEL", "H", range(0, 3), ""),
+    "tx_power": ("TX_POWER", "h", range(-4, 21), " dBm"),
+    "syncword": ("LORA_SYNCWORD", "B", range(0, 256), ""),
+    "preamble": ("LORA_PREAMBLE", "H", range(6, 65536), " symbols"),
+    "duty_cycle": ("LORA_DUTY_CYCLE", "H", None, " (1/100 %, or 'regional')"),
+    "region": ("LORA_REGION", "B", None, ""),
+}
+
+
+def _lib() -> ctypes.CDLL:
+    lib = load()
+    if getattr(lib, "_wren_lora", False):
+        return lib
+    for name, (res, args) in _SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    setattr(lib, "_wren_lora", True)
+    return lib
+
+
+def _check(res: int, what: str) -> int:
+    if res < 0:
+        raise SimError(what, -res)
+    return res
+
+
+def enable(sim: Sim, on: bool = True) -> None:
+    """Nodes added to @sim from now on get a LoRa interface (or not)."""
+    _check(_lib().wren_sim_set_lora(sim.h, int(on)), "lora enable")
+
+
+def interface(sim: Sim, node: int) -> int:
+    """@node's LoRa interface id."""
+    return _check(_lib().wren_sim_lora_if(sim.h, node), f"lora interface of node {node}")
+
+
+def _value(name: str, value: object) -> int:
+    """A setting's value as the netopt takes it, or a ValueError naming it."""
+    key, _, allowed, unit = SETTINGS[name]
+    if name == "duty_cycle" and value == "regional":
+        return DC_REGIONAL
+    if name == "region" and isinstance(value, str) and value.lower() in REGIONS:
+        return REGIONS[value.lower()]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"lora {name} = {value!r}: not a whole number{unit}")
+    ok = value in allowed if allowed is not None else value >= 0
+    if name == "duty_cycle":
+        ok = 0 <= value <= 10000
+    if not ok:
+        raise ValueError(f"lora {name} = {value}: not one of the modem's values{unit}")
+    return value
+
+
+def configure(sim: Sim, node: int, **settings: object) -> None:
+    """Set @node's LoRa settings by name (SETTINGS: sf, bw, cr, freq,
+    channel, tx_power, syncword, preamble, duty_cycle ('regional' or 1/100
+    %, 0 off), region ('eu868', 'none')). A wrong one raises ValueError
+    naming it."""
+    lib = _lib()
+    for name, value in settings.items():
+        if name not in SETTINGS:
+            raise ValueError(f"lora setting {name!r} unknown (one of {', '.join(SETTINGS)})")
+        key, fmt, _, _ = SETTINGS[name]
+        raw = struct.pack("=" + fmt, _value(name, value))
+        buf = ctypes.create_string_buffer(raw, len(raw))
+        _check(lib.wren_sim_lora_netopt_set(sim.h, node, NETOPT[key], buf, len(raw)),
+               f"lora {name} = {value} on node {node}")
+
+
+def get(sim: Sim, node: int, name: str) -> int:
+    """@node's LoRa setting @name (SETTINGS)."""
+    key, fmt, _, _ = SETTINGS[name]
+    size = struct.calcsize("=" + fmt)
+    buf = ctypes.create_string_buffer(size)
+    _check(_lib().wren_sim_lora_netopt_get(sim.h, node, NETOPT[key], buf, size),
+           f"lora {name} of node {node}")
+    return int(struct.unpack("=" + fmt, buf.raw)[0])
+
+
+def airtime_us(sim: Sim, node: int, length: int) -> int:
+    """Time on air of a @length-byte frame at @node's present setting, us."""
+    buf = ctypes.create_string_buffer(struct.pack("=H", length) + b"\0\0", 4)
+    _check(_lib().wren_sim_lora_netopt_get(sim.h, node, NETOPT["LORA_AIRTIME"], buf, 4),
+           f"lora airtime of {length} bytes")
+    return int(struct.unpack("=I", buf.raw)[0])
+
+
+def send(sim: Sim, node: int, frame: bytes) -> None:
+    """Hand @node's LoRa interface @frame to send (now, or when it is free)."""
+    res = _lib().wren_sim_lora_send(sim.h, node, bytes(frame), len(frame))
+    if res == -errno.ENOBUFS:
+        raise SimError(f"lora send on node {node} (packet buffer full)", errno.ENOBUFS)
+    _check(res, f"lora send on node {node}")
+
+
+def open_pcap(sim: Sim, path: str) -> None:
+    """Capture every LoRa frame to @path (LINKTYPE_LORATAP, 270)."""
+    _check(_lib().wren_sim_lora_open_pcap(sim.h, str(path).encode()), f"lora pcap {path}")
+
+
+def set_pathloss(sim: Sim, d0_m: float = 40.0, pl_d0_db: float = 127.41, gamma: float = 2.08,
+                 sigma_db: float = 0.0) -> None:
+    """The LoRa medium's log-distance path loss (defaults: Bor et al., MSWiM
+    2016, as runtime/sim/lora_medium.h cites)."""
+    _check(_lib().wren_sim_lora_pathloss(sim.h, d0_m, pl_d0_db, gamma, sigma_db),
+           "lora pathloss")
+
+
+def rx_dbm(sim: Sim, a: int, b: int) -> float:
+    """Power at node @b of a LoRa frame node @a sends, dBm."""
+    return float(_lib().wren_sim_lora_rx_dbm(sim.h, a, b))

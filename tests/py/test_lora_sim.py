@@ -1,0 +1,92 @@
+"""The simulated LoRa radio from Python (python/wren/lora.py): tshark's
+LoRaTap dissector reads the captures field by field without a warning, the
+frames' timing is the airtime formula's, the settings a user gets wrong
+raise one clear error, and the same seed gives the same bytes."""
+from pathlib import Path
+
+import pytest
+
+from wren import lora
+from wren.lib import Sim
+
+from conftest import tshark_fields
+
+FIELDS = ("frame.time_epoch", "loratap.version", "loratap.header_length",
+          "loratap.channel.frequency", "loratap.channel.bandwidth", "loratap.channel.sf",
+          "loratap.rssi.packet", "loratap.rssi.max", "loratap.rssi.current", "loratap.rssi.snr",
+          "loratap.syncword", "data.data", "_ws.expert", "_ws.malformed")
+
+
+def capture(path: Path, seed: int = 3) -> list[dict[str, int]]:
+    with Sim(seed) as sim:
+        sim.set_drift(0.0)
+        lora.enable(sim)
+        for x in (0.0, 60.0):
+            n = sim.add_node(x, 0.0)
+            lora.configure(sim, n, syncword=0x12, duty_cycle=0)
+        lora.configure(sim, 1, sf=10, bw=500, channel=2, region="none")  # EU868 has no SF10/500
+        lora.open_pcap(sim, str(path))
+        sim.run(1.0)
+        lora.send(sim, 0, b"\x01\x02\x03 wren")
+        sim.run(2.0)
+        lora.send(sim, 1, bytes(range(40)))
+        sim.run(4.0)
+        return [sim.counters(0), sim.counters(1)]
+
+
+def test_tshark_reads_loratap_fields_without_warning(tmp_path: Path) -> None:
+    pcap = tmp_path / "lora.pcap"
+    capture(pcap)
+    rows = [dict(zip(FIELDS, r)) for r in tshark_fields(pcap, *FIELDS)]
+    assert len(rows) == 2
+    a, b = rows
+    assert (a["loratap.version"], a["loratap.header_length"]) == ("0", "15")
+    assert a["loratap.channel.frequency"] == "868100000"
+    assert (a["loratap.channel.bandwidth"], a["loratap.channel.sf"]) == ("1", "7")
+    assert (b["loratap.channel.frequency"], b["loratap.channel.bandwidth"],
+            b["loratap.channel.sf"]) == ("868500000", "4", "10")
+    for r in rows:
+        assert r["loratap.syncword"] == "0x12"
+        assert r["loratap.rssi.packet"] == r["loratap.rssi.max"] == "255"  # the sender's view
+        assert r["_ws.expert"] == "" and r["_ws.malformed"] == "", r
+    assert a["data.data"] == b"\x01\x02\x03 wren".hex()
+    assert b["data.data"] == bytes(range(40)).hex()
+    assert float(a["frame.time_epoch"]) == pytest.approx(1.0)
+
+
+def test_same_seed_same_capture_bytes(tmp_path: Path) -> None:
+    capture(tmp_path / "a.pcap", 5)
+    capture(tmp_path / "b.pcap", 5)
+    assert (tmp_path / "a.pcap").read_bytes() == (tmp_path / "b.pcap").read_bytes()
+
+
+def test_frames_arrive_after_their_airtime(tmp_path: Path) -> None:
+    with Sim(1) as sim:
+        sim.set_drift(0.0)
+        lora.enable(sim)
+        a, b = sim.add_node(0, 0), sim.add_node(80, 0)
+        for n in (a, b):
+            lora.configure(sim, n, sf=8, duty_cycle=0)
+        t = lora.airtime_us(sim, a, 30)
+        assert t == 123_392  # 12.25 + 48 symbols of 2.048 ms (lora_phy.h's formula)
+        sim.run(1.0)
+        lora.send(sim, a, bytes(30))
+        sim.run(1.0 + (t - 1) / 1e6)
+        assert sim.counters(b)["lora2.rx_frames"] == 0
+        sim.run(1.0 + t / 1e6)
+        assert sim.counters(b)["lora2.rx_frames"] == 1
+        assert lora.rx_dbm(sim, a, b) == pytest.approx(14 - 127.41 - 20.8 * 0.30103, abs=1e-6)
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"sf": 13}, "lora sf = 13"), ({"bw": 200}, "lora bw = 200"), ({"cr": "4/5"}, "lora cr"),
+    ({"duty_cycle": 20000}, "lora duty_cycle"), ({"spreading": 7}, "'spreading' unknown"),
+    ({"tx_power": 30}, "lora tx_power = 30")])
+def test_a_wrong_setting_names_itself(bad: dict[str, object], words: str) -> None:
+    with Sim(1) as sim:
+        lora.enable(sim)
+        n = sim.add_node()
+        with pytest.raises(ValueError, match=words.replace("(", r"\(")):
+            lora.configure(sim, n, **bad)
+        assert lora.get(sim, n, "sf") == 7
+        assert lora.get(sim, n, "duty_cycle") == 100  # 868.1 MHz: ETSI's 1 %
