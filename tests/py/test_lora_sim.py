@@ -90,3 +90,26 @@ def test_a_wrong_setting_names_itself(bad: dict[str, object], words: str) -> Non
             lora.configure(sim, n, **bad)
         assert lora.get(sim, n, "sf") == 7
         assert lora.get(sim, n, "duty_cycle") == 100  # 868.1 MHz: ETSI's 1 %
+
+
+def test_energy_of_a_lora_sender_from_the_sx1276_profile() -> None:
+    """The sx1276 profile (energy_profiles.toml) charges a LoRa interface's
+    state times as energy.py charges an 802.15.4 radio's: one 30-byte SF8
+    frame, 2 s of listening."""
+    from wren import energy
+    p = energy.profile("sx1276")
+    with Sim(1) as sim:
+        sim.set_drift(0.0)
+        lora.enable(sim)
+        a, b = sim.add_node(0, 0), sim.add_node(80, 0)
+        for n in (a, b):
+            lora.configure(sim, n, sf=8)
+        t = lora.airtime_us(sim, a, 30)
+        lora.send(sim, a, bytes(30))
+        sim.run(2.0)
+        c = sim.counters(a)
+    times = {f"radio.{k[len('lora2.'):]}": v for k, v in c.items() if k.startswith("lora2.time_")}
+    assert times["radio.time_tx_us"] == t and times["radio.time_listen_us"] == 2_000_000 - t
+    e = energy.node_energy(times, 2.0, p)
+    want = 3.3 * (29.0 * t + 11.5 * (2_000_000 - t)) / 1e6
+    assert e["mj"] == pytest.approx(want, rel=1e-12)
