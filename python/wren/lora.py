@@ -34,18 +34,19 @@ DC_REGIONAL: Final = 0xFFFF
 #: enum wren_lora_region (src/drivers/lora_phy.h)
 REGIONS: Final = {"none": 0, "eu868": 1}
 
-# setting name -> (netopt key, struct format, allowed values or None, unit)
+# setting name -> (netopt key, struct format, allowed values or None, what it takes)
 SETTINGS: Final = {
-    "sf": ("LORA_SF", "B", range(7, 13), ""),
-    "bw": ("LORA_BW", "H", (125, 250, 500), " kHz"),
-    "cr": ("LORA_CR", "B", range(5, 9), " (4/x)"),
-    "freq": ("LORA_FREQ", "I", None, " Hz"),
-    "channel": ("CHANNEL", "H", range(0, 3), ""),
-    "tx_power": ("TX_POWER", "h", range(-4, 21), " dBm"),
-    "syncword": ("LORA_SYNCWORD", "B", range(0, 256), ""),
-    "preamble": ("LORA_PREAMBLE", "H", range(6, 65536), " symbols"),
-    "duty_cycle": ("LORA_DUTY_CYCLE", "H", None, " (1/100 %, or 'regional')"),
-    "region": ("LORA_REGION", "B", None, ""),
+    "sf": ("LORA_SF", "B", range(7, 13), "7..12"),
+    "bw": ("LORA_BW", "H", (125, 250, 500), "125, 250 or 500 (kHz)"),
+    "cr": ("LORA_CR", "B", range(5, 9), "5..8 (coding rate 4/5..4/8)"),
+    "freq": ("LORA_FREQ", "I", range(1, 2**32), "a frequency in Hz"),
+    "channel": ("CHANNEL", "H", range(0, 3), "0..2 (868.1, 868.3, 868.5 MHz)"),
+    "tx_power": ("TX_POWER", "h", range(-4, 21), "-4..20 (dBm)"),
+    "syncword": ("LORA_SYNCWORD", "B", range(0, 256), "0..255"),
+    "preamble": ("LORA_PREAMBLE", "H", range(6, 65536), "6..65535 (symbols)"),
+    "duty_cycle": ("LORA_DUTY_CYCLE", "H", range(0, 10001),
+                   "'regional', or 0..10000 (1/100 %; 0: off)"),
+    "region": ("LORA_REGION", "B", range(0, 2), "'eu868' or 'none'"),
 }
 
 
@@ -79,18 +80,13 @@ def interface(sim: Sim, node: int) -> int:
 
 def _value(name: str, value: object) -> int:
     """A setting's value as the netopt takes it, or a ValueError naming it."""
-    key, _, allowed, unit = SETTINGS[name]
+    _, _, allowed, takes = SETTINGS[name]
     if name == "duty_cycle" and value == "regional":
         return DC_REGIONAL
     if name == "region" and isinstance(value, str) and value.lower() in REGIONS:
         return REGIONS[value.lower()]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"lora {name} = {value!r}: not a whole number{unit}")
-    ok = value in allowed if allowed is not None else value >= 0
-    if name == "duty_cycle":
-        ok = 0 <= value <= 10000
-    if not ok:
-        raise ValueError(f"lora {name} = {value}: not one of the modem's values{unit}")
+    if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
+        raise ValueError(f"lora {name} = {value!r}: takes {takes}")
     return value
 
 
@@ -152,3 +148,24 @@ def set_pathloss(sim: Sim, d0_m: float = 40.0, pl_d0_db: float = 127.41, gamma: 
 def rx_dbm(sim: Sim, a: int, b: int) -> float:
     """Power at node @b of a LoRa frame node @a sends, dBm."""
     return float(_lib().wren_sim_lora_rx_dbm(sim.h, a, b))
+
+
+def populate(sim: Sim, cfg: object, nodes: list[int]) -> None:
+    """Apply a scenario's [lora] table (scenario.Lora) to @nodes: the path
+    loss, each node's settings, the capture. A setting the radio refuses is
+    a ScenarioError at the table."""
+    from .scenario import ScenarioError
+    where = getattr(cfg, "where", None)
+    pl = getattr(cfg, "pathloss", None)
+    try:
+        if pl is not None:
+            set_pathloss(sim, pl.d0, pl.pl_d0_db, pl.gamma, pl.sigma_db)
+        settings = {k: getattr(cfg, k) for k in SETTINGS if getattr(cfg, k, None) is not None}
+        if settings.get("duty_cycle") == "off":
+            settings["duty_cycle"] = 0
+        for node in nodes:
+            configure(sim, node, **settings)
+        if getattr(cfg, "pcap", None) and nodes:
+            open_pcap(sim, cfg.pcap)  # type: ignore[attr-defined]
+    except (ValueError, SimError) as e:
+        raise ScenarioError(f"[lora] {e}", where) from None

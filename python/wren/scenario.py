@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import (Any, Final, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
                     get_origin)
 
-from . import cenum, lib, paths, progress
+from . import cenum, lib, lora, paths, progress
 from .errors import UserError
 from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
@@ -284,6 +284,39 @@ class Rpl(Table):
 
 
 @dataclass(kw_only=True)
+class LoraPathLoss(Table):
+    """[lora.pathloss]: the LoRa medium's log-distance path loss (defaults:
+    Bor et al., MSWiM 2016, runtime/sim/lora_medium.h)."""
+    d0: float = spec(40.0, lo=0.001, unit="metres")
+    pl_d0_db: float = spec(127.41, lo=0.0, hi=300.0, unit="dB")
+    gamma: float = spec(2.08, lo=0.1, hi=10.0)
+    sigma_db: float = spec(0.0, lo=0.0, hi=30.0, unit="dB")
+
+
+@dataclass(kw_only=True)
+class Lora(Table):
+    """[lora]: a LoRa interface beside the 802.15.4 one on `nodes`, all with
+    these settings (python/wren/lora.py; None: the radio's default)."""
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_id_list, node_ref=True,
+                          what='"all", a list of node ids or a node id')
+    sf: int | None = spec(None, lo=7, hi=12)
+    bw: int | None = spec(None, lo=125, hi=500, unit="kHz (125, 250 or 500)")
+    cr: int | None = spec(None, lo=5, hi=8, unit="(coding rate 4/cr)")
+    channel: int | None = spec(None, lo=0, hi=2)
+    freq: int | None = spec(None, lo=1, hi=U32, unit="Hz")
+    tx_power: int | None = spec(None, lo=-4, hi=20, unit="dBm")
+    syncword: int | None = spec(None, lo=0, hi=255)
+    preamble: int | None = spec(None, lo=6, hi=65535, unit="symbols")
+    # the duty-cycle limit: "regional" (ETSI's per sub-band, the radio's
+    # default), "off", or a share in 1/100 % (100: 1 %)
+    duty_cycle: Literal["regional", "off"] | int = spec(
+        "regional", what='"regional", "off" or a share in 1/100 % (0..10000)')
+    region: Literal["eu868", "none"] = spec("eu868")
+    pcap: str | None = spec(None)
+    pathloss: LoraPathLoss | None = spec(None)
+
+
+@dataclass(kw_only=True)
 class Scenario(Table):
     """A whole scenario (docs/scenarios.md)."""
     name: str | None = spec(None)
@@ -303,6 +336,7 @@ class Scenario(Table):
     apps: list[App] = spec(factory=list)
     shell: list[Shell] = spec(factory=list)
     rpl: Rpl | None = spec(None)
+    lora: Lora | None = spec(None)
 
     @property
     def node_count(self) -> int:
@@ -841,9 +875,14 @@ def _populate(sim: Sim, sc: Scenario) -> None:
             sim.set_proc_delay(radio.proc_delay_us)
     with _at(mac.where, "kind"):
         sim.set_mac_kind(mac.kind)
-    for x, y, z in sc.positions():
+    lora_ids = set(_ids(sc.lora.nodes, sc.node_count)) if sc.lora else set()
+    for i, (x, y, z) in enumerate(sc.positions()):
+        if sc.lora:
+            lora.enable(sim, i in lora_ids)
         with _at(sc.where, "adding a node"):
             sim.add_node(x, y, z, sc.pktbuf)
+    if sc.lora:
+        lora.populate(sim, sc.lora, sorted(lora_ids))
     n = sim.node_count
     for i, nd in enumerate(sc.nodes):
         if nd.proc_delay_us is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from wren import lora
-from wren.lib import Sim
+from wren.lib import Sim, SimError
 
 from conftest import tshark_fields
 
@@ -113,3 +113,28 @@ def test_energy_of_a_lora_sender_from_the_sx1276_profile() -> None:
     e = energy.node_energy(times, 2.0, p)
     want = 3.3 * (29.0 * t + 11.5 * (2_000_000 - t)) / 1e6
     assert e["mj"] == pytest.approx(want, rel=1e-12)
+
+
+def test_scenario_lora_table(tmp_path: Path) -> None:
+    """[lora] gives the named nodes a LoRa interface with its settings; a
+    setting the modem does not have is one line naming it and the file."""
+    from wren import scenario
+    from wren.errors import UserError
+    text = ('duration = 1.0\n[[nodes]]\nx = 0.0\n[[nodes]]\nx = 50.0\n[[nodes]]\nx = 90.0\n'
+            '[lora]\nnodes = [0, 2]\nsf = 10\nduty_cycle = "off"\n[lora.pathloss]\ngamma = 3.0\n')
+    path = tmp_path / "l.toml"
+    path.write_text(text)
+    sim, _ = scenario.build(scenario.load(path))
+    with sim:
+        assert lora.interface(sim, 0) == 2 and lora.interface(sim, 2) == 2
+        with pytest.raises(SimError):
+            lora.interface(sim, 1)
+        assert lora.get(sim, 2, "sf") == 10 and lora.get(sim, 2, "duty_cycle") == 0
+        assert lora.rx_dbm(sim, 0, 2) == pytest.approx(14 - 127.41 - 30 * 0.3521825, abs=1e-3)
+    path.write_text(text.replace("sf = 10", "sf = 13"))
+    with pytest.raises(UserError) as e:
+        scenario.build(scenario.load(path))
+    assert str(e.value).count("\n") == 0 and "l.toml:" in str(e.value) and "sf" in str(e.value)
+    path.write_text(text.replace("sf = 10", "bw = 200"))
+    with pytest.raises(UserError, match=r"l\.toml:\d+: \[lora\] lora bw = 200: takes 125"):
+        scenario.build(scenario.load(path))
