@@ -159,7 +159,7 @@ def populate(sim: Sim, cfg: object, nodes: list[int]) -> None:
     pl = getattr(cfg, "pathloss", None)
     try:
         if pl is not None:
-            set_pathloss(sim, pl.d0, pl.pl_d0_db, pl.gamma, pl.sigma_db)
+            set_pathloss(sim, pl.ref_distance, pl.ref_loss_db, pl.gamma, pl.sigma_db)
         settings = {k: getattr(cfg, k) for k in SETTINGS if getattr(cfg, k, None) is not None}
         if settings.get("duty_cycle") == "off":
             settings["duty_cycle"] = 0

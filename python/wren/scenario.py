@@ -287,8 +287,9 @@ class Rpl(Table):
 class LoraPathLoss(Table):
     """[lora.pathloss]: the LoRa medium's log-distance path loss (defaults:
     Bor et al., MSWiM 2016, runtime/sim/lora_medium.h)."""
-    d0: float = spec(40.0, lo=0.001, unit="metres")
-    pl_d0_db: float = spec(127.41, lo=0.0, hi=300.0, unit="dB")
+    # the reference distance d0 and the loss there, PL(d0)
+    ref_distance: float = spec(40.0, lo=0.001, unit="metres")
+    ref_loss_db: float = spec(127.41, lo=0.0, hi=300.0, unit="dB")
     gamma: float = spec(2.08, lo=0.1, hi=10.0)
     sigma_db: float = spec(0.0, lo=0.0, hi=30.0, unit="dB")
 
