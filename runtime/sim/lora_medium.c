@@ -58,7 +58,7 @@ static double rx_dbm(const struct wren_lora_medium *m, const struct wren_lora_ra
 {
     double dx = tx->x - rx->x, dy = tx->y - rx->y, dz = tx->z - rx->z;
     double d = sqrt(dx * dx + dy * dy + dz * dz);
-    return tx->tx_power + wren_pathloss_rssi(&m->pl, d, m->seed, tx->index, rx->index);
+    return tx->modem.tx_power + wren_pathloss_rssi(&m->pl, d, m->seed, tx->index, rx->index);
 }
 
 double wren_lora_medium_rx_dbm(const struct wren_lora_medium *m, uint32_t from, uint32_t to)
@@ -72,13 +72,13 @@ double wren_lora_medium_rx_dbm(const struct wren_lora_medium *m, uint32_t from, 
 /* whether @p rx is tuned to what @p tx sends: frequency, SF and bandwidth */
 static bool same_channel(const struct wren_lora_radio *tx, const struct wren_lora_radio *rx)
 {
-    return tx->freq_hz == rx->freq_hz && tx->phy.sf == rx->phy.sf &&
-           tx->phy.bw_khz == rx->phy.bw_khz;
+    return tx->modem.freq_hz == rx->modem.freq_hz && tx->modem.phy.sf == rx->modem.phy.sf &&
+           tx->modem.phy.bw_khz == rx->modem.phy.bw_khz;
 }
 
 static bool audible(const struct wren_lora_radio *rx, double dbm)
 {
-    return dbm >= wren_lora_sensitivity_dbm(rx->phy.sf, rx->phy.bw_khz);
+    return dbm >= wren_lora_sensitivity_dbm(rx->modem.phy.sf, rx->modem.phy.bw_khz);
 }
 
 /* the first (preamble - 5) symbols of a frame may be lost (lora_medium.h) */
@@ -104,7 +104,7 @@ static void lock_on(struct wren_lora_radio *rx, struct wren_lora_radio *tx, doub
     for (uint32_t i = 0; i < m->n_radios; i++) {
         struct wren_lora_radio *o = m->radios[i];
         if (o == tx || o == rx || !o->on_air || !same_channel(o, rx) ||
-            o->tx_end <= begin + lock_after_us(&rx->phy)) {
+            o->tx_end <= begin + lock_after_us(&rx->modem.phy)) {
             continue;
         }
         double q = rx_dbm(m, o, rx);
@@ -120,7 +120,7 @@ static void lock_on(struct wren_lora_radio *rx, struct wren_lora_radio *tx, doub
 static void overlap(struct wren_lora_radio *rx, struct wren_lora_radio *tx, double q)
 {
     struct wren_lora_medium *m = rx->medium;
-    bool can_lock = audible(rx, q) && tx->syncword == rx->syncword;
+    bool can_lock = audible(rx, q) && tx->modem.syncword == rx->modem.syncword;
     if (q >= rx->rx_dbm + m->capture_db && can_lock) {
         /* the stronger later frame takes the receiver over */
         rx->stats.rx_collisions++;
@@ -143,8 +143,8 @@ static void frame_starts_at(struct wren_lora_radio *tx, struct wren_lora_radio *
 {
     double p = rx_dbm(tx->medium, tx, rx);
     if (!same_channel(tx, rx)) {
-        if (tx->freq_hz == rx->freq_hz && rx->state != WREN_NETOPT_STATE_OFF && !rx->on_air &&
-            p >= wren_lora_sensitivity_dbm(tx->phy.sf, tx->phy.bw_khz)) {
+        if (tx->modem.freq_hz == rx->modem.freq_hz && rx->state != WREN_NETOPT_STATE_OFF && !rx->on_air &&
+            p >= wren_lora_sensitivity_dbm(tx->modem.phy.sf, tx->modem.phy.bw_khz)) {
             rx->stats.rx_other_sf++;
         }
         return;
@@ -158,7 +158,7 @@ static void frame_starts_at(struct wren_lora_radio *tx, struct wren_lora_radio *
         overlap(rx, tx, p);
     } else if (!loud) {
         rx->stats.rx_below_sens++;
-    } else if (tx->syncword != rx->syncword) {
+    } else if (tx->modem.syncword != rx->modem.syncword) {
         rx->stats.rx_other_sync++;
     } else {
         lock_on(rx, tx, p);
@@ -187,8 +187,8 @@ static void catch_up(struct wren_lora_radio *rx)
     }
     for (uint32_t i = 0; i < m->n_radios; i++) {
         struct wren_lora_radio *o = m->radios[i];
-        if (o == rx || !o->on_air || !same_channel(o, rx) || o->syncword != rx->syncword ||
-            m->world->now > o->tx_begin + lock_after_us(&o->phy)) {
+        if (o == rx || !o->on_air || !same_channel(o, rx) || o->modem.syncword != rx->modem.syncword ||
+            m->world->now > o->tx_begin + lock_after_us(&o->modem.phy)) {
             continue;
         }
         double p = rx_dbm(m, o, rx);
@@ -212,7 +212,7 @@ static void deliver(struct wren_lora_radio *rx, const struct wren_lora_radio *tx
     rx->rx_len = tx->tx_len;
     rx->rx_stamp = rx->rx_start;
     rx->rx_rssi = (int16_t)lround(rx->rx_dbm < -200 ? -200 : rx->rx_dbm);
-    double noise = -174.0 + 10.0 * log10(rx->phy.bw_khz * 1000.0) + LORA_NF_DB;
+    double noise = -174.0 + 10.0 * log10(rx->modem.phy.bw_khz * 1000.0) + LORA_NF_DB;
     double snr = rx->rx_dbm - noise;
     rx->rx_snr_qdb = (int8_t)lround(snr < -32 ? -128 : snr > 31.75 ? 127 : snr * 4);
     rx->rx_ready = true;
@@ -269,37 +269,17 @@ static void pcap_frame(struct wren_lora_radio *r)
     }
     uint8_t rec[LORATAP_V0_LEN + WREN_LORA_MAX_PAYLOAD];
     struct loratap_hdr h = {
-        .freq_hz = r->freq_hz,
-        .bw_steps = (uint8_t)(r->phy.bw_khz / 125u),
-        .sf = r->phy.sf,
+        .freq_hz = r->modem.freq_hz,
+        .bw_steps = (uint8_t)(r->modem.phy.bw_khz / 125u),
+        .sf = r->modem.phy.sf,
         .packet_rssi = LORATAP_RSSI_NA,
         .max_rssi = LORATAP_RSSI_NA,
         .current_rssi = LORATAP_RSSI_NA,
-        .sync_word = r->syncword,
+        .sync_word = r->modem.syncword,
     };
     wren_loratap_emit(&h, rec, LORATAP_V0_LEN);
     memcpy(rec + LORATAP_V0_LEN, r->tx_buf, r->tx_len);
     wren_pcap_write(&m->pcap, m->world->now, rec, LORATAP_V0_LEN + r->tx_len);
-}
-
-/* ---- duty cycle -------------------------------------------------------- */
-
-/* the limit in force (1/100 %, 0: none) and the slot of its sub-band */
-static uint16_t dc_limit(const struct wren_lora_radio *r, unsigned *slot)
-{
-    uint8_t sb;
-    uint16_t regional = wren_lora_etsi_duty_cycle(r->freq_hz, &sb);
-    *slot = sb < WREN_LORA_SUB_BANDS ? sb : WREN_LORA_SUB_BANDS;
-    return r->dc == WREN_LORA_DC_REGIONAL ? regional : r->dc;
-}
-
-static uint64_t dc_wait(const struct wren_lora_radio *r)
-{
-    unsigned slot;
-    if (dc_limit(r, &slot) == 0 || r->band_free[slot] <= now_of(r)) {
-        return 0;
-    }
-    return r->band_free[slot] - now_of(r);
 }
 
 /* ---- the netdev driver ------------------------------------------------- */
@@ -316,26 +296,18 @@ static int radio_init(struct wren_netdev *dev)
     return 0;
 }
 
-static unsigned max_payload(const struct wren_lora_radio *r)
-{
-    return wren_lora_max_payload((enum wren_lora_region)r->region, r->phy.sf, r->phy.bw_khz);
-}
 
 /* the frame in tx_buf goes on the air now */
 static void tx_start(struct wren_lora_radio *r, uint32_t airtime)
 {
     struct wren_world *w = r->medium->world;
-    unsigned slot;
-    uint16_t dc = dc_limit(r, &slot);
     if (r->rx_from) {
         rx_abort(r); /* half duplex */
     }
     r->on_air = true;
     r->tx_begin = w->now;
     r->tx_end = w->now + airtime;
-    if (dc) {
-        r->band_free[slot] = r->tx_end + wren_lora_dc_off_us(airtime, dc);
-    }
+    wren_lora_modem_sent(&r->modem, r->tx_end, airtime);
     set_state(r, WREN_NETOPT_STATE_TX);
     r->stats.tx_frames++;
     r->stats.tx_bytes += r->tx_len;
@@ -355,11 +327,11 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         return -EBUSY;
     }
     size_t len = wren_iolist_size(iol);
-    if (len > max_payload(r)) {
+    if (len > wren_lora_modem_max_payload(&r->modem)) {
         r->stats.tx_too_long++;
         return -EMSGSIZE;
     }
-    if (dc_wait(r) > 0) {
+    if (wren_lora_modem_dc_wait(&r->modem, now_of(r)) > 0) {
         r->stats.dc_drop++;
         return -EAGAIN;
     }
@@ -371,7 +343,7 @@ static int radio_send(struct wren_netdev *dev, const struct wren_iolist *iol)
         off += iol->len;
     }
     r->tx_len = (uint8_t)len;
-    tx_start(r, wren_lora_airtime_us(&r->phy, (unsigned)len));
+    tx_start(r, wren_lora_airtime_us(&r->modem.phy, (unsigned)len));
     return (int)len;
 }
 
@@ -430,75 +402,12 @@ static int get_radio_time(struct wren_lora_radio *r, void *val, size_t max)
     return wren_netopt_put(val, max, &t, sizeof(t));
 }
 
-static int get_channel(struct wren_lora_radio *r, void *val, size_t max)
-{
-    uint32_t off = r->freq_hz - WREN_LORA_EU868_CH0_HZ;
-    if (r->freq_hz < WREN_LORA_EU868_CH0_HZ || off % WREN_LORA_CHANNEL_STEP_HZ ||
-        off / WREN_LORA_CHANNEL_STEP_HZ >= WREN_LORA_CHANNELS) {
-        return -ENOENT; /* a frequency off the default channels */
-    }
-    uint16_t ch = (uint16_t)(off / WREN_LORA_CHANNEL_STEP_HZ);
-    return wren_netopt_put(val, max, &ch, 2);
-}
-
-/* the LoRa options (netopt.h, 0xb0..) */
-static int get_lora(struct wren_lora_radio *r, uint16_t opt, void *val, size_t max)
-{
-    uint16_t v16;
-    uint32_t v32;
-    unsigned slot;
-    switch (opt) {
-    case WREN_NETOPT_LORA_SF:
-        return wren_netopt_put(val, max, &r->phy.sf, 1);
-    case WREN_NETOPT_LORA_BW:
-        return wren_netopt_put(val, max, &r->phy.bw_khz, 2);
-    case WREN_NETOPT_LORA_CR:
-        return wren_netopt_put(val, max, &r->phy.cr, 1);
-    case WREN_NETOPT_LORA_FREQ:
-        return wren_netopt_put(val, max, &r->freq_hz, 4);
-    case WREN_NETOPT_LORA_SYNCWORD:
-        return wren_netopt_put(val, max, &r->syncword, 1);
-    case WREN_NETOPT_LORA_PREAMBLE:
-        return wren_netopt_put(val, max, &r->phy.preamble, 2);
-    case WREN_NETOPT_LORA_DUTY_CYCLE:
-        v16 = dc_limit(r, &slot);
-        return wren_netopt_put(val, max, &v16, 2);
-    case WREN_NETOPT_LORA_REGION:
-        return wren_netopt_put(val, max, &r->region, 1);
-    case WREN_NETOPT_LORA_AIRTIME:
-        if (max < 4) {
-            return -EOVERFLOW;
-        }
-        memcpy(&v16, val, 2);
-        v32 = v16 <= WREN_LORA_MAX_PAYLOAD ? wren_lora_airtime_us(&r->phy, v16) : 0;
-        return v32 ? wren_netopt_put(val, max, &v32, 4) : -EINVAL;
-    case WREN_NETOPT_LORA_DC_WAIT: {
-        uint64_t w = dc_wait(r);
-        v32 = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
-        return wren_netopt_put(val, max, &v32, 4);
-    }
-    default:
-        return -ENOTSUP;
-    }
-}
-
 static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
 {
     struct wren_lora_radio *r = radio_of(dev);
-    uint16_t v16;
     switch (opt) {
-    case WREN_NETOPT_CHANNEL:
-        return get_channel(r, val, max);
-    case WREN_NETOPT_TX_POWER:
-        return wren_netopt_put(val, max, &r->tx_power, 2);
-    case WREN_NETOPT_MAX_PDU_SIZE:
-        v16 = (uint16_t)max_payload(r);
-        return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_STATE:
         return wren_netopt_put(val, max, &r->state, 1);
-    case WREN_NETOPT_DEVICE_TYPE:
-        v16 = WREN_NETDEV_TYPE_LORA;
-        return wren_netopt_put(val, max, &v16, 2);
     case WREN_NETOPT_RSSI_LAST:
         return wren_netopt_put(val, max, &r->rx_rssi, 2);
     case WREN_NETOPT_RX_TIMESTAMP: {
@@ -510,7 +419,7 @@ static int radio_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t ma
     case WREN_NETOPT_RADIO_TIME:
         return get_radio_time(r, val, max);
     default:
-        return get_lora(r, opt, val, max);
+        return wren_lora_modem_get(&r->modem, opt, val, max, now_of(r));
     }
 }
 
@@ -534,111 +443,21 @@ static int set_radio_state(struct wren_lora_radio *r, const void *val, size_t le
     return 0;
 }
 
-/* a new modem setting @p p on frequency @p freq: checked, then taken; a
- * reception under the old one is abandoned */
-static int retune(struct wren_lora_radio *r, const struct wren_lora_phy *p, uint32_t freq)
-{
-    if (!wren_lora_phy_valid(p) || freq == 0) {
-        return -EINVAL;
-    }
-    if (r->on_air) {
-        return -EBUSY;
-    }
-    if (memcmp(p, &r->phy, sizeof(*p)) != 0 || freq != r->freq_hz) {
-        rx_abort(r);
-    }
-    r->phy = *p;
-    r->freq_hz = freq;
-    return 0;
-}
-
-static int set_modem(struct wren_lora_radio *r, uint16_t opt, const void *val, size_t len)
-{
-    struct wren_lora_phy p = r->phy;
-    uint32_t freq = r->freq_hz;
-    uint16_t v16 = 0;
-    if (len == 1) {
-        v16 = *(const uint8_t *)val;
-    } else if (len == 2) {
-        memcpy(&v16, val, 2);
-    }
-    switch (opt) {
-    case WREN_NETOPT_LORA_SF:
-        p.sf = len == 1 ? (uint8_t)v16 : 0;
-        break;
-    case WREN_NETOPT_LORA_CR:
-        p.cr = len == 1 ? (uint8_t)v16 : 0;
-        break;
-    case WREN_NETOPT_LORA_BW:
-        p.bw_khz = len == 2 ? v16 : 0;
-        break;
-    case WREN_NETOPT_LORA_PREAMBLE:
-        p.preamble = len == 2 ? v16 : 0;
-        break;
-    case WREN_NETOPT_LORA_FREQ:
-        freq = len == 4 ? (memcpy(&freq, val, 4), freq) : 0;
-        break;
-    default: /* WREN_NETOPT_CHANNEL */
-        freq = len == 2 && v16 < WREN_LORA_CHANNELS
-                   ? WREN_LORA_EU868_CH0_HZ + v16 * WREN_LORA_CHANNEL_STEP_HZ
-                   : 0;
-        break;
-    }
-    return retune(r, &p, freq);
-}
-
-static int set_u8(uint8_t *dst, const void *val, size_t len, unsigned lo, unsigned hi)
-{
-    if (len != 1 || *(const uint8_t *)val < lo || *(const uint8_t *)val > hi) {
-        return -EINVAL;
-    }
-    *dst = *(const uint8_t *)val;
-    return 0;
-}
-
-static int set_other(struct wren_lora_radio *r, uint16_t opt, const void *val, size_t len)
-{
-    int16_t p;
-    uint16_t dc;
-    switch (opt) {
-    case WREN_NETOPT_TX_POWER:
-        /* SX1276: RFO up to +14 dBm, PA_BOOST +2..+20 dBm (datasheet 5.4.1) */
-        if (len != 2 || (memcpy(&p, val, 2), p < -4 || p > 20)) {
-            return -EINVAL;
-        }
-        r->tx_power = p;
-        return 0;
-    case WREN_NETOPT_LORA_DUTY_CYCLE:
-        if (len != 2 || (memcpy(&dc, val, 2), dc > 10000 && dc != WREN_LORA_DC_REGIONAL)) {
-            return -EINVAL;
-        }
-        r->dc = dc;
-        return 0;
-    case WREN_NETOPT_LORA_SYNCWORD:
-        return set_u8(&r->syncword, val, len, 0, 255);
-    case WREN_NETOPT_LORA_REGION:
-        return set_u8(&r->region, val, len, WREN_LORA_REGION_NONE, WREN_LORA_REGION_EU868);
-    case WREN_NETOPT_STATE:
-        return set_radio_state(r, val, len);
-    default:
-        return -ENOTSUP;
-    }
-}
-
 static int radio_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t len)
 {
     struct wren_lora_radio *r = radio_of(dev);
-    switch (opt) {
-    case WREN_NETOPT_LORA_SF:
-    case WREN_NETOPT_LORA_CR:
-    case WREN_NETOPT_LORA_BW:
-    case WREN_NETOPT_LORA_PREAMBLE:
-    case WREN_NETOPT_LORA_FREQ:
-    case WREN_NETOPT_CHANNEL:
-        return set_modem(r, opt, val, len);
-    default:
-        return set_other(r, opt, val, len);
+    if (opt == WREN_NETOPT_STATE) {
+        return set_radio_state(r, val, len);
     }
+    if (wren_lora_modem_opt_retunes(opt) && r->on_air) {
+        return -EBUSY;
+    }
+    int res = wren_lora_modem_set(&r->modem, opt, val, len);
+    if (res == 1) {
+        rx_abort(r); /* the frame it was receiving is on another setting now */
+        catch_up(r);
+    }
+    return res < 0 ? res : 0;
 }
 
 static const struct wren_counter_set lora_radio_counters =
@@ -715,13 +534,7 @@ int wren_lora_medium_add_radio(struct wren_lora_medium *m, struct wren_lora_radi
     r->x = x;
     r->y = y;
     r->z = z;
-    r->phy = (struct wren_lora_phy){
-        .sf = 7, .bw_khz = 125, .cr = 5, .preamble = WREN_LORA_PREAMBLE_DEFAULT, .crc = true};
-    r->freq_hz = WREN_LORA_EU868_CH0_HZ;
-    r->tx_power = 14; /* the SX1276 RFO pin's maximum (datasheet, RegPaConfig) */
-    r->syncword = WREN_LORA_SYNCWORD_LORAWAN;
-    r->region = WREN_LORA_REGION_EU868;
-    r->dc = WREN_LORA_DC_REGIONAL;
+    wren_lora_modem_init(&r->modem);
     r->state = WREN_NETOPT_STATE_OFF;
     r->state_since = m->world->now;
     wren_timer_init(&r->tx_timer, tx_timer_cb, r);

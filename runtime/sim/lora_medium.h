@@ -66,17 +66,13 @@
 
 #include "core/counters.h"
 #include "core/timer.h"
+#include "drivers/lora_modem.h"
 #include "drivers/lora_phy.h"
 #include "net/netdev.h"
 #include "net/netopt.h"
 #include "sim/pathloss.h"
 #include "sim/pcap.h"
 #include "sim/world.h"
-
-/** EU868's default channels (LoRaWAN RP002-1.0.3 2.4.2), WREN_NETOPT_CHANNEL 0..2. */
-#define WREN_LORA_EU868_CH0_HZ 868100000u
-#define WREN_LORA_CHANNEL_STEP_HZ 200000u
-#define WREN_LORA_CHANNELS 3u
 
 /** Bor et al.'s capture threshold, dB (MSWiM 2016, section 4). */
 #define WREN_LORA_CAPTURE_DB 6.0
@@ -124,13 +120,7 @@ struct wren_lora_radio {
     const struct wren_world_clock *clock; /**< its node's clock; NULL: true time */
     uint32_t index;
     double x, y, z;
-    struct wren_lora_phy phy;            /**< SF, BW, CR, preamble, CRC */
-    uint32_t freq_hz;
-    int16_t tx_power;                    /**< dBm */
-    uint16_t dc;                         /**< as set: 0, 1..10000 (1/100 %), or
-                                              WREN_LORA_DC_REGIONAL */
-    uint8_t region;                      /**< enum wren_lora_region */
-    uint8_t syncword;
+    struct wren_lora_modem modem;        /**< settings, duty-cycle bookkeeping */
     uint8_t state;                       /**< enum wren_netopt_state */
     uint8_t pending;                     /**< events for isr() */
     bool on_air;
@@ -147,8 +137,6 @@ struct wren_lora_radio {
     uint64_t rx_stamp;                   /**< true time the last delivered one began */
     uint64_t tx_begin;                   /**< true time the frame on the air began */
     uint64_t tx_end;                     /**< ... and ends */
-    uint64_t band_free[WREN_LORA_SUB_BANDS + 1]; /**< per sub-band (the last: outside
-                                                      ETSI's), when it opens again */
     uint64_t state_since;
     uint64_t time_in[4];                 /**< per enum wren_netopt_state, us */
     struct wren_timer tx_timer;
@@ -189,9 +177,8 @@ int wren_lora_medium_set_pathloss(struct wren_lora_medium *m, double d0_m, doubl
 void wren_lora_medium_set_capture(struct wren_lora_medium *m, double db);
 
 /**
- * @brief Put @p r on the medium at (x, y, z): SF7, 125 kHz, CR 4/5, 8
- *        preamble symbols, CRC, 868.1 MHz, 14 dBm, sync word 0x34, EU868
- *        payload limits, the regional duty cycle; off until its init().
+ * @brief Put @p r on the medium at (x, y, z), with the modem's defaults
+ *        (src/drivers/lora_modem.h); off until its init().
  * @return its index, or -ENOMEM.
  */
 int wren_lora_medium_add_radio(struct wren_lora_medium *m, struct wren_lora_radio *r, double x,
