@@ -159,7 +159,7 @@ static int lu_set(struct wren_netdev *dev, uint16_t opt, const void *val, size_t
 }
 
 static const struct wren_counter_set lora_udp_counters =
-    WREN_COUNTER_SET("lora", WREN_LORA_UDP_COUNTERS, WREN_NETOPT_DEV_STATS, uint64_t);
+    WREN_COUNTER_SET("lora_udp", WREN_LORA_UDP_COUNTERS, WREN_NETOPT_DEV_STATS, uint64_t);
 
 static const struct wren_netdev_driver lora_udp_driver = {
     .counters = &lora_udp_counters,

@@ -138,3 +138,24 @@ def test_scenario_lora_table(tmp_path: Path) -> None:
     path.write_text(text.replace("sf = 10", "bw = 200"))
     with pytest.raises(UserError, match=r"l\.toml:\d+: \[lora\] lora bw = 200: takes 125"):
         scenario.build(scenario.load(path))
+
+
+def test_every_lora_counter_in_json_and_shell() -> None:
+    """A LoRa node shows every counter of its radio's list (lora2.*) in the
+    JSON counters and the shell's stats, as tests/py/test_counters.py asks
+    of every other set."""
+    import re
+    from conftest import parse_stats
+    text = (Path(__file__).resolve().parents[2] / "runtime/sim/lora_medium.h").read_text()
+    names = re.findall(r"\bC\((\w+)\)", text.split("#define WREN_LORA_RADIO_COUNTERS", 1)[1]
+                       .split("struct wren_lora_radio_stats", 1)[0])
+    names += ["time_off_us", "time_listen_us", "time_rx_us", "time_tx_us"]
+    assert len(names) == 20
+    with Sim(1) as sim:
+        lora.enable(sim)
+        n = sim.add_node()
+        json_names = set(sim.counters(n))
+        _, out = sim.shell(n, "stats")
+        shell_names = set(parse_stats(out))
+    for c in names:
+        assert f"lora2.{c}" in json_names and f"lora2.{c}" in shell_names, c
