@@ -129,10 +129,6 @@ static int lu_get(struct wren_netdev *dev, uint16_t opt, void *val, size_t max)
         uint8_t s = lu->on_air ? WREN_NETOPT_STATE_TX : lu->state;
         return wren_netopt_put(val, max, &s, 1);
     }
-    case WREN_NETOPT_LINK_DELAY: {
-        uint32_t d = 20000; /* as ZEP's CONFIG_WREN_ZEP_LINK_DELAY_US: a hub, scheduling */
-        return wren_netopt_put(val, max, &d, 4);
-    }
     case WREN_NETOPT_DEV_STATS:
         return wren_netopt_put(val, max, &lu->stats, sizeof(lu->stats));
     default:
