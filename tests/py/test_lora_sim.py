@@ -159,3 +159,12 @@ def test_every_lora_counter_in_json_and_shell() -> None:
         shell_names = set(parse_stats(out))
     for c in names:
         assert f"lora2.{c}" in json_names and f"lora2.{c}" in shell_names, c
+
+
+def test_ifconfig_shows_the_lora_setting() -> None:
+    with Sim(1) as sim:
+        lora.enable(sim)
+        n = sim.add_node()
+        lora.configure(sim, n, sf=11, channel=1, duty_cycle=50)
+        _, out = sim.shell(n, "ifconfig")
+    assert "Iface 2  LoRa 868300000 Hz  SF11  BW 125 kHz  CR 4/5  duty cycle 0.50%" in out, out
