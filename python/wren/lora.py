@@ -13,7 +13,8 @@ The netopt keys are read from src/net/netopt.h, as lib.py reads its own.
 import ctypes
 import errno
 import struct
-from ctypes import c_char_p, c_double, c_int, c_size_t, c_uint16, c_uint32, c_void_p
+from ctypes import (c_char_p, c_double, c_int, c_size_t, c_uint16, c_uint32, c_uint64,
+                    c_void_p)
 from typing import Final
 
 from .lib import NETOPT, Sim, SimError, load
@@ -27,6 +28,8 @@ _SIGNATURES: Final = {
     "wren_sim_lora_open_pcap": (c_int, [c_void_p, c_char_p]),
     "wren_sim_lora_pathloss": (c_int, [c_void_p, c_double, c_double, c_double, c_double]),
     "wren_sim_lora_rx_dbm": (c_double, [c_void_p, c_uint32, c_uint32]),
+    "wren_sim_lora_periodic": (c_int, [c_void_p, c_uint32, c_uint16, c_uint32, c_uint32,
+                                       c_uint64]),
 }
 
 #: WREN_LORA_DC_REGIONAL (src/net/netopt.h): the ETSI sub-band's limit
@@ -132,6 +135,18 @@ def send(sim: Sim, node: int, frame: bytes) -> None:
     _check(res, f"lora send on node {node}")
 
 
+def periodic(sim: Sim, node: int, size: int, interval_s: float, count: int = 0,
+             start_s: float = 0.0) -> None:
+    """From @start_s on, @node's LoRa interface gets a @size-byte frame (its
+    sequence number first) every @interval_s, @count times (0: no end)."""
+    if not 4 <= size <= 255:
+        raise ValueError(f"lora size = {size}: takes 4..255 (bytes)")
+    if not 0 < interval_s <= 4294.0:
+        raise ValueError(f"lora interval = {interval_s}: takes a time above 0 s")
+    _check(_lib().wren_sim_lora_periodic(sim.h, node, size, round(interval_s * 1e6), count,
+                                          round(start_s * 1e6)), f"lora sender on node {node}")
+
+
 def open_pcap(sim: Sim, path: str) -> None:
     """Capture every LoRa frame to @path (LINKTYPE_LORATAP, 270)."""
     _check(_lib().wren_sim_lora_open_pcap(sim.h, str(path).encode()), f"lora pcap {path}")
@@ -167,5 +182,10 @@ def populate(sim: Sim, cfg: object, nodes: list[int]) -> None:
             configure(sim, node, **settings)
         if getattr(cfg, "pcap", None) and nodes:
             open_pcap(sim, cfg.pcap)  # type: ignore[attr-defined]
+        for node in getattr(cfg, "senders", None) or []:
+            if node not in nodes:
+                raise ValueError(f"lora senders: node {node} has no LoRa interface")
+            periodic(sim, node, cfg.size, cfg.interval, cfg.count,  # type: ignore[attr-defined]
+                     cfg.start)  # type: ignore[attr-defined]
     except (ValueError, SimError) as e:
         raise ScenarioError(f"[lora] {e}", where) from None

@@ -315,6 +315,14 @@ class Lora(Table):
     region: Literal["eu868", "none"] = spec("eu868")
     pcap: str | None = spec(None)
     pathloss: LoraPathLoss | None = spec(None)
+    # a sensor on each of `senders`: a `size`-byte frame every `interval`
+    # seconds from `start`, `count` times (0: to the end)
+    senders: list[int] = spec(factory=list, toml=list[int] | int, conv=_id_list, node_ref=True,
+                              what="a list of node ids or a node id")
+    interval: float = spec(1.0, lo=0.001, hi=4294.0, unit="seconds")
+    size: int = spec(20, lo=4, hi=255, unit="bytes")
+    count: int = spec(0, lo=0, hi=U32)
+    start: float = spec(0.0, lo=0.0, unit="seconds")
 
 
 @dataclass(kw_only=True)

@@ -87,14 +87,10 @@ int wren_sim_lora_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void
     return wren_netapi_get(&s->nodes[id]->node, &l->netif.netif.module, opt, 0, val, max);
 }
 
-int wren_sim_lora_send(struct wren_sim *s, uint32_t id, const uint8_t *frame, size_t len)
+/* @p frame down to @p l's interface (it runs when the node next runs) */
+static int lora_queue(struct wren_node *node, struct wren_sim_lora *l, const uint8_t *frame,
+                      size_t len)
 {
-    int err;
-    struct wren_sim_lora *l = lora_of(s, id, &err);
-    if (l == NULL) {
-        return err;
-    }
-    struct wren_node *node = &s->nodes[id]->node;
     struct wren_snip *pl = wren_pktbuf_add(&node->pktbuf, NULL, frame, len, WREN_NETTYPE_LORA);
     struct wren_snip *pkt = pl ? wren_netif_hdr_add(&node->pktbuf, pl, NULL, 0, NULL, 0) : NULL;
     if (pkt == NULL) {
@@ -105,9 +101,63 @@ int wren_sim_lora_send(struct wren_sim *s, uint32_t id, const uint8_t *frame, si
     }
     wren_netif_hdr(pkt)->if_id = l->netif.netif.id;
     wren_netif_hdr(pkt)->flags |= WREN_NETIF_HDR_BROADCAST;
-    int res = wren_netapi_send(node, &l->netif.netif.module, pkt); /* takes pkt */
+    return wren_netapi_send(node, &l->netif.netif.module, pkt); /* takes pkt */
+}
+
+int wren_sim_lora_send(struct wren_sim *s, uint32_t id, const uint8_t *frame, size_t len)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return err;
+    }
+    int res = lora_queue(&s->nodes[id]->node, l, frame, len);
     wren_world_run_until(&s->world, s->world.now); /* it runs now, at this instant */
     return res;
+}
+
+static void app_timer_cb(struct wren_timer *t, void *arg)
+{
+    struct wren_sim_lora *l = arg;
+    uint8_t frame[WREN_LORA_MAX_PAYLOAD] = {0};
+    frame[0] = (uint8_t)(l->app_seq >> 24);
+    frame[1] = (uint8_t)(l->app_seq >> 16);
+    frame[2] = (uint8_t)(l->app_seq >> 8);
+    frame[3] = (uint8_t)l->app_seq;
+    l->app_seq++;
+    (void)lora_queue(l->node, l, frame, l->app_size); /* a full queue counts as -ENOBUFS */
+    if (l->app_left != UINT32_MAX) {
+        l->app_left--;
+    }
+    if (l->app_left) {
+        wren_world_timer_set(l->radio.medium->world, t, l->radio.medium->world->now +
+                                                            l->app_interval_us);
+    }
+}
+
+int wren_sim_lora_periodic(struct wren_sim *s, uint32_t id, uint16_t size, uint32_t interval_us,
+                           uint32_t count, uint64_t start_us)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return err;
+    }
+    if (size < 4 || size > WREN_LORA_MAX_PAYLOAD) {
+        return -EINVAL;
+    }
+    wren_world_timer_cancel(&s->world, &l->app_timer);
+    if (interval_us == 0) {
+        return 0;
+    }
+    l->node = &s->nodes[id]->node;
+    l->app_size = size;
+    l->app_interval_us = interval_us;
+    l->app_left = count ? count : UINT32_MAX;
+    wren_timer_init(&l->app_timer, app_timer_cb, l);
+    wren_world_timer_set(&s->world, &l->app_timer, start_us > s->world.now ? start_us
+                                                                           : s->world.now);
+    return 0;
 }
 
 int wren_sim_lora_open_pcap(struct wren_sim *s, const char *path)

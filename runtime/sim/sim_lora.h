@@ -29,10 +29,17 @@ struct wren_sim;
 struct wren_sim_node;
 struct wren_stack_iface;
 
-/** A node's LoRa interface: its radio and link state. */
+/** A node's LoRa interface: its radio and link state, and its periodic
+ *  sender (wren_sim_lora_periodic). */
 struct wren_sim_lora {
     struct wren_lora_radio radio;
     struct wren_lora_netif netif;
+    struct wren_node *node;
+    struct wren_timer app_timer;
+    uint64_t app_interval_us;
+    uint32_t app_left;       /**< frames still to hand over (UINT32_MAX: no end) */
+    uint32_t app_seq;
+    uint16_t app_size;
 };
 
 /** @brief Nodes added from now on have a LoRa interface (@p on 1) or not
@@ -57,6 +64,19 @@ int wren_sim_lora_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void
  *         (the node's packet buffer is full).
  */
 int wren_sim_lora_send(struct wren_sim *s, uint32_t id, const uint8_t *frame, size_t len);
+
+/**
+ * @brief From @p start_us on, hand node @p id's LoRa interface a frame of
+ *        @p size bytes every @p interval_us, @p count times (0: no end): a
+ *        sensor sending one value per frame. Each frame carries its
+ *        sequence number (4 bytes, big-endian) and zeros. What becomes of
+ *        them is in the counters: netif<N>.tx_frames / tx_drop_queue /
+ *        tx_drop_dev, lora<N>.tx_frames / dc_drop, a receiver's
+ *        lora<N>.rx_frames. @p interval_us 0 stops it.
+ * @return 0, -EINVAL (no such node, size 4..255), -ENODEV (no LoRa).
+ */
+int wren_sim_lora_periodic(struct wren_sim *s, uint32_t id, uint16_t size, uint32_t interval_us,
+                           uint32_t count, uint64_t start_us);
 
 /** @brief Capture every LoRa frame to @p path (LINKTYPE_LORATAP).
  *  @return 0, -ENODEV (no LoRa medium: wren_sim_set_lora first), -errno. */

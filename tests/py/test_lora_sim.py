@@ -168,3 +168,33 @@ def test_ifconfig_shows_the_lora_setting() -> None:
         lora.configure(sim, n, sf=11, channel=1, duty_cycle=50)
         _, out = sim.shell(n, "ifconfig")
     assert "Iface 2  LoRa 868300000 Hz  SF11  BW 125 kHz  CR 4/5  duty cycle 0.50%" in out, out
+
+
+@pytest.mark.parametrize("pps, lost", [(5, False), (20, True)])
+def test_a_sensor_beyond_the_airtime_loses_frames(pps: int, lost: bool) -> None:
+    """A [lora] sender at SF7/125 kHz, 20-byte frames (56.576 ms on air), the
+    duty cycle off: 5 frames a second all arrive; 20 a second (one each 50
+    ms) exceed what the air carries, the interface's queue overflows, and
+    what arrives is what the airtime allows."""
+    from wren import scenario
+    secs = 60
+    sc = scenario.parse({"duration": secs, "nodes": [{"x": 0.0}, {"x": 50.0}],
+                         "lora": {"duty_cycle": "off", "senders": [0], "interval": 1 / pps,
+                                  "size": 20, "count": secs * pps}})
+    sim, _ = scenario.build(sc)
+    with sim:
+        sim.set_drift(0.0)
+        sim.run(secs + 10.0)  # and the queue drained
+        a, b = sim.counters(0), sim.counters(1)
+    offered = secs * pps
+    assert a["lora2.tx_frames"] + a["netif2.tx_drop_queue"] == offered
+    assert b["lora2.rx_frames"] == a["lora2.tx_frames"]
+    assert a["lora2.tx_airtime_us"] == a["lora2.tx_frames"] * 56_576
+    if lost:
+        assert a["netif2.tx_drop_queue"] > 0
+        # back to back while frames arrive (one per 56.576 ms), then the 28
+        # the interface's queue held (CONFIG_WREN_NETIF_TXQ_LEN)
+        carried = secs * 1_000_000 // 56_576 + 28
+        assert carried - 2 <= a["lora2.tx_frames"] <= carried + 2, a["lora2.tx_frames"]
+    else:
+        assert a["netif2.tx_drop_queue"] == 0 and b["lora2.rx_frames"] == offered
