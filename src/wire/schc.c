@@ -7,6 +7,7 @@
 
 #include "core/byteorder.h"
 #include "wire/inet_csum.h"
+#include "wire/schc_bits.h"
 
 #define IPV6_HDR 40
 #define UDP_HDR 8
@@ -43,52 +44,6 @@ unsigned wren_schc_field_bits(unsigned fid)
 static unsigned fbytes(unsigned fid)
 {
     return (layout[fid].bits + 7u) / 8u;
-}
-
-/* ---- bits ---------------------------------------------------------------- */
-
-static unsigned bit_at(const uint8_t *p, size_t i)
-{
-    return (p[i >> 3] >> (7 - (i & 7))) & 1u;
-}
-
-static void bit_set(uint8_t *p, size_t i, unsigned b)
-{
-    uint8_t m = (uint8_t)(0x80u >> (i & 7));
-    p[i >> 3] = (uint8_t)(b ? (p[i >> 3] | m) : (p[i >> 3] & ~m));
-}
-
-/* A bounded bit cursor with a sticky error flag (STYLE.md's reader, in bits). */
-struct bits {
-    uint8_t *w;        /* writing: the buffer; reading: NULL */
-    const uint8_t *r;
-    size_t pos, end;   /* in bits */
-    bool err;
-};
-
-/* Append the low @p n bits of the big-endian @p nb-byte value @p v. */
-static void put_bits(struct bits *b, const uint8_t *v, unsigned nb, unsigned n)
-{
-    if (b->end - b->pos < n) {
-        b->err = true;
-        return;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        bit_set(b->w, b->pos++, bit_at(v, nb * 8u - n + i));
-    }
-}
-
-/* Read @p n bits into the low bits of the @p nb-byte value @p v (zeroed). */
-static void get_bits(struct bits *b, uint8_t *v, unsigned nb, unsigned n)
-{
-    memset(v, 0, nb);
-    if (b->end - b->pos < n) {
-        b->err = true;
-        return;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        bit_set(v, nb * 8u - n + i, bit_at(b->r, b->pos++));
-    }
 }
 
 static unsigned idx_bits(unsigned n)
