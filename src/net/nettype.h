@@ -18,6 +18,8 @@ enum wren_nettype {
     WREN_NETTYPE_TCP,
     WREN_NETTYPE_SIXTOP,       /**< a 6P message (RFC 8480), from the 6top IE of a TSCH
                                     frame: netif header (neighbour), then the message */
+    WREN_NETTYPE_SCHC,         /**< a SCHC message (RFC 8724), rule ID first (on LoRaWAN
+                                    the FPort), demultiplexed by interface id */
     WREN_NETTYPE_NUMOF
 };
 

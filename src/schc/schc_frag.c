@@ -209,6 +209,9 @@ int wren_schc_frag_tx_ack(struct wren_schc_frag_tx *tx, uint32_t now, const uint
 {
     (void)now;
     struct wren_schc_ack a;
+    if (tx->p == NULL) {
+        return -SCHC_FRAG_ERR_STATE; /* never started */
+    }
     int rc = wren_schc_ack_parse(tx->p, msg, len, &a);
     if (rc < 0) {
         return rc;

@@ -20,6 +20,7 @@
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
 #include "rpl/rpl.h"
+#include "schc/schc.h"
 #include "sixlowpan/sixlowpan.h"
 #include "sixtop/sixtop.h"
 #include "tcp/tcp.h"
@@ -38,6 +39,7 @@
  * that nodes that do not use them do not pay for them. */
 #define WREN_STACK_MODULE_LIST(X, OPT) \
     X(sixlowpan)              \
+    X(schc)                   \
     X(ipv6)                   \
     X(icmpv6)                 \
     X(udp)                    \

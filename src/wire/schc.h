@@ -37,7 +37,7 @@
  * @code
  *   struct wren_schc_rules rs;
  *   char err[80];
- *   if (wren_schc_rules_parse(&rs, text, err, sizeof(err)) < 0) puts(err);
+ *   if (wren_schc_rules_parse(&rs, text, strlen(text), err, sizeof(err)) < 0) puts(err);
  *   int n = wren_schc_compress(&rs, WREN_SCHC_UP, ip, ip_len, out, sizeof(out));
  *   int m = wren_schc_decompress(&rs, WREN_SCHC_UP, out, n, back, sizeof(back));
  * @endcode
@@ -189,7 +189,8 @@ int wren_schc_decompress(const struct wren_schc_rules *rs, unsigned dir, const u
                          size_t len, uint8_t *out, size_t cap);
 
 /**
- * @brief Read a rule set from its text form, replacing @p rs.
+ * @brief Read a rule set from its text form (@p text_len bytes at most,
+ *        or up to a NUL), replacing @p rs.
  *
  * One statement a line; '#' starts a comment:
  * @verbatim
@@ -208,7 +209,7 @@ int wren_schc_decompress(const struct wren_schc_rules *rs, unsigned dir, const u
  * @param[out] err  one line naming the mistake (line number and word).
  * @return 0, or -EINVAL (bad text) / -ENOSPC (beyond the set's sizes).
  */
-int wren_schc_rules_parse(struct wren_schc_rules *rs, const char *text, char *err,
-                          size_t err_len);
+int wren_schc_rules_parse(struct wren_schc_rules *rs, const char *text, size_t text_len,
+                          char *err, size_t err_len);
 
 #endif

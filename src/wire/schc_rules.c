@@ -272,16 +272,20 @@ static int parse_line(struct ctx *c, char *line)
     return strcmp(w[0], "rule") == 0 ? parse_rule(c, w, n) : parse_field(c, w, n);
 }
 
-int wren_schc_rules_parse(struct wren_schc_rules *rs, const char *text, char *err,
-                          size_t err_len)
+int wren_schc_rules_parse(struct wren_schc_rules *rs, const char *text, size_t text_len,
+                          char *err, size_t err_len)
 {
     struct ctx c = { .rs = rs, .err = err, .err_len = err_len };
     memset(rs, 0, sizeof(*rs));
     if (err_len) {
         err[0] = 0;
     }
-    for (const char *p = text ? text : ""; *p;) {
-        size_t len = strcspn(p, "\n");
+    const char *end = text ? text + text_len : NULL;
+    for (const char *p = text; p && p < end && *p;) {
+        size_t len = 0;
+        while (p + len < end && p[len] && p[len] != '\n') {
+            len++;
+        }
         char line[160];
         c.line++;
         if (len >= sizeof(line)) {
@@ -294,7 +298,7 @@ int wren_schc_rules_parse(struct wren_schc_rules *rs, const char *text, char *er
             memset(rs, 0, sizeof(*rs));
             return rc;
         }
-        p += len + (p[len] != 0);
+        p += len + (p + len < end && p[len] == '\n');
     }
     int rc = check_rule(&c);
     if (rc < 0) {

@@ -61,7 +61,7 @@ static struct wren_schc_rules rs;
 static void load(void)
 {
     char err[120];
-    int rc = wren_schc_rules_parse(&rs, rules_text, err, sizeof(err));
+    int rc = wren_schc_rules_parse(&rs, rules_text, sizeof(rules_text), err, sizeof(err));
     if (rc != 0) {
         print_error("%s\n", err);
     }
@@ -123,7 +123,7 @@ TEST(test_schc_compress__no_match_goes_nocomp)
 TEST(test_schc_compress__no_rule)
 {
     char err[80];
-    CHECK_EQ(wren_schc_rules_parse(&rs, "rule 3 frag-up\n", err, sizeof(err)), 0);
+    CHECK_EQ(wren_schc_rules_parse(&rs, "rule 3 frag-up\n", 15, err, sizeof(err)), 0);
     uint8_t p[64], out[64];
     size_t n = build(p, false, 0xf0b1, 5684, 1);
     CHECK_EQ(wren_schc_compress(&rs, WREN_SCHC_UP, p, n, out, sizeof(out)), -SCHC_ERR_NO_RULE);
@@ -166,7 +166,7 @@ TEST(test_schc_compress__nobufs)
 static void expect_mistake(const char *text, const char *msg)
 {
     char err[160];
-    CHECK(wren_schc_rules_parse(&rs, text, err, sizeof(err)) < 0);
+    CHECK(wren_schc_rules_parse(&rs, text, strlen(text), err, sizeof(err)) < 0);
     if (strstr(err, msg) == NULL) {
         print_error("got: %s\nwanted: %s\n", err, msg);
         CHECK(0);
