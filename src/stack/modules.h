@@ -39,7 +39,6 @@
  * that nodes that do not use them do not pay for them. */
 #define WREN_STACK_MODULE_LIST(X, OPT) \
     X(sixlowpan)              \
-    X(schc)                   \
     X(ipv6)                   \
     X(icmpv6)                 \
     X(udp)                    \
@@ -50,7 +49,8 @@
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)                    \
-    X(sixtop)
+    X(sixtop)                 \
+    X(schc)
 
 /** Every module of the list (wren-node's default), opt-in ones included. */
 #define WREN_STACK_MODULES(X) WREN_STACK_MODULE_LIST(X, X)
