@@ -183,9 +183,19 @@ int wren_schc_frag_tx_timeout(struct wren_schc_frag_tx *tx, uint32_t now)
  * @return how many. */
 static unsigned mark_missing(struct wren_schc_frag_tx *tx, unsigned a, const uint8_t *bm)
 {
-    unsigned missing = 0;
-    for (unsigned i = 0; i < tx->p->window; i++) {
-        unsigned t = a * tx->p->window + i;
+    unsigned missing = 0, win = tx->p->window, last = tx->ntiles - 1u;
+    for (unsigned i = 0; i < win; i++) {
+        unsigned t = a * win + i;
+        /* RFC 8724 8.2.2.3: in the last window the right-most bit is the
+         * All-1's tile; the bits between the regular tiles and it stand
+         * for tiles never sent */
+        if (a == last_window(tx)) {
+            if (i + 1u == win) {
+                t = last;
+            } else if (t >= last) {
+                continue;
+            }
+        }
         if (t < tx->ntiles && !(bm[i / 8] >> (i % 8) & 1)) {
             set_todo(tx, t, true);
             missing++;

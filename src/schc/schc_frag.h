@@ -17,13 +17,14 @@
  *  All-1    | rule | W | FCN = 1..1 | RCS 32 | last tile         | pad |
  *  ACK REQ  | rule | W | FCN = 0..0 | pad (no tile)                    |
  *  S-Abort  | rule | W | FCN = 1..1 | pad (no RCS)                     |
- *  ACK      | rule | W | C | bitmap, compressed (8.3.2.2) | pad          |
+ *  ACK      | rule | W | C | bitmap, compressed (8.3.2.1) | pad          |
  *  R-Abort  | rule | W = 1..1 | C = 1 | 1s to the byte, then 0xff        |
  * @endverbatim
  * A window holds WINDOW_SIZE tiles, FCN counting down from WINDOW_SIZE - 1;
- * the bitmap's bit i stands for the window's i-th tile. The last tile goes
- * in the All-1 fragment. The RCS is the CRC32 of IEEE 802.3 (RFC 8724
- * 8.2.2.4's default) over the SCHC packet.
+ * the bitmap's bit i (left to right) stands for the window's i-th tile,
+ * FCN WINDOW_SIZE-1-i, and in the last window the right-most bit for the
+ * All-1's tile (8.2.2.3). The last tile always goes in the All-1. The RCS is the CRC32 of IEEE 802.3 (RFC 8724
+ * 8.2.3's default) over the SCHC packet.
  */
 #ifndef WREN_SCHC_SCHC_FRAG_H
 #define WREN_SCHC_SCHC_FRAG_H
@@ -43,7 +44,7 @@
 #define WREN_SCHC_MAX_TILE 64
 #define WREN_SCHC_MAX_TILES ((CONFIG_WREN_SCHC_MAX_PACKET + WREN_SCHC_MIN_TILE - 1) / WREN_SCHC_MIN_TILE)
 
-/** A fragmentation profile (RFC 8724 8.2.1's parameters). */
+/** A fragmentation profile (the parameters RFC 8724 8.2 names, set by a profile). */
 struct wren_schc_frag_profile {
     uint8_t rule_id;
     uint8_t m;            /**< bits of W */

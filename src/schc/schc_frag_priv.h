@@ -26,7 +26,7 @@ size_t wren_schc_frag_msg(const struct wren_schc_frag_profile *p, uint8_t *out, 
 int wren_schc_ack_parse(const struct wren_schc_frag_profile *p, const uint8_t *msg, size_t len,
                         struct wren_schc_ack *a);
 
-/** An ACK (C and the bitmap, compressed as RFC 8724 8.3.2.2 says) or, with
+/** An ACK (C and the bitmap, compressed as RFC 8724 8.3.2.1 says) or, with
  *  @p a->abort, a Receiver-Abort, into @p out (16 bytes); @return its length. */
 size_t wren_schc_ack_emit(const struct wren_schc_frag_profile *p, const struct wren_schc_ack *a,
                           uint8_t *out);

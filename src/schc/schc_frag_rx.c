@@ -45,7 +45,7 @@ size_t wren_schc_ack_emit(const struct wren_schc_frag_profile *p, const struct w
     put_uint(&b, a->w, p->m);
     put_uint(&b, a->c, 1);
     if (!a->c) {
-        /* 8.3.2.2: drop the bitmap's trailing 1s, ending on a byte */
+        /* 8.3.2.1: drop the bitmap's trailing 1s, ending on a byte */
         unsigned keep = 0;
         for (unsigned i = 0; i < p->window; i++) {
             keep = (a->bitmap[i / 8] >> (i % 8) & 1) ? keep : i + 1;
@@ -86,11 +86,19 @@ static unsigned frontier(const struct wren_schc_frag_rx *rx)
     return f;
 }
 
+/* Where the tiles known to exist end: the frontier, and with the All-1 in,
+ * at least the start of its window (every window before it is whole). */
+static unsigned known_end(const struct wren_schc_frag_rx *rx)
+{
+    unsigned f = frontier(rx), a = rx->all1 ? rx->w_done * (unsigned)rx->p->window : 0;
+    return f > a ? f : a;
+}
+
 /* With the All-1 in: are tiles 0..F-1 all there and does the RCS of the
  * packet they make with the last tile check? */
 static bool try_complete(struct wren_schc_frag_rx *rx)
 {
-    unsigned f = frontier(rx);
+    unsigned f = known_end(rx);
     for (unsigned t = 0; t < f; t++) {
         if (!have(rx, t)) {
             return false;
@@ -119,23 +127,38 @@ static unsigned first_gap(const struct wren_schc_frag_rx *rx, unsigned f)
     return t;
 }
 
-/* The ACK for the lowest window with a tile missing at or before the
- * frontier. The frontier itself counts as missing (the tile a lost All-1
- * would have come after, or, when the All-1 came and nothing is missing
- * before it, the tile it cannot be), except when the All-1 came and tiles
- * before it are missing: it may be the All-1's own place. */
-static size_t ack_missing(const struct wren_schc_frag_rx *rx, uint8_t *out)
+/* RFC 8724 8.4.3.2: on an All-1 or an ACK REQ (naming window @p req_w, or
+ * -1), the ACK of the lowest window with a tile known to be missing (one
+ * below the highest received), else of the All-1's window (reassembled,
+ * yet the RCS failed: tiles right before the All-1 are missing), else of
+ * the highest window with tiles or the one the ACK REQ names, if higher
+ * (its All-1 was lost), else of window 0. */
+static unsigned ack_which(const struct wren_schc_frag_rx *rx, int req_w)
+{
+    unsigned win = rx->p->window, f = known_end(rx), gap = first_gap(rx, f);
+    if (gap < f) {
+        return gap / win;
+    }
+    if (rx->all1) {
+        return rx->w_done;
+    }
+    unsigned a = f ? (f - 1u) / win : 0;
+    return req_w > (int)a ? (unsigned)req_w : a;
+}
+
+/* Its bitmap (8.2.2.3, compressed as 8.3.2.1 says): bit i the window's i-th tile (FCN WINDOW_SIZE-1-i);
+ * in the All-1's window the right-most bit is the All-1's tile. */
+static size_t ack_missing(const struct wren_schc_frag_rx *rx, int req_w, uint8_t *out)
 {
     const struct wren_schc_frag_profile *p = rx->p;
-    unsigned f = frontier(rx), t = first_gap(rx, f);
-    bool f_had = rx->all1 && t < f;
-    struct wren_schc_ack a = { .w = (uint8_t)((t / p->window) % (1u << p->m)) };
+    unsigned a = ack_which(rx, req_w);
+    struct wren_schc_ack ack = { .w = (uint8_t)(a % (1u << p->m)) };
     for (unsigned i = 0; i < p->window; i++) {
-        unsigned u = t / p->window * p->window + i;
-        bool bit = u > f || (u == f && f_had) || (u < f && have(rx, u));
-        a.bitmap[i / 8] = (uint8_t)(a.bitmap[i / 8] | (unsigned)bit << (i % 8));
+        bool bit = have(rx, a * p->window + i) ||
+                   (rx->all1 && a == rx->w_done && i + 1u == p->window);
+        ack.bitmap[i / 8] = (uint8_t)(ack.bitmap[i / 8] | (unsigned)bit << (i % 8));
     }
-    return wren_schc_ack_emit(p, &a, out);
+    return wren_schc_ack_emit(p, &ack, out);
 }
 
 static int rx_abort(struct wren_schc_frag_rx *rx, int err, uint8_t *ack, size_t *ack_len)
@@ -264,9 +287,9 @@ static int take_all1(struct wren_schc_frag_rx *rx, struct frag *f, uint8_t *ack,
     if (rx->p->ack_always) {
         return rx_abort(rx, -SCHC_FRAG_ERR_RCS, ack, ack_len); /* every tile before it came */
     }
-    unsigned fr = frontier(rx);
+    unsigned fr = known_end(rx);
     rx->stale = first_gap(rx, fr) == fr; /* complete, yet the RCS failed */
-    *ack_len = ack_missing(rx, ack);
+    *ack_len = ack_missing(rx, -1, ack);
     return 0;
 }
 
@@ -296,7 +319,7 @@ int wren_schc_frag_rx_input(struct wren_schc_frag_rx *rx, uint32_t now, const ui
     }
     rx->deadline = now + rx->p->inactivity_ms;
     if (f.ack_req) {
-        *ack_len = rx->p->ack_always ? ack_window(rx, (unsigned)a, ack) : ack_missing(rx, ack);
+        *ack_len = rx->p->ack_always ? ack_window(rx, (unsigned)a, ack) : ack_missing(rx, a, ack);
         return 0;
     }
     if (f.all1) {

@@ -224,7 +224,7 @@ static void residue_put(const struct wren_schc_rules *rs, const struct wren_schc
     }
 }
 
-/* Append @p n bytes at any bit position (RFC 8724 7.2: the payload follows
+/* Append @p n bytes at any bit position (RFC 8724 5.1: the payload follows
  * the residue unaligned), then zero padding to the byte. */
 static void put_tail(struct bits *b, const uint8_t *p, size_t n)
 {
@@ -313,7 +313,7 @@ static int residue_get(const struct wren_schc_rules *rs, const struct wren_schc_
     return 0;
 }
 
-/* compute-length and compute-checksum (RFC 8724 7.4.5, 7.4.6) over the
+/* compute-length and compute-checksum (RFC 8724 7.5.8) over the
  * whole packet @p p of @p len bytes. */
 static void compute_fields(const struct wren_schc_rules *rs, const struct wren_schc_rule *r,
                            unsigned dir, uint8_t *p, size_t len)

@@ -5,7 +5,7 @@
  *        (RFC 9011 section 5.1: the rule ID travels in FPort).
  *
  * Pure code: bytes and a rule set in, bytes or a negative error out; no
- * state, no I/O. A SCHC packet (RFC 8724 7.2, Figure 5):
+ * state, no I/O. A SCHC packet (RFC 8724 5.1, 7.3):
  *
  * @verbatim
  *  +---------+----------------------+------------------+~~~~~~~~~+
@@ -26,10 +26,10 @@
  * applies to, target values, the matching operator and the
  * compression/decompression action. Field lengths are fixed by the field.
  * The residue holds, in the rule's order, each field's value (value-sent),
- * mapping index (mapping-sent, ceil(log2(n)) bits, 7.4.4) or its LSBs
- * (LSB with MSB(x): length - x bits, 7.4.5); not-sent and compute-* send
+ * mapping index (mapping-sent, ceil(log2(n)) bits, 7.5.5) or its LSBs
+ * (LSB with MSB(x): length - x bits, 7.5.6); not-sent and compute-* send
  * nothing (compute-length: IPv6 payload length and UDP length; compute-
- * checksum: the UDP checksum, 7.4.6).
+ * checksum: the UDP checksum, 7.5.8).
  *
  * Uplink (Dev to App) has the Device's address and port as IPv6/UDP source;
  * downlink as destination (RFC 8724 7.1).
@@ -77,10 +77,10 @@ enum wren_schc_fid {
     WREN_SCHC_IPV6_LEN,       /**< 16 bits, payload length (10.4) */
     WREN_SCHC_IPV6_NXT,       /**< 8 bits (10.5) */
     WREN_SCHC_IPV6_HOP,       /**< 8 bits (10.6) */
-    WREN_SCHC_IPV6_DEV_PREFIX, /**< 64 bits (10.7) */
-    WREN_SCHC_IPV6_DEV_IID,   /**< 64 bits (10.7) */
-    WREN_SCHC_IPV6_APP_PREFIX, /**< 64 bits (10.8) */
-    WREN_SCHC_IPV6_APP_IID,   /**< 64 bits (10.8) */
+    WREN_SCHC_IPV6_DEV_PREFIX, /**< 64 bits (10.7.1) */
+    WREN_SCHC_IPV6_DEV_IID,   /**< 64 bits (10.7.2) */
+    WREN_SCHC_IPV6_APP_PREFIX, /**< 64 bits (10.7.1) */
+    WREN_SCHC_IPV6_APP_IID,   /**< 64 bits (10.7.2) */
     WREN_SCHC_UDP_DEV_PORT,   /**< 16 bits (10.9) */
     WREN_SCHC_UDP_APP_PORT,   /**< 16 bits (10.9) */
     WREN_SCHC_UDP_LEN,        /**< 16 bits (10.10) */
@@ -95,7 +95,7 @@ enum wren_schc_dir {
     WREN_SCHC_DOWN = 2,
 };
 
-/** Matching operators (RFC 8724 7.3). */
+/** Matching operators (RFC 8724 7.4). */
 enum wren_schc_mo {
     WREN_SCHC_MO_EQUAL = 0,
     WREN_SCHC_MO_IGNORE,
@@ -103,7 +103,7 @@ enum wren_schc_mo {
     WREN_SCHC_MO_MATCH_MAPPING,
 };
 
-/** Compression/decompression actions (RFC 8724 7.4). */
+/** Compression/decompression actions (RFC 8724 7.5). */
 enum wren_schc_cda {
     WREN_SCHC_CDA_NOT_SENT = 0,
     WREN_SCHC_CDA_VALUE_SENT,
@@ -171,7 +171,7 @@ const struct wren_schc_rule *wren_schc_rule_of_kind(const struct wren_schc_rules
 
 /**
  * @brief Compress IPv6 packet @p pkt (@p len bytes) sent in direction
- *        @p dir: the first compression rule that matches it (RFC 8724 7.2),
+ *        @p dir: the first compression rule that matches it (RFC 8724 7.3),
  *        else the no-compression rule.
  * @param[out] out SCHC packet, rule ID first.
  * @return its length; -SCHC_ERR_NOT_IPV6, -SCHC_ERR_NO_RULE, -SCHC_ERR_NOBUFS.

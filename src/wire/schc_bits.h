@@ -1,5 +1,5 @@
 /* Bit cursors for SCHC messages (private to wire/schc.c and schc/): the
- * residue, fragments and ACKs are bit strings, MSB first (RFC 8724 7.2, 8.3). */
+ * residue, fragments and ACKs are bit strings, MSB first (RFC 8724 5.1, 8.3). */
 #ifndef WREN_WIRE_SCHC_BITS_H
 #define WREN_WIRE_SCHC_BITS_H
 

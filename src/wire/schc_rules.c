@@ -109,7 +109,7 @@ static int parse_tvs(struct ctx *c, struct wren_schc_field *f, char *list)
 }
 
 /* MO and CDA agree with each other and with the target values (RFC 8724
- * 7.3, 7.4). */
+ * 7.4, 7.5). */
 static const char *field_mistake(const struct wren_schc_field *f)
 {
     unsigned bits = wren_schc_field_bits(f->fid);
@@ -198,7 +198,7 @@ static int parse_field(struct ctx *c, char **w, unsigned n)
 }
 
 /* A compression rule has each IPv6 field once per direction, and all UDP
- * fields once or none (RFC 8724 7.2: a rule describes the whole header). */
+ * fields once or none (RFC 8724 7.3: a rule describes the whole header). */
 static int check_rule(struct ctx *c)
 {
     const struct wren_schc_rule *r = c->rule;

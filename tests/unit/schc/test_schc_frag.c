@@ -41,12 +41,24 @@ TEST(test_schc_frag__first_fragment_and_ack_bytes)
     CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, 32, ack, &al), 0);
     uint8_t req[2] = { 0x14, 0x00 };
     CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, req, 2, ack, &al), 0);
-    /* tiles 3..5 and the frontier 9 missing: 1110001110, kept to 13 bits
-     * so that the ACK ends on a byte: 3 bytes */
-    CHECK_EQ(al, 3);
-    CHECK_EQ(ack[0], 0x14);
-    CHECK_EQ(ack[1], 0x1c); /* W 00, C 0, 11100 */
-    CHECK_EQ(ack[2], 0x77); /* 0111 0111 */
+    /* window 0 is the last one: tiles 0..2 and 6..8 had, 3..5 and all after
+     * 8 not, the right-most bit (the All-1's tile) 0: 63 bits, nothing to
+     * drop (RFC 8724 8.2.2.3, 8.3.2.1): 11 + 63 bits, padded to 10 bytes */
+    static const uint8_t want[10] = { 0x14, 0x1c, 0x70, 0, 0, 0, 0, 0, 0, 0 };
+    CHECK_EQ(al, 10);
+    CHECK_MEM(ack, want, 10); /* W 00, C 0, 11100 | 01110000 | 0... */
+    /* the sender resends tiles 3..5 and the All-1 */
+    CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), 0);
+    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 2 + 30);
+    CHECK_EQ(out[1], 0x3b); /* FCN 59: tile 3 */
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, 32, ack, &al), 0);
+    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 2 + 4 + 10); /* All-1: tile 9 */
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, 16, ack, &al), 1);
+    CHECK_MEM(rx.pkt, pkt, 100);
+    /* C = 1: W 00, C 1, padding: 0x20 */
+    CHECK_EQ(al, 2);
+    CHECK_EQ(ack[1], 0x20);
+    CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), 1);
 }
 
 TEST(test_schc_frag__receiver_abort_bytes)
@@ -61,19 +73,31 @@ TEST(test_schc_frag__receiver_abort_bytes)
     n = wren_schc_frag_tx_next(&tx, 0, out, 64); /* All-1: W 00 FCN 111111, RCS, tile 2 */
     CHECK_EQ(n, 2 + 4 + 10);
     CHECK_EQ(out[1], 0x3f);
-    out[2] ^= 1; /* a bad RCS: the ACK says the frontier (tile 2) is missing */
-    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, (size_t)n, ack, &al), 0);
-    CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), 0);
-    n = wren_schc_frag_tx_next(&tx, 0, out, 64); /* the All-1 again */
-    out[2] ^= 1;
-    out[3] ^= 1;
-    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, (size_t)n, ack, &al), -SCHC_FRAG_ERR_RCS);
+    uint8_t bad[16];
+    memcpy(bad, out, 16);
+    bad[2] ^= 1; /* a bad RCS: every tile there, the All-1's too, yet no match */
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, bad, (size_t)n, ack, &al), 0);
+    /* the sender sees nothing missing: it gives up with a Sender-Abort */
+    CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), -SCHC_FRAG_ERR_RCS);
+    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 2);
+    CHECK_EQ(out[1], 0xff); /* W 11, FCN 111111, no RCS */
+    /* the same bad All-1 again: the receiver aborts, W 11, C 1, 1s */
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, bad, (size_t)n, ack, &al), -SCHC_FRAG_ERR_RCS);
     const uint8_t abort_msg[3] = { 0x14, 0xff, 0xff };
     CHECK_EQ(al, 3);
     CHECK_MEM(ack, abort_msg, 3);
+    /* a sender takes a Receiver-Abort and sends nothing after it */
+    CHECK_EQ(wren_schc_frag_tx_start(&tx, &wren_schc_frag_lorawan_up, pkt, 30), 0);
+    while (wren_schc_frag_tx_next(&tx, 0, out, 64) > 0) {
+    }
     CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), -SCHC_FRAG_ERR_ABORTED);
     CHECK_EQ(tx.state, WREN_SCHC_FRAG_ABORTED);
-    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 0); /* no Sender-Abort after it */
+    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 0);
+    /* the Inactivity Timer sends the same abort */
+    wren_schc_frag_rx_start(&rx, &wren_schc_frag_lorawan_up, 0);
+    CHECK_EQ(wren_schc_frag_rx_timeout(&rx, ack, &al), -SCHC_FRAG_ERR_GAVE_UP);
+    CHECK_EQ(al, 3);
+    CHECK_MEM(ack, abort_msg, 3);
 }
 
 TEST(test_schc_frag__sender_gives_up)
