@@ -209,11 +209,12 @@ static void deliver(struct wren_schc *s, const uint8_t *p, size_t len, struct wr
     }
     dg->next = pkt->next;
     wren_pktbuf_release(pb, pkt);
-    s->stats.rx_pkts++;
     if (wren_netapi_dispatch(s->node, WREN_NETTYPE_IPV6, WREN_NETREG_DEMUX_ALL, WREN_MSG_RCV,
                              dg) == 0) {
-        s->stats.rx_drop_no_rule++;
+        s->stats.rx_drop_no_receiver++;
+        return;
     }
+    s->stats.rx_pkts++;
 }
 
 static void count_frag_err(struct wren_schc *s, int rc)

@@ -53,6 +53,7 @@
     C(tx_drop_nobuf)                                                                    \
     C(rx_msgs)                                                                          \
     C(rx_pkts)              /* datagrams delivered */                                   \
+    C(rx_drop_no_receiver)  /* no IPv6 module took them */                              \
     C(rx_drop_no_rule)                                                                  \
     C(rx_drop_residue)      /* truncated residue, bad mapping index, length */          \
     C(rx_drop_nobuf)                                                                    \
