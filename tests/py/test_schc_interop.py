@@ -144,9 +144,9 @@ def wren_compress(lib, pkt: bytes, rules: str = WREN_RULES, direction: int = UP)
     return out.raw[:n]
 
 
-def wren_decompress(lib, schc: bytes, direction: int = UP) -> bytes:
+def wren_decompress(lib, schc: bytes, direction: int = UP, rules: str = WREN_RULES) -> bytes:
     out, err = create_string_buffer(2048), create_string_buffer(128)
-    n = lib.wren_wire_schc_decompress(WREN_RULES.encode(), direction, schc, len(schc), out, 2048,
+    n = lib.wren_wire_schc_decompress(rules.encode(), direction, schc, len(schc), out, 2048,
                                       err, 128)
     assert n > 0, (n, err.value)
     return out.raw[:n]
@@ -198,6 +198,29 @@ def test_rule_mistake_is_one_line(lib):
     assert n == -1000
     assert err.value == b"schc rules line 2: unknown action (not-sent value-sent mapping-sent " \
                         b"lsb compute) 'sent'"
+
+
+def test_pair_rules_leave_the_rule_id_and_two_bits(lib):
+    """wren.schc.pair_rules: a sensor's datagram to its router, and the
+    answer, become the rule ID, a 2-bit hop-limit index and the payload."""
+    from wren import schc
+    text = schc.pair_rules("2001:db8::5", "2001:db8::1", 0xf0b5, 61616)
+    schc.check(text)
+    up = bytes(IPv6(src="2001:db8::5", dst="2001:db8::1", hlim=64)
+               / UDP(sport=0xf0b5, dport=61616) / b"21.5")
+    down = bytes(IPv6(src="2001:db8::1", dst="2001:db8::5", hlim=63)
+                 / UDP(sport=61616, dport=0xf0b5) / b"ok")
+    for pkt, d, idx in ((up, UP, 0), (down, DOWN, 1)):
+        c = wren_compress(lib, pkt, text, d)
+        payload = pkt[48:]
+        assert c[0] == 1 and len(c) == 1 + (2 + 8 * len(payload) + 7) // 8
+        assert c[1] >> 6 == idx
+        check_ipv6_udp(wren_decompress(lib, c, d, text), pkt)
+    # another port: the no-compression rule
+    other = bytes(IPv6(src="2001:db8::5", dst="2001:db8::1") / UDP(sport=1, dport=61616) / b"x")
+    assert wren_compress(lib, other, text)[0] == 22
+    with pytest.raises(ValueError, match=r"^schc rules line 14: unknown field 'udp.length'$"):
+        schc.check(text.replace("udp.len ", "udp.length "))
 
 
 # ---- fragmentation: an independent receiver and sender (RFC 8724 8.3) ------
