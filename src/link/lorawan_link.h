@@ -7,7 +7,7 @@
  * One session per interface (ABP-style: DevAddr, NwkSKey, AppSKey given by
  * SET WREN_NETOPT_LORAWAN_SESSION), in one of two roles: a device sends
  * unconfirmed uplinks and takes downlinks; the network side (a router's
- * gateway interface) the reverse. Join (OTAA), confirmed frames, MAC
+ * gateway interface) the reverse, for that one device. Join (OTAA), confirmed frames, MAC
  * commands, ADR and receive windows are not implemented: the frames ride
  * whatever LoRa device the interface has.
  *
