@@ -103,6 +103,11 @@ int wren_wire_schc_reassemble(int down, const uint8_t *msgs, size_t len, uint8_t
     return got ? got : last;
 }
 
+void wren_wire_lorawan_iid(const uint8_t *appskey, const uint8_t *deveui, uint8_t *iid)
+{
+    wren_lorawan_iid(appskey, deveui, iid);
+}
+
 int wren_wire_lorawan_seal(uint32_t devaddr, int down, uint32_t fcnt, uint8_t fport,
                            const uint8_t *nwkskey, const uint8_t *appskey, const uint8_t *pl,
                            size_t n, uint8_t *out, size_t out_max)

@@ -50,4 +50,7 @@ int wren_wire_lorawan_seal(uint32_t devaddr, int down, uint32_t fcnt, uint8_t fp
                            const uint8_t *nwkskey, const uint8_t *appskey, const uint8_t *pl,
                            size_t n, uint8_t *out, size_t out_max);
 
+/** @brief RFC 9011 5.3's IID of @p deveui under @p appskey into @p iid (8 bytes). */
+void wren_wire_lorawan_iid(const uint8_t *appskey, const uint8_t *deveui, uint8_t *iid);
+
 #endif

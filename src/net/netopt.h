@@ -142,6 +142,10 @@ enum wren_netopt {
                                         WREN_NETOPT_SCHC_ERROR says which); GET: struct
                                         wren_schc_rules */
     WREN_NETOPT_SCHC_ERROR,        /**< GET: char[], the last SET's mistake, one line */
+    WREN_NETOPT_SCHC_TIMERS,       /**< SET/GET: uint32_t[2] ms: the uplink's Retransmission
+                                        Timer, both Inactivity Timers (the downlink's
+                                        Retransmission Timer a ninth of it; RFC 9011: 12
+                                        hours by default); 0 keeps one */
     WREN_NETOPT_LORAWAN_SESSION,   /**< SET/GET: struct wren_lorawan_session of a LoRaWAN
                                         interface (DevAddr, keys, role); SET restarts the
                                         frame counters */

@@ -342,6 +342,10 @@ static int schc_get(struct wren_node *node, struct wren_module *self, uint16_t o
         return wren_netopt_put(val, max, &s->rules, sizeof(s->rules));
     case WREN_NETOPT_SCHC_ERROR:
         return wren_netopt_put(val, max, s->err, strlen(s->err) + 1);
+    case WREN_NETOPT_SCHC_TIMERS: {
+        uint32_t t[2] = { s->up.retrans_ms, s->up.inactivity_ms };
+        return wren_netopt_put(val, max, t, sizeof(t));
+    }
     default:
         return -ENOTSUP;
     }
@@ -369,12 +373,34 @@ static int take_rules(struct wren_schc *s, const struct wren_schc_rules *rs)
     return 0;
 }
 
+/* The timers of both profiles (the downlink's retransmission timer stays
+ * a ninth of its inactivity timer, as RFC 9011 5.6.3 recommends). */
+static int set_timers(struct wren_schc *s, const void *val, size_t len)
+{
+    uint32_t t[2];
+    if (len != sizeof(t)) {
+        return -EINVAL;
+    }
+    memcpy(t, val, sizeof(t));
+    if (t[0]) {
+        s->up.retrans_ms = t[0];
+    }
+    if (t[1]) {
+        s->up.inactivity_ms = s->down.inactivity_ms = t[1];
+        s->down.retrans_ms = t[1] / (s->down.max_ack_requests + 1u);
+    }
+    return 0;
+}
+
 static int schc_set(struct wren_node *node, struct wren_module *self, uint16_t opt, uint16_t ctx,
                     const void *val, size_t len)
 {
     (void)node;
     (void)ctx;
     struct wren_schc *s = (struct wren_schc *)self;
+    if (opt == WREN_NETOPT_SCHC_TIMERS) {
+        return set_timers(s, val, len);
+    }
     if (opt != WREN_NETOPT_SCHC_RULES) {
         return -ENOTSUP;
     }

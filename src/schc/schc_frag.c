@@ -6,18 +6,19 @@
 
 #include <string.h>
 
-/* RFC 9011 5.6.2. The timers are "application-dependent" there; 10 s for
- * an ACK leaves room for a LoRaWAN class A device's receive windows (RX2
- * opens 2 s after the uplink, LoRaWAN 1.0.3 Regional Parameters' RECEIVE_
- * DELAY2) and airtime at SF12; the receiver waits 12 s longer. */
+#define HOURS_12_MS (12u * 3600u * 1000u)
+
+/* RFC 9011 5.6.2: both timers' default RECOMMENDED duration is 12 hours
+ * (set them shorter for a lab run: SET WREN_NETOPT_SCHC_TIMERS). */
 const struct wren_schc_frag_profile wren_schc_frag_lorawan_up = {
     .rule_id = 20, .m = 2, .n = 6, .window = 63, .tile = 10, .ack_always = 0,
-    .max_ack_requests = 8, .retrans_ms = 10000, .inactivity_ms = 22000,
+    .max_ack_requests = 8, .retrans_ms = HOURS_12_MS, .inactivity_ms = HOURS_12_MS,
 };
-/* RFC 9011 5.6.3. */
+/* RFC 9011 5.6.3: inactivity 12 hours, retransmission INACTIVITY_TIMER /
+ * (MAX_ACK_REQUESTS + 1). */
 const struct wren_schc_frag_profile wren_schc_frag_lorawan_down = {
     .rule_id = 21, .m = 1, .n = 1, .window = 1, .tile = 40, .ack_always = 1,
-    .max_ack_requests = 8, .retrans_ms = 10000, .inactivity_ms = 22000,
+    .max_ack_requests = 8, .retrans_ms = HOURS_12_MS / 9u, .inactivity_ms = HOURS_12_MS,
 };
 
 uint32_t wren_schc_crc32(const uint8_t *p, size_t len)

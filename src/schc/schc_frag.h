@@ -58,13 +58,13 @@ struct wren_schc_frag_profile {
 };
 
 /** RFC 9011 5.6.2, uplink: RuleID 20 (FPortUp), M = 2, N = 6, WINDOW_SIZE
- *  63, tiles of 10 bytes, ACK-on-Error, MAX_ACK_REQUESTS 8. The timers are
- *  application-dependent there; see schc_frag.c. */
+ *  63, tiles of 10 bytes, ACK-on-Error, MAX_ACK_REQUESTS 8, both timers 12
+ *  hours (the RECOMMENDED defaults). */
 extern const struct wren_schc_frag_profile wren_schc_frag_lorawan_up;
 /** RFC 9011 5.6.3, downlink: RuleID 21 (FPortDown), M = 1, N = 1,
- *  WINDOW_SIZE 1, ACK-Always, MAX_ACK_REQUESTS 8; the tile is the whole
- *  fragment's room (here a fixed 40 bytes: RFC 9011 leaves it to the
- *  data rate). */
+ *  WINDOW_SIZE 1, ACK-Always, MAX_ACK_REQUESTS 8, Inactivity Timer 12 hours,
+ *  Retransmission Timer a ninth of it; RFC 9011's one tile is whatever the
+ *  MTU leaves, here a fixed 40 bytes. */
 extern const struct wren_schc_frag_profile wren_schc_frag_lorawan_down;
 
 /** Why a message was refused (returned negated). */

@@ -123,6 +123,13 @@ void wren_lorawan_crypt(const uint8_t key[16], bool down, uint32_t devaddr, uint
     }
 }
 
+void wren_lorawan_iid(const uint8_t appskey[16], const uint8_t deveui[8], uint8_t iid[8])
+{
+    uint8_t mac[16];
+    wren_aes_cmac(appskey, deveui, 8, NULL, 0, mac);
+    memcpy(iid, mac, 8);
+}
+
 int wren_lorawan_seal(const struct wren_lorawan_frame *f, const uint8_t nwkskey[16],
                       const uint8_t appskey[16], uint32_t fcnt32, uint8_t *buf, size_t len)
 {

@@ -126,4 +126,13 @@ int wren_lorawan_seal(const struct wren_lorawan_frame *f, const uint8_t nwkskey[
 int wren_lorawan_open(const struct wren_lorawan_frame *f, const uint8_t nwkskey[16],
                       const uint8_t appskey[16], uint32_t fcnt32, uint8_t *buf, size_t len);
 
+/**
+ * @brief RFC 9011 5.3's Interface Identifier: the first 8 bytes of
+ *        AES-CMAC(AppSKey, DevEUI) (no tie to the hardware EUI; it changes
+ *        with the session key).
+ * @param[in] deveui 8 bytes, as LoRaWAN's join messages carry it reversed:
+ *        here in the order it is written (most significant byte first).
+ */
+void wren_lorawan_iid(const uint8_t appskey[16], const uint8_t deveui[8], uint8_t iid[8]);
+
 #endif

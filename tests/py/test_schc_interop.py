@@ -355,6 +355,22 @@ def write_pcap(path: Path, frames: list[bytes]) -> None:
             f.write(struct.pack("<IIII", k, 0, len(fr), len(fr)) + fr)
 
 
+def test_iid_is_rfc9011_cmac(lib):
+    """RFC 9011 5.3: IID = AES-CMAC(AppSKey, DevEUI)[0..7], against the
+    cryptography package's CMAC."""
+    from cryptography.hazmat.primitives.ciphers.algorithms import AES
+    from cryptography.hazmat.primitives.cmac import CMAC
+    fn = lib.wren_wire_lorawan_iid
+    fn.restype, fn.argtypes = None, [c_char_p, c_char_p, c_void_p]
+    for k in range(8):
+        key, eui = bytes((k * 37 + i) & 0xff for i in range(16)), bytes([k] * 4 + [1, 2, 3, 4])
+        out = create_string_buffer(8)
+        fn(key, eui, out)
+        c = CMAC(AES(key))
+        c.update(eui)
+        assert out.raw == c.finalize()[:8]
+
+
 def test_tshark_reads_lorawan_frames(lib, tmp_path):
     frames, schcs = [], []
     for k, payload in enumerate([b"", b"21.5", bytes(60)]):

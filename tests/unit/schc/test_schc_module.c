@@ -28,6 +28,12 @@ static int setup(void **state)
     s.role = WREN_LORAWAN_ROLE_NETWORK;
     CHECK_EQ(wren_netapi_set(&b->node, &b->netif->module, WREN_NETOPT_LORAWAN_SESSION, 0, &s,
                              sizeof(s)), 0);
+    /* RFC 9011's 12-hour timers, made a lab's: 10 s for an ACK, 22 s idle */
+    const uint32_t timers[2] = { 10000, 22000 };
+    CHECK_EQ(wren_netapi_set(&a->node, &a->schc->module, WREN_NETOPT_SCHC_TIMERS, 0, timers,
+                             sizeof(timers)), 0);
+    CHECK_EQ(wren_netapi_set(&b->node, &b->schc->module, WREN_NETOPT_SCHC_TIMERS, 0, timers,
+                             sizeof(timers)), 0);
     struct wren_sock_udp_ep la = { .port = 0xf0b1 }, lb = { .port = 0xf0b2 };
     CHECK_EQ(wren_sock_udp_create(&a->node, &sa, &la, NULL), 0);
     CHECK_EQ(wren_sock_udp_create(&b->node, &sb, &lb, NULL), 0);
@@ -178,6 +184,12 @@ TEST(test_schc_module__rules_option)
     CHECK_EQ(wren_netapi_get(&b->node, m, WREN_NETOPT_SCHC_RULES, 0, &rs, sizeof(rs)), sizeof(rs));
     CHECK_EQ(rs.n_rules, 2);
     CHECK_EQ(b->schc->up.rule_id, 30);
+    uint32_t t[2];
+    CHECK_EQ(wren_netapi_get(&b->node, m, WREN_NETOPT_SCHC_TIMERS, 0, t, sizeof(t)), sizeof(t));
+    CHECK_EQ(t[0], 10000);
+    CHECK_EQ(t[1], 22000);
+    CHECK_EQ(b->schc->down.retrans_ms, 22000 / 9);
+    CHECK_EQ(wren_schc_frag_lorawan_up.inactivity_ms, 12u * 3600u * 1000u); /* RFC 9011 */
     FX_CLEAN(1000000);
 }
 
