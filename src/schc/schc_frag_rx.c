@@ -302,8 +302,13 @@ int wren_schc_frag_rx_input(struct wren_schc_frag_rx *rx, uint32_t now, const ui
     if (rc < 0) {
         return rc;
     }
-    if (rx->state == WREN_SCHC_FRAG_DONE && ((f.all1 && !f.sender_abort) || f.ack_req)) {
-        *ack_len = ack_done(rx, ack); /* our ACK was lost */
+    /* our C = 1 ACK was lost: the same All-1 again (its RCS tells it from
+     * the All-1 of a next packet whose other fragments were lost), or an
+     * ACK REQ (no DTag in RFC 9011's profiles: one for a next packet whose
+     * fragments were all lost is answered alike) */
+    bool again = (f.all1 && !f.sender_abort && f.rcs == rx->rcs) || f.ack_req;
+    if (rx->state == WREN_SCHC_FRAG_DONE && again) {
+        *ack_len = ack_done(rx, ack);
         return 0;
     }
     if (rx->state != WREN_SCHC_FRAG_SENDING) {

@@ -59,6 +59,18 @@ TEST(test_schc_frag__first_fragment_and_ack_bytes)
     CHECK_EQ(al, 2);
     CHECK_EQ(ack[1], 0x20);
     CHECK_EQ(wren_schc_frag_tx_ack(&tx, 0, ack, al), 1);
+    /* the same All-1 again (the ACK was lost): C = 1 again */
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, 16, ack, &al), 0);
+    CHECK_EQ(al, 2);
+    CHECK_EQ(ack[1], 0x20);
+    /* the All-1 of another packet whose regular fragments were lost is not
+     * taken for it: refused (the caller starts a new session for it) */
+    pkt[95] ^= 1;
+    CHECK_EQ(wren_schc_frag_tx_start(&tx, &wren_schc_frag_lorawan_up, pkt, 100), 0);
+    tx.next = 9;
+    CHECK_EQ(wren_schc_frag_tx_next(&tx, 0, out, 64), 16);
+    CHECK_EQ(wren_schc_frag_rx_input(&rx, 0, out, 16, ack, &al), -SCHC_FRAG_ERR_STATE);
+    CHECK_EQ(al, 0);
 }
 
 TEST(test_schc_frag__receiver_abort_bytes)
