@@ -106,6 +106,7 @@ enum {
     WREN_IPV6_IF_SIXLO = 0x01,  /**< 6LoWPAN below: send through the 6LoWPAN module */
     WREN_IPV6_IF_ND = 0x02,     /**< Ethernet: unresolved next hops go to neighbor
                                      discovery (SET WREN_NETOPT_NIB_HOLD), never to the IID */
+    WREN_IPV6_IF_SCHC = 0x04,   /**< LoRa: send through the interface's SCHC module */
 };
 
 struct wren_ipv6_if {

@@ -159,6 +159,20 @@ enum wren_netopt {
                                         router a 6LoWPAN NIB knows (its own or learned from
                                         RAs); -ENOENT if none */
 
+    /* SCHC and LoRaWAN (src/schc, src/link/lorawan_link.h) */
+    WREN_NETOPT_SCHC_RULES = 0x1a0, /**< SET: the rule set's text (schc.h), NUL-terminated or
+                                        not; -EINVAL and the old set kept on a mistake (GET
+                                        WREN_NETOPT_SCHC_ERROR says which); GET: struct
+                                        wren_schc_rules */
+    WREN_NETOPT_SCHC_ERROR,        /**< GET: char[], the last SET's mistake, one line */
+    WREN_NETOPT_SCHC_TIMERS,       /**< SET/GET: uint32_t[2] ms: the uplink's Retransmission
+                                        Timer, both Inactivity Timers (the downlink's
+                                        Retransmission Timer a ninth of it; RFC 9011: 12
+                                        hours by default); 0 keeps one */
+    WREN_NETOPT_LORAWAN_SESSION,   /**< SET/GET: struct wren_lorawan_session of a LoRaWAN
+                                        interface (DevAddr, keys, role); SET restarts the
+                                        frame counters */
+
     /* RPL */
     WREN_NETOPT_RPL_ROLE = 0x1c0,  /**< SET: struct wren_rpl_role_cfg; GET: uint8_t role */
     WREN_NETOPT_RPL_SRH,           /**< GET, asked by IPv6 of the module taking ICMPv6 type

@@ -20,6 +20,8 @@ enum wren_nettype {
                                     frame: netif header (neighbour), then the message */
     WREN_NETTYPE_LORA,         /**< a LoRa PHY payload as the modem received it (a LoRaWAN
                                     frame, say): netif header (interface, RSSI) last */
+    WREN_NETTYPE_SCHC,         /**< a SCHC message (RFC 8724), rule ID first (on LoRaWAN
+                                    the FPort), demultiplexed by interface id */
     WREN_NETTYPE_NUMOF
 };
 

@@ -20,6 +20,7 @@
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
 #include "rpl/rpl.h"
+#include "schc/schc.h"
 #include "sixlowpan/sixlowpan.h"
 #include "sixtop/sixtop.h"
 #include "tcp/tcp.h"
@@ -48,7 +49,8 @@
     X(nib)                    \
     X(nd_eth)                 \
     X(rpl)                    \
-    X(sixtop)
+    X(sixtop)                 \
+    X(schc)
 
 /** Every module of the list (wren-node's default), opt-in ones included. */
 #define WREN_STACK_MODULES(X) WREN_STACK_MODULE_LIST(X, X)
