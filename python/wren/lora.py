@@ -30,7 +30,16 @@ _SIGNATURES: Final = {
     "wren_sim_lora_rx_dbm": (c_double, [c_void_p, c_uint32, c_uint32]),
     "wren_sim_lora_periodic": (c_int, [c_void_p, c_uint32, c_uint16, c_uint32, c_uint32,
                                        c_uint64]),
+    "wren_sim_set_lora_link": (None, [c_void_p, c_int]),
+    "wren_sim_lora_schc_set": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
+    "wren_sim_lora_schc_get": (c_int, [c_void_p, c_uint32, c_uint16, c_void_p, c_size_t]),
 }
+
+#: the LoRa interface's link layers (runtime/sim/sim_lora.h)
+LINKS: Final = {"raw": 0, "lorawan": 1}
+#: enum WREN_LORAWAN_ROLE_* (src/link/lorawan_link.h)
+ROLE_DEVICE: Final = 0
+ROLE_NETWORK: Final = 1
 
 #: WREN_LORA_DC_REGIONAL (src/net/netopt.h): the ETSI sub-band's limit
 DC_REGIONAL: Final = 0xFFFF
@@ -74,6 +83,54 @@ def _check(res: int, what: str) -> int:
 def enable(sim: Sim, on: bool = True) -> None:
     """Nodes added to @sim from now on get a LoRa interface (or not)."""
     _check(_lib().wren_sim_set_lora(sim.h, int(on)), "lora enable")
+
+
+def set_link(sim: Sim, link: str) -> None:
+    """Nodes added to @sim from now on run @link ('raw' or 'lorawan': IPv6
+    over SCHC over LoRaWAN) on their LoRa interface."""
+    if link not in LINKS:
+        raise ValueError(f"lora link = {link!r}: takes 'raw' or 'lorawan'")
+    _lib().wren_sim_set_lora_link(sim.h, LINKS[link])
+
+
+def _key(name: str, value: str) -> bytes:
+    """A 16-byte key from 32 hex digits, or a ValueError naming it."""
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raw = b""
+    if len(raw) != 16:
+        raise ValueError(f"lora {name} = {value!r}: takes 32 hex digits (16 bytes)")
+    return raw
+
+
+def session(sim: Sim, node: int, devaddr: int, nwkskey: str, appskey: str,
+            network: bool) -> None:
+    """@node's LoRaWAN session (struct wren_lorawan_session): @devaddr, the
+    keys as hex, the network side (@network) or the device."""
+    if not 0 <= devaddr < 2**32:
+        raise ValueError(f"lora devaddr = {devaddr}: takes 0..0xffffffff")
+    raw = (struct.pack("=I", devaddr) + _key("nwkskey", nwkskey) + _key("appskey", appskey)
+           + bytes([ROLE_NETWORK if network else ROLE_DEVICE]))
+    raw += bytes(-len(raw) % 4)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    _check(_lib().wren_sim_lora_netopt_set(sim.h, node, NETOPT["LORAWAN_SESSION"], buf,
+                                           len(raw)), f"lora session on node {node}")
+
+
+def set_rules(sim: Sim, node: int, text: str) -> None:
+    """SCHC rules (src/wire/schc.h's text) for @node's LoRa interface; a
+    mistake raises ValueError with the parser's one line."""
+    lib = _lib()
+    raw = text.encode() + b"\0"
+    res = lib.wren_sim_lora_schc_set(sim.h, node, NETOPT["SCHC_RULES"], raw, len(raw))
+    if res < 0:
+        err = ctypes.create_string_buffer(200)
+        n = lib.wren_sim_lora_schc_get(sim.h, node, NETOPT["SCHC_ERROR"], err, 200)
+        why = err.value.decode(errors="replace") if n > 0 else ""
+        if why:
+            raise ValueError(f"lora rules: {why}")
+        _check(res, f"lora rules on node {node}")
 
 
 def interface(sim: Sim, node: int) -> int:
@@ -165,6 +222,19 @@ def rx_dbm(sim: Sim, a: int, b: int) -> float:
     return float(_lib().wren_sim_lora_rx_dbm(sim.h, a, b))
 
 
+def _lorawan(sim: Sim, cfg: object, nodes: list[int]) -> None:
+    """The [lora] table's session and rules on @nodes (LoRaWAN link)."""
+    net = getattr(cfg, "network", None)
+    if net is not None and net not in nodes:
+        raise ValueError(f"lora network: node {net} has no LoRa interface")
+    rules = getattr(cfg, "rules", None)
+    for node in nodes:
+        session(sim, node, cfg.devaddr, cfg.nwkskey, cfg.appskey,  # type: ignore[attr-defined]
+                node == net)
+        if rules:
+            set_rules(sim, node, rules)
+
+
 def populate(sim: Sim, cfg: object, nodes: list[int]) -> None:
     """Apply a scenario's [lora] table (scenario.Lora) to @nodes: the path
     loss, each node's settings, the capture. A setting the radio refuses is
@@ -180,6 +250,8 @@ def populate(sim: Sim, cfg: object, nodes: list[int]) -> None:
             settings["duty_cycle"] = 0
         for node in nodes:
             configure(sim, node, **settings)
+        if getattr(cfg, "link", "raw") == "lorawan":
+            _lorawan(sim, cfg, nodes)
         if getattr(cfg, "pcap", None) and nodes:
             open_pcap(sim, cfg.pcap)  # type: ignore[attr-defined]
         for node in getattr(cfg, "senders", None) or []:

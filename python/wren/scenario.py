@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import (Any, Final, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
                     get_origin)
 
-from . import cenum, lib, lora, paths, progress
+from . import cenum, ethernet, lib, lora, paths, progress
 from .errors import UserError
 from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
@@ -323,6 +323,27 @@ class Lora(Table):
     size: int = spec(20, lo=4, hi=255, unit="bytes")
     count: int = spec(0, lo=0, hi=U32)
     start: float = spec(0.0, lo=0.0, unit="seconds")
+    # the link layer: "raw" LoRa frames, or "lorawan": IPv6 over SCHC over
+    # LoRaWAN (RFC 9011), every LoRa node in one session, `network` the
+    # router's side (the others are devices), the SCHC rules' text
+    # (src/wire/schc.h; default: the module's default set)
+    link: Literal["raw", "lorawan"] = spec("raw")
+    network: int | None = spec(None, lo=0, hi=U32, node_ref=True)
+    devaddr: int = spec(0x260B0001, lo=0, hi=U32)
+    nwkskey: str = spec("00" * 16, what="32 hex digits")
+    appskey: str = spec("00" * 16, what="32 hex digits")
+    rules: str | None = spec(None)
+
+
+@dataclass(kw_only=True)
+class Ethernet(Table):
+    """[ethernet]: a wired Ethernet port on `nodes`, all on one bus
+    (runtime/sim/sim_eth.h)."""
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_id_list, node_ref=True,
+                          what='"all", a list of node ids or a node id')
+    latency_us: int = spec(50, lo=0, hi=U32, unit="us")
+    bitrate: int = spec(100_000_000, lo=1, hi=U32, unit="bit/s")
+    pcap: str | None = spec(None)
 
 
 @dataclass(kw_only=True)
@@ -346,6 +367,7 @@ class Scenario(Table):
     shell: list[Shell] = spec(factory=list)
     rpl: Rpl | None = spec(None)
     lora: Lora | None = spec(None)
+    ethernet: Ethernet | None = spec(None)
 
     @property
     def node_count(self) -> int:
@@ -859,6 +881,16 @@ def build(sc: Scenario | Mapping[str, Any], seed: int | None = None,
     return sim, seed
 
 
+def _ethernet(sim: Sim, eth: Ethernet) -> None:
+    """The [ethernet] bus's parameters and capture."""
+    try:
+        ethernet.params(sim, eth.latency_us, eth.bitrate)
+        if eth.pcap:
+            ethernet.open_pcap(sim, eth.pcap)
+    except (ValueError, SimError) as e:
+        raise ScenarioError(f"[ethernet] {e}", eth.where) from None
+
+
 def _populate(sim: Sim, sc: Scenario) -> None:
     radio, mac = sc.radio, sc.mac
     if sc.stack.modules is not None:
@@ -885,13 +917,20 @@ def _populate(sim: Sim, sc: Scenario) -> None:
     with _at(mac.where, "kind"):
         sim.set_mac_kind(mac.kind)
     lora_ids = set(_ids(sc.lora.nodes, sc.node_count)) if sc.lora else set()
+    eth_ids = set(_ids(sc.ethernet.nodes, sc.node_count)) if sc.ethernet else set()
+    if sc.lora:
+        lora.set_link(sim, sc.lora.link)
     for i, (x, y, z) in enumerate(sc.positions()):
         if sc.lora:
             lora.enable(sim, i in lora_ids)
+        if sc.ethernet:
+            ethernet.enable(sim, i in eth_ids)
         with _at(sc.where, "adding a node"):
             sim.add_node(x, y, z, sc.pktbuf)
     if sc.lora:
         lora.populate(sim, sc.lora, sorted(lora_ids))
+    if sc.ethernet:
+        _ethernet(sim, sc.ethernet)
     n = sim.node_count
     for i, nd in enumerate(sc.nodes):
         if nd.proc_delay_us is not None:

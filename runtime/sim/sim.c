@@ -9,6 +9,7 @@
 #include "apps/tcp_app.h"
 #include "sim/flow.h"
 #include "sim/sensor.h"
+#include "sim/sim_eth.h"
 #include "sim/sim_lora.h"
 #include "core/byteorder.h"
 #include "stack/modules.h"
@@ -74,6 +75,7 @@ void wren_sim_free(struct wren_sim *s)
         free(s->lora);
     }
     wren_world_destroy(&s->world);
+    wren_sim_eth_bus_free(s->eth); /* its ports */
     free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         node_free(s->nodes[i]);
@@ -159,6 +161,7 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
     struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
         { .link = NULL }, /* the LoRa interface, if any (sim_lora.h) */
+        { .link = NULL }, /* the Ethernet port, if any (sim_eth.h) */
     };
     if (s->mac_tsch) {
         sn->tsch = calloc(1, sizeof(*sn->tsch));
@@ -170,9 +173,12 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn, size_t *byte
         ifs[0].state = sn;
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
-    desc.n_ifaces = sn->lora ? 2 : 1;
+    desc.n_ifaces = 1;
     if (sn->lora) {
-        wren_sim_lora_iface(sn, &ifs[1]);
+        wren_sim_lora_iface(s, sn, &ifs[desc.n_ifaces++]);
+    }
+    if (sn->eth) {
+        wren_sim_eth_iface(sn, &ifs[desc.n_ifaces++]);
     }
     if (s->n_mods) {
         desc.mods = s->mods;
@@ -237,6 +243,10 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
     sn->radio.clock = &sn->clock;
     if (s->lora_on && (res = wren_sim_lora_attach(s, sn, x, y, z)) < 0) {
         s->failed = sn; /* its 802.15.4 radio holds the next index */
+        return res;
+    }
+    if (s->eth_on && (res = wren_sim_eth_attach(s, sn)) < 0) {
+        s->failed = sn;
         return res;
     }
     size_t mod_bytes = 0;

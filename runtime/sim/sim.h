@@ -45,6 +45,7 @@ struct wren_sim_node {
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
     struct wren_sim_lora *lora;   /**< its LoRa interface (sim_lora.h), or NULL */
+    struct wren_sim_eth *eth;     /**< its Ethernet port (sim_eth.h), or NULL */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -58,6 +59,8 @@ struct wren_sensor;
 struct wren_flow;
 struct wren_sim_lora;
 struct wren_lora_medium;
+struct wren_sim_eth;
+struct wren_sim_eth_bus;
 
 struct wren_sim {
     struct wren_world world;
@@ -80,6 +83,9 @@ struct wren_sim {
     uint8_t mac_tsch;       /**< nodes added from now on run TSCH (wren_sim_set_mac) */
     uint8_t lora_on;        /**< nodes added from now on get a LoRa interface (sim_lora.h) */
     struct wren_lora_medium *lora; /**< the LoRa medium, made by wren_sim_set_lora */
+    uint8_t lora_link;      /**< nodes added from now on: 0 raw LoRa link, 1 LoRaWAN */
+    uint8_t eth_on;         /**< nodes added from now on get an Ethernet port (sim_eth.h) */
+    struct wren_sim_eth_bus *eth; /**< the Ethernet bus, made by wren_sim_set_eth */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */

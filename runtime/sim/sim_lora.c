@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "net/netapi.h"
+#include "net/netreg.h"
 #include "net/nettype.h"
 #include "sim/sim.h"
 #include "stack/stack.h"
@@ -41,9 +42,16 @@ int wren_sim_lora_attach(struct wren_sim *s, struct wren_sim_node *sn, double x,
     return 0;
 }
 
-void wren_sim_lora_iface(struct wren_sim_node *sn, struct wren_stack_iface *out)
+void wren_sim_set_lora_link(struct wren_sim *s, int lorawan)
 {
-    out->link = &wren_link_lora;
+    s->lora_link = lorawan ? 1 : 0;
+}
+
+void wren_sim_lora_iface(struct wren_sim *s, struct wren_sim_node *sn,
+                         struct wren_stack_iface *out)
+{
+    sn->lora->lorawan = s->lora_link;
+    out->link = s->lora_link ? &wren_link_lorawan : &wren_link_lora;
     out->dev = &sn->lora->radio.netdev;
     out->state = &sn->lora->netif;
 }
@@ -85,6 +93,33 @@ int wren_sim_lora_netopt_get(struct wren_sim *s, uint32_t id, uint16_t opt, void
         return err;
     }
     return wren_netapi_get(&s->nodes[id]->node, &l->netif.netif.module, opt, 0, val, max);
+}
+
+/* the SCHC module serving node @p id's LoRa interface, or NULL */
+static struct wren_module *schc_of(struct wren_sim *s, uint32_t id)
+{
+    int err;
+    struct wren_sim_lora *l = lora_of(s, id, &err);
+    if (l == NULL) {
+        return NULL;
+    }
+    struct wren_netreg_entry *e = wren_netreg_lookup(&s->nodes[id]->node, WREN_NETTYPE_SCHC,
+                                                     l->netif.netif.id, NULL);
+    return e ? e->module : NULL;
+}
+
+int wren_sim_lora_schc_set(struct wren_sim *s, uint32_t id, uint16_t opt, const void *val,
+                           size_t len)
+{
+    struct wren_module *m = schc_of(s, id);
+    return m ? wren_netapi_set(&s->nodes[id]->node, m, opt, 0, val, len) : -ENODEV;
+}
+
+int wren_sim_lora_schc_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val,
+                           size_t max)
+{
+    struct wren_module *m = schc_of(s, id);
+    return m ? wren_netapi_get(&s->nodes[id]->node, m, opt, 0, val, max) : -ENODEV;
 }
 
 /* @p frame down to @p l's interface (it runs when the node next runs) */

@@ -7,7 +7,11 @@
  * beside its 802.15.4 one (the next interface id, 2; wren_sim_lora_if()
  * says which), its radio at the node's position on the simulation's LoRa
  * medium. The interface's link layer is the raw LoRa link
- * (src/link/lora_link.h): frames go up as WREN_NETTYPE_LORA.
+ * (src/link/lora_link.h): frames go up as WREN_NETTYPE_LORA; or, after
+ * wren_sim_set_lora_link(s, 1), LoRaWAN (src/link/lorawan_link.h) with the
+ * SCHC module above it: IPv6 over SCHC over LoRaWAN (RFC 9011), the session
+ * set by wren_sim_lora_netopt_set(WREN_NETOPT_LORAWAN_SESSION) and the rules
+ * by wren_sim_lora_schc_set(WREN_NETOPT_SCHC_RULES).
  *
  *     wren_sim_set_lora(s, 1);
  *     a = wren_sim_add_node(s, 0, 0, 0, 0);
@@ -23,6 +27,7 @@
 #include <stdint.h>
 
 #include "link/lora_link.h"
+#include "link/lorawan_link.h"
 #include "sim/lora_medium.h"
 
 struct wren_sim;
@@ -33,7 +38,12 @@ struct wren_stack_iface;
  *  sender (wren_sim_lora_periodic). */
 struct wren_sim_lora {
     struct wren_lora_radio radio;
-    struct wren_lora_netif netif;
+    union {
+        struct wren_netif netif;           /**< first of both */
+        struct wren_lora_netif raw;        /**< the raw LoRa link's state */
+        struct wren_lorawan_netif wan;     /**< the LoRaWAN link's state */
+    } netif;
+    uint8_t lorawan;         /**< 1: the interface runs wren_link_lorawan */
     struct wren_node *node;
     struct wren_timer app_timer;
     uint64_t app_interval_us;
@@ -45,6 +55,19 @@ struct wren_sim_lora {
 /** @brief Nodes added from now on have a LoRa interface (@p on 1) or not
  *         (0, the default). @return 0 or -ENOMEM (the medium). */
 int wren_sim_set_lora(struct wren_sim *s, int on);
+
+/** @brief Nodes added from now on get the LoRaWAN link (@p lorawan 1) or
+ *         the raw LoRa link (0, the default) on their LoRa interface. */
+void wren_sim_set_lora_link(struct wren_sim *s, int lorawan);
+
+/** @brief SET @p opt on the SCHC module of node @p id's LoRa interface.
+ *  @return as the module's SET; -ENODEV (no LoRa interface, no SCHC). */
+int wren_sim_lora_schc_set(struct wren_sim *s, uint32_t id, uint16_t opt, const void *val,
+                           size_t len);
+/** @brief GET @p opt from that SCHC module (WREN_NETOPT_SCHC_ERROR: the
+ *         last SET's mistake). */
+int wren_sim_lora_schc_get(struct wren_sim *s, uint32_t id, uint16_t opt, void *val,
+                           size_t max);
 
 /** @brief Node @p id's LoRa interface id, -EINVAL (no such node), -ENODEV
  *         (it has none). */
@@ -94,6 +117,7 @@ double wren_sim_lora_rx_dbm(struct wren_sim *s, uint32_t from, uint32_t to);
 /* for sim.c: a new node's LoRa interface */
 int wren_sim_lora_attach(struct wren_sim *s, struct wren_sim_node *sn, double x, double y,
                          double z);
-void wren_sim_lora_iface(struct wren_sim_node *sn, struct wren_stack_iface *out);
+void wren_sim_lora_iface(struct wren_sim *s, struct wren_sim_node *sn,
+                         struct wren_stack_iface *out);
 
 #endif

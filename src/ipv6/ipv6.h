@@ -32,7 +32,7 @@
 #include "pktbuf/pktbuf.h"
 
 #ifndef CONFIG_WREN_IPV6_IFS
-#define CONFIG_WREN_IPV6_IFS 2       /**< interfaces IPv6 runs on */
+#define CONFIG_WREN_IPV6_IFS 3       /**< interfaces IPv6 runs on (802.15.4, LoRa, Ethernet) */
 #endif
 #ifndef CONFIG_WREN_IPV6_ADDRS
 #define CONFIG_WREN_IPV6_ADDRS 3     /**< unicast addresses per interface */
