@@ -1213,8 +1213,9 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
     if en:
         print(f"energy ({en['profile']}: {en['description']}, {en['supply_v']:g} V): "
               f"{en['mj']:.3f} mJ in all; mJ/pkt and uJ/B per packet and payload byte the "
-              f"node's apps received (total: delivered in the network); {en['mcu']}",
-              file=out)
+              f"node's apps received (total: delivered in the network); {en['mcu']}"
+              + (f"; {en['lora']}" if any(nd["energy"].get("lora_mj") for nd in result["nodes"])
+                 else ""), file=out)
     if cp:
         print(f"cpu: {cp['note']}; cpu% = CPU active time / simulated time (total: the "
               f"nodes' mean)", file=out)

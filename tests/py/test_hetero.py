@@ -128,3 +128,20 @@ def test_fig1_lora_breaks_by_airtime_and_by_the_duty_cycle() -> None:
     r1 = hetero.run(1, "125k_1pct", 1)
     assert r1["lora"]["loss_pct"] > 50 and r1["why"]["dc_drops"] > 0
     assert r1["why"]["airtime_share"] < 0.015
+
+
+def test_lora_interfaces_are_charged_by_the_sx1276_profile() -> None:
+    from wren import energy
+    res = scenario.run(base(), progress=False)
+    energy.annotate(res)  # as ./wren sim does
+    p = energy.profile("sx1276")
+    for node in (0, 2):
+        c = res["nodes"][node]["counters"]
+        want = p.supply_v * sum(p.radio_ma[s] * c.get(f"lora2.time_{s}_us", 0)
+                                for s in energy.STATES) / 1e6
+        e = res["nodes"][node]["energy"]
+        assert want > 0 and e["lora_mj"] == {"lora2": pytest.approx(want)}
+        assert e["mj"] == pytest.approx(sum(e["radio_mj"].values()) + e["mcu_mj"] + want)
+    # the sensor sent: its LoRa radio spent more than the router's, which only listened
+    assert res["nodes"][2]["energy"]["lora_mj"]["lora2"] > res["nodes"][0]["energy"]["lora_mj"]["lora2"]
+    assert res["nodes"][1]["energy"]["lora_mj"] == {}
