@@ -133,3 +133,65 @@ int wren_node_lora_cmd(struct wren_node *node, struct wren_lora_udp *lu,
     lora_show(lu, out);
     return 0;
 }
+
+static int hex_bytes(const char *p, size_t n, uint8_t *out, const char **end)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned v;
+        int k = 0;
+        if (sscanf(p, "%2x%n", &v, &k) != 1 || k != 2) {
+            return -1;
+        }
+        out[i] = (uint8_t)v;
+        p += 2;
+    }
+    *end = p;
+    return 0;
+}
+
+int wren_node_lorawan_parse(const char *spec, struct wren_lorawan_session *s)
+{
+    uint8_t a[4];
+    const char *p = spec;
+    memset(s, 0, sizeof(*s));
+    int bad = hex_bytes(p, 4, a, &p) < 0 || *p++ != ':' ||
+              hex_bytes(p, 16, s->nwkskey, &p) < 0 || *p++ != ':' ||
+              hex_bytes(p, 16, s->appskey, &p) < 0;
+    if (!bad && *p) {
+        bad = strcmp(p, ":network") != 0;
+        s->role = WREN_LORAWAN_ROLE_NETWORK;
+    }
+    if (bad) {
+        fprintf(stderr, "wren-node: --lorawan wants DEVADDR:NWKSKEY:APPSKEY[:network] (8, 32 "
+                        "and 32 hex digits), not '%s'\n", spec);
+        return 2;
+    }
+    s->devaddr = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+    return 0;
+}
+
+int wren_node_schc_rules(struct wren_node *node, struct wren_module *schc, const char *path)
+{
+    static char text[8192];
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "wren-node: cannot read --schc-rules %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    int full = n == sizeof(text) - 1 && !feof(f);
+    fclose(f);
+    if (full) {
+        fprintf(stderr, "wren-node: --schc-rules %s: longer than %zu bytes\n", path,
+                sizeof(text) - 1);
+        return 2;
+    }
+    text[n] = 0;
+    if (wren_netapi_set(node, schc, WREN_NETOPT_SCHC_RULES, 0, text, n + 1) < 0) {
+        char why[160] = "";
+        wren_netapi_get(node, schc, WREN_NETOPT_SCHC_ERROR, 0, why, sizeof(why) - 1);
+        fprintf(stderr, "wren-node: --schc-rules %s: %s\n", path, why[0] ? why : "refused");
+        return 2;
+    }
+    return 0;
+}

@@ -9,6 +9,7 @@
 #include "core/node.h"
 #include "host/lora_udp.h"
 #include "link/lora_link.h"
+#include "link/lorawan_link.h"
 
 /** @brief Open @p lu from --lora's LPORT:[RHOST:]RPORT (RHOST 127.0.0.1 if
  *         left out). @return 0, 1 (could not open) or 2 (a bad SPEC): one
@@ -25,5 +26,22 @@ int wren_node_lora_open(struct wren_lora_udp *lu, struct wren_host *h, const cha
 int wren_node_lora_cmd(struct wren_node *node, struct wren_lora_udp *lu,
                        struct wren_lora_netif *nif, int argc, char **argv,
                        void (*out)(void *ctx, const char *s));
+
+/**
+ * @brief --lorawan DEVADDR:NWKSKEY:APPSKEY[:network] into @p s: the LoRa
+ *        interface runs LoRaWAN (src/link/lorawan_link.h) with SCHC above,
+ *        in this ABP session (DEVADDR 8 hex digits, each key 32; ":network"
+ *        for a router's side, else a device).
+ * @return 0 or 2 (one line on stderr names the mistake).
+ */
+int wren_node_lorawan_parse(const char *spec, struct wren_lorawan_session *s);
+
+/**
+ * @brief --schc-rules FILE: the rule text (src/wire/schc.h) SET on the SCHC
+ *        module @p schc.
+ * @return 0, 1 (cannot read it) or 2 (a rule the parser refuses: its one
+ *         line on stderr, with the file's name).
+ */
+int wren_node_schc_rules(struct wren_node *node, struct wren_module *schc, const char *path);
 
 #endif
