@@ -1091,6 +1091,21 @@ def _run(sim: Sim, sc: Scenario, seed: int, duration: float, pcap: str | Path | 
 _PARENT = re.compile(r"^parent (\S+) rank \d+ .*preferred$", re.M)
 
 
+def _other_links(sc: Scenario) -> list[list[Any]]:
+    """[[a, b, "LoRa"|"Ethernet"]]: the LoRa links (to the LoRaWAN network
+    side, or between every two LoRa nodes) and the Ethernet bus's pairs."""
+    out: list[list[Any]] = []
+    if sc.lora is not None:
+        ids = _ids(sc.lora.nodes, sc.node_count)
+        net = sc.lora.network if sc.lora.link == "lorawan" else None
+        out += [[a, b, "LoRa"] for a in ids for b in ids
+                if a < b and (net is None or net in (a, b))]
+    if sc.ethernet is not None:
+        ids = _ids(sc.ethernet.nodes, sc.node_count)
+        out += [[a, b, "Ethernet"] for a in ids for b in ids if a < b]
+    return out
+
+
 def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
     """What a picture of the network needs (./wren sim --plot, wren.plot):
     "positions" [[x, y, z]] per node, "links" [[from, to, prr]] (the range
@@ -1126,7 +1141,8 @@ def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
         if link.both:
             links[(link.dst, link.src)] = link.prr
     out: dict[str, Any] = {"positions": [list(p) for p in pos],
-                           "links": [[a, b, prr] for (a, b), prr in sorted(links.items())]}
+                           "links": [[a, b, prr] for (a, b), prr in sorted(links.items())],
+                           "other_links": _other_links(sc)}
     if sc.rpl is not None:
         ids = {ipaddress.IPv6Address(ll(i)): i for i in range(sim.node_count)}
         parents: dict[str, int | None] = {}

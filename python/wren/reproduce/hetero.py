@@ -95,7 +95,9 @@ def run(rate: float, variant: str, seed: int) -> dict[str, Any]:
                   "queue_drops": c.get("netif2.tx_drop_queue", 0),
                   "dc_drops": c.get("lora2.dc_drop", 0),
                   "frames_sent": c.get("lora2.tx_frames", 0),
-                  "sock_failed": 0}
+                  # the router: datagrams Ethernet ND dropped while resolving the host
+                  # (RFC 4861 7.2.2: one packet held per neighbour)
+                  "router_nd_held_dropped": nodes[0]["counters"].get("nd3.held_dropped", 0)}
     out["pktbuf_in_use"] = res["pktbuf_in_use"]
     return out
 
@@ -150,7 +152,9 @@ def _notes() -> list[str]:
             notes.append(
                 f"{LABEL[variant]}, {rate}/s: LoRa airtime {100 * w['airtime_share']:.0f} % of "
                 f"the time, frames sent {w['frames_sent']:.0f}, queue drops "
-                f"{w['queue_drops']:.0f}, duty-cycle drops {w['dc_drops']:.0f} (per run)")
+                f"{w['queue_drops']:.0f}, duty-cycle drops {w['dc_drops']:.0f}; the router's "
+                f"Ethernet ND dropped {w['router_nd_held_dropped']:.2g} while resolving the "
+                "host (means per run)")
     notes.append("Why: a 24-byte frame takes 61.7 ms at SF7/125 kHz, so the air carries at "
                  "most ~16 a second; above that the interface's queue overflows (queue drops); "
                  "at 250 kHz ~32. With the 1 % limit the radio may send one frame per 6.2 s: "
