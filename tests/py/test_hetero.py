@@ -145,3 +145,11 @@ def test_lora_interfaces_are_charged_by_the_sx1276_profile() -> None:
     # the sensor sent: its LoRa radio spent more than the router's, which only listened
     assert res["nodes"][2]["energy"]["lora_mj"]["lora2"] > res["nodes"][0]["energy"]["lora_mj"]["lora2"]
     assert res["nodes"][1]["energy"]["lora_mj"] == {}
+
+
+def test_the_picture_shows_every_technology(tmp_path: Path) -> None:
+    from wren import plot
+    res = scenario.run(base(), progress=False)
+    assert sorted(map(tuple, res["other_links"])) == [(0, 2, "LoRa"), (0, 3, "Ethernet")]
+    assert [tuple(link[:2]) for link in res["links"]] == [(0, 1), (1, 0)]  # 802.15.4
+    assert plot.topology(res, tmp_path / "h.png")[0].stat().st_size > 10_000

@@ -153,8 +153,8 @@ def _notes() -> list[str]:
                 f"{LABEL[variant]}, {rate}/s: LoRa airtime {100 * w['airtime_share']:.0f} % of "
                 f"the time, frames sent {w['frames_sent']:.0f}, queue drops "
                 f"{w['queue_drops']:.0f}, duty-cycle drops {w['dc_drops']:.0f}; the router's "
-                f"Ethernet ND dropped {w['router_nd_held_dropped']:.2g} while resolving the "
-                "host (means per run)")
+                f"Ethernet ND dropped {w['router_nd_held_dropped']:.2g} while first resolving "
+                "the host (one packet held per neighbour, RFC 4861 7.2.2) (means per run)")
     notes.append("Why: a 24-byte frame takes 61.7 ms at SF7/125 kHz, so the air carries at "
                  "most ~16 a second; above that the interface's queue overflows (queue drops); "
                  "at 250 kHz ~32. With the 1 % limit the radio may send one frame per 6.2 s: "
