@@ -442,6 +442,10 @@ int wren_sim_open_pcap(struct wren_sim *s, const char *path)
 
 int wren_sim_open_pcap_as(struct wren_sim *s, const char *path, uint32_t linktype)
 {
+    if (linktype != WREN_PCAP_LINKTYPE_IEEE802154_FCS &&
+        linktype != WREN_PCAP_LINKTYPE_IEEE802154_TAP) {
+        return -EINVAL; /* the 802.15.4 medium's capture: its two formats only */
+    }
     return wren_medium_open_pcap(&s->medium, path, linktype);
 }
 
