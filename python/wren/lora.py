@@ -225,7 +225,10 @@ def rx_dbm(sim: Sim, a: int, b: int) -> float:
 def _lorawan(sim: Sim, cfg: object, nodes: list[int]) -> None:
     """The [lora] table's session and rules on @nodes (LoRaWAN link)."""
     net = getattr(cfg, "network", None)
-    if net is not None and net not in nodes:
+    if net is None:
+        raise ValueError("lora network: link = 'lorawan' needs the node id of the network side "
+                         "(the router; the others are its devices)")
+    if net not in nodes:
         raise ValueError(f"lora network: node {net} has no LoRa interface")
     rules = getattr(cfg, "rules", None)
     for node in nodes:

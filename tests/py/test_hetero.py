@@ -88,9 +88,12 @@ def test_ethernet_capture_holds_the_forwarded_datagrams(tmp_path: Path) -> None:
     ("rules", "rule 1\nipv6.ver bi equal not-sent\n", "lora rules:"),
     ("network", 3, "lora network: node 3 has no LoRa interface"),
     ("link", "lorawan2", "link"),
+    ("network", None, "lora network: link = 'lorawan' needs the node id of the network side"),
 ])
 def test_a_mistake_in_lora_is_one_line(key: str, value: Any, says: str) -> None:
     data = base(**{key: value})
+    if value is None:
+        del data["lora"][key]
     with pytest.raises(ScenarioError) as e:
         scenario.run(data, progress=False)
     msg = str(e.value)
