@@ -587,6 +587,19 @@ def bench_zep_rxdone() -> list[Record]:
 BENCHES["zep_rxdone"] = bench_zep_rxdone
 
 
+def bench_hetero() -> list[Record]:
+    """The RIOT paper's Figure 1 (python/wren/reproduce/hetero.py): loss of
+    the LoRa and the 802.15.4 sensor at 5 packets/s through the router
+    across three technologies, and the LoRa sensor's saturation rate:
+    hetero_loss_5pps_lora_pct, hetero_loss_5pps_154_pct,
+    hetero_lora_saturation_pps."""
+    from .reproduce import hetero
+    return hetero.bench()
+
+
+BENCHES["hetero"] = bench_hetero
+
+
 RPL_MESH = dict(n=50, seed=50, width=90.0, reach=18.0)  # 123 links, PRR 0.8..1.0
 
 

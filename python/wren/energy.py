@@ -26,6 +26,7 @@ Per node, beside the total: mJ per packet the node's applications received
 received none. The network's totals divide the sum of every node's energy by
 every delivered packet and payload byte.
 """
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,6 +37,10 @@ from .errors import UserError
 
 PROFILES: Path = Path(__file__).resolve().parent / "data" / "energy_profiles.toml"
 DEFAULT = "iotlab-m3"
+#: the profile a node's LoRa interfaces are charged by (their lora<N>.time_*
+#: counters), beside the node's own profile for its 802.15.4 radio and MCU
+LORA_PROFILE = "sx1276"
+_LORA_TIME = re.compile(r"^(lora\d*)\.time_(off|listen|rx|tx)_us$")
 #: the radio states the simulator accounts, as named in its counters
 STATES = ("off", "listen", "rx", "tx")
 
@@ -93,18 +98,35 @@ def node_energy(c: Mapping[str, int], duration_s: float, p: Profile,
     asleep_s = duration_s - (cpu_s if p.mcu_active_ma is not None else 0.0)
     sleep_mj = p.supply_v * sleep_ma * asleep_s
     mcu_mj = active_mj + sleep_mj
-    total = sum(radio_mj.values()) + mcu_mj
+    lora_mj = lora_energy(c)
+    total = sum(radio_mj.values()) + mcu_mj + sum(lora_mj.values())
     rcvd, rbytes = c.get("app.received", 0), c.get("app.rx_bytes", 0)
     per_byte = _per(total, rbytes)
     return {
         "mj": total,
         "radio_mj": radio_mj,
         "mcu_mj": mcu_mj,
+        "lora_mj": lora_mj,
         "mcu_active_mj": active_mj,
         "mcu_sleep_mj": sleep_mj,
         "mj_per_rx_packet": _per(total, rcvd),
         "uj_per_rx_byte": None if per_byte is None else per_byte * 1000.0,
     }
+
+
+def lora_energy(c: Mapping[str, int]) -> dict[str, float]:
+    """mJ of each LoRa interface's radio (by its counter set, "lora2"), its
+    time in each state times LORA_PROFILE's currents; {} without one."""
+    times: dict[str, dict[str, int]] = {}
+    for name, v in c.items():
+        m = _LORA_TIME.match(name)
+        if m:
+            times.setdefault(m.group(1), {})[m.group(2)] = v
+    if not times:
+        return {}
+    p = profile(LORA_PROFILE)
+    return {dev: p.supply_v * sum(p.radio_ma[s] * t.get(s, 0) for s in STATES) / 1e6
+            for dev, t in times.items()}
 
 
 def mcu_note(p: Profile) -> str:
@@ -143,6 +165,8 @@ def annotate(result: dict[str, Any], name: str = DEFAULT) -> None:
         "mcu_sleep_ma": p.mcu_sleep_ma,
         "mcu_active_ma": p.mcu_active_ma,
         "mcu": mcu_note(p),
+        "lora": (f"each LoRa interface's radio is charged by the {LORA_PROFILE} profile "
+                 "(its lora<N>.time_* counters) and added to its node's mJ"),
         "sources": list(p.sources),
         "missing": list(p.missing),
         "mj": total,

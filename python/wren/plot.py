@@ -18,6 +18,7 @@ topology(result, path) draws, from a ./wren sim result (scenario.run; its
     time (CSMA/CA without LPL: 100 % everywhere tells nothing).
 The format follows the file's extension (.png, .svg or .pdf).
 """
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ def _draw_network(fig: Any, ax: Any, result: dict[str, Any]) -> None:
         ax.add_collection(lc)
         fig.colorbar(cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
                      label="link PRR")
+    _draw_other_links(ax, result, pos)
     parents = result.get("rpl_parents") or {}
     edges = [(pos[int(c)], pos[par]) for c, par in parents.items() if par is not None]
     if len(edges) <= 300:
@@ -89,6 +91,55 @@ def _draw_network(fig: Any, ax: Any, result: dict[str, Any]) -> None:
     ax.set_title(f"{title}: {n} nodes{extra}", fontsize=10)
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
+
+
+#: how the links of other technologies are drawn (802.15.4's by PRR)
+_OTHER_STYLE = {"LoRa": {"color": "purple", "linestyle": "--", "linewidth": 2.0},
+                "Ethernet": {"color": "dimgray", "linestyle": "-", "linewidth": 4.0}}
+
+
+def _draw_other_links(ax: Any, result: dict[str, Any],
+                      pos: dict[int, tuple[float, float]]) -> None:
+    """LoRa and Ethernet links (result["other_links"]), with a legend."""
+    drawn = set()
+    for a, b, kind in result.get("other_links", []):
+        st = _OTHER_STYLE.get(kind, {"color": "black"})
+        ax.plot([pos[a][0], pos[b][0]], [pos[a][1], pos[b][1]], zorder=1, alpha=0.8,
+                label=None if kind in drawn else kind, **st)
+        drawn.add(kind)
+    if drawn:
+        ax.legend(fontsize=8, loc="best")
+
+
+_FLOW_SENT = re.compile(r"^flow: generated (\d+) failed (\d+)$", re.M)
+_FLOW_RCVD = re.compile(r"^flow src (\S+) received (\d+) ", re.M)
+_IF_ADDR = re.compile(r"^> ifconfig \d+ add ([0-9a-fA-F:]+)/", re.M)
+
+
+def _draw_flows(ax: Any, result: dict[str, Any]) -> bool:
+    """Per flow sender (the shell's `flow` command): datagrams it made and
+    those its sink received, from `flow stats`; False if there were none."""
+    received: dict[str, int] = {}
+    for nd in result["nodes"]:
+        received.update({a: int(n) for a, n in _FLOW_RCVD.findall(nd.get("shell", ""))})
+    rows = []
+    for nd in result["nodes"]:
+        sent = _FLOW_SENT.search(nd.get("shell", ""))
+        if sent:
+            got = sum(received.get(a, 0) for a in _IF_ADDR.findall(nd["shell"]))
+            rows.append((nd["id"], int(sent.group(1)), got))
+    if not rows:
+        return False
+    xs = [r[0] for r in rows]
+    ax.bar([x - 0.2 for x in xs], [r[1] for r in rows], 0.4, label="datagrams made")
+    ax.bar([x + 0.2 for x in xs], [r[2] for r in rows], 0.4, label="received at the sink")
+    for x, made, got in rows:
+        ax.text(x, max(made, got), f"{100 * (made - got) / made if made else 0:.1f} % lost",
+                ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("datagrams")
+    ax.set_title("per sender (`flow`): datagrams made and received end to end", fontsize=9)
+    ax.legend(fontsize=7)
+    return True
 
 
 def _draw_nodes(ax: Any, result: dict[str, Any], pos: dict[int, tuple[float, float]]) -> None:
@@ -263,7 +314,10 @@ def topology(result: dict[str, Any], path: str | Path) -> list[Path]:
                  "\n(every radio listened all the time, CSMA/CA: no duty-cycle panel)"
                  if on else "")
     lower = [fig.add_subplot(grid[1, :])]
-    (_draw_traffic if "traffic" in result else _draw_app_counters)(lower[0], result)
+    if "traffic" in result:
+        _draw_traffic(lower[0], result)
+    elif not _draw_flows(lower[0], result):
+        _draw_app_counters(lower[0], result)
     if not on:
         lower.append(fig.add_subplot(grid[2, :], sharex=lower[0]))
         _draw_duty(lower[1], result)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import (Any, Final, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
                     get_origin)
 
-from . import cenum, lib, paths, progress
+from . import cenum, ethernet, lib, lora, paths, progress
 from .errors import UserError
 from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
@@ -284,6 +284,69 @@ class Rpl(Table):
 
 
 @dataclass(kw_only=True)
+class LoraPathLoss(Table):
+    """[lora.pathloss]: the LoRa medium's log-distance path loss (defaults:
+    Bor et al., MSWiM 2016, runtime/sim/lora_medium.h)."""
+    # the reference distance d0 and the loss there, PL(d0)
+    ref_distance: float = spec(40.0, lo=0.001, unit="metres")
+    ref_loss_db: float = spec(127.41, lo=0.0, hi=300.0, unit="dB")
+    gamma: float = spec(2.08, lo=0.1, hi=10.0)
+    sigma_db: float = spec(0.0, lo=0.0, hi=30.0, unit="dB")
+
+
+@dataclass(kw_only=True)
+class Lora(Table):
+    """[lora]: a LoRa interface beside the 802.15.4 one on `nodes`, all with
+    these settings (python/wren/lora.py; None: the radio's default)."""
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_id_list, node_ref=True,
+                          what='"all", a list of node ids or a node id')
+    sf: int | None = spec(None, lo=7, hi=12)
+    bw: int | None = spec(None, lo=125, hi=500, unit="kHz (125, 250 or 500)")
+    cr: int | None = spec(None, lo=5, hi=8, unit="(coding rate 4/cr)")
+    channel: int | None = spec(None, lo=0, hi=2)
+    freq: int | None = spec(None, lo=1, hi=U32, unit="Hz")
+    tx_power: int | None = spec(None, lo=-4, hi=20, unit="dBm")
+    syncword: int | None = spec(None, lo=0, hi=255)
+    preamble: int | None = spec(None, lo=6, hi=65535, unit="symbols")
+    # the duty-cycle limit: "regional" (ETSI's per sub-band, the radio's
+    # default), "off", or a share in 1/100 % (100: 1 %)
+    duty_cycle: Literal["regional", "off"] | int = spec(
+        "regional", what='"regional", "off" or a share in 1/100 % (0..10000)')
+    region: Literal["eu868", "none"] = spec("eu868")
+    pcap: str | None = spec(None)
+    pathloss: LoraPathLoss | None = spec(None)
+    # a sensor on each of `senders`: a `size`-byte frame every `interval`
+    # seconds from `start`, `count` times (0: to the end)
+    senders: list[int] = spec(factory=list, toml=list[int] | int, conv=_id_list, node_ref=True,
+                              what="a list of node ids or a node id")
+    interval: float = spec(1.0, lo=0.001, hi=4294.0, unit="seconds")
+    size: int = spec(20, lo=4, hi=255, unit="bytes")
+    count: int = spec(0, lo=0, hi=U32)
+    start: float = spec(0.0, lo=0.0, unit="seconds")
+    # the link layer: "raw" LoRa frames, or "lorawan": IPv6 over SCHC over
+    # LoRaWAN (RFC 9011), every LoRa node in one session, `network` the
+    # router's side (the others are devices), the SCHC rules' text
+    # (src/wire/schc.h; default: the module's default set)
+    link: Literal["raw", "lorawan"] = spec("raw")
+    network: int | None = spec(None, lo=0, hi=U32, node_ref=True)
+    devaddr: int = spec(0x260B0001, lo=0, hi=U32)
+    nwkskey: str = spec("00" * 16, what="32 hex digits")
+    appskey: str = spec("00" * 16, what="32 hex digits")
+    rules: str | None = spec(None)
+
+
+@dataclass(kw_only=True)
+class Ethernet(Table):
+    """[ethernet]: a wired Ethernet port on `nodes`, all on one bus
+    (runtime/sim/sim_eth.h)."""
+    nodes: NodeSel = spec("all", toml=NodeSel | int, conv=_id_list, node_ref=True,
+                          what='"all", a list of node ids or a node id')
+    latency_us: int = spec(50, lo=0, hi=U32, unit="us")
+    bitrate: int = spec(100_000_000, lo=1, hi=U32, unit="bit/s")
+    pcap: str | None = spec(None)
+
+
+@dataclass(kw_only=True)
 class Scenario(Table):
     """A whole scenario (docs/scenarios.md)."""
     name: str | None = spec(None)
@@ -303,6 +366,8 @@ class Scenario(Table):
     apps: list[App] = spec(factory=list)
     shell: list[Shell] = spec(factory=list)
     rpl: Rpl | None = spec(None)
+    lora: Lora | None = spec(None)
+    ethernet: Ethernet | None = spec(None)
 
     @property
     def node_count(self) -> int:
@@ -816,6 +881,16 @@ def build(sc: Scenario | Mapping[str, Any], seed: int | None = None,
     return sim, seed
 
 
+def _ethernet(sim: Sim, eth: Ethernet) -> None:
+    """The [ethernet] bus's parameters and capture."""
+    try:
+        ethernet.params(sim, eth.latency_us, eth.bitrate)
+        if eth.pcap:
+            ethernet.open_pcap(sim, eth.pcap)
+    except (ValueError, SimError) as e:
+        raise ScenarioError(f"[ethernet] {e}", eth.where) from None
+
+
 def _populate(sim: Sim, sc: Scenario) -> None:
     radio, mac = sc.radio, sc.mac
     if sc.stack.modules is not None:
@@ -841,9 +916,21 @@ def _populate(sim: Sim, sc: Scenario) -> None:
             sim.set_proc_delay(radio.proc_delay_us)
     with _at(mac.where, "kind"):
         sim.set_mac_kind(mac.kind)
-    for x, y, z in sc.positions():
+    lora_ids = set(_ids(sc.lora.nodes, sc.node_count)) if sc.lora else set()
+    eth_ids = set(_ids(sc.ethernet.nodes, sc.node_count)) if sc.ethernet else set()
+    if sc.lora:
+        lora.set_link(sim, sc.lora.link)
+    for i, (x, y, z) in enumerate(sc.positions()):
+        if sc.lora:
+            lora.enable(sim, i in lora_ids)
+        if sc.ethernet:
+            ethernet.enable(sim, i in eth_ids)
         with _at(sc.where, "adding a node"):
             sim.add_node(x, y, z, sc.pktbuf)
+    if sc.lora:
+        lora.populate(sim, sc.lora, sorted(lora_ids))
+    if sc.ethernet:
+        _ethernet(sim, sc.ethernet)
     n = sim.node_count
     for i, nd in enumerate(sc.nodes):
         if nd.proc_delay_us is not None:
@@ -1015,6 +1102,21 @@ def memory_per_node(sim: Sim) -> dict[str, int]:
 _PARENT = re.compile(r"^parent (\S+) rank \d+ .*preferred$", re.M)
 
 
+def _other_links(sc: Scenario) -> list[list[Any]]:
+    """[[a, b, "LoRa"|"Ethernet"]]: the LoRa links (to the LoRaWAN network
+    side, or between every two LoRa nodes) and the Ethernet bus's pairs."""
+    out: list[list[Any]] = []
+    if sc.lora is not None:
+        ids = _ids(sc.lora.nodes, sc.node_count)
+        net = sc.lora.network if sc.lora.link == "lorawan" else None
+        out += [[a, b, "LoRa"] for a in ids for b in ids
+                if a < b and (net is None or net in (a, b))]
+    if sc.ethernet is not None:
+        ids = _ids(sc.ethernet.nodes, sc.node_count)
+        out += [[a, b, "Ethernet"] for a in ids for b in ids if a < b]
+    return out
+
+
 def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
     """What a picture of the network needs (./wren sim --plot, wren.plot):
     "positions" [[x, y, z]] per node, "links" [[from, to, prr]] (the range
@@ -1050,7 +1152,8 @@ def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
         if link.both:
             links[(link.dst, link.src)] = link.prr
     out: dict[str, Any] = {"positions": [list(p) for p in pos],
-                           "links": [[a, b, prr] for (a, b), prr in sorted(links.items())]}
+                           "links": [[a, b, prr] for (a, b), prr in sorted(links.items())],
+                           "other_links": _other_links(sc)}
     if sc.rpl is not None:
         ids = {ipaddress.IPv6Address(ll(i)): i for i in range(sim.node_count)}
         parents: dict[str, int | None] = {}
@@ -1137,8 +1240,9 @@ def summary(result: Result, out: TextIO = sys.stdout) -> None:
     if en:
         print(f"energy ({en['profile']}: {en['description']}, {en['supply_v']:g} V): "
               f"{en['mj']:.3f} mJ in all; mJ/pkt and uJ/B per packet and payload byte the "
-              f"node's apps received (total: delivered in the network); {en['mcu']}",
-              file=out)
+              f"node's apps received (total: delivered in the network); {en['mcu']}"
+              + (f"; {en['lora']}" if any(nd["energy"].get("lora_mj") for nd in result["nodes"])
+                 else ""), file=out)
     if cp:
         print(f"cpu: {cp['note']}; cpu% = CPU active time / simulated time (total: the "
               f"nodes' mean)", file=out)

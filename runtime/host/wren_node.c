@@ -2,6 +2,7 @@
  * wren-node: one wren node as a Linux process, on real time.
  *
  *   wren-node [--id N] [--tap IFNAME] [--zep LPORT:[RHOST:]RPORT[@CH]]... [--channel C]
+ *             [--lora LPORT:[RHOST:]RPORT [--lorawan SESSION] [--schc-rules FILE]]
  *             [--any-channel] [--pan ID] [--eui64 ADDR]
  *             [--border-router PREFIX/LEN] [--default-via ADDR]
  *             [--rpl-root PREFIX/LEN [--rpl-mode storing|non-storing]]
@@ -71,6 +72,7 @@
 #include "core/timer.h"
 #include "host/tap.h"
 #include "host/zep.h"
+#include "host/wren_node_lora.h"
 #include "host/rt_host.h"
 #include "icmpv6/icmpv6.h"
 #include "ipv6/addr_str.h"
@@ -92,7 +94,7 @@
 
 #define ARENA_MAX (256u * 1024u)
 #define LINE_MAX_LEN 256
-#define MAX_ZEP 2 /* 802.15.4 interfaces (CONFIG_WREN_IPV6_IFS: 2 with IPv6) */
+#define MAX_ZEP 2 /* 802.15.4 interfaces (CONFIG_WREN_IPV6_IFS: 3 with TAP and LoRa) */
 #define RPL_ROOT_ROUTES 1024 /* --rpl-root: routes (nodes of the DODAG) the root holds */
 
 /* The process's one node and everything around it. */
@@ -104,6 +106,13 @@ struct app {
     struct wren_nd_eth nd;
     struct wren_zep zep[MAX_ZEP];
     struct wren_ieee802154_netif lowpan_if[MAX_ZEP];
+    struct wren_lora_udp lora;    /**< --lora: LoRa over UDP (host/lora_udp.h) */
+    union {
+        struct wren_netif netif;        /**< first of both */
+        struct wren_lora_netif raw;     /**< the raw LoRa link */
+        struct wren_lorawan_netif wan;  /**< --lorawan: LoRaWAN, SCHC above */
+    } lora_if;
+    bool has_lora;
     struct wren_stack stack;      /**< the modules the assembly made */
     struct wren_tcp_app tcp_app;
     struct wren_shell shell;
@@ -147,6 +156,13 @@ static void usage(FILE *f)
                "                 (RHOST defaults to 127.0.0.1; e.g. a wren-zep-hub on 17754),\n"
                "                 on channel CH if given (11..26, or 0 as lwIP's zepif sends);\n"
                "                 twice for two radio links (a router)\n"
+               "  --lora SPEC    LoRa over UDP: bind UDP LPORT, send to RHOST:RPORT (a\n"
+               "                 wren-lora-hub, default port 17759); shell: lora\n"
+               "  --lorawan DEVADDR:NWKSKEY:APPSKEY[:network]\n"
+               "                 the LoRa interface runs IPv6 over SCHC over LoRaWAN (RFC\n"
+               "                 9011) in this session (hex; ':network': a router's side)\n"
+               "  --schc-rules FILE\n"
+               "                 SCHC rules (src/wire/schc.h's text) for --lorawan\n"
                "  --id N         node id (1..65535): link addresses and ZEP device id\n"
                "  --channel C    802.15.4 channel for ZEP without @CH (11..26, default 26)\n"
                "  --any-channel  ZEP takes frames of every channel (else other channels'\n"
@@ -242,6 +258,17 @@ static int cmd_zep(struct wren_shell *sh, struct wren_module *m, int argc, char 
         out(NULL, s);
     }
     return 0;
+}
+
+static int cmd_lora(struct wren_shell *sh, struct wren_module *m, int argc, char **argv)
+{
+    (void)sh;
+    (void)m;
+    if (!app.has_lora) {
+        out(NULL, "no LoRa interface\n");
+        return -ENODEV;
+    }
+    return wren_node_lora_cmd(&app.node, &app.lora, &app.lora_if.raw, argc, argv, out);
 }
 
 static void console_drain(struct app *a);
@@ -391,6 +418,8 @@ struct opts {
     const struct wren_module_ops *mods[16]; /**< --modules, in start order */
     uint8_t n_mods;                         /**< 0: every module of the list */
     unsigned n_zep_spec;
+    const char *lora_spec, *lorawan_spec, *schc_rules;
+    struct wren_lorawan_session lorawan; /**< --lorawan */
     unsigned long id, channel, pktbuf, pan;
     bool has_pan, has_eui64;
     uint8_t eui64[8];
@@ -458,6 +487,15 @@ static int take_opt(struct opts *o, int c, const char *arg)
         return (*e || o->id == 0 || o->id > 65535) ? bad_arg("--id wants 1..65535") : 0;
     case 't':
         o->tap_name = arg;
+        return 0;
+    case 'l':
+        o->lora_spec = arg;
+        return 0;
+    case 'W':
+        o->lorawan_spec = arg;
+        return wren_node_lorawan_parse(arg, &o->lorawan);
+    case 'C':
+        o->schc_rules = arg;
         return 0;
     case 'z':
         if (o->n_zep_spec == MAX_ZEP) {
@@ -583,15 +621,32 @@ static int check_rpl(struct opts *o)
     return o->n_zep_spec ? 0 : bad_arg("--rpl-root needs --zep (the DODAG's radio link)");
 }
 
+/* How many interfaces, and the LoRa options. @return 0 or 2. */
+static int check_ifs(const struct opts *o)
+{
+    if ((o->tap_name ? 1u : 0u) + o->n_zep_spec + (o->lora_spec ? 1u : 0u) >
+        CONFIG_WREN_IPV6_IFS) {
+        return bad_arg("IPv6 runs on three interfaces at most: --tap, --zep and --lora");
+    }
+    if ((o->lorawan_spec || o->schc_rules) && !o->lora_spec) {
+        return bad_arg("--lorawan and --schc-rules need --lora");
+    }
+    if (o->schc_rules && !o->lorawan_spec) {
+        return bad_arg("--schc-rules needs --lorawan (SCHC runs over the LoRaWAN link)");
+    }
+    return 0;
+}
+
 /* Options that only make sense together. @return 0 or 2. */
 static int check_opts(struct opts *o)
 {
-    if (!o->tap_name && !o->n_zep_spec) {
+    if (!o->tap_name && !o->n_zep_spec && !o->lora_spec) {
         usage(stderr);
-        return bad_arg("give at least one interface (--tap or --zep)");
+        return bad_arg("give at least one interface (--tap, --zep or --lora)");
     }
-    if (o->tap_name && o->n_zep_spec > 1) {
-        return bad_arg("IPv6 runs on two interfaces: --tap and one --zep, or two --zep");
+    int res = check_ifs(o);
+    if (res) {
+        return res;
     }
     if (o->br_spec) {
         if (parse_prefix(o->br_spec, o->br_prefix, &o->br_len, 64) < 0) {
@@ -604,8 +659,7 @@ static int check_opts(struct opts *o)
             return bad_arg("--border-router needs --zep (the 6LoWPAN link it serves)");
         }
     }
-    int res = check_rpl(o);
-    if (res) {
+    if ((res = check_rpl(o)) != 0) {
         return res;
     }
     if ((o->has_pan || o->has_eui64) && !o->n_zep_spec) {
@@ -630,6 +684,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"id", required_argument, NULL, 'i'},
         {"tap", required_argument, NULL, 't'},
         {"zep", required_argument, NULL, 'z'},
+        {"lora", required_argument, NULL, 'l'},
+        {"lorawan", required_argument, NULL, 'W'},
+        {"schc-rules", required_argument, NULL, 'C'},
         {"channel", required_argument, NULL, 'c'},
         {"pan", required_argument, NULL, 'P'},
         {"eui64", required_argument, NULL, 'E'},
@@ -650,7 +707,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {NULL, 0, NULL, 0},
     };
     int c, res;
-    static const char shortopts[] = "i:t:z:c:p:s:ehb:d:r:M:L:R:H:S:m:P:E:";
+    static const char shortopts[] = "i:t:z:l:c:p:s:ehb:d:r:M:L:R:H:S:m:P:E:W:C:";
     while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
         if ((res = take_opt(o, c, optarg)) != 0) {
             return res;
@@ -707,6 +764,13 @@ static int open_devices(struct app *a, const struct opts *o)
         a->zep[i].netdev.driver->set(&a->zep[i].netdev, WREN_NETOPT_ADDRESS_LONG, eui, 8);
         a->n_zep++;
     }
+    if (o->lora_spec) {
+        int res = wren_node_lora_open(&a->lora, &a->host, o->lora_spec);
+        if (res) {
+            return res;
+        }
+        a->has_lora = true;
+    }
     return 0;
 }
 
@@ -715,7 +779,7 @@ static int open_devices(struct app *a, const struct opts *o)
 static int build_stack(struct app *a, const struct opts *o)
 {
     static const struct wren_module_ops *const mods[] = WREN_STACK_ALL_MODULES;
-    struct wren_stack_iface ifs[1 + MAX_ZEP];
+    struct wren_stack_iface ifs[2 + MAX_ZEP];
     unsigned n = 0;
     if (a->has_tap) {
         ifs[n++] = (struct wren_stack_iface){.link = &wren_link_ethernet, .dev = &a->tap.netdev,
@@ -724,6 +788,11 @@ static int build_stack(struct app *a, const struct opts *o)
     for (unsigned i = 0; i < a->n_zep; i++) {
         ifs[n++] = (struct wren_stack_iface){.link = &wren_link_ieee802154,
                                              .dev = &a->zep[i].netdev, .state = &a->lowpan_if[i]};
+    }
+    if (a->has_lora) {
+        ifs[n++] = (struct wren_stack_iface){.link = o->lorawan_spec ? &wren_link_lorawan
+                                                                     : &wren_link_lora,
+                                             .dev = &a->lora.netdev, .state = &a->lora_if};
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, mods);
     desc.n_ifaces = (uint8_t)n;
@@ -737,10 +806,33 @@ static int build_stack(struct app *a, const struct opts *o)
     return wren_stack_build(&a->node, &desc, modules, sizeof(modules), &a->stack);
 }
 
+/* --lorawan's session and --schc-rules. @return 0, 1 or 2. */
+static int configure_lorawan(struct app *a, const struct opts *o)
+{
+    if (!o->lorawan_spec) {
+        return 0;
+    }
+    int res = wren_netapi_set(&a->node, &a->lora_if.netif.module, WREN_NETOPT_LORAWAN_SESSION,
+                              0, &o->lorawan, sizeof(o->lorawan));
+    if (res < 0) {
+        return die("cannot set the LoRaWAN session", res);
+    }
+    struct wren_module *schc = wren_stack_module(&a->stack, &wren_schc_module,
+                                                 a->lora_if.netif.id);
+    if (schc == NULL) {
+        fprintf(stderr, "wren-node: --lorawan needs the schc module\n");
+        return 2;
+    }
+    return o->schc_rules ? wren_node_schc_rules(&a->node, schc, o->schc_rules) : 0;
+}
+
 /* Border router and default route, the netapi way. @return 0 or 1. */
 static int configure(struct app *a, const struct opts *o)
 {
-    int res;
+    int res = configure_lorawan(a, o);
+    if (res) {
+        return res;
+    }
     for (unsigned i = 0; o->has_pan && i < a->n_zep; i++) {
         uint16_t pan = (uint16_t)o->pan;
         if ((res = wren_netapi_set(&a->node, &a->lowpan_if[i].netif.module, WREN_NETOPT_NID, 0,
@@ -804,6 +896,7 @@ static int configure(struct app *a, const struct opts *o)
 static const struct wren_shell_cmd program_cmds[] = {
     {"nd", "Ethernet neighbor cache, counters and the TAP's counters", cmd_nd},
     {"zep", "ZEP radio counters", cmd_zep},
+    {"lora", "LoRa radio: settings and counters; lora send TEXT; lora set KEY V", cmd_lora},
     {NULL, NULL, NULL},
 };
 
@@ -854,6 +947,9 @@ int main(int argc, char **argv)
     }
     for (unsigned i = 0; i < a->n_zep; i++) {
         wren_zep_close(&a->zep[i]);
+    }
+    if (a->has_lora) {
+        wren_lora_udp_close(&a->lora);
     }
     wren_host_fini(&a->host);
     return 0;

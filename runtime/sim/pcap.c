@@ -9,7 +9,8 @@
 int wren_pcap_open(struct wren_pcap *p, const char *path, uint32_t linktype)
 {
     if (linktype != WREN_PCAP_LINKTYPE_IEEE802154_FCS &&
-        linktype != WREN_PCAP_LINKTYPE_IEEE802154_TAP) {
+        linktype != WREN_PCAP_LINKTYPE_IEEE802154_TAP && linktype != WREN_PCAP_LINKTYPE_LORATAP &&
+        linktype != WREN_PCAP_LINKTYPE_ETHERNET) {
         p->f = NULL;
         return -EINVAL;
     }

@@ -26,6 +26,12 @@
  *     | PSDU with FCS ...
  */
 #define WREN_PCAP_LINKTYPE_IEEE802154_TAP 283
+/** LINKTYPE_LORATAP: a LoRaTap header (src/wire/loratap.h) before each LoRa
+ *  frame; the LoRa medium (runtime/sim/lora_medium.h) writes these, each
+ *  record passed whole to wren_pcap_write(). */
+#define WREN_PCAP_LINKTYPE_LORATAP 270
+/** LINKTYPE_ETHERNET: IEEE 802.3 frames without FCS (runtime/sim/sim_eth.h). */
+#define WREN_PCAP_LINKTYPE_ETHERNET 1
 
 struct wren_pcap {
     FILE *f;
@@ -33,7 +39,7 @@ struct wren_pcap {
     uint32_t linktype;
 };
 
-/** @brief Create @p path with a pcap header for @p linktype (195 or 283).
+/** @brief Create @p path with a pcap header for @p linktype (195, 283, 270 or 1).
  *  @return 0, -EINVAL for another link type, or -errno. */
 int wren_pcap_open(struct wren_pcap *p, const char *path, uint32_t linktype);
 /** @brief Append one frame captured at @p ts_us (a TAP capture without a

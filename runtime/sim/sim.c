@@ -9,6 +9,8 @@
 #include "apps/tcp_app.h"
 #include "sim/flow.h"
 #include "sim/sensor.h"
+#include "sim/sim_eth.h"
+#include "sim/sim_lora.h"
 #include "core/byteorder.h"
 #include "stack/modules.h"
 #include "stack/stack.h"
@@ -88,6 +90,7 @@ static void node_free(struct wren_sim_node *sn)
         wren_flow_free(sn->flow);
         free(sn->flow);
     }
+    free(sn->lora);
     free(sn);
 }
 
@@ -101,7 +104,12 @@ void wren_sim_free(struct wren_sim *s)
     }
     /* the medium still lists the bridge's radio: free the bridge after it */
     wren_medium_destroy(&s->medium);
+    if (s->lora) {
+        wren_lora_medium_destroy(s->lora);
+        free(s->lora);
+    }
     wren_world_destroy(&s->world);
+    wren_sim_eth_bus_free(s->eth); /* its ports */
     free(s->zep);
     for (uint32_t i = 0; i < s->n_nodes; i++) {
         node_free(s->nodes[i]);
@@ -199,6 +207,8 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn)
 {
     struct wren_stack_iface ifs[] = {
         { .link = &wren_link_ieee802154, .dev = &sn->radio.netdev, .state = &sn->netif },
+        { .link = NULL }, /* the LoRa interface, if any (sim_lora.h) */
+        { .link = NULL }, /* the Ethernet port, if any (sim_eth.h) */
     };
     if (s->mac_tsch) {
         sn->tsch = calloc(1, sizeof(*sn->tsch));
@@ -209,6 +219,13 @@ static int stack_init(struct wren_sim *s, struct wren_sim_node *sn)
         ifs[0].state = sn;
     }
     struct wren_stack_desc desc = WREN_STACK_DESC(ifs, sim_modules);
+    desc.n_ifaces = 1;
+    if (sn->lora) {
+        wren_sim_lora_iface(s, sn, &ifs[desc.n_ifaces++]);
+    }
+    if (sn->eth) {
+        wren_sim_eth_iface(sn, &ifs[desc.n_ifaces++]);
+    }
     if (s->n_mods) {
         desc.mods = s->mods;
         desc.n_mods = s->n_mods;
@@ -279,6 +296,14 @@ int wren_sim_add_node(struct wren_sim *s, double x, double y, double z, uint32_t
         return res;
     }
     sn->radio.clock = &sn->clock;
+    if (s->lora_on && (res = wren_sim_lora_attach(s, sn, x, y, z)) < 0) {
+        s->failed = sn; /* its 802.15.4 radio holds the next index */
+        return res;
+    }
+    if (s->eth_on && (res = wren_sim_eth_attach(s, sn)) < 0) {
+        s->failed = sn;
+        return res;
+    }
     res = stack_init(s, sn);
     if (res < 0) {
         /* The medium lists its radio and the world may hold timers of the
@@ -470,6 +495,10 @@ int wren_sim_open_pcap(struct wren_sim *s, const char *path)
 
 int wren_sim_open_pcap_as(struct wren_sim *s, const char *path, uint32_t linktype)
 {
+    if (linktype != WREN_PCAP_LINKTYPE_IEEE802154_FCS &&
+        linktype != WREN_PCAP_LINKTYPE_IEEE802154_TAP) {
+        return -EINVAL; /* the 802.15.4 medium's capture: its two formats only */
+    }
     return wren_medium_open_pcap(&s->medium, path, linktype);
 }
 
@@ -771,6 +800,12 @@ static void node_memory(const struct wren_sim_node *sn, struct mem_acc *a)
     mem_add(a, "pktbuf", sn->arena_size);
     mem_add(a, "netif", sizeof(sn->netif) + (sn->tsch ? sizeof(*sn->tsch) : 0));
     mem_add(a, "radio", sizeof(sn->radio) + sn->radio.cap_links * sizeof(struct wren_sim_link));
+    if (sn->lora) {
+        mem_add(a, "lora", sizeof(*sn->lora)); /* its LoRa radio and interface */
+    }
+    if (sn->eth) {
+        mem_add(a, "ethernet", sizeof(*sn->eth)); /* its Ethernet port and interface */
+    }
     mem_add(a, "shell", (sn->shell ? sizeof(*sn->shell) : 0) + sn->out_cap);
     mem_add(a, "apps", apps_bytes(sn));
     for (unsigned i = 0; i < 32 && wren_stack_module_name(i); i++) {

@@ -49,6 +49,8 @@ struct wren_sim_node {
     struct wren_tsch *tsch; /**< the interface's TSCH MAC (wren_sim_set_mac "tsch"), or NULL */
     struct wren_sensor *sensor;   /**< allocated by the first `sensor` shell command */
     struct wren_flow *flow;       /**< allocated by the first `flow` shell command */
+    struct wren_sim_lora *lora;   /**< its LoRa interface (sim_lora.h), or NULL */
+    struct wren_sim_eth *eth;     /**< its Ethernet port (sim_eth.h), or NULL */
     uint8_t app_on;
     uint8_t *arena;
     size_t arena_size;
@@ -60,6 +62,10 @@ struct wren_sim_node {
 struct wren_sim_zep;
 struct wren_sensor;
 struct wren_flow;
+struct wren_sim_lora;
+struct wren_lora_medium;
+struct wren_sim_eth;
+struct wren_sim_eth_bus;
 
 struct wren_sim {
     struct wren_world world;
@@ -80,6 +86,11 @@ struct wren_sim {
     const char *failed_module;    /**< the module that refused to start there, or NULL */
     uint8_t mac_tsch;       /**< nodes added from now on run TSCH (wren_sim_set_mac) */
     struct wren_rt_ops node_rt_ops; /**< the nodes' rt: their clock's, with `mem` */
+    uint8_t lora_on;        /**< nodes added from now on get a LoRa interface (sim_lora.h) */
+    struct wren_lora_medium *lora; /**< the LoRa medium, made by wren_sim_set_lora */
+    uint8_t lora_link;      /**< nodes added from now on: 0 raw LoRa link, 1 LoRaWAN */
+    uint8_t eth_on;         /**< nodes added from now on get an Ethernet port (sim_eth.h) */
+    struct wren_sim_eth_bus *eth; /**< the Ethernet bus, made by wren_sim_set_eth */
 };
 
 /** @brief A new, empty simulation. @return NULL if out of memory. */

@@ -471,6 +471,8 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
     wren_netapi_get(node, &netif->module, WREN_NETOPT_DEVICE_TYPE, 0, &type, sizeof(type));
     if (type == WREN_NETDEV_TYPE_IEEE802154) {
         ifc->flags |= WREN_IPV6_IF_SIXLO;
+    } else if (type == WREN_NETDEV_TYPE_LORA) {
+        ifc->flags |= WREN_IPV6_IF_SCHC; /* RFC 8724: SCHC fragments up to the IPv6 MTU */
     } else if (type == WREN_NETDEV_TYPE_ETHERNET) {
         if (!CONFIG_WREN_IPV6_ETHERNET) {
             ifc->if_id = 0; /* the slot stays free */

@@ -33,7 +33,7 @@
 #include "pktbuf/pktbuf.h"
 
 #ifndef CONFIG_WREN_IPV6_IFS
-#define CONFIG_WREN_IPV6_IFS 2       /**< interfaces IPv6 runs on */
+#define CONFIG_WREN_IPV6_IFS 3       /**< interfaces IPv6 runs on (802.15.4, LoRa, Ethernet) */
 #endif
 #ifndef CONFIG_WREN_IPV6_ADDRS
 #define CONFIG_WREN_IPV6_ADDRS 3     /**< unicast addresses per interface */
@@ -107,6 +107,7 @@ enum {
     WREN_IPV6_IF_SIXLO = 0x01,  /**< 6LoWPAN below: send through the 6LoWPAN module */
     WREN_IPV6_IF_ND = 0x02,     /**< Ethernet: unresolved next hops go to neighbor
                                      discovery (SET WREN_NETOPT_NIB_HOLD), never to the IID */
+    WREN_IPV6_IF_SCHC = 0x04,   /**< LoRa: send through the interface's SCHC module */
 };
 
 struct wren_ipv6_if {

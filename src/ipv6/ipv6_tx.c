@@ -39,6 +39,12 @@ static void to_link(struct wren_ipv6 *ip, struct wren_ipv6_if *ifc, struct wren_
         }
         return;
     }
+    if (ifc->flags & WREN_IPV6_IF_SCHC) {
+        if (wren_netapi_dispatch(node, WREN_NETTYPE_SCHC, ifc->if_id, WREN_MSG_SND, pkt) == 0) {
+            ip->stats.tx_drop_no_route++;
+        }
+        return;
+    }
     struct wren_netif *netif = wren_netif_get(node, ifc->if_id);
     if (netif == NULL) {
         ip->stats.tx_drop_no_route++;

@@ -58,7 +58,11 @@ enum wren_netdev_type {
     WREN_NETDEV_TYPE_IEEE802154 = 1,
     WREN_NETDEV_TYPE_ETHERNET,
     WREN_NETDEV_TYPE_LOOPBACK,
+    WREN_NETDEV_TYPE_LORA,       /**< a LoRa modem: frames of up to 255 bytes, no addresses;
+                                      LoRaWAN data frames with SCHC above (src/schc) */
 };
+/** The link type of LoRa interfaces (the SCHC module runs on each). */
+#define WREN_LINK_LORA WREN_NETDEV_TYPE_LORA
 
 /** What the device knows about a received frame. */
 struct wren_netdev_rx_info {

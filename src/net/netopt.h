@@ -105,6 +105,29 @@ enum wren_netopt {
                                            timeslot template, minimal schedule, periods */
     WREN_NETOPT_TSCH_CELLS_FREE,      /**< GET: uint16_t cells the schedule has room for */
 
+    /* a LoRa modem (drivers/lora_phy.h; the sim's runtime/sim/lora_medium.h, the
+     * host's runtime/host/lora_udp.h). WREN_NETOPT_CHANNEL on a LoRa device is
+     * the index of an EU868 default channel (0..2: 868.1, 868.3, 868.5 MHz,
+     * LoRaWAN RP002-1.0.3 2.4.2), WREN_NETOPT_TX_POWER its output in dBm
+     * (-4..20), WREN_NETOPT_MAX_PDU_SIZE the largest payload of the present
+     * setting and region */
+    WREN_NETOPT_LORA_SF = 0xb0,      /**< uint8_t spreading factor 7..12 */
+    WREN_NETOPT_LORA_BW,             /**< uint16_t bandwidth, kHz: 125, 250, 500 */
+    WREN_NETOPT_LORA_CR,             /**< uint8_t coding rate 4/x: x = 5..8 */
+    WREN_NETOPT_LORA_FREQ,           /**< uint32_t centre frequency, Hz */
+    WREN_NETOPT_LORA_SYNCWORD,       /**< uint8_t sync word (0x34: LoRaWAN public, 0x12:
+                                          private); frames with another are not received */
+    WREN_NETOPT_LORA_PREAMBLE,       /**< uint16_t programmed preamble symbols (6..65535) */
+    WREN_NETOPT_LORA_DUTY_CYCLE,     /**< uint16_t duty-cycle limit per sub-band in 1/100 %
+                                          (100: 1 %), 0: none; SET WREN_LORA_DC_REGIONAL:
+                                          the ETSI sub-band's of the frequency (GET answers
+                                          the value in force) */
+    WREN_NETOPT_LORA_REGION,         /**< uint8_t enum wren_lora_region (payload limits) */
+    WREN_NETOPT_LORA_AIRTIME,        /**< GET: in: uint16_t payload bytes; out: uint32_t
+                                          us on air at the present setting */
+    WREN_NETOPT_LORA_DC_WAIT,        /**< GET: uint32_t us until the present sub-band takes a
+                                          frame again (0: now) */
+
     /* IPv6 module options; ctx is the interface id where one is needed */
     WREN_NETOPT_IPV6_ADDR = 0x100, /**< GET: struct wren_ipv6_addr[] of interface ctx;
                                         SET: add one struct wren_ipv6_addr */
@@ -135,6 +158,20 @@ enum wren_netopt {
     WREN_NETOPT_NIB_ABRO,          /**< GET: struct wren_nib_abro, the authoritative border
                                         router a 6LoWPAN NIB knows (its own or learned from
                                         RAs); -ENOENT if none */
+
+    /* SCHC and LoRaWAN (src/schc, src/link/lorawan_link.h) */
+    WREN_NETOPT_SCHC_RULES = 0x1a0, /**< SET: the rule set's text (schc.h), NUL-terminated or
+                                        not; -EINVAL and the old set kept on a mistake (GET
+                                        WREN_NETOPT_SCHC_ERROR says which); GET: struct
+                                        wren_schc_rules */
+    WREN_NETOPT_SCHC_ERROR,        /**< GET: char[], the last SET's mistake, one line */
+    WREN_NETOPT_SCHC_TIMERS,       /**< SET/GET: uint32_t[2] ms: the uplink's Retransmission
+                                        Timer, both Inactivity Timers (the downlink's
+                                        Retransmission Timer a ninth of it; RFC 9011: 12
+                                        hours by default); 0 keeps one */
+    WREN_NETOPT_LORAWAN_SESSION,   /**< SET/GET: struct wren_lorawan_session of a LoRaWAN
+                                        interface (DevAddr, keys, role); SET restarts the
+                                        frame counters */
 
     /* RPL */
     WREN_NETOPT_RPL_ROLE = 0x1c0,  /**< SET: struct wren_rpl_role_cfg; GET: uint8_t role */
@@ -216,6 +253,10 @@ enum wren_netopt {
 };
 
 struct wren_snip;
+
+/** SET WREN_NETOPT_LORA_DUTY_CYCLE to this: the regulatory limit of the
+ *  frequency's sub-band (ETSI EN 300 220-2, drivers/lora_phy.h). */
+#define WREN_LORA_DC_REGIONAL 0xffffu
 
 /** Value of SET WREN_NETOPT_RPL_REGISTERED. */
 struct wren_rpl_reg {

@@ -22,6 +22,10 @@ enum wren_nettype {
                                     dispatch 0x3e, EtherType 0x8624) to the NDN
                                     forwarder (demux ALL), from it to an application (demux:
                                     the app's face) */
+    WREN_NETTYPE_LORA,         /**< a LoRa PHY payload as the modem received it (a LoRaWAN
+                                    frame, say): netif header (interface, RSSI) last */
+    WREN_NETTYPE_SCHC,         /**< a SCHC message (RFC 8724), rule ID first (on LoRaWAN
+                                    the FPort), demultiplexed by interface id */
     WREN_NETTYPE_NUMOF
 };
 

@@ -187,6 +187,22 @@ static int if_sec(struct wren_shell *sh, uint8_t id, int argc, char **argv)
 
 /* ---- ifconfig: one interface shown ---------------------------------------- */
 
+/* a LoRa modem's line: frequency, SF, bandwidth, coding rate, duty cycle */
+static void show_lora(struct wren_shell *sh, struct wren_netif *netif)
+{
+    struct wren_module *m = &netif->module;
+    uint32_t freq = 0;
+    uint16_t bw = 0, dc = 0;
+    uint8_t sf = 0, cr = 0;
+    wren_netapi_get(sh->node, m, WREN_NETOPT_LORA_FREQ, 0, &freq, 4);
+    wren_netapi_get(sh->node, m, WREN_NETOPT_LORA_SF, 0, &sf, 1);
+    wren_netapi_get(sh->node, m, WREN_NETOPT_LORA_BW, 0, &bw, 2);
+    wren_netapi_get(sh->node, m, WREN_NETOPT_LORA_CR, 0, &cr, 1);
+    wren_netapi_get(sh->node, m, WREN_NETOPT_LORA_DUTY_CYCLE, 0, &dc, 2);
+    wren_shell_printf(sh, "Iface %u  LoRa %lu Hz  SF%u  BW %u kHz  CR 4/%u  duty cycle %u.%02u%%\n",
+                      netif->id, (unsigned long)freq, sf, bw, cr, dc / 100u, dc % 100u);
+}
+
 /* the link layer's line: an Ethernet MAC, or 802.15.4's addresses, channel
  * and PAN */
 static void show_link(struct wren_shell *sh, struct wren_netif *netif)
@@ -200,6 +216,10 @@ static void show_link(struct wren_shell *sh, struct wren_netif *netif)
         wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, sizeof(s)) == 6) {
         wren_shell_printf(sh, "Iface %u  Ethernet HWaddr: %02x:%02x:%02x:%02x:%02x:%02x\n", netif->id,
                   s[0], s[1], s[2], s[3], s[4], s[5]);
+        return;
+    }
+    if (type == WREN_NETDEV_TYPE_LORA) {
+        show_lora(sh, netif);
         return;
     }
     wren_netapi_get(node, m, WREN_NETOPT_ADDRESS, 0, s, 2);

@@ -21,6 +21,7 @@
 #include "ndn/ndn.h"
 #include "nib/nib.h"
 #include "rpl/rpl.h"
+#include "schc/schc.h"
 #include "sixlowpan/sixlowpan.h"
 #include "sixtop/sixtop.h"
 #include "tcp/tcp.h"
@@ -50,7 +51,8 @@
     X(nd_eth)                 \
     X(rpl)                    \
     X(sixtop)                 \
-    OPT(ndn)
+    OPT(ndn)                  \
+    X(schc)
 
 /** Every module of the list (wren-node's default), opt-in ones included. */
 #define WREN_STACK_MODULES(X) WREN_STACK_MODULE_LIST(X, X)

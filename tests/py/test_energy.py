@@ -146,6 +146,6 @@ def test_unknown_profile_is_one_line_and_exit_2(tmp_path):
     res = wren_sim("e.toml", "--profile", "tmote-sky", "--json", "r.json", cwd=tmp_path)
     assert res.returncode == 2
     assert res.stderr == ("wren: unknown energy profile 'tmote-sky' "
-                          "(known: iotlab-m3, openmote-cc2538, iotlab-m3-board)\n"), res.stderr
+                          "(known: iotlab-m3, openmote-cc2538, iotlab-m3-board, sx1276)\n"), res.stderr
     assert res.stdout == ""
     assert not (tmp_path / "r.json").exists()

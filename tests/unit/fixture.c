@@ -28,10 +28,12 @@ struct fx_store {
     struct wren_nib nib;
     struct wren_nd_eth nd;
     struct wren_rpl rpl;
+    struct wren_lorawan_netif lora;
+    struct wren_schc schc;
 };
 
 #define FX_DEFAULT_ARENA 6144u
-#define FX_DEVICES (FX_LOOPBACK | FX_REFLECTOR | FX_RADIO | FX_ETHERNET)
+#define FX_DEVICES (FX_LOOPBACK | FX_REFLECTOR | FX_RADIO | FX_ETHERNET | FX_LORA)
 
 static void release(void);
 
@@ -198,6 +200,11 @@ static void node_build(struct fx_node *n, unsigned parts)
         ifs[0] = (struct wren_stack_iface){ .link = &wren_link_ethernet, .state = n->eth,
                                             .dev = &st->lo.netdev };
         d.n_ifaces = 1;
+    } else if (parts & FX_LORA) {
+        n->lora = &st->lora;
+        ifs[0] = (struct wren_stack_iface){ .link = &wren_link_lorawan, .state = n->lora,
+                                            .dev = &st->lo.netdev };
+        d.n_ifaces = 1;
     }
     CHECK_EQ(wren_stack_build(node, &d, NULL, 0, NULL), 0);
     n->netif = node->netifs;
@@ -220,6 +227,7 @@ static void node_build(struct fx_node *n, unsigned parts)
         { FX_NIB, &wren_nib_module, &st->nib, (void **)&n->nib },
         { FX_ND_ETH, &wren_nd_eth_module, &st->nd, (void **)&n->nd },
         { FX_RPL, &wren_rpl_module, &st->rpl, (void **)&n->rpl },
+        { FX_SCHC, &wren_schc_module, &st->schc, (void **)&n->schc },
     };
     enum { N_ALL = sizeof(all) / sizeof(all[0]) };
     const struct wren_module_ops *mods[N_ALL];
@@ -260,6 +268,9 @@ static void device_setup(struct fx_node *n, unsigned parts)
     } else if (parts & FX_ETHERNET) {
         wren_loopback_setup(&st->lo, WREN_NETDEV_TYPE_ETHERNET, CONFIG_WREN_LOOPBACK_MTU);
         n->lo = &st->lo;
+    } else if (parts & FX_LORA) {
+        wren_loopback_setup(&st->lo, WREN_NETDEV_TYPE_LORA, 255);
+        n->lo = &st->lo;
     } else if (parts & FX_RADIO) {
         CHECK(wren_medium_add_radio(medium(), &st->radio, 10.0 * fx.medium.n_radios, 0, 0) >= 0);
         n->radio = &st->radio;
@@ -294,7 +305,7 @@ struct fx_node *fx_node(unsigned parts)
 
 void fx_wire(unsigned parts, size_t arena, uint64_t seed, struct fx_node **a, struct fx_node **b)
 {
-    CHECK(parts & (FX_LOOPBACK | FX_ETHERNET));
+    CHECK(parts & (FX_LOOPBACK | FX_ETHERNET | FX_LORA));
     struct fx_node *x = node_alloc(arena, 1, seed, &fx.world_ops, &fx.world);
     struct fx_node *y = node_alloc(arena, 2, seed, &fx.world_ops, &fx.world);
     device_setup(x, parts);

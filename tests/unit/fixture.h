@@ -47,10 +47,12 @@
 #include "ipv6/ipv6.h"
 #include "link/ethernet_link.h"
 #include "link/ieee802154_link.h"
+#include "link/lorawan_link.h"
 #include "net/netreg.h"
 #include "nib/nd_eth.h"
 #include "nib/nib.h"
 #include "rpl/rpl.h"
+#include "schc/schc.h"
 #include "sim/medium.h"
 #include "sim/sim.h"
 #include "sim/world.h"
@@ -65,6 +67,7 @@ enum fx_parts {
     FX_RADIO = 1u << 2,     /**< 802.15.4 interface over a sim radio on fx.medium */
     FX_ETHERNET = 1u << 3,  /**< Ethernet interface over a loopback device,
                                  MAC 02:57:52:00:00:<id> */
+    FX_LORA = 1u << 4,      /**< LoRaWAN interface over a loopback device (255-byte frames) */
     FX_SIXLOWPAN = 1u << 8,
     FX_IPV6 = 1u << 9,      /**< IPv6, running on the interface if there is one */
     FX_ICMPV6 = 1u << 10,
@@ -73,6 +76,7 @@ enum fx_parts {
     FX_NIB = 1u << 13,      /**< 6LoWPAN neighbor discovery on the interface */
     FX_ND_ETH = 1u << 14,   /**< Ethernet neighbor discovery on the interface */
     FX_RPL = 1u << 15,      /**< RPL on the (802.15.4) interface, role off */
+    FX_SCHC = 1u << 16,     /**< SCHC on the (LoRa) interface */
 };
 #define FX_IP (FX_IPV6 | FX_ICMPV6 | FX_UDP)
 /** A 6LoWPAN node on the sim medium: radio, 6LoWPAN, IPv6, ICMPv6, UDP, NIB. */
@@ -97,6 +101,8 @@ struct fx_node {
     struct wren_nib *nib;
     struct wren_nd_eth *nd;
     struct wren_rpl *rpl;
+    struct wren_lorawan_netif *lora;      /**< its interface when LoRaWAN */
+    struct wren_schc *schc;
     uint8_t *arena;                       /**< its packet buffer's memory (apart: ASan
                                                poisons a packet buffer's free space) */
     size_t arena_size;

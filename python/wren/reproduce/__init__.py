@@ -48,6 +48,7 @@ from ..errors import UserError
 from .core import (CPU_MODEL, Figure, Outcome, Panel, PaperValue, Row, Series, fmt,
                    normalize, paper_number, paper_values, papers, papers_dir, pv)
 from .coap_vs_tcp import _fig9_available, tcp_fig9
+from .hetero import riot_fig1
 from .cpu_time import de_fig2, de_fig3, riot_fig4, riot_fig5, riot_fig6, riot_fig9
 from .icn import riot_fig14, riot_fig15
 from . import readme
@@ -59,6 +60,8 @@ from .whole_node import de_fig4, riot_fig10, riot_fig12, riot_table3
 # ---- the list ------------------------------------------------------------------
 
 FIGURES: list[Figure] = [
+    Figure("riot_fig1", "riot", "Fig. 1: a router across 802.15.4, LoRa and Ethernet, loss vs "
+           "rate", riot_fig1),
     Figure("riot_fig4", "riot", "Fig. 4: UDP goodput vs payload, IP loopback and L2 reflector",
            riot_fig4, readme=True),
     Figure("riot_fig5", "riot", "Fig. 5: processing time and rate per layer", riot_fig5,
