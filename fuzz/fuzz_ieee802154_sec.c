@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/node.h"
 #include "link/ieee802154_link.h"
 #include "net/netopt.h"
 #include "wire/ieee802154.h"
@@ -38,11 +39,30 @@ static const uint8_t k1[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
 static const uint8_t k2[16] = {0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7,
                                0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf};
 
+/* the interface's node: its runtime gives the key tables the first key
+ * makes (CONFIG_WREN_NODE_MEM); setup() forgets the last, so one will do */
+#if CONFIG_WREN_NODE_MEM
+static void *node_mem(void *rt, struct wren_node *n, const struct wren_module_ops *owner,
+                      size_t size)
+{
+    static _Alignas(8) uint8_t tab[512];
+    (void)rt, (void)n, (void)owner;
+    REQUIRE(size <= sizeof(tab));
+    return memset(tab, 0, sizeof(tab));
+}
+
+static const struct wren_rt_ops node_ops = {.mem = node_mem};
+#else
+static const struct wren_rt_ops node_ops = {0};
+#endif
+static struct wren_node node = {.rt_ops = &node_ops};
+
 static void setup(struct wren_ieee802154_netif *nif, uint8_t ctl)
 {
     struct wren_ieee802154_sec_key k = {.index = 1};
     memset(nif, 0, sizeof(*nif));
     wren_ieee802154_sec_init(nif);
+    nif->netif.node = &node;
     memcpy(k.key, k1, 16);
     REQUIRE(wren_ieee802154_sec_set(nif, WREN_NETOPT_SEC_KEY, &k, sizeof(k)) == 0);
     k.index = 2;

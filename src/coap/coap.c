@@ -96,22 +96,30 @@ int wren_coap_resource_add(struct wren_coap *c, const struct wren_coap_resource 
         return -EINVAL;
     }
     for (unsigned i = 0; i < c->n_res; i++) {
-        if (strcmp(c->res[i]->path, r->path) == 0) {
+        if (strcmp(WREN_COAP_RES(c, i)->path, r->path) == 0) {
             return -EEXIST;
         }
     }
     if (c->n_res >= CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT) {
         return -ENOSPC;
     }
-    c->res[c->n_res++] = r;
+#if CONFIG_WREN_NODE_MEM
+    if (c->n_res >= WREN_COAP_N_INLINE && WREN_LAZY_GET(c->node, c, more) == NULL) {
+        c->stats.no_mem++;
+        return -ENOMEM; /* the rest of the table: made by the first resource beyond */
+    }
+#endif
+    unsigned i = c->n_res++;
+    WREN_COAP_RES(c, i) = r;
     return 0;
 }
 
 int wren_coap_resource_remove(struct wren_coap *c, const struct wren_coap_resource *r)
 {
     for (unsigned i = 0; i < c->n_res; i++) {
-        if (c->res[i] == r) {
-            c->res[i] = c->res[--c->n_res];
+        if (WREN_COAP_RES(c, i) == r) {
+            unsigned last = --c->n_res;
+            WREN_COAP_RES(c, i) = WREN_COAP_RES(c, last);
             return 0;
         }
     }
@@ -232,7 +240,7 @@ static void link_format(struct wren_coap *c, const struct coap_msg *m,
 {
     size_t sep = 0; /* none before the first link, then "," */
     for (unsigned i = 0; i < c->n_res; i++) {
-        const struct wren_coap_resource *r = c->res[i];
+        const struct wren_coap_resource *r = WREN_COAP_RES(c, i);
         if (CONFIG_WREN_COAP_LF_FILTERS && !lf_pass(r, m)) {
             continue;
         }

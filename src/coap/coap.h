@@ -586,6 +586,14 @@ struct wren_coap_cl {
     struct wren_coap_xchg xchg[CONFIG_WREN_COAP_CLIENT_XCHG];
 };
 
+/* The resource table with CONFIG_WREN_NODE_MEM: the first WREN_COAP_N_INLINE
+ * entries (the default resources') in struct wren_coap, the rest made by the
+ * first resource registered beyond them. */
+#define WREN_COAP_N_INLINE (WREN_COAP_N_DEFAULT ? WREN_COAP_N_DEFAULT : 1)
+struct wren_coap_res_more {
+    const struct wren_coap_resource *r[CONFIG_WREN_COAP_RESOURCES ? CONFIG_WREN_COAP_RESOURCES : 1];
+};
+
 struct wren_coap {
     struct wren_module module;   /**< first: found through netreg for counters and shell */
     struct wren_coap_stats stats;
@@ -595,10 +603,12 @@ struct wren_coap {
     uint16_t next_mid;
     uint8_t n_res;
     uint32_t dedup_seq;
-    const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
 #if CONFIG_WREN_NODE_MEM
+    const struct wren_coap_resource *res[WREN_COAP_N_INLINE]; /**< the first (WREN_COAP_RES) */
+    WREN_LAZY(struct wren_coap_res_more, more); /**< the rest: made by the first of them */
     WREN_LAZY(struct wren_coap_srv, srv); /**< made by the first message (core/node.h) */
 #else /* the fields of struct wren_coap_srv where they always were (WREN_COAP_SRV) */
+    const struct wren_coap_resource *res[CONFIG_WREN_COAP_RESOURCES + WREN_COAP_N_DEFAULT];
 #if CONFIG_WREN_COAP_DEDUP
     struct wren_coap_dedup dedup[CONFIG_WREN_COAP_DEDUP];
 #endif
@@ -649,6 +659,14 @@ struct wren_coap {
 #else
 #define WREN_COAP_SRV(c) (c)
 #define WREN_COAP_CL(c) (c)
+#endif
+
+/* Resource @p i (< n_res) of @p c, an lvalue (@p i: a plain variable). */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_COAP_RES(c, i)                                                                 \
+    (*((i) < WREN_COAP_N_INLINE ? &(c)->res[(i)] : &(c)->more->r[(i) - WREN_COAP_N_INLINE]))
+#else
+#define WREN_COAP_RES(c, i) ((c)->res[(i)])
 #endif
 
 /** netreg demultiplexing context the module registers under (type UDP): above

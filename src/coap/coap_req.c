@@ -123,8 +123,8 @@ static const struct wren_coap_resource *find_resource(struct wren_coap *c,
         return &wren_coap_wellknown;
     }
     for (unsigned i = 0; i < c->n_res; i++) {
-        if (path_match(m, c->res[i]->path)) {
-            return c->res[i];
+        if (path_match(m, WREN_COAP_RES(c, i)->path)) {
+            return WREN_COAP_RES(c, i);
         }
     }
     return NULL;

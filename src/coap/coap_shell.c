@@ -151,7 +151,7 @@ static int print_resources(struct wren_shell *sh, struct wren_coap *c)
     wren_shell_printf(sh, "CoAP server on port %u: %u resources\n", COAP_PORT, c->n_res + 1u);
     wren_shell_printf(sh, "  /.well-known/core\n");
     for (unsigned i = 0; i < c->n_res; i++) {
-        wren_shell_printf(sh, "  %s\n", c->res[i]->path);
+        wren_shell_printf(sh, "  %s\n", WREN_COAP_RES(c, i)->path);
     }
     unsigned used = 0, busy = 0;
 #if CONFIG_WREN_COAP_DEDUP

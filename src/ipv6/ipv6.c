@@ -21,9 +21,9 @@
 
 struct wren_ipv6_if *wren_ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id)
 {
-    for (unsigned i = 0; if_id && i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id == if_id) {
-            return &ip->ifs[i];
+    for (unsigned i = 0; if_id && i < wren_ipv6_n_ifs(ip); i++) {
+        if (WREN_IPV6_IF(ip, i)->if_id == if_id) {
+            return WREN_IPV6_IF(ip, i);
         }
     }
     return NULL;
@@ -119,8 +119,8 @@ static int addr_remove(struct wren_ipv6_if *ifc, const uint8_t *addr)
 
 bool wren_ipv6_is_own(const struct wren_ipv6 *ip, const uint8_t *addr)
 {
-    for (unsigned k = 0; k < CONFIG_WREN_IPV6_IFS; k++) {
-        if (ip->ifs[k].if_id && addr_index(&ip->ifs[k], addr) >= 0) {
+    for (unsigned k = 0; k < wren_ipv6_n_ifs(ip); k++) {
+        if (WREN_IPV6_IF(ip, k)->if_id && addr_index(WREN_IPV6_IF(ip, k), addr) >= 0) {
             return true;
         }
     }
@@ -168,8 +168,8 @@ int wren_ipv6_select_src(const struct wren_ipv6 *ip, uint8_t if_id, const uint8_
     const struct wren_ipv6_addr *best = NULL;
     unsigned best_score = 0;
     unsigned dscope = scope_of(dst);
-    for (unsigned k = 0; k < CONFIG_WREN_IPV6_IFS; k++) {
-        const struct wren_ipv6_if *ifc = &ip->ifs[k];
+    for (unsigned k = 0; k < wren_ipv6_n_ifs(ip); k++) {
+        const struct wren_ipv6_if *ifc = WREN_IPV6_IF(ip, k);
         if (!ifc->if_id || (if_id && ifc->if_id != if_id)) {
             continue;
         }
@@ -457,9 +457,18 @@ int wren_ipv6_netif_add(struct wren_ipv6 *ip, uint8_t if_id)
         return -ENODEV;
     }
     struct wren_ipv6_if *ifc = wren_ipv6_if_get(ip, if_id);
-    for (unsigned i = 0; ifc == NULL && i < CONFIG_WREN_IPV6_IFS; i++) {
-        ifc = ip->ifs[i].if_id == 0 ? &ip->ifs[i] : NULL;
+    for (unsigned i = 0; ifc == NULL && i < wren_ipv6_n_ifs(ip); i++) {
+        ifc = WREN_IPV6_IF(ip, i)->if_id == 0 ? WREN_IPV6_IF(ip, i) : NULL;
     }
+#if WREN_IPV6_IFS_LAZY
+    if (ifc == NULL && ip->more_ifs == NULL) { /* the second: the other slots made now */
+        if (WREN_LAZY_GET(node, ip, more_ifs) == NULL) {
+            ip->stats.no_mem++;
+            return -ENOMEM;
+        }
+        ifc = &ip->more_ifs->e[0];
+    }
+#endif
     if (ifc == NULL) {
         return -ENOSPC;
     }

@@ -159,7 +159,22 @@ struct wren_ipv6_if {
     C(rx_drop_decap)          /* a tunnel in a tunnel, or a bad inner header */\
     C(tx_rpi_removed)         /* RPIs taken off datagrams leaving the RPL     \
                                  domain (RFC 9008): to a RPL-unaware leaf, or \
-                                 out of an interface not in the instance */
+                                 out of an interface not in the instance */ \
+    WREN_IPV6_COUNTERS_MEM(C)
+
+/* with state made on first use (core/config.h CONFIG_WREN_NODE_MEM): the
+ * interfaces after the first made by the second one added */
+#if CONFIG_WREN_NODE_MEM && CONFIG_WREN_IPV6_IFS > 1
+#define WREN_IPV6_IFS_LAZY 1
+#define WREN_IPV6_COUNTERS_MEM(C) \
+    C(no_mem)                 /* interfaces refused: no memory for the slots after the first */
+struct wren_ipv6_ifs_more {
+    struct wren_ipv6_if e[CONFIG_WREN_IPV6_IFS - 1];
+};
+#else
+#define WREN_IPV6_IFS_LAZY 0
+#define WREN_IPV6_COUNTERS_MEM(C)
+#endif
 
 struct wren_ipv6_stats {
     WREN_IPV6_COUNTERS(WREN_COUNTER_U32)
@@ -171,7 +186,12 @@ struct wren_ipv6 {
     struct wren_ipv6_stats stats; /**< near the start: short instructions count */
     struct wren_netreg_entry reg;
     bool forwarding;
+#if WREN_IPV6_IFS_LAZY
+    struct wren_ipv6_if ifs[1]; /**< the first interface's slot (WREN_IPV6_IF) */
+    WREN_LAZY(struct wren_ipv6_ifs_more, more_ifs); /**< the others': made by the second */
+#else
     struct wren_ipv6_if ifs[CONFIG_WREN_IPV6_IFS];
+#endif
     WREN_LAZY(struct wren_fib, fib); /**< routes: made by the first one added (core/node.h) */
 };
 

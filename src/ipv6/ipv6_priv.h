@@ -27,6 +27,25 @@ static inline const struct wren_fib *wren_ipv6_fib(const struct wren_ipv6 *ip)
 #endif
 }
 
+/* Interface slots: how many there are (the first alone until the second
+ * interface made the others, WREN_IPV6_IFS_LAZY), and slot @p i (< that;
+ * @p i a plain variable). */
+static inline unsigned wren_ipv6_n_ifs(const struct wren_ipv6 *ip)
+{
+#if WREN_IPV6_IFS_LAZY
+    return ip->more_ifs ? CONFIG_WREN_IPV6_IFS : 1;
+#else
+    (void)ip;
+    return CONFIG_WREN_IPV6_IFS;
+#endif
+}
+
+#if WREN_IPV6_IFS_LAZY
+#define WREN_IPV6_IF(ip, i) ((i) == 0 ? &(ip)->ifs[0] : &(ip)->more_ifs->e[(i) - 1])
+#else
+#define WREN_IPV6_IF(ip, i) (&(ip)->ifs[(i)])
+#endif
+
 /* ipv6.c */
 /* The interface @p if_id of ours, or NULL (0 names none). */
 struct wren_ipv6_if *wren_ipv6_if_get(struct wren_ipv6 *ip, uint8_t if_id);

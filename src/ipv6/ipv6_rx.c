@@ -103,8 +103,8 @@ static bool for_us(struct wren_ipv6 *ip, const uint8_t *dst, uint8_t if_id)
         return in_group(ifc, dst);
     }
     /* looped back: any interface's membership counts */
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id && in_group(&ip->ifs[i], dst)) {
+    for (unsigned i = 0; i < wren_ipv6_n_ifs(ip); i++) {
+        if (WREN_IPV6_IF(ip, i)->if_id && in_group(WREN_IPV6_IF(ip, i), dst)) {
             return true;
         }
     }

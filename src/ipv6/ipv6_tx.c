@@ -417,9 +417,9 @@ static struct wren_ipv6_if *rpl_route_wins(struct wren_ipv6 *ip, const uint8_t *
 /* The first interface we have (link scope without a pinned one), or NULL. */
 static struct wren_ipv6_if *first_if(struct wren_ipv6 *ip)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_IPV6_IFS; i++) {
-        if (ip->ifs[i].if_id) {
-            return &ip->ifs[i];
+    for (unsigned i = 0; i < wren_ipv6_n_ifs(ip); i++) {
+        if (WREN_IPV6_IF(ip, i)->if_id) {
+            return WREN_IPV6_IF(ip, i);
         }
     }
     return NULL;

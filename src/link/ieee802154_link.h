@@ -65,7 +65,17 @@
     C(polls_rx)           /* data requests received (parent) */                         \
     C(indirect_queued)    /* frames held for sleepy children */                         \
     C(indirect_sent)      /* of those, sent when the child polled */                    \
-    C(indirect_drop)      /* dropped: over a child's quota, or expired */
+    C(indirect_drop)      /* dropped: over a child's quota, or expired */               \
+    WREN_MAC_COUNTERS_MEM(C)
+
+/* with tables made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_MAC_COUNTERS_MEM(C) \
+    C(no_mem)             /* a first child's poll dropped, or LPL refused: no memory for the \
+                             children's or the wake phases' table */
+#else
+#define WREN_MAC_COUNTERS_MEM(C)
+#endif
 
 struct wren_mac_stats {
     WREN_MAC_COUNTERS(WREN_COUNTER_U32)
@@ -99,6 +109,13 @@ struct wren_mac_child {
     struct wren_snip *tail;
 };
 
+/** A neighbour's wake (low-power listening, ContikiMAC's phase lock). */
+struct wren_mac_lpl_phase {
+    uint8_t addr[8];
+    uint8_t len;
+    uint64_t at; /**< a copy it acknowledged started then (local time) */
+};
+
 /** Unslotted CSMA-CA, ACKs and retries (802.15.4-2015 6.2.5.1, 6.7.4). */
 struct wren_mac {
     struct wren_timer timer;
@@ -129,7 +146,11 @@ struct wren_mac {
     bool radio_off;
     struct wren_timer poll_timer;
     /* parent: frames held for sleepy children until they poll */
+#if CONFIG_WREN_NODE_MEM
+    struct wren_mac_child *children; /**< CONFIG_WREN_MAC_CHILDREN, made by the first poll */
+#else
     struct wren_mac_child children[CONFIG_WREN_MAC_CHILDREN];
+#endif
     uint8_t serve;             /**< child (index + 1) whose poll asked for a frame */
     struct wren_timer child_timer; /**< expires frames of children that went silent */
     bool netif_waiting;        /**< the interface was told to wait for the MAC */
@@ -146,11 +167,12 @@ struct wren_mac {
     uint64_t copy_start;       /**< the last copy went on the air then */
     bool lpl_waited;           /**< the try waited for its receiver's wake */
     uint8_t phase_next;
-    struct {
-        uint8_t addr[8];
-        uint8_t len;
-        uint64_t at;           /**< a copy it acknowledged started then (local time) */
-    } phases[CONFIG_WREN_MAC_LPL_PHASES]; /**< neighbours' wakes (ContikiMAC's phase lock) */
+#if CONFIG_WREN_NODE_MEM
+    struct wren_mac_lpl_phase *phases; /**< CONFIG_WREN_MAC_LPL_PHASES, made when LPL is on */
+#else
+    struct wren_mac_lpl_phase phases[CONFIG_WREN_MAC_LPL_PHASES]; /**< neighbours' wakes
+                                                     (ContikiMAC's phase lock) */
+#endif
     struct wren_timer lpl_timer;
 #endif
 };

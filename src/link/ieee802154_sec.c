@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "crypto/ccm.h"
+#include "core/node.h"
 #include "link/ieee802154_link.h"
 #include "net/netopt.h"
 
@@ -24,9 +25,22 @@ static bool level_ok(uint8_t got, uint8_t req)
     return (got & 3) >= (req & 3) && (got & 4) >= (req & 4);
 }
 
+/* entries of the key table: none before the first key made it
+ * (CONFIG_WREN_NODE_MEM; built in otherwise); the neighbours' table is made
+ * with it, and reached only with a key */
+static unsigned n_keys(const struct wren_ieee802154_sec *s)
+{
+#if CONFIG_WREN_NODE_MEM
+    return s->keys ? CONFIG_WREN_IEEE802154_SEC_KEYS : 0;
+#else
+    (void)s;
+    return CONFIG_WREN_IEEE802154_SEC_KEYS;
+#endif
+}
+
 static const uint8_t *key_of(const struct wren_ieee802154_sec *s, uint8_t index)
 {
-    for (unsigned i = 0; index && i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
+    for (unsigned i = 0; index && i < n_keys(s); i++) {
         if (s->keys[i].index == index)
             return s->keys[i].key;
     }
@@ -264,7 +278,7 @@ int wren_ieee802154_sec_get(struct wren_ieee802154_netif *nif, uint16_t opt, voi
     case WREN_NETOPT_SEC_KEY: {
         uint8_t idx[CONFIG_WREN_IEEE802154_SEC_KEYS];
         size_t n = 0;
-        for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
+        for (unsigned i = 0; i < n_keys(s); i++) {
             if (s->keys[i].index)
                 idx[n++] = s->keys[i].index;
         }
@@ -322,7 +336,7 @@ static int key_del(struct wren_ieee802154_sec *s, const void *val, size_t len)
 {
     if (len != 1)
         return -EINVAL;
-    for (unsigned i = 0; i < CONFIG_WREN_IEEE802154_SEC_KEYS; i++) {
+    for (unsigned i = 0; i < n_keys(s); i++) {
         if (s->keys[i].index && s->keys[i].index == *(const uint8_t *)val) {
             memset(&s->keys[i], 0, sizeof(s->keys[i]));
             return 0;
@@ -331,12 +345,38 @@ static int key_del(struct wren_ieee802154_sec *s, const void *val, size_t len)
     return -ENOENT;
 }
 
+#if CONFIG_WREN_NODE_MEM
+/* The tables, made by the first key (charged to the interface). @return 0
+ * or -ENOMEM (counted). */
+static int tab_ready(struct wren_ieee802154_netif *nif)
+{
+    struct wren_ieee802154_sec *s = &nif->sec;
+    if (s->keys == NULL) {
+        struct wren_ieee802154_sec_tab *t =
+            wren_node_mem(nif->netif.node, nif->netif.module.ops, sizeof(*t));
+        if (t == NULL) {
+            s->stats.no_mem++;
+            return -ENOMEM;
+        }
+        s->keys = t->keys;
+        s->nbrs = t->nbrs;
+    }
+    return 0;
+}
+#endif
+
 int wren_ieee802154_sec_set(struct wren_ieee802154_netif *nif, uint16_t opt, const void *val,
                             size_t len)
 {
     struct wren_ieee802154_sec *s = &nif->sec;
     switch (opt) {
     case WREN_NETOPT_SEC_KEY:
+#if CONFIG_WREN_NODE_MEM
+        /* (a key key_set refuses makes nothing) */
+        if (len == sizeof(struct wren_ieee802154_sec_key) && *(const uint8_t *)val &&
+            tab_ready(nif) < 0)
+            return -ENOMEM;
+#endif
         return key_set(s, val, len);
     case WREN_NETOPT_SEC_KEY_DEL:
         return key_del(s, val, len);

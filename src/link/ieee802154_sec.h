@@ -109,7 +109,16 @@ enum {
     C(rx_malformed)   /* dropped: bad auxiliary header (level 0, no counter, ...) */      \
     C(rx_no_src)      /* dropped: no EUI-64 of the sender for the nonce */                \
     C(rx_nbr_full)    /* dropped: a new neighbour and its counter table is full */       \
-    C(rx_asn_not_tsch) /* dropped: ASN in the nonce on a link without slots (CSMA) */
+    C(rx_asn_not_tsch) /* dropped: ASN in the nonce on a link without slots (CSMA) */ \
+    WREN_SEC_COUNTERS_MEM(C)
+
+/* with the tables made on first use (core/config.h CONFIG_WREN_NODE_MEM) */
+#if CONFIG_WREN_NODE_MEM
+#define WREN_SEC_COUNTERS_MEM(C) \
+    C(no_mem)         /* keys refused: no memory for the key and counter tables */
+#else
+#define WREN_SEC_COUNTERS_MEM(C)
+#endif
 
 struct wren_ieee802154_sec_stats {
     WREN_SEC_COUNTERS(WREN_COUNTER_U32)
@@ -134,10 +143,24 @@ struct wren_ieee802154_sec_nbr {
     bool used;
 };
 
-/** An interface's security state (in struct wren_ieee802154_netif). */
-struct wren_ieee802154_sec {
+#if CONFIG_WREN_NODE_MEM
+/** The key and neighbour-counter tables, made by the first key set (with
+ *  CONFIG_WREN_NODE_MEM 0, part of struct wren_ieee802154_sec). */
+struct wren_ieee802154_sec_tab {
     struct wren_ieee802154_sec_key keys[CONFIG_WREN_IEEE802154_SEC_KEYS];
     struct wren_ieee802154_sec_nbr nbrs[CONFIG_WREN_IEEE802154_SEC_NEIGHBOURS];
+};
+#endif
+
+/** An interface's security state (in struct wren_ieee802154_netif). */
+struct wren_ieee802154_sec {
+#if CONFIG_WREN_NODE_MEM
+    struct wren_ieee802154_sec_key *keys; /**< the tab's (NULL: no key set yet) */
+    struct wren_ieee802154_sec_nbr *nbrs; /**< the tab's */
+#else
+    struct wren_ieee802154_sec_key keys[CONFIG_WREN_IEEE802154_SEC_KEYS];
+    struct wren_ieee802154_sec_nbr nbrs[CONFIG_WREN_IEEE802154_SEC_NEIGHBOURS];
+#endif
     uint32_t frame_counter; /**< of the next secured frame */
     uint8_t level[4];       /**< per frame type */
     uint8_t key_index[4];

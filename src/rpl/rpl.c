@@ -393,7 +393,9 @@ static void stop(struct wren_rpl *rpl)
     rpl->guard_until_s = 0;
     rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
-    memset(rpl->parents, 0, sizeof(rpl->parents));
+    if (wren_rpl_n_parents(rpl)) {
+        memset(rpl->parents, 0, CONFIG_WREN_RPL_PARENTS * sizeof(rpl->parents[0]));
+    }
 }
 
 /* Whether role configuration @p c is one we can run (a root's: prefix,
@@ -477,10 +479,19 @@ static void root_start(struct wren_rpl *rpl, const struct wren_rpl_role_cfg *c)
 }
 
 /* The route table a role uses: the caller's, else the built-in one, made
- * now if it is not yet. @return 0 or -ENOMEM. */
+ * now if it is not yet; the parent and leaf tables, made now if not yet.
+ * @return 0 or -ENOMEM. */
 static int routes_ready(struct wren_rpl *rpl)
 {
 #if CONFIG_WREN_NODE_MEM
+    if (rpl->parents == NULL) {
+        struct wren_rpl_tabs *t = wren_node_mem(rpl->node, &wren_rpl_module, sizeof(*t));
+        if (t == NULL) {
+            return -ENOMEM;
+        }
+        rpl->parents = t->parents;
+        rpl->ruls = t->ruls;
+    }
     if (rpl->routes == NULL) {
         struct wren_rpl_routes *own = WREN_LAZY_GET(rpl->node, rpl, own);
         if (own == NULL) {
@@ -595,7 +606,7 @@ static void stats_gauges(struct wren_rpl *rpl)
     rpl->stats.routes_used = n;
     rpl->stats.routes_size = routes_size(rpl);
     n = 0;
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+    for (unsigned i = 0; i < wren_rpl_n_parents(rpl); i++) {
         n += rpl->parents[i].used != 0;
     }
     rpl->stats.parents_used = n;

@@ -309,6 +309,15 @@ struct wren_rpl_routes {
     struct wren_rpl_route e[CONFIG_WREN_RPL_ROUTES ? CONFIG_WREN_RPL_ROUTES : 1];
 };
 
+#if CONFIG_WREN_NODE_MEM
+/** The parent and leaf tables, made when a role is first taken (with
+ *  CONFIG_WREN_NODE_MEM 0 they are part of struct wren_rpl). */
+struct wren_rpl_tabs {
+    struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
+    struct wren_rpl_rul ruls[CONFIG_WREN_RPL_RULS];
+};
+#endif
+
 struct wren_rpl {
     struct wren_module module; /**< first */
     struct wren_node *node;
@@ -369,10 +378,18 @@ struct wren_rpl {
                                (0xff: all; WREN_NETOPT_RPL_DIO_CONFIG) */
     uint32_t next_cfg_dis_s; /**< no unicast DIS asking for a configuration before */
     uint32_t next_probe_s; /**< the next probe of a poor-looking candidate */
+#if CONFIG_WREN_NODE_MEM
+    struct wren_rpl_parent *parents; /**< tabs' (NULL until a role is first taken) */
+#else
     struct wren_rpl_parent parents[CONFIG_WREN_RPL_PARENTS];
+#endif
     WREN_LAZY(struct wren_rpl_routes, own); /**< the built-in table, made when a role first
                                                  needs one (core/node.h) */
+#if CONFIG_WREN_NODE_MEM
+    struct wren_rpl_rul *ruls; /**< tabs' (NULL until a role is first taken) */
+#else
     struct wren_rpl_rul ruls[CONFIG_WREN_RPL_RULS];
+#endif
     uint8_t rul_wait_seq; /**< the DAO announcing leaves awaiting its DAO-ACK */
     bool rul_wait;
     uint32_t rul_sent_s;

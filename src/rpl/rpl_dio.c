@@ -465,7 +465,7 @@ static void new_version(struct wren_rpl *rpl, const uint8_t *src, const struct r
     }
     rpl->stats.new_version++;
     rpl->version = d->version;
-    memset(rpl->parents, 0, sizeof(rpl->parents));
+    memset(rpl->parents, 0, CONFIG_WREN_RPL_PARENTS * sizeof(rpl->parents[0]));
     rpl->pref = NO_PREF;
     rpl->lowest_rank = RPL_INFINITE_RANK;
     wren_rpl_parent_heard(rpl, src, d);

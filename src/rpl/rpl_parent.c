@@ -68,7 +68,7 @@ void wren_rpl_detach(struct wren_rpl *rpl)
         wren_rpl_send_dio(rpl, wren_rpl_all_nodes);
     }
     wren_trickle_stop(rpl->node, &rpl->trickle);
-    memset(rpl->parents, 0, sizeof(rpl->parents));
+    memset(rpl->parents, 0, CONFIG_WREN_RPL_PARENTS * sizeof(rpl->parents[0]));
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
     rpl->next_dis_s = wren_rpl_now_s(rpl) + 1;
@@ -129,7 +129,7 @@ void wren_rpl_leave_float(struct wren_rpl *rpl)
     rpl->joined = false;
     rpl->pref = NO_PREF;
     rpl->rank = RPL_INFINITE_RANK;
-    memset(rpl->parents, 0, sizeof(rpl->parents));
+    memset(rpl->parents, 0, CONFIG_WREN_RPL_PARENTS * sizeof(rpl->parents[0]));
     rpl->next_dao_s = 0;
     rpl->dao_wait = false;
     /* should the grounded DIO not be taken after all, float again */

@@ -17,6 +17,28 @@
 #include "net/nettype.h"
 #include "rpl/rpl.h"
 
+/* entries of the parent and leaf tables: none before a role first made
+ * them (CONFIG_WREN_NODE_MEM; built in otherwise) */
+static inline unsigned wren_rpl_n_parents(const struct wren_rpl *rpl)
+{
+#if CONFIG_WREN_NODE_MEM
+    return rpl->parents ? CONFIG_WREN_RPL_PARENTS : 0;
+#else
+    (void)rpl;
+    return CONFIG_WREN_RPL_PARENTS;
+#endif
+}
+
+static inline unsigned wren_rpl_n_ruls(const struct wren_rpl *rpl)
+{
+#if CONFIG_WREN_NODE_MEM
+    return rpl->ruls ? CONFIG_WREN_RPL_RULS : 0;
+#else
+    (void)rpl;
+    return CONFIG_WREN_RPL_RULS;
+#endif
+}
+
 /* struct wren_rpl pref: no preferred parent (an unsigned byte: Thumb-2
  * loads it with a 2-byte instruction, a signed one takes 4) */
 #define NO_PREF 0xff

@@ -29,7 +29,7 @@
 
 const struct wren_rpl_rul *wren_rpl_rul_find(const struct wren_rpl *rpl, const uint8_t *addr)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+    for (unsigned i = 0; i < wren_rpl_n_ruls(rpl); i++) {
         const struct wren_rpl_rul *e = &rpl->ruls[i];
         if (e->if_id && !(e->flags & RUL_GONE) && memcmp(e->addr, addr, 16) == 0) {
             return e;
@@ -254,7 +254,9 @@ bool wren_rpl_dao_ack_rul(struct wren_rpl *rpl, const struct rpl_msg *m)
 
 void wren_rpl_rul_clear(struct wren_rpl *rpl)
 {
-    memset(rpl->ruls, 0, sizeof(rpl->ruls));
+    if (wren_rpl_n_ruls(rpl)) {
+        memset(rpl->ruls, 0, CONFIG_WREN_RPL_RULS * sizeof(rpl->ruls[0]));
+    }
     rpl->rul_wait = false;
 }
 

@@ -57,7 +57,7 @@ static void show_parents(struct wren_shell *sh, const struct wren_rpl *rpl, uint
 {
     char a[WREN_IPV6_ADDR_STRLEN];
     unsigned n = 0;
-    for (int i = 0; i < CONFIG_WREN_RPL_PARENTS; i++) {
+    for (int i = 0; i < (int)wren_rpl_n_parents(rpl); i++) {
         const struct wren_rpl_parent *p = &rpl->parents[i];
         if (p->used) {
             wren_shell_printf(sh, "parent %s rank %u etx %u.%02u heard %lus ago%s\n",
@@ -100,7 +100,7 @@ static void show_routes(struct wren_shell *sh, const struct wren_rpl *rpl, uint3
 static void show_leaves(struct wren_shell *sh, const struct wren_rpl *rpl, uint32_t now)
 {
     char a[WREN_IPV6_ADDR_STRLEN];
-    for (unsigned i = 0; i < CONFIG_WREN_RPL_RULS; i++) {
+    for (unsigned i = 0; i < wren_rpl_n_ruls(rpl); i++) {
         const struct wren_rpl_rul *e = &rpl->ruls[i];
         if (e->if_id && !(e->flags & RUL_GONE)) {
             wren_shell_printf(sh, "leaf %s iface %u expires %lus%s\n",

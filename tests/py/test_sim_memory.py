@@ -38,3 +38,25 @@ def test_a_node_without_tcp_pays_for_no_tcp_socket(sim_factory):
     # the client and the server made one socket each, on first use
     for m in (ma, mb):
         assert mi["coap_tcp"] + SOCK_BUFS <= m["coap_tcp"] < mi["coap_tcp"] + 2 * SOCK_BUFS, m
+
+
+def test_a_role_and_a_key_make_their_tables_once(sim_factory):
+    """RPL's parent and leaf tables (208 bytes) come with its route table (512)
+    when a role is first taken; link-layer security's key and counter tables
+    (164) with the first key; a node that does neither has none of them."""
+    s = sim_factory(3)
+    node, idle = s.add_node(0, 0), s.add_node(10, 0)
+    s.run(1.0)
+    m0, mi = s.memory(node), s.memory(idle)
+    assert s.shell(node, "rpl root 2001:db8:1::/64 storing")[0] == 0
+    assert s.shell(node, "ifconfig 1 key 2 " + "22" * 16)[0] == 0
+    m1 = s.memory(node)
+    # each: the table and the simulator's 24-byte piece header
+    assert m1["rpl"] - m0["rpl"] == 512 + 24 + 208 + 24, (m0, m1)
+    assert m1["netif"] - m0["netif"] == 164 + 24, (m0, m1)
+    assert s.shell(node, "rpl off")[0] == 0
+    assert s.shell(node, "rpl root 2001:db8:1::/64 storing")[0] == 0
+    assert s.shell(node, "ifconfig 1 key 3 " + "33" * 16)[0] == 0
+    assert s.memory(node)["rpl"] == m1["rpl"] and s.memory(node)["netif"] == m1["netif"]
+    s.run(3.0)
+    assert s.memory(idle)["rpl"] == mi["rpl"] and s.memory(idle)["netif"] == mi["netif"]

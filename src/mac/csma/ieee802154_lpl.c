@@ -91,6 +91,16 @@ int wren_mac_lpl_set(struct wren_ieee802154_netif *nif, uint16_t ms)
     if (ms && ms * 1000u < 4u * LPL_WINDOW_US) {
         return -EINVAL;
     }
+#if CONFIG_WREN_NODE_MEM
+    if (ms && m->phases == NULL) { /* the wakes' table: made when LPL first goes on */
+        m->phases = wren_node_mem(node, nif->netif.module.ops,
+                                  CONFIG_WREN_MAC_LPL_PHASES * sizeof(*m->phases));
+        if (m->phases == NULL) {
+            m->stats.no_mem++;
+            return -ENOMEM;
+        }
+    }
+#endif
     m->lpl_ms = ms;
     m->lpl_listening = false;
     wren_timer_cancel(node, &m->lpl_timer);

@@ -307,9 +307,21 @@ static void start_job(struct wren_ieee802154_netif *nif, uint8_t job, struct wre
     attempt(nif);
 }
 
+/* entries of the children's table: none before the first poll made it
+ * (CONFIG_WREN_NODE_MEM; built in otherwise) */
+static unsigned n_children(const struct wren_mac *m)
+{
+#if CONFIG_WREN_NODE_MEM
+    return m->children ? CONFIG_WREN_MAC_CHILDREN : 0;
+#else
+    (void)m;
+    return CONFIG_WREN_MAC_CHILDREN;
+#endif
+}
+
 static struct wren_mac_child *child_of(struct wren_mac *m, const uint8_t *addr, uint8_t len)
 {
-    for (unsigned i = 0; i < CONFIG_WREN_MAC_CHILDREN; i++) {
+    for (unsigned i = 0; i < n_children(m); i++) {
         struct wren_mac_child *c = &m->children[i];
         if (c->len == len && len && memcmp(c->addr, addr, len) == 0) {
             return c;
@@ -476,6 +488,16 @@ static bool on_data_request(struct wren_ieee802154_netif *nif, const struct ieee
     uint8_t len = (uint8_t)wren_ieee802154_addr_len(f->hdr.src_mode);
     struct wren_mac_child *c = child_of(m, f->hdr.src_addr, len);
     m->stats.polls_rx++;
+#if CONFIG_WREN_NODE_MEM
+    if (m->children == NULL) { /* the table: made by the first child's poll */
+        m->children = wren_node_mem(node_of(nif), nif->netif.module.ops,
+                                    CONFIG_WREN_MAC_CHILDREN * sizeof(*m->children));
+        if (m->children == NULL) {
+            m->stats.no_mem++;
+            return false;
+        }
+    }
+#endif
     if (c == NULL) {
         for (unsigned i = 0; c == NULL && i < CONFIG_WREN_MAC_CHILDREN; i++) {
             c = m->children[i].len == 0 ? &m->children[i] : NULL;

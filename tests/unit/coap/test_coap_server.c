@@ -654,6 +654,34 @@ static const char *opt_strs(uint16_t num)
     return out;
 }
 
+/* The table's entries beyond the default resources' are made by the first
+ * resource registered there (CONFIG_WREN_NODE_MEM): without memory that
+ * resource is refused and counted (coap.no_mem). */
+TEST(test_resources__table_made_by_the_first_beyond_the_defaults)
+{
+    static const struct wren_coap_resource r1 = {
+        .path = "/a", .methods = WREN_COAP_GET, .cf = -1, .handler = app_get,
+    };
+    CHECK_EQ(srv->n_res, WREN_COAP_N_DEFAULT);
+    if (!CONFIG_WREN_NODE_MEM) {
+        return; /* built in: nothing to make */
+    }
+    const struct wren_rt_ops ops = fx.world_ops;
+    fx.world_ops.mem = NULL; /* the runtime has no memory to give */
+    CHECK_EQ(wren_coap_resource_add(srv, &r1), -ENOMEM);
+    CHECK_EQ(srv->stats.no_mem, 1);
+    CHECK_EQ(srv->n_res, WREN_COAP_N_DEFAULT);
+    fx.world_ops = ops;
+    CHECK(RQ(.mid = 1, .path = "/a") > 0);
+    check_piggyback(1, COAP_CODE_NOT_FOUND);
+    unsigned pieces = fx_mem_pieces();
+    CHECK_EQ(wren_coap_resource_add(srv, &r1), 0);
+    CHECK_EQ(fx_mem_pieces(), pieces + 1);
+    CHECK(RQ(.mid = 2, .path = "/a") > 0);
+    CHECK(payload_is("hi"));
+    FX_CLEAN(1000000);
+}
+
 TEST(test_wellknown__query_filters_and_location)
 {
     static const struct wren_coap_resource temp = {
@@ -830,6 +858,7 @@ int main(void)
         CTEST(test_block1__atomic_upload_and_broken_sequences),
         CTEST(test_observe__register_notify_deregister),
         CTEST(test_wellknown__link_format_and_resources),
+        CTEST(test_resources__table_made_by_the_first_beyond_the_defaults),
         CTEST(test_wellknown__query_filters_and_location),
         CTEST(test_separate__empty_ack_then_con_response),
         CTEST(test_stats__streamed_counters),

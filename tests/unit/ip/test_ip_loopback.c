@@ -459,6 +459,32 @@ TEST(test_ipv6__addresses_source_selection_routes)
     TEARDOWN();
 }
 
+/* The interface slots after the first are made by the second interface
+ * added (CONFIG_WREN_NODE_MEM): without memory it is refused and counted in
+ * ipv6.no_mem; with memory it gets its slot and its MTU answers. */
+TEST(test_ipv6__slots_after_the_first_made_by_the_second_interface)
+{
+#if WREN_IPV6_IFS_LAZY
+    struct wren_ieee802154_netif *i1 = fx_if154_add(fx.nodes[0]);
+    struct wren_ieee802154_netif *i2 = fx_if154_add(fx.nodes[0]);
+    CHECK_EQ(wren_ipv6_netif_add(ip, i1->netif.id), 0);
+    const struct wren_rt_ops ops = fx.world_ops;
+    fx.world_ops.mem = NULL; /* the runtime has no memory to give */
+    CHECK_EQ(wren_ipv6_netif_add(ip, i2->netif.id), -ENOMEM);
+    CHECK_EQ(ip->stats.no_mem, 1);
+    uint16_t mtu = 0;
+    CHECK(wren_netapi_get(node, &ip->module, WREN_NETOPT_IPV6_MTU, i2->netif.id, &mtu, 2) < 0);
+    fx.world_ops = ops;
+    unsigned pieces = fx_mem_pieces();
+    CHECK_EQ(wren_ipv6_netif_add(ip, i2->netif.id), 0);
+    CHECK_EQ(fx_mem_pieces(), pieces + 1);
+    CHECK_EQ(wren_netapi_get(node, &ip->module, WREN_NETOPT_IPV6_MTU, i2->netif.id, &mtu, 2), 2);
+    CHECK_EQ(mtu, 1280);
+    CHECK_EQ(wren_netapi_get(node, &ip->module, WREN_NETOPT_IPV6_MTU, i1->netif.id, &mtu, 2), 2);
+#endif
+    TEARDOWN();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +496,7 @@ int main(void)
         FX_TEST_SETUP(test_udp__loopback_checksum_always_verified, setup),
         FX_TEST_SETUP(test_ipv6__extension_headers, setup),
         FX_TEST_SETUP(test_ipv6__addresses_source_selection_routes, setup),
+        FX_TEST_SETUP(test_ipv6__slots_after_the_first_made_by_the_second_interface, setup),
     };
     return cmocka_run_group_tests_name("ip_loopback", tests, NULL, NULL);
 }

@@ -578,6 +578,46 @@ TEST(test_mac_indirect__quota_and_a_silent_child_bound_what_is_held)
     FX_CLEAN(1000);
 }
 
+/* A parent's table of sleepy children is made by the first child's poll, the
+ * wake phases' table by LPL going on (CONFIG_WREN_NODE_MEM): without memory
+ * the poll is dropped and LPL refused, each counted in mac.no_mem. */
+TEST(test_mac_mem__children_and_lpl_tables_made_on_first_use)
+{
+#if CONFIG_WREN_NODE_MEM
+    uint64_t t0 = fx_now();
+    const struct wren_rt_ops ops = fx.world_ops;
+    fx.world_ops.mem = NULL; /* the runtime has no memory to give */
+    make_sleepy(POLL_MS, POLL_MS);
+    fx_run_until(t0 + POLL_MS * 1000u + 20000);
+    CHECK_EQ(mac(a)->polls_rx, 1);
+    CHECK_EQ(mac(a)->no_mem, 1);
+    uint16_t lpl = 100;
+    CHECK_EQ(wren_netapi_set(&a->node, &a->netif->module, WREN_NETOPT_MAC_LPL, 0, &lpl, 2),
+             -ENOMEM);
+    CHECK_EQ(mac(a)->no_mem, 2);
+    fx.world_ops = ops;
+    unsigned pieces = fx_mem_pieces();
+    /* the next poll makes the table: b is a's child, its frames wait */
+    fx_run_until(t0 + 2 * POLL_MS * 1000u + 20000);
+    CHECK_EQ(mac(a)->polls_rx, 2);
+    CHECK_EQ(fx_mem_pieces(), pieces + 1);
+    send_raw(a, b, 20);
+    fx_run_us(1000);
+    CHECK_EQ(mac(a)->indirect_queued, 1);
+    CHECK_EQ(at_b->got, 0);
+    fx_run_until(t0 + 3 * POLL_MS * 1000u + 50000);
+    CHECK_EQ(at_b->got, 1);
+    CHECK_EQ(mac(a)->indirect_sent, 1);
+    /* LPL: its table made when it goes on */
+    CHECK_EQ(wren_netapi_set(&a->node, &a->netif->module, WREN_NETOPT_MAC_LPL, 0, &lpl, 2), 0);
+    CHECK_EQ(fx_mem_pieces(), pieces + 2);
+    lpl = 0;
+    CHECK_EQ(wren_netapi_set(&a->node, &a->netif->module, WREN_NETOPT_MAC_LPL, 0, &lpl, 2), 0);
+    CHECK_EQ(mac(a)->no_mem, 2);
+#endif
+    FX_CLEAN(1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +633,7 @@ int main(void)
         FX_TEST_SETUP(test_mac_rx__duplicates_suppressed_by_source_and_sequence, setup),
         FX_TEST_SETUP(test_mac_indirect__frames_for_a_sleepy_child_wait_for_its_poll, setup),
         FX_TEST_SETUP(test_mac_indirect__quota_and_a_silent_child_bound_what_is_held, setup),
+        FX_TEST_SETUP(test_mac_mem__children_and_lpl_tables_made_on_first_use, setup),
     };
     return cmocka_run_group_tests_name("mac", tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
  * tests/py/test_sec_sim.py. */
 #include <errno.h>
 
+#include "core/node.h"
 #include "link/ieee802154_link.h"
 #include "net/netopt.h"
 #include "test.h"
@@ -15,6 +16,22 @@ static const uint8_t eui_b[8] = {0x02, 0x57, 0x52, 0xff, 0xfe, 0, 0, 2};
 static const uint8_t payload[20] = "wren secured payload";
 
 static struct wren_ieee802154_netif tx, rx;
+
+/* the interfaces' node: its runtime gives the tables the first key makes
+ * (CONFIG_WREN_NODE_MEM) from mem[], one piece per request */
+static _Alignas(8) uint8_t mem[4][512];
+static unsigned mem_used;
+
+static void *node_mem(void *rt, struct wren_node *n, const struct wren_module_ops *owner,
+                      size_t size)
+{
+    (void)rt, (void)n, (void)owner;
+    CHECK(size <= sizeof(mem[0]));
+    return mem_used < 4 ? memset(mem[mem_used++], 0, sizeof(mem[0])) : NULL;
+}
+
+static const struct wren_rt_ops with_mem = {.mem = node_mem}, without_mem = {.mem = NULL};
+static struct wren_node node = {.rt_ops = &with_mem};
 
 static bool contains(const uint8_t *buf, size_t n, const uint8_t *what, size_t len)
 {
@@ -46,6 +63,9 @@ static void pair(uint8_t lvl)
     memset(&rx, 0, sizeof(rx));
     wren_ieee802154_sec_init(&tx);
     wren_ieee802154_sec_init(&rx);
+    node.rt_ops = &with_mem;
+    mem_used = 0;
+    tx.netif.node = rx.netif.node = &node;
     memcpy(tx.long_addr, eui_a, 8);
     memcpy(rx.long_addr, eui_b, 8);
     key(&tx, 2, 0x22);
@@ -306,6 +326,39 @@ TEST(test_sec__tx_without_key_and_counter_end)
     CHECK_EQ(wren_ieee802154_sec_get(&tx, WREN_NETOPT_SEC_KEY, got, sizeof(got)), 2);
 }
 
+/* The key and counter tables are made by the first key (CONFIG_WREN_NODE_MEM):
+ * without memory for them the key is refused and counted, and a frame of the
+ * level that needs it is not sent. */
+static void test_sec__tables_made_by_the_first_key(void **state)
+{
+    (void)state;
+    memset(&tx, 0, sizeof(tx));
+    wren_ieee802154_sec_init(&tx);
+    tx.netif.node = &node;
+    node.rt_ops = &without_mem;
+    struct wren_ieee802154_sec_key k = {.index = 2};
+    int rc = wren_ieee802154_sec_set(&tx, WREN_NETOPT_SEC_KEY, &k, sizeof(k));
+    uint8_t got[4];
+#if !CONFIG_WREN_NODE_MEM
+    CHECK_EQ(rc, 0); /* built in */
+    (void)got;
+#else
+    CHECK_EQ(rc, -ENOMEM);
+    CHECK_EQ(tx.sec.stats.no_mem, 1);
+    CHECK_EQ(wren_ieee802154_sec_get(&tx, WREN_NETOPT_SEC_KEY, got, sizeof(got)), 0);
+    level(&tx, IEEE802154_TYPE_DATA, WREN_SEC_ENC_MIC32, 2);
+    struct ieee802154_hdr h = {.type = IEEE802154_TYPE_DATA, .src_mode = IEEE802154_ADDR_EXT};
+    CHECK_EQ(wren_ieee802154_sec_prepare(&tx, &h, false), -ENOENT);
+    CHECK_EQ(tx.sec.stats.tx_no_key, 1);
+    node.rt_ops = &with_mem;
+    mem_used = 0;
+    CHECK_EQ(wren_ieee802154_sec_set(&tx, WREN_NETOPT_SEC_KEY, &k, sizeof(k)), 0);
+    CHECK_EQ(mem_used, 1);
+    CHECK_EQ(wren_ieee802154_sec_get(&tx, WREN_NETOPT_SEC_KEY, got, sizeof(got)), 1);
+    CHECK(wren_ieee802154_sec_prepare(&tx, &h, false) > 0);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_sec__neighbour_table_full),
         cmocka_unit_test(test_sec__tsch_asn_nonce),
         cmocka_unit_test(test_sec__tx_without_key_and_counter_end),
+        cmocka_unit_test(test_sec__tables_made_by_the_first_key),
     };
     return cmocka_run_group_tests_name("ieee802154_sec", tests, NULL, NULL);
 }
