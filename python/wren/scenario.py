@@ -12,8 +12,6 @@ the scenario's nodes, a missing required key, a missing file or invalid TOML
 each raise one ScenarioError naming the file and the line (tomllib keeps no
 positions: wren.tomlpos finds them in the text).
 """
-import dataclasses
-import difflib
 import ipaddress
 import json
 import math
@@ -21,92 +19,30 @@ import os
 import random
 import re
 import string
-import sys
 import time
 import tomllib
-import types
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import (Any, Final, Literal, NamedTuple, TextIO, TypeVar, Union, cast, get_args,
-                    get_origin)
+from typing import Any, Final, Literal
 
 from . import cenum, ethernet, lib, lora, paths, progress
 from .errors import UserError
 from .lib import Sim, SimError
 from .tomlpos import Path as TomlPath
-from .tomlpos import Positions
+from .toml_tables import ScenarioError, Table, Where, _Ctx, _parse_table, _table_name, spec
 
 __all__ = ["Scenario", "ScenarioError", "Grid", "RandomField", "NodeSpec", "Radio", "PathLoss",
            "Link",
-           "Mac", "App", "Shell", "Rpl", "load", "parse", "build", "run", "summary", "write_json"]
-
-#: the per-node table of ./wren sim: (column, counter); None: computed
-SUMMARY_COLUMNS: list[tuple[str, str | None]] = [
-    ("node", None),
-    ("tx", "radio.tx_frames"),
-    ("rx", "radio.rx_frames"),
-    ("coll", "radio.rx_collisions"),
-    ("loss", "radio.rx_link_loss"),
-    ("cca_busy", "radio.cca_busy"),
-    ("app_sent", "app.sent"),
-    ("app_rcvd", "app.received"),
-    ("drops", None),
-    ("duty%", None),
-]
-#: added when the result carries the energy model's figures (wren.energy)
-ENERGY_COLUMNS: list[str] = ["mJ", "mJ/pkt", "uJ/B"]
-#: added when the result carries the CPU model's estimate (wren.cpu)
-CPU_COLUMNS: list[str] = ["cpu_ms", "cpu%"]
+           "Mac", "App", "Shell", "Rpl", "load", "parse", "build", "run", "summary", "write_json",
+           "duty", "drops", "memory_line", "rpl_tables_state", "SUMMARY_COLUMNS", "ENERGY_COLUMNS",
+           "CPU_COLUMNS"]
 
 Result = dict[str, Any]
 """What run() returns and write_json() writes (plain JSON data)."""
 
 U8, U16, U32, U64 = (1 << 8) - 1, (1 << 16) - 1, (1 << 32) - 1, (1 << 64) - 1
-
-
-class Where(NamedTuple):
-    """A place in a scenario file."""
-    source: str | None
-    line: int | None
-
-    def __str__(self) -> str:
-        if self.source is None:
-            return f"line {self.line}" if self.line else ""
-        return f"{self.source}:{self.line}" if self.line else self.source
-
-
-class ScenarioError(UserError, ValueError):
-    """A mistake in a scenario: the message names the file and line."""
-
-    def __init__(self, message: str, where: Where | None = None) -> None:
-        self.message = message
-        self.where = where
-        super().__init__(f"{where}: {message}" if where and str(where) else message)
-
-
-class Table:
-    """A table of the scenario; where it was, for errors found later."""
-    where: Where = Where(None, None)
-
-
-def spec(default: Any = MISSING, *, factory: Callable[[], Any] | None = None,
-         key: str | None = None, toml: Any = None,
-         lo: float | None = None, hi: float | None = None, unit: str = "",
-         choices: Callable[[], Mapping[str, Any]] | None = None,
-         conv: Callable[[Any], Any] | None = None, node_ref: bool = False,
-         what: str | None = None) -> Any:
-    """A scenario key: @key its name in the file (default: the field's),
-    @toml the type accepted there (default: the field's), @lo..@hi its range,
-    @choices the strings it may be, @conv what makes the field's value of
-    it, @node_ref whether it names node ids, @what the expected value in
-    words. Without @default or @factory the key is required."""
-    meta = {"key": key, "toml": toml, "lo": lo, "hi": hi, "unit": unit, "choices": choices,
-            "conv": conv, "node_ref": node_ref, "what": what}
-    if factory is not None:
-        return field(default_factory=factory, metadata=meta)
-    return field(default=default, metadata=meta)
 
 
 #: the largest crystal offset the simulator takes (WREN_WORLD_CLOCK_MAX_PPM)
@@ -392,242 +328,6 @@ class Scenario(Table):
 
 
 # ---- parsing and checking -------------------------------------------------
-
-T = TypeVar("T", bound=Table)
-
-
-class _Ctx:
-    """The file being parsed: its name and key positions."""
-
-    def __init__(self, source: str | None, text: str | None) -> None:
-        self.source = source
-        self.pos = Positions(text) if text is not None else None
-
-    def at(self, table: TomlPath, key: str | None = None) -> Where:
-        return Where(self.source, self.pos.line(table, key) if self.pos else None)
-
-    def at_value(self, path: TomlPath) -> Where:
-        """Where the value at @path (a key's, an array element's) is."""
-        line = self.pos.element(path) if self.pos else None
-        if line is None and path:
-            keys = [p for p in path if isinstance(p, str)]
-            return self.at(path[:path.index(keys[-1])], keys[-1]) if keys else self.at(())
-        return Where(self.source, line)
-
-    def error(self, table: TomlPath, key: str | None, message: str) -> ScenarioError:
-        return ScenarioError(message, self.at(table, key))
-
-
-def _table_name(path: TomlPath) -> str:
-    """How a message names a table: [radio], [[apps]], [nodes.sub]."""
-    names = [str(p) for p in path if isinstance(p, str)]
-    if not names:
-        return "the top level"
-    if isinstance(path[-1], int):
-        return f"[[{'.'.join(names)}]]"
-    return f"[{'.'.join(names)}]"
-
-
-def _in(path: TomlPath) -> str:
-    return "at the top level" if not path else f"in {_table_name(path)}"
-
-
-def _or(parts: list[str]) -> str:
-    """"a", "b" or "c"."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
-
-
-def _describe(tp: Any) -> str:
-    """The values of type @tp, in words."""
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        return _or([_describe(a) for a in get_args(tp) if a is not type(None)])
-    if origin is Literal:
-        return _or([json.dumps(a) for a in get_args(tp)])
-    if origin is list:
-        (elem,) = get_args(tp)
-        plural = {int: "integers", float: "numbers", str: "strings", bool: "booleans"}
-        return f"a list of {plural.get(elem, 'tables')}"
-    if dataclasses.is_dataclass(tp):
-        return "a table"
-    return {bool: "true or false", int: "an integer", float: "a number",
-            str: "a string"}.get(tp, str(tp))
-
-
-def _show(v: Any) -> str:
-    """A value as a message shows it, with its kind."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return f"the integer {v}"
-    if isinstance(v, float):
-        return f"the number {v:g}"
-    if isinstance(v, str):
-        return f"the string {json.dumps(v)}"
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, dict):
-        return "a table"
-    return f"a {type(v).__name__}"
-
-
-def _fits(v: Any, tp: Any) -> bool:
-    """Whether @v has the shape of @tp (elements are checked later)."""
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        return any(_fits(v, a) for a in get_args(tp))
-    if origin is Literal:
-        return v in get_args(tp) and type(v) in {type(a) for a in get_args(tp)}
-    if origin is list:
-        return isinstance(v, list)
-    if dataclasses.is_dataclass(tp):
-        return isinstance(v, dict)
-    if tp is bool:
-        return isinstance(v, bool)
-    if tp is int:
-        return isinstance(v, int) and not isinstance(v, bool)
-    if tp is float:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-    if tp is str:
-        return isinstance(v, str)
-    return False
-
-
-def _suggest(word: str, known: list[str], fmt: str = "'{}'", list_known: bool = True) -> str:
-    """" (did you mean 'x'?)" for the closest of @known, else the list of
-    them (with @list_known)."""
-    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
-    if close:
-        return f" (did you mean {fmt.format(close[0])}?)"
-    if list_known and known:
-        return f" (known: {', '.join(fmt.format(k) for k in known)})"
-    return ""
-
-
-def _literals(tp: Any) -> list[str]:
-    """The string literals a type allows."""
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        return [s for a in get_args(tp) for s in _literals(a)]
-    if origin is Literal:
-        return [a for a in get_args(tp) if isinstance(a, str)]
-    return []
-
-
-def _convert(v: Any, tp: Any, table: TomlPath, key: str, what: str | None,
-             ctx: _Ctx) -> Any:
-    """@v (the value of @key in @table) as type @tp, or a ScenarioError."""
-    def wrong(value: Any, elem_of: str = "") -> ScenarioError:
-        extra = ""
-        if isinstance(value, str) and _literals(tp):
-            extra = _suggest(value, _literals(tp), '"{}"', list_known=False)
-        return ctx.error(table, key, f"'{key}' {_in(table)} must be {what or _describe(tp)}, "
-                                     f"not {elem_of}{_show(value)}{extra}")
-    if not _fits(v, tp):
-        if _kind(tp) == "array of tables" and isinstance(v, dict):
-            raise ctx.error(table, key, f"[{_dotted(table, key)}] must be an array of tables: "
-                                        f"write [[{_dotted(table, key)}]]")
-        raise wrong(v)
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        arg = next(a for a in get_args(tp) if _fits(v, a))
-        return _convert(v, arg, table, key, what or _describe(tp), ctx)
-    if _kind(tp) == "table":
-        return _parse_table(cast(type[Table], tp), v, table + (key,), ctx)
-    if origin is list:
-        (elem,) = get_args(tp)
-        if _kind(tp) == "array of tables":
-            return [_parse_table(cast(type[Table], elem), item, table + (key, i), ctx)
-                    for i, item in enumerate(v)]
-        for item in v:
-            if not _fits(item, elem):
-                raise wrong(item, "a list holding ")
-        return [float(x) if elem is float else x for x in v]
-    if tp is float:
-        if not math.isfinite(v):
-            raise ctx.error(table, key, f"'{key}' {_in(table)} must be a finite number, "
-                                        f"not {v}")
-        return float(v)
-    return v
-
-
-def _toml_type(f: dataclasses.Field[Any]) -> Any:
-    """The type a field's key takes in the file."""
-    return f.metadata.get("toml") or f.type
-
-
-def _kind(tp: Any) -> str:
-    """"table", "array of tables" or "value": what a field is in TOML."""
-    args = [a for a in get_args(tp) if a is not type(None)] \
-        if get_origin(tp) in (Union, types.UnionType) else [tp]
-    if any(dataclasses.is_dataclass(a) for a in args):
-        return "table"
-    if any(get_origin(a) is list and dataclasses.is_dataclass(get_args(a)[0]) for a in args):
-        return "array of tables"
-    return "value"
-
-
-def _dotted(path: TomlPath, key: str) -> str:
-    return ".".join([str(p) for p in path if isinstance(p, str)] + [key])
-
-
-def _parse_table(cls: type[T], data: Any, path: TomlPath, ctx: _Ctx) -> T:
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{_table_name(path)} must be a table, not {_show(data)}",
-                            ctx.at_value(path))
-    known = {f.metadata.get("key") or f.name: f for f in fields(cls)}  # type: ignore[arg-type]
-    for key, value in data.items():
-        if key not in known:
-            kinds = {k: _kind(f.type) for k, f in known.items()}
-            if isinstance(value, dict):
-                tables = [k for k in known if kinds[k] == "table"]
-                msg = (f"unknown table [{_dotted(path, key)}]" +
-                       _suggest(key, tables, "[" + _dotted(path, "{}") + "]"))
-            elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
-                aots = [k for k in known if kinds[k] == "array of tables"]
-                msg = (f"unknown table [[{_dotted(path, key)}]]" +
-                       _suggest(key, aots, "[[" + _dotted(path, "{}") + "]]"))
-            else:
-                keys = [k for k in known if kinds[k] == "value"]
-                msg = f"unknown key '{key}' {_in(path)}" + _suggest(key, keys)
-            raise ctx.error(path, key, msg)
-    kwargs: dict[str, Any] = {}
-    for key, f in known.items():
-        meta = f.metadata
-        if key not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise ctx.error(path, None, f"{_table_name(path)} needs '{key}' "
-                                            f"({meta.get('what') or _describe(_toml_type(f))})")
-            continue
-        tp = _toml_type(f)
-        value = _convert(data[key], tp, path, key, meta.get("what"), ctx)
-        _check_value(value, meta, path, key, ctx)
-        kwargs[f.name] = meta["conv"](value) if meta.get("conv") else value
-    obj = cls(**kwargs)
-    obj.where = ctx.at(path)
-    return obj
-
-
-def _check_value(v: Any, meta: Mapping[str, Any], path: TomlPath, key: str, ctx: _Ctx) -> None:
-    """Ranges and choices."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        lo, hi, unit = meta.get("lo"), meta.get("hi"), meta.get("unit")
-        u = f" {unit}" if unit else ""
-        if lo is not None and v < lo:
-            bound = f"at least {lo:g}{u}" if hi is None or hi > 1e12 else \
-                f"between {lo:g} and {hi:g}{u}"
-            raise ctx.error(path, key, f"'{key}' {_in(path)} must be {bound}, not {v:g}")
-        if hi is not None and v > hi:
-            bound = f"at most {hi:g}{u}" if lo is None else f"between {lo:g} and {hi:g}{u}"
-            raise ctx.error(path, key, f"'{key}' {_in(path)} must be {bound}, not {v:g}")
-    if meta.get("choices") and isinstance(v, str):
-        choices = list(meta["choices"]())
-        if v not in choices:
-            raise ctx.error(path, key, f"'{key}' {_in(path)} must be "
-                                       f"{_or([json.dumps(c) for c in choices])}, not "
-                                       f"{_show(v)}" + _suggest(v, choices, '"{}"',
-                                                                list_known=False))
-
 
 def _node_refs(sc: Scenario, ctx: _Ctx) -> None:
     """Every node id a key names is one of the scenario's nodes."""
@@ -1168,121 +868,7 @@ def topology(sim: Sim, sc: Scenario) -> dict[str, Any]:
 
 # ---- results ------------------------------------------------------------
 
-def rpl_tables_state(c: Mapping[str, int]) -> dict[str, Any] | None:
-    """RPL's tables from a node's gauges: {"routes": used, "routes_size": n,
-    "routes_full": bool, "parents": .., "parents_size": .., "parents_full":
-    ..}, or None for a node without RPL. Full means the next DAO target or
-    candidate parent is refused (rpl.routes_full / rpl.parents_full count
-    those refusals)."""
-    if "rpl.routes_size" not in c:
-        return None
-    out: dict[str, Any] = {}
-    for t in ("routes", "parents"):
-        used, size = c[f"rpl.{t}_used"], c[f"rpl.{t}_size"]
-        out.update({t: used, f"{t}_size": size, f"{t}_full": used >= size})
-    return out
 
-
-def duty(c: Mapping[str, int]) -> float:
-    """The radio's duty cycle: the fraction of time it was on."""
-    on = sum(c.get(f"radio.time_{s}_us", 0) for s in ("listen", "rx", "tx"))
-    total = on + c.get("radio.time_off_us", 0)
-    return on / total if total else 0.0
-
-
-def drops(c: Mapping[str, int]) -> int:
-    """Frames the interfaces dropped, for every reason there is a counter of."""
-    return sum(v for k, v in c.items() if k.startswith("netif.") and "drop" in k)
-
-
-def _fig(v: float | None) -> str:
-    """An energy figure for the table: 4 significant digits, "-" for none."""
-    return "-" if v is None else f"{v:.4g}"
-
-
-def summary(result: Result, out: TextIO = sys.stdout) -> None:
-    """Print the per-node table and totals."""
-    en = result.get("energy")
-    cp = result.get("cpu")
-    hdr = ([name for name, _ in SUMMARY_COLUMNS] + (ENERGY_COLUMNS if en else [])
-           + (CPU_COLUMNS if cp else []))
-    rows: list[list[Any]] = []
-    for nd in result["nodes"]:
-        c = nd["counters"]
-        row: list[Any] = []
-        for name, key in SUMMARY_COLUMNS:
-            row.append(nd["id"] if name == "node" else drops(c) if name == "drops"
-                       else f"{duty(c) * 100:.1f}" if name == "duty%" else c.get(key, 0))
-        if en:
-            e = nd["energy"]
-            row += [_fig(e["mj"]), _fig(e["mj_per_rx_packet"]), _fig(e["uj_per_rx_byte"])]
-        if cp:
-            row += [f"{nd['cpu']['active_ms']:.3f}", f"{nd['cpu']['duty'] * 100:.4f}"]
-        rows.append(row)
-    t = result["totals"]
-    rows.append(["total"] + [t.get(key, 0) if key else drops(t) if name == "drops" else ""
-                             for name, key in SUMMARY_COLUMNS[1:]]
-                + ([_fig(en["mj"]), _fig(en["mj_per_delivered_packet"]),
-                    _fig(en["uj_per_delivered_byte"])] if en else [])
-                + ([f"{cp['active_s'] * 1e3:.3f}", f"{cp['mean_duty'] * 100:.4f}"] if cp else []))
-    widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
-    fmt = "  ".join(f"{{:>{w}}}" for w in widths)
-    print(fmt.format(*hdr), file=out)
-    for r in rows:
-        print(fmt.format(*r), file=out)
-    print(f"\n{result['scenario']}: {len(result['nodes'])} nodes, seed {result['seed']}, "
-          f"{result['duration_s']:g} s simulated in {result['wall_s']:.2f} s wall, "
-          f"{result['events']} events", file=out)
-    print(f"frames on air {t.get('radio.tx_frames', 0)}, received {t.get('radio.rx_frames', 0)}, "
-          f"lost to collisions {t.get('radio.rx_collisions', 0)}, CCA busy "
-          f"{t.get('radio.cca_busy', 0)}, app frames sent {t.get('app.sent', 0)}, delivered "
-          f"{t.get('app.received', 0)}", file=out)
-    if en:
-        print(f"energy ({en['profile']}: {en['description']}, {en['supply_v']:g} V): "
-              f"{en['mj']:.3f} mJ in all; mJ/pkt and uJ/B per packet and payload byte the "
-              f"node's apps received (total: delivered in the network); {en['mcu']}"
-              + (f"; {en['lora']}" if any(nd["energy"].get("lora_mj") for nd in result["nodes"])
-                 else ""), file=out)
-    if cp:
-        print(f"cpu: {cp['note']}; cpu% = CPU active time / simulated time (total: the "
-              f"nodes' mean)", file=out)
-    if result.get("memory"):
-        print(f"memory: {memory_line(result['memory'])}", file=out)
-    if result["pcap"]:
-        print(f"capture: {result['pcap']}", file=out)
-    for t in ("routes", "parents"):
-        full = [f"{nd['id']} ({nd['rpl'][t]}, {nd['counters'].get(f'rpl.{t}_full', 0)} refused)"
-                for nd in result["nodes"] if nd.get("rpl", {}).get(f"{t}_full")]
-        if full:
-            print(f"RPL {t[:-1]} table full on node (entries, refusals): {', '.join(full)}",
-                  file=out)
-    # the neighbour cache (6LoWPAN ND, nib.nc_full; Ethernet ND, nd_eth.nc_full): entries
-    # refused because every one was protected or busy
-    nc = [f"{nd['id']} ({sum(v for k, v in nd['counters'].items() if k.endswith('.nc_full'))}"
-          f" refused)" for nd in result["nodes"]
-          if any(v for k, v in nd["counters"].items() if k.endswith(".nc_full"))]
-    if nc:
-        print(f"neighbour cache full on node (refusals): {', '.join(nc)}", file=out)
-    for f in result.get("failed_commands", []):
-        print(f"command failed on node {f['node']} at {f['at']:g} s: {f['cmd']} "
-              f"({f['result']})", file=out)
-    if result["pktbuf_in_use"]:
-        print(f"packets still in flight at the end: {result['pktbuf_in_use']} bytes of "
-              f"packet buffer in use", file=out)
-
-
-def memory_line(mem: dict[str, int]) -> str:
-    """"T bytes per node: pktbuf P, ..." from a memory object, parts largest first."""
-    parts = sorted(((k, v) for k, v in mem.items() if k != "total" and v), key=lambda kv: -kv[1])
-    return (f"{mem['total']} bytes per node: "
-            + ", ".join(f"{k} {v}" for k, v in parts))
-
-
-def write_json(result: Result, path: str | Path) -> None:
-    """Write @result as JSON (a UserError if the file cannot be written)."""
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w") as f:
-            json.dump(result, f, indent=1)
-    except OSError as e:
-        raise UserError(f"cannot write {path}: {e.strerror}") from None
+# a result's summary and JSON (python/wren/result_text.py), here as before
+from .result_text import (CPU_COLUMNS, ENERGY_COLUMNS, SUMMARY_COLUMNS,  # noqa: E402
+                          drops, duty, memory_line, rpl_tables_state, summary, write_json)
