@@ -477,46 +477,27 @@ static int take_modules(struct opts *o, const char *arg)
     return n ? 0 : bad_arg("--modules wants at least one module");
 }
 
-/* One option. @return 0, or the exit status (0 after --help is -1). */
-static int take_opt(struct opts *o, int c, const char *arg)
+/* An option whose argument is kept as it is: its field in struct opts */
+static const char **str_opt(struct opts *o, int c)
+{
+    switch (c) {
+    case 't': return &o->tap_name;
+    case 'l': return &o->lora_spec;
+    case 'C': return &o->schc_rules;
+    case 'b': return &o->br_spec;
+    case 'd': return &o->via_spec;
+    case 'r': return &o->rpl_spec;
+    case 'M': return &o->rpl_mode;
+    case 's': return &o->script;
+    default: return NULL;
+    }
+}
+
+/* The TAP's fault options: --tap-loss, --tap-reorder, --tap-hold-ms, --tap-seed */
+static int take_fault_opt(struct opts *o, int c, const char *arg)
 {
     char *e;
-    switch (c) {
-    case 'i':
-        o->id = strtoul(arg, &e, 0);
-        return (*e || o->id == 0 || o->id > 65535) ? bad_arg("--id wants 1..65535") : 0;
-    case 't':
-        o->tap_name = arg;
-        return 0;
-    case 'l':
-        o->lora_spec = arg;
-        return 0;
-    case 'W':
-        o->lorawan_spec = arg;
-        return wren_node_lorawan_parse(arg, &o->lorawan);
-    case 'C':
-        o->schc_rules = arg;
-        return 0;
-    case 'z':
-        if (o->n_zep_spec == MAX_ZEP) {
-            return bad_arg("at most 2 --zep interfaces");
-        }
-        o->zep_spec[o->n_zep_spec++] = arg;
-        return 0;
-    case 'b':
-        o->br_spec = arg;
-        return 0;
-    case 'd':
-        o->via_spec = arg;
-        return 0;
-    case 'r':
-        o->rpl_spec = arg;
-        return 0;
-    case 'M':
-        o->rpl_mode = arg;
-        return 0;
-    case 'L':
-    case 'R': {
+    if (c == 'L' || c == 'R') {
         double pct = strtod(arg, &e);
         if (*e || e == arg || !(pct >= 0 && pct <= 100)) {
             return bad_arg(c == 'L' ? "--tap-loss wants a percentage 0..100"
@@ -525,15 +506,24 @@ static int take_opt(struct opts *o, int c, const char *arg)
         *(c == 'L' ? &o->faults.loss : &o->faults.reorder) = (uint16_t)(pct * 100.0 + 0.5);
         return 0;
     }
-    case 'H': {
+    if (c == 'H') {
         unsigned long ms = strtoul(arg, &e, 0);
         o->faults.hold_ms = (uint16_t)ms;
         return (*e || ms == 0 || ms > 60000) ? bad_arg("--tap-hold-ms wants 1..60000") : 0;
     }
-    case 'S':
-        o->faults.seed = strtoull(arg, &e, 0);
-        o->tap_seed_given = true;
-        return (*e || o->faults.seed == 0) ? bad_arg("--tap-seed wants a number above 0") : 0;
+    o->faults.seed = strtoull(arg, &e, 0); /* 'S' */
+    o->tap_seed_given = true;
+    return (*e || o->faults.seed == 0) ? bad_arg("--tap-seed wants a number above 0") : 0;
+}
+
+/* The node's numbers: --id, --pan, --eui64, --channel, --pktbuf */
+static int take_num_opt(struct opts *o, int c, const char *arg)
+{
+    char *e;
+    switch (c) {
+    case 'i':
+        o->id = strtoul(arg, &e, 0);
+        return (*e || o->id == 0 || o->id > 65535) ? bad_arg("--id wants 1..65535") : 0;
     case 'P':
         o->pan = strtoul(arg, &e, 0);
         o->has_pan = true;
@@ -549,13 +539,35 @@ static int take_opt(struct opts *o, int c, const char *arg)
         o->channel = strtoul(arg, &e, 0);
         return (*e || o->channel < 11 || o->channel > 26) ? bad_arg("--channel wants 11..26")
                                                             : 0;
-    case 'p':
+    default: /* 'p' */
         o->pktbuf = strtoul(arg, &e, 0);
         return (*e || o->pktbuf < 2048 || o->pktbuf > ARENA_MAX)
                    ? bad_arg("--pktbuf wants 2048..262144")
                    : 0;
-    case 's':
-        o->script = arg;
+    }
+}
+
+/* One option. @return 0, or the exit status (0 after --help is -1). */
+static int take_opt(struct opts *o, int c, const char *arg)
+{
+    const char **str = str_opt(o, c);
+    if (str) {
+        *str = arg;
+        return 0;
+    }
+    switch (c) {
+    case 'i': case 'P': case 'E': case 'c': case 'p':
+        return take_num_opt(o, c, arg);
+    case 'L': case 'R': case 'H': case 'S':
+        return take_fault_opt(o, c, arg);
+    case 'W':
+        o->lorawan_spec = arg;
+        return wren_node_lorawan_parse(arg, &o->lorawan);
+    case 'z':
+        if (o->n_zep_spec == MAX_ZEP) {
+            return bad_arg("at most 2 --zep interfaces");
+        }
+        o->zep_spec[o->n_zep_spec++] = arg;
         return 0;
     case 'e':
         o->exit_on_eof = true;
