@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ndn/ndnlp_frag.h"
@@ -46,11 +47,18 @@ int wren_wire_ndnlp_reassemble(const uint8_t *frames, const uint16_t *lens, size
                                uint8_t *out, size_t out_max, int64_t *nack_reason,
                                uint32_t *counters, size_t n_counters)
 {
-    _Alignas(8) uint8_t arena[3 * CONFIG_WREN_NDNLP_MAX_PKT * CONFIG_WREN_NDNLP_REASS_SLOTS];
+    /* On the heap, not the stack: the packet buffer poisons its free space
+     * for ASan, which a stack arena would leave behind for the caller's
+     * later frames (the sanitized Python stage calls this through ctypes) */
+    size_t arena_size = 3 * CONFIG_WREN_NDNLP_MAX_PKT * CONFIG_WREN_NDNLP_REASS_SLOTS;
+    uint8_t *arena = aligned_alloc(8, arena_size);
+    if (arena == NULL) {
+        return -ENOMEM;
+    }
     struct wren_pktbuf pb;
     struct wren_ndnlp_frag f;
     int got = 0;
-    wren_pktbuf_init(&pb, arena, sizeof(arena));
+    wren_pktbuf_init(&pb, arena, arena_size);
     wren_ndnlp_frag_init(&f, &pb, 0);
     *nack_reason = -1;
     for (size_t i = 0, at = 0; i < n; at += lens[i++]) {
@@ -69,6 +77,7 @@ int wren_wire_ndnlp_reassemble(const uint8_t *frames, const uint16_t *lens, size
         memcpy(counters, &f.stats, (n_counters < k ? n_counters : k) * sizeof(uint32_t));
     }
     wren_ndnlp_frag_clear(&f);
+    free(arena);
     return got;
 }
 
