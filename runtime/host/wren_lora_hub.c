@@ -13,202 +13,37 @@
  * members that overlap both arrive: a whole datagram is a whole frame).
  * --pcap FILE writes each frame as the hub received it, LINKTYPE_LORATAP
  * (270: the datagram is a LoRaTap record as it stands), stamped with the
- * kernel's receive time (ns): the end of the frame's airtime.
+ * kernel's receive time (ns): the end of the frame's airtime. The hub
+ * itself is runtime/host/udp_hub.c, shared with wren-zep-hub.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <getopt.h>
-#include <netinet/in.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+#include "host/udp_hub.h"
 
-#define MAX_PEERS 64
-#define DEFAULT_PORT 17759 /* WREN_LORA_HUB_PORT */
-
-struct peer {
-    struct sockaddr_in6 addr;
-    unsigned long last; /* packet count when last heard, for replacement */
-};
-
-static FILE *pcap_open(const char *path)
+/* an empty datagram only registers its sender (wren-node's hello) */
+static bool relayed(const unsigned char *buf, size_t n)
 {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        return NULL;
-    }
-    /* nanosecond pcap, LINKTYPE_LORATAP */
-    const uint32_t hdr[6] = {0xa1b23c4d, 2 | (4u << 16), 0, 0, 65535, 270};
-    if (fwrite(hdr, sizeof(hdr), 1, f) != 1 || fflush(f) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    return f;
+    (void)buf;
+    return n > 0;
 }
 
-static void pcap_frame(FILE *f, const unsigned char *buf, size_t n, struct msghdr *mh)
+/* the datagram is a LoRaTap record as it stands */
+static bool frame(const unsigned char *buf, size_t n, size_t *off, size_t *len)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-        }
-    }
-    uint32_t rec[4] = {(uint32_t)ts.tv_sec, (uint32_t)ts.tv_nsec, (uint32_t)n, (uint32_t)n};
-    fwrite(rec, sizeof(rec), 1, f);
-    fwrite(buf, n, 1, f);
-    fflush(f);
-}
-
-static int same(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
-{
-    return a->sin6_port == b->sin6_port &&
-           memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr)) == 0;
-}
-
-static int usage(int c)
-{
-    fprintf(c == 'h' ? stdout : stderr,
-            "usage: wren-lora-hub [--port PORT] [--pcap FILE] [--quiet]\n"
-            "  --port PORT  UDP port to listen on (default %d)\n"
-            "  --pcap FILE  write the LoRa frames relayed (LoRaTap, LINKTYPE 270), each\n"
-            "               stamped (ns) when it arrived: the end of its airtime\n"
-            "  --quiet      no messages about members\n",
-            DEFAULT_PORT);
-    return c == 'h' ? 0 : 2;
-}
-
-/* the member @p from is, joining it if new; @return its index */
-static unsigned member(struct peer *peers, unsigned *n_peers, const struct sockaddr_in6 *from,
-                       int quiet)
-{
-    unsigned i;
-    for (i = 0; i < *n_peers && !same(&peers[i].addr, from); i++) {
-    }
-    if (i < *n_peers) {
-        return i;
-    }
-    if (*n_peers < MAX_PEERS) {
-        (*n_peers)++;
-    } else {
-        /* full: the member heard from longest ago makes room */
-        i = 0;
-        for (unsigned k = 1; k < *n_peers; k++) {
-            i = peers[k].last < peers[i].last ? k : i;
-        }
-    }
-    peers[i].addr = *from;
-    if (!quiet) {
-        printf("wren-lora-hub: member %u joined\n", i);
-        fflush(stdout);
-    }
-    return i;
-}
-
-static int open_socket(unsigned long port)
-{
-    int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    int off = 0;
-    if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) {
-        fprintf(stderr, "wren-lora-hub: cannot make a UDP socket: %s\n", strerror(errno));
-        return -1;
-    }
-    struct sockaddr_in6 me = {
-        .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port), .sin6_addr = IN6ADDR_ANY_INIT};
-    if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
-        fprintf(stderr, "wren-lora-hub: cannot bind UDP port %lu: %s\n", port,
-                errno == EADDRINUSE ? "in use by another process" : strerror(errno));
-        return -1;
-    }
-    return fd;
-}
-
-static int relay(int fd, FILE *pcap, int quiet)
-{
-    static struct peer peers[MAX_PEERS];
-    unsigned n_peers = 0;
-    unsigned long count = 0;
-    for (;;) {
-        unsigned char buf[2048];
-        struct sockaddr_in6 from;
-        union {
-            char b[CMSG_SPACE(sizeof(struct timespec))];
-            struct cmsghdr align;
-        } ctl;
-        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-        struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
-                            .msg_iovlen = 1, .msg_control = ctl.b,
-                            .msg_controllen = sizeof(ctl.b)};
-        ssize_t n = recvmsg(fd, &mh, 0);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            fprintf(stderr, "wren-lora-hub: %s\n", strerror(errno));
-            return 1;
-        }
-        unsigned i = member(peers, &n_peers, &from, quiet);
-        peers[i].last = ++count;
-        if (n == 0) {
-            continue; /* a hello */
-        }
-        for (unsigned k = 0; k < n_peers; k++) {
-            if (k != i) {
-                sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&peers[k].addr,
-                       sizeof(peers[k].addr));
-            }
-        }
-        if (pcap) {
-            pcap_frame(pcap, buf, (size_t)n, &mh);
-        }
-    }
+    (void)buf;
+    *off = 0;
+    *len = n;
+    return true;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'}, {"quiet", no_argument, NULL, 'q'},
-        {"pcap", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    static const struct wren_udp_hub lora = {
+        .name = "wren-lora-hub",
+        .default_port = 17759, /* WREN_LORA_HUB_PORT */
+        .pcap_help = "  --pcap FILE  write the LoRa frames relayed (LoRaTap, LINKTYPE 270), each\n"
+                     "               stamped (ns) when it arrived: the end of its airtime\n",
+        .linktype = 270, /* LINKTYPE_LORATAP */
+        .relayed = relayed,
+        .frame = frame,
     };
-    unsigned long port = DEFAULT_PORT;
-    int quiet = 0, c;
-    char *e;
-    const char *pcap_path = NULL;
-    while ((c = getopt_long(argc, argv, "p:qhw:", opts, NULL)) != -1) {
-        if (c == 'p') {
-            port = strtoul(optarg, &e, 10);
-            if (*e || port == 0 || port > 65535) {
-                fprintf(stderr, "wren-lora-hub: --port wants 1..65535\n");
-                return 2;
-            }
-        } else if (c == 'q') {
-            quiet = 1;
-        } else if (c == 'w') {
-            pcap_path = optarg;
-        } else {
-            return usage(c);
-        }
-    }
-    int fd = open_socket(port);
-    if (fd < 0) {
-        return 1;
-    }
-    FILE *pcap = NULL;
-    int on = 1;
-    if (pcap_path && ((pcap = pcap_open(pcap_path)) == NULL ||
-                      setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0)) {
-        fprintf(stderr, "wren-lora-hub: cannot write %s: %s\n", pcap_path, strerror(errno));
-        return 1;
-    }
-    if (!quiet) {
-        printf("wren-lora-hub: listening on UDP port %lu\n", port);
-        fflush(stdout);
-    }
-    return relay(fd, pcap, quiet);
+    return wren_udp_hub_main(&lora, argc, argv);
 }
