@@ -11,7 +11,7 @@ import ctypes
 from ctypes import c_char_p, c_int, c_uint32, c_void_p
 from typing import Final
 
-from .lib import Sim, SimError, load
+from .lib import Sim, _check, load_with
 
 _SIGNATURES: Final = {
     "wren_sim_set_eth": (c_int, [c_void_p, c_int]),
@@ -22,21 +22,7 @@ _SIGNATURES: Final = {
 
 
 def _lib() -> ctypes.CDLL:
-    lib = load()
-    if getattr(lib, "_wren_eth", False):
-        return lib
-    for name, (res, args) in _SIGNATURES.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    setattr(lib, "_wren_eth", True)
-    return lib
-
-
-def _check(res: int, what: str) -> int:
-    if res < 0:
-        raise SimError(what, -res)
-    return res
+    return load_with(_SIGNATURES)
 
 
 def enable(sim: Sim, on: bool = True) -> None:

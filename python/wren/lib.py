@@ -125,6 +125,22 @@ def load(path: str | os.PathLike[str] | None = None) -> ctypes.CDLL:
     return lib
 
 
+_bound: set[int] = set()
+
+
+def load_with(signatures: Mapping[str, tuple[Any, list[Any]]]) -> ctypes.CDLL:
+    """load(), with a module's own C functions (@signatures: name -> (restype,
+    argtypes), as _SIGNATURES) declared the first time (wren.lora, wren.ethernet)."""
+    lib = load()
+    if id(signatures) not in _bound:
+        for name, (res, args) in signatures.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+        _bound.add(id(signatures))
+    return lib
+
+
 class SimError(RuntimeError):
     """A call into the simulator library failed."""
 

@@ -17,7 +17,7 @@ from ctypes import (c_char_p, c_double, c_int, c_size_t, c_uint16, c_uint32, c_u
                     c_void_p)
 from typing import Final
 
-from .lib import NETOPT, Sim, SimError, load
+from .lib import NETOPT, Sim, SimError, _check, load_with
 
 _SIGNATURES: Final = {
     "wren_sim_set_lora": (c_int, [c_void_p, c_int]),
@@ -63,21 +63,7 @@ SETTINGS: Final = {
 
 
 def _lib() -> ctypes.CDLL:
-    lib = load()
-    if getattr(lib, "_wren_lora", False):
-        return lib
-    for name, (res, args) in _SIGNATURES.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
-    setattr(lib, "_wren_lora", True)
-    return lib
-
-
-def _check(res: int, what: str) -> int:
-    if res < 0:
-        raise SimError(what, -res)
-    return res
+    return load_with(_SIGNATURES)
 
 
 def enable(sim: Sim, on: bool = True) -> None:
