@@ -650,6 +650,8 @@ static int check_ifs(const struct opts *o)
 }
 
 /* Options that only make sense together. @return 0 or 2. */
+static int check_needs(struct opts *o);
+
 static int check_opts(struct opts *o)
 {
     if (!o->tap_name && !o->n_zep_spec && !o->lora_spec) {
@@ -674,6 +676,13 @@ static int check_opts(struct opts *o)
     if ((res = check_rpl(o)) != 0) {
         return res;
     }
+    return check_needs(o);
+}
+
+/* Options that need an interface given: the 802.15.4 ones --zep, the TAP's --tap
+ * (--default-via also read into o->via) */
+static int check_needs(struct opts *o)
+{
     if ((o->has_pan || o->has_eui64) && !o->n_zep_spec) {
         return bad_arg("--pan and --eui64 need --zep");
     }
